@@ -1,0 +1,137 @@
+"""Helpers shared by the bench/ scripts.
+
+Why: every benchmark needs the same two things -- the big test binary and a
+way to run a child process while measuring its wall time and peak RSS -- and
+they should be measured the same way everywhere so figures are comparable.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import make_big
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+BUILD_DIR = make_big.BUILD_DIR
+
+
+@dataclass
+class RunResult:
+    """Outcome of one measured child process."""
+
+    argv: list[str]
+    returncode: int
+    wall_s: float
+    cpu_s: float  # user + system time of the child
+    peak_rss_mb: float
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def ok(self) -> bool:
+        """True when the child exited with status 0."""
+        return self.returncode == 0
+
+
+def run_measured(
+    argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> RunResult:
+    """Run `argv` to completion; measure wall time, CPU time and peak RSS.
+
+    Output goes to temporary files rather than pipes so the parent does no
+    work while the child runs.  The child is reaped with os.wait4() because
+    that is the only way to get the rusage of that one child (ru_maxrss is
+    in KiB on Linux).
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
+        out.seek(0)
+        err.seek(0)
+        return RunResult(
+            argv=list(argv),
+            returncode=proc.returncode,
+            wall_s=wall,
+            cpu_s=usage.ru_utime + usage.ru_stime,
+            peak_rss_mb=usage.ru_maxrss / 1024,
+            stdout=out.read(),
+            stderr=err.read(),
+        )
+
+
+@dataclass
+class Summary:
+    """Figures over several runs of the same command."""
+
+    runs: int
+    best_s: float
+    median_s: float
+    peak_rss_mb: float  # maximum over the runs
+
+    @classmethod
+    def of(cls, results: list[RunResult]) -> Summary:
+        """Summarise a non-empty list of results."""
+        walls = [r.wall_s for r in results]
+        return cls(
+            runs=len(results),
+            best_s=min(walls),
+            median_s=statistics.median(walls),
+            peak_rss_mb=max(r.peak_rss_mb for r in results),
+        )
+
+
+def child_env() -> dict[str, str]:
+    """Environment for measured children: C locale (readelf's output is
+    localised) and this checkout first on PYTHONPATH (so `-m sfview` works
+    from any directory)."""
+    env = dict(os.environ, LC_ALL="C")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def sfview_argv(*args: str) -> list[str]:
+    """Command line for running sfview from this checkout."""
+    return [sys.executable, "-m", "sfview", *args]
+
+
+def big_binary(
+    binary: Path | None = None,
+    *,
+    functions: int = make_big.DEFAULT_FUNCTIONS,
+    force: bool = False,
+) -> Path:
+    """Return `binary` if given, else build (or reuse) bench/build/big-<functions>."""
+    if binary is not None:
+        if not binary.is_file():
+            raise SystemExit(f"no such file: {binary}")
+        return binary.resolve()
+    return make_big.build(functions, force=force)
+
+
+def first_difference(a: bytes, b: bytes) -> tuple[int, str, str] | None:
+    """(1-based line number, line of a, line of b) of the first difference."""
+    if a == b:
+        return None
+    lines_a, lines_b = a.splitlines(), b.splitlines()
+    for number, (la, lb) in enumerate(zip(lines_a, lines_b), start=1):
+        if la != lb:
+            return number, la.decode(errors="replace"), lb.decode(errors="replace")
+    number = min(len(lines_a), len(lines_b)) + 1
+    rest_a = lines_a[number - 1] if len(lines_a) >= number else b"<end of output>"
+    rest_b = lines_b[number - 1] if len(lines_b) >= number else b"<end of output>"
+    if rest_a == rest_b:  # only line endings / trailing newline differ
+        return number, repr(a[-20:]), repr(b[-20:])
+    return number, rest_a.decode(errors="replace"), rest_b.decode(errors="replace")

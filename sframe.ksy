@@ -1,0 +1,435 @@
+meta:
+  id: sframe
+  title: SFrame stack trace information (.sframe section)
+  file-extension: sframe
+  license: MIT
+  ks-version: "0.11"
+doc: |
+  SFrame ("Simple Frame") is the compact stack-trace format that GNU binutils
+  emits next to .eh_frame, in a section named .sframe and a segment of type
+  PT_GNU_SFRAME. For every function it records, row by row, how to find the
+  Canonical Frame Address (CFA), the frame pointer (FP) and the return
+  address (RA): enough for a profiler or a kernel to walk the stack fast.
+
+  A section is a header (which starts with a 4-byte preamble), an array of
+  function descriptor entries (FDEs) and a sub-section of variable-length
+  frame row entries (FREs). All multi-byte fields are in the byte order of the
+  target; the magic number tells which one.
+
+  This description covers versions 1 and 2 of the format and version 3, which
+  splits each FDE into a fixed-size index entry and a small attribute block
+  stored in front of the function's FREs.
+doc-ref:
+  - https://sourceware.org/binutils/docs/sframe-spec.html
+seq:
+  - id: section
+    type: section
+    doc: The whole section, read in the byte order its magic number gives.
+instances:
+  magic_be:
+    pos: 0
+    type: u2be
+    doc: |
+      The first two bytes read as big-endian, only to choose the byte order:
+      0xdee2 means a big-endian section, 0xe2de a little-endian one.
+types:
+  section:
+    meta:
+      endian:
+        switch-on: _root.magic_be
+        cases:
+          0xe2de: le
+          0xdee2: be
+    seq:
+      - id: preamble
+        type: preamble
+        doc: The part of the header that every version shares.
+      - id: header
+        type: header
+        doc: Section-wide parameters and where the sub-sections are.
+      - id: auxhdr
+        size: header.auxhdr_len
+        doc: |
+          The auxiliary header: ABI-specific bytes that follow the fixed header.
+          No ABI defines any yet; its length still moves the sub-sections,
+          since their offsets count from its end.
+    instances:
+      version:
+        value: preamble.version.to_i
+        doc: The format version as a number, for the version-dependent layouts.
+      header_end:
+        value: 28 + header.auxhdr_len
+        doc: |
+          Offset just past the header and the auxiliary header: both
+          sub-section offsets in the header count from here.
+      fde_size:
+        value: 'version == 1 ? 17 : version == 2 ? 20 : 16'
+        doc: |
+          Size in bytes of one entry of the FDE array: 17 in version 1, 20 in
+          version 2 (repetition size and padding added), 16 in version 3 (the
+          index entry only; the attributes moved next to the FREs).
+      fde_start:
+        value: header_end + header.fdeoff
+        doc: Section offset of the FDE array.
+      fre_start:
+        value: header_end + header.freoff
+        doc: Section offset of the FRE sub-section.
+      fdes:
+        pos: fde_start
+        type: fde
+        repeat: expr
+        repeat-expr: header.num_fdes
+        doc: |
+          The function descriptor entries, one per function, sorted by start
+          address when the FDE_SORTED flag is set.
+    types:
+      preamble:
+        seq:
+          - id: magic
+            type: u2
+            valid: 0xdee2
+            doc: |
+              The SFrame magic number, 0xdee2, in the section's byte order. Reading
+              it backwards (0xe2de) means the section was written for a machine of
+              the other byte order.
+          - id: version
+            type: u1
+            enum: version
+            doc: The version of the format this section follows.
+          - id: flags
+            type: flags
+            doc: Section-wide flags.
+      flags:
+        doc: |
+          The preamble's flag byte. Bits not defined below are reserved and must
+          be zero.
+        seq:
+          - id: reserved
+            type: b5
+            doc: Bits 7..3, reserved; libsframe rejects a section that sets any.
+          - id: fde_func_start_pcrel
+            type: b1
+            doc: |
+              Bit 2, SFRAME_F_FDE_FUNC_START_PCREL (0x4): each function start
+              address is relative to the start-address field itself rather than to
+              the start of the section. Set by binutils 2.45 and later.
+          - id: frame_pointer
+            type: b1
+            doc: |
+              Bit 1, SFRAME_F_FRAME_POINTER (0x2): every function in the object
+              keeps a frame pointer, so a stack walker may fall back on the frame
+              pointer chain where SFrame says nothing.
+          - id: fde_sorted
+            type: b1
+            doc: |
+              Bit 0, SFRAME_F_FDE_SORTED (0x1): the FDEs are sorted by function
+              start address, so an unwinder can binary-search them.
+        instances:
+          value:
+            value: >-
+              (reserved.as<u1> << 3) | (fde_func_start_pcrel ? 4 : 0)
+              | (frame_pointer ? 2 : 0) | (fde_sorted ? 1 : 0)
+            doc: The whole flag byte as a number.
+      header:
+        doc: The fixed part of the header after the preamble (24 bytes).
+        seq:
+          - id: abi_arch
+            type: u1
+            enum: abi_arch
+            doc: |
+              Which ABI and processor the section is for; this decides the byte
+              order and what each FRE stack offset means.
+          - id: cfa_fixed_fp_offset
+            type: s1
+            doc: |
+              Where the caller's frame pointer is saved, as a fixed offset from the
+              CFA, for ABIs that always save it at the same place; 0 when it is
+              tracked per FRE instead (the case on AMD64 and AArch64).
+          - id: cfa_fixed_ra_offset
+            type: s1
+            doc: |
+              Where the return address is saved, as a fixed offset from the CFA,
+              for ABIs that always save it at the same place (-8 on AMD64, where
+              the call instruction pushes it); 0 when it is tracked per FRE (as on
+              AArch64, where it lives in the link register until saved).
+          - id: auxhdr_len
+            type: u1
+            doc: Length in bytes of the auxiliary header that follows this one.
+          - id: num_fdes
+            type: u4
+            doc: Number of function descriptor entries.
+          - id: num_fres
+            type: u4
+            doc: Number of frame row entries, over all functions.
+          - id: fre_len
+            type: u4
+            doc: |
+              Length in bytes of the FRE sub-section (in version 3 it also covers
+              the per-function attribute blocks stored there).
+          - id: fdeoff
+            type: u4
+            doc: Offset of the FDE array, counted from the end of the header.
+          - id: freoff
+            type: u4
+            doc: Offset of the FRE sub-section, counted from the end of the header.
+      fde:
+        doc: |
+          A function descriptor entry: where a function is, how long it is and
+          where its frame row entries are. In version 3 this is the 16-byte index
+          entry and the rest of the description is in `attr`.
+        seq:
+          - id: func_start
+            type:
+              switch-on: _parent.version
+              cases:
+                3: s8
+                _: s4
+            doc: |
+              The function's start address, as a signed offset: from the start of
+              the section, or, with the FDE_FUNC_START_PCREL flag, from this field
+              itself. 32 bits wide before version 3, 64 bits in version 3.
+          - id: func_size
+            type: u4
+            doc: Size of the function in bytes.
+          - id: func_start_fre_off
+            type: u4
+            doc: |
+              Offset of the function's first FRE (in version 3: of its attribute
+              block), counted from the start of the FRE sub-section.
+          - id: func_num_fres
+            type: u4
+            if: _parent.version < 3
+            doc: Number of FREs describing this function.
+          - id: func_info
+            type: fde_info
+            if: _parent.version < 3
+            doc: The function's info byte.
+          - id: func_rep_size
+            type: u1
+            if: _parent.version == 2
+            doc: |
+              For a PCMASK function, the size in bytes of the repeated block of
+              code (16 for an AMD64 PLT entry). Added in version 2.
+          - id: padding2
+            type: u2
+            if: _parent.version == 2
+            doc: Two unused bytes that keep the entry 4-byte aligned.
+        instances:
+          attr:
+            pos: _parent.fre_start + func_start_fre_off
+            type: fde_attr
+            if: _parent.version >= 3
+            doc: The version-3 attribute block in front of this function's FREs.
+          num_fres:
+            value: '_parent.version >= 3 ? attr.func_num_fres : func_num_fres'
+            doc: Number of FREs, wherever this version keeps it.
+          info:
+            value: '_parent.version >= 3 ? attr.func_info : func_info'
+            doc: The info byte, wherever this version keeps it.
+          fres_start:
+            value: '_parent.fre_start + func_start_fre_off + (_parent.version >= 3 ? 5 : 0)'
+            doc: Section offset of this function's first FRE.
+          fres:
+            pos: fres_start
+            type: fre(info.fre_type)
+            repeat: expr
+            repeat-expr: num_fres
+            doc: |
+              The function's frame row entries, in increasing start address. Read
+              only when asked for, so that a section with many functions opens fast.
+      fde_attr:
+        doc: |
+          Version 3 only: the attributes of a function, stored in the FRE
+          sub-section right before the function's first FRE.
+        seq:
+          - id: func_num_fres
+            type: u2
+            doc: Number of FREs describing this function.
+          - id: func_info
+            type: fde_info
+            doc: The function's info byte.
+          - id: func_info2
+            type: fde_info2
+            doc: The function's second info byte.
+          - id: func_rep_size
+            type: u1
+            doc: For a PCMASK function, the size in bytes of the repeated block.
+      fde_info:
+        doc: The FDE info byte, from its most significant bit down.
+        seq:
+          - id: signal_frame
+            type: b1
+            doc: |
+              Bit 7: the function is a signal trampoline, whose caller's registers
+              were saved by the kernel (version 3; unused before).
+          - id: unused
+            type: b1
+            doc: Bit 6, unused.
+          - id: pauth_key
+            type: b1
+            enum: pauth_key
+            doc: |
+              Bit 5, AArch64 only: the pointer-authentication key that signs the
+              return addresses in this function (0 = key A, 1 = key B).
+          - id: pc_type
+            type: b1
+            enum: pc_type
+            doc: |
+              Bit 4: how the FRE start addresses are read. PCINC: as offsets into
+              the function, the row for a PC being the last one starting at or
+              before it. PCMASK: as offsets into a block of code repeated every
+              `rep_size` bytes (PLT entries), matched against PC modulo that size.
+          - id: fre_type
+            type: b4
+            enum: fre_type
+            valid:
+              in-enum: true
+            doc: |
+              Bits 3..0: the width of every FRE start address in this function
+              (1, 2 or 4 bytes), chosen by the assembler from the function's size.
+      fde_info2:
+        doc: Version 3 only, the second FDE info byte.
+        seq:
+          - id: unused
+            type: b3
+            doc: Bits 7..5, unused.
+          - id: fde_type
+            type: b5
+            enum: fde_type
+            doc: |
+              Bits 4..0: how to read this function's FRE stack offsets. DEFAULT:
+              as in version 2 (CFA, then FP on AMD64, or CFA, RA, FP on AArch64).
+              FLEXIBLE: each tracked value (CFA, RA, FP) is a control word and an
+              offset, so a rule may use any register or load through memory.
+      fre:
+        doc: |
+          A frame row entry: from its start address on (up to the next row's),
+          how to find the CFA and where the caller's FP and RA were saved.
+        params:
+          - id: fre_type
+            type: u1
+            enum: fre_type
+            doc: The width of the start address, from the function's info byte.
+        seq:
+          - id: start_addr
+            type:
+              switch-on: fre_type
+              cases:
+                fre_type::addr1: u1
+                fre_type::addr2: u2
+                fre_type::addr4: u4
+            doc: |
+              Where this row starts, as an offset in bytes from the start of the
+              function (for a PCMASK function, from the start of the repeated
+              block).
+          - id: info
+            type: fre_info
+            doc: The FRE info byte.
+          - id: offsets
+            type:
+              switch-on: info.offset_size
+              cases:
+                offset_size::b1: s1
+                offset_size::b2: s2
+                offset_size::b4: s4
+            repeat: expr
+            repeat-expr: info.offset_count
+            doc: |
+              The row's signed stack offsets. The first locates the CFA from the
+              base register; what the next ones mean depends on the ABI (AMD64:
+              FP; AArch64: RA, then FP), each an offset from the CFA.
+      fre_info:
+        doc: The FRE info byte, from its most significant bit down.
+        seq:
+          - id: mangled_ra
+            type: b1
+            doc: |
+              Bit 7: the return address was signed (AArch64 pointer
+              authentication) and has to be stripped before use.
+          - id: offset_size
+            type: b2
+            enum: offset_size
+            valid:
+              in-enum: true
+            doc: Bits 6..5, the width of every stack offset in this row.
+          - id: offset_count
+            type: b4
+            doc: Bits 4..1, how many stack offsets follow (at most 15).
+          - id: cfa_base_reg
+            type: b1
+            enum: base_reg
+            doc: |
+              Bit 0: the register the CFA is computed from, the frame pointer (0)
+              or the stack pointer (1).
+enums:
+  version:
+    1:
+      id: v1
+      doc: SFRAME_VERSION_1, from binutils 2.40; 17-byte FDEs.
+    2:
+      id: v2
+      doc: SFRAME_VERSION_2, binutils 2.41 to 2.45; 20-byte FDEs.
+    3:
+      id: v3
+      doc: SFRAME_VERSION_3, binutils 2.46; FDE index plus attribute blocks.
+  abi_arch:
+    1:
+      id: aarch64_endian_big
+      doc: SFRAME_ABI_AARCH64_ENDIAN_BIG, AArch64 big-endian.
+    2:
+      id: aarch64_endian_little
+      doc: SFRAME_ABI_AARCH64_ENDIAN_LITTLE, AArch64 little-endian.
+    3:
+      id: amd64_endian_little
+      doc: SFRAME_ABI_AMD64_ENDIAN_LITTLE, x86-64 little-endian.
+    4:
+      id: s390x_endian_big
+      doc: SFRAME_ABI_S390X_ENDIAN_BIG, s390x big-endian (binutils 2.45+).
+  pauth_key:
+    0:
+      id: key_a
+      doc: SFRAME_AARCH64_PAUTH_KEY_A, return addresses signed with key A.
+    1:
+      id: key_b
+      doc: SFRAME_AARCH64_PAUTH_KEY_B, return addresses signed with key B.
+  pc_type:
+    0:
+      id: pcinc
+      doc: SFRAME_FDE_TYPE_PCINC, FRE start addresses are offsets into the function.
+    1:
+      id: pcmask
+      doc: SFRAME_FDE_TYPE_PCMASK, FRE start addresses are matched modulo the block size.
+  fre_type:
+    0:
+      id: addr1
+      doc: SFRAME_FRE_TYPE_ADDR1, 1-byte FRE start addresses.
+    1:
+      id: addr2
+      doc: SFRAME_FRE_TYPE_ADDR2, 2-byte FRE start addresses.
+    2:
+      id: addr4
+      doc: SFRAME_FRE_TYPE_ADDR4, 4-byte FRE start addresses.
+  fde_type:
+    0:
+      id: default
+      doc: SFRAME_FDE_TYPE_DEFAULT, stack offsets as in version 2.
+    1:
+      id: flexible
+      doc: SFRAME_FDE_TYPE_FLEX, a control word and an offset per tracked value.
+  offset_size:
+    0:
+      id: b1
+      doc: SFRAME_FRE_OFFSET_1B, 1-byte stack offsets.
+    1:
+      id: b2
+      doc: SFRAME_FRE_OFFSET_2B, 2-byte stack offsets.
+    2:
+      id: b4
+      doc: SFRAME_FRE_OFFSET_4B, 4-byte stack offsets.
+  base_reg:
+    0:
+      id: fp
+      doc: SFRAME_BASE_REG_FP, the CFA is computed from the frame pointer.
+    1:
+      id: sp
+      doc: SFRAME_BASE_REG_SP, the CFA is computed from the stack pointer.

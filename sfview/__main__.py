@@ -1,0 +1,7 @@
+"""`python -m sfview`, the same as the `sfview` command."""
+
+import sys
+
+from sfview.cli import main
+
+sys.exit(main())

@@ -1,0 +1,36 @@
+"""The one exception sfview raises for bad input, and how it names the place.
+
+Bad input is the normal case for a debugging tool: every problem with a file
+becomes an `InputError` that says which file, which byte and what is wrong, and
+the command line turns it into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """A problem with an input file, located as precisely as it is known."""
+
+    def __init__(
+        self, message: str, *, offset: int | None = None, path: str | None = None, where: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        """Section offset of the offending byte, when the problem is inside the section."""
+        self.path = path
+        self.where = where
+        """How to name `offset` for a person (set by the loader, e.g. a file offset too)."""
+
+    def located(self, path: str, where: str | None = None) -> InputError:
+        """The same error, attributed to a file (and a readable position)."""
+        return InputError(self.message, offset=self.offset, path=path, where=where or self.where)
+
+    def __str__(self) -> str:
+        parts = [self.path] if self.path else []
+        if self.where:
+            parts.append(self.where)
+        elif self.offset is not None:
+            parts.append(f"section offset {self.offset:#x}")
+        parts.append(self.message)
+        return ": ".join(parts)

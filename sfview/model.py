@@ -1,0 +1,441 @@
+"""The format model: an SFrame section as plain, version-independent objects.
+
+The Kaitai parser generated from `sframe.ksy` knows the layout of every
+version; this module turns its objects into what every view wants to ask:
+a `Section` with its header facts, a `Function` per FDE with a resolved start
+address, and a `Row` per FRE with its CFA, FP and RA rules interpreted for the
+section's ABI. Every object keeps its Kaitai object, whose `_debug` records
+the byte range of each field, and its own `span` in the section.
+
+Functions are decoded when first asked for, and a function's rows when first
+asked for, so that a section with 40,000 functions opens at once.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from kaitaistruct import BytesIO, KaitaiStream, KaitaiStructError
+
+from sfview import descriptions
+from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
+
+ADDRESS_MASK = (1 << 64) - 1
+HEADER_SIZE = 28
+FDE_SIZES = {1: 17, 2: 20, 3: 16}
+V3_ATTR_SIZE = 5
+
+# DWARF register numbers of the stack and frame pointers, used to name the
+# registers of version 3 flexible rules (`sp`, `fp`, else `r<N>`).
+DWARF_SP_FP = {3: (7, 6), 1: (31, 29), 2: (31, 29)}
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A byte range of the section, `start` included, `end` excluded."""
+
+    start: int
+    end: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __contains__(self, offset: object) -> bool:
+        return isinstance(offset, int) and self.start <= offset < self.end
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """How one value of the caller's frame is recovered.
+
+    `base + offset`, or, when `deref`, the word stored at that address. The CFA
+    rule's base is a register (`sp`, `fp` or `r<N>`); an FP or RA rule's base
+    is usually the CFA (`cfa`): the value was saved on the stack at CFA+offset.
+    """
+
+    base: str
+    offset: int
+    deref: bool
+    from_header: bool = False
+
+    def text(self) -> str:
+        """The rule as binutils writes it: `sp+16`, `(fp+48)`, `c-16`."""
+        if self.base == "cfa":
+            return f"c{self.offset:+d}"
+        text = f"{self.base}+{self.offset}"
+        return f"({text})" if self.deref else text
+
+
+@dataclass(slots=True)
+class Row:
+    """One frame row entry (FRE): the rules that hold from `address` on."""
+
+    index: int
+    start_offset: int
+    """The raw start address field: an offset into the function (or block)."""
+    address: int
+    """The first PC this row covers: function start + `start_offset`."""
+    span: Span
+    info: int
+    base_reg: int
+    """0: the CFA is computed from the frame pointer; 1: from the stack pointer."""
+    offset_size: int
+    """Width in bytes of each stack offset."""
+    offsets: tuple[int, ...]
+    mangled_ra: bool
+    cfa: Rule | None
+    fp: Rule | None
+    ra: Rule | None
+    ra_undefined: bool = False
+    """Version 3: no offsets at all, the outermost frame (nothing to unwind to)."""
+    ra_padding: bool = False
+    """Version 3 flexible FDE: the RA slot holds the padding word."""
+    kaitai: Any = None
+
+    @property
+    def base_reg_name(self) -> str:
+        return descriptions.BASE_REG_NAMES[self.base_reg]
+
+
+class Function:
+    """One function descriptor entry (FDE), version-independent.
+
+    Built from the Kaitai FDE object; a function whose FDE could not be decoded
+    has `error` set and holds what was read.
+    """
+
+    def __init__(self, section: Section, index: int, fde: Any, error: InputError | None) -> None:
+        self.section = section
+        self.index = index
+        self.kaitai = fde
+        self.error = error
+        self.span = Span(
+            section.fde_start + index * section.fde_size, section.fde_start + (index + 1) * section.fde_size
+        )
+        self.raw_start: int = getattr(fde, "func_start", 0)
+        self.size: int = getattr(fde, "func_size", 0)
+        self.fre_off: int = getattr(fde, "func_start_fre_off", 0)
+        self.start_address = self._resolve_start()
+        info = None
+        self.num_fres = 0
+        self.rep_size = 0
+        self.fde_type = 0
+        self.attr_span: Span | None = None
+        if error is None:
+            self.num_fres = fde.num_fres
+            info = fde.info
+            if section.version >= 3:
+                self.attr_span = Span(section.fre_start + self.fre_off, section.fre_start + self.fre_off + V3_ATTR_SIZE)
+                self.rep_size = fde.attr.func_rep_size
+                self.fde_type = int(fde.attr.func_info2.fde_type)
+            elif section.version == 2:
+                self.rep_size = fde.func_rep_size
+        self.info_offset: int | None = None
+        if info is not None:
+            holder = fde.attr if section.version >= 3 else fde
+            self.info_offset = holder._debug["func_info"]["start"]
+        self.info_byte = section.data[self.info_offset] if self.info_offset is not None else 0
+        self.fre_type = int(info.fre_type) if info is not None else 0
+        self.pc_type = int(info.pc_type) if info is not None else 0
+        self.pauth_key = int(info.pauth_key) if info is not None else 0
+        self.signal = bool(info.signal_frame) if info is not None else False
+        self.rows_error: InputError | None = None
+
+    def _resolve_start(self) -> int:
+        """Start address: from the section start, or (PCREL flag) from this field."""
+        base = self.section.address
+        if self.section.flags & 0x4:
+            base += self.span.start
+        return (base + self.raw_start) & ADDRESS_MASK
+
+    @property
+    def end_address(self) -> int:
+        return (self.start_address + self.size) & ADDRESS_MASK
+
+    @property
+    def pcmask(self) -> bool:
+        return self.pc_type == 1
+
+    @property
+    def fres_start(self) -> int:
+        """Section offset of the first FRE (after the v3 attribute block)."""
+        extra = V3_ATTR_SIZE if self.section.version >= 3 else 0
+        return self.section.fre_start + self.fre_off + extra
+
+    @cached_property
+    def rows(self) -> list[Row]:
+        """The function's FREs, decoded on first use.
+
+        A row that cannot be decoded ends the list; `rows_error` says why.
+        """
+        if self.error is not None or self.num_fres == 0:
+            return []
+        section = self.section
+        fre_end = section.fre_start + section.header.fre_len
+        if not section.fre_start <= self.fres_start <= fre_end:
+            self.rows_error = InputError(
+                f"function {self.index}: its FREs would start at section offset "
+                f"{self.fres_start:#x}, outside the FRE sub-section "
+                f"[{section.fre_start:#x}, {fre_end:#x})",
+                offset=self.span.start + 8,
+            )
+            return []
+        try:
+            fres = self.kaitai.fres
+        except (KaitaiStructError, EOFError, ValueError) as exc:
+            fres = self.kaitai._m_fres
+            self.rows_error = kaitai_error(exc, self.kaitai, "_m_fres", f"function {self.index}: FRE {len(fres) - 1}")
+            fres = fres[:-1]
+        starts = self.kaitai._debug["_m_fres"]["arr"]
+        return [self._row(j, fre, starts[j]["start"], starts[j]["end"]) for j, fre in enumerate(fres)]
+
+    def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
+        info = fre.info
+        offsets = tuple(fre.offsets)
+        row = Row(
+            index=index,
+            start_offset=fre.start_addr,
+            address=(self.start_address + fre.start_addr) & ADDRESS_MASK,
+            span=Span(start, end),
+            info=self.section.data[fre._debug["info"]["start"]],
+            base_reg=int(info.cfa_base_reg),
+            offset_size=descriptions.OFFSET_SIZE_BYTES[int(info.offset_size)],
+            offsets=offsets,
+            mangled_ra=bool(info.mangled_ra),
+            cfa=None,
+            fp=None,
+            ra=None,
+            kaitai=fre,
+        )
+        if self.fde_type == 1:
+            self.section.flexible_rules(row)
+        else:
+            self.section.default_rules(row)
+        return row
+
+    def row_for(self, pc: int) -> Row | None:
+        """The row an unwinder uses at `pc` (PCMASK: `pc` modulo the block size)."""
+        offset = (pc - self.start_address) & ADDRESS_MASK
+        if offset >= max(self.size, 1) and not self.pcmask:
+            return None
+        if self.pcmask and self.rep_size:
+            offset %= self.rep_size
+        found = None
+        for row in self.rows:
+            if row.start_offset > offset:
+                break
+            found = row
+        return found
+
+
+class Section:
+    """An SFrame section: its header, and its functions decoded on demand."""
+
+    def __init__(self, data: bytes, address: int = 0) -> None:
+        self.data = data
+        self.address = address
+        self._io = KaitaiStream(BytesIO(data))
+        self.root = Sframe(self._io)
+        try:
+            self.root._read()
+        except (KaitaiStructError, EOFError, ValueError) as exc:
+            raise _header_error(exc, self.root, data) from None
+        self.kaitai = self.root.section
+        self.preamble = self.kaitai.preamble
+        self.header = self.kaitai.header
+        self.version = int(self.preamble.version)
+        self.flags = self.preamble.flags.value
+        self.abi = int(self.header.abi_arch)
+        self.little_endian = bool(self.kaitai._is_le)
+        self.fixed_fp_offset = self.header.cfa_fixed_fp_offset
+        self.fixed_ra_offset = self.header.cfa_fixed_ra_offset
+        self.num_fdes = self.header.num_fdes
+        self.num_fres = self.header.num_fres
+        if self.version not in FDE_SIZES:
+            raise InputError(f"SFrame version {self.version} is not one sfview knows (1, 2 or 3)", offset=2)
+        self.fde_size = FDE_SIZES[self.version]
+        self.header_end = HEADER_SIZE + self.header.auxhdr_len
+        self.fde_start = self.header_end + self.header.fdeoff
+        self.fre_start = self.header_end + self.header.freoff
+        fde_end = self.fde_start + self.num_fdes * self.fde_size
+        if fde_end > len(data):
+            raise InputError(
+                f"header says {self.num_fdes} FDEs of {self.fde_size} bytes from section offset "
+                f"{self.fde_start:#x}, which ends at {fde_end:#x}, past the section's end ({len(data):#x})",
+                offset=8,
+            )
+        self._functions: list[Function | None] = [None] * self.num_fdes
+        self._fp_index, self._ra_index = self._offset_indexes()
+
+    @property
+    def endian(self) -> str:
+        return "little" if self.little_endian else "big"
+
+    @property
+    def is_aarch64(self) -> bool:
+        return self.abi in descriptions.AARCH64_ABIS
+
+    def __len__(self) -> int:
+        return self.num_fdes
+
+    def function(self, index: int) -> Function:
+        """FDE number `index`, decoded on first use."""
+        func = self._functions[index]
+        if func is None:
+            func = self._functions[index] = self._decode_function(index)
+        return func
+
+    def functions(self) -> Iterator[Function]:
+        """Every function, in FDE order."""
+        return (self.function(i) for i in range(self.num_fdes))
+
+    def _decode_function(self, index: int) -> Function:
+        self._io.seek(self.fde_start + index * self.fde_size)
+        fde = Sframe.Section.Fde(self._io, self.kaitai, self.root, self.kaitai._is_le)
+        error = None
+        try:
+            fde._read()
+            if self.version >= 3:
+                fde.attr  # noqa: B018 - read the attribute block now, to report it with the FDE
+        except (KaitaiStructError, EOFError, ValueError) as exc:
+            error = kaitai_error(exc, fde, None, f"function {index}")
+        return Function(self, index, fde, error)
+
+    def find_function(self, pc: int) -> Function | None:
+        """The function whose range holds `pc` (binary search when sorted)."""
+        if self.flags & 0x1:
+            starts = _LazyStarts(self)
+            i = bisect.bisect_right(starts, pc) - 1
+            candidates = [self.function(i)] if i >= 0 else []
+        else:
+            candidates = list(self.functions())
+        for func in candidates:
+            if func.start_address <= pc < func.start_address + max(func.size, 1):
+                return func
+        return None
+
+    # How FRE stack offsets are interpreted, after libsframe: the first is the
+    # CFA's; the RA's comes next unless the header fixes it (AMD64), then the
+    # FP's unless the header fixes that.
+    def _offset_indexes(self) -> tuple[int | None, int | None]:
+        ra_index = None if self.fixed_ra_offset else 1
+        fp_index = None if self.fixed_fp_offset else 1 if self.fixed_ra_offset else 2
+        return fp_index, ra_index
+
+    def default_rules(self, row: Row) -> None:
+        """Fill a row's rules from its offsets, as versions 1 to 3 define them."""
+        offsets = row.offsets
+        if not offsets:
+            row.ra_undefined = self.version >= 3
+            return
+        base = descriptions.BASE_REG_NAMES[row.base_reg]
+        row.cfa = Rule(base, offsets[0], deref=False)
+        row.fp = self._saved_rule(offsets, self._fp_index, self.fixed_fp_offset)
+        row.ra = self._saved_rule(offsets, self._ra_index, self.fixed_ra_offset)
+
+    @staticmethod
+    def _saved_rule(offsets: tuple[int, ...], index: int | None, fixed: int) -> Rule | None:
+        if index is None:
+            return Rule("cfa", fixed, deref=True, from_header=True)
+        if index < len(offsets):
+            return Rule("cfa", offsets[index], deref=True)
+        return None
+
+    def flexible_rules(self, row: Row) -> None:
+        """Version 3 flexible FDE: (control word, offset) pairs for CFA, RA, FP."""
+        words = list(row.offsets)
+        if not words:
+            row.ra_undefined = True
+            return
+        entities: list[Rule | None] = []
+        for _ in range(3):
+            if not words:
+                entities.append(None)
+                continue
+            control = words.pop(0)
+            if control == 0 or not words:
+                entities.append(None)
+                if len(entities) == 2:
+                    row.ra_padding = True
+                continue
+            offset = words.pop(0)
+            entities.append(self._flexible_rule(control, offset))
+        row.cfa, row.ra, row.fp = entities
+
+    def _flexible_rule(self, control: int, offset: int) -> Rule:
+        reg_p, deref = control & 1, bool(control & 2)
+        if not reg_p:
+            return Rule("cfa", offset, deref=deref)
+        regnum = (control >> 3) & 0x1F
+        sp, fp = DWARF_SP_FP.get(self.abi, (None, None))
+        name = "sp" if regnum == sp else "fp" if regnum == fp else f"r{regnum}"
+        return Rule(name, offset, deref=deref)
+
+
+class _LazyStarts:
+    """The FDE start addresses as a sequence, decoding FDEs only as bisect asks."""
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+
+    def __len__(self) -> int:
+        return len(self.section)
+
+    def __getitem__(self, index: int) -> int:
+        return self.section.function(index).start_address
+
+
+def _failing_field(obj: Any) -> tuple[list[str], int | None]:
+    """Follow a Kaitai object's debug records to the field whose read failed."""
+    path: list[str] = []
+    offset = None
+    while obj is not None and hasattr(obj, "_debug"):
+        open_fields = [(name, rec) for name, rec in obj._debug.items() if "start" in rec and "end" not in rec]
+        if not open_fields:
+            break
+        name, rec = open_fields[-1]
+        offset = rec["start"]
+        path.append(name.removeprefix("_m_"))
+        child = getattr(obj, name, None)
+        if rec.get("arr"):
+            path[-1] += f"[{len(rec['arr']) - 1}]"
+            offset = rec["arr"][-1]["start"]
+            child = child[-1] if isinstance(child, list) and child else None
+        obj = child
+    return path, offset
+
+
+def kaitai_error(exc: Exception, obj: Any, field: str | None, what: str) -> InputError:
+    """Turn a Kaitai parse error into an `InputError` at the failing field."""
+    path, offset = _failing_field(obj)
+    detail = _describe_exception(exc)
+    where = ".".join(path) if path else "?"
+    return InputError(f"{what}: {where}: {detail}", offset=offset)
+
+
+def _describe_exception(exc: Exception) -> str:
+    if isinstance(exc, EOFError) or type(exc).__name__ == "EndOfStreamError":
+        return f"truncated ({exc})"
+    if type(exc).__name__ == "ValidationNotInEnumError":
+        return f"value {exc.actual} is not a defined value"
+    if type(exc).__name__ == "ValidationNotEqualError":
+        return f"value {exc.actual:#x} should be {exc.expected:#x}"
+    return str(exc)
+
+
+def _header_error(exc: Exception, root: Sframe, data: bytes) -> InputError:
+    """Why the preamble and header could not be read, in a person's words."""
+    if len(data) < 2:
+        return InputError(f"too short for an SFrame section ({len(data)} bytes)", offset=0)
+    if type(exc).__name__ == "UndecidedEndiannessError":
+        return InputError(
+            f"bad magic {data[0]:02x} {data[1]:02x}: an SFrame section starts with "
+            "0xdee2 (bytes e2 de little-endian, de e2 big-endian)",
+            offset=0,
+        )
+    return kaitai_error(exc, root, None, "header")

@@ -1,0 +1,83 @@
+"""Opening an input: an ELF file, or a raw SFrame section on its own.
+
+Whatever the input, the result is a `Source`: the section bytes, the address
+they load at, where they sit in the file, and names for functions. Every view
+starts here, then builds a `model.Section` from `Source.data`.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+from sfview.elf import ElfInfo, read_elf_sframe
+from sfview.errors import InputError
+from sfview.model import Function, Section
+from sfview.symbols import SymbolTable
+
+ELF_MAGIC = b"\x7fELF"
+SFRAME_MAGICS = (b"\xe2\xde", b"\xde\xe2")
+
+
+@dataclass
+class Source:
+    """The SFrame bytes of one input and what surrounds them."""
+
+    path: str
+    origin: str
+    """`.sframe section`, `PT_GNU_SFRAME segment` or `raw section`."""
+    data: bytes
+    address: int
+    file_offset: int
+    symbols: SymbolTable = field(default_factory=SymbolTable)
+    elf: ElfInfo | None = None
+    relocated_names: dict[int, str] = field(default_factory=dict)
+
+    def where(self, offset: int) -> str:
+        """A section offset as a person wants it: also as a file offset."""
+        if self.file_offset:
+            return f"section offset {offset:#x} (file offset {self.file_offset + offset:#x})"
+        return f"section offset {offset:#x}"
+
+    def error(self, exc: InputError) -> InputError:
+        """`exc` attributed to this file, its position named both ways."""
+        where = self.where(exc.offset) if exc.offset is not None else None
+        return exc.located(self.path, where)
+
+    def parse(self) -> Section:
+        """The section model; raises an `InputError` naming this file."""
+        try:
+            return Section(self.data, self.address)
+        except InputError as exc:
+            raise self.error(exc) from None
+
+    def function_name(self, func: Function) -> str:
+        """The function's name: by relocation in a `.o`, else from the symbol table."""
+        name = self.relocated_names.get(func.span.start)
+        if name:
+            return name
+        return self.symbols.name_at(func.start_address)
+
+
+def open_source(path: str, base: int | None = None) -> Source:
+    """Read `path` as an ELF file or a raw section (`base`: its load address)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), path=path) from None
+    if data[:2] in SFRAME_MAGICS:
+        return Source(path, "raw section", data, base or 0, 0)
+    if data[:4] == ELF_MAGIC:
+        try:
+            found = read_elf_sframe(io.BytesIO(data))
+        except InputError as exc:
+            raise exc.located(path) from None
+        address = found.address if base is None else base
+        return Source(
+            path, found.origin, found.data, address, found.file_offset, found.symbols, found.info, found.relocated_names
+        )
+    if not data:
+        raise InputError("empty file", path=path)
+    head = " ".join(f"{b:02x}" for b in data[:4])
+    raise InputError(f"neither an ELF file nor an SFrame section (it starts with {head})", path=path)
