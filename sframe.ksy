@@ -34,6 +34,10 @@ instances:
       0xdee2 means a big-endian section, 0xe2de a little-endian one.
 types:
   section:
+    doc: |
+      The section proper, in the byte order its magic number gives: the
+      preamble and header, then (at offsets the header gives) the FDE array
+      and the FRE sub-section.
     meta:
       endian:
         switch-on: _root.magic_be

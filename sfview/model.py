@@ -4,8 +4,12 @@ The Kaitai parser generated from `sframe.ksy` knows the layout of every
 version; this module turns its objects into what every view wants to ask:
 a `Section` with its header facts, a `Function` per FDE with a resolved start
 address, and a `Row` per FRE with its CFA, FP and RA rules interpreted for the
-section's ABI. Every object keeps its Kaitai object, whose `_debug` records
-the byte range of each field, and its own `span` in the section.
+section's ABI. Every object keeps its Kaitai object and its `span`, the
+bytes it occupies in the section.
+
+Decoding uses the fast parser (no position records). When a record cannot be
+decoded, the same bytes are read again with the debug parser, whose position
+records tell exactly which field failed and at which byte.
 
 Functions are decoded when first asked for, and a function's rows when first
 asked for, so that a section with 40,000 functions opens at once.
@@ -19,16 +23,20 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from kaitaistruct import BytesIO, KaitaiStream, KaitaiStructError
+from kaitaistruct import KaitaiStructError
 
 from sfview import descriptions
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
+from sfview.generated.sframe_debug import Sframe as SframeDebug
+from sfview.stream import BufferStream
 
 ADDRESS_MASK = (1 << 64) - 1
 HEADER_SIZE = 28
 FDE_SIZES = {1: 17, 2: 20, 3: 16}
 V3_ATTR_SIZE = 5
+ADDR_SIZES = {0: 1, 1: 2, 2: 4}
+PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
 # DWARF register numbers of the stack and frame pointers, used to name the
 # registers of version 3 flexible rules (`sp`, `fp`, else `r<N>`).
@@ -135,11 +143,12 @@ class Function:
                 self.fde_type = int(fde.attr.func_info2.fde_type)
             elif section.version == 2:
                 self.rep_size = fde.func_rep_size
-        self.info_offset: int | None = None
-        if info is not None:
-            holder = fde.attr if section.version >= 3 else fde
-            self.info_offset = holder._debug["func_info"]["start"]
-        self.info_byte = section.data[self.info_offset] if self.info_offset is not None else 0
+        # Where the info byte is: last-but-three of a v1/v2 entry, third of a v3 attribute block.
+        if section.version >= 3:
+            self.info_offset = section.fre_start + self.fre_off + 2
+        else:
+            self.info_offset = self.span.start + 16
+        self.info_byte = section.data[self.info_offset] if info is not None else 0
         self.fre_type = int(info.fre_type) if info is not None else 0
         self.pc_type = int(info.pc_type) if info is not None else 0
         self.pauth_key = int(info.pauth_key) if info is not None else 0
@@ -185,27 +194,30 @@ class Function:
                 offset=self.span.start + 8,
             )
             return []
-        try:
-            fres = self.kaitai.fres
-        except (KaitaiStructError, EOFError, ValueError) as exc:
-            fres = self.kaitai._m_fres
-            self.rows_error = kaitai_error(exc, self.kaitai, "_m_fres", f"function {self.index}: FRE {len(fres) - 1}")
-            fres = fres[:-1]
-        starts = self.kaitai._debug["_m_fres"]["arr"]
-        return [self._row(j, fre, starts[j]["start"], starts[j]["end"]) for j, fre in enumerate(fres)]
+        io = section.io
+        io.seek(self.fres_start)
+        rows = []
+        for j in range(self.num_fres):
+            start = io.pos()
+            try:
+                fre = Sframe.Section.Fre(self.fre_type, io, self.kaitai, section.root, section.little_endian)
+            except PARSE_ERRORS:
+                self.rows_error = section.explain_fre(self, j, start)
+                break
+            rows.append(self._row(j, fre, start, io.pos()))
+        return rows
 
     def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
         info = fre.info
-        offsets = tuple(fre.offsets)
         row = Row(
             index=index,
             start_offset=fre.start_addr,
             address=(self.start_address + fre.start_addr) & ADDRESS_MASK,
             span=Span(start, end),
-            info=self.section.data[fre._debug["info"]["start"]],
+            info=self.section.data[start + ADDR_SIZES[self.fre_type]],
             base_reg=int(info.cfa_base_reg),
             offset_size=descriptions.OFFSET_SIZE_BYTES[int(info.offset_size)],
-            offsets=offsets,
+            offsets=tuple(fre.offsets),
             mangled_ra=bool(info.mangled_ra),
             cfa=None,
             fp=None,
@@ -239,12 +251,11 @@ class Section:
     def __init__(self, data: bytes, address: int = 0) -> None:
         self.data = data
         self.address = address
-        self._io = KaitaiStream(BytesIO(data))
-        self.root = Sframe(self._io)
+        self.io = BufferStream(data)
         try:
-            self.root._read()
-        except (KaitaiStructError, EOFError, ValueError) as exc:
-            raise _header_error(exc, self.root, data) from None
+            self.root = Sframe(self.io)
+        except PARSE_ERRORS as exc:
+            raise _header_error(exc, data) from None
         self.kaitai = self.root.section
         self.preamble = self.kaitai.preamble
         self.header = self.kaitai.header
@@ -270,7 +281,7 @@ class Section:
                 offset=8,
             )
         self._functions: list[Function | None] = [None] * self.num_fdes
-        self._fp_index, self._ra_index = self._offset_indexes()
+        self.fp_index, self.ra_index = self._offset_indexes()
 
     @property
     def endian(self) -> str:
@@ -295,16 +306,45 @@ class Section:
         return (self.function(i) for i in range(self.num_fdes))
 
     def _decode_function(self, index: int) -> Function:
-        self._io.seek(self.fde_start + index * self.fde_size)
-        fde = Sframe.Section.Fde(self._io, self.kaitai, self.root, self.kaitai._is_le)
-        error = None
+        start = self.fde_start + index * self.fde_size
+        self.io.seek(start)
         try:
-            fde._read()
+            fde = Sframe.Section.Fde(self.io, self.kaitai, self.root, self.little_endian)
             if self.version >= 3:
                 fde.attr  # noqa: B018 - read the attribute block now, to report it with the FDE
-        except (KaitaiStructError, EOFError, ValueError) as exc:
-            error = kaitai_error(exc, fde, None, f"function {index}")
-        return Function(self, index, fde, error)
+        except PARSE_ERRORS:
+            fde, error = self._explain(
+                start,
+                lambda io, parent, root: SframeDebug.Section.Fde(io, parent, root, self.little_endian),
+                f"function {index}",
+                then="attr",
+            )
+            return Function(self, index, fde, error)
+        return Function(self, index, fde, None)
+
+    def explain_fre(self, func: Function, index: int, start: int) -> InputError:
+        """Why FRE `index` of `func`, at `start`, cannot be decoded."""
+        _, error = self._explain(
+            start,
+            lambda io, parent, root: SframeDebug.Section.Fre(func.fre_type, io, parent, root, self.little_endian),
+            f"function {func.index}: FRE {index}",
+        )
+        return error
+
+    def _explain(self, start: int, make: Any, what: str, then: str | None = None) -> tuple[Any, InputError]:
+        """Read a record again with the debug parser, to locate the field that fails."""
+        io = BufferStream(self.data)
+        root = SframeDebug(io)
+        root._read()
+        io.seek(start)
+        obj = make(io, root.section, root)
+        try:
+            obj._read()
+            if then and self.version >= 3:
+                getattr(obj, then)
+        except PARSE_ERRORS as exc:
+            return obj, kaitai_error(exc, obj, what)
+        return obj, InputError(f"{what}: cannot be decoded", offset=start)
 
     def find_function(self, pc: int) -> Function | None:
         """The function whose range holds `pc` (binary search when sorted)."""
@@ -335,8 +375,8 @@ class Section:
             return
         base = descriptions.BASE_REG_NAMES[row.base_reg]
         row.cfa = Rule(base, offsets[0], deref=False)
-        row.fp = self._saved_rule(offsets, self._fp_index, self.fixed_fp_offset)
-        row.ra = self._saved_rule(offsets, self._ra_index, self.fixed_ra_offset)
+        row.fp = self._saved_rule(offsets, self.fp_index, self.fixed_fp_offset)
+        row.ra = self._saved_rule(offsets, self.ra_index, self.fixed_ra_offset)
 
     @staticmethod
     def _saved_rule(offsets: tuple[int, ...], index: int | None, fixed: int) -> Rule | None:
@@ -410,7 +450,7 @@ def _failing_field(obj: Any) -> tuple[list[str], int | None]:
     return path, offset
 
 
-def kaitai_error(exc: Exception, obj: Any, field: str | None, what: str) -> InputError:
+def kaitai_error(exc: Exception, obj: Any, what: str) -> InputError:
     """Turn a Kaitai parse error into an `InputError` at the failing field."""
     path, offset = _failing_field(obj)
     detail = _describe_exception(exc)
@@ -428,7 +468,7 @@ def _describe_exception(exc: Exception) -> str:
     return str(exc)
 
 
-def _header_error(exc: Exception, root: Sframe, data: bytes) -> InputError:
+def _header_error(exc: Exception, data: bytes) -> InputError:
     """Why the preamble and header could not be read, in a person's words."""
     if len(data) < 2:
         return InputError(f"too short for an SFrame section ({len(data)} bytes)", offset=0)
@@ -438,4 +478,9 @@ def _header_error(exc: Exception, root: Sframe, data: bytes) -> InputError:
             "0xdee2 (bytes e2 de little-endian, de e2 big-endian)",
             offset=0,
         )
-    return kaitai_error(exc, root, None, "header")
+    root = SframeDebug(BufferStream(data))
+    try:
+        root._read()
+    except PARSE_ERRORS as again:
+        return kaitai_error(again, root, "header")
+    return InputError(f"header: {_describe_exception(exc)}", offset=0)

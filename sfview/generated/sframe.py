@@ -6,7 +6,6 @@
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
 from enum import IntEnum
-import collections
 
 
 if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
@@ -68,18 +67,14 @@ class Sframe(KaitaiStruct):
         v1 = 1
         v2 = 2
         v3 = 3
-    SEQ_FIELDS = ["section"]
     def __init__(self, _io, _parent=None, _root=None):
         super(Sframe, self).__init__(_io)
         self._parent = _parent
         self._root = _root or self
-        self._debug = collections.defaultdict(dict)
+        self._read()
 
     def _read(self):
-        self._debug['section']['start'] = self._io.pos()
         self.section = Sframe.Section(self._io, self, self._root)
-        self.section._read()
-        self._debug['section']['end'] = self._io.pos()
 
 
     def _fetch_instances(self):
@@ -91,12 +86,15 @@ class Sframe(KaitaiStruct):
 
 
     class Section(KaitaiStruct):
-        SEQ_FIELDS = ["preamble", "header", "auxhdr"]
+        """The section proper, in the byte order its magic number gives: the
+        preamble and header, then (at offsets the header gives) the FDE array
+        and the FRE sub-section.
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(Sframe.Section, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._debug = collections.defaultdict(dict)
+            self._read()
 
         def _read(self):
             _on = self._root.magic_be
@@ -114,30 +112,14 @@ class Sframe(KaitaiStruct):
                 self._read_be()
 
         def _read_le(self):
-            self._debug['preamble']['start'] = self._io.pos()
             self.preamble = Sframe.Section.Preamble(self._io, self, self._root, self._is_le)
-            self.preamble._read()
-            self._debug['preamble']['end'] = self._io.pos()
-            self._debug['header']['start'] = self._io.pos()
             self.header = Sframe.Section.Header(self._io, self, self._root, self._is_le)
-            self.header._read()
-            self._debug['header']['end'] = self._io.pos()
-            self._debug['auxhdr']['start'] = self._io.pos()
             self.auxhdr = self._io.read_bytes(self.header.auxhdr_len)
-            self._debug['auxhdr']['end'] = self._io.pos()
 
         def _read_be(self):
-            self._debug['preamble']['start'] = self._io.pos()
             self.preamble = Sframe.Section.Preamble(self._io, self, self._root, self._is_le)
-            self.preamble._read()
-            self._debug['preamble']['end'] = self._io.pos()
-            self._debug['header']['start'] = self._io.pos()
             self.header = Sframe.Section.Header(self._io, self, self._root, self._is_le)
-            self.header._read()
-            self._debug['header']['end'] = self._io.pos()
-            self._debug['auxhdr']['start'] = self._io.pos()
             self.auxhdr = self._io.read_bytes(self.header.auxhdr_len)
-            self._debug['auxhdr']['end'] = self._io.pos()
 
 
         def _fetch_instances(self):
@@ -158,13 +140,12 @@ class Sframe(KaitaiStruct):
             where its frame row entries are. In version 3 this is the 16-byte index
             entry and the rest of the description is in `attr`.
             """
-            SEQ_FIELDS = ["func_start", "func_size", "func_start_fre_off", "func_num_fres", "func_info", "func_rep_size", "padding2"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Fde, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -175,7 +156,6 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['func_start']['start'] = self._io.pos()
                 _on = self._parent.version
                 if _on == 3:
                     pass
@@ -183,41 +163,26 @@ class Sframe(KaitaiStruct):
                 else:
                     pass
                     self.func_start = self._io.read_s4le()
-                self._debug['func_start']['end'] = self._io.pos()
-                self._debug['func_size']['start'] = self._io.pos()
                 self.func_size = self._io.read_u4le()
-                self._debug['func_size']['end'] = self._io.pos()
-                self._debug['func_start_fre_off']['start'] = self._io.pos()
                 self.func_start_fre_off = self._io.read_u4le()
-                self._debug['func_start_fre_off']['end'] = self._io.pos()
                 if self._parent.version < 3:
                     pass
-                    self._debug['func_num_fres']['start'] = self._io.pos()
                     self.func_num_fres = self._io.read_u4le()
-                    self._debug['func_num_fres']['end'] = self._io.pos()
 
                 if self._parent.version < 3:
                     pass
-                    self._debug['func_info']['start'] = self._io.pos()
                     self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
-                    self.func_info._read()
-                    self._debug['func_info']['end'] = self._io.pos()
 
                 if self._parent.version == 2:
                     pass
-                    self._debug['func_rep_size']['start'] = self._io.pos()
                     self.func_rep_size = self._io.read_u1()
-                    self._debug['func_rep_size']['end'] = self._io.pos()
 
                 if self._parent.version == 2:
                     pass
-                    self._debug['padding2']['start'] = self._io.pos()
                     self.padding2 = self._io.read_u2le()
-                    self._debug['padding2']['end'] = self._io.pos()
 
 
             def _read_be(self):
-                self._debug['func_start']['start'] = self._io.pos()
                 _on = self._parent.version
                 if _on == 3:
                     pass
@@ -225,37 +190,23 @@ class Sframe(KaitaiStruct):
                 else:
                     pass
                     self.func_start = self._io.read_s4be()
-                self._debug['func_start']['end'] = self._io.pos()
-                self._debug['func_size']['start'] = self._io.pos()
                 self.func_size = self._io.read_u4be()
-                self._debug['func_size']['end'] = self._io.pos()
-                self._debug['func_start_fre_off']['start'] = self._io.pos()
                 self.func_start_fre_off = self._io.read_u4be()
-                self._debug['func_start_fre_off']['end'] = self._io.pos()
                 if self._parent.version < 3:
                     pass
-                    self._debug['func_num_fres']['start'] = self._io.pos()
                     self.func_num_fres = self._io.read_u4be()
-                    self._debug['func_num_fres']['end'] = self._io.pos()
 
                 if self._parent.version < 3:
                     pass
-                    self._debug['func_info']['start'] = self._io.pos()
                     self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
-                    self.func_info._read()
-                    self._debug['func_info']['end'] = self._io.pos()
 
                 if self._parent.version == 2:
                     pass
-                    self._debug['func_rep_size']['start'] = self._io.pos()
                     self.func_rep_size = self._io.read_u1()
-                    self._debug['func_rep_size']['end'] = self._io.pos()
 
                 if self._parent.version == 2:
                     pass
-                    self._debug['padding2']['start'] = self._io.pos()
                     self.padding2 = self._io.read_u2be()
-                    self._debug['padding2']['end'] = self._io.pos()
 
 
 
@@ -304,15 +255,9 @@ class Sframe(KaitaiStruct):
                     _pos = self._io.pos()
                     self._io.seek(self._parent.fre_start + self.func_start_fre_off)
                     if self._is_le:
-                        self._debug['_m_attr']['start'] = self._io.pos()
                         self._m_attr = Sframe.Section.FdeAttr(self._io, self, self._root, self._is_le)
-                        self._m_attr._read()
-                        self._debug['_m_attr']['end'] = self._io.pos()
                     else:
-                        self._debug['_m_attr']['start'] = self._io.pos()
                         self._m_attr = Sframe.Section.FdeAttr(self._io, self, self._root, self._is_le)
-                        self._m_attr._read()
-                        self._debug['_m_attr']['end'] = self._io.pos()
                     self._io.seek(_pos)
 
                 return getattr(self, '_m_attr', None)
@@ -327,31 +272,16 @@ class Sframe(KaitaiStruct):
 
                 _pos = self._io.pos()
                 self._io.seek(self.fres_start)
-                self._debug['_m_fres']['start'] = self._io.pos()
-                self._debug['_m_fres']['arr'] = []
                 if self._is_le:
                     self._m_fres = []
                     for i in range(self.num_fres):
-                        self._debug['_m_fres']['arr'].append({'start': self._io.pos()})
-                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le)
-                        try:
-                            _t__m_fres._read()
-                        finally:
-                            self._m_fres.append(_t__m_fres)
-                        self._debug['_m_fres']['arr'][i]['end'] = self._io.pos()
+                        self._m_fres.append(Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le))
 
                 else:
                     self._m_fres = []
                     for i in range(self.num_fres):
-                        self._debug['_m_fres']['arr'].append({'start': self._io.pos()})
-                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le)
-                        try:
-                            _t__m_fres._read()
-                        finally:
-                            self._m_fres.append(_t__m_fres)
-                        self._debug['_m_fres']['arr'][i]['end'] = self._io.pos()
+                        self._m_fres.append(Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le))
 
-                self._debug['_m_fres']['end'] = self._io.pos()
                 self._io.seek(_pos)
                 return getattr(self, '_m_fres', None)
 
@@ -387,13 +317,12 @@ class Sframe(KaitaiStruct):
             """Version 3 only: the attributes of a function, stored in the FRE
             sub-section right before the function's first FRE.
             """
-            SEQ_FIELDS = ["func_num_fres", "func_info", "func_info2", "func_rep_size"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.FdeAttr, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -404,36 +333,16 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['func_num_fres']['start'] = self._io.pos()
                 self.func_num_fres = self._io.read_u2le()
-                self._debug['func_num_fres']['end'] = self._io.pos()
-                self._debug['func_info']['start'] = self._io.pos()
                 self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
-                self.func_info._read()
-                self._debug['func_info']['end'] = self._io.pos()
-                self._debug['func_info2']['start'] = self._io.pos()
                 self.func_info2 = Sframe.Section.FdeInfo2(self._io, self, self._root, self._is_le)
-                self.func_info2._read()
-                self._debug['func_info2']['end'] = self._io.pos()
-                self._debug['func_rep_size']['start'] = self._io.pos()
                 self.func_rep_size = self._io.read_u1()
-                self._debug['func_rep_size']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['func_num_fres']['start'] = self._io.pos()
                 self.func_num_fres = self._io.read_u2be()
-                self._debug['func_num_fres']['end'] = self._io.pos()
-                self._debug['func_info']['start'] = self._io.pos()
                 self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
-                self.func_info._read()
-                self._debug['func_info']['end'] = self._io.pos()
-                self._debug['func_info2']['start'] = self._io.pos()
                 self.func_info2 = Sframe.Section.FdeInfo2(self._io, self, self._root, self._is_le)
-                self.func_info2._read()
-                self._debug['func_info2']['end'] = self._io.pos()
-                self._debug['func_rep_size']['start'] = self._io.pos()
                 self.func_rep_size = self._io.read_u1()
-                self._debug['func_rep_size']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -444,13 +353,12 @@ class Sframe(KaitaiStruct):
 
         class FdeInfo(KaitaiStruct):
             """The FDE info byte, from its most significant bit down."""
-            SEQ_FIELDS = ["signal_frame", "unused", "pauth_key", "pc_type", "fre_type"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.FdeInfo, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -461,40 +369,20 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['signal_frame']['start'] = self._io.pos()
                 self.signal_frame = self._io.read_bits_int_be(1) != 0
-                self._debug['signal_frame']['end'] = self._io.pos()
-                self._debug['unused']['start'] = self._io.pos()
                 self.unused = self._io.read_bits_int_be(1) != 0
-                self._debug['unused']['end'] = self._io.pos()
-                self._debug['pauth_key']['start'] = self._io.pos()
                 self.pauth_key = KaitaiStream.resolve_enum(Sframe.PauthKey, self._io.read_bits_int_be(1))
-                self._debug['pauth_key']['end'] = self._io.pos()
-                self._debug['pc_type']['start'] = self._io.pos()
                 self.pc_type = KaitaiStream.resolve_enum(Sframe.PcType, self._io.read_bits_int_be(1))
-                self._debug['pc_type']['end'] = self._io.pos()
-                self._debug['fre_type']['start'] = self._io.pos()
                 self.fre_type = KaitaiStream.resolve_enum(Sframe.FreType, self._io.read_bits_int_be(4))
-                self._debug['fre_type']['end'] = self._io.pos()
                 if not isinstance(self.fre_type, Sframe.FreType):
                     raise kaitaistruct.ValidationNotInEnumError(self.fre_type, self._io, u"/types/section/types/fde_info/seq/4")
 
             def _read_be(self):
-                self._debug['signal_frame']['start'] = self._io.pos()
                 self.signal_frame = self._io.read_bits_int_be(1) != 0
-                self._debug['signal_frame']['end'] = self._io.pos()
-                self._debug['unused']['start'] = self._io.pos()
                 self.unused = self._io.read_bits_int_be(1) != 0
-                self._debug['unused']['end'] = self._io.pos()
-                self._debug['pauth_key']['start'] = self._io.pos()
                 self.pauth_key = KaitaiStream.resolve_enum(Sframe.PauthKey, self._io.read_bits_int_be(1))
-                self._debug['pauth_key']['end'] = self._io.pos()
-                self._debug['pc_type']['start'] = self._io.pos()
                 self.pc_type = KaitaiStream.resolve_enum(Sframe.PcType, self._io.read_bits_int_be(1))
-                self._debug['pc_type']['end'] = self._io.pos()
-                self._debug['fre_type']['start'] = self._io.pos()
                 self.fre_type = KaitaiStream.resolve_enum(Sframe.FreType, self._io.read_bits_int_be(4))
-                self._debug['fre_type']['end'] = self._io.pos()
                 if not isinstance(self.fre_type, Sframe.FreType):
                     raise kaitaistruct.ValidationNotInEnumError(self.fre_type, self._io, u"/types/section/types/fde_info/seq/4")
 
@@ -505,13 +393,12 @@ class Sframe(KaitaiStruct):
 
         class FdeInfo2(KaitaiStruct):
             """Version 3 only, the second FDE info byte."""
-            SEQ_FIELDS = ["unused", "fde_type"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.FdeInfo2, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -522,20 +409,12 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['unused']['start'] = self._io.pos()
                 self.unused = self._io.read_bits_int_be(3)
-                self._debug['unused']['end'] = self._io.pos()
-                self._debug['fde_type']['start'] = self._io.pos()
                 self.fde_type = KaitaiStream.resolve_enum(Sframe.FdeType, self._io.read_bits_int_be(5))
-                self._debug['fde_type']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['unused']['start'] = self._io.pos()
                 self.unused = self._io.read_bits_int_be(3)
-                self._debug['unused']['end'] = self._io.pos()
-                self._debug['fde_type']['start'] = self._io.pos()
                 self.fde_type = KaitaiStream.resolve_enum(Sframe.FdeType, self._io.read_bits_int_be(5))
-                self._debug['fde_type']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -546,13 +425,12 @@ class Sframe(KaitaiStruct):
             """The preamble's flag byte. Bits not defined below are reserved and must
             be zero.
             """
-            SEQ_FIELDS = ["reserved", "fde_func_start_pcrel", "frame_pointer", "fde_sorted"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Flags, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -563,32 +441,16 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['reserved']['start'] = self._io.pos()
                 self.reserved = self._io.read_bits_int_be(5)
-                self._debug['reserved']['end'] = self._io.pos()
-                self._debug['fde_func_start_pcrel']['start'] = self._io.pos()
                 self.fde_func_start_pcrel = self._io.read_bits_int_be(1) != 0
-                self._debug['fde_func_start_pcrel']['end'] = self._io.pos()
-                self._debug['frame_pointer']['start'] = self._io.pos()
                 self.frame_pointer = self._io.read_bits_int_be(1) != 0
-                self._debug['frame_pointer']['end'] = self._io.pos()
-                self._debug['fde_sorted']['start'] = self._io.pos()
                 self.fde_sorted = self._io.read_bits_int_be(1) != 0
-                self._debug['fde_sorted']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['reserved']['start'] = self._io.pos()
                 self.reserved = self._io.read_bits_int_be(5)
-                self._debug['reserved']['end'] = self._io.pos()
-                self._debug['fde_func_start_pcrel']['start'] = self._io.pos()
                 self.fde_func_start_pcrel = self._io.read_bits_int_be(1) != 0
-                self._debug['fde_func_start_pcrel']['end'] = self._io.pos()
-                self._debug['frame_pointer']['start'] = self._io.pos()
                 self.frame_pointer = self._io.read_bits_int_be(1) != 0
-                self._debug['frame_pointer']['end'] = self._io.pos()
-                self._debug['fde_sorted']['start'] = self._io.pos()
                 self.fde_sorted = self._io.read_bits_int_be(1) != 0
-                self._debug['fde_sorted']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -608,14 +470,13 @@ class Sframe(KaitaiStruct):
             """A frame row entry: from its start address on (up to the next row's),
             how to find the CFA and where the caller's FP and RA were saved.
             """
-            SEQ_FIELDS = ["start_addr", "info", "offsets"]
             def __init__(self, fre_type, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Fre, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
                 self.fre_type = fre_type
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -626,7 +487,6 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['start_addr']['start'] = self._io.pos()
                 _on = self.fre_type
                 if _on == Sframe.FreType.addr1:
                     pass
@@ -637,16 +497,9 @@ class Sframe(KaitaiStruct):
                 elif _on == Sframe.FreType.addr4:
                     pass
                     self.start_addr = self._io.read_u4le()
-                self._debug['start_addr']['end'] = self._io.pos()
-                self._debug['info']['start'] = self._io.pos()
                 self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
-                self.info._read()
-                self._debug['info']['end'] = self._io.pos()
-                self._debug['offsets']['start'] = self._io.pos()
-                self._debug['offsets']['arr'] = []
                 self.offsets = []
                 for i in range(self.info.offset_count):
-                    self._debug['offsets']['arr'].append({'start': self._io.pos()})
                     _on = self.info.offset_size
                     if _on == Sframe.OffsetSize.b1:
                         pass
@@ -657,12 +510,9 @@ class Sframe(KaitaiStruct):
                     elif _on == Sframe.OffsetSize.b4:
                         pass
                         self.offsets.append(self._io.read_s4le())
-                    self._debug['offsets']['arr'][i]['end'] = self._io.pos()
 
-                self._debug['offsets']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['start_addr']['start'] = self._io.pos()
                 _on = self.fre_type
                 if _on == Sframe.FreType.addr1:
                     pass
@@ -673,16 +523,9 @@ class Sframe(KaitaiStruct):
                 elif _on == Sframe.FreType.addr4:
                     pass
                     self.start_addr = self._io.read_u4be()
-                self._debug['start_addr']['end'] = self._io.pos()
-                self._debug['info']['start'] = self._io.pos()
                 self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
-                self.info._read()
-                self._debug['info']['end'] = self._io.pos()
-                self._debug['offsets']['start'] = self._io.pos()
-                self._debug['offsets']['arr'] = []
                 self.offsets = []
                 for i in range(self.info.offset_count):
-                    self._debug['offsets']['arr'].append({'start': self._io.pos()})
                     _on = self.info.offset_size
                     if _on == Sframe.OffsetSize.b1:
                         pass
@@ -693,9 +536,7 @@ class Sframe(KaitaiStruct):
                     elif _on == Sframe.OffsetSize.b4:
                         pass
                         self.offsets.append(self._io.read_s4be())
-                    self._debug['offsets']['arr'][i]['end'] = self._io.pos()
 
-                self._debug['offsets']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -722,13 +563,12 @@ class Sframe(KaitaiStruct):
 
         class FreInfo(KaitaiStruct):
             """The FRE info byte, from its most significant bit down."""
-            SEQ_FIELDS = ["mangled_ra", "offset_size", "offset_count", "cfa_base_reg"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.FreInfo, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -739,36 +579,20 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['mangled_ra']['start'] = self._io.pos()
                 self.mangled_ra = self._io.read_bits_int_be(1) != 0
-                self._debug['mangled_ra']['end'] = self._io.pos()
-                self._debug['offset_size']['start'] = self._io.pos()
                 self.offset_size = KaitaiStream.resolve_enum(Sframe.OffsetSize, self._io.read_bits_int_be(2))
-                self._debug['offset_size']['end'] = self._io.pos()
                 if not isinstance(self.offset_size, Sframe.OffsetSize):
                     raise kaitaistruct.ValidationNotInEnumError(self.offset_size, self._io, u"/types/section/types/fre_info/seq/1")
-                self._debug['offset_count']['start'] = self._io.pos()
                 self.offset_count = self._io.read_bits_int_be(4)
-                self._debug['offset_count']['end'] = self._io.pos()
-                self._debug['cfa_base_reg']['start'] = self._io.pos()
                 self.cfa_base_reg = KaitaiStream.resolve_enum(Sframe.BaseReg, self._io.read_bits_int_be(1))
-                self._debug['cfa_base_reg']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['mangled_ra']['start'] = self._io.pos()
                 self.mangled_ra = self._io.read_bits_int_be(1) != 0
-                self._debug['mangled_ra']['end'] = self._io.pos()
-                self._debug['offset_size']['start'] = self._io.pos()
                 self.offset_size = KaitaiStream.resolve_enum(Sframe.OffsetSize, self._io.read_bits_int_be(2))
-                self._debug['offset_size']['end'] = self._io.pos()
                 if not isinstance(self.offset_size, Sframe.OffsetSize):
                     raise kaitaistruct.ValidationNotInEnumError(self.offset_size, self._io, u"/types/section/types/fre_info/seq/1")
-                self._debug['offset_count']['start'] = self._io.pos()
                 self.offset_count = self._io.read_bits_int_be(4)
-                self._debug['offset_count']['end'] = self._io.pos()
-                self._debug['cfa_base_reg']['start'] = self._io.pos()
                 self.cfa_base_reg = KaitaiStream.resolve_enum(Sframe.BaseReg, self._io.read_bits_int_be(1))
-                self._debug['cfa_base_reg']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -777,13 +601,12 @@ class Sframe(KaitaiStruct):
 
         class Header(KaitaiStruct):
             """The fixed part of the header after the preamble (24 bytes)."""
-            SEQ_FIELDS = ["abi_arch", "cfa_fixed_fp_offset", "cfa_fixed_ra_offset", "auxhdr_len", "num_fdes", "num_fres", "fre_len", "fdeoff", "freoff"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Header, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -794,62 +617,26 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['abi_arch']['start'] = self._io.pos()
                 self.abi_arch = KaitaiStream.resolve_enum(Sframe.AbiArch, self._io.read_u1())
-                self._debug['abi_arch']['end'] = self._io.pos()
-                self._debug['cfa_fixed_fp_offset']['start'] = self._io.pos()
                 self.cfa_fixed_fp_offset = self._io.read_s1()
-                self._debug['cfa_fixed_fp_offset']['end'] = self._io.pos()
-                self._debug['cfa_fixed_ra_offset']['start'] = self._io.pos()
                 self.cfa_fixed_ra_offset = self._io.read_s1()
-                self._debug['cfa_fixed_ra_offset']['end'] = self._io.pos()
-                self._debug['auxhdr_len']['start'] = self._io.pos()
                 self.auxhdr_len = self._io.read_u1()
-                self._debug['auxhdr_len']['end'] = self._io.pos()
-                self._debug['num_fdes']['start'] = self._io.pos()
                 self.num_fdes = self._io.read_u4le()
-                self._debug['num_fdes']['end'] = self._io.pos()
-                self._debug['num_fres']['start'] = self._io.pos()
                 self.num_fres = self._io.read_u4le()
-                self._debug['num_fres']['end'] = self._io.pos()
-                self._debug['fre_len']['start'] = self._io.pos()
                 self.fre_len = self._io.read_u4le()
-                self._debug['fre_len']['end'] = self._io.pos()
-                self._debug['fdeoff']['start'] = self._io.pos()
                 self.fdeoff = self._io.read_u4le()
-                self._debug['fdeoff']['end'] = self._io.pos()
-                self._debug['freoff']['start'] = self._io.pos()
                 self.freoff = self._io.read_u4le()
-                self._debug['freoff']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['abi_arch']['start'] = self._io.pos()
                 self.abi_arch = KaitaiStream.resolve_enum(Sframe.AbiArch, self._io.read_u1())
-                self._debug['abi_arch']['end'] = self._io.pos()
-                self._debug['cfa_fixed_fp_offset']['start'] = self._io.pos()
                 self.cfa_fixed_fp_offset = self._io.read_s1()
-                self._debug['cfa_fixed_fp_offset']['end'] = self._io.pos()
-                self._debug['cfa_fixed_ra_offset']['start'] = self._io.pos()
                 self.cfa_fixed_ra_offset = self._io.read_s1()
-                self._debug['cfa_fixed_ra_offset']['end'] = self._io.pos()
-                self._debug['auxhdr_len']['start'] = self._io.pos()
                 self.auxhdr_len = self._io.read_u1()
-                self._debug['auxhdr_len']['end'] = self._io.pos()
-                self._debug['num_fdes']['start'] = self._io.pos()
                 self.num_fdes = self._io.read_u4be()
-                self._debug['num_fdes']['end'] = self._io.pos()
-                self._debug['num_fres']['start'] = self._io.pos()
                 self.num_fres = self._io.read_u4be()
-                self._debug['num_fres']['end'] = self._io.pos()
-                self._debug['fre_len']['start'] = self._io.pos()
                 self.fre_len = self._io.read_u4be()
-                self._debug['fre_len']['end'] = self._io.pos()
-                self._debug['fdeoff']['start'] = self._io.pos()
                 self.fdeoff = self._io.read_u4be()
-                self._debug['fdeoff']['end'] = self._io.pos()
-                self._debug['freoff']['start'] = self._io.pos()
                 self.freoff = self._io.read_u4be()
-                self._debug['freoff']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -857,13 +644,12 @@ class Sframe(KaitaiStruct):
 
 
         class Preamble(KaitaiStruct):
-            SEQ_FIELDS = ["magic", "version", "flags"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Preamble, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
-                self._debug = collections.defaultdict(dict)
+                self._read()
 
             def _read(self):
                 if not hasattr(self, '_is_le'):
@@ -874,32 +660,18 @@ class Sframe(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self._debug['magic']['start'] = self._io.pos()
                 self.magic = self._io.read_u2le()
-                self._debug['magic']['end'] = self._io.pos()
                 if not self.magic == 57058:
                     raise kaitaistruct.ValidationNotEqualError(57058, self.magic, self._io, u"/types/section/types/preamble/seq/0")
-                self._debug['version']['start'] = self._io.pos()
                 self.version = KaitaiStream.resolve_enum(Sframe.Version, self._io.read_u1())
-                self._debug['version']['end'] = self._io.pos()
-                self._debug['flags']['start'] = self._io.pos()
                 self.flags = Sframe.Section.Flags(self._io, self, self._root, self._is_le)
-                self.flags._read()
-                self._debug['flags']['end'] = self._io.pos()
 
             def _read_be(self):
-                self._debug['magic']['start'] = self._io.pos()
                 self.magic = self._io.read_u2be()
-                self._debug['magic']['end'] = self._io.pos()
                 if not self.magic == 57058:
                     raise kaitaistruct.ValidationNotEqualError(57058, self.magic, self._io, u"/types/section/types/preamble/seq/0")
-                self._debug['version']['start'] = self._io.pos()
                 self.version = KaitaiStream.resolve_enum(Sframe.Version, self._io.read_u1())
-                self._debug['version']['end'] = self._io.pos()
-                self._debug['flags']['start'] = self._io.pos()
                 self.flags = Sframe.Section.Flags(self._io, self, self._root, self._is_le)
-                self.flags._read()
-                self._debug['flags']['end'] = self._io.pos()
 
 
             def _fetch_instances(self):
@@ -938,31 +710,16 @@ class Sframe(KaitaiStruct):
 
             _pos = self._io.pos()
             self._io.seek(self.fde_start)
-            self._debug['_m_fdes']['start'] = self._io.pos()
-            self._debug['_m_fdes']['arr'] = []
             if self._is_le:
                 self._m_fdes = []
                 for i in range(self.header.num_fdes):
-                    self._debug['_m_fdes']['arr'].append({'start': self._io.pos()})
-                    _t__m_fdes = Sframe.Section.Fde(self._io, self, self._root, self._is_le)
-                    try:
-                        _t__m_fdes._read()
-                    finally:
-                        self._m_fdes.append(_t__m_fdes)
-                    self._debug['_m_fdes']['arr'][i]['end'] = self._io.pos()
+                    self._m_fdes.append(Sframe.Section.Fde(self._io, self, self._root, self._is_le))
 
             else:
                 self._m_fdes = []
                 for i in range(self.header.num_fdes):
-                    self._debug['_m_fdes']['arr'].append({'start': self._io.pos()})
-                    _t__m_fdes = Sframe.Section.Fde(self._io, self, self._root, self._is_le)
-                    try:
-                        _t__m_fdes._read()
-                    finally:
-                        self._m_fdes.append(_t__m_fdes)
-                    self._debug['_m_fdes']['arr'][i]['end'] = self._io.pos()
+                    self._m_fdes.append(Sframe.Section.Fde(self._io, self, self._root, self._is_le))
 
-            self._debug['_m_fdes']['end'] = self._io.pos()
             self._io.seek(_pos)
             return getattr(self, '_m_fdes', None)
 
@@ -1006,9 +763,7 @@ class Sframe(KaitaiStruct):
 
         _pos = self._io.pos()
         self._io.seek(0)
-        self._debug['_m_magic_be']['start'] = self._io.pos()
         self._m_magic_be = self._io.read_u2be()
-        self._debug['_m_magic_be']['end'] = self._io.pos()
         self._io.seek(_pos)
         return getattr(self, '_m_magic_be', None)
 

@@ -20,7 +20,7 @@ TYPES = {
         }
     },
     "section": {
-        "doc": "",
+        "doc": "The section proper, in the byte order its magic number gives: the\npreamble and header, then (at offsets the header gives) the FDE array\nand the FRE sub-section.",
         "seq": [
             "preamble",
             "header",
@@ -56,6 +56,314 @@ TYPES = {
             "fdes": {
                 "doc": "The function descriptor entries, one per function, sorted by start\naddress when the FDE_SORTED flag is set.",
                 "type": "fde"
+            }
+        }
+    },
+    "preamble": {
+        "doc": "",
+        "seq": [
+            "magic",
+            "version",
+            "flags"
+        ],
+        "fields": {
+            "magic": {
+                "doc": "The SFrame magic number, 0xdee2, in the section's byte order. Reading\nit backwards (0xe2de) means the section was written for a machine of\nthe other byte order.",
+                "type": "u2"
+            },
+            "version": {
+                "doc": "The version of the format this section follows.",
+                "type": "u1",
+                "enum": "version"
+            },
+            "flags": {
+                "doc": "Section-wide flags.",
+                "type": "flags"
+            }
+        }
+    },
+    "flags": {
+        "doc": "The preamble's flag byte. Bits not defined below are reserved and must\nbe zero.",
+        "seq": [
+            "reserved",
+            "fde_func_start_pcrel",
+            "frame_pointer",
+            "fde_sorted"
+        ],
+        "fields": {
+            "reserved": {
+                "doc": "Bits 7..3, reserved; libsframe rejects a section that sets any.",
+                "type": "b5",
+                "bits": 5
+            },
+            "fde_func_start_pcrel": {
+                "doc": "Bit 2, SFRAME_F_FDE_FUNC_START_PCREL (0x4): each function start\naddress is relative to the start-address field itself rather than to\nthe start of the section. Set by binutils 2.45 and later.",
+                "type": "b1",
+                "bits": 1
+            },
+            "frame_pointer": {
+                "doc": "Bit 1, SFRAME_F_FRAME_POINTER (0x2): every function in the object\nkeeps a frame pointer, so a stack walker may fall back on the frame\npointer chain where SFrame says nothing.",
+                "type": "b1",
+                "bits": 1
+            },
+            "fde_sorted": {
+                "doc": "Bit 0, SFRAME_F_FDE_SORTED (0x1): the FDEs are sorted by function\nstart address, so an unwinder can binary-search them.",
+                "type": "b1",
+                "bits": 1
+            },
+            "value": {
+                "doc": "The whole flag byte as a number."
+            }
+        }
+    },
+    "header": {
+        "doc": "The fixed part of the header after the preamble (24 bytes).",
+        "seq": [
+            "abi_arch",
+            "cfa_fixed_fp_offset",
+            "cfa_fixed_ra_offset",
+            "auxhdr_len",
+            "num_fdes",
+            "num_fres",
+            "fre_len",
+            "fdeoff",
+            "freoff"
+        ],
+        "fields": {
+            "abi_arch": {
+                "doc": "Which ABI and processor the section is for; this decides the byte\norder and what each FRE stack offset means.",
+                "type": "u1",
+                "enum": "abi_arch"
+            },
+            "cfa_fixed_fp_offset": {
+                "doc": "Where the caller's frame pointer is saved, as a fixed offset from the\nCFA, for ABIs that always save it at the same place; 0 when it is\ntracked per FRE instead (the case on AMD64 and AArch64).",
+                "type": "s1"
+            },
+            "cfa_fixed_ra_offset": {
+                "doc": "Where the return address is saved, as a fixed offset from the CFA,\nfor ABIs that always save it at the same place (-8 on AMD64, where\nthe call instruction pushes it); 0 when it is tracked per FRE (as on\nAArch64, where it lives in the link register until saved).",
+                "type": "s1"
+            },
+            "auxhdr_len": {
+                "doc": "Length in bytes of the auxiliary header that follows this one.",
+                "type": "u1"
+            },
+            "num_fdes": {
+                "doc": "Number of function descriptor entries.",
+                "type": "u4"
+            },
+            "num_fres": {
+                "doc": "Number of frame row entries, over all functions.",
+                "type": "u4"
+            },
+            "fre_len": {
+                "doc": "Length in bytes of the FRE sub-section (in version 3 it also covers\nthe per-function attribute blocks stored there).",
+                "type": "u4"
+            },
+            "fdeoff": {
+                "doc": "Offset of the FDE array, counted from the end of the header.",
+                "type": "u4"
+            },
+            "freoff": {
+                "doc": "Offset of the FRE sub-section, counted from the end of the header.",
+                "type": "u4"
+            }
+        }
+    },
+    "fde": {
+        "doc": "A function descriptor entry: where a function is, how long it is and\nwhere its frame row entries are. In version 3 this is the 16-byte index\nentry and the rest of the description is in `attr`.",
+        "seq": [
+            "func_start",
+            "func_size",
+            "func_start_fre_off",
+            "func_num_fres",
+            "func_info",
+            "func_rep_size",
+            "padding2"
+        ],
+        "fields": {
+            "func_start": {
+                "doc": "The function's start address, as a signed offset: from the start of\nthe section, or, with the FDE_FUNC_START_PCREL flag, from this field\nitself. 32 bits wide before version 3, 64 bits in version 3."
+            },
+            "func_size": {
+                "doc": "Size of the function in bytes.",
+                "type": "u4"
+            },
+            "func_start_fre_off": {
+                "doc": "Offset of the function's first FRE (in version 3: of its attribute\nblock), counted from the start of the FRE sub-section.",
+                "type": "u4"
+            },
+            "func_num_fres": {
+                "doc": "Number of FREs describing this function.",
+                "type": "u4"
+            },
+            "func_info": {
+                "doc": "The function's info byte.",
+                "type": "fde_info"
+            },
+            "func_rep_size": {
+                "doc": "For a PCMASK function, the size in bytes of the repeated block of\ncode (16 for an AMD64 PLT entry). Added in version 2.",
+                "type": "u1"
+            },
+            "padding2": {
+                "doc": "Two unused bytes that keep the entry 4-byte aligned.",
+                "type": "u2"
+            },
+            "attr": {
+                "doc": "The version-3 attribute block in front of this function's FREs.",
+                "type": "fde_attr"
+            },
+            "num_fres": {
+                "doc": "Number of FREs, wherever this version keeps it."
+            },
+            "info": {
+                "doc": "The info byte, wherever this version keeps it."
+            },
+            "fres_start": {
+                "doc": "Section offset of this function's first FRE."
+            },
+            "fres": {
+                "doc": "The function's frame row entries, in increasing start address. Read\nonly when asked for, so that a section with many functions opens fast.",
+                "type": "fre(info.fre_type)"
+            }
+        }
+    },
+    "fde_attr": {
+        "doc": "Version 3 only: the attributes of a function, stored in the FRE\nsub-section right before the function's first FRE.",
+        "seq": [
+            "func_num_fres",
+            "func_info",
+            "func_info2",
+            "func_rep_size"
+        ],
+        "fields": {
+            "func_num_fres": {
+                "doc": "Number of FREs describing this function.",
+                "type": "u2"
+            },
+            "func_info": {
+                "doc": "The function's info byte.",
+                "type": "fde_info"
+            },
+            "func_info2": {
+                "doc": "The function's second info byte.",
+                "type": "fde_info2"
+            },
+            "func_rep_size": {
+                "doc": "For a PCMASK function, the size in bytes of the repeated block.",
+                "type": "u1"
+            }
+        }
+    },
+    "fde_info": {
+        "doc": "The FDE info byte, from its most significant bit down.",
+        "seq": [
+            "signal_frame",
+            "unused",
+            "pauth_key",
+            "pc_type",
+            "fre_type"
+        ],
+        "fields": {
+            "signal_frame": {
+                "doc": "Bit 7: the function is a signal trampoline, whose caller's registers\nwere saved by the kernel (version 3; unused before).",
+                "type": "b1",
+                "bits": 1
+            },
+            "unused": {
+                "doc": "Bit 6, unused.",
+                "type": "b1",
+                "bits": 1
+            },
+            "pauth_key": {
+                "doc": "Bit 5, AArch64 only: the pointer-authentication key that signs the\nreturn addresses in this function (0 = key A, 1 = key B).",
+                "type": "b1",
+                "bits": 1,
+                "enum": "pauth_key"
+            },
+            "pc_type": {
+                "doc": "Bit 4: how the FRE start addresses are read. PCINC: as offsets into\nthe function, the row for a PC being the last one starting at or\nbefore it. PCMASK: as offsets into a block of code repeated every\n`rep_size` bytes (PLT entries), matched against PC modulo that size.",
+                "type": "b1",
+                "bits": 1,
+                "enum": "pc_type"
+            },
+            "fre_type": {
+                "doc": "Bits 3..0: the width of every FRE start address in this function\n(1, 2 or 4 bytes), chosen by the assembler from the function's size.",
+                "type": "b4",
+                "bits": 4,
+                "enum": "fre_type"
+            }
+        }
+    },
+    "fde_info2": {
+        "doc": "Version 3 only, the second FDE info byte.",
+        "seq": [
+            "unused",
+            "fde_type"
+        ],
+        "fields": {
+            "unused": {
+                "doc": "Bits 7..5, unused.",
+                "type": "b3",
+                "bits": 3
+            },
+            "fde_type": {
+                "doc": "Bits 4..0: how to read this function's FRE stack offsets. DEFAULT:\nas in version 2 (CFA, then FP on AMD64, or CFA, RA, FP on AArch64).\nFLEXIBLE: each tracked value (CFA, RA, FP) is a control word and an\noffset, so a rule may use any register or load through memory.",
+                "type": "b5",
+                "bits": 5,
+                "enum": "fde_type"
+            }
+        }
+    },
+    "fre": {
+        "doc": "A frame row entry: from its start address on (up to the next row's),\nhow to find the CFA and where the caller's FP and RA were saved.",
+        "seq": [
+            "start_addr",
+            "info",
+            "offsets"
+        ],
+        "fields": {
+            "start_addr": {
+                "doc": "Where this row starts, as an offset in bytes from the start of the\nfunction (for a PCMASK function, from the start of the repeated\nblock)."
+            },
+            "info": {
+                "doc": "The FRE info byte.",
+                "type": "fre_info"
+            },
+            "offsets": {
+                "doc": "The row's signed stack offsets. The first locates the CFA from the\nbase register; what the next ones mean depends on the ABI (AMD64:\nFP; AArch64: RA, then FP), each an offset from the CFA."
+            }
+        }
+    },
+    "fre_info": {
+        "doc": "The FRE info byte, from its most significant bit down.",
+        "seq": [
+            "mangled_ra",
+            "offset_size",
+            "offset_count",
+            "cfa_base_reg"
+        ],
+        "fields": {
+            "mangled_ra": {
+                "doc": "Bit 7: the return address was signed (AArch64 pointer\nauthentication) and has to be stripped before use.",
+                "type": "b1",
+                "bits": 1
+            },
+            "offset_size": {
+                "doc": "Bits 6..5, the width of every stack offset in this row.",
+                "type": "b2",
+                "bits": 2,
+                "enum": "offset_size"
+            },
+            "offset_count": {
+                "doc": "Bits 4..1, how many stack offsets follow (at most 15).",
+                "type": "b4",
+                "bits": 4
+            },
+            "cfa_base_reg": {
+                "doc": "Bit 0: the register the CFA is computed from, the frame pointer (0)\nor the stack pointer (1).",
+                "type": "b1",
+                "bits": 1,
+                "enum": "base_reg"
             }
         }
     }

@@ -1,0 +1,613 @@
+"""The section as a tree of fields: every byte named, placed and explained.
+
+This is the learner's view of the format. Each `Field` has a dotted path as
+the Kaitai objects name it (`fdes[12].func_info.fre_type`), its byte range,
+its value, the `doc:` written for it in `sframe.ksy`, and, for bit fields, the
+bits it occupies. It is built from the debug parser, whose position records
+give the ranges, one record at a time as the tree is opened, so that a big
+section costs nothing until a person looks at it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kaitaistruct import KaitaiStruct
+
+from sfview import descriptions
+from sfview.generated.sframe_debug import Sframe as SframeDebug
+from sfview.generated.sframe_docs import ENUMS, TYPES
+from sfview.model import PARSE_ERRORS, Function, Row, Section, Span
+from sfview.stream import BufferStream
+
+
+@dataclass(eq=False)
+class Field:
+    """One node of the field tree: a structure, an array, or a value."""
+
+    name: str
+    path: str
+    span: Span
+    kind: str
+    """`struct`, `array`, `int`, `bits`, `bytes` or `group`."""
+    value: Any = None
+    type_name: str | None = None
+    doc: str = ""
+    enum: str | None = None
+    bits: tuple[int, int] | None = None
+    """For a bit field: (highest, lowest) bit number within its byte, 7 = MSB."""
+    width: int = 0
+    """For a bit field: its width in bits."""
+    parent: Field | None = None
+    meaning: str = ""
+    """What the value means here, in this section (filled by `explain`)."""
+    loader: Callable[[Field], list[Field]] | None = field(default=None, repr=False)
+    _children: list[Field] | None = field(default=None, repr=False)
+
+    @property
+    def has_children(self) -> bool:
+        return self.loader is not None or bool(self._children)
+
+    def children(self) -> list[Field]:
+        """The sub-fields, built on first use."""
+        if self._children is None:
+            self._children = self.loader(self) if self.loader else []
+        return self._children
+
+    @property
+    def is_bit_byte(self) -> bool:
+        """A byte made of bit fields (an info byte, the flags)."""
+        return self.kind == "struct" and bool(self.children()) and all(c.kind == "bits" for c in self.children())
+
+    @property
+    def display(self) -> str:
+        """The value as a person reads it: `ADDR2 (1)`, `16 (0x10)`, `e2 de`."""
+        return display_value(self.value, self.enum)
+
+    def status(self) -> str:
+        """`fdes[12].func_info.fre_type = ADDR2 at 0x1d4..0x1d5`, for the status line."""
+        value = f" = {self.display}" if self.kind not in ("struct", "array", "group") else ""
+        if self.is_bit_byte:
+            value = " = " + " ".join(f"{c.name}={c.display.split(' ')[0]}" for c in self.children())
+        bits = f" bits {self.bits[0]}..{self.bits[1]}" if self.bits else ""
+        return f"{self.path}{value} at {self.span.start:#x}..{self.span.end:#x}{bits}"
+
+
+def enum_name(enum: str, value: int) -> str | None:
+    """The upper-case name of an enum value (`ADDR2`), None if it isn't defined."""
+    entry = ENUMS.get(enum, {}).get(str(int(value)))
+    return entry["id"].upper() if entry else None
+
+
+def enum_doc(enum: str, value: int) -> str:
+    entry = ENUMS.get(enum, {}).get(str(int(value)))
+    return entry["doc"] if entry else "not a defined value"
+
+
+def display_value(value: Any, enum: str | None = None) -> str:
+    if isinstance(value, bool):
+        return "1 (yes)" if value else "0 (no)"
+    if enum is not None and isinstance(value, int):
+        name = enum_name(enum, value)
+        return f"{name} ({int(value)})" if name else f"{int(value)} (undefined)"
+    if isinstance(value, int):
+        return f"{value} ({value:#x})" if not -10 < value < 10 else str(value)
+    if isinstance(value, bytes):
+        return value.hex(" ") if value else "(empty)"
+    return ""
+
+
+@dataclass(frozen=True)
+class Bit:
+    """One bit field of an info byte, for the bit-by-bit breakdown."""
+
+    name: str
+    high: int
+    low: int
+    bits: str
+    """The field's bits as written in the byte, e.g. `01`."""
+    value: str
+    doc: str
+    meaning: str
+
+
+class FieldTree:
+    """The field tree of one section, built lazily from the debug parser."""
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+        self.io = BufferStream(section.data)
+        self.root_obj = SframeDebug(self.io)
+        self.root_obj._read()
+        self.section_obj = self.root_obj.section
+        data = section.data
+        self.root = Field(
+            "section",
+            "",
+            Span(0, len(data)),
+            "struct",
+            type_name="section",
+            doc=TYPES["section"]["doc"],
+            loader=self._section_children,
+        )
+        self._fre_starts: list[tuple[int, int]] | None = None
+        self._function_fields: dict[int, Field] = {}
+
+    # Building -----------------------------------------------------------
+
+    def _section_children(self, parent: Field) -> list[Field]:
+        out = self._struct_fields(self.section_obj, "section", parent)
+        if not self.section.header.auxhdr_len:
+            out = [f for f in out if f.name != "auxhdr"]
+        sec = self.section
+        fdes = Field(
+            "fdes",
+            "fdes",
+            Span(sec.fde_start, sec.fde_start + sec.num_fdes * sec.fde_size),
+            "array",
+            doc=TYPES["section"]["fields"]["fdes"]["doc"],
+            parent=parent,
+            loader=lambda f: [self.function_field(i) for i in range(sec.num_fdes)],
+        )
+        fre_end = sec.fre_start + sec.header.fre_len
+        fres = Field(
+            "fre_subsection",
+            "fre_subsection",
+            Span(sec.fre_start, min(fre_end, len(sec.data))),
+            "group",
+            doc="The FRE sub-section: every function's frame row entries, one block per function "
+            "(in version 3 each block starts with the function's attributes). Open a function "
+            "under `fdes` to see its rows.",
+            parent=parent,
+        )
+        return [*out, fdes, fres]
+
+    def function_field(self, index: int) -> Field:
+        """The field of FDE `index`, with its FREs (and v3 attributes) under it."""
+        if index in self._function_fields:
+            return self._function_fields[index]
+        func = self.section.function(index)
+        obj = self._read_record(
+            func.span.start,
+            lambda: SframeDebug.Section.Fde(self.io, self.section_obj, self.root_obj, self.section.little_endian),
+        )
+        node = Field(
+            f"fdes[{index}]",
+            f"fdes[{index}]",
+            func.span,
+            "struct",
+            type_name="fde",
+            doc=TYPES["fde"]["doc"],
+            parent=None,
+            loader=lambda f: self._fde_children(f, func, obj),
+        )
+        node.parent = self.root
+        self._function_fields[index] = node
+        return node
+
+    def _fde_children(self, node: Field, func: Function, obj: Any) -> list[Field]:
+        out = self._struct_fields(obj, "fde", node)
+        if self.section.version >= 3 and func.attr_span is not None:
+            attr = self._read_record(
+                func.attr_span.start,
+                lambda: SframeDebug.Section.FdeAttr(self.io, obj, self.root_obj, self.section.little_endian),
+            )
+            out.append(
+                self._make(attr, "attr", "fde_attr", func.attr_span, node, TYPES["fde"]["fields"]["attr"]["doc"])
+            )
+        rows = func.rows
+        if rows:
+            span = Span(rows[0].span.start, rows[-1].span.end)
+            out.append(
+                Field(
+                    "fres",
+                    f"{node.path}.fres",
+                    span,
+                    "array",
+                    doc=TYPES["fde"]["fields"]["fres"]["doc"],
+                    parent=node,
+                    loader=lambda f: [self._row_field(f, func, row) for row in rows],
+                )
+            )
+        return out
+
+    def _row_field(self, parent: Field, func: Function, row: Row) -> Field:
+        obj = self._read_record(
+            row.span.start,
+            lambda: SframeDebug.Section.Fre(func.fre_type, self.io, None, self.root_obj, self.section.little_endian),
+        )
+        node = self._make(obj, f"fres[{row.index}]", "fre", row.span, parent, TYPES["fre"]["doc"])
+        node.path = f"{parent.path}[{row.index}]"
+        return node
+
+    def _read_record(self, start: int, make: Callable[[], Any]) -> Any:
+        """Read one record with the debug parser; a failing one keeps what it read."""
+        self.io.seek(start)
+        obj = make()
+        with contextlib.suppress(*PARSE_ERRORS):
+            obj._read()
+        return obj
+
+    def _make(self, obj: Any, name: str, type_name: str, span: Span, parent: Field, doc: str) -> Field:
+        path = f"{parent.path}.{name}" if parent.path else name
+        node = Field(
+            name,
+            path,
+            span,
+            "struct",
+            type_name=type_name,
+            doc=doc,
+            parent=parent,
+            loader=lambda f: self._struct_fields(obj, type_name, f),
+        )
+        return node
+
+    def _struct_fields(self, obj: Any, type_name: str, parent: Field) -> list[Field]:
+        """The sequence fields of a Kaitai object, in order, as tree nodes."""
+        spec = TYPES[type_name]
+        out: list[Field] = []
+        bit_pos = 0
+        for name in spec["seq"]:
+            info = spec["fields"][name]
+            rec = obj._debug.get(name)
+            if rec is None or "start" not in rec or not hasattr(obj, name):
+                continue
+            value = getattr(obj, name)
+            path = f"{parent.path}.{name}" if parent.path else name
+            doc = info["doc"]
+            if "bits" in info:
+                width = info["bits"]
+                byte = parent.span.start + bit_pos // 8
+                high = 7 - bit_pos % 8
+                bit_pos += width
+                out.append(
+                    Field(
+                        name,
+                        path,
+                        Span(byte, byte + 1),
+                        "bits",
+                        value=value,
+                        type_name=info.get("type"),
+                        doc=doc,
+                        enum=info.get("enum"),
+                        bits=(high, high - width + 1),
+                        width=width,
+                        parent=parent,
+                    )
+                )
+                continue
+            span = Span(rec["start"], rec.get("end", rec["start"]))
+            if isinstance(value, KaitaiStruct):
+                out.append(self._make(value, name, info["type"], span, parent, doc))
+            elif isinstance(value, list):
+                out.append(self._array(name, path, span, value, rec.get("arr", []), info, parent))
+            else:
+                out.append(
+                    Field(
+                        name,
+                        path,
+                        span,
+                        "bytes" if isinstance(value, bytes) else "int",
+                        value=value,
+                        type_name=info.get("type"),
+                        doc=doc,
+                        enum=info.get("enum"),
+                        parent=parent,
+                    )
+                )
+        for node in out:
+            node.meaning = explain(self.section, node)
+        return out
+
+    def _array(self, name: str, path: str, span: Span, values: list, recs: list, info: dict, parent: Field) -> Field:
+        node = Field(name, path, span, "array", type_name=info.get("type"), doc=info["doc"], parent=parent)
+        node._children = [
+            Field(
+                f"{name}[{i}]",
+                f"{path}[{i}]",
+                Span(rec["start"], rec.get("end", rec["start"])),
+                "int",
+                value=value,
+                type_name=info.get("type"),
+                doc=info["doc"],
+                parent=node,
+            )
+            for i, (value, rec) in enumerate(zip(values, recs, strict=False))
+        ]
+        for child in node._children:
+            child.meaning = explain(self.section, child)
+        return node
+
+    # Finding ------------------------------------------------------------
+
+    def field_at(self, offset: int) -> Field:
+        """The innermost field that holds the byte at `offset`."""
+        node = self._record_at(offset)
+        while True:
+            inner = [c for c in node.children() if offset in c.span and c.kind != "group"]
+            # Bit fields share their byte: the info byte that holds them stands for it.
+            if not inner or inner[0].kind == "bits":
+                return node
+            node = inner[0]
+
+    def _record_at(self, offset: int) -> Field:
+        sec = self.section
+        fde_end = sec.fde_start + sec.num_fdes * sec.fde_size
+        if sec.fde_start <= offset < fde_end:
+            fde = self.function_field((offset - sec.fde_start) // sec.fde_size)
+            return _without(fde, ("fres", "attr"))
+        if offset >= sec.fre_start:
+            found = self._fre_record_at(offset)
+            if found is not None:
+                return found
+        return self.root
+
+    def _fre_record_at(self, offset: int) -> Field | None:
+        """The FRE (or v3 attribute block) holding `offset`, found by FRE block starts."""
+        starts = self._fre_block_starts()
+        i = bisect.bisect_right(starts, (offset, len(starts))) - 1
+        if i < 0:
+            return None
+        index = starts[i][1]
+        fde = self.function_field(index)
+        for child in fde.children():
+            if child.name in ("fres", "attr") and offset in child.span:
+                if child.name == "attr":
+                    return child
+                return next((row for row in child.children() if offset in row.span), None)
+        return None
+
+    def _fre_block_starts(self) -> list[tuple[int, int]]:
+        """(section offset of each function's FRE block, FDE index), sorted.
+
+        Read straight from the FDE array, where the ksy puts the FRE offset
+        field (its position is taken from the debug parser, not written here),
+        so that 40,000 functions need no decoding at all.
+        """
+        if self._fre_starts is None:
+            sec = self.section
+            if not sec.num_fdes:
+                self._fre_starts = []
+                return self._fre_starts
+            first = self.function_field(0)
+            off_field = next(c for c in first.children() if c.name == "func_start_fre_off")
+            at = off_field.span.start - sec.fde_start
+            fmt = ("<" if sec.little_endian else ">") + "I"
+            unpack = struct.Struct(fmt).unpack_from
+            data = sec.data
+            self._fre_starts = sorted(
+                (sec.fre_start + unpack(data, sec.fde_start + i * sec.fde_size + at)[0], i) for i in range(sec.num_fdes)
+            )
+        return self._fre_starts
+
+    # Teaching -----------------------------------------------------------
+
+    def bit_breakdown(self, node: Field) -> list[Bit]:
+        """For an info byte (or one of its bit fields): every bit field in it."""
+        holder = node.parent if node.kind == "bits" and node.parent else node
+        bits = [c for c in holder.children() if c.kind == "bits"]
+        if not bits:
+            return []
+        byte = self.section.data[holder.span.start]
+        out = []
+        for b in bits:
+            high, low = b.bits or (0, 0)
+            raw = (byte >> low) & ((1 << (high - low + 1)) - 1)
+            out.append(Bit(b.name, high, low, format(raw, f"0{high - low + 1}b"), b.display, b.doc, b.meaning))
+        return out
+
+
+def _without(node: Field, names: tuple[str, ...]) -> Field:
+    """A view of an FDE node without its out-of-line children, for lookups by offset."""
+    view = Field(node.name, node.path, node.span, node.kind, type_name=node.type_name, doc=node.doc, parent=node.parent)
+    view._children = [c for c in node.children() if c.name not in names]
+    return view
+
+
+# What a value means in this section -------------------------------------
+
+
+def explain(section: Section, node: Field) -> str:
+    """A sentence on what `node`'s value means here, or "" when the doc says it all."""
+    owner = node.parent
+    if owner is not None and owner.kind == "array":
+        owner = owner.parent
+    explainer = _EXPLAINERS.get((owner.type_name if owner else None, node.name.split("[")[0]))
+    if explainer is None:
+        return ""
+    try:
+        return explainer(section, node)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        return ""
+
+
+def _fde_of(section: Section, node: Field) -> Function | None:
+    path = node.path
+    if not path.startswith("fdes["):
+        return None
+    return section.function(int(path[5 : path.index("]")]))
+
+
+def _row_of(section: Section, node: Field) -> Row | None:
+    func = _fde_of(section, node)
+    if func is None or ".fres[" not in node.path:
+        return None
+    after = node.path.split(".fres[", 1)[1]
+    return func.rows[int(after[: after.index("]")])]
+
+
+def _flags(section: Section, node: Field) -> str:
+    set_or_not = "set" if node.value else "clear"
+    return {
+        "fde_sorted": f"{set_or_not}: "
+        + ("FDEs may be binary-searched by address" if node.value else "an unwinder must scan every FDE"),
+        "frame_pointer": f"{set_or_not}: "
+        + ("every function keeps a frame pointer" if node.value else "no promise that frame pointers are kept"),
+        "fde_func_start_pcrel": f"{set_or_not}: "
+        + (
+            "start addresses are relative to their own field"
+            if node.value
+            else "start addresses are relative to the section"
+        ),
+        "reserved": "all clear, as required" if not node.value else f"{node.value:#x}: reserved bits set (invalid)",
+    }.get(node.name, "")
+
+
+def _func_start(section: Section, node: Field) -> str:
+    func = _fde_of(section, node)
+    if func is None:
+        return ""
+    base = (
+        f"field address {section.address + func.span.start:#x}"
+        if section.flags & 0x4
+        else f"section address {section.address:#x}"
+    )
+    sign = "-" if node.value < 0 else "+"
+    return f"function starts at {func.start_address:#x} = {base} {sign} {abs(node.value):#x}"
+
+
+def _func_size(section: Section, node: Field) -> str:
+    func = _fde_of(section, node)
+    return f"covers {func.start_address:#x}..{func.end_address:#x}" if func else ""
+
+
+def _fre_off(section: Section, node: Field) -> str:
+    return (
+        f"FRE block at section offset {section.fre_start + node.value:#x} (FRE sub-section {section.fre_start:#x} "
+        f"+ {node.value})"
+    )
+
+
+def _fre_type(section: Section, node: Field) -> str:
+    func = _fde_of(section, node)
+    size = {0: 1, 1: 2, 2: 4}.get(int(node.value))
+    if size is None:
+        return "not a defined FRE type: the function's rows cannot be read"
+    tail = f" (the function is {func.size} bytes long)" if func else ""
+    return f"each row's start address takes {size} byte{'s' if size > 1 else ''}{tail}"
+
+
+def _pc_type(section: Section, node: Field) -> str:
+    func = _fde_of(section, node)
+    if int(node.value) == 1:
+        size = func.rep_size if func else 0
+        return f"rows match (PC - start) % {size or 'block size'}: a repeated block such as PLT entries"
+    return "rows match PC - start: the last row starting at or before it applies"
+
+
+def _pauth_key(section: Section, node: Field) -> str:
+    if not section.is_aarch64:
+        return "unused outside AArch64"
+    return f"return addresses are signed with key {'B' if int(node.value) else 'A'}"
+
+
+def _signal(section: Section, node: Field) -> str:
+    return "a signal trampoline" if node.value else "an ordinary function"
+
+
+def _offset_count(section: Section, node: Field) -> str:
+    row = _row_of(section, node)
+    n = int(node.value)
+    if n == 0:
+        return (
+            "no offsets: the return address is undefined here (outermost frame)"
+            if section.version >= 3
+            else "no offsets"
+        )
+    names = ["CFA"]
+    if section.fixed_ra_offset == 0:
+        names.append("RA")
+    if section.fixed_fp_offset == 0:
+        names.append("FP")
+    given = names[:n] + [f"extra {i}" for i in range(len(names), n)]
+    suffix = f" ({row.offset_size} byte{'s' if row.offset_size > 1 else ''} each)" if row else ""
+    return f"{n} offset{'s follow' if n > 1 else ' follows'}: {', '.join(given)}{suffix}"
+
+
+def _offset_size(section: Section, node: Field) -> str:
+    size = descriptions.OFFSET_SIZE_BYTES.get(int(node.value))
+    return (
+        f"each stack offset takes {size} byte{'s' if size and size > 1 else ''}"
+        if size
+        else "not a defined size: the row cannot be read"
+    )
+
+
+def _base_reg(section: Section, node: Field) -> str:
+    return f"CFA = {'SP' if int(node.value) else 'FP'} + the first offset"
+
+
+def _mangled(section: Section, node: Field) -> str:
+    if not node.value:
+        return "the saved return address is used as is"
+    return "the saved return address is signed: strip the PAC bits before use"
+
+
+def _offsets(section: Section, node: Field) -> str:
+    row = _row_of(section, node)
+    if row is None:
+        return ""
+    k = int(node.name[node.name.index("[") + 1 : -1])
+    if k == 0:
+        sign = "-" if node.value < 0 else "+"
+        return f"CFA = {row.base_reg_name.upper()} {sign} {abs(node.value)}"
+    if k == section.ra_index:
+        return f"the caller's return address is saved at CFA {node.value:+d}"
+    if k == section.fp_index:
+        return f"the caller's frame pointer is saved at CFA {node.value:+d}"
+    return "an offset this ABI gives no meaning"
+
+
+def _start_addr(section: Section, node: Field) -> str:
+    row = _row_of(section, node)
+    func = _fde_of(section, node)
+    if row is None or func is None:
+        return ""
+    if func.pcmask:
+        return f"applies from offset {node.value:#x} of every {func.rep_size or '?'}-byte block"
+    return f"applies from {row.address:#x} = function start {func.start_address:#x} + {node.value:#x}"
+
+
+def _abi(section: Section, node: Field) -> str:
+    return descriptions.abi_name(int(node.value))
+
+
+def _fixed(section: Section, node: Field) -> str:
+    what = "FP" if "fp" in node.name else "RA"
+    if node.value:
+        return f"the caller's {what} is always saved at CFA {node.value:+d}; rows don't track it"
+    return f"0: the {what} is tracked row by row (or not saved)"
+
+
+def _magic(section: Section, node: Field) -> str:
+    return f"{section.endian}-endian section (bytes {section.data[0]:02x} {section.data[1]:02x})"
+
+
+_EXPLAINERS: dict[tuple[str | None, str], Callable[[Section, Field], str]] = {
+    ("flags", "fde_sorted"): _flags,
+    ("flags", "frame_pointer"): _flags,
+    ("flags", "fde_func_start_pcrel"): _flags,
+    ("flags", "reserved"): _flags,
+    ("preamble", "magic"): _magic,
+    ("header", "abi_arch"): _abi,
+    ("header", "cfa_fixed_fp_offset"): _fixed,
+    ("header", "cfa_fixed_ra_offset"): _fixed,
+    ("fde", "func_start"): _func_start,
+    ("fde", "func_size"): _func_size,
+    ("fde", "func_start_fre_off"): _fre_off,
+    ("fde_info", "fre_type"): _fre_type,
+    ("fde_info", "pc_type"): _pc_type,
+    ("fde_info", "pauth_key"): _pauth_key,
+    ("fde_info", "signal_frame"): _signal,
+    ("fre", "start_addr"): _start_addr,
+    ("fre", "offsets"): _offsets,
+    ("fre_info", "offset_count"): _offset_count,
+    ("fre_info", "offset_size"): _offset_size,
+    ("fre_info", "cfa_base_reg"): _base_reg,
+    ("fre_info", "mangled_ra"): _mangled,
+}

@@ -1,0 +1,1019 @@
+# GENERATED from sframe.ksy by tools/kaitai/compile.js with kaitai-struct-compiler 0.11.0.
+# Do not edit: change sframe.ksy and run `node tools/kaitai/compile.js`.
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from enum import IntEnum
+import collections
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class Sframe(KaitaiStruct):
+    """SFrame ("Simple Frame") is the compact stack-trace format that GNU binutils
+    emits next to .eh_frame, in a section named .sframe and a segment of type
+    PT_GNU_SFRAME. For every function it records, row by row, how to find the
+    Canonical Frame Address (CFA), the frame pointer (FP) and the return
+    address (RA): enough for a profiler or a kernel to walk the stack fast.
+    
+    A section is a header (which starts with a 4-byte preamble), an array of
+    function descriptor entries (FDEs) and a sub-section of variable-length
+    frame row entries (FREs). All multi-byte fields are in the byte order of the
+    target; the magic number tells which one.
+    
+    This description covers versions 1 and 2 of the format and version 3, which
+    splits each FDE into a fixed-size index entry and a small attribute block
+    stored in front of the function's FREs.
+    
+    .. seealso::
+       Source - https://sourceware.org/binutils/docs/sframe-spec.html
+    """
+
+    class AbiArch(IntEnum):
+        aarch64_endian_big = 1
+        aarch64_endian_little = 2
+        amd64_endian_little = 3
+        s390x_endian_big = 4
+
+    class BaseReg(IntEnum):
+        fp = 0
+        sp = 1
+
+    class FdeType(IntEnum):
+        default = 0
+        flexible = 1
+
+    class FreType(IntEnum):
+        addr1 = 0
+        addr2 = 1
+        addr4 = 2
+
+    class OffsetSize(IntEnum):
+        b1 = 0
+        b2 = 1
+        b4 = 2
+
+    class PauthKey(IntEnum):
+        key_a = 0
+        key_b = 1
+
+    class PcType(IntEnum):
+        pcinc = 0
+        pcmask = 1
+
+    class Version(IntEnum):
+        v1 = 1
+        v2 = 2
+        v3 = 3
+    SEQ_FIELDS = ["section"]
+    def __init__(self, _io, _parent=None, _root=None):
+        super(Sframe, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._debug = collections.defaultdict(dict)
+
+    def _read(self):
+        self._debug['section']['start'] = self._io.pos()
+        self.section = Sframe.Section(self._io, self, self._root)
+        self.section._read()
+        self._debug['section']['end'] = self._io.pos()
+
+
+    def _fetch_instances(self):
+        pass
+        self.section._fetch_instances()
+        _ = self.magic_be
+        if hasattr(self, '_m_magic_be'):
+            pass
+
+
+    class Section(KaitaiStruct):
+        """The section proper, in the byte order its magic number gives: the
+        preamble and header, then (at offsets the header gives) the FDE array
+        and the FRE sub-section.
+        """
+        SEQ_FIELDS = ["preamble", "header", "auxhdr"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Sframe.Section, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            _on = self._root.magic_be
+            if _on == 57058:
+                pass
+                self._is_le = False
+            elif _on == 58078:
+                pass
+                self._is_le = True
+            if not hasattr(self, '_is_le'):
+                raise kaitaistruct.UndecidedEndiannessError("/types/section")
+            elif self._is_le == True:
+                self._read_le()
+            elif self._is_le == False:
+                self._read_be()
+
+        def _read_le(self):
+            self._debug['preamble']['start'] = self._io.pos()
+            self.preamble = Sframe.Section.Preamble(self._io, self, self._root, self._is_le)
+            self.preamble._read()
+            self._debug['preamble']['end'] = self._io.pos()
+            self._debug['header']['start'] = self._io.pos()
+            self.header = Sframe.Section.Header(self._io, self, self._root, self._is_le)
+            self.header._read()
+            self._debug['header']['end'] = self._io.pos()
+            self._debug['auxhdr']['start'] = self._io.pos()
+            self.auxhdr = self._io.read_bytes(self.header.auxhdr_len)
+            self._debug['auxhdr']['end'] = self._io.pos()
+
+        def _read_be(self):
+            self._debug['preamble']['start'] = self._io.pos()
+            self.preamble = Sframe.Section.Preamble(self._io, self, self._root, self._is_le)
+            self.preamble._read()
+            self._debug['preamble']['end'] = self._io.pos()
+            self._debug['header']['start'] = self._io.pos()
+            self.header = Sframe.Section.Header(self._io, self, self._root, self._is_le)
+            self.header._read()
+            self._debug['header']['end'] = self._io.pos()
+            self._debug['auxhdr']['start'] = self._io.pos()
+            self.auxhdr = self._io.read_bytes(self.header.auxhdr_len)
+            self._debug['auxhdr']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+            self.preamble._fetch_instances()
+            self.header._fetch_instances()
+            _ = self.fdes
+            if hasattr(self, '_m_fdes'):
+                pass
+                for i in range(len(self._m_fdes)):
+                    pass
+                    self._m_fdes[i]._fetch_instances()
+
+
+
+        class Fde(KaitaiStruct):
+            """A function descriptor entry: where a function is, how long it is and
+            where its frame row entries are. In version 3 this is the 16-byte index
+            entry and the rest of the description is in `attr`.
+            """
+            SEQ_FIELDS = ["func_start", "func_size", "func_start_fre_off", "func_num_fres", "func_info", "func_rep_size", "padding2"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.Fde, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fde")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['func_start']['start'] = self._io.pos()
+                _on = self._parent.version
+                if _on == 3:
+                    pass
+                    self.func_start = self._io.read_s8le()
+                else:
+                    pass
+                    self.func_start = self._io.read_s4le()
+                self._debug['func_start']['end'] = self._io.pos()
+                self._debug['func_size']['start'] = self._io.pos()
+                self.func_size = self._io.read_u4le()
+                self._debug['func_size']['end'] = self._io.pos()
+                self._debug['func_start_fre_off']['start'] = self._io.pos()
+                self.func_start_fre_off = self._io.read_u4le()
+                self._debug['func_start_fre_off']['end'] = self._io.pos()
+                if self._parent.version < 3:
+                    pass
+                    self._debug['func_num_fres']['start'] = self._io.pos()
+                    self.func_num_fres = self._io.read_u4le()
+                    self._debug['func_num_fres']['end'] = self._io.pos()
+
+                if self._parent.version < 3:
+                    pass
+                    self._debug['func_info']['start'] = self._io.pos()
+                    self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
+                    self.func_info._read()
+                    self._debug['func_info']['end'] = self._io.pos()
+
+                if self._parent.version == 2:
+                    pass
+                    self._debug['func_rep_size']['start'] = self._io.pos()
+                    self.func_rep_size = self._io.read_u1()
+                    self._debug['func_rep_size']['end'] = self._io.pos()
+
+                if self._parent.version == 2:
+                    pass
+                    self._debug['padding2']['start'] = self._io.pos()
+                    self.padding2 = self._io.read_u2le()
+                    self._debug['padding2']['end'] = self._io.pos()
+
+
+            def _read_be(self):
+                self._debug['func_start']['start'] = self._io.pos()
+                _on = self._parent.version
+                if _on == 3:
+                    pass
+                    self.func_start = self._io.read_s8be()
+                else:
+                    pass
+                    self.func_start = self._io.read_s4be()
+                self._debug['func_start']['end'] = self._io.pos()
+                self._debug['func_size']['start'] = self._io.pos()
+                self.func_size = self._io.read_u4be()
+                self._debug['func_size']['end'] = self._io.pos()
+                self._debug['func_start_fre_off']['start'] = self._io.pos()
+                self.func_start_fre_off = self._io.read_u4be()
+                self._debug['func_start_fre_off']['end'] = self._io.pos()
+                if self._parent.version < 3:
+                    pass
+                    self._debug['func_num_fres']['start'] = self._io.pos()
+                    self.func_num_fres = self._io.read_u4be()
+                    self._debug['func_num_fres']['end'] = self._io.pos()
+
+                if self._parent.version < 3:
+                    pass
+                    self._debug['func_info']['start'] = self._io.pos()
+                    self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
+                    self.func_info._read()
+                    self._debug['func_info']['end'] = self._io.pos()
+
+                if self._parent.version == 2:
+                    pass
+                    self._debug['func_rep_size']['start'] = self._io.pos()
+                    self.func_rep_size = self._io.read_u1()
+                    self._debug['func_rep_size']['end'] = self._io.pos()
+
+                if self._parent.version == 2:
+                    pass
+                    self._debug['padding2']['start'] = self._io.pos()
+                    self.padding2 = self._io.read_u2be()
+                    self._debug['padding2']['end'] = self._io.pos()
+
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self._parent.version
+                if _on == 3:
+                    pass
+                else:
+                    pass
+                if self._parent.version < 3:
+                    pass
+
+                if self._parent.version < 3:
+                    pass
+                    self.func_info._fetch_instances()
+
+                if self._parent.version == 2:
+                    pass
+
+                if self._parent.version == 2:
+                    pass
+
+                _ = self.attr
+                if hasattr(self, '_m_attr'):
+                    pass
+                    self._m_attr._fetch_instances()
+
+                _ = self.fres
+                if hasattr(self, '_m_fres'):
+                    pass
+                    for i in range(len(self._m_fres)):
+                        pass
+                        self._m_fres[i]._fetch_instances()
+
+
+
+            @property
+            def attr(self):
+                """The version-3 attribute block in front of this function's FREs."""
+                if hasattr(self, '_m_attr'):
+                    return self._m_attr
+
+                if self._parent.version >= 3:
+                    pass
+                    _pos = self._io.pos()
+                    self._io.seek(self._parent.fre_start + self.func_start_fre_off)
+                    if self._is_le:
+                        self._debug['_m_attr']['start'] = self._io.pos()
+                        self._m_attr = Sframe.Section.FdeAttr(self._io, self, self._root, self._is_le)
+                        self._m_attr._read()
+                        self._debug['_m_attr']['end'] = self._io.pos()
+                    else:
+                        self._debug['_m_attr']['start'] = self._io.pos()
+                        self._m_attr = Sframe.Section.FdeAttr(self._io, self, self._root, self._is_le)
+                        self._m_attr._read()
+                        self._debug['_m_attr']['end'] = self._io.pos()
+                    self._io.seek(_pos)
+
+                return getattr(self, '_m_attr', None)
+
+            @property
+            def fres(self):
+                """The function's frame row entries, in increasing start address. Read
+                only when asked for, so that a section with many functions opens fast.
+                """
+                if hasattr(self, '_m_fres'):
+                    return self._m_fres
+
+                _pos = self._io.pos()
+                self._io.seek(self.fres_start)
+                self._debug['_m_fres']['start'] = self._io.pos()
+                self._debug['_m_fres']['arr'] = []
+                if self._is_le:
+                    self._m_fres = []
+                    for i in range(self.num_fres):
+                        self._debug['_m_fres']['arr'].append({'start': self._io.pos()})
+                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le)
+                        try:
+                            _t__m_fres._read()
+                        finally:
+                            self._m_fres.append(_t__m_fres)
+                        self._debug['_m_fres']['arr'][i]['end'] = self._io.pos()
+
+                else:
+                    self._m_fres = []
+                    for i in range(self.num_fres):
+                        self._debug['_m_fres']['arr'].append({'start': self._io.pos()})
+                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le)
+                        try:
+                            _t__m_fres._read()
+                        finally:
+                            self._m_fres.append(_t__m_fres)
+                        self._debug['_m_fres']['arr'][i]['end'] = self._io.pos()
+
+                self._debug['_m_fres']['end'] = self._io.pos()
+                self._io.seek(_pos)
+                return getattr(self, '_m_fres', None)
+
+            @property
+            def fres_start(self):
+                """Section offset of this function's first FRE."""
+                if hasattr(self, '_m_fres_start'):
+                    return self._m_fres_start
+
+                self._m_fres_start = (self._parent.fre_start + self.func_start_fre_off) + (5 if self._parent.version >= 3 else 0)
+                return getattr(self, '_m_fres_start', None)
+
+            @property
+            def info(self):
+                """The info byte, wherever this version keeps it."""
+                if hasattr(self, '_m_info'):
+                    return self._m_info
+
+                self._m_info = (self.attr.func_info if self._parent.version >= 3 else self.func_info)
+                return getattr(self, '_m_info', None)
+
+            @property
+            def num_fres(self):
+                """Number of FREs, wherever this version keeps it."""
+                if hasattr(self, '_m_num_fres'):
+                    return self._m_num_fres
+
+                self._m_num_fres = (self.attr.func_num_fres if self._parent.version >= 3 else self.func_num_fres)
+                return getattr(self, '_m_num_fres', None)
+
+
+        class FdeAttr(KaitaiStruct):
+            """Version 3 only: the attributes of a function, stored in the FRE
+            sub-section right before the function's first FRE.
+            """
+            SEQ_FIELDS = ["func_num_fres", "func_info", "func_info2", "func_rep_size"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FdeAttr, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fde_attr")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['func_num_fres']['start'] = self._io.pos()
+                self.func_num_fres = self._io.read_u2le()
+                self._debug['func_num_fres']['end'] = self._io.pos()
+                self._debug['func_info']['start'] = self._io.pos()
+                self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
+                self.func_info._read()
+                self._debug['func_info']['end'] = self._io.pos()
+                self._debug['func_info2']['start'] = self._io.pos()
+                self.func_info2 = Sframe.Section.FdeInfo2(self._io, self, self._root, self._is_le)
+                self.func_info2._read()
+                self._debug['func_info2']['end'] = self._io.pos()
+                self._debug['func_rep_size']['start'] = self._io.pos()
+                self.func_rep_size = self._io.read_u1()
+                self._debug['func_rep_size']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['func_num_fres']['start'] = self._io.pos()
+                self.func_num_fres = self._io.read_u2be()
+                self._debug['func_num_fres']['end'] = self._io.pos()
+                self._debug['func_info']['start'] = self._io.pos()
+                self.func_info = Sframe.Section.FdeInfo(self._io, self, self._root, self._is_le)
+                self.func_info._read()
+                self._debug['func_info']['end'] = self._io.pos()
+                self._debug['func_info2']['start'] = self._io.pos()
+                self.func_info2 = Sframe.Section.FdeInfo2(self._io, self, self._root, self._is_le)
+                self.func_info2._read()
+                self._debug['func_info2']['end'] = self._io.pos()
+                self._debug['func_rep_size']['start'] = self._io.pos()
+                self.func_rep_size = self._io.read_u1()
+                self._debug['func_rep_size']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+                self.func_info._fetch_instances()
+                self.func_info2._fetch_instances()
+
+
+        class FdeInfo(KaitaiStruct):
+            """The FDE info byte, from its most significant bit down."""
+            SEQ_FIELDS = ["signal_frame", "unused", "pauth_key", "pc_type", "fre_type"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FdeInfo, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fde_info")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['signal_frame']['start'] = self._io.pos()
+                self.signal_frame = self._io.read_bits_int_be(1) != 0
+                self._debug['signal_frame']['end'] = self._io.pos()
+                self._debug['unused']['start'] = self._io.pos()
+                self.unused = self._io.read_bits_int_be(1) != 0
+                self._debug['unused']['end'] = self._io.pos()
+                self._debug['pauth_key']['start'] = self._io.pos()
+                self.pauth_key = KaitaiStream.resolve_enum(Sframe.PauthKey, self._io.read_bits_int_be(1))
+                self._debug['pauth_key']['end'] = self._io.pos()
+                self._debug['pc_type']['start'] = self._io.pos()
+                self.pc_type = KaitaiStream.resolve_enum(Sframe.PcType, self._io.read_bits_int_be(1))
+                self._debug['pc_type']['end'] = self._io.pos()
+                self._debug['fre_type']['start'] = self._io.pos()
+                self.fre_type = KaitaiStream.resolve_enum(Sframe.FreType, self._io.read_bits_int_be(4))
+                self._debug['fre_type']['end'] = self._io.pos()
+                if not isinstance(self.fre_type, Sframe.FreType):
+                    raise kaitaistruct.ValidationNotInEnumError(self.fre_type, self._io, u"/types/section/types/fde_info/seq/4")
+
+            def _read_be(self):
+                self._debug['signal_frame']['start'] = self._io.pos()
+                self.signal_frame = self._io.read_bits_int_be(1) != 0
+                self._debug['signal_frame']['end'] = self._io.pos()
+                self._debug['unused']['start'] = self._io.pos()
+                self.unused = self._io.read_bits_int_be(1) != 0
+                self._debug['unused']['end'] = self._io.pos()
+                self._debug['pauth_key']['start'] = self._io.pos()
+                self.pauth_key = KaitaiStream.resolve_enum(Sframe.PauthKey, self._io.read_bits_int_be(1))
+                self._debug['pauth_key']['end'] = self._io.pos()
+                self._debug['pc_type']['start'] = self._io.pos()
+                self.pc_type = KaitaiStream.resolve_enum(Sframe.PcType, self._io.read_bits_int_be(1))
+                self._debug['pc_type']['end'] = self._io.pos()
+                self._debug['fre_type']['start'] = self._io.pos()
+                self.fre_type = KaitaiStream.resolve_enum(Sframe.FreType, self._io.read_bits_int_be(4))
+                self._debug['fre_type']['end'] = self._io.pos()
+                if not isinstance(self.fre_type, Sframe.FreType):
+                    raise kaitaistruct.ValidationNotInEnumError(self.fre_type, self._io, u"/types/section/types/fde_info/seq/4")
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class FdeInfo2(KaitaiStruct):
+            """Version 3 only, the second FDE info byte."""
+            SEQ_FIELDS = ["unused", "fde_type"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FdeInfo2, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fde_info2")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['unused']['start'] = self._io.pos()
+                self.unused = self._io.read_bits_int_be(3)
+                self._debug['unused']['end'] = self._io.pos()
+                self._debug['fde_type']['start'] = self._io.pos()
+                self.fde_type = KaitaiStream.resolve_enum(Sframe.FdeType, self._io.read_bits_int_be(5))
+                self._debug['fde_type']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['unused']['start'] = self._io.pos()
+                self.unused = self._io.read_bits_int_be(3)
+                self._debug['unused']['end'] = self._io.pos()
+                self._debug['fde_type']['start'] = self._io.pos()
+                self.fde_type = KaitaiStream.resolve_enum(Sframe.FdeType, self._io.read_bits_int_be(5))
+                self._debug['fde_type']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class Flags(KaitaiStruct):
+            """The preamble's flag byte. Bits not defined below are reserved and must
+            be zero.
+            """
+            SEQ_FIELDS = ["reserved", "fde_func_start_pcrel", "frame_pointer", "fde_sorted"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.Flags, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/flags")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['reserved']['start'] = self._io.pos()
+                self.reserved = self._io.read_bits_int_be(5)
+                self._debug['reserved']['end'] = self._io.pos()
+                self._debug['fde_func_start_pcrel']['start'] = self._io.pos()
+                self.fde_func_start_pcrel = self._io.read_bits_int_be(1) != 0
+                self._debug['fde_func_start_pcrel']['end'] = self._io.pos()
+                self._debug['frame_pointer']['start'] = self._io.pos()
+                self.frame_pointer = self._io.read_bits_int_be(1) != 0
+                self._debug['frame_pointer']['end'] = self._io.pos()
+                self._debug['fde_sorted']['start'] = self._io.pos()
+                self.fde_sorted = self._io.read_bits_int_be(1) != 0
+                self._debug['fde_sorted']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['reserved']['start'] = self._io.pos()
+                self.reserved = self._io.read_bits_int_be(5)
+                self._debug['reserved']['end'] = self._io.pos()
+                self._debug['fde_func_start_pcrel']['start'] = self._io.pos()
+                self.fde_func_start_pcrel = self._io.read_bits_int_be(1) != 0
+                self._debug['fde_func_start_pcrel']['end'] = self._io.pos()
+                self._debug['frame_pointer']['start'] = self._io.pos()
+                self.frame_pointer = self._io.read_bits_int_be(1) != 0
+                self._debug['frame_pointer']['end'] = self._io.pos()
+                self._debug['fde_sorted']['start'] = self._io.pos()
+                self.fde_sorted = self._io.read_bits_int_be(1) != 0
+                self._debug['fde_sorted']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+
+            @property
+            def value(self):
+                """The whole flag byte as a number."""
+                if hasattr(self, '_m_value'):
+                    return self._m_value
+
+                self._m_value = ((self.reserved << 3 | (4 if self.fde_func_start_pcrel else 0)) | (2 if self.frame_pointer else 0)) | (1 if self.fde_sorted else 0)
+                return getattr(self, '_m_value', None)
+
+
+        class Fre(KaitaiStruct):
+            """A frame row entry: from its start address on (up to the next row's),
+            how to find the CFA and where the caller's FP and RA were saved.
+            """
+            SEQ_FIELDS = ["start_addr", "info", "offsets"]
+            def __init__(self, fre_type, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.Fre, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.fre_type = fre_type
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fre")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['start_addr']['start'] = self._io.pos()
+                _on = self.fre_type
+                if _on == Sframe.FreType.addr1:
+                    pass
+                    self.start_addr = self._io.read_u1()
+                elif _on == Sframe.FreType.addr2:
+                    pass
+                    self.start_addr = self._io.read_u2le()
+                elif _on == Sframe.FreType.addr4:
+                    pass
+                    self.start_addr = self._io.read_u4le()
+                self._debug['start_addr']['end'] = self._io.pos()
+                self._debug['info']['start'] = self._io.pos()
+                self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
+                self.info._read()
+                self._debug['info']['end'] = self._io.pos()
+                self._debug['offsets']['start'] = self._io.pos()
+                self._debug['offsets']['arr'] = []
+                self.offsets = []
+                for i in range(self.info.offset_count):
+                    self._debug['offsets']['arr'].append({'start': self._io.pos()})
+                    _on = self.info.offset_size
+                    if _on == Sframe.OffsetSize.b1:
+                        pass
+                        self.offsets.append(self._io.read_s1())
+                    elif _on == Sframe.OffsetSize.b2:
+                        pass
+                        self.offsets.append(self._io.read_s2le())
+                    elif _on == Sframe.OffsetSize.b4:
+                        pass
+                        self.offsets.append(self._io.read_s4le())
+                    self._debug['offsets']['arr'][i]['end'] = self._io.pos()
+
+                self._debug['offsets']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['start_addr']['start'] = self._io.pos()
+                _on = self.fre_type
+                if _on == Sframe.FreType.addr1:
+                    pass
+                    self.start_addr = self._io.read_u1()
+                elif _on == Sframe.FreType.addr2:
+                    pass
+                    self.start_addr = self._io.read_u2be()
+                elif _on == Sframe.FreType.addr4:
+                    pass
+                    self.start_addr = self._io.read_u4be()
+                self._debug['start_addr']['end'] = self._io.pos()
+                self._debug['info']['start'] = self._io.pos()
+                self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
+                self.info._read()
+                self._debug['info']['end'] = self._io.pos()
+                self._debug['offsets']['start'] = self._io.pos()
+                self._debug['offsets']['arr'] = []
+                self.offsets = []
+                for i in range(self.info.offset_count):
+                    self._debug['offsets']['arr'].append({'start': self._io.pos()})
+                    _on = self.info.offset_size
+                    if _on == Sframe.OffsetSize.b1:
+                        pass
+                        self.offsets.append(self._io.read_s1())
+                    elif _on == Sframe.OffsetSize.b2:
+                        pass
+                        self.offsets.append(self._io.read_s2be())
+                    elif _on == Sframe.OffsetSize.b4:
+                        pass
+                        self.offsets.append(self._io.read_s4be())
+                    self._debug['offsets']['arr'][i]['end'] = self._io.pos()
+
+                self._debug['offsets']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.fre_type
+                if _on == Sframe.FreType.addr1:
+                    pass
+                elif _on == Sframe.FreType.addr2:
+                    pass
+                elif _on == Sframe.FreType.addr4:
+                    pass
+                self.info._fetch_instances()
+                for i in range(len(self.offsets)):
+                    pass
+                    _on = self.info.offset_size
+                    if _on == Sframe.OffsetSize.b1:
+                        pass
+                    elif _on == Sframe.OffsetSize.b2:
+                        pass
+                    elif _on == Sframe.OffsetSize.b4:
+                        pass
+
+
+
+        class FreInfo(KaitaiStruct):
+            """The FRE info byte, from its most significant bit down."""
+            SEQ_FIELDS = ["mangled_ra", "offset_size", "offset_count", "cfa_base_reg"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FreInfo, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fre_info")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['mangled_ra']['start'] = self._io.pos()
+                self.mangled_ra = self._io.read_bits_int_be(1) != 0
+                self._debug['mangled_ra']['end'] = self._io.pos()
+                self._debug['offset_size']['start'] = self._io.pos()
+                self.offset_size = KaitaiStream.resolve_enum(Sframe.OffsetSize, self._io.read_bits_int_be(2))
+                self._debug['offset_size']['end'] = self._io.pos()
+                if not isinstance(self.offset_size, Sframe.OffsetSize):
+                    raise kaitaistruct.ValidationNotInEnumError(self.offset_size, self._io, u"/types/section/types/fre_info/seq/1")
+                self._debug['offset_count']['start'] = self._io.pos()
+                self.offset_count = self._io.read_bits_int_be(4)
+                self._debug['offset_count']['end'] = self._io.pos()
+                self._debug['cfa_base_reg']['start'] = self._io.pos()
+                self.cfa_base_reg = KaitaiStream.resolve_enum(Sframe.BaseReg, self._io.read_bits_int_be(1))
+                self._debug['cfa_base_reg']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['mangled_ra']['start'] = self._io.pos()
+                self.mangled_ra = self._io.read_bits_int_be(1) != 0
+                self._debug['mangled_ra']['end'] = self._io.pos()
+                self._debug['offset_size']['start'] = self._io.pos()
+                self.offset_size = KaitaiStream.resolve_enum(Sframe.OffsetSize, self._io.read_bits_int_be(2))
+                self._debug['offset_size']['end'] = self._io.pos()
+                if not isinstance(self.offset_size, Sframe.OffsetSize):
+                    raise kaitaistruct.ValidationNotInEnumError(self.offset_size, self._io, u"/types/section/types/fre_info/seq/1")
+                self._debug['offset_count']['start'] = self._io.pos()
+                self.offset_count = self._io.read_bits_int_be(4)
+                self._debug['offset_count']['end'] = self._io.pos()
+                self._debug['cfa_base_reg']['start'] = self._io.pos()
+                self.cfa_base_reg = KaitaiStream.resolve_enum(Sframe.BaseReg, self._io.read_bits_int_be(1))
+                self._debug['cfa_base_reg']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class Header(KaitaiStruct):
+            """The fixed part of the header after the preamble (24 bytes)."""
+            SEQ_FIELDS = ["abi_arch", "cfa_fixed_fp_offset", "cfa_fixed_ra_offset", "auxhdr_len", "num_fdes", "num_fres", "fre_len", "fdeoff", "freoff"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.Header, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/header")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['abi_arch']['start'] = self._io.pos()
+                self.abi_arch = KaitaiStream.resolve_enum(Sframe.AbiArch, self._io.read_u1())
+                self._debug['abi_arch']['end'] = self._io.pos()
+                self._debug['cfa_fixed_fp_offset']['start'] = self._io.pos()
+                self.cfa_fixed_fp_offset = self._io.read_s1()
+                self._debug['cfa_fixed_fp_offset']['end'] = self._io.pos()
+                self._debug['cfa_fixed_ra_offset']['start'] = self._io.pos()
+                self.cfa_fixed_ra_offset = self._io.read_s1()
+                self._debug['cfa_fixed_ra_offset']['end'] = self._io.pos()
+                self._debug['auxhdr_len']['start'] = self._io.pos()
+                self.auxhdr_len = self._io.read_u1()
+                self._debug['auxhdr_len']['end'] = self._io.pos()
+                self._debug['num_fdes']['start'] = self._io.pos()
+                self.num_fdes = self._io.read_u4le()
+                self._debug['num_fdes']['end'] = self._io.pos()
+                self._debug['num_fres']['start'] = self._io.pos()
+                self.num_fres = self._io.read_u4le()
+                self._debug['num_fres']['end'] = self._io.pos()
+                self._debug['fre_len']['start'] = self._io.pos()
+                self.fre_len = self._io.read_u4le()
+                self._debug['fre_len']['end'] = self._io.pos()
+                self._debug['fdeoff']['start'] = self._io.pos()
+                self.fdeoff = self._io.read_u4le()
+                self._debug['fdeoff']['end'] = self._io.pos()
+                self._debug['freoff']['start'] = self._io.pos()
+                self.freoff = self._io.read_u4le()
+                self._debug['freoff']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['abi_arch']['start'] = self._io.pos()
+                self.abi_arch = KaitaiStream.resolve_enum(Sframe.AbiArch, self._io.read_u1())
+                self._debug['abi_arch']['end'] = self._io.pos()
+                self._debug['cfa_fixed_fp_offset']['start'] = self._io.pos()
+                self.cfa_fixed_fp_offset = self._io.read_s1()
+                self._debug['cfa_fixed_fp_offset']['end'] = self._io.pos()
+                self._debug['cfa_fixed_ra_offset']['start'] = self._io.pos()
+                self.cfa_fixed_ra_offset = self._io.read_s1()
+                self._debug['cfa_fixed_ra_offset']['end'] = self._io.pos()
+                self._debug['auxhdr_len']['start'] = self._io.pos()
+                self.auxhdr_len = self._io.read_u1()
+                self._debug['auxhdr_len']['end'] = self._io.pos()
+                self._debug['num_fdes']['start'] = self._io.pos()
+                self.num_fdes = self._io.read_u4be()
+                self._debug['num_fdes']['end'] = self._io.pos()
+                self._debug['num_fres']['start'] = self._io.pos()
+                self.num_fres = self._io.read_u4be()
+                self._debug['num_fres']['end'] = self._io.pos()
+                self._debug['fre_len']['start'] = self._io.pos()
+                self.fre_len = self._io.read_u4be()
+                self._debug['fre_len']['end'] = self._io.pos()
+                self._debug['fdeoff']['start'] = self._io.pos()
+                self.fdeoff = self._io.read_u4be()
+                self._debug['fdeoff']['end'] = self._io.pos()
+                self._debug['freoff']['start'] = self._io.pos()
+                self.freoff = self._io.read_u4be()
+                self._debug['freoff']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class Preamble(KaitaiStruct):
+            SEQ_FIELDS = ["magic", "version", "flags"]
+            def __init__(self, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.Preamble, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/preamble")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['magic']['start'] = self._io.pos()
+                self.magic = self._io.read_u2le()
+                self._debug['magic']['end'] = self._io.pos()
+                if not self.magic == 57058:
+                    raise kaitaistruct.ValidationNotEqualError(57058, self.magic, self._io, u"/types/section/types/preamble/seq/0")
+                self._debug['version']['start'] = self._io.pos()
+                self.version = KaitaiStream.resolve_enum(Sframe.Version, self._io.read_u1())
+                self._debug['version']['end'] = self._io.pos()
+                self._debug['flags']['start'] = self._io.pos()
+                self.flags = Sframe.Section.Flags(self._io, self, self._root, self._is_le)
+                self.flags._read()
+                self._debug['flags']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['magic']['start'] = self._io.pos()
+                self.magic = self._io.read_u2be()
+                self._debug['magic']['end'] = self._io.pos()
+                if not self.magic == 57058:
+                    raise kaitaistruct.ValidationNotEqualError(57058, self.magic, self._io, u"/types/section/types/preamble/seq/0")
+                self._debug['version']['start'] = self._io.pos()
+                self.version = KaitaiStream.resolve_enum(Sframe.Version, self._io.read_u1())
+                self._debug['version']['end'] = self._io.pos()
+                self._debug['flags']['start'] = self._io.pos()
+                self.flags = Sframe.Section.Flags(self._io, self, self._root, self._is_le)
+                self.flags._read()
+                self._debug['flags']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+                self.flags._fetch_instances()
+
+
+        @property
+        def fde_size(self):
+            """Size in bytes of one entry of the FDE array: 17 in version 1, 20 in
+            version 2 (repetition size and padding added), 16 in version 3 (the
+            index entry only; the attributes moved next to the FREs).
+            """
+            if hasattr(self, '_m_fde_size'):
+                return self._m_fde_size
+
+            self._m_fde_size = (17 if self.version == 1 else (20 if self.version == 2 else 16))
+            return getattr(self, '_m_fde_size', None)
+
+        @property
+        def fde_start(self):
+            """Section offset of the FDE array."""
+            if hasattr(self, '_m_fde_start'):
+                return self._m_fde_start
+
+            self._m_fde_start = self.header_end + self.header.fdeoff
+            return getattr(self, '_m_fde_start', None)
+
+        @property
+        def fdes(self):
+            """The function descriptor entries, one per function, sorted by start
+            address when the FDE_SORTED flag is set.
+            """
+            if hasattr(self, '_m_fdes'):
+                return self._m_fdes
+
+            _pos = self._io.pos()
+            self._io.seek(self.fde_start)
+            self._debug['_m_fdes']['start'] = self._io.pos()
+            self._debug['_m_fdes']['arr'] = []
+            if self._is_le:
+                self._m_fdes = []
+                for i in range(self.header.num_fdes):
+                    self._debug['_m_fdes']['arr'].append({'start': self._io.pos()})
+                    _t__m_fdes = Sframe.Section.Fde(self._io, self, self._root, self._is_le)
+                    try:
+                        _t__m_fdes._read()
+                    finally:
+                        self._m_fdes.append(_t__m_fdes)
+                    self._debug['_m_fdes']['arr'][i]['end'] = self._io.pos()
+
+            else:
+                self._m_fdes = []
+                for i in range(self.header.num_fdes):
+                    self._debug['_m_fdes']['arr'].append({'start': self._io.pos()})
+                    _t__m_fdes = Sframe.Section.Fde(self._io, self, self._root, self._is_le)
+                    try:
+                        _t__m_fdes._read()
+                    finally:
+                        self._m_fdes.append(_t__m_fdes)
+                    self._debug['_m_fdes']['arr'][i]['end'] = self._io.pos()
+
+            self._debug['_m_fdes']['end'] = self._io.pos()
+            self._io.seek(_pos)
+            return getattr(self, '_m_fdes', None)
+
+        @property
+        def fre_start(self):
+            """Section offset of the FRE sub-section."""
+            if hasattr(self, '_m_fre_start'):
+                return self._m_fre_start
+
+            self._m_fre_start = self.header_end + self.header.freoff
+            return getattr(self, '_m_fre_start', None)
+
+        @property
+        def header_end(self):
+            """Offset just past the header and the auxiliary header: both
+            sub-section offsets in the header count from here.
+            """
+            if hasattr(self, '_m_header_end'):
+                return self._m_header_end
+
+            self._m_header_end = 28 + self.header.auxhdr_len
+            return getattr(self, '_m_header_end', None)
+
+        @property
+        def version(self):
+            """The format version as a number, for the version-dependent layouts."""
+            if hasattr(self, '_m_version'):
+                return self._m_version
+
+            self._m_version = int(self.preamble.version)
+            return getattr(self, '_m_version', None)
+
+
+    @property
+    def magic_be(self):
+        """The first two bytes read as big-endian, only to choose the byte order:
+        0xdee2 means a big-endian section, 0xe2de a little-endian one.
+        """
+        if hasattr(self, '_m_magic_be'):
+            return self._m_magic_be
+
+        _pos = self._io.pos()
+        self._io.seek(0)
+        self._debug['_m_magic_be']['start'] = self._io.pos()
+        self._m_magic_be = self._io.read_u2be()
+        self._debug['_m_magic_be']['end'] = self._io.pos()
+        self._io.seek(_pos)
+        return getattr(self, '_m_magic_be', None)
+
+
