@@ -88,6 +88,9 @@ types:
           address when the FDE_SORTED flag is set.
     types:
       preamble:
+        doc: |
+          The first four bytes, laid out the same in every version: they say
+          how to read everything after them.
         seq:
           - id: magic
             type: u2

@@ -7,6 +7,7 @@ they should be measured the same way everywhere so figures are comparable.
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import subprocess
@@ -41,35 +42,71 @@ class RunResult:
         return self.returncode == 0
 
 
-def run_measured(
-    argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> RunResult:
+RSS_RUNNER_SRC = BENCH_DIR / "rss_runner.c"
+RSS_RUNNER = BUILD_DIR / "rss_runner"
+
+
+@functools.cache
+def rss_runner() -> Path | None:
+    """Build bench/build/rss_runner when needed; None if there is no C compiler.
+
+    Linux counts the memory a child had before exec() -- a copy of this whole
+    Python process -- in its ru_maxrss.  Starting the measured command from a
+    tiny C program keeps readelf's few-MB peak from being drowned out.
+    """
+    if RSS_RUNNER.exists() and RSS_RUNNER.stat().st_mtime > RSS_RUNNER_SRC.stat().st_mtime:
+        return RSS_RUNNER
+    RSS_RUNNER.parent.mkdir(parents=True, exist_ok=True)
+    argv = [os.environ.get("CC", "cc"), "-O2", "-o", str(RSS_RUNNER), str(RSS_RUNNER_SRC)]
+    try:
+        subprocess.run(argv, check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(
+            f"warning: cannot build {RSS_RUNNER.name} ({exc}); "
+            "peak RSS figures will include the benchmark's own memory",
+            file=sys.stderr,
+        )
+        return None
+    return RSS_RUNNER
+
+
+def run_measured(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> RunResult:
     """Run `argv` to completion; measure wall time, CPU time and peak RSS.
 
     Output goes to temporary files rather than pipes so the parent does no
-    work while the child runs.  The child is reaped with os.wait4() because
-    that is the only way to get the rusage of that one child (ru_maxrss is
-    in KiB on Linux).
+    work while the child runs.  The rusage comes from wait4() on the command
+    itself, done by rss_runner if available (see rss_runner()), else by us.
     """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
-        out.seek(0)
-        err.seek(0)
-        return RunResult(
-            argv=list(argv),
-            returncode=proc.returncode,
-            wall_s=wall,
-            cpu_s=usage.ru_utime + usage.ru_stime,
-            peak_rss_mb=usage.ru_maxrss / 1024,
-            stdout=out.read(),
-            stderr=err.read(),
-        )
+    runner = rss_runner()
+    with tempfile.TemporaryDirectory(prefix="sfview-bench-") as tmp:
+        report = Path(tmp) / "report"
+        command = [str(runner), str(report), *argv] if runner else argv
+        with open(Path(tmp) / "stdout", "w+b") as out, open(Path(tmp) / "stderr", "w+b") as err:
+            start = time.perf_counter()
+            proc = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+            proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read(), err.read()
+        if runner is None:
+            cpu, maxrss_kib = usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+        elif proc.returncode != 0:
+            raise RuntimeError(f"{runner} failed for {argv}: {stderr.decode(errors='replace')}")
+        else:
+            fields = report.read_text().split()
+            status, maxrss_kib = int(fields[0]), int(fields[1])
+            cpu, wall = float(fields[2]) + float(fields[3]), float(fields[4])
+    return RunResult(
+        argv=list(argv),
+        returncode=os.waitstatus_to_exitcode(status),
+        wall_s=wall,
+        cpu_s=cpu,
+        peak_rss_mb=maxrss_kib / 1024,  # ru_maxrss is in KiB on Linux
+        stdout=stdout,
+        stderr=stderr,
+    )
 
 
 @dataclass
@@ -126,7 +163,7 @@ def first_difference(a: bytes, b: bytes) -> tuple[int, str, str] | None:
     if a == b:
         return None
     lines_a, lines_b = a.splitlines(), b.splitlines()
-    for number, (la, lb) in enumerate(zip(lines_a, lines_b), start=1):
+    for number, (la, lb) in enumerate(zip(lines_a, lines_b, strict=False), start=1):
         if la != lb:
             return number, la.decode(errors="replace"), lb.decode(errors="replace")
     number = min(len(lines_a), len(lines_b)) + 1

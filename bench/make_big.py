@@ -26,7 +26,6 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -49,21 +48,14 @@ SHAPE_WEIGHTS: dict[str, int] = {
     "leaf_redzone": 6,  # small locals in the red zone: still 1 FRE
     "tail": 10,  # tail call (jmp): 1 FRE
     "call": 20,  # push/pop around a call: 3 FREs
-    "multi_call": 5,  # several callee-saved registers: ~7 FREs
+    "multi_call": 5,  # several callee-saved registers: ~6.5 FREs
     "early_return": 5,  # several epilogues: extra FREs
     "locals_small": 6,  # sub rsp, 1-byte CFA offsets
     "locals_medium": 5,  # a few hundred bytes of locals: 2-byte offsets
     "frame_pointer": 6,  # CFA tracked via rbp: 4 FREs
     "unrolled": 5,  # 256..~8000 bytes of code: 2-byte start addresses
-    "switch": 2,  # jump table with calls in the cases: ~10 FREs
+    "switch": 2,  # jump table, calls in the cases: ~8 FREs
 }
-
-
-@dataclass
-class Shapes:
-    """Bookkeeping of which shape every generated function got."""
-
-    counts: Counter[str] = field(default_factory=Counter)
 
 
 def _callee(rng: random.Random, index: int) -> str:
@@ -77,10 +69,8 @@ def _const(rng: random.Random) -> int:
 
 
 def _statements(rng: random.Random, count: int) -> str:
-    """Straight-line volatile updates: about 15 bytes of code each."""
-    lines = [
-        f"  bench_sink[{rng.randrange(64)}] += {_const(rng)};" for _ in range(count)
-    ]
+    """Straight-line volatile updates: about 20 bytes of code each."""
+    lines = [f"  bench_sink[{rng.randrange(64)}] += {_const(rng)};" for _ in range(count)]
     return "\n".join(lines)
 
 
@@ -105,11 +95,7 @@ def gen_function(rng: random.Random, index: int, shape: str) -> str:
     if shape == "tail":
         return f"{NOINLINE} long {name}(long x)\n{{\n  return {c1}(x + {k1});\n}}\n"
     if shape == "call":
-        return (
-            f"{NOINLINE} long {name}(long x)\n{{\n"
-            f"  long a = {c1}(x ^ {k1});\n"
-            f"  return a * {k2} + x;\n}}\n"
-        )
+        return f"{NOINLINE} long {name}(long x)\n{{\n  long a = {c1}(x ^ {k1});\n  return a * {k2} + x;\n}}\n"
     if shape == "multi_call":
         return (
             f"{NOINLINE} long {name}(long x)\n{{\n"
@@ -152,11 +138,7 @@ def gen_function(rng: random.Random, index: int, shape: str) -> str:
         )
     if shape == "unrolled":
         body = _statements(rng, rng.randrange(20, 400))
-        return (
-            f"{NOINLINE} long {name}(long x)\n{{\n"
-            f"  long a = {c1}(x);\n{body}\n"
-            f"  return a + {c2}(a ^ {k1});\n}}\n"
-        )
+        return f"{NOINLINE} long {name}(long x)\n{{\n  long a = {c1}(x);\n{body}\n  return a + {c2}(a ^ {k1});\n}}\n"
     if shape == "switch":
         cases = "\n".join(
             f"  case {i}: return {_callee(rng, index)}(x + {_const(rng)}) * {_const(rng)};"
@@ -371,8 +353,7 @@ def build(
     done = time.perf_counter()
     if verbose:
         print(
-            f"built {out}: generate {generated - start:.1f}s, "
-            f"compile+link {done - generated:.1f}s",
+            f"built {out}: generate {generated - start:.1f}s, compile+link {done - generated:.1f}s",
             file=sys.stderr,
         )
     return out
@@ -392,9 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.functions < 1:
         parser.error("--functions must be positive")
 
-    out = build(
-        args.functions, args.out, force=args.force, seed=args.seed, parts=args.parts, jobs=args.jobs
-    )
+    out = build(args.functions, args.out, force=args.force, seed=args.seed, parts=args.parts, jobs=args.jobs)
     fdes, fres = sframe_header_counts(out)
     print(f"{out}\n  functions generated: {args.functions}\n  FDEs: {fdes}\n  FREs: {fres}")
     if args.stats:

@@ -199,6 +199,13 @@ class Function:
         rows = []
         for j in range(self.num_fres):
             start = io.pos()
+            if start >= fre_end:
+                self.rows_error = InputError(
+                    f"function {self.index}: FRE {j} of {self.num_fres} would start at section offset "
+                    f"{start:#x}, past the end of the FRE sub-section ({fre_end:#x})",
+                    offset=start,
+                )
+                break
             try:
                 fre = Sframe.Section.Fre(self.fre_type, io, self.kaitai, section.root, section.little_endian)
             except PARSE_ERRORS:

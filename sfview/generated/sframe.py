@@ -644,6 +644,9 @@ class Sframe(KaitaiStruct):
 
 
         class Preamble(KaitaiStruct):
+            """The first four bytes, laid out the same in every version: they say
+            how to read everything after them.
+            """
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Preamble, self).__init__(_io)
                 self._parent = _parent

@@ -861,6 +861,9 @@ class Sframe(KaitaiStruct):
 
 
         class Preamble(KaitaiStruct):
+            """The first four bytes, laid out the same in every version: they say
+            how to read everything after them.
+            """
             SEQ_FIELDS = ["magic", "version", "flags"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Preamble, self).__init__(_io)

@@ -60,7 +60,7 @@ TYPES = {
         }
     },
     "preamble": {
-        "doc": "",
+        "doc": "The first four bytes, laid out the same in every version: they say\nhow to read everything after them.",
         "seq": [
             "magic",
             "version",

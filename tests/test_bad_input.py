@@ -1,0 +1,129 @@
+"""Bad input is the normal case: one line on stderr naming file and byte, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from conftest import DATA, SECTIONS, load_section_fixture, run_process
+
+SECTION = (DATA / "shapes-x86_64-O2.sframe").read_bytes()
+
+
+def _assert_clean_failure(result, path: Path | str, *words: str) -> None:
+    assert result.code == 2
+    assert "Traceback" not in result.err
+    lines = result.err.splitlines()
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith(f"sfview: {path}: ")
+    for word in words:
+        assert word in lines[0]
+
+
+def test_missing_file(cli) -> None:
+    _assert_clean_failure(cli("dump", "/nonexistent/a.out"), "/nonexistent/a.out", "No such file")
+
+
+def test_directory(cli, tmp_path: Path) -> None:
+    _assert_clean_failure(cli("dump", str(tmp_path)), tmp_path, "directory")
+
+
+def test_empty_file(cli, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    _assert_clean_failure(cli("dump", str(empty)), empty, "empty file")
+
+
+def test_neither_elf_nor_section(cli, tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello world\n")
+    _assert_clean_failure(cli("dump", str(text)), text, "neither an ELF file nor an SFrame section", "68 65 6c 6c")
+
+
+def test_elf_without_sframe(cli) -> None:
+    path = DATA / "shapes-x86_64-no-sframe"
+    _assert_clean_failure(cli("dump", str(path)), path, "no .sframe section")
+
+
+def test_truncated_elf(cli, tmp_path: Path) -> None:
+    cut = tmp_path / "cut"
+    cut.write_bytes((DATA / "shapes-x86_64-O2").read_bytes()[:3000])
+    result = cli("dump", str(cut))
+    _assert_clean_failure(result, cut)
+
+
+def test_bad_magic_names_the_bytes(cli, tmp_path: Path) -> None:
+    raw = tmp_path / "bad.sframe"
+    raw.write_bytes(b"\xe2\xde" + SECTION[2:])  # fine
+    assert cli("dump", str(raw)).code == 0
+    elf = bytearray((DATA / "shapes-x86_64-O2").read_bytes())
+    at = elf.find(SECTION[:28])
+    elf[at : at + 2] = b"\x12\x34"
+    bad = tmp_path / "bad-magic"
+    bad.write_bytes(bytes(elf))
+    _assert_clean_failure(cli("dump", str(bad)), bad, "bad magic 12 34", f"file offset {at:#x}")
+
+
+def test_unknown_version(cli, tmp_path: Path) -> None:
+    raw = tmp_path / "v9.sframe"
+    raw.write_bytes(SECTION[:2] + b"\x09" + SECTION[3:])
+    _assert_clean_failure(cli("dump", str(raw)), raw, "section offset 0x2", "version 9")
+
+
+def test_fde_count_past_the_end(cli, tmp_path: Path) -> None:
+    raw = tmp_path / "many.sframe"
+    raw.write_bytes(SECTION[:8] + (10_000_000).to_bytes(4, "little") + SECTION[12:])
+    _assert_clean_failure(cli("dump", str(raw)), raw, "10000000 FDEs", "past the section's end")
+
+
+def test_invalid_fre_type_names_the_field(cli, tmp_path: Path) -> None:
+    raw = bytearray(SECTION)
+    raw[28 + 17 * 3 + 16] = 0x03  # FDE 3's info byte: FRE type 3 does not exist
+    path = tmp_path / "fretype.sframe"
+    path.write_bytes(bytes(raw))
+    result = cli("dump", str(path))
+    _assert_clean_failure(result, path, "function 3", "fre_type", "section offset 0x5f")
+    assert "func idx [2]" in result.out, "what decoded before the error is still printed"
+
+
+def test_invalid_offset_size_names_the_row(cli, tmp_path: Path) -> None:
+    raw = bytearray(SECTION)
+    raw[0xC6] = 0x63  # FDE 5, FRE 1 info byte: offset size 3 does not exist
+    path = tmp_path / "offsize.sframe"
+    path.write_bytes(bytes(raw))
+    _assert_clean_failure(cli("dump", str(path)), path, "function 5: FRE 1", "offset_size", "0xc6")
+
+
+@pytest.mark.parametrize("length", range(len(SECTION)))
+def test_every_truncation_fails_cleanly_or_dumps(cli, tmp_path: Path, length: int) -> None:
+    path = tmp_path / "cut.sframe"
+    path.write_bytes(SECTION[:length])
+    result = cli("dump", str(path))
+    assert result.code in (0, 2)
+    if result.code == 2:
+        _assert_clean_failure(result, path)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_random_corruption_never_crashes(cli, tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    content = bytearray(load_section_fixture(SECTIONS[seed % len(SECTIONS)])[0])
+    for _ in range(rng.randint(1, 6)):
+        content[rng.randrange(len(content))] = rng.randrange(256)
+    path = tmp_path / "fuzzed.sframe"
+    path.write_bytes(b"\xe2\xde" + bytes(content[2:]))
+    for args in (("dump", str(path)), ("dump", "--json", str(path))):
+        result = cli(*args)
+        assert result.code in (0, 2)
+        if result.code == 2:
+            _assert_clean_failure(result, path)
+
+
+def test_a_real_process_prints_one_line_and_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "garbage"
+    path.write_bytes(bytes(range(256)) * 4)
+    proc = run_process("dump", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"sfview: {path}: neither an ELF file nor an SFrame section")

@@ -1,0 +1,75 @@
+"""`sfview dump` prints what binutils prints, byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
+
+
+@pytest.mark.parametrize("binary", [p for p in ELF_FIXTURES if "no-sframe" not in p.name], ids=lambda p: p.name)
+def test_elf_dump_matches_readelf(cli, binary: Path) -> None:
+    expected = binary.with_name(binary.name + ".readelf-sframe.txt").read_text()
+    result = cli("dump", str(binary))
+    assert result.err == ""
+    assert result.code == 0
+    assert result.out == expected
+
+
+@pytest.mark.parametrize("path", SECTIONS, ids=lambda p: p.stem)
+def test_raw_section_dump_matches_objdump(cli, tmp_path: Path, path: Path) -> None:
+    content, base, expected = load_section_fixture(path)
+    raw = tmp_path / "section.sframe"
+    raw.write_bytes(content)
+    result = cli("dump", str(raw), "--base", hex(base))
+    assert (result.code, result.err) == (0, "")
+    assert result.out == expected
+
+
+def test_raw_section_with_its_address_dumps_like_the_elf(cli) -> None:
+    address = (DATA / "shapes-x86_64-O2.sframe.addr").read_text().strip()
+    raw = cli("dump", str(DATA / "shapes-x86_64-O2.sframe"), "--base", address)
+    assert raw.out == (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+
+
+def test_raw_section_defaults_to_address_zero(cli) -> None:
+    out = cli("dump", str(DATA / "shapes-x86_64-O2.sframe")).out
+    # func_start of FDE 0 is -78216 from the section start: with base 0 it wraps as readelf's %lx does.
+    assert "func idx [0]: pc = 0xfffffffffffece78, size = 16 bytes" in out
+
+
+def test_json_dump_has_header_functions_and_rows(cli) -> None:
+    result = cli("dump", "--json", str(DATA / "shapes-x86_64-O2"))
+    assert result.code == 0
+    doc = json.loads(result.out)
+    header = doc["header"]
+    assert (header["version"], header["num_fdes"], header["num_fres"]) == (1, 9, 23)
+    assert header["flag_names"] == ["SFRAME_F_FDE_SORTED"]
+    assert header["abi_name"] == "AMD64 little-endian"
+    assert doc["section_address"] == 0x141A8
+    plt = doc["functions"][1]
+    assert (plt["address"], plt["pc_type"], plt["fre_type"]) == (0x1030, "PCMASK", "ADDR1")
+    huge = doc["functions"][5]
+    assert huge["symbol"] == "huge_frame"
+    assert [row["cfa"]["text"] for row in huge["fres"]] == ["sp+8", "sp+70016", "sp+8"]
+    assert huge["fres"][1]["offset_size"] == 4
+    assert huge["fres"][1]["ra"] == {"text": "c-8", "base": "cfa", "offset": -8, "deref": True, "from_header": True}
+    assert sum(len(f["fres"]) for f in doc["functions"]) == header["num_fres"]
+
+
+def test_json_dump_aarch64_tracks_fp_and_ra(cli) -> None:
+    doc = json.loads(cli("dump", "--json", str(DATA / "shapes-aarch64-O0-fp")).out)
+    rows = [row for func in doc["functions"] for row in func["fres"] if len(row["offsets"]) == 3]
+    assert rows, "the -O0 AArch64 build saves FP and LR in most functions"
+    for row in rows:
+        cfa, ra, fp = row["offsets"]
+        assert (row["cfa"]["offset"], row["ra"]["offset"], row["fp"]["offset"]) == (cfa, ra, fp)
+
+
+def test_relocatable_object_names_functions_by_relocation(cli) -> None:
+    doc = json.loads(cli("dump", "--json", str(DATA / "shapes-x86_64-O2.o")).out)
+    names = [f["symbol"] for f in doc["functions"]]
+    assert names == ["small_leaf", "medium_frame", "huge_frame", "dynamic_frame", "long_function",
+                     "very_long_function", "main"]

@@ -1,0 +1,56 @@
+"""Finding the section: by name, through PT_GNU_SFRAME when section headers are gone, symbols."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from conftest import DATA
+
+from sfview.source import open_source
+
+
+def without_section_headers(data: bytes) -> bytes:
+    """The ELF with e_shoff, e_shnum and e_shstrndx zeroed, as `sstrip` leaves it."""
+    out = bytearray(data)
+    assert out[4] == 2 and out[5] == 1, "a 64-bit little-endian ELF"
+    struct.pack_into("<Q", out, 0x28, 0)  # e_shoff
+    struct.pack_into("<HH", out, 0x3C, 0, 0)  # e_shnum, e_shstrndx
+    return bytes(out)
+
+
+def test_segment_is_used_when_section_headers_are_gone(cli, tmp_path: Path) -> None:
+    stripped = tmp_path / "sstripped"
+    stripped.write_bytes(without_section_headers((DATA / "shapes-x86_64-O2").read_bytes()))
+    source = open_source(str(stripped))
+    assert source.origin == "PT_GNU_SFRAME segment"
+    assert source.address == 0x141A8
+    result = cli("dump", str(stripped))
+    assert result.code == 0
+    assert result.out == (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+
+
+def test_symbols_come_from_symtab_then_dynsym() -> None:
+    full = open_source(str(DATA / "shapes-x86_64-O2"))
+    assert full.symbols.origin == ".symtab"
+    section = full.parse()
+    assert full.function_name(section.function(5)) == "huge_frame"
+    stripped = open_source(str(DATA / "shapes-x86_64-O2-stripped"))
+    assert stripped.symbols.origin in (".dynsym", "none")
+    lib = open_source(str(DATA / "libshapes-x86_64.so"))
+    names = {lib.function_name(f) for f in lib.parse().functions()}
+    assert "huge_frame" in names
+
+
+def test_base_overrides_the_section_address() -> None:
+    source = open_source(str(DATA / "shapes-x86_64-O2"), base=0x1000)
+    assert source.address == 0x1000
+
+
+def test_aarch64_and_relocatable_origins() -> None:
+    arm = open_source(str(DATA / "shapes-aarch64-O2"))
+    assert arm.elf is not None and arm.elf.machine == "EM_AARCH64"
+    assert arm.parse().is_aarch64
+    obj = open_source(str(DATA / "shapes-x86_64-O2.o"))
+    assert obj.elf is not None and obj.elf.elf_type == "ET_REL"
+    assert obj.origin == ".sframe section"
