@@ -8,7 +8,8 @@ starts here, then builds a `model.Section` from `Source.data`.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from functools import cached_property
 
 from sfview.elf import ElfInfo, read_elf_sframe
 from sfview.errors import InputError
@@ -19,19 +20,41 @@ ELF_MAGIC = b"\x7fELF"
 SFRAME_MAGICS = (b"\xe2\xde", b"\xde\xe2")
 
 
-@dataclass
 class Source:
     """The SFrame bytes of one input and what surrounds them."""
 
-    path: str
-    origin: str
-    """`.sframe section`, `PT_GNU_SFRAME segment` or `raw section`."""
-    data: bytes
-    address: int
-    file_offset: int
-    symbols: SymbolTable = field(default_factory=SymbolTable)
-    elf: ElfInfo | None = None
-    relocated_names: dict[int, str] = field(default_factory=dict)
+    def __init__(
+        self,
+        path: str,
+        origin: str,
+        data: bytes,
+        address: int,
+        file_offset: int,
+        elf: ElfInfo | None = None,
+        names: Callable[[], tuple[SymbolTable, dict[int, str]]] | None = None,
+    ) -> None:
+        self.path = path
+        self.origin = origin
+        """`.sframe section`, `PT_GNU_SFRAME segment` or `raw section`."""
+        self.data = data
+        self.address = address
+        self.file_offset = file_offset
+        self.elf = elf
+        self._names = names
+
+    @cached_property
+    def _loaded_names(self) -> tuple[SymbolTable, dict[int, str]]:
+        return self._names() if self._names else (SymbolTable(), {})
+
+    @property
+    def symbols(self) -> SymbolTable:
+        """Function symbols, read on first use (a text dump never needs them)."""
+        return self._loaded_names[0]
+
+    @property
+    def relocated_names(self) -> dict[int, str]:
+        """Relocatable objects: section offset of an FDE's start field → function name."""
+        return self._loaded_names[1]
 
     def where(self, offset: int) -> str:
         """A section offset as a person wants it: also as a file offset."""
@@ -74,9 +97,7 @@ def open_source(path: str, base: int | None = None) -> Source:
         except InputError as exc:
             raise exc.located(path) from None
         address = found.address if base is None else base
-        return Source(
-            path, found.origin, found.data, address, found.file_offset, found.symbols, found.info, found.relocated_names
-        )
+        return Source(path, found.origin, found.data, address, found.file_offset, found.info, found.names)
     if not data:
         raise InputError("empty file", path=path)
     head = " ".join(f"{b:02x}" for b in data[:4])
