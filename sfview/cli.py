@@ -57,9 +57,8 @@ def run_dump(argv: list[str]) -> int:
         sys.stdout.write(dump.json_text(source, section) + "\n")
         error = dump.first_error(section)
     else:
-        lines = dump.text_lines(section)
-        sys.stdout.write("\n".join(lines) + "\n")
-        error = dump.first_error(section)
+        out, error = dump.text(section)
+        sys.stdout.write(out)
     if error is not None:
         sys.stdout.flush()
         raise source.error(error)

@@ -15,6 +15,9 @@ section's version, that is the binutils that emits it:
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from sfview import descriptions
@@ -103,26 +106,70 @@ def _row_line(section: Section, func: Function, row: Row) -> str:
     return f"    {start:016x}  {cfa:<10}{fp:<10}{ra:<13}"
 
 
-def text_lines(section: Section) -> list[str]:
-    """The dump, line by line, as far as the section could be decoded.
+# Below this many functions a dump takes well under a second: not worth a process.
+PARALLEL_MIN_FDES = 4096
+_forked_section: Section | None = None
 
-    Stops at the first function or row that cannot be decoded; the caller
-    reports the error (`Function.error`, `Function.rows_error`).
+
+def text(section: Section) -> tuple[str, InputError | None]:
+    """The whole dump, as far as the section could be decoded, and the error it stopped at.
+
+    Decoding is pure Python and bound by the CPU, so a big section is split
+    into chunks of functions decoded by forked processes, one per CPU; the
+    output is the same, in the same order.
     """
     # The dumper prints the title without a newline, then "\n  Header :".
-    lines = [TITLE, *_header_lines(section)[1:], ""]
-    lines.append("  Function Index :")
-    for func in section.functions():
+    head = "\n".join([TITLE, *_header_lines(section)[1:], "", "  Function Index :"])
+    jobs = _jobs(section)
+    if jobs == 1:
+        body, error = _functions_text(section, 0, section.num_fdes)
+        return head + body + "\n", error
+    global _forked_section
+    _forked_section = section
+    step = -(-section.num_fdes // (jobs * 4))
+    bounds = [(i, min(i + step, section.num_fdes)) for i in range(0, section.num_fdes, step)]
+    parts = []
+    error = None
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        for body, error in pool.map(_forked_chunk, bounds):
+            parts.append(body)
+            if error is not None:
+                break
+    _forked_section = None
+    return head + "".join(parts) + "\n", error
+
+
+def _jobs(section: Section) -> int:
+    if section.num_fdes < PARALLEL_MIN_FDES or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(len(os.sched_getaffinity(0)), 8))
+
+
+def _forked_chunk(bounds: tuple[int, int]) -> tuple[str, InputError | None]:
+    assert _forked_section is not None, "set before the fork"
+    return _functions_text(_forked_section, *bounds)
+
+
+def _functions_text(section: Section, start: int, stop: int) -> tuple[str, InputError | None]:
+    """Functions `start` to `stop` of the dump, each line led by its newline."""
+    lines: list[str] = []
+    for index in range(start, stop):
+        func = section.function(index)
         if func.error is not None:
-            break
+            return _joined(lines), func.error
         lines.append("")
         lines.append(_function_title(section, func))
         marker = "[m]" if func.pcmask else "   "
         lines.append(f"    {'STARTPC':<7}{marker:<8} {'CFA':<10}{'FP':<10}{'RA':<13}")
         lines.extend(_row_line(section, func, row) for row in func.rows)
         if func.rows_error is not None:
-            break
-    return lines
+            return _joined(lines), func.rows_error
+    return _joined(lines), None
+
+
+def _joined(lines: list[str]) -> str:
+    return "".join("\n" + line for line in lines)
 
 
 def first_error(section: Section) -> InputError | None:

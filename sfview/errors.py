@@ -22,6 +22,10 @@ class InputError(Exception):
         self.where = where
         """How to name `offset` for a person (set by the loader, e.g. a file offset too)."""
 
+    def __reduce__(self) -> tuple:
+        """Pickle with its position (a dump decodes big sections in other processes)."""
+        return (self.__class__, (self.message,), self.__dict__)
+
     def located(self, path: str, where: str | None = None) -> InputError:
         """The same error, attributed to a file (and a readable position)."""
         return InputError(self.message, offset=self.offset, path=path, where=where or self.where)

@@ -73,3 +73,20 @@ def test_relocatable_object_names_functions_by_relocation(cli) -> None:
     names = [f["symbol"] for f in doc["functions"]]
     assert names == ["small_leaf", "medium_frame", "huge_frame", "dynamic_frame", "long_function",
                      "very_long_function", "main"]
+
+
+@pytest.mark.parametrize("corrupt", [False, True])
+def test_parallel_dump_is_the_sequential_dump(monkeypatch, cli, tmp_path: Path, corrupt: bool) -> None:
+    """Big sections are dumped by forked workers; force that path on a small one."""
+    data = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    if corrupt:
+        data[28 + 17 * 6 + 16] = 0x0F  # FDE 6: an undefined FRE type
+    raw = tmp_path / "section.sframe"
+    raw.write_bytes(bytes(data))
+    sequential = cli("dump", str(raw))
+    monkeypatch.setattr("sfview.dump._jobs", lambda section: 2)
+    parallel = cli("dump", str(raw))
+    assert parallel == sequential
+    assert parallel.code == (2 if corrupt else 0)
+    if corrupt:
+        assert "function 6" in parallel.err and "func idx [5]" in parallel.out and "func idx [6]" not in parallel.out
