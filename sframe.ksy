@@ -108,8 +108,8 @@ types:
             doc: Section-wide flags.
       flags:
         doc: |
-          The preamble's flag byte. Bits not defined below are reserved and must
-          be zero.
+          The preamble's flag byte, bit by bit (the `flag` enum names each
+          bit's value). Bits not defined below are reserved and must be zero.
         seq:
           - id: reserved
             type: b5
@@ -369,6 +369,16 @@ types:
               Bit 0: the register the CFA is computed from, the frame pointer (0)
               or the stack pointer (1).
 enums:
+  flag:
+    1:
+      id: fde_sorted
+      doc: SFRAME_F_FDE_SORTED, the FDEs are sorted by start address.
+    2:
+      id: frame_pointer
+      doc: SFRAME_F_FRAME_POINTER, all functions keep a frame pointer.
+    4:
+      id: fde_func_start_pcrel
+      doc: SFRAME_F_FDE_FUNC_START_PCREL, start addresses are relative to their own field.
   version:
     1:
       id: v1

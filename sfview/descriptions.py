@@ -1,40 +1,35 @@
 """Human names for the values an SFrame section holds, as binutils spells them.
 
 Kept apart from the model, as pyelftools keeps `descriptions.py`: the model
-holds numbers, and every view that prints one asks here for its name.
+holds numbers, and every view that prints one asks here for its name. The
+constants themselves are the enums of `sframe.ksy` (in the generated parser);
+this module only spells them the way binutils and its users do.
 """
 
 from __future__ import annotations
 
-FLAG_NAMES: tuple[tuple[int, str], ...] = (
-    (0x1, "SFRAME_F_FDE_SORTED"),
-    (0x2, "SFRAME_F_FRAME_POINTER"),
-    (0x4, "SFRAME_F_FDE_FUNC_START_PCREL"),
-)
-KNOWN_FLAGS = 0x7
+from sfview.generated.sframe import Sframe
 
-VERSION_NAMES = {1: "SFRAME_VERSION_1", 2: "SFRAME_VERSION_2", 3: "SFRAME_VERSION_3"}
+FLAG_NAMES: tuple[tuple[int, str], ...] = tuple((int(f), f"SFRAME_F_{f.name.upper()}") for f in Sframe.Flag)
+"""Each flag bit with its binutils name, in bit order (the order binutils prints them)."""
+KNOWN_FLAGS = sum(bit for bit, _ in FLAG_NAMES)
+
+VERSION_NAMES = {int(v): f"SFRAME_VERSION_{int(v)}" for v in Sframe.Version}
 
 ABI_NAMES = {
-    1: "AArch64 big-endian",
-    2: "AArch64 little-endian",
-    3: "AMD64 little-endian",
-    4: "s390x big-endian",
+    Sframe.AbiArch.aarch64_endian_big: "AArch64 big-endian",
+    Sframe.AbiArch.aarch64_endian_little: "AArch64 little-endian",
+    Sframe.AbiArch.amd64_endian_little: "AMD64 little-endian",
+    Sframe.AbiArch.s390x_endian_big: "s390x big-endian",
 }
-ABI_CONSTANTS = {
-    1: "SFRAME_ABI_AARCH64_ENDIAN_BIG",
-    2: "SFRAME_ABI_AARCH64_ENDIAN_LITTLE",
-    3: "SFRAME_ABI_AMD64_ENDIAN_LITTLE",
-    4: "SFRAME_ABI_S390X_ENDIAN_BIG",
-}
-AARCH64_ABIS = (1, 2)
+AARCH64_ABIS = (Sframe.AbiArch.aarch64_endian_big, Sframe.AbiArch.aarch64_endian_little)
 
-FRE_TYPE_NAMES = {0: "ADDR1", 1: "ADDR2", 2: "ADDR4"}
-PC_TYPE_NAMES = {0: "PCINC", 1: "PCMASK"}
-FDE_TYPE_NAMES = {0: "DEFAULT", 1: "FLEXIBLE"}
-PAUTH_KEY_NAMES = {0: "A", 1: "B"}
-BASE_REG_NAMES = {0: "fp", 1: "sp"}
-OFFSET_SIZE_BYTES = {0: 1, 1: 2, 2: 4}
+FRE_TYPE_NAMES = {int(t): t.name.upper() for t in Sframe.FreType}
+PC_TYPE_NAMES = {int(t): t.name.upper() for t in Sframe.PcType}
+FDE_TYPE_NAMES = {int(t): t.name.upper() for t in Sframe.FdeType}
+PAUTH_KEY_NAMES = {int(k): k.name.removeprefix("key_").upper() for k in Sframe.PauthKey}
+BASE_REG_NAMES = {int(r): r.name for r in Sframe.BaseReg}
+OFFSET_SIZE_BYTES = {int(s): int(s.name.removeprefix("b")) for s in Sframe.OffsetSize}
 
 
 def flag_names(flags: int) -> list[str]:
@@ -43,11 +38,6 @@ def flag_names(flags: int) -> list[str]:
     if flags & ~KNOWN_FLAGS:
         names.append(f"{flags & ~KNOWN_FLAGS:#x}")
     return names
-
-
-def version_name(version: int) -> str:
-    """`SFRAME_VERSION_2`, or the bare number for a version binutils doesn't know."""
-    return VERSION_NAMES.get(version, f"version {version}")
 
 
 def abi_name(abi: int) -> str:

@@ -46,6 +46,11 @@ class Sframe(KaitaiStruct):
         default = 0
         flexible = 1
 
+    class Flag(IntEnum):
+        fde_sorted = 1
+        frame_pointer = 2
+        fde_func_start_pcrel = 4
+
     class FreType(IntEnum):
         addr1 = 0
         addr2 = 1
@@ -547,8 +552,8 @@ class Sframe(KaitaiStruct):
 
 
         class Flags(KaitaiStruct):
-            """The preamble's flag byte. Bits not defined below are reserved and must
-            be zero.
+            """The preamble's flag byte, bit by bit (the `flag` enum names each
+            bit's value). Bits not defined below are reserved and must be zero.
             """
             SEQ_FIELDS = ["reserved", "fde_func_start_pcrel", "frame_pointer", "fde_sorted"]
             def __init__(self, _io, _parent=None, _root=None, _is_le=None):

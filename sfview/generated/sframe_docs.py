@@ -83,7 +83,7 @@ TYPES = {
         }
     },
     "flags": {
-        "doc": "The preamble's flag byte. Bits not defined below are reserved and must\nbe zero.",
+        "doc": "The preamble's flag byte, bit by bit (the `flag` enum names each\nbit's value). Bits not defined below are reserved and must be zero.",
         "seq": [
             "reserved",
             "fde_func_start_pcrel",
@@ -370,6 +370,20 @@ TYPES = {
 }
 
 ENUMS = {
+    "flag": {
+        "1": {
+            "id": "fde_sorted",
+            "doc": "SFRAME_F_FDE_SORTED, the FDEs are sorted by start address."
+        },
+        "2": {
+            "id": "frame_pointer",
+            "doc": "SFRAME_F_FRAME_POINTER, all functions keep a frame pointer."
+        },
+        "4": {
+            "id": "fde_func_start_pcrel",
+            "doc": "SFRAME_F_FDE_FUNC_START_PCREL, start addresses are relative to their own field."
+        }
+    },
     "version": {
         "1": {
             "id": "v1",
