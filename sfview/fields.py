@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -100,6 +101,22 @@ def display_value(value: Any, enum: str | None = None) -> str:
     if isinstance(value, bytes):
         return value.hex(" ") if value else "(empty)"
     return ""
+
+
+_LOCATION = re.compile(r"fdes\[(\d+)\](?:\.fres\[(\d+)\])?")
+
+
+def location(path: str) -> tuple[int | None, int | None]:
+    """(FDE index, FRE index) a field path lies in; None for what it doesn't name.
+
+    `fdes[12].fres[3].info` → (12, 3); `fdes[12].func_size` → (12, None);
+    `header.num_fdes` → (None, None).
+    """
+    match = _LOCATION.match(path)
+    if match is None:
+        return None, None
+    row = match.group(2)
+    return int(match.group(1)), int(row) if row is not None else None
 
 
 @dataclass(frozen=True)
@@ -427,18 +444,13 @@ def explain(section: Section, node: Field) -> str:
 
 
 def _fde_of(section: Section, node: Field) -> Function | None:
-    path = node.path
-    if not path.startswith("fdes["):
-        return None
-    return section.function(int(path[5 : path.index("]")]))
+    index, _ = location(node.path)
+    return section.function(index) if index is not None else None
 
 
 def _row_of(section: Section, node: Field) -> Row | None:
-    func = _fde_of(section, node)
-    if func is None or ".fres[" not in node.path:
-        return None
-    after = node.path.split(".fres[", 1)[1]
-    return func.rows[int(after[: after.index("]")])]
+    index, row = location(node.path)
+    return section.function(index).rows[row] if index is not None and row is not None else None
 
 
 def _flags(section: Section, node: Field) -> str:

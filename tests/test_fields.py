@@ -1,0 +1,96 @@
+"""The field tree: every byte of a section has a named, documented field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DATA, SECTIONS, load_section_fixture
+
+from sfview.fields import FieldTree, location
+from sfview.model import Section
+from sfview.source import open_source
+
+
+@pytest.fixture(scope="module")
+def tree() -> FieldTree:
+    return FieldTree(open_source(str(DATA / "shapes-x86_64-O2")).parse())
+
+
+def test_status_names_path_value_and_bytes(tree: FieldTree) -> None:
+    assert tree.field_at(2).status() == "preamble.version = V1 (1) at 0x2..0x3"
+    assert tree.field_at(8).status() == "header.num_fdes = 9 at 0x8..0xc"
+    assert tree.field_at(0x1D).status() == "fdes[0].func_start = -78216 (-0x13188) at 0x1c..0x20"
+    assert tree.field_at(0xC7).status() == "fdes[5].fres[1].offsets[0] = 70016 (0x11180) at 0xc7..0xcb"
+
+
+def test_info_bytes_are_whole_bytes_with_their_bit_fields(tree: FieldTree) -> None:
+    info = tree.field_at(28 + 17 * 7 + 16)
+    assert info.path == "fdes[7].func_info" and info.is_bit_byte
+    assert info.status().endswith("pc_type=PCINC fre_type=ADDR2 at 0xa3..0xa4")
+    bits = {b.name: b for b in tree.bit_breakdown(info)}
+    assert (bits["fre_type"].high, bits["fre_type"].low, bits["fre_type"].bits) == (3, 0, "0001")
+    assert bits["fre_type"].meaning == "each row's start address takes 2 bytes (the function is 4415 bytes long)"
+    assert bits["pauth_key"].meaning == "unused outside AArch64"
+
+
+def test_fre_info_bits_and_meanings(tree: FieldTree) -> None:
+    info = tree.field_at(0xC6)
+    assert info.path == "fdes[5].fres[1].info"
+    bits = [(b.name, b.high, b.low, b.bits, b.value) for b in tree.bit_breakdown(info)]
+    assert bits == [
+        ("mangled_ra", 7, 7, "0", "0 (no)"),
+        ("offset_size", 6, 5, "10", "B4 (2)"),
+        ("offset_count", 4, 1, "0001", "1"),
+        ("cfa_base_reg", 0, 0, "1", "SP (1)"),
+    ]
+    offset = tree.field_at(0xC7)
+    assert offset.meaning == "CFA = SP + 70016"
+    assert "4 bytes" in next(c for c in info.children() if c.name == "offset_size").meaning
+
+
+def test_every_byte_belongs_to_a_field(tree: FieldTree) -> None:
+    section = tree.section
+    for offset in range(len(section.data)):
+        field = tree.field_at(offset)
+        assert offset in field.span, (offset, field.path)
+        assert field.path, f"byte {offset:#x} is claimed by no field"
+
+
+def test_aarch64_offsets_say_what_they_save() -> None:
+    tree = FieldTree(open_source(str(DATA / "shapes-aarch64-O0-fp")).parse())
+    meanings = [tree.field_at(off).meaning for off in range(0xA1, 0xA7)]
+    assert meanings[0] == "CFA = SP + 352"
+    assert meanings[2] == "the caller's return address is saved at CFA -344"
+    assert meanings[4] == "the caller's frame pointer is saved at CFA -352"
+
+
+def test_every_field_carries_its_ksy_doc(tree: FieldTree) -> None:
+    def walk(node, depth=0):
+        yield node
+        if depth < 5:
+            for child in node.children():
+                yield from walk(child, depth + 1)
+
+    fields = list(walk(tree.function_field(5)))
+    assert len(fields) > 20
+    assert all(f.doc for f in fields), [f.path for f in fields if not f.doc]
+
+
+@pytest.mark.parametrize("path", [p for p in SECTIONS if "2.46" in p.name], ids=lambda p: p.stem)
+def test_v3_attribute_blocks_are_fields(path: Path) -> None:
+    content, base, _ = load_section_fixture(path)
+    section = Section(content, base)
+    tree = FieldTree(section)
+    func = section.function(0)
+    assert func.attr_span is not None
+    field = tree.field_at(func.attr_span.start)
+    assert field.path == "fdes[0].attr.func_num_fres"
+    assert field.value == func.num_fres
+    assert tree.field_at(func.attr_span.start + 2).path == "fdes[0].attr.func_info"
+
+
+def test_location_reads_fde_and_row_from_a_path() -> None:
+    assert location("fdes[12].fres[3].info") == (12, 3)
+    assert location("fdes[2].func_size") == (2, None)
+    assert location("header.num_fdes") == (None, None)
