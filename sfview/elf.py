@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
@@ -144,7 +145,12 @@ def _raw_symbols(elf: ELFFile, table: SymbolTableSection) -> list[_RawSymbol]:
 
 
 def _symbols(elf: ELFFile) -> SymbolTable:
-    """Function symbols from `.symtab`, else `.dynsym`."""
+    """Function symbols from `.symtab`, else `.dynsym`; code sections for what they leave unnamed."""
+    sections = [
+        Symbol(sec.name, sec["sh_addr"], sec["sh_size"])
+        for sec in elf.iter_sections()
+        if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and sec["sh_addr"] and sec.name
+    ]
     for name in (".symtab", ".dynsym"):
         table = elf.get_section_by_name(name)
         if isinstance(table, SymbolTableSection):
@@ -154,8 +160,8 @@ def _symbols(elf: ELFFile) -> SymbolTable:
                 if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
             ]
             if symbols:
-                return SymbolTable(symbols, name)
-    return SymbolTable([], "none")
+                return SymbolTable(symbols, name, sections)
+    return SymbolTable([], "none", sections)
 
 
 def _relocated_names(elf: ELFFile) -> dict[int, str]:

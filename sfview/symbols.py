@@ -13,33 +13,50 @@ class Symbol:
     size: int
 
 
+class _Ranges:
+    """Named address ranges sorted by start, for the innermost one holding an address."""
+
+    def __init__(self, items: list[Symbol]) -> None:
+        self.items = sorted(items, key=lambda s: (s.address, -s.size, s.name))
+        self._starts = [s.address for s in self.items]
+
+    def at(self, address: int) -> Symbol | None:
+        i = bisect.bisect_right(self._starts, address) - 1
+        start = self._starts[i] if i >= 0 else None
+        # Among ranges starting at the same place, the smallest that holds it wins.
+        while i >= 0 and self._starts[i] == start:
+            item = self.items[i]
+            if address == item.address or address < item.address + item.size:
+                return item
+            i -= 1
+        return None
+
+
 class SymbolTable:
     """Function symbols sorted by address, for naming PCs and finding names."""
 
-    def __init__(self, symbols: list[Symbol] | None = None, origin: str = "none") -> None:
-        self.symbols = sorted(symbols or [], key=lambda s: (s.address, -s.size, s.name))
-        self._starts = [s.address for s in self.symbols]
+    def __init__(
+        self, symbols: list[Symbol] | None = None, origin: str = "none", sections: list[Symbol] | None = None
+    ) -> None:
+        self._symbols = _Ranges(symbols or [])
+        self._sections = _Ranges(sections or [])
         self.origin = origin
-        """Where the names came from: `.symtab`, `.dynsym`, relocations, or `none`."""
+        """Where the names came from: `.symtab`, `.dynsym`, or `none`."""
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        return self._symbols.items
 
     def __len__(self) -> int:
         return len(self.symbols)
 
     def at(self, address: int) -> Symbol | None:
-        """The symbol whose range holds `address` (or that starts exactly there)."""
-        i = bisect.bisect_right(self._starts, address) - 1
-        while i >= 0 and self.symbols[i].address == self._starts[i]:
-            sym = self.symbols[i]
-            if sym.address == address or address < sym.address + sym.size:
-                return sym
-            if i == 0 or self._starts[i - 1] != sym.address:
-                break
-            i -= 1
-        return None
+        """The function symbol whose range holds `address` (or that starts exactly there)."""
+        return self._symbols.at(address)
 
     def name_at(self, address: int) -> str:
-        """`name`, `name+0x12`, or "" when no symbol covers `address`."""
-        sym = self.at(address)
+        """`name`, `name+0x12`, else the code section as objdump names it (`.plt+0x10`), else ""."""
+        sym = self._symbols.at(address) or self._sections.at(address)
         if sym is None:
             return ""
         delta = address - sym.address

@@ -54,3 +54,12 @@ def test_aarch64_and_relocatable_origins() -> None:
     obj = open_source(str(DATA / "shapes-x86_64-O2.o"))
     assert obj.elf is not None and obj.elf.elf_type == "ET_REL"
     assert obj.origin == ".sframe section"
+
+
+def test_unnamed_code_is_named_by_section_as_objdump_does() -> None:
+    source = open_source(str(DATA / "shapes-x86_64-O2"))
+    names = [source.function_name(f) for f in source.parse().functions()]
+    assert names[:3] == [".plt", ".plt+0x10", "main"]
+    stripped = open_source(str(DATA / "shapes-x86_64-O2-stripped"))
+    names = [stripped.function_name(f) for f in stripped.parse().functions()]
+    assert names[2:4] == [".text", ".text+0x130"]
