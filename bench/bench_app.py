@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""How fast the explorer opens and moves on a big section (40,000 functions).
+
+Why: the explorer must stay instant on big binaries: first screen within
+1 s, a move within 50 ms, under 300 MB. Two ways of measuring, because each
+misses something the other sees:
+
+* headless, in this process (`App.run_test`): start-up up to the first
+  paint of the FDE table and up to the app settling (idle, the names read
+  in their thread), then per key pressed in the FDE table the wall time of
+  `press` + `pause` (which includes the Pilot's own idle detection, a few
+  ms of sleeping) and the CPU time spent;
+* a real process in a detached tmux session, as a person runs it: from
+  spawning `python -m sfview BINARY` until the FDE table and the status line
+  are on the screen, and per key (`tmux send-keys`) until the status line
+  names the new selection, polling `tmux capture-pane`; its peak memory is
+  the process's VmHWM.
+
+Usage: python bench/bench_app.py [--binary PATH] [--keys N] [--size WxH] [--json] [--no-tmux]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import make_big
+from _common import REPO_ROOT, big_binary, child_env, sfview_argv
+
+sys.path.insert(0, str(REPO_ROOT))
+
+SESSION = "sfview-bench-app"
+POLL_TIMEOUT_S = 30.0
+POLL_PAUSE_S = 0.002
+"""Between two `capture-pane`s: polling flat out would take a CPU from the app being measured."""
+
+
+def _stats(samples: list[float]) -> dict[str, float]:
+    """Median, 90th percentile and maximum, in milliseconds."""
+    ordered = sorted(samples)
+    return {
+        "median_ms": statistics.median(ordered) * 1000,
+        "p90_ms": ordered[int(0.9 * (len(ordered) - 1))] * 1000,
+        "max_ms": ordered[-1] * 1000,
+    }
+
+
+# ---------------------------------------------------------------- headless
+
+
+async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object]:
+    started = time.perf_counter()
+    from textual.strip import Strip
+
+    from sfview.app.app import SfviewApp  # the import is part of start-up
+    from sfview.app.widgets.fde_table import FdeTable
+    from sfview.source import open_source
+
+    imported = time.perf_counter()
+    painted: list[float] = []
+    render_line = FdeTable.render_line
+
+    def timed_render_line(table: FdeTable, y: int) -> Strip:
+        if not painted:
+            painted.append(time.perf_counter())
+        return render_line(table, y)
+
+    FdeTable.render_line = timed_render_line  # type: ignore[method-assign]  # notes the first paint
+    app = SfviewApp(open_source(str(binary)))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert app.fde_table.row_count and app.fde_table.region.height, "the FDE table is on the screen"
+        settled = time.perf_counter()
+        FdeTable.render_line = render_line  # type: ignore[method-assign]
+
+        async def per_key(key: str, count: int) -> tuple[list[float], list[float]]:
+            walls, cpus = [], []
+            for _ in range(count):
+                wall, cpu = time.perf_counter(), time.process_time()
+                await pilot.press(key)
+                await pilot.pause()
+                walls.append(time.perf_counter() - wall)
+                cpus.append(time.process_time() - cpu)
+            return walls, cpus
+
+        idle_walls, idle_cpus = await per_key("f12", keys // 2)  # bound to nothing: the Pilot's own cost
+        down_walls, down_cpus = await per_key("down", keys)
+        assert app.fde_table.cursor == keys
+        jumps = {}
+        for name, key in (("pagedown", "pagedown"), ("end", "end"), ("structure tab", "2")):
+            walls, _ = await per_key(key, 1)
+            jumps[name] = walls[0] * 1000
+        started_goto = time.perf_counter()
+        app.goto_address(app.section.function(len(app.section) * 7 // 8).start_address + 2)
+        await pilot.pause()
+        jumps["go to address (chunk not yet opened in the tree)"] = (time.perf_counter() - started_goto) * 1000
+    return {
+        "fdes": app.section.num_fdes,
+        "fres": app.section.num_fres,
+        "import_s": imported - started,
+        "first_paint_s": painted[0] - started,
+        "settled_s": settled - started,
+        "idle_key": {"wall": _stats(idle_walls), "cpu": _stats(idle_cpus)},
+        "down_key": {"wall": _stats(down_walls), "cpu": _stats(down_cpus)},
+        "jumps_ms": jumps,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+# ---------------------------------------------------------------- tmux
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+
+
+def _screen() -> list[str]:
+    return _tmux("capture-pane", "-p", "-t", SESSION).rstrip("\n").split("\n")
+
+
+def _status_line() -> str:
+    """The line above the footer."""
+    lines = _screen()
+    return lines[-2] if len(lines) >= 2 else ""
+
+
+def _wait_for(predicate: Callable[[], bool], what: str) -> float:
+    """Poll until `predicate` holds; the time it took."""
+    started = time.perf_counter()
+    while not predicate():
+        if time.perf_counter() - started > POLL_TIMEOUT_S:
+            raise SystemExit(f"timed out waiting for {what}; the screen shows:\n" + "\n".join(_screen()))
+        time.sleep(POLL_PAUSE_S)
+    return time.perf_counter() - started
+
+
+def _peak_rss_mb(pid: int) -> float:
+    """VmHWM of `pid`, or of its first child when the pane's process is a shell that forked."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    if "python" not in Path(f"/proc/{pid}/comm").read_text():
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        if children:
+            return _peak_rss_mb(int(children[0]))
+    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    return int(kib) / 1024
+
+
+def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object]:
+    env = child_env()
+    command = shlex.join(["env", f"PYTHONPATH={env['PYTHONPATH']}", *sfview_argv(str(binary))])
+    _tmux("kill-session", "-t", SESSION)
+    started = time.perf_counter()
+    _tmux("new-session", "-d", "-s", SESSION, "-x", str(size[0]), "-y", str(size[1]), command)
+    try:
+        _wait_for(lambda: "fdes[0] at" in _status_line() and any(" 0x" in line for line in _screen()), "first screen")
+        first_screen = time.perf_counter() - started
+        time.sleep(0.5)  # let it settle (symbol table, idle work) before timing keys
+
+        def moves(key: str, count: int, expect: Callable[[int, str, str], bool]) -> list[float]:
+            samples = []
+            for n in range(1, count + 1):
+                before = _status_line()
+                sent = time.perf_counter()
+                _tmux("send-keys", "-t", SESSION, key)
+                _wait_for(lambda n=n, before=before: expect(n, before, _status_line()), f"{key} #{n}")
+                samples.append(time.perf_counter() - sent)
+                time.sleep(0.03)  # one key at a time, as a person presses them
+            return samples
+
+        fde = moves("Down", keys, lambda n, before, now: f"fdes[{n}] at" in now)
+        _tmux("send-keys", "-t", SESSION, "x")
+        time.sleep(0.3)
+        hex_moves = moves("Down", keys // 2, lambda n, before, now: now != before)
+        _tmux("send-keys", "-t", SESSION, "2")
+        time.sleep(0.5)
+        tree = moves("Down", keys // 2, lambda n, before, now: now != before)
+        pid = int(_tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
+        peak = _peak_rss_mb(pid)
+    finally:
+        _tmux("kill-session", "-t", SESSION)
+    return {
+        "first_screen_s": first_screen,
+        "fde_table_key": _stats(fde),
+        "hex_pane_key": _stats(hex_moves),
+        "tree_key": _stats(tree),
+        "peak_rss_mb": peak,
+    }
+
+
+# ---------------------------------------------------------------- report
+
+
+def print_report(figures: dict[str, object]) -> None:
+    print(f"binary: {figures['binary']} ({figures['fdes']} FDEs, {figures['fres']} FREs), terminal {figures['size']}")
+    head = figures["headless"]
+    assert isinstance(head, dict)
+    print("\nheadless (App.run_test, in this process)")
+    print(f"  import sfview.app           {head['import_s']:7.3f} s")
+    print(f"  start to first paint        {head['first_paint_s']:7.3f} s   (import, open, parse, mount, FDE table)")
+    print(f"  start to settled            {head['settled_s']:7.3f} s   (and idle: names read, structure tab mounted)")
+    for name, label in (("idle_key", "key bound to nothing"), ("down_key", "down in the FDE table")):
+        wall, cpu = head[name]["wall"], head[name]["cpu"]
+        print(
+            f"  {label:26}  wall {wall['median_ms']:5.1f} ms median, {wall['max_ms']:5.1f} max;"
+            f"  cpu {cpu['median_ms']:5.1f} ms median, {cpu['max_ms']:5.1f} max"
+        )
+    for name, ms in head["jumps_ms"].items():
+        print(f"  {name:26}  wall {ms:5.1f} ms")
+    print(f"  peak RSS (this process)     {head['peak_rss_mb']:7.1f} MB")
+    real = figures.get("tmux")
+    if isinstance(real, dict):
+        print("\nreal process in tmux (key sent → status line updated, polling capture-pane)")
+        print(f"  spawn to first screen       {real['first_screen_s']:7.3f} s")
+        rows = (
+            ("fde_table_key", "down in the FDE table"),
+            ("hex_pane_key", "down in the hex pane"),
+            ("tree_key", "down in the tree"),
+        )
+        for name, label in rows:
+            ms = real[name]
+            print(f"  {label:26}  {ms['median_ms']:5.1f} ms median, {ms['p90_ms']:5.1f} p90, {ms['max_ms']:5.1f} max")
+        print(f"  peak RSS (VmHWM)            {real['peak_rss_mb']:7.1f} MB")
+    elif real is not None:
+        print(f"\nreal process in tmux: {real}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", type=Path, help="default: build/reuse bench/build/big-N")
+    parser.add_argument("--functions", type=int, default=make_big.DEFAULT_FUNCTIONS)
+    parser.add_argument("--keys", type=int, default=40, help="keys pressed per measurement (default 40)")
+    parser.add_argument("--size", default="120x40", help="terminal size, WxH (default 120x40)")
+    parser.add_argument("--no-tmux", action="store_true", help="only the headless figures")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    width, height = (int(n) for n in args.size.lower().split("x"))
+    binary = big_binary(args.binary, functions=args.functions)
+    figures: dict[str, object] = {"binary": str(binary), "size": f"{width}x{height}"}
+    headless = asyncio.run(_headless(binary, args.keys, (width, height)))
+    figures["fdes"], figures["fres"] = headless.pop("fdes"), headless.pop("fres")
+    figures["headless"] = headless
+    if not args.no_tmux:
+        figures["tmux"] = _in_tmux(binary, args.keys, (width, height)) if shutil.which("tmux") else "tmux not found"
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print_report(figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Make the SVG screenshots in `screenshots/` from the test fixtures.
+
+Why a script: the screenshots show the explorer as it is, so they are made
+by driving the real app (headless, `App.run_test`) and regenerated whenever
+it changes, never drawn by hand.
+
+Usage: python scripts/screenshots.py [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sfview.app.app import SfviewApp  # noqa: E402 - after making the checkout importable
+from sfview.source import open_source  # noqa: E402
+
+SHAPES = "tests/data/shapes-x86_64-O2"
+AARCH64 = "tests/data/shapes-aarch64-O2"
+
+Steps = Callable[[SfviewApp, object], Awaitable[None]]
+
+
+@dataclass
+class Shot:
+    """One screenshot: which input, which terminal size, what to press (or do) first."""
+
+    name: str
+    title: str
+    path: str = SHAPES
+    size: tuple[int, int] = (120, 36)
+    keys: list[str] = field(default_factory=list)
+    steps: Steps | None = None
+
+
+async def _info_byte(app: SfviewApp, pilot: object) -> None:
+    app.goto_offset(0x3D)  # FDE 1's info byte: the PLT, a PCMASK function
+
+
+async def _aarch64_row(app: SfviewApp, pilot: object) -> None:
+    row = app.section.function(2).rows[1]  # medium_frame once its frame is set up: RA saved at c-312
+    start_addr = app.fields.field_at(row.span.start)
+    app.goto_offset(next(c for c in start_addr.parent.children() if c.name == "info").span.start)
+
+
+SHOTS = [
+    Shot("explorer", "sfview: functions, rows and bytes", keys=["down", "down", "tab", "down"]),
+    Shot("explorer-80x24", "sfview at 80x24", size=(80, 24), keys=["down", "down"]),
+    Shot("explorer-wide", "sfview on a wide terminal", size=(200, 50), keys=["n", "n", "n", "n", "n"]),
+    Shot("field-detail", "sfview: an info byte, bit by bit", size=(120, 45), keys=["2"], steps=_info_byte),
+    Shot(
+        "fre-info-aarch64",
+        "sfview: an AArch64 row's info byte",
+        path=AARCH64,
+        size=(120, 45),
+        keys=["2"],
+        steps=_aarch64_row,
+    ),
+    Shot("goto-address", "sfview: go to address", size=(100, 30), keys=["g", *"1035"]),
+    Shot(
+        "goto-address-result",
+        "sfview: the row an unwinder uses at 0x1035",
+        size=(100, 30),
+        keys=["g", *"1035", "enter"],
+    ),
+    Shot("goto-symbol", "sfview: go to symbol", size=(100, 30), keys=["s", *"frame"]),
+    Shot("help", "sfview: help", size=(110, 45), keys=["question_mark"]),
+]
+
+
+async def take(shot: Shot, out: Path) -> Path:
+    """Run the app headless, do the shot's steps and keys, save the screen as SVG."""
+    app = SfviewApp(open_source(shot.path))
+    async with app.run_test(size=shot.size) as pilot:
+        await pilot.pause()
+        if shot.steps is not None:
+            await shot.steps(app, pilot)
+            await pilot.pause()
+        if shot.keys:
+            await pilot.press(*shot.keys)
+        await pilot.pause()
+        app.title = shot.title
+        app.save_screenshot(filename=f"{shot.name}.svg", path=str(out))
+    return out / f"{shot.name}.svg"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots", help="where to write (default screenshots/)")
+    args = parser.parse_args(argv)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    os.chdir(ROOT)  # fixture paths as the summary shows them: relative, the same on every machine
+    for shot in SHOTS:
+        print(asyncio.run(take(shot, out)).relative_to(ROOT) if out.is_relative_to(ROOT) else out / shot.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The explorer's commands in Textual's command palette (`ctrl+p`).
+
+Besides the fixed commands, what is typed is tried as a hex number (go to
+that address or section offset) and as part of a function name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from sfview.app.screens.goto import parse_number
+
+if TYPE_CHECKING:
+    from sfview.app.app import SfviewApp
+
+__all__ = ["SfviewCommands"]
+
+SYMBOL_HITS = 10
+"""Names offered for what is typed; the go-to-symbol dialog lists more."""
+
+
+class SfviewCommands(Provider):
+    """Navigation commands, plus typed addresses, offsets and names."""
+
+    @property
+    def explorer(self) -> SfviewApp:
+        return self.app  # type: ignore[return-value]
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        app = self.explorer
+        return [
+            ("Go to address…", app.action_goto_address, "the function and row an unwinder uses for a PC"),
+            ("Go to symbol…", app.action_goto_symbol, "find a function by name"),
+            ("Go to section offset…", app.action_goto_offset, "the field that holds a byte"),
+            ("Next function", app.action_next_function, "the FDE after the selected one"),
+            ("Previous function", app.action_previous_function, "the FDE before the selected one"),
+            ("Show functions", partial(app.action_show_tab, "functions"), "the FDE and FRE tables"),
+            ("Show structure", partial(app.action_show_tab, "structure"), "the field tree and the detail panel"),
+            ("Focus the hex pane", app.action_focus_hex, "move through the bytes"),
+            ("Help", app.action_help, "keys, columns and notation"),
+        ]
+
+    async def discover(self) -> Hits:
+        for name, callback, help_text in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, callback, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+        app = self.explorer
+        number = parse_number(query)
+        if number is not None:
+            yield Hit(1.0, f"Go to address {number:#x}", partial(app.goto_address, number))
+            yield Hit(0.9, f"Go to section offset {number:#x}", partial(app.goto_offset, number))
+        if query.strip():
+            for rank, symbol in enumerate(app.source.symbols.search(query.strip())[:SYMBOL_HITS]):
+                yield Hit(
+                    0.8 - rank / 100,
+                    f"Go to {symbol.name}",
+                    partial(app.goto_address, symbol.address),
+                    help=f"function at {symbol.address:#x}",
+                )

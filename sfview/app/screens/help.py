@@ -1,0 +1,109 @@
+"""The help screen (`?`): the keys, and what every column and notation means."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+__all__ = ["HelpScreen"]
+
+INTRO = """\
+# sfview
+
+An SFrame section tells an unwinder, for every address of every function, how to
+find the caller's frame: the **CFA** (canonical frame address, the stack pointer
+before the call), and where the caller's **FP** (frame pointer) and **RA** (return
+address) were saved. Each function has an **FDE** (function descriptor entry) and
+a list of **FREs** (frame row entries): each row holds from its start address up
+to the next row's.
+
+Everything is linked: choosing a function, a row or a tree node highlights its
+bytes in the hex pane (alternate shades mark where each field starts); moving the
+hex cursor selects the innermost field at that byte, opens the tree down to it, and
+names it on the status line.
+"""
+
+KEYS = (
+    ("`q`", "quit"),
+    ("`?`", "this help (`escape` closes it)"),
+    ("`g`", "go to an address: the function an unwinder would use for that PC, and its row"),
+    ("`s`", "go to a symbol: type part of a name, pick a match"),
+    ("`o`", "go to a section offset: the field that holds that byte"),
+    ("`n` / `p`", "next / previous function"),
+    ("`1` / `2`", "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail)"),
+    ("`x`", "the hex pane"),
+    ("`z`", "zoom the focused pane to the whole screen, and back"),
+    ("`tab` / `shift+tab`", "move between panes"),
+    ("`ctrl+p`", "command palette: every command; a hex number or part of a name typed there goes to it"),
+    ("arrows, `pageup` / `pagedown`, `home` / `end`", "move in the focused pane"),
+    ("`enter` / click", "open or close a tree node"),
+)
+
+FDE_COLUMNS = (
+    ("`#`", "the FDE's index in the section"),
+    ("`start`, `end`", "the function's address range (end excluded)"),
+    ("`size`", "its size in bytes"),
+    ("`symbol`", "its name, from the symbol table (in a `.o`, from the relocation)"),
+    ("`FREs`", "how many rows it has"),
+    ("`FRE type`", "width of each row's start address: `ADDR1`, `ADDR2`, `ADDR4` (1, 2 or 4 bytes)"),
+    ("`PC type`", "`PCINC`: rows match PC - start; `PCMASK`: rows match (PC - start) modulo a block size (PLT)"),
+    ("`key`", "AArch64 pointer-authentication key (`A` or `B`) signing return addresses; unused elsewhere"),
+    ("`notes`", "`signal` (a signal trampoline), `flexible` (version 3 flexible rules), `error` (unreadable)"),
+)
+
+FRE_COLUMNS = (
+    ("`#`", "the row's index in its function"),
+    ("`start`", "the first address the row covers; `[m]`: PCMASK, the row applies at that offset of every block"),
+    ("`CFA`", "how to compute the CFA: `sp+16` is SP + 16, `fp+16` FP + 16, `(fp+48)` the word stored there"),
+    ("`FP`, `RA`", "where the caller's value is: `c-16` saved at CFA - 16; `f` at the header's fixed offset;"
+     " `u` untracked (still in its register); `undef` no return address (outermost frame)"),
+    ("`base`", "the register the CFA is computed from (`sp` or `fp`)"),
+    ("`offset size`", "bytes per stack offset in this row (1, 2 or 4)"),
+    ("`mangled RA`", "the saved return address is signed (AArch64 pointer authentication)"),
+    ("`bytes`", "the row's bytes as stored: start address, info byte, offsets"),
+)
+
+STRUCTURE = """\
+## The Structure tab
+
+The tree shows every field with its value and what it means here; the detail
+panel beside it explains the selected field: where it is, its bytes, its value in
+decimal and hex, what the format says it is, and for an info byte, every bit.
+"""
+
+
+def _table(title: str, header: tuple[str, str], rows: tuple[tuple[str, str], ...]) -> str:
+    """A Markdown table under a heading."""
+    lines = [f"## {title}", "", f"| {header[0]} | {header[1]} |", "|---|---|"]
+    lines += [f"| {left} | {right} |" for left, right in rows]
+    return "\n".join(lines) + "\n"
+
+
+HELP = "\n".join(
+    (
+        INTRO,
+        _table("Keys", ("key", "does"), KEYS),
+        _table("The FDE table: one row per function", ("column", "meaning"), FDE_COLUMNS),
+        _table("The FRE table: the rows of the chosen function", ("column", "meaning"), FRE_COLUMNS),
+        STRUCTURE,
+    )
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys, columns and notation, over the explorer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("question_mark", "dismiss", "Close", show=False),
+        Binding("q", "dismiss", "Close", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Markdown(HELP)

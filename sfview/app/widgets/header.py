@@ -1,0 +1,92 @@
+"""`HeaderSummary`: what the section is, in two lines at the top of the screen.
+
+On a narrow screen each fact falls back to a shorter form, so that the two
+lines still fit 80 columns; the Structure tab has every header field in full.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
+
+from sfview import descriptions
+from sfview.app.names import Names
+from sfview.errors import InputError
+from sfview.model import Section
+from sfview.source import Source
+
+__all__ = ["HeaderSummary"]
+
+SEPARATOR = " · "
+
+Fact = tuple[str, str]
+"""A fact in full, and as short as it gets ("" when it can go)."""
+
+
+def _fit(facts: list[Fact], width: int) -> str:
+    """The facts in full if they fit `width`, else each in its short form."""
+    full = SEPARATOR.join(long for long, _ in facts)
+    if len(full) <= width:
+        return full
+    return SEPARATOR.join(short for _, short in facts if short)
+
+
+class HeaderSummary(Widget):
+    """File, origin, address and size; version, flags, ABI, endianness and counts; any error."""
+
+    def __init__(
+        self, source: Source, section: Section | None, error: InputError | None, names: Names, *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.source = source
+        self.section = section
+        self.error = error
+        self.names = names
+
+    def render(self) -> Text:
+        return self.summary(self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many lines as the summary takes at `width` (which decides full or short facts)."""
+        return len(self.summary(width).wrap(self.app.console, max(width, 1)))
+
+    def summary(self, width: int) -> Text:
+        text = Text(_fit(self._file_facts(), width), style="bold")
+        if self.section is not None:
+            text.append("\n" + _fit(self._section_facts(self.section), width))
+        if self.error is not None:
+            text.append(f"\nError: {self.error}", style="bold red")
+        return text
+
+    def _file_facts(self) -> list[Fact]:
+        source = self.source
+        size = f"{len(source.data)} bytes at address {source.address:#x}"
+        facts = [(source.path, os.path.basename(source.path)), (source.origin, source.origin), (size, size)]
+        if source.file_offset:
+            facts.append((f"file offset {source.file_offset:#x}", ""))
+        if source.elf is not None and self.names.ready:
+            facts.append((self.names.count(), ""))
+        return facts
+
+    @staticmethod
+    def _section_facts(section: Section) -> list[Fact]:
+        version = descriptions.VERSION_NAMES.get(section.version, f"version {section.version}")
+        flags = descriptions.flag_names(section.flags)
+        abi = descriptions.abi_name(section.abi)
+        counts = f"{section.num_fdes} FDEs, {section.num_fres} FREs"
+        facts = [
+            (version, f"v{section.version}"),
+            (" ".join(flags) or "no flags", " ".join(f.removeprefix("SFRAME_F_") for f in flags) or "no flags"),
+            (abi, abi),
+        ]
+        if section.endian not in abi:
+            facts.append((f"but the magic says {section.endian}-endian", f"magic: {section.endian}-endian"))
+        facts.append((counts, counts))
+        offsets = (("FP", section.fixed_fp_offset), ("RA", section.fixed_ra_offset))
+        fixed = [f"{what} at c{offset:+d}" for what, offset in offsets if offset]
+        if fixed:
+            facts.append((f"fixed {', '.join(fixed)}", ""))
+        return facts

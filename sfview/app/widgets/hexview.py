@@ -1,0 +1,572 @@
+"""`HexView`: a scrollable hex pane over the raw bytes of an SFrame section.
+
+A section can be megabytes (40,000 functions is ~75,000 lines of 16 bytes), so the
+widget uses Textual's Line API: it only ever formats the lines that are on screen,
+and the whole document is described to the scrolling machinery by `virtual_size`.
+Nothing proportional to the data size is built up front.
+
+Each line looks like::
+
+    000001d0  00000000000141a8  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  .ELF............
+
+offset in the section, load address (`base_address` + offset), 16 bytes in hex with
+an extra gap after 8, and the same bytes as ASCII (`.` for non-printables).
+
+On top of the bytes the widget paints a one-byte cursor (keyboard and mouse driven)
+and one highlighted range, which the explorer uses to show which bytes a decoded
+structure came from; field boundaries inside the range alternate between two
+shades so adjacent fields can be told apart.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+from typing import ClassVar, NamedTuple
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+__all__ = ["BYTES_PER_LINE", "HexView"]
+
+BYTES_PER_LINE = 16
+"""Bytes shown on one line."""
+
+_HALF = BYTES_PER_LINE // 2
+_COLUMN_GAP = "  "
+_HEX_WIDTH = BYTES_PER_LINE * 3  # "hh " per byte, minus the last space, plus the extra mid gap: 48
+_ADDRESS_DIGITS = 16
+
+# One translation table instead of a per-byte `chr`/`isprintable` test: printable ASCII
+# stays, everything else becomes ".". Latin-1 decoding of the result is then exact.
+_ASCII_TABLE = bytes(b if 0x20 <= b < 0x7F else ord(".") for b in range(256))
+
+# Paint states of one byte cell. Ints (not an Enum) because they index style tuples
+# in the hot path.
+_PLAIN, _HIGHLIGHT, _HIGHLIGHT_ALT, _CURSOR = 0, 1, 2, 3
+
+
+def _hex_of(chunk: bytes) -> str:
+    """Hex text of up to 16 bytes with the mid gap, padded to the full column width."""
+    if len(chunk) <= _HALF:
+        return chunk.hex(" ").ljust(_HEX_WIDTH)
+    return f"{chunk[:_HALF].hex(' ')}  {chunk[_HALF:].hex(' ')}".ljust(_HEX_WIDTH)
+
+
+def _hex_column(index: int) -> int:
+    """Column of byte `index` (0-15) inside the hex field."""
+    return index * 3 + (1 if index >= _HALF else 0)
+
+
+class _Styles(NamedTuple):
+    """Every Rich style a line needs, resolved once per style change (not per byte)."""
+
+    base: Style
+    offset: Style
+    address: Style
+    hex: tuple[Style, Style, Style, Style]  # indexed by paint state
+    ascii: tuple[Style, Style, Style, Style]
+
+
+class HexView(ScrollView, can_focus=True):
+    """A hex dump of `data` with a byte cursor and one highlighted, field-striped range.
+
+    Only the visible lines are rendered (Line API), so opening a multi-megabyte section
+    costs nothing beyond keeping a reference to the bytes.
+    """
+
+    ALLOW_SELECT = False  # clicks place the cursor; Textual's text selection would fight them
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor_left", "Previous byte", show=False),
+        Binding("right", "cursor_right", "Next byte", show=False),
+        Binding("up", "cursor_up", "Line up", show=False),
+        Binding("down", "cursor_down", "Line down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "line_start", "Line start", show=False),
+        Binding("end", "line_end", "Line end", show=False),
+        Binding("ctrl+home", "first_byte", "First byte", show=False),
+        Binding("ctrl+end", "last_byte", "Last byte", show=False),
+    ]
+    """Navigation keys. None are shown in the footer: they are the keys everyone expects."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "hexview--offset",
+        "hexview--address",
+        "hexview--hex",
+        "hexview--ascii",
+        "hexview--cursor",
+        "hexview--highlight",
+        "hexview--highlight-alt",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `hexview--offset` | Section offset column. |
+    | `hexview--address` | Load address column. |
+    | `hexview--hex` | Hex bytes. |
+    | `hexview--ascii` | ASCII column. |
+    | `hexview--cursor` | The byte under the cursor (hex and ASCII). |
+    | `hexview--highlight` | Highlighted range, even fields (the first field is even). |
+    | `hexview--highlight-alt` | Highlighted range, odd fields. |
+    """
+
+    DEFAULT_CSS = """
+    HexView {
+        background: $surface;
+        color: $foreground;
+        & > .hexview--offset { color: $foreground-muted; }
+        & > .hexview--address { color: $text-secondary; }
+        & > .hexview--hex { color: $foreground; }
+        & > .hexview--ascii { color: $foreground-muted; }
+        & > .hexview--highlight { background: $primary 55%; color: $foreground; }
+        & > .hexview--highlight-alt { background: $primary 25%; color: $foreground; }
+        & > .hexview--cursor { background: $foreground 25%; text-style: bold; }
+        &:focus > .hexview--cursor { background: $surface; text-style: bold reverse; }
+    }
+    """
+    """Two shades of `$primary` for alternating fields; the focused cursor is reversed so it
+    stands out on plain and highlighted bytes alike (its background must be the plain
+    one: reversing turns the column colour into the cursor block)."""
+
+    class CursorMoved(Message):
+        """The user (or `move_cursor(..., notify=True)`) moved the cursor to a new byte."""
+
+        def __init__(self, offset: int, hex_view: HexView | None = None) -> None:
+            """Args: offset: section offset now under the cursor; hex_view: the sender."""
+            super().__init__()
+            self.offset = offset
+            """Section offset of the byte under the cursor."""
+            self.hex_view = hex_view
+            """The `HexView` whose cursor moved."""
+
+        @property
+        def control(self) -> HexView | None:
+            """The `HexView` that sent the message (for `@on(..., "#id")` selectors)."""
+            return self.hex_view
+
+    def __init__(
+        self,
+        data: bytes,
+        base_address: int = 0,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        """Show `data`; `base_address` is the load address of offset 0 (for the address column)."""
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._data = b""
+        self._base_address = base_address
+        self._cursor = 0
+        self._highlight: tuple[int, int] | None = None
+        self._boundaries: tuple[int, ...] = ()
+        self._styles: _Styles | None = None
+        # Strips of lines with no cursor/highlight on them; they depend only on the
+        # bytes and the styles, so scrolling back and forth reuses them.
+        self._plain_cache: LRUCache[int, Strip] = LRUCache(1024)
+        self._set_data(data)
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def data(self) -> bytes:
+        """The bytes shown. Assigning new bytes resets cursor, highlight and scroll."""
+        return self._data
+
+    @data.setter
+    def data(self, data: bytes) -> None:
+        self._set_data(data)
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+
+    @property
+    def base_address(self) -> int:
+        """Load address of section offset 0."""
+        return self._base_address
+
+    @property
+    def cursor(self) -> int:
+        """Section offset of the byte under the cursor (0 when there is no data)."""
+        return self._cursor
+
+    @property
+    def line_count(self) -> int:
+        """Number of lines of the dump."""
+        return self._line_count
+
+    @property
+    def highlighted(self) -> tuple[int, int] | None:
+        """The highlighted range as `(start, end)`, or None."""
+        return self._highlight
+
+    # ------------------------------------------------------------------ public API
+
+    def move_cursor(self, offset: int, notify: bool = True) -> None:
+        """Put the cursor on `offset` (clamped to the data) and scroll it into view.
+
+        `notify=False` is for the app syncing the cursor to a selection made elsewhere:
+        posting `CursorMoved` then would echo back into the handler that caused it.
+        """
+        self._set_cursor(offset, notify=notify)
+
+    def highlight(self, start: int, end: int, boundaries: Iterable[int] | None = None, *, scroll: bool = True) -> None:
+        """Paint bytes `[start, end)`, striping fields that begin at `boundaries`.
+
+        Offsets in `boundaries` outside `(start, end)` are ignored; `start` always begins
+        the first field. With `scroll`, the range is brought into view: nothing moves if
+        its start is already on screen (except to also reveal its end when the whole
+        range fits); otherwise the range is centred (or, if taller than the view, its
+        start is put near the top).
+        """
+        start = max(0, min(start, len(self._data)))
+        end = max(start, min(end, len(self._data)))
+        self._highlight = (start, end) if end > start else None
+        self._boundaries = tuple(sorted({b for b in boundaries or () if start < b < end}))
+        self.refresh()
+        if scroll and self._highlight is not None:
+            self._reveal_range(start, end)
+
+    def clear_highlight(self) -> None:
+        """Remove the highlighted range."""
+        if self._highlight is not None:
+            self._highlight = None
+            self._boundaries = ()
+            self.refresh()
+
+    def offset_at(self, x: int, y: int) -> int | None:
+        """Byte offset under screen cell (`x`, `y`), from the hex or ASCII column; None elsewhere."""
+        region = self.scrollable_content_region
+        if not region.contains(x, y):
+            return None
+        scroll_x, scroll_y = self.scroll_offset
+        return self._offset_at_virtual(x - region.x + scroll_x, y - region.y + scroll_y)
+
+    def line_text(self, line_no: int) -> str:
+        """Plain text of dump line `line_no` (exactly what is drawn, without styles)."""
+        if not 0 <= line_no < self._line_count:
+            raise IndexError(f"line {line_no} out of range (0..{self._line_count - 1})")
+        offset_text, address_text, hex_text, ascii_text = self._line_parts(line_no)
+        return _COLUMN_GAP.join((offset_text, address_text, hex_text, ascii_text))
+
+    # ------------------------------------------------------------------ layout
+
+    def _set_data(self, data: bytes) -> None:
+        """Adopt new bytes: recompute column geometry and the virtual size, reset state."""
+        self._data = bytes(data)
+        size = len(self._data)
+        self._line_count = -(-size // BYTES_PER_LINE)
+        # Offsets are 8 digits like readelf/hexdump, wider only for sections past 4 GiB.
+        self._offset_digits = max(8, len(f"{max(size - 1, 0):x}"))
+        self._hex_x = self._offset_digits + len(_COLUMN_GAP) + _ADDRESS_DIGITS + len(_COLUMN_GAP)
+        self._ascii_x = self._hex_x + _HEX_WIDTH + len(_COLUMN_GAP)
+        self._line_width = self._ascii_x + BYTES_PER_LINE
+        self._cursor = 0
+        self._highlight = None
+        self._boundaries = ()
+        self._plain_cache.clear()
+        self.virtual_size = Size(self._line_width, self._line_count)
+
+    def _line_parts(self, line_no: int) -> tuple[str, str, str, str]:
+        """Offset, address, hex and ASCII text of one line."""
+        start = line_no * BYTES_PER_LINE
+        chunk = self._data[start : start + BYTES_PER_LINE]
+        return (
+            f"{start:0{self._offset_digits}x}",
+            f"{(self._base_address + start) & 0xFFFF_FFFF_FFFF_FFFF:016x}",
+            _hex_of(chunk),
+            chunk.translate(_ASCII_TABLE).decode("latin-1"),
+        )
+
+    def _offset_at_virtual(self, column: int, line_no: int) -> int | None:
+        """Byte offset at a position in the whole (unscrolled) dump, or None."""
+        if not 0 <= line_no < self._line_count:
+            return None
+        index: int | None = None
+        relative = column - self._hex_x
+        if 0 <= relative < _HEX_WIDTH:
+            if relative >= _hex_column(_HALF):
+                relative -= 1  # skip the extra mid gap
+            elif relative == _hex_column(_HALF) - 1:
+                return None
+            if relative % 3 != 2:  # not the space between two bytes
+                index = relative // 3
+        elif 0 <= column - self._ascii_x < BYTES_PER_LINE:
+            index = column - self._ascii_x
+        if index is None:
+            return None
+        offset = line_no * BYTES_PER_LINE + index
+        return offset if offset < len(self._data) else None
+
+    # ------------------------------------------------------------------ styles
+
+    def notify_style_update(self) -> None:
+        """Styles changed (theme, focus, CSS reload): drop everything derived from them."""
+        super().notify_style_update()
+        self._styles = None
+        self._plain_cache.clear()
+
+    def _get_styles(self) -> _Styles:
+        """Resolve component styles into ready-to-use Rich styles, once per style change.
+
+        A painted byte keeps its column's colour and takes the background (and text
+        style) of its paint state. The background comes from the *full* component style
+        because that is where Textual blends alpha backgrounds (`$primary 45%`) onto
+        the widget's own; the partial style would carry the unblended colour.
+        """
+        if self._styles is None:
+            get = self.get_component_rich_style
+            base = self.rich_style
+            hex_style = get("hexview--hex")
+            ascii_style = get("hexview--ascii")
+            overlays = []
+            for name in ("hexview--highlight", "hexview--highlight-alt", "hexview--cursor"):
+                full = get(name)
+                partial = get(name, partial=True)
+                overlays.append(partial + Style(bgcolor=full.bgcolor))
+
+            def painted(column: Style) -> tuple[Style, Style, Style, Style]:
+                return (column, column + overlays[0], column + overlays[1], column + overlays[2])
+
+            self._styles = _Styles(
+                base=base,
+                offset=get("hexview--offset"),
+                address=get("hexview--address"),
+                hex=painted(hex_style),
+                ascii=painted(ascii_style),
+            )
+        return self._styles
+
+    # ------------------------------------------------------------------ rendering
+
+    def render_line(self, y: int) -> Strip:
+        """Render screen row `y` of the widget: one dump line, cropped to the view."""
+        scroll_x, scroll_y = self.scroll_offset
+        line_no = scroll_y + y
+        width = self.size.width
+        styles = self._get_styles()
+        if not 0 <= line_no < self._line_count:
+            return Strip.blank(width, styles.base)
+        strip = self._render_dump_line(line_no, styles)
+        return strip.crop_extend(scroll_x, scroll_x + width, styles.base)
+
+    def _paint_states(self, start: int, end: int) -> list[int] | None:
+        """Per-byte highlight state of bytes `[start, end)` (cursor not applied), or None if all plain."""
+        if self._highlight is None:
+            return None
+        hl_start, hl_end = self._highlight
+        if hl_end <= start or hl_start >= end:
+            return None
+        boundaries = self._boundaries
+        states = []
+        field = bisect_right(boundaries, start) if boundaries else 0
+        next_boundary = boundaries[field] if field < len(boundaries) else hl_end
+        for offset in range(start, end):
+            if hl_start <= offset < hl_end:
+                while offset >= next_boundary and field < len(boundaries):
+                    field += 1
+                    next_boundary = boundaries[field] if field < len(boundaries) else hl_end
+                states.append(_HIGHLIGHT if field % 2 == 0 else _HIGHLIGHT_ALT)
+            else:
+                states.append(_PLAIN)
+        return states
+
+    def _render_dump_line(self, line_no: int, styles: _Styles) -> Strip:
+        """Full-width strip of one dump line (before horizontal cropping)."""
+        start = line_no * BYTES_PER_LINE
+        end = min(start + BYTES_PER_LINE, len(self._data))
+        states = self._paint_states(start, end)
+        has_cursor = start <= self._cursor < end
+        if states is None and not has_cursor:
+            cached = self._plain_cache.get(line_no)
+            if cached is not None:
+                return cached
+
+        offset_text, address_text, hex_text, ascii_text = self._line_parts(line_no)
+        base = styles.base
+        segments = [
+            Segment(offset_text, styles.offset),
+            Segment(_COLUMN_GAP, base),
+            Segment(address_text, styles.address),
+            Segment(_COLUMN_GAP, base),
+        ]
+        if states is None and not has_cursor:
+            segments += [
+                Segment(hex_text, styles.hex[_PLAIN]),
+                Segment(_COLUMN_GAP, base),
+                Segment(ascii_text, styles.ascii[_PLAIN]),
+            ]
+            strip = Strip(segments, self._line_width)
+            self._plain_cache[line_no] = strip
+            return strip
+
+        count = end - start
+        fields = states or [_PLAIN] * count
+        cells = list(fields)
+        if has_cursor:
+            cells[self._cursor - start] = _CURSOR
+        # Hex column: byte cells, and between them separators that share the field's
+        # shade only inside one field, so a field boundary shows as a gap.
+        pieces: list[tuple[str, Style]] = []
+        hex_styles = styles.hex
+        for index in range(count):
+            pieces.append((hex_text[_hex_column(index) : _hex_column(index) + 2], hex_styles[cells[index]]))
+            if index + 1 < count:
+                separator = "  " if index + 1 == _HALF else " "
+                state = fields[index] if fields[index] == fields[index + 1] else _PLAIN
+                pieces.append((separator, hex_styles[state]))
+        tail = _HEX_WIDTH - (_hex_column(count - 1) + 2)
+        if tail:
+            pieces.append((" " * tail, base))
+        pieces.append((_COLUMN_GAP, base))
+        ascii_styles = styles.ascii
+        pieces.extend((ascii_text[index], ascii_styles[cells[index]]) for index in range(count))
+        segments.extend(_merge(pieces))
+        return Strip(segments, self._line_width)
+
+    # ------------------------------------------------------------------ cursor & scrolling
+
+    def _set_cursor(self, offset: int, *, notify: bool) -> None:
+        """Move the cursor, repaint the two affected lines, keep it visible, maybe notify."""
+        if not self._data:
+            return
+        offset = max(0, min(offset, len(self._data) - 1))
+        old = self._cursor
+        self._cursor = offset
+        if offset != old:
+            self.refresh_line(old // BYTES_PER_LINE)
+            self.refresh_line(offset // BYTES_PER_LINE)
+        self._scroll_cursor_into_view()
+        if notify and offset != old:
+            self.post_message(self.CursorMoved(offset, self))
+
+    @property
+    def _page_lines(self) -> int:
+        """Lines in one screenful (at least 1)."""
+        return max(1, self.scrollable_content_region.height)
+
+    def _scroll_cursor_into_view(self) -> None:
+        """Scroll the least distance that shows the cursor's line and hex cell."""
+        line_no = self._cursor // BYTES_PER_LINE
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            return
+        scroll_x, scroll_y = self.scroll_offset
+        target_y = scroll_y
+        if line_no < scroll_y:
+            target_y = line_no
+        elif line_no >= scroll_y + height:
+            target_y = line_no - height + 1
+        width = self.scrollable_content_region.width
+        column = self._hex_x + _hex_column(self._cursor % BYTES_PER_LINE)
+        target_x = scroll_x
+        if column < scroll_x:
+            target_x = column
+        elif column + 2 > scroll_x + width:
+            target_x = column + 2 - width
+        if (target_x, target_y) != (scroll_x, scroll_y):
+            self.scroll_to(target_x, target_y, animate=False, immediate=True)
+
+    def _reveal_range(self, start: int, end: int) -> None:
+        """Bring the highlighted range into view (see `highlight`); defer until laid out."""
+        height = self.scrollable_content_region.height
+        if height <= 0 or not self.is_mounted:
+            self.call_after_refresh(self._reveal_range, start, end)
+            return
+        first = start // BYTES_PER_LINE
+        last = (end - 1) // BYTES_PER_LINE
+        top = self.scroll_offset.y
+        fits = last - first + 1 <= height
+        if top <= first < top + height:
+            if fits and last >= top + height:
+                self.scroll_to(y=last - height + 1, animate=False, immediate=True)
+            return
+        # Centre a range that fits; a taller one starts near the top, with a little context.
+        target = (first + last) // 2 - height // 2 if fits else first - min(2, height // 4)
+        self.scroll_to(y=max(0, target), animate=False, immediate=True)
+
+    # ------------------------------------------------------------------ input
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a byte (hex or ASCII column) puts the cursor there."""
+        offset = self.offset_at(event.screen_x, event.screen_y)
+        if offset is not None:
+            event.stop()
+            self._set_cursor(offset, notify=True)
+
+    def action_cursor_left(self) -> None:
+        """Previous byte."""
+        self._set_cursor(self._cursor - 1, notify=True)
+
+    def action_cursor_right(self) -> None:
+        """Next byte."""
+        self._set_cursor(self._cursor + 1, notify=True)
+
+    def action_cursor_up(self) -> None:
+        """Same column, previous line (stays put on the first line)."""
+        if self._cursor >= BYTES_PER_LINE:
+            self._set_cursor(self._cursor - BYTES_PER_LINE, notify=True)
+
+    def action_cursor_down(self) -> None:
+        """Same column, next line; clamps to the last byte when the last line is short."""
+        if self._cursor // BYTES_PER_LINE < self._line_count - 1:
+            self._set_cursor(self._cursor + BYTES_PER_LINE, notify=True)
+
+    def action_page_up(self) -> None:
+        """Up one screenful; the view scrolls with the cursor so it keeps its screen row."""
+        self._page(-1)
+
+    def action_page_down(self) -> None:
+        """Down one screenful; the view scrolls with the cursor so it keeps its screen row."""
+        self._page(+1)
+
+    def _page(self, direction: int) -> None:
+        """Move cursor and view by one page in `direction` (-1 or +1)."""
+        if not self._data:
+            return
+        lines = self._page_lines
+        column = self._cursor % BYTES_PER_LINE
+        line_no = max(0, min(self._cursor // BYTES_PER_LINE + direction * lines, self._line_count - 1))
+        self.scroll_to(y=self.scroll_offset.y + direction * lines, animate=False, immediate=True)
+        self._set_cursor(line_no * BYTES_PER_LINE + column, notify=True)
+
+    def action_line_start(self) -> None:
+        """First byte of the cursor's line."""
+        self._set_cursor(self._cursor - self._cursor % BYTES_PER_LINE, notify=True)
+
+    def action_line_end(self) -> None:
+        """Last byte of the cursor's line."""
+        self._set_cursor(self._cursor - self._cursor % BYTES_PER_LINE + BYTES_PER_LINE - 1, notify=True)
+
+    def action_first_byte(self) -> None:
+        """First byte of the section."""
+        self._set_cursor(0, notify=True)
+
+    def action_last_byte(self) -> None:
+        """Last byte of the section."""
+        self._set_cursor(len(self._data) - 1, notify=True)
+
+
+def _merge(pieces: list[tuple[str, Style]]) -> list[Segment]:
+    """Join adjacent pieces that share a style into one Segment (fewer, longer segments)."""
+    segments: list[Segment] = []
+    text_run: list[str] = []
+    run_style: Style | None = None
+    for text, style in pieces:
+        if style is not run_style and text_run:
+            segments.append(Segment("".join(text_run), run_style))
+            text_run = []
+        run_style = style
+        text_run.append(text)
+    if text_run:
+        segments.append(Segment("".join(text_run), run_style))
+    return segments

@@ -1,0 +1,212 @@
+"""`StructureTree`: the section as a tree of fields, opened on demand.
+
+Every node is a `fields.Field`, labelled with its value and what it means.
+Nothing is built before it is opened: a node's children are added when it is
+expanded. The FDE array of a big section is split into chunks of `CHUNK`
+(`fdes[0..999]`), so that opening it adds dozens of nodes, not 40,000, and an
+FDE node holds only its index until it is opened itself.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.signal import Signal
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from sfview.app.names import Names
+from sfview.app.notation import rules_text
+from sfview.app.paths import fde_and_row
+from sfview.fields import Field, FieldTree
+from sfview.model import Span
+
+__all__ = ["CHUNK", "CHUNK_TYPE", "StructureTree"]
+
+CHUNK = 1000
+"""FDEs per chunk node when the section has more than this many."""
+
+CHUNK_TYPE = "fde_chunk"
+"""`Field.type_name` of the chunk nodes, which the tree makes up (they are no part of the format)."""
+
+NodeData = Field | int
+"""A field, or the index of an FDE whose field is not built yet."""
+
+
+class StructureTree(Tree[NodeData]):
+    """Header, FDEs, each function's FREs, down to every field and bit."""
+
+    def __init__(self, fields: FieldTree, names: Names, *, id: str | None = None) -> None:
+        self.fields = fields
+        self.section = fields.section
+        self.names = names
+        super().__init__(self._label(fields.root), data=fields.root, id=id)
+        self.guide_depth = 3
+        self._loaded: set[int] = set()
+        """`id()` of every node whose children have been added."""
+        self._fde_nodes: dict[int, TreeNode[NodeData]] = {}
+        """The FDE nodes built so far, by FDE index."""
+        self.field_highlighted: Signal[Field] = Signal(self, "field-highlighted")
+        """Published with the field under the cursor when the user moves it.
+
+        A signal, for the same reason as `RowTable.row_highlighted`: the other
+        panes follow in the same frame. The tree also moves its cursor by itself
+        (on mount, for one), which is not the user choosing a field.
+        """
+        self._load(self.root)
+        self.root.expand()
+
+    # ------------------------------------------------------------------ public API
+
+    def field_of(self, node: TreeNode[NodeData]) -> Field:
+        """The node's field, building an FDE's field on first use."""
+        data = node.data
+        if isinstance(data, int):
+            node.data = data = self.fields.function_field(data)
+        assert data is not None
+        return data
+
+    def reveal(self, field: Field) -> None:
+        """Expand the path down to `field` and put the cursor on it, without announcing it.
+
+        This follows a choice made elsewhere (table, hex pane), so it must not
+        come back as a `NodeHighlighted`.
+        """
+        node = self.root
+        for step in self._ancestry(field):
+            self._open(node)
+            node = self._child_for(node, step)
+        with self.prevent(Tree.NodeHighlighted):
+            _ = self.last_line  # lays the new nodes out, so that `node.line` is current
+            self.move_cursor(node)
+
+    def names_changed(self) -> None:
+        """The names have arrived: label the FDE nodes already built with them."""
+        for index, node in self._fde_nodes.items():
+            node.set_label(self._fde_label(index))
+
+    # ------------------------------------------------------------------ loading
+
+    @on(Tree.NodeExpanded)
+    def _on_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
+        self._load(event.node)
+
+    @on(Tree.NodeHighlighted)
+    def _on_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+        if self.has_focus:
+            self.field_highlighted.publish(self.field_of(event.node))
+
+    def _open(self, node: TreeNode[NodeData]) -> None:
+        self._load(node)
+        if not node.is_expanded:
+            node.expand()
+
+    def _load(self, node: TreeNode[NodeData]) -> None:
+        """Add the node's children once: fields, chunks of FDEs, or unbuilt FDEs."""
+        if id(node) in self._loaded:
+            return
+        self._loaded.add(id(node))
+        field = self.field_of(node)
+        if field.name == "fdes" and field.parent is self.fields.root:
+            self._add_fdes(node, range(len(self.section)))
+        elif field.type_name == CHUNK_TYPE:
+            first, last = field.value
+            self._add_fdes(node, range(first, last + 1))
+        else:
+            for child in field.children():
+                self._add(node, child)
+
+    def _add(self, node: TreeNode[NodeData], field: Field) -> None:
+        if field.has_children:
+            node.add(self._label(field), data=field)
+        else:
+            node.add_leaf(self._label(field), data=field)
+
+    def _add_fdes(self, node: TreeNode[NodeData], indexes: range) -> None:
+        """One node per FDE, or per chunk of `CHUNK` FDEs when there are more."""
+        if len(indexes) <= CHUNK:
+            for index in indexes:
+                self._fde_nodes[index] = node.add(self._fde_label(index), data=index)
+            return
+        size = self.section.fde_size
+        start = self.section.fde_start
+        for first in range(indexes.start, indexes.stop, CHUNK):
+            last = min(first + CHUNK, indexes.stop) - 1
+            chunk = Field(
+                f"fdes[{first}..{last}]",
+                f"fdes[{first}..{last}]",
+                Span(start + first * size, start + (last + 1) * size),
+                "group",
+                value=(first, last),
+                type_name=CHUNK_TYPE,
+                doc=f"FDEs {first} to {last}. (sfview groups the FDEs of a big section by {CHUNK}; "
+                "the groups are not part of the format.)",
+                parent=node.data if isinstance(node.data, Field) else None,
+            )
+            node.add(self._label(chunk), data=chunk)
+
+    # ------------------------------------------------------------------ finding
+
+    def _ancestry(self, field: Field) -> list[Field]:
+        """The fields from below the root down to `field`."""
+        chain = []
+        step: Field | None = field
+        while step is not None and step is not self.fields.root:
+            chain.append(step)
+            step = step.parent
+        return chain[::-1]
+
+    def _child_for(self, node: TreeNode[NodeData], field: Field) -> TreeNode[NodeData]:
+        """The child of `node` that shows `field`; an FDE is reached through the array and its chunk."""
+        index, _ = fde_and_row(field.path)
+        if node is self.root and index is not None and field.parent is self.fields.root:
+            fdes = next(c for c in node.children if self.field_of(c).name == "fdes")
+            self._open(fdes)
+            if index not in self._fde_nodes:
+                self._open(next(c for c in fdes.children if _in_chunk(self.field_of(c), index)))
+            return self._fde_nodes[index]
+        return next(c for c in node.children if c.data is field)
+
+    # ------------------------------------------------------------------ labels
+
+    def _fde_label(self, index: int) -> Text:
+        func = self.section.function(index)
+        label = Text.assemble((f"fdes[{index}]", "bold"))
+        if func.error:
+            label.append("  cannot be decoded", style="red")
+            return label
+        label.append(f"  {func.start_address:#x}")
+        name = self.names.of(func)
+        if name:
+            label.append(f"  {name}", style="italic")
+        return label
+
+    def _label(self, field: Field) -> Text:
+        """`name = value  meaning` for a value; `name  0x1c..0x2d` for a structure."""
+        index, row = fde_and_row(field.path)
+        if field.path == f"fdes[{index}]":
+            return self._fde_label(index)
+        if field.kind in ("struct", "array", "group"):
+            label = Text.assemble((field.name or "section", "bold"))
+            if field.is_bit_byte:
+                byte = self.section.data[field.span.start]
+                label.append(f" = {byte:#04x} = {byte:08b}")
+            elif row is not None and field.path.endswith(f"fres[{row}]"):
+                decoded = self.section.function(index).rows[row]
+                label.append(f"  {decoded.address:#x}  {rules_text(decoded)}")
+            label.append(f"  {field.span.start:#x}..{field.span.end:#x}", style="dim")
+            return label
+        name = field.name
+        if field.bits is not None:
+            high, low = field.bits
+            name += f" [{high}]" if high == low else f" [{high}..{low}]"
+        label = Text(name)
+        label.append(f" = {field.display}", style="bold")
+        if field.meaning:
+            label.append(f"  {field.meaning}", style="dim")
+        return label
+
+
+def _in_chunk(chunk: Field, index: int) -> bool:
+    first, last = chunk.value
+    return first <= index <= last

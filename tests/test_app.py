@@ -1,0 +1,426 @@
+"""The explorer, driven as a person drives it: keys, clicks, dialogs.
+
+Each test checks what the panes hold against the model: the FRE table
+against `Function.rows`, the hex highlight against spans, the status line
+and the tree cursor against `FieldTree.field_at`, go-to against
+`find_function` and `row_for`.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+from pathlib import Path
+
+import pytest
+from conftest import DATA, SECTIONS, load_section_fixture
+from rich.console import Console
+from textual.widgets import Static
+
+from sfview.app.app import SfviewApp
+from sfview.app.notation import cfa_text, ra_text, saved_rule_text
+from sfview.app.screens.goto import GotoNumber, GotoSymbol
+from sfview.app.screens.help import HelpScreen
+from sfview.app.widgets.header import HeaderSummary
+from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
+from sfview.fields import FieldTree
+from sfview.source import Source, open_source
+
+SHAPES = DATA / "shapes-x86_64-O2"
+SIZE = (100, 32)
+
+
+def explorer(path: Path = SHAPES) -> SfviewApp:
+    return SfviewApp(open_source(str(path)))
+
+
+def status(app: SfviewApp) -> str:
+    return str(app.status_line.render())
+
+
+def detail_text(app: SfviewApp, width: int = 100) -> str:
+    """The detail panel's explanation as plain text."""
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(app.detail.query_one("#detail-text", Static).content)
+    return console.export_text()
+
+
+def tree_path(app: SfviewApp) -> str:
+    node = app.structure.cursor_node
+    assert node is not None
+    return app.structure.field_of(node).path
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*text)
+
+
+# ---------------------------------------------------------------- tables
+
+
+async def test_fde_table_holds_every_function() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE):
+        section = app.section
+        assert app.fde_table.row_count == len(section) == 9
+        for index in range(len(section)):
+            func = section.function(index)
+            cells = app.fde_table.row_cells(index)
+            assert cells[:4] == (str(index), f"{func.start_address:#x}", f"{func.end_address:#x}", str(func.size))
+            assert cells[4] == app.source.function_name(func)
+            assert cells[5] == str(func.num_fres)
+        assert app.fde_table.row_cells(1)[6:9] == ("ADDR1", "PCMASK", "A")
+        assert app.fde_table.row_cells(8)[6] == "ADDR4"
+        assert app.fde_table.row_cells(2)[4] == "main"
+
+
+async def test_choosing_a_function_fills_the_fre_table() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "down")
+        func = app.section.function(2)
+        assert app.fde_table.cursor == 2
+        assert app.fre_table.function is func
+        assert app.fre_table.row_count == len(func.rows) == 3
+        for row in func.rows:
+            cells = app.fre_table.row_cells(row.index)
+            data = app.section.data[row.span.start : row.span.end].hex(" ")
+            expected = (f"{row.address:#x}", cfa_text(row), saved_rule_text(row.fp), ra_text(row), row.base_reg_name)
+            assert cells[1:6] == expected
+            assert cells[-1] == data
+        assert [app.fre_table.row_cells(i)[2] for i in range(3)] == ["sp+8", "sp+16", "sp+8"]
+        assert app.fre_table.row_cells(0)[4] == "f", "AMD64: the RA is at the header's fixed offset"
+        assert app.hex_view.highlighted == (func.span.start, func.span.end)
+        assert status(app).startswith("fdes[2] at 0x3e..0x4f") and "(main)" in status(app)
+
+
+async def test_an_fre_row_highlights_exactly_its_bytes() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "down", "tab", "down")
+        row = app.section.function(2).rows[1]
+        assert app.focused is app.fre_table
+        assert app.hex_view.highlighted == (row.span.start, row.span.end)
+        assert app.hex_view.cursor == row.span.start
+        assert status(app).startswith("fdes[2].fres[1] at 0xf8..0xfb")
+
+
+async def test_a_pcmask_function_marks_its_rows() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down")
+        assert app.section.function(1).pcmask
+        assert app.fre_table.row_cells(0)[1] == "0x1030 [m]"
+
+
+async def test_next_and_previous_function() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "n", "p")
+        assert app.fde_table.cursor == 2
+        assert app.fre_table.function is app.section.function(2)
+
+
+async def test_a_click_chooses_a_row() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click(app.fde_table, offset=(5, 4))  # line 0 is the header: row 3
+        assert app.fde_table.cursor == 3
+        assert app.fre_table.function is app.section.function(3)
+
+
+# ---------------------------------------------------------------- hex pane and tree
+
+
+async def test_the_hex_cursor_selects_the_innermost_field() -> None:
+    app = explorer()
+    fields = FieldTree(app.section)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x")
+        assert app.focused is app.hex_view
+        start = app.hex_view.cursor  # FDE 0 is chosen at start: the cursor is on its first byte
+        await pilot.press("right", "right", "right", "right", "down")
+        offset = start + 4 + 16
+        assert app.hex_view.cursor == offset
+        field = fields.field_at(offset)
+        assert status(app).startswith(field.status())
+        assert field.path == "fdes[1].func_start"
+        assert app.fde_table.cursor == 1, "the FDE table follows the byte's function"
+        await pilot.press("2")
+        assert tree_path(app) == "fdes[1].func_start"
+        assert app.hex_view.highlighted == (field.span.start, field.span.end)
+
+
+@pytest.mark.parametrize("name", ["test-x86_64-2.40", "test-x86_64-2.41", "test-fp-x86_64-2.45", "test-aarch64-2.46"])
+async def test_every_byte_leads_the_tree_to_its_field(name: str) -> None:
+    """Versions 1, 2, 2 with PC-relative starts, 3 (attribute blocks): the tree reaches every field."""
+    data, base, _ = load_section_fixture(DATA / "sections" / f"{name}.json")
+    app = SfviewApp(Source(name, "raw section", data, base, 0))
+    fields = FieldTree(app.section)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        for offset in range(len(data)):
+            app.goto_offset(offset)
+            field = fields.field_at(offset)
+            assert tree_path(app) == field.path, f"offset {offset:#x}"
+            assert app.hex_view.highlighted == (field.span.start, field.span.end)
+
+
+async def test_a_tree_node_highlights_its_bytes() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        assert tree_path(app) == "fdes[0]", "the tree follows the function chosen before"
+        await pilot.press("home", "down", "enter", "down", "down")  # section, preamble (opened), magic, version
+        assert tree_path(app) == "preamble.version"
+        assert app.hex_view.highlighted == (2, 3)
+        assert status(app) == "preamble.version = V1 (1) at 0x2..0x3"
+        assert app.detail.field.path == "preamble.version"
+        assert "value  1 = 0x1 → V1 (1)" in detail_text(app)
+
+
+async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde() -> None:
+    app = SfviewApp(_synthetic_source(3 * CHUNK + 5))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        assert app.fde_table.cursor == 3 * CHUNK + 4
+        await pilot.press("2")
+        assert tree_path(app) == f"fdes[{3 * CHUNK + 4}]"
+        fdes = next(c for c in app.structure.root.children if app.structure.field_of(c).name == "fdes")
+        chunks = [app.structure.field_of(c) for c in fdes.children]
+        assert [c.name for c in chunks] == [f"fdes[{k * CHUNK}..{k * CHUNK + CHUNK - 1}]" for k in range(3)] + [
+            f"fdes[{3 * CHUNK}..{3 * CHUNK + 4}]"
+        ]
+        assert all(c.type_name == CHUNK_TYPE for c in chunks)
+        assert [len(c.children) for c in fdes.children] == [0, 0, 0, 5], "only the chunk opened has nodes"
+        await pilot.press("up", "up", "up", "up", "up")  # up to the chunk node
+        chunk = chunks[3]
+        assert tree_path(app) == chunk.name
+        assert app.hex_view.highlighted == (chunk.span.start, chunk.span.end)
+
+
+# ---------------------------------------------------------------- teaching
+
+
+async def test_the_detail_explains_an_info_byte_bit_by_bit() -> None:
+    app = explorer()
+    async with app.run_test(size=(120, 50)) as pilot:
+        app.goto_offset(0x3D)  # FDE 1's info byte
+        await pilot.press("2")
+        await pilot.pause()
+        text = detail_text(app)
+        assert app.detail.field.path == "fdes[1].func_info"
+        assert "value  16 = 0x10 = 00010000" in text
+        assert "bit by bit" in text
+        assert "bit 4  pc_type = 1 → PCMASK (1)" in text
+        assert "bits 3..0  fre_type = 0000 → ADDR1 (0)" in text
+        assert "a repeated block such as PLT entries" in text
+
+
+async def test_the_header_summary_names_what_the_section_is() -> None:
+    app = explorer()
+    async with app.run_test(size=(200, 40)):
+        text = str(app.query_one(HeaderSummary).render())
+        assert "SFRAME_VERSION_1" in text and "SFRAME_F_FDE_SORTED" in text
+        assert "AMD64 little-endian" in text and "9 FDEs, 23 FREs" in text
+        assert ".sframe section" in text and "266 bytes at address 0x141a8" in text
+        assert str(SHAPES) in text
+
+
+# ---------------------------------------------------------------- navigation
+
+
+@pytest.mark.parametrize(
+    ("pc", "fde", "row"),
+    [
+        ("1035", 1, 0),  # the PLT (PCMASK) function, first row
+        ("0x103d", 1, 1),  # its second row starts at block offset 0xb
+        ("1060", 2, 1),  # main: the row from 0x1051 holds up to 0x1087
+        ("1087", 2, 2),
+    ],
+)
+async def test_go_to_address_finds_the_unwinders_row(pc: str, fde: int, row: int) -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        assert isinstance(app.screen, GotoNumber)
+        await type_text(pilot, pc)
+        await pilot.press("enter")
+        func = app.section.function(fde)
+        expected = func.row_for(int(pc, 16))
+        assert expected is not None and expected.index == row
+        assert app.fde_table.cursor == fde
+        assert app.fre_table.cursor == row
+        assert app.hex_view.highlighted == (expected.span.start, expected.span.end)
+        assert f"→ fdes[{fde}]" in status(app) and f"FRE {row}" in status(app)
+        if func.pcmask:
+            assert "PCMASK" in status(app)
+
+
+async def test_go_to_an_address_no_function_covers() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *"10", "enter")
+        assert app.fde_table.cursor == 0
+        assert any("No function covers 0x10" in n.message for n in app._notifications)
+
+
+async def test_go_to_address_rejects_what_is_not_hex() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *"main", "enter")
+        assert isinstance(app.screen, GotoNumber)
+        assert "not a hex number" in str(app.screen.query_one("#goto-message").render())
+        await pilot.press("escape")
+        assert not isinstance(app.screen, GotoNumber)
+
+
+async def test_go_to_symbol() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        assert isinstance(app.screen, GotoSymbol)
+        await type_text(pilot, "frame")
+        names = ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
+        assert [s.name for s in app.screen.matches] == names, "names that start with it first"
+        await pilot.press("down", "down", "down", "enter")  # into the list, then down to the third match
+        assert app.fde_table.cursor == 5
+        assert "huge_frame" in status(app)
+
+
+async def test_go_to_symbol_without_names() -> None:
+    app = explorer(DATA / "shapes-x86_64-O2-stripped")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        assert not isinstance(app.screen, GotoSymbol)
+        assert any("no function names" in n.message for n in app._notifications)
+
+
+async def test_go_to_offset_selects_the_field_there() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o", *"c6", "enter")
+        assert app.hex_view.cursor == 0xC6
+        assert status(app).startswith("fdes[5].fres[1].info = mangled_ra=0")
+        assert app.fde_table.cursor == 5 and app.fre_table.cursor == 1
+
+
+async def test_the_command_palette_goes_to_addresses_and_names() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p", *"1060")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        assert app.fde_table.cursor == 2 and app.fre_table.cursor == 1
+        await pilot.press("ctrl+p", *"long_f")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        assert app.fde_table.cursor == 7
+
+
+async def test_help_and_zoom() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("z")
+        assert app.screen.maximized is app.fde_table
+        await pilot.press("z")
+        assert app.screen.maximized is None
+
+
+async def test_q_quits() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+# ---------------------------------------------------------------- layout
+
+
+@pytest.mark.parametrize(("size", "beside"), [((80, 24), False), ((120, 40), False), ((200, 50), True)])
+async def test_the_layout_fits_the_terminal(size: tuple[int, int], beside: bool) -> None:
+    app = explorer()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        hex_region, fdes_region = app.hex_view.region, app.fde_table.region
+        assert hex_region.right <= size[0] and hex_region.bottom <= size[1]
+        assert (hex_region.x > fdes_region.x) == beside
+        assert fdes_region.height >= 5, "at least a few functions show"
+        assert app.status_line.region.height == 1
+        assert hex_region.height >= 6
+        await pilot.resize_terminal(*((200, 50) if not beside else (80, 24)))
+        await pilot.pause()
+        assert (app.hex_view.region.x > app.fde_table.region.x) != beside
+
+
+# ---------------------------------------------------------------- bad input
+
+
+async def test_a_section_cut_short_shows_the_error_and_the_bytes(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.sframe"
+    cut.write_bytes((DATA / "shapes-x86_64-O2.sframe").read_bytes()[:150])
+    app = explorer(cut)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.section is None and app.error is not None
+        assert "past the section's end" in status(app)
+        assert "Error:" in str(app.query_one(HeaderSummary).render())
+        assert app.hex_view.cursor == 8, "the cursor is on the count that does not fit"
+        await pilot.press("down", "right", "g", *"1000", "enter", "s", "o", *"20", "enter", "n", "2")
+        assert app.hex_view.cursor == 0x20
+        assert status(app) == "section offset 0x20"
+
+
+async def test_a_function_that_cannot_be_decoded(tmp_path: Path) -> None:
+    raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    raw[28 + 17 * 3 + 16] = 0x03  # FDE 3's info byte: FRE type 3 does not exist
+    raw[0xC6] = 0x63  # FDE 5, FRE 1 info byte: offset size 3 does not exist
+    path = tmp_path / "broken.sframe"
+    path.write_bytes(bytes(raw))
+    app = explorer(path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.fde_table.row_is_error(3)
+        assert app.fde_table.row_cells(3)[9] == "error"
+        await pilot.press("down", "down", "down")
+        note = str(app.fre_note.render())
+        assert app.fre_note.display and "function 3" in note and "value 3 is not a defined value" in note
+        await pilot.press("down", "down")
+        assert app.fre_table.row_count == 1, "the row before the broken one is shown"
+        assert "function 5: FRE 1" in str(app.fre_note.render())
+        await pilot.press("2")
+        assert "Problem: section offset 0xc6: function 5: FRE 1" in detail_text(app)
+
+
+@pytest.mark.parametrize("seed", range(12))
+async def test_random_corruption_never_crashes_the_explorer(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    content = bytearray(load_section_fixture(SECTIONS[seed % len(SECTIONS)])[0])
+    for _ in range(rng.randint(1, 6)):
+        content[rng.randrange(len(content))] = rng.randrange(256)
+    path = tmp_path / "fuzzed.sframe"
+    path.write_bytes(b"\xe2\xde" + bytes(content[2:]))
+    app = explorer(path)
+    async with app.run_test(size=SIZE) as pilot:
+        keys = ["down", "end", "tab", "down", "x", "down", "right", "ctrl+end", "2", "down", "enter", "down", "down"]
+        await pilot.press(*keys)
+        await pilot.press("g", *"1000", "enter")
+        assert app.is_running
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _synthetic_source(functions: int) -> Source:
+    """A version 2 AMD64 section of `functions` 16-byte functions, one row each (CFA = SP + 8)."""
+    header = struct.pack("<HBB", 0xDEE2, 2, 1) + struct.pack(
+        "<BbbBIIIII", 3, 0, -8, 0, functions, functions, 3 * functions, 0, 20 * functions
+    )
+    address = 0x100000
+    fdes = b"".join(
+        struct.pack("<iIIIBBH", 0x1000 + 16 * i - address, 16, 3 * i, 1, 0, 0, 0) for i in range(functions)
+    )
+    return Source("synthetic.sframe", "raw section", header + fdes + bytes([0, 0x03, 8]) * functions, address, 0)

@@ -1,0 +1,70 @@
+"""What the explorer's main screens look like (SVG snapshots, `pytest --snapshot-update` to renew).
+
+Inputs are opened by a path relative to the working directory, so that the
+path shown in the header summary is the same on every machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+
+from sfview.app.app import SfviewApp
+from sfview.source import open_source
+
+ROOT = DATA.parent.parent
+SHAPES = "tests/data/shapes-x86_64-O2"
+
+
+@pytest.fixture(autouse=True)
+def _at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def explorer(path: str = SHAPES) -> SfviewApp:
+    return SfviewApp(open_source(path))
+
+
+def test_explorer_80x24(snap_compare) -> None:
+    assert snap_compare(explorer(), press=["down", "down"], terminal_size=(80, 24))
+
+
+def test_explorer_wide(snap_compare) -> None:
+    assert snap_compare(explorer(), press=["down", "tab", "down"], terminal_size=(200, 50))
+
+
+def test_field_detail_with_bit_breakdown(snap_compare) -> None:
+    async def info_byte(pilot) -> None:
+        pilot.app.goto_offset(0x3D)  # FDE 1's info byte: PCMASK
+        await pilot.press("2")
+        await pilot.pause()
+
+    assert snap_compare(explorer(), terminal_size=(120, 45), run_before=info_byte)
+
+
+def test_go_to_address(snap_compare) -> None:
+    assert snap_compare(explorer(), press=["g", *"1035"], terminal_size=(100, 30))
+
+
+def test_go_to_symbol(snap_compare) -> None:
+    assert snap_compare(explorer(), press=["s", *"frame"], terminal_size=(100, 30))
+
+
+def test_help(snap_compare) -> None:
+    assert snap_compare(explorer(), press=["question_mark"], terminal_size=(110, 40))
+
+
+def test_section_cut_short(snap_compare, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "cut.sframe").write_bytes((DATA / "shapes-x86_64-O2.sframe").read_bytes()[:150])
+    monkeypatch.chdir(tmp_path)
+    assert snap_compare(explorer("cut.sframe"), terminal_size=(100, 24))
+
+
+def test_function_that_cannot_be_decoded(snap_compare, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    raw[0xC6] = 0x63  # FDE 5, FRE 1 info byte: offset size 3 does not exist
+    (tmp_path / "broken.sframe").write_bytes(bytes(raw))
+    monkeypatch.chdir(tmp_path)
+    assert snap_compare(explorer("broken.sframe"), press=["end", "up", "up", "up"], terminal_size=(100, 30))
