@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sfview import dump
 from sfview.errors import InputError
 from sfview.source import open_source
 
@@ -50,6 +49,8 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def run_dump(argv: list[str]) -> int:
+    from sfview import dump  # only the dump needs it: the app starts faster without
+
     args = _dump_parser().parse_args(argv)
     source = open_source(args.file, args.base)
     section = source.parse()
@@ -59,6 +60,7 @@ def run_dump(argv: list[str]) -> int:
     else:
         out, error = dump.text(section)
         sys.stdout.write(out)
+    error = section.error or error
     if error is not None:
         sys.stdout.flush()
         raise source.error(error)

@@ -70,7 +70,7 @@ def _header_lines(section: Section) -> list[str]:
             lines.append(f"    CFA fixed FP offset: {section.fixed_fp_offset}")
         if section.fixed_ra_offset:
             lines.append(f"    CFA fixed RA offset: {section.fixed_ra_offset}")
-    lines.append(f"    Num FDEs: {_i32(section.num_fdes)}")
+    lines.append(f"    Num FDEs: {_i32(section.header.num_fdes)}")
     lines.append(f"    Num FREs: {_i32(section.num_fres)}")
     return lines
 
@@ -260,7 +260,7 @@ def json_document(source: Source, section: Section) -> dict[str, Any]:
             "cfa_fixed_fp_offset": section.fixed_fp_offset,
             "cfa_fixed_ra_offset": section.fixed_ra_offset,
             "auxhdr_len": section.header.auxhdr_len,
-            "num_fdes": section.num_fdes,
+            "num_fdes": section.header.num_fdes,
             "num_fres": section.num_fres,
             "fre_len": section.header.fre_len,
             "fdeoff": section.header.fdeoff,

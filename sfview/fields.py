@@ -154,6 +154,18 @@ class FieldTree:
         )
         self._fre_starts: list[tuple[int, int]] | None = None
         self._function_fields: dict[int, Field] = {}
+        sec = section
+        self.fdes_field = Field(
+            "fdes",
+            "fdes",
+            Span(sec.fde_start, sec.fde_start + sec.num_fdes * sec.fde_size),
+            "array",
+            doc=TYPES["section"]["fields"]["fdes"]["doc"],
+            parent=self.root,
+            loader=lambda f: [self.function_field(i) for i in range(sec.num_fdes)],
+        )
+        """The FDE array. Its `children()` builds a field for every FDE: views of a big
+        section ask `function_field` for the ones they show instead."""
 
     # Building -----------------------------------------------------------
 
@@ -162,15 +174,6 @@ class FieldTree:
         if not self.section.header.auxhdr_len:
             out = [f for f in out if f.name != "auxhdr"]
         sec = self.section
-        fdes = Field(
-            "fdes",
-            "fdes",
-            Span(sec.fde_start, sec.fde_start + sec.num_fdes * sec.fde_size),
-            "array",
-            doc=TYPES["section"]["fields"]["fdes"]["doc"],
-            parent=parent,
-            loader=lambda f: [self.function_field(i) for i in range(sec.num_fdes)],
-        )
         fre_end = sec.fre_start + sec.header.fre_len
         fres = Field(
             "fre_subsection",
@@ -182,7 +185,7 @@ class FieldTree:
             "under `fdes` to see its rows.",
             parent=parent,
         )
-        return [*out, fdes, fres]
+        return [*out, self.fdes_field, fres]
 
     def function_field(self, index: int) -> Field:
         """The field of FDE `index`, with its FREs (and v3 attributes) under it."""
@@ -203,7 +206,7 @@ class FieldTree:
             parent=None,
             loader=lambda f: self._fde_children(f, func, obj),
         )
-        node.parent = self.root
+        node.parent = self.fdes_field
         self._function_fields[index] = node
         return node
 
@@ -407,6 +410,8 @@ class FieldTree:
     def bit_breakdown(self, node: Field) -> list[Bit]:
         """For an info byte (or one of its bit fields): every bit field in it."""
         holder = node.parent if node.kind == "bits" and node.parent else node
+        if holder.kind != "struct" or holder is self.root:
+            return []
         bits = [c for c in holder.children() if c.kind == "bits"]
         if not bits:
             return []

@@ -278,6 +278,7 @@ class Section:
         self.fixed_fp_offset = self.header.cfa_fixed_fp_offset
         self.fixed_ra_offset = self.header.cfa_fixed_ra_offset
         self.num_fdes = self.header.num_fdes
+        """How many FDEs there are to decode: the header's count, unless the section is too short for it."""
         self.num_fres = self.header.num_fres
         if self.version not in FDE_SIZES:
             raise InputError(f"SFrame version {self.version} is not one sfview knows (1, 2 or 3)", offset=2)
@@ -285,13 +286,18 @@ class Section:
         self.header_end = HEADER_SIZE + self.header.auxhdr_len
         self.fde_start = self.header_end + self.header.fdeoff
         self.fre_start = self.header_end + self.header.freoff
+        self.error: InputError | None = None
+        """A problem with the section as a whole, that still leaves something to show."""
         fde_end = self.fde_start + self.num_fdes * self.fde_size
         if fde_end > len(data):
-            raise InputError(
+            fitting = max(0, (len(data) - self.fde_start) // self.fde_size)
+            self.error = InputError(
                 f"header says {self.num_fdes} FDEs of {self.fde_size} bytes from section offset "
-                f"{self.fde_start:#x}, which ends at {fde_end:#x}, past the section's end ({len(data):#x})",
+                f"{self.fde_start:#x}, which ends at {fde_end:#x}, past the section's end ({len(data):#x}); "
+                f"only the first {fitting} fit",
                 offset=8,
             )
+            self.num_fdes = fitting
         self._functions: list[Function | None] = [None] * self.num_fdes
         self.fp_index, self.ra_index = self._offset_indexes()
 

@@ -361,18 +361,31 @@ async def test_the_layout_fits_the_terminal(size: tuple[int, int], beside: bool)
 # ---------------------------------------------------------------- bad input
 
 
-async def test_a_section_cut_short_shows_the_error_and_the_bytes(tmp_path: Path) -> None:
+async def test_a_section_cut_short_shows_the_error_and_what_fits(tmp_path: Path) -> None:
     cut = tmp_path / "cut.sframe"
     cut.write_bytes((DATA / "shapes-x86_64-O2.sframe").read_bytes()[:150])
     app = explorer(cut)
     async with app.run_test(size=SIZE) as pilot:
-        assert app.section is None and app.error is not None
+        assert app.error is not None and "past the section's end" in str(app.error)
         assert "past the section's end" in status(app)
         assert "Error:" in str(app.query_one(HeaderSummary).render())
-        assert app.hex_view.cursor == 8, "the cursor is on the count that does not fit"
-        await pilot.press("down", "right", "g", *"1000", "enter", "s", "o", *"20", "enter", "n", "2")
-        assert app.hex_view.cursor == 0x20
-        assert status(app) == "section offset 0x20"
+        assert app.section is not None and len(app.section) == 7, "the 7 FDEs that fit are shown"
+        assert app.fde_table.row_count == 7
+        await pilot.press("g", *f"{app.section.function(5).start_address + 5:x}", "enter")
+        assert app.fde_table.cursor == 5, "go to address still works on what fits"
+
+
+async def test_a_header_cut_short_shows_the_error_and_the_bytes(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.sframe"
+    cut.write_bytes((DATA / "shapes-x86_64-O2.sframe").read_bytes()[:20])
+    app = explorer(cut)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.section is None and app.error is not None
+        assert "truncated" in status(app)
+        assert app.error.offset == 0x14, "fdeoff, the first field that is cut short"
+        assert app.hex_view.cursor == 19, "as near the cut field as the bytes go"
+        await pilot.press("left", "left")
+        assert status(app) == "section offset 0x11"
 
 
 async def test_a_function_that_cannot_be_decoded(tmp_path: Path) -> None:

@@ -74,7 +74,10 @@ def test_unknown_version(cli, tmp_path: Path) -> None:
 def test_fde_count_past_the_end(cli, tmp_path: Path) -> None:
     raw = tmp_path / "many.sframe"
     raw.write_bytes(SECTION[:8] + (10_000_000).to_bytes(4, "little") + SECTION[12:])
-    _assert_clean_failure(cli("dump", str(raw)), raw, "10000000 FDEs", "past the section's end")
+    result = cli("dump", str(raw))
+    _assert_clean_failure(result, raw, "10000000 FDEs", "past the section's end", "only the first 14 fit")
+    assert "Num FDEs: 10000000" in result.out
+    assert "func idx [8]: pc = 0x" in result.out, "the FDEs that fit are still shown"
 
 
 def test_invalid_fre_type_names_the_field(cli, tmp_path: Path) -> None:

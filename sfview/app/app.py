@@ -28,7 +28,6 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from sfview.app.commands import SfviewCommands
 from sfview.app.names import Names
 from sfview.app.notation import rules_text
-from sfview.app.paths import fde_and_row
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FdeTable
@@ -37,7 +36,7 @@ from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
 from sfview.errors import InputError
-from sfview.fields import Field, FieldTree
+from sfview.fields import Field, FieldTree, location
 from sfview.model import Section
 from sfview.source import Source
 from sfview.symbols import Symbol
@@ -83,6 +82,9 @@ class SfviewApp(App[None]):
             self.section = source.parse()
         except InputError as exc:
             self.error = exc
+        if self.section is not None and self.section.error is not None:
+            # Broken as a whole (more FDEs than fit) but with something to show.
+            self.error = source.error(self.section.error)
         self.selected: Field | None = None
         self._reveal_pending: Field | None = None
         self.names = Names(source)
@@ -132,6 +134,8 @@ class SfviewApp(App[None]):
         self.call_after_refresh(self._fill_structure_tab)
         first = self.fields.function_field(0) if len(self.section) else self.fields.root
         self._select(first, origin=None)
+        if self.error is not None:
+            self._status(str(self.error))
         if not self.names.ready:
             # After the first frame: a thread started now would share the interpreter with painting it.
             self.call_after_refresh(self.run_worker, self._load_names, thread=True, exit_on_error=False)
@@ -198,7 +202,7 @@ class SfviewApp(App[None]):
         """Show `field` in every pane but `origin`, the one it was chosen in."""
         self.selected = field
         relayout = False
-        index, row = fde_and_row(field.path)
+        index, row = location(field.path)
         if index is not None:
             if origin != "fdes":
                 self.fde_table.move_cursor(index, notify=False)
@@ -220,7 +224,7 @@ class SfviewApp(App[None]):
 
     def _status_text(self, field: Field) -> str:
         """`Field.status()`, and the name of the function it belongs to."""
-        index, _ = fde_and_row(field.path)
+        index, _ = location(field.path)
         name = self.names.of(self.section.function(index)) if index is not None else ""
         return f"{field.status()}  ({name})" if name else field.status()
 
@@ -246,7 +250,7 @@ class SfviewApp(App[None]):
         The FDE array (and the tree's chunks of it) are cut by arithmetic: asking
         the array for its children would build a field for every FDE.
         """
-        if (field.name == "fdes" and field.parent is self.fields.root) or field.type_name == CHUNK_TYPE:
+        if (field is self.fields.fdes_field) or field.type_name == CHUNK_TYPE:
             return list(range(field.span.start, field.span.end, self.section.fde_size))
         if field.kind == "bits" or not field.has_children:
             return []

@@ -60,8 +60,11 @@ FRE_COLUMNS = (
     ("`#`", "the row's index in its function"),
     ("`start`", "the first address the row covers; `[m]`: PCMASK, the row applies at that offset of every block"),
     ("`CFA`", "how to compute the CFA: `sp+16` is SP + 16, `fp+16` FP + 16, `(fp+48)` the word stored there"),
-    ("`FP`, `RA`", "where the caller's value is: `c-16` saved at CFA - 16; `f` at the header's fixed offset;"
-     " `u` untracked (still in its register); `undef` no return address (outermost frame)"),
+    (
+        "`FP`, `RA`",
+        "where the caller's value is: `c-16` saved at CFA - 16; `f` at the header's fixed offset;"
+        " `u` untracked (still in its register); `undef` no return address (outermost frame)",
+    ),
     ("`base`", "the register the CFA is computed from (`sp` or `fp`)"),
     ("`offset size`", "bytes per stack offset in this row (1, 2 or 4)"),
     ("`mangled RA`", "the saved return address is signed (AArch64 pointer authentication)"),

@@ -15,8 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sfview.app.paths import fde_and_row
-from sfview.fields import Bit, Field, FieldTree
+from sfview.fields import Bit, Field, FieldTree, location
 from sfview.source import Source
 
 __all__ = ["FieldDetail"]
@@ -103,7 +102,7 @@ class FieldDetail(VerticalScroll):
 
     def _problems(self, field: Field) -> list[RenderableType]:
         """The decoding errors of the function the field belongs to, if any."""
-        index, _ = fde_and_row(field.path)
+        index, _ = location(field.path)
         if index is None:
             return []
         func = self.fields.section.function(index)

@@ -76,7 +76,7 @@ class HeaderSummary(Widget):
         version = descriptions.VERSION_NAMES.get(section.version, f"version {section.version}")
         flags = descriptions.flag_names(section.flags)
         abi = descriptions.abi_name(section.abi)
-        counts = f"{section.num_fdes} FDEs, {section.num_fres} FREs"
+        counts = f"{section.header.num_fdes} FDEs, {section.num_fres} FREs"
         facts = [
             (version, f"v{section.version}"),
             (" ".join(flags) or "no flags", " ".join(f.removeprefix("SFRAME_F_") for f in flags) or "no flags"),

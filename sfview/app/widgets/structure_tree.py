@@ -17,8 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from sfview.app.names import Names
 from sfview.app.notation import rules_text
-from sfview.app.paths import fde_and_row
-from sfview.fields import Field, FieldTree
+from sfview.fields import Field, FieldTree, location
 from sfview.model import Span
 
 __all__ = ["CHUNK", "CHUNK_TYPE", "StructureTree"]
@@ -107,7 +106,7 @@ class StructureTree(Tree[NodeData]):
             return
         self._loaded.add(id(node))
         field = self.field_of(node)
-        if field.name == "fdes" and field.parent is self.fields.root:
+        if field is self.fields.fdes_field:
             self._add_fdes(node, range(len(self.section)))
         elif field.type_name == CHUNK_TYPE:
             first, last = field.value
@@ -157,13 +156,12 @@ class StructureTree(Tree[NodeData]):
         return chain[::-1]
 
     def _child_for(self, node: TreeNode[NodeData], field: Field) -> TreeNode[NodeData]:
-        """The child of `node` that shows `field`; an FDE is reached through the array and its chunk."""
-        index, _ = fde_and_row(field.path)
-        if node is self.root and index is not None and field.parent is self.fields.root:
-            fdes = next(c for c in node.children if self.field_of(c).name == "fdes")
-            self._open(fdes)
+        """The child of `node` that shows `field`; an FDE is reached through its chunk."""
+        if field.parent is self.fields.fdes_field:
+            index, _ = location(field.path)
+            assert index is not None
             if index not in self._fde_nodes:
-                self._open(next(c for c in fdes.children if _in_chunk(self.field_of(c), index)))
+                self._open(next(c for c in node.children if _in_chunk(self.field_of(c), index)))
             return self._fde_nodes[index]
         return next(c for c in node.children if c.data is field)
 
@@ -183,7 +181,7 @@ class StructureTree(Tree[NodeData]):
 
     def _label(self, field: Field) -> Text:
         """`name = value  meaning` for a value; `name  0x1c..0x2d` for a structure."""
-        index, row = fde_and_row(field.path)
+        index, row = location(field.path)
         if field.path == f"fdes[{index}]":
             return self._fde_label(index)
         if field.kind in ("struct", "array", "group"):
