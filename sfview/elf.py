@@ -87,26 +87,25 @@ def _from_section(elf: ELFFile) -> tuple[bytes, int, int, str] | None:
         return None
     if section["sh_type"] == "SHT_NOBITS":
         raise InputError("the .sframe section has no contents here (SHT_NOBITS, as in a separate debug file)")
-    data = section.data()
-    if len(data) != section["sh_size"]:
-        raise InputError(
-            f"the .sframe section is cut short: {section['sh_size']} bytes from file offset "
-            f"{section['sh_offset']:#x}, but the file holds only {len(data)}"
-        )
+    data = _whole(".sframe section", section.data(), section["sh_size"], section["sh_offset"])
     return data, section["sh_addr"], section["sh_offset"], ".sframe section"
 
 
 def _from_segment(elf: ELFFile) -> tuple[bytes, int, int, str] | None:
     for segment in elf.iter_segments():
         if segment["p_type"] in (PT_GNU_SFRAME, "PT_GNU_SFRAME"):
-            data = segment.data()
-            if len(data) != segment["p_filesz"]:
-                raise InputError(
-                    f"the PT_GNU_SFRAME segment is cut short: {segment['p_filesz']} bytes "
-                    f"from file offset {segment['p_offset']:#x}, but the file holds only {len(data)}"
-                )
+            data = _whole("PT_GNU_SFRAME segment", segment.data(), segment["p_filesz"], segment["p_offset"])
             return data, segment["p_vaddr"], segment["p_offset"], "PT_GNU_SFRAME segment"
     return None
+
+
+def _whole(what: str, data: bytes, size: int, offset: int) -> bytes:
+    """`data` if the file held all `size` bytes of it, else an error saying how much it held."""
+    if len(data) != size:
+        raise InputError(
+            f"the {what} is cut short: {size} bytes from file offset {offset:#x}, but the file holds only {len(data)}"
+        )
+    return data
 
 
 @dataclass(frozen=True, slots=True)

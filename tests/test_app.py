@@ -9,12 +9,11 @@ and the tree cursor against `FieldTree.field_at`, go-to against
 from __future__ import annotations
 
 import io
-import random
 import struct
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SECTIONS, load_section_fixture
+from conftest import DATA, fuzzed_section, load_section_fixture
 from rich.console import Console
 from textual.widgets import Static
 
@@ -410,12 +409,7 @@ async def test_a_function_that_cannot_be_decoded(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 async def test_random_corruption_never_crashes_the_explorer(tmp_path: Path, seed: int) -> None:
-    rng = random.Random(seed)
-    content = bytearray(load_section_fixture(SECTIONS[seed % len(SECTIONS)])[0])
-    for _ in range(rng.randint(1, 6)):
-        content[rng.randrange(len(content))] = rng.randrange(256)
-    path = tmp_path / "fuzzed.sframe"
-    path.write_bytes(b"\xe2\xde" + bytes(content[2:]))
+    path = fuzzed_section(seed, tmp_path)
     app = explorer(path)
     async with app.run_test(size=SIZE) as pilot:
         keys = ["down", "end", "tab", "down", "x", "down", "right", "ctrl+end", "2", "down", "enter", "down", "down"]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SECTIONS, load_section_fixture, run_process
+from conftest import DATA, fuzzed_section, run_process
 
 SECTION = (DATA / "shapes-x86_64-O2.sframe").read_bytes()
 
@@ -110,12 +109,7 @@ def test_every_truncation_fails_cleanly_or_dumps(cli, tmp_path: Path, length: in
 
 @pytest.mark.parametrize("seed", range(150))
 def test_random_corruption_never_crashes(cli, tmp_path: Path, seed: int) -> None:
-    rng = random.Random(seed)
-    content = bytearray(load_section_fixture(SECTIONS[seed % len(SECTIONS)])[0])
-    for _ in range(rng.randint(1, 6)):
-        content[rng.randrange(len(content))] = rng.randrange(256)
-    path = tmp_path / "fuzzed.sframe"
-    path.write_bytes(b"\xe2\xde" + bytes(content[2:]))
+    path = fuzzed_section(seed, tmp_path)
     for args in (("dump", str(path)), ("dump", "--json", str(path))):
         result = cli(*args)
         assert result.code in (0, 2)
