@@ -70,3 +70,17 @@ def test_aarch64_signed_return_addresses(cli, tmp_path: Path) -> None:
                              tmp_path / "pac")
     assert "pauth = B key" in out
     assert "[s]" in out
+
+
+@pytest.mark.parametrize("flags", [0x0, 0x2, 0x3])
+def test_flag_combinations_print_as_readelf_does(cli, tmp_path: Path, flags: int) -> None:
+    """binutils 2.40 prints only the last flag when SORTED and FRAME_POINTER are both set."""
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf is not installed")
+    data = bytearray((DATA / "shapes-x86_64-O2").read_bytes())
+    at = data.find((DATA / "shapes-x86_64-O2.sframe").read_bytes()[:28])
+    data[at + 3] = flags
+    patched = tmp_path / f"flags-{flags}"
+    patched.write_bytes(bytes(data))
+    expected = subprocess.run(["readelf", "--sframe", str(patched)], capture_output=True, text=True, check=True).stdout
+    assert cli("dump", str(patched)).out == expected
