@@ -202,6 +202,7 @@ def _row_json(row: Row) -> dict[str, Any]:
         "start_offset": row.start_offset,
         "section_offset": row.span.start,
         "size": len(row.span),
+        "info": row.info,
         "cfa_base_reg": row.base_reg_name,
         "offset_size": row.offset_size,
         "offsets": list(row.offsets),
@@ -226,6 +227,7 @@ def _function_json(source: Source, func: Function) -> dict[str, Any]:
         return out
     out.update(
         {
+            "info": func.info_byte,
             "fre_type": descriptions.FRE_TYPE_NAMES[func.fre_type],
             "pc_type": descriptions.PC_TYPE_NAMES[func.pc_type],
             "fde_type": descriptions.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),

@@ -85,11 +85,6 @@ def enum_name(enum: str, value: int) -> str | None:
     return entry["id"].upper() if entry else None
 
 
-def enum_doc(enum: str, value: int) -> str:
-    entry = ENUMS.get(enum, {}).get(str(int(value)))
-    return entry["doc"] if entry else "not a defined value"
-
-
 def display_value(value: Any, enum: str | None = None) -> str:
     if isinstance(value, bool):
         return "1 (yes)" if value else "0 (no)"
