@@ -22,6 +22,7 @@ from typing import Any
 
 from sfview import descriptions
 from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
 from sfview.model import Function, Row, Rule, Section
 from sfview.source import Source
 
@@ -38,9 +39,9 @@ def _flags_v1(flags: int) -> str:
     if not flags:
         return "NONE"
     text = ""
-    if flags & 0x1:
+    if flags & Sframe.Flag.fde_sorted:
         text = "SFRAME_F_FDE_SORTED"
-    if flags & 0x2:
+    if flags & Sframe.Flag.frame_pointer:
         text = "SFRAME_F_FRAME_POINTER"
     return text
 
@@ -61,7 +62,7 @@ def _flag_lines(flags: int) -> list[str]:
 
 
 def _header_lines(section: Section) -> list[str]:
-    lines = ["", "  Header :", "", f"    Version: {descriptions.VERSION_NAMES[section.version]}"]
+    lines = ["  Header :", "", f"    Version: {descriptions.VERSION_NAMES[section.version]}"]
     if section.version == 1:
         lines.append(f"    Flags: {_flags_v1(section.flags)}")
     else:
@@ -119,7 +120,7 @@ def text(section: Section) -> tuple[str, InputError | None]:
     output is the same, in the same order.
     """
     # The dumper prints the title without a newline, then "\n  Header :".
-    head = "\n".join([TITLE, *_header_lines(section)[1:], "", "  Function Index :"])
+    head = "\n".join([TITLE, *_header_lines(section), "", "  Function Index :"])
     jobs = _jobs(section)
     if jobs == 1:
         body, error = _functions_text(section, 0, section.num_fdes)

@@ -476,7 +476,7 @@ def _func_start(section: Section, node: Field) -> str:
         return ""
     base = (
         f"field address {section.address + func.span.start:#x}"
-        if section.flags & 0x4
+        if section.start_pcrel
         else f"section address {section.address:#x}"
     )
     sign = "-" if node.value < 0 else "+"

@@ -163,7 +163,7 @@ class Function:
     def _resolve_start(self) -> int:
         """Start address: from the section start, or (PCREL flag) from this field."""
         base = self.section.address
-        if self.section.flags & 0x4:
+        if self.section.start_pcrel:
             base += self.span.start
         return (base + self.raw_start) & ADDRESS_MASK
 
@@ -306,6 +306,16 @@ class Section:
         return "little" if self.little_endian else "big"
 
     @property
+    def fdes_sorted(self) -> bool:
+        """SFRAME_F_FDE_SORTED: the FDEs may be binary-searched."""
+        return bool(self.flags & Sframe.Flag.fde_sorted)
+
+    @property
+    def start_pcrel(self) -> bool:
+        """SFRAME_F_FDE_FUNC_START_PCREL: start addresses count from their own field."""
+        return bool(self.flags & Sframe.Flag.fde_func_start_pcrel)
+
+    @property
     def is_aarch64(self) -> bool:
         return self.abi in descriptions.AARCH64_ABIS
 
@@ -366,7 +376,7 @@ class Section:
 
     def find_function(self, pc: int) -> Function | None:
         """The function whose range holds `pc` (binary search when sorted)."""
-        if self.flags & 0x1:
+        if self.fdes_sorted:
             starts = _LazyStarts(self)
             i = bisect.bisect_right(starts, pc) - 1
             candidates = [self.function(i)] if i >= 0 else []
