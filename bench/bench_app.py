@@ -64,7 +64,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
 
     from sfview.app.app import SfviewApp  # the import is part of start-up
     from sfview.app.widgets.fde_table import FdeTable
-    from sfview.source import open_source
+    from sfview.inputs.source import open_source
 
     imported = time.perf_counter()
     painted: list[float] = []

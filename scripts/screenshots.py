@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sfview.app.app import SfviewApp  # noqa: E402 - after making the checkout importable
-from sfview.source import open_source  # noqa: E402
+from sfview.inputs.source import open_source  # noqa: E402
 
 SHAPES = "tests/data/shapes-x86_64-O2"
 AARCH64 = "tests/data/shapes-aarch64-O2"

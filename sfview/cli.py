@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from sfview.errors import InputError
-from sfview.source import open_source
+from sfview.inputs.source import open_source
 
 EXIT_BAD_INPUT = 2
 
@@ -49,7 +49,7 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def run_dump(argv: list[str]) -> int:
-    from sfview import dump  # only the dump needs it: the app starts faster without
+    from sfview.output import readelf as dump  # only the dump needs it: the app starts faster without
 
     args = _dump_parser().parse_args(argv)
     source = open_source(args.file, args.base)

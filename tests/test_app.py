@@ -23,8 +23,8 @@ from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
-from sfview.fields import FieldTree
-from sfview.source import Source, open_source
+from sfview.inputs.source import Source, open_source
+from sfview.sframe.fields import FieldTree
 
 SHAPES = DATA / "shapes-x86_64-O2"
 SIZE = (100, 32)
@@ -427,7 +427,5 @@ def _synthetic_source(functions: int) -> Source:
         "<BbbBIIIII", 3, 0, -8, 0, functions, functions, 3 * functions, 0, 20 * functions
     )
     address = 0x100000
-    fdes = b"".join(
-        struct.pack("<iIIIBBH", 0x1000 + 16 * i - address, 16, 3 * i, 1, 0, 0, 0) for i in range(functions)
-    )
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i - address, 16, 3 * i, 1, 0, 0, 0) for i in range(functions))
     return Source("synthetic.sframe", "raw section", header + fdes + bytes([0, 0x03, 8]) * functions, address, 0)

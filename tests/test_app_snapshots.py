@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA
 
 from sfview.app.app import SfviewApp
-from sfview.source import open_source
+from sfview.inputs.source import open_source
 
 ROOT = DATA.parent.parent
 SHAPES = "tests/data/shapes-x86_64-O2"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import SECTIONS, load_section_fixture
 
-from sfview.model import Section
+from sfview.sframe.section import Section
 
 FDE_LAYOUT = {1: "iIIIB", 2: "iIIIBBH", 3: "qII"}
 ADDR = {0: "B", 1: "H", 2: "I"}
@@ -80,5 +80,8 @@ def test_model_reports_big_endian() -> None:
     assert section.abi == 1
     little = Section(content, base)
     for a, b in zip(section.functions(), little.functions(), strict=True):
-        assert (a.start_address, a.size, [r.offsets for r in a.rows]) == (b.start_address, b.size,
-                                                                          [r.offsets for r in b.rows])
+        assert (a.start_address, a.size, [r.offsets for r in a.rows]) == (
+            b.start_address,
+            b.size,
+            [r.offsets for r in b.rows],
+        )

@@ -71,8 +71,15 @@ def test_json_dump_aarch64_tracks_fp_and_ra(cli) -> None:
 def test_relocatable_object_names_functions_by_relocation(cli) -> None:
     doc = json.loads(cli("dump", "--json", str(DATA / "shapes-x86_64-O2.o")).out)
     names = [f["symbol"] for f in doc["functions"]]
-    assert names == ["small_leaf", "medium_frame", "huge_frame", "dynamic_frame", "long_function",
-                     "very_long_function", "main"]
+    assert names == [
+        "small_leaf",
+        "medium_frame",
+        "huge_frame",
+        "dynamic_frame",
+        "long_function",
+        "very_long_function",
+        "main",
+    ]
 
 
 @pytest.mark.parametrize("corrupt", [False, True])
@@ -84,7 +91,7 @@ def test_parallel_dump_is_the_sequential_dump(monkeypatch, cli, tmp_path: Path, 
     raw = tmp_path / "section.sframe"
     raw.write_bytes(bytes(data))
     sequential = cli("dump", str(raw))
-    monkeypatch.setattr("sfview.dump._jobs", lambda section: 2)
+    monkeypatch.setattr("sfview.output.readelf._jobs", lambda section: 2)
     parallel = cli("dump", str(raw))
     assert parallel == sequential
     assert parallel.code == (2 if corrupt else 0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import DATA
 
-from sfview.source import open_source
+from sfview.inputs.source import open_source
 
 
 def without_section_headers(data: bytes) -> bytes:

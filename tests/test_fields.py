@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, SECTIONS, load_section_fixture
 
-from sfview.fields import FieldTree, location
-from sfview.model import Section
-from sfview.source import open_source
+from sfview.inputs.source import open_source
+from sfview.sframe.fields import FieldTree, location
+from sfview.sframe.section import Section
 
 
 @pytest.fixture(scope="module")

@@ -34,8 +34,12 @@ def _compiler(name: str) -> str:
         pytest.skip(f"{name} is not installed")
     if shutil.which("readelf") is None:
         pytest.skip("readelf is not installed")
-    probe = subprocess.run([gcc, "-Wa,--gsframe", "-c", "-x", "c", "-", "-o", "/dev/null"],
-                           input="int f(void){return 0;}", capture_output=True, text=True)
+    probe = subprocess.run(
+        [gcc, "-Wa,--gsframe", "-c", "-x", "c", "-", "-o", "/dev/null"],
+        input="int f(void){return 0;}",
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
         pytest.skip(f"{name}'s assembler does not emit SFrame (-Wa,--gsframe): {probe.stderr.strip()}")
     return gcc
@@ -66,8 +70,7 @@ def test_aarch64_builds(cli, tmp_path: Path, source: str, variant: str) -> None:
 def test_aarch64_signed_return_addresses(cli, tmp_path: Path) -> None:
     """Pointer authentication with key B: `pauth = B key` and `[s]` on signed rows."""
     gcc = _compiler("aarch64-linux-gnu-gcc")
-    out = _build_and_compare(cli, gcc, "shapes.c", ["-O2", "-mbranch-protection=pac-ret+leaf+b-key"],
-                             tmp_path / "pac")
+    out = _build_and_compare(cli, gcc, "shapes.c", ["-O2", "-mbranch-protection=pac-ret+leaf+b-key"], tmp_path / "pac")
     assert "pauth = B key" in out
     assert "[s]" in out
 

@@ -25,7 +25,8 @@ def test_fresh_compile_matches_committed(tmp_path: Path) -> None:
     assert fresh == ["sframe.py", "sframe_debug.py", "sframe_docs.py"]
     for name in fresh:
         assert (tmp_path / name).read_text() == (GENERATED / name).read_text(), (
-            f"sfview/generated/{name} differs from a fresh compile of sframe.ksy: run `node tools/kaitai/compile.js`")
+            f"sfview/generated/{name} differs from a fresh compile of sframe.ksy: run `node tools/kaitai/compile.js`"
+        )
 
 
 def test_every_field_and_enum_value_is_documented() -> None:

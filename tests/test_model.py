@@ -11,9 +11,9 @@ import struct
 import pytest
 from conftest import DATA
 
-from sfview import dump
-from sfview.model import Section
-from sfview.source import open_source
+from sfview.inputs.source import open_source
+from sfview.output import readelf as dump
+from sfview.sframe.section import Section
 
 
 def test_find_function_and_row_like_an_unwinder() -> None:

@@ -36,10 +36,10 @@ from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
 from sfview.errors import InputError
-from sfview.fields import Field, FieldTree, location
-from sfview.model import Section
-from sfview.source import Source
-from sfview.symbols import Symbol
+from sfview.inputs.source import Source
+from sfview.inputs.symbols import Symbol
+from sfview.sframe.fields import Field, FieldTree, location
+from sfview.sframe.section import Section
 
 __all__ = ["SfviewApp"]
 

@@ -7,8 +7,8 @@ functions without names until then, rather than make the first screen wait.
 
 from __future__ import annotations
 
-from sfview.model import Function
-from sfview.source import Source
+from sfview.inputs.source import Source
+from sfview.sframe.section import Function
 
 __all__ = ["Names"]
 

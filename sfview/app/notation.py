@@ -7,7 +7,7 @@ FRE table and the structure tree both label rows with it.
 
 from __future__ import annotations
 
-from sfview.model import Row, Rule
+from sfview.sframe.section import Row, Rule
 
 
 def saved_rule_text(rule: Rule | None) -> str:

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from sfview.symbols import Symbol, SymbolTable
+from sfview.inputs.symbols import Symbol, SymbolTable
 
 __all__ = ["GotoNumber", "GotoSymbol", "parse_number"]
 

@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sfview.fields import Bit, Field, FieldTree, location
-from sfview.source import Source
+from sfview.inputs.source import Source
+from sfview.sframe.fields import Bit, Field, FieldTree, location
 
 __all__ = ["FieldDetail"]
 

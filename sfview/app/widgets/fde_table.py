@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from textual.cache import LRUCache
 
-from sfview import descriptions
 from sfview.app.names import Names
 from sfview.app.widgets.row_table import Column, RowTable
-from sfview.model import Section
+from sfview.sframe import describe as descriptions
+from sfview.sframe.section import Section
 
 __all__ = ["FdeTable"]
 

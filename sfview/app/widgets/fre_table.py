@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sfview.app.notation import cfa_text, ra_text, saved_rule_text
 from sfview.app.widgets.row_table import Column, RowTable
-from sfview.model import Function
+from sfview.sframe.section import Function
 
 __all__ = ["FreTable"]
 

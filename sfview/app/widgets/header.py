@@ -12,11 +12,11 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
 
-from sfview import descriptions
 from sfview.app.names import Names
 from sfview.errors import InputError
-from sfview.model import Section
-from sfview.source import Source
+from sfview.inputs.source import Source
+from sfview.sframe import describe as descriptions
+from sfview.sframe.section import Section
 
 __all__ = ["HeaderSummary"]
 

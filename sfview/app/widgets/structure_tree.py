@@ -17,8 +17,8 @@ from textual.widgets.tree import TreeNode
 
 from sfview.app.names import Names
 from sfview.app.notation import rules_text
-from sfview.fields import Field, FieldTree, location
-from sfview.model import Span
+from sfview.sframe.fields import Field, FieldTree, location
+from sfview.sframe.section import Span
 
 __all__ = ["CHUNK", "CHUNK_TYPE", "StructureTree"]
 

@@ -18,7 +18,7 @@ from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from sfview.errors import InputError
-from sfview.symbols import Symbol, SymbolTable
+from sfview.inputs.symbols import Symbol, SymbolTable
 
 PT_GNU_SFRAME = 0x6474E554
 STT_FUNC, STT_GNU_IFUNC = 2, 10

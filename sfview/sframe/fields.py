@@ -20,11 +20,11 @@ from typing import Any
 
 from kaitaistruct import KaitaiStruct
 
-from sfview import descriptions
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
-from sfview.model import PARSE_ERRORS, Function, Row, Section, Span
-from sfview.stream import BufferStream
+from sfview.sframe import describe as descriptions
+from sfview.sframe.section import PARSE_ERRORS, Function, Row, Section, Span
+from sfview.sframe.stream import BufferStream
 
 
 @dataclass(eq=False)

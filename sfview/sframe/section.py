@@ -25,11 +25,11 @@ from typing import Any
 
 from kaitaistruct import KaitaiStructError
 
-from sfview import descriptions
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.generated.sframe_debug import Sframe as SframeDebug
-from sfview.stream import BufferStream
+from sfview.sframe import describe as descriptions
+from sfview.sframe.stream import BufferStream
 
 ADDRESS_MASK = (1 << 64) - 1
 HEADER_SIZE = 28

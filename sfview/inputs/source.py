@@ -11,10 +11,10 @@ import io
 from collections.abc import Callable
 from functools import cached_property
 
-from sfview.elf import ElfInfo, read_elf_sframe
 from sfview.errors import InputError
-from sfview.model import Function, Section
-from sfview.symbols import SymbolTable
+from sfview.inputs.elf import ElfInfo, read_elf_sframe
+from sfview.inputs.symbols import SymbolTable
+from sfview.sframe.section import Function, Section
 
 ELF_MAGIC = b"\x7fELF"
 SFRAME_MAGICS = (b"\xe2\xde", b"\xde\xe2")

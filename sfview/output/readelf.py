@@ -20,11 +20,11 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from sfview import descriptions
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.model import Function, Row, Rule, Section
-from sfview.source import Source
+from sfview.inputs.source import Source
+from sfview.sframe import describe as descriptions
+from sfview.sframe.section import Function, Row, Rule, Section
 
 TITLE = "Contents of the SFrame section .sframe:"
 

@@ -1,0 +1,72 @@
+"""Rules as numbers: how an unwinder recovers the caller's CFA, FP and RA.
+
+After pyelftools' `dwarf/callframe.py`, which decodes CFI into plain rule
+objects (`CFARule(reg, offset)`, `RegisterRule(type, arg)`) and leaves words
+to `descriptions.py`: a `Rule` here holds DWARF register numbers and offsets,
+never display text. `describe.py` alone turns rules into words (readelf's
+`sp+16`/`c-8`/`f`/`u`, the app's notation, register names per ABI), and the
+unwinder computes with them directly.
+
+Every FRE gives three rules, for the CFA, the caller's FP and its RA:
+
+- `Kind.VALUE`: `base + offset`, or, when `deref`, the word stored there. The
+  base is a DWARF register number, or `CFA` for "relative to the CFA". A
+  saved RA at CFA-8 is `Rule(VALUE, CFA, -8, deref=True)`; a CFA of SP+16 on
+  AMD64 is `Rule(VALUE, 7, 16)`. `fixed` says the offset came from the
+  header (`cfa_fixed_ra_offset`), not from the row.
+- `Kind.SAME`: the row does not track it ("u"): the register still holds the
+  caller's value (an FP not yet saved; on AArch64, an RA still in the link
+  register).
+- `Kind.PADDING`: the RA slot holds the padding word ("U"): no RA is saved
+  although an FP is.
+- `Kind.UNDEFINED`: the row has no offsets at all (version 3): the return
+  address is undefined, this is the outermost frame.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import lru_cache
+
+CFA = -1
+"""The pseudo-register "the CFA", the base of rules for values saved on the stack."""
+
+
+class Kind(enum.Enum):
+    VALUE = "value"
+    SAME = "same"
+    PADDING = "padding"
+    UNDEFINED = "undefined"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """How one value of the caller's frame is recovered (see the module's doc)."""
+
+    kind: Kind
+    base: int = CFA
+    """A DWARF register number, or `CFA`."""
+    offset: int = 0
+    deref: bool = False
+    """The value is the word at `base + offset`, not the sum itself."""
+    fixed: bool = False
+    """The offset is the header's fixed one (`cfa_fixed_ra_offset`/`cfa_fixed_fp_offset`)."""
+
+    @property
+    def is_value(self) -> bool:
+        return self.kind is Kind.VALUE
+
+    @property
+    def saved_on_stack(self) -> bool:
+        """The value was saved at CFA + offset (the common case for FP and RA)."""
+        return self.kind is Kind.VALUE and self.base == CFA and self.deref
+
+
+# Rules repeat endlessly (`sp+8`, `c-16`): one object per distinct rule, so
+# that decoding 90,000 rows does not build 270,000 of them.
+rule = lru_cache(maxsize=65536)(Rule)
+
+SAME = Rule(Kind.SAME)
+PADDING = Rule(Kind.PADDING)
+UNDEFINED = Rule(Kind.UNDEFINED)
