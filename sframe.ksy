@@ -62,7 +62,7 @@ types:
         value: preamble.version.to_i
         doc: The format version as a number, for the version-dependent layouts.
       header_end:
-        value: 28 + header.auxhdr_len
+        value: sizeof<preamble> + sizeof<header> + header.auxhdr_len
         doc: |
           Offset just past the header and the auxiliary header: both
           sub-section offsets in the header count from here.
@@ -75,6 +75,36 @@ types:
       fde_start:
         value: header_end + header.fdeoff
         doc: Section offset of the FDE array.
+      fre_end:
+        value: fre_start + header.fre_len
+        doc: Section offset just past the FRE sub-section, as the header gives its length.
+      attr_size:
+        value: sizeof<fde_attr>
+        doc: |
+          Size in bytes of a version 3 attribute block, which stands in the FRE
+          sub-section in front of each function's FREs.
+      info_offset:
+        value: 'version >= 3 ? 2 : 16'
+        doc: |
+          Where a function's info byte sits: from the start of its FDE before
+          version 3 (after start, size, FRE offset and FRE count), from the start
+          of its attribute block in version 3 (after the FRE count).
+      sp_reg:
+        value: 'header.abi_arch == abi_arch::amd64_endian_little ? amd64_reg::rsp.to_i : header.abi_arch == abi_arch::s390x_endian_big ? s390x_reg::r15.to_i : aarch64_reg::sp.to_i'
+        doc: |
+          The DWARF register number of the stack pointer for this ABI (AMD64: 7,
+          RSP; AArch64: 31, SP; s390x: 15, r15). A row whose CFA base register is
+          SP means this register.
+      fp_reg:
+        value: 'header.abi_arch == abi_arch::amd64_endian_little ? amd64_reg::rbp.to_i : header.abi_arch == abi_arch::s390x_endian_big ? s390x_reg::r11.to_i : aarch64_reg::x29.to_i'
+        doc: |
+          The DWARF register number of the frame pointer for this ABI (AMD64: 6,
+          RBP; AArch64: 29, x29; s390x: 11, r11).
+      ra_reg:
+        value: 'header.abi_arch == abi_arch::amd64_endian_little ? amd64_reg::rip.to_i : header.abi_arch == abi_arch::s390x_endian_big ? s390x_reg::r14.to_i : aarch64_reg::x30.to_i'
+        doc: |
+          The DWARF register number of the return address column (AMD64: 16, RIP;
+          AArch64: 30, the link register x30; s390x: 14, r14).
       fre_start:
         value: header_end + header.freoff
         doc: Section offset of the FRE sub-section.
@@ -222,8 +252,13 @@ types:
             if: _parent.version == 2
             doc: Two unused bytes that keep the entry 4-byte aligned.
         instances:
+          attr_pos:
+            value: _parent.fre_start + func_start_fre_off
+            doc: |
+              Section offset of what `func_start_fre_off` points at: the first FRE,
+              or in version 3 the attribute block in front of it.
           attr:
-            pos: _parent.fre_start + func_start_fre_off
+            pos: attr_pos
             type: fde_attr
             if: _parent.version >= 3
             doc: The version-3 attribute block in front of this function's FREs.
@@ -233,12 +268,15 @@ types:
           info:
             value: '_parent.version >= 3 ? attr.func_info : func_info'
             doc: The info byte, wherever this version keeps it.
+          fde_type:
+            value: '_parent.version >= 3 ? attr.func_info2.fde_type : fde_type::default'
+            doc: How this function's FRE offsets are read (always DEFAULT before version 3).
           fres_start:
-            value: '_parent.fre_start + func_start_fre_off + (_parent.version >= 3 ? 5 : 0)'
+            value: 'attr_pos + (_parent.version >= 3 ? _parent.attr_size : 0)'
             doc: Section offset of this function's first FRE.
           fres:
             pos: fres_start
-            type: fre(info.fre_type)
+            type: fre(info.fre_type, fde_type)
             repeat: expr
             repeat-expr: num_fres
             doc: |
@@ -317,6 +355,10 @@ types:
             type: u1
             enum: fre_type
             doc: The width of the start address, from the function's info byte.
+          - id: fde_type
+            type: u1
+            enum: fde_type
+            doc: How the stack offsets are read, from the function's second info byte (version 3).
         seq:
           - id: start_addr
             type:
@@ -341,10 +383,122 @@ types:
                 offset_size::b4: s4
             repeat: expr
             repeat-expr: info.offset_count
+            if: fde_type != fde_type::flexible
             doc: |
               The row's signed stack offsets. The first locates the CFA from the
               base register; what the next ones mean depends on the ABI (AMD64:
               FP; AArch64: RA, then FP), each an offset from the CFA.
+          - id: flex
+            type: fre_flex(info.offset_size, info.offset_count)
+            if: fde_type == fde_type::flexible
+            doc: |
+              Version 3 flexible FDE: the row's data words, read as a control word
+              and an offset for each of the CFA, the RA and the FP.
+      fre_flex:
+        doc: |
+          The data words of a version 3 flexible FRE, as libsframe reads them:
+          words 0 and 1 are the CFA's control word and offset; word 2 is the
+          RA's control word, or 0, the padding word, when the row says nothing
+          of the RA (then no RA offset follows); the FP's control word and
+          offset come next. A row may stop after any entity.
+        params:
+          - id: offset_size
+            type: u1
+            enum: offset_size
+            doc: The width of every data word, from the FRE info byte.
+          - id: count
+            type: u1
+            doc: How many data words the row has, from the FRE info byte.
+        seq:
+          - id: cfa_control
+            type: control_word(offset_size)
+            if: count >= 1
+            doc: The CFA's control word; its base must be a register.
+          - id: cfa_offset
+            type: flex_offset(offset_size)
+            if: count >= 2
+            doc: The offset added to the CFA's base register.
+          - id: ra_control
+            type: control_word(offset_size)
+            if: count >= 3
+            doc: The RA's control word, or 0 (the padding word) when the row gives no RA rule.
+          - id: ra_offset
+            type: flex_offset(offset_size)
+            if: 'count >= 4 and not ra_padding'
+            doc: The offset of the RA rule.
+          - id: fp_control
+            type: control_word(offset_size)
+            if: 'count >= (ra_padding ? 4 : 5)'
+            doc: The FP's control word.
+          - id: fp_offset
+            type: flex_offset(offset_size)
+            if: 'count >= (ra_padding ? 5 : 6)'
+            doc: The offset of the FP rule.
+          - id: extra
+            type: flex_offset(offset_size)
+            repeat: expr
+            repeat-expr: 'count - (ra_padding ? 5 : 6)'
+            if: 'count > (ra_padding ? 5 : 6)'
+            doc: Words past the FP's, which no version defines.
+        instances:
+          ra_padding:
+            value: 'count >= 3 and ra_control.value == 0'
+            doc: Word 2 is the padding word (0), so the RA takes no offset word.
+      control_word:
+        doc: |
+          A version 3 control word: what a flexible rule is based on, and whether
+          the value is loaded from memory. Bits 7..3 give a DWARF register number,
+          bit 2 is reserved, bit 1 is `deref_p`, bit 0 is `reg_p`.
+        params:
+          - id: size
+            type: u1
+            enum: offset_size
+            doc: The word's width, the row's offset size.
+        seq:
+          - id: value
+            type:
+              switch-on: size
+              cases:
+                offset_size::b1: u1
+                offset_size::b2: u2
+                offset_size::b4: u4
+            doc: The control word as a number.
+        instances:
+          reg_p:
+            value: '(value & 1) == 1'
+            doc: |
+              Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA
+              (0). A CFA rule must have a register base.
+          deref_p:
+            value: '(value >> 1 & 1) == 1'
+            doc: |
+              Bit 1, deref_p: the value is the word loaded from base + offset (1),
+              or base + offset itself (0).
+          reserved:
+            value: value >> 2 & 1
+            doc: Bit 2, reserved; must be 0.
+          regnum:
+            value: value >> 3 & 31
+            doc: Bits 7..3, the DWARF register number of the base when reg_p is set.
+          high:
+            value: value >> 8
+            doc: Bits above 7 of a wider word, which no version defines; 0.
+      flex_offset:
+        doc: A signed data word of a flexible FRE, as wide as the row's offset size.
+        params:
+          - id: size
+            type: u1
+            enum: offset_size
+            doc: The word's width, the row's offset size.
+        seq:
+          - id: value
+            type:
+              switch-on: size
+              cases:
+                offset_size::b1: s1
+                offset_size::b2: s2
+                offset_size::b4: s4
+            doc: The offset.
       fre_info:
         doc: The FRE info byte, from its most significant bit down.
         seq:
@@ -450,3 +604,203 @@ enums:
     1:
       id: sp
       doc: SFRAME_BASE_REG_SP, the CFA is computed from the stack pointer.
+  # DWARF register numbers, as version 3 flexible rules name them (and as
+  # sp_reg, fp_reg and ra_reg give them for the default rules).
+  amd64_reg:
+    0:
+      id: rax
+      doc: RAX.
+    1:
+      id: rdx
+      doc: RDX.
+    2:
+      id: rcx
+      doc: RCX.
+    3:
+      id: rbx
+      doc: RBX.
+    4:
+      id: rsi
+      doc: RSI.
+    5:
+      id: rdi
+      doc: RDI.
+    6:
+      id: rbp
+      doc: RBP, the frame pointer.
+    7:
+      id: rsp
+      doc: RSP, the stack pointer.
+    8:
+      id: r8
+      doc: R8.
+    9:
+      id: r9
+      doc: R9.
+    10:
+      id: r10
+      doc: R10.
+    11:
+      id: r11
+      doc: R11.
+    12:
+      id: r12
+      doc: R12.
+    13:
+      id: r13
+      doc: R13.
+    14:
+      id: r14
+      doc: R14.
+    15:
+      id: r15
+      doc: R15.
+    16:
+      id: rip
+      doc: The return address column (RIP).
+  aarch64_reg:
+    0:
+      id: x0
+      doc: x0.
+    1:
+      id: x1
+      doc: x1.
+    2:
+      id: x2
+      doc: x2.
+    3:
+      id: x3
+      doc: x3.
+    4:
+      id: x4
+      doc: x4.
+    5:
+      id: x5
+      doc: x5.
+    6:
+      id: x6
+      doc: x6.
+    7:
+      id: x7
+      doc: x7.
+    8:
+      id: x8
+      doc: x8.
+    9:
+      id: x9
+      doc: x9.
+    10:
+      id: x10
+      doc: x10.
+    11:
+      id: x11
+      doc: x11.
+    12:
+      id: x12
+      doc: x12.
+    13:
+      id: x13
+      doc: x13.
+    14:
+      id: x14
+      doc: x14.
+    15:
+      id: x15
+      doc: x15.
+    16:
+      id: x16
+      doc: x16.
+    17:
+      id: x17
+      doc: x17.
+    18:
+      id: x18
+      doc: x18.
+    19:
+      id: x19
+      doc: x19.
+    20:
+      id: x20
+      doc: x20.
+    21:
+      id: x21
+      doc: x21.
+    22:
+      id: x22
+      doc: x22.
+    23:
+      id: x23
+      doc: x23.
+    24:
+      id: x24
+      doc: x24.
+    25:
+      id: x25
+      doc: x25.
+    26:
+      id: x26
+      doc: x26.
+    27:
+      id: x27
+      doc: x27.
+    28:
+      id: x28
+      doc: x28.
+    29:
+      id: x29
+      doc: x29, the frame pointer.
+    30:
+      id: x30
+      doc: x30, the link register, which holds the return address until it is saved.
+    31:
+      id: sp
+      doc: SP, the stack pointer.
+  s390x_reg:
+    0:
+      id: r0
+      doc: r0.
+    1:
+      id: r1
+      doc: r1.
+    2:
+      id: r2
+      doc: r2.
+    3:
+      id: r3
+      doc: r3.
+    4:
+      id: r4
+      doc: r4.
+    5:
+      id: r5
+      doc: r5.
+    6:
+      id: r6
+      doc: r6.
+    7:
+      id: r7
+      doc: r7.
+    8:
+      id: r8
+      doc: r8.
+    9:
+      id: r9
+      doc: r9.
+    10:
+      id: r10
+      doc: r10.
+    11:
+      id: r11
+      doc: r11, the frame pointer.
+    12:
+      id: r12
+      doc: r12.
+    13:
+      id: r13
+      doc: r13.
+    14:
+      id: r14
+      doc: r14, the return address register.
+    15:
+      id: r15
+      doc: r15, the stack pointer.

@@ -64,7 +64,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
 
     from sfview.app.app import SfviewApp  # the import is part of start-up
     from sfview.app.widgets.fde_table import FdeTable
-    from sfview.inputs.source import open_source
+    from sfview.document import Document
 
     imported = time.perf_counter()
     painted: list[float] = []
@@ -76,7 +76,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         return render_line(table, y)
 
     FdeTable.render_line = timed_render_line  # type: ignore[method-assign]  # notes the first paint
-    app = SfviewApp(open_source(str(binary)))
+    app = SfviewApp(Document.open(str(binary)))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         assert app.fde_table.row_count and app.fde_table.region.height, "the FDE table is on the screen"

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sfview.app.app import SfviewApp  # noqa: E402 - after making the checkout importable
-from sfview.inputs.source import open_source  # noqa: E402
+from sfview.document import Document  # noqa: E402
 
 SHAPES = "tests/data/shapes-x86_64-O2"
 AARCH64 = "tests/data/shapes-aarch64-O2"
@@ -79,7 +79,7 @@ SHOTS = [
 
 async def take(shot: Shot, out: Path) -> Path:
     """Run the app headless, do the shot's steps and keys, save the screen as SVG."""
-    app = SfviewApp(open_source(shot.path))
+    app = SfviewApp(Document.open(shot.path))
     async with app.run_test(size=shot.size) as pilot:
         await pilot.pause()
         if shot.steps is not None:

@@ -10,7 +10,6 @@ import argparse
 import sys
 
 from sfview.errors import InputError
-from sfview.inputs.source import open_source
 
 EXIT_BAD_INPUT = 2
 
@@ -49,30 +48,36 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def run_dump(argv: list[str]) -> int:
-    from sfview.output import readelf as dump  # only the dump needs it: the app starts faster without
+    from sfview.document import Document  # each command loads only what it needs: start-up stays lean
 
     args = _dump_parser().parse_args(argv)
-    source = open_source(args.file, args.base)
-    section = source.parse()
+    doc = Document.open(args.file, args.base)
+    section = doc.require_section()
     if args.json:
-        sys.stdout.write(dump.json_text(source, section) + "\n")
-        error = dump.first_error(section)
+        from sfview.output.jsondoc import json_text
+
+        sys.stdout.write(json_text(doc) + "\n")
+        error = doc.first_error()
     else:
-        out, error = dump.text(section)
+        from sfview.output.readelf import text
+
+        out, error = text(section)
         sys.stdout.write(out)
-    error = section.error or error
+        error = doc.error or (doc.locate(error) if error is not None else None)
     if error is not None:
         sys.stdout.flush()
-        raise source.error(error)
+        raise error
     return 0
 
 
 def run_app(argv: list[str]) -> int:
+    from sfview.document import Document
+
     args = _app_parser().parse_args(argv)
-    source = open_source(args.file, args.base)
+    doc = Document.open(args.file, args.base)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
-    SfviewApp(source).run()
+    SfviewApp(doc).run()
     return 0
 
 

@@ -18,12 +18,13 @@ from rich.console import Console
 from textual.widgets import Static
 
 from sfview.app.app import SfviewApp
-from sfview.app.notation import cfa_text, ra_text, saved_rule_text
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
-from sfview.inputs.source import Source, open_source
+from sfview.document import Document
+from sfview.inputs.source import Source
+from sfview.sframe import describe
 from sfview.sframe.fields import FieldTree
 
 SHAPES = DATA / "shapes-x86_64-O2"
@@ -31,7 +32,7 @@ SIZE = (100, 32)
 
 
 def explorer(path: Path = SHAPES) -> SfviewApp:
-    return SfviewApp(open_source(str(path)))
+    return SfviewApp(Document.open(str(path)))
 
 
 def status(app: SfviewApp) -> str:
@@ -67,7 +68,7 @@ async def test_fde_table_holds_every_function() -> None:
             func = section.function(index)
             cells = app.fde_table.row_cells(index)
             assert cells[:4] == (str(index), f"{func.start_address:#x}", f"{func.end_address:#x}", str(func.size))
-            assert cells[4] == app.source.function_name(func)
+            assert cells[4] == app.doc.function_name(func)
             assert cells[5] == str(func.num_fres)
         assert app.fde_table.row_cells(1)[6:9] == ("ADDR1", "PCMASK", "A")
         assert app.fde_table.row_cells(8)[6] == "ADDR4"
@@ -85,7 +86,13 @@ async def test_choosing_a_function_fills_the_fre_table() -> None:
         for row in func.rows:
             cells = app.fre_table.row_cells(row.index)
             data = app.section.data[row.span.start : row.span.end].hex(" ")
-            expected = (f"{row.address:#x}", cfa_text(row), saved_rule_text(row.fp), ra_text(row), row.base_reg_name)
+            expected = (
+                f"{row.address:#x}",
+                describe.app_cfa(app.section, row),
+                describe.app_saved(app.section, row.fp),
+                describe.app_saved(app.section, row.ra),
+                describe.BASE_REG_NAMES[row.base_reg],
+            )
             assert cells[1:6] == expected
             assert cells[-1] == data
         assert [app.fre_table.row_cells(i)[2] for i in range(3)] == ["sp+8", "sp+16", "sp+8"]
@@ -155,7 +162,7 @@ async def test_the_hex_cursor_selects_the_innermost_field() -> None:
 async def test_every_byte_leads_the_tree_to_its_field(name: str) -> None:
     """Versions 1, 2, 2 with PC-relative starts, 3 (attribute blocks): the tree reaches every field."""
     data, base, _ = load_section_fixture(DATA / "sections" / f"{name}.json")
-    app = SfviewApp(Source(name, "raw section", data, base, 0))
+    app = SfviewApp(Document(Source(name, "raw section", data, base, 0)))
     fields = FieldTree(app.section)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
@@ -180,7 +187,7 @@ async def test_a_tree_node_highlights_its_bytes() -> None:
 
 
 async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde() -> None:
-    app = SfviewApp(_synthetic_source(3 * CHUNK + 5))
+    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
         assert app.fde_table.cursor == 3 * CHUNK + 4

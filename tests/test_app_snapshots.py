@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA
 
 from sfview.app.app import SfviewApp
-from sfview.inputs.source import open_source
+from sfview.document import Document
 
 ROOT = DATA.parent.parent
 SHAPES = "tests/data/shapes-x86_64-O2"
@@ -24,7 +24,7 @@ def _at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def explorer(path: str = SHAPES) -> SfviewApp:
-    return SfviewApp(open_source(path))
+    return SfviewApp(Document.open(path))
 
 
 def test_explorer_80x24(snap_compare) -> None:

@@ -55,7 +55,16 @@ def test_json_dump_has_header_functions_and_rows(cli) -> None:
     assert huge["symbol"] == "huge_frame"
     assert [row["cfa"]["text"] for row in huge["fres"]] == ["sp+8", "sp+70016", "sp+8"]
     assert huge["fres"][1]["offset_size"] == 4
-    assert huge["fres"][1]["ra"] == {"text": "c-8", "base": "cfa", "offset": -8, "deref": True, "from_header": True}
+    assert huge["fres"][1]["ra"] == {
+        "text": "f",
+        "kind": "value",
+        "base": "cfa",
+        "base_name": "CFA",
+        "offset": -8,
+        "deref": True,
+        "fixed": True,
+        "formula": "*(CFA - 8)",
+    }
     assert sum(len(f["fres"]) for f in doc["functions"]) == header["num_fres"]
 
 

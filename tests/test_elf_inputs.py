@@ -7,6 +7,7 @@ from pathlib import Path
 
 from conftest import DATA
 
+from sfview.document import Document
 from sfview.inputs.source import open_source
 
 
@@ -31,14 +32,14 @@ def test_segment_is_used_when_section_headers_are_gone(cli, tmp_path: Path) -> N
 
 
 def test_symbols_come_from_symtab_then_dynsym() -> None:
-    full = open_source(str(DATA / "shapes-x86_64-O2"))
+    full = Document.open(str(DATA / "shapes-x86_64-O2"))
     assert full.symbols.origin == ".symtab"
-    section = full.parse()
+    section = full.require_section()
     assert full.function_name(section.function(5)) == "huge_frame"
     stripped = open_source(str(DATA / "shapes-x86_64-O2-stripped"))
     assert stripped.symbols.origin in (".dynsym", "none")
-    lib = open_source(str(DATA / "libshapes-x86_64.so"))
-    names = {lib.function_name(f) for f in lib.parse().functions()}
+    lib = Document.open(str(DATA / "libshapes-x86_64.so"))
+    names = {lib.function_name(f) for f in lib.require_section().functions()}
     assert "huge_frame" in names
 
 
@@ -48,18 +49,19 @@ def test_base_overrides_the_section_address() -> None:
 
 
 def test_aarch64_and_relocatable_origins() -> None:
-    arm = open_source(str(DATA / "shapes-aarch64-O2"))
-    assert arm.elf is not None and arm.elf.machine == "EM_AARCH64"
-    assert arm.parse().is_aarch64
+    arm = Document.open(str(DATA / "shapes-aarch64-O2"))
+    assert arm.source.elf_info is not None and arm.source.elf_info.machine == "EM_AARCH64"
+    assert arm.elf is not None and arm.elf["e_machine"] == "EM_AARCH64", "the ELF file itself stays reachable"
+    assert arm.require_section().is_aarch64
     obj = open_source(str(DATA / "shapes-x86_64-O2.o"))
-    assert obj.elf is not None and obj.elf.elf_type == "ET_REL"
+    assert obj.elf_info is not None and obj.elf_info.elf_type == "ET_REL"
     assert obj.origin == ".sframe section"
 
 
 def test_unnamed_code_is_named_by_section_as_objdump_does() -> None:
-    source = open_source(str(DATA / "shapes-x86_64-O2"))
-    names = [source.function_name(f) for f in source.parse().functions()]
+    source = Document.open(str(DATA / "shapes-x86_64-O2"))
+    names = [source.function_name(f) for f in source.require_section().functions()]
     assert names[:3] == [".plt", ".plt+0x10", "main"]
-    stripped = open_source(str(DATA / "shapes-x86_64-O2-stripped"))
-    names = [stripped.function_name(f) for f in stripped.parse().functions()]
+    stripped = Document.open(str(DATA / "shapes-x86_64-O2-stripped"))
+    names = [stripped.function_name(f) for f in stripped.require_section().functions()]
     assert names[2:4] == [".text", ".text+0x130"]

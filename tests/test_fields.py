@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from conftest import DATA, SECTIONS, load_section_fixture
 
-from sfview.inputs.source import open_source
+from sfview.document import Document
 from sfview.sframe.fields import FieldTree, location
 from sfview.sframe.section import Section
 
 
 @pytest.fixture(scope="module")
 def tree() -> FieldTree:
-    return FieldTree(open_source(str(DATA / "shapes-x86_64-O2")).parse())
+    return Document.open(str(DATA / "shapes-x86_64-O2")).fields
 
 
 def test_status_names_path_value_and_bytes(tree: FieldTree) -> None:
@@ -58,7 +58,7 @@ def test_every_byte_belongs_to_a_field(tree: FieldTree) -> None:
 
 
 def test_aarch64_offsets_say_what_they_save() -> None:
-    tree = FieldTree(open_source(str(DATA / "shapes-aarch64-O0-fp")).parse())
+    tree = Document.open(str(DATA / "shapes-aarch64-O0-fp")).fields
     meanings = [tree.field_at(off).meaning for off in range(0xA1, 0xA7)]
     assert meanings[0] == "CFA = SP + 352"
     assert meanings[2] == "the caller's return address is saved at CFA -344"

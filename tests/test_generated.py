@@ -22,7 +22,7 @@ def test_fresh_compile_matches_committed(tmp_path: Path) -> None:
         pytest.skip("the Kaitai compiler is not installed: run `npm ci --prefix tools/kaitai`")
     subprocess.run(["node", str(COMPILER / "compile.js"), str(tmp_path)], check=True, capture_output=True)
     fresh = sorted(p.name for p in tmp_path.iterdir())
-    assert fresh == ["sframe.py", "sframe_debug.py", "sframe_docs.py"]
+    assert fresh == ["sframe.py", "sframe_debug.py", "sframe_docs.py", "sframe_layout.py"]
     for name in fresh:
         assert (tmp_path / name).read_text() == (GENERATED / name).read_text(), (
             f"sfview/generated/{name} differs from a fresh compile of sframe.ksy: run `node tools/kaitai/compile.js`"

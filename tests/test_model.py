@@ -11,18 +11,19 @@ import struct
 import pytest
 from conftest import DATA
 
-from sfview.inputs.source import open_source
+from sfview.document import Document
 from sfview.output import readelf as dump
+from sfview.sframe import describe
+from sfview.sframe.rules import Kind
 from sfview.sframe.section import Section
 
 
 def test_find_function_and_row_like_an_unwinder() -> None:
-    source = open_source(str(DATA / "shapes-x86_64-O2"))
-    section = source.parse()
+    section = Document.open(str(DATA / "shapes-x86_64-O2")).require_section()
     func = section.find_function(0x11D1 + 5)
     assert func is not None and func.index == 5
     row = func.row_for(0x11D1 + 5)
-    assert row is not None and row.cfa is not None and row.cfa.text() == "sp+70016"
+    assert row is not None and describe.app_cfa(section, row) == "sp+70016"
     assert section.find_function(0x1) is None
     assert section.find_function(func.end_address) is None or section.find_function(func.end_address) is not func
 
@@ -53,8 +54,12 @@ def test_v3_flexible_rules() -> None:
     func = section.function(0)
     assert (func.start_address, func.fde_type, func.num_fres) == (0x1000, 1, 2)
     first, second = func.rows
-    assert (first.cfa.text(), first.ra_padding, first.fp.text()) == ("sp+8", True, "c-16")
-    assert (second.cfa.text(), second.ra, second.fp) == ("(fp+48)", None, None)
+    assert (describe.app_cfa(section, first), first.ra_padding, describe.app_saved(section, first.fp)) == (
+        "sp+8",
+        True,
+        "c-16",
+    )
+    assert (describe.app_cfa(section, second), second.ra.kind, second.fp.kind) == ("(fp+48)", Kind.SAME, Kind.SAME)
     text, error = dump.text(section)
     assert error is None
     assert 'func idx [0]: pc = 0x1000, size = 64 bytes, attr = "F"' in text
@@ -65,8 +70,8 @@ def test_v3_flexible_rules() -> None:
 def test_v3_row_without_offsets_is_the_outermost_frame() -> None:
     section = Section(_v3_section(0, [(0, 1, [8]), (2, 1, [])], fixed_ra=-8))
     first, last = section.function(0).rows
-    assert not first.ra_undefined and first.ra is not None and first.ra.from_header
-    assert last.ra_undefined and last.cfa is None
+    assert not first.ra_undefined and first.ra.kind is Kind.VALUE and first.ra.fixed
+    assert last.ra_undefined and last.cfa.kind is Kind.UNDEFINED
     assert "    0000000000001002  RA undefined" in dump.text(section)[0]
 
 

@@ -27,7 +27,6 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from sfview.app.commands import SfviewCommands
 from sfview.app.names import Names
-from sfview.app.notation import rules_text
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FdeTable
@@ -35,10 +34,11 @@ from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
+from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.source import Source
 from sfview.inputs.symbols import Symbol
-from sfview.sframe.fields import Field, FieldTree, location
+from sfview.sframe import describe
+from sfview.sframe.fields import Field, location
 from sfview.sframe.section import Section
 
 __all__ = ["SfviewApp"]
@@ -73,37 +73,31 @@ class SfviewApp(App[None]):
         Binding("x", "focus_hex", "Hex pane", show=False),
     ]
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, doc: Document) -> None:
         super().__init__()
-        self.source = source
-        self.section: Section | None = None
-        self.error: InputError | None = None
-        try:
-            self.section = source.parse()
-        except InputError as exc:
-            self.error = exc
-        if self.section is not None and self.section.error is not None:
-            # Broken as a whole (more FDEs than fit) but with something to show.
-            self.error = source.error(self.section.error)
+        self.doc = doc
+        self.source = doc.source
+        self.section: Section | None = doc.section
+        self.error: InputError | None = doc.error
         self.selected: Field | None = None
         self._reveal_pending: Field | None = None
-        self.names = Names(source)
+        self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
             self.names.load()
-        self.summary = HeaderSummary(source, self.section, self.error, self.names, id="summary")
-        self.hex_view = HexView(source.data, source.address, id="hex")
+        self.summary = HeaderSummary(self.source, self.section, self.error, self.names, id="summary")
+        self.hex_view = HexView(self.source.data, self.source.address, id="hex")
         self.hex_view.border_title = "bytes"
         self.status_line = Static(id="status")
         if self.section is not None:
             # The panes of a readable section; without one, only the bytes and the error are shown.
-            self.fields = FieldTree(self.section)
+            self.fields = doc.fields
             self.tabs = TabbedContent(id="views")
             self.fde_table = FdeTable(self.section, self.names, id="fdes")
             self.fre_table = FreTable(id="fres")
             self.fre_note = Static(id="fre-note")
             self.structure_pane = TabPane("Structure", id="structure")
             self.structure = StructureTree(self.fields, self.names, id="tree")
-            self.detail = FieldDetail(self.fields, source, id="detail")
+            self.detail = FieldDetail(self.fields, self.source, id="detail")
 
     # ------------------------------------------------------------------ layout
 
@@ -297,7 +291,8 @@ class SfviewApp(App[None]):
             return
         self._select(self._row_field(func.index, row.index), origin=None)
         name = self.names.of(func)
-        status = f"{pc:#x} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules_text(row)}"
+        rules = describe.app_rules(self.section, row)
+        status = f"{pc:#x} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
         if func.pcmask:
             offset = (pc - func.start_address) % (func.rep_size or 1 << 64)
             status += f" (PCMASK: offset {offset:#x} in the repeated block)"

@@ -7,7 +7,7 @@ functions without names until then, rather than make the first screen wait.
 
 from __future__ import annotations
 
-from sfview.inputs.source import Source
+from sfview.document import Document
 from sfview.sframe.section import Function
 
 __all__ = ["Names"]
@@ -16,8 +16,9 @@ __all__ = ["Names"]
 class Names:
     """`of(func)` is the function's name once `load()` has run, "" before."""
 
-    def __init__(self, source: Source) -> None:
-        self.source = source
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.source = doc.source
         self.ready = False
 
     def load(self) -> None:
@@ -26,7 +27,7 @@ class Names:
         self.ready = True
 
     def of(self, func: Function) -> str:
-        return self.source.function_name(func) if self.ready else ""
+        return self.doc.function_name(func) if self.ready else ""
 
     def count(self) -> str:
         """`14 names from .symtab`, `8 names from relocations` (a `.o`), or `no names`, once read."""

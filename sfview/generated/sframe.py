@@ -31,11 +31,64 @@ class Sframe(KaitaiStruct):
        Source - https://sourceware.org/binutils/docs/sframe-spec.html
     """
 
+    class Aarch64Reg(IntEnum):
+        x0 = 0
+        x1 = 1
+        x2 = 2
+        x3 = 3
+        x4 = 4
+        x5 = 5
+        x6 = 6
+        x7 = 7
+        x8 = 8
+        x9 = 9
+        x10 = 10
+        x11 = 11
+        x12 = 12
+        x13 = 13
+        x14 = 14
+        x15 = 15
+        x16 = 16
+        x17 = 17
+        x18 = 18
+        x19 = 19
+        x20 = 20
+        x21 = 21
+        x22 = 22
+        x23 = 23
+        x24 = 24
+        x25 = 25
+        x26 = 26
+        x27 = 27
+        x28 = 28
+        x29 = 29
+        x30 = 30
+        sp = 31
+
     class AbiArch(IntEnum):
         aarch64_endian_big = 1
         aarch64_endian_little = 2
         amd64_endian_little = 3
         s390x_endian_big = 4
+
+    class Amd64Reg(IntEnum):
+        rax = 0
+        rdx = 1
+        rcx = 2
+        rbx = 3
+        rsi = 4
+        rdi = 5
+        rbp = 6
+        rsp = 7
+        r8 = 8
+        r9 = 9
+        r10 = 10
+        r11 = 11
+        r12 = 12
+        r13 = 13
+        r14 = 14
+        r15 = 15
+        rip = 16
 
     class BaseReg(IntEnum):
         fp = 0
@@ -67,6 +120,24 @@ class Sframe(KaitaiStruct):
     class PcType(IntEnum):
         pcinc = 0
         pcmask = 1
+
+    class S390xReg(IntEnum):
+        r0 = 0
+        r1 = 1
+        r2 = 2
+        r3 = 3
+        r4 = 4
+        r5 = 5
+        r6 = 6
+        r7 = 7
+        r8 = 8
+        r9 = 9
+        r10 = 10
+        r11 = 11
+        r12 = 12
+        r13 = 13
+        r14 = 14
+        r15 = 15
 
     class Version(IntEnum):
         v1 = 1
@@ -138,6 +209,112 @@ class Sframe(KaitaiStruct):
                     pass
                     self._m_fdes[i]._fetch_instances()
 
+
+
+        class ControlWord(KaitaiStruct):
+            """A version 3 control word: what a flexible rule is based on, and whether
+            the value is loaded from memory. Bits 7..3 give a DWARF register number,
+            bit 2 is reserved, bit 1 is `deref_p`, bit 0 is `reg_p`.
+            """
+            def __init__(self, size, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.ControlWord, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.size = size
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/control_word")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_u1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_u2le()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_u4le()
+
+            def _read_be(self):
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_u1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_u2be()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_u4be()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+
+            @property
+            def deref_p(self):
+                """Bit 1, deref_p: the value is the word loaded from base + offset (1),
+                or base + offset itself (0).
+                """
+                if hasattr(self, '_m_deref_p'):
+                    return self._m_deref_p
+
+                self._m_deref_p = self.value >> 1 & 1 == 1
+                return getattr(self, '_m_deref_p', None)
+
+            @property
+            def high(self):
+                """Bits above 7 of a wider word, which no version defines; 0."""
+                if hasattr(self, '_m_high'):
+                    return self._m_high
+
+                self._m_high = self.value >> 8
+                return getattr(self, '_m_high', None)
+
+            @property
+            def reg_p(self):
+                """Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA
+                (0). A CFA rule must have a register base.
+                """
+                if hasattr(self, '_m_reg_p'):
+                    return self._m_reg_p
+
+                self._m_reg_p = self.value & 1 == 1
+                return getattr(self, '_m_reg_p', None)
+
+            @property
+            def regnum(self):
+                """Bits 7..3, the DWARF register number of the base when reg_p is set."""
+                if hasattr(self, '_m_regnum'):
+                    return self._m_regnum
+
+                self._m_regnum = self.value >> 3 & 31
+                return getattr(self, '_m_regnum', None)
+
+            @property
+            def reserved(self):
+                """Bit 2, reserved; must be 0."""
+                if hasattr(self, '_m_reserved'):
+                    return self._m_reserved
+
+                self._m_reserved = self.value >> 2 & 1
+                return getattr(self, '_m_reserved', None)
 
 
         class Fde(KaitaiStruct):
@@ -258,7 +435,7 @@ class Sframe(KaitaiStruct):
                 if self._parent.version >= 3:
                     pass
                     _pos = self._io.pos()
-                    self._io.seek(self._parent.fre_start + self.func_start_fre_off)
+                    self._io.seek(self.attr_pos)
                     if self._is_le:
                         self._m_attr = Sframe.Section.FdeAttr(self._io, self, self._root, self._is_le)
                     else:
@@ -266,6 +443,26 @@ class Sframe(KaitaiStruct):
                     self._io.seek(_pos)
 
                 return getattr(self, '_m_attr', None)
+
+            @property
+            def attr_pos(self):
+                """Section offset of what `func_start_fre_off` points at: the first FRE,
+                or in version 3 the attribute block in front of it.
+                """
+                if hasattr(self, '_m_attr_pos'):
+                    return self._m_attr_pos
+
+                self._m_attr_pos = self._parent.fre_start + self.func_start_fre_off
+                return getattr(self, '_m_attr_pos', None)
+
+            @property
+            def fde_type(self):
+                """How this function's FRE offsets are read (always DEFAULT before version 3)."""
+                if hasattr(self, '_m_fde_type'):
+                    return self._m_fde_type
+
+                self._m_fde_type = (self.attr.func_info2.fde_type if self._parent.version >= 3 else Sframe.FdeType.default)
+                return getattr(self, '_m_fde_type', None)
 
             @property
             def fres(self):
@@ -280,12 +477,12 @@ class Sframe(KaitaiStruct):
                 if self._is_le:
                     self._m_fres = []
                     for i in range(self.num_fres):
-                        self._m_fres.append(Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le))
+                        self._m_fres.append(Sframe.Section.Fre(self.info.fre_type, self.fde_type, self._io, self, self._root, self._is_le))
 
                 else:
                     self._m_fres = []
                     for i in range(self.num_fres):
-                        self._m_fres.append(Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le))
+                        self._m_fres.append(Sframe.Section.Fre(self.info.fre_type, self.fde_type, self._io, self, self._root, self._is_le))
 
                 self._io.seek(_pos)
                 return getattr(self, '_m_fres', None)
@@ -296,7 +493,7 @@ class Sframe(KaitaiStruct):
                 if hasattr(self, '_m_fres_start'):
                     return self._m_fres_start
 
-                self._m_fres_start = (self._parent.fre_start + self.func_start_fre_off) + (5 if self._parent.version >= 3 else 0)
+                self._m_fres_start = self.attr_pos + (self._parent.attr_size if self._parent.version >= 3 else 0)
                 return getattr(self, '_m_fres_start', None)
 
             @property
@@ -471,16 +668,71 @@ class Sframe(KaitaiStruct):
                 return getattr(self, '_m_value', None)
 
 
+        class FlexOffset(KaitaiStruct):
+            """A signed data word of a flexible FRE, as wide as the row's offset size."""
+            def __init__(self, size, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FlexOffset, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.size = size
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/flex_offset")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_s1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_s2le()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_s4le()
+
+            def _read_be(self):
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_s1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_s2be()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_s4be()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+
+
         class Fre(KaitaiStruct):
             """A frame row entry: from its start address on (up to the next row's),
             how to find the CFA and where the caller's FP and RA were saved.
             """
-            def __init__(self, fre_type, _io, _parent=None, _root=None, _is_le=None):
+            def __init__(self, fre_type, fde_type, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Fre, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
                 self.fre_type = fre_type
+                self.fde_type = fde_type
                 self._read()
 
             def _read(self):
@@ -503,18 +755,25 @@ class Sframe(KaitaiStruct):
                     pass
                     self.start_addr = self._io.read_u4le()
                 self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
-                self.offsets = []
-                for i in range(self.info.offset_count):
-                    _on = self.info.offset_size
-                    if _on == Sframe.OffsetSize.b1:
-                        pass
-                        self.offsets.append(self._io.read_s1())
-                    elif _on == Sframe.OffsetSize.b2:
-                        pass
-                        self.offsets.append(self._io.read_s2le())
-                    elif _on == Sframe.OffsetSize.b4:
-                        pass
-                        self.offsets.append(self._io.read_s4le())
+                if self.fde_type != Sframe.FdeType.flexible:
+                    pass
+                    self.offsets = []
+                    for i in range(self.info.offset_count):
+                        _on = self.info.offset_size
+                        if _on == Sframe.OffsetSize.b1:
+                            pass
+                            self.offsets.append(self._io.read_s1())
+                        elif _on == Sframe.OffsetSize.b2:
+                            pass
+                            self.offsets.append(self._io.read_s2le())
+                        elif _on == Sframe.OffsetSize.b4:
+                            pass
+                            self.offsets.append(self._io.read_s4le())
+
+
+                if self.fde_type == Sframe.FdeType.flexible:
+                    pass
+                    self.flex = Sframe.Section.FreFlex(self.info.offset_size, self.info.offset_count, self._io, self, self._root, self._is_le)
 
 
             def _read_be(self):
@@ -529,18 +788,25 @@ class Sframe(KaitaiStruct):
                     pass
                     self.start_addr = self._io.read_u4be()
                 self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
-                self.offsets = []
-                for i in range(self.info.offset_count):
-                    _on = self.info.offset_size
-                    if _on == Sframe.OffsetSize.b1:
-                        pass
-                        self.offsets.append(self._io.read_s1())
-                    elif _on == Sframe.OffsetSize.b2:
-                        pass
-                        self.offsets.append(self._io.read_s2be())
-                    elif _on == Sframe.OffsetSize.b4:
-                        pass
-                        self.offsets.append(self._io.read_s4be())
+                if self.fde_type != Sframe.FdeType.flexible:
+                    pass
+                    self.offsets = []
+                    for i in range(self.info.offset_count):
+                        _on = self.info.offset_size
+                        if _on == Sframe.OffsetSize.b1:
+                            pass
+                            self.offsets.append(self._io.read_s1())
+                        elif _on == Sframe.OffsetSize.b2:
+                            pass
+                            self.offsets.append(self._io.read_s2be())
+                        elif _on == Sframe.OffsetSize.b4:
+                            pass
+                            self.offsets.append(self._io.read_s4be())
+
+
+                if self.fde_type == Sframe.FdeType.flexible:
+                    pass
+                    self.flex = Sframe.Section.FreFlex(self.info.offset_size, self.info.offset_count, self._io, self, self._root, self._is_le)
 
 
 
@@ -554,16 +820,158 @@ class Sframe(KaitaiStruct):
                 elif _on == Sframe.FreType.addr4:
                     pass
                 self.info._fetch_instances()
-                for i in range(len(self.offsets)):
+                if self.fde_type != Sframe.FdeType.flexible:
                     pass
-                    _on = self.info.offset_size
-                    if _on == Sframe.OffsetSize.b1:
+                    for i in range(len(self.offsets)):
                         pass
-                    elif _on == Sframe.OffsetSize.b2:
-                        pass
-                    elif _on == Sframe.OffsetSize.b4:
-                        pass
+                        _on = self.info.offset_size
+                        if _on == Sframe.OffsetSize.b1:
+                            pass
+                        elif _on == Sframe.OffsetSize.b2:
+                            pass
+                        elif _on == Sframe.OffsetSize.b4:
+                            pass
 
+
+                if self.fde_type == Sframe.FdeType.flexible:
+                    pass
+                    self.flex._fetch_instances()
+
+
+
+        class FreFlex(KaitaiStruct):
+            """The data words of a version 3 flexible FRE, as libsframe reads them:
+            words 0 and 1 are the CFA's control word and offset; word 2 is the
+            RA's control word, or 0, the padding word, when the row says nothing
+            of the RA (then no RA offset follows); the FP's control word and
+            offset come next. A row may stop after any entity.
+            """
+            def __init__(self, offset_size, count, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FreFlex, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.offset_size = offset_size
+                self.count = count
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fre_flex")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                if self.count >= 1:
+                    pass
+                    self.cfa_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= 2:
+                    pass
+                    self.cfa_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= 3:
+                    pass
+                    self.ra_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if  ((self.count >= 4) and ((not (self.ra_padding)))) :
+                    pass
+                    self.ra_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= (4 if self.ra_padding else 5):
+                    pass
+                    self.fp_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= (5 if self.ra_padding else 6):
+                    pass
+                    self.fp_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count > (5 if self.ra_padding else 6):
+                    pass
+                    self.extra = []
+                    for i in range(self.count - (5 if self.ra_padding else 6)):
+                        self.extra.append(Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le))
+
+
+
+            def _read_be(self):
+                if self.count >= 1:
+                    pass
+                    self.cfa_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= 2:
+                    pass
+                    self.cfa_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= 3:
+                    pass
+                    self.ra_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if  ((self.count >= 4) and ((not (self.ra_padding)))) :
+                    pass
+                    self.ra_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= (4 if self.ra_padding else 5):
+                    pass
+                    self.fp_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count >= (5 if self.ra_padding else 6):
+                    pass
+                    self.fp_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+
+                if self.count > (5 if self.ra_padding else 6):
+                    pass
+                    self.extra = []
+                    for i in range(self.count - (5 if self.ra_padding else 6)):
+                        self.extra.append(Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le))
+
+
+
+
+            def _fetch_instances(self):
+                pass
+                if self.count >= 1:
+                    pass
+                    self.cfa_control._fetch_instances()
+
+                if self.count >= 2:
+                    pass
+                    self.cfa_offset._fetch_instances()
+
+                if self.count >= 3:
+                    pass
+                    self.ra_control._fetch_instances()
+
+                if  ((self.count >= 4) and ((not (self.ra_padding)))) :
+                    pass
+                    self.ra_offset._fetch_instances()
+
+                if self.count >= (4 if self.ra_padding else 5):
+                    pass
+                    self.fp_control._fetch_instances()
+
+                if self.count >= (5 if self.ra_padding else 6):
+                    pass
+                    self.fp_offset._fetch_instances()
+
+                if self.count > (5 if self.ra_padding else 6):
+                    pass
+                    for i in range(len(self.extra)):
+                        pass
+                        self.extra[i]._fetch_instances()
+
+
+
+            @property
+            def ra_padding(self):
+                """Word 2 is the padding word (0), so the RA takes no offset word."""
+                if hasattr(self, '_m_ra_padding'):
+                    return self._m_ra_padding
+
+                self._m_ra_padding =  ((self.count >= 3) and (self.ra_control.value == 0)) 
+                return getattr(self, '_m_ra_padding', None)
 
 
         class FreInfo(KaitaiStruct):
@@ -688,6 +1096,17 @@ class Sframe(KaitaiStruct):
 
 
         @property
+        def attr_size(self):
+            """Size in bytes of a version 3 attribute block, which stands in the FRE
+            sub-section in front of each function's FREs.
+            """
+            if hasattr(self, '_m_attr_size'):
+                return self._m_attr_size
+
+            self._m_attr_size = 5
+            return getattr(self, '_m_attr_size', None)
+
+        @property
         def fde_size(self):
             """Size in bytes of one entry of the FDE array: 17 in version 1, 20 in
             version 2 (repetition size and padding added), 16 in version 3 (the
@@ -732,6 +1151,26 @@ class Sframe(KaitaiStruct):
             return getattr(self, '_m_fdes', None)
 
         @property
+        def fp_reg(self):
+            """The DWARF register number of the frame pointer for this ABI (AMD64: 6,
+            RBP; AArch64: 29, x29; s390x: 11, r11).
+            """
+            if hasattr(self, '_m_fp_reg'):
+                return self._m_fp_reg
+
+            self._m_fp_reg = (int(Sframe.Amd64Reg.rbp) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r11) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.x29)))
+            return getattr(self, '_m_fp_reg', None)
+
+        @property
+        def fre_end(self):
+            """Section offset just past the FRE sub-section, as the header gives its length."""
+            if hasattr(self, '_m_fre_end'):
+                return self._m_fre_end
+
+            self._m_fre_end = self.fre_start + self.header.fre_len
+            return getattr(self, '_m_fre_end', None)
+
+        @property
         def fre_start(self):
             """Section offset of the FRE sub-section."""
             if hasattr(self, '_m_fre_start'):
@@ -748,8 +1187,43 @@ class Sframe(KaitaiStruct):
             if hasattr(self, '_m_header_end'):
                 return self._m_header_end
 
-            self._m_header_end = 28 + self.header.auxhdr_len
+            self._m_header_end = (4 + 24) + self.header.auxhdr_len
             return getattr(self, '_m_header_end', None)
+
+        @property
+        def info_offset(self):
+            """Where a function's info byte sits: from the start of its FDE before
+            version 3 (after start, size, FRE offset and FRE count), from the start
+            of its attribute block in version 3 (after the FRE count).
+            """
+            if hasattr(self, '_m_info_offset'):
+                return self._m_info_offset
+
+            self._m_info_offset = (2 if self.version >= 3 else 16)
+            return getattr(self, '_m_info_offset', None)
+
+        @property
+        def ra_reg(self):
+            """The DWARF register number of the return address column (AMD64: 16, RIP;
+            AArch64: 30, the link register x30; s390x: 14, r14).
+            """
+            if hasattr(self, '_m_ra_reg'):
+                return self._m_ra_reg
+
+            self._m_ra_reg = (int(Sframe.Amd64Reg.rip) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r14) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.x30)))
+            return getattr(self, '_m_ra_reg', None)
+
+        @property
+        def sp_reg(self):
+            """The DWARF register number of the stack pointer for this ABI (AMD64: 7,
+            RSP; AArch64: 31, SP; s390x: 15, r15). A row whose CFA base register is
+            SP means this register.
+            """
+            if hasattr(self, '_m_sp_reg'):
+                return self._m_sp_reg
+
+            self._m_sp_reg = (int(Sframe.Amd64Reg.rsp) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r15) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.sp)))
+            return getattr(self, '_m_sp_reg', None)
 
         @property
         def version(self):

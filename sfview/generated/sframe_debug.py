@@ -32,11 +32,64 @@ class Sframe(KaitaiStruct):
        Source - https://sourceware.org/binutils/docs/sframe-spec.html
     """
 
+    class Aarch64Reg(IntEnum):
+        x0 = 0
+        x1 = 1
+        x2 = 2
+        x3 = 3
+        x4 = 4
+        x5 = 5
+        x6 = 6
+        x7 = 7
+        x8 = 8
+        x9 = 9
+        x10 = 10
+        x11 = 11
+        x12 = 12
+        x13 = 13
+        x14 = 14
+        x15 = 15
+        x16 = 16
+        x17 = 17
+        x18 = 18
+        x19 = 19
+        x20 = 20
+        x21 = 21
+        x22 = 22
+        x23 = 23
+        x24 = 24
+        x25 = 25
+        x26 = 26
+        x27 = 27
+        x28 = 28
+        x29 = 29
+        x30 = 30
+        sp = 31
+
     class AbiArch(IntEnum):
         aarch64_endian_big = 1
         aarch64_endian_little = 2
         amd64_endian_little = 3
         s390x_endian_big = 4
+
+    class Amd64Reg(IntEnum):
+        rax = 0
+        rdx = 1
+        rcx = 2
+        rbx = 3
+        rsi = 4
+        rdi = 5
+        rbp = 6
+        rsp = 7
+        r8 = 8
+        r9 = 9
+        r10 = 10
+        r11 = 11
+        r12 = 12
+        r13 = 13
+        r14 = 14
+        r15 = 15
+        rip = 16
 
     class BaseReg(IntEnum):
         fp = 0
@@ -68,6 +121,24 @@ class Sframe(KaitaiStruct):
     class PcType(IntEnum):
         pcinc = 0
         pcmask = 1
+
+    class S390xReg(IntEnum):
+        r0 = 0
+        r1 = 1
+        r2 = 2
+        r3 = 3
+        r4 = 4
+        r5 = 5
+        r6 = 6
+        r7 = 7
+        r8 = 8
+        r9 = 9
+        r10 = 10
+        r11 = 11
+        r12 = 12
+        r13 = 13
+        r14 = 14
+        r15 = 15
 
     class Version(IntEnum):
         v1 = 1
@@ -160,6 +231,117 @@ class Sframe(KaitaiStruct):
                     pass
                     self._m_fdes[i]._fetch_instances()
 
+
+
+        class ControlWord(KaitaiStruct):
+            """A version 3 control word: what a flexible rule is based on, and whether
+            the value is loaded from memory. Bits 7..3 give a DWARF register number,
+            bit 2 is reserved, bit 1 is `deref_p`, bit 0 is `reg_p`.
+            """
+            SEQ_FIELDS = ["value"]
+            def __init__(self, size, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.ControlWord, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.size = size
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/control_word")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['value']['start'] = self._io.pos()
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_u1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_u2le()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_u4le()
+                self._debug['value']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['value']['start'] = self._io.pos()
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_u1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_u2be()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_u4be()
+                self._debug['value']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+
+            @property
+            def deref_p(self):
+                """Bit 1, deref_p: the value is the word loaded from base + offset (1),
+                or base + offset itself (0).
+                """
+                if hasattr(self, '_m_deref_p'):
+                    return self._m_deref_p
+
+                self._m_deref_p = self.value >> 1 & 1 == 1
+                return getattr(self, '_m_deref_p', None)
+
+            @property
+            def high(self):
+                """Bits above 7 of a wider word, which no version defines; 0."""
+                if hasattr(self, '_m_high'):
+                    return self._m_high
+
+                self._m_high = self.value >> 8
+                return getattr(self, '_m_high', None)
+
+            @property
+            def reg_p(self):
+                """Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA
+                (0). A CFA rule must have a register base.
+                """
+                if hasattr(self, '_m_reg_p'):
+                    return self._m_reg_p
+
+                self._m_reg_p = self.value & 1 == 1
+                return getattr(self, '_m_reg_p', None)
+
+            @property
+            def regnum(self):
+                """Bits 7..3, the DWARF register number of the base when reg_p is set."""
+                if hasattr(self, '_m_regnum'):
+                    return self._m_regnum
+
+                self._m_regnum = self.value >> 3 & 31
+                return getattr(self, '_m_regnum', None)
+
+            @property
+            def reserved(self):
+                """Bit 2, reserved; must be 0."""
+                if hasattr(self, '_m_reserved'):
+                    return self._m_reserved
+
+                self._m_reserved = self.value >> 2 & 1
+                return getattr(self, '_m_reserved', None)
 
 
         class Fde(KaitaiStruct):
@@ -311,7 +493,7 @@ class Sframe(KaitaiStruct):
                 if self._parent.version >= 3:
                     pass
                     _pos = self._io.pos()
-                    self._io.seek(self._parent.fre_start + self.func_start_fre_off)
+                    self._io.seek(self.attr_pos)
                     if self._is_le:
                         self._debug['_m_attr']['start'] = self._io.pos()
                         self._m_attr = Sframe.Section.FdeAttr(self._io, self, self._root, self._is_le)
@@ -325,6 +507,26 @@ class Sframe(KaitaiStruct):
                     self._io.seek(_pos)
 
                 return getattr(self, '_m_attr', None)
+
+            @property
+            def attr_pos(self):
+                """Section offset of what `func_start_fre_off` points at: the first FRE,
+                or in version 3 the attribute block in front of it.
+                """
+                if hasattr(self, '_m_attr_pos'):
+                    return self._m_attr_pos
+
+                self._m_attr_pos = self._parent.fre_start + self.func_start_fre_off
+                return getattr(self, '_m_attr_pos', None)
+
+            @property
+            def fde_type(self):
+                """How this function's FRE offsets are read (always DEFAULT before version 3)."""
+                if hasattr(self, '_m_fde_type'):
+                    return self._m_fde_type
+
+                self._m_fde_type = (self.attr.func_info2.fde_type if self._parent.version >= 3 else Sframe.FdeType.default)
+                return getattr(self, '_m_fde_type', None)
 
             @property
             def fres(self):
@@ -342,7 +544,7 @@ class Sframe(KaitaiStruct):
                     self._m_fres = []
                     for i in range(self.num_fres):
                         self._debug['_m_fres']['arr'].append({'start': self._io.pos()})
-                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le)
+                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self.fde_type, self._io, self, self._root, self._is_le)
                         try:
                             _t__m_fres._read()
                         finally:
@@ -353,7 +555,7 @@ class Sframe(KaitaiStruct):
                     self._m_fres = []
                     for i in range(self.num_fres):
                         self._debug['_m_fres']['arr'].append({'start': self._io.pos()})
-                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self._io, self, self._root, self._is_le)
+                        _t__m_fres = Sframe.Section.Fre(self.info.fre_type, self.fde_type, self._io, self, self._root, self._is_le)
                         try:
                             _t__m_fres._read()
                         finally:
@@ -370,7 +572,7 @@ class Sframe(KaitaiStruct):
                 if hasattr(self, '_m_fres_start'):
                     return self._m_fres_start
 
-                self._m_fres_start = (self._parent.fre_start + self.func_start_fre_off) + (5 if self._parent.version >= 3 else 0)
+                self._m_fres_start = self.attr_pos + (self._parent.attr_size if self._parent.version >= 3 else 0)
                 return getattr(self, '_m_fres_start', None)
 
             @property
@@ -613,17 +815,77 @@ class Sframe(KaitaiStruct):
                 return getattr(self, '_m_value', None)
 
 
+        class FlexOffset(KaitaiStruct):
+            """A signed data word of a flexible FRE, as wide as the row's offset size."""
+            SEQ_FIELDS = ["value"]
+            def __init__(self, size, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FlexOffset, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.size = size
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/flex_offset")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self._debug['value']['start'] = self._io.pos()
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_s1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_s2le()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_s4le()
+                self._debug['value']['end'] = self._io.pos()
+
+            def _read_be(self):
+                self._debug['value']['start'] = self._io.pos()
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                    self.value = self._io.read_s1()
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                    self.value = self._io.read_s2be()
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+                    self.value = self._io.read_s4be()
+                self._debug['value']['end'] = self._io.pos()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.size
+                if _on == Sframe.OffsetSize.b1:
+                    pass
+                elif _on == Sframe.OffsetSize.b2:
+                    pass
+                elif _on == Sframe.OffsetSize.b4:
+                    pass
+
+
         class Fre(KaitaiStruct):
             """A frame row entry: from its start address on (up to the next row's),
             how to find the CFA and where the caller's FP and RA were saved.
             """
-            SEQ_FIELDS = ["start_addr", "info", "offsets"]
-            def __init__(self, fre_type, _io, _parent=None, _root=None, _is_le=None):
+            SEQ_FIELDS = ["start_addr", "info", "offsets", "flex"]
+            def __init__(self, fre_type, fde_type, _io, _parent=None, _root=None, _is_le=None):
                 super(Sframe.Section.Fre, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self._is_le = _is_le
                 self.fre_type = fre_type
+                self.fde_type = fde_type
                 self._debug = collections.defaultdict(dict)
 
             def _read(self):
@@ -651,24 +913,34 @@ class Sframe(KaitaiStruct):
                 self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
                 self.info._read()
                 self._debug['info']['end'] = self._io.pos()
-                self._debug['offsets']['start'] = self._io.pos()
-                self._debug['offsets']['arr'] = []
-                self.offsets = []
-                for i in range(self.info.offset_count):
-                    self._debug['offsets']['arr'].append({'start': self._io.pos()})
-                    _on = self.info.offset_size
-                    if _on == Sframe.OffsetSize.b1:
-                        pass
-                        self.offsets.append(self._io.read_s1())
-                    elif _on == Sframe.OffsetSize.b2:
-                        pass
-                        self.offsets.append(self._io.read_s2le())
-                    elif _on == Sframe.OffsetSize.b4:
-                        pass
-                        self.offsets.append(self._io.read_s4le())
-                    self._debug['offsets']['arr'][i]['end'] = self._io.pos()
+                if self.fde_type != Sframe.FdeType.flexible:
+                    pass
+                    self._debug['offsets']['start'] = self._io.pos()
+                    self._debug['offsets']['arr'] = []
+                    self.offsets = []
+                    for i in range(self.info.offset_count):
+                        self._debug['offsets']['arr'].append({'start': self._io.pos()})
+                        _on = self.info.offset_size
+                        if _on == Sframe.OffsetSize.b1:
+                            pass
+                            self.offsets.append(self._io.read_s1())
+                        elif _on == Sframe.OffsetSize.b2:
+                            pass
+                            self.offsets.append(self._io.read_s2le())
+                        elif _on == Sframe.OffsetSize.b4:
+                            pass
+                            self.offsets.append(self._io.read_s4le())
+                        self._debug['offsets']['arr'][i]['end'] = self._io.pos()
 
-                self._debug['offsets']['end'] = self._io.pos()
+                    self._debug['offsets']['end'] = self._io.pos()
+
+                if self.fde_type == Sframe.FdeType.flexible:
+                    pass
+                    self._debug['flex']['start'] = self._io.pos()
+                    self.flex = Sframe.Section.FreFlex(self.info.offset_size, self.info.offset_count, self._io, self, self._root, self._is_le)
+                    self.flex._read()
+                    self._debug['flex']['end'] = self._io.pos()
+
 
             def _read_be(self):
                 self._debug['start_addr']['start'] = self._io.pos()
@@ -687,24 +959,34 @@ class Sframe(KaitaiStruct):
                 self.info = Sframe.Section.FreInfo(self._io, self, self._root, self._is_le)
                 self.info._read()
                 self._debug['info']['end'] = self._io.pos()
-                self._debug['offsets']['start'] = self._io.pos()
-                self._debug['offsets']['arr'] = []
-                self.offsets = []
-                for i in range(self.info.offset_count):
-                    self._debug['offsets']['arr'].append({'start': self._io.pos()})
-                    _on = self.info.offset_size
-                    if _on == Sframe.OffsetSize.b1:
-                        pass
-                        self.offsets.append(self._io.read_s1())
-                    elif _on == Sframe.OffsetSize.b2:
-                        pass
-                        self.offsets.append(self._io.read_s2be())
-                    elif _on == Sframe.OffsetSize.b4:
-                        pass
-                        self.offsets.append(self._io.read_s4be())
-                    self._debug['offsets']['arr'][i]['end'] = self._io.pos()
+                if self.fde_type != Sframe.FdeType.flexible:
+                    pass
+                    self._debug['offsets']['start'] = self._io.pos()
+                    self._debug['offsets']['arr'] = []
+                    self.offsets = []
+                    for i in range(self.info.offset_count):
+                        self._debug['offsets']['arr'].append({'start': self._io.pos()})
+                        _on = self.info.offset_size
+                        if _on == Sframe.OffsetSize.b1:
+                            pass
+                            self.offsets.append(self._io.read_s1())
+                        elif _on == Sframe.OffsetSize.b2:
+                            pass
+                            self.offsets.append(self._io.read_s2be())
+                        elif _on == Sframe.OffsetSize.b4:
+                            pass
+                            self.offsets.append(self._io.read_s4be())
+                        self._debug['offsets']['arr'][i]['end'] = self._io.pos()
 
-                self._debug['offsets']['end'] = self._io.pos()
+                    self._debug['offsets']['end'] = self._io.pos()
+
+                if self.fde_type == Sframe.FdeType.flexible:
+                    pass
+                    self._debug['flex']['start'] = self._io.pos()
+                    self.flex = Sframe.Section.FreFlex(self.info.offset_size, self.info.offset_count, self._io, self, self._root, self._is_le)
+                    self.flex._read()
+                    self._debug['flex']['end'] = self._io.pos()
+
 
 
             def _fetch_instances(self):
@@ -717,16 +999,213 @@ class Sframe(KaitaiStruct):
                 elif _on == Sframe.FreType.addr4:
                     pass
                 self.info._fetch_instances()
-                for i in range(len(self.offsets)):
+                if self.fde_type != Sframe.FdeType.flexible:
                     pass
-                    _on = self.info.offset_size
-                    if _on == Sframe.OffsetSize.b1:
+                    for i in range(len(self.offsets)):
                         pass
-                    elif _on == Sframe.OffsetSize.b2:
-                        pass
-                    elif _on == Sframe.OffsetSize.b4:
-                        pass
+                        _on = self.info.offset_size
+                        if _on == Sframe.OffsetSize.b1:
+                            pass
+                        elif _on == Sframe.OffsetSize.b2:
+                            pass
+                        elif _on == Sframe.OffsetSize.b4:
+                            pass
 
+
+                if self.fde_type == Sframe.FdeType.flexible:
+                    pass
+                    self.flex._fetch_instances()
+
+
+
+        class FreFlex(KaitaiStruct):
+            """The data words of a version 3 flexible FRE, as libsframe reads them:
+            words 0 and 1 are the CFA's control word and offset; word 2 is the
+            RA's control word, or 0, the padding word, when the row says nothing
+            of the RA (then no RA offset follows); the FP's control word and
+            offset come next. A row may stop after any entity.
+            """
+            SEQ_FIELDS = ["cfa_control", "cfa_offset", "ra_control", "ra_offset", "fp_control", "fp_offset", "extra"]
+            def __init__(self, offset_size, count, _io, _parent=None, _root=None, _is_le=None):
+                super(Sframe.Section.FreFlex, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.offset_size = offset_size
+                self.count = count
+                self._debug = collections.defaultdict(dict)
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/section/types/fre_flex")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                if self.count >= 1:
+                    pass
+                    self._debug['cfa_control']['start'] = self._io.pos()
+                    self.cfa_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.cfa_control._read()
+                    self._debug['cfa_control']['end'] = self._io.pos()
+
+                if self.count >= 2:
+                    pass
+                    self._debug['cfa_offset']['start'] = self._io.pos()
+                    self.cfa_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.cfa_offset._read()
+                    self._debug['cfa_offset']['end'] = self._io.pos()
+
+                if self.count >= 3:
+                    pass
+                    self._debug['ra_control']['start'] = self._io.pos()
+                    self.ra_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.ra_control._read()
+                    self._debug['ra_control']['end'] = self._io.pos()
+
+                if  ((self.count >= 4) and ((not (self.ra_padding)))) :
+                    pass
+                    self._debug['ra_offset']['start'] = self._io.pos()
+                    self.ra_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.ra_offset._read()
+                    self._debug['ra_offset']['end'] = self._io.pos()
+
+                if self.count >= (4 if self.ra_padding else 5):
+                    pass
+                    self._debug['fp_control']['start'] = self._io.pos()
+                    self.fp_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.fp_control._read()
+                    self._debug['fp_control']['end'] = self._io.pos()
+
+                if self.count >= (5 if self.ra_padding else 6):
+                    pass
+                    self._debug['fp_offset']['start'] = self._io.pos()
+                    self.fp_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.fp_offset._read()
+                    self._debug['fp_offset']['end'] = self._io.pos()
+
+                if self.count > (5 if self.ra_padding else 6):
+                    pass
+                    self._debug['extra']['start'] = self._io.pos()
+                    self._debug['extra']['arr'] = []
+                    self.extra = []
+                    for i in range(self.count - (5 if self.ra_padding else 6)):
+                        self._debug['extra']['arr'].append({'start': self._io.pos()})
+                        _t_extra = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                        try:
+                            _t_extra._read()
+                        finally:
+                            self.extra.append(_t_extra)
+                        self._debug['extra']['arr'][i]['end'] = self._io.pos()
+
+                    self._debug['extra']['end'] = self._io.pos()
+
+
+            def _read_be(self):
+                if self.count >= 1:
+                    pass
+                    self._debug['cfa_control']['start'] = self._io.pos()
+                    self.cfa_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.cfa_control._read()
+                    self._debug['cfa_control']['end'] = self._io.pos()
+
+                if self.count >= 2:
+                    pass
+                    self._debug['cfa_offset']['start'] = self._io.pos()
+                    self.cfa_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.cfa_offset._read()
+                    self._debug['cfa_offset']['end'] = self._io.pos()
+
+                if self.count >= 3:
+                    pass
+                    self._debug['ra_control']['start'] = self._io.pos()
+                    self.ra_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.ra_control._read()
+                    self._debug['ra_control']['end'] = self._io.pos()
+
+                if  ((self.count >= 4) and ((not (self.ra_padding)))) :
+                    pass
+                    self._debug['ra_offset']['start'] = self._io.pos()
+                    self.ra_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.ra_offset._read()
+                    self._debug['ra_offset']['end'] = self._io.pos()
+
+                if self.count >= (4 if self.ra_padding else 5):
+                    pass
+                    self._debug['fp_control']['start'] = self._io.pos()
+                    self.fp_control = Sframe.Section.ControlWord(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.fp_control._read()
+                    self._debug['fp_control']['end'] = self._io.pos()
+
+                if self.count >= (5 if self.ra_padding else 6):
+                    pass
+                    self._debug['fp_offset']['start'] = self._io.pos()
+                    self.fp_offset = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                    self.fp_offset._read()
+                    self._debug['fp_offset']['end'] = self._io.pos()
+
+                if self.count > (5 if self.ra_padding else 6):
+                    pass
+                    self._debug['extra']['start'] = self._io.pos()
+                    self._debug['extra']['arr'] = []
+                    self.extra = []
+                    for i in range(self.count - (5 if self.ra_padding else 6)):
+                        self._debug['extra']['arr'].append({'start': self._io.pos()})
+                        _t_extra = Sframe.Section.FlexOffset(self.offset_size, self._io, self, self._root, self._is_le)
+                        try:
+                            _t_extra._read()
+                        finally:
+                            self.extra.append(_t_extra)
+                        self._debug['extra']['arr'][i]['end'] = self._io.pos()
+
+                    self._debug['extra']['end'] = self._io.pos()
+
+
+
+            def _fetch_instances(self):
+                pass
+                if self.count >= 1:
+                    pass
+                    self.cfa_control._fetch_instances()
+
+                if self.count >= 2:
+                    pass
+                    self.cfa_offset._fetch_instances()
+
+                if self.count >= 3:
+                    pass
+                    self.ra_control._fetch_instances()
+
+                if  ((self.count >= 4) and ((not (self.ra_padding)))) :
+                    pass
+                    self.ra_offset._fetch_instances()
+
+                if self.count >= (4 if self.ra_padding else 5):
+                    pass
+                    self.fp_control._fetch_instances()
+
+                if self.count >= (5 if self.ra_padding else 6):
+                    pass
+                    self.fp_offset._fetch_instances()
+
+                if self.count > (5 if self.ra_padding else 6):
+                    pass
+                    for i in range(len(self.extra)):
+                        pass
+                        self.extra[i]._fetch_instances()
+
+
+
+            @property
+            def ra_padding(self):
+                """Word 2 is the padding word (0), so the RA takes no offset word."""
+                if hasattr(self, '_m_ra_padding'):
+                    return self._m_ra_padding
+
+                self._m_ra_padding =  ((self.count >= 3) and (self.ra_control.value == 0)) 
+                return getattr(self, '_m_ra_padding', None)
 
 
         class FreInfo(KaitaiStruct):
@@ -920,6 +1399,17 @@ class Sframe(KaitaiStruct):
 
 
         @property
+        def attr_size(self):
+            """Size in bytes of a version 3 attribute block, which stands in the FRE
+            sub-section in front of each function's FREs.
+            """
+            if hasattr(self, '_m_attr_size'):
+                return self._m_attr_size
+
+            self._m_attr_size = 5
+            return getattr(self, '_m_attr_size', None)
+
+        @property
         def fde_size(self):
             """Size in bytes of one entry of the FDE array: 17 in version 1, 20 in
             version 2 (repetition size and padding added), 16 in version 3 (the
@@ -979,6 +1469,26 @@ class Sframe(KaitaiStruct):
             return getattr(self, '_m_fdes', None)
 
         @property
+        def fp_reg(self):
+            """The DWARF register number of the frame pointer for this ABI (AMD64: 6,
+            RBP; AArch64: 29, x29; s390x: 11, r11).
+            """
+            if hasattr(self, '_m_fp_reg'):
+                return self._m_fp_reg
+
+            self._m_fp_reg = (int(Sframe.Amd64Reg.rbp) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r11) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.x29)))
+            return getattr(self, '_m_fp_reg', None)
+
+        @property
+        def fre_end(self):
+            """Section offset just past the FRE sub-section, as the header gives its length."""
+            if hasattr(self, '_m_fre_end'):
+                return self._m_fre_end
+
+            self._m_fre_end = self.fre_start + self.header.fre_len
+            return getattr(self, '_m_fre_end', None)
+
+        @property
         def fre_start(self):
             """Section offset of the FRE sub-section."""
             if hasattr(self, '_m_fre_start'):
@@ -995,8 +1505,43 @@ class Sframe(KaitaiStruct):
             if hasattr(self, '_m_header_end'):
                 return self._m_header_end
 
-            self._m_header_end = 28 + self.header.auxhdr_len
+            self._m_header_end = (4 + 24) + self.header.auxhdr_len
             return getattr(self, '_m_header_end', None)
+
+        @property
+        def info_offset(self):
+            """Where a function's info byte sits: from the start of its FDE before
+            version 3 (after start, size, FRE offset and FRE count), from the start
+            of its attribute block in version 3 (after the FRE count).
+            """
+            if hasattr(self, '_m_info_offset'):
+                return self._m_info_offset
+
+            self._m_info_offset = (2 if self.version >= 3 else 16)
+            return getattr(self, '_m_info_offset', None)
+
+        @property
+        def ra_reg(self):
+            """The DWARF register number of the return address column (AMD64: 16, RIP;
+            AArch64: 30, the link register x30; s390x: 14, r14).
+            """
+            if hasattr(self, '_m_ra_reg'):
+                return self._m_ra_reg
+
+            self._m_ra_reg = (int(Sframe.Amd64Reg.rip) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r14) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.x30)))
+            return getattr(self, '_m_ra_reg', None)
+
+        @property
+        def sp_reg(self):
+            """The DWARF register number of the stack pointer for this ABI (AMD64: 7,
+            RSP; AArch64: 31, SP; s390x: 15, r15). A row whose CFA base register is
+            SP means this register.
+            """
+            if hasattr(self, '_m_sp_reg'):
+                return self._m_sp_reg
+
+            self._m_sp_reg = (int(Sframe.Amd64Reg.rsp) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r15) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.sp)))
+            return getattr(self, '_m_sp_reg', None)
 
         @property
         def version(self):

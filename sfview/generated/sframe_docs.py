@@ -50,6 +50,24 @@ TYPES = {
             "fde_start": {
                 "doc": "Section offset of the FDE array."
             },
+            "fre_end": {
+                "doc": "Section offset just past the FRE sub-section, as the header gives its length."
+            },
+            "attr_size": {
+                "doc": "Size in bytes of a version 3 attribute block, which stands in the FRE\nsub-section in front of each function's FREs."
+            },
+            "info_offset": {
+                "doc": "Where a function's info byte sits: from the start of its FDE before\nversion 3 (after start, size, FRE offset and FRE count), from the start\nof its attribute block in version 3 (after the FRE count)."
+            },
+            "sp_reg": {
+                "doc": "The DWARF register number of the stack pointer for this ABI (AMD64: 7,\nRSP; AArch64: 31, SP; s390x: 15, r15). A row whose CFA base register is\nSP means this register."
+            },
+            "fp_reg": {
+                "doc": "The DWARF register number of the frame pointer for this ABI (AMD64: 6,\nRBP; AArch64: 29, x29; s390x: 11, r11)."
+            },
+            "ra_reg": {
+                "doc": "The DWARF register number of the return address column (AMD64: 16, RIP;\nAArch64: 30, the link register x30; s390x: 14, r14)."
+            },
             "fre_start": {
                 "doc": "Section offset of the FRE sub-section."
             },
@@ -208,6 +226,9 @@ TYPES = {
                 "doc": "Two unused bytes that keep the entry 4-byte aligned.",
                 "type": "u2"
             },
+            "attr_pos": {
+                "doc": "Section offset of what `func_start_fre_off` points at: the first FRE,\nor in version 3 the attribute block in front of it."
+            },
             "attr": {
                 "doc": "The version-3 attribute block in front of this function's FREs.",
                 "type": "fde_attr"
@@ -218,12 +239,15 @@ TYPES = {
             "info": {
                 "doc": "The info byte, wherever this version keeps it."
             },
+            "fde_type": {
+                "doc": "How this function's FRE offsets are read (always DEFAULT before version 3)."
+            },
             "fres_start": {
                 "doc": "Section offset of this function's first FRE."
             },
             "fres": {
                 "doc": "The function's frame row entries, in increasing start address. Read\nonly when asked for, so that a section with many functions opens fast.",
-                "type": "fre(info.fre_type)"
+                "type": "fre(info.fre_type, fde_type)"
             }
         }
     },
@@ -319,7 +343,8 @@ TYPES = {
         "seq": [
             "start_addr",
             "info",
-            "offsets"
+            "offsets",
+            "flex"
         ],
         "fields": {
             "start_addr": {
@@ -331,6 +356,92 @@ TYPES = {
             },
             "offsets": {
                 "doc": "The row's signed stack offsets. The first locates the CFA from the\nbase register; what the next ones mean depends on the ABI (AMD64:\nFP; AArch64: RA, then FP), each an offset from the CFA."
+            },
+            "flex": {
+                "doc": "Version 3 flexible FDE: the row's data words, read as a control word\nand an offset for each of the CFA, the RA and the FP.",
+                "type": "fre_flex(info.offset_size, info.offset_count)"
+            }
+        }
+    },
+    "fre_flex": {
+        "doc": "The data words of a version 3 flexible FRE, as libsframe reads them:\nwords 0 and 1 are the CFA's control word and offset; word 2 is the\nRA's control word, or 0, the padding word, when the row says nothing\nof the RA (then no RA offset follows); the FP's control word and\noffset come next. A row may stop after any entity.",
+        "seq": [
+            "cfa_control",
+            "cfa_offset",
+            "ra_control",
+            "ra_offset",
+            "fp_control",
+            "fp_offset",
+            "extra"
+        ],
+        "fields": {
+            "cfa_control": {
+                "doc": "The CFA's control word; its base must be a register.",
+                "type": "control_word(offset_size)"
+            },
+            "cfa_offset": {
+                "doc": "The offset added to the CFA's base register.",
+                "type": "flex_offset(offset_size)"
+            },
+            "ra_control": {
+                "doc": "The RA's control word, or 0 (the padding word) when the row gives no RA rule.",
+                "type": "control_word(offset_size)"
+            },
+            "ra_offset": {
+                "doc": "The offset of the RA rule.",
+                "type": "flex_offset(offset_size)"
+            },
+            "fp_control": {
+                "doc": "The FP's control word.",
+                "type": "control_word(offset_size)"
+            },
+            "fp_offset": {
+                "doc": "The offset of the FP rule.",
+                "type": "flex_offset(offset_size)"
+            },
+            "extra": {
+                "doc": "Words past the FP's, which no version defines.",
+                "type": "flex_offset(offset_size)"
+            },
+            "ra_padding": {
+                "doc": "Word 2 is the padding word (0), so the RA takes no offset word."
+            }
+        }
+    },
+    "control_word": {
+        "doc": "A version 3 control word: what a flexible rule is based on, and whether\nthe value is loaded from memory. Bits 7..3 give a DWARF register number,\nbit 2 is reserved, bit 1 is `deref_p`, bit 0 is `reg_p`.",
+        "seq": [
+            "value"
+        ],
+        "fields": {
+            "value": {
+                "doc": "The control word as a number."
+            },
+            "reg_p": {
+                "doc": "Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA\n(0). A CFA rule must have a register base."
+            },
+            "deref_p": {
+                "doc": "Bit 1, deref_p: the value is the word loaded from base + offset (1),\nor base + offset itself (0)."
+            },
+            "reserved": {
+                "doc": "Bit 2, reserved; must be 0."
+            },
+            "regnum": {
+                "doc": "Bits 7..3, the DWARF register number of the base when reg_p is set."
+            },
+            "high": {
+                "doc": "Bits above 7 of a wider word, which no version defines; 0."
+            }
+        }
+    },
+    "flex_offset": {
+        "doc": "A signed data word of a flexible FRE, as wide as the row's offset size.",
+        "seq": [
+            "value"
+        ],
+        "fields": {
+            "value": {
+                "doc": "The offset."
             }
         }
     },
@@ -482,6 +593,272 @@ ENUMS = {
         "1": {
             "id": "sp",
             "doc": "SFRAME_BASE_REG_SP, the CFA is computed from the stack pointer."
+        }
+    },
+    "amd64_reg": {
+        "0": {
+            "id": "rax",
+            "doc": "RAX."
+        },
+        "1": {
+            "id": "rdx",
+            "doc": "RDX."
+        },
+        "2": {
+            "id": "rcx",
+            "doc": "RCX."
+        },
+        "3": {
+            "id": "rbx",
+            "doc": "RBX."
+        },
+        "4": {
+            "id": "rsi",
+            "doc": "RSI."
+        },
+        "5": {
+            "id": "rdi",
+            "doc": "RDI."
+        },
+        "6": {
+            "id": "rbp",
+            "doc": "RBP, the frame pointer."
+        },
+        "7": {
+            "id": "rsp",
+            "doc": "RSP, the stack pointer."
+        },
+        "8": {
+            "id": "r8",
+            "doc": "R8."
+        },
+        "9": {
+            "id": "r9",
+            "doc": "R9."
+        },
+        "10": {
+            "id": "r10",
+            "doc": "R10."
+        },
+        "11": {
+            "id": "r11",
+            "doc": "R11."
+        },
+        "12": {
+            "id": "r12",
+            "doc": "R12."
+        },
+        "13": {
+            "id": "r13",
+            "doc": "R13."
+        },
+        "14": {
+            "id": "r14",
+            "doc": "R14."
+        },
+        "15": {
+            "id": "r15",
+            "doc": "R15."
+        },
+        "16": {
+            "id": "rip",
+            "doc": "The return address column (RIP)."
+        }
+    },
+    "aarch64_reg": {
+        "0": {
+            "id": "x0",
+            "doc": "x0."
+        },
+        "1": {
+            "id": "x1",
+            "doc": "x1."
+        },
+        "2": {
+            "id": "x2",
+            "doc": "x2."
+        },
+        "3": {
+            "id": "x3",
+            "doc": "x3."
+        },
+        "4": {
+            "id": "x4",
+            "doc": "x4."
+        },
+        "5": {
+            "id": "x5",
+            "doc": "x5."
+        },
+        "6": {
+            "id": "x6",
+            "doc": "x6."
+        },
+        "7": {
+            "id": "x7",
+            "doc": "x7."
+        },
+        "8": {
+            "id": "x8",
+            "doc": "x8."
+        },
+        "9": {
+            "id": "x9",
+            "doc": "x9."
+        },
+        "10": {
+            "id": "x10",
+            "doc": "x10."
+        },
+        "11": {
+            "id": "x11",
+            "doc": "x11."
+        },
+        "12": {
+            "id": "x12",
+            "doc": "x12."
+        },
+        "13": {
+            "id": "x13",
+            "doc": "x13."
+        },
+        "14": {
+            "id": "x14",
+            "doc": "x14."
+        },
+        "15": {
+            "id": "x15",
+            "doc": "x15."
+        },
+        "16": {
+            "id": "x16",
+            "doc": "x16."
+        },
+        "17": {
+            "id": "x17",
+            "doc": "x17."
+        },
+        "18": {
+            "id": "x18",
+            "doc": "x18."
+        },
+        "19": {
+            "id": "x19",
+            "doc": "x19."
+        },
+        "20": {
+            "id": "x20",
+            "doc": "x20."
+        },
+        "21": {
+            "id": "x21",
+            "doc": "x21."
+        },
+        "22": {
+            "id": "x22",
+            "doc": "x22."
+        },
+        "23": {
+            "id": "x23",
+            "doc": "x23."
+        },
+        "24": {
+            "id": "x24",
+            "doc": "x24."
+        },
+        "25": {
+            "id": "x25",
+            "doc": "x25."
+        },
+        "26": {
+            "id": "x26",
+            "doc": "x26."
+        },
+        "27": {
+            "id": "x27",
+            "doc": "x27."
+        },
+        "28": {
+            "id": "x28",
+            "doc": "x28."
+        },
+        "29": {
+            "id": "x29",
+            "doc": "x29, the frame pointer."
+        },
+        "30": {
+            "id": "x30",
+            "doc": "x30, the link register, which holds the return address until it is saved."
+        },
+        "31": {
+            "id": "sp",
+            "doc": "SP, the stack pointer."
+        }
+    },
+    "s390x_reg": {
+        "0": {
+            "id": "r0",
+            "doc": "r0."
+        },
+        "1": {
+            "id": "r1",
+            "doc": "r1."
+        },
+        "2": {
+            "id": "r2",
+            "doc": "r2."
+        },
+        "3": {
+            "id": "r3",
+            "doc": "r3."
+        },
+        "4": {
+            "id": "r4",
+            "doc": "r4."
+        },
+        "5": {
+            "id": "r5",
+            "doc": "r5."
+        },
+        "6": {
+            "id": "r6",
+            "doc": "r6."
+        },
+        "7": {
+            "id": "r7",
+            "doc": "r7."
+        },
+        "8": {
+            "id": "r8",
+            "doc": "r8."
+        },
+        "9": {
+            "id": "r9",
+            "doc": "r9."
+        },
+        "10": {
+            "id": "r10",
+            "doc": "r10."
+        },
+        "11": {
+            "id": "r11",
+            "doc": "r11, the frame pointer."
+        },
+        "12": {
+            "id": "r12",
+            "doc": "r12."
+        },
+        "13": {
+            "id": "r13",
+            "doc": "r13."
+        },
+        "14": {
+            "id": "r14",
+            "doc": "r14, the return address register."
+        },
+        "15": {
+            "id": "r15",
+            "doc": "r15, the stack pointer."
         }
     }
 }

@@ -42,6 +42,8 @@ class ElfSframe:
     file_offset: int
     origin: str
     info: ElfInfo
+    elf: ELFFile
+    """The file itself, for what comes beside the section (`.eh_frame`, notes, program headers)."""
     names: Callable[[], tuple[SymbolTable, dict[int, str]]]
     """Reads, when called, the function symbols and (relocatable objects only) a map from
     the section offset of each FDE's start field to the function it will point to."""
@@ -64,7 +66,7 @@ def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
         raise
     except Exception as exc:  # pyelftools has no single error type: ELFError, struct and construct errors...
         raise InputError(f"not a readable ELF file: {exc or type(exc).__name__}") from None
-    return ElfSframe(data, address, file_offset, origin, info, lambda: _names(elf, origin))
+    return ElfSframe(data, address, file_offset, origin, info, elf, lambda: _names(elf, origin))
 
 
 def _names(elf: ELFFile, origin: str) -> tuple[SymbolTable, dict[int, str]]:

@@ -1,8 +1,9 @@
 """Opening an input: an ELF file, or a raw SFrame section on its own.
 
 Whatever the input, the result is a `Source`: the section bytes, the address
-they load at, where they sit in the file, and names for functions. Every view
-starts here, then builds a `model.Section` from `Source.data`.
+they load at, where they sit in the file, the ELF file around them, and names
+for addresses. Inputs know nothing of the format model: `document.Document`
+builds the `Section` from `Source.data`.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import io
 from collections.abc import Callable
 from functools import cached_property
 
+from elftools.elf.elffile import ELFFile
+
 from sfview.errors import InputError
 from sfview.inputs.elf import ElfInfo, read_elf_sframe
 from sfview.inputs.symbols import SymbolTable
-from sfview.sframe.section import Function, Section
 
 ELF_MAGIC = b"\x7fELF"
 SFRAME_MAGICS = (b"\xe2\xde", b"\xde\xe2")
@@ -30,7 +32,8 @@ class Source:
         data: bytes,
         address: int,
         file_offset: int,
-        elf: ElfInfo | None = None,
+        elf_info: ElfInfo | None = None,
+        elf: ELFFile | None = None,
         names: Callable[[], tuple[SymbolTable, dict[int, str]]] | None = None,
     ) -> None:
         self.path = path
@@ -39,7 +42,10 @@ class Source:
         self.data = data
         self.address = address
         self.file_offset = file_offset
+        self.elf_info = elf_info
+        """What the ELF header says (machine, type, class), for the header summary."""
         self.elf = elf
+        """The ELF file (pyelftools), or None for a raw section."""
         self._names = names
 
     @cached_property
@@ -67,19 +73,10 @@ class Source:
         where = self.where(exc.offset) if exc.offset is not None else None
         return exc.located(self.path, where)
 
-    def parse(self) -> Section:
-        """The section model; raises an `InputError` naming this file."""
-        try:
-            return Section(self.data, self.address)
-        except InputError as exc:
-            raise self.error(exc) from None
-
-    def function_name(self, func: Function) -> str:
-        """The function's name: by relocation in a `.o`, else from the symbol table."""
-        name = self.relocated_names.get(func.span.start)
-        if name:
-            return name
-        return self.symbols.name_at(func.start_address)
+    def name_at(self, address: int, fde_offset: int) -> str:
+        """A function's name: by the relocation on its start field (section offset
+        `fde_offset`) in a `.o`, else from the symbol table."""
+        return self.relocated_names.get(fde_offset) or self.symbols.name_at(address)
 
 
 def open_source(path: str, base: int | None = None) -> Source:
@@ -97,7 +94,7 @@ def open_source(path: str, base: int | None = None) -> Source:
         except InputError as exc:
             raise exc.located(path) from None
         address = found.address if base is None else base
-        return Source(path, found.origin, found.data, address, found.file_offset, found.info, found.names)
+        return Source(path, found.origin, found.data, address, found.file_offset, found.info, found.elf, found.names)
     if not data:
         raise InputError("empty file", path=path)
     head = " ".join(f"{b:02x}" for b in data[:4])

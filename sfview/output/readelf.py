@@ -14,17 +14,14 @@ section's version, that is the binutils that emits it:
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.source import Source
-from sfview.sframe import describe as descriptions
-from sfview.sframe.section import Function, Row, Rule, Section
+from sfview.sframe import describe
+from sfview.sframe.section import Function, Row, Section
 
 TITLE = "Contents of the SFrame section .sframe:"
 
@@ -46,13 +43,14 @@ def _flags_v1(flags: int) -> str:
     return text
 
 
-def _flag_lines(flags: int) -> list[str]:
+def _flag_lines(flags: int, version: int) -> list[str]:
+    """One flag per line, as binutils 2.45 on; version 3 has no SFRAME_F_FRAME_POINTER (a bare number then)."""
     if not flags:
         return ["    Flags: NONE"]
     lines = []
     prefix = "Flags: "
-    for bit, name in descriptions.FLAG_NAMES:
-        if flags & bit:
+    for bit, name in describe.FLAG_NAMES:
+        if flags & bit and not (version >= 3 and bit == Sframe.Flag.frame_pointer):
             flags &= ~bit
             lines.append(f"{prefix:>11}{name}{',' if flags else ''}")
             prefix = " "
@@ -62,11 +60,11 @@ def _flag_lines(flags: int) -> list[str]:
 
 
 def _header_lines(section: Section) -> list[str]:
-    lines = ["  Header :", "", f"    Version: {descriptions.VERSION_NAMES[section.version]}"]
+    lines = ["  Header :", "", f"    Version: {describe.VERSION_NAMES[section.version]}"]
     if section.version == 1:
         lines.append(f"    Flags: {_flags_v1(section.flags)}")
     else:
-        lines.extend(_flag_lines(section.flags))
+        lines.extend(_flag_lines(section.flags, section.version))
         if section.fixed_fp_offset:
             lines.append(f"    CFA fixed FP offset: {section.fixed_fp_offset}")
         if section.fixed_ra_offset:
@@ -79,7 +77,7 @@ def _header_lines(section: Section) -> list[str]:
 def _function_title(section: Section, func: Function) -> str:
     title = f"    func idx [{func.index}]: pc = {func.start_address:#x}, size = {_i32(func.size)} bytes"
     if section.version >= 2:
-        attrs = ("S" if func.signal else "") + ("F" if func.fde_type == 1 else "")
+        attrs = ("S" if func.signal else "") + ("F" if func.flexible else "")
         if attrs:
             title += f', attr = "{attrs}"'
     if section.is_aarch64 and func.pauth_key == 1:
@@ -87,23 +85,11 @@ def _function_title(section: Section, func: Function) -> str:
     return title
 
 
-def _ra_text(section: Section, row: Row) -> str:
-    if section.version >= 2 and section.fixed_ra_offset:
-        return "f"
-    if row.ra_padding:
-        return "U"
-    if row.ra is not None and not row.ra.from_header:
-        return row.ra.text()
-    return "u"
-
-
 def _row_line(section: Section, func: Function, row: Row) -> str:
     start = row.start_offset if func.pcmask else row.address
     if row.ra_undefined:
         return f"    {start:016x}  RA undefined"
-    cfa = row.cfa.text() if row.cfa else "u"
-    fp = row.fp.text() if row.fp else "u"
-    ra = _ra_text(section, row) + ("[s]" if row.mangled_ra else "   ")
+    cfa, fp, ra = describe.binutils_columns(section, row)
     return f"    {start:016x}  {cfa:<10}{fp:<10}{ra:<13}"
 
 
@@ -171,107 +157,3 @@ def _functions_text(section: Section, start: int, stop: int) -> tuple[str, Input
 
 def _joined(lines: list[str]) -> str:
     return "".join("\n" + line for line in lines)
-
-
-def first_error(section: Section) -> InputError | None:
-    """The first decoding error the text dump stopped at, if any."""
-    for func in section.functions():
-        if func.error is not None:
-            return func.error
-        func.rows  # noqa: B018 - decode, to learn of a row error
-        if func.rows_error is not None:
-            return func.rows_error
-    return None
-
-
-def _rule_json(rule: Rule | None) -> dict[str, Any] | None:
-    if rule is None:
-        return None
-    return {
-        "text": rule.text(),
-        "base": rule.base,
-        "offset": rule.offset,
-        "deref": rule.deref,
-        "from_header": rule.from_header,
-    }
-
-
-def _row_json(row: Row) -> dict[str, Any]:
-    return {
-        "index": row.index,
-        "address": row.address,
-        "start_offset": row.start_offset,
-        "section_offset": row.span.start,
-        "size": len(row.span),
-        "info": row.info,
-        "cfa_base_reg": row.base_reg_name,
-        "offset_size": row.offset_size,
-        "offsets": list(row.offsets),
-        "mangled_ra": row.mangled_ra,
-        "ra_undefined": row.ra_undefined,
-        "cfa": _rule_json(row.cfa),
-        "fp": _rule_json(row.fp),
-        "ra": _rule_json(row.ra),
-    }
-
-
-def _function_json(source: Source, func: Function) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "index": func.index,
-        "address": func.start_address,
-        "size": func.size,
-        "symbol": source.function_name(func) or None,
-        "section_offset": func.span.start,
-    }
-    if func.error is not None:
-        out["error"] = str(source.error(func.error))
-        return out
-    out.update(
-        {
-            "info": func.info_byte,
-            "fre_type": descriptions.FRE_TYPE_NAMES[func.fre_type],
-            "pc_type": descriptions.PC_TYPE_NAMES[func.pc_type],
-            "fde_type": descriptions.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
-            "pauth_key": descriptions.PAUTH_KEY_NAMES[func.pauth_key],
-            "signal_frame": func.signal,
-            "rep_size": func.rep_size,
-            "num_fres": func.num_fres,
-            "fres": [_row_json(row) for row in func.rows],
-        }
-    )
-    if func.rows_error is not None:
-        out["error"] = str(source.error(func.rows_error))
-    return out
-
-
-def json_document(source: Source, section: Section) -> dict[str, Any]:
-    """The section as one JSON-ready dict: header, then every function and row."""
-    return {
-        "file": source.path,
-        "origin": source.origin,
-        "section_address": source.address,
-        "section_size": len(source.data),
-        "file_offset": source.file_offset,
-        "header": {
-            "version": section.version,
-            "version_name": descriptions.VERSION_NAMES[section.version],
-            "flags": section.flags,
-            "flag_names": descriptions.flag_names(section.flags),
-            "abi_arch": section.abi,
-            "abi_name": descriptions.abi_name(section.abi),
-            "endian": section.endian,
-            "cfa_fixed_fp_offset": section.fixed_fp_offset,
-            "cfa_fixed_ra_offset": section.fixed_ra_offset,
-            "auxhdr_len": section.header.auxhdr_len,
-            "num_fdes": section.header.num_fdes,
-            "num_fres": section.num_fres,
-            "fre_len": section.header.fre_len,
-            "fdeoff": section.header.fdeoff,
-            "freoff": section.header.freoff,
-        },
-        "functions": [_function_json(source, func) for func in section.functions()],
-    }
-
-
-def json_text(source: Source, section: Section) -> str:
-    return json.dumps(json_document(source, section), indent=1)

@@ -20,10 +20,11 @@ from typing import Any
 
 from kaitaistruct import KaitaiStruct
 
+from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
-from sfview.sframe import describe as descriptions
-from sfview.sframe.section import PARSE_ERRORS, Function, Row, Section, Span
+from sfview.sframe import describe
+from sfview.sframe.section import OFFSET_SIZES, PARSE_ERRORS, START_ADDR_SIZES, Function, Row, Section, Span
 from sfview.sframe.stream import BufferStream
 
 
@@ -234,7 +235,9 @@ class FieldTree:
     def _row_field(self, parent: Field, func: Function, row: Row) -> Field:
         obj = self._read_record(
             row.span.start,
-            lambda: SframeDebug.Section.Fre(func.fre_type, self.io, None, self.root_obj, self.section.little_endian),
+            lambda: SframeDebug.Section.Fre(
+                func.fre_type, func.fde_type, self.io, None, self.root_obj, self.section.little_endian
+            ),
         )
         node = self._make(obj, f"fres[{row.index}]", "fre", row.span, parent, TYPES["fre"]["doc"])
         node.path = f"{parent.path}[{row.index}]"
@@ -298,7 +301,8 @@ class FieldTree:
                 continue
             span = Span(rec["start"], rec.get("end", rec["start"]))
             if isinstance(value, KaitaiStruct):
-                out.append(self._make(value, name, info["type"], span, parent, doc))
+                type_name = info["type"].split("(")[0]  # `control_word(offset_size)`: the type, not its arguments
+                out.append(self._make(value, name, type_name, span, parent, doc))
             elif isinstance(value, list):
                 out.append(self._array(name, path, span, value, rec.get("arr", []), info, parent))
             else:
@@ -380,20 +384,13 @@ class FieldTree:
     def _fre_block_starts(self) -> list[tuple[int, int]]:
         """(section offset of each function's FRE block, FDE index), sorted.
 
-        Read straight from the FDE array, where the ksy puts the FRE offset
-        field (its position is taken from the debug parser, not written here),
-        so that 40,000 functions need no decoding at all.
+        Read straight from the FDE array, where the generated layout puts the
+        FRE offset field, so that 40,000 functions need no decoding at all.
         """
         if self._fre_starts is None:
             sec = self.section
-            if not sec.num_fdes:
-                self._fre_starts = []
-                return self._fre_starts
-            first = self.function_field(0)
-            off_field = next(c for c in first.children() if c.name == "func_start_fre_off")
-            at = off_field.span.start - sec.fde_start
-            fmt = ("<" if sec.little_endian else ">") + "I"
-            unpack = struct.Struct(fmt).unpack_from
+            at, char = layout.FDE[sec.version].fields["func_start_fre_off"]
+            unpack = struct.Struct(("<" if sec.little_endian else ">") + char).unpack_from
             data = sec.data
             self._fre_starts = sorted(
                 (sec.fre_start + unpack(data, sec.fde_start + i * sec.fde_size + at)[0], i) for i in range(sec.num_fdes)
@@ -497,7 +494,7 @@ def _fre_off(section: Section, node: Field) -> str:
 
 def _fre_type(section: Section, node: Field) -> str:
     func = _fde_of(section, node)
-    size = {0: 1, 1: 2, 2: 4}.get(int(node.value))
+    size = START_ADDR_SIZES.get(int(node.value))
     if size is None:
         return "not a defined FRE type: the function's rows cannot be read"
     tail = f" (the function is {func.size} bytes long)" if func else ""
@@ -542,7 +539,7 @@ def _offset_count(section: Section, node: Field) -> str:
 
 
 def _offset_size(section: Section, node: Field) -> str:
-    size = descriptions.OFFSET_SIZE_BYTES.get(int(node.value))
+    size = OFFSET_SIZES.get(int(node.value))
     return (
         f"each stack offset takes {size} byte{'s' if size and size > 1 else ''}"
         if size
@@ -567,8 +564,10 @@ def _offsets(section: Section, node: Field) -> str:
     k = int(node.name[node.name.index("[") + 1 : -1])
     if k == 0:
         sign = "-" if node.value < 0 else "+"
-        return f"CFA = {row.base_reg_name.upper()} {sign} {abs(node.value)}"
+        return f"CFA = {describe.BASE_REG_NAMES[row.base_reg].upper()} {sign} {abs(node.value)}"
     if k == section.ra_index:
+        if row.ra_padding:
+            return "0, the padding word: the return address is not saved (the frame pointer is)"
         return f"the caller's return address is saved at CFA {node.value:+d}"
     if k == section.fp_index:
         return f"the caller's frame pointer is saved at CFA {node.value:+d}"
@@ -586,7 +585,7 @@ def _start_addr(section: Section, node: Field) -> str:
 
 
 def _abi(section: Section, node: Field) -> str:
-    return descriptions.abi_name(int(node.value))
+    return describe.abi_name(int(node.value))
 
 
 def _fixed(section: Section, node: Field) -> str:

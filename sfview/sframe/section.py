@@ -18,29 +18,31 @@ asked for, so that a section with 40,000 functions opens at once.
 from __future__ import annotations
 
 import bisect
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from kaitaistruct import KaitaiStructError
 
 from sfview.errors import InputError
+from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.generated.sframe_debug import Sframe as SframeDebug
-from sfview.sframe import describe as descriptions
+from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, rule
 from sfview.sframe.stream import BufferStream
 
 ADDRESS_MASK = (1 << 64) - 1
-HEADER_SIZE = 28
-FDE_SIZES = {1: 17, 2: 20, 3: 16}
-V3_ATTR_SIZE = 5
-ADDR_SIZES = {0: 1, 1: 2, 2: 4}
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
-# DWARF register numbers of the stack and frame pointers, used to name the
-# registers of version 3 flexible rules (`sp`, `fp`, else `r<N>`).
-DWARF_SP_FP = {3: (7, 6), 1: (31, 29), 2: (31, 29)}
+START_ADDR_SIZES = {fre_type: struct.calcsize(c) for fre_type, c in layout.FRE_START_ADDR.items()}
+"""FRE type → width in bytes of each FRE's start address."""
+OFFSET_SIZES = {size: struct.calcsize(c) for size, c in layout.FRE_OFFSET.items()}
+"""Offset size (FRE info bits) → width in bytes of each stack offset."""
+FLEXIBLE = int(Sframe.FdeType.flexible)
+FLEX_WORDS = ("cfa_control", "cfa_offset", "ra_control", "ra_offset", "fp_control", "fp_offset")
+"""The data words of a flexible FRE, in their order (as `fre_flex` in sframe.ksy names them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,33 +57,6 @@ class Span:
 
     def __contains__(self, offset: object) -> bool:
         return isinstance(offset, int) and self.start <= offset < self.end
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """How one value of the caller's frame is recovered.
-
-    `base + offset`, or, when `deref`, the word stored at that address. The CFA
-    rule's base is a register (`sp`, `fp` or `r<N>`); an FP or RA rule's base
-    is usually the CFA (`cfa`): the value was saved on the stack at CFA+offset.
-    """
-
-    base: str
-    offset: int
-    deref: bool
-    from_header: bool = False
-
-    def text(self) -> str:
-        """The rule as binutils writes it: `sp+16`, `(fp+48)`, `c-16`."""
-        if self.base == "cfa":
-            return f"c{self.offset:+d}"
-        text = f"{self.base}+{self.offset}"
-        return f"({text})" if self.deref else text
-
-
-# Rules repeat endlessly (`sp+8`, `c-16`): one object per distinct rule, so
-# that decoding 90,000 rows doesn't build 270,000 of them.
-rule = lru_cache(maxsize=65536)(Rule)
 
 
 @dataclass(slots=True)
@@ -100,19 +75,22 @@ class Row:
     offset_size: int
     """Width in bytes of each stack offset."""
     offsets: tuple[int, ...]
+    """The row's data words as stored (for a flexible FDE, control words included)."""
     mangled_ra: bool
-    cfa: Rule | None
-    fp: Rule | None
-    ra: Rule | None
-    ra_undefined: bool = False
-    """Version 3: no offsets at all, the outermost frame (nothing to unwind to)."""
-    ra_padding: bool = False
-    """Version 3 flexible FDE: the RA slot holds the padding word."""
+    cfa: Rule
+    fp: Rule
+    ra: Rule
     kaitai: Any = None
 
     @property
-    def base_reg_name(self) -> str:
-        return descriptions.BASE_REG_NAMES[self.base_reg]
+    def ra_undefined(self) -> bool:
+        """Version 3: no offsets at all, the outermost frame (nothing to unwind to)."""
+        return self.ra.kind is Kind.UNDEFINED
+
+    @property
+    def ra_padding(self) -> bool:
+        """The RA slot holds the padding word: no RA is saved, although an FP is."""
+        return self.ra.kind is Kind.PADDING
 
 
 class Function:
@@ -127,13 +105,14 @@ class Function:
         self.index = index
         self.kaitai = fde
         self.error = error
-        self.span = Span(
-            section.fde_start + index * section.fde_size, section.fde_start + (index + 1) * section.fde_size
-        )
+        start = section.fde_start + index * section.fde_size
+        self.span = Span(start, start + section.fde_size)
         self.raw_start: int = getattr(fde, "func_start", 0)
         self.size: int = getattr(fde, "func_size", 0)
         self.fre_off: int = getattr(fde, "func_start_fre_off", 0)
         self.start_address = self._resolve_start()
+        self.attr_offset = section.fre_start + self.fre_off
+        """Section offset `func_start_fre_off` points at: the first FRE, or (v3) the attribute block."""
         info = None
         self.num_fres = 0
         self.rep_size = 0
@@ -142,17 +121,15 @@ class Function:
         if error is None:
             self.num_fres = fde.num_fres
             info = fde.info
+            self.fde_type = int(fde.fde_type)
             if section.version >= 3:
-                self.attr_span = Span(section.fre_start + self.fre_off, section.fre_start + self.fre_off + V3_ATTR_SIZE)
+                self.attr_span = Span(self.attr_offset, self.attr_offset + section.kaitai.attr_size)
                 self.rep_size = fde.attr.func_rep_size
-                self.fde_type = int(fde.attr.func_info2.fde_type)
             elif section.version == 2:
                 self.rep_size = fde.func_rep_size
-        # Where the info byte is: last-but-three of a v1/v2 entry, third of a v3 attribute block.
-        if section.version >= 3:
-            self.info_offset = section.fre_start + self.fre_off + 2
-        else:
-            self.info_offset = self.span.start + 16
+        record_start = self.attr_offset if section.version >= 3 else self.span.start
+        self.info_offset = record_start + section.kaitai.info_offset
+        """Section offset of the function's info byte (in the FDE, or in the v3 attribute block)."""
         self.info_byte = section.data[self.info_offset] if info is not None else 0
         self.fre_type = int(info.fre_type) if info is not None else 0
         self.pc_type = int(info.pc_type) if info is not None else 0
@@ -164,7 +141,7 @@ class Function:
         """Start address: from the section start, or (PCREL flag) from this field."""
         base = self.section.address
         if self.section.start_pcrel:
-            base += self.span.start
+            base += self.span.start + layout.FDE[self.section.version].fields["func_start"][0]
         return (base + self.raw_start) & ADDRESS_MASK
 
     @property
@@ -173,13 +150,21 @@ class Function:
 
     @property
     def pcmask(self) -> bool:
-        return self.pc_type == 1
+        return self.pc_type == Sframe.PcType.pcmask
+
+    @property
+    def flexible(self) -> bool:
+        """Version 3 flexible FDE: each rule is a control word and an offset."""
+        return self.fde_type == FLEXIBLE
 
     @property
     def fres_start(self) -> int:
         """Section offset of the first FRE (after the v3 attribute block)."""
-        extra = V3_ATTR_SIZE if self.section.version >= 3 else 0
-        return self.section.fre_start + self.fre_off + extra
+        return self.kaitai.fres_start if self.error is None else self.attr_offset
+
+    def field_offset(self, name: str) -> int:
+        """Section offset of one of this FDE's fixed fields (`func_start_fre_off`, ...)."""
+        return self.span.start + layout.FDE[self.section.version].fields[name][0]
 
     @cached_property
     def rows(self) -> list[Row]:
@@ -190,13 +175,13 @@ class Function:
         if self.error is not None or self.num_fres == 0:
             return []
         section = self.section
-        fre_end = section.fre_start + section.header.fre_len
+        fre_end = section.fre_end
         if not section.fre_start <= self.fres_start <= fre_end:
             self.rows_error = InputError(
                 f"function {self.index}: its FREs would start at section offset "
                 f"{self.fres_start:#x}, outside the FRE sub-section "
                 f"[{section.fre_start:#x}, {fre_end:#x})",
-                offset=self.span.start + 8,
+                offset=self.field_offset("func_start_fre_off"),
             )
             return []
         io = section.io
@@ -212,7 +197,9 @@ class Function:
                 )
                 break
             try:
-                fre = Sframe.Section.Fre(self.fre_type, io, self.kaitai, section.root, section.little_endian)
+                fre = Sframe.Section.Fre(
+                    self.fre_type, self.fde_type, io, self.kaitai, section.root, section.little_endian
+                )
             except PARSE_ERRORS:
                 self.rows_error = section.explain_fre(self, j, start)
                 break
@@ -221,26 +208,27 @@ class Function:
 
     def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
         info = fre.info
-        row = Row(
+        section = self.section
+        if self.flexible:
+            words, rules = section.flexible_rules(fre.flex)
+        else:
+            words = tuple(fre.offsets)
+            rules = section.default_rules(int(info.cfa_base_reg), words)
+        return Row(
             index=index,
             start_offset=fre.start_addr,
             address=(self.start_address + fre.start_addr) & ADDRESS_MASK,
             span=Span(start, end),
-            info=self.section.data[start + ADDR_SIZES[self.fre_type]],
+            info=section.data[start + START_ADDR_SIZES[self.fre_type]],
             base_reg=int(info.cfa_base_reg),
-            offset_size=descriptions.OFFSET_SIZE_BYTES[int(info.offset_size)],
-            offsets=tuple(fre.offsets),
+            offset_size=OFFSET_SIZES[int(info.offset_size)],
+            offsets=words,
             mangled_ra=bool(info.mangled_ra),
-            cfa=None,
-            fp=None,
-            ra=None,
+            cfa=rules[0],
+            fp=rules[1],
+            ra=rules[2],
             kaitai=fre,
         )
-        if self.fde_type == 1:
-            self.section.flexible_rules(row)
-        else:
-            self.section.default_rules(row)
-        return row
 
     def row_for(self, pc: int) -> Row | None:
         """The row an unwinder uses at `pc` (PCMASK: `pc` modulo the block size)."""
@@ -258,7 +246,12 @@ class Function:
 
 
 class Section:
-    """An SFrame section: its header, and its functions decoded on demand."""
+    """An SFrame section: its header, and its functions decoded on demand.
+
+    Every size and offset comes from the generated parser's instances
+    (`header_end`, `fde_size`, `fde_start`, `fre_start`, ...) or its layout
+    module: nothing here repeats a fact of `sframe.ksy`.
+    """
 
     def __init__(self, data: bytes, address: int = 0) -> None:
         self.data = data
@@ -280,12 +273,24 @@ class Section:
         self.num_fdes = self.header.num_fdes
         """How many FDEs there are to decode: the header's count, unless the section is too short for it."""
         self.num_fres = self.header.num_fres
-        if self.version not in FDE_SIZES:
-            raise InputError(f"SFrame version {self.version} is not one sfview knows (1, 2 or 3)", offset=2)
-        self.fde_size = FDE_SIZES[self.version]
-        self.header_end = HEADER_SIZE + self.header.auxhdr_len
-        self.fde_start = self.header_end + self.header.fdeoff
-        self.fre_start = self.header_end + self.header.freoff
+        if self.version not in layout.VERSIONS:
+            versions = ", ".join(map(str, layout.VERSIONS))
+            raise InputError(
+                f"SFrame version {self.version} is not one sfview knows ({versions})",
+                offset=layout.PREAMBLE.fields["version"][0],
+            )
+        sec = self.kaitai
+        self.fde_size: int = sec.fde_size
+        self.header_end: int = sec.header_end
+        self.fde_start: int = sec.fde_start
+        self.fre_start: int = sec.fre_start
+        self.fre_end: int = sec.fre_end
+        self.sp_reg: int = sec.sp_reg
+        """The ABI's DWARF number for the stack pointer (AMD64 7, AArch64 31)."""
+        self.fp_reg: int = sec.fp_reg
+        """The ABI's DWARF number for the frame pointer (AMD64 6, AArch64 29)."""
+        self.ra_reg: int = sec.ra_reg
+        """The ABI's DWARF number for the return address (AMD64 16, AArch64 30: the link register)."""
         self.error: InputError | None = None
         """A problem with the section as a whole, that still leaves something to show."""
         fde_end = self.fde_start + self.num_fdes * self.fde_size
@@ -295,11 +300,13 @@ class Section:
                 f"header says {self.num_fdes} FDEs of {self.fde_size} bytes from section offset "
                 f"{self.fde_start:#x}, which ends at {fde_end:#x}, past the section's end ({len(data):#x}); "
                 f"only the first {fitting} fit",
-                offset=8,
+                offset=layout.PREAMBLE.size + layout.HEADER.fields["num_fdes"][0],
             )
             self.num_fdes = fitting
         self._functions: list[Function | None] = [None] * self.num_fdes
         self.fp_index, self.ra_index = self._offset_indexes()
+        self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
+        self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
 
     @property
     def endian(self) -> str:
@@ -317,7 +324,7 @@ class Section:
 
     @property
     def is_aarch64(self) -> bool:
-        return self.abi in descriptions.AARCH64_ABIS
+        return self.abi in (Sframe.AbiArch.aarch64_endian_big, Sframe.AbiArch.aarch64_endian_little)
 
     def __len__(self) -> int:
         return self.num_fdes
@@ -354,7 +361,9 @@ class Section:
         """Why FRE `index` of `func`, at `start`, cannot be decoded."""
         _, error = self._explain(
             start,
-            lambda io, parent, root: SframeDebug.Section.Fre(func.fre_type, io, parent, root, self.little_endian),
+            lambda io, parent, root: SframeDebug.Section.Fre(
+                func.fre_type, func.fde_type, io, parent, root, self.little_endian
+            ),
             f"function {func.index}: FRE {index}",
         )
         return error
@@ -395,53 +404,57 @@ class Section:
         fp_index = None if self.fixed_fp_offset else 1 if self.fixed_ra_offset else 2
         return fp_index, ra_index
 
-    def default_rules(self, row: Row) -> None:
-        """Fill a row's rules from its offsets, as versions 1 to 3 define them."""
-        offsets = row.offsets
+    def default_rules(self, base_reg: int, offsets: tuple[int, ...]) -> tuple[Rule, Rule, Rule]:
+        """(CFA, FP, RA) from a row's offsets, as versions 1 to 3 define them.
+
+        A version 3 row without offsets is the outermost frame; an RA offset
+        of 0 is the padding word (`SFRAME_FRE_RA_OFFSET_INVALID`): an FP is
+        saved, the RA is not.
+        """
         if not offsets:
-            row.ra_undefined = self.version >= 3
-            return
-        row.cfa = rule(descriptions.BASE_REG_NAMES[row.base_reg], offsets[0], False)
-        row.fp = self._saved_rule(offsets, self.fp_index, self.fixed_fp_offset)
-        row.ra = self._saved_rule(offsets, self.ra_index, self.fixed_ra_offset)
+            return (UNDEFINED, UNDEFINED, UNDEFINED) if self.version >= 3 else (SAME, SAME, SAME)
+        base = self.sp_reg if base_reg == Sframe.BaseReg.sp else self.fp_reg
+        cfa = rule(Kind.VALUE, base, offsets[0])
+        fp = self._fixed_fp or self._saved(offsets, self.fp_index)
+        ra = self._fixed_ra or self._saved(offsets, self.ra_index)
+        if ra.kind is Kind.VALUE and not ra.fixed and ra.offset == 0:
+            ra = PADDING
+        return cfa, fp, ra
 
     @staticmethod
-    def _saved_rule(offsets: tuple[int, ...], index: int | None, fixed: int) -> Rule | None:
-        if index is None:
-            return rule("cfa", fixed, True, True)
-        if index < len(offsets):
-            return rule("cfa", offsets[index], True)
-        return None
+    def _saved(offsets: tuple[int, ...], index: int | None) -> Rule:
+        if index is not None and index < len(offsets):
+            return rule(Kind.VALUE, CFA, offsets[index], True)
+        return SAME
 
-    def flexible_rules(self, row: Row) -> None:
-        """Version 3 flexible FDE: (control word, offset) pairs for CFA, RA, FP."""
-        words = list(row.offsets)
+    def flexible_rules(self, flex: Any) -> tuple[tuple[int, ...], tuple[Rule, Rule, Rule]]:
+        """A version 3 flexible row: its data words, and (CFA, FP, RA) from its control words.
+
+        The generated parser has already placed each word (CFA pair, RA pair or
+        padding word, FP pair); an entity the row stops before keeps the
+        header's fixed offset, else is untracked.
+        """
+        # A word the row stops before is not set on the Kaitai object at all.
+        cfa_c, cfa_o, ra_c, ra_o, fp_c, fp_o = (getattr(flex, name, None) for name in FLEX_WORDS)
+        words = tuple(w.value for w in (cfa_c, cfa_o, ra_c, ra_o, fp_c, fp_o) if w is not None)
+        words += tuple(w.value for w in getattr(flex, "extra", None) or ())
         if not words:
-            row.ra_undefined = True
-            return
-        entities: list[Rule | None] = []
-        for _ in range(3):
-            if not words:
-                entities.append(None)
-                continue
-            control = words.pop(0)
-            if control == 0 or not words:
-                entities.append(None)
-                if len(entities) == 2:
-                    row.ra_padding = True
-                continue
-            offset = words.pop(0)
-            entities.append(self._flexible_rule(control, offset))
-        row.cfa, row.ra, row.fp = entities
+            return words, (UNDEFINED, UNDEFINED, UNDEFINED)
+        cfa = self._flexible_rule(cfa_c, cfa_o, None)
+        ra = PADDING if ra_c is not None and flex.ra_padding else self._flexible_rule(ra_c, ra_o, self._fixed_ra)
+        fp = self._flexible_rule(fp_c, fp_o, self._fixed_fp)
+        return words, (cfa, fp, ra)
 
-    def _flexible_rule(self, control: int, offset: int) -> Rule:
-        reg_p, deref = control & 1, bool(control & 2)
-        if not reg_p:
-            return rule("cfa", offset, deref)
-        regnum = (control >> 3) & 0x1F
-        sp, fp = DWARF_SP_FP.get(self.abi, (None, None))
-        name = "sp" if regnum == sp else "fp" if regnum == fp else f"r{regnum}"
-        return rule(name, offset, deref)
+    @staticmethod
+    def _flexible_rule(control: Any, offset: Any, fixed: Rule | None) -> Rule:
+        """One entity's rule; a value based on the CFA (`reg_p` clear) was saved at CFA + offset."""
+        if control is None:
+            return fixed or SAME
+        if offset is None or control.value == 0:
+            return SAME
+        if not control.reg_p:
+            return rule(Kind.VALUE, CFA, offset.value, True)
+        return rule(Kind.VALUE, control.regnum, offset.value, control.deref_p)
 
 
 class _LazyStarts:

@@ -11,12 +11,16 @@
 // enum value of the .ksy, which the app shows as field help, and the width of
 // every bit field, which the app uses for its bit-by-bit breakdowns.
 //
+// And sframe_layout.py (see layout.js): the fixed-size records as struct
+// formats, for whole-section passes that decode without Kaitai objects.
+//
 // Usage: node tools/kaitai/compile.js [OUT_DIR]   (default: sfview/generated)
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const yaml = require("js-yaml");
 const compiler = require("kaitai-struct-compiler");
+const { layoutModule } = require("./layout");
 
 const repo = path.resolve(__dirname, "..", "..");
 const ksyPath = path.join(repo, "sframe.ksy");
@@ -95,6 +99,8 @@ async function main() {
     "ENUMS = " + JSON.stringify(docs.enums, null, 4) + "\n";
   fs.writeFileSync(path.join(outDir, "sframe_docs.py"), py);
   written.push("sframe_docs.py");
+  fs.writeFileSync(path.join(outDir, "sframe_layout.py"), BANNER + layoutModule(ksy));
+  written.push("sframe_layout.py");
   console.log("wrote " + written.map((f) => path.join(outDir, f)).join(", "));
 }
 

@@ -13,7 +13,7 @@ from textual.cache import LRUCache
 
 from sfview.app.names import Names
 from sfview.app.widgets.row_table import Column, RowTable
-from sfview.sframe import describe as descriptions
+from sfview.sframe import describe
 from sfview.sframe.section import Section
 
 __all__ = ["FdeTable"]
@@ -80,8 +80,8 @@ class FdeTable(RowTable):
             str(func.size),
             name,
             str(func.num_fres),
-            descriptions.FRE_TYPE_NAMES.get(func.fre_type, str(func.fre_type)),
-            descriptions.PC_TYPE_NAMES.get(func.pc_type, str(func.pc_type)),
-            descriptions.PAUTH_KEY_NAMES.get(func.pauth_key, "?"),
+            describe.FRE_TYPE_NAMES.get(func.fre_type, str(func.fre_type)),
+            describe.PC_TYPE_NAMES.get(func.pc_type, str(func.pc_type)),
+            describe.PAUTH_KEY_NAMES.get(func.pauth_key, "?"),
             notes,
         )

@@ -7,8 +7,8 @@ same as before (which, moving from function to function, it usually is).
 
 from __future__ import annotations
 
-from sfview.app.notation import cfa_text, ra_text, saved_rule_text
 from sfview.app.widgets.row_table import Column, RowTable
+from sfview.sframe import describe
 from sfview.sframe.section import Function
 
 __all__ = ["FreTable"]
@@ -43,10 +43,10 @@ class FreTable(RowTable):
         return (
             str(row.index),
             f"{row.address:#x}" + (" [m]" if func.pcmask else ""),
-            cfa_text(row),
-            saved_rule_text(row.fp),
-            ra_text(row),
-            row.base_reg_name,
+            describe.app_cfa(func.section, row),
+            describe.app_saved(func.section, row.fp),
+            describe.app_saved(func.section, row.ra),
+            describe.BASE_REG_NAMES[row.base_reg],
             str(row.offset_size),
             "yes" if row.mangled_ra else "no",
             func.section.data[row.span.start : row.span.end].hex(" "),

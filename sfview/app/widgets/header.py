@@ -15,7 +15,7 @@ from textual.widget import Widget
 from sfview.app.names import Names
 from sfview.errors import InputError
 from sfview.inputs.source import Source
-from sfview.sframe import describe as descriptions
+from sfview.sframe import describe
 from sfview.sframe.section import Section
 
 __all__ = ["HeaderSummary"]
@@ -73,9 +73,9 @@ class HeaderSummary(Widget):
 
     @staticmethod
     def _section_facts(section: Section) -> list[Fact]:
-        version = descriptions.VERSION_NAMES.get(section.version, f"version {section.version}")
-        flags = descriptions.flag_names(section.flags)
-        abi = descriptions.abi_name(section.abi)
+        version = describe.VERSION_NAMES.get(section.version, f"version {section.version}")
+        flags = describe.flag_names(section.flags)
+        abi = describe.abi_name(section.abi)
         counts = f"{section.header.num_fdes} FDEs, {section.num_fres} FREs"
         facts = [
             (version, f"v{section.version}"),

@@ -16,7 +16,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from sfview.app.names import Names
-from sfview.app.notation import rules_text
+from sfview.sframe import describe
 from sfview.sframe.fields import Field, FieldTree, location
 from sfview.sframe.section import Span
 
@@ -191,7 +191,7 @@ class StructureTree(Tree[NodeData]):
                 label.append(f" = {byte:#04x} = {byte:08b}")
             elif row is not None and field.path.endswith(f"fres[{row}]"):
                 decoded = self.section.function(index).rows[row]
-                label.append(f"  {decoded.address:#x}  {rules_text(decoded)}")
+                label.append(f"  {decoded.address:#x}  {describe.app_rules(self.section, decoded)}")
             label.append(f"  {field.span.start:#x}..{field.span.end:#x}", style="dim")
             return label
         name = field.name

@@ -1,0 +1,104 @@
+"""`Document`: one input, opened once, its parts handed out as they are asked for.
+
+Like pyelftools' `ELFFile`, a Document reads what it must to start (the file,
+and where the SFrame bytes are) and everything else lazily: the `Section`
+model, the field tree, the symbols, and the ELF file itself (so that
+`.eh_frame`, notes and program headers stay reachable). The command line and
+the app both open a Document; whatever goes wrong is located here, once, as
+an `InputError` that names the file and the byte.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from sfview.errors import InputError
+from sfview.inputs.source import Source, open_source
+from sfview.sframe.section import Function, Section
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
+
+    from sfview.inputs.symbols import SymbolTable
+    from sfview.sframe.fields import FieldTree
+
+
+class Document:
+    """An opened input: its SFrame bytes, the model of them, and their surroundings.
+
+    Raises `InputError` (naming the file) only when there are no SFrame bytes
+    to show at all; a section that cannot be modelled still opens, with
+    `section` None and `error` saying why.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.path = source.path
+        self.section: Section | None = None
+        self.error: InputError | None = None
+        """The problem with the section as a whole, located: it could not be read at all
+        (`section` is None) or only partly (more FDEs than fit)."""
+        try:
+            self.section = Section(self.source.data, self.source.address)
+        except InputError as exc:
+            self.error = self.locate(exc)
+        if self.section is not None and self.section.error is not None:
+            self.error = self.locate(self.section.error)
+
+    @classmethod
+    def open(cls, path: str, base: int | None = None) -> Document:
+        """Open `path`, an ELF file or a raw section (`base`: the address a raw section loads at)."""
+        return cls(open_source(path, base))
+
+    # What surrounds the section -------------------------------------------
+
+    @property
+    def data(self) -> bytes:
+        """The section's bytes."""
+        return self.source.data
+
+    @property
+    def elf(self) -> ELFFile | None:
+        """The ELF file (pyelftools), or None for a raw section."""
+        return self.source.elf
+
+    @property
+    def symbols(self) -> SymbolTable:
+        """Function symbols, read on first use (a text dump never needs them)."""
+        return self.source.symbols
+
+    @cached_property
+    def fields(self) -> FieldTree:
+        """The section as a tree of fields, for people learning the format."""
+        from sfview.sframe.fields import FieldTree  # the debug parser: only the app and `check` need it
+
+        return FieldTree(self.require_section())
+
+    # Asking ----------------------------------------------------------------
+
+    def require_section(self) -> Section:
+        """The section model, or the located error that kept it from being read."""
+        if self.section is None:
+            assert self.error is not None
+            raise self.error
+        return self.section
+
+    def function_name(self, func: Function) -> str:
+        """The function's name: by relocation in a `.o`, else from the symbol table, else ""."""
+        return self.source.name_at(func.start_address, func.span.start)
+
+    def locate(self, exc: InputError) -> InputError:
+        """`exc` attributed to this file, its offset named as a section and a file offset."""
+        return self.source.error(exc)
+
+    def first_error(self) -> InputError | None:
+        """The section-wide problem, else the first function or row that cannot be decoded, located."""
+        if self.error is not None:
+            return self.error
+        for func in self.require_section().functions():
+            func.rows  # noqa: B018 - decode, to learn of a row error
+            problem = func.error or func.rows_error
+            if problem is not None:
+                return self.locate(problem)
+        return None
