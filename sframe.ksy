@@ -465,19 +465,23 @@ types:
             doc: The control word as a number.
         instances:
           reg_p:
+            -bits: [0, 0]
             value: '(value & 1) == 1'
             doc: |
               Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA
               (0). A CFA rule must have a register base.
           deref_p:
+            -bits: [1, 1]
             value: '(value >> 1 & 1) == 1'
             doc: |
               Bit 1, deref_p: the value is the word loaded from base + offset (1),
               or base + offset itself (0).
           reserved:
+            -bits: [2, 2]
             value: value >> 2 & 1
             doc: Bit 2, reserved; must be 0.
           regnum:
+            -bits: [7, 3]
             value: value >> 3 & 31
             doc: Bits 7..3, the DWARF register number of the base when reg_p is set.
           high:
@@ -523,6 +527,10 @@ types:
               Bit 0: the register the CFA is computed from, the frame pointer (0)
               or the stack pointer (1).
 enums:
+  magic:
+    0xdee2:
+      id: sframe
+      doc: SFRAME_MAGIC, the first two bytes of every SFrame section, in the section's byte order.
   flag:
     1:
       id: fde_sorted

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import struct
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -55,6 +56,35 @@ def fuzzed_section(seed: int, folder: Path) -> Path:
     path = folder / "fuzzed.sframe"
     path.write_bytes(b"\xe2\xde" + bytes(content[2:]))
     return path
+
+
+AMD64, AARCH64 = 3, 2
+"""ABI ids, as the spec numbers them (the sections built here are written from the spec, not from the .ksy)."""
+
+
+def v3_section(
+    info2: int,
+    fres: list[tuple],
+    fixed_ra: int = 0,
+    *,
+    info: int = 0,
+    abi: int = AMD64,
+    flags: int = 0x1,
+    size: int = 64,
+) -> bytes:
+    """A version 3 section with one function at 0x1000, laid out as shared/spec's version 3 notes say.
+
+    `fres` are (start, cfa_base_reg, words[, mangled]) with 1-byte data words (control words given
+    unsigned, offsets signed); `info`/`info2` are the attribute block's info bytes. With flags 0x4
+    (PCREL) the start is written relative to its own field, as binutils 2.45 on writes it.
+    """
+    block = struct.pack("<HBBB", len(fres), info, info2, 0)
+    for start, base, words, *mangled in fres:
+        fre_info = (1 << 7 if mangled and mangled[0] else 0) | (len(words) << 1) | base
+        block += struct.pack("<BB", start, fre_info) + bytes(w & 0xFF for w in words)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, flags, abi, 0, fixed_ra, 0, 1, len(fres), len(block), 0, 16)
+    start = 0x1000 - 28 if flags & 0x4 else 0x1000  # the FDE's start field is at section offset 28
+    return header + struct.pack("<qII", start, size, 0) + block
 
 
 @pytest.fixture

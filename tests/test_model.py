@@ -6,10 +6,8 @@ sections here are built from the layout in shared/spec's version 3 notes.
 
 from __future__ import annotations
 
-import struct
-
 import pytest
-from conftest import DATA
+from conftest import DATA, v3_section
 
 from sfview.document import Document
 from sfview.output import readelf as dump
@@ -37,20 +35,11 @@ def test_pcmask_rows_match_modulo_the_block() -> None:
     assert plt.row_for(0x1030 + 0xB).start_offset == 0xB
 
 
-def _v3_section(info2: int, fres: list[tuple[int, int, list[int]]], fixed_ra: int = 0) -> bytes:
-    """One function at 0x1000 (64 bytes), its FREs given as (start, base_reg, offsets) with 1-byte words."""
-    block = struct.pack("<HBBB", len(fres), 0, info2, 0)
-    for start, base, words in fres:
-        block += struct.pack("<BB", start, (len(words) << 1) | base) + struct.pack(f"<{len(words)}b", *words)
-    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 0x1, 3, 0, fixed_ra, 0, 1, len(fres), len(block), 0, 16)
-    return header + struct.pack("<qII", 0x1000, 64, 0) + block
-
-
 def test_v3_flexible_rules() -> None:
     cfa_rsp = (7 << 3) | 1  # CFA = RSP + off
     deref_rbp = (6 << 3) | 1 | 2  # CFA = *(RBP + off)
     saved = 2  # X = *(CFA + off)
-    section = Section(_v3_section(1, [(0, 1, [cfa_rsp, 8, 0, saved, -16]), (4, 0, [deref_rbp, 48])]))
+    section = Section(v3_section(1, [(0, 1, [cfa_rsp, 8, 0, saved, -16]), (4, 0, [deref_rbp, 48])]))
     func = section.function(0)
     assert (func.start_address, func.fde_type, func.num_fres) == (0x1000, 1, 2)
     first, second = func.rows
@@ -68,7 +57,7 @@ def test_v3_flexible_rules() -> None:
 
 
 def test_v3_row_without_offsets_is_the_outermost_frame() -> None:
-    section = Section(_v3_section(0, [(0, 1, [8]), (2, 1, [])], fixed_ra=-8))
+    section = Section(v3_section(0, [(0, 1, [8]), (2, 1, [])], fixed_ra=-8))
     first, last = section.function(0).rows
     assert not first.ra_undefined and first.ra.kind is Kind.VALUE and first.ra.fixed
     assert last.ra_undefined and last.cfa.kind is Kind.UNDEFINED
@@ -77,7 +66,7 @@ def test_v3_row_without_offsets_is_the_outermost_frame() -> None:
 
 @pytest.mark.parametrize("flags", [0x8, 0x80])
 def test_unknown_flags_are_shown(flags: int) -> None:
-    data = bytearray(_v3_section(0, [(0, 1, [8])]))
+    data = bytearray(v3_section(0, [(0, 1, [8])]))
     data[3] |= flags
     text = dump.text(Section(bytes(data)))[0]
     assert f"           {flags}" in text

@@ -109,6 +109,9 @@ class Sframe(KaitaiStruct):
         addr2 = 1
         addr4 = 2
 
+    class Magic(IntEnum):
+        sframe = 57058
+
     class OffsetSize(IntEnum):
         b1 = 0
         b2 = 1

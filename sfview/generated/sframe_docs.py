@@ -418,16 +418,32 @@ TYPES = {
                 "doc": "The control word as a number."
             },
             "reg_p": {
-                "doc": "Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA\n(0). A CFA rule must have a register base."
+                "doc": "Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA\n(0). A CFA rule must have a register base.",
+                "at": [
+                    0,
+                    0
+                ]
             },
             "deref_p": {
-                "doc": "Bit 1, deref_p: the value is the word loaded from base + offset (1),\nor base + offset itself (0)."
+                "doc": "Bit 1, deref_p: the value is the word loaded from base + offset (1),\nor base + offset itself (0).",
+                "at": [
+                    1,
+                    1
+                ]
             },
             "reserved": {
-                "doc": "Bit 2, reserved; must be 0."
+                "doc": "Bit 2, reserved; must be 0.",
+                "at": [
+                    2,
+                    2
+                ]
             },
             "regnum": {
-                "doc": "Bits 7..3, the DWARF register number of the base when reg_p is set."
+                "doc": "Bits 7..3, the DWARF register number of the base when reg_p is set.",
+                "at": [
+                    7,
+                    3
+                ]
             },
             "high": {
                 "doc": "Bits above 7 of a wider word, which no version defines; 0."
@@ -481,6 +497,12 @@ TYPES = {
 }
 
 ENUMS = {
+    "magic": {
+        "57058": {
+            "id": "sframe",
+            "doc": "SFRAME_MAGIC, the first two bytes of every SFrame section, in the section's byte order."
+        }
+    },
     "flag": {
         "1": {
             "id": "fde_sorted",

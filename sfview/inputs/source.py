@@ -15,11 +15,13 @@ from functools import cached_property
 from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
 from sfview.inputs.elf import ElfInfo, read_elf_sframe
 from sfview.inputs.symbols import SymbolTable
 
 ELF_MAGIC = b"\x7fELF"
-SFRAME_MAGICS = (b"\xe2\xde", b"\xde\xe2")
+SFRAME_MAGICS = tuple(int(Sframe.Magic.sframe).to_bytes(2, order) for order in ("little", "big"))
+"""How a raw section starts, in either byte order."""
 
 
 class Source:

@@ -24,7 +24,7 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
 from sfview.sframe import describe
-from sfview.sframe.section import OFFSET_SIZES, PARSE_ERRORS, START_ADDR_SIZES, Function, Row, Section, Span
+from sfview.sframe.section import FLEX_WORDS, OFFSET_SIZES, PARSE_ERRORS, START_ADDR_SIZES, Function, Row, Section, Span
 from sfview.sframe.stream import BufferStream
 
 
@@ -253,7 +253,13 @@ class FieldTree:
 
     def _make(self, obj: Any, name: str, type_name: str, span: Span, parent: Field, doc: str) -> Field:
         path = f"{parent.path}.{name}" if parent.path else name
-        node = Field(
+        if _word_bits(type_name):
+            # A word read as bits (a v3 control word): shown like an info byte, its bits as children.
+            node = Field(name, path, span, "struct", value=obj.value, type_name=type_name, doc=doc, parent=parent)
+            node._children = self._word_bit_fields(obj, type_name, node)
+            node.meaning = explain(self.section, node)
+            return node
+        return Field(
             name,
             path,
             span,
@@ -263,7 +269,29 @@ class FieldTree:
             parent=parent,
             loader=lambda f: self._struct_fields(obj, type_name, f),
         )
-        return node
+
+    def _word_bit_fields(self, obj: Any, type_name: str, parent: Field) -> list[Field]:
+        """The bit fields of a word, from the value instances that `sframe.ksy` marks with `-bits`."""
+        out = []
+        for name, (high, low) in _word_bits(type_name):
+            info = TYPES[type_name]["fields"][name]
+            value = getattr(obj, name)
+            out.append(
+                Field(
+                    name,
+                    f"{parent.path}.{name}",
+                    parent.span,
+                    "bits",
+                    value=value,
+                    doc=info["doc"],
+                    bits=(high, low),
+                    width=high - low + 1,
+                    parent=parent,
+                )
+            )
+        for node in out:
+            node.meaning = explain(self.section, node)
+        return out
 
     def _struct_fields(self, obj: Any, type_name: str, parent: Field) -> list[Field]:
         """The sequence fields of a Kaitai object, in order, as tree nodes."""
@@ -407,13 +435,21 @@ class FieldTree:
         bits = [c for c in holder.children() if c.kind == "bits"]
         if not bits:
             return []
-        byte = self.section.data[holder.span.start]
+        # An info byte's bits are its byte's; a control word's, its value's (its low byte is not always first).
+        word = holder.value if isinstance(holder.value, int) else self.section.data[holder.span.start]
         out = []
         for b in bits:
             high, low = b.bits or (0, 0)
-            raw = (byte >> low) & ((1 << (high - low + 1)) - 1)
+            raw = (word >> low) & ((1 << (high - low + 1)) - 1)
             out.append(Bit(b.name, high, low, format(raw, f"0{high - low + 1}b"), b.display, b.doc, b.meaning))
         return out
+
+
+def _word_bits(type_name: str) -> list[tuple[str, tuple[int, int]]]:
+    """(name, (high, low)) of each value instance of `type_name` that takes bits from its word, high first."""
+    fields = TYPES.get(type_name, {}).get("fields", {})
+    marked = [(name, tuple(info["at"])) for name, info in fields.items() if "at" in info]
+    return sorted(marked, key=lambda item: -item[1][0])  # type: ignore[return-value]
 
 
 def _without(node: Field, names: tuple[str, ...]) -> Field:
@@ -528,6 +564,12 @@ def _offset_count(section: Section, node: Field) -> str:
             if section.version >= 3
             else "no offsets"
         )
+    func = _fde_of(section, node)
+    if func is not None and func.flexible and row is not None:
+        words = [w.replace("_", " ") for w in FLEX_WORDS if getattr(row.kaitai.flex, w, None) is not None]
+        if row.ra_padding:
+            words[words.index("ra control")] = "RA padding word"
+        return f"{n} data words: {', '.join(words)}"
     names = ["CFA"]
     if section.fixed_ra_offset == 0:
         names.append("RA")
@@ -584,6 +626,56 @@ def _start_addr(section: Section, node: Field) -> str:
     return f"applies from {row.address:#x} = function start {func.start_address:#x} + {node.value:#x}"
 
 
+_ENTITY_NAMES = {"cfa": "CFA", "ra": "RA", "fp": "FP"}
+
+
+def _entity(node: Field) -> str:
+    """`cfa`, `ra` or `fp`: which rule a flexible FRE's word belongs to, from its name (`ra_control`)."""
+    return node.name.split("_")[0]
+
+
+def _entity_rule(section: Section, node: Field) -> str:
+    """`CFA = rsp + 8`, `RA = *(CFA - 8)`: the rule the word takes part in, from the decoded row."""
+    row = _row_of(section, node)
+    entity = _entity(node)
+    if row is None or entity not in _ENTITY_NAMES:
+        return ""
+    return f"{_ENTITY_NAMES[entity]} = {describe.rule_formula(section, getattr(row, entity))}"
+
+
+def _control_word(section: Section, node: Field) -> str:
+    if _entity(node) == "ra" and node.value == 0:
+        return "0, the padding word: this row gives no RA rule (and no RA offset word follows)"
+    return _entity_rule(section, node)
+
+
+def _flex_offset(section: Section, node: Field) -> str:
+    holder = node.parent
+    return _entity_rule(section, holder) if holder is not None else ""
+
+
+def _control_bit(section: Section, node: Field) -> str:
+    word = node.parent
+    if word is None:
+        return ""
+    reg_p = int(word.value) & 1
+    cfa = _entity(word) == "cfa"
+    value = int(node.value)
+    if node.name == "reg_p":
+        if value:
+            return "1: the base is the register that regnum names"
+        return "0: the base would be the CFA itself, which a CFA rule cannot use" if cfa else "0: the base is the CFA"
+    if node.name == "deref_p":
+        if not reg_p and not cfa:
+            return "the value was saved on the stack at CFA + offset"
+        return "1: the value is loaded from base + offset" if value else "0: the value is base + offset itself"
+    if node.name == "regnum":
+        if not reg_p:
+            return "unused: the base is the CFA"
+        return f"DWARF register {value}: {describe.register_name(section.abi, value)}"
+    return "0, as required" if not value else "1: a reserved bit is set (invalid)"
+
+
 def _abi(section: Section, node: Field) -> str:
     return describe.abi_name(int(node.value))
 
@@ -621,4 +713,12 @@ _EXPLAINERS: dict[tuple[str | None, str], Callable[[Section, Field], str]] = {
     ("fre_info", "offset_size"): _offset_size,
     ("fre_info", "cfa_base_reg"): _base_reg,
     ("fre_info", "mangled_ra"): _mangled,
+    ("fre_flex", "cfa_control"): _control_word,
+    ("fre_flex", "ra_control"): _control_word,
+    ("fre_flex", "fp_control"): _control_word,
+    ("flex_offset", "value"): _flex_offset,
+    ("control_word", "reg_p"): _control_bit,
+    ("control_word", "deref_p"): _control_bit,
+    ("control_word", "regnum"): _control_bit,
+    ("control_word", "reserved"): _control_bit,
 }

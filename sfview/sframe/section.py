@@ -346,6 +346,9 @@ class Section:
         try:
             fde = Sframe.Section.Fde(self.io, self.kaitai, self.root, self.little_endian)
             if self.version >= 3:
+                misplaced = self._misplaced_attr(index, start, fde)
+                if misplaced is not None:
+                    return Function(self, index, fde, misplaced)
                 fde.attr  # noqa: B018 - read the attribute block now, to report it with the FDE
         except PARSE_ERRORS:
             fde, error = self._explain(
@@ -356,6 +359,17 @@ class Section:
             )
             return Function(self, index, fde, error)
         return Function(self, index, fde, None)
+
+    def _misplaced_attr(self, index: int, start: int, fde: Any) -> InputError | None:
+        """Version 3: an attribute block outside the FRE sub-section, blamed on the offset that put it there."""
+        end = min(self.fre_end, len(self.data))
+        if self.fre_start <= fde.attr_pos and fde.attr_pos + self.kaitai.attr_size <= end:
+            return None
+        return InputError(
+            f"function {index}: func_start_fre_off = {fde.func_start_fre_off} puts its attribute block at "
+            f"section offset {fde.attr_pos:#x}, outside the FRE sub-section [{self.fre_start:#x}, {end:#x})",
+            offset=start + layout.FDE[self.version].fields["func_start_fre_off"][0],
+        )
 
     def explain_fre(self, func: Function, index: int, start: int) -> InputError:
         """Why FRE `index` of `func`, at `start`, cannot be decoded."""

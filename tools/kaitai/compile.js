@@ -9,7 +9,8 @@
 //
 // It also writes sframe_docs.py: the `doc:` of every type, field, instance and
 // enum value of the .ksy, which the app shows as field help, and the width of
-// every bit field, which the app uses for its bit-by-bit breakdowns.
+// every bit field (or, for a value instance marked `-bits: [high, low]`, the
+// bits it takes from its word), which the app uses for its bit-by-bit breakdowns.
 //
 // And sframe_layout.py (see layout.js): the fixed-size records as struct
 // formats, for whole-section passes that decode without Kaitai objects.
@@ -42,6 +43,8 @@ function describeAttrs(attrs) {
     if (typeof spec.type === "string") entry.type = spec.type;
     if (bitWidth(spec.type)) entry.bits = bitWidth(spec.type);
     if (spec.enum) entry.enum = spec.enum;
+    // `-bits: [high, low]` (a key the compiler ignores): where a value instance's bits sit in its word.
+    if (spec["-bits"]) entry.at = spec["-bits"];
     out[name] = entry;
   }
   return out;
