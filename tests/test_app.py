@@ -296,11 +296,17 @@ async def test_go_to_symbol() -> None:
 
 
 async def test_go_to_symbol_without_names() -> None:
-    app = explorer(DATA / "shapes-x86_64-O2-stripped")
+    """A raw section has no names at all (a stripped binary still names its PLT entries, as objdump does)."""
+    app = explorer(DATA / "shapes-x86_64-O2.sframe")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")
         assert not isinstance(app.screen, GotoSymbol)
         assert any("no function names" in n.message for n in app._notifications)
+    stripped = explorer(DATA / "shapes-x86_64-O2-stripped")
+    async with stripped.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        assert isinstance(stripped.screen, GotoSymbol)
+        assert [s.name for s in stripped.source.symbols.symbols] == ["printf@plt", "__cxa_finalize@plt"]
 
 
 async def test_go_to_offset_selects_the_field_there() -> None:

@@ -18,6 +18,7 @@ from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from sfview.errors import InputError
+from sfview.inputs.plt import plt_symbols
 from sfview.inputs.symbols import Symbol, SymbolTable
 
 PT_GNU_SFRAME = 0x6474E554
@@ -161,8 +162,9 @@ def _symbols(elf: ELFFile) -> SymbolTable:
                 if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
             ]
             if symbols:
-                return SymbolTable(symbols, name, sections)
-    return SymbolTable([], "none", sections)
+                return SymbolTable(symbols + plt_symbols(elf), name, sections)
+    plt = plt_symbols(elf)
+    return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
 def _relocated_names(elf: ELFFile) -> dict[int, str]:
