@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
+
+from sfview.output import readelf
 
 
 @pytest.mark.parametrize("binary", [p for p in ELF_FIXTURES if "no-sframe" not in p.name], ids=lambda p: p.name)
@@ -92,17 +96,31 @@ def test_relocatable_object_names_functions_by_relocation(cli) -> None:
 
 
 @pytest.mark.parametrize("corrupt", [False, True])
-def test_parallel_dump_is_the_sequential_dump(monkeypatch, cli, tmp_path: Path, corrupt: bool) -> None:
-    """Big sections are dumped by forked workers; force that path on a small one."""
+def test_bulk_dump_is_the_model_dump(monkeypatch, cli, tmp_path: Path, corrupt: bool) -> None:
+    """The dump reads functions in bulk; force the Kaitai model instead, on a section whole and broken."""
     data = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
     if corrupt:
         data[28 + 17 * 6 + 16] = 0x0F  # FDE 6: an undefined FRE type
     raw = tmp_path / "section.sframe"
     raw.write_bytes(bytes(data))
-    sequential = cli("dump", str(raw))
-    monkeypatch.setattr("sfview.output.readelf._jobs", lambda section: 2)
-    parallel = cli("dump", str(raw))
-    assert parallel == sequential
-    assert parallel.code == (2 if corrupt else 0)
+    bulk = cli("dump", str(raw))
+    original = readelf.text
+    monkeypatch.setattr(readelf, "text", lambda section: original(section, bulk=False))
+    model = cli("dump", str(raw))
+    assert model == bulk
+    assert bulk.code == (2 if corrupt else 0)
     if corrupt:
-        assert "function 6" in parallel.err and "func idx [5]" in parallel.out and "func idx [6]" not in parallel.out
+        assert "function 6" in bulk.err and "func idx [5]" in bulk.out and "func idx [6]" not in bulk.out
+
+
+def test_a_dump_loads_neither_the_ui_nor_the_debug_parser() -> None:
+    """Start-up stays lean: the text dump of a raw section needs no Textual and no position records."""
+    code = (
+        "import sys, io, contextlib\n"
+        "from sfview.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['dump', {str(DATA / 'shapes-x86_64-O2.sframe')!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('textual', 'sfview.generated.sframe_debug'))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

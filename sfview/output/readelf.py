@@ -14,14 +14,12 @@ section's version, that is the binutils that emits it:
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
-
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.section import Function, Row, Section
+from sfview.sframe.bulk import Bulk
+from sfview.sframe.rules import Kind, Rule
+from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
 
 TITLE = "Contents of the SFrame section .sframe:"
 
@@ -74,86 +72,102 @@ def _header_lines(section: Section) -> list[str]:
     return lines
 
 
-def _function_title(section: Section, func: Function) -> str:
-    title = f"    func idx [{func.index}]: pc = {func.start_address:#x}, size = {_i32(func.size)} bytes"
+def _title(section: Section, index: int, start: int, size: int, signal: bool, flexible: bool, pauth_b: bool) -> str:
+    title = f"    func idx [{index}]: pc = {start:#x}, size = {_i32(size)} bytes"
     if section.version >= 2:
-        attrs = ("S" if func.signal else "") + ("F" if func.flexible else "")
+        attrs = ("S" if signal else "") + ("F" if flexible else "")
         if attrs:
             title += f', attr = "{attrs}"'
-    if section.is_aarch64 and func.pauth_key == 1:
+    if pauth_b:
         title += ", pauth = B key"
     return title
 
 
-def _row_line(section: Section, func: Function, row: Row) -> str:
-    start = row.start_offset if func.pcmask else row.address
-    if row.ra_undefined:
-        return f"    {start:016x}  RA undefined"
-    cfa, fp, ra = describe.binutils_columns(section, row)
-    return f"    {start:016x}  {cfa:<10}{fp:<10}{ra:<13}"
+def _columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled: bool) -> str:
+    """What follows a row's start address: its three columns, or `RA undefined`."""
+    if ra.kind is Kind.UNDEFINED:
+        return "  RA undefined"
+    cfa_text, fp_text, ra_text = describe.binutils_columns(section, cfa, fp, ra, mangled)
+    return f"  {cfa_text:<10}{fp_text:<10}{ra_text:<13}"
 
 
-# Below this many functions a dump takes well under a second: not worth a process.
-PARALLEL_MIN_FDES = 4096
-_forked_section: Section | None = None
+TABLE_HEADS = {
+    pcmask: f"    {'STARTPC':<7}{'[m]' if pcmask else '':<8} {'CFA':<10}{'FP':<10}{'RA':<13}"
+    for pcmask in (False, True)
+}
+"""The column titles over a function's rows; `[m]` marks a PCMASK function's."""
 
 
-def text(section: Section) -> tuple[str, InputError | None]:
+def text(section: Section, *, bulk: bool = True) -> tuple[str, InputError | None]:
     """The whole dump, as far as the section could be decoded, and the error it stopped at.
 
-    Decoding is pure Python and bound by the CPU, so a big section is split
-    into chunks of functions decoded by forked processes, one per CPU; the
-    output is the same, in the same order.
+    Functions are read in bulk (`sframe.bulk`, with `struct`, every distinct
+    row pattern described once); one the bulk reader finds unusual goes
+    through the Kaitai model instead, which also words any error. `bulk=False`
+    takes every function through the model: the two must agree, and a test
+    makes sure they do.
     """
     # The dumper prints the title without a newline, then "\n  Header :".
-    head = "\n".join([TITLE, *_header_lines(section), "", "  Function Index :"])
-    jobs = _jobs(section)
-    if jobs == 1:
-        body, error = _functions_text(section, 0, section.num_fdes)
-        return head + body + "\n", error
-    global _forked_section
-    _forked_section = section
-    step = -(-section.num_fdes // (jobs * 4))
-    bounds = [(i, min(i + step, section.num_fdes)) for i in range(0, section.num_fdes, step)]
-    parts = []
-    error = None
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for body, error in pool.map(_forked_chunk, bounds):
-            parts.append(body)
+    lines = [TITLE, *_header_lines(section), "", "  Function Index :"]
+    if bulk:
+        error = _bulk_functions(section, lines)
+    else:
+        error = next((e for i in range(section.num_fdes) if (e := _model_function(section, i, lines))), None)
+    return "\n".join(lines) + "\n", error
+
+
+def _bulk_functions(section: Section, lines: list[str]) -> InputError | None:
+    """Every function through the bulk reader (the hot path of a dump: kept tight)."""
+    reader = Bulk(section)
+    texts: dict[bytes, str] = {}
+    known = texts.get
+    append = lines.append
+    aarch64 = section.is_aarch64
+    for walked in reader.functions():
+        if isinstance(walked, int):  # unusual: the model reads it, and words its error
+            error = _model_function(section, walked, lines)
             if error is not None:
-                break
-    _forked_section = None
-    return head + "".join(parts) + "\n", error
+                return error
+            continue
+        func, rows = walked
+        info = func.info
+        title = _title(
+            section, func.index, func.start_address, func.size, info.signal, False, aarch64 and info.pauth_key_b
+        )
+        append(f"\n{title}\n{TABLE_HEADS[info.pcmask]}")  # joined by newlines: a blank line, title, head
+        base = 0 if info.pcmask else func.start_address
+        mask = base + func.size + (1 << 32) > ADDRESS_MASK  # only near the top of the address space
+        for start, key in rows:
+            columns = known(key)
+            if columns is None:
+                pattern = reader.pattern(key)
+                columns = texts[key] = _columns(section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+            append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}")
+    return None
 
 
-def _jobs(section: Section) -> int:
-    if section.num_fdes < PARALLEL_MIN_FDES or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(len(os.sched_getaffinity(0)), 8))
+def _model_function(section: Section, index: int, lines: list[str]) -> InputError | None:
+    """Function `index` through the Kaitai model: its lines, and the error that cut it short."""
+    func = section.function(index)
+    if func.error is not None:
+        return func.error
+    lines.append("")
+    lines.append(
+        _title(
+            section,
+            func.index,
+            func.start_address,
+            func.size,
+            func.signal,
+            func.flexible,
+            section.is_aarch64 and func.pauth_key == Sframe.PauthKey.key_b,
+        )
+    )
+    lines.append(TABLE_HEADS[func.pcmask])
+    lines.extend(_row_line(section, func, row) for row in func.rows)
+    return func.rows_error
 
 
-def _forked_chunk(bounds: tuple[int, int]) -> tuple[str, InputError | None]:
-    assert _forked_section is not None, "set before the fork"
-    return _functions_text(_forked_section, *bounds)
-
-
-def _functions_text(section: Section, start: int, stop: int) -> tuple[str, InputError | None]:
-    """Functions `start` to `stop` of the dump, each line led by its newline."""
-    lines: list[str] = []
-    for index in range(start, stop):
-        func = section.function(index)
-        if func.error is not None:
-            return _joined(lines), func.error
-        lines.append("")
-        lines.append(_function_title(section, func))
-        marker = "[m]" if func.pcmask else "   "
-        lines.append(f"    {'STARTPC':<7}{marker:<8} {'CFA':<10}{'FP':<10}{'RA':<13}")
-        lines.extend(_row_line(section, func, row) for row in func.rows)
-        if func.rows_error is not None:
-            return _joined(lines), func.rows_error
-    return _joined(lines), None
-
-
-def _joined(lines: list[str]) -> str:
-    return "".join("\n" + line for line in lines)
+def _row_line(section: Section, func: Function, row: Row) -> str:
+    start = row.start_offset if func.pcmask else row.address
+    return f"    {start:016x}{_columns(section, row.cfa, row.fp, row.ra, row.mangled_ra)}"

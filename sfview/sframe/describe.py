@@ -130,10 +130,10 @@ def binutils_ra(section: Section, rule: Rule) -> str:
     return binutils_saved(section, rule)
 
 
-def binutils_columns(section: Section, row: Row) -> tuple[str, str, str]:
-    """(CFA, FP, RA) exactly as the binutils of the section's version prints them."""
-    ra = binutils_ra(section, row.ra) + ("[s]" if row.mangled_ra else "   ")
-    return binutils_cfa(section, row.cfa), binutils_saved(section, row.fp), ra
+def binutils_columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled_ra: bool) -> tuple[str, str, str]:
+    """(CFA, FP, RA) exactly as the binutils of the section's version prints a row's rules."""
+    ra_text = binutils_ra(section, ra) + ("[s]" if mangled_ra else "   ")
+    return binutils_cfa(section, cfa), binutils_saved(section, fp), ra_text
 
 
 # Rules in the explorer's notation --------------------------------------------

@@ -29,7 +29,6 @@ from kaitaistruct import KaitaiStructError
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, rule
 from sfview.sframe.stream import BufferStream
 
@@ -353,7 +352,7 @@ class Section:
         except PARSE_ERRORS:
             fde, error = self._explain(
                 start,
-                lambda io, parent, root: SframeDebug.Section.Fde(io, parent, root, self.little_endian),
+                lambda io, parent, root: _debug().Section.Fde(io, parent, root, self.little_endian),
                 f"function {index}",
                 then="attr",
             )
@@ -375,7 +374,7 @@ class Section:
         """Why FRE `index` of `func`, at `start`, cannot be decoded."""
         _, error = self._explain(
             start,
-            lambda io, parent, root: SframeDebug.Section.Fre(
+            lambda io, parent, root: _debug().Section.Fre(
                 func.fre_type, func.fde_type, io, parent, root, self.little_endian
             ),
             f"function {func.index}: FRE {index}",
@@ -385,7 +384,7 @@ class Section:
     def _explain(self, start: int, make: Any, what: str, then: str | None = None) -> tuple[Any, InputError]:
         """Read a record again with the debug parser, to locate the field that fails."""
         io = BufferStream(self.data)
-        root = SframeDebug(io)
+        root = _debug()(io)
         root._read()
         io.seek(start)
         obj = make(io, root.section, root)
@@ -471,6 +470,13 @@ class Section:
         return rule(Kind.VALUE, control.regnum, offset.value, control.deref_p)
 
 
+def _debug() -> Any:
+    """The debug parser, which records where each field is: only errors need it, and it takes 10 ms to import."""
+    from sfview.generated.sframe_debug import Sframe as SframeDebug
+
+    return SframeDebug
+
+
 class _LazyStarts:
     """The FDE start addresses as a sequence, decoding FDEs only as bisect asks."""
 
@@ -532,7 +538,7 @@ def _header_error(exc: Exception, data: bytes) -> InputError:
             "0xdee2 (bytes e2 de little-endian, de e2 big-endian)",
             offset=0,
         )
-    root = SframeDebug(BufferStream(data))
+    root = _debug()(BufferStream(data))
     try:
         root._read()
     except PARSE_ERRORS as again:
