@@ -79,7 +79,9 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
     app = SfviewApp(Document.open(str(binary)))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        assert app.fde_table.row_count and app.fde_table.region.height, "the FDE table is on the screen"
+        assert app.explorer.fde_table.row_count and app.explorer.fde_table.region.height, (
+            "the FDE table is on the screen"
+        )
         settled = time.perf_counter()
         FdeTable.render_line = render_line  # type: ignore[method-assign]
 
@@ -95,13 +97,13 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
 
         idle_walls, idle_cpus = await per_key("f12", keys // 2)  # bound to nothing: the Pilot's own cost
         down_walls, down_cpus = await per_key("down", keys)
-        assert app.fde_table.cursor == keys
+        assert app.explorer.fde_table.cursor == keys
         jumps = {}
         for name, key in (("pagedown", "pagedown"), ("end", "end"), ("structure tab", "2")):
             walls, _ = await per_key(key, 1)
             jumps[name] = walls[0] * 1000
         started_goto = time.perf_counter()
-        app.goto_address(app.section.function(len(app.section) * 7 // 8).start_address + 2)
+        app.explorer.goto_address(app.section.function(len(app.section) * 7 // 8).start_address + 2)
         await pilot.pause()
         jumps["go to address (chunk not yet opened in the tree)"] = (time.perf_counter() - started_goto) * 1000
     return {
@@ -155,6 +157,22 @@ def _peak_rss_mb(pid: int) -> float:
     return int(kib) / 1024
 
 
+def _typing_in_the_symbol_dialog(text: str) -> list[float]:
+    """Open go-to-symbol (`s`), type `text` a key at a time: per key, until the list of matches changes."""
+    _tmux("send-keys", "-t", SESSION, "s")
+    _wait_for(lambda: any("Go to symbol" in line for line in _screen()), "the symbol dialog")
+    samples = []
+    for key in text:
+        before = _screen()
+        sent = time.perf_counter()
+        _tmux("send-keys", "-t", SESSION, "-l", key)
+        _wait_for(lambda before=before: _screen() != before, f"matches for {key!r}")
+        samples.append(time.perf_counter() - sent)
+        time.sleep(0.05)
+    _tmux("send-keys", "-t", SESSION, "Escape")
+    return samples
+
+
 def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object]:
     env = child_env()
     command = shlex.join(["env", f"PYTHONPATH={env['PYTHONPATH']}", *sfview_argv(str(binary))])
@@ -184,6 +202,7 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object
         _tmux("send-keys", "-t", SESSION, "2")
         time.sleep(0.5)
         tree = moves("Down", keys // 2, lambda n, before, now: now != before)
+        symbol_keys = _typing_in_the_symbol_dialog("f3999")
         pid = int(_tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
         peak = _peak_rss_mb(pid)
     finally:
@@ -193,6 +212,7 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object
         "fde_table_key": _stats(fde),
         "hex_pane_key": _stats(hex_moves),
         "tree_key": _stats(tree),
+        "symbol_dialog_key": _stats(symbol_keys),
         "peak_rss_mb": peak,
     }
 
@@ -225,6 +245,7 @@ def print_report(figures: dict[str, object]) -> None:
             ("fde_table_key", "down in the FDE table"),
             ("hex_pane_key", "down in the hex pane"),
             ("tree_key", "down in the tree"),
+            ("symbol_dialog_key", "typing in go-to-symbol"),
         )
         for name, label in rows:
             ms = real[name]

@@ -43,13 +43,13 @@ class Shot:
 
 
 async def _info_byte(app: SfviewApp, pilot: object) -> None:
-    app.goto_offset(0x3D)  # FDE 1's info byte: the PLT, a PCMASK function
+    app.explorer.goto_offset(0x3D)  # FDE 1's info byte: the PLT, a PCMASK function
 
 
 async def _aarch64_row(app: SfviewApp, pilot: object) -> None:
     row = app.section.function(2).rows[1]  # medium_frame once its frame is set up: RA saved at c-312
-    start_addr = app.fields.field_at(row.span.start)
-    app.goto_offset(next(c for c in start_addr.parent.children() if c.name == "info").span.start)
+    start_addr = app.explorer.fields.field_at(row.span.start)
+    app.explorer.goto_offset(next(c for c in start_addr.parent.children() if c.name == "info").span.start)
 
 
 SHOTS = [

@@ -36,20 +36,20 @@ def explorer(path: Path = SHAPES) -> SfviewApp:
 
 
 def status(app: SfviewApp) -> str:
-    return str(app.status_line.render())
+    return str(app.explorer.status_line.render())
 
 
 def detail_text(app: SfviewApp, width: int = 100) -> str:
     """The detail panel's explanation as plain text."""
     console = Console(width=width, file=io.StringIO(), record=True)
-    console.print(app.detail.query_one("#detail-text", Static).content)
+    console.print(app.explorer.detail.query_one("#detail-text", Static).content)
     return console.export_text()
 
 
 def tree_path(app: SfviewApp) -> str:
-    node = app.structure.cursor_node
+    node = app.explorer.structure.cursor_node
     assert node is not None
-    return app.structure.field_of(node).path
+    return app.explorer.structure.field_of(node).path
 
 
 async def type_text(pilot, text: str) -> None:
@@ -63,16 +63,16 @@ async def test_fde_table_holds_every_function() -> None:
     app = explorer()
     async with app.run_test(size=SIZE):
         section = app.section
-        assert app.fde_table.row_count == len(section) == 9
+        assert app.explorer.fde_table.row_count == len(section) == 9
         for index in range(len(section)):
             func = section.function(index)
-            cells = app.fde_table.row_cells(index)
+            cells = app.explorer.fde_table.row_cells(index)
             assert cells[:4] == (str(index), f"{func.start_address:#x}", f"{func.end_address:#x}", str(func.size))
             assert cells[4] == app.doc.function_name(func)
             assert cells[5] == str(func.num_fres)
-        assert app.fde_table.row_cells(1)[6:9] == ("ADDR1", "PCMASK", "A")
-        assert app.fde_table.row_cells(8)[6] == "ADDR4"
-        assert app.fde_table.row_cells(2)[4] == "main"
+        assert app.explorer.fde_table.row_cells(1)[6:9] == ("ADDR1", "PCMASK", "A")
+        assert app.explorer.fde_table.row_cells(8)[6] == "ADDR4"
+        assert app.explorer.fde_table.row_cells(2)[4] == "main"
 
 
 async def test_choosing_a_function_fills_the_fre_table() -> None:
@@ -80,11 +80,11 @@ async def test_choosing_a_function_fills_the_fre_table() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "down")
         func = app.section.function(2)
-        assert app.fde_table.cursor == 2
-        assert app.fre_table.function is func
-        assert app.fre_table.row_count == len(func.rows) == 3
+        assert app.explorer.fde_table.cursor == 2
+        assert app.explorer.fre_table.function is func
+        assert app.explorer.fre_table.row_count == len(func.rows) == 3
         for row in func.rows:
-            cells = app.fre_table.row_cells(row.index)
+            cells = app.explorer.fre_table.row_cells(row.index)
             data = app.section.data[row.span.start : row.span.end].hex(" ")
             expected = (
                 f"{row.address:#x}",
@@ -95,9 +95,9 @@ async def test_choosing_a_function_fills_the_fre_table() -> None:
             )
             assert cells[1:6] == expected
             assert cells[-1] == data
-        assert [app.fre_table.row_cells(i)[2] for i in range(3)] == ["sp+8", "sp+16", "sp+8"]
-        assert app.fre_table.row_cells(0)[4] == "f", "AMD64: the RA is at the header's fixed offset"
-        assert app.hex_view.highlighted == (func.span.start, func.span.end)
+        assert [app.explorer.fre_table.row_cells(i)[2] for i in range(3)] == ["sp+8", "sp+16", "sp+8"]
+        assert app.explorer.fre_table.row_cells(0)[4] == "f", "AMD64: the RA is at the header's fixed offset"
+        assert app.explorer.hex_view.highlighted == (func.span.start, func.span.end)
         assert status(app).startswith("fdes[2] at 0x3e..0x4f") and "(main)" in status(app)
 
 
@@ -106,9 +106,9 @@ async def test_an_fre_row_highlights_exactly_its_bytes() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "down", "tab", "down")
         row = app.section.function(2).rows[1]
-        assert app.focused is app.fre_table
-        assert app.hex_view.highlighted == (row.span.start, row.span.end)
-        assert app.hex_view.cursor == row.span.start
+        assert app.focused is app.explorer.fre_table
+        assert app.explorer.hex_view.highlighted == (row.span.start, row.span.end)
+        assert app.explorer.hex_view.cursor == row.span.start
         assert status(app).startswith("fdes[2].fres[1] at 0xf8..0xfb")
 
 
@@ -117,23 +117,23 @@ async def test_a_pcmask_function_marks_its_rows() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down")
         assert app.section.function(1).pcmask
-        assert app.fre_table.row_cells(0)[1] == "0x1030 [m]"
+        assert app.explorer.fre_table.row_cells(0)[1] == "0x1030 [m]"
 
 
 async def test_next_and_previous_function() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "n", "n", "p")
-        assert app.fde_table.cursor == 2
-        assert app.fre_table.function is app.section.function(2)
+        assert app.explorer.fde_table.cursor == 2
+        assert app.explorer.fre_table.function is app.section.function(2)
 
 
 async def test_a_click_chooses_a_row() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click(app.fde_table, offset=(5, 4))  # line 0 is the header: row 3
-        assert app.fde_table.cursor == 3
-        assert app.fre_table.function is app.section.function(3)
+        await pilot.click(app.explorer.fde_table, offset=(5, 4))  # line 0 is the header: row 3
+        assert app.explorer.fde_table.cursor == 3
+        assert app.explorer.fre_table.function is app.section.function(3)
 
 
 # ---------------------------------------------------------------- hex pane and tree
@@ -144,18 +144,18 @@ async def test_the_hex_cursor_selects_the_innermost_field() -> None:
     fields = FieldTree(app.section)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("x")
-        assert app.focused is app.hex_view
-        start = app.hex_view.cursor  # FDE 0 is chosen at start: the cursor is on its first byte
+        assert app.focused is app.explorer.hex_view
+        start = app.explorer.hex_view.cursor  # FDE 0 is chosen at start: the cursor is on its first byte
         await pilot.press("right", "right", "right", "right", "down")
         offset = start + 4 + 16
-        assert app.hex_view.cursor == offset
+        assert app.explorer.hex_view.cursor == offset
         field = fields.field_at(offset)
         assert status(app).startswith(field.status())
         assert field.path == "fdes[1].func_start"
-        assert app.fde_table.cursor == 1, "the FDE table follows the byte's function"
+        assert app.explorer.fde_table.cursor == 1, "the FDE table follows the byte's function"
         await pilot.press("2")
         assert tree_path(app) == "fdes[1].func_start"
-        assert app.hex_view.highlighted == (field.span.start, field.span.end)
+        assert app.explorer.hex_view.highlighted == (field.span.start, field.span.end)
 
 
 @pytest.mark.parametrize("name", ["test-x86_64-2.40", "test-x86_64-2.41", "test-fp-x86_64-2.45", "test-aarch64-2.46"])
@@ -167,10 +167,10 @@ async def test_every_byte_leads_the_tree_to_its_field(name: str) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
         for offset in range(len(data)):
-            app.goto_offset(offset)
+            app.explorer.goto_offset(offset)
             field = fields.field_at(offset)
             assert tree_path(app) == field.path, f"offset {offset:#x}"
-            assert app.hex_view.highlighted == (field.span.start, field.span.end)
+            assert app.explorer.hex_view.highlighted == (field.span.start, field.span.end)
 
 
 async def test_a_tree_node_highlights_its_bytes() -> None:
@@ -180,9 +180,9 @@ async def test_a_tree_node_highlights_its_bytes() -> None:
         assert tree_path(app) == "fdes[0]", "the tree follows the function chosen before"
         await pilot.press("home", "down", "enter", "down", "down")  # section, preamble (opened), magic, version
         assert tree_path(app) == "preamble.version"
-        assert app.hex_view.highlighted == (2, 3)
+        assert app.explorer.hex_view.highlighted == (2, 3)
         assert status(app) == "preamble.version = V1 (1) at 0x2..0x3"
-        assert app.detail.field.path == "preamble.version"
+        assert app.explorer.detail.field.path == "preamble.version"
         assert "value  1 = 0x1 → V1 (1)" in detail_text(app)
 
 
@@ -190,11 +190,13 @@ async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde()
     app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
-        assert app.fde_table.cursor == 3 * CHUNK + 4
+        assert app.explorer.fde_table.cursor == 3 * CHUNK + 4
         await pilot.press("2")
         assert tree_path(app) == f"fdes[{3 * CHUNK + 4}]"
-        fdes = next(c for c in app.structure.root.children if app.structure.field_of(c).name == "fdes")
-        chunks = [app.structure.field_of(c) for c in fdes.children]
+        fdes = next(
+            c for c in app.explorer.structure.root.children if app.explorer.structure.field_of(c).name == "fdes"
+        )
+        chunks = [app.explorer.structure.field_of(c) for c in fdes.children]
         assert [c.name for c in chunks] == [f"fdes[{k * CHUNK}..{k * CHUNK + CHUNK - 1}]" for k in range(3)] + [
             f"fdes[{3 * CHUNK}..{3 * CHUNK + 4}]"
         ]
@@ -203,7 +205,7 @@ async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde()
         await pilot.press("up", "up", "up", "up", "up")  # up to the chunk node
         chunk = chunks[3]
         assert tree_path(app) == chunk.name
-        assert app.hex_view.highlighted == (chunk.span.start, chunk.span.end)
+        assert app.explorer.hex_view.highlighted == (chunk.span.start, chunk.span.end)
 
 
 # ---------------------------------------------------------------- teaching
@@ -212,11 +214,11 @@ async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde()
 async def test_the_detail_explains_an_info_byte_bit_by_bit() -> None:
     app = explorer()
     async with app.run_test(size=(120, 50)) as pilot:
-        app.goto_offset(0x3D)  # FDE 1's info byte
+        app.explorer.goto_offset(0x3D)  # FDE 1's info byte
         await pilot.press("2")
         await pilot.pause()
         text = detail_text(app)
-        assert app.detail.field.path == "fdes[1].func_info"
+        assert app.explorer.detail.field.path == "fdes[1].func_info"
         assert "value  16 = 0x10 = 00010000" in text
         assert "bit by bit" in text
         assert "bit 4  pc_type = 1 → PCMASK (1)" in text
@@ -256,9 +258,9 @@ async def test_go_to_address_finds_the_unwinders_row(pc: str, fde: int, row: int
         func = app.section.function(fde)
         expected = func.row_for(int(pc, 16))
         assert expected is not None and expected.index == row
-        assert app.fde_table.cursor == fde
-        assert app.fre_table.cursor == row
-        assert app.hex_view.highlighted == (expected.span.start, expected.span.end)
+        assert app.explorer.fde_table.cursor == fde
+        assert app.explorer.fre_table.cursor == row
+        assert app.explorer.hex_view.highlighted == (expected.span.start, expected.span.end)
         assert f"→ fdes[{fde}]" in status(app) and f"FRE {row}" in status(app)
         if func.pcmask:
             assert "PCMASK" in status(app)
@@ -268,7 +270,7 @@ async def test_go_to_an_address_no_function_covers() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g", *"10", "enter")
-        assert app.fde_table.cursor == 0
+        assert app.explorer.fde_table.cursor == 0
         assert any("No function covers 0x10" in n.message for n in app._notifications)
 
 
@@ -291,7 +293,7 @@ async def test_go_to_symbol() -> None:
         names = ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
         assert [s.name for s in app.screen.matches] == names, "names that start with it first"
         await pilot.press("down", "down", "down", "enter")  # into the list, then down to the third match
-        assert app.fde_table.cursor == 5
+        assert app.explorer.fde_table.cursor == 5
         assert "huge_frame" in status(app)
 
 
@@ -313,9 +315,9 @@ async def test_go_to_offset_selects_the_field_there() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("o", *"c6", "enter")
-        assert app.hex_view.cursor == 0xC6
+        assert app.explorer.hex_view.cursor == 0xC6
         assert status(app).startswith("fdes[5].fres[1].info = mangled_ra=0")
-        assert app.fde_table.cursor == 5 and app.fre_table.cursor == 1
+        assert app.explorer.fde_table.cursor == 5 and app.explorer.fre_table.cursor == 1
 
 
 async def test_the_command_palette_goes_to_addresses_and_names() -> None:
@@ -324,11 +326,11 @@ async def test_the_command_palette_goes_to_addresses_and_names() -> None:
         await pilot.press("ctrl+p", *"1060")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        assert app.fde_table.cursor == 2 and app.fre_table.cursor == 1
+        assert app.explorer.fde_table.cursor == 2 and app.explorer.fre_table.cursor == 1
         await pilot.press("ctrl+p", *"long_f")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        assert app.fde_table.cursor == 7
+        assert app.explorer.fde_table.cursor == 7
 
 
 async def test_help_and_zoom() -> None:
@@ -339,7 +341,7 @@ async def test_help_and_zoom() -> None:
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("z")
-        assert app.screen.maximized is app.fde_table
+        assert app.screen.maximized is app.explorer.fde_table
         await pilot.press("z")
         assert app.screen.maximized is None
 
@@ -359,15 +361,15 @@ async def test_the_layout_fits_the_terminal(size: tuple[int, int], beside: bool)
     app = explorer()
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        hex_region, fdes_region = app.hex_view.region, app.fde_table.region
+        hex_region, fdes_region = app.explorer.hex_view.region, app.explorer.fde_table.region
         assert hex_region.right <= size[0] and hex_region.bottom <= size[1]
         assert (hex_region.x > fdes_region.x) == beside
         assert fdes_region.height >= 5, "at least a few functions show"
-        assert app.status_line.region.height == 1
+        assert app.explorer.status_line.region.height == 1
         assert hex_region.height >= 6
         await pilot.resize_terminal(*((200, 50) if not beside else (80, 24)))
         await pilot.pause()
-        assert (app.hex_view.region.x > app.fde_table.region.x) != beside
+        assert (app.explorer.hex_view.region.x > app.explorer.fde_table.region.x) != beside
 
 
 # ---------------------------------------------------------------- bad input
@@ -382,9 +384,9 @@ async def test_a_section_cut_short_shows_the_error_and_what_fits(tmp_path: Path)
         assert "past the section's end" in status(app)
         assert "Error:" in str(app.query_one(HeaderSummary).render())
         assert app.section is not None and len(app.section) == 7, "the 7 FDEs that fit are shown"
-        assert app.fde_table.row_count == 7
+        assert app.explorer.fde_table.row_count == 7
         await pilot.press("g", *f"{app.section.function(5).start_address + 5:x}", "enter")
-        assert app.fde_table.cursor == 5, "go to address still works on what fits"
+        assert app.explorer.fde_table.cursor == 5, "go to address still works on what fits"
 
 
 async def test_a_header_cut_short_shows_the_error_and_the_bytes(tmp_path: Path) -> None:
@@ -395,7 +397,7 @@ async def test_a_header_cut_short_shows_the_error_and_the_bytes(tmp_path: Path) 
         assert app.section is None and app.error is not None
         assert "truncated" in status(app)
         assert app.error.offset == 0x14, "fdeoff, the first field that is cut short"
-        assert app.hex_view.cursor == 19, "as near the cut field as the bytes go"
+        assert app.explorer.hex_view.cursor == 19, "as near the cut field as the bytes go"
         await pilot.press("left", "left")
         assert status(app) == "section offset 0x11"
 
@@ -408,14 +410,14 @@ async def test_a_function_that_cannot_be_decoded(tmp_path: Path) -> None:
     path.write_bytes(bytes(raw))
     app = explorer(path)
     async with app.run_test(size=SIZE) as pilot:
-        assert app.fde_table.row_is_error(3)
-        assert app.fde_table.row_cells(3)[9] == "error"
+        assert app.explorer.fde_table.row_is_error(3)
+        assert app.explorer.fde_table.row_cells(3)[9] == "error"
         await pilot.press("down", "down", "down")
-        note = str(app.fre_note.render())
-        assert app.fre_note.display and "function 3" in note and "value 3 is not a defined value" in note
+        note = str(app.explorer.fre_note.render())
+        assert app.explorer.fre_note.display and "function 3" in note and "value 3 is not a defined value" in note
         await pilot.press("down", "down")
-        assert app.fre_table.row_count == 1, "the row before the broken one is shown"
-        assert "function 5: FRE 1" in str(app.fre_note.render())
+        assert app.explorer.fre_table.row_count == 1, "the row before the broken one is shown"
+        assert "function 5: FRE 1" in str(app.explorer.fre_note.render())
         await pilot.press("2")
         assert "Problem: section offset 0xc6: function 5: FRE 1" in detail_text(app)
 
@@ -442,3 +444,26 @@ def _synthetic_source(functions: int) -> Source:
     address = 0x100000
     fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i - address, 16, 3 * i, 1, 0, 0, 0) for i in range(functions))
     return Source("synthetic.sframe", "raw section", header + fdes + bytes([0, 0x03, 8]) * functions, address, 0)
+
+
+async def test_the_explorer_is_a_screen_and_the_palette_asks_the_screen_on_top() -> None:
+    from sfview.app.commands import SfviewCommands
+    from sfview.app.screens.explorer import ExplorerScreen
+
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, ExplorerScreen) and app.screen is app.explorer
+        names = [name for name, _, _ in SfviewCommands(app.screen)._commands()]
+        assert "Go to address…" in names
+        await pilot.press("question_mark")
+        assert not isinstance(app.screen, ExplorerScreen)
+        assert SfviewCommands(app.screen)._commands() == [], "over the help screen, no explorer commands"
+
+
+async def test_panes_pass_a_selection_with_fde_and_fre() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "down", "tab", "down")  # FDE 2, then its second row
+        selected = app.explorer.selected
+        assert selected is not None and (selected.fde, selected.fre) == (2, 1)
+        assert selected.field.path == "fdes[2].fres[1]"

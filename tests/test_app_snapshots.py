@@ -37,7 +37,7 @@ def test_explorer_wide(snap_compare) -> None:
 
 def test_field_detail_with_bit_breakdown(snap_compare) -> None:
     async def info_byte(pilot) -> None:
-        pilot.app.goto_offset(0x3D)  # FDE 1's info byte: PCMASK
+        pilot.app.explorer.goto_offset(0x3D)  # FDE 1's info byte: PCMASK
         await pilot.press("2")
         await pilot.pause()
 

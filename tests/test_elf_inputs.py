@@ -65,3 +65,15 @@ def test_unnamed_code_is_named_by_section_as_objdump_does() -> None:
     stripped = Document.open(str(DATA / "shapes-x86_64-O2-stripped"))
     names = [stripped.function_name(f) for f in stripped.require_section().functions()]
     assert names[2:4] == [".text", ".text+0x130"]
+
+
+def test_symbol_search_narrows_and_ranks() -> None:
+    from sfview.inputs.symbols import Symbol, SymbolSearch, SymbolTable
+
+    table = SymbolTable([Symbol(name, 0x1000 + i * 16, 16) for i, name in enumerate(["fmain", "main", "main2", "a"])])
+    search = SymbolSearch(table)
+    assert search.find("ma") == ([table.at(0x1010), table.at(0x1020), table.at(0x1000)], 3)
+    top, count = search.find("main")  # extends "ma": only its matches are looked at again
+    assert [s.name for s in top] == ["main", "main2", "fmain"] and count == 3
+    assert search.find("main", 1) == ([table.at(0x1010)], 3), "the exact match first, the count still whole"
+    assert search.find("zz") == ([], 0)

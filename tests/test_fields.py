@@ -8,7 +8,7 @@ import pytest
 from conftest import DATA, SECTIONS, load_section_fixture
 
 from sfview.document import Document
-from sfview.sframe.fields import FieldTree, location
+from sfview.sframe.fields import FieldTree
 from sfview.sframe.section import Section
 
 
@@ -90,7 +90,13 @@ def test_v3_attribute_blocks_are_fields(path: Path) -> None:
     assert tree.field_at(func.attr_span.start + 2).path == "fdes[0].attr.func_info"
 
 
-def test_location_reads_fde_and_row_from_a_path() -> None:
-    assert location("fdes[12].fres[3].info") == (12, 3)
-    assert location("fdes[2].func_size") == (2, None)
-    assert location("header.num_fdes") == (None, None)
+def test_fields_know_their_fde_and_row() -> None:
+    """Each field carries the FDE and FRE it lies in: nothing reads them back out of a path."""
+    tree = Document.open(str(DATA / "shapes-x86_64-O2")).fields
+    section = tree.section
+    row = section.function(5).rows[1]
+    info = tree.field_at(row.span.start + 1)
+    assert (info.path, info.fde, info.fre) == ("fdes[5].fres[1].info", 5, 1)
+    size = tree.field_at(section.function(2).span.start + 4)
+    assert (size.path, size.fde, size.fre) == ("fdes[2].func_size", 2, None)
+    assert (tree.field_at(8).path, tree.field_at(8).fde, tree.field_at(8).fre) == ("header.num_fdes", None, None)

@@ -1,7 +1,8 @@
-"""The explorer's commands in Textual's command palette (`ctrl+p`).
+"""sfview's commands in Textual's command palette (`ctrl+p`), for the screen on top.
 
-Besides the fixed commands, what is typed is tried as a hex number (go to
-that address or section offset) and as part of a function name.
+Each screen offers its own: over the explorer, navigation, and what is typed
+tried as a hex number (go to that address or section offset) and as part of a
+function name. The palette asks `self.screen`, the screen it was opened over.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from sfview.app.screens.goto import parse_number
 
 if TYPE_CHECKING:
-    from sfview.app.app import SfviewApp
+    from sfview.app.screens.explorer import ExplorerScreen
 
 __all__ = ["SfviewCommands"]
 
@@ -27,21 +28,26 @@ class SfviewCommands(Provider):
     """Navigation commands, plus typed addresses, offsets and names."""
 
     @property
-    def explorer(self) -> SfviewApp:
-        return self.app  # type: ignore[return-value]
+    def explorer(self) -> ExplorerScreen | None:
+        """The explorer, when the palette was opened over it."""
+        from sfview.app.screens.explorer import ExplorerScreen
+
+        return self.screen if isinstance(self.screen, ExplorerScreen) else None
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        app = self.explorer
+        explorer = self.explorer
+        if explorer is None:
+            return []
         return [
-            ("Go to address…", app.action_goto_address, "the function and row an unwinder uses for a PC"),
-            ("Go to symbol…", app.action_goto_symbol, "find a function by name"),
-            ("Go to section offset…", app.action_goto_offset, "the field that holds a byte"),
-            ("Next function", app.action_next_function, "the FDE after the selected one"),
-            ("Previous function", app.action_previous_function, "the FDE before the selected one"),
-            ("Show functions", partial(app.action_show_tab, "functions"), "the FDE and FRE tables"),
-            ("Show structure", partial(app.action_show_tab, "structure"), "the field tree and the detail panel"),
-            ("Focus the hex pane", app.action_focus_hex, "move through the bytes"),
-            ("Help", app.action_help, "keys, columns and notation"),
+            ("Go to address…", explorer.action_goto_address, "the function and row an unwinder uses for a PC"),
+            ("Go to symbol…", explorer.action_goto_symbol, "find a function by name"),
+            ("Go to section offset…", explorer.action_goto_offset, "the field that holds a byte"),
+            ("Next function", explorer.action_next_function, "the FDE after the selected one"),
+            ("Previous function", explorer.action_previous_function, "the FDE before the selected one"),
+            ("Show functions", partial(explorer.action_show_tab, "functions"), "the FDE and FRE tables"),
+            ("Show structure", partial(explorer.action_show_tab, "structure"), "the field tree and the detail panel"),
+            ("Focus the hex pane", explorer.action_focus_hex, "move through the bytes"),
+            ("Help", self.app.action_help, "keys, columns and notation"),
         ]
 
     async def discover(self) -> Hits:
@@ -54,16 +60,18 @@ class SfviewCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
-        app = self.explorer
+        explorer = self.explorer
+        if explorer is None:
+            return
         number = parse_number(query)
         if number is not None:
-            yield Hit(1.0, f"Go to address {number:#x}", partial(app.goto_address, number))
-            yield Hit(0.9, f"Go to section offset {number:#x}", partial(app.goto_offset, number))
+            yield Hit(1.0, f"Go to address {number:#x}", partial(explorer.goto_address, number))
+            yield Hit(0.9, f"Go to section offset {number:#x}", partial(explorer.goto_offset, number))
         if query.strip():
-            for rank, symbol in enumerate(app.source.symbols.search(query.strip())[:SYMBOL_HITS]):
+            for rank, symbol in enumerate(explorer.source.symbols.search(query, SYMBOL_HITS)):
                 yield Hit(
                     0.8 - rank / 100,
                     f"Go to {symbol.name}",
-                    partial(app.goto_address, symbol.address),
+                    partial(explorer.goto_address, symbol.address),
                     help=f"function at {symbol.address:#x}",
                 )

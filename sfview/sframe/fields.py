@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +49,14 @@ class Field:
     """What the value means here, in this section (filled by `explain`)."""
     loader: Callable[[Field], list[Field]] | None = field(default=None, repr=False)
     _children: list[Field] | None = field(default=None, repr=False)
+    fde: int | None = None
+    """The FDE this field belongs to (its own, its FREs' and its attribute block's), else None."""
+    fre: int | None = None
+    """The FRE (row) of that FDE this field belongs to, else None."""
+
+    def __post_init__(self) -> None:
+        if self.parent is not None and self.fde is None:
+            self.fde, self.fre = self.parent.fde, self.parent.fre
 
     @property
     def has_children(self) -> bool:
@@ -97,22 +104,6 @@ def display_value(value: Any, enum: str | None = None) -> str:
     if isinstance(value, bytes):
         return value.hex(" ") if value else "(empty)"
     return ""
-
-
-_LOCATION = re.compile(r"fdes\[(\d+)\](?:\.fres\[(\d+)\])?")
-
-
-def location(path: str) -> tuple[int | None, int | None]:
-    """(FDE index, FRE index) a field path lies in; None for what it doesn't name.
-
-    `fdes[12].fres[3].info` → (12, 3); `fdes[12].func_size` → (12, None);
-    `header.num_fdes` → (None, None).
-    """
-    match = _LOCATION.match(path)
-    if match is None:
-        return None, None
-    row = match.group(2)
-    return int(match.group(1)), int(row) if row is not None else None
 
 
 @dataclass(frozen=True)
@@ -201,6 +192,7 @@ class FieldTree:
             doc=TYPES["fde"]["doc"],
             parent=None,
             loader=lambda f: self._fde_children(f, func, obj),
+            fde=index,
         )
         node.parent = self.fdes_field
         self._function_fields[index] = node
@@ -241,6 +233,7 @@ class FieldTree:
         )
         node = self._make(obj, f"fres[{row.index}]", "fre", row.span, parent, TYPES["fre"]["doc"])
         node.path = f"{parent.path}[{row.index}]"
+        node.fre = row.index
         return node
 
     def _read_record(self, start: int, make: Callable[[], Any]) -> Any:
@@ -454,7 +447,16 @@ def _word_bits(type_name: str) -> list[tuple[str, tuple[int, int]]]:
 
 def _without(node: Field, names: tuple[str, ...]) -> Field:
     """A view of an FDE node without its out-of-line children, for lookups by offset."""
-    view = Field(node.name, node.path, node.span, node.kind, type_name=node.type_name, doc=node.doc, parent=node.parent)
+    view = Field(
+        node.name,
+        node.path,
+        node.span,
+        node.kind,
+        type_name=node.type_name,
+        doc=node.doc,
+        parent=node.parent,
+        fde=node.fde,
+    )
     view._children = [c for c in node.children() if c.name not in names]
     return view
 
@@ -477,13 +479,11 @@ def explain(section: Section, node: Field) -> str:
 
 
 def _fde_of(section: Section, node: Field) -> Function | None:
-    index, _ = location(node.path)
-    return section.function(index) if index is not None else None
+    return section.function(node.fde) if node.fde is not None else None
 
 
 def _row_of(section: Section, node: Field) -> Row | None:
-    index, row = location(node.path)
-    return section.function(index).rows[row] if index is not None and row is not None else None
+    return section.function(node.fde).rows[node.fre] if node.fde is not None and node.fre is not None else None
 
 
 def _flags(section: Section, node: Field) -> str:

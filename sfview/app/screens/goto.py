@@ -17,11 +17,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from sfview.inputs.symbols import Symbol, SymbolTable
+from sfview.inputs.symbols import Symbol, SymbolSearch, SymbolTable
 
 __all__ = ["GotoNumber", "GotoSymbol", "parse_number"]
 
-SYMBOLS_SHOWN = 200
+SYMBOLS_SHOWN = 100
 """Matches listed at once; typing more of the name narrows them."""
 
 
@@ -71,6 +71,7 @@ class GotoSymbol(ModalScreen[Symbol | None]):
     def __init__(self, symbols: SymbolTable) -> None:
         super().__init__(classes="goto")
         self.symbols = symbols
+        self.search = SymbolSearch(symbols)
         self.matches: list[Symbol] = []
 
     def compose(self) -> ComposeResult:
@@ -89,16 +90,15 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         self._show_matches(event.value)
 
     def _show_matches(self, text: str) -> None:
-        self.matches = self.symbols.search(text)
+        self.matches, count = self.search.find(text, SYMBOLS_SHOWN)
         options = self.query_one("#goto-matches", OptionList)
         options.clear_options()
         options.add_options(
-            Option(Text.assemble((sym.name, "bold"), f"  {sym.address:#x}  {sym.size} bytes"))
-            for sym in self.matches[:SYMBOLS_SHOWN]
+            Option(Text.assemble((sym.name, "bold"), f"  {sym.address:#x}  {sym.size} bytes")) for sym in self.matches
         )
         if self.matches:
             options.highlighted = 0
-        more = len(self.matches) - SYMBOLS_SHOWN
+        more = count - SYMBOLS_SHOWN
         message = f"{more} more: type more of the name" if more > 0 else "" if self.matches else "no match"
         self.query_one("#goto-message", Label).update(message)
 

@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from sfview.inputs.source import Source
-from sfview.sframe.fields import Bit, Field, FieldTree, location
+from sfview.sframe.fields import Bit, Field, FieldTree
 
 __all__ = ["FieldDetail"]
 
@@ -102,7 +102,7 @@ class FieldDetail(VerticalScroll):
 
     def _problems(self, field: Field) -> list[RenderableType]:
         """The decoding errors of the function the field belongs to, if any."""
-        index, _ = location(field.path)
+        index = field.fde
         if index is None:
             return []
         func = self.fields.section.function(index)

@@ -17,7 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from sfview.app.names import Names
 from sfview.sframe import describe
-from sfview.sframe.fields import Field, FieldTree, location
+from sfview.sframe.fields import Field, FieldTree
 from sfview.sframe.section import Span
 
 __all__ = ["CHUNK", "CHUNK_TYPE", "StructureTree"]
@@ -158,7 +158,7 @@ class StructureTree(Tree[NodeData]):
     def _child_for(self, node: TreeNode[NodeData], field: Field) -> TreeNode[NodeData]:
         """The child of `node` that shows `field`; an FDE is reached through its chunk."""
         if field.parent is self.fields.fdes_field:
-            index, _ = location(field.path)
+            index = field.fde
             assert index is not None
             if index not in self._fde_nodes:
                 self._open(next(c for c in node.children if _in_chunk(self.field_of(c), index)))
@@ -181,15 +181,15 @@ class StructureTree(Tree[NodeData]):
 
     def _label(self, field: Field) -> Text:
         """`name = value  meaning` for a value; `name  0x1c..0x2d` for a structure."""
-        index, row = location(field.path)
-        if field.path == f"fdes[{index}]":
+        index, row = field.fde, field.fre
+        if index is not None and field.parent is self.fields.fdes_field:
             return self._fde_label(index)
         if field.kind in ("struct", "array", "group"):
             label = Text.assemble((field.name or "section", "bold"))
             if field.is_bit_byte:
                 byte = self.section.data[field.span.start]
                 label.append(f" = {byte:#04x} = {byte:08b}")
-            elif row is not None and field.path.endswith(f"fres[{row}]"):
+            elif index is not None and row is not None and field.type_name == "fre":
                 decoded = self.section.function(index).rows[row]
                 label.append(f"  {decoded.address:#x}  {describe.app_rules(self.section, decoded)}")
             label.append(f"  {field.span.start:#x}..{field.span.end:#x}", style="dim")
