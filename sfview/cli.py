@@ -81,7 +81,53 @@ def run_app(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"dump": run_dump}
+def _unwind_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfview unwind",
+        description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",
+    )
+    parser.add_argument("program", help="the program (an ELF file with .sframe)")
+    state = parser.add_mutually_exclusive_group(required=True)
+    state.add_argument("--core", help="a core file of the program")
+    state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
+    parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
+    parser.add_argument(
+        "--bias", type=_address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"
+    )
+    parser.add_argument("--thread", type=int, help="the thread (its id, as the core gives it); default the first")
+    parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
+    parser.add_argument("--sysroot", help="a root to find the core's libraries under")
+    parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def run_unwind(argv: list[str]) -> int:
+    from sfview.inputs.core import parse_registers, read_core
+    from sfview.output import backtrace
+    from sfview.unwind import session
+
+    args = _unwind_parser().parse_args(argv)
+    if args.core:
+        started = session.from_core(args.program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+    else:
+        words = {}
+        for item in args.mem:
+            address, _, value = item.partition("=")
+            try:
+                words[int(address, 0)] = int(value, 0)
+            except ValueError:
+                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
+        started = session.from_registers(args.program, parse_registers(args.regs), words, args.bias)
+    trace = started.unwinder.backtrace(started.pc, started.registers)
+    if args.json:
+        sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")
+    else:
+        sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=started.notes))
+    return 0
+
+
+COMMANDS = {"dump": run_dump, "unwind": run_unwind}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,204 @@
+"""A machine state from an ELF core file: registers per thread, memory, what was mapped where.
+
+pyelftools reads the core (its program headers and notes, `NT_FILE` parsed);
+what it leaves as raw bytes is unpacked here: `NT_PRSTATUS`, whose register
+block is the kernel's `user_regs_struct` of each architecture (the order
+below), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
+given by name (`rip`, `rsp`, `x29`, `pc`); the unwinder maps names to DWARF
+numbers. Inputs know nothing of the SFrame model.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import struct
+from dataclasses import dataclass, field
+
+from elftools.elf.elffile import ELFFile
+
+from sfview.errors import InputError
+
+# The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
+PRSTATUS_REGS = {
+    "EM_X86_64": [
+        "r15",
+        "r14",
+        "r13",
+        "r12",
+        "rbp",
+        "rbx",
+        "r11",
+        "r10",
+        "r9",
+        "r8",
+        "rax",
+        "rcx",
+        "rdx",
+        "rsi",
+        "rdi",
+        "orig_rax",
+        "rip",
+        "cs",
+        "eflags",
+        "rsp",
+        "ss",
+        "fs_base",
+        "gs_base",
+        "ds",
+        "es",
+        "fs",
+        "gs",
+    ],
+    "EM_AARCH64": [f"x{i}" for i in range(31)] + ["sp", "pc", "pstate"],
+}
+PRSTATUS_REG_OFFSET = 112
+PRSTATUS_PID_OFFSET = 32
+PC_NAMES = {"EM_X86_64": "rip", "EM_AARCH64": "pc"}
+AT_PHDR, AT_ENTRY = 3, 9
+NT_ARM_PAC_MASK = 0x406
+
+
+@dataclass
+class Thread:
+    """One thread's registers as the core saved them."""
+
+    tid: int
+    registers: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A file mapped into the process (`NT_FILE`): where, and from which offset of the file."""
+
+    start: int
+    end: int
+    file_offset: int
+    path: str
+
+
+@dataclass
+class Memory:
+    """Readable memory: the core's `PT_LOAD` contents, then words and ranges added by hand.
+
+    `read` answers None for an address nothing covers, so that an unwinder
+    can say which address it needed instead of failing.
+    """
+
+    little_endian: bool = True
+    _starts: list[int] = field(default_factory=list)
+    _ranges: list[tuple[int, bytes]] = field(default_factory=list)
+    words: dict[int, int] = field(default_factory=dict)
+    """Words a person typed: address → 8-byte value; they take precedence."""
+
+    def add(self, start: int, data: bytes) -> None:
+        """Make `data` readable at `start` (ranges are kept sorted)."""
+        if not data:
+            return
+        i = bisect.bisect_left(self._starts, start)
+        self._starts.insert(i, start)
+        self._ranges.insert(i, (start, data))
+
+    def read(self, address: int, size: int = 8) -> int | None:
+        """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
+        if size == 8 and address in self.words:
+            return self.words[address]
+        i = bisect.bisect_right(self._starts, address) - 1
+        if i < 0:
+            return None
+        start, data = self._ranges[i]
+        if address + size > start + len(data):
+            return None
+        return int.from_bytes(data[address - start : address - start + size], "little" if self.little_endian else "big")
+
+
+@dataclass
+class Core:
+    """What an ELF core file says about the process it was taken of."""
+
+    path: str
+    machine: str
+    threads: list[Thread]
+    memory: Memory
+    mappings: list[Mapping]
+    auxv: dict[int, int]
+    pac_mask: int | None
+    """The mask of pointer-authentication bits (`NT_ARM_PAC_MASK`, instruction key), when the core has one."""
+
+    @property
+    def pc_name(self) -> str:
+        return PC_NAMES[self.machine]
+
+    def mapped_files(self) -> dict[str, int]:
+        """Each mapped file's path → the address its offset 0 is mapped at (its load base)."""
+        out: dict[str, int] = {}
+        for m in self.mappings:
+            if m.file_offset == 0 and m.path not in out:
+                out[m.path] = m.start
+        return out
+
+
+def read_core(path: str) -> Core:
+    """Read a core file; an `InputError` names what is missing or broken."""
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 - pyelftools reads it lazily, as long as the Core lives
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), path=path) from None
+    try:
+        elf = ELFFile(stream)
+        if elf["e_type"] != "ET_CORE":
+            raise InputError(f"not a core file (ELF type {elf['e_type']})", path=path)
+        machine = elf["e_machine"]
+        if machine not in PRSTATUS_REGS:
+            raise InputError(f"a core of a {machine} process: sfview unwinds x86-64 and AArch64", path=path)
+        core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
+        for segment in elf.iter_segments():
+            if segment["p_type"] == "PT_LOAD" and segment["p_filesz"]:
+                core.memory.add(segment["p_vaddr"], segment.data())
+            elif segment["p_type"] == "PT_NOTE":
+                for note in segment.iter_notes():
+                    _note(core, note, elf.little_endian)
+    except InputError:
+        raise
+    except Exception as exc:  # pyelftools raises many kinds (ELFError, struct and construct errors)
+        raise InputError(f"not a readable core file: {exc or type(exc).__name__}", path=path) from None
+    if not core.threads:
+        raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
+    return core
+
+
+def _note(core: Core, note: dict, little_endian: bool) -> None:
+    kind, desc = note["n_type"], note["n_desc"]
+    order = "<" if little_endian else ">"
+    if kind == "NT_PRSTATUS":
+        names = PRSTATUS_REGS[core.machine]
+        end = PRSTATUS_REG_OFFSET + 8 * len(names)
+        if len(desc) < end:
+            raise InputError(f"an NT_PRSTATUS note of {len(desc)} bytes, too short for its registers", path=core.path)
+        (tid,) = struct.unpack_from(order + "i", desc, PRSTATUS_PID_OFFSET)
+        values = struct.unpack_from(f"{order}{len(names)}Q", desc, PRSTATUS_REG_OFFSET)
+        core.threads.append(Thread(tid, dict(zip(names, values, strict=True))))
+    elif kind == "NT_AUXV":
+        words = struct.unpack_from(f"{order}{len(desc) // 8}Q", desc)
+        core.auxv = {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
+    elif kind == "NT_FILE":
+        for entry, name in zip(desc["Elf_Nt_File_Entry"], desc["filename"], strict=False):
+            path = os.fsdecode(name)
+            core.mappings.append(Mapping(entry["vm_start"], entry["vm_end"], entry["page_offset"], path))
+    elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
+        data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
+        core.pac_mask = insn_mask or data_mask
+
+
+def parse_registers(text: str) -> dict[str, int]:
+    """`pc=0x1000,sp=0x7ff0,fp=0x7ff8` → {"pc": 0x1000, ...}; an `InputError` says what is wrong."""
+    out: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out[name.strip().lower()] = int(value, 0)
+        except ValueError:
+            raise InputError(f"--regs: {item!r} is not NAME=VALUE (pc=0x401000)") from None
+    return out

@@ -1,0 +1,76 @@
+"""`sfview unwind`: a backtrace as gdb prints one, with the arithmetic on request, or as JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sfview.unwind.engine import Backtrace, Frame
+
+
+def _function(frame: Frame) -> str:
+    """The function's name as gdb gives it (`leaf`, without the offset), `??` when nothing names it."""
+    return frame.name().split("+")[0] or "??"
+
+
+def frame_line(frame: Frame) -> str:
+    """`#1  0x0000555555555181 in leaf ()`."""
+    where = f" from {frame.module.library}" if frame.module and frame.module.library else ""
+    return f"#{frame.number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
+
+
+def explanation(frame: Frame) -> list[str]:
+    """How the caller of `frame` was found: the FDE and FRE used, and every value worked out."""
+    lines = []
+    func, row = frame.function, frame.row
+    if func is not None and frame.module is not None:
+        lines.append(
+            f"      at {frame.name() or hex(frame.pc)}: {frame.module.name} fdes[{func.index}] "
+            f"(section offset {func.span.start:#x}), looked up at {frame.lookup_pc:#x}"
+        )
+    if row is not None:
+        lines.append(f"      FRE {row.index} (section offset {row.span.start:#x}), {frame.lookup}")
+    elif frame.lookup:
+        lines.append(f"      {frame.lookup}")
+    for comp in frame.computations:
+        lines.append(f"      {comp.what:3} = {comp.formula}: {comp.arithmetic}")
+    return lines
+
+
+def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = None) -> str:
+    """The backtrace, one line a frame, then why it stopped (and what was noticed on the way)."""
+    lines = []
+    for frame in trace.frames:
+        lines.append(frame_line(frame) + ("  [frame-pointer chain]" if frame.fallback else ""))
+        if explain:
+            lines.extend(explanation(frame))
+    lines.append(f"stopped: {trace.stop}")
+    lines.extend(f"note: {note}" for note in notes or [])
+    return "\n".join(lines) + "\n"
+
+
+def json_text(trace: Backtrace, notes: list[str]) -> str:
+    def frame_json(frame: Frame) -> dict[str, Any]:
+        return {
+            "number": frame.number,
+            "pc": frame.pc,
+            "function": frame.name() or None,
+            "module": frame.module.name if frame.module else None,
+            "fde": frame.function.index if frame.function else None,
+            "fre": frame.row.index if frame.row else None,
+            "lookup": frame.lookup,
+            "fallback": frame.fallback,
+            "computations": [
+                {
+                    "what": c.what,
+                    "formula": c.formula,
+                    "arithmetic": c.arithmetic,
+                    "value": c.value,
+                    "address": c.address,
+                }
+                for c in frame.computations
+            ],
+        }
+
+    doc = {"frames": [frame_json(f) for f in trace.frames], "stop": trace.stop, "notes": notes}
+    return json.dumps(doc, indent=1)

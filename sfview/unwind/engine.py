@@ -1,0 +1,283 @@
+"""The unwinder: from a machine state, frame after frame, as the SFrame spec's appendix does it.
+
+For each frame: find the FDE whose function holds the PC (for every frame
+but the first, the PC minus one: a return address can point just past the
+function that made the call), the FRE that applies there (PCINC: the last
+row starting at or before it; PCMASK: the offset modulo the block size),
+then compute the CFA, the return address and the caller's frame pointer
+from the row's rules. The caller's SP is the CFA, its PC the return address.
+
+Every step is kept as plain data (`Frame`, `Computation`): which FDE and FRE
+were used, at which section offsets, each value with the register or memory
+word it came from, so that the command line and the app's debugger can show
+the arithmetic with real numbers. The walk never raises: it stops with a
+`stop` reason (the outermost frame, an RA of 0, no FDE for a PC, a memory
+word nobody has, a CFA that does not grow, the depth limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sfview.sframe import describe
+from sfview.sframe.rules import CFA, Kind, Rule
+from sfview.sframe.section import Function, Row, Section
+
+ADDRESS_MASK = (1 << 64) - 1
+USER_VA_BITS = 48
+"""Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
+DEPTH_LIMIT = 256
+
+
+@dataclass
+class Module:
+    """A program or shared library mapped into the process, with its SFrame section."""
+
+    name: str
+    section: Section | None
+    bias: int
+    """What to add to the file's addresses to get the process's (0 for a non-PIE program)."""
+    name_at: Callable[[int], str]
+    """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`)."""
+    library: str | None = None
+    """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
+
+
+@dataclass(frozen=True)
+class Computation:
+    """One value worked out for a frame: `CFA = rsp + 16 = 0x7ffc…c0 + 0x10 = 0x7ffc…d0`."""
+
+    what: str
+    """`CFA`, `RA` or `FP`."""
+    rule: Rule
+    formula: str
+    """The rule with register names: `rsp + 16`, `*(CFA - 8)`, `unchanged`."""
+    arithmetic: str
+    """The same with the numbers put in."""
+    value: int | None
+    address: int | None = None
+    """The memory word read, when the rule loads one."""
+
+
+@dataclass
+class Frame:
+    """One frame of the backtrace, and how its caller was found from it."""
+
+    number: int
+    pc: int
+    registers: dict[int, int]
+    """The frame's known registers, by DWARF number."""
+    module: Module | None = None
+    function: Function | None = None
+    row: Row | None = None
+    lookup_pc: int = 0
+    """The PC looked up: `pc`, or `pc - 1` for a frame that was called."""
+    lookup: str = ""
+    """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
+    computations: list[Computation] = field(default_factory=list)
+    fallback: bool = False
+    """Found by following the frame-pointer chain: no FDE covered its PC."""
+
+    def name(self) -> str:
+        """`leaf`, `leaf+0x12`, or "" when nothing names the PC."""
+        if self.module is None:
+            return ""
+        return self.module.name_at((self.pc - self.module.bias) & ADDRESS_MASK)
+
+
+@dataclass
+class Backtrace:
+    frames: list[Frame]
+    stop: str
+    """Why the walk ended, in words."""
+    missing_address: int | None = None
+    """When it ended for want of a memory word: that word's address (the debugger asks for it)."""
+
+
+@dataclass
+class Machine:
+    """The architecture's register numbering (from the section's ABI)."""
+
+    abi: int
+    sp: int
+    fp: int
+    ra: int
+    aarch64: bool
+
+    @classmethod
+    def of(cls, section: Section) -> Machine:
+        return cls(section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64)
+
+    def name(self, regnum: int) -> str:
+        return describe.register_name(self.abi, regnum)
+
+
+class Unwinder:
+    """Walks a stack through the modules' SFrame sections."""
+
+    def __init__(
+        self,
+        modules: list[Module],
+        machine: Machine,
+        read: Callable[[int], int | None],
+        pac_mask: int | None = None,
+    ) -> None:
+        self.modules = modules
+        self.machine = machine
+        self.read = read
+        """Reads the 8-byte word at an address; None where no memory is known."""
+        self.pac_mask = pac_mask if pac_mask is not None else ADDRESS_MASK & ~((1 << USER_VA_BITS) - 1)
+
+    # The walk ---------------------------------------------------------------
+
+    def backtrace(self, pc: int, registers: dict[int, int], limit: int = DEPTH_LIMIT) -> Backtrace:
+        """Every frame from `pc` and `registers` (DWARF numbers) up to where the walk stops."""
+        frames: list[Frame] = []
+        frame = Frame(0, pc, dict(registers))
+        while True:
+            frames.append(frame)
+            caller, stop, missing = self.step(frame)
+            if caller is None:
+                return Backtrace(frames, stop, missing)
+            if len(frames) >= limit:
+                return Backtrace(frames, f"stopped after {limit} frames (the depth limit)")
+            frame = caller
+
+    def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
+        """The caller of `frame` (filling in how it was found), or None and why not."""
+        m = self.machine
+        frame.lookup_pc = frame.pc if frame.number == 0 else (frame.pc - 1) & ADDRESS_MASK
+        module, func = self._function_for(frame.lookup_pc)
+        frame.module = module
+        if func is None:
+            return self._frame_pointer_chain(frame, module)
+        frame.function = func
+        assert module is not None
+        row = func.row_for((frame.lookup_pc - module.bias) & ADDRESS_MASK)
+        if row is None:
+            return None, f"fdes[{func.index}] covers {frame.lookup_pc:#x} but none of its rows does", None
+        frame.row = row
+        frame.lookup = self._lookup_text(func, frame.lookup_pc - module.bias)
+        if row.ra_undefined:
+            return None, "the outermost frame: its row says the return address is undefined", None
+        cfa = self._value("CFA", row.cfa, frame, None)
+        if cfa.value is None:
+            return None, self._unknown(cfa), cfa.address
+        ra = self._value("RA", row.ra, frame, cfa.value, same=m.ra)
+        if ra.value is None:
+            return None, self._unknown(ra), ra.address
+        fp = self._value("FP", row.fp, frame, cfa.value, same=m.fp)
+        if fp.value is None and row.fp.kind is Kind.VALUE:
+            return None, self._unknown(fp), fp.address
+        return_address = ra.value
+        if row.mangled_ra and return_address is not None:
+            return_address &= ~self.pac_mask & ADDRESS_MASK
+            frame.computations.append(
+                Computation(
+                    "RA",
+                    row.ra,
+                    "signed: strip the PAC bits",
+                    f"{ra.value:#x} & {~self.pac_mask & ADDRESS_MASK:#x} = {return_address:#x}",
+                    return_address,
+                )
+            )
+        if return_address == 0:
+            return None, "the return address is 0: the outermost frame", None
+        sp = frame.registers.get(m.sp)
+        if frame.number > 0 and sp is not None and cfa.value <= sp:
+            return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
+        caller = {m.sp: cfa.value}
+        if fp.value is not None:
+            caller[m.fp] = fp.value
+        return Frame(frame.number + 1, return_address, caller), "", None
+
+    # Rules with numbers ---------------------------------------------------------
+
+    def _value(self, what: str, rule: Rule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
+        """Work out one rule for `frame`, and record how."""
+        m = self.machine
+        formula = describe.rule_formula(_section(frame), rule)
+        if rule.kind is not Kind.VALUE:
+            # Not tracked (or the RA padding word): the register still holds the caller's value.
+            reg = same if same is not None else -2
+            value = frame.registers.get(reg)
+            text = f"{m.name(reg)} = {value:#x}" if value is not None else f"{m.name(reg)}, which is not known"
+            comp = Computation(what, rule, formula, text, value)
+        else:
+            base = cfa if rule.base == CFA else frame.registers.get(rule.base)
+            base_name = "CFA" if rule.base == CFA else m.name(rule.base)
+            if base is None:
+                comp = Computation(what, rule, formula, f"{base_name} is not known", None)
+            else:
+                address = (base + rule.offset) & ADDRESS_MASK
+                sign = "-" if rule.offset < 0 else "+"
+                sum_text = (
+                    f"{base_name} {sign} {abs(rule.offset)} = {base:#x} {sign} {abs(rule.offset):#x} = {address:#x}"
+                )
+                if rule.deref:
+                    value = self.read(address)
+                    loaded = f"{value:#x}" if value is not None else "not in memory"
+                    comp = Computation(what, rule, formula, f"*({sum_text}) = {loaded}", value, address)
+                else:
+                    comp = Computation(what, rule, formula, sum_text, address)
+        frame.computations.append(comp)
+        return comp
+
+    @staticmethod
+    def _unknown(comp: Computation) -> str:
+        if comp.address is not None:
+            return f"the {comp.what} needs the memory word at {comp.address:#x}, which nobody has given"
+        return f"the {comp.what} cannot be computed: {comp.arithmetic}"
+
+    # Finding the function ---------------------------------------------------------
+
+    def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
+        """The module and FDE for `pc`: the first module whose section has a function there."""
+        owner = None
+        for module in self.modules:
+            address = (pc - module.bias) & ADDRESS_MASK
+            func = module.section.find_function(address) if module.section is not None else None
+            if func is not None:
+                return module, func
+            if owner is None and module.name_at(address):
+                owner = module  # no FDE, but a symbol of this module names the PC
+        return owner, None
+
+    @staticmethod
+    def _lookup_text(func: Function, offset: int) -> str:
+        offset = (offset - func.start_address) & ADDRESS_MASK
+        if func.pcmask and func.rep_size:
+            return f"PCMASK: offset {offset:#x} % {func.rep_size} = {offset % func.rep_size:#x} in the repeated block"
+        if func.pcmask:
+            return f"PCMASK without a block size (version 1): offset {offset:#x}"
+        return f"PCINC: offset {offset:#x} into the function"
+
+    def _frame_pointer_chain(self, frame: Frame, module: Module | None) -> tuple[Frame | None, str, int | None]:
+        """No FDE for the PC: follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
+        m = self.machine
+        where = f"{frame.lookup_pc:#x}"
+        if module is not None:
+            where += f" (in {module.name}{', which has no SFrame data' if module.section is None else ''})"
+        fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
+        if not fp or sp is None or fp < sp or fp % 8:
+            return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None
+        saved_fp, ra = self.read(fp), self.read(fp + 8)
+        if ra is None or saved_fp is None:
+            return None, f"no FDE covers {where}; the frame-pointer chain needs the words at {fp:#x}", fp
+        if not ra:
+            return None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None
+        frame.fallback = True
+        frame.lookup = f"no FDE covers {where}: frame-pointer chain"
+        frame.computations.append(
+            Computation("FP", Rule(Kind.VALUE, m.fp, 0, True), "*(fp)", f"*({fp:#x}) = {saved_fp:#x}", saved_fp, fp)
+        )
+        frame.computations.append(
+            Computation("RA", Rule(Kind.VALUE, m.fp, 8, True), "*(fp + 8)", f"*({fp + 8:#x}) = {ra:#x}", ra, fp + 8)
+        )
+        return Frame(frame.number + 1, ra, {m.sp: fp + 16, m.fp: saved_fp}), "", None
+
+
+def _section(frame: Frame) -> Section:
+    assert frame.module is not None and frame.module.section is not None
+    return frame.module.section

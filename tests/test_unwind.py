@@ -1,0 +1,233 @@
+"""`sfview unwind` finds, frame for frame, what gdb finds.
+
+Programs are built here with `-Wa,--gsframe` (x86-64 with gcc and gdb: a core
+written at a breakpoint; AArch64 with the cross compiler and qemu-user: the
+core of a crash), and gdb's backtrace of the same core is the reference: every
+frame it shows up to `main` must come out with the same PC and function.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+
+SRC = DATA / "src"
+GDB_FRAME = re.compile(r"^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+) \(", re.M)
+OURS = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+
+
+def gdb_frames(text: str, pc: int | None = None) -> list[tuple[int, str]]:
+    """(PC, function) of every frame gdb printed, up to `main`; frame 0's PC, if gdb leaves it out, is `pc`."""
+    frames: dict[int, tuple[int, str]] = {}
+    for number, address, name in GDB_FRAME.findall(text):
+        if address or pc is not None:
+            frames[int(number)] = (int(address, 16) if address else pc, name)  # a later "#0" line wins
+    ordered = [frames[n] for n in sorted(frames)]
+    names = [name for _, name in ordered]
+    return ordered[: names.index("main") + 1] if "main" in names else ordered
+
+
+def our_frames(text: str) -> list[tuple[int, str]]:
+    frames = [(int(address, 16), name) for _, address, name in OURS.findall(text)]
+    names = [name for _, name in frames]
+    return frames[: names.index("main") + 1] if "main" in names else frames
+
+
+def need(*tools: str) -> None:
+    for tool in tools:
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed: it builds or runs the program gdb is compared on")
+
+
+def test_the_fixture_core_unwinds_as_gdb_did() -> None:
+    result = run_process("unwind", str(DATA / "deep-x86_64"), "--core", str(DATA / "deep-x86_64.core"))
+    assert result.returncode == 0, result.stderr
+    bt = (DATA / "deep-x86_64.core.gdb-bt.txt").read_text()
+    rip = int(re.search(r"^rip\s+(0x[0-9a-f]+)", bt, re.M).group(1), 16)
+    expected = gdb_frames(bt, rip)
+    assert len(expected) == 6
+    assert our_frames(result.stdout) == expected
+
+
+# x86-64: gcc builds, gdb stops at stop_here and writes the core ---------------------
+
+X86_BUILDS = {
+    "O0-frame-pointer": ["-O0", "-fno-omit-frame-pointer"],
+    "O2": ["-O2"],
+    "O1-omit-frame-pointer": ["-O1", "-fomit-frame-pointer"],
+    "Os": ["-Os"],
+}
+
+
+def _gdb_core(program: Path, workdir: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
+    """Run `program` under gdb to `stop_here`, write a core there, and return it with gdb's backtrace."""
+    core = workdir / f"{program.name}.core"
+    result = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "break stop_here", "-ex", "run", "-ex", f"generate-core-file {core}",
+         "-ex", "bt", str(program)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert core.exists(), result.stdout + result.stderr
+    return core, result.stdout
+
+
+@pytest.mark.parametrize("flags", X86_BUILDS.values(), ids=X86_BUILDS.keys())
+def test_gcc_x86_64_programs_unwind_as_gdb_does(tmp_path: Path, flags: list[str]) -> None:
+    need("gcc", "gdb")
+    program = tmp_path / "deep"
+    subprocess.run(["gcc", *flags, "-Wa,--gsframe", "-o", str(program), str(SRC / "deep.c")], check=True)
+    core, bt = _gdb_core(program, tmp_path)
+    expected = gdb_frames(bt)
+    names = [name for _, name in expected]  # gdb's real backtrace (at -O2 gcc turns the recursion into a loop)
+    assert names[:3] == ["stop_here", "leaf", "with_alloca"] and names[-2:] == ["fp_func", "main"], bt
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+
+
+def test_a_call_through_a_shared_library_unwinds_as_gdb_does(tmp_path: Path) -> None:
+    need("gcc", "gdb")
+    lib = tmp_path / "libcallback.so"
+    subprocess.run(
+        ["gcc", "-O2", "-fPIC", "-shared", "-Wa,--gsframe", "-o", str(lib), str(SRC / "libcallback.c")], check=True
+    )
+    program = tmp_path / "callback"
+    subprocess.run(
+        ["gcc", "-O2", "-Wa,--gsframe", "-o", str(program), str(SRC / "callback.c"),
+         f"-L{tmp_path}", "-lcallback", f"-Wl,-rpath,{tmp_path}"],
+        check=True,
+    )  # fmt: skip
+    core, bt = _gdb_core(program, tmp_path)
+    expected = gdb_frames(bt)
+    assert [name for _, name in expected] == ["stop_here", "on_callback", "through_lib", "main"]
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+    assert f"in through_lib () from {lib}" in result.stdout, "the library's frame, named as gdb names it"
+
+
+# AArch64: cross-compiled, run under qemu-user until it crashes in stop_here ----------------
+
+SYSROOT = "/usr/aarch64-linux-gnu"
+
+
+def _qemu_core(program: Path, workdir: Path, cpu: str | None = None) -> Path:
+    """Run `program` under qemu-aarch64 until it faults; the core qemu writes (it has no NT_FILE)."""
+
+    def allow_cores() -> None:
+        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+    cpu_args = ["-cpu", cpu] if cpu else []
+    subprocess.run(
+        ["qemu-aarch64", *cpu_args, "-L", SYSROOT, str(program)],
+        cwd=workdir, preexec_fn=allow_cores, capture_output=True, timeout=120,
+    )  # fmt: skip
+    cores = sorted(workdir.glob("qemu_*.core"), key=os.path.getmtime)
+    assert cores, "qemu wrote no core"
+    return cores[-1]
+
+
+def _aarch64_program(workdir: Path, *flags: str) -> Path:
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64", "gdb-multiarch")
+    program = workdir / "deep-aarch64"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O2", "-no-pie", "-DCRASH_AT_STOP", "-Wa,--gsframe", *flags,
+         "-o", str(program), str(SRC / "deep.c")],
+        check=True,
+    )  # fmt: skip
+    return program
+
+
+def _gdb_multiarch(program: Path, core: Path) -> str:
+    result = subprocess.run(
+        ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", "bt", str(program), str(core)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return result.stdout
+
+
+def test_an_aarch64_core_unwinds_as_gdb_multiarch_does(tmp_path: Path) -> None:
+    program = _aarch64_program(tmp_path)
+    core = _qemu_core(program, tmp_path)
+    expected = gdb_frames(_gdb_multiarch(program, core))
+    assert [name for _, name in expected] == ["stop_here", "leaf", "with_alloca", "recurse", "fp_func", "main"]
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+    assert "program's load bias 0x0 comes from AT_ENTRY" in result.stdout, "qemu's cores have no NT_FILE"
+
+
+def test_signed_return_addresses_are_stripped(tmp_path: Path) -> None:
+    """pac-ret: every saved return address is signed. gdb-multiarch gets past the first frame only
+    (it stops after `leaf` on these cores), so the frames it shows are checked, and past them, that each
+    return address lands in the function that made the call, as the source says."""
+    program = _aarch64_program(tmp_path, "-mbranch-protection=pac-ret")
+    core = _qemu_core(program, tmp_path, cpu="max")
+    gdb = gdb_frames(_gdb_multiarch(program, core))
+    result = run_process("unwind", str(program), "--core", str(core), "--explain")
+    assert result.returncode == 0, result.stderr
+    ours = our_frames(result.stdout)
+    assert ours[: len(gdb)] == gdb and len(gdb) >= 2
+    assert [name for _, name in ours] == ["stop_here", "leaf", "with_alloca", "recurse", "fp_func", "main"]
+    assert "signed: strip the PAC bits" in result.stdout
+
+
+def test_the_same_frames_from_typed_registers_and_memory() -> None:
+    """The registers and the stack words a walk of the core reads, typed by hand, walk the same frames;
+    one word fewer, and the walk stops there, naming the address it needs."""
+    import json
+
+    from sfview.inputs.core import read_core
+
+    core_args = ["unwind", str(DATA / "deep-x86_64"), "--core", str(DATA / "deep-x86_64.core")]
+    walked = json.loads(run_process(*core_args, "--json").stdout)
+    read = [c["address"] for f in walked["frames"] for c in f["computations"] if c["address"] is not None]
+    core = read_core(str(DATA / "deep-x86_64.core"))
+    regs = core.threads[0].registers
+    state = f"pc={regs['rip']:#x},sp={regs['rsp']:#x},fp={regs['rbp']:#x}"
+    args = ["unwind", str(DATA / "deep-x86_64"), "--regs", state, "--bias", "0x555555554000"]  # the PIE's load bias
+    for address in read:
+        args += ["--mem", f"{address:#x}={core.memory.read(address):#x}"]
+    typed = run_process(*args)
+    assert typed.returncode == 0, typed.stderr
+    assert our_frames(typed.stdout) == our_frames(run_process(*core_args).stdout)
+    short = run_process(*args[:-2])
+    assert f"needs the memory word at {read[-1]:#x}, which nobody has given" in short.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--core", str(DATA / "shapes-x86_64-O2")], "not a core file"),
+        (["--core", str(DATA / "deep-x86_64.core"), "--thread", "99"], "no thread 99"),
+        (["--regs", "sp=0x10"], "--regs needs pc=ADDRESS"),
+        (["--regs", "pc=0x1000,zz=1"], "no register named zz"),
+        (["--regs", "pc=zz"], "is not NAME=VALUE"),
+    ],
+)
+def test_bad_unwind_input_is_one_line(args: list[str], message: str) -> None:
+    result = run_process("unwind", str(DATA / "deep-x86_64"), *args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_core_of_another_architecture_is_refused(tmp_path: Path) -> None:
+    result = run_process("unwind", str(DATA / "shapes-aarch64-O2"), "--core", str(DATA / "deep-x86_64.core"))
+    assert result.returncode == 2
+    assert "x86-64 process, the program is AArch64" in result.stderr
+
+
+def test_a_truncated_core_is_refused(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.core"
+    cut.write_bytes((DATA / "deep-x86_64.core").read_bytes()[:3000])
+    result = run_process("unwind", str(DATA / "deep-x86_64"), "--core", str(cut))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert str(cut) in result.stderr
