@@ -40,10 +40,12 @@ def _app_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sfview",
         description="Explore the SFrame stack-trace section of an ELF file.",
-        epilog="commands: `sfview dump FILE` prints the section as readelf --sframe does.",
+        epilog="commands: `sfview dump FILE` prints the section as readelf --sframe does; "
+        "`sfview unwind PROG --core CORE` prints a backtrace.",
     )
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument("--base", type=_address, default=None, help="load address of a raw section (default 0)")
+    _add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
     return parser
 
 
@@ -75,19 +77,16 @@ def run_app(argv: list[str]) -> int:
 
     args = _app_parser().parse_args(argv)
     doc = Document.open(args.file, args.base)
+    started = _session(args.file, args) if args.core or args.regs else None
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
-    SfviewApp(doc).run()
+    SfviewApp(doc, started).run()
     return 0
 
 
-def _unwind_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sfview unwind",
-        description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",
-    )
-    parser.add_argument("program", help="the program (an ELF file with .sframe)")
-    state = parser.add_mutually_exclusive_group(required=True)
+def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """The machine state to unwind from: a core file, or registers and memory words typed here."""
+    state = parser.add_mutually_exclusive_group(required=required)
     state.add_argument("--core", help="a core file of the program")
     state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
     parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
@@ -97,28 +96,42 @@ def _unwind_parser() -> argparse.ArgumentParser:
     parser.add_argument("--thread", type=int, help="the thread (its id, as the core gives it); default the first")
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")
+
+
+def _unwind_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfview unwind",
+        description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",
+    )
+    parser.add_argument("program", help="the program (an ELF file with .sframe)")
+    _add_state_arguments(parser, required=True)
     parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
-def run_unwind(argv: list[str]) -> int:
+def _session(program: str, args: argparse.Namespace):
+    """The unwind the arguments ask for: from `--core`, or from `--regs` and `--mem`."""
     from sfview.inputs.core import parse_registers, read_core
-    from sfview.output import backtrace
     from sfview.unwind import session
 
-    args = _unwind_parser().parse_args(argv)
     if args.core:
-        started = session.from_core(args.program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
-    else:
-        words = {}
-        for item in args.mem:
-            address, _, value = item.partition("=")
-            try:
-                words[int(address, 0)] = int(value, 0)
-            except ValueError:
-                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
-        started = session.from_registers(args.program, parse_registers(args.regs), words, args.bias)
+        return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+    words = {}
+    for item in args.mem:
+        address, _, value = item.partition("=")
+        try:
+            words[int(address, 0)] = int(value, 0)
+        except ValueError:
+            raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
+    return session.from_registers(program, parse_registers(args.regs), words, args.bias)
+
+
+def run_unwind(argv: list[str]) -> int:
+    from sfview.output import backtrace
+
+    args = _unwind_parser().parse_args(argv)
+    started = _session(args.program, args)
     trace = started.unwinder.backtrace(started.pc, started.registers)
     if args.json:
         sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")

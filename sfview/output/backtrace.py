@@ -33,7 +33,7 @@ def explanation(frame: Frame) -> list[str]:
     elif frame.lookup:
         lines.append(f"      {frame.lookup}")
     for comp in frame.computations:
-        lines.append(f"      {comp.what:3} = {comp.formula}: {comp.arithmetic}")
+        lines.append(f"      {comp.text}")
     return lines
 
 

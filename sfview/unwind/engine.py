@@ -28,6 +28,7 @@ ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
 """Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
 DEPTH_LIMIT = 256
+SIGNED = "signed: strip the PAC bits"
 
 
 @dataclass
@@ -58,6 +59,13 @@ class Computation:
     value: int | None
     address: int | None = None
     """The memory word read, when the rule loads one."""
+
+    @property
+    def text(self) -> str:
+        """One line: `CFA = rsp + 16 = 0x… + 0x10 = 0x…`, `FP unchanged: rbp = 0x…`."""
+        if self.rule.kind is Kind.VALUE and self.formula != SIGNED:
+            return f"{self.what} = {self.arithmetic}"
+        return f"{self.what} {self.formula}: {self.arithmetic}"
 
 
 @dataclass
@@ -177,7 +185,7 @@ class Unwinder:
                 Computation(
                     "RA",
                     row.ra,
-                    "signed: strip the PAC bits",
+                    SIGNED,
                     f"{ra.value:#x} & {~self.pac_mask & ADDRESS_MASK:#x} = {return_address:#x}",
                     return_address,
                 )
@@ -231,6 +239,14 @@ class Unwinder:
         return f"the {comp.what} cannot be computed: {comp.arithmetic}"
 
     # Finding the function ---------------------------------------------------------
+
+    def name_at(self, pc: int) -> str:
+        """What the modules call `pc` (`leaf+0x11`), "" when none does."""
+        for module in self.modules:
+            name = module.name_at((pc - module.bias) & ADDRESS_MASK)
+            if name:
+                return name
+        return ""
 
     def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
         """The module and FDE for `pc`: the first module whose section has a function there."""

@@ -27,7 +27,8 @@ class Session:
     """Everything an unwind needs, and what was noticed while gathering it."""
 
     unwinder: Unwinder
-    pc: int
+    pc: int | None
+    """None until a person gives it."""
     registers: dict[int, int]
     memory: Memory
     notes: list[str] = field(default_factory=list)
@@ -122,6 +123,13 @@ def _find_library(path: str, lib_dirs: list[str], sysroot: str | None) -> str | 
         candidates.append(os.path.join(sysroot, path.lstrip("/")))
     candidates.append(path)
     return next((c for c in candidates if os.path.isfile(c)), None)
+
+
+def typed(doc: Document, bias: int = 0) -> Session:
+    """Nothing known yet: the program (loaded `bias` past its link addresses), no registers, no memory."""
+    machine = Machine.of(doc.require_section())
+    memory = Memory()
+    return Session(Unwinder([_module(doc, bias)], machine, memory.read), None, {}, memory)
 
 
 def from_registers(program: str, typed: dict[str, int], words: dict[int, int], bias: int = 0) -> Session:
