@@ -121,6 +121,13 @@ def _bulk_functions(section: Section, lines: list[str]) -> InputError | None:
     reader = Bulk(section)
     texts: dict[bytes, str] = {}
     known = texts.get
+    blocks: dict[int, list[tuple[int, str]]] = {}
+
+    def describe_row(key: bytes) -> str:
+        pattern = reader.pattern(key)
+        text = texts[key] = _columns(section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+        return text
+
     append = lines.append
     aarch64 = section.is_aarch64
     for walked in reader.functions():
@@ -137,11 +144,10 @@ def _bulk_functions(section: Section, lines: list[str]) -> InputError | None:
         append(f"\n{title}\n{TABLE_HEADS[info.pcmask]}")  # joined by newlines: a blank line, title, head
         base = 0 if info.pcmask else func.start_address
         mask = base + func.size + (1 << 32) > ADDRESS_MASK  # only near the top of the address space
-        for start, key in rows:
-            columns = known(key)
-            if columns is None:
-                pattern = reader.pattern(key)
-                columns = texts[key] = _columns(section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+        described = blocks.get(id(rows))  # the bulk reader hands out one list per distinct block
+        if described is None:
+            described = blocks[id(rows)] = [(start, known(key) or describe_row(key)) for start, key in rows]
+        for start, columns in described:
             append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}")
     return None
 
