@@ -35,6 +35,29 @@ if TYPE_CHECKING:
     from sfview.sframe.section import Function, Row, Section
 
 COLUMNS = ("cfa", "ra", "fp")
+V1_PCMASK_BLOCK = 16
+"""Version 1 FDEs have no `func_rep_size`: binutils 2.40 repeats PCMASK rows every 16 bytes (a PLT entry)."""
+
+
+def block_size(func: Function) -> int:
+    """How often a PCMASK function's rows repeat."""
+    return func.rep_size or V1_PCMASK_BLOCK
+
+
+def sframe_row(func: Function, pc: int) -> Row | None:
+    """The row in force at `pc`; for PCMASK, at `pc` modulo the block size
+    (`Function.row_for` does not know version 1's implicit 16-byte block)."""
+    if not func.pcmask:
+        return func.row_for(pc)
+    if not func.start_address <= pc < func.start_address + func.size:
+        return None
+    offset = (pc - func.start_address) % block_size(func)
+    found = None
+    for row in func.rows:
+        if row.start_offset > offset:
+            break
+        found = row
+    return found
 
 
 @dataclass(slots=True)
@@ -179,14 +202,14 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
         return pair
     cuts = {start, end}
     cuts.update(r.address - delta for r in cfi.rows if start < r.address - delta < end)
-    if func.pcmask and func.rep_size:
-        for block in range(func.start_address, end, func.rep_size):
+    if func.pcmask:
+        for block in range(func.start_address, end, block_size(func)):
             cuts.update(block + r.start_offset for r in func.rows if start < block + r.start_offset < end)
     else:
         cuts.update(r.address for r in func.rows if start < r.address < end)
     bounds = sorted(cuts)
     for lo, hi in itertools.pairwise(bounds):
-        srow = func.row_for(lo)
+        srow = sframe_row(func, lo)
         drow = cfi.row_for(lo + delta)
         if srow is None or drow is None:
             continue
