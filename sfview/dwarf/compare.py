@@ -283,3 +283,41 @@ def _why_dwarf_only(cfi: CfiFunction, table: CfiTable, name: str) -> str | None:
             if isinstance(value, Rule) and value.kind is Kind.VALUE and not (value.base == CFA and value.deref):
                 return f"the {column.upper()} is kept in a register or as a value: SFrame only saves on the stack"
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class TableDifference:
+    """Two tables in the same rule form (DWARF, a Breakpad export) disagree on `[start, end)`."""
+
+    start: int
+    end: int
+    column: str
+    left: CfiRule
+    right: CfiRule
+    right_function: CfiFunction
+
+
+def same_rule(left: CfiRule, right: CfiRule) -> bool:
+    """Equal rules, expressions included (equal when the same expression)."""
+    if isinstance(left, Unexpressible) or isinstance(right, Unexpressible):
+        return left == right
+    return equal(left, right)
+
+
+def table_differences(left: CfiTable, right: CfiTable) -> list[TableDifference]:
+    """Every address range both tables describe where their CFA, RA or FP rules differ."""
+    out: list[TableDifference] = []
+    for lfunc in left.functions:
+        for rfunc in right.overlapping(lfunc.start_address, lfunc.end_address):
+            start = max(lfunc.start_address, rfunc.start_address)
+            end = min(lfunc.end_address, rfunc.end_address)
+            cuts = {start, end} | {r.address for f in (lfunc, rfunc) for r in f.rows if start < r.address < end}
+            for lo, hi in itertools.pairwise(sorted(cuts)):
+                lrow, rrow = lfunc.row_for(lo), rfunc.row_for(lo)
+                if lrow is None or rrow is None:
+                    continue
+                for column in COLUMNS:
+                    a, b = getattr(lrow, column), getattr(rrow, column)
+                    if not same_rule(a, b):
+                        out.append(TableDifference(lo, hi, column, a, b, rfunc))
+    return out

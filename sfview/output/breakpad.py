@@ -205,7 +205,7 @@ def _parse_rules(words: list[str], numbers: dict[str, int]) -> dict[object, Rule
     rules: dict[object, Rule] = {}
     name: object = None
     expr: list[str] = []
-    for word in [*words, "end:"]:
+    for word in words:
         if word.endswith(":"):
             if name is not None:
                 rules[name] = _parse_expression(expr, numbers)
@@ -214,6 +214,8 @@ def _parse_rules(words: list[str], numbers: dict[str, int]) -> dict[object, Rule
             expr = []
         else:
             expr.append(word)
+    if name is not None:
+        rules[name] = _parse_expression(expr, numbers)
     return rules
 
 
