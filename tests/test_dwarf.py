@@ -13,15 +13,16 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import DATA
 
 from sfview.document import Document
-from sfview.dwarf.cfi import CfiTable, Unexpressible, read_cfi
+from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi
 from sfview.dwarf.compare import compare, same_rule, table_differences
-from sfview.output.breakpad import debug_identifier, read_stack_cfi, symbol_file
-from sfview.sframe.rules import CFA, Kind, rule
+from sfview.output.breakpad import debug_identifier, read_stack_cfi, stack_cfi, symbol_file
+from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 ELF_FIXTURES = [
     "shapes-x86_64-O2",
@@ -149,6 +150,34 @@ def test_breakpad_records() -> None:
     assert any(line.startswith("PUBLIC ") and line.endswith(" main") for line in lines)
 
 
+def test_rules_breakpad_cannot_hold_are_left_out() -> None:
+    """A signed RA (pointer authentication) and a row without a CFA (version 3's outermost frame) are
+    reported and left out; an undefined RA or FP is `.undef`."""
+    signed = SimpleNamespace(
+        start_offset=4,
+        address=0x1004,
+        cfa=rule(Kind.VALUE, 31, 16),
+        ra=rule(Kind.VALUE, CFA, -8, True),
+        fp=rule(Kind.VALUE, CFA, -16, True),
+        mangled_ra=True,
+    )
+    first = SimpleNamespace(
+        start_offset=0, address=0x1000, cfa=rule(Kind.VALUE, 31, 0), ra=SAME, fp=SAME, mangled_ra=False
+    )
+    last = SimpleNamespace(start_offset=8, address=0x1008, cfa=UNDEFINED, ra=UNDEFINED, fp=UNDEFINED, mangled_ra=False)
+    func = SimpleNamespace(start_address=0x1000, size=12, pcmask=False, error=None, rows=[first, signed, last])
+    lines, problems = stack_cfi([func], ABIS["EM_AARCH64"], 0)
+    assert lines == [
+        "STACK CFI INIT 1000 c .cfa: sp 0 + .ra: x30",
+        "STACK CFI 1004 .cfa: sp 16 + x29: .cfa -16 + ^",
+        "STACK CFI 1008 .ra: .undef x29: .undef",
+    ]
+    assert problems == [
+        "0x1004: .ra left out: the RA is signed (pointer authentication)",
+        "0x1008: .cfa left out: no Breakpad rule for undefined",
+    ]
+
+
 def test_export_cli(cli, tmp_path: Path) -> None:
     out = tmp_path / "shapes.sym"
     result = cli("export", "--breakpad", str(DATA / "shapes-x86_64-O2"), "-o", str(out))
@@ -228,3 +257,14 @@ def test_gcc_builds(compiler: str, build: str, tmp_path: Path) -> None:
     for diff in table_differences(exported, read_cfi(Document.open(str(out)).elf)):
         assert isinstance(diff.right, Unexpressible), diff
     _agrees_with_symbolic(out)
+
+
+def test_debug_frame_is_read(tmp_path: Path) -> None:
+    """Without asynchronous unwind tables, gcc -g puts the CFI in .debug_frame: compared from there."""
+    gcc = _gcc("gcc")
+    out = tmp_path / "deep-debug-frame"
+    flags = ["-O2", "-g", "-fno-asynchronous-unwind-tables"]
+    subprocess.run([gcc, "-Wa,--gsframe", *flags, str(DATA / "src" / "deep.c"), "-o", str(out)], check=True)
+    _, _, result = _compare(out)
+    assert {p.dwarf.section for p in result.pairs if p.name == "main"} == {".debug_frame"}
+    assert result.differences(explained=False) == [] and result.compared > 0

@@ -164,7 +164,13 @@ def read_cfi(elf: ELFFile) -> CfiTable:
         if dwarf.has_EH_CFI():
             functions += _functions(dwarf.EH_CFI_entries(), ".eh_frame", abi)
         if dwarf.has_CFI():
-            functions += _functions(dwarf.CFI_entries(), ".debug_frame", abi)
+            # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
+            eh = CfiTable(abi, list(functions))
+            functions += [
+                f
+                for f in _functions(dwarf.CFI_entries(), ".debug_frame", abi)
+                if not eh.overlapping(f.start_address, f.end_address)
+            ]
     except (ELFError, ValueError, KeyError, AssertionError, EOFError) as exc:
         raise InputError(f"DWARF CFI cannot be decoded: {exc}") from None
     return CfiTable(abi, functions)

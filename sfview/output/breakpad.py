@@ -13,6 +13,7 @@ binary's own DWARF rules.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
@@ -81,12 +82,19 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
         if sym.address not in seen and sym.address >= base:
             seen.add(sym.address)
             lines.append(f"PUBLIC {sym.address - base:x} 0 {sym.name}")
+    records, problems = stack_cfi(section.functions(), abi, base)
+    return "\n".join(lines + records) + "\n", problems
+
+
+def stack_cfi(functions: Iterable[Function], abi: Abi, base: int) -> tuple[list[str], list[str]]:
+    """`STACK CFI` records for SFrame functions (by address), and what they had to leave out."""
     problems: list[str] = []
     writer = _CfiWriter(abi, base, problems)
-    for func in sorted(section.functions(), key=lambda f: f.start_address):
+    lines: list[str] = []
+    for func in sorted(functions, key=lambda f: f.start_address):
         if func.error is None:
             lines += writer.function(func)
-    return "\n".join(lines) + "\n", problems
+    return lines, problems
 
 
 class _CfiWriter:
@@ -148,8 +156,8 @@ class _CfiWriter:
         return rules
 
     def _expression(self, column: str, value: Rule) -> str | None:
-        if value.kind is Kind.UNDEFINED and column == ".ra":
-            return ".undef"
+        if value.kind is Kind.UNDEFINED and column != ".cfa":
+            return ".undef"  # the outermost frame: nothing to recover
         if value.kind in (Kind.SAME, Kind.PADDING):
             if column == ".ra" and self.abi.ra in self.names:
                 return self.names[self.abi.ra]  # the RA is still in the link register
