@@ -21,7 +21,7 @@ from conftest import DATA
 from sfview.document import Document
 from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi
 from sfview.dwarf.compare import compare, same_rule, table_differences
-from sfview.output.breakpad import debug_identifier, read_stack_cfi, stack_cfi, symbol_file
+from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 ELF_FIXTURES = [
@@ -69,13 +69,13 @@ def test_cfi_rows_as_numeric_rules() -> None:
 def test_fixtures_agree_with_their_eh_frame(name: str) -> None:
     _, _, result = _compare(DATA / name)
     assert result.differences(explained=False) == []
-    assert result.compared > 0 and result.agreeing + result.bytes_differing(True) == result.compared
+    assert result.compared > 0 and result.agreeing + result.explained == result.compared
     assert {d.reason for _, d in result.differences(True)} <= set(KNOWN)
 
 
 def test_plt_and_start_are_explained() -> None:
     _, _, result = _compare(DATA / "shapes-x86_64-O2")
-    assert result.bytes_differing(True) == 16  # one PLT entry: SFrame PCMASK, DWARF expression
+    assert result.explained == 16  # one PLT entry: SFrame PCMASK, DWARF expression
     only = {(o.side, o.name): o.reason for o in result.only}
     assert only[("dwarf", "_start")].startswith("outermost frame")
     assert only[("dwarf", ".plt.got")].startswith("linker stub")
@@ -97,7 +97,24 @@ def test_a_changed_rule_is_a_disagreement() -> None:
         328,
     )
     assert pair.dwarf.fde_offset == 0x9C and diff.sframe_row.span.start > 0
-    assert not result.agrees
+    assert not result.agrees and result.disagreeing == 0x11B0 - 0x1197
+
+
+def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sfview.dwarf.cfi as cfi
+
+    real = cfi.read_cfi
+
+    def changed(elf):
+        table = real(elf)
+        table.find(0x1197).row_for(0x1197).ra = rule(Kind.VALUE, CFA, -16, True)
+        return table
+
+    monkeypatch.setattr(cfi, "read_cfi", changed)
+    result = cli("compare", str(DATA / "shapes-x86_64-O2"))
+    assert result.code == 1
+    assert "disagreements: 1\n  0x1197..0x11b0 medium_frame: RA: SFrame *(CFA - 8) (FDE 4 at .sframe+0x60" in result.out
+    assert "DWARF *(CFA - 16) (FDE at .eh_frame+0x9c, CIE at .eh_frame+0x30)" in result.out
 
 
 def test_compare_cli(cli) -> None:
@@ -121,9 +138,10 @@ def test_debug_identifier_swaps_the_guid_fields() -> None:
 
 
 def _exported(path: Path) -> tuple[str, list[str], CfiTable]:
+    """The export, and its STACK CFI read back at the file's own addresses."""
     doc = Document.open(str(path))
     text, problems = symbol_file(doc)
-    return text, problems, read_stack_cfi(text, read_cfi(doc.elf).abi.name)
+    return text, problems, read_stack_cfi(text, read_cfi(doc.elf).abi.name, load_address(doc.elf))
 
 
 @pytest.mark.parametrize("name", ELF_FIXTURES)
@@ -178,6 +196,14 @@ def test_rules_breakpad_cannot_hold_are_left_out() -> None:
     ]
 
 
+def test_relocatable_object_id_and_warning() -> None:
+    """Without a build-id, the id hashes the first page of .text, as dump_syms (and symbolic) do."""
+    text, problems, _ = _exported(DATA / "shapes-x86_64-O2.o")
+    assert problems[0].startswith("a relocatable object")
+    _, debug_id = _symbolic(DATA / "shapes-x86_64-O2.o")
+    assert text.split()[3] == debug_id.replace("-", "").upper() + "0"
+
+
 def test_export_cli(cli, tmp_path: Path) -> None:
     out = tmp_path / "shapes.sym"
     result = cli("export", "--breakpad", str(DATA / "shapes-x86_64-O2"), "-o", str(out))
@@ -201,7 +227,7 @@ def _agrees_with_symbolic(path: Path) -> None:
     theirs_text, debug_id = _symbolic(path)
     assert ours_text.split()[3] == debug_id.replace("-", "").upper() + "0"
     dwarf = read_cfi(Document.open(str(path)).elf)
-    theirs = read_stack_cfi(theirs_text, dwarf.abi.name)
+    theirs = read_stack_cfi(theirs_text, dwarf.abi.name, load_address(Document.open(str(path)).elf))
     assert theirs.functions
     for diff in table_differences(ours, theirs):
         dwarf_row = dwarf.find(diff.start).row_for(diff.start)
@@ -229,6 +255,7 @@ BUILDS = {
     "O2-fp": ["-O2", "-fno-omit-frame-pointer"],
     "O3": ["-O3", "-funroll-loops"],
     "shared": ["-O2", "-fPIC", "-shared"],
+    "no-pie": ["-O2", "-fno-pie", "-no-pie"],
 }
 
 

@@ -87,6 +87,10 @@ class Pair:
     """Code bytes both describe."""
     agreeing: int = 0
     """Of those, bytes where CFA, RA and FP agree."""
+    explained: int = 0
+    """Bytes where they differ, each difference for a known reason."""
+    disagreeing: int = 0
+    """Bytes with at least one unexplained difference."""
     differences: list[Difference] = field(default_factory=list)
     untracked: set[int] = field(default_factory=set)
     """Registers DWARF has rules for that SFrame does not track."""
@@ -123,17 +127,13 @@ class Comparison:
     def differences(self, explained: bool) -> list[tuple[Pair, Difference]]:
         return [(p, d) for p in self.pairs for d in p.differences if (d.reason is not None) == explained]
 
-    def bytes_differing(self, explained: bool) -> int:
-        """Code bytes with at least one difference, explained ones or not."""
-        total = 0
-        for pair in self.pairs:
-            spans = {(d.start, d.end) for d in pair.differences if (d.reason is not None) == explained}
-            if not explained:
-                total += sum(e - s for s, e in spans)
-            else:
-                real = {(d.start, d.end) for d in pair.differences if d.reason is None}
-                total += sum(e - s for s, e in spans - real)
-        return total
+    @property
+    def explained(self) -> int:
+        return sum(p.explained for p in self.pairs)
+
+    @property
+    def disagreeing(self) -> int:
+        return sum(p.disagreeing for p in self.pairs)
 
     @property
     def agrees(self) -> bool:
@@ -215,16 +215,20 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
             continue
         pair.compared += hi - lo
         pair.untracked.update(reg for reg, value in drow.others.items() if value.kind is not Kind.SAME)
-        found = False
+        reasons = []
         for column in COLUMNS:
             srule, drule = getattr(srow, column), getattr(drow, column)
             if equal(srule, drule):
                 continue
-            found = True
             reason = _why(column, srule, drule, func)
+            reasons.append(reason)
             _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason))
-        if not found:
+        if not reasons:
             pair.agreeing += hi - lo
+        elif None in reasons:
+            pair.disagreeing += hi - lo
+        else:
+            pair.explained += hi - lo
     return pair
 
 

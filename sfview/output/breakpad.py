@@ -83,6 +83,8 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             seen.add(sym.address)
             lines.append(f"PUBLIC {sym.address - base:x} 0 {sym.name}")
     records, problems = stack_cfi(section.functions(), abi, base)
+    if elf["e_type"] == "ET_REL":
+        problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
     return "\n".join(lines + records) + "\n", problems
 
 
@@ -176,8 +178,9 @@ class _CfiWriter:
 # Reading STACK CFI back ---------------------------------------------------------
 
 
-def read_stack_cfi(text: str, arch: str) -> CfiTable:
-    """The `STACK CFI` records of a Breakpad symbol file, as a `CfiTable` (addresses as written).
+def read_stack_cfi(text: str, arch: str, base: int = 0) -> CfiTable:
+    """The `STACK CFI` records of a Breakpad symbol file, as a `CfiTable` at the addresses the
+    module has when loaded at `base` (its own load address, to compare with its DWARF CFI).
 
     Understands the expressions a CFI converter writes: `REG`, `REG N +`,
     `REG N + ^` (also `-` for a negative offset), and `.undef`; anything else
@@ -192,11 +195,11 @@ def read_stack_cfi(text: str, arch: str) -> CfiTable:
         if words[:2] != ["STACK", "CFI"]:
             continue
         if words[2] == "INIT":
-            start, size, rest = int(words[3], 16), int(words[4], 16), words[5:]
+            start, size, rest = base + int(words[3], 16), int(words[4], 16), words[5:]
             functions.append(CfiFunction(start, size, [], "breakpad", len(functions), 0))
             current = {}
         else:
-            start, rest = int(words[2], 16), words[3:]
+            start, rest = base + int(words[2], 16), words[3:]
         current = {**current, **_parse_rules(rest, numbers)}
         ra = current.get(".ra", UNDEFINED)
         if ra.kind is Kind.VALUE and ra.base == abi.ra and not ra.deref and ra.offset == 0:

@@ -57,8 +57,8 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
         lines.append(f"registers only DWARF tracks (SFrame holds CFA, FP and RA alone): {names} in {count} functions")
     lines.append(
         f"summary: {len(result.pairs)} functions compared; of {result.compared} code bytes both describe, "
-        f"{result.agreeing} agree, {result.bytes_differing(True)} differ for known reasons, "
-        f"{result.bytes_differing(False)} disagree"
+        f"{result.agreeing} agree, {result.explained} differ for known reasons, "
+        f"{result.disagreeing} disagree"
     )
     return "\n".join(lines) + "\n"
 
@@ -104,8 +104,8 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
             "functions_compared": len(result.pairs),
             "bytes_compared": result.compared,
             "bytes_agreeing": result.agreeing,
-            "bytes_explained": result.bytes_differing(True),
-            "bytes_disagreeing": result.bytes_differing(False),
+            "bytes_explained": result.explained,
+            "bytes_disagreeing": result.disagreeing,
         },
         "differences": differences,
         "only": [
