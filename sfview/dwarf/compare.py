@@ -8,7 +8,7 @@ rules are compared. A piece where they differ is a `Difference`, explained
 - a DWARF expression SFrame cannot hold (the PLT's CFA expression, written in
   SFrame as a PCMASK FDE; any other `DW_CFA_*expression`);
 - an RA DWARF marks undefined (the outermost frame, `_start`), which SFrame
-  versions 1 and 2 cannot say;
+  versions 1 and 2 cannot say.
 
 A rule is equal when it computes the same value: the RA SFrame's header fixes
 (`cfa_fixed_ra_offset`) equals DWARF's CIE rule `c-8`; SFrame's RA padding
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 COLUMNS = ("cfa", "ra", "fp")
 V1_PCMASK_BLOCK = 16
-"""Version 1 FDEs have no `func_rep_size`: binutils 2.40 repeats PCMASK rows every 16 bytes (a PLT entry)."""
+"""Version 1 FDEs have no `func_rep_size`; its one PCMASK user, the x86-64 PLT, repeats every 16 bytes."""
 
 
 def block_size(func: Function) -> int:
