@@ -20,6 +20,7 @@ from sfview.sframe.section import Function, Section
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
+    from sfview.dwarf.cfi import CfiTable
     from sfview.inputs.symbols import SymbolTable
     from sfview.sframe.fields import FieldTree
 
@@ -67,6 +68,18 @@ class Document:
     def symbols(self) -> SymbolTable:
         """Function symbols, read on first use (a text dump never needs them)."""
         return self.source.symbols
+
+    @cached_property
+    def cfi(self) -> CfiTable | None:
+        """The file's DWARF CFI (`.eh_frame`, `.debug_frame`) as numeric rules; None when it has none."""
+        from sfview.dwarf.cfi import read_cfi  # only the views that set SFrame beside DWARF need it
+
+        if self.elf is None:
+            return None
+        try:
+            return read_cfi(self.elf)
+        except InputError:
+            return None
 
     @cached_property
     def fields(self) -> FieldTree:

@@ -467,3 +467,20 @@ async def test_panes_pass_a_selection_with_fde_and_fre() -> None:
         selected = app.explorer.selected
         assert selected is not None and (selected.fde, selected.fre) == (2, 1)
         assert selected.field.path == "fdes[2].fres[1]"
+
+
+async def test_dwarf_beside_the_rows() -> None:
+    """`d`: what .eh_frame says at each row's address; the PLT's CFA is a DWARF expression there."""
+    app = explorer()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("d")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.explorer.fre_table
+        dwarf = [c.title for c in table.columns].index("DWARF")
+        await pilot.press("n")  # the PLT (PCMASK)
+        assert {table.row_cells(i)[dwarf] for i in range(table.row_count)} == {"≠ CFA expr"}
+        await pilot.press("n")  # main
+        assert {table.row_cells(i)[dwarf] for i in range(table.row_count)} == {"="}
+        await pilot.press("d")
+        assert "DWARF" not in [c.title for c in table.columns]

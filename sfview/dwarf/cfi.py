@@ -33,6 +33,7 @@ from elftools.common.exceptions import ELFError
 from elftools.dwarf.callframe import FDE, CFARule, RegisterRule
 
 from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
 if TYPE_CHECKING:
@@ -67,7 +68,11 @@ class Abi:
     ra: int
 
 
-ABIS = {"EM_X86_64": Abi("x86_64", 7, 6, 16), "EM_AARCH64": Abi("arm64", 31, 29, 30)}
+# The register numbers are the DWARF ones `sframe.ksy` names for each ABI.
+ABIS = {
+    "EM_X86_64": Abi("x86_64", Sframe.Amd64Reg.rsp, Sframe.Amd64Reg.rbp, Sframe.Amd64Reg.rip),
+    "EM_AARCH64": Abi("arm64", Sframe.Aarch64Reg.sp, Sframe.Aarch64Reg.x29, Sframe.Aarch64Reg.x30),
+}
 
 
 def abi_for(elf: ELFFile) -> Abi:

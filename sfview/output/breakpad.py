@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.dwarf.compare import block_size
+from sfview.generated.sframe import Sframe
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
 if TYPE_CHECKING:
@@ -26,10 +27,9 @@ if TYPE_CHECKING:
     from sfview.document import Document
     from sfview.sframe.section import Function, Row
 
-_X86_64 = ["$rax", "$rdx", "$rcx", "$rbx", "$rsi", "$rdi", "$rbp", "$rsp", *(f"$r{n}" for n in range(8, 16)), "$rip"]
 REGISTER_NAMES = {
-    "x86_64": dict(enumerate(_X86_64)),
-    "arm64": {**{n: f"x{n}" for n in range(31)}, 31: "sp"},
+    "x86_64": {int(reg): f"${reg.name}" for reg in Sframe.Amd64Reg},
+    "arm64": {int(reg): reg.name for reg in Sframe.Aarch64Reg},
 }
 """DWARF register number → the name Breakpad's stack walker gives it, per architecture."""
 

@@ -157,6 +157,13 @@ def app_saved(section: Section, rule: Rule) -> str:
     return "f" if rule.fixed else _value_text(section, rule)
 
 
+def app_rule(section: Section, rule: Rule) -> str:
+    """Any rule in the explorer's notation (the CFA's or a saved register's): `sp+16`, `c-8`, `u`."""
+    if rule.kind is Kind.VALUE and not rule.fixed:
+        return _value_text(section, rule)
+    return app_saved(section, rule)
+
+
 def app_rules(section: Section, row: Row) -> str:
     """`CFA sp+16 FP u RA f`: a row at a glance."""
     return f"CFA {app_cfa(section, row)} FP {app_saved(section, row.fp)} RA {app_saved(section, row.ra)}"

@@ -42,7 +42,8 @@ from sfview.errors import InputError
 from sfview.inputs.symbols import Symbol
 from sfview.sframe import describe
 from sfview.sframe.fields import Field
-from sfview.sframe.section import Section
+from sfview.sframe.rules import Rule
+from sfview.sframe.section import Function, Row, Section
 
 __all__ = ["ExplorerScreen"]
 
@@ -70,6 +71,7 @@ class ExplorerScreen(Screen[None]):
         Binding("2", "show_tab('structure')", "Structure", show=False),
         Binding("x", "focus_hex", "Hex pane", show=False),
         Binding("u", "unwind", "Unwind"),
+        Binding("d", "toggle_dwarf", "DWARF", show=False),
     ]
 
     def __init__(self, doc: Document) -> None:
@@ -336,6 +338,52 @@ class ExplorerScreen(Screen[None]):
             return
         field = self._row_field(fde, fre) if fre is not None else self.fields.function_field(fde)
         self._select(Selection(fde, fre, field), origin=None)
+
+    def action_toggle_dwarf(self) -> None:
+        """DWARF CFI beside each row, or not: read (in a thread: 40,000 FDEs take seconds) on first use."""
+        if self.section is None or self.doc.elf is None:
+            self.app.notify("Only an ELF file has DWARF CFI to compare with.", severity="warning")
+            return
+        if self.fre_table.dwarf is not None:
+            self.fre_table.show_dwarf(None)
+            return
+        if "cfi" in vars(self.doc):  # read already
+            self._dwarf_read()
+            return
+        self._status("reading DWARF CFI (.eh_frame, .debug_frame)…")
+        self.run_worker(self._read_dwarf, thread=True, exit_on_error=False)
+
+    def _read_dwarf(self) -> None:
+        _ = self.doc.cfi
+        self.app.call_from_thread(self._dwarf_read)
+
+    def _dwarf_read(self) -> None:
+        if self.doc.cfi is None:
+            self.app.notify("This file has no DWARF CFI (.eh_frame, .debug_frame).", severity="warning")
+            return
+        self.fre_table.show_dwarf(self._dwarf_beside)
+        self._status("DWARF CFI beside each row: `=` where it agrees with SFrame, else DWARF's rules (`d` hides it)")
+
+    def _dwarf_beside(self, func: Function, row: Row) -> str:
+        """`=` when DWARF CFI gives the same CFA, RA and FP at the row's first address, else what it says."""
+        from sfview.dwarf.compare import equal
+
+        table = self.doc.cfi
+        address = func.start_address + row.start_offset
+        cfi = table.find(address) if table is not None else None
+        theirs = cfi.row_for(address) if cfi is not None else None
+        if theirs is None:
+            return "no FDE" if cfi is None else "no row"
+        differ = [
+            f"{name} {describe.app_rule(self.section, theirs_rule) if isinstance(theirs_rule, Rule) else 'expr'}"
+            for name, ours, theirs_rule in (
+                ("CFA", row.cfa, theirs.cfa),
+                ("FP", row.fp, theirs.fp),
+                ("RA", row.ra, theirs.ra),
+            )
+            if not equal(ours, theirs_rule)
+        ]
+        return "≠ " + " ".join(differ) if differ else "="
 
     def action_unwind(self) -> None:
         self.app.open_debugger()  # type: ignore[attr-defined]

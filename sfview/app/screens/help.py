@@ -39,6 +39,7 @@ KEYS = (
     ("`x`", "the hex pane"),
     ("`z`", "zoom the focused pane to the whole screen, and back"),
     ("`u`", "the unwinding debugger (below): walk a stack frame by frame"),
+    ("`d`", "DWARF CFI beside each row of the FRE table: `=` where `.eh_frame` says the same, else what it says"),
     ("`tab` / `shift+tab`", "move between panes"),
     ("`ctrl+p`", "command palette: every command; a hex number or part of a name typed there goes to it"),
     ("arrows, `pageup` / `pagedown`, `home` / `end`", "move in the focused pane"),

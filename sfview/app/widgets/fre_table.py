@@ -7,11 +7,15 @@ same as before (which, moving from function to function, it usually is).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.sframe import describe
-from sfview.sframe.section import Function
+from sfview.sframe.section import Function, Row
 
 __all__ = ["FreTable"]
+
+DWARF_COLUMN = Column("DWARF", 5, flex_to=40)
 
 
 class FreTable(RowTable):
@@ -20,6 +24,8 @@ class FreTable(RowTable):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.function: Function | None = None
+        self.dwarf: Callable[[Function, Row], str] | None = None
+        """What DWARF CFI says at a row's address, beside it (`=` when it agrees); None: no such column."""
         self.columns = [
             Column("#", 3, right=True),
             Column("start", 6),
@@ -46,11 +52,24 @@ class FreTable(RowTable):
             describe.app_cfa(func.section, row),
             describe.app_saved(func.section, row.fp),
             describe.app_saved(func.section, row.ra),
+            *([self.dwarf(func, row)] if self.dwarf is not None else []),
             describe.BASE_REG_NAMES[row.base_reg],
             str(row.offset_size),
             "yes" if row.mangled_ra else "no",
             func.section.data[row.span.start : row.span.end].hex(" "),
         )
+
+    def show_dwarf(self, dwarf: Callable[[Function, Row], str] | None) -> None:
+        """Show (or, with None, hide) a column with DWARF's rules at each row's address."""
+        had = self.dwarf is not None
+        self.dwarf = dwarf
+        if had != (dwarf is not None):
+            if dwarf is not None:
+                self.columns.insert(5, DWARF_COLUMN)
+            else:
+                self.columns.remove(DWARF_COLUMN)
+        self.rows_changed()
+        self.refresh()
 
     def show_function(self, func: Function) -> bool:
         """Show `func`'s rows (decoding them if this is the first look), cursor on the first.
