@@ -81,7 +81,41 @@ def run_app(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"dump": run_dump}
+def _unwind_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfview unwind",
+        description="Print a backtrace found with SFrame, from a core file or from registers you give.",
+    )
+    parser.add_argument("program", help="the program (ELF file with .sframe)")
+    parser.add_argument("--core", help="a core file of the program")
+    parser.add_argument("--thread", type=int, default=1, help="which thread of the core, from 1 (default 1)")
+    parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries")
+    parser.add_argument("--sysroot", help="prefix for the paths of mapped files")
+    parser.add_argument("--regs", help="registers instead of a core: pc=0x…,sp=0x…,fp=0x…[,lr=0x…]")
+    parser.add_argument("--mem", action="append", default=[], help="a memory word for --regs: ADDR=VALUE")
+    parser.add_argument("--pac-mask", type=_address, help="AArch64: the bits of a return-address signature")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--explain", action="store_true", help="show the FDE, FRE, rules and arithmetic per frame")
+    return parser
+
+
+def run_unwind(argv: list[str]) -> int:
+    from sfview.output import backtrace
+    from sfview.unwind import unwind_core, unwind_regs
+
+    parser = _unwind_parser()
+    args = parser.parse_args(argv)
+    if (args.core is None) == (args.regs is None):
+        parser.error("give either --core CORE or --regs pc=…,sp=…")
+    if args.core is not None:
+        trace = unwind_core(args.program, args.core, args.thread, args.lib_dir, args.sysroot, args.pac_mask)
+    else:
+        trace = unwind_regs(args.program, args.regs, args.mem, args.pac_mask)
+    sys.stdout.write(backtrace.json_text(trace) + "\n" if args.json else backtrace.text(trace, args.explain))
+    return 0
+
+
+COMMANDS = {"unwind": run_unwind, "dump": run_dump}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -83,6 +83,7 @@ class Unwinder:
         regs = dict(thread.regs)
         pc = thread.pc
         frames: list[Frame] = []
+        fallback = False
         for index in range(self.depth):
             module = self.modules.at(pc)
             frame = Frame(
@@ -92,6 +93,7 @@ class Unwinder:
                 regs.get(self.abi.fp),
                 module.name if module else "",
                 module.symbol(pc) if module else "",
+                fallback=fallback,
             )
             frames.append(frame)
             if pc == 0:
@@ -106,6 +108,7 @@ class Unwinder:
             if index > 0 and sp is not None and caller_sp is not None and caller_sp <= sp:
                 return Backtrace(frames, f"the CFA does not grow ({caller_sp:#x} ≤ SP {sp:#x}): a loop")
             pc, regs = caller_pc, caller_regs
+            fallback = frame.step is not None and frame.step.method != "sframe"
         return Backtrace(frames, f"depth limit of {self.depth} frames reached")
 
     # One step ---------------------------------------------------------------
@@ -137,7 +140,9 @@ class Unwinder:
         if row is None:
             return f"FDE {func.index} has no FRE for {lookup:#x} ({choice})"
         step.fre_index, step.fre_offset, step.mangled_ra = row.index, row.span.start, row.mangled_ra
-        step.rules = {name: rule_formula(section, rule) for name, rule in (("cfa", row.cfa), ("fp", row.fp), ("ra", row.ra))}
+        step.rules = {
+            name: rule_formula(section, rule) for name, rule in (("cfa", row.cfa), ("fp", row.fp), ("ra", row.ra))
+        }
         if row.ra.kind is Kind.UNDEFINED:
             return "the return address is undefined here: the outermost frame"
         return self._apply(section, row, step, regs, first)
@@ -156,7 +161,7 @@ class Unwinder:
         step.values.append(fp_value)
         if fp_value.value is None:
             return f"cannot restore the FP: {fp_value.problem}"
-        step.values.append(Value("SP", "CFA", f"{cfa:#x}", cfa, note="the caller's SP is the CFA"))
+        step.values.append(Value("SP", "CFA", "", cfa, note="the caller's SP is the CFA"))
         caller = dict(regs)
         caller[self.abi.sp] = cfa
         caller[self.abi.fp] = fp_value.value
@@ -170,7 +175,9 @@ class Unwinder:
                 value = Value("RA", name, name, regs[self.abi.ra], note="not saved yet: still in the link register")
             else:
                 why = "beyond the topmost frame the link register no longer holds it" if self.abi.aarch64 else ""
-                return Value("RA", rule_formula(section, rule), "", None, problem=f"the row does not save it {why}".strip())
+                return Value(
+                    "RA", rule_formula(section, rule), "", None, problem=f"the row does not save it {why}".strip()
+                )
         else:
             value = self._compute(section, "RA", rule, regs, cfa)
             if value.value is None:
@@ -210,7 +217,7 @@ class Unwinder:
         """The frame-pointer chain: saved FP at [FP], RA at [FP + 8], caller's SP = FP + 16."""
         fp, sp = regs.get(self.abi.fp), regs.get(self.abi.sp)
         if not fp or sp is None or fp % WORD or not sp <= fp < sp + (1 << 24):
-            return f"{frame.note}; the FP ({fp or 0:#x}) does not look like a frame pointer"
+            return f"{frame.note}, and the FP ({fp or 0:#x}) does not look like a frame pointer"
         saved_fp, ra = self.read(fp), self.read(fp + WORD)
         step = Step("frame pointer", lookup, row_choice="no SFrame: the frame-pointer chain")
         names = register_name_pair(self.abi)
@@ -221,7 +228,7 @@ class Unwinder:
         ]
         frame.step = step
         if saved_fp is None or ra is None:
-            return f"{frame.note}; memory at the frame pointer {fp:#x} is not available"
+            return f"{frame.note}, and memory at the frame pointer {fp:#x} is not available"
         if self.abi.aarch64:
             ra &= ~self.pac_mask & ADDRESS_MASK
         caller = dict(regs)

@@ -125,9 +125,7 @@ def find_file(path: str, lib_dirs: list[str], sysroot: str | None) -> str | None
     return next((c for c in candidates if os.path.isfile(c)), None)
 
 
-def core_modules(
-    program: str, core: Core, lib_dirs: list[str], sysroot: str | None
-) -> tuple[Modules, list[str]]:
+def core_modules(program: str, core: Core, lib_dirs: list[str], sysroot: str | None) -> tuple[Modules, list[str]]:
     """The program and the libraries `core` maps, each at its bias; and notes on files not found.
 
     The program's bias comes from `NT_FILE` (its mapping at file offset 0),
