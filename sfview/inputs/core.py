@@ -28,9 +28,35 @@ PRSTATUS_PID_OFFSET = 32
 PRSTATUS_REGS_OFFSET = 112
 
 # x86-64 `user_regs_struct` order, and each slot's DWARF number (None: no DWARF number used here).
-X86_64_USER_REGS = (
-    "r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs eflags rsp ss fs_base gs_base ds es fs gs"
-).split()
+X86_64_USER_REGS = [
+    "r15",
+    "r14",
+    "r13",
+    "r12",
+    "rbp",
+    "rbx",
+    "r11",
+    "r10",
+    "r9",
+    "r8",
+    "rax",
+    "rcx",
+    "rdx",
+    "rsi",
+    "rdi",
+    "orig_rax",
+    "rip",
+    "cs",
+    "eflags",
+    "rsp",
+    "ss",
+    "fs_base",
+    "gs_base",
+    "ds",
+    "es",
+    "fs",
+    "gs",
+]
 X86_64_DWARF = {
     "rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
     "r8": 8, "r9": 9, "r10": 10, "r11": 11, "r12": 12, "r13": 13, "r14": 14, "r15": 15,

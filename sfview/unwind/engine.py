@@ -3,7 +3,7 @@
 From a thread's registers and the process's memory, frame by frame:
 
 1. find the FDE for the PC by the section's lookup (for every frame but the
-   first, for PC − 1: a return address may point just past a call that ends
+   first, for PC - 1: a return address may point just past a call that ends
    its function) and the FRE that applies (PCINC: the last row starting at or
    before the offset; PCMASK: the offset modulo the block size);
 2. CFA = base register + offset (or, version 3, any register, dereferenced);
@@ -106,7 +106,7 @@ class Unwinder:
                 return Backtrace(frames, "the return address is 0: the outermost frame")
             sp, caller_sp = regs.get(self.abi.sp), caller_regs.get(self.abi.sp)
             if index > 0 and sp is not None and caller_sp is not None and caller_sp <= sp:
-                return Backtrace(frames, f"the CFA does not grow ({caller_sp:#x} ≤ SP {sp:#x}): a loop")
+                return Backtrace(frames, f"the CFA does not grow ({caller_sp:#x} <= SP {sp:#x}): a loop")
             pc, regs = caller_pc, caller_regs
             fallback = frame.step is not None and frame.step.method != "sframe"
         return Backtrace(frames, f"depth limit of {self.depth} frames reached")

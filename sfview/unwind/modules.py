@@ -53,7 +53,7 @@ class Modules:
     def __init__(self, modules: list[Module]) -> None:
         self.modules = sorted(modules, key=lambda m: m.start)
 
-    def __iter__(self):  # noqa: ANN204 - an iterator of Module
+    def __iter__(self):
         return iter(self.modules)
 
     def at(self, pc: int) -> Module | None:
@@ -129,7 +129,7 @@ def core_modules(program: str, core: Core, lib_dirs: list[str], sysroot: str | N
     """The program and the libraries `core` maps, each at its bias; and notes on files not found.
 
     The program's bias comes from `NT_FILE` (its mapping at file offset 0),
-    else from `NT_AUXV` (`AT_ENTRY` − `e_entry`, checked against `AT_PHDR`).
+    else from `NT_AUXV` (`AT_ENTRY` - `e_entry`, checked against `AT_PHDR`).
     """
     arch, entry, phdr = elf_machine(program)
     if arch != core.arch:

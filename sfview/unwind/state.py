@@ -53,7 +53,7 @@ class Step:
     method: str
     """`sframe` or `frame pointer`."""
     lookup_pc: int
-    """The PC looked up: the frame's own, or PC − 1 for a return address."""
+    """The PC looked up: the frame's own, or PC - 1 for a return address."""
     fde_index: int | None = None
     fde_offset: int | None = None
     """Section offset of the FDE."""
@@ -62,7 +62,7 @@ class Step:
     fre_offset: int | None = None
     """Section offset of the FRE."""
     row_choice: str = ""
-    """Which rule picked the row: PCINC, or PCMASK and how (`(pc − start) % rep_size`)."""
+    """Which rule picked the row: PCINC, or PCMASK and how (`(pc - start) % rep_size`)."""
     rules: dict[str, str] = field(default_factory=dict)
     """`cfa`, `fp`, `ra`: each rule as a formula."""
     mangled_ra: bool = False
