@@ -40,10 +40,12 @@ def _app_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sfview",
         description="Explore the SFrame stack-trace section of an ELF file.",
-        epilog="commands: `sfview dump FILE` prints the section as readelf --sframe does.",
+        epilog="commands: `sfview dump FILE` prints the section as readelf --sframe does; "
+        "`sfview unwind PROG --core CORE` prints a backtrace.",
     )
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument("--base", type=_address, default=None, help="load address of a raw section (default 0)")
+    _add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
     return parser
 
 
@@ -75,47 +77,70 @@ def run_app(argv: list[str]) -> int:
 
     args = _app_parser().parse_args(argv)
     doc = Document.open(args.file, args.base)
+    started = _session(args.file, args) if args.core or args.regs else None
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
-    SfviewApp(doc).run()
+    SfviewApp(doc, started).run()
     return 0
+
+
+def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """The machine state to unwind from: a core file, or registers and memory words typed here."""
+    state = parser.add_mutually_exclusive_group(required=required)
+    state.add_argument("--core", help="a core file of the program")
+    state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
+    parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
+    parser.add_argument(
+        "--bias", type=_address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"
+    )
+    parser.add_argument("--thread", type=int, help="the thread (its id, as the core gives it); default the first")
+    parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
+    parser.add_argument("--sysroot", help="a root to find the core's libraries under")
 
 
 def _unwind_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sfview unwind",
-        description="Print a backtrace found with SFrame, from a core file or from registers you give.",
+        description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",
     )
-    parser.add_argument("program", help="the program (ELF file with .sframe)")
-    parser.add_argument("--core", help="a core file of the program")
-    parser.add_argument("--thread", type=int, default=1, help="which thread of the core, from 1 (default 1)")
-    parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries")
-    parser.add_argument("--sysroot", help="prefix for the paths of mapped files")
-    parser.add_argument("--regs", help="registers instead of a core: pc=0x…,sp=0x…,fp=0x…[,lr=0x…]")
-    parser.add_argument("--mem", action="append", default=[], help="a memory word for --regs: ADDR=VALUE")
-    parser.add_argument("--pac-mask", type=_address, help="AArch64: the bits of a return-address signature")
+    parser.add_argument("program", help="the program (an ELF file with .sframe)")
+    _add_state_arguments(parser, required=True)
+    parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--explain", action="store_true", help="show the FDE, FRE, rules and arithmetic per frame")
     return parser
+
+
+def _session(program: str, args: argparse.Namespace):
+    """The unwind the arguments ask for: from `--core`, or from `--regs` and `--mem`."""
+    from sfview.inputs.core import parse_registers, read_core
+    from sfview.unwind import session
+
+    if args.core:
+        return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+    words = {}
+    for item in args.mem:
+        address, _, value = item.partition("=")
+        try:
+            words[int(address, 0)] = int(value, 0)
+        except ValueError:
+            raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
+    return session.from_registers(program, parse_registers(args.regs), words, args.bias)
 
 
 def run_unwind(argv: list[str]) -> int:
     from sfview.output import backtrace
-    from sfview.unwind import unwind_core, unwind_regs
 
-    parser = _unwind_parser()
-    args = parser.parse_args(argv)
-    if (args.core is None) == (args.regs is None):
-        parser.error("give either --core CORE or --regs pc=…,sp=…")
-    if args.core is not None:
-        trace = unwind_core(args.program, args.core, args.thread, args.lib_dir, args.sysroot, args.pac_mask)
+    args = _unwind_parser().parse_args(argv)
+    started = _session(args.program, args)
+    trace = started.unwinder.backtrace(started.pc, started.registers)
+    if args.json:
+        sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")
     else:
-        trace = unwind_regs(args.program, args.regs, args.mem, args.pac_mask)
-    sys.stdout.write(backtrace.json_text(trace) + "\n" if args.json else backtrace.text(trace, args.explain))
+        sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=started.notes))
     return 0
 
 
-COMMANDS = {"unwind": run_unwind, "dump": run_dump}
+COMMANDS = {"dump": run_dump, "unwind": run_unwind}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -20,6 +20,10 @@ from sfview.app.screens.explorer import ExplorerScreen
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.sframe.section import Section
+
+if TYPE_CHECKING:
+    from sfview.app.screens.debugger import DebuggerScreen
+    from sfview.unwind.session import Session
 
 __all__ = ["SfviewApp"]
 
@@ -36,16 +40,37 @@ class SfviewApp(App[None]):
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, doc: Document) -> None:
+    def __init__(self, doc: Document, session: Session | None = None) -> None:
         super().__init__()
         self.doc = doc
         self.source = doc.source
         self.section: Section | None = doc.section
         self.error: InputError | None = doc.error
         self.explorer = ExplorerScreen(doc)
+        self.session = session
+        """A machine state to unwind from (a core, typed registers): the debugger opens on it."""
+        self.debugger: DebuggerScreen | None = None
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._freeze_the_heap)
+        if self.session is not None:
+            self.call_after_refresh(self.open_debugger)
+
+    def open_debugger(self) -> None:
+        """The unwinding debugger, on the session's state, else on registers to type in."""
+        if self.section is None:
+            self.notify("The section could not be read: there is nothing to unwind with.", severity="error")
+            return
+        if self.debugger is None:
+            from sfview.app.screens.debugger import DebuggerScreen
+            from sfview.unwind import session
+
+            started = self.session or session.typed(self.doc)
+            self.debugger = DebuggerScreen(
+                started.unwinder, started.memory, started.pc, started.registers, self.explorer
+            )
+            self.install_screen(self.debugger, "debugger")
+        self.push_screen("debugger")
 
     @staticmethod
     def _freeze_the_heap() -> None:

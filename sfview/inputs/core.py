@@ -1,90 +1,75 @@
-"""Machine state for an unwinder: registers and memory, from an ELF core file or typed by a person.
+"""A machine state from an ELF core file: registers per thread, memory, what was mapped where.
 
-pyelftools reads the core: its program headers (`PT_LOAD` segments are the
-memory), its notes (`NT_FILE` names the mapped files, `NT_AUXV` locates the
-program when there is no `NT_FILE`, as in qemu-user cores). pyelftools leaves
-`NT_PRSTATUS` and `NT_ARM_PAC_MASK` as bytes; their register layouts (the
-kernel's `struct elf_prstatus` and `user_regs_struct`/`user_pt_regs`) are
-unpacked here with `struct`.
-
-Registers are keyed by DWARF register number, the numbering SFrame rules use,
-plus the PC under its own name. This module knows nothing of the SFrame model.
+pyelftools reads the core (its program headers and notes, `NT_FILE` parsed);
+what it leaves as raw bytes is unpacked here: `NT_PRSTATUS`, whose register
+block is the kernel's `user_regs_struct` of each architecture (the order
+below), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
+given by name (`rip`, `rsp`, `x29`, `pc`); the unwinder maps names to DWARF
+numbers. Inputs know nothing of the SFrame model.
 """
 
 from __future__ import annotations
 
-import io
+import bisect
+import os
 import struct
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
 
-# `struct elf_prstatus`: siginfo (12), cursig (2+2), sigpend, sighold (8+8),
-# pid, ppid, pgrp, sid (4 each), four timevals (16 each); then the registers.
+# The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
+PRSTATUS_REGS = {
+    "EM_X86_64": [
+        "r15",
+        "r14",
+        "r13",
+        "r12",
+        "rbp",
+        "rbx",
+        "r11",
+        "r10",
+        "r9",
+        "r8",
+        "rax",
+        "rcx",
+        "rdx",
+        "rsi",
+        "rdi",
+        "orig_rax",
+        "rip",
+        "cs",
+        "eflags",
+        "rsp",
+        "ss",
+        "fs_base",
+        "gs_base",
+        "ds",
+        "es",
+        "fs",
+        "gs",
+    ],
+    "EM_AARCH64": [f"x{i}" for i in range(31)] + ["sp", "pc", "pstate"],
+}
+PRSTATUS_REG_OFFSET = 112
 PRSTATUS_PID_OFFSET = 32
-PRSTATUS_REGS_OFFSET = 112
-
-# x86-64 `user_regs_struct` order, and each slot's DWARF number (None: no DWARF number used here).
-X86_64_USER_REGS = [
-    "r15",
-    "r14",
-    "r13",
-    "r12",
-    "rbp",
-    "rbx",
-    "r11",
-    "r10",
-    "r9",
-    "r8",
-    "rax",
-    "rcx",
-    "rdx",
-    "rsi",
-    "rdi",
-    "orig_rax",
-    "rip",
-    "cs",
-    "eflags",
-    "rsp",
-    "ss",
-    "fs_base",
-    "gs_base",
-    "ds",
-    "es",
-    "fs",
-    "gs",
-]
-X86_64_DWARF = {
-    "rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
-    "r8": 8, "r9": 9, "r10": 10, "r11": 11, "r12": 12, "r13": 13, "r14": 14, "r15": 15,
-}  # fmt: skip
-# AArch64 `user_pt_regs`: x0..x30, sp, pc, pstate; DWARF numbers x0..x30 = 0..30, sp = 31.
-AARCH64_USER_REGS = [f"x{i}" for i in range(31)] + ["sp", "pc", "pstate"]
-AARCH64_DWARF = {**{f"x{i}": i for i in range(31)}, "sp": 31}
-
-NT_ARM_PAC_MASK = 0x406
+PC_NAMES = {"EM_X86_64": "rip", "EM_AARCH64": "pc"}
 AT_PHDR, AT_ENTRY = 3, 9
-AARCH64_USER_VA_BITS = 48
-
-MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "aarch64"}
-"""The architectures whose register layouts this module knows, by ELF machine."""
+NT_ARM_PAC_MASK = 0x406
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass
 class Thread:
-    """One thread's registers: `pc`, and the rest by DWARF number."""
+    """One thread's registers as the core saved them."""
 
-    pid: int
-    pc: int
-    regs: dict[int, int]
+    tid: int
+    registers: dict[str, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Mapping:
-    """A file mapped into the process (`NT_FILE`): [start, end) from `file_offset` of `path`."""
+    """A file mapped into the process (`NT_FILE`): where, and from which offset of the file."""
 
     start: int
     end: int
@@ -92,200 +77,128 @@ class Mapping:
     path: str
 
 
+@dataclass
 class Memory:
-    """Bytes at addresses, from several sources; `read` gives None where nothing is known.
+    """Readable memory: the core's `PT_LOAD` contents, then words and ranges added by hand.
 
-    Sources are consulted in the order they were added: a core's own bytes
-    come before those of the binaries (which only fill what the core left
-    out, such as read-only text a qemu core does not dump).
+    `read` answers None for an address nothing covers, so that an unwinder
+    can say which address it needed instead of failing.
     """
 
-    def __init__(self) -> None:
-        self._ranges: list[tuple[int, int, bytes | memoryview]] = []
+    little_endian: bool = True
+    _starts: list[int] = field(default_factory=list)
+    _ranges: list[tuple[int, bytes]] = field(default_factory=list)
+    words: dict[int, int] = field(default_factory=dict)
+    """Words a person typed: address → 8-byte value; they take precedence."""
 
-    def add(self, address: int, data: bytes | memoryview) -> None:
-        """Make `data` readable at `address` (where no earlier source already covers it)."""
-        if data:
-            self._ranges.append((address, address + len(data), data))
+    def add(self, start: int, data: bytes) -> None:
+        """Make `data` readable at `start` (ranges are kept sorted)."""
+        if not data:
+            return
+        i = bisect.bisect_left(self._starts, start)
+        self._starts.insert(i, start)
+        self._ranges.insert(i, (start, data))
 
-    def __bool__(self) -> bool:
-        return bool(self._ranges)
-
-    def read(self, address: int, size: int) -> bytes | None:
-        """`size` bytes at `address`, or None if any of them is unknown.
-
-        A linear scan: a process has tens of mappings, and an unwind reads a few words per frame.
-        """
-        for start, end, data in self._ranges:
-            if start <= address and address + size <= end:
-                return bytes(data[address - start : address - start + size])
-        return None
-
-    def read_word(self, address: int, size: int = 8, little_endian: bool = True) -> int | None:
-        raw = self.read(address, size)
-        return int.from_bytes(raw, "little" if little_endian else "big") if raw is not None else None
+    def read(self, address: int, size: int = 8) -> int | None:
+        """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
+        if size == 8 and address in self.words:
+            return self.words[address]
+        i = bisect.bisect_right(self._starts, address) - 1
+        if i < 0:
+            return None
+        start, data = self._ranges[i]
+        if address + size > start + len(data):
+            return None
+        return int.from_bytes(data[address - start : address - start + size], "little" if self.little_endian else "big")
 
 
 @dataclass
 class Core:
-    """What a core file tells about the process it was taken from."""
+    """What an ELF core file says about the process it was taken of."""
 
     path: str
-    arch: str
-    little_endian: bool
+    machine: str
     threads: list[Thread]
     memory: Memory
     mappings: list[Mapping]
-    auxv: dict[int, int] = field(default_factory=dict)
-    pac_mask: int | None = None
-    """AArch64 `NT_ARM_PAC_MASK` (instruction mask): the bits a return-address signature occupies."""
+    auxv: dict[int, int]
+    pac_mask: int | None
+    """The mask of pointer-authentication bits (`NT_ARM_PAC_MASK`, instruction key), when the core has one."""
 
-    def thread(self, number: int) -> Thread:
-        """Thread `number`, counting from 1 as gdb does."""
-        if not 1 <= number <= len(self.threads):
-            raise InputError(f"no thread {number}: the core holds {len(self.threads)}", path=self.path)
-        return self.threads[number - 1]
+    @property
+    def pc_name(self) -> str:
+        return PC_NAMES[self.machine]
+
+    def mapped_files(self) -> dict[str, int]:
+        """Each mapped file's path → the address its offset 0 is mapped at (its load base)."""
+        out: dict[str, int] = {}
+        for m in self.mappings:
+            if m.file_offset == 0 and m.path not in out:
+                out[m.path] = m.start
+        return out
 
 
 def read_core(path: str) -> Core:
-    """Read the ELF core file at `path`; any problem becomes an `InputError` naming it."""
+    """Read a core file; an `InputError` names what is missing or broken."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        stream = open(path, "rb")  # noqa: SIM115 - pyelftools reads it lazily, as long as the Core lives
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path=path) from None
     try:
-        return _parse_core(path, data)
-    except InputError as exc:
-        raise exc.located(path) from None
-    except Exception as exc:  # pyelftools has no single error type (ELFError, struct, construct errors)
-        raise InputError(f"not a readable ELF core file: {exc or type(exc).__name__}", path=path) from None
+        elf = ELFFile(stream)
+        if elf["e_type"] != "ET_CORE":
+            raise InputError(f"not a core file (ELF type {elf['e_type']})", path=path)
+        machine = elf["e_machine"]
+        if machine not in PRSTATUS_REGS:
+            raise InputError(f"a core of a {machine} process: sfview unwinds x86-64 and AArch64", path=path)
+        core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
+        for segment in elf.iter_segments():
+            if segment["p_type"] == "PT_LOAD" and segment["p_filesz"]:
+                core.memory.add(segment["p_vaddr"], segment.data())
+            elif segment["p_type"] == "PT_NOTE":
+                for note in segment.iter_notes():
+                    _note(core, note, elf.little_endian)
+    except InputError:
+        raise
+    except Exception as exc:  # pyelftools raises many kinds (ELFError, struct and construct errors)
+        raise InputError(f"not a readable core file: {exc or type(exc).__name__}", path=path) from None
+    if not core.threads:
+        raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
+    return core
 
 
-def _parse_core(path: str, data: bytes) -> Core:
-    if data[:4] != b"\x7fELF":
-        raise InputError("not an ELF file")
-    elf = ELFFile(io.BytesIO(data))
-    if elf["e_type"] != "ET_CORE":
-        raise InputError(f"not a core file (ELF type {elf['e_type']})")
-    arch = MACHINES.get(elf["e_machine"])
-    if arch is None or elf.elfclass != 64:
-        raise InputError(f"a core of a machine sfview cannot unwind ({elf['e_machine']}, {elf.elfclass}-bit)")
-    memory = Memory()
-    threads: list[Thread] = []
-    mappings: list[Mapping] = []
-    auxv: dict[int, int] = {}
-    pac_mask = None
-    order = "<" if elf.little_endian else ">"
-    for segment in elf.iter_segments():
-        if segment["p_type"] == "PT_LOAD":
-            size = segment["p_filesz"]
-            offset = segment["p_offset"]
-            if offset + size > len(data):
-                raise InputError(
-                    f"truncated: a PT_LOAD segment ends at file offset {offset + size:#x}, "
-                    f"past the file's end ({len(data):#x})"
-                )
-            memory.add(segment["p_vaddr"], memoryview(data)[offset : offset + size])
-        elif segment["p_type"] == "PT_NOTE":
-            for note in segment.iter_notes():
-                kind, desc = note["n_type"], note["n_desc"]
-                if kind == "NT_PRSTATUS":
-                    threads.append(_thread(arch, order, desc))
-                elif kind == "NT_FILE":
-                    mappings.extend(_mappings(desc))
-                elif kind == "NT_AUXV":
-                    auxv = _auxv(desc, order)
-                elif kind == NT_ARM_PAC_MASK and isinstance(desc, bytes) and len(desc) >= 16:
-                    pac_mask = struct.unpack_from(order + "QQ", desc)[1]
-    if not threads:
-        raise InputError("no NT_PRSTATUS note: the core holds no registers")
-    return Core(path, arch, elf.little_endian, threads, memory, mappings, auxv, pac_mask)
+def _note(core: Core, note: dict, little_endian: bool) -> None:
+    kind, desc = note["n_type"], note["n_desc"]
+    order = "<" if little_endian else ">"
+    if kind == "NT_PRSTATUS":
+        names = PRSTATUS_REGS[core.machine]
+        end = PRSTATUS_REG_OFFSET + 8 * len(names)
+        if len(desc) < end:
+            raise InputError(f"an NT_PRSTATUS note of {len(desc)} bytes, too short for its registers", path=core.path)
+        (tid,) = struct.unpack_from(order + "i", desc, PRSTATUS_PID_OFFSET)
+        values = struct.unpack_from(f"{order}{len(names)}Q", desc, PRSTATUS_REG_OFFSET)
+        core.threads.append(Thread(tid, dict(zip(names, values, strict=True))))
+    elif kind == "NT_AUXV":
+        words = struct.unpack_from(f"{order}{len(desc) // 8}Q", desc)
+        core.auxv = {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
+    elif kind == "NT_FILE":
+        for entry, name in zip(desc["Elf_Nt_File_Entry"], desc["filename"], strict=False):
+            path = os.fsdecode(name)
+            core.mappings.append(Mapping(entry["vm_start"], entry["vm_end"], entry["page_offset"], path))
+    elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
+        data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
+        core.pac_mask = insn_mask or data_mask
 
 
-def _thread(arch: str, order: str, desc: bytes) -> Thread:
-    names, dwarf, pc_name = (
-        (X86_64_USER_REGS, X86_64_DWARF, "rip") if arch == "x86-64" else (AARCH64_USER_REGS, AARCH64_DWARF, "pc")
-    )
-    if not isinstance(desc, bytes) or len(desc) < PRSTATUS_REGS_OFFSET + 8 * len(names):
-        raise InputError("an NT_PRSTATUS note is too short for its registers")
-    pid = struct.unpack_from(order + "i", desc, PRSTATUS_PID_OFFSET)[0]
-    values = dict(zip(names, struct.unpack_from(order + f"{len(names)}Q", desc, PRSTATUS_REGS_OFFSET), strict=True))
-    return Thread(pid, values[pc_name], {number: values[name] for name, number in dwarf.items()})
-
-
-def _mappings(desc: object) -> Iterable[Mapping]:
-    """`NT_FILE` as pyelftools decodes it: entries, page size, and the file names in order."""
-    entries = desc["Elf_Nt_File_Entry"]  # type: ignore[index]
-    names = desc["filename"]  # type: ignore[index]
-    page = desc["page_size"]  # type: ignore[index]
-    for entry, name in zip(entries, names, strict=False):
-        path = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
-        yield Mapping(entry["vm_start"], entry["vm_end"], entry["page_offset"] * page, path)
-
-
-def _auxv(desc: object, order: str) -> dict[int, int]:
-    """The auxiliary vector, as raw bytes (pairs of words) or as pyelftools' decoded entries."""
-    out: dict[int, int] = {}
-    if isinstance(desc, bytes):
-        for i in range(0, len(desc) - 15, 16):
-            key, value = struct.unpack_from(order + "QQ", desc, i)
-            out[key] = value
-        return out
-    for entry in desc["entries"]:  # type: ignore[index]
-        key = entry["a_type"]
-        out[key if isinstance(key, int) else {"AT_PHDR": AT_PHDR, "AT_ENTRY": AT_ENTRY}.get(key, -1)] = entry["a_val"]
-    return out
-
-
-def user_address_mask(bits: int = AARCH64_USER_VA_BITS) -> int:
-    """The bits a PAC signature occupies in a user address when the VA size is `bits`."""
-    return ((1 << 64) - 1) & ~((1 << bits) - 1)
-
-
-# Registers and memory a person types ---------------------------------------
-
-
-def parse_regs(text: str, arch: str, path: str = "--regs") -> Thread:
-    """`pc=0x…,sp=0x…,fp=0x…[,lr=0x…]` (or the ABI's names: rip, rsp, rbp, x29, x30)."""
-    aliases = (
-        {"pc": "pc", "rip": "pc", "sp": 7, "rsp": 7, "fp": 6, "rbp": 6}
-        if arch == "x86-64"
-        else {"pc": "pc", "sp": 31, "fp": 29, "x29": 29, "lr": 30, "x30": 30}
-    )
-    regs: dict[int, int] = {}
-    pc = None
+def parse_registers(text: str) -> dict[str, int]:
+    """`pc=0x1000,sp=0x7ff0,fp=0x7ff8` → {"pc": 0x1000, ...}; an `InputError` says what is wrong."""
+    out: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, value = item.partition("=")
-        key = aliases.get(name.strip().lower())
-        if not sep or key is None:
-            known = ", ".join(sorted({k for k in aliases}))
-            raise InputError(f"cannot read {item!r}: write NAME=VALUE with NAME one of {known}", path=path)
-        number = _number(value, path)
-        if key == "pc":
-            pc = number
-        else:
-            regs[int(key)] = number
-    sp = 7 if arch == "x86-64" else 31
-    if pc is None or sp not in regs:
-        raise InputError("needs at least pc and sp (pc=0x…,sp=0x…)", path=path)
-    return Thread(0, pc, regs)
-
-
-def parse_mem(items: list[str], little_endian: bool, memory: Memory, path: str = "--mem") -> None:
-    """`ADDR=VALUE` words (8 bytes each) added to `memory`."""
-    for item in items:
-        address, sep, value = item.partition("=")
-        if not sep:
-            raise InputError(f"cannot read {item!r}: write ADDR=VALUE", path=path)
-        memory.add(_number(address, path), _number(value, path).to_bytes(8, "little" if little_endian else "big"))
-
-
-def _number(text: str, path: str) -> int:
-    try:
-        value = int(text.strip(), 0)
-    except ValueError:
-        raise InputError(f"not a number: {text!r} (write 0x7ffc1000 or 4096)", path=path) from None
-    if not 0 <= value < 1 << 64:
-        raise InputError(f"not a 64-bit value: {text!r}", path=path)
-    return value
+        try:
+            if not sep:
+                raise ValueError
+            out[name.strip().lower()] = int(value, 0)
+        except ValueError:
+            raise InputError(f"--regs: {item!r} is not NAME=VALUE (pc=0x401000)") from None
+    return out

@@ -1,55 +1,76 @@
-"""A backtrace as gdb prints one (`#1  0x0000555555555181 in leaf ()`), with the steps explained on request."""
+"""`sfview unwind`: a backtrace as gdb prints one, with the arithmetic on request, or as JSON."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from sfview.unwind.state import Backtrace, Frame
+from sfview.unwind.engine import Backtrace, Frame
+
+
+def _function(frame: Frame) -> str:
+    """The function's name as gdb gives it (`leaf`, without the offset), `??` when nothing names it."""
+    return frame.name().split("+")[0] or "??"
 
 
 def frame_line(frame: Frame) -> str:
-    """`#1  0x0000555555555181 in leaf ()`, gdb's layout; the module when no symbol names the PC."""
-    where = f"{frame.function} ()" if frame.function else f"?? ({frame.module})" if frame.module else "??"
-    line = f"#{frame.index:<2} 0x{frame.pc:016x} in {where}"
-    if frame.fallback:
-        line += "  [frame-pointer chain]"
-    return line
+    """`#1  0x0000555555555181 in leaf ()`."""
+    where = f" from {frame.module.library}" if frame.module and frame.module.library else ""
+    return f"#{frame.number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
 
 
-def explain(frame: Frame) -> list[str]:
-    """The FDE and FRE used for a frame, the rules and the arithmetic, indented under it."""
-    step = frame.step
+def explanation(frame: Frame) -> list[str]:
+    """How the caller of `frame` was found: the FDE and FRE used, and every value worked out."""
     lines = []
-    if frame.note:
-        lines.append(f"    {frame.note}")
-    if step is None:
-        return lines
-    if step.method == "sframe":
+    func, row = frame.function, frame.row
+    if func is not None and frame.module is not None:
         lines.append(
-            f"    lookup {step.lookup_pc:#x}: FDE {step.fde_index} at section offset {step.fde_offset:#x} "
-            f"(function at {step.function_start:#x})"
+            f"      at {frame.name() or hex(frame.pc)}: {frame.module.name} fdes[{func.index}] "
+            f"(section offset {func.span.start:#x}), looked up at {frame.lookup_pc:#x}"
         )
-        if step.fre_index is not None:
-            assert step.fre_offset is not None
-            lines.append(f"    FRE {step.fre_index} at section offset {step.fre_offset:#x}; {step.row_choice}")
-            rules = ", ".join(f"{k.upper()} {v}" for k, v in step.rules.items())
-            lines.append(f"    rules: {rules}" + ("; RA signed" if step.mangled_ra else ""))
-    else:
-        lines.append(f"    lookup {step.lookup_pc:#x}: {step.row_choice}")
-    lines += [f"    {value.text()}" for value in step.values]
+    if row is not None:
+        lines.append(f"      FRE {row.index} (section offset {row.span.start:#x}), {frame.lookup}")
+    elif frame.lookup:
+        lines.append(f"      {frame.lookup}")
+    for comp in frame.computations:
+        lines.append(f"      {comp.text}")
     return lines
 
 
-def text(trace: Backtrace, explained: bool = False) -> str:
+def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = None) -> str:
+    """The backtrace, one line a frame, then why it stopped (and what was noticed on the way)."""
     lines = []
     for frame in trace.frames:
-        lines.append(frame_line(frame))
-        if explained:
-            lines += explain(frame)
+        lines.append(frame_line(frame) + ("  [frame-pointer chain]" if frame.fallback else ""))
+        if explain:
+            lines.extend(explanation(frame))
     lines.append(f"stopped: {trace.stop}")
-    lines += [f"note: {note}" for note in trace.notes]
+    lines.extend(f"note: {note}" for note in notes or [])
     return "\n".join(lines) + "\n"
 
 
-def json_text(trace: Backtrace) -> str:
-    return json.dumps(trace.to_json(), indent=2)
+def json_text(trace: Backtrace, notes: list[str]) -> str:
+    def frame_json(frame: Frame) -> dict[str, Any]:
+        return {
+            "number": frame.number,
+            "pc": frame.pc,
+            "function": frame.name() or None,
+            "module": frame.module.name if frame.module else None,
+            "fde": frame.function.index if frame.function else None,
+            "fre": frame.row.index if frame.row else None,
+            "lookup": frame.lookup,
+            "fallback": frame.fallback,
+            "computations": [
+                {
+                    "what": c.what,
+                    "formula": c.formula,
+                    "arithmetic": c.arithmetic,
+                    "value": c.value,
+                    "address": c.address,
+                }
+                for c in frame.computations
+            ],
+        }
+
+    doc = {"frames": [frame_json(f) for f in trace.frames], "stop": trace.stop, "notes": notes}
+    return json.dumps(doc, indent=1)

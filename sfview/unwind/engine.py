@@ -1,262 +1,299 @@
-"""The SFrame unwinder, after the spec's appendix "Generating Stack Traces using SFrame".
+"""The unwinder: from a machine state, frame after frame, as the SFrame spec's appendix does it.
 
-From a thread's registers and the process's memory, frame by frame:
+For each frame: find the FDE whose function holds the PC (for every frame
+but the first, the PC minus one: a return address can point just past the
+function that made the call), the FRE that applies there (PCINC: the last
+row starting at or before it; PCMASK: the offset modulo the block size),
+then compute the CFA, the return address and the caller's frame pointer
+from the row's rules. The caller's SP is the CFA, its PC the return address.
 
-1. find the FDE for the PC by the section's lookup (for every frame but the
-   first, for PC - 1: a return address may point just past a call that ends
-   its function) and the FRE that applies (PCINC: the last row starting at or
-   before the offset; PCMASK: the offset modulo the block size);
-2. CFA = base register + offset (or, version 3, any register, dereferenced);
-3. RA and FP from their rules: the word saved at CFA + offset, a register,
-   or unchanged; on AArch64 an RA the row does not track is still in the link
-   register, in the topmost frame; a signed RA has its signature stripped;
-4. the caller's SP is the CFA, its PC the RA.
-
-Where there is no SFrame for the code, the frame-pointer chain is tried if
-the FP looks like one (those frames are marked). The walk ends with a reason
-in words, never an exception. Register numbers are the section's (`sp_reg`,
-`fp_reg`, `ra_reg`); nothing here knows an ABI's numbers of its own, except
-the frame-pointer chain's layout, which is no part of SFrame.
+Every step is kept as plain data (`Frame`, `Computation`): which FDE and FRE
+were used, at which section offsets, each value with the register or memory
+word it came from, so that the command line and the app's debugger can show
+the arithmetic with real numbers. The walk never raises: it stops with a
+`stop` reason (the outermost frame, an RA of 0, no FDE for a PC, a memory
+word nobody has, a CFA that does not grow, the depth limit).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from sfview.inputs.core import Memory, Thread, user_address_mask
-from sfview.sframe.describe import register_name, rule_formula
+from sfview.sframe import describe
 from sfview.sframe.rules import CFA, Kind, Rule
 from sfview.sframe.section import Function, Row, Section
-from sfview.unwind.modules import Module, Modules
-from sfview.unwind.state import Backtrace, Frame, Step, Value
 
 ADDRESS_MASK = (1 << 64) - 1
-WORD = 8
-DEFAULT_DEPTH = 256
-V1_PCMASK_BLOCK = 16
-"""Version 1 FDEs carry no block size. binutils 2.40 emitted PCMASK only for the
-16-byte entries of the x86-64 PLT, and its libsframe looked rows up with the
-PC's low bits: the offset modulo 16, as here."""
+USER_VA_BITS = 48
+"""Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
+DEPTH_LIMIT = 256
+SIGNED = "signed: strip the PAC bits"
 
 
-@dataclass(frozen=True, slots=True)
-class Abi:
-    """Register numbers of the architecture being unwound (from a Section when there is one)."""
+@dataclass
+class Module:
+    """A program or shared library mapped into the process, with its SFrame section."""
 
     name: str
+    section: Section | None
+    bias: int
+    """What to add to the file's addresses to get the process's (0 for a non-PIE program)."""
+    name_at: Callable[[int], str]
+    """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`)."""
+    library: str | None = None
+    """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
+
+
+@dataclass(frozen=True)
+class Computation:
+    """One value worked out for a frame: `CFA = rsp + 16 = 0x7ffc…c0 + 0x10 = 0x7ffc…d0`."""
+
+    what: str
+    """`CFA`, `RA` or `FP`."""
+    rule: Rule
+    formula: str
+    """The rule with register names: `rsp + 16`, `*(CFA - 8)`, `unchanged`."""
+    arithmetic: str
+    """The same with the numbers put in."""
+    value: int | None
+    address: int | None = None
+    """The memory word read, when the rule loads one."""
+
+    @property
+    def text(self) -> str:
+        """One line: `CFA = rsp + 16 = 0x… + 0x10 = 0x…`, `FP unchanged: rbp = 0x…`."""
+        if self.rule.kind is Kind.VALUE and self.formula != SIGNED:
+            return f"{self.what} = {self.arithmetic}"
+        return f"{self.what} {self.formula}: {self.arithmetic}"
+
+
+@dataclass
+class Frame:
+    """One frame of the backtrace, and how its caller was found from it."""
+
+    number: int
+    pc: int
+    registers: dict[int, int]
+    """The frame's known registers, by DWARF number."""
+    module: Module | None = None
+    function: Function | None = None
+    row: Row | None = None
+    lookup_pc: int = 0
+    """The PC looked up: `pc`, or `pc - 1` for a frame that was called."""
+    lookup: str = ""
+    """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
+    computations: list[Computation] = field(default_factory=list)
+    fallback: bool = False
+    """Found by following the frame-pointer chain: no FDE covered its PC."""
+
+    def name(self) -> str:
+        """`leaf`, `leaf+0x12`, or "" when nothing names the PC."""
+        if self.module is None:
+            return ""
+        return self.module.name_at((self.pc - self.module.bias) & ADDRESS_MASK)
+
+
+@dataclass
+class Backtrace:
+    frames: list[Frame]
+    stop: str
+    """Why the walk ended, in words."""
+    missing_address: int | None = None
+    """When it ended for want of a memory word: that word's address (the debugger asks for it)."""
+
+
+@dataclass
+class Machine:
+    """The architecture's register numbering (from the section's ABI)."""
+
+    abi: int
     sp: int
     fp: int
     ra: int
-    little_endian: bool = True
+    aarch64: bool
 
-    @property
-    def aarch64(self) -> bool:
-        return self.name == "aarch64"
+    @classmethod
+    def of(cls, section: Section) -> Machine:
+        return cls(section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64)
 
-
-def abi_of(section: Section) -> Abi:
-    return Abi(
-        "aarch64" if section.is_aarch64 else "x86-64",
-        section.sp_reg,
-        section.fp_reg,
-        section.ra_reg,
-        section.little_endian,
-    )
+    def name(self, regnum: int) -> str:
+        return describe.register_name(self.abi, regnum)
 
 
 class Unwinder:
-    """Walks one thread's stack through `modules`, reading `memory`."""
+    """Walks a stack through the modules' SFrame sections."""
 
     def __init__(
-        self, modules: Modules, memory: Memory, abi: Abi, pac_mask: int | None = None, depth: int = DEFAULT_DEPTH
+        self,
+        modules: list[Module],
+        machine: Machine,
+        read: Callable[[int], int | None],
+        pac_mask: int | None = None,
     ) -> None:
         self.modules = modules
-        self.memory = memory
-        self.abi = abi
-        self.pac_mask = pac_mask if pac_mask is not None else user_address_mask()
-        self.depth = depth
+        self.machine = machine
+        self.read = read
+        """Reads the 8-byte word at an address; None where no memory is known."""
+        self.pac_mask = pac_mask if pac_mask is not None else ADDRESS_MASK & ~((1 << USER_VA_BITS) - 1)
 
-    def read(self, address: int) -> int | None:
-        return self.memory.read_word(address & ADDRESS_MASK, WORD, self.abi.little_endian)
+    # The walk ---------------------------------------------------------------
 
-    def backtrace(self, thread: Thread) -> Backtrace:
-        regs = dict(thread.regs)
-        pc = thread.pc
+    def backtrace(self, pc: int, registers: dict[int, int], limit: int = DEPTH_LIMIT) -> Backtrace:
+        """Every frame from `pc` and `registers` (DWARF numbers) up to where the walk stops."""
         frames: list[Frame] = []
-        fallback = False
-        for index in range(self.depth):
-            module = self.modules.at(pc)
-            frame = Frame(
-                index,
-                pc,
-                regs.get(self.abi.sp),
-                regs.get(self.abi.fp),
-                module.name if module else "",
-                module.symbol(pc) if module else "",
-                fallback=fallback,
-            )
+        frame = Frame(0, pc, dict(registers))
+        while True:
             frames.append(frame)
-            if pc == 0:
-                return Backtrace(frames, "the PC is 0: no code there")
-            result = self._step(frame, module, regs, first=index == 0)
-            if isinstance(result, str):
-                return Backtrace(frames, result)
-            caller_pc, caller_regs = result
-            if caller_pc == 0:
-                return Backtrace(frames, "the return address is 0: the outermost frame")
-            sp, caller_sp = regs.get(self.abi.sp), caller_regs.get(self.abi.sp)
-            if index > 0 and sp is not None and caller_sp is not None and caller_sp <= sp:
-                return Backtrace(frames, f"the CFA does not grow ({caller_sp:#x} <= SP {sp:#x}): a loop")
-            pc, regs = caller_pc, caller_regs
-            fallback = frame.step is not None and frame.step.method != "sframe"
-        return Backtrace(frames, f"depth limit of {self.depth} frames reached")
+            caller, stop, missing = self.step(frame)
+            if caller is None:
+                return Backtrace(frames, stop, missing)
+            if len(frames) >= limit:
+                return Backtrace(frames, f"stopped after {limit} frames (the depth limit)")
+            frame = caller
 
-    # One step ---------------------------------------------------------------
-
-    def _step(self, frame: Frame, module: Module | None, regs: dict[int, int], first: bool) -> tuple | str:
-        """The caller's (PC, registers), or why there is none. Records the step on `frame`."""
-        lookup = frame.pc if first else (frame.pc - 1) & ADDRESS_MASK
-        section = module.section if module is not None else None
-        func = section.find_function(lookup) if section is not None else None
+    def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
+        """The caller of `frame` (filling in how it was found), or None and why not."""
+        m = self.machine
+        frame.lookup_pc = frame.pc if frame.number == 0 else (frame.pc - 1) & ADDRESS_MASK
+        module, func = self._function_for(frame.lookup_pc)
+        frame.module = module
         if func is None:
-            if module is None:
-                frame.note = "no module maps this address"
-            elif section is None:
-                frame.note = f"no SFrame in {module.name} ({module.why})"
-            else:
-                frame.note = f"no SFrame FDE covers {lookup:#x}"
-            return self._frame_pointer_step(frame, regs, lookup)
-        assert section is not None
-        row, choice = select_row(func, lookup)
-        step = Step(
-            "sframe",
-            lookup,
-            fde_index=func.index,
-            fde_offset=func.span.start,
-            function_start=func.start_address,
-            row_choice=choice,
-        )
-        frame.step = step
+            return self._frame_pointer_chain(frame, module)
+        frame.function = func
+        assert module is not None
+        row = func.row_for((frame.lookup_pc - module.bias) & ADDRESS_MASK)
         if row is None:
-            return f"FDE {func.index} has no FRE for {lookup:#x} ({choice})"
-        step.fre_index, step.fre_offset, step.mangled_ra = row.index, row.span.start, row.mangled_ra
-        step.rules = {
-            name: rule_formula(section, rule) for name, rule in (("cfa", row.cfa), ("fp", row.fp), ("ra", row.ra))
-        }
-        if row.ra.kind is Kind.UNDEFINED:
-            return "the return address is undefined here: the outermost frame"
-        return self._apply(section, row, step, regs, first)
-
-    def _apply(self, section: Section, row: Row, step: Step, regs: dict[int, int], first: bool) -> tuple | str:
-        cfa_value = self._compute(section, "CFA", row.cfa, regs, None)
-        step.values.append(cfa_value)
-        if cfa_value.value is None:
-            return f"cannot compute the CFA: {cfa_value.problem}"
-        cfa = cfa_value.value
-        ra_value = self._return_address(section, row, regs, cfa, first)
-        step.values.append(ra_value)
-        if ra_value.value is None:
-            return f"cannot find the return address: {ra_value.problem}"
-        fp_value = self._compute(section, "FP", row.fp, regs, cfa)
-        step.values.append(fp_value)
-        if fp_value.value is None:
-            return f"cannot restore the FP: {fp_value.problem}"
-        step.values.append(Value("SP", "CFA", "", cfa, note="the caller's SP is the CFA"))
-        caller = dict(regs)
-        caller[self.abi.sp] = cfa
-        caller[self.abi.fp] = fp_value.value
-        return ra_value.value, caller
-
-    def _return_address(self, section: Section, row: Row, regs: dict[int, int], cfa: int, first: bool) -> Value:
-        rule = row.ra
-        if rule.kind in (Kind.SAME, Kind.PADDING):
-            name = register_name(section.abi, self.abi.ra)
-            if self.abi.aarch64 and first and self.abi.ra in regs:
-                value = Value("RA", name, name, regs[self.abi.ra], note="not saved yet: still in the link register")
-            else:
-                why = "beyond the topmost frame the link register no longer holds it" if self.abi.aarch64 else ""
-                return Value(
-                    "RA", rule_formula(section, rule), "", None, problem=f"the row does not save it {why}".strip()
+            return None, f"fdes[{func.index}] covers {frame.lookup_pc:#x} but none of its rows does", None
+        frame.row = row
+        frame.lookup = self._lookup_text(func, frame.lookup_pc - module.bias)
+        if row.ra_undefined:
+            return None, "the outermost frame: its row says the return address is undefined", None
+        cfa = self._value("CFA", row.cfa, frame, None)
+        if cfa.value is None:
+            return None, self._unknown(cfa), cfa.address
+        ra = self._value("RA", row.ra, frame, cfa.value, same=m.ra)
+        if ra.value is None:
+            return None, self._unknown(ra), ra.address
+        fp = self._value("FP", row.fp, frame, cfa.value, same=m.fp)
+        if fp.value is None and row.fp.kind is Kind.VALUE:
+            return None, self._unknown(fp), fp.address
+        return_address = ra.value
+        if row.mangled_ra and return_address is not None:
+            return_address &= ~self.pac_mask & ADDRESS_MASK
+            frame.computations.append(
+                Computation(
+                    "RA",
+                    row.ra,
+                    SIGNED,
+                    f"{ra.value:#x} & {~self.pac_mask & ADDRESS_MASK:#x} = {return_address:#x}",
+                    return_address,
                 )
-        else:
-            value = self._compute(section, "RA", rule, regs, cfa)
-            if value.value is None:
-                return value
-        if row.mangled_ra:
-            signed = value.value
-            assert signed is not None
-            value.value = signed & ~self.pac_mask & ADDRESS_MASK
-            value.note = (value.note + "; " if value.note else "") + (
-                f"signed {signed:#x}, signature stripped with mask {self.pac_mask:#x}"
             )
-        return value
+        if return_address == 0:
+            return None, "the return address is 0: the outermost frame", None
+        sp = frame.registers.get(m.sp)
+        if frame.number > 0 and sp is not None and cfa.value <= sp:
+            return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
+        caller = {m.sp: cfa.value}
+        if fp.value is not None:
+            caller[m.fp] = fp.value
+        return Frame(frame.number + 1, return_address, caller), "", None
 
-    def _compute(self, section: Section, name: str, rule: Rule, regs: dict[int, int], cfa: int | None) -> Value:
-        """`base + offset`, or the word stored there, recording the numbers used."""
-        formula = rule_formula(section, rule)
-        if rule.kind is Kind.SAME:
-            reg = self.abi.fp if name == "FP" else self.abi.ra
-            return Value(name, formula, "", regs.get(reg), note="the register keeps its value")
+    # Rules with numbers ---------------------------------------------------------
+
+    def _value(self, what: str, rule: Rule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
+        """Work out one rule for `frame`, and record how."""
+        m = self.machine
+        formula = describe.rule_formula(_section(frame), rule)
         if rule.kind is not Kind.VALUE:
-            return Value(name, formula, "", None, problem=formula)
-        base = cfa if rule.base == CFA else regs.get(rule.base)
-        if base is None:
-            return Value(name, formula, "", None, problem=f"{register_name(section.abi, rule.base)} is not known")
-        sign = "-" if rule.offset < 0 else "+"
-        inputs = f"{base:#x} {sign} {abs(rule.offset):#x}"
-        address = (base + rule.offset) & ADDRESS_MASK
-        if not rule.deref:
-            return Value(name, formula, inputs, address)
-        word = self.read(address)
-        problem = "" if word is not None else f"memory at {address:#x} is not available"
-        return Value(name, formula, f"*({inputs})", word, address=address, problem=problem)
+            # Not tracked (or the RA padding word): the register still holds the caller's value.
+            reg = same if same is not None else -2
+            value = frame.registers.get(reg)
+            text = f"{m.name(reg)} = {value:#x}" if value is not None else f"{m.name(reg)}, which is not known"
+            comp = Computation(what, rule, formula, text, value)
+        else:
+            base = cfa if rule.base == CFA else frame.registers.get(rule.base)
+            base_name = "CFA" if rule.base == CFA else m.name(rule.base)
+            if base is None:
+                comp = Computation(what, rule, formula, f"{base_name} is not known", None)
+            else:
+                address = (base + rule.offset) & ADDRESS_MASK
+                sign = "-" if rule.offset < 0 else "+"
+                sum_text = (
+                    f"{base_name} {sign} {abs(rule.offset)} = {base:#x} {sign} {abs(rule.offset):#x} = {address:#x}"
+                )
+                if rule.deref:
+                    value = self.read(address)
+                    loaded = f"{value:#x}" if value is not None else "not in memory"
+                    comp = Computation(what, rule, formula, f"*({sum_text}) = {loaded}", value, address)
+                else:
+                    comp = Computation(what, rule, formula, sum_text, address)
+        frame.computations.append(comp)
+        return comp
 
-    # Without SFrame ---------------------------------------------------------
+    @staticmethod
+    def _unknown(comp: Computation) -> str:
+        if comp.address is not None:
+            return f"the {comp.what} needs the memory word at {comp.address:#x}, which nobody has given"
+        return f"the {comp.what} cannot be computed: {comp.arithmetic}"
 
-    def _frame_pointer_step(self, frame: Frame, regs: dict[int, int], lookup: int) -> tuple | str:
-        """The frame-pointer chain: saved FP at [FP], RA at [FP + 8], caller's SP = FP + 16."""
-        fp, sp = regs.get(self.abi.fp), regs.get(self.abi.sp)
-        if not fp or sp is None or fp % WORD or not sp <= fp < sp + (1 << 24):
-            return f"{frame.note}, and the FP ({fp or 0:#x}) does not look like a frame pointer"
-        saved_fp, ra = self.read(fp), self.read(fp + WORD)
-        step = Step("frame pointer", lookup, row_choice="no SFrame: the frame-pointer chain")
-        names = register_name_pair(self.abi)
-        step.values = [
-            Value("CFA", f"{names[0]} + 16", f"{fp:#x} + 0x10", fp + 2 * WORD),
-            Value("RA", f"*({names[0]} + 8)", f"*({fp:#x} + 0x8)", ra, address=fp + WORD),
-            Value("FP", f"*({names[0]})", f"*({fp:#x})", saved_fp, address=fp),
-        ]
-        frame.step = step
-        if saved_fp is None or ra is None:
-            return f"{frame.note}, and memory at the frame pointer {fp:#x} is not available"
-        if self.abi.aarch64:
-            ra &= ~self.pac_mask & ADDRESS_MASK
-        caller = dict(regs)
-        caller[self.abi.sp] = fp + 2 * WORD
-        caller[self.abi.fp] = saved_fp
-        return ra, caller
+    # Finding the function ---------------------------------------------------------
+
+    def name_at(self, pc: int) -> str:
+        """What the modules call `pc` (`leaf+0x11`), "" when none does."""
+        for module in self.modules:
+            name = module.name_at((pc - module.bias) & ADDRESS_MASK)
+            if name:
+                return name
+        return ""
+
+    def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
+        """The module and FDE for `pc`: the first module whose section has a function there."""
+        owner = None
+        for module in self.modules:
+            address = (pc - module.bias) & ADDRESS_MASK
+            func = module.section.find_function(address) if module.section is not None else None
+            if func is not None:
+                return module, func
+            if owner is None and module.name_at(address):
+                owner = module  # no FDE, but a symbol of this module names the PC
+        return owner, None
+
+    @staticmethod
+    def _lookup_text(func: Function, offset: int) -> str:
+        offset = (offset - func.start_address) & ADDRESS_MASK
+        if func.pcmask and func.rep_size:
+            return f"PCMASK: offset {offset:#x} % {func.rep_size} = {offset % func.rep_size:#x} in the repeated block"
+        if func.pcmask:
+            return f"PCMASK without a block size (version 1): offset {offset:#x}"
+        return f"PCINC: offset {offset:#x} into the function"
+
+    def _frame_pointer_chain(self, frame: Frame, module: Module | None) -> tuple[Frame | None, str, int | None]:
+        """No FDE for the PC: follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
+        m = self.machine
+        where = f"{frame.lookup_pc:#x}"
+        if module is not None:
+            where += f" (in {module.name}{', which has no SFrame data' if module.section is None else ''})"
+        fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
+        if not fp or sp is None or fp < sp or fp % 8:
+            return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None
+        saved_fp, ra = self.read(fp), self.read(fp + 8)
+        if ra is None or saved_fp is None:
+            return None, f"no FDE covers {where}; the frame-pointer chain needs the words at {fp:#x}", fp
+        if not ra:
+            return None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None
+        frame.fallback = True
+        frame.lookup = f"no FDE covers {where}: frame-pointer chain"
+        frame.computations.append(
+            Computation("FP", Rule(Kind.VALUE, m.fp, 0, True), "*(fp)", f"*({fp:#x}) = {saved_fp:#x}", saved_fp, fp)
+        )
+        frame.computations.append(
+            Computation("RA", Rule(Kind.VALUE, m.fp, 8, True), "*(fp + 8)", f"*({fp + 8:#x}) = {ra:#x}", ra, fp + 8)
+        )
+        return Frame(frame.number + 1, ra, {m.sp: fp + 16, m.fp: saved_fp}), "", None
 
 
-def register_name_pair(abi: Abi) -> tuple[str, str]:
-    return ("x29", "x30") if abi.aarch64 else ("rbp", "rip")
-
-
-def select_row(func: Function, pc: int) -> tuple[Row | None, str]:
-    """The FRE for `pc` in `func`, and which rule chose it, in words."""
-    offset = (pc - func.start_address) & ADDRESS_MASK
-    if func.pcmask:
-        block = func.rep_size if func.section.version >= 2 else V1_PCMASK_BLOCK
-        if not block:
-            return None, "PCMASK with a block size of 0"
-        masked = offset % block
-        how = "rep_size" if func.section.version >= 2 else "16 (version 1: no rep_size; binutils 2.40's PLT block)"
-        choice = f"PCMASK: ({pc:#x} - {func.start_address:#x}) % {how} = {masked:#x}"
-        offset = masked
-    else:
-        choice = f"PCINC: last row at or before offset {offset:#x}"
-    found = None
-    for row in func.rows:
-        if row.start_offset > offset:
-            break
-        found = row
-    return found, choice
+def _section(frame: Frame) -> Section:
+    assert frame.module is not None and frame.module.section is not None
+    return frame.module.section

@@ -69,6 +69,7 @@ class ExplorerScreen(Screen[None]):
         Binding("1", "show_tab('functions')", "Functions", show=False),
         Binding("2", "show_tab('structure')", "Structure", show=False),
         Binding("x", "focus_hex", "Hex pane", show=False),
+        Binding("u", "unwind", "Unwind"),
     ]
 
     def __init__(self, doc: Document) -> None:
@@ -328,6 +329,16 @@ class ExplorerScreen(Screen[None]):
     def action_goto_offset(self) -> None:
         prompt = GotoNumber("Go to section offset", "The field that holds a byte of the section.")
         self.app.push_screen(prompt, self.goto_offset)
+
+    def show_row(self, fde: int, fre: int | None) -> None:
+        """Select function `fde` (and its row `fre`) in every pane: how other screens point at the section."""
+        if self.section is None:
+            return
+        field = self._row_field(fde, fre) if fre is not None else self.fields.function_field(fde)
+        self._select(Selection(fde, fre, field), origin=None)
+
+    def action_unwind(self) -> None:
+        self.app.open_debugger()  # type: ignore[attr-defined]
 
     def action_next_function(self) -> None:
         if self.section is not None:

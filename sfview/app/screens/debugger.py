@@ -1,0 +1,260 @@
+"""`DebuggerScreen`: step a stack frame by frame and see every rule worked out with real numbers.
+
+The state comes from a core file, from registers typed on the command line,
+or from the inputs at the top of this screen. Each step finds the caller of
+the last frame (`Unwinder.step`) and shows which FDE and FRE it used (with
+their section offsets and bytes), the CFA, RA and FP with the arithmetic,
+and the caller's registers; the backtrace so far is listed on the left. When
+a step needs a memory word nobody gave, the screen asks for it. Each step
+also points the explorer at the FDE and FRE used, so that `escape` shows
+them there, bytes highlighted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+
+from sfview.app.screens.goto import GotoNumber
+from sfview.inputs.core import Memory
+from sfview.unwind.engine import Frame, Unwinder
+
+if TYPE_CHECKING:
+    from sfview.app.screens.explorer import ExplorerScreen
+
+__all__ = ["DebuggerScreen"]
+
+
+class DebuggerScreen(Screen[None]):
+    """The unwinding debugger, beside the explorer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,s", "step", "Step"),
+        Binding("b", "back", "Back"),
+        Binding("r", "run", "Run to the end"),
+        Binding("ctrl+r", "reset", "Reset"),
+        Binding("m", "add_word", "Memory word"),
+        Binding("escape", "explorer", "Explorer"),
+    ]
+
+    def __init__(
+        self, unwinder: Unwinder, memory: Memory, pc: int | None, registers: dict[int, int], explorer: ExplorerScreen
+    ) -> None:
+        super().__init__(id="debugger")
+        self.unwinder = unwinder
+        self.memory = memory
+        self.explorer = explorer
+        self.machine = unwinder.machine
+        self.start_pc = pc
+        self.start_registers = dict(registers)
+        self.frames: list[Frame] = []
+        self.stop: str = ""
+        self.missing: int | None = None
+        self.inputs = {name: Input(id=f"reg-{name}", placeholder="0x…") for name in self._register_names()}
+
+    def _register_names(self) -> list[str]:
+        return ["pc", "sp", "fp", "lr"] if self.machine.aarch64 else ["pc", "sp", "fp"]
+
+    def _regnum(self, name: str) -> int:
+        return {"sp": self.machine.sp, "fp": self.machine.fp, "lr": self.machine.ra}[name]
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="dbg-registers"):
+            for name, field in self.inputs.items():
+                yield Label(f" {name} ", classes="dbg-reg-label")
+                yield field
+        with Horizontal(id="dbg-body"):
+            with Vertical(id="dbg-left"):
+                yield DataTable(id="dbg-frames", cursor_type="row", zebra_stripes=True)
+                yield DataTable(id="dbg-memory", cursor_type="row")
+            with VerticalScroll(id="dbg-step"):
+                yield Static(id="dbg-explain")
+        yield Static(id="dbg-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        frames = self.query_one("#dbg-frames", DataTable)
+        frames.border_title = "backtrace"
+        frames.add_columns("#", "pc", "function", "how")
+        memory = self.query_one("#dbg-memory", DataTable)
+        memory.border_title = "memory words you gave"
+        memory.add_columns("address", "value")
+        self.query_one("#dbg-step").border_title = "the step"
+        self._fill_inputs()
+        self.action_reset()
+        if self.start_pc is not None:
+            frames.focus()  # space steps; tab reaches the registers
+        else:
+            self.inputs["pc"].focus()
+
+    def _fill_inputs(self) -> None:
+        values = {"pc": self.start_pc} | {
+            n: self.start_registers.get(self._regnum(n)) for n in self._register_names()[1:]
+        }
+        for name, field in self.inputs.items():
+            value = values.get(name)
+            field.value = f"{value:#x}" if value is not None else ""
+
+    # ------------------------------------------------------------------ stepping
+
+    def action_reset(self) -> None:
+        """Back to frame #0, from the registers in the inputs."""
+        self.frames = [Frame(0, self.start_pc, dict(self.start_registers))] if self.start_pc is not None else []
+        self.stop, self.missing = "", None
+        if not self.frames:
+            self._show("Type the registers at the top (pc, sp, fp…) and press enter, then `space` to step.")
+            return
+        self._show_frames()
+        self._explain(None)
+
+    def action_step(self) -> None:
+        """Find the caller of the last frame."""
+        if not self.frames or self.stop:
+            self.app.bell()
+            return
+        frame = self.frames[-1]
+        frame.computations.clear()
+        caller, stop, missing = self.unwinder.step(frame)
+        self._point_explorer(frame)
+        if caller is None:
+            self.stop, self.missing = stop, missing
+        else:
+            self.frames.append(caller)
+        self._show_frames()
+        self._explain(frame)
+        if missing is not None:
+            self._ask_for(missing)
+
+    def action_back(self) -> None:
+        """Forget the last frame found (and why the walk stopped after it)."""
+        if len(self.frames) > 1:
+            self.frames.pop()
+        self.stop, self.missing = "", None
+        self._show_frames()
+        self._explain(self.frames[-2] if len(self.frames) > 1 else None)
+
+    def action_run(self) -> None:
+        """Step until the walk stops (at most the engine's depth limit)."""
+        for _ in range(256):
+            if self.stop or not self.frames:
+                break
+            self.action_step()
+
+    def action_explorer(self) -> None:
+        self.app.pop_screen()
+
+    def _point_explorer(self, frame: Frame) -> None:
+        """Select the FDE and FRE the step used in the explorer (of the program's section)."""
+        if frame.function is not None and frame.row is not None and frame.module is self.unwinder.modules[0]:
+            self.explorer.show_row(frame.function.index, frame.row.index)
+
+    # ------------------------------------------------------------------ memory
+
+    def action_add_word(self) -> None:
+        self._ask_for(None)
+
+    def _ask_for(self, address: int | None) -> None:
+        """Ask for the word at `address` (or for an address first), then try the step again."""
+        if address is None:
+            prompt = GotoNumber("Memory word: address", "The address of an 8-byte word you know.")
+            self.app.push_screen(prompt, lambda a: a is not None and self._ask_for(a))
+            return
+        prompt = GotoNumber(f"Memory word at {address:#x}", "Its value (8 bytes), e.g. from gdb's `x/gx`.")
+        self.app.push_screen(prompt, lambda value: self._got_word(address, value))
+
+    def _got_word(self, address: int, value: int | None) -> None:
+        if value is None:
+            return
+        self.memory.words[address] = value
+        self.query_one("#dbg-memory", DataTable).add_row(f"{address:#x}", f"{value:#x}")
+        if self.missing == address:
+            self.stop, self.missing = "", None
+            self.action_step()
+
+    # ------------------------------------------------------------------ registers typed in
+
+    @on(Input.Submitted)
+    def _registers_typed(self) -> None:
+        values = {}
+        for name, field in self.inputs.items():
+            text = field.value.strip()
+            if text:
+                try:
+                    values[name] = int(text, 16)
+                except ValueError:
+                    self._show(f"{name}: {text!r} is not a hex number")
+                    return
+        if "pc" not in values:
+            self._show("pc is needed to start")
+            return
+        self.start_pc = values.pop("pc")
+        self.start_registers = {self._regnum(n): v for n, v in values.items()}
+        self.action_reset()
+
+    # ------------------------------------------------------------------ showing
+
+    def _show(self, text: str) -> None:
+        self.query_one("#dbg-status", Static).update(text)
+
+    def _show_frames(self) -> None:
+        table = self.query_one("#dbg-frames", DataTable)
+        table.clear()
+        for frame in self.frames:
+            how = "fp chain" if frame.fallback else frame.module.name if frame.module else ""
+            name = frame.name() or self.unwinder.name_at(frame.pc) or "??"
+            table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
+        table.move_cursor(row=len(self.frames) - 1)
+        if self.stop:
+            self._show(f"stopped: {self.stop}")
+        else:
+            self._show(f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end")
+
+    def _explain(self, frame: Frame | None) -> None:
+        """The last step in full: what was looked up, each value worked out, the caller's registers."""
+        out = Text()
+        if frame is None:
+            top = self.frames[0] if self.frames else None
+            if top is not None:
+                out.append(f"Frame #0 at {top.pc:#x} {self.unwinder.name_at(top.pc)}\n", style="bold")
+                for regnum in (self.machine.sp, self.machine.fp, self.machine.ra):
+                    if regnum in top.registers:
+                        out.append(f"  {self.machine.name(regnum)} = {top.registers[regnum]:#x}\n")
+                out.append("\nspace: find its caller, step by step")
+            self.query_one("#dbg-explain", Static).update(out)
+            return
+        out.append(f"Frame #{frame.number} at {frame.pc:#x} {frame.name()}\n", style="bold")
+        if frame.number:
+            out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")
+        func, row = frame.function, frame.row
+        if func is not None and frame.module is not None and frame.module.section is not None:
+            data = frame.module.section.data
+            out.append(f"  FDE fdes[{func.index}] at section offset {func.span.start:#x}", style="cyan")
+            out.append(f" ({frame.module.name}: {func.start_address + frame.module.bias:#x}, {func.size} bytes)\n")
+            if row is not None:
+                out.append(f"  FRE {row.index} at section offset {row.span.start:#x}", style="cyan")
+                out.append(f": bytes {data[row.span.start : row.span.end].hex(' ')}\n")
+        if frame.lookup:
+            out.append(f"  {frame.lookup}\n")
+        out.append("\n")
+        for comp in frame.computations:
+            out.append(f"  {comp.what} = {comp.formula}\n", style="bold")
+            out.append(f"    {comp.text}\n")
+        caller = self.frames[frame.number + 1] if len(self.frames) > frame.number + 1 else None
+        if caller is not None:
+            out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
+            out.append(f"  pc = RA = {caller.pc:#x} {self.unwinder.name_at(caller.pc)}\n")
+            for regnum, value in sorted(caller.registers.items()):
+                origin = "CFA" if regnum == self.machine.sp else "FP rule"
+                out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({origin})\n")
+        elif self.stop:
+            out.append(f"\nstopped: {self.stop}\n", style="yellow")
+        self.query_one("#dbg-explain", Static).update(out)

@@ -1,0 +1,154 @@
+"""Setting up an unwind: the modules and their load biases, the registers, the memory.
+
+From a core: the program and every shared library the core maps (found at
+the same path, under `--sysroot`, or by name in a `--lib-dir`), each with
+its own SFrame section and load bias (from `NT_FILE`, or for a core without
+one, as qemu-user writes them, from `AT_ENTRY` in `NT_AUXV`); the registers of
+the chosen thread; the core's memory. From typed registers: the program
+alone, at its link addresses, and the memory words given.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
+from sfview.inputs.core import Core, Memory
+from sfview.unwind.engine import Machine, Module, Unwinder
+
+ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64"}
+
+
+@dataclass
+class Session:
+    """Everything an unwind needs, and what was noticed while gathering it."""
+
+    unwinder: Unwinder
+    pc: int | None
+    """None until a person gives it."""
+    registers: dict[int, int]
+    memory: Memory
+    notes: list[str] = field(default_factory=list)
+
+
+def register_numbers(machine: Machine) -> dict[str, int]:
+    """Register names a person or a core uses → DWARF numbers (`rsp`, `x29`, and `sp`/`fp`/`lr`)."""
+    enum = Sframe.Aarch64Reg if machine.aarch64 else Sframe.Amd64Reg
+    names = {reg.name: int(reg) for reg in enum}
+    names.update({"sp": machine.sp, "fp": machine.fp})
+    if machine.aarch64:
+        names["lr"] = machine.ra
+    return names
+
+
+def _load_bias(doc: Document, mapped_at: int) -> int:
+    """The bias of a file whose offset 0 is mapped at `mapped_at`: that minus its first segment's address."""
+    elf = doc.elf
+    assert elf is not None
+    first = min(
+        (seg["p_vaddr"] - seg["p_offset"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"), default=0
+    )
+    return mapped_at - first
+
+
+def _module(doc: Document, bias: int, library: str | None = None) -> Module:
+    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library)
+
+
+def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str], sysroot: str | None) -> Session:
+    """The program and its libraries as the core maps them, and one thread's registers."""
+    doc = Document.open(program)
+    section = doc.require_section()
+    machine = Machine.of(section)
+    elf = doc.elf
+    if elf is None:
+        raise InputError("needs the program's ELF file, not a raw section", path=program)
+    if elf["e_machine"] != core.machine:
+        raise InputError(
+            f"the core is of a {ELF_MACHINES.get(core.machine, core.machine)} process, the program is "
+            f"{ELF_MACHINES.get(elf['e_machine'], elf['e_machine'])}",
+            path=core.path,
+        )
+    notes: list[str] = []
+    mapped = core.mapped_files()
+    name = os.path.basename(program)
+    program_path = next((path for path in mapped if os.path.basename(path) == name), None)
+    if program_path is not None:
+        bias = _load_bias(doc, mapped[program_path])
+    elif 9 in core.auxv:  # AT_ENTRY: where the program's entry point was
+        bias = core.auxv[9] - elf["e_entry"]
+        notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
+    else:
+        raise InputError(
+            f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
+        )
+    modules = [_module(doc, bias)]
+    for path, start in mapped.items():
+        if path == program_path:
+            continue
+        found = _find_library(path, lib_dirs, sysroot)
+        if found is None:
+            notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
+            continue
+        try:
+            lib = Document.open(found)
+        except InputError as exc:
+            notes.append(f"{found}: {exc.message}")
+            continue
+        modules.append(_module(lib, _load_bias(lib, start), path))
+    state = _thread(core, thread)
+    numbers = register_numbers(machine)
+    registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
+    pc = state.registers[core.pc_name]
+    unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
+    return Session(unwinder, pc, registers, core.memory, notes)
+
+
+def _thread(core: Core, tid: int | None):
+    if tid is None:
+        return core.threads[0]
+    for state in core.threads:
+        if state.tid == tid:
+            return state
+    tids = ", ".join(str(t.tid) for t in core.threads)
+    raise InputError(f"no thread {tid} in the core (threads: {tids})", path=core.path)
+
+
+def _find_library(path: str, lib_dirs: list[str], sysroot: str | None) -> str | None:
+    candidates = [os.path.join(d, os.path.basename(path)) for d in lib_dirs]
+    if sysroot:
+        candidates.append(os.path.join(sysroot, path.lstrip("/")))
+    candidates.append(path)
+    return next((c for c in candidates if os.path.isfile(c)), None)
+
+
+def typed(doc: Document, bias: int = 0) -> Session:
+    """Nothing known yet: the program (loaded `bias` past its link addresses), no registers, no memory."""
+    machine = Machine.of(doc.require_section())
+    memory = Memory()
+    return Session(Unwinder([_module(doc, bias)], machine, memory.read), None, {}, memory)
+
+
+def from_registers(program: str, typed: dict[str, int], words: dict[int, int], bias: int = 0) -> Session:
+    """The program (loaded `bias` past its link addresses), registers and memory words as a person typed them."""
+    doc = Document.open(program)
+    machine = Machine.of(doc.require_section())
+    numbers = register_numbers(machine)
+    pc = typed.pop("pc", None)
+    if pc is None:
+        pc = typed.pop("rip", None)
+    if pc is None:
+        raise InputError("--regs needs pc=ADDRESS")
+    unknown = sorted(set(typed) - set(numbers))
+    if unknown:
+        raise InputError(
+            f"--regs: no register named {', '.join(unknown)} here (known: sp, fp, {'lr, ' if machine.aarch64 else ''}…)"
+        )
+    registers = {numbers[n]: v for n, v in typed.items()}
+    memory = Memory()
+    memory.words.update(words)
+    unwinder = Unwinder([_module(doc, bias)], machine, memory.read)
+    return Session(unwinder, pc, registers, memory)

@@ -1,0 +1,70 @@
+"""The unwinding debugger in the app: from a core or from typed registers, step by step to `main`."""
+
+from __future__ import annotations
+
+from conftest import DATA
+
+from sfview.app.app import SfviewApp
+from sfview.app.screens.debugger import DebuggerScreen
+from sfview.app.screens.goto import GotoNumber
+from sfview.document import Document
+from sfview.inputs.core import read_core
+from sfview.unwind import session
+
+PROGRAM = DATA / "deep-x86_64"
+CORE = DATA / "deep-x86_64.core"
+SIZE = (130, 40)
+
+
+def _explanation(screen: DebuggerScreen) -> str:
+    return str(screen.query_one("#dbg-explain").render())
+
+
+async def test_stepping_a_core_shows_the_arithmetic_and_points_the_explorer() -> None:
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        debugger = app.screen
+        await pilot.press("space", "space")
+        assert [f.pc for f in debugger.frames] == [0x555555555160, 0x555555555181, 0x5555555551C5]
+        text = _explanation(debugger)
+        assert "Frame #1 at 0x555555555181 leaf+0x11" in text
+        assert "looked up at PC - 1 = 0x555555555180" in text
+        assert "FRE 1 at section offset 0xaa: bytes 06 03 30" in text
+        assert "CFA = rsp + 48 = 0x7fffffffec30 + 0x30 = 0x7fffffffec60" in text
+        assert "*(CFA - 8 = 0x7fffffffec60 - 0x8 = 0x7fffffffec58) = 0x5555555551c5" in text
+        await pilot.press("escape")
+        selected = app.explorer.selected
+        assert selected is not None and (selected.fde, selected.fre) == (4, 1), "the FDE and FRE of the last step"
+        await pilot.press("u", "r")
+        assert [f.name().split("+")[0] for f in debugger.frames[:6]] == [
+            "stop_here", "leaf", "with_alloca", "recurse", "fp_func", "main"
+        ]  # fmt: skip
+        assert debugger.stop.startswith("no FDE covers 0x7ffff7dfc249")
+        await pilot.press("b")
+        assert len(debugger.frames) == 6 and not debugger.stop
+
+
+async def test_typed_registers_and_a_memory_word_asked_for() -> None:
+    """From the explorer (`u`), with registers typed in: the step that needs a stack word asks for it."""
+    core = read_core(str(CORE))
+    regs = core.threads[0].registers
+    app = SfviewApp(Document.open(str(PROGRAM)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen) and not debugger.frames
+        # The program is at its link addresses: the core's PC less the PIE's load bias.
+        await pilot.press(*f"{regs['rip'] - 0x555555554000:x}", "tab", *f"{regs['rsp']:x}", "enter")
+        assert debugger.frames and debugger.frames[0].pc == 0x1160
+        await pilot.press("tab", "tab")  # to the backtrace
+        await pilot.press("space")
+        assert isinstance(app.screen, GotoNumber), "the RA is on the stack: its word is asked for"
+        assert debugger.missing == regs["rsp"]
+        await pilot.press(*f"{core.memory.read(regs['rsp']) - 0x555555554000:x}", "enter")
+        await pilot.pause()
+        assert app.screen is debugger
+        assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]
+        assert debugger.memory.words == {regs["rsp"]: core.memory.read(regs["rsp"]) - 0x555555554000}
