@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.core import Core, Memory
+from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
 from sfview.unwind.engine import Machine, Module, Unwinder
 
+PAGE_SIZE = 4096
+"""The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
 ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64"}
 
 
@@ -54,6 +56,33 @@ def _load_bias(doc: Document, mapped_at: int) -> int:
     return mapped_at - first
 
 
+def _auxv_bias(doc: Document, core: Core) -> int:
+    """The program's load bias from where the core's process had its entry point (`AT_ENTRY`).
+
+    Checked against where it had its program headers (`AT_PHDR`, for a
+    program with `PT_PHDR`) and against the page size: a core of another
+    program fits neither, and is refused rather than unwound into nonsense.
+    """
+    elf = doc.elf
+    assert elf is not None
+    bias = core.auxv[AT_ENTRY] - elf["e_entry"]
+    phdr = next((seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_PHDR"), None)
+    fits = bias % PAGE_SIZE == 0
+    if fits and phdr is not None and AT_PHDR in core.auxv:
+        fits = core.auxv[AT_PHDR] - phdr == bias
+    if not fits:
+        where = f"entry point at {core.auxv[AT_ENTRY]:#x}"
+        if AT_PHDR in core.auxv:
+            where += f", program headers at {core.auxv[AT_PHDR]:#x}"
+        raise InputError(
+            f"not a core of {os.path.basename(doc.path)}: the process had its {where}, "
+            f"which fit no load address of this program (entry {elf['e_entry']:#x}"
+            + (f", PT_PHDR {phdr:#x})" if phdr is not None else ")"),
+            path=core.path,
+        )
+    return bias
+
+
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library)
 
@@ -78,9 +107,12 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
     if program_path is not None:
         bias = _load_bias(doc, mapped[program_path])
-    elif 9 in core.auxv:  # AT_ENTRY: where the program's entry point was
-        bias = core.auxv[9] - elf["e_entry"]
-        notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
+    elif AT_ENTRY in core.auxv:
+        bias = _auxv_bias(doc, core)
+        if mapped:
+            notes.append(f"the core maps no file named {name}; the program's load bias {bias:#x} comes from AT_ENTRY")
+        else:
+            notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
     else:
         raise InputError(
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
