@@ -23,9 +23,12 @@ sys.path.insert(0, str(ROOT))
 
 from sfview.app.app import SfviewApp  # noqa: E402 - after making the checkout importable
 from sfview.document import Document  # noqa: E402
+from sfview.inputs.core import read_core  # noqa: E402
+from sfview.unwind import session  # noqa: E402
 
 SHAPES = "tests/data/shapes-x86_64-O2"
 AARCH64 = "tests/data/shapes-aarch64-O2"
+DEEP = "tests/data/deep-x86_64"
 
 Steps = Callable[[SfviewApp, object], Awaitable[None]]
 
@@ -40,6 +43,8 @@ class Shot:
     size: tuple[int, int] = (120, 36)
     keys: list[str] = field(default_factory=list)
     steps: Steps | None = None
+    core: str | None = None
+    """A core of the program: the shot opens the unwinding debugger on it."""
 
 
 async def _info_byte(app: SfviewApp, pilot: object) -> None:
@@ -74,12 +79,21 @@ SHOTS = [
     ),
     Shot("goto-symbol", "sfview: go to symbol", size=(100, 30), keys=["s", *"frame"]),
     Shot("help", "sfview: help", size=(110, 45), keys=["question_mark"]),
+    Shot(
+        "debugger",
+        "sfview: unwinding a core, frame by frame",
+        path=DEEP,
+        core=f"{DEEP}.core",
+        size=(130, 36),
+        keys=["space", "space"],
+    ),
 ]
 
 
 async def take(shot: Shot, out: Path) -> Path:
     """Run the app headless, do the shot's steps and keys, save the screen as SVG."""
-    app = SfviewApp(Document.open(shot.path))
+    started = session.from_core(shot.path, read_core(shot.core), None, [], None) if shot.core else None
+    app = SfviewApp(Document.open(shot.path), started)
     async with app.run_test(size=shot.size) as pilot:
         await pilot.pause()
         if shot.steps is not None:

@@ -47,6 +47,7 @@ class SfviewCommands(Provider):
             ("Show functions", partial(explorer.action_show_tab, "functions"), "the FDE and FRE tables"),
             ("Show structure", partial(explorer.action_show_tab, "structure"), "the field tree and the detail panel"),
             ("Focus the hex pane", explorer.action_focus_hex, "move through the bytes"),
+            ("Unwinding debugger", explorer.action_unwind, "walk a stack frame by frame, with the arithmetic"),
             ("Help", self.app.action_help, "keys, columns and notation"),
         ]
 

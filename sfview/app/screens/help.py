@@ -38,6 +38,7 @@ KEYS = (
     ("`1` / `2`", "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail)"),
     ("`x`", "the hex pane"),
     ("`z`", "zoom the focused pane to the whole screen, and back"),
+    ("`u`", "the unwinding debugger (below): walk a stack frame by frame"),
     ("`tab` / `shift+tab`", "move between panes"),
     ("`ctrl+p`", "command palette: every command; a hex number or part of a name typed there goes to it"),
     ("arrows, `pageup` / `pagedown`, `home` / `end`", "move in the focused pane"),
@@ -63,13 +64,34 @@ FRE_COLUMNS = (
     (
         "`FP`, `RA`",
         "where the caller's value is: `c-16` saved at CFA - 16; `f` at the header's fixed offset;"
-        " `u` untracked (still in its register); `undef` no return address (outermost frame)",
+        " `u` untracked (still in its register); `U` the RA padding word (not saved, the FP is);"
+        " `undef` no return address (outermost frame); flexible rules: `r2+0` in a register, `(fp+8)` loaded",
     ),
     ("`base`", "the register the CFA is computed from (`sp` or `fp`)"),
     ("`offset size`", "bytes per stack offset in this row (1, 2 or 4)"),
     ("`mangled RA`", "the saved return address is signed (AArch64 pointer authentication)"),
     ("`bytes`", "the row's bytes as stored: start address, info byte, offsets"),
 )
+
+DEBUGGER = """\
+## The unwinding debugger (`u`)
+
+Walks a stack the way an unwinder does with SFrame: for each frame, the FDE of
+the function holding the PC (the PC minus one for a frame that made a call), the
+row that applies there, then the CFA, the return address and the caller's FP
+worked out with real numbers. Start it on a core (`sfview PROG --core CORE`), on
+registers (`sfview PROG --regs pc=…,sp=…,fp=…`), or type the registers at its
+top and press `enter`.
+
+| key | does |
+|---|---|
+| `space` / `s` | find the caller of the last frame |
+| `b` | back one frame |
+| `r` | run to where the walk stops |
+| `ctrl+r` | back to frame #0 |
+| `m` | give a memory word (a step that needs one nobody gave asks for it) |
+| `escape` | the explorer, on the FDE and row of the last step |
+"""
 
 STRUCTURE = """\
 ## The Structure tab
@@ -94,6 +116,7 @@ HELP = "\n".join(
         _table("The FDE table: one row per function", ("column", "meaning"), FDE_COLUMNS),
         _table("The FRE table: the rows of the chosen function", ("column", "meaning"), FRE_COLUMNS),
         STRUCTURE,
+        DEBUGGER,
     )
 )
 

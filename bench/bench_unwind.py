@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""How fast `sfview unwind` walks a core, beside gdb on the same core, and what one lookup costs.
+
+Why: an unwinder built on SFrame should be quicker than a debugger that
+reads DWARF; and a lookup on a big section must touch only the FDEs of its
+binary search, not decode the section. Two figures:
+
+* `sfview unwind PROG --core CORE` against `gdb -batch -ex bt PROG CORE`,
+  interleaved, both as separate processes, min and median of the runs (the
+  fixture core of `tests/data/deep-x86_64`, six frames to `main`);
+* on the 40,000-function benchmark binary (`make_big.py`), the per-frame
+  lookup (FDE by binary search, then its row) for PCs across the section:
+  time per lookup, and how many FDEs each decoded.
+
+Usage: python bench/bench_unwind.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import sys
+import time
+
+from _common import REPO_ROOT, Summary, big_binary, child_env, run_measured, sfview_argv
+
+sys.path.insert(0, str(REPO_ROOT))
+
+PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
+CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
+
+
+def against_gdb(repeat: int) -> None:
+    env = child_env()
+    sfview = sfview_argv("unwind", str(PROGRAM), "--core", str(CORE))
+    gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(PROGRAM), str(CORE)]
+    ours, theirs = [], []
+    run_measured(sfview, env=env)  # warm-up: files into the page cache
+    for _ in range(repeat):
+        ours.append(run_measured(sfview, env=env))
+        if shutil.which("gdb"):
+            theirs.append(run_measured(gdb, env=env))
+    print(f"sfview unwind vs gdb bt, {PROGRAM.name} core, {repeat} runs each, interleaved")
+    print(f"{'':8} {'best':>9} {'median':>9} {'peak RSS':>10}")
+    for name, runs in (("sfview", ours), ("gdb", theirs)):
+        if not runs:
+            print(f"{name:8} not installed")
+            continue
+        if not all(r.ok for r in runs):
+            print(f"{name:8} FAILED: {runs[0].stderr.decode(errors='replace')[:200]}")
+            continue
+        s = Summary.of(runs)
+        print(f"{name:8} {s.best_s:8.3f}s {s.median_s:8.3f}s {s.peak_rss_mb:7.1f} MB")
+    if ours and theirs:
+        print(f"gdb/sfview: {Summary.of(theirs).median_s / Summary.of(ours).median_s:.2f}x (median)")
+    frames = ours[0].stdout.decode().count("\n#") + 1
+    print(f"sfview found {frames} frames\n")
+
+
+def lookups(samples: int) -> None:
+    from sfview.document import Document
+
+    binary = big_binary(None)
+    doc = Document.open(str(binary))
+    section = doc.require_section()
+    first, last = section.function(0).start_address, section.function(len(section) - 1).end_address
+    section._functions = [None] * len(section)  # start cold: nothing decoded
+    rng = random.Random(1)
+    pcs = [rng.randrange(first, last) for _ in range(samples)]
+    decoded_before = 0
+    per_lookup, decoded = [], []
+    for pc in pcs:
+        started = time.perf_counter()
+        func = section.find_function(pc)
+        if func is not None:
+            func.row_for(pc)
+        per_lookup.append(time.perf_counter() - started)
+        now = sum(f is not None for f in section._functions)
+        decoded.append(now - decoded_before)
+        decoded_before = now
+    print(f"lookups on {binary.name}: {len(section)} FDEs, {samples} random PCs, cold start")
+    print(f"  per lookup: {statistics.median(per_lookup) * 1e6:.0f} us median, {max(per_lookup) * 1e6:.0f} us max")
+    print(f"  FDEs decoded per lookup: first {decoded[0]}, median {statistics.median(decoded)}, max {max(decoded)}")
+    print(
+        f"  FDEs decoded in all: {decoded_before} of {len(section)} (log2 of the count is {len(section).bit_length()})"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--samples", type=int, default=1000)
+    args = parser.parse_args(argv)
+    against_gdb(args.repeat)
+    lookups(args.samples)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
