@@ -189,3 +189,19 @@ def test_a_core_of_another_program_is_refused(program: str, core: str) -> None:
     )
     assert "which fit no load address of this program" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# Memory from the files -----------------------------------------------------------------
+
+
+def test_read_only_bytes_of_the_program_fill_what_the_core_left_out() -> None:
+    """qemu's core has no bytes for the program's text; the program file has them: `str w2, [x0]` at the fault."""
+    from sfview.inputs.core import read_core
+    from sfview.unwind import session
+
+    core = read_core(str(DATA / "deep-aarch64.core"))
+    assert core.memory.read(0x4006F4, 4) is None
+    started = session.from_core(str(DATA / "deep-aarch64"), core, None, [], None)
+    assert started.memory.read(0x4006F4, 4) == 0xB9000002  # as aarch64-linux-gnu-objdump -d shows it
+    stack = started.registers[started.unwinder.machine.sp]
+    assert started.memory.read(stack) == read_core(str(DATA / "deep-aarch64.core")).memory.read(stack)

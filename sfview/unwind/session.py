@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from elftools.elf.constants import P_FLAGS
+
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -83,6 +85,24 @@ def _auxv_bias(doc: Document, core: Core) -> int:
     return bias
 
 
+def _add_read_only_segments(memory: Memory, doc: Document, bias: int) -> None:
+    """The file's read-only loadable bytes as memory, where the core holds none.
+
+    A core often leaves out what the files hold (qemu-user writes text
+    segments with no bytes); read-only segments hold in the process what they
+    hold in the file, so they fill that gap. Writable ones may have changed.
+    """
+    elf = doc.elf
+    if elf is None:
+        return
+    for seg in elf.iter_segments():
+        if seg["p_type"] != "PT_LOAD" or seg["p_flags"] & P_FLAGS.PF_W or not seg["p_filesz"]:
+            continue
+        start = seg["p_vaddr"] + bias
+        if memory.read(start, 1) is None and memory.read(start + seg["p_filesz"] - 1, 1) is None:
+            memory.add(start, seg.data())
+
+
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library)
 
@@ -118,6 +138,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
         )
     modules = [_module(doc, bias)]
+    _add_read_only_segments(core.memory, doc, bias)
     for path, start in mapped.items():
         if path == program_path:
             continue
@@ -130,7 +151,9 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
             continue
-        modules.append(_module(lib, _load_bias(lib, start), path))
+        lib_bias = _load_bias(lib, start)
+        modules.append(_module(lib, lib_bias, path))
+        _add_read_only_segments(core.memory, lib, lib_bias)
     state = _thread(core, thread)
     numbers = register_numbers(machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
