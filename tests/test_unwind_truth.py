@@ -32,6 +32,7 @@ from conftest import DATA, run_process
 from test_unwind import _aarch64_program, _gdb_multiarch, _qemu_core, gdb_frames, need, our_frames
 
 from sfview.document import Document
+from sfview.inputs.core import read_core
 from sfview.unwind.engine import Frame, Machine, Module, Unwinder
 
 V1_BINARIES = ["deep-x86_64", "shapes-x86_64-O2", "shapes-x86_64-O0-fp", "libshapes-x86_64.so", "shapes-aarch64-O2"]
@@ -205,3 +206,52 @@ def test_read_only_bytes_of_the_program_fill_what_the_core_left_out() -> None:
     assert started.memory.read(0x4006F4, 4) == 0xB9000002  # as aarch64-linux-gnu-objdump -d shows it
     stack = started.registers[started.unwinder.machine.sp]
     assert started.memory.read(stack) == read_core(str(DATA / "deep-aarch64.core")).memory.read(stack)
+
+
+# Every thread of a core --------------------------------------------------------------------
+
+OURS_ALL = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+GDB_THREAD = re.compile(r"^Thread \d+ \(Thread 0x[0-9a-f]+ \(LWP (\d+)\)", re.M)
+
+
+def test_every_thread_unwinds_as_gdb_does_as_far_as_sframe_goes(tmp_path: Path) -> None:
+    """Each thread's frames agree with gdb's until the walk reaches libc, which has no SFrame here (nor
+    frame pointers): the walk then stops saying so, the frame in libc named from libc's symbols."""
+    need("gcc", "gdb")
+    program = tmp_path / "threads"
+    subprocess.run(
+        ["gcc", "-O2", "-g", "-Wa,--gsframe", "-pthread", str(DATA / "src" / "threads.c"), "-o", str(program)],
+        check=True,
+    )
+    core = tmp_path / "threads.core"
+    gdb = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "break stop_here", "-ex", "run", "-ex", f"generate-core-file {core}",
+         "-ex", "thread apply all bt", str(program)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert core.exists(), gdb.stderr
+    parts = GDB_THREAD.split(gdb.stdout)
+    per_thread = {int(parts[i]): parts[i + 1] for i in range(1, len(parts), 2)}
+    pcs = {thread.tid: thread.registers["rip"] for thread in read_core(str(core)).threads}
+    assert sorted(per_thread) == sorted(pcs)
+    program_functions = {"stop_here", "worker_a", "park", "worker_b", "main"}
+    seen: set[str] = set()
+    for tid, bt in per_thread.items():
+        result = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid))
+        assert result.returncode == 0, result.stderr
+        ours = [(int(pc, 16), name) for _, pc, name in OURS_ALL.findall(result.stdout)]
+        theirs = gdb_frames(bt, pcs[tid])
+        # Every frame sfview prints is gdb's frame of that number (same PC); in the program, the same name.
+        assert [pc for pc, _ in ours] == [pc for pc, _ in theirs[: len(ours)]], (result.stdout, bt)
+        for (_, our_name), (_, their_name) in zip(ours, theirs, strict=False):
+            if their_name in program_functions:
+                assert our_name == their_name
+        # A thread stopped in the program gets through all of the program's frames; one stopped inside
+        # libc (pause, pthread_join) cannot leave it. Either way the walk ends in libc, saying why.
+        if theirs[0][1] in program_functions:
+            assert {name for _, name in theirs if name in program_functions} <= {name for _, name in ours}
+        else:
+            assert len(ours) == 1 and ours[0][1] != "??"
+        assert "(in libc.so.6, which has no SFrame data)" in result.stdout
+        seen.update(name for _, name in ours if name in program_functions)
+    assert seen == {"stop_here", "worker_a"}

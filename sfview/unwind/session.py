@@ -10,15 +10,18 @@ alone, at its link addresses, and the memory words given.
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, field
 
 from elftools.elf.constants import P_FLAGS
+from elftools.elf.elffile import ELFFile
 
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
+from sfview.inputs.elf import function_symbols
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 PAGE_SIZE = 4096
@@ -48,14 +51,26 @@ def register_numbers(machine: Machine) -> dict[str, int]:
     return names
 
 
-def _load_bias(doc: Document, mapped_at: int) -> int:
+def _load_bias(elf: ELFFile, mapped_at: int) -> int:
     """The bias of a file whose offset 0 is mapped at `mapped_at`: that minus its first segment's address."""
-    elf = doc.elf
-    assert elf is not None
     first = min(
         (seg["p_vaddr"] - seg["p_offset"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"), default=0
     )
     return mapped_at - first
+
+
+def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory) -> Module | None:
+    """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
+    try:
+        with open(found, "rb") as f:
+            data = f.read()
+        elf = ELFFile(io.BytesIO(data))
+        bias = _load_bias(elf, mapped_at)
+        _add_read_only_segments(memory, elf, bias)
+    except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
+        return None
+    symbols = function_symbols(io.BytesIO(data))
+    return Module(os.path.basename(found), None, bias, symbols.name_at, path)
 
 
 def _auxv_bias(doc: Document, core: Core) -> int:
@@ -85,16 +100,13 @@ def _auxv_bias(doc: Document, core: Core) -> int:
     return bias
 
 
-def _add_read_only_segments(memory: Memory, doc: Document, bias: int) -> None:
+def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
     """The file's read-only loadable bytes as memory, where the core holds none.
 
     A core often leaves out what the files hold (qemu-user writes text
     segments with no bytes); read-only segments hold in the process what they
     hold in the file, so they fill that gap. Writable ones may have changed.
     """
-    elf = doc.elf
-    if elf is None:
-        return
     for seg in elf.iter_segments():
         if seg["p_type"] != "PT_LOAD" or seg["p_flags"] & P_FLAGS.PF_W or not seg["p_filesz"]:
             continue
@@ -126,7 +138,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
     if program_path is not None:
-        bias = _load_bias(doc, mapped[program_path])
+        bias = _load_bias(elf, mapped[program_path])
     elif AT_ENTRY in core.auxv:
         bias = _auxv_bias(doc, core)
         if mapped:
@@ -138,7 +150,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
         )
     modules = [_module(doc, bias)]
-    _add_read_only_segments(core.memory, doc, bias)
+    _add_read_only_segments(core.memory, elf, bias)
     for path, start in mapped.items():
         if path == program_path:
             continue
@@ -150,10 +162,14 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             lib = Document.open(found)
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
+            without = _module_without_sframe(found, start, path, core.memory)
+            if without is not None:
+                modules.append(without)
             continue
-        lib_bias = _load_bias(lib, start)
+        assert lib.elf is not None
+        lib_bias = _load_bias(lib.elf, start)
         modules.append(_module(lib, lib_bias, path))
-        _add_read_only_segments(core.memory, lib, lib_bias)
+        _add_read_only_segments(core.memory, lib.elf, lib_bias)
     state = _thread(core, thread)
     numbers = register_numbers(machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
