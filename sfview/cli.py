@@ -63,9 +63,13 @@ def run_dump(argv: list[str]) -> int:
     else:
         from sfview.output.readelf import text
 
-        out, error = text(section)
+        out, errors = text(section)
         sys.stdout.write(out)
-        error = doc.error or (doc.locate(error) if error is not None else None)
+        error = doc.error or (doc.locate(errors[0]) if errors else None)
+        if error is not None and len(errors) > 1:
+            more = len(errors) - 1
+            error = InputError(f"{error.message} (and {more} more problem{'s' * (more > 1)}, each in the dump)",
+                               offset=error.offset, path=error.path, where=error.where)  # fmt: skip
     if error is not None:
         sys.stdout.flush()
         raise error

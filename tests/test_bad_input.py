@@ -124,3 +124,17 @@ def test_a_real_process_prints_one_line_and_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"sfview: {path}: neither an ELF file nor an SFrame section")
+
+
+def test_the_dump_goes_on_past_broken_functions(cli, tmp_path: Path) -> None:
+    """Two broken FDEs: each replaced in the dump by why; the rest printed; one line on stderr counts them."""
+    raw = bytearray(SECTION)
+    raw[28 + 17 * 3 + 16] = 0x03  # FDE 3: FRE type 3 does not exist
+    raw[0xC6] = 0x63  # FDE 5, FRE 1: offset size 3 does not exist
+    path = tmp_path / "two.sframe"
+    path.write_bytes(bytes(raw))
+    result = cli("dump", str(path))
+    _assert_clean_failure(result, path, "function 3", "(and 1 more problem, each in the dump)")
+    assert "    func idx [3]:\n    [cannot be decoded at section offset 0x5f: " in result.out
+    assert "[cannot be decoded at section offset 0xc6: function 5: FRE 1: " in result.out
+    assert all(f"func idx [{i}]: pc = " in result.out for i in (0, 1, 2, 4, 5, 6, 7, 8)), "every other function"

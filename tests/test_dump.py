@@ -110,7 +110,9 @@ def test_bulk_dump_is_the_model_dump(monkeypatch, cli, tmp_path: Path, corrupt: 
     assert model == bulk
     assert bulk.code == (2 if corrupt else 0)
     if corrupt:
-        assert "function 6" in bulk.err and "func idx [5]" in bulk.out and "func idx [6]" not in bulk.out
+        assert "function 6" in bulk.err and "func idx [5]" in bulk.out
+        assert "    func idx [6]:\n    [cannot be decoded at section offset 0x92: " in bulk.out, "in its place, why"
+        assert "func idx [7]" in bulk.out and "func idx [8]" in bulk.out, "and the dump goes on"
 
 
 def test_a_dump_loads_neither_the_ui_nor_the_debug_parser() -> None:

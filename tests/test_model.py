@@ -49,8 +49,8 @@ def test_v3_flexible_rules() -> None:
         "c-16",
     )
     assert (describe.app_cfa(section, second), second.ra.kind, second.fp.kind) == ("(fp+48)", Kind.SAME, Kind.SAME)
-    text, error = dump.text(section)
-    assert error is None
+    text, errors = dump.text(section)
+    assert errors == []
     assert 'func idx [0]: pc = 0x1000, size = 64 bytes, attr = "F"' in text
     assert "    0000000000001000  sp+8      c-16      U            " in text
     assert "    0000000000001004  (fp+48)   u         u            " in text

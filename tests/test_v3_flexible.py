@@ -64,8 +64,8 @@ def amd64_section() -> Section:
 
 
 def test_flexible_amd64_rows_print_as_binutils_2_46() -> None:
-    out, error = text(amd64_section())
-    assert error is None
+    out, errors = text(amd64_section())
+    assert errors == []
     lines = out.splitlines()
     body = lines[lines.index("  Function Index :") + 2 :]
     assert [line.rstrip() for line in body] == AMD64_LINES

@@ -24,6 +24,9 @@ from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
 TITLE = "Contents of the SFrame section .sframe:"
 
 
+INT32_MAX = (1 << 31) - 1
+
+
 def _i32(value: int) -> int:
     """A 32-bit field printed with `%d`, as the C dumper does."""
     value &= 0xFFFFFFFF
@@ -98,59 +101,78 @@ TABLE_HEADS = {
 """The column titles over a function's rows; `[m]` marks a PCMASK function's."""
 
 
-def text(section: Section, *, bulk: bool = True) -> tuple[str, InputError | None]:
-    """The whole dump, as far as the section could be decoded, and the error it stopped at.
+def text(section: Section, *, bulk: bool = True) -> tuple[str, list[InputError]]:
+    """The whole dump, and the problems met on the way, each also said in the dump where it was met.
 
+    A function that cannot be decoded is replaced by a line saying why, and
+    the dump goes on with the next one: one broken record hides nothing else.
     Functions are read in bulk (`sframe.bulk`, with `struct`, every distinct
-    row pattern described once); one the bulk reader finds unusual goes
+    block of rows described once); one the bulk reader finds unusual goes
     through the Kaitai model instead, which also words any error. `bulk=False`
     takes every function through the model: the two must agree, and a test
     makes sure they do.
     """
     # The dumper prints the title without a newline, then "\n  Header :".
     lines = [TITLE, *_header_lines(section), "", "  Function Index :"]
+    errors: list[InputError] = []
     if bulk:
-        error = _bulk_functions(section, lines)
+        _bulk_functions(section, lines, errors)
     else:
-        error = next((e for i in range(section.num_fdes) if (e := _model_function(section, i, lines))), None)
-    return "\n".join(lines) + "\n", error
+        for index in range(section.num_fdes):
+            _model_function(section, index, lines, errors)
+    return "\n".join(lines) + "\n", errors
 
 
-def _bulk_functions(section: Section, lines: list[str]) -> InputError | None:
+def _bulk_functions(section: Section, lines: list[str], errors: list[InputError]) -> None:
     """Every function through the bulk reader (the hot path of a dump: kept tight)."""
     reader = Bulk(section)
     texts: dict[bytes, str] = {}
     known = texts.get
+    blocks: dict[int, list[tuple[int, str]]] = {}
+
+    def describe_row(key: bytes) -> str:
+        pattern = reader.pattern(key)
+        text = texts[key] = _columns(section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+        return text
+
     append = lines.append
     aarch64 = section.is_aarch64
     for walked in reader.functions():
         if isinstance(walked, int):  # unusual: the model reads it, and words its error
-            error = _model_function(section, walked, lines)
-            if error is not None:
-                return error
+            _model_function(section, walked, lines, errors)
             continue
         func, rows = walked
         info = func.info
-        title = _title(
-            section, func.index, func.start_address, func.size, info.signal, False, aarch64 and info.pauth_key_b
-        )
+        pauth_b = aarch64 and info.pauth_key_b
+        if info.signal or pauth_b or func.size > INT32_MAX:
+            title = _title(section, func.index, func.start_address, func.size, info.signal, False, pauth_b)
+        else:  # the common case, written out here: this line is printed 40,000 times
+            title = f"    func idx [{func.index}]: pc = {func.start_address:#x}, size = {func.size} bytes"
         append(f"\n{title}\n{TABLE_HEADS[info.pcmask]}")  # joined by newlines: a blank line, title, head
         base = 0 if info.pcmask else func.start_address
         mask = base + func.size + (1 << 32) > ADDRESS_MASK  # only near the top of the address space
-        for start, key in rows:
-            columns = known(key)
-            if columns is None:
-                pattern = reader.pattern(key)
-                columns = texts[key] = _columns(section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+        described = blocks.get(id(rows))  # the bulk reader hands out one list per distinct block
+        if described is None:
+            described = blocks[id(rows)] = [(start, known(key) or describe_row(key)) for start, key in rows]
+        for start, columns in described:
             append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}")
-    return None
 
 
-def _model_function(section: Section, index: int, lines: list[str]) -> InputError | None:
-    """Function `index` through the Kaitai model: its lines, and the error that cut it short."""
+def _problem(error: InputError) -> str:
+    """A problem as a line of the dump, where the function or row would have been."""
+    where = f" at section offset {error.offset:#x}" if error.offset is not None else ""
+    return f"    [cannot be decoded{where}: {error.message}]"
+
+
+def _model_function(section: Section, index: int, lines: list[str], errors: list[InputError]) -> None:
+    """Function `index` through the Kaitai model: its lines, then the problem that cut it short, if any."""
     func = section.function(index)
     if func.error is not None:
-        return func.error
+        errors.append(func.error)
+        lines.append("")
+        lines.append(f"    func idx [{index}]:")
+        lines.append(_problem(func.error))
+        return
     lines.append("")
     lines.append(
         _title(
@@ -165,7 +187,9 @@ def _model_function(section: Section, index: int, lines: list[str]) -> InputErro
     )
     lines.append(TABLE_HEADS[func.pcmask])
     lines.extend(_row_line(section, func, row) for row in func.rows)
-    return func.rows_error
+    if func.rows_error is not None:
+        errors.append(func.rows_error)
+        lines.append(_problem(func.rows_error))
 
 
 def _row_line(section: Section, func: Function, row: Row) -> str:

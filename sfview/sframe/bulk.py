@@ -124,7 +124,11 @@ class Bulk:
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, lengths, infos = self._starts, self._fre_lengths, FDE_INFOS
         v3 = self._attr is not None
-        for index, record in enumerate(self._fde.iter_unpack(data[fde_start:end])):
+        records = list(self._fde.iter_unpack(data[fde_start:end]))
+        # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
+        block_ends = [fre_start + r[i_off] for r in records[1:]] + [fre_end]
+        blocks: dict[tuple[int, int, bytes], list[tuple[int, bytes]]] = {}
+        for index, record in enumerate(records):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if v3:
                 func = self._v3_function(index, start, record[i_size], fre_start + record[i_off])
@@ -141,24 +145,39 @@ class Bulk:
             if address is None or (func.num_fres and not fre_start <= pos <= fre_end):
                 yield index
                 continue
-            unpack, width = address.unpack_from, address.size
-            rows: list[tuple[int, bytes]] = []
-            append = rows.append
-            try:
-                for _ in range(func.num_fres):
-                    info_at = pos + width
-                    # An undefined offset size has a length past any section: one test catches both.
-                    row_end = info_at + lengths[data[info_at]]
-                    if pos >= fre_end or row_end > limit:
-                        break
-                    append((unpack(data, pos)[0], data[info_at:row_end]))
-                    pos = row_end
-            except IndexError:  # the start address is the section's last byte: no info byte
-                pass
-            if len(rows) == func.num_fres:
-                yield func, rows
-            else:
-                yield index
+            # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
+            # already read gives the same rows, when its reading stayed within the bytes of the key.
+            key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_ends[index])])
+            rows = blocks.get(key)
+            if rows is None:
+                rows, stop = self._rows(data, pos, func.num_fres, address, fre_end, limit, lengths)
+                if rows is None:
+                    yield index
+                    continue
+                if stop <= block_ends[index]:
+                    blocks[key] = rows
+            yield func, rows
+
+    @staticmethod
+    def _rows(
+        data: bytes, pos: int, count: int, address: struct.Struct, fre_end: int, limit: int, lengths: list[int]
+    ) -> tuple[list[tuple[int, bytes]] | None, int]:
+        """(start offset, pattern key) of `count` rows from `pos`, and where they end; None if one is unusual."""
+        unpack, width = address.unpack_from, address.size
+        rows: list[tuple[int, bytes]] = []
+        append = rows.append
+        try:
+            for _ in range(count):
+                info_at = pos + width
+                # An undefined offset size has a length past any section: one test catches both.
+                row_end = info_at + lengths[data[info_at]]
+                if pos >= fre_end or row_end > limit:
+                    return None, pos
+                append((unpack(data, pos)[0], data[info_at:row_end]))
+                pos = row_end
+        except IndexError:  # the start address is the section's last byte: no info byte
+            return None, pos
+        return rows, pos
 
     def _v3_function(self, index: int, start: int, size: int, attr_pos: int) -> FastFunction | None:
         assert self._attr is not None
