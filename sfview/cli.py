@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from sfview.errors import InputError
+
+if TYPE_CHECKING:
+    from sfview.document import Document
 
 EXIT_BAD_INPUT = 2
 
@@ -73,6 +77,77 @@ def run_dump(argv: list[str]) -> int:
     if error is not None:
         sys.stdout.flush()
         raise error
+    return 0
+
+
+def _compare_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfview compare",
+        description="Compare the SFrame rules with the same file's DWARF CFI (.eh_frame, .debug_frame). "
+        "Exit 0: they agree where both describe the code; 1: they disagree; 2: unreadable input.",
+    )
+    parser.add_argument("file", help="an ELF file with .sframe and .eh_frame")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser
+
+
+def _export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfview export", description="Write the SFrame rules in another format (Breakpad STACK CFI)."
+    )
+    parser.add_argument("file", help="an ELF file with .sframe")
+    parser.add_argument("--breakpad", action="store_true", required=True, help="a Breakpad symbol file")
+    parser.add_argument("-o", "--output", default="-", help="where to write it (default: standard output)")
+    return parser
+
+
+def _elf_document(path: str) -> Document:
+    """The opened ELF file, with its SFrame section readable."""
+    from sfview.document import Document as Opened
+
+    doc = Opened.open(path)
+    doc.require_section()
+    if doc.elf is None:
+        raise InputError("a raw section: this command needs the ELF file around it", path=path)
+    return doc
+
+
+def run_compare(argv: list[str]) -> int:
+    from sfview.dwarf.cfi import read_cfi
+    from sfview.dwarf.compare import compare
+    from sfview.output import comparison
+
+    args = _compare_parser().parse_args(argv)
+    doc = _elf_document(args.file)
+    section = doc.require_section()
+    try:
+        table = read_cfi(doc.elf)
+    except InputError as exc:
+        raise exc.located(args.file) from None
+    result = compare(section, table, doc.function_name, doc.symbols.name_at, relocatable=doc.elf["e_type"] == "ET_REL")
+    if args.json:
+        sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
+    else:
+        sys.stdout.write(comparison.text(section, table, result, args.file))
+    return 0 if result.agrees else 1
+
+
+def run_export(argv: list[str]) -> int:
+    from sfview.output.breakpad import symbol_file
+
+    args = _export_parser().parse_args(argv)
+    doc = _elf_document(args.file)
+    out, problems = symbol_file(doc)
+    for problem in problems:
+        print(f"sfview: {args.file}: {problem}", file=sys.stderr)
+    if args.output == "-":
+        sys.stdout.write(out)
+    else:
+        try:
+            with open(args.output, "w", encoding="ascii") as f:
+                f.write(out)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
     return 0
 
 
@@ -144,7 +219,7 @@ def run_unwind(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"dump": run_dump, "unwind": run_unwind}
+COMMANDS = {"dump": run_dump, "unwind": run_unwind, "compare": run_compare, "export": run_export}
 
 
 def main(argv: list[str] | None = None) -> int:

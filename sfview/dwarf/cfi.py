@@ -1,0 +1,229 @@
+"""DWARF CFI tables in the same numeric rule form as SFrame's rows.
+
+pyelftools decodes `.eh_frame` and `.debug_frame` into per-FDE tables
+(`get_decoded()`: lines of `CFARule` and `RegisterRule` by register number);
+this module only maps those rules onto `sfview.sframe.rules.Rule`, so that
+the comparison and the exporters compute with one vocabulary:
+
+- CFA `reg + offset` → `Rule(VALUE, reg, offset)`;
+- `OFFSET(n)` (saved at CFA+n) → `Rule(VALUE, CFA, n, deref=True)`;
+- `VAL_OFFSET(n)` (the value is CFA+n) → `Rule(VALUE, CFA, n)`;
+- `REGISTER(r)` (held in register r) → `Rule(VALUE, r, 0)`;
+- `SAME_VALUE`, and a register no rule mentions → `SAME`;
+- `UNDEFINED` → `UNDEFINED` (the outermost frame, for the RA).
+
+DWARF expressions (`DW_CFA_def_cfa_expression`, `DW_CFA_expression`,
+`DW_CFA_val_expression`) have no numeric form: they become `Unexpressible`,
+which names what it stands for and keeps the expression's bytes. That type
+lives here rather than in `rules.py` because SFrame itself never needs it.
+
+Each row keeps where it came from: the section and the byte offset of its FDE
+(and of the FDE's CIE). pyelftools does not record the offset of each CFI
+instruction, so a row cannot name the instruction that started it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from elftools.common.exceptions import ELFError
+from elftools.dwarf.callframe import FDE, CFARule, RegisterRule
+
+from sfview.errors import InputError
+from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
+
+ADDRESS_MASK = (1 << 64) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Unexpressible:
+    """A DWARF rule that is an expression: nothing numeric can stand for it."""
+
+    what: str
+    """`CFA expression`, `expression` (saved at the address it computes) or `val_expression`."""
+    expr: bytes = b""
+
+    @property
+    def kind(self) -> str:
+        return "expression"
+
+
+CfiRule = Rule | Unexpressible
+
+
+@dataclass(frozen=True, slots=True)
+class Abi:
+    """The DWARF register numbers that matter for unwinding on one machine."""
+
+    name: str
+    sp: int
+    fp: int
+    ra: int
+
+
+ABIS = {"EM_X86_64": Abi("x86_64", 7, 6, 16), "EM_AARCH64": Abi("arm64", 31, 29, 30)}
+
+
+def abi_for(elf: ELFFile) -> Abi:
+    """The ABI of an ELF file sfview unwinds (x86-64 or AArch64)."""
+    machine = elf["e_machine"]
+    if machine not in ABIS:
+        raise InputError(f"machine {machine} is not one sfview reads CFI for (x86-64, AArch64)")
+    return ABIS[machine]
+
+
+@dataclass(slots=True)
+class CfiRow:
+    """One line of an FDE's table: the rules from `address` to the next row."""
+
+    address: int
+    cfa: CfiRule
+    ra: CfiRule
+    fp: CfiRule
+    others: dict[int, CfiRule] = field(default_factory=dict)
+    """Rules for the other registers (callee-saved ones SFrame does not track)."""
+
+
+@dataclass(slots=True)
+class CfiFunction:
+    """One FDE: its address range, its rows, and where its bytes are."""
+
+    start_address: int
+    size: int
+    rows: list[CfiRow]
+    section: str
+    """`.eh_frame` or `.debug_frame`."""
+    fde_offset: int
+    """Offset of the FDE in its section."""
+    cie_offset: int
+
+    @property
+    def end_address(self) -> int:
+        return self.start_address + self.size
+
+    def row_for(self, pc: int) -> CfiRow | None:
+        """The row in force at `pc`, or None outside the function (or before its first row)."""
+        if not self.start_address <= pc < self.end_address:
+            return None
+        i = bisect.bisect_right([r.address for r in self.rows], pc) - 1
+        return self.rows[i] if i >= 0 else None
+
+    @property
+    def expressions(self) -> list[str]:
+        """What in this FDE is a DWARF expression (none: every rule is numeric)."""
+        found = []
+        for row in self.rows:
+            for value in (row.cfa, row.ra, row.fp, *row.others.values()):
+                if isinstance(value, Unexpressible) and value.what not in found:
+                    found.append(value.what)
+        return found
+
+
+class CfiTable:
+    """Every FDE of a file, sorted by address, with the ABI's register numbers."""
+
+    def __init__(self, abi: Abi, functions: list[CfiFunction]) -> None:
+        self.abi = abi
+        self.functions = sorted(functions, key=lambda f: (f.start_address, f.section != ".eh_frame"))
+        self._starts = [f.start_address for f in self.functions]
+
+    def overlapping(self, start: int, end: int) -> list[CfiFunction]:
+        """The FDEs whose ranges meet `[start, end)`."""
+        i = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        out = []
+        for func in self.functions[i:]:
+            if func.start_address >= end:
+                break
+            if func.end_address > start and func.size:
+                out.append(func)
+        return out
+
+    def find(self, pc: int) -> CfiFunction | None:
+        """The FDE covering `pc` (`.eh_frame` before `.debug_frame`)."""
+        return next(iter(self.overlapping(pc, pc + 1)), None)
+
+
+def read_cfi(elf: ELFFile) -> CfiTable:
+    """The CFI of `.eh_frame` and `.debug_frame`, as numeric rules.
+
+    Raises `InputError` when the file has neither, or when pyelftools cannot
+    decode them.
+    """
+    abi = abi_for(elf)
+    if not (elf.get_section_by_name(".eh_frame") or elf.get_section_by_name(".debug_frame")):
+        raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
+    try:
+        dwarf = elf.get_dwarf_info()
+        functions = []
+        if dwarf.has_EH_CFI():
+            functions += _functions(dwarf.EH_CFI_entries(), ".eh_frame", abi)
+        if dwarf.has_CFI():
+            # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
+            eh = CfiTable(abi, list(functions))
+            functions += [
+                f
+                for f in _functions(dwarf.CFI_entries(), ".debug_frame", abi)
+                if not eh.overlapping(f.start_address, f.end_address)
+            ]
+    except (ELFError, ValueError, KeyError, AssertionError, EOFError) as exc:
+        raise InputError(f"DWARF CFI cannot be decoded: {exc}") from None
+    return CfiTable(abi, functions)
+
+
+def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFunction]:
+    out = []
+    for entry in entries:
+        if not isinstance(entry, FDE):
+            continue
+        start = entry["initial_location"] & ADDRESS_MASK
+        rows = [_row(line, entry.cie["return_address_register"], abi) for line in entry.get_decoded().table]
+        out.append(CfiFunction(start, entry["address_range"], rows, section, entry.offset, entry.cie.offset))
+    return out
+
+
+def _row(line: dict[Any, Any], ra_reg: int, abi: Abi) -> CfiRow:
+    others = {
+        reg: _register_rule(value)
+        for reg, value in line.items()
+        if isinstance(reg, int) and reg not in (ra_reg, abi.fp)
+    }
+    return CfiRow(
+        address=line["pc"] & ADDRESS_MASK,
+        cfa=cfa_rule(line["cfa"]),
+        ra=_register_rule(line.get(ra_reg)),
+        fp=_register_rule(line.get(abi.fp)),
+        others=others,
+    )
+
+
+def cfa_rule(cfa: CFARule) -> CfiRule:
+    """A CFA rule: `reg + offset`, or an expression."""
+    if cfa.expr is not None or cfa.reg is None:
+        return Unexpressible("CFA expression", bytes(cfa.expr or b""))
+    return rule(Kind.VALUE, cfa.reg, cfa.offset)
+
+
+def _register_rule(value: RegisterRule | None) -> CfiRule:
+    """A register's rule; a register no rule mentions keeps its value (`SAME`)."""
+    if value is None:
+        return SAME
+    match value.type:
+        case RegisterRule.OFFSET:
+            return rule(Kind.VALUE, CFA, value.arg, True)
+        case RegisterRule.VAL_OFFSET:
+            return rule(Kind.VALUE, CFA, value.arg, False)
+        case RegisterRule.REGISTER:
+            return rule(Kind.VALUE, value.arg, 0, False)
+        case RegisterRule.SAME_VALUE:
+            return SAME
+        case RegisterRule.UNDEFINED:
+            return UNDEFINED
+        case RegisterRule.EXPRESSION | RegisterRule.VAL_EXPRESSION:
+            return Unexpressible(value.type.lower(), bytes(value.arg))
+    return Unexpressible(str(value.type).lower())

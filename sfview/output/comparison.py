@@ -1,0 +1,125 @@
+"""`sfview compare` as text and as JSON: the view of a `dwarf.compare.Comparison`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from sfview.dwarf.cfi import CfiRule, CfiTable, Unexpressible
+from sfview.sframe.describe import register_name, rule_formula
+
+if TYPE_CHECKING:
+    from sfview.dwarf.compare import Comparison, Difference, Pair
+    from sfview.sframe.section import Section
+
+
+def dwarf_formula(section: Section, value: CfiRule) -> str:
+    """A DWARF rule as a formula, as `describe.rule_formula` writes SFrame's."""
+    if isinstance(value, Unexpressible):
+        return value.what
+    return rule_formula(section, value)
+
+
+def _where(pair: Pair, diff: Difference, section: Section) -> str:
+    cfi = pair.dwarf
+    return (
+        f"SFrame {rule_formula(section, diff.sframe)} (FDE {pair.sframe.index} at .sframe+{pair.sframe.span.start:#x},"
+        f" FRE at .sframe+{diff.sframe_row.span.start:#x}); DWARF {dwarf_formula(section, diff.dwarf)}"
+        f" (FDE at {cfi.section}+{cfi.fde_offset:#x}, CIE at {cfi.section}+{cfi.cie_offset:#x})"
+    )
+
+
+def text(section: Section, table: CfiTable, result: Comparison, path: str) -> str:
+    """The comparison for a person: disagreements first, then what is explained, then the summary."""
+    sources = sorted({f.section for f in table.functions})
+    lines = [f"{path}: .sframe (version {section.version}) against {' and '.join(sources)}"]
+    for title, explained in (("disagreements", False), ("differences the formats force", True)):
+        found = result.differences(explained)
+        lines.append(f"{title}: {len(found) or 'none'}")
+        for pair, diff in found:
+            name = f" {pair.name}" if pair.name else ""
+            lines.append(
+                f"  {diff.start:#x}..{diff.end:#x}{name}: {diff.column.upper()}: {_where(pair, diff, section)}"
+            )
+            if diff.reason:
+                lines.append(f"    why: {diff.reason}")
+    for side, label in (("sframe", "only SFrame describes"), ("dwarf", "only DWARF describes")):
+        only = [o for o in result.only if o.side == side]
+        lines.append(f"{label}: {len(only) or 'none'}")
+        for o in only:
+            name = f" {o.name}" if o.name else ""
+            why = o.reason or "no reason known (an object assembled without --gsframe, such as a crt file?)"
+            lines.append(f"  {o.start:#x}..{o.start + o.size:#x}{name} (FDE at {o.section}+{o.offset:#x}): {why}")
+    untracked = sorted({reg for pair in result.pairs for reg in pair.untracked})
+    if untracked:
+        names = ", ".join(register_name(section.abi, reg) for reg in untracked)
+        count = sum(1 for pair in result.pairs if pair.untracked)
+        lines.append(f"registers only DWARF tracks (SFrame holds CFA, FP and RA alone): {names} in {count} functions")
+    lines.append(
+        f"summary: {len(result.pairs)} functions compared; of {result.compared} code bytes both describe, "
+        f"{result.agreeing} agree, {result.explained} differ for known reasons, "
+        f"{result.disagreeing} disagree"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _rule_json(section: Section, value: CfiRule) -> dict[str, object]:
+    if isinstance(value, Unexpressible):
+        return {"kind": "expression", "what": value.what, "expr": value.expr.hex(), "formula": f"DWARF {value.what}"}
+    out: dict[str, object] = {"kind": value.kind.value, "formula": rule_formula(section, value)}
+    if value.is_value:
+        out.update(base="cfa" if value.base < 0 else value.base, offset=value.offset, deref=value.deref)
+    return out
+
+
+def json_text(section: Section, result: Comparison, path: str) -> str:
+    """The comparison as JSON: every difference with both rules and both sources' offsets."""
+    differences = [
+        {
+            "start": diff.start,
+            "end": diff.end,
+            "function": pair.name,
+            "column": diff.column,
+            "explained": diff.reason is not None,
+            "reason": diff.reason,
+            "sframe": {
+                "rule": _rule_json(section, diff.sframe),
+                "fde_offset": pair.sframe.span.start,
+                "fre_offset": diff.sframe_row.span.start,
+            },
+            "dwarf": {
+                "rule": _rule_json(section, diff.dwarf),
+                "section": pair.dwarf.section,
+                "fde_offset": pair.dwarf.fde_offset,
+                "cie_offset": pair.dwarf.cie_offset,
+            },
+        }
+        for pair in result.pairs
+        for diff in pair.differences
+    ]
+    doc = {
+        "file": path,
+        "agree": result.agrees,
+        "summary": {
+            "functions_compared": len(result.pairs),
+            "bytes_compared": result.compared,
+            "bytes_agreeing": result.agreeing,
+            "bytes_explained": result.explained,
+            "bytes_disagreeing": result.disagreeing,
+        },
+        "differences": differences,
+        "only": [
+            {
+                "side": o.side,
+                "start": o.start,
+                "size": o.size,
+                "section": o.section,
+                "fde_offset": o.offset,
+                "name": o.name,
+                "reason": o.reason,
+            }
+            for o in result.only
+        ],
+        "untracked_registers": sorted({reg for pair in result.pairs for reg in pair.untracked}),
+    }
+    return json.dumps(doc, indent=2)

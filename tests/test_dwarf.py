@@ -1,0 +1,309 @@
+"""DWARF CFI as a second source: reading it, `sfview compare`, and `sfview export --breakpad` checked against it.
+
+The Breakpad export is read back (`read_stack_cfi`) and compared, address by
+address, with the same binary's `.eh_frame` as pyelftools decodes it, and
+with the output of an independent converter, Sentry's `symbolic` (its CFI
+cache is Breakpad `STACK CFI` text written from DWARF by the Rust `gimli`
+crate); tests using it skip when it is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import DATA
+from test_gcc import _compiler as gcc_with_sframe
+
+from sfview.document import Document
+from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi
+from sfview.dwarf.compare import compare, same_rule, table_differences
+from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
+from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
+
+ELF_FIXTURES = [
+    "shapes-x86_64-O2",
+    "shapes-x86_64-O0-fp",
+    "shapes-x86_64-O2-stripped",
+    "libshapes-x86_64.so",
+    "deep-x86_64",
+    "shapes-aarch64-O2",
+    "shapes-aarch64-O0-fp",
+]
+KNOWN = (
+    "PLT stub: SFrame writes it as a PCMASK FDE, DWARF as a CFA expression",
+    "outermost frame: DWARF marks the RA undefined, SFrame before version 3 cannot",
+)
+
+
+def _compare(path: Path):
+    doc = Document.open(str(path))
+    table = read_cfi(doc.elf)
+    result = compare(
+        doc.require_section(), table, doc.function_name, doc.symbols.name_at, doc.elf["e_type"] == "ET_REL"
+    )
+    return doc, table, result
+
+
+def test_cfi_rows_as_numeric_rules() -> None:
+    """Rows as objdump --dwarf=frames-interp shows them for this FDE (at .eh_frame+0x9c)."""
+    table = read_cfi(Document.open(str(DATA / "shapes-x86_64-O2")).elf)
+    func = table.find(0x1197)
+    assert (func.start_address, func.size, func.fde_offset, func.cie_offset) == (0x1190, 0x24, 0x9C, 0x30)
+    assert [(r.address, r.cfa) for r in func.rows] == [
+        (0x1190, rule(Kind.VALUE, 7, 8)),
+        (0x1197, rule(Kind.VALUE, 7, 320)),
+        (0x11B0, rule(Kind.VALUE, 7, 8)),
+    ]
+    assert {r.ra for r in func.rows} == {rule(Kind.VALUE, CFA, -8, True)}
+    plt = table.find(0x1030)
+    assert isinstance(plt.row_for(0x1030).cfa, Unexpressible)
+    assert table.find(0x1090).rows[0].ra.kind is Kind.UNDEFINED  # _start: .cfi_undefined rip
+    assert table.find(0x1051).row_for(0x1051).others == {3: rule(Kind.VALUE, CFA, -16, True)}  # rbx
+
+
+@pytest.mark.parametrize("name", [*ELF_FIXTURES, "shapes-x86_64-O2.o"])
+def test_fixtures_agree_with_their_eh_frame(name: str) -> None:
+    _, _, result = _compare(DATA / name)
+    assert result.differences(explained=False) == []
+    assert result.compared > 0 and result.agreeing + result.explained == result.compared
+    assert {d.reason for _, d in result.differences(True)} <= set(KNOWN)
+
+
+def test_plt_and_start_are_explained() -> None:
+    _, _, result = _compare(DATA / "shapes-x86_64-O2")
+    assert result.explained == 16  # one PLT entry: SFrame PCMASK, DWARF expression
+    only = {(o.side, o.name): o.reason for o in result.only}
+    assert only[("dwarf", "_start")].startswith("outermost frame")
+    assert only[("dwarf", "__cxa_finalize@plt")].startswith("linker stub"), "the .plt.got entry, named as objdump"
+
+
+def test_a_changed_rule_is_a_disagreement() -> None:
+    """The comparison can fail: one DWARF row changed by hand is reported, with both sources' offsets."""
+    doc, table, _ = _compare(DATA / "shapes-x86_64-O2")
+    row = table.find(0x1197).row_for(0x1197)
+    row.cfa = rule(Kind.VALUE, 7, 328)
+    result = compare(doc.require_section(), table, doc.function_name, doc.symbols.name_at)
+    (pair, diff), *rest = result.differences(explained=False)
+    assert rest == []
+    assert (diff.start, diff.end, diff.column, diff.sframe.offset, diff.dwarf.offset) == (
+        0x1197,
+        0x11B0,
+        "cfa",
+        320,
+        328,
+    )
+    assert pair.dwarf.fde_offset == 0x9C and diff.sframe_row.span.start > 0
+    assert not result.agrees and result.disagreeing == 0x11B0 - 0x1197
+
+
+def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sfview.dwarf.cfi as cfi
+
+    real = cfi.read_cfi
+
+    def changed(elf):
+        table = real(elf)
+        table.find(0x1197).row_for(0x1197).ra = rule(Kind.VALUE, CFA, -16, True)
+        return table
+
+    monkeypatch.setattr(cfi, "read_cfi", changed)
+    result = cli("compare", str(DATA / "shapes-x86_64-O2"))
+    assert result.code == 1
+    assert "disagreements: 1\n  0x1197..0x11b0 medium_frame: RA: SFrame *(CFA - 8) (FDE 4 at .sframe+0x60" in result.out
+    assert "DWARF *(CFA - 16) (FDE at .eh_frame+0x9c, CIE at .eh_frame+0x30)" in result.out
+
+
+def test_compare_cli(cli) -> None:
+    result = cli("compare", str(DATA / "shapes-x86_64-O2"))
+    assert result.code == 0 and "disagreements: none" in result.out
+    assert "74269 agree, 16 differ for known reasons, 0 disagree" in result.out
+    data = json.loads(cli("compare", "--json", str(DATA / "shapes-aarch64-O2")).out)
+    assert data["agree"] is True and data["summary"]["bytes_disagreeing"] == 0
+    for bad in ("shapes-x86_64-O2.sframe", "README.md", "shapes-x86_64-no-sframe"):
+        result = cli("compare", str(DATA / bad))
+        assert result.code == 2 and result.err.startswith(f"sfview: {DATA / bad}") and "Traceback" not in result.err
+        assert result.err.count("\n") == 1
+
+
+# Breakpad -------------------------------------------------------------------------
+
+
+def test_debug_identifier_swaps_the_guid_fields() -> None:
+    build_id = bytes.fromhex("e8c570f1aa25e1b7a0d1e65a10f78383a2c5184a")
+    assert debug_identifier(build_id) == "F170C5E825AAB7E1A0D1E65A10F783830"
+
+
+def _exported(path: Path) -> tuple[str, list[str], CfiTable]:
+    """The export, and its STACK CFI read back at the file's own addresses."""
+    doc = Document.open(str(path))
+    text, problems = symbol_file(doc)
+    return text, problems, read_stack_cfi(text, read_cfi(doc.elf).abi.name, load_address(doc.elf))
+
+
+@pytest.mark.parametrize("name", ELF_FIXTURES)
+def test_breakpad_export_agrees_with_eh_frame(name: str) -> None:
+    """At every address both describe, the exported rules are DWARF's, but where DWARF has an expression."""
+    text, problems, exported = _exported(DATA / name)
+    assert text.startswith("MODULE Linux ") and problems == []
+    dwarf = read_cfi(Document.open(str(DATA / name)).elf)
+    assert exported.functions
+    for diff in table_differences(exported, dwarf):
+        assert isinstance(diff.right, Unexpressible), diff  # the PLT's CFA expression; SFrame's PCMASK rule
+
+
+def test_breakpad_records() -> None:
+    text, _, _ = _exported(DATA / "shapes-x86_64-O0-fp")
+    lines = text.splitlines()
+    assert "STACK CFI INIT 1030 10 .cfa: $rsp 8 + .ra: .cfa -8 + ^" in lines  # PCMASK, block 1
+    assert "STACK CFI INIT 1040 10 .cfa: $rsp 8 + .ra: .cfa -8 + ^" in lines  # PCMASK, block 2
+    assert any(line.endswith(".cfa: $rsp 16 + $rbp: .cfa -16 + ^") for line in lines)
+    assert any(line.endswith(".cfa: $rbp 16 +") for line in lines)
+    arm, _, _ = _exported(DATA / "shapes-aarch64-O0-fp")
+    assert "STACK CFI INIT 814 24 .cfa: sp 0 + .ra: x30" in arm.splitlines()
+    assert "STACK CFI 88c .cfa: sp 0 + .ra: x30 x29: x29" in arm.splitlines()
+    assert any(line.startswith("PUBLIC ") and line.endswith(" main") for line in lines)
+
+
+def test_rules_breakpad_cannot_hold_are_left_out() -> None:
+    """A signed RA (pointer authentication) and a row without a CFA (version 3's outermost frame) are
+    reported and left out; an undefined RA or FP is `.undef`."""
+    signed = SimpleNamespace(
+        start_offset=4,
+        address=0x1004,
+        cfa=rule(Kind.VALUE, 31, 16),
+        ra=rule(Kind.VALUE, CFA, -8, True),
+        fp=rule(Kind.VALUE, CFA, -16, True),
+        mangled_ra=True,
+    )
+    first = SimpleNamespace(
+        start_offset=0, address=0x1000, cfa=rule(Kind.VALUE, 31, 0), ra=SAME, fp=SAME, mangled_ra=False
+    )
+    last = SimpleNamespace(start_offset=8, address=0x1008, cfa=UNDEFINED, ra=UNDEFINED, fp=UNDEFINED, mangled_ra=False)
+    func = SimpleNamespace(start_address=0x1000, size=12, pcmask=False, error=None, rows=[first, signed, last])
+    lines, problems = stack_cfi([func], ABIS["EM_AARCH64"], 0)
+    assert lines == [
+        "STACK CFI INIT 1000 c .cfa: sp 0 + .ra: x30",
+        "STACK CFI 1004 .cfa: sp 16 + x29: .cfa -16 + ^",
+        "STACK CFI 1008 .ra: .undef x29: .undef",
+    ]
+    assert problems == [
+        "0x1004: .ra left out: the RA is signed (pointer authentication)",
+        "0x1008: .cfa left out: no Breakpad rule for undefined",
+    ]
+
+
+def test_relocatable_object_id_and_warning() -> None:
+    """Without a build-id, the id hashes the first page of .text, as dump_syms (and symbolic) do."""
+    text, problems, _ = _exported(DATA / "shapes-x86_64-O2.o")
+    assert problems[0].startswith("a relocatable object")
+    _, debug_id = _symbolic(DATA / "shapes-x86_64-O2.o")
+    assert text.split()[3] == debug_id.replace("-", "").upper() + "0"
+
+
+def test_export_cli(cli, tmp_path: Path) -> None:
+    out = tmp_path / "shapes.sym"
+    result = cli("export", "--breakpad", str(DATA / "shapes-x86_64-O2"), "-o", str(out))
+    assert (result.code, result.err) == (0, "")
+    assert out.read_text().splitlines()[0] == "MODULE Linux x86_64 F170C5E825AAB7E1A0D1E65A10F783830 shapes-x86_64-O2"
+
+
+def _symbolic(path: Path) -> tuple[str, str]:
+    """symbolic's STACK CFI text and debug id for `path`."""
+    symbolic = pytest.importorskip("symbolic", reason="symbolic (the independent DWARF→Breakpad converter) missing")
+    import io
+
+    obj = next(symbolic.Archive.open(str(path)).iter_objects())
+    out = io.BytesIO()
+    symbolic.CfiCache.from_object(obj).write_to(out)
+    return out.getvalue().decode(), str(obj.debug_id)
+
+
+def _agrees_with_symbolic(path: Path) -> None:
+    ours_text, _, ours = _exported(path)
+    theirs_text, debug_id = _symbolic(path)
+    assert ours_text.split()[3] == debug_id.replace("-", "").upper() + "0"
+    dwarf = read_cfi(Document.open(str(path)).elf)
+    theirs = read_stack_cfi(theirs_text, dwarf.abi.name, load_address(Document.open(str(path)).elf))
+    assert theirs.functions
+    for diff in table_differences(ours, theirs):
+        dwarf_row = dwarf.find(diff.start).row_for(diff.start)
+        if isinstance(dwarf_row.cfa, Unexpressible):
+            continue  # symbolic drops a CFA expression row, leaving the previous rule over the PLT entries
+        # symbolic writes nothing for DW_CFA_restore of a register the CIE has no rule for (x29, x30 after
+        # an AArch64 epilogue), so its previous rule stays in force; ours is DWARF's: unchanged.
+        assert getattr(dwarf_row, diff.column).kind is Kind.SAME, diff
+        assert same_rule(diff.left, getattr(dwarf_row, diff.column)), diff
+        assert diff.right.saved_on_stack, diff
+
+
+@pytest.mark.parametrize("name", ELF_FIXTURES)
+def test_breakpad_export_agrees_with_symbolic(name: str) -> None:
+    _agrees_with_symbolic(DATA / name)
+
+
+# Programs built now ------------------------------------------------------------------
+
+BUILDS = {
+    "O0": ["-O0"],
+    "O0-fp": ["-O0", "-fno-omit-frame-pointer"],
+    "O1": ["-O1"],
+    "O2": ["-O2", "-fomit-frame-pointer"],
+    "O2-fp": ["-O2", "-fno-omit-frame-pointer"],
+    "O3": ["-O3", "-funroll-loops"],
+    "shared": ["-O2", "-fPIC", "-shared"],
+    "no-pie": ["-O2", "-fno-pie", "-no-pie"],
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):
+    """Build a source once per compiler and flags, for the tests that look at it."""
+    cache: dict[tuple[str, str, str], Path] = {}
+
+    def build(compiler: str, name: str, source: str) -> Path:
+        key = (compiler, name, source)
+        if key not in cache:
+            gcc = gcc_with_sframe(compiler)
+            out = tmp_path_factory.mktemp("dwarf") / f"{source}-{compiler}-{name}"
+            flags = BUILDS[name]
+            subprocess.run([gcc, "-Wa,--gsframe", *flags, str(DATA / "src" / source), "-o", str(out)], check=True)
+            cache[key] = out
+        return cache[key]
+
+    return build
+
+
+@pytest.mark.parametrize("source", ["deep.c", "shapes.c"])
+@pytest.mark.parametrize("compiler", ["gcc", "aarch64-linux-gnu-gcc"])
+@pytest.mark.parametrize("build", BUILDS)
+def test_gcc_builds(built, compiler: str, build: str, source: str) -> None:
+    """SFrame agrees with .eh_frame, and so does its Breakpad export, but where the formats force a difference."""
+    out = built(compiler, build, source)
+    _, _, result = _compare(out)
+    assert result.differences(explained=False) == [] and result.compared > 0
+    _, problems, exported = _exported(out)
+    assert problems == []
+    for diff in table_differences(exported, read_cfi(Document.open(str(out)).elf)):
+        assert isinstance(diff.right, Unexpressible), diff
+
+
+@pytest.mark.parametrize("source", ["deep.c", "shapes.c"])
+@pytest.mark.parametrize("compiler", ["gcc", "aarch64-linux-gnu-gcc"])
+@pytest.mark.parametrize("build", BUILDS)
+def test_gcc_builds_against_symbolic(built, compiler: str, build: str, source: str) -> None:
+    _agrees_with_symbolic(built(compiler, build, source))
+
+
+def test_debug_frame_is_read(tmp_path: Path) -> None:
+    """Without asynchronous unwind tables, gcc -g puts the CFI in .debug_frame: compared from there."""
+    gcc = gcc_with_sframe("gcc")
+    out = tmp_path / "deep-debug-frame"
+    flags = ["-O2", "-g", "-fno-asynchronous-unwind-tables"]
+    subprocess.run([gcc, "-Wa,--gsframe", *flags, str(DATA / "src" / "deep.c"), "-o", str(out)], check=True)
+    _, _, result = _compare(out)
+    assert {p.dwarf.section for p in result.pairs if p.name == "main"} == {".debug_frame"}
+    assert result.differences(explained=False) == [] and result.compared > 0
