@@ -70,6 +70,17 @@ def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
     return ElfSframe(data, address, file_offset, origin, info, elf, lambda: _names(elf, origin))
 
 
+def function_symbols(stream: BinaryIO) -> SymbolTable:
+    """The function symbols of any ELF file, one with no SFrame too (an unwinder still names its frames).
+
+    A file pyelftools cannot read gives no names, as a damaged table does.
+    """
+    try:
+        return _symbols(ELFFile(stream))
+    except Exception:  # whatever pyelftools or struct raise on a damaged file
+        return SymbolTable([], "unreadable")
+
+
 def _names(elf: ELFFile, origin: str) -> tuple[SymbolTable, dict[int, str]]:
     """Function names, read only when a view needs them (a text dump does not).
 

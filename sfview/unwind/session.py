@@ -10,15 +10,22 @@ alone, at its link addresses, and the memory words given.
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, field
+
+from elftools.elf.constants import P_FLAGS
+from elftools.elf.elffile import ELFFile
 
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.core import Core, Memory
+from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
+from sfview.inputs.elf import function_symbols
 from sfview.unwind.engine import Machine, Module, Unwinder
 
+PAGE_SIZE = 4096
+"""The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
 ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64"}
 
 
@@ -44,14 +51,68 @@ def register_numbers(machine: Machine) -> dict[str, int]:
     return names
 
 
-def _load_bias(doc: Document, mapped_at: int) -> int:
+def _load_bias(elf: ELFFile, mapped_at: int) -> int:
     """The bias of a file whose offset 0 is mapped at `mapped_at`: that minus its first segment's address."""
-    elf = doc.elf
-    assert elf is not None
     first = min(
         (seg["p_vaddr"] - seg["p_offset"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"), default=0
     )
     return mapped_at - first
+
+
+def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory) -> Module | None:
+    """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
+    try:
+        with open(found, "rb") as f:
+            data = f.read()
+        elf = ELFFile(io.BytesIO(data))
+        bias = _load_bias(elf, mapped_at)
+        _add_read_only_segments(memory, elf, bias)
+    except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
+        return None
+    symbols = function_symbols(io.BytesIO(data))
+    return Module(os.path.basename(found), None, bias, symbols.name_at, path)
+
+
+def _auxv_bias(doc: Document, core: Core) -> int:
+    """The program's load bias from where the core's process had its entry point (`AT_ENTRY`).
+
+    Checked against where it had its program headers (`AT_PHDR`, for a
+    program with `PT_PHDR`) and against the page size: a core of another
+    program fits neither, and is refused rather than unwound into nonsense.
+    """
+    elf = doc.elf
+    assert elf is not None
+    bias = core.auxv[AT_ENTRY] - elf["e_entry"]
+    phdr = next((seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_PHDR"), None)
+    fits = bias % PAGE_SIZE == 0
+    if fits and phdr is not None and AT_PHDR in core.auxv:
+        fits = core.auxv[AT_PHDR] - phdr == bias
+    if not fits:
+        where = f"entry point at {core.auxv[AT_ENTRY]:#x}"
+        if AT_PHDR in core.auxv:
+            where += f", program headers at {core.auxv[AT_PHDR]:#x}"
+        raise InputError(
+            f"not a core of {os.path.basename(doc.path)}: the process had its {where}, "
+            f"which fit no load address of this program (entry {elf['e_entry']:#x}"
+            + (f", PT_PHDR {phdr:#x})" if phdr is not None else ")"),
+            path=core.path,
+        )
+    return bias
+
+
+def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
+    """The file's read-only loadable bytes as memory, where the core holds none.
+
+    A core often leaves out what the files hold (qemu-user writes text
+    segments with no bytes); read-only segments hold in the process what they
+    hold in the file, so they fill that gap. Writable ones may have changed.
+    """
+    for seg in elf.iter_segments():
+        if seg["p_type"] != "PT_LOAD" or seg["p_flags"] & P_FLAGS.PF_W or not seg["p_filesz"]:
+            continue
+        start = seg["p_vaddr"] + bias
+        if memory.read(start, 1) is None and memory.read(start + seg["p_filesz"] - 1, 1) is None:
+            memory.add(start, seg.data())
 
 
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
@@ -77,15 +138,19 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
     if program_path is not None:
-        bias = _load_bias(doc, mapped[program_path])
-    elif 9 in core.auxv:  # AT_ENTRY: where the program's entry point was
-        bias = core.auxv[9] - elf["e_entry"]
-        notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
+        bias = _load_bias(elf, mapped[program_path])
+    elif AT_ENTRY in core.auxv:
+        bias = _auxv_bias(doc, core)
+        if mapped:
+            notes.append(f"the core maps no file named {name}; the program's load bias {bias:#x} comes from AT_ENTRY")
+        else:
+            notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
     else:
         raise InputError(
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
         )
     modules = [_module(doc, bias)]
+    _add_read_only_segments(core.memory, elf, bias)
     for path, start in mapped.items():
         if path == program_path:
             continue
@@ -97,8 +162,14 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             lib = Document.open(found)
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
+            without = _module_without_sframe(found, start, path, core.memory)
+            if without is not None:
+                modules.append(without)
             continue
-        modules.append(_module(lib, _load_bias(lib, start), path))
+        assert lib.elf is not None
+        lib_bias = _load_bias(lib.elf, start)
+        modules.append(_module(lib, lib_bias, path))
+        _add_read_only_segments(core.memory, lib.elf, lib_bias)
     state = _thread(core, thread)
     numbers = register_numbers(machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
