@@ -185,6 +185,12 @@ def _unwind_parser() -> argparse.ArgumentParser:
     parser.add_argument("program", help="the program (an ELF file with .sframe)")
     _add_state_arguments(parser, required=True)
     parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
+    parser.add_argument(
+        "--cfi",
+        choices=("sframe", "dwarf", "both"),
+        default="sframe",
+        help="unwind with SFrame (default), with DWARF CFI (.eh_frame), or with both and show where they part",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -211,11 +217,17 @@ def run_unwind(argv: list[str]) -> int:
 
     args = _unwind_parser().parse_args(argv)
     started = _session(args.program, args)
-    trace = started.unwinder.backtrace(started.pc, started.registers)
+    unwinder = started.unwinder
+    unwinder.cfi = "dwarf" if args.cfi == "dwarf" else "sframe"
+    trace = unwinder.backtrace(started.pc, started.registers)
+    notes = list(started.notes)
+    if args.cfi == "both":
+        unwinder.cfi = "dwarf"
+        notes.insert(0, backtrace.agreement(trace, unwinder.backtrace(started.pc, started.registers)))
     if args.json:
-        sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")
+        sys.stdout.write(backtrace.json_text(trace, notes) + "\n")
     else:
-        sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=started.notes))
+        sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=notes))
     return 0
 
 

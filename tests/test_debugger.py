@@ -68,3 +68,17 @@ async def test_typed_registers_and_a_memory_word_asked_for() -> None:
         assert app.screen is debugger
         assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]
         assert debugger.memory.words == {regs["rsp"]: core.memory.read(regs["rsp"]) - 0x555555554000}
+
+
+async def test_each_step_with_dwarf_cfi_too() -> None:
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        await pilot.press("d", "space", "space")
+        text = _explanation(debugger)
+        assert "With DWARF CFI instead:" in text
+        assert "DWARF CFI: the FDE at .eh_frame+0x" in text
+        assert "the same caller: SFrame and DWARF agree here" in text
+        assert debugger.unwinder.cfi == "sframe", "the walk itself still follows SFrame"

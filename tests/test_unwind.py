@@ -231,3 +231,31 @@ def test_a_truncated_core_is_refused(tmp_path: Path) -> None:
     result = run_process("unwind", str(DATA / "deep-x86_64"), "--core", str(cut))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert str(cut) in result.stderr
+
+
+@pytest.mark.parametrize("flags", [["-O0", "-fno-omit-frame-pointer"], ["-O2"]], ids=["O0-fp", "O2"])
+def test_dwarf_cfi_walks_the_same_stack(tmp_path: Path, flags: list[str]) -> None:
+    """`--cfi dwarf` unwinds with .eh_frame instead; `--cfi both` says whether the two part, and where."""
+    need("gcc", "gdb")
+    program = tmp_path / "deep"
+    subprocess.run(["gcc", *flags, "-Wa,--gsframe", "-o", str(program), str(SRC / "deep.c")], check=True)
+    core, bt = _gdb_core(program, tmp_path)
+    dwarf = run_process("unwind", str(program), "--core", str(core), "--cfi", "dwarf", "--explain")
+    assert dwarf.returncode == 0, dwarf.stderr
+    assert our_frames(dwarf.stdout) == gdb_frames(bt)
+    assert "DWARF CFI: the FDE at .eh_frame+0x" in dwarf.stdout
+    both = run_process("unwind", str(program), "--core", str(core), "--cfi", "both")
+    assert "note: DWARF CFI finds the same" in both.stdout or "note: DWARF CFI agrees on the" in both.stdout
+
+
+def test_where_sframe_and_dwarf_part_is_named() -> None:
+    from sfview.output.backtrace import agreement
+    from sfview.unwind.engine import Backtrace, Frame
+
+    same = [Frame(0, 0x1000, {7: 0x10}), Frame(1, 0x2000, {7: 0x20})]
+    other = [Frame(0, 0x1000, {7: 0x10}), Frame(1, 0x2004, {7: 0x28})]
+    assert agreement(Backtrace(same, "end"), Backtrace(list(same), "end")).startswith("DWARF CFI finds the same 2")
+    parted = agreement(Backtrace(same, "end"), Backtrace(other, "end"))
+    assert parted.startswith("DWARF CFI parts from SFrame at frame #1: SFrame finds pc 0x2000, DWARF 0x2004")
+    shorter = agreement(Backtrace(same[:1], "no FDE"), Backtrace(same, "end"))
+    assert shorter == "DWARF CFI agrees on the 1 frames both find; DWARF CFI goes further (SFrame stopped: no FDE)"

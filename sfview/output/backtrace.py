@@ -49,6 +49,27 @@ def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = N
     return "\n".join(lines) + "\n"
 
 
+def agreement(sframe: Backtrace, dwarf: Backtrace) -> str:
+    """Where walking with DWARF CFI parts from walking with SFrame: the first frame whose PC or SP differ."""
+    for ours, theirs in zip(sframe.frames, dwarf.frames, strict=False):
+        if (ours.pc, ours.registers) != (theirs.pc, theirs.registers):
+            return (
+                f"DWARF CFI parts from SFrame at frame #{ours.number}: SFrame finds pc {ours.pc:#x}, "
+                f"DWARF {theirs.pc:#x} ({_registers(ours)} against {_registers(theirs)})"
+            )
+    if len(sframe.frames) != len(dwarf.frames):
+        shorter, longer = ("SFrame", "DWARF CFI") if len(sframe.frames) < len(dwarf.frames) else ("DWARF CFI", "SFrame")
+        return (
+            f"DWARF CFI agrees on the {min(len(sframe.frames), len(dwarf.frames))} frames both find; "
+            f"{longer} goes further ({shorter} stopped: {(sframe if shorter == 'SFrame' else dwarf).stop})"
+        )
+    return f"DWARF CFI finds the same {len(sframe.frames)} frames, with the same registers"
+
+
+def _registers(frame: Frame) -> str:
+    return ", ".join(f"r{n}={v:#x}" for n, v in sorted(frame.registers.items()))
+
+
 def json_text(trace: Backtrace, notes: list[str]) -> str:
     def frame_json(frame: Frame) -> dict[str, Any]:
         return {

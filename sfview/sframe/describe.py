@@ -171,6 +171,11 @@ def app_rules(section: Section, row: Row) -> str:
 
 def rule_formula(section: Section, rule: Rule) -> str:
     """A rule with the ABI's register names, as a formula: `rsp + 16`, `*(CFA - 8)`, `unchanged`."""
+    return formula(section.abi, rule)
+
+
+def formula(abi: int, rule: Rule) -> str:
+    """`rule_formula` for an ABI id, for rules that come from elsewhere (DWARF CFI)."""
     if rule.kind is Kind.SAME:
         return "unchanged"
     if rule.kind is Kind.PADDING:
@@ -178,7 +183,7 @@ def rule_formula(section: Section, rule: Rule) -> str:
     if rule.kind is Kind.UNDEFINED:
         return "undefined (outermost frame)"
     sign = "-" if rule.offset < 0 else "+"
-    text = f"{register_name(section.abi, rule.base)} {sign} {abs(rule.offset)}"
+    text = f"{register_name(abi, rule.base)} {sign} {abs(rule.offset)}"
     return f"*({text})" if rule.deref else text
 
 

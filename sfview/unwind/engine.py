@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.sframe import describe
-from sfview.sframe.rules import CFA, Kind, Rule
+from sfview.sframe.rules import CFA, SAME, Kind, Rule
 from sfview.sframe.section import Function, Row, Section
+
+if TYPE_CHECKING:
+    from sfview.dwarf.cfi import CfiTable
 
 ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
@@ -43,6 +47,17 @@ class Module:
     """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`)."""
     library: str | None = None
     """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
+    cfi: Callable[[], CfiTable | None] | None = None
+    """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
+
+
+class Rules(NamedTuple):
+    """What a row says: the CFA, FP and RA rules, and whether the saved RA is signed."""
+
+    cfa: Rule
+    fp: Rule
+    ra: Rule
+    mangled_ra: bool
 
 
 @dataclass(frozen=True)
@@ -130,8 +145,11 @@ class Unwinder:
         machine: Machine,
         read: Callable[[int], int | None],
         pac_mask: int | None = None,
+        cfi: str = "sframe",
     ) -> None:
         self.modules = modules
+        self.cfi = cfi
+        """Whose rules the walk follows: `sframe`, or `dwarf` (the files' `.eh_frame` and `.debug_frame`)."""
         self.machine = machine
         self.read = read
         """Reads the 8-byte word at an address; None where no memory is known."""
@@ -154,8 +172,14 @@ class Unwinder:
 
     def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
         """The caller of `frame` (filling in how it was found), or None and why not."""
-        m = self.machine
         frame.lookup_pc = frame.pc if frame.number == 0 else (frame.pc - 1) & ADDRESS_MASK
+        found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
+        if not isinstance(found, Rules):
+            return found  # a stop, or a caller found by the frame-pointer chain
+        return self._apply(frame, found)
+
+    def _sframe_rules(self, frame: Frame) -> Rules | tuple[Frame | None, str, int | None]:
+        """The rules of the SFrame row for the frame's PC."""
         module, func = self._function_for(frame.lookup_pc)
         frame.module = module
         if func is None:
@@ -169,22 +193,54 @@ class Unwinder:
         frame.lookup = self._lookup_text(func, frame.lookup_pc - module.bias)
         if row.ra_undefined:
             return None, "the outermost frame: its row says the return address is undefined", None
-        cfa = self._value("CFA", row.cfa, frame, None)
+        return Rules(row.cfa, row.fp, row.ra, row.mangled_ra)
+
+    def _dwarf_rules(self, frame: Frame) -> Rules | tuple[Frame | None, str, int | None]:
+        """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`)."""
+        owner = None
+        for module in self.modules:
+            address = (frame.lookup_pc - module.bias) & ADDRESS_MASK
+            table = module.cfi() if module.cfi is not None else None
+            fde = table.find(address) if table is not None else None
+            if fde is not None:
+                break
+            if owner is None and module.name_at(address):
+                owner = module
+        else:
+            frame.module = owner
+            return self._frame_pointer_chain(frame, owner, "DWARF CFI")
+        frame.module = module
+        row = fde.row_for(address)
+        frame.lookup = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
+        if row is None:
+            return None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
+        for what, rule in (("CFA", row.cfa), ("RA", row.ra)):
+            if not isinstance(rule, Rule):
+                return None, f"DWARF gives the {what} here as a {rule.what}, which sfview does not evaluate", None
+        if row.ra.kind is Kind.UNDEFINED:
+            return None, "the outermost frame: DWARF says the return address is undefined", None
+        fp = row.fp if isinstance(row.fp, Rule) else SAME
+        return Rules(row.cfa, fp, row.ra, False)
+
+    def _apply(self, frame: Frame, rules: Rules) -> tuple[Frame | None, str, int | None]:
+        """Work out the CFA, RA and FP from `rules`; the caller's frame, or why there is none."""
+        m = self.machine
+        cfa = self._value("CFA", rules.cfa, frame, None)
         if cfa.value is None:
             return None, self._unknown(cfa), cfa.address
-        ra = self._value("RA", row.ra, frame, cfa.value, same=m.ra)
+        ra = self._value("RA", rules.ra, frame, cfa.value, same=m.ra)
         if ra.value is None:
             return None, self._unknown(ra), ra.address
-        fp = self._value("FP", row.fp, frame, cfa.value, same=m.fp)
-        if fp.value is None and row.fp.kind is Kind.VALUE:
+        fp = self._value("FP", rules.fp, frame, cfa.value, same=m.fp)
+        if fp.value is None and rules.fp.kind is Kind.VALUE:
             return None, self._unknown(fp), fp.address
         return_address = ra.value
-        if row.mangled_ra and return_address is not None:
+        if rules.mangled_ra and return_address is not None:
             return_address &= ~self.pac_mask & ADDRESS_MASK
             frame.computations.append(
                 Computation(
                     "RA",
-                    row.ra,
+                    rules.ra,
                     SIGNED,
                     f"{ra.value:#x} & {~self.pac_mask & ADDRESS_MASK:#x} = {return_address:#x}",
                     return_address,
@@ -205,7 +261,7 @@ class Unwinder:
     def _value(self, what: str, rule: Rule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
         """Work out one rule for `frame`, and record how."""
         m = self.machine
-        formula = describe.rule_formula(_section(frame), rule)
+        formula = describe.formula(m.abi, rule)
         if rule.kind is not Kind.VALUE:
             # Not tracked (or the RA padding word): the register still holds the caller's value.
             reg = same if same is not None else -2
@@ -269,12 +325,15 @@ class Unwinder:
             return f"PCMASK without a block size (version 1): offset {offset:#x}"
         return f"PCINC: offset {offset:#x} into the function"
 
-    def _frame_pointer_chain(self, frame: Frame, module: Module | None) -> tuple[Frame | None, str, int | None]:
+    def _frame_pointer_chain(
+        self, frame: Frame, module: Module | None, data: str = "SFrame"
+    ) -> tuple[Frame | None, str, int | None]:
         """No FDE for the PC: follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
         m = self.machine
         where = f"{frame.lookup_pc:#x}"
         if module is not None:
-            where += f" (in {module.name}{', which has no SFrame data' if module.section is None else ''})"
+            lacking = module.section is None if data == "SFrame" else module.cfi is None or module.cfi() is None
+            where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
         fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
         if not fp or sp is None or fp < sp or fp % 8:
             return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None
@@ -292,8 +351,3 @@ class Unwinder:
             Computation("RA", Rule(Kind.VALUE, m.fp, 8, True), "*(fp + 8)", f"*({fp + 8:#x}) = {ra:#x}", ra, fp + 8)
         )
         return Frame(frame.number + 1, ra, {m.sp: fp + 16, m.fp: saved_fp}), "", None
-
-
-def _section(frame: Frame) -> Section:
-    assert frame.module is not None and frame.module.section is not None
-    return frame.module.section

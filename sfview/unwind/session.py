@@ -10,9 +10,11 @@ alone, at its link addresses, and the memory words given.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
@@ -23,6 +25,9 @@ from sfview.generated.sframe import Sframe
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
 from sfview.inputs.elf import function_symbols
 from sfview.unwind.engine import Machine, Module, Unwinder
+
+if TYPE_CHECKING:
+    from sfview.dwarf.cfi import CfiTable
 
 PAGE_SIZE = 4096
 """The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
@@ -70,7 +75,17 @@ def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory
     except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
         return None
     symbols = function_symbols(io.BytesIO(data))
-    return Module(os.path.basename(found), None, bias, symbols.name_at, path)
+    return Module(os.path.basename(found), None, bias, symbols.name_at, path, cfi=functools.cache(lambda: _cfi(elf)))
+
+
+def _cfi(elf: ELFFile) -> CfiTable | None:
+    """A library's DWARF CFI, for unwinding with it (`--cfi dwarf`); None when it has none."""
+    from sfview.dwarf.cfi import read_cfi
+
+    try:
+        return read_cfi(elf)
+    except InputError:
+        return None
 
 
 def _auxv_bias(doc: Document, core: Core) -> int:
@@ -116,7 +131,7 @@ def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
 
 
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
-    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library)
+    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=lambda: doc.cfi)
 
 
 def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str], sysroot: str | None) -> Session:

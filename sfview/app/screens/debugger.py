@@ -41,6 +41,7 @@ class DebuggerScreen(Screen[None]):
         Binding("r", "run", "Run to the end"),
         Binding("ctrl+r", "reset", "Reset"),
         Binding("m", "add_word", "Memory word"),
+        Binding("d", "toggle_dwarf", "DWARF too"),
         Binding("escape", "explorer", "Explorer"),
     ]
 
@@ -55,6 +56,8 @@ class DebuggerScreen(Screen[None]):
         self.start_pc = pc
         self.start_registers = dict(registers)
         self.frames: list[Frame] = []
+        self.with_dwarf = False
+        """Also work each step out with DWARF CFI, and flag a frame where the two differ."""
         self.stop: str = ""
         self.missing: int | None = None
         self.inputs = {name: Input(id=f"reg-{name}", placeholder="0x…") for name in self._register_names()}
@@ -148,6 +151,35 @@ class DebuggerScreen(Screen[None]):
             if self.stop or not self.frames:
                 break
             self.action_step()
+
+    def action_toggle_dwarf(self) -> None:
+        self.with_dwarf = not self.with_dwarf
+        self._explain(self.frames[-2] if len(self.frames) > 1 else None)
+        self._show("each step is also worked out with DWARF CFI" if self.with_dwarf else "SFrame only")
+
+    def _dwarf_check(self, frame: Frame) -> Text:
+        """The same step with DWARF CFI (`.eh_frame`): the caller it finds, and whether SFrame's is the same."""
+        mirror = Frame(frame.number, frame.pc, dict(frame.registers))
+        self.unwinder.cfi = "dwarf"
+        try:
+            caller, stop, _ = self.unwinder.step(mirror)
+        finally:
+            self.unwinder.cfi = "sframe"
+        out = Text("\nWith DWARF CFI instead:\n", style="bold")
+        out.append(f"  {mirror.lookup or 'no FDE'}\n")
+        for comp in mirror.computations:
+            out.append(f"    {comp.text}\n")
+        ours = self.frames[frame.number + 1] if len(self.frames) > frame.number + 1 else None
+        if caller is None:
+            out.append(f"  stops: {stop}\n", style="yellow")
+        elif ours is not None and (ours.pc, ours.registers) == (caller.pc, caller.registers):
+            out.append("  the same caller: SFrame and DWARF agree here\n", style="green")
+        else:
+            theirs = f"pc {caller.pc:#x}, " + ", ".join(
+                f"{self.machine.name(n)} {v:#x}" for n, v in sorted(caller.registers.items())
+            )
+            out.append(f"  a different caller: {theirs}\n", style="bold red")
+        return out
 
     def action_explorer(self) -> None:
         self.app.pop_screen()
@@ -257,4 +289,6 @@ class DebuggerScreen(Screen[None]):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({origin})\n")
         elif self.stop:
             out.append(f"\nstopped: {self.stop}\n", style="yellow")
+        if self.with_dwarf:
+            out.append_text(self._dwarf_check(frame))
         self.query_one("#dbg-explain", Static).update(out)

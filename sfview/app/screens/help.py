@@ -91,6 +91,7 @@ top and press `enter`.
 | `r` | run to where the walk stops |
 | `ctrl+r` | back to frame #0 |
 | `m` | give a memory word (a step that needs one nobody gave asks for it) |
+| `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
 | `escape` | the explorer, on the FDE and row of the last step |
 """
 
