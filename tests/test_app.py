@@ -482,5 +482,8 @@ async def test_dwarf_beside_the_rows() -> None:
         assert {table.row_cells(i)[dwarf] for i in range(table.row_count)} == {"≠ CFA expr"}
         await pilot.press("n")  # main
         assert {table.row_cells(i)[dwarf] for i in range(table.row_count)} == {"="}
+        note = str(app.explorer.dwarf_note.render())
+        assert "DWARF: FDE at .eh_frame+0x120, 28 bytes: 18 00 00 00" in note, "the FDE SFrame condenses, its bytes"
+        assert "DW_CFA_def_cfa_offset: 16" in note and "CIE at +0x30: DW_CFA_def_cfa: r7 ofs 8" in note
         await pilot.press("d")
         assert "DWARF" not in [c.title for c in table.columns]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from elftools.common.exceptions import ELFError
 from elftools.dwarf.callframe import FDE, CFARule, RegisterRule
+from elftools.dwarf.descriptions import describe_CFI_instructions
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -107,6 +108,11 @@ class CfiFunction:
     fde_offset: int
     """Offset of the FDE in its section."""
     cie_offset: int
+    instructions: str = ""
+    """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools."""
+    cie_instructions: str = ""
+    fde_size: int = 0
+    """Bytes the FDE takes in its section (its length field included)."""
 
     @property
     def end_address(self) -> int:
@@ -188,7 +194,19 @@ def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFuncti
             continue
         start = entry["initial_location"] & ADDRESS_MASK
         rows = [_row(line, entry.cie["return_address_register"], abi) for line in entry.get_decoded().table]
-        out.append(CfiFunction(start, entry["address_range"], rows, section, entry.offset, entry.cie.offset))
+        out.append(
+            CfiFunction(
+                start,
+                entry["address_range"],
+                rows,
+                section,
+                entry.offset,
+                entry.cie.offset,
+                describe_CFI_instructions(entry),
+                describe_CFI_instructions(entry.cie),
+                entry.header["length"] + entry.structs.initial_length_field_size(),
+            )
+        )
     return out
 
 

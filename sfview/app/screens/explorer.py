@@ -96,6 +96,7 @@ class ExplorerScreen(Screen[None]):
             self.fde_table = FdeTable(self.section, self.names, id="fdes")
             self.fre_table = FreTable(id="fres")
             self.fre_note = Static(id="fre-note")
+            self.dwarf_note = Static(id="dwarf-note")
             self.structure_pane = TabPane("Structure", id="structure")
             self.structure = StructureTree(self.fields, self.names, id="tree")
             self.detail = FieldDetail(self.fields, self.source, id="detail")
@@ -112,6 +113,7 @@ class ExplorerScreen(Screen[None]):
                     yield self.fde_table
                     yield self.fre_table
                     yield self.fre_note
+                    yield self.dwarf_note
                 yield self.structure_pane  # filled after the first frame
             yield self.hex_view
         yield self.status_line
@@ -235,6 +237,9 @@ class ExplorerScreen(Screen[None]):
         relayout = self.fre_table.show_function(func)
         name = self.names.of(func)
         self.fre_table.border_title = f"FREs of fdes[{index}]" + (f" {name}" if name else "")
+        if self.fre_table.dwarf is not None:
+            self.dwarf_note.update(self._dwarf_fde(func))
+            relayout = True
         problem = func.error or func.rows_error
         if problem is not None or self.fre_note.has_class("-shown"):
             self.fre_note.update(f"Problem: {problem}" if problem else "")
@@ -346,6 +351,7 @@ class ExplorerScreen(Screen[None]):
             return
         if self.fre_table.dwarf is not None:
             self.fre_table.show_dwarf(None)
+            self.dwarf_note.remove_class("-shown")
             return
         if "cfi" in vars(self.doc):  # read already
             self._dwarf_read()
@@ -362,7 +368,25 @@ class ExplorerScreen(Screen[None]):
             self.app.notify("This file has no DWARF CFI (.eh_frame, .debug_frame).", severity="warning")
             return
         self.fre_table.show_dwarf(self._dwarf_beside)
+        self.dwarf_note.add_class("-shown")
+        if self.fre_table.function is not None:
+            self.dwarf_note.update(self._dwarf_fde(self.fre_table.function))
         self._status("DWARF CFI beside each row: `=` where it agrees with SFrame, else DWARF's rules (`d` hides it)")
+
+    def _dwarf_fde(self, func: Function) -> str:
+        """The DWARF FDE of the function: where, its bytes, and its CFA instructions (what SFrame replaced)."""
+        table = self.doc.cfi
+        cfi = table.find(func.start_address) if table is not None else None
+        if cfi is None or self.doc.elf is None:
+            return "DWARF: no FDE covers this function"
+        data = self.doc.elf.get_section_by_name(cfi.section).data()[cfi.fde_offset : cfi.fde_offset + cfi.fde_size]
+        shown = data[:24].hex(" ") + (" …" if len(data) > 24 else "")
+        steps = "; ".join(line.strip() for line in cfi.instructions.splitlines() if "nop" not in line)
+        start = "; ".join(line.strip() for line in cfi.cie_instructions.splitlines() if "nop" not in line)
+        return (
+            f"DWARF: FDE at {cfi.section}+{cfi.fde_offset:#x}, {cfi.fde_size} bytes: {shown}\n"
+            f"  CIE at +{cfi.cie_offset:#x}: {start}\n  FDE: {steps or '(no instructions)'}"
+        )
 
     def _dwarf_beside(self, func: Function, row: Row) -> str:
         """`=` when DWARF CFI gives the same CFA, RA and FP at the row's first address, else what it says."""
