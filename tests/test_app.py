@@ -487,3 +487,20 @@ async def test_dwarf_beside_the_rows() -> None:
         assert "DW_CFA_def_cfa_offset: 16" in note and "CIE at +0x30: DW_CFA_def_cfa: r7 ofs 8" in note
         await pilot.press("d")
         assert "DWARF" not in [c.title for c in table.columns]
+
+
+async def test_help_reaches_its_last_section_by_keyboard() -> None:
+    from textual.containers import VerticalScroll
+
+    app = explorer()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        body = app.screen.query_one("#help-body", VerticalScroll)
+        assert body.max_scroll_y > 0
+        await pilot.press(*["pagedown"] * 40)
+        assert body.scroll_y == body.max_scroll_y, "PageDown goes past the Keys table to the end"
+        await pilot.press("home")
+        assert body.scroll_y == 0
+        await pilot.press("end")
+        assert body.scroll_y == body.max_scroll_y

@@ -130,8 +130,18 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "dismiss", "Close"),
         Binding("question_mark", "dismiss", "Close", show=False),
         Binding("q", "dismiss", "Close", show=False),
+        # The page scrolls whatever has focus inside it (a Markdown table takes keys of its own otherwise).
+        Binding("down,j", "scroll('scroll_down')", "Down", show=False, priority=True),
+        Binding("up,k", "scroll('scroll_up')", "Up", show=False, priority=True),
+        Binding("pagedown,space", "scroll('scroll_page_down')", "Page down", show=False, priority=True),
+        Binding("pageup", "scroll('scroll_page_up')", "Page up", show=False, priority=True),
+        Binding("home", "scroll('scroll_home')", "Top", show=False, priority=True),
+        Binding("end", "scroll('scroll_end')", "Bottom", show=False, priority=True),
     ]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Markdown(HELP)
+
+    def action_scroll(self, how: str) -> None:
+        getattr(self.query_one("#help-body", VerticalScroll), how)(animate=False)
