@@ -275,11 +275,12 @@ async def test_go_to_an_address_no_function_covers() -> None:
 
 
 async def test_go_to_address_rejects_what_is_not_hex() -> None:
+    """Neither a number nor a name (`main` itself is now accepted: see the test of names below)."""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("g", *"main", "enter")
+        await pilot.press("g", *"mian", "enter")
         assert isinstance(app.screen, GotoNumber)
-        assert "not a hex number" in str(app.screen.query_one("#goto-message").render())
+        assert "neither a hex number nor a function name" in str(app.screen.query_one("#goto-message").render())
         await pilot.press("escape")
         assert not isinstance(app.screen, GotoNumber)
 
@@ -504,3 +505,19 @@ async def test_help_reaches_its_last_section_by_keyboard() -> None:
         assert body.scroll_y == 0
         await pilot.press("end")
         assert body.scroll_y == body.max_scroll_y
+
+
+async def test_go_to_a_name_or_a_name_plus_an_offset() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *"huge_frame+0x16", "enter")
+        selected = app.explorer.selected
+        assert selected is not None and (selected.fde, selected.fre) == (5, 1), "huge_frame's second row, at +0x16"
+        await pilot.press("g", *"no_such", "enter")
+        assert "neither a hex number nor a function name: 'no_such'" in str(
+            app.screen.query_one("#goto-message").render()
+        )
+        await pilot.press("escape", "g", *"1100", "enter")  # between main and small_leaf
+        await pilot.pause()
+        assert any("No function covers 0x1100: after main (ends 0x108b), before small_leaf (0x1180)" in n.message
+                   for n in app._notifications)  # fmt: skip

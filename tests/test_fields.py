@@ -100,3 +100,9 @@ def test_fields_know_their_fde_and_row() -> None:
     size = tree.field_at(section.function(2).span.start + 4)
     assert (size.path, size.fde, size.fre) == ("fdes[2].func_size", 2, None)
     assert (tree.field_at(8).path, tree.field_at(8).fde, tree.field_at(8).fre) == ("header.num_fdes", None, None)
+
+
+def test_sub_section_offsets_say_where_they_land() -> None:
+    tree = Document.open(str(DATA / "shapes-x86_64-O2")).fields
+    assert tree.field_at(0x14).meaning == "the FDE array starts at section offset 0x1c = header end 0x1c + 0x0"
+    assert tree.field_at(0x18).meaning == "the FRE sub-section starts at section offset 0xb5 = header end 0x1c + 0x99"

@@ -69,6 +69,17 @@ class SymbolTable:
         ordered = sorted(self.symbols, key=lambda s: (s.name.lower(), s.name, s.address))
         return ordered, [s.name.lower() for s in ordered]
 
+    def named(self, name: str) -> Symbol | None:
+        """The symbol called exactly `name` (else the one that is, but for case), or None."""
+        ordered, lowered = self.by_name
+        needle = name.lower()
+        i = bisect.bisect_left(lowered, needle)
+        matches = []
+        while i < len(lowered) and lowered[i] == needle:
+            matches.append(ordered[i])
+            i += 1
+        return next((s for s in matches if s.name == name), matches[0] if matches else None)
+
     def search(self, text: str, limit: int | None = None) -> list[Symbol]:
         """Symbols whose name contains `text` (case-insensitive), exact matches first, then prefixes."""
         return SymbolSearch(self).find(text, limit)[0]

@@ -676,6 +676,14 @@ def _control_bit(section: Section, node: Field) -> str:
     return "0, as required" if not value else "1: a reserved bit is set (invalid)"
 
 
+def _sub_section_offset(section: Section, node: Field) -> str:
+    """Where `fdeoff`/`freoff` land: counted from the end of the header (and its auxiliary header)."""
+    what, start = (
+        ("the FDE array", section.fde_start) if node.name == "fdeoff" else ("the FRE sub-section", section.fre_start)
+    )
+    return f"{what} starts at section offset {start:#x} = header end {section.header_end:#x} + {node.value:#x}"
+
+
 def _abi(section: Section, node: Field) -> str:
     return describe.abi_name(int(node.value))
 
@@ -698,6 +706,8 @@ _EXPLAINERS: dict[tuple[str | None, str], Callable[[Section, Field], str]] = {
     ("flags", "reserved"): _flags,
     ("preamble", "magic"): _magic,
     ("header", "abi_arch"): _abi,
+    ("header", "fdeoff"): _sub_section_offset,
+    ("header", "freoff"): _sub_section_offset,
     ("header", "cfa_fixed_fp_offset"): _fixed,
     ("header", "cfa_fixed_ra_offset"): _fixed,
     ("fde", "func_start"): _func_start,

@@ -409,6 +409,18 @@ class Section:
                 return func
         return None
 
+    def around(self, pc: int) -> tuple[Function | None, Function | None]:
+        """The functions that start last at or before `pc` and first after it (binary search when sorted)."""
+        if self.fdes_sorted:
+            i = bisect.bisect_right(_LazyStarts(self), pc)
+            before = self.function(i - 1) if i > 0 else None
+            after = self.function(i) if i < len(self) else None
+            return before, after
+        decoded = [f for f in self.functions() if f.error is None]
+        before = max((f for f in decoded if f.start_address <= pc), key=lambda f: f.start_address, default=None)
+        after = min((f for f in decoded if f.start_address > pc), key=lambda f: f.start_address, default=None)
+        return before, after
+
     # How FRE stack offsets are interpreted, after libsframe: the first is the
     # CFA's; the RA's comes next unless the header fixes it (AMD64), then the
     # FP's unless the header fixes that.

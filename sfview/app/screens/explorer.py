@@ -291,7 +291,7 @@ class ExplorerScreen(Screen[None]):
             return
         func = self.section.find_function(pc)
         if func is None:
-            self.app.notify(f"No function covers {pc:#x}.", severity="warning")
+            self.app.notify(f"No function covers {pc:#x}{self._neighbours(pc)}.", severity="warning")
             return
         row = func.row_for(pc)
         if row is None:
@@ -323,8 +323,18 @@ class ExplorerScreen(Screen[None]):
         self.hex_view.move_cursor(offset, notify=False)
         self._hex_moved(offset)
 
+    def _neighbours(self, pc: int) -> str:
+        """`: between main (ends 0x108b) and small_leaf (0x1180)`, the functions around an address no FDE covers."""
+        before, after = self.section.around(pc)
+        parts = []
+        if before is not None:
+            parts.append(f"after {self.names.of(before) or f'fdes[{before.index}]'} (ends {before.end_address:#x})")
+        if after is not None:
+            parts.append(f"before {self.names.of(after) or f'fdes[{after.index}]'} ({after.start_address:#x})")
+        return ": " + ", ".join(parts) if parts else ""
+
     def action_goto_address(self) -> None:
-        prompt = GotoNumber("Go to address", "The function and row an unwinder uses for a PC.")
+        prompt = GotoNumber("Go to address", "The function and row an unwinder uses for a PC.", self.source.symbols)
         self.app.push_screen(prompt, self.goto_address)
 
     def action_goto_symbol(self) -> None:

@@ -25,6 +25,23 @@ SYMBOLS_SHOWN = 100
 """Matches listed at once; typing more of the name narrows them."""
 
 
+def parse_address(text: str, symbols: SymbolTable) -> int | str:
+    """`0x1030`, `main`, `main+0x10` (or `main+16`) → an address; else a sentence saying what is wrong."""
+    number = parse_number(text)
+    if number is not None:
+        return number
+    name, plus, offset = text.strip().partition("+")
+    symbol = symbols.named(name.strip())
+    if symbol is None:
+        return f"neither a hex number nor a function name: {text.strip()!r}"
+    if not plus:
+        return symbol.address
+    try:
+        return symbol.address + int(offset.strip(), 0)
+    except ValueError:
+        return f"{offset.strip()!r} is not an offset (write main+0x10 or main+16)"
+
+
 def parse_number(text: str) -> int | None:
     """`0x1030`, `1030` or `0000000000001030` → 0x1030; None if it is not hex."""
     text = text.strip().lower().removeprefix("0x")
@@ -39,23 +56,26 @@ class GotoNumber(ModalScreen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, title: str, hint: str) -> None:
+    def __init__(self, title: str, hint: str, symbols: SymbolTable | None = None) -> None:
         super().__init__(classes="goto")
         self.title_text = title
         self.hint = hint
+        self.symbols = symbols
+        """Names to accept besides numbers (`main`, `main+0x10`), for addresses."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = self.title_text
             yield Label(self.hint, classes="goto-hint")
-            yield Input(placeholder="hex, e.g. 0x1030", id="goto-input")
+            example = "hex or a name: 0x1030, main, main+0x10" if self.symbols is not None else "hex, e.g. 0x1030"
+            yield Input(placeholder=example, id="goto-input")
             yield Label("", id="goto-message")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        value = parse_number(event.value)
-        if value is None:
-            self.query_one("#goto-message", Label).update(f"not a hex number: {event.value!r}")
+        value = parse_address(event.value, self.symbols) if self.symbols is not None else parse_number(event.value)
+        if value is None or isinstance(value, str):
+            self.query_one("#goto-message", Label).update(value or f"not a hex number: {event.value!r}")
             return
         self.dismiss(value)
 
