@@ -132,10 +132,13 @@ class Summary:
 
 def child_env() -> dict[str, str]:
     """Environment for measured children: C locale (readelf's output is
-    localised) and this checkout first on PYTHONPATH (so `-m sfview` works
-    from any directory)."""
+    localised), this checkout first on PYTHONPATH (so `-m sfview` works
+    from any directory), and bytecode caching on."""
     env = dict(os.environ, LC_ALL="C")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    # As a user's Python runs it: with its bytecode cached (some shells and tools turn that off,
+    # and then every run compiles sfview anew, 20 ms). The warm-up run writes the cache.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

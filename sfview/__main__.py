@@ -2,6 +2,6 @@
 
 import sys
 
-from sfview.cli import main
+from sfview.cli import run
 
-sys.exit(main())
+sys.exit(run())

@@ -124,7 +124,7 @@ class Bulk:
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, lengths, infos = self._starts, self._fre_lengths, FDE_INFOS
         v3 = self._attr is not None
-        records = list(self._fde.iter_unpack(data[fde_start:end]))
+        records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
         # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
         block_ends = [fre_start + r[i_off] for r in records[1:]] + [fre_end]
         blocks: dict[tuple[int, int, bytes], list[tuple[int, bytes]]] = {}
