@@ -21,7 +21,7 @@ from sfview.inputs.symbols import Symbol, SymbolSearch, SymbolTable
 
 __all__ = ["GotoNumber", "GotoSymbol", "parse_number"]
 
-SYMBOLS_SHOWN = 100
+SYMBOLS_SHOWN = 40
 """Matches listed at once; typing more of the name narrows them."""
 
 
