@@ -231,7 +231,40 @@ def run_unwind(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"dump": run_dump, "unwind": run_unwind, "compare": run_compare, "export": run_export}
+def run_check(argv: list[str]) -> int:
+    """Exit 0 when every file is clean, 1 when a problem is found, 2 when a file cannot be read at all."""
+    from sfview.check.run import check
+    from sfview.document import Document
+    from sfview.output import diagnostics
+
+    parser = argparse.ArgumentParser(prog="sfview check", description="Find what is wrong in SFrame sections.")
+    parser.add_argument("files", nargs="+", help="ELF files or raw .sframe sections")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+    status, reports = 0, []
+    for path in args.files:
+        try:
+            doc = Document.open(path)
+            section = doc.require_section()
+        except InputError as exc:
+            print(f"sfview: {exc}", file=sys.stderr)
+            status = EXIT_BAD_INPUT
+            continue
+        relocatable = doc.source.elf_info is not None and doc.source.elf_info.elf_type == "ET_REL"
+        found = check(section, relocatable=relocatable)
+        if found and status == 0:
+            status = 1
+        if args.json:
+            reports.append(diagnostics.as_json(doc, found))
+        else:
+            for diag in found:
+                print(diagnostics.line(doc, diag))
+    if args.json:
+        sys.stdout.write(diagnostics.json_text(reports) + "\n")
+    return status
+
+
+COMMANDS = {"dump": run_dump, "unwind": run_unwind, "compare": run_compare, "export": run_export, "check": run_check}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ from sfview.sframe.rules import Rule
 from sfview.sframe.section import ADDRESS_MASK, Section
 
 
-def _bits(byte: int, table: str, field: str) -> int:
+def info_bits(byte: int, table: str, field: str) -> int:
     """A bit field of an info byte, where the generated layout says it is."""
     low, width = layout.BITS[table][field]
     return (byte >> low) & ((1 << width) - 1)
@@ -56,10 +56,10 @@ class FdeInfo(NamedTuple):
 
 FDE_INFOS = [
     FdeInfo(
-        _bits(byte, "fde_info", "fre_type"),
-        _bits(byte, "fde_info", "pc_type") == Sframe.PcType.pcmask,
-        _bits(byte, "fde_info", "pauth_key") == Sframe.PauthKey.key_b,
-        bool(_bits(byte, "fde_info", "signal_frame")),
+        info_bits(byte, "fde_info", "fre_type"),
+        info_bits(byte, "fde_info", "pc_type") == Sframe.PcType.pcmask,
+        info_bits(byte, "fde_info", "pauth_key") == Sframe.PauthKey.key_b,
+        bool(info_bits(byte, "fde_info", "signal_frame")),
     )
     for byte in range(256)
 ]
@@ -99,8 +99,8 @@ class Bulk:
         self._patterns: dict[bytes, Pattern] = {}
 
     def _fre_length(self, info: int) -> int:
-        size = self._offsets.get(_bits(info, "fre_info", "offset_size"))
-        return 1 << 62 if size is None else 1 + _bits(info, "fre_info", "offset_count") * size[2]
+        size = self._offsets.get(info_bits(info, "fre_info", "offset_size"))
+        return 1 << 62 if size is None else 1 + info_bits(info, "fre_info", "offset_count") * size[2]
 
     # Functions ------------------------------------------------------------
 
@@ -185,7 +185,7 @@ class Bulk:
             return None
         attr = self._attr.unpack_from(self.data, attr_pos)
         fields = self._attr_fields
-        if _bits(attr[fields["func_info2"]], "fde_info2", "fde_type") != Sframe.FdeType.default:
+        if info_bits(attr[fields["func_info2"]], "fde_info2", "fde_type") != Sframe.FdeType.default:
             return None  # flexible (or undefined) FDE types: the Kaitai path reads their words
         return FastFunction(
             index,
@@ -202,9 +202,9 @@ class Bulk:
         found = self._patterns.get(key)
         if found is None:
             info = key[0]
-            order, char, _ = self._offsets[_bits(info, "fre_info", "offset_size")]
-            count = _bits(info, "fre_info", "offset_count")
+            order, char, _ = self._offsets[info_bits(info, "fre_info", "offset_size")]
+            count = info_bits(info, "fre_info", "offset_count")
             offsets = struct.unpack_from(f"{order}{count}{char}", key, 1)
-            cfa, fp, ra = self.section.default_rules(_bits(info, "fre_info", "cfa_base_reg"), offsets)
-            found = self._patterns[key] = Pattern(cfa, fp, ra, bool(_bits(info, "fre_info", "mangled_ra")))
+            cfa, fp, ra = self.section.default_rules(info_bits(info, "fre_info", "cfa_base_reg"), offsets)
+            found = self._patterns[key] = Pattern(cfa, fp, ra, bool(info_bits(info, "fre_info", "mangled_ra")))
         return found
