@@ -155,3 +155,20 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert [p["id"] for p in doc[0]["problems"]] == ["fdes-unsorted"]
     missing = run_process("check", str(tmp_path / "nothing"))
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_damage_makes_check_raise(seed: int) -> None:
+    """Bit flips, extreme values, truncations of every fixture: check reports, it never raises."""
+    from test_bulk import _mutants
+
+    from sfview.errors import InputError
+
+    reported = 0
+    for mutant in _mutants(seed, 500):
+        try:
+            section = Section(mutant)
+        except InputError:
+            continue
+        reported += bool(check(section))
+    assert reported > 100, "the damage is seen"
