@@ -7,7 +7,9 @@ and exit status 2; no traceback reaches the user.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -17,6 +19,8 @@ if TYPE_CHECKING:
     from sfview.document import Document
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+"""As a shell reports a command ended by Ctrl-C (128 + SIGINT)."""
 
 
 def _address(text: str) -> int:
@@ -271,15 +275,41 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = COMMANDS.get(argv[0]) if argv else None
     try:
-        if command is not None:
-            return command(argv[1:])
-        return run_app(argv)
+        status = command(argv[1:]) if command is not None else run_app(argv)
+        sys.stdout.flush()  # here, where a full disk can still be said in one line
+        return status
     except InputError as exc:
-        sys.stdout.flush()
+        _flush_quietly()
         print(f"sfview: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
+        _drop_stdout()
         return 0
+    except KeyboardInterrupt:
+        _drop_stdout()
+        print("sfview: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        _drop_stdout()
+        print("sfview: out of memory", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:  # writing the output: a full disk, a closed terminal
+        _drop_stdout()
+        print(f"sfview: writing the output: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _drop_stdout()
+
+
+def _drop_stdout() -> None:
+    """What could not be written is dropped: the interpreter would try again at exit and fail with a traceback."""
+    with contextlib.suppress(OSError):
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces stdout until the process ends
 
 
 def run() -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +140,29 @@ def test_the_dump_goes_on_past_broken_functions(cli, tmp_path: Path) -> None:
     assert "    func idx [3]:\n    [cannot be decoded at section offset 0x5f: " in result.out
     assert "[cannot be decoded at section offset 0xc6: function 5: FRE 1: " in result.out
     assert all(f"func idx [{i}]: pc = " in result.out for i in (0, 1, 2, 4, 5, 6, 7, 8)), "every other function"
+
+
+def test_files_that_are_not_what_they_seem(tmp_path: Path) -> None:
+    """A FIFO would block for ever, /dev/zero never end; a full disk must not end in a traceback."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        proc = run_process("dump", str(path))
+        assert proc.returncode == 2 and "not a regular file" in proc.stderr and "Traceback" not in proc.stderr
+    with open("/dev/full", "w") as full:
+        argv = [sys.executable, "-m", "sfview", "dump", str(DATA / "shapes-x86_64-O2")]
+        proc = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == "sfview: writing the output: No space left on device\n"
+
+
+def test_a_big_sparse_elf_file_is_not_read_whole(tmp_path: Path) -> None:
+    """An ELF file is read as pyelftools asks: 2 GB of holes after the program cost nothing."""
+    sparse = tmp_path / "sparse"
+    sparse.write_bytes((DATA / "shapes-x86_64-O2").read_bytes())
+    with open(sparse, "r+b") as f:
+        f.truncate(2 << 30)
+    proc = run_process("dump", str(sparse))
+    assert proc.returncode == 0 and proc.stdout == (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()

@@ -8,7 +8,8 @@ builds the `Section` from `Source.data`.
 
 from __future__ import annotations
 
-import io
+import os
+import stat
 from collections.abc import Callable
 from functools import cached_property
 
@@ -82,22 +83,36 @@ class Source:
 
 
 def open_source(path: str, base: int | None = None) -> Source:
-    """Read `path` as an ELF file or a raw section (`base`: its load address)."""
+    """Read `path` as an ELF file or a raw section (`base`: its load address).
+
+    Only a regular file is read: a FIFO would block for ever, a device such
+    as /dev/zero never end. An ELF file is read as pyelftools asks, the
+    section and what names it, not whole: a 2 GB sparse file costs nothing.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError(
+                "not a regular file (a directory, a FIFO or a device): there is nothing to read", path=path
+            )
+        f = open(path, "rb")  # noqa: SIM115 - an ELF file stays open while pyelftools reads it on demand
+        head = f.read(4)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path=path) from None
-    if data[:2] in SFRAME_MAGICS:
+    if head[:2] in SFRAME_MAGICS:
+        with f:
+            data = head + f.read()
         return Source(path, "raw section", data, base or 0, 0)
-    if data[:4] == ELF_MAGIC:
+    if head == ELF_MAGIC:
+        f.seek(0)
         try:
-            found = read_elf_sframe(io.BytesIO(data))
+            found = read_elf_sframe(f)
         except InputError as exc:
+            f.close()
             raise exc.located(path) from None
         address = found.address if base is None else base
         return Source(path, found.origin, found.data, address, found.file_offset, found.info, found.elf, found.names)
-    if not data:
+    f.close()
+    if not head:
         raise InputError("empty file", path=path)
-    head = " ".join(f"{b:02x}" for b in data[:4])
-    raise InputError(f"neither an ELF file nor an SFrame section (it starts with {head})", path=path)
+    start = " ".join(f"{b:02x}" for b in head)
+    raise InputError(f"neither an ELF file nor an SFrame section (it starts with {start})", path=path)
