@@ -93,5 +93,10 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
             ],
         }
 
-    doc = {"frames": [frame_json(f) for f in trace.frames], "stop": trace.stop, "notes": notes}
+    doc = {
+        "frames": [frame_json(f) for f in trace.frames],
+        "stop": trace.stop,
+        "missing_address": trace.missing_address,
+        "notes": notes,
+    }
     return json.dumps(doc, indent=1)

@@ -21,6 +21,7 @@ def as_json(doc: Document, diags: list[Diagnostic]) -> dict[str, object]:
             {
                 "id": d.check.id,
                 "severity": d.severity.value,
+                "about": d.check.about,
                 "message": d.message,
                 "path": d.path,
                 "section_offset": d.start,
