@@ -167,7 +167,11 @@ def test_pac_ret_unwinds_to_main_as_gdb_does_without_signatures(tmp_path: Path, 
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout) == expected
     stripped = re.findall(r"(0x[0-9a-f]+) & (0x[0-9a-f]+) = (0x[0-9a-f]+)", result.stdout)
-    assert stripped and all(raw != plain for raw, _, plain in stripped), "the core's return addresses were signed"
+    assert stripped and all(int(raw, 16) & int(mask, 16) == int(plain, 16) for raw, mask, plain in stripped)
+    # A pointer authentication code here is 7 bits (48..54) with a key qemu draws at random for each run,
+    # so any one signed return address has a 1-in-128 chance of a code of zero (CI met one). Signed
+    # pointers must show, but not necessarily every one of them.
+    assert any(raw != plain for raw, _, plain in stripped), "the core's return addresses were signed"
 
 
 # Cores of other programs ---------------------------------------------------------------
