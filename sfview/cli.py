@@ -235,34 +235,49 @@ def run_unwind(argv: list[str]) -> int:
     return 0
 
 
+def _check_parser() -> argparse.ArgumentParser:
+    from sfview.check.catalogue import PROFILES
+
+    parser = argparse.ArgumentParser(
+        prog="sfview check",
+        description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found; "
+        "2: a file cannot be read at all.",
+    )
+    parser.add_argument("files", nargs="+", help="ELF files or raw .sframe sections")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        help="also check what one consumer refuses: " + "; ".join(f"{k}: {v}" for k, v in PROFILES.items()),
+    )
+    parser.add_argument("--base", type=_address, default=None, help="load address of raw sections (default 0)")
+    return parser
+
+
 def run_check(argv: list[str]) -> int:
     """Exit 0 when every file is clean, 1 when a problem is found, 2 when a file cannot be read at all."""
-    from sfview.check.run import check
+    from sfview.check.catalogue import Severity
+    from sfview.check.run import check_document
     from sfview.document import Document
     from sfview.output import diagnostics
 
-    parser = argparse.ArgumentParser(prog="sfview check", description="Find what is wrong in SFrame sections.")
-    parser.add_argument("files", nargs="+", help="ELF files or raw .sframe sections")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
+    args = _check_parser().parse_args(argv)
     status, reports = 0, []
     for path in args.files:
         try:
-            doc = Document.open(path)
-            section = doc.require_section()
+            doc = Document.open(path, args.base)
         except InputError as exc:
             print(f"sfview: {exc}", file=sys.stderr)
             status = EXIT_BAD_INPUT
             continue
-        relocatable = doc.source.elf_info is not None and doc.source.elf_info.elf_type == "ET_REL"
-        found = check(section, relocatable=relocatable)
-        if found and status == 0:
+        found = list(check_document(doc, args.profile))
+        if any(d.severity is not Severity.INFO for d in found) and status == 0:
             status = 1
         if args.json:
-            reports.append(diagnostics.as_json(doc, found))
+            reports.append(diagnostics.as_json(doc, found, args.profile))
         else:
-            for diag in found:
-                print(diagnostics.line(doc, diag))
+            for line in diagnostics.lines(doc, found, args.profile):
+                print(line)
     if args.json:
         sys.stdout.write(diagnostics.json_text(reports) + "\n")
     return status

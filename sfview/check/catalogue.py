@@ -1,8 +1,10 @@
-"""The checks `sfview check` makes: a stable id, a severity, what it is about, and where the spec says so.
+"""The checks `sfview check` makes: a stable id, a severity, what it is about, and where the rule comes from.
 
 Kept as data, apart from the code that runs them (`run.py`), so that the
 list can be read (and tested) as a whole: one crafted section per check
-triggers exactly that check.
+triggers exactly that check. Checks with a `profile` run only when asked
+for (`--profile kernel`, `--profile libsframe`): they are what one consumer
+refuses beyond the format itself.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ class Severity(Enum):
     """A consumer (libsframe, the kernel's unwinder) rejects the section, or unwinds wrongly with it."""
     WARNING = "warning"
     """Allowed, but not what an assembler writes: most likely a mistake."""
+    INFO = "info"
+    """Worth knowing, not wrong (a function no symbol names)."""
 
 
 @dataclass(frozen=True)
@@ -25,30 +29,72 @@ class Check:
     about: str
     """What the check looks at, in a few words."""
     spec: str
-    """Where the SFrame specification describes what is expected."""
+    """Where the rule is written: a section of the SFrame specification, or the consumer's code."""
+    profile: str | None = None
+    """`kernel` or `libsframe`: a consumer's own rule, checked only for that profile."""
 
+
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+KERNEL = "Linux kernel/unwind/sframe.c"
+LIBSFRAME = "binutils libsframe/sframe.c"
 
 _ALL = [
-    Check("flags-unknown", Severity.ERROR, "flag bits the version does not define", "SFrame Preamble, Flags"),
-    Check("abi-unknown", Severity.ERROR, "an ABI/arch id no version defines", "SFrame ABI/arch Identifier"),
-    Check("fde-array-out-of-bounds", Severity.ERROR, "the FDE array runs past the section", "SFrame Header"),
-    Check("fre-subsection-out-of-bounds", Severity.ERROR, "the FRE sub-section runs past the section", "SFrame Header"),
-    Check("subsections-overlap", Severity.ERROR, "the FDE array and the FRE sub-section overlap", "SFrame Header"),
-    Check("num-fres-mismatch", Severity.WARNING, "the header's FRE count is not the FDEs' total", "SFrame Header"),
-    Check("trailing-bytes", Severity.WARNING, "non-zero bytes after the FRE sub-section", "SFrame Section"),
-    Check("fdes-unsorted", Severity.ERROR, "FDEs not in increasing order though FDE_SORTED", "SFrame Preamble, Flags"),
-    Check("functions-overlap", Severity.ERROR, "a function overlaps the next one", "SFrame FDE"),
-    Check("function-size-zero", Severity.WARNING, "a function of 0 bytes", "SFrame Function Descriptor Entries"),
-    Check("fde-undecodable", Severity.ERROR, "an FDE that cannot be read", "SFrame Function Descriptor Entries"),
-    Check("pcmask-rep-size-zero", Severity.ERROR, "a PCMASK function without a block size", "The SFrame FDE Types"),
-    Check("pauth-key-not-aarch64", Severity.WARNING, "a pointer-authentication key outside AArch64", "SFrame FDE Info"),
-    Check("fre-undecodable", Severity.ERROR, "a row that cannot be read", "SFrame Frame Row Entries"),
-    Check("first-row-not-at-zero", Severity.WARNING, "a function whose first row starts after it", "SFrame FRE"),
-    Check("rows-not-increasing", Severity.ERROR, "row starts not strictly increasing", "SFrame Frame Row Entries"),
-    Check("row-past-function", Severity.ERROR, "a row starting past its function's end", "SFrame Frame Row Entries"),
-    Check("mangled-ra-not-aarch64", Severity.ERROR, "a signed return address outside AArch64", "SFrame FRE Info Word"),
-    Check("offset-count-impossible", Severity.ERROR, "a row with more offsets than the ABI tracks", "SFrame FRE"),
-    Check("cfa-offset-implausible", Severity.WARNING, "a negative or misaligned CFA offset", "SFrame FRE"),
+    # The section as a whole.
+    Check("section-unreadable", E, "a preamble or header that cannot be read", "SFrame Preamble, SFrame Header"),
+    Check("flags-unknown", E, "flag bits the version does not define", "SFrame Preamble, Flags"),
+    Check("abi-unknown", E, "an ABI/arch id no version defines", "SFrame ABI/arch Identifier"),
+    Check("auxhdr-out-of-bounds", E, "an auxiliary header running past the section", "SFrame Header"),
+    Check("fde-array-out-of-bounds", E, "the FDE array runs past the section", "SFrame Header"),
+    Check("fre-subsection-out-of-bounds", E, "the FRE sub-section runs past the section", "SFrame Header"),
+    Check("subsections-overlap", E, "the FDE array and the FRE sub-section overlap", "SFrame Header"),
+    Check("fdeoff-after-freoff", E, "the FDE array placed after the FRE sub-section", "SFrame Header"),
+    Check("num-fres-mismatch", W, "the header's FRE count is not the FDEs' total", "SFrame Header"),
+    Check("fre-len-unused", W, "FRE sub-section bytes that no function's rows use", "SFrame Header"),
+    Check("trailing-bytes", W, "non-zero bytes after the FRE sub-section", "SFrame Section"),
+    # Functions.
+    Check("fdes-unsorted", E, "FDEs not in increasing order though FDE_SORTED", "SFrame Preamble, Flags"),
+    Check("functions-overlap", E, "a function overlaps the next one", "SFrame FDE"),
+    Check("function-size-zero", W, "a function of 0 bytes", "SFrame Function Descriptor Entries"),
+    Check("fde-undecodable", E, "an FDE that cannot be read", "SFrame Function Descriptor Entries"),
+    Check("fre-type-undefined", E, "an FDE whose FRE type no version defines", "The SFrame FRE Types"),
+    Check("fde-type-undefined", E, "a version 3 FDE type no version defines", "SFrame FDE Info Word"),
+    Check("attr-outside-fre-subsection", E, "a version 3 attribute block outside the FRE sub-section", "SFrame FDE"),
+    Check("fres-outside-fre-subsection", E, "a function's rows starting outside the FRE sub-section", "SFrame FDE"),
+    Check("num-fres-too-many", E, "a function claiming more rows than its bytes hold", "SFrame FDE"),
+    Check("fres-overlap", W, "a function's rows overlapping another function's", "SFrame Frame Row Entries"),
+    Check("pcmask-rep-size-zero", E, "a PCMASK function without a block size", "The SFrame FDE Types"),
+    Check("pauth-key-not-aarch64", W, "a pointer-authentication key outside AArch64", "SFrame FDE Info Word"),
+    Check("signal-bit-v1", W, "a signal-frame bit in version 1, which has none", "SFrame FDE Info Word"),
+    Check("function-outside-text", E, "a function outside every executable segment", "SFrame FDE"),
+    Check("function-unnamed", INFO, "a function at an address no symbol names", "SFrame FDE"),
+    # Rows.
+    Check("fre-undecodable", E, "a row that cannot be read", "SFrame Frame Row Entries"),
+    Check("offset-size-undefined", E, "a row whose offset size no version defines", "SFrame FRE Info Word"),
+    Check("first-row-not-at-zero", W, "a function whose first row starts after it", "SFrame FRE"),
+    Check("rows-not-increasing", E, "row starts not strictly increasing", "SFrame Frame Row Entries"),
+    Check("row-past-function", E, "a row starting past its function's end", "SFrame Frame Row Entries"),
+    Check("mangled-ra-not-aarch64", E, "a signed return address outside AArch64", "SFrame FRE Info Word"),
+    Check("offset-count-impossible", E, "a row with more offsets than the ABI tracks", "SFrame FRE"),
+    Check("cfa-offset-implausible", W, "a negative or misaligned CFA offset", "SFrame FRE"),
+    Check("flex-cfa-not-register", E, "a flexible CFA rule based on no register", "SFrame FDE Type Flexible"),
+    Check("flex-reserved-bits", E, "a control word with reserved bits set", "SFrame FDE Type Flexible"),
+    Check("flex-words-left-over", E, "data words past the FP's rule", "SFrame FDE Type Flexible"),
+    Check("flex-register-unknown", E, "a register number the ABI does not have", "SFrame FDE Type Flexible"),
+    # The Linux kernel's SFrame unwinder (kernel/unwind/sframe.c, version 3 series).
+    Check("kernel-version", E, "a version the kernel does not read (it reads 3)", KERNEL, "kernel"),
+    Check("kernel-flags", E, "FDE_SORTED or FDE_FUNC_START_PCREL missing", KERNEL, "kernel"),
+    Check("kernel-auxhdr", E, "an auxiliary header, which the kernel refuses", KERNEL, "kernel"),
+    Check("kernel-empty", E, "no FDE or no FRE at all", KERNEL, "kernel"),
+    Check("kernel-fres-before-fdes", E, "the FRE sub-section starting before the FDE array ends", KERNEL, "kernel"),
+    Check("kernel-ra-offset-missing", E, "a row without the RA offset the header does not fix", KERNEL, "kernel"),
+    # libsframe's decoder (sframe_decode, its byte-order flipping walk, its FRE sanity checks).
+    Check("libsframe-too-short", E, "a section shorter than a header", LIBSFRAME, "libsframe"),
+    Check("libsframe-offset-count", E, "a row with more than 3 offsets", LIBSFRAME, "libsframe"),
+    Check("libsframe-walk", E, "FREs that do not end exactly at the section's end", LIBSFRAME, "libsframe"),
 ]
 
 CHECKS = {check.id: check for check in _ALL}
+PROFILES = {
+    "kernel": "the Linux kernel's SFrame unwinder",
+    "libsframe": "libsframe's decoder (binutils)",
+}

@@ -2,28 +2,41 @@
 
 Functions and rows come from the bulk reader (`sframe/bulk.py`), so that a
 40,000-function section is checked in a fraction of a second; a function
-the bulk reader finds unusual, or one a check has something to say about,
-is read through the model, whose spans name the exact bytes. Work is bounded
-by the section's size: counts in the header only bound loops that also stop
-at the section's end.
+the bulk reader finds unusual is read through the model, whose errors name
+the exact bytes. Work is bounded by the section's size, never by counts in
+the header, and diagnostics are produced as they are found (an iterator), so
+that a section with a million bad rows costs no more memory than a good one:
+a check that fires on many rows of one function says so a few times, then
+once with the count.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 from sfview.check.catalogue import CHECKS, Check, Severity
+from sfview.document import Document
+from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
+from sfview.inputs.elf import executable_ranges
 from sfview.sframe import describe
-from sfview.sframe.bulk import Bulk, info_bits
+from sfview.sframe.bulk import Bulk
+from sfview.sframe.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import Section
+from sfview.sframe.section import Function, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
+
+FDE_TYPES = {int(t) for t in Sframe.FdeType}
+
+SAME_CHECK_PER_FUNCTION = 3
+"""How many times one check speaks about the rows of one function before it only counts."""
 
 
 @dataclass(frozen=True)
@@ -37,10 +50,28 @@ class Diagnostic:
     end: int
     path: str
     """The field, as the structure tree names it (`fdes[2].func_num_fres`)."""
+    fde: int | None = None
+    """The function concerned, if one is."""
+    fre: int | None = None
+    """The row concerned, if one is."""
 
     @property
     def severity(self) -> Severity:
         return self.check.severity
+
+
+@dataclass(frozen=True)
+class Program:
+    """What the ELF file around the section says about code: where it is, and which addresses are named."""
+
+    text: list[tuple[int, int]]
+    """Executable address ranges [start, end)."""
+    named: Callable[[int], bool] | None
+    """Whether a symbol starts at the address; None when the file has no symbols (stripped)."""
+
+
+def _diag(check_id: str, message: str, start: int, end: int, path: str, **where: int | None) -> Diagnostic:
+    return Diagnostic(CHECKS[check_id], message, start, end, path, **where)
 
 
 def _header_field(name: str) -> tuple[int, int, str]:
@@ -50,17 +81,62 @@ def _header_field(name: str) -> tuple[int, int, str]:
     return start, start + struct.calcsize(char), f"header.{name}"
 
 
-def check(section: Section, *, relocatable: bool = False) -> list[Diagnostic]:
-    """Every problem found in `section`: the header's, then each function's and its rows'.
+def check_document(doc: Document, profile: str | None = None) -> Iterator[Diagnostic]:
+    """`check` on an opened file: an ELF file's code ranges and symbols included, an object file's
+    unrelocated starts left alone, a header that cannot be read reported."""
+    elf_info = doc.source.elf_info
+    relocatable = elf_info is not None and elf_info.elf_type == "ET_REL"
+    program = None
+    if doc.elf is not None and not relocatable:
+        symbols = doc.symbols
+        program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)
+    if doc.section is None:
+        return check_bytes(doc.data, doc.source.address, profile=profile)
+    return check(doc.section, relocatable=relocatable, profile=profile, program=program)
+
+
+def check_bytes(data: bytes, address: int = 0, **options: Any) -> Iterator[Diagnostic]:
+    """`check` on raw section bytes, a header that cannot be read included (reported, not raised)."""
+    try:
+        section = Section(data, address)
+    except InputError as exc:
+        offset = exc.offset or 0
+        aux_start, aux_end, aux_path = _header_field("auxhdr_len")
+        if offset == aux_start and len(data) >= aux_end:
+            yield _diag("auxhdr-out-of-bounds", exc.message, aux_start, aux_end, aux_path)
+        else:
+            yield _diag("section-unreadable", exc.message, offset, offset + 1, "header")
+        if options.get("profile") == "libsframe" and len(data) < HEADER_AT + layout.HEADER.size:
+            yield _diag("libsframe-too-short", _too_short(len(data)), 0, len(data), "section")
+        return
+    yield from check(section, **options)
+
+
+def _too_short(size: int) -> str:
+    header = HEADER_AT + layout.HEADER.size
+    return f"the section has {size} bytes; libsframe reads a {header}-byte header before anything else"
+
+
+def check(
+    section: Section,
+    *,
+    relocatable: bool = False,
+    profile: str | None = None,
+    program: Program | None = None,
+) -> Iterator[Diagnostic]:
+    """Every problem found in `section`: the header's, then each function's and its rows', then the whole's.
 
     `relocatable`: the section comes from an object file, whose function starts
     are not relocated yet (all 0): their order and overlaps are not checked.
+    `profile`: also what that consumer refuses (`kernel`, `libsframe`).
+    `program`: the ELF file's code ranges and symbols, to check functions against.
     """
-    return [*_header(section), *_functions(section, relocatable)]
-
-
-def _diag(check_id: str, message: str, start: int, end: int, path: str) -> Diagnostic:
-    return Diagnostic(CHECKS[check_id], message, start, end, path)
+    yield from _header(section)
+    if profile == "kernel":
+        yield from _kernel_header(section)
+    walk = _Walk(section, relocatable, profile, program)
+    yield from walk.functions()
+    yield from walk.totals()
 
 
 # The header ------------------------------------------------------------------------
@@ -81,22 +157,34 @@ def _header(section: Section) -> Iterator[Diagnostic]:
     if section.abi not in {int(a) for a in Sframe.AbiArch}:
         start, end, path = _header_field("abi_arch")
         yield _diag("abi-unknown", f"ABI/arch {section.abi} is not one of 1 to 4", start, end, path)
+    size = len(section.data)
+    header = section.header
     if section.error is not None:
         start, end, path = _header_field("num_fdes")
         yield _diag("fde-array-out-of-bounds", section.error.message, start, end, path)
-    size = len(section.data)
     if section.fre_end > size:
         start, end, path = _header_field("fre_len")
         yield _diag(
             "fre-subsection-out-of-bounds",
             f"the FRE sub-section would end at {section.fre_end:#x} (from {section.fre_start:#x}, "
-            f"{section.header.fre_len} bytes), past the section's end ({size:#x})",
+            f"{header.fre_len} bytes), past the section's end ({size:#x}): the section is {size} bytes long, "
+            f"the header needs {section.fre_end}",
             start,
             end,
             path,
         )
-    fde_end = section.fde_start + section.header.num_fdes * section.fde_size
-    overlap = section.fde_start < section.fre_end and section.fre_start < fde_end and section.header.num_fdes
+    if header.fdeoff > header.freoff:
+        start, end, path = _header_field("fdeoff")
+        yield _diag(
+            "fdeoff-after-freoff",
+            f"fdeoff = {header.fdeoff:#x} is past freoff = {header.freoff:#x}: the FDE array must come first "
+            "(libsframe refuses the section)",
+            start,
+            end,
+            path,
+        )
+    fde_end = section.fde_start + header.num_fdes * section.fde_size
+    overlap = section.fde_start < section.fre_end and section.fre_start < fde_end and header.num_fdes
     if overlap and section.error is None:  # an FDE array past the section's end is said so once, above
         start, end, path = _header_field("freoff")
         yield _diag(
@@ -107,142 +195,435 @@ def _header(section: Section) -> Iterator[Diagnostic]:
             end,
             path,
         )
-    tail = section.data[section.fre_end :] if section.fre_end <= size else b""
+    last = max(section.fre_end, fde_end)
+    tail = section.data[last:] if last <= size else b""
     if any(tail):
-        first = section.fre_end + next(i for i, b in enumerate(tail) if b)
+        first = last + next(i for i, b in enumerate(tail) if b)
         yield _diag(
             "trailing-bytes",
-            f"{len(tail)} bytes follow the FRE sub-section, not all zero (the first non-zero at {first:#x})",
-            section.fre_end,
+            f"{len(tail)} bytes follow the last sub-section, not all zero (the first non-zero at {first:#x})",
+            last,
             size,
             "section",
+        )
+
+
+def _kernel_header(section: Section) -> Iterator[Diagnostic]:
+    """What the kernel's `sframe_read_header` refuses beyond the format itself."""
+    version_at = layout.PREAMBLE.fields["version"][0]
+    if section.version != 3:
+        yield _diag(
+            "kernel-version",
+            f"version {section.version}: the kernel reads version 3 only",
+            version_at,
+            version_at + 1,
+            "preamble.version",
+        )
+    missing = [
+        name
+        for bit, name in describe.FLAG_NAMES
+        if bit in (Sframe.Flag.fde_sorted, Sframe.Flag.fde_func_start_pcrel) and not section.flags & bit
+    ]
+    if missing:
+        flags_at = layout.PREAMBLE.fields["flags"][0]
+        yield _diag(
+            "kernel-flags",
+            f"{' and '.join(missing)} not set: the kernel requires both",
+            flags_at,
+            flags_at + 1,
+            "preamble.flags",
+        )
+    if section.header.auxhdr_len:
+        yield _diag(
+            "kernel-auxhdr",
+            f"auxhdr_len = {section.header.auxhdr_len}: the kernel accepts no auxiliary header",
+            *_header_field("auxhdr_len"),
+        )
+    if not section.header.num_fdes or not section.num_fres:
+        yield _diag(
+            "kernel-empty",
+            f"num_fdes = {section.header.num_fdes}, num_fres = {section.num_fres}: the kernel "
+            "refuses a section without both",
+            *_header_field("num_fdes"),
+        )
+    fde_end = section.fde_start + section.header.num_fdes * section.fde_size
+    if section.fre_start < fde_end:
+        yield _diag(
+            "kernel-fres-before-fdes",
+            f"the FRE sub-section starts at {section.fre_start:#x}, before the FDE "
+            f"array ends ({fde_end:#x}): the kernel calls these offsets inconsistent",
+            *_header_field("freoff"),
         )
 
 
 # Functions and rows --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Row:
     start: int
     info: int
     cfa: Rule
+    span: tuple[int, int]
+    """The row's bytes in the section [start, end)."""
+    flex: Any = None
+    """A flexible row's Kaitai words (`fre_flex`), else None."""
 
 
-def _functions(section: Section, relocatable: bool) -> Iterator[Diagnostic]:
-    reader = Bulk(section)
-    total_fres = 0
-    counted_all = True  # an FDE that cannot be read has no FRE count to add
-    previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
-    for walked in reader.functions():
-        if isinstance(walked, int):
-            func = section.function(walked)
-            if func.error is not None:
-                counted_all = False
-                yield _diag("fde-undecodable", func.error.message, *_offset_span(func.error.offset), f"fdes[{walked}]")
+@dataclass
+class _Facts:
+    """What the checks of one function need, however it was read."""
+
+    index: int
+    start: int
+    size: int
+    pcmask: bool
+    pauth_b: bool
+    signal: bool
+    rep_size: int
+    flexible: bool
+    num_fres: int
+    block: tuple[int, int]
+    """Section offsets [start, end) of the function's bytes in the FRE sub-section (attributes and rows)."""
+    said: Counter[str] = field(default_factory=Counter)
+
+
+class _Walk:
+    """One pass over the functions, keeping what the section-wide checks need at the end."""
+
+    def __init__(self, section: Section, relocatable: bool, profile: str | None, program: Program | None) -> None:
+        self.section = section
+        self.relocatable = relocatable
+        self.profile = profile
+        self.program = program
+        self.total_fres = 0
+        self.counted_all = True  # an FDE that cannot be read has no FRE count to add
+        self.read_all = True  # every function's rows were read to their count: their bytes' ends are known
+        self.blocks: list[tuple[int, int, int]] = []  # (start, end, index) of every function's FRE bytes
+        self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
+        self.allowed = _offset_counts(section)
+        self.width_of = START_ADDR_SIZES
+
+    def functions(self) -> Iterator[Diagnostic]:
+        section = self.section
+        reader = Bulk(section)
+        for walked in reader.functions():
+            if isinstance(walked, int):
+                yield from self._model_function(section.function(walked))
                 continue
-            index, start, size, pcmask = func.index, func.start_address, func.size, func.pcmask
-            info = (func.pauth_key == Sframe.PauthKey.key_b, func.rep_size, func.flexible)
-            rows = [_Row(r.start_offset, r.info, r.cfa) for r in func.rows]
-            total_fres += func.num_fres
-            if func.rows_error is not None:
-                yield _diag(
-                    "fre-undecodable", func.rows_error.message, *_offset_span(func.rows_error.offset), f"fdes[{index}]"
-                )
-        else:
             fast, fast_rows = walked
-            index, start, size, pcmask = fast.index, fast.start_address, fast.size, fast.info.pcmask
-            info = (fast.info.pauth_key_b, fast.rep_size, False)
-            rows = [_Row(s, key[0], reader.pattern(key).cfa) for s, key in fast_rows]
-            total_fres += fast.num_fres
-        yield from _function(section, index, start, size, pcmask, info, rows, previous)
-        if not relocatable:
-            previous = (index, start, start + size)
-    if total_fres != section.num_fres and section.error is None and counted_all:
-        start, end, path = _header_field("num_fres")
-        yield _diag(
-            "num-fres-mismatch",
-            f"num_fres = {section.num_fres}, but the FDEs count {total_fres} FREs",
-            start,
-            end,
-            path,
+            width = self.width_of[fast.info.fre_type]
+            used = len(fast_rows) * width + sum(len(key) for _, key in fast_rows)
+            attr = fast.fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
+            facts = _Facts(
+                fast.index,
+                fast.start_address,
+                fast.size,
+                fast.info.pcmask,
+                fast.info.pauth_key_b,
+                fast.info.signal,
+                fast.rep_size,
+                False,
+                fast.num_fres,
+                (attr, fast.fres_start + used),
+            )
+            yield from self._function(facts, _bulk_rows(reader, fast.fres_start, width, fast_rows))
+            if not fast.complete:
+                yield from self._rows_error(section.function(fast.index))
+
+    def _model_function(self, func: Function) -> Iterator[Diagnostic]:
+        if func.error is not None:
+            self.counted_all = False
+            yield self._fde_error(func)
+            return
+        if func.fde_type not in FDE_TYPES:
+            at = func.attr_offset + layout.FDE_ATTR.fields["func_info2"][0]
+            yield _diag(
+                "fde-type-undefined",
+                f"function {func.index}: func_info2 gives FDE type {func.fde_type}; version 3 defines "
+                f"{', '.join(f'{int(t)} ({t.name})' for t in Sframe.FdeType)}; its rows are read as the default "
+                "type's",
+                at,
+                at + 1,
+                f"fdes[{func.index}].attr.func_info2",
+                fde=func.index,
+            )
+        rows = func.rows
+        end = rows.positions[-1] if len(rows) else func.fres_start
+        start = func.attr_span.start if func.attr_span is not None else func.fres_start
+        facts = _Facts(
+            func.index,
+            func.start_address,
+            func.size,
+            func.pcmask,
+            func.pauth_key == Sframe.PauthKey.key_b,
+            func.signal,
+            func.rep_size,
+            func.flexible,
+            func.num_fres,
+            (start, end),
         )
+        flexible = func.flexible
+        walked = (
+            _Row(r.start_offset, r.info, r.cfa, (r.span.start, r.span.end), r.kaitai.flex if flexible else None)
+            for r in rows
+        )
+        yield from self._function(facts, walked)
+        if func.rows_error is not None:
+            yield from self._rows_error(func)
 
+    def _fde_error(self, func: Function) -> Diagnostic:
+        """An FDE that cannot be read: which of the known reasons, at the model's byte."""
+        error = func.error
+        assert error is not None
+        section, index = self.section, func.index
+        kind, message = "fde-undecodable", error.message
+        info = section.data[func.info_offset] if func.info_offset < len(section.data) else None
+        attr_end = func.attr_offset + section.kaitai.attr_size
+        if section.version >= 3 and not section.fre_start <= func.attr_offset <= attr_end <= section.fre_end:
+            kind = "attr-outside-fre-subsection"
+        elif info is not None and info_bits(info, "fde_info", "fre_type") not in layout.FRE_START_ADDR:
+            fre_type = info_bits(info, "fde_info", "fre_type")
+            kind = "fre-type-undefined"
+            message = (
+                f"function {index}: func_info = {info:#04x} gives FRE type {fre_type}; the types are "
+                f"{', '.join(f'{t} ({w}-byte start addresses)' for t, w in START_ADDR_SIZES.items())}"
+            )
+        offset = error.offset if error.offset is not None else func.span.start
+        return _diag(kind, message, offset, offset + 1, f"fdes[{index}]", fde=index)
 
-def _offset_span(offset: int | None) -> tuple[int, int]:
-    return (offset or 0, (offset or 0) + 1)
+    def _rows_error(self, func: Function) -> Iterator[Diagnostic]:
+        """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else."""
+        rows = func.rows
+        error = rows.error
+        assert error is not None
+        self.read_all = False
+        index, j = func.index, len(rows)
+        offset = error.offset if error.offset is not None else func.span.start
+        if offset == func.num_fres_offset():
+            kind, path = "num-fres-too-many", f"fdes[{index}].func_num_fres"
+        elif offset == func.field_offset("func_start_fre_off"):
+            kind, path = "fres-outside-fre-subsection", f"fdes[{index}].func_start_fre_off"
+        else:
+            kind, path = "fre-undecodable", f"fdes[{index}].fres[{j}]"
+            info_at = rows.positions[-1] + self.width_of.get(func.fre_type, 0)
+            data = self.section.data
+            if info_at < len(data) and info_bits(data[info_at], "fre_info", "offset_size") not in layout.FRE_OFFSET:
+                kind = "offset-size-undefined"
+        yield _diag(kind, error.message, offset, offset + 1, path, fde=index, fre=None if "fres[" not in path else j)
 
-
-def _function(
-    section: Section,
-    index: int,
-    start: int,
-    size: int,
-    pcmask: bool,
-    info: tuple[bool, int, bool],
-    rows: list[_Row],
-    previous: tuple[int, int, int] | None,
-) -> Iterator[Diagnostic]:
-    """The checks of one function and its rows (`info`: pauth key B, rep_size, flexible)."""
-    pauth_b, rep_size, flexible = info
-    fde = section.fde_start + index * section.fde_size
-    here = (fde, fde + section.fde_size, f"fdes[{index}]")
-    if previous is not None:
-        p_index, p_start, p_end = previous
-        if section.fdes_sorted and start <= p_start:
+    def _function(self, facts: _Facts, rows: Iterable[_Row]) -> Iterator[Diagnostic]:
+        """The checks of one function and its rows."""
+        section = self.section
+        index, start, size = facts.index, facts.start, facts.size
+        fde = section.fde_start + index * section.fde_size
+        here = (fde, fde + section.fde_size, f"fdes[{index}]")
+        self.total_fres += facts.num_fres
+        self.blocks.append((*facts.block, index))
+        if self.previous is not None:
+            p_index, p_start, p_end = self.previous
+            if section.fdes_sorted and start <= p_start:
+                yield _diag(
+                    "fdes-unsorted",
+                    f"starts at {start:#x}, not after fdes[{p_index}] ({p_start:#x}), though SFRAME_F_FDE_SORTED "
+                    "is set",
+                    *here,
+                    fde=index,
+                )
+            elif p_start <= start < p_end:
+                yield _diag(
+                    "functions-overlap",
+                    f"starts at {start:#x}, inside fdes[{p_index}] (ends {p_end:#x})",
+                    *here,
+                    fde=index,
+                )
+        if not self.relocatable:
+            self.previous = (index, start, start + size)
+            yield from self._program(facts, here)
+        if size == 0:
             yield _diag(
-                "fdes-unsorted",
-                f"starts at {start:#x}, not after fdes[{p_index}] ({p_start:#x}), though SFRAME_F_FDE_SORTED is set",
+                "function-size-zero", f"func_size is 0: the function at {start:#x} covers no byte", *here, fde=index
+            )
+        if facts.pcmask and section.version >= 2 and facts.rep_size == 0:
+            yield _diag(
+                "pcmask-rep-size-zero",
+                "a PCMASK function with func_rep_size 0: no block to match PCs in",
                 *here,
+                fde=index,
             )
-        elif start < p_end and start >= p_start:
-            yield _diag("functions-overlap", f"starts at {start:#x}, inside fdes[{p_index}] (ends {p_end:#x})", *here)
-    if size == 0:
-        yield _diag("function-size-zero", f"func_size is 0: the function at {start:#x} covers no byte", *here)
-    if pcmask and section.version >= 2 and rep_size == 0:
-        yield _diag("pcmask-rep-size-zero", "a PCMASK function with func_rep_size 0: no block to match PCs in", *here)
-    if pauth_b and not section.is_aarch64:
-        yield _diag("pauth-key-not-aarch64", f"pointer-authentication key B on {describe.abi_name(section.abi)}", *here)
-    yield from _rows(section, index, size, pcmask, flexible, rows, here)
+        if facts.pauth_b and not section.is_aarch64:
+            yield _diag(
+                "pauth-key-not-aarch64",
+                f"pointer-authentication key B on {describe.abi_name(section.abi)}",
+                *here,
+                fde=index,
+            )
+        if facts.signal and section.version == 1:
+            yield _diag(
+                "signal-bit-v1",
+                "the info byte's bit 7 (signal frame from version 2 on) is set in version 1",
+                *here,
+                fde=index,
+            )
+        yield from self._rows(facts, rows, here)
+
+    def _program(self, facts: _Facts, here: tuple[int, int, str]) -> Iterator[Diagnostic]:
+        program = self.program
+        if program is None or not facts.size:
+            return
+        start, end = facts.start, facts.start + facts.size
+        if not any(lo <= start and end <= hi for lo, hi in program.text):
+            yield _diag(
+                "function-outside-text",
+                f"[{start:#x}, {end:#x}) is not inside any executable segment of the file",
+                *here,
+                fde=facts.index,
+            )
+        elif program.named is not None and not program.named(start):
+            yield _diag("function-unnamed", f"no symbol starts at {start:#x}", *here, fde=facts.index)
+
+    def _rows(self, facts: _Facts, rows: Iterable[_Row], here: tuple[int, int, str]) -> Iterator[Diagnostic]:
+        section, index, size = self.section, facts.index, facts.size
+        abi = describe.abi_name(section.abi)
+        kernel = self.profile == "kernel"
+        libsframe = self.profile == "libsframe"
+        said = facts.said
+
+        span = here[:2]
+
+        def say(check_id: str, j: int, message: str) -> Iterator[Diagnostic]:
+            said[check_id] += 1
+            if said[check_id] <= SAME_CHECK_PER_FUNCTION:
+                yield _diag(check_id, message, *span, f"{here[2]}.fres[{j}]", fde=index, fre=j)
+
+        previous = None
+        for j, row in enumerate(rows):
+            span = row.span
+            if j == 0 and row.start != 0 and not facts.pcmask:
+                yield from say(
+                    "first-row-not-at-zero", j, f"the first row starts at +{row.start:#x}: nothing covers +0"
+                )
+            if previous is not None and row.start <= previous:
+                yield from say("rows-not-increasing", j, f"row {j} starts at +{row.start:#x}, not after row {j - 1}")
+            previous = row.start
+            if not facts.pcmask and size and row.start >= size:
+                yield from say(
+                    "row-past-function", j, f"row {j} starts at +{row.start:#x}, past the function's {size} bytes"
+                )
+            if info_bits(row.info, "fre_info", "mangled_ra") and not section.is_aarch64:
+                yield from say("mangled-ra-not-aarch64", j, f"row {j} marks its RA signed on {abi}")
+            count = info_bits(row.info, "fre_info", "offset_count")
+            if row.flex is not None:
+                yield from self._flexible(row, j, say)
+            elif count not in self.allowed:
+                allowed = " or ".join(map(str, sorted(self.allowed)))
+                yield from say(
+                    "offset-count-impossible", j, f"row {j} has {count} offsets; on {abi} a row has {allowed}"
+                )
+            elif kernel and count == 1 and not section.fixed_ra_offset:
+                yield from say(
+                    "kernel-ra-offset-missing",
+                    j,
+                    f"row {j} has only the CFA's offset and the header fixes no RA offset: the kernel finds no RA",
+                )
+            if libsframe and count > 3:
+                yield from say("libsframe-offset-count", j, f"row {j} has {count} offsets; libsframe reads at most 3")
+            if row.cfa.kind is Kind.VALUE and row.cfa.base != -1 and (row.cfa.offset < 0 or row.cfa.offset % 8):
+                yield from say(
+                    "cfa-offset-implausible",
+                    j,
+                    f"row {j}: CFA offset {row.cfa.offset} (negative or not a multiple of 8)",
+                )
+        for check_id, times in said.items():
+            if times > SAME_CHECK_PER_FUNCTION:
+                more = times - SAME_CHECK_PER_FUNCTION
+                yield _diag(check_id, f"and {more} more rows of this function like these", *here, fde=index)
+
+    def _flexible(
+        self, row: _Row, j: int, say: Callable[[str, int, str], Iterator[Diagnostic]]
+    ) -> Iterator[Diagnostic]:
+        """A version 3 flexible row's control words: a CFA based on a register, no reserved bits, no extra words."""
+        flex = row.flex
+        abi = self.section.abi
+        cfa = getattr(flex, "cfa_control", None)
+        if cfa is not None and not cfa.reg_p:
+            yield from say(
+                "flex-cfa-not-register",
+                j,
+                f"row {j}: the CFA's control word {cfa.value:#x} has reg_p clear: a CFA cannot be based on itself",
+            )
+        for name in ("cfa_control", "ra_control", "fp_control"):
+            word = getattr(flex, name, None)
+            if word is None or word.value == 0:
+                continue
+            if word.reserved or word.high:
+                yield from say("flex-reserved-bits", j, f"row {j}: {name} = {word.value:#x} sets reserved bits")
+            if word.reg_p and not describe.has_register(abi, word.regnum):
+                yield from say(
+                    "flex-register-unknown",
+                    j,
+                    f"row {j}: {name} names register {word.regnum}, which {describe.abi_name(abi)} does not have",
+                )
+        extra = getattr(flex, "extra", None)
+        if extra:
+            yield from say("flex-words-left-over", j, f"row {j}: {len(extra)} data words after the FP's rule")
+
+    def totals(self) -> Iterator[Diagnostic]:
+        """The section-wide checks, once every function has been seen."""
+        section = self.section
+        if self.total_fres != section.num_fres and section.error is None and self.counted_all:
+            yield _diag(
+                "num-fres-mismatch",
+                f"num_fres = {section.num_fres}, but the FDEs count {self.total_fres} FREs",
+                *_header_field("num_fres"),
+            )
+        yield from self._blocks()
+
+    def _blocks(self) -> Iterator[Diagnostic]:
+        """Rows shared or overlapping between functions, and FRE bytes no function uses."""
+        section = self.section
+        blocks = sorted(self.blocks)
+        reach, owner = section.fre_start, None
+        for start, end, index in blocks:
+            if owner is not None and start < reach and end > start:
+                fde = section.fde_start + index * section.fde_size
+                yield _diag(
+                    "fres-overlap",
+                    f"its FRE bytes [{start:#x}, {end:#x}) overlap those of fdes[{owner}] (to {reach:#x})",
+                    fde,
+                    fde + section.fde_size,
+                    f"fdes[{index}]",
+                    fde=index,
+                )
+            if end > reach:
+                reach, owner = end, index
+        fre_end = min(section.fre_end, len(section.data))
+        if blocks and reach < fre_end and section.error is None and self.counted_all and self.read_all:
+            yield _diag(
+                "fre-len-unused",
+                f"fre_len = {section.header.fre_len}, but the functions' rows end at {reach:#x}: the last "
+                f"{fre_end - reach} bytes of the FRE sub-section belong to no function",
+                reach,
+                fre_end,
+                "header.fre_len",
+            )
+        if self.profile == "libsframe" and blocks and reach != len(section.data) and self.read_all:
+            yield _diag(
+                "libsframe-walk",
+                f"the rows end at {reach:#x}, the section at {len(section.data):#x}: libsframe's byte-order walk "
+                "(for a section not in the host's byte order) must end exactly at the section's end",
+                reach,
+                max(reach + 1, len(section.data)),
+                "section",
+            )
 
 
-def _rows(
-    section: Section,
-    index: int,
-    size: int,
-    pcmask: bool,
-    flexible: bool,
-    rows: list[_Row],
-    here: tuple[int, int, str],
-) -> Iterator[Diagnostic]:
-    if rows and rows[0].start != 0 and not pcmask:
-        yield _diag("first-row-not-at-zero", f"the first row starts at +{rows[0].start:#x}: nothing covers +0", *here)
-    allowed = _offset_counts(section)
-    for j, row in enumerate(rows):
-        where = (*here[:2], f"{here[2]}.fres[{j}]")
-        if j and row.start <= rows[j - 1].start:
-            yield _diag("rows-not-increasing", f"row {j} starts at +{row.start:#x}, not after row {j - 1}", *where)
-        if not pcmask and size and row.start >= size:
-            yield _diag(
-                "row-past-function", f"row {j} starts at +{row.start:#x}, past the function's {size} bytes", *where
-            )
-        if info_bits(row.info, "fre_info", "mangled_ra") and not section.is_aarch64:
-            signed = f"row {j} marks its RA signed on {describe.abi_name(section.abi)}"
-            yield _diag("mangled-ra-not-aarch64", signed, *where)
-        count = info_bits(row.info, "fre_info", "offset_count")
-        if not flexible and count not in allowed:
-            yield _diag(
-                "offset-count-impossible",
-                f"row {j} has {count} offsets; on {describe.abi_name(section.abi)} a row has "
-                f"{' or '.join(map(str, sorted(allowed)))}",
-                *where,
-            )
-        if row.cfa.kind is Kind.VALUE and (row.cfa.offset < 0 or row.cfa.offset % 8):
-            yield _diag(
-                "cfa-offset-implausible",
-                f"row {j}: CFA offset {row.cfa.offset} (negative or not a multiple of 8)",
-                *where,
-            )
+def _bulk_rows(reader: Bulk, pos: int, width: int, rows: list[tuple[int, bytes]]) -> Iterator[_Row]:
+    """The bulk reader's rows for the checks, each with where it lies (its start address, then `key`)."""
+    for start, key in rows:
+        end = pos + width + len(key)
+        yield _Row(start, key[0], reader.pattern(key).cfa, (pos, end))
+        pos = end
 
 
 def _offset_counts(section: Section) -> set[int]:

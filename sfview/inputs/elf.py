@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from elftools.elf.constants import SH_FLAGS
+from elftools.elf.constants import P_FLAGS, SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
@@ -48,6 +48,15 @@ class ElfSframe:
     names: Callable[[], tuple[SymbolTable, dict[int, str]]]
     """Reads, when called, the function symbols and (relocatable objects only) a map from
     the section offset of each FDE's start field to the function it will point to."""
+
+
+def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:
+    """The address ranges [start, end) the program headers load executable; none for an object file."""
+    return [
+        (seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
+        for seg in elf.iter_segments()
+        if seg["p_type"] == "PT_LOAD" and seg["p_flags"] & P_FLAGS.PF_X
+    ]
 
 
 def read_elf_sframe(stream: BinaryIO) -> ElfSframe:

@@ -55,6 +55,12 @@ class SymbolTable:
         """The function symbol whose range holds `address` (or that starts exactly there)."""
         return self._symbols.at(address)
 
+    def starts_at(self, address: int) -> bool:
+        """Whether a function symbol, a PLT entry or a code section begins exactly at `address`."""
+        return any(
+            item is not None and item.address == address for item in (self.at(address), self._sections.at(address))
+        )
+
     def name_at(self, address: int) -> str:
         """`name`, `name+0x12`, else the code section as objdump names it (`.plt+0x10`), else ""."""
         sym = self._symbols.at(address) or self._sections.at(address)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
+from sfview.check.catalogue import PROFILES, Severity
 from sfview.check.run import Diagnostic
 from sfview.document import Document
 
@@ -14,8 +16,28 @@ def line(doc: Document, diag: Diagnostic) -> str:
     return f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}"
 
 
-def as_json(doc: Document, diags: list[Diagnostic]) -> dict[str, object]:
-    return {
+def verdict(diags: list[Diagnostic], profile: str) -> tuple[bool, Diagnostic | None]:
+    """Whether the profile's consumer would take the section, and the first reason it would not."""
+    first = next((d for d in diags if d.severity is Severity.ERROR), None)
+    return first is None, first
+
+
+def lines(doc: Document, diags: list[Diagnostic], profile: str | None) -> Iterator[str]:
+    """Each problem's line, then (with a profile) whether that consumer would take the section."""
+    for diag in diags:
+        yield line(doc, diag)
+    if profile is not None:
+        accepted, first = verdict(diags, profile)
+        who = PROFILES[profile]
+        if accepted:
+            yield f"{doc.path}: {who} would accept this section"
+        else:
+            assert first is not None
+            yield f"{doc.path}: {who} would refuse this section: first, {first.check.about} ({first.check.id})"
+
+
+def as_json(doc: Document, diags: list[Diagnostic], profile: str | None = None) -> dict[str, object]:
+    report: dict[str, object] = {
         "file": doc.path,
         "problems": [
             {
@@ -24,6 +46,8 @@ def as_json(doc: Document, diags: list[Diagnostic]) -> dict[str, object]:
                 "about": d.check.about,
                 "message": d.message,
                 "path": d.path,
+                "fde": d.fde,
+                "fre": d.fre,
                 "section_offset": d.start,
                 "end": d.end,
                 "file_offset": doc.source.file_offset + d.start if doc.source.file_offset else None,
@@ -32,6 +56,10 @@ def as_json(doc: Document, diags: list[Diagnostic]) -> dict[str, object]:
             for d in diags
         ],
     }
+    if profile is not None:
+        report["profile"] = profile
+        report["accepted"] = verdict(diags, profile)[0]
+    return report
 
 
 def json_text(reports: list[dict[str, object]]) -> str:

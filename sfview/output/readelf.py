@@ -170,7 +170,7 @@ def _bulk_functions(
     aarch64 = section.is_aarch64
     for walked in reader.functions():
         if isinstance(walked, int):  # unusual: the model reads it, and words its error
-            _model_function(section, walked, lines, errors)
+            _model_function(section, walked, lines, errors, flush)
             continue
         func, rows = walked
         info = func.info
@@ -187,6 +187,11 @@ def _bulk_functions(
             described = blocks[id(rows)] = [(start, known(key) or describe_row(key)) for start, key in rows]
         for start, columns in described:
             append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}")
+        if not func.complete:  # the rows stop early: the model says why
+            problem = section.function(func.index).rows.error
+            assert problem is not None, "the bulk reader and the model stop at the same row"
+            errors.append(problem)
+            append(_problem(problem))
         if flush is not None and len(lines) > CHUNK_LINES:
             flush(lines)
 
@@ -197,7 +202,13 @@ def _problem(error: InputError) -> str:
     return f"    [cannot be decoded{where}: {error.message}]"
 
 
-def _model_function(section: Section, index: int, lines: list[str], errors: list[InputError]) -> None:
+def _model_function(
+    section: Section,
+    index: int,
+    lines: list[str],
+    errors: list[InputError],
+    flush: Callable[[list[str]], None] | None = None,
+) -> None:
     """Function `index` through the Kaitai model: its lines, then the problem that cut it short, if any."""
     func = section.function(index)
     if func.error is not None:
@@ -219,7 +230,10 @@ def _model_function(section: Section, index: int, lines: list[str], errors: list
         )
     )
     lines.append(TABLE_HEADS[func.pcmask])
-    lines.extend(_row_line(section, func, row) for row in func.rows)
+    for row in func.rows:
+        lines.append(_row_line(section, func, row))
+        if flush is not None and len(lines) > CHUNK_LINES:
+            flush(lines)
     if func.rows_error is not None:
         errors.append(func.rows_error)
         lines.append(_problem(func.rows_error))

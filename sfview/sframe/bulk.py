@@ -11,10 +11,11 @@ decoded once, into the model's own interned rules, and callers cache what
 they make of it by the same key.
 
 Only the common case is done here. A function that is in any way unusual (a
-version 3 flexible FDE, an undefined FRE type or offset size, FREs outside
-the FRE sub-section or past the section's end) is reported as such, and the
-caller takes it through the Kaitai path (`Section.function`), so that every
-error message has one source.
+version 3 flexible FDE, an undefined FRE type, FREs starting outside the FRE
+sub-section) is reported as such, and the caller takes it through the Kaitai
+path (`Section.function`). Rows that stop early (an undefined offset size, a
+count past the FRE sub-section's end) are handed out as far as they go, and
+the model says why they stop, so that every error message has one source.
 """
 
 from __future__ import annotations
@@ -26,14 +27,9 @@ from typing import NamedTuple
 
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
+from sfview.sframe.records import FRE_LENGTHS, info_bits
 from sfview.sframe.rules import Rule
 from sfview.sframe.section import ADDRESS_MASK, Section
-
-
-def info_bits(byte: int, table: str, field: str) -> int:
-    """A bit field of an info byte, where the generated layout says it is."""
-    low, width = layout.BITS[table][field]
-    return (byte >> low) & ((1 << width) - 1)
 
 
 class Pattern(NamedTuple):
@@ -76,6 +72,8 @@ class FastFunction:
     rep_size: int
     num_fres: int
     fres_start: int
+    complete: bool = True
+    """All `num_fres` rows were read; else the rows stop where one cannot be (`Function.rows_error` says why)."""
 
 
 class Bulk:
@@ -93,14 +91,8 @@ class Bulk:
         self._attr = struct.Struct(order + layout.FDE_ATTR.format) if version >= 3 else None
         self._attr_fields = {name: i for i, name in enumerate(layout.FDE_ATTR.fields)}
         self._starts = {t: struct.Struct(order + c) for t, c in layout.FRE_START_ADDR.items()}
-        self._offsets = {s: (order, c, struct.calcsize(c)) for s, c in layout.FRE_OFFSET.items()}
-        self._fre_lengths = [self._fre_length(info) for info in range(256)]
-        """Bytes an FRE takes after its start address, by info byte; past any section for an undefined size."""
+        self._offsets = {s: (order, c) for s, c in layout.FRE_OFFSET.items()}
         self._patterns: dict[bytes, Pattern] = {}
-
-    def _fre_length(self, info: int) -> int:
-        size = self._offsets.get(info_bits(info, "fre_info", "offset_size"))
-        return 1 << 62 if size is None else 1 + info_bits(info, "fre_info", "offset_count") * size[2]
 
     # Functions ------------------------------------------------------------
 
@@ -122,7 +114,7 @@ class Bulk:
         base = section.address + (fde_start + self._start_field if section.start_pcrel else 0)
         step = fde_size if section.start_pcrel else 0
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
-        starts, lengths, infos = self._starts, self._fre_lengths, FDE_INFOS
+        starts, lengths, infos = self._starts, FRE_LENGTHS, FDE_INFOS
         v3 = self._attr is not None
         records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
         # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
@@ -151,18 +143,17 @@ class Bulk:
             rows = blocks.get(key)
             if rows is None:
                 rows, stop = self._rows(data, pos, func.num_fres, address, fre_end, limit, lengths)
-                if rows is None:
-                    yield index
-                    continue
-                if stop <= block_ends[index]:
+                func.complete = len(rows) == func.num_fres
+                if func.complete and stop <= block_ends[index]:
                     blocks[key] = rows
             yield func, rows
 
     @staticmethod
     def _rows(
         data: bytes, pos: int, count: int, address: struct.Struct, fre_end: int, limit: int, lengths: list[int]
-    ) -> tuple[list[tuple[int, bytes]] | None, int]:
-        """(start offset, pattern key) of `count` rows from `pos`, and where they end; None if one is unusual."""
+    ) -> tuple[list[tuple[int, bytes]], int]:
+        """(start offset, pattern key) of `count` rows from `pos`, and where they end; fewer rows when one
+        cannot be read (where the model's `Rows` stops too, and says why)."""
         unpack, width = address.unpack_from, address.size
         rows: list[tuple[int, bytes]] = []
         append = rows.append
@@ -172,11 +163,11 @@ class Bulk:
                 # An undefined offset size has a length past any section: one test catches both.
                 row_end = info_at + lengths[data[info_at]]
                 if pos >= fre_end or row_end > limit:
-                    return None, pos
+                    break
                 append((unpack(data, pos)[0], data[info_at:row_end]))
                 pos = row_end
         except IndexError:  # the start address is the section's last byte: no info byte
-            return None, pos
+            pass
         return rows, pos
 
     def _v3_function(self, index: int, start: int, size: int, attr_pos: int) -> FastFunction | None:
@@ -202,7 +193,7 @@ class Bulk:
         found = self._patterns.get(key)
         if found is None:
             info = key[0]
-            order, char, _ = self._offsets[info_bits(info, "fre_info", "offset_size")]
+            order, char = self._offsets[info_bits(info, "fre_info", "offset_size")]
             count = info_bits(info, "fre_info", "offset_count")
             offsets = struct.unpack_from(f"{order}{count}{char}", key, 1)
             cfa, fp, ra = self.section.default_rules(info_bits(info, "fre_info", "cfa_base_reg"), offsets)

@@ -70,6 +70,12 @@ def abi_name(abi: int) -> str:
     return ABI_NAMES.get(abi, f"unknown ABI {abi}")
 
 
+def has_register(abi: int, regnum: int) -> bool:
+    """Whether the ABI's DWARF register numbering has `regnum` (as `sframe.ksy`'s register enums list them)."""
+    names = _REGISTERS.get(abi)
+    return names is not None and regnum in {int(r) for r in names}
+
+
 def register_name(abi: int, regnum: int) -> str:
     """The ABI's name for a DWARF register (`rsp`, `x29`, `sp`), `r<N>` when it has none."""
     if regnum == CFA:

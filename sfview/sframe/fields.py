@@ -23,7 +23,8 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
 from sfview.sframe import describe
-from sfview.sframe.section import FLEX_WORDS, OFFSET_SIZES, PARSE_ERRORS, START_ADDR_SIZES, Function, Row, Section, Span
+from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES
+from sfview.sframe.section import FLEX_WORDS, PARSE_ERRORS, Function, Row, Section, Span
 from sfview.sframe.stream import BufferStream
 
 

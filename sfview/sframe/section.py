@@ -19,26 +19,24 @@ from __future__ import annotations
 
 import bisect
 import struct
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, overload
 
 from kaitaistruct import KaitaiStructError
 
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
+from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
 from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, rule
 from sfview.sframe.stream import BufferStream
 
 ADDRESS_MASK = (1 << 64) - 1
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
-START_ADDR_SIZES = {fre_type: struct.calcsize(c) for fre_type, c in layout.FRE_START_ADDR.items()}
-"""FRE type → width in bytes of each FRE's start address."""
-OFFSET_SIZES = {size: struct.calcsize(c) for size, c in layout.FRE_OFFSET.items()}
-"""Offset size (FRE info bits) → width in bytes of each stack offset."""
 FLEXIBLE = int(Sframe.FdeType.flexible)
 FLEX_WORDS = ("cfa_control", "cfa_offset", "ra_control", "ra_offset", "fp_control", "fp_offset")
 """The data words of a flexible FRE, in their order (as `fre_flex` in sframe.ksy names them)."""
@@ -166,46 +164,23 @@ class Function:
         return self.span.start + layout.FDE[self.section.version].fields[name][0]
 
     @cached_property
-    def rows(self) -> list[Row]:
-        """The function's FREs, decoded on first use.
+    def rows(self) -> Rows:
+        """The function's FREs: found on first use, each decoded when asked for.
 
-        A row that cannot be decoded ends the list; `rows_error` says why.
+        Rows that cannot be decoded end the sequence; `rows_error` says why.
         """
-        if self.error is not None or self.num_fres == 0:
-            return []
-        section = self.section
-        fre_end = section.fre_end
-        if not section.fre_start <= self.fres_start <= fre_end:
-            self.rows_error = InputError(
-                f"function {self.index}: its FREs would start at section offset "
-                f"{self.fres_start:#x}, outside the FRE sub-section "
-                f"[{section.fre_start:#x}, {fre_end:#x})",
-                offset=self.field_offset("func_start_fre_off"),
-            )
-            return []
-        io = section.io
-        io.seek(self.fres_start)
-        rows = []
-        for j in range(self.num_fres):
-            start = io.pos()
-            if start >= fre_end:
-                self.rows_error = InputError(
-                    f"function {self.index}: FRE {j} of {self.num_fres} would start at section offset "
-                    f"{start:#x}, past the end of the FRE sub-section ({fre_end:#x})",
-                    offset=start,
-                )
-                break
-            try:
-                fre = Sframe.Section.Fre(
-                    self.fre_type, self.fde_type, io, self.kaitai, section.root, section.little_endian
-                )
-            except PARSE_ERRORS:
-                self.rows_error = section.explain_fre(self, j, start)
-                break
-            rows.append(self._row(j, fre, start, io.pos()))
+        rows = Rows(self)
+        self.rows_error = rows.error
         return rows
 
-    def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
+    def num_fres_offset(self) -> int:
+        """Section offset of `func_num_fres`: in the FDE, or (version 3) in the attribute block."""
+        if self.section.version >= 3:
+            return self.attr_offset + layout.FDE_ATTR.fields["func_num_fres"][0]
+        return self.field_offset("func_num_fres")
+
+    def make_row(self, index: int, fre: Any, start: int, end: int) -> Row:
+        """A `Row` from its Kaitai FRE and the bytes it took."""
         info = fre.info
         section = self.section
         if self.flexible:
@@ -236,11 +211,113 @@ class Function:
             return None
         if self.pcmask and self.rep_size:
             offset %= self.rep_size
-        found = None
-        for row in self.rows:
-            if row.start_offset > offset:
+        index = self.rows.index_at(offset)
+        return self.rows[index] if index is not None else None
+
+
+class Rows(Sequence[Row]):
+    """A function's FREs: where each starts, found in one pass with `struct`; each decoded when asked for.
+
+    Why not a list of `Row`s: a function may claim millions of rows, and the
+    app shows twenty of them. The pass keeps two integers per row (its start
+    offset and its section offset) and stops where the Kaitai parser would
+    fail, so that `error` says why there are fewer rows than `num_fres`.
+    """
+
+    CACHE = 4096
+    """Decoded rows kept for asking again (the rows on screen, a lookup's neighbours)."""
+
+    def __init__(self, func: Function) -> None:
+        self.func = func
+        self.starts = array("Q")
+        """Each row's start address field (an offset into the function or block)."""
+        self.positions = array("Q")
+        """Each row's section offset, then where the last row ends."""
+        self.error: InputError | None = None
+        self.increasing = True
+        """Start offsets strictly increase, as they should: a lookup may search them by halves."""
+        self._cache: dict[int, Row] = {}
+        if func.error is None and func.num_fres:
+            self._find()
+
+    def _find(self) -> None:
+        func, section = self.func, self.func.section
+        data, fre_end, limit = section.data, section.fre_end, len(section.data)
+        pos = func.fres_start
+        if not section.fre_start <= pos <= fre_end:
+            self.error = InputError(
+                f"function {func.index}: its FREs would start at section offset "
+                f"{pos:#x}, outside the FRE sub-section [{section.fre_start:#x}, {fre_end:#x})",
+                offset=func.field_offset("func_start_fre_off"),
+            )
+            return
+        width = START_ADDR_SIZES.get(func.fre_type)
+        char = layout.FRE_START_ADDR.get(func.fre_type)
+        unpack = struct.Struct(("<" if section.little_endian else ">") + (char or "B")).unpack_from
+        starts, positions = self.starts, self.positions
+        previous = -1
+        for j in range(func.num_fres):
+            if pos >= fre_end:
+                self.error = section.rows_overrun(func, j)
                 break
-            found = row
+            end = pos + (width or 0) + 1
+            if width is None or end > limit or (end := end - 1 + FRE_LENGTHS[data[end - 1]]) > limit:
+                out_of_bytes = width is not None and (end > limit) and end < UNDEFINED_LENGTH
+                too_many = out_of_bytes and func.num_fres > section.fre_room(func)
+                self.error = section.rows_overrun(func, j) if too_many else section.explain_fre(func, j, pos)
+                break
+            start = unpack(data, pos)[0]
+            self.increasing &= start > previous
+            previous = start
+            starts.append(start)
+            positions.append(pos)
+            pos = end
+        positions.append(pos)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        row = self._cache.get(index)
+        if row is None:
+            if len(self._cache) >= self.CACHE:
+                self._cache.clear()
+            row = self._cache[index] = self._decode(index)
+        return row
+
+    def __iter__(self) -> Iterator[Row]:
+        """Every row in order, decoded one at a time (not kept: a pass over a million rows stays small)."""
+        return (self._cache.get(i) or self._decode(i) for i in range(len(self)))
+
+    def _decode(self, index: int) -> Row:
+        func, section = self.func, self.func.section
+        start = self.positions[index]
+        io = section.io
+        io.seek(start)
+        fre = Sframe.Section.Fre(func.fre_type, func.fde_type, io, func.kaitai, section.root, section.little_endian)
+        return func.make_row(index, fre, start, self.positions[index + 1])
+
+    def index_at(self, offset: int) -> int | None:
+        """The row that applies at `offset`: the last that starts at or before it (libsframe's walk,
+        which stops at the first row starting after `offset`; by halves when starts increase)."""
+        if self.increasing:
+            index = bisect.bisect_right(self.starts, offset) - 1
+            return index if index >= 0 else None
+        found = None
+        for index, start in enumerate(self.starts):
+            if start > offset:
+                break
+            found = index
         return found
 
 
@@ -369,6 +446,26 @@ class Section:
             f"section offset {fde.attr_pos:#x}, outside the FRE sub-section [{self.fre_start:#x}, {end:#x})",
             offset=start + layout.FDE[self.version].fields["func_start_fre_off"][0],
         )
+
+    def fre_room(self, func: Function) -> int:
+        """How many FREs of the smallest size (a start address and an info byte) fit from `func`'s first
+        to the end of the FRE sub-section (or of the section, if that ends first)."""
+        end = min(self.fre_end, len(self.data))
+        return max(0, end - func.fres_start) // (START_ADDR_SIZES[func.fre_type] + 1)
+
+    def rows_overrun(self, func: Function, index: int) -> InputError:
+        """Why row `index` of `func` starts past the FRE sub-section: its count, blamed at the field."""
+        where = f"fdes[{func.index}].func_num_fres = {func.num_fres}"
+        room = self.fre_room(func)
+        end = min(self.fre_end, len(self.data))
+        if func.num_fres > room:
+            why = (
+                f"more FREs than the FRE sub-section can hold from section offset {func.fres_start:#x} "
+                f"(room for at most {room}; {index} found before its end at {end:#x})"
+            )
+        else:
+            why = f"the FRE sub-section ends at {end:#x} after {index} of them"
+        return InputError(f"{where}: {why}", offset=func.num_fres_offset())
 
     def explain_fre(self, func: Function, index: int, start: int) -> InputError:
         """Why FRE `index` of `func`, at `start`, cannot be decoded."""
@@ -542,13 +639,30 @@ def _describe_exception(exc: Exception) -> str:
 
 def _header_error(exc: Exception, data: bytes) -> InputError:
     """Why the preamble and header could not be read, in a person's words."""
+    header = layout.PREAMBLE.size + layout.HEADER.size
     if len(data) < 2:
-        return InputError(f"too short for an SFrame section ({len(data)} bytes)", offset=0)
+        return InputError(f"too short for an SFrame section: {len(data)} bytes, a header takes {header}", offset=0)
     if type(exc).__name__ == "UndecidedEndiannessError":
         return InputError(
             f"bad magic {data[0]:02x} {data[1]:02x}: an SFrame section starts with "
             "0xdee2 (bytes e2 de little-endian, de e2 big-endian)",
             offset=0,
+        )
+    if len(data) < header and type(exc).__name__ != "ValidationNotEqualError":
+        cut = [name for name, (at, char) in layout.HEADER.fields.items()
+               if layout.PREAMBLE.size + at + struct.calcsize(char) > len(data)]  # fmt: skip
+        return InputError(
+            f"the section is too short: {len(data)} bytes, where its preamble and header take {header} "
+            f"({' and '.join([', '.join(cut[:-1]), cut[-1]] if len(cut) > 1 else cut)} "
+            f"{'are' if len(cut) > 1 else 'is'} missing)",
+            offset=len(data) - 1,
+        )
+    aux_at = layout.PREAMBLE.size + layout.HEADER.fields["auxhdr_len"][0]
+    if len(data) >= header and header + data[aux_at] > len(data):
+        return InputError(
+            f"auxhdr_len = {data[aux_at]}: the auxiliary header would end at {header + data[aux_at]:#x}, "
+            f"past the section's end ({len(data):#x})",
+            offset=aux_at,
         )
     root = _debug()(BufferStream(data))
     try:
