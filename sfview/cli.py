@@ -65,19 +65,18 @@ def run_dump(argv: list[str]) -> int:
     doc = Document.open(args.file, args.base)
     section = doc.require_section()
     if args.json:
-        from sfview.output.jsondoc import json_text
+        from sfview.output import jsondoc
 
-        sys.stdout.write(json_text(doc) + "\n")
-        error = doc.first_error()
+        errors = jsondoc.write(doc, sys.stdout)
     else:
-        from sfview.output.readelf import write
+        from sfview.output import readelf
 
-        errors = write(section, sys.stdout)
-        error = doc.error or (doc.locate(errors[0]) if errors else None)
-        if error is not None and len(errors) > 1:
-            more = len(errors) - 1
-            error = InputError(f"{error.message} (and {more} more problem{'s' * (more > 1)}, each in the dump)",
-                               offset=error.offset, path=error.path, where=error.where)  # fmt: skip
+        errors = readelf.write(section, sys.stdout)
+    error = doc.error or (doc.locate(errors[0]) if errors else None)
+    if error is not None and len(errors) > 1:
+        more = len(errors) - 1
+        error = InputError(f"{error.message} (and {more} more problem{'s' * (more > 1)}, each in the dump)",
+                           offset=error.offset, path=error.path, where=error.where)  # fmt: skip
     if error is not None:
         sys.stdout.flush()
         raise error

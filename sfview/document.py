@@ -104,14 +104,3 @@ class Document:
     def locate(self, exc: InputError) -> InputError:
         """`exc` attributed to this file, its offset named as a section and a file offset."""
         return self.source.error(exc)
-
-    def first_error(self) -> InputError | None:
-        """The section-wide problem, else the first function or row that cannot be decoded, located."""
-        if self.error is not None:
-            return self.error
-        for func in self.require_section().functions():
-            func.rows  # noqa: B018 - decode, to learn of a row error
-            problem = func.error or func.rows_error
-            if problem is not None:
-                return self.locate(problem)
-        return None

@@ -88,7 +88,7 @@ async def test_choosing_a_function_fills_the_fre_table() -> None:
             data = app.section.data[row.span.start : row.span.end].hex(" ")
             expected = (
                 f"{row.address:#x}",
-                describe.app_cfa(app.section, row),
+                describe.app_cfa(app.section, row.cfa),
                 describe.app_saved(app.section, row.fp),
                 describe.app_saved(app.section, row.ra),
                 describe.BASE_REG_NAMES[row.base_reg],

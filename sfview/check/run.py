@@ -313,7 +313,6 @@ class _Walk:
                 continue
             fast, fast_rows = walked
             width = self.width_of[fast.info.fre_type]
-            used = len(fast_rows) * width + sum(len(key) for _, key in fast_rows)
             attr = fast.fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
             facts = _Facts(
                 fast.index,
@@ -325,9 +324,10 @@ class _Walk:
                 fast.rep_size,
                 False,
                 fast.num_fres,
-                (attr, fast.fres_start + used),
+                (attr, fast.fres_start),
             )
             yield from self._function(facts, _bulk_rows(reader, fast.fres_start, width, fast_rows))
+            self.blocks.append((attr, fast.rows_end, fast.index))  # known once the rows have been gone through
             if not fast.complete:
                 yield from self._rows_error(section.function(fast.index))
 
@@ -369,6 +369,7 @@ class _Walk:
             for r in rows
         )
         yield from self._function(facts, walked)
+        self.blocks.append((*facts.block, func.index))
         if func.rows_error is not None:
             yield from self._rows_error(func)
 
@@ -419,7 +420,6 @@ class _Walk:
         fde = section.fde_start + index * section.fde_size
         here = (fde, fde + section.fde_size, f"fdes[{index}]")
         self.total_fres += facts.num_fres
-        self.blocks.append((*facts.block, index))
         if self.previous is not None:
             p_index, p_start, p_end = self.previous
             if section.fdes_sorted and start <= p_start:
@@ -618,7 +618,7 @@ class _Walk:
             )
 
 
-def _bulk_rows(reader: Bulk, pos: int, width: int, rows: list[tuple[int, bytes]]) -> Iterator[_Row]:
+def _bulk_rows(reader: Bulk, pos: int, width: int, rows: Iterable[tuple[int, bytes]]) -> Iterator[_Row]:
     """The bulk reader's rows for the checks, each with where it lies (its start address, then `key`)."""
     for start, key in rows:
         end = pos + width + len(key)

@@ -1,18 +1,42 @@
-"""`sfview dump --json`: the section as JSON, rules as numbers.
+"""`sfview dump --json`: the section as JSON, rules as numbers, written as it is made.
 
 The same content as the text dump, for scripts: the header, then every
 function with its address, size, types and rows, each row's CFA/FP/RA rules
 given as numbers (kind, base register, offset, deref) with a formula beside.
+
+The document is written out function by function, a few thousand rows at a
+time, never held whole: a section may claim millions of rows. Rows come from
+the bulk reader, and what a row's pattern says (its info byte, offsets and
+rules) is turned into JSON once per distinct pattern; an unusual function
+goes through the model, as in the text dump.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO
 
 from sfview.document import Document
+from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.section import Function, Row, Section
+from sfview.sframe.bulk import Bulk, FastFunction, Pattern
+from sfview.sframe.bulk import Row as BulkRow
+from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
+from sfview.sframe.rules import Kind, Rule
+from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
+
+CHUNK_ROWS = 4096
+"""Rows gathered before they are written: few writes, little memory."""
+
+
+def _rules_json(section: Section, cfa: Rule, fp: Rule, ra: Rule, cfa_text: str) -> dict[str, Any]:
+    return {
+        "cfa": describe.rule_json(section, cfa, cfa_text),
+        "fp": describe.rule_json(section, fp, describe.app_saved(section, fp)),
+        "ra": describe.rule_json(section, ra, describe.app_saved(section, ra)),
+    }
 
 
 def _row_json(section: Section, row: Row) -> dict[str, Any]:
@@ -28,44 +52,28 @@ def _row_json(section: Section, row: Row) -> dict[str, Any]:
         "offsets": list(row.offsets),
         "mangled_ra": row.mangled_ra,
         "ra_undefined": row.ra_undefined,
-        "cfa": describe.rule_json(section, row.cfa, describe.app_cfa(section, row)),
-        "fp": describe.rule_json(section, row.fp, describe.app_saved(section, row.fp)),
-        "ra": describe.rule_json(section, row.ra, describe.app_saved(section, row.ra)),
+        **_rules_json(section, row.cfa, row.fp, row.ra, describe.app_cfa(section, row.cfa)),
     }
 
 
-def _function_json(doc: Document, section: Section, func: Function) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "index": func.index,
-        "address": func.start_address,
-        "size": func.size,
-        "symbol": doc.function_name(func) or None,
-        "section_offset": func.span.start,
+def _pattern_json(section: Section, key: bytes, pattern: Pattern) -> str:
+    """What a bulk row's pattern says, as the JSON members that follow its position (no braces)."""
+    info = key[0]
+    base = info_bits(info, "fre_info", "cfa_base_reg")
+    cfa_text = describe.app_cfa(section, pattern.cfa)
+    members = {
+        "info": info,
+        "cfa_base_reg": describe.BASE_REG_NAMES[base],
+        "offset_size": OFFSET_SIZES[info_bits(info, "fre_info", "offset_size")],
+        "offsets": list(pattern.offsets),
+        "mangled_ra": pattern.mangled_ra,
+        "ra_undefined": pattern.ra.kind is Kind.UNDEFINED,
+        **_rules_json(section, pattern.cfa, pattern.fp, pattern.ra, cfa_text),
     }
-    if func.error is not None:
-        out["error"] = str(doc.locate(func.error))
-        return out
-    out.update(
-        {
-            "info": func.info_byte,
-            "fre_type": describe.FRE_TYPE_NAMES[func.fre_type],
-            "pc_type": describe.PC_TYPE_NAMES[func.pc_type],
-            "fde_type": describe.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
-            "pauth_key": describe.PAUTH_KEY_NAMES[func.pauth_key],
-            "signal_frame": func.signal,
-            "rep_size": func.rep_size,
-            "num_fres": func.num_fres,
-            "fres": [_row_json(section, row) for row in func.rows],
-        }
-    )
-    if func.rows_error is not None:
-        out["error"] = str(doc.locate(func.rows_error))
-    return out
+    return json.dumps(members)[1:-1]
 
 
-def json_document(doc: Document) -> dict[str, Any]:
-    """The section as one JSON-ready dict: header, then every function and row."""
-    section = doc.require_section()
+def _header_json(doc: Document, section: Section) -> dict[str, Any]:
     source = doc.source
     return {
         "file": source.path,
@@ -95,9 +103,138 @@ def json_document(doc: Document) -> dict[str, Any]:
                 "ra": describe.register_name(section.abi, section.ra_reg),
             },
         },
-        "functions": [_function_json(doc, section, func) for func in section.functions()],
     }
 
 
-def json_text(doc: Document) -> str:
-    return json.dumps(json_document(doc), indent=1)
+def write(doc: Document, out: TextIO, *, bulk: bool = True) -> list[InputError]:
+    """The JSON document written to `out` as it is made; the problems met (each also in the document).
+
+    `bulk=False` takes every function through the model: the two must agree, and a test makes sure.
+    """
+    section = doc.require_section()
+    head = json.dumps(_header_json(doc, section), indent=1)
+    out.write(head[: head.rindex("}")].rstrip() + ',\n "functions": [')
+    errors: list[InputError] = []
+    reader = Bulk(section)
+    fragments: dict[bytes, str] = {}
+
+    def fragment(key: bytes) -> str:
+        found = fragments.get(key)
+        if found is None:
+            found = fragments[key] = _pattern_json(section, key, reader.pattern(key))
+        return found
+
+    walk = reader.functions() if bulk else iter(range(section.num_fdes))
+    for n, walked in enumerate(walk):
+        out.write(",\n  " if n else "\n  ")
+        if isinstance(walked, int):
+            func = section.function(walked)
+            _write_function(out, _model_head(doc, func), _model_rows(section, func), _error(doc, func, errors))
+        else:
+            fast, rows = walked
+            head_json = _bulk_head(doc, section, fast)
+            _write_function(out, head_json, _bulk_rows(section, fast, rows, fragment),
+                            lambda fast=fast: _bulk_error(doc, section, fast, errors))  # fmt: skip
+    out.write("\n ]\n}\n")
+    return errors
+
+
+def _write_function(out: TextIO, head: dict[str, Any], rows: Iterable[str], error: Callable[[], str | None]) -> None:
+    """One function: its facts, its rows a chunk at a time, then (once they are read) its error if any."""
+    text = json.dumps(head)
+    out.write(text[:-1] + ', "fres": [')
+    chunk: list[str] = []
+    first = True
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= CHUNK_ROWS:
+            out.write(("\n   " if first else ",\n   ") + ",\n   ".join(chunk))
+            first, chunk = False, []
+    if chunk:
+        out.write(("\n   " if first else ",\n   ") + ",\n   ".join(chunk))
+    problem = error()
+    out.write("]" + (f", {json.dumps('error')}: {json.dumps(problem)}" if problem else "") + "}")
+
+
+def _model_head(doc: Document, func: Function) -> dict[str, Any]:
+    head: dict[str, Any] = {
+        "index": func.index,
+        "address": func.start_address,
+        "size": func.size,
+        "symbol": doc.function_name(func) or None,
+        "section_offset": func.span.start,
+    }
+    if func.error is None:
+        head.update(
+            {
+                "info": func.info_byte,
+                "fre_type": describe.FRE_TYPE_NAMES[func.fre_type],
+                "pc_type": describe.PC_TYPE_NAMES[func.pc_type],
+                "fde_type": describe.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
+                "pauth_key": describe.PAUTH_KEY_NAMES[func.pauth_key],
+                "signal_frame": func.signal,
+                "rep_size": func.rep_size,
+                "num_fres": func.num_fres,
+            }
+        )
+    return head
+
+
+def _model_rows(section: Section, func: Function) -> Iterator[str]:
+    for row in func.rows:
+        yield json.dumps(_row_json(section, row))
+
+
+def _error(doc: Document, func: Function, errors: list[InputError]) -> Callable[[], str | None]:
+    def problem() -> str | None:
+        found = func.error or func.rows_error
+        if found is None:
+            return None
+        errors.append(found)
+        return str(doc.locate(found))
+
+    return problem
+
+
+def _bulk_head(doc: Document, section: Section, fast: FastFunction) -> dict[str, Any]:
+    info = fast.info
+    fde = section.fde_start + fast.index * section.fde_size
+    return {
+        "index": fast.index,
+        "address": fast.start_address,
+        "size": fast.size,
+        "symbol": doc.source.name_at(fast.start_address, fde) or None,
+        "section_offset": fde,
+        "info": info.byte,
+        "fre_type": describe.FRE_TYPE_NAMES[info.fre_type],
+        "pc_type": describe.PC_TYPE_NAMES[int(info.pcmask)],
+        "fde_type": describe.FDE_TYPE_NAMES[int(Sframe.FdeType.default)],
+        "pauth_key": describe.PAUTH_KEY_NAMES[int(info.pauth_key_b)],
+        "signal_frame": info.signal,
+        "rep_size": fast.rep_size,
+        "num_fres": fast.num_fres,
+    }
+
+
+def _bulk_rows(
+    section: Section, fast: FastFunction, rows: Iterable[BulkRow], fragment: Callable[[bytes], str]
+) -> Iterator[str]:
+    width = START_ADDR_SIZES[fast.info.fre_type]
+    pos, start_address = fast.fres_start, fast.start_address
+    for j, (start, key) in enumerate(rows):
+        size = width + len(key)
+        address = (start_address + start) & ADDRESS_MASK
+        yield (
+            f'{{"index": {j}, "address": {address}, "start_offset": {start}, "section_offset": {pos}, '
+            f'"size": {size}, {fragment(key)}}}'
+        )
+        pos += size
+
+
+def _bulk_error(doc: Document, section: Section, fast: FastFunction, errors: list[InputError]) -> str | None:
+    if fast.complete:
+        return None
+    found = section.function(fast.index).rows.error
+    assert found is not None, "the bulk reader and the model stop at the same row"
+    errors.append(found)
+    return str(doc.locate(found))

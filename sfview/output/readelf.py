@@ -182,11 +182,16 @@ def _bulk_functions(
         append(f"\n{title}\n{TABLE_HEADS[info.pcmask]}")  # joined by newlines: a blank line, title, head
         base = 0 if info.pcmask else func.start_address
         mask = base + func.size + (1 << 32) > ADDRESS_MASK  # only near the top of the address space
-        described = blocks.get(id(rows))  # the bulk reader hands out one list per distinct block
-        if described is None:
-            described = blocks[id(rows)] = [(start, known(key) or describe_row(key)) for start, key in rows]
+        if func.shared:  # the bulk reader hands out one list per distinct block, and keeps it
+            described = blocks.get(id(rows))
+            if described is None:
+                described = blocks[id(rows)] = [(start, known(key) or describe_row(key)) for start, key in rows]
+        else:  # rows of this function alone (or very many of them, read as they are written out)
+            described = ((start, known(key) or describe_row(key)) for start, key in rows)
         for start, columns in described:
             append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}")
+            if flush is not None and len(lines) > CHUNK_LINES:
+                flush(lines)
         if not func.complete:  # the rows stop early: the model says why
             problem = section.function(func.index).rows.error
             assert problem is not None, "the bulk reader and the model stop at the same row"

@@ -31,6 +31,12 @@ from sfview.sframe.records import FRE_LENGTHS, info_bits
 from sfview.sframe.rules import Rule
 from sfview.sframe.section import ADDRESS_MASK, Section
 
+Row = tuple[int, bytes]
+"""A row as the bulk reader hands it out: its start offset, and its pattern key (info byte and offsets)."""
+
+LISTED_ROWS = 4096
+"""Rows of a function beyond this many are handed out as they are read, never held in a list (or shared)."""
+
 
 class Pattern(NamedTuple):
     """What an FRE's info byte and offsets say, whatever its start address."""
@@ -39,11 +45,13 @@ class Pattern(NamedTuple):
     fp: Rule
     ra: Rule
     mangled_ra: bool
+    offsets: tuple[int, ...]
 
 
 class FdeInfo(NamedTuple):
     """An FDE info byte's bit fields, decoded once for each of the 256 values."""
 
+    byte: int
     fre_type: int
     pcmask: bool
     pauth_key_b: bool
@@ -52,6 +60,7 @@ class FdeInfo(NamedTuple):
 
 FDE_INFOS = [
     FdeInfo(
+        byte,
         info_bits(byte, "fde_info", "fre_type"),
         info_bits(byte, "fde_info", "pc_type") == Sframe.PcType.pcmask,
         info_bits(byte, "fde_info", "pauth_key") == Sframe.PauthKey.key_b,
@@ -73,7 +82,13 @@ class FastFunction:
     num_fres: int
     fres_start: int
     complete: bool = True
-    """All `num_fres` rows were read; else the rows stop where one cannot be (`Function.rows_error` says why)."""
+    """All `num_fres` rows were read; else the rows stop where one cannot be (`Function.rows_error` says why).
+    Known once the rows have been gone through."""
+    rows_end: int = 0
+    shared: bool = False
+    """The rows list is kept by the reader and handed out again for every function whose row bytes are
+    the same: callers may keep what they make of it by its identity."""
+    """Section offset where the rows read end (known, like `complete`, once they have been gone through)."""
 
 
 class Bulk:
@@ -96,9 +111,11 @@ class Bulk:
 
     # Functions ------------------------------------------------------------
 
-    def functions(self) -> Iterator[tuple[FastFunction, list[tuple[int, bytes]]] | int]:
+    def functions(self) -> Iterator[tuple[FastFunction, list[Row] | Iterator[Row]] | int]:
         """Every function in FDE order with its rows as (start offset, pattern key), or its
-        index when it needs the Kaitai path.
+        index when it needs the Kaitai path. Rows come as a list (the same list for functions
+        whose row bytes repeat), or for a function of more than `LISTED_ROWS` as an iterator
+        to go through once.
 
         One loop for functions and rows, its lookups hoisted: on a big section
         the cost of a method call per function would be a third of the pass.
@@ -114,12 +131,12 @@ class Bulk:
         base = section.address + (fde_start + self._start_field if section.start_pcrel else 0)
         step = fde_size if section.start_pcrel else 0
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
-        starts, lengths, infos = self._starts, FRE_LENGTHS, FDE_INFOS
+        starts, infos = self._starts, FDE_INFOS
         v3 = self._attr is not None
         records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
         # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
         block_ends = [fre_start + r[i_off] for r in records[1:]] + [fre_end]
-        blocks: dict[tuple[int, int, bytes], list[tuple[int, bytes]]] = {}
+        blocks: dict[tuple[int, int, bytes], tuple[list[Row], int]] = {}  # rows, and the bytes they take
         for index, record in enumerate(records):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if v3:
@@ -140,35 +157,41 @@ class Bulk:
             # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
             # already read gives the same rows, when its reading stayed within the bytes of the key.
             key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_ends[index])])
-            rows = blocks.get(key)
-            if rows is None:
-                rows, stop = self._rows(data, pos, func.num_fres, address, fre_end, limit, lengths)
-                func.complete = len(rows) == func.num_fres
-                if func.complete and stop <= block_ends[index]:
-                    blocks[key] = rows
+            known = blocks.get(key)
+            if known is not None:
+                rows, length = known
+                func.rows_end, func.shared = pos + length, True
+            elif func.num_fres > LISTED_ROWS:
+                yield func, self._walk(func, pos, address, fre_end, limit)  # read as it is written out
+                continue
+            else:
+                rows = list(self._walk(func, pos, address, fre_end, limit))
+                if func.complete and func.rows_end <= block_ends[index]:
+                    blocks[key] = rows, func.rows_end - pos
+                    func.shared = True
             yield func, rows
 
-    @staticmethod
-    def _rows(
-        data: bytes, pos: int, count: int, address: struct.Struct, fre_end: int, limit: int, lengths: list[int]
-    ) -> tuple[list[tuple[int, bytes]], int]:
-        """(start offset, pattern key) of `count` rows from `pos`, and where they end; fewer rows when one
-        cannot be read (where the model's `Rows` stops too, and says why)."""
+    def _walk(self, func: FastFunction, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[Row]:
+        """(start offset, pattern key) of the function's rows from `pos`; when done, `func.complete` and
+        `func.rows_end` say whether all were read and where they ended (fewer rows when one cannot be read,
+        where the model's `Rows` stops too, and says why)."""
+        data, lengths = self.data, FRE_LENGTHS
         unpack, width = address.unpack_from, address.size
-        rows: list[tuple[int, bytes]] = []
-        append = rows.append
+        read = 0
         try:
-            for _ in range(count):
+            for _ in range(func.num_fres):
                 info_at = pos + width
                 # An undefined offset size has a length past any section: one test catches both.
                 row_end = info_at + lengths[data[info_at]]
                 if pos >= fre_end or row_end > limit:
                     break
-                append((unpack(data, pos)[0], data[info_at:row_end]))
+                yield unpack(data, pos)[0], data[info_at:row_end]
+                read += 1
                 pos = row_end
         except IndexError:  # the start address is the section's last byte: no info byte
             pass
-        return rows, pos
+        func.complete = read == func.num_fres
+        func.rows_end = pos
 
     def _v3_function(self, index: int, start: int, size: int, attr_pos: int) -> FastFunction | None:
         assert self._attr is not None
@@ -197,5 +220,6 @@ class Bulk:
             count = info_bits(info, "fre_info", "offset_count")
             offsets = struct.unpack_from(f"{order}{count}{char}", key, 1)
             cfa, fp, ra = self.section.default_rules(info_bits(info, "fre_info", "cfa_base_reg"), offsets)
-            found = self._patterns[key] = Pattern(cfa, fp, ra, bool(info_bits(info, "fre_info", "mangled_ra")))
+            mangled = bool(info_bits(info, "fre_info", "mangled_ra"))
+            found = self._patterns[key] = Pattern(cfa, fp, ra, mangled, offsets)
         return found

@@ -145,11 +145,11 @@ def binutils_columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled_ra
 # Rules in the explorer's notation --------------------------------------------
 
 
-def app_cfa(section: Section, row: Row) -> str:
+def app_cfa(section: Section, cfa: Rule) -> str:
     """The CFA rule; `-` for a row without one (outermost frame)."""
-    if row.cfa.kind is Kind.UNDEFINED:
+    if cfa.kind is Kind.UNDEFINED:
         return "-"
-    return _value_text(section, row.cfa) if row.cfa.kind is Kind.VALUE else "u"
+    return _value_text(section, cfa) if cfa.kind is Kind.VALUE else "u"
 
 
 def app_saved(section: Section, rule: Rule) -> str:
@@ -172,7 +172,7 @@ def app_rule(section: Section, rule: Rule) -> str:
 
 def app_rules(section: Section, row: Row) -> str:
     """`CFA sp+16 FP u RA f`: a row at a glance."""
-    return f"CFA {app_cfa(section, row)} FP {app_saved(section, row.fp)} RA {app_saved(section, row.ra)}"
+    return f"CFA {app_cfa(section, row.cfa)} FP {app_saved(section, row.fp)} RA {app_saved(section, row.ra)}"
 
 
 def rule_formula(section: Section, rule: Rule) -> str:

@@ -49,7 +49,7 @@ class FreTable(RowTable):
         return (
             str(row.index),
             f"{row.address:#x}" + (" [m]" if func.pcmask else ""),
-            describe.app_cfa(func.section, row),
+            describe.app_cfa(func.section, row.cfa),
             describe.app_saved(func.section, row.fp),
             describe.app_saved(func.section, row.ra),
             *([self.dwarf(func, row)] if self.dwarf is not None else []),

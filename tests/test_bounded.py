@@ -1,0 +1,113 @@
+"""Work is bounded by the section's size: memory and output grow in step with it, whatever it claims.
+
+Not timed (timings flake on a shared machine): what is measured is the peak
+resident memory of a `sfview` process and the size of what it writes, for
+sections of 10 KB, 100 KB and 1 MB built the same way, and for a section
+whose counts claim far more than it holds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sfview.output import readelf
+from sfview.sframe.section import Section
+
+
+def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False) -> bytes:
+    """A version 2 AMD64 section from the spec: each function its rows (start, CFA offset), 1-byte fields.
+    `reverse`: the FDEs list the functions in the opposite order of their row blocks."""
+    blocks, offsets = b"", []
+    for rows in functions:
+        offsets.append(len(blocks))
+        blocks += b"".join(bytes([start, 0x03]) + struct.pack("<b", cfa) for start, cfa in rows)
+    order = range(len(functions) - 1, -1, -1) if reverse else range(len(functions))
+    fdes = b"".join(
+        struct.pack("<iIIIBBH", 0x1000 + 0x100 * i, 0x100, offsets[i], len(functions[i]), 0, 0, 0) for i in order
+    )
+    num_fres = sum(map(len, functions))
+    header = struct.pack(
+        "<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(functions), num_fres, len(blocks), 0, len(fdes)
+    )
+    return header + fdes + blocks
+
+
+def sized(size: int, seed: int = 1) -> bytes:
+    """A valid section of about `size` bytes: functions of 1 to 8 rows, as a compiler makes them."""
+    rng = random.Random(seed)
+    functions: list[list[tuple[int, int]]] = []
+    total = 28
+    while total < size:
+        rows = [(4 * j, 8 * rng.randint(1, 15)) for j in range(rng.randint(1, 8))]
+        functions.append(rows)
+        total += 20 + 3 * len(rows)
+    return v2_section(functions)
+
+
+COMMANDS = {"dump": ["dump"], "json": ["dump", "--json"], "check": ["check"]}
+
+
+PEAK = (
+    "import atexit, sys\n"
+    "def peak():\n"
+    "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+    "    sys.stderr.write('VmHWM ' + status.split()[0] + '\\n')\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'sfview'\n"
+    "from sfview.cli import run\n"
+    "run()\n"
+)
+"""Runs sfview, then says its peak resident memory (VmHWM: of this process's own memory since exec,
+where getrusage would also count the memory of the process that started it)."""
+
+
+def run(name: str, data: bytes, folder: Path) -> tuple[int, int]:
+    """`sfview` on the section in a process of its own: (peak resident memory in KB, bytes written)."""
+    path = folder / f"{name}-{len(data)}.sframe"
+    path.write_bytes(data)
+    out = folder / "out"
+    with out.open("wb") as sink:
+        done = subprocess.run([sys.executable, "-c", PEAK, *COMMANDS[name], str(path)], stdout=sink,
+                              stderr=subprocess.PIPE, text=True, check=False)  # fmt: skip
+    assert "Traceback" not in done.stderr
+    return int(done.stderr.rsplit("VmHWM ", 1)[1].split()[0]), out.stat().st_size
+
+
+@pytest.mark.parametrize("name", ["dump", "json", "check"])
+def test_memory_and_output_grow_with_the_section(tmp_path: Path, name: str) -> None:
+    measured = [run(name, sized(size), tmp_path) for size in (10_000, 100_000, 1_000_000)]
+    peaks = [kb for kb, _ in measured]
+    written = [size for _, size in measured]
+    # A process starts at ~20 MB whatever it reads: what grows must grow no faster than the section.
+    for small, big in itertools.pairwise(peaks):
+        assert big - small < 8 * 1024 + 10 * (small - peaks[0]), f"peak RSS {peaks} KB grows faster than the sections"
+    assert peaks[-1] < 150 * 1024
+    if name != "check":
+        for small, big in itertools.pairwise(written):
+            assert 8 * small < big < 12 * small, f"output {written} is not in step with the sections"
+
+
+@pytest.mark.parametrize("name", ["dump", "json", "check"])
+def test_claims_cost_nothing(tmp_path: Path, name: str) -> None:
+    """A count of 0xffffffff rows in each of 200 FDEs that all share one block: memory stays small."""
+    block = b"".join(bytes([j % 256, 0x03, 8]) for j in range(3000))
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 * (i + 1), 0x1000, 0, 0xFFFFFFFF, 0, 0, 0) for i in range(200))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 200, 0xFFFFFFFF, len(block), 0, len(fdes))
+    kb, written = run(name, header + fdes + block, tmp_path)
+    assert kb < 60 * 1024 and written
+
+
+def test_functions_whose_row_lists_are_not_kept_print_their_own_rows() -> None:
+    """The bulk reader keeps a list of rows only for blocks that can repeat; the others are each their own."""
+    rng = random.Random(7)
+    functions = [[(4 * j, 8 * rng.randint(1, 15)) for j in range(rng.randint(1, 6))] for _ in range(300)]
+    data = v2_section(functions, reverse=True)
+    section = Section(data)
+    assert readelf.text(section)[0] == readelf.text(section, bulk=False)[0]
