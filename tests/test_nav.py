@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import DATA, v3_section
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from sfview.app.app import SfviewApp
 from sfview.app.history import History
@@ -320,7 +320,9 @@ async def test_help_has_no_raw_markup_and_ends_are_reachable() -> None:
         await pilot.press("end")
         assert body.scroll_y == body.max_scroll_y > 0
         shown = app.screen.query_one(Markdown)
-        text = "\n".join(str(block._content) for block in shown.query("MarkdownBlock"))
+        blocks = [str(block._content) for block in shown.query("MarkdownBlock")]
+        cells = [str(cell.render()) for cell in shown.query(Static)]  # the tables' cells
+        text = "\n".join(blocks + cells)
         assert "ctrl+f" in text and "func_start_fre_off" in text, "the text of the help, as shown"
         assert "`" not in text
         await pilot.press("home", *["down"] * 3)

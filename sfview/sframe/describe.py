@@ -263,7 +263,7 @@ CALLER_FRAME = "the caller's frame"
 CFA_LABEL = "CFA: SP before the call"
 BELOW_SP = "(below SP: popped, stale)"
 SP_UNKNOWN = "⋮ SP: somewhere below"
-SPARKLINE_TITLE = "CFA offset from SP, row by row (· from FP or memory)"
+SPARKLINE_TITLE = "CFA offset per row (· from FP or memory)"
 NO_ROWS = "This function has no rows: there is no frame to draw."
 
 

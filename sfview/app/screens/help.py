@@ -109,6 +109,7 @@ top and press `enter`.
 | `ctrl+r` | back to frame #0 |
 | `m` | give a memory word (a step that needs one nobody gave asks for it) |
 | `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
+| `enter` | on a frame of the backtrace: the explorer on the FDE and row it was unwound with |
 | `escape` | the explorer, on the FDE and row of the last step |
 """
 

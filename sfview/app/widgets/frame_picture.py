@@ -149,26 +149,26 @@ def sparkline(section: Section, func: Function, current: int) -> Text:
     top = max((s for s in sizes if s is not None), default=0) or 1
     marks = "".join(SPARK[min(len(SPARK) - 1, s * len(SPARK) // (top + 1))] if s is not None else "·" for s in sizes)
     known = [s for s in sizes if s is not None]
-    scale = f"  {min(known)}..{max(known)} bytes" if known else ""
-    out = Text(f"{describe.SPARKLINE_TITLE} (rows {first}..{first + len(shown) - 1}){scale}\n", style="bold")
+    scale = f", {min(known)}..{max(known)} bytes" if known else ""
+    out = Text(f"{describe.SPARKLINE_TITLE}: rows {first}..{first + len(shown) - 1}{scale}\n", style="bold")
     out.append(f"  {marks}\n")
     out.append(f"  {' ' * (current - first)}^ row {current}\n", style="bold")
     return out
 
 
 def picture(section: Section, func: Function, row: Row, name: str = "") -> Text:
-    """Everything the pane shows for `row` of `func`, as one text."""
+    """Everything the pane shows for `row` of `func`, as one text: the drawing first, the words after."""
     out = Text()
     title = f"fdes[{func.index}]{f' {name}' if name else ''} · FRE {row.index} of {len(func.rows)} at {row.address:#x}"
     out.append(f"{title}: {describe.app_rules(section, row)}\n", style="bold underline")
     out.append(describe.cfa_words(section, row.cfa) + "\n")
-    out.append(describe.saved_words(section, "RA", row.ra) + "\n")
-    out.append(describe.saved_words(section, "FP", row.fp) + "\n\n")
     if row.cfa.kind is Kind.VALUE and not row.cfa.deref:
         out.append_text(_stack_lines(section, row))
-        out.append("\n")
     before = func.rows[row.index - 1] if row.index else None
-    out.append(describe.row_change(section, before, row) + "\n\n", style="italic")
+    out.append(describe.row_change(section, before, row) + "\n", style="italic")
+    out.append(
+        describe.saved_words(section, "RA", row.ra) + "; " + describe.saved_words(section, "FP", row.fp) + "\n\n"
+    )
     out.append_text(sparkline(section, func, row.index))
     return out
 
