@@ -7,9 +7,11 @@ the relocations pyelftools reads, or from readelf's dump of the fixtures.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from conftest import DATA, v3_section
+from rich.console import Console
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
@@ -327,3 +329,17 @@ async def test_help_has_no_raw_markup_and_ends_are_reachable() -> None:
         assert "`" not in text
         await pilot.press("home", *["down"] * 3)
         assert body.scroll_y == 3
+
+
+async def test_the_field_detail_speaks_of_the_version_at_hand() -> None:
+    """The Structure tab's detail on a version 1 FDE: the .ksy's doc, less version 3's `attr`, no backticks."""
+    app = explorer()
+    async with app.run_test(size=(120, 45)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.explorer.detail.field.path == "fdes[0]"
+        console = Console(width=100, file=io.StringIO(), record=True)
+        console.print(app.explorer.detail.query_one("#detail-text", Static).content)
+        text = console.export_text()
+        assert "function descriptor entry" in text
+        assert "attr" not in text and "`" not in text
