@@ -68,3 +68,17 @@ def test_function_that_cannot_be_decoded(snap_compare, monkeypatch: pytest.Monke
     (tmp_path / "broken.sframe").write_bytes(bytes(raw))
     monkeypatch.chdir(tmp_path)
     assert snap_compare(explorer("broken.sframe"), press=["end", "up", "up", "up"], terminal_size=(100, 30))
+
+
+FP_BUILD = "tests/data/shapes-x86_64-O0-fp"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+def test_frame_picture(snap_compare, size: tuple[int, int]) -> None:
+    """small_leaf's row 1 (after `push rbp`): RA at CFA-8, the caller's FP at CFA-16, SP at the bottom."""
+    assert snap_compare(explorer(FP_BUILD), press=["n", "n", "tab", "down", "f"], terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+def test_help_of_a_version_1_file(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(explorer(FP_BUILD), press=["question_mark"], terminal_size=size)

@@ -90,4 +90,4 @@ class SfviewApp(App[None]):
     def action_help(self) -> None:
         from sfview.app.screens.help import HelpScreen  # Markdown costs 0.1 s to import: not at start-up
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.section))

@@ -19,7 +19,7 @@ from elftools.elf.sections import SymbolTableSection
 
 from sfview.errors import InputError
 from sfview.inputs.plt import plt_symbols
-from sfview.inputs.symbols import Symbol, SymbolTable
+from sfview.inputs.symbols import Place, Symbol, SymbolTable
 
 PT_GNU_SFRAME = 0x6474E554
 STT_FUNC, STT_GNU_IFUNC = 2, 10
@@ -45,9 +45,10 @@ class ElfSframe:
     info: ElfInfo
     elf: ELFFile
     """The file itself, for what comes beside the section (`.eh_frame`, notes, program headers)."""
-    names: Callable[[], tuple[SymbolTable, dict[int, str]]]
-    """Reads, when called, the function symbols and (relocatable objects only) a map from
-    the section offset of each FDE's start field to the function it will point to."""
+    names: Callable[[], tuple[SymbolTable, dict[int, str], dict[int, Place]]]
+    """Reads, when called, the function symbols and (relocatable objects only) maps from
+    the section offset of each FDE's start field to the function it will point to, and
+    to the section and offset the relocation puts it at."""
 
 
 def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:
@@ -90,7 +91,7 @@ def function_symbols(stream: BinaryIO) -> SymbolTable:
         return SymbolTable([], "unreadable")
 
 
-def _names(elf: ELFFile, origin: str) -> tuple[SymbolTable, dict[int, str]]:
+def _names(elf: ELFFile, origin: str) -> tuple[SymbolTable, dict[int, str], dict[int, Place]]:
     """Function names, read only when a view needs them (a text dump does not).
 
     A damaged symbol table costs the names, not the section: it gives none.
@@ -98,10 +99,10 @@ def _names(elf: ELFFile, origin: str) -> tuple[SymbolTable, dict[int, str]]:
     try:
         relocatable = elf["e_type"] == "ET_REL"
         symbols = SymbolTable([], "none") if relocatable else _symbols(elf)
-        relocated = _relocated_names(elf) if relocatable and origin.startswith(".sframe") else {}
+        names, places = _relocated_names(elf) if relocatable and origin.startswith(".sframe") else ({}, {})
     except Exception:  # as above: whatever pyelftools or struct raise on a damaged table
-        return SymbolTable([], "unreadable"), {}
-    return symbols, relocated
+        return SymbolTable([], "unreadable"), {}, {}
+    return symbols, names, places
 
 
 def _from_section(elf: ELFFile) -> tuple[bytes, int, int, str] | None:
@@ -187,14 +188,16 @@ def _symbols(elf: ELFFile) -> SymbolTable:
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
-def _relocated_names(elf: ELFFile) -> dict[int, str]:
-    """For a relocatable object: section offset of each relocated `.sframe` field → function name.
+def _relocated_names(elf: ELFFile) -> tuple[dict[int, str], dict[int, Place]]:
+    """For a relocatable object: section offset of each relocated `.sframe` field → function name,
+    and → the section and offset it will point to.
 
     In a `.o` file the function start fields are still zero; the relocation
     against each one says which section and offset it will point to, and the
     function symbol defined there names it.
     """
     names: dict[int, str] = {}
+    places: dict[int, Place] = {}
     by_place = {}
     for section in elf.iter_sections():
         if isinstance(section, SymbolTableSection):
@@ -213,8 +216,20 @@ def _relocated_names(elf: ELFFile) -> dict[int, str]:
             addend = reloc["r_addend"] if reloc.is_RELA() else 0
             if sym["st_info"]["type"] == "STT_SECTION":
                 name = by_place.get((sym["st_shndx"], addend))
+                offset = addend
             else:
                 name = sym.name if not addend else f"{sym.name}{addend:+#x}"
+                offset = sym["st_value"] + addend
             if name:
                 names[reloc["r_offset"]] = name
-    return names
+            target_section = _section_name(elf, sym["st_shndx"])
+            if target_section:
+                places[reloc["r_offset"]] = Place(target_section, offset)
+    return names, places
+
+
+def _section_name(elf: ELFFile, index: int | str) -> str:
+    """The name of section `index` (a symbol's `st_shndx`), "" for an undefined or special one."""
+    if not isinstance(index, int) or index == SHN_UNDEF:
+        return ""
+    return elf.get_section(index).name

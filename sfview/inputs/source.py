@@ -18,7 +18,7 @@ from elftools.elf.elffile import ELFFile
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elf import ElfInfo, read_elf_sframe
-from sfview.inputs.symbols import SymbolTable
+from sfview.inputs.symbols import Place, SymbolTable
 
 ELF_MAGIC = b"\x7fELF"
 SFRAME_MAGICS = tuple(int(Sframe.Magic.sframe).to_bytes(2, order) for order in ("little", "big"))
@@ -37,7 +37,7 @@ class Source:
         file_offset: int,
         elf_info: ElfInfo | None = None,
         elf: ELFFile | None = None,
-        names: Callable[[], tuple[SymbolTable, dict[int, str]]] | None = None,
+        names: Callable[[], tuple[SymbolTable, dict[int, str], dict[int, Place]]] | None = None,
     ) -> None:
         self.path = path
         self.origin = origin
@@ -52,8 +52,8 @@ class Source:
         self._names = names
 
     @cached_property
-    def _loaded_names(self) -> tuple[SymbolTable, dict[int, str]]:
-        return self._names() if self._names else (SymbolTable(), {})
+    def _loaded_names(self) -> tuple[SymbolTable, dict[int, str], dict[int, Place]]:
+        return self._names() if self._names else (SymbolTable(), {}, {})
 
     @property
     def symbols(self) -> SymbolTable:
@@ -64,6 +64,12 @@ class Source:
     def relocated_names(self) -> dict[int, str]:
         """Relocatable objects: section offset of an FDE's start field → function name."""
         return self._loaded_names[1]
+
+    @property
+    def relocated_places(self) -> dict[int, Place]:
+        """Relocatable objects: section offset of an FDE's start field → where its function is
+        (`.text+0x40`): until the object is linked, every function starts at 0."""
+        return self._loaded_names[2]
 
     def where(self, offset: int) -> str:
         """A section offset as a person wants it: also as a file offset."""

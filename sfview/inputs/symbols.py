@@ -14,6 +14,22 @@ class Symbol:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where something is in a relocatable object, whose addresses are not known until it is linked:
+    a section and an offset in it (`.text+0x40`)."""
+
+    section: str
+    offset: int
+
+    def __str__(self) -> str:
+        return f"{self.section}+{self.offset:#x}"
+
+    def moved(self, delta: int) -> Place:
+        """The place `delta` bytes further on in the same section."""
+        return Place(self.section, self.offset + delta)
+
+
 class _Ranges:
     """Named address ranges sorted by start, for the innermost one holding an address."""
 

@@ -32,6 +32,10 @@ from functools import lru_cache
 CFA = -1
 """The pseudo-register "the CFA", the base of rules for values saved on the stack."""
 
+STACK_SLOT = 8
+"""Bytes in one stack slot: every ABI SFrame describes (AMD64, AArch64, s390x) is 64-bit, and pushes
+and saves registers a word at a time (the unwinder reads 8-byte words too)."""
+
 
 class Kind(enum.Enum):
     VALUE = "value"

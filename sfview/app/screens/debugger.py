@@ -184,6 +184,16 @@ class DebuggerScreen(Screen[None]):
     def action_explorer(self) -> None:
         self.app.pop_screen()
 
+    @on(DataTable.RowSelected, "#dbg-frames")
+    def _frame_chosen(self, event: DataTable.RowSelected) -> None:
+        """`enter` on a frame of the backtrace: the explorer on the FDE and row that frame was unwound with."""
+        frame = self.frames[event.cursor_row]
+        if frame.function is None or frame.row is None or frame.module is not self.unwinder.modules[0]:
+            self._show(f"frame #{frame.number}: no row of this program's section unwound it (step from it first)")
+            return
+        self.explorer.show_row(frame.function.index, frame.row.index)
+        self.app.pop_screen()
+
     def _point_explorer(self, frame: Frame) -> None:
         """Select the FDE and FRE the step used in the explorer (of the program's section)."""
         if frame.function is not None and frame.row is not None and frame.module is self.unwinder.modules[0]:

@@ -15,11 +15,16 @@ adding a thousand FDE nodes, and a new explanation means a new layout, which
 nobody should wait for while moving through the FDE table.
 
 Other screens (the unwinding debugger) point the explorer at something with
-`show_function`, `goto_address` and `goto_offset`.
+`show_row`, `goto_address` and `goto_offset`.
+
+Every jump (go to an address, a symbol or an offset, a function chosen in
+the FDE table, a frame shown from the debugger) is kept in a `History`, which
+`[`/`]` (also `alt+left`/`alt+right`, `ctrl+o`) walk back and forward.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -28,18 +33,21 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from sfview.app.history import History
 from sfview.app.names import Names
-from sfview.app.screens.goto import GotoNumber, GotoSymbol
+from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
 from sfview.app.selection import Selection
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FdeTable
+from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
+from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.symbols import Symbol
+from sfview.inputs.symbols import Place, Symbol
 from sfview.sframe import describe
 from sfview.sframe.fields import Field
 from sfview.sframe.rules import Rule
@@ -66,10 +74,18 @@ class ExplorerScreen(Screen[None]):
         Binding("o", "goto_offset", "Offset"),
         Binding("n", "next_function", "Next"),
         Binding("p", "previous_function", "Prev", show=False),
+        # `[`/`]` first: the footer shows the first key, and every terminal (tmux too) sends them.
+        Binding("left_square_bracket,alt+left,ctrl+o", "back", "Back"),
+        Binding("right_square_bracket,alt+right", "forward", "Forward", show=False),
+        Binding("f", "toggle_frame", "Frame"),
         Binding("z", "zoom", "Zoom"),
         Binding("1", "show_tab('functions')", "Functions", show=False),
         Binding("2", "show_tab('structure')", "Structure", show=False),
+        Binding("3", "show_tab('frame')", "Frame", show=False),
         Binding("x", "focus_hex", "Hex pane", show=False),
+        Binding("ctrl+f", "search_bytes", "Search bytes", show=False),
+        Binding("c", "copy('value')", "Copy value", show=False),
+        Binding("C", "copy('path')", "Copy path or row", show=False),
         Binding("u", "unwind", "Unwind"),
         Binding("d", "toggle_dwarf", "DWARF", show=False),
     ]
@@ -81,6 +97,7 @@ class ExplorerScreen(Screen[None]):
         self.section: Section | None = doc.section
         self.error: InputError | None = doc.error
         self.selected: Selection | None = None
+        self.history: History[Selection] = History()
         self._reveal_pending: Field | None = None
         self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
@@ -89,17 +106,20 @@ class ExplorerScreen(Screen[None]):
         self.hex_view = HexView(self.source.data, self.source.address, id="hex")
         self.hex_view.border_title = "bytes"
         self.status_line = Static(id="status")
+        self._status_shown = ""
         if self.section is not None:
             # The panes of a readable section; without one, only the bytes and the error are shown.
             self.fields = doc.fields
             self.tabs = TabbedContent(id="views")
             self.fde_table = FdeTable(self.section, self.names, id="fdes")
             self.fre_table = FreTable(id="fres")
+            self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
             self.fre_note = Static(id="fre-note")
             self.dwarf_note = Static(id="dwarf-note")
             self.structure_pane = TabPane("Structure", id="structure")
             self.structure = StructureTree(self.fields, self.names, id="tree")
             self.detail = FieldDetail(self.fields, self.source, id="detail")
+            self.frame_picture = FramePicture(id="frame-picture")
 
     # ------------------------------------------------------------------ layout
 
@@ -112,9 +132,12 @@ class ExplorerScreen(Screen[None]):
                 with TabPane("Functions", id="functions"):
                     yield self.fde_table
                     yield self.fre_table
+                    yield self.fre_legend
                     yield self.fre_note
                     yield self.dwarf_note
                 yield self.structure_pane  # filled after the first frame
+                with TabPane("Frame", id="frame"):
+                    yield self.frame_picture
             yield self.hex_view
         yield self.status_line
         yield Footer()
@@ -170,7 +193,10 @@ class ExplorerScreen(Screen[None]):
     # ------------------------------------------------------------------ what the panes report
 
     def _fde_highlighted(self, index: int) -> None:
-        self._select(Selection(index, None, self.fields.function_field(index)), origin="fdes")
+        """Another function chosen in the FDE table: a jump, kept in the history."""
+        selection = Selection(index, None, self.fields.function_field(index))
+        self._record(selection)
+        self._select(selection, origin="fdes")
 
     def _fre_highlighted(self, index: int) -> None:
         func = self.fre_table.function
@@ -189,10 +215,20 @@ class ExplorerScreen(Screen[None]):
             self._status(self.source.where(offset))
         else:
             self._select(Selection.of(self.fields.field_at(offset)), origin="hex")
+        found, match = self.hex_view.match_number(), self.hex_view.match
+        if found is not None and match is not None and match[0] == offset:
+            pattern = _pattern_text(self.hex_view.pattern)
+            self._status(f"match {found[0]} of {found[1]} for {pattern}: {self._status_shown}")
 
     def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         if message.pane.id == "structure" and self._reveal_pending is not None:
             self.call_after_refresh(self._reveal, self._reveal_pending)
+        if message.pane.id == "frame":
+            self._show_frame()
+
+    def on_frame_picture_step(self, message: FramePicture.Step) -> None:
+        """`←`/`→` in the frame picture: the FRE table's cursor moves, and the picture follows it."""
+        self.fre_table.move_cursor(self.fre_table.cursor + message.delta)
 
     # ------------------------------------------------------------------ the selection
 
@@ -213,6 +249,8 @@ class ExplorerScreen(Screen[None]):
             self.hex_view.move_cursor(field.span.start, notify=False)
         resized = self.detail.show(field) if origin == "tree" else self._reveal(field)
         relayout = relayout or resized
+        if self.tabs.active == "frame":
+            self._show_frame()
         self._status(self._status_text(selection))
         # Each pane changed above asks for its repaint a moment later, by message;
         # Textual paints on a fixed beat (60 a second), so the first request to
@@ -278,38 +316,119 @@ class ExplorerScreen(Screen[None]):
 
     def _status(self, text: str) -> None:
         """The status line (one line, so no layout to redo)."""
+        self._status_shown = text
         self.status_line.update(text, layout=False)
+
+    def _show_frame(self) -> None:
+        """The frame picture on the selected row (the FRE table's, when a whole function is selected)."""
+        selection = self.selected
+        if selection is None or selection.fde is None:
+            return
+        func = self.section.function(selection.fde)
+        row = selection.fre if selection.fre is not None else self.fre_table.cursor
+        self.frame_picture.show(func, row, self.names.of(func))
+
+    # ------------------------------------------------------------------ history
+
+    def _record(self, selection: Selection) -> None:
+        """A jump to `selection`: the place left and the place reached go into the history."""
+        if self.selected is not None:
+            self.history.jump(self.selected, selection)
+
+    def _jump(self, selection: Selection) -> None:
+        """Select `selection` in every pane, as a jump (kept in the history)."""
+        self._record(selection)
+        self._select(selection, origin=None)
+
+    def action_back(self) -> None:
+        self._walk_history(self.history.back, "back")
+
+    def action_forward(self) -> None:
+        self._walk_history(self.history.forward, "forward")
+
+    def _walk_history(self, move: Callable[[Selection], Selection | None], word: str) -> None:
+        """Back or forward one place in the history; at either end, say so."""
+        if self.selected is None:
+            return
+        place = move(self.selected)
+        if place is None:
+            self.app.bell()
+            self._status(f"nothing further {word} in the history")
+            return
+        self._select(place, origin=None)
+        self._status(f"{word} ({self.history.position}): {self._status_text(place)}")
 
     # ------------------------------------------------------------------ navigation
 
-    def goto_address(self, pc: int | None) -> None:
-        """Select the function an unwinder would use for `pc`, and its row (PCMASK included)."""
-        if pc is None:
+    def goto_address(self, target: int | Place | None) -> None:
+        """Select the function an unwinder would use for `target`, and its row (PCMASK included).
+
+        In a relocatable object every function starts at 0 until it is linked:
+        there the address is looked for in the functions' places (`.text+0x10`),
+        and one that several functions hold is not guessed at.
+        """
+        if target is None:
             return
         if self.section is None:
             self.app.notify("The section could not be read: there are no functions.", severity="error")
             return
-        func = self.section.find_function(pc)
-        if func is None:
-            self.app.notify(f"No function covers {pc:#x}{self._neighbours(pc)}.", severity="warning")
+        if isinstance(target, Place) or self.names.relocatable:
+            self._goto_in_object(target)
             return
+        func = self.section.find_function(target)
+        if func is None:
+            self.app.notify(f"No function covers {target:#x}{self._neighbours(target)}.", severity="warning")
+            return
+        self._goto_row(func, target, f"{target:#x}")
+
+    def _goto_in_object(self, target: int | Place) -> None:
+        """Go to an address of a relocatable object: a place, or an offset that one function alone holds."""
+        address, section = (target.offset, target.section) if isinstance(target, Place) else (target, None)
+        where = str(target) if isinstance(target, Place) else f"{address:#x}"
+        found = self.names.holding(address, section)
+        if not found:
+            self.app.notify(f"No function of this object covers {where}.", severity="warning")
+            return
+        if len(found) > 1:
+            self._ambiguous(where, found)
+            return
+        func, place = found[0]
+        start = self.names.place_of(func)
+        assert start is not None  # `holding` only finds functions with a place
+        self._goto_row(func, func.start_address + place.offset - start.offset, str(place))
+
+    def _ambiguous(self, where: str, found: list[tuple[Function, Place]]) -> None:
+        """Say which functions hold an address of a `.o`, and how to name the one meant."""
+        listed = "; ".join(f"{place} in {self.names.of(func) or '?'} (fdes[{func.index}])" for func, place in found)
+        self.app.notify(
+            f"{where} is ambiguous: in a relocatable object every function starts at 0 until it is linked. "
+            f"It is {listed}. Name the section (.text+0x10) or the function (main+0x10).",
+            title="Which function?",
+            severity="warning",
+            timeout=15,
+        )
+        self._status(f"{where}: ambiguous, {len(found)} functions hold it: {listed}")
+
+    def _goto_row(self, func: Function, pc: int, where: str) -> None:
+        """Jump to the row of `func` that holds `pc`, saying where `where` (what was typed) landed."""
         row = func.row_for(pc)
         if row is None:
-            self._select(Selection(func.index, None, self.fields.function_field(func.index)), origin=None)
-            self._status(f"{pc:#x}: fdes[{func.index}], but none of its rows covers it")
+            self._jump(Selection(func.index, None, self.fields.function_field(func.index)))
+            self._status(f"{where}: fdes[{func.index}], but none of its rows covers it")
             return
-        self._select(Selection(func.index, row.index, self._row_field(func.index, row.index)), origin=None)
+        self._jump(Selection(func.index, row.index, self._row_field(func.index, row.index)))
         name = self.names.of(func)
         rules = describe.app_rules(self.section, row)
-        status = f"{pc:#x} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
+        status = f"{where} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
         if func.pcmask:
             offset = (pc - func.start_address) % (func.rep_size or 1 << 64)
             status += f" (PCMASK: offset {offset:#x} in the repeated block)"
         self._status(status)
 
     def goto_symbol(self, symbol: Symbol | None) -> None:
-        if symbol is not None:
-            self.goto_address(symbol.address)
+        if symbol is None:
+            return
+        self.goto_address(self.names.named(symbol.name) if self.names.relocatable else symbol.address)
 
     def goto_offset(self, offset: int | None) -> None:
         """Put the hex cursor on section offset `offset` and select the field there."""
@@ -321,6 +440,8 @@ class ExplorerScreen(Screen[None]):
             return
         self.hex_view.focus()
         self.hex_view.move_cursor(offset, notify=False)
+        if self.section is not None:
+            self._record(Selection.of(self.fields.field_at(offset)))
         self._hex_moved(offset)
 
     def _neighbours(self, pc: int) -> str:
@@ -334,14 +455,24 @@ class ExplorerScreen(Screen[None]):
         return ": " + ", ".join(parts) if parts else ""
 
     def action_goto_address(self) -> None:
-        prompt = GotoNumber("Go to address", "The function and row an unwinder uses for a PC.", self.source.symbols)
-        self.app.push_screen(prompt, self.goto_address)
+        hint = "The function and row an unwinder uses for a PC."
+        if self.names.relocatable:
+            hint += " In this .o every function starts at 0: name the section (.text+0x10) or the function."
+        self.app.push_screen(GotoNumber("Go to address", hint, self._lookup), self.goto_address)
+
+    def _lookup(self, name: str) -> int | Place | None:
+        """A name's address, or in a relocatable object its place (a function's or a section's)."""
+        if self.names.relocatable:
+            return self.names.named(name)
+        symbol = self.source.symbols.named(name)
+        return symbol.address if symbol is not None else None
 
     def action_goto_symbol(self) -> None:
-        if not len(self.source.symbols):
+        symbols = self.names.relocated_symbols if self.names.relocatable else self.source.symbols
+        if not len(symbols):
             self.app.notify("This file has no function names (stripped?).", severity="warning")
             return
-        self.app.push_screen(GotoSymbol(self.source.symbols), self.goto_symbol)
+        self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
 
     def action_goto_offset(self) -> None:
         prompt = GotoNumber("Go to section offset", "The field that holds a byte of the section.")
@@ -352,7 +483,7 @@ class ExplorerScreen(Screen[None]):
         if self.section is None:
             return
         field = self._row_field(fde, fre) if fre is not None else self.fields.function_field(fde)
-        self._select(Selection(fde, fre, field), origin=None)
+        self._jump(Selection(fde, fre, field))
 
     def action_toggle_dwarf(self) -> None:
         """DWARF CFI beside each row, or not: read (in a thread: 40,000 FDEs take seconds) on first use."""
@@ -433,15 +564,66 @@ class ExplorerScreen(Screen[None]):
     def action_show_tab(self, tab: str) -> None:
         if self.section is None:
             return
-        target = self.fde_table if tab == "functions" else self.structure
+        target = {"functions": self.fde_table, "structure": self.structure, "frame": self.frame_picture}[tab]
         if not target.is_mounted:  # the structure tab's panes arrive after the first frame
             self.call_after_refresh(self.action_show_tab, tab)
             return
         self.tabs.active = tab
         target.focus()
 
+    def action_toggle_frame(self) -> None:
+        """The frame picture of the selected row, or back to the tables."""
+        if self.section is not None:
+            self.action_show_tab("functions" if self.tabs.active == "frame" else "frame")
+
     def action_focus_hex(self) -> None:
         self.hex_view.focus()
+
+    # ------------------------------------------------------------------ search and copy
+
+    def on_hex_view_search_requested(self) -> None:
+        self.action_search_bytes()
+
+    def action_search_bytes(self) -> None:
+        hint = 'Hex bytes (e2 de, e2de) or text in quotes ("main"); then n / N in the hex pane: next / previous.'
+        prompt = Prompt("Search the bytes", hint, 'e2 de, e2de or "text"', parse_pattern)
+        self.app.push_screen(prompt, self.search_bytes)
+
+    def search_bytes(self, pattern: bytes | None) -> None:
+        """Find `pattern` from the hex cursor on, put the cursor on it and select the field there."""
+        if not pattern:
+            return
+        self.hex_view.focus()
+        offset = self.hex_view.search(pattern)
+        if offset is None:
+            self.app.notify(f"{_pattern_text(pattern)} is not in the section.", severity="warning")
+            return
+        self._hex_moved(offset)
+
+    def action_copy(self, what: str) -> None:
+        """`c` the selected value; `C` the row of the focused table, else the selected field's path."""
+        if self.selected is None:
+            return
+        text, label = self._value_to_copy() if what == "value" else self._path_to_copy()
+        self.app.copy_to_clipboard(text)
+        shown = text if len(text) <= 60 else text[:59] + "…"
+        self.app.notify(f"{label}: {shown}", title="Copied")
+
+    def _value_to_copy(self) -> tuple[str, str]:
+        """The selected field's value as shown; for a structure, its bytes in hex."""
+        field = self.selected.field
+        name = field.path or "section"
+        if field.display:
+            return field.display, f"the value of {name}"
+        return self.source.data[field.span.start : field.span.end].hex(" "), f"the bytes of {name}"
+
+    def _path_to_copy(self) -> tuple[str, str]:
+        """The focused table's row as text (its cells, two spaces apart), else the field's path."""
+        table = self.focused
+        if isinstance(table, RowTable) and table.row_count:
+            cells = "  ".join(cell.strip() for cell in table.row_cells(table.cursor))
+            return cells, f"row {table.cursor} of the {'FDE' if table is self.fde_table else 'FRE'} table"
+        return self.selected.field.path or "section", "the path"
 
     def action_zoom(self) -> None:
         """The focused pane on the whole screen, or back."""
@@ -449,3 +631,9 @@ class ExplorerScreen(Screen[None]):
             self.minimize()
         elif self.focused is not None:
             self.maximize(self.focused, container=False)
+
+
+def _pattern_text(pattern: bytes) -> str:
+    """What was searched for as it was typed: `"main"` for printable text, else `e2 de`."""
+    text = pattern.decode("ascii", "replace")
+    return f'"{text}"' if text.isprintable() and text.isascii() else pattern.hex(" ")

@@ -1,12 +1,15 @@
-"""The go-to dialogs: a number (an address, a section offset), or a symbol found by typing.
+"""The dialogs that ask for something: an address or an offset, a symbol found by typing, bytes to search for.
 
 Numbers are read as hex, with or without `0x`, because that is how every
-address and offset on screen (and in readelf's output) is written.
+address and offset on screen (and in readelf's output) is written. In a
+relocatable object an address can also be a place (`.text+0x10`), since
+every function there starts at 0 until it is linked.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -17,29 +20,33 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from sfview.inputs.symbols import Symbol, SymbolSearch, SymbolTable
+from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
 
-__all__ = ["GotoNumber", "GotoSymbol", "parse_number"]
+__all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
+
+T = TypeVar("T")
 
 SYMBOLS_SHOWN = 40
 """Matches listed at once; typing more of the name narrows them."""
 
 
-def parse_address(text: str, symbols: SymbolTable) -> int | str:
-    """`0x1030`, `main`, `main+0x10` (or `main+16`) → an address; else a sentence saying what is wrong."""
+def parse_address(text: str, lookup: Callable[[str], int | Place | None]) -> int | Place | str:
+    """`0x1030`, `main`, `main+0x10` (or `main+16`), `.text+0x10` → an address or a place;
+    else a sentence saying what is wrong. `lookup` gives a name's address (or place)."""
     number = parse_number(text)
     if number is not None:
         return number
     name, plus, offset = text.strip().partition("+")
-    symbol = symbols.named(name.strip())
-    if symbol is None:
+    found = lookup(name.strip())
+    if found is None:
         return f"neither a hex number nor a function name: {text.strip()!r}"
     if not plus:
-        return symbol.address
+        return found
     try:
-        return symbol.address + int(offset.strip(), 0)
+        delta = int(offset.strip(), 0)
     except ValueError:
         return f"{offset.strip()!r} is not an offset (write main+0x10 or main+16)"
+    return found + delta if isinstance(found, int) else found.moved(delta)
 
 
 def parse_number(text: str) -> int | None:
@@ -51,33 +58,62 @@ def parse_number(text: str) -> int | None:
         return None
 
 
-class GotoNumber(ModalScreen[int | None]):
-    """Ask for one hex number; dismissed with it, or with None on escape."""
+def parse_pattern(text: str) -> bytes | str:
+    """`e2 de` or `e2de` → those bytes; `"abc"` → the text's bytes; else a sentence saying what is wrong."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1].encode() or "nothing between the quotes"
+    try:
+        found = bytes.fromhex(text.replace(" ", ""))
+    except ValueError:
+        return f"neither hex bytes (e2 de, e2de) nor text in quotes: {text!r}"
+    return found or "type the bytes to look for"
+
+
+class Prompt(ModalScreen[T | None], Generic[T]):
+    """Ask for one line, read by `parse` (a value, or a sentence saying what is wrong); dismissed
+    with the value, or with None on escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, title: str, hint: str, symbols: SymbolTable | None = None) -> None:
+    def __init__(self, title: str, hint: str, example: str, parse: Callable[[str], T | str]) -> None:
         super().__init__(classes="goto")
         self.title_text = title
         self.hint = hint
-        self.symbols = symbols
-        """Names to accept besides numbers (`main`, `main+0x10`), for addresses."""
+        self.example = example
+        self.parse = parse
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = self.title_text
             yield Label(self.hint, classes="goto-hint")
-            example = "hex or a name: 0x1030, main, main+0x10" if self.symbols is not None else "hex, e.g. 0x1030"
-            yield Input(placeholder=example, id="goto-input")
+            yield Input(placeholder=self.example, id="goto-input")
             yield Label("", id="goto-message")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        value = parse_address(event.value, self.symbols) if self.symbols is not None else parse_number(event.value)
-        if value is None or isinstance(value, str):
-            self.query_one("#goto-message", Label).update(value or f"not a hex number: {event.value!r}")
+        value = self.parse(event.value)
+        if isinstance(value, str):
+            self.query_one("#goto-message", Label).update(value)
             return
         self.dismiss(value)
+
+
+class GotoNumber(Prompt[int | Place]):
+    """Ask for one hex number (with `lookup`, also a name, `name+offset`, or a place in a `.o`)."""
+
+    def __init__(self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None) -> None:
+        if lookup is None:
+            super().__init__(title, hint, "hex, e.g. 0x1030", _number)
+        else:
+            example = "hex or a name: 0x1030, main, main+0x10"
+            super().__init__(title, hint, example, lambda text: parse_address(text, lookup))
+
+
+def _number(text: str) -> int | str:
+    """A hex number, or a sentence saying it is not one."""
+    number = parse_number(text)
+    return number if number is not None else f"not a hex number: {text!r}"
 
 
 class GotoSymbol(ModalScreen[Symbol | None]):

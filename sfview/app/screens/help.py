@@ -1,4 +1,10 @@
-"""The help screen (`?`): the keys, and what every column and notation means."""
+"""The help screen (`?`): the keys, what every column and notation means, and the section's records.
+
+What it says of the format is said for the section at hand: the notation
+the FRE table can show in its version (`describe.notation`), and the fields
+of its FDEs and FREs with the docs `sframe.ksy` gives them, less what they
+say of other versions (`docs.for_version`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,12 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-__all__ = ["HelpScreen"]
+from sfview.generated import sframe_layout as layout
+from sfview.generated.sframe_docs import TYPES
+from sfview.sframe import describe, docs
+from sfview.sframe.section import Section
+
+__all__ = ["HelpScreen", "help_text"]
 
 INTRO = """\
 # sfview
@@ -35,8 +46,17 @@ KEYS = (
     ("`s`", "go to a symbol: type part of a name, pick a match"),
     ("`o`", "go to a section offset: the field that holds that byte"),
     ("`n` / `p`", "next / previous function"),
-    ("`1` / `2`", "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail)"),
+    ("`[` / `]`", "back / forward through the places jumped to, as in a browser (also `alt+←` / `alt+→`, `ctrl+o`)"),
+    (
+        "`1` / `2` / `3`",
+        "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail) / the *Frame* tab",
+    ),
+    ("`f`", "the *Frame* tab: the selected row's stack frame drawn to scale (`←` / `→` previous / next row), and back"),
     ("`x`", "the hex pane"),
+    ("`/` (hex pane), `ctrl+f`", 'search the bytes: hex (`e2 de`, `e2de`) or text in quotes (`"main"`)'),
+    ("`n` / `N` (hex pane)", "next / previous match of the search"),
+    ("`c`", "copy the selected value (a structure's bytes)"),
+    ("`C`", "copy the row of the focused table, else the selected field's path"),
     ("`z`", "zoom the focused pane to the whole screen, and back"),
     ("`u`", "the unwinding debugger (below): walk a stack frame by frame"),
     ("`d`", "DWARF CFI beside each row of the FRE table: `=` where `.eh_frame` says the same, else what it says"),
@@ -55,19 +75,16 @@ FDE_COLUMNS = (
     ("`FRE type`", "width of each row's start address: `ADDR1`, `ADDR2`, `ADDR4` (1, 2 or 4 bytes)"),
     ("`PC type`", "`PCINC`: rows match PC - start; `PCMASK`: rows match (PC - start) modulo a block size (PLT)"),
     ("`key`", "AArch64 pointer-authentication key (`A` or `B`) signing return addresses; unused elsewhere"),
-    ("`notes`", "`signal` (a signal trampoline), `flexible` (version 3 flexible rules), `error` (unreadable)"),
+    ("`notes`", "`error`: the FDE cannot be decoded"),
 )
+
+NOTES_V3 = ("`notes`", "`signal` (a signal trampoline), `flexible` (flexible rules), `error` (cannot be decoded)")
 
 FRE_COLUMNS = (
     ("`#`", "the row's index in its function"),
     ("`start`", "the first address the row covers; `[m]`: PCMASK, the row applies at that offset of every block"),
     ("`CFA`", "how to compute the CFA: `sp+16` is SP + 16, `fp+16` FP + 16, `(fp+48)` the word stored there"),
-    (
-        "`FP`, `RA`",
-        "where the caller's value is: `c-16` saved at CFA - 16; `f` at the header's fixed offset;"
-        " `u` untracked (still in its register); `U` the RA padding word (not saved, the FP is);"
-        " `undef` no return address (outermost frame); flexible rules: `r2+0` in a register, `(fp+8)` loaded",
-    ),
+    ("`FP`, `RA`", "where the caller's value is (see the notation below)"),
     ("`base`", "the register the CFA is computed from (`sp` or `fp`)"),
     ("`offset size`", "bytes per stack offset in this row (1, 2 or 4)"),
     ("`mangled RA`", "the saved return address is signed (AArch64 pointer authentication)"),
@@ -92,6 +109,7 @@ top and press `enter`.
 | `ctrl+r` | back to frame #0 |
 | `m` | give a memory word (a step that needs one nobody gave asks for it) |
 | `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
+| `enter` | on a frame of the backtrace: the explorer on the FDE and row it was unwound with |
 | `escape` | the explorer, on the FDE and row of the last step |
 """
 
@@ -103,24 +121,71 @@ panel beside it explains the selected field: where it is, its bytes, its value i
 decimal and hex, what the format says it is, and for an info byte, every bit.
 """
 
+FRAME = """\
+## The Frame tab (`f`)
 
-def _table(title: str, header: tuple[str, str], rows: tuple[tuple[str, str], ...]) -> str:
+The selected row's frame as a picture: the stack from the CFA (the SP before the
+call) down to SP, one line per 8-byte slot, each slot named by its offset from the
+CFA and from SP (or FP); the slots where the return address and the caller's FP
+were saved; which registers point into the frame. When the CFA is computed from FP,
+SP can be anywhere below: the frame's size is not known from the rules, and the
+picture says so. Under it, what changed from the row before (`CFA offset 8 → 16:
+push`), and the CFA offset of every row of the function as a sparkline.
+"""
+
+
+def _table(title: str, header: tuple[str, str], rows: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> str:
     """A Markdown table under a heading."""
     lines = [f"## {title}", "", f"| {header[0]} | {header[1]} |", "|---|---|"]
-    lines += [f"| {left} | {right} |" for left, right in rows]
+    lines += [f"| {left} | {_cell(right)} |" for left, right in rows]
     return "\n".join(lines) + "\n"
 
 
-HELP = "\n".join(
-    (
-        INTRO,
-        _table("Keys", ("key", "does"), KEYS),
-        _table("The FDE table: one row per function", ("column", "meaning"), FDE_COLUMNS),
-        _table("The FRE table: the rows of the chosen function", ("column", "meaning"), FRE_COLUMNS),
-        STRUCTURE,
-        DEBUGGER,
-    )
-)
+def _cell(text: str) -> str:
+    """Text that stays in its Markdown table cell."""
+    return text.replace("|", "\\|")
+
+
+def _notation(section: Section) -> str:
+    """The FRE table's notation, as this section's version and ABI can show it."""
+    rows = [(f"`{n.symbol}`", n.long) for n in describe.notation(section)]
+    title = f"Notation in this section (version {section.version}, {describe.abi_name(section.abi)})"
+    return _table(title, ("symbol", "means"), rows)
+
+
+def _fields(section: Section) -> str:
+    """The fields of this version's FDEs and FREs, with the docs `sframe.ksy` gives them."""
+    version = section.version
+    parts = [f"## The records of a version {version} section", "", docs.type_doc("fde", version), ""]
+    parts.append(_field_table("FDE fields", "fde", list(layout.FDE[version].fields), version))
+    if version >= 3:
+        parts += [docs.type_doc("fde_attr", version), ""]
+        parts.append(_field_table("Attribute block fields", "fde_attr", list(layout.FDE_ATTR.fields), version))
+    parts += [docs.type_doc("fre", version), ""]
+    parts.append(_field_table("FRE fields", "fre", TYPES["fre"]["seq"], version))
+    parts.append(_field_table("FRE info byte", "fre_info", TYPES["fre_info"]["seq"], version))
+    return "\n".join(parts)
+
+
+def _field_table(title: str, type_name: str, names: list[str], version: int) -> str:
+    """One record's fields and their docs (fields whose doc is all about other versions left out)."""
+    rows = [(f"`{name}`", docs.field_doc(type_name, name, version)) for name in names]
+    lines = [f"**{title}**", "", "| field | what it is |", "|---|---|"]
+    lines += [f"| {name} | {_cell(doc)} |" for name, doc in rows if doc]
+    return "\n".join(lines) + "\n"
+
+
+def help_text(section: Section | None) -> str:
+    """The whole help, as Markdown, for `section` (None: a section that could not be read)."""
+    parts = [INTRO, _table("Keys", ("key", "does"), KEYS)]
+    if section is not None:
+        fde_columns = FDE_COLUMNS[:-1] + ((NOTES_V3,) if section.version >= 3 else FDE_COLUMNS[-1:])
+        parts.append(_table("The FDE table: one row per function", ("column", "meaning"), fde_columns))
+        parts.append(_table("The FRE table: the rows of the chosen function", ("column", "meaning"), FRE_COLUMNS))
+        parts.append(_notation(section))
+        parts.append(_fields(section))
+    parts += [FRAME, STRUCTURE, DEBUGGER]
+    return "\n".join(parts)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -139,9 +204,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("end", "scroll('scroll_end')", "Bottom", show=False, priority=True),
     ]
 
+    def __init__(self, section: Section | None = None) -> None:
+        super().__init__()
+        self.section = section
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            yield Markdown(HELP)
+            yield Markdown(help_text(self.section))
 
     def action_scroll(self, how: str) -> None:
         getattr(self.query_one("#help-body", VerticalScroll), how)(animate=False)

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from sfview.inputs.source import Source
+from sfview.sframe import docs
 from sfview.sframe.fields import Bit, Field, FieldTree
 
 __all__ = ["FieldDetail"]
@@ -62,13 +63,17 @@ class FieldDetail(VerticalScroll):
         parts.append(Text(self._where(field), style="dim"))
         parts.append(self._value(field))
         if field.doc:
-            parts += [Text(""), Text(_unwrap(field.doc))]
+            parts += [Text(""), Text(self._doc(field.doc))]
         if field.meaning:
             parts += [Text(""), Text.assemble(("Here: ", "bold"), field.meaning)]
         parts += self._problems(field)
         if field.kind == "bits" or field.is_bit_byte:
             parts += [Text(""), *self._bits(field)]
         return Group(*parts)
+
+    def _doc(self, doc: str) -> str:
+        """A field's doc as this section's version reads it."""
+        return _unwrap(doc, self.fields.section.version)
 
     def _where(self, field: Field) -> str:
         span = field.span
@@ -130,18 +135,19 @@ class FieldDetail(VerticalScroll):
             out.append(self._bit_entry(bit, BIT_STYLES[k % 2], selected=bit.name == field.name))
         return out
 
-    @staticmethod
-    def _bit_entry(bit: Bit, style: str, *, selected: bool) -> RenderableType:
+    def _bit_entry(self, bit: Bit, style: str, *, selected: bool) -> RenderableType:
         where = f"bit {bit.high}" if bit.high == bit.low else f"bits {bit.high}..{bit.low}"
         title = Text.assemble((f" {where} ", style))
         title.append(f" {bit.name}", style="bold underline" if selected else "bold")
         title.append(f" = {bit.bits} → {bit.value}")
         body = Text(bit.meaning) if bit.meaning else Text()
         if bit.doc:
-            body.append(("\n" if bit.meaning else "") + _unwrap(bit.doc), style="dim")
+            body.append(("\n" if bit.meaning else "") + self._doc(bit.doc), style="dim")
         return Group(Text(""), title, Padding(body, (0, 0, 0, 2)))
 
 
-def _unwrap(doc: str) -> str:
-    """A `.ksy` doc as flowing paragraphs: its line breaks are only where the source was wrapped."""
-    return "\n\n".join(" ".join(paragraph.split()) for paragraph in doc.strip().split("\n\n"))
+def _unwrap(doc: str, version: int) -> str:
+    """A `.ksy` doc as flowing paragraphs of plain text (its line breaks are only where the source
+    was wrapped), less what it says of other versions than `version`."""
+    paragraphs = (docs.for_version(paragraph, version) for paragraph in doc.strip().split("\n\n"))
+    return "\n\n".join(paragraph for paragraph in paragraphs if paragraph)

@@ -16,11 +16,16 @@ On top of the bytes the widget paints a one-byte cursor (keyboard and mouse driv
 and one highlighted range, which the explorer uses to show which bytes a decoded
 structure came from; field boundaries inside the range alternate between two
 shades so adjacent fields can be told apart.
+
+It also finds bytes: `search` marks the first match at or after the cursor in a
+colour of its own and puts the cursor on it; `n` and `N` go to the next and
+previous match (wrapping round). `/` asks the screen for something to search for
+(`SearchRequested`): what to type is the screen's business.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import ClassVar, NamedTuple
 
@@ -50,7 +55,10 @@ _ASCII_TABLE = bytes(b if 0x20 <= b < 0x7F else ord(".") for b in range(256))
 
 # Paint states of one byte cell. Ints (not an Enum) because they index style tuples
 # in the hot path.
-_PLAIN, _HIGHLIGHT, _HIGHLIGHT_ALT, _CURSOR = 0, 1, 2, 3
+_PLAIN, _HIGHLIGHT, _HIGHLIGHT_ALT, _CURSOR, _MATCH = 0, 1, 2, 3, 4
+
+MATCHES_KEPT = 100_000
+"""Matches of a search counted at most (a one-byte pattern in a big section matches everywhere)."""
 
 
 def _hex_of(chunk: bytes) -> str:
@@ -71,8 +79,8 @@ class _Styles(NamedTuple):
     base: Style
     offset: Style
     address: Style
-    hex: tuple[Style, Style, Style, Style]  # indexed by paint state
-    ascii: tuple[Style, Style, Style, Style]
+    hex: tuple[Style, ...]  # indexed by paint state
+    ascii: tuple[Style, ...]
 
 
 class HexView(ScrollView, can_focus=True):
@@ -95,8 +103,12 @@ class HexView(ScrollView, can_focus=True):
         Binding("end", "line_end", "Line end", show=False),
         Binding("ctrl+home", "first_byte", "First byte", show=False),
         Binding("ctrl+end", "last_byte", "Last byte", show=False),
+        Binding("slash", "ask_search", "Search"),
+        Binding("n", "next_match(1)", "Next match"),
+        Binding("N", "next_match(-1)", "Previous match", show=False),
     ]
-    """Navigation keys. None are shown in the footer: they are the keys everyone expects."""
+    """Navigation keys (not shown in the footer: they are the keys everyone expects), and search;
+    `n`/`N` only while there is something searched for (else the screen's keys have them)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "hexview--offset",
@@ -106,6 +118,7 @@ class HexView(ScrollView, can_focus=True):
         "hexview--cursor",
         "hexview--highlight",
         "hexview--highlight-alt",
+        "hexview--match",
     }
     """
     | Class | Description |
@@ -117,6 +130,7 @@ class HexView(ScrollView, can_focus=True):
     | `hexview--cursor` | The byte under the cursor (hex and ASCII). |
     | `hexview--highlight` | Highlighted range, even fields (the first field is even). |
     | `hexview--highlight-alt` | Highlighted range, odd fields. |
+    | `hexview--match` | The bytes the last search found. |
     """
 
     DEFAULT_CSS = """
@@ -129,6 +143,7 @@ class HexView(ScrollView, can_focus=True):
         & > .hexview--ascii { color: $foreground-muted; }
         & > .hexview--highlight { background: $primary 55%; color: $foreground; }
         & > .hexview--highlight-alt { background: $primary 25%; color: $foreground; }
+        & > .hexview--match { background: $warning 70%; color: $foreground; text-style: underline; }
         & > .hexview--cursor { background: $foreground 25%; text-style: bold; }
         &:focus > .hexview--cursor { background: $surface; text-style: bold reverse; }
     }
@@ -153,6 +168,9 @@ class HexView(ScrollView, can_focus=True):
             """The `HexView` that sent the message (for `@on(..., "#id")` selectors)."""
             return self.hex_view
 
+    class SearchRequested(Message):
+        """`/` was pressed: the screen asks what to look for, then calls `search`."""
+
     def __init__(
         self,
         data: bytes,
@@ -170,6 +188,11 @@ class HexView(ScrollView, can_focus=True):
         self._cursor = 0
         self._highlight: tuple[int, int] | None = None
         self._boundaries: tuple[int, ...] = ()
+        self._pattern = b""
+        self._matches: list[int] = []
+        """Offsets of the pattern's matches, in order (at most `MATCHES_KEPT`)."""
+        self._match: tuple[int, int] | None = None
+        """The match shown, `(start, end)`."""
         self._styles: _Styles | None = None
         # Strips of lines with no cursor/highlight on them; they depend only on the
         # bytes and the styles, so scrolling back and forth reuses them.
@@ -242,6 +265,47 @@ class HexView(ScrollView, can_focus=True):
             self._highlight = None
             self._boundaries = ()
             self.refresh()
+
+    @property
+    def pattern(self) -> bytes:
+        """What the last search looked for (empty: no search)."""
+        return self._pattern
+
+    @property
+    def match(self) -> tuple[int, int] | None:
+        """The match shown, as `(start, end)`, or None."""
+        return self._match
+
+    def search(self, pattern: bytes) -> int | None:
+        """Find `pattern` at or after the cursor (wrapping round), mark it and put the cursor on it.
+
+        Returns the match's offset, or None (and no mark) when the bytes hold none.
+        """
+        self._pattern = pattern
+        self._matches = []
+        start = self._data.find(pattern)
+        while start >= 0 and len(self._matches) < MATCHES_KEPT:
+            self._matches.append(start)
+            start = self._data.find(pattern, start + 1)
+        if not self._matches:
+            self._show_match(None, notify=False)
+            return None
+        index = bisect_left(self._matches, self._cursor) % len(self._matches)
+        return self._show_match(self._matches[index], notify=False)
+
+    def match_number(self) -> tuple[int, int] | None:
+        """`(k, n)`: the match shown is the `k`th of `n` (1-based), or None without one."""
+        if self._match is None:
+            return None
+        return bisect_left(self._matches, self._match[0]) + 1, len(self._matches)
+
+    def _show_match(self, offset: int | None, *, notify: bool) -> int | None:
+        """Mark the match at `offset` (None: no mark) and move the cursor onto it."""
+        self._match = (offset, offset + len(self._pattern)) if offset is not None else None
+        self.refresh()
+        if offset is not None:
+            self._set_cursor(offset, notify=notify)
+        return offset
 
     def offset_at(self, x: int, y: int) -> int | None:
         """Byte offset under screen cell (`x`, `y`), from the hex or ASCII column; None elsewhere."""
@@ -329,13 +393,13 @@ class HexView(ScrollView, can_focus=True):
             hex_style = get("hexview--hex")
             ascii_style = get("hexview--ascii")
             overlays = []
-            for name in ("hexview--highlight", "hexview--highlight-alt", "hexview--cursor"):
+            for name in ("hexview--highlight", "hexview--highlight-alt", "hexview--cursor", "hexview--match"):
                 full = get(name)
                 partial = get(name, partial=True)
                 overlays.append(partial + Style(bgcolor=full.bgcolor))
 
-            def painted(column: Style) -> tuple[Style, Style, Style, Style]:
-                return (column, column + overlays[0], column + overlays[1], column + overlays[2])
+            def painted(column: Style) -> tuple[Style, ...]:
+                return (column, *(column + overlay for overlay in overlays))
 
             self._styles = _Styles(
                 base=base,
@@ -360,7 +424,19 @@ class HexView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, styles.base)
 
     def _paint_states(self, start: int, end: int) -> list[int] | None:
-        """Per-byte highlight state of bytes `[start, end)` (cursor not applied), or None if all plain."""
+        """Per-byte state of bytes `[start, end)`: highlight, then the search match over it
+        (cursor not applied); None if all plain."""
+        states = self._highlight_states(start, end)
+        match = self._match
+        if match is None or match[1] <= start or match[0] >= end:
+            return states
+        states = states or [_PLAIN] * (end - start)
+        for offset in range(max(start, match[0]), min(end, match[1])):
+            states[offset - start] = _MATCH
+        return states
+
+    def _highlight_states(self, start: int, end: int) -> list[int] | None:
+        """Per-byte highlight state of bytes `[start, end)`, or None if none is highlighted."""
         if self._highlight is None:
             return None
         hl_start, hl_end = self._highlight
@@ -554,6 +630,25 @@ class HexView(ScrollView, can_focus=True):
     def action_last_byte(self) -> None:
         """Last byte of the section."""
         self._set_cursor(len(self._data) - 1, notify=True)
+
+    def action_ask_search(self) -> None:
+        """`/`: the screen asks what to look for."""
+        self.post_message(self.SearchRequested())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`n`/`N` are the search's only after a search found something; else they go to the screen."""
+        if action == "next_match":
+            return bool(self._matches)
+        return True
+
+    def action_next_match(self, step: int) -> None:
+        """The next (`step` 1) or previous (-1) match from the cursor, wrapping round."""
+        matches = self._matches
+        if step > 0:
+            index = bisect_right(matches, self._cursor) % len(matches)
+        else:
+            index = (bisect_left(matches, self._cursor) - 1) % len(matches)
+        self._show_match(matches[index], notify=True)
 
 
 def _merge(pieces: list[tuple[str, Style]]) -> list[Segment]:
