@@ -523,3 +523,42 @@ async def test_go_to_a_name_or_a_name_plus_an_offset() -> None:
         await pilot.pause()
         assert any("No function covers 0x1100: after main (ends 0x108b), before small_leaf (0x1180)" in n.message
                    for n in app._notifications)  # fmt: skip
+
+
+async def test_problems_are_found_on_open_listed_and_shown_at_their_bytes(tmp_path: Path) -> None:
+    """Two FDEs swapped under FDE_SORTED and a row with offset size 3: both listed, counted, flagged, shown."""
+    raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    a, b = 28 + 17 * 3, 28 + 17 * 4
+    raw[a : a + 17], raw[b : b + 17] = raw[b : b + 17], raw[a : a + 17]
+    raw[0xC6] = 0x63
+    path = tmp_path / "broken.sframe"
+    path.write_bytes(bytes(raw))
+    app = explorer(path)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):  # the checks run in a worker
+            if app.explorer.summary.problems is not None:
+                break
+            await pilot.pause(0.05)
+        assert app.explorer.summary.problems == 2
+        assert "2 problems" in str(app.explorer.summary.render())
+        table = app.explorer.fde_table
+        assert [table.row_cells(i)[9] for i in (3, 4, 5)] == ["", "error", "error"]
+        await pilot.press("4")
+        assert app.explorer.tabs.active == "problems-tab" and app.focused is app.explorer.problems
+        assert [d.check.id for d in app.explorer.problems.diagnostics] == ["fdes-unsorted", "offset-size-undefined"]
+        await pilot.press("down", "enter")
+        assert app.explorer.hex_view.cursor == 0xC6 and app.explorer.hex_view.highlighted == (0xC6, 0xC7)
+        assert app.explorer.selected is not None and (app.explorer.selected.fde, app.explorer.selected.fre) == (5, 1)
+        assert status(app).startswith("error offset-size-undefined: fdes[5].fres[1]: ")
+
+
+async def test_a_clean_section_has_no_problems() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            if app.explorer.problems.option_count:
+                break
+            await pilot.pause(0.05)
+        assert app.explorer.summary.problems == 0
+        assert "problem" not in str(app.explorer.summary.render())
+        assert "No problems found" in str(app.explorer.problems.get_option_at_index(0).prompt)

@@ -106,3 +106,21 @@ def test_sub_section_offsets_say_where_they_land() -> None:
     tree = Document.open(str(DATA / "shapes-x86_64-O2")).fields
     assert tree.field_at(0x14).meaning == "the FDE array starts at section offset 0x1c = header end 0x1c + 0x0"
     assert tree.field_at(0x18).meaning == "the FRE sub-section starts at section offset 0xb5 = header end 0x1c + 0x99"
+
+
+def test_a_row_that_cannot_be_decoded_is_shown_as_far_as_it_goes() -> None:
+    """An FRE whose info byte says offset size 3: the record, its info byte and bit fields, the problem said."""
+    from conftest import DATA
+
+    from sfview.sframe.section import Section
+
+    raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    raw[0xC6] = 0x63
+    tree = FieldTree(Section(bytes(raw)))
+    info = tree.field_at(0xC6)
+    assert info.path == "fdes[5].fres[1].info"
+    record = info.parent
+    assert record is not None and record.path == "fdes[5].fres[1]" and (record.fde, record.fre) == (5, 1)
+    assert "offset size" in record.problem or "not a defined value" in record.problem
+    bits = {c.name: c.value for c in info.children() if c.kind == "bits"}
+    assert int(bits["offset_size"]) == 3

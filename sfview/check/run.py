@@ -399,6 +399,9 @@ class _Walk:
         error = rows.error
         assert error is not None
         self.read_all = False
+        data = self.section.data
+        if self.section.fre_end > len(data) and rows.positions[-1] >= len(data):
+            return  # rows in the part of the section that is missing: said once, of the header's fre_len
         index, j = func.index, len(rows)
         offset = error.offset if error.offset is not None else func.span.start
         if offset == func.num_fres_offset():
@@ -408,7 +411,6 @@ class _Walk:
         else:
             kind, path = "fre-undecodable", f"fdes[{index}].fres[{j}]"
             info_at = rows.positions[-1] + self.width_of.get(func.fre_type, 0)
-            data = self.section.data
             if info_at < len(data) and info_bits(data[info_at], "fre_info", "offset_size") not in layout.FRE_OFFSET:
                 kind = "offset-size-undefined"
         yield _diag(kind, error.message, offset, offset + 1, path, fde=index, fre=None if "fres[" not in path else j)

@@ -54,6 +54,8 @@ class Field:
     """The FDE this field belongs to (its own, its FREs' and its attribute block's), else None."""
     fre: int | None = None
     """The FRE (row) of that FDE this field belongs to, else None."""
+    problem: str = ""
+    """Why this record could not be decoded whole (a partial record: only what could be read is below it)."""
 
     def __post_init__(self) -> None:
         if self.parent is not None and self.fde is None:
@@ -210,20 +212,49 @@ class FieldTree:
                 self._make(attr, "attr", "fde_attr", func.attr_span, node, TYPES["fde"]["fields"]["attr"]["doc"])
             )
         rows = func.rows
-        if rows:
-            span = Span(rows[0].span.start, rows[-1].span.end)
+        broken = self._broken_row_span(func)
+        if rows or broken is not None:
+            start = rows[0].span.start if rows else func.fres_start
+            end = broken.end if broken is not None else rows[-1].span.end
             out.append(
                 Field(
                     "fres",
                     f"{node.path}.fres",
-                    span,
+                    Span(start, end),
                     "array",
                     doc=TYPES["fde"]["fields"]["fres"]["doc"],
                     parent=node,
-                    loader=lambda f: [self._row_field(f, func, row) for row in rows],
+                    loader=lambda f: self._row_fields(f, func, broken),
                 )
             )
         return out
+
+    def _broken_row_span(self, func: Function) -> Span | None:
+        """The bytes of the row the model could not decode, up to the failing field's: a partial record
+        the tree still shows (its info byte and bit fields), when that row starts inside the section."""
+        rows, error = func.rows, func.rows_error
+        if error is None or error.offset is None or not len(rows.positions):
+            return None
+        start = rows.positions[-1]
+        if not start <= error.offset < len(self.section.data):
+            return None  # not this row's bytes: a count or an offset blamed at its field
+        return Span(start, error.offset + 1)
+
+    def _row_fields(self, parent: Field, func: Function, broken: Span | None) -> list[Field]:
+        fields = [self._row_field(parent, func, row) for row in func.rows]
+        if broken is not None:
+            index = len(func.rows)
+            obj = self._read_record(
+                broken.start,
+                lambda: SframeDebug.Section.Fre(
+                    func.fre_type, func.fde_type, self.io, None, self.root_obj, self.section.little_endian
+                ),
+            )
+            node = self._make(obj, f"fres[{index}]", "fre", broken, parent, TYPES["fre"]["doc"])
+            node.path, node.fre = f"{parent.path}[{index}]", index
+            node.problem = func.rows_error.message if func.rows_error is not None else ""
+            fields.append(node)
+        return fields
 
     def _row_field(self, parent: Field, func: Function, row: Row) -> Field:
         obj = self._read_record(
@@ -321,7 +352,7 @@ class FieldTree:
                     )
                 )
                 continue
-            span = Span(rec["start"], rec.get("end", rec["start"]))
+            span = self._span(rec)
             if isinstance(value, KaitaiStruct):
                 type_name = info["type"].split("(")[0]  # `control_word(offset_size)`: the type, not its arguments
                 out.append(self._make(value, name, type_name, span, parent, doc))
@@ -345,13 +376,18 @@ class FieldTree:
             node.meaning = explain(self.section, node)
         return out
 
+    def _span(self, rec: dict[str, Any]) -> Span:
+        """A field's bytes from its debug record; a field whose read failed has no end: its first byte."""
+        start = rec["start"]
+        return Span(start, rec.get("end", min(start + 1, len(self.section.data))))
+
     def _array(self, name: str, path: str, span: Span, values: list, recs: list, info: dict, parent: Field) -> Field:
         node = Field(name, path, span, "array", type_name=info.get("type"), doc=info["doc"], parent=parent)
         node._children = [
             Field(
                 f"{name}[{i}]",
                 f"{path}[{i}]",
-                Span(rec["start"], rec.get("end", rec["start"])),
+                self._span(rec),
                 "int",
                 value=value,
                 type_name=info.get("type"),

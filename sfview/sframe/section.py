@@ -257,6 +257,9 @@ class Rows(Sequence[Row]):
         starts, positions = self.starts, self.positions
         previous = -1
         for j in range(func.num_fres):
+            if limit <= pos < fre_end:
+                self.error = section.rows_cut(func, j, pos)
+                break
             if pos >= fre_end:
                 self.error = section.rows_overrun(func, j)
                 break
@@ -452,6 +455,15 @@ class Section:
         to the end of the FRE sub-section (or of the section, if that ends first)."""
         end = min(self.fre_end, len(self.data))
         return max(0, end - func.fres_start) // (START_ADDR_SIZES[func.fre_type] + 1)
+
+    def rows_cut(self, func: Function, index: int, pos: int) -> InputError:
+        """Row `index` of `func` would start past the end of a section shorter than its header says."""
+        return InputError(
+            f"function {func.index}: FRE {index} would start at section offset {pos:#x}, past the end of the "
+            f"section ({len(self.data):#x}), which is shorter than its header says (the FRE sub-section "
+            f"ends at {self.fre_end:#x})",
+            offset=len(self.data) - 1,
+        )
 
     def rows_overrun(self, func: Function, index: int) -> InputError:
         """Why row `index` of `func` starts past the FRE sub-section: its count, blamed at the field."""

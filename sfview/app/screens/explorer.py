@@ -25,6 +25,7 @@ the FDE table, a frame shown from the debugger) is kept in a `History`, which
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -43,8 +44,11 @@ from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
+from sfview.app.widgets.problems import ProblemList
 from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
+from sfview.check.catalogue import Severity
+from sfview.check.run import Diagnostic, check_document
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
@@ -54,6 +58,9 @@ from sfview.sframe.rules import Rule
 from sfview.sframe.section import Function, Row, Section
 
 __all__ = ["ExplorerScreen"]
+
+PROBLEMS_SHOWN = 2000
+"""Problems listed in the app at most (`sfview check` lists them all): a broken section may have a million."""
 
 NAMES_IN_THE_BACKGROUND = 5000
 """Above this many functions, the symbol table is read in a thread, after the first screen."""
@@ -82,6 +89,8 @@ class ExplorerScreen(Screen[None]):
         Binding("1", "show_tab('functions')", "Functions", show=False),
         Binding("2", "show_tab('structure')", "Structure", show=False),
         Binding("3", "show_tab('frame')", "Frame", show=False),
+        Binding("4", "show_tab('problems')", "Problems", show=False),
+        Binding("exclamation_mark", "show_tab('problems')", "Problems", show=False),
         Binding("x", "focus_hex", "Hex pane", show=False),
         Binding("ctrl+f", "search_bytes", "Search bytes", show=False),
         Binding("c", "copy('value')", "Copy value", show=False),
@@ -120,6 +129,9 @@ class ExplorerScreen(Screen[None]):
             self.structure = StructureTree(self.fields, self.names, id="tree")
             self.detail = FieldDetail(self.fields, self.source, id="detail")
             self.frame_picture = FramePicture(id="frame-picture")
+            self.problems = ProblemList(id="problems")
+            self.problem_functions: dict[int, Severity] = {}
+            """The functions the validator found problems in, each with its worst severity."""
 
     # ------------------------------------------------------------------ layout
 
@@ -138,6 +150,8 @@ class ExplorerScreen(Screen[None]):
                 yield self.structure_pane  # filled after the first frame
                 with TabPane("Frame", id="frame"):
                     yield self.frame_picture
+                with TabPane("Problems", id="problems-tab"):
+                    yield self.problems
             yield self.hex_view
         yield self.status_line
         yield Footer()
@@ -159,6 +173,7 @@ class ExplorerScreen(Screen[None]):
         if not self.names.ready:
             # After the first frame: a thread started now would share the interpreter with painting it.
             self.call_after_refresh(self.run_worker, self._load_names, thread=True, exit_on_error=False)
+        self.call_after_refresh(self.run_worker, self._validate, thread=True, exit_on_error=False)
 
     async def _fill_structure_tab(self) -> None:
         """Mount the tree and the detail panel, which nobody sees at start, after the first frame.
@@ -179,6 +194,35 @@ class ExplorerScreen(Screen[None]):
         self.summary.refresh(layout=True)
         if self.selected is not None:
             self._status(self._status_text(self.selected))
+
+    def _validate(self) -> None:
+        """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads)."""
+        found = check_document(Document(self.source))
+        shown = list(islice(found, PROBLEMS_SHOWN))
+        more = sum(1 for _ in found)
+        self.app.call_from_thread(self._validated, shown, more)
+
+    def _validated(self, diagnostics: list[Diagnostic], more: int) -> None:
+        """The checks are done: list the problems, count them in the header, mark their functions."""
+        self.problems.show(diagnostics, more)
+        for diag in diagnostics:
+            if diag.fde is not None and diag.severity is not Severity.INFO:
+                worst = self.problem_functions.get(diag.fde)
+                if worst is None or diag.severity is Severity.ERROR:
+                    self.problem_functions[diag.fde] = diag.severity
+        counted = [d for d in diagnostics if d.severity is not Severity.INFO]
+        self.summary.problems = len(counted) + more
+        self.summary.refresh(layout=True)
+        self.tabs.get_tab("problems-tab").label = f"Problems ({len(counted) + more})" if counted or more else "Problems"
+        self.fde_table.problems_changed(self.problem_functions)
+
+    def on_problem_list_chosen(self, message: ProblemList.Chosen) -> None:
+        """A problem chosen: its bytes, field, function and row selected; what is wrong on the status line."""
+        diag = message.diagnostic
+        self.goto_offset(diag.start)
+        self.hex_view.highlight(diag.start, max(diag.end, diag.start + 1))
+        self._status(f"{diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}")
+        self.problems.focus()
 
     def _show_broken(self) -> None:
         """No section model: the error, and the bytes with the cursor on the offending one."""
@@ -564,11 +608,16 @@ class ExplorerScreen(Screen[None]):
     def action_show_tab(self, tab: str) -> None:
         if self.section is None:
             return
-        target = {"functions": self.fde_table, "structure": self.structure, "frame": self.frame_picture}[tab]
+        target = {
+            "functions": self.fde_table,
+            "structure": self.structure,
+            "frame": self.frame_picture,
+            "problems": self.problems,
+        }[tab]
         if not target.is_mounted:  # the structure tab's panes arrive after the first frame
             self.call_after_refresh(self.action_show_tab, tab)
             return
-        self.tabs.active = tab
+        self.tabs.active = "problems-tab" if tab == "problems" else tab
         target.focus()
 
     def action_toggle_frame(self) -> None:

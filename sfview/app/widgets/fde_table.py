@@ -13,6 +13,7 @@ from textual.cache import LRUCache
 
 from sfview.app.names import Names
 from sfview.app.widgets.row_table import Column, RowTable
+from sfview.check.catalogue import Severity
 from sfview.sframe import describe
 from sfview.sframe.section import Section
 
@@ -28,6 +29,8 @@ class FdeTable(RowTable):
         self.names = names
         self._cells: LRUCache[int, tuple[str, ...]] = LRUCache(2048)
         self.columns = self._columns()
+        self.problems: dict[int, Severity] = {}
+        """Functions the validator found problems in (their worst severity), flagged in the notes column."""
 
     @property
     def row_count(self) -> int:
@@ -45,8 +48,14 @@ class FdeTable(RowTable):
         self._cells.clear()
         self.refresh()
 
+    def problems_changed(self, problems: dict[int, Severity]) -> None:
+        """The validator has found problems in these functions: flag them in the notes column."""
+        self.problems = problems
+        self._cells.clear()
+        self.refresh()
+
     def row_is_error(self, index: int) -> bool:
-        return self.section.function(index).error is not None
+        return self.section.function(index).error is not None or self.problems.get(index) is Severity.ERROR
 
     def _columns(self) -> list[Column]:
         """Widths from the section: enough digits for its addresses and its FDE count."""
@@ -71,7 +80,14 @@ class FdeTable(RowTable):
 
     def _make_cells(self, index: int) -> tuple[str, ...]:
         func = self.section.function(index)
-        notes = "error" if func.error else "signal" if func.signal else "flexible" if func.fde_type == 1 else ""
+        problem = self.problems.get(index)
+        notes = (
+            "error" if func.error or problem is Severity.ERROR
+            else "warning" if problem is Severity.WARNING
+            else "signal" if func.signal
+            else "flexible" if func.fde_type == 1
+            else ""
+        )  # fmt: skip
         name = f"{func.error}" if func.error else self.names.of(func)
         return (
             str(index),

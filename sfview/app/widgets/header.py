@@ -45,6 +45,8 @@ class HeaderSummary(Widget):
         self.section = section
         self.error = error
         self.names = names
+        self.problems: int | None = None
+        """How many problems the validator found (infos aside); None until it has run."""
 
     def render(self) -> Text:
         return self.summary(self.size.width)
@@ -57,6 +59,8 @@ class HeaderSummary(Widget):
         text = Text(_fit(self._file_facts(), width), style="bold")
         if self.section is not None:
             text.append("\n" + _fit(self._section_facts(self.section), width))
+        if self.problems:
+            text.append(f"  {self.problems} problem{'s' * (self.problems > 1)} (4: list)", style="bold red")
         if self.error is not None:
             text.append(f"\nError: {self.error}", style="bold red")
         return text

@@ -189,6 +189,8 @@ class StructureTree(Tree[NodeData]):
             if field.is_bit_byte:
                 byte = self.section.data[field.span.start]
                 label.append(f" = {byte:#04x} = {byte:08b}")
+            elif field.problem:  # a partial record: what could be read is below it
+                label.append("  cannot be decoded", style="red")
             elif index is not None and row is not None and field.type_name == "fre":
                 decoded = self.section.function(index).rows[row]
                 label.append(f"  {decoded.address:#x}  {describe.app_rules(self.section, decoded)}")
