@@ -400,7 +400,8 @@ class _Walk:
         assert error is not None
         self.read_all = False
         data = self.section.data
-        if self.section.fre_end > len(data) and rows.positions[-1] >= len(data):
+        stop = rows.positions[-1] if len(rows.positions) else func.fres_start
+        if self.section.fre_end > len(data) and stop >= len(data):
             return  # rows in the part of the section that is missing: said once, of the header's fre_len
         index, j = func.index, len(rows)
         offset = error.offset if error.offset is not None else func.span.start
@@ -410,7 +411,7 @@ class _Walk:
             kind, path = "fres-outside-fre-subsection", f"fdes[{index}].func_start_fre_off"
         else:
             kind, path = "fre-undecodable", f"fdes[{index}].fres[{j}]"
-            info_at = rows.positions[-1] + self.width_of.get(func.fre_type, 0)
+            info_at = stop + self.width_of.get(func.fre_type, 0)
             if info_at < len(data) and info_bits(data[info_at], "fre_info", "offset_size") not in layout.FRE_OFFSET:
                 kind = "offset-size-undefined"
         yield _diag(kind, error.message, offset, offset + 1, path, fde=index, fre=None if "fres[" not in path else j)
@@ -584,7 +585,9 @@ class _Walk:
     def _blocks(self) -> Iterator[Diagnostic]:
         """Rows shared or overlapping between functions, and FRE bytes no function uses."""
         section = self.section
-        blocks = sorted(self.blocks)
+        inside = min(section.fre_end, len(section.data))
+        # A function without rows may point anywhere; only bytes inside the FRE sub-section are anyone's.
+        blocks = sorted(b for b in self.blocks if section.fre_start <= b[0] < b[1] <= inside)
         reach, owner = section.fre_start, None
         for start, end, index in blocks:
             if owner is not None and start < reach and end > start:

@@ -502,7 +502,7 @@ class Section:
             if then and self.version >= 3:
                 getattr(obj, then)
         except PARSE_ERRORS as exc:
-            return obj, kaitai_error(exc, obj, what)
+            return obj, _inside(kaitai_error(exc, obj, what), len(self.data))
         return obj, InputError(f"{what}: cannot be decoded", offset=start)
 
     def find_function(self, pc: int) -> Function | None:
@@ -639,6 +639,13 @@ def kaitai_error(exc: Exception, obj: Any, what: str) -> InputError:
     return InputError(f"{what}: {where}: {detail}", offset=offset)
 
 
+def _inside(error: InputError, size: int) -> InputError:
+    """`error` at a byte of the section: a field cut short by the section's end is located at its last byte."""
+    if error.offset is None or error.offset < size or size == 0:
+        return error
+    return InputError(f"{error.message}; the section ends at {size:#x}", offset=size - 1)
+
+
 def _describe_exception(exc: Exception) -> str:
     if isinstance(exc, EOFError) or type(exc).__name__ == "EndOfStreamError":
         return f"truncated ({exc})"
@@ -680,5 +687,5 @@ def _header_error(exc: Exception, data: bytes) -> InputError:
     try:
         root._read()
     except PARSE_ERRORS as again:
-        return kaitai_error(again, root, "header")
+        return _inside(kaitai_error(again, root, "header"), len(data))
     return InputError(f"header: {_describe_exception(exc)}", offset=0)
