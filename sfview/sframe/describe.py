@@ -141,9 +141,14 @@ def binutils_columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled_ra
 
 def app_cfa(section: Section, row: Row) -> str:
     """The CFA rule; `-` for a row without one (outermost frame)."""
-    if row.cfa.kind is Kind.UNDEFINED:
+    return app_cfa_rule(section, row.cfa)
+
+
+def app_cfa_rule(section: Section, cfa: Rule) -> str:
+    """`app_cfa` of a CFA rule, whatever row holds it (to size a column to every rule of a section)."""
+    if cfa.kind is Kind.UNDEFINED:
         return "-"
-    return _value_text(section, row.cfa) if row.cfa.kind is Kind.VALUE else "u"
+    return _value_text(section, cfa) if cfa.kind is Kind.VALUE else "u"
 
 
 def app_saved(section: Section, rule: Rule) -> str:
