@@ -23,9 +23,11 @@ a list of **FREs** (frame row entries): each row holds from its start address up
 to the next row's.
 
 Everything is linked: choosing a function, a row or a tree node highlights its
-bytes in the hex pane (alternate shades mark where each field starts); moving the
-hex cursor selects the innermost field at that byte, opens the tree down to it, and
-names it on the status line.
+bytes in the hex pane (alternate shades mark where each field starts; the pane's top
+line names the byte columns, `00` to `0f`); moving the hex cursor selects the
+innermost field at that byte, opens the tree down to it, and names it on the status
+line. Columns are as wide as their widest value; on a narrow screen the `symbol`
+column gives up width first.
 """
 
 KEYS = (
@@ -34,7 +36,19 @@ KEYS = (
     ("`g`", "go to an address: the function an unwinder would use for that PC, and its row"),
     ("`s`", "go to a symbol: type part of a name, pick a match"),
     ("`o`", "go to a section offset: the field that holds that byte"),
-    ("`n` / `p`", "next / previous function"),
+    ("`n` / `p`", "next / previous function (in the FDE table's order)"),
+    (
+        "`/`",
+        "filter the functions: words that must all hold, each a part of a name (any case) or one of"
+        " `pcmask`, `flex` (version 3 flexible FDEs), `signal`, `key:a`, `key:b` and `problems`"
+        " (what cannot be decoded, and what a check of the section found); `enter` keeps the filter,"
+        " `escape` clears it; the summary counts what is shown",
+    ),
+    (
+        "`S` / `R`",
+        "sort the functions by the next column / the other way round; a click on a column's title"
+        " sorts by that column, another click reverses (`▲` / `▼` mark it)",
+    ),
     ("`1` / `2`", "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail)"),
     ("`x`", "the hex pane"),
     ("`z`", "zoom the focused pane to the whole screen, and back"),
@@ -52,10 +66,15 @@ FDE_COLUMNS = (
     ("`size`", "its size in bytes"),
     ("`symbol`", "its name, from the symbol table (in a `.o`, from the relocation)"),
     ("`FREs`", "how many rows it has"),
+    ("`frame`", "its frame size: the largest CFA offset over its rows (`sp+48` at its deepest: 48)"),
     ("`FRE type`", "width of each row's start address: `ADDR1`, `ADDR2`, `ADDR4` (1, 2 or 4 bytes)"),
     ("`PC type`", "`PCINC`: rows match PC - start; `PCMASK`: rows match (PC - start) modulo a block size (PLT)"),
     ("`key`", "AArch64 pointer-authentication key (`A` or `B`) signing return addresses; unused elsewhere"),
-    ("`notes`", "`signal` (a signal trampoline), `flexible` (version 3 flexible rules), `error` (unreadable)"),
+    (
+        "`notes`",
+        "`signal` (a signal trampoline), `flexible` (version 3 flexible rules), `error` (the FDE or a row"
+        " cannot be decoded)",
+    ),
 )
 
 FRE_COLUMNS = (
@@ -71,7 +90,11 @@ FRE_COLUMNS = (
     ("`base`", "the register the CFA is computed from (`sp` or `fp`)"),
     ("`offset size`", "bytes per stack offset in this row (1, 2 or 4)"),
     ("`mangled RA`", "the saved return address is signed (AArch64 pointer authentication)"),
-    ("`bytes`", "the row's bytes as stored: start address, info byte, offsets"),
+    (
+        "`bytes`",
+        "the row's bytes as stored: start address, info byte, offsets (left out when the pane is too"
+        " narrow: the hex pane highlights them)",
+    ),
 )
 
 DEBUGGER = """\
