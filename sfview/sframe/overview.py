@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from sfview.generated.sframe import Sframe
@@ -84,36 +85,48 @@ class Overview:
     """The most bytes one row takes."""
     last_address: int = 0
     """The highest address a function ends at or a row starts at."""
+    _columns: dict[str, list[Any]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.functions)
 
-    def column(self, name: str) -> tuple[Any, ...]:
+    def column(self, name: str) -> list[Any]:
         """One fact of every function, by FDE index (`column("size")[i]`): a sort key, a filter's input."""
-        return self._columns[Facts._fields.index(name)]
+        column = self._columns.get(name)
+        if column is None:
+            column = self._columns[name] = list(map(itemgetter(Facts._fields.index(name)), self.functions))
+        return column
 
     @cached_property
-    def _columns(self) -> list[tuple[Any, ...]]:
-        return list(zip(*self.functions, strict=True)) if self.functions else [() for _ in Facts._fields]
+    def pcmask_count(self) -> int:
+        """How many functions are PCMASK (PLT entries)."""
+        return self.column("pc_type").count(Sframe.PcType.pcmask)
+
+    @cached_property
+    def flexible_count(self) -> int:
+        """How many functions have version 3 flexible FDEs."""
+        return self.column("flexible").count(True)
 
     @classmethod
     def of(cls, section: Section) -> Overview:
         """Read every function once: through the bulk reader, the unusual ones through the model.
 
-        The loop runs 40,000 times on a big section: the maxima are kept inline.
+        The loop runs 40,000 times on a big section, before the first screen: what repeats (a block of
+        rows, an info byte's fields) is worked out once, and the rest kept in locals.
         """
         overview = cls()
         reader = Bulk(section)
-        functions = overview.functions
-        append = functions.append
+        append, make = overview.functions.append, Facts._make
         # The bulk reader hands out one list per distinct block of rows, mostly: each list is kept
         # here with what was made of it, so that its id cannot be reused by another.
         blocks: dict[int, tuple[list[tuple[int, bytes]], _Block]] = {}
+        infos: dict[int, tuple[int, int, int, bool, bool, bool]] = {}
         last = 0
         for item in reader.functions():
             if isinstance(item, int):
-                func = section.function(item)
-                facts, block = overview._model_facts(func)
+                facts, block = overview._model_facts(section.function(item))
+                append(facts)
+                start, size = facts.start, facts.size
             else:
                 fast, rows = item
                 known = blocks.get(id(rows))
@@ -121,14 +134,14 @@ class Overview:
                     known = blocks[id(rows)] = rows, overview._block(reader, rows, fast.info.fre_type)
                 block = known[1]
                 info = fast.info
-                facts = Facts(
-                    fast.start_address, fast.size, fast.num_fres, block.frame,
-                    info.fre_type, info.pc_type, info.pauth_key, info.signal, False, False,
-                )  # fmt: skip
-            append(facts)
-            end = facts.start + (facts.size if facts.size > block.last_offset else block.last_offset)
+                tail = infos.get(id(info))  # one of the 256 decoded info bytes: `id` is stable
+                if tail is None:
+                    tail = infos[id(info)] = (info.fre_type, info.pc_type, info.pauth_key, info.signal, False, False)
+                start, size = fast.start_address, fast.size
+                append(make((start, size, fast.num_fres, block.frame, *tail)))
+            end = start + (size if size > block.last_offset else block.last_offset)
             if end > ADDRESS_MASK:  # near the top of the address space: which wraps, which does not
-                end = max((facts.start + offset) & ADDRESS_MASK for offset in (facts.size, *block.offsets))
+                end = max((start + offset) & ADDRESS_MASK for offset in (size, *block.offsets))
             last = end if end > last else last
         overview.last_address = last
         return overview

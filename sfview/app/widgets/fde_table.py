@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from functools import cached_property
 from typing import NamedTuple
 
 from sfview.app.widgets.row_table import Column, RowTable
@@ -172,16 +171,10 @@ class FdeTable(RowTable):
         total = len(self.overview)
         if self.filtered:
             return f"{len(self.order)} of {total} FDEs shown", f"{len(self.order)}/{total} FDEs shown"
-        pcmask, flexible = self._kinds
+        pcmask, flexible = self.overview.pcmask_count, self.overview.flexible_count
         kinds = [f"{n} {kind}" for n, kind in ((pcmask, "PCMASK"), (flexible, "flexible")) if n]
         short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "")
         return f"{total} FDEs · {pcmask} PCMASK · {flexible} flexible", short
-
-    @cached_property
-    def _kinds(self) -> tuple[int, int]:
-        """How many PCMASK functions, and how many flexible ones."""
-        functions = self.overview.functions
-        return sum(f.pcmask for f in functions), sum(f.flexible for f in functions)
 
     def _reorder(self, *, sort: bool) -> None:
         """Rows again after a new sort, filter or names; the columns too, as the titles show the sort.
@@ -259,13 +252,14 @@ class FdeTable(RowTable):
         functions = o.functions
         if not functions:
             return [0] * len(COLUMNS)
-        ends = ((f.start + f.size) & ADDRESS_MASK for f in functions)
+        starts, sizes = o.column("start"), o.column("size")
+        ends = ((start + size) & ADDRESS_MASK for start, size in zip(starts, sizes, strict=True))
         frames = [f for f in o.column("frame") if f is not None]
         return [
             len(str(len(o) - 1)),
-            len(f"{max(o.column('start')):#x}"),
+            len(f"{max(starts):#x}"),
             len(f"{max(ends):#x}"),
-            len(str(max(o.column("size")))),
+            len(str(max(sizes))),
             max(map(len, self.names)),
             len(str(max(o.column("num_fres")))),
             max((len(str(min(frames))), len(str(max(frames))))) if frames else 0,

@@ -45,7 +45,7 @@ class FreTable(RowTable):
         """The columns but DWARF's, each as wide as its title and the widest value of the section."""
         section = self.section
         rules = overview.rules
-        pcmask = any(f.pcmask for f in overview.functions)
+        pcmask = overview.pcmask_count > 0
         return [
             Column.fitting("#", [str(max(overview.most_rows - 1, 0))], right=True),
             Column.fitting("start", [f"{overview.last_address:#x}" + (PCMASK_MARK if pcmask else "")]),
