@@ -92,6 +92,18 @@ async def test_a_click_on_a_title_sorts_by_that_column_and_again_reverses() -> N
         assert table.fde_at(0) == 3, "huge_frame, 70016 bytes"
 
 
+async def test_the_palette_sorts_by_any_column() -> None:
+    app = explorer(AARCH64)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p", *"sort functions by frame")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        table = app.explorer.fde_table
+        frames = [int(cell) for cell in column(table, "frame")]
+        assert frames == sorted(frames) and shown(table) != list(range(len(app.section)))
+        assert "functions by frame, ascending" in str(app.explorer.status_line.render())
+
+
 # ---------------------------------------------------------------- filtering
 
 

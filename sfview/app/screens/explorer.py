@@ -511,13 +511,17 @@ class ExplorerScreen(Screen[None]):
     def action_sort_next(self) -> None:
         """Sort the FDE table by the next column (after the last, by index again)."""
         if self.section is not None:
-            self.fde_table.sort_by((self.fde_table.sort.column + 1) % len(COLUMNS))
-            self._say_sort()
+            self.sort_functions((self.fde_table.sort.column + 1) % len(COLUMNS))
 
     def action_sort_reverse(self) -> None:
         if self.section is not None:
             sort = self.fde_table.sort
-            self.fde_table.sort_by(sort.column, not sort.reverse)
+            self.sort_functions(sort.column, not sort.reverse)
+
+    def sort_functions(self, column: int, reverse: bool = False) -> None:
+        """The FDE table sorted by column `column` (an index in `COLUMNS`), the status line saying so."""
+        if self.section is not None:
+            self.fde_table.sort_by(column, reverse)
             self._say_sort()
 
     def _say_sort(self) -> None:
