@@ -9,7 +9,8 @@ misses something the other sees:
   paint of the FDE table and up to the app settling (idle, the names read
   in their thread), then per key pressed in the FDE table the wall time of
   `press` + `pause` (which includes the Pilot's own idle detection, a few
-  ms of sleeping) and the CPU time spent;
+  ms of sleeping) and the CPU time spent; the same for sorting every
+  function (`S`, `R`) and typing a filter a key at a time;
 * a real process in a detached tmux session, as a person runs it: from
   spawning `python -m sfview BINARY` until the FDE table and the status line
   are on the screen, and per key (`tmux send-keys`) until the status line
@@ -106,6 +107,17 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         app.explorer.goto_address(app.section.function(len(app.section) * 7 // 8).start_address + 2)
         await pilot.pause()
         jumps["go to address (chunk not yet opened in the tree)"] = (time.perf_counter() - started_goto) * 1000
+        sort_walls, sort_cpus = await per_key("S", 3)  # by start, by end, by size: each a sort of every function
+        reverse_walls, reverse_cpus = await per_key("R", 1)
+        await pilot.press("slash")
+        filter_walls: list[float] = []
+        filter_cpus: list[float] = []
+        for key in "f3999":  # a name filter, narrowed a key at a time
+            walls, cpus = await per_key(key, 1)
+            filter_walls += walls
+            filter_cpus += cpus
+        assert app.explorer.fde_table.row_count < len(app.section)
+        clear_walls, clear_cpus = await per_key("escape", 1)
     return {
         "fdes": app.section.num_fdes,
         "fres": app.section.num_fres,
@@ -115,6 +127,9 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         "idle_key": {"wall": _stats(idle_walls), "cpu": _stats(idle_cpus)},
         "down_key": {"wall": _stats(down_walls), "cpu": _stats(down_cpus)},
         "jumps_ms": jumps,
+        "sort_key": {"wall": _stats(sort_walls + reverse_walls), "cpu": _stats(sort_cpus + reverse_cpus)},
+        "filter_key": {"wall": _stats(filter_walls), "cpu": _stats(filter_cpus)},
+        "clear_filter": {"wall": _stats(clear_walls), "cpu": _stats(clear_cpus)},
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -228,7 +243,14 @@ def print_report(figures: dict[str, object]) -> None:
     print(f"  import sfview.app           {head['import_s']:7.3f} s")
     print(f"  start to first paint        {head['first_paint_s']:7.3f} s   (import, open, parse, mount, FDE table)")
     print(f"  start to settled            {head['settled_s']:7.3f} s   (and idle: names read, structure tab mounted)")
-    for name, label in (("idle_key", "key bound to nothing"), ("down_key", "down in the FDE table")):
+    keys = (
+        ("idle_key", "key bound to nothing"),
+        ("down_key", "down in the FDE table"),
+        ("sort_key", "sort (S, R), every FDE"),
+        ("filter_key", "typing a filter (f3999)"),
+        ("clear_filter", "clearing it (escape)"),
+    )
+    for name, label in keys:
         wall, cpu = head[name]["wall"], head[name]["cpu"]
         print(
             f"  {label:26}  wall {wall['median_ms']:5.1f} ms median, {wall['max_ms']:5.1f} max;"

@@ -70,8 +70,9 @@ async def test_fde_table_holds_every_function() -> None:
             assert cells[:4] == (str(index), f"{func.start_address:#x}", f"{func.end_address:#x}", str(func.size))
             assert cells[4] == app.doc.function_name(func)
             assert cells[5] == str(func.num_fres)
-        assert app.explorer.fde_table.row_cells(1)[6:9] == ("ADDR1", "PCMASK", "A")
-        assert app.explorer.fde_table.row_cells(8)[6] == "ADDR4"
+            assert cells[6] == str(max(row.cfa.offset for row in func.rows)), "frame: the largest CFA offset"
+        assert app.explorer.fde_table.row_cells(1)[7:10] == ("ADDR1", "PCMASK", "A")
+        assert app.explorer.fde_table.row_cells(8)[7] == "ADDR4"
         assert app.explorer.fde_table.row_cells(2)[4] == "main"
 
 
@@ -231,7 +232,7 @@ async def test_the_header_summary_names_what_the_section_is() -> None:
     async with app.run_test(size=(200, 40)):
         text = str(app.query_one(HeaderSummary).render())
         assert "SFRAME_VERSION_1" in text and "SFRAME_F_FDE_SORTED" in text
-        assert "AMD64 little-endian" in text and "9 FDEs, 23 FREs" in text
+        assert "AMD64 little-endian" in text and "9 FDEs · 1 PCMASK · 0 flexible · 23 FREs" in text
         assert ".sframe section" in text and "266 bytes at address 0x141a8" in text
         assert str(SHAPES) in text
 
@@ -414,7 +415,7 @@ async def test_a_function_that_cannot_be_decoded(tmp_path: Path) -> None:
     app = explorer(path)
     async with app.run_test(size=SIZE) as pilot:
         assert app.explorer.fde_table.row_is_error(3)
-        assert app.explorer.fde_table.row_cells(3)[9] == "error"
+        assert app.explorer.fde_table.row_cells(3)[10] == "error"
         await pilot.press("down", "down", "down")
         note = str(app.explorer.fre_note.render())
         assert app.explorer.fre_note.display and "function 3" in note and "value 3 is not a defined value" in note
@@ -542,7 +543,7 @@ async def test_problems_are_found_on_open_listed_and_shown_at_their_bytes(tmp_pa
         assert app.explorer.summary.problems == 2
         assert "2 problems" in str(app.explorer.summary.render())
         table = app.explorer.fde_table
-        assert [table.row_cells(i)[9] for i in (3, 4, 5)] == ["", "error", "error"]
+        assert [table.row_cells(i)[-1] for i in (3, 4, 5)] == ["", "error", "error"]
         await pilot.press("4")
         assert app.explorer.tabs.active == "problems-tab" and app.focused is app.explorer.problems
         assert [d.check.id for d in app.explorer.problems.diagnostics] == ["fdes-unsorted", "offset-size-undefined"]

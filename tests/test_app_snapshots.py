@@ -16,6 +16,10 @@ from sfview.document import Document
 
 ROOT = DATA.parent.parent
 SHAPES = "tests/data/shapes-x86_64-O2"
+AARCH64 = "tests/data/shapes-aarch64-O2"
+OBJECT = "tests/data/shapes-x86_64-O2.o"
+BY_FRAME_DESCENDING = [*"SSSSSS", "R", "home"]
+"""Sort by the frame column (the sixth after `#`), largest first, and choose the top function."""
 
 
 @pytest.fixture(autouse=True)
@@ -82,3 +86,23 @@ def test_frame_picture(snap_compare, size: tuple[int, int]) -> None:
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 def test_help_of_a_version_1_file(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(explorer(FP_BUILD), press=["question_mark"], terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+def test_sorted_by_frame_size(snap_compare, size: tuple[int, int]) -> None:
+    """AArch64, largest frame first: huge_frame's rows (`c-70016`) whole, even at 80 columns."""
+    assert snap_compare(explorer(AARCH64), press=BY_FRAME_DESCENDING, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+def test_filtered(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(explorer(), press=["slash", *"frame", "enter", "down"], terminal_size=size)
+
+
+def test_filter_being_typed(snap_compare) -> None:
+    assert snap_compare(explorer(), press=["slash", *"pcmask"], terminal_size=(80, 24))
+
+
+def test_relocatable_object_80x24(snap_compare) -> None:
+    """Every start 0x0 (not relocated yet) under a whole `start` title; ADDR4 rows' bytes whole."""
+    assert snap_compare(explorer(OBJECT), press=["end"], terminal_size=(80, 24))

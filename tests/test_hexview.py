@@ -18,6 +18,8 @@ from sfview.app.widgets.hexview import BYTES_PER_LINE, HexView
 
 SIZE = (100, 30)  # no border around the widget: content starts at screen (0, 0)
 BASE = 0x141A8
+HEADER = 1
+"""The header line on top: dump line `n` (unscrolled) is on screen row `n + HEADER`."""
 
 # Column geometry of a line (offsets < 4 GiB): "oooooooo  aaaaaaaaaaaaaaaa  hh hh ..  ascii"
 HEX_X = 8 + 2 + 16 + 2
@@ -59,7 +61,7 @@ def test_line_text_format() -> None:
     data = b"\x7fELF\x02\x01\x01\x00" + b"ABCDEFGH" + b"\x00\x1f \x7e\x7f\x80\xff!"
     view = HexView(data, base_address=BASE)
     assert view.line_count == 2
-    assert view.virtual_size.height == 2
+    assert view.virtual_size.height == 2 + HEADER
     assert view.line_text(0) == (
         "00000000  00000000000141a8  7f 45 4c 46 02 01 01 00  41 42 43 44 45 46 47 48  .ELF....ABCDEFGH"
     )
@@ -69,6 +71,18 @@ def test_line_text_format() -> None:
     )
     assert view.line_text(1).index(".. ~") == ASCII_X
     assert view.line_text(0).index("41 42") == hex_x(8)
+
+
+async def test_the_header_names_each_column_above_it() -> None:
+    app = HexApp(sample(64))
+    async with app.run_test(size=SIZE):
+        view = app.query_one(HexView)
+        header = view.render_line(0).text
+        first = view.render_line(HEADER).text
+        assert header.split() == ["offset", "address", *(f"{i:02x}" for i in range(16)), "ASCII"]
+        for index in range(16):  # the first line holds bytes 0..15: each under its own offset
+            assert header[hex_x(index) : hex_x(index) + 2] == f"{index:02x}" == first[hex_x(index) : hex_x(index) + 2]
+        assert header.index("ASCII") == ASCII_X
 
 
 def test_line_text_out_of_range_and_wide_offsets() -> None:
@@ -103,7 +117,8 @@ async def test_cursor_keys_post_cursor_moved() -> None:
         await pilot.pause()
         assert view.cursor == 4095
         assert app.moves == [4095]
-        lines_visible = view.scrollable_content_region.height
+        lines_visible = view.visible_lines
+        assert lines_visible == view.scrollable_content_region.height - HEADER
         assert view.scroll_offset.y == 256 - lines_visible  # the cursor's line is the bottom one
 
         await pilot.press("right", "down", "ctrl+home")
@@ -117,7 +132,7 @@ async def test_page_keys_move_by_a_screenful() -> None:
     app = HexApp(sample(4096))
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(HexView)
-        page = view.scrollable_content_region.height
+        page = view.visible_lines
         await pilot.press("right", "pagedown")
         await pilot.pause()
         assert view.cursor == page * BYTES_PER_LINE + 1
@@ -164,19 +179,19 @@ async def test_click_on_hex_or_ascii_byte_sets_cursor() -> None:
     app = HexApp(sample(4096))
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(HexView)
-        await pilot.click(HexView, offset=(hex_x(5), 2))
+        await pilot.click(HexView, offset=(hex_x(5), 2 + HEADER))
         await pilot.pause()
         assert view.cursor == 2 * 16 + 5
-        await pilot.click(HexView, offset=(hex_x(9) + 1, 3))  # second digit of the pair counts too
+        await pilot.click(HexView, offset=(hex_x(9) + 1, 3 + HEADER))  # second digit of the pair counts too
         await pilot.pause()
         assert view.cursor == 3 * 16 + 9
-        await pilot.click(HexView, offset=(ASCII_X + 15, 4))
+        await pilot.click(HexView, offset=(ASCII_X + 15, 4 + HEADER))
         await pilot.pause()
         assert view.cursor == 4 * 16 + 15
-        # Gaps, the mid gap and the address column are not bytes.
-        for x in (hex_x(5) + 2, hex_x(8) - 1, 12):
-            assert view.offset_at(x, 2) is None
-            await pilot.click(HexView, offset=(x, 2))
+        # Gaps, the mid gap, the address column and the header line are not bytes.
+        for x, y in ((hex_x(5) + 2, 2), (hex_x(8) - 1, 2), (12, 2), (hex_x(5), 0)):
+            assert view.offset_at(x, y + HEADER if y else 0) is None
+            await pilot.click(HexView, offset=(x, y + HEADER if y else 0))
         await pilot.pause()
         assert view.cursor == 4 * 16 + 15
         assert app.moves == [37, 57, 79]
@@ -188,9 +203,10 @@ async def test_offset_at_accounts_for_scrolling() -> None:
         view = app.query_one(HexView)
         view.scroll_to(y=100, animate=False)
         await pilot.pause()
-        assert view.offset_at(hex_x(0), 0) == 100 * 16
-        assert view.offset_at(ASCII_X + 3, 1) == 101 * 16 + 3
-        assert view.offset_at(200, 0) is None
+        assert view.offset_at(hex_x(0), HEADER) == 100 * 16
+        assert view.offset_at(ASCII_X + 3, 1 + HEADER) == 101 * 16 + 3
+        assert view.offset_at(200, HEADER) is None
+        assert view.offset_at(hex_x(0), 0) is None, "the header line, which does not scroll"
 
 
 # ---------------------------------------------------------------- highlight
@@ -209,7 +225,7 @@ async def test_highlight_scrolls_far_range_into_view_and_stripes_fields() -> Non
     app = HexApp(sample(64 * 1024))
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(HexView)
-        height = view.scrollable_content_region.height
+        height = view.visible_lines
         start = 0x8004
         view.highlight(start, start + 8, [start + 4])
         await pilot.pause()
@@ -220,7 +236,7 @@ async def test_highlight_scrolls_far_range_into_view_and_stripes_fields() -> Non
         assert view.highlighted == (start, start + 8)
         assert app.moves == []  # highlighting does not move the cursor
 
-        row = line - top
+        row = line - top + HEADER
         even = view.get_component_rich_style("hexview--highlight").bgcolor
         odd = view.get_component_rich_style("hexview--highlight-alt").bgcolor
         plain = view.rich_style.bgcolor
@@ -287,7 +303,8 @@ class CountingHexView(HexView):
     formatted: list[int]
 
     def render_line(self, y: int) -> Strip:
-        self.rendered.append(self.scroll_offset.y + y)
+        if y >= HEADER:
+            self.rendered.append(self.scroll_offset.y + y - HEADER)
         return super().render_line(y)
 
     def _line_parts(self, line_no: int) -> tuple[str, str, str, str]:
@@ -303,9 +320,9 @@ async def test_two_megabytes_render_only_visible_lines() -> None:
     began = time.perf_counter()
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(CountingHexView)
-        assert view.virtual_size.height == math.ceil(len(data) / 16)
+        assert view.virtual_size.height == math.ceil(len(data) / 16) + HEADER
         assert view.virtual_size.width == 94
-        height = view.scrollable_content_region.height
+        height = view.visible_lines
         assert set(CountingHexView.rendered) == set(range(height))
         # Formatting work is a few screenfuls at most, not 131,073 lines.
         assert len(CountingHexView.formatted) <= 4 * height
@@ -346,7 +363,7 @@ async def test_assigning_data_resets_view() -> None:
         view.data = b"hello"
         await pilot.pause()
         assert (view.cursor, view.highlighted, view.scroll_offset.y) == (0, None, 0)
-        assert view.virtual_size.height == 1
+        assert view.virtual_size.height == 1 + HEADER
         assert view.line_text(0).endswith("hello")
 
 

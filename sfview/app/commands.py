@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from sfview.app.screens.goto import parse_number
+from sfview.app.widgets.fde_table import COLUMNS
 
 if TYPE_CHECKING:
     from sfview.app.screens.explorer import ExplorerScreen
@@ -44,6 +45,12 @@ class SfviewCommands(Provider):
             ("Go to section offset…", explorer.action_goto_offset, "the field that holds a byte"),
             ("Next function", explorer.action_next_function, "the FDE after the selected one"),
             ("Previous function", explorer.action_previous_function, "the FDE before the selected one"),
+            ("Filter functions…", explorer.action_filter, "by name, or pcmask, flex, signal, key:a, key:b, problems"),
+            *(
+                (f"Sort functions by {spec.title}", partial(explorer.sort_functions, i), "the FDE table's rows")
+                for i, spec in enumerate(COLUMNS)
+            ),
+            ("Reverse the functions' order", explorer.action_sort_reverse, "the FDE table's rows, the other way"),
             ("Show functions", partial(explorer.action_show_tab, "functions"), "the FDE and FRE tables"),
             ("Show structure", partial(explorer.action_show_tab, "structure"), "the field tree and the detail panel"),
             ("Back", explorer.action_back, "the place before the last jump ([, alt+left, ctrl+o)"),

@@ -12,11 +12,12 @@ each FDE's start field says where its function will be (`.text+0x40`), and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 
 from sfview.document import Document
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
-from sfview.sframe.section import Function
+from sfview.sframe.section import Function, Section
 
 __all__ = ["Names"]
 
@@ -36,6 +37,14 @@ class Names:
 
     def of(self, func: Function) -> str:
         return self.doc.function_name(func) if self.ready else ""
+
+    def listing(self, section: Section, starts: Sequence[int]) -> list[str]:
+        """Every function's name by FDE index, from its start address (`Overview` gives them all):
+        no `Function` each, so that 40,000 names take tens of milliseconds, not seconds."""
+        if not self.ready:
+            return [""] * len(starts)
+        name_at, first, size = self.source.name_at, section.fde_start, section.fde_size
+        return [name_at(start, first + index * size) for index, start in enumerate(starts)]
 
     def count(self) -> str:
         """`14 names from .symtab`, `8 names from relocations` (a `.o`), or `no names`, once read."""

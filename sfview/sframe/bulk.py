@@ -56,18 +56,25 @@ class FdeInfo(NamedTuple):
     pcmask: bool
     pauth_key_b: bool
     signal: bool
+    pc_type: int
+    pauth_key: int
 
 
-FDE_INFOS = [
-    FdeInfo(
+def _fde_info(byte: int) -> FdeInfo:
+    pc_type = info_bits(byte, "fde_info", "pc_type")
+    pauth_key = info_bits(byte, "fde_info", "pauth_key")
+    return FdeInfo(
         byte,
         info_bits(byte, "fde_info", "fre_type"),
-        info_bits(byte, "fde_info", "pc_type") == Sframe.PcType.pcmask,
-        info_bits(byte, "fde_info", "pauth_key") == Sframe.PauthKey.key_b,
+        pc_type == Sframe.PcType.pcmask,
+        pauth_key == Sframe.PauthKey.key_b,
         bool(info_bits(byte, "fde_info", "signal_frame")),
+        pc_type,
+        pauth_key,
     )
-    for byte in range(256)
-]
+
+
+FDE_INFOS = [_fde_info(byte) for byte in range(256)]
 
 
 @dataclass(slots=True)

@@ -20,6 +20,10 @@ Other screens (the unwinding debugger) point the explorer at something with
 Every jump (go to an address, a symbol or an offset, a function chosen in
 the FDE table, a frame shown from the debugger) is kept in a `History`, which
 `[`/`]` (also `alt+left`/`alt+right`, `ctrl+o`) walk back and forward.
+
+The FDE table sorts (`S` by the next column, `R` the other way, or a click on
+a title) and filters (`/`) the functions; the selection always shows in it:
+choosing, elsewhere, a function the filter hides clears the filter.
 """
 
 from __future__ import annotations
@@ -32,14 +36,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from sfview.app.history import History
 from sfview.app.names import Names
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
 from sfview.app.selection import Selection
 from sfview.app.widgets.detail import FieldDetail
-from sfview.app.widgets.fde_table import FdeTable
+from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTable
 from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
@@ -47,6 +51,7 @@ from sfview.app.widgets.hexview import HexView
 from sfview.app.widgets.problems import ProblemList
 from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
+from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
 from sfview.check.run import Diagnostic, check_document
 from sfview.document import Document
@@ -54,6 +59,7 @@ from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
 from sfview.sframe import describe
 from sfview.sframe.fields import Field
+from sfview.sframe.overview import Overview
 from sfview.sframe.rules import Rule
 from sfview.sframe.section import Function, Row, Section
 
@@ -64,6 +70,9 @@ PROBLEMS_SHOWN = 2000
 
 NAMES_IN_THE_BACKGROUND = 5000
 """Above this many functions, the symbol table is read in a thread, after the first screen."""
+
+FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])} (enter: keep, escape: clear)"
+"""What the empty filter line says it takes."""
 
 WIDE = 176
 """From this width the hex pane (97 columns, its full lines) sits beside the tabs instead of below them."""
@@ -97,6 +106,10 @@ class ExplorerScreen(Screen[None]):
         Binding("C", "copy('path')", "Copy path or row", show=False),
         Binding("u", "unwind", "Unwind"),
         Binding("d", "toggle_dwarf", "DWARF", show=False),
+        Binding("slash", "filter", "Filter"),
+        Binding("S", "sort_next", "Sort", show=False),
+        Binding("R", "sort_reverse", "Reverse", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
     def __init__(self, doc: Document) -> None:
@@ -111,27 +124,47 @@ class ExplorerScreen(Screen[None]):
         self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
             self.names.load()
-        self.summary = HeaderSummary(self.source, self.section, self.error, self.names, id="summary")
         self.hex_view = HexView(self.source.data, self.source.address, id="hex")
         self.hex_view.border_title = "bytes"
         self.status_line = Static(id="status")
         self._status_shown = ""
+        if self.section is None:
+            self.summary = HeaderSummary(self.source, None, self.error, self.names, id="summary")
+            return
+        # The panes of a readable section; without one, only the bytes and the error are shown.
+        self.fields = doc.fields
+        self.overview = Overview.of(self.section)
+        self.tabs = TabbedContent(id="views")
+        names = self.names.listing(self.section, self.overview.column("start"))
+        self.fde_table = FdeTable(self.section, self.overview, names, id="fdes")
+        self.fre_table = FreTable(self.section, self.overview, id="fres")
+        self.filter_line = Input(placeholder=FILTER_HINT, id="fde-filter")
+        self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
+        self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
+        self.fre_note = Static(id="fre-note")
+        self.dwarf_note = Static(id="dwarf-note")
+        self.tables = TableStack(self.fde_table, self.fre_table, id="tables")
+        self.structure_pane = TabPane("Structure", id="structure")
+        self.structure = StructureTree(self.fields, self.names, id="tree")
+        self.detail = FieldDetail(self.fields, self.source, id="detail")
+        self.frame_picture = FramePicture(id="frame-picture")
+        self.problems = ProblemList(id="problems")
+        self.summary = HeaderSummary(
+            self.source, self.section, self.error, self.names, self.fde_table.counts, id="summary"
+        )
+
+    @property
+    def problem_functions(self) -> dict[int, Severity]:
+        """The FDEs a check of the section found problems in, with their worst severity: flagged in the
+        FDE table, kept by its filter word `problems` (besides those that cannot be decoded)."""
+        return self.fde_table.problems if self.section is not None else {}
+
+    @problem_functions.setter
+    def problem_functions(self, problems: dict[int, Severity]) -> None:
         if self.section is not None:
-            # The panes of a readable section; without one, only the bytes and the error are shown.
-            self.fields = doc.fields
-            self.tabs = TabbedContent(id="views")
-            self.fde_table = FdeTable(self.section, self.names, id="fdes")
-            self.fre_table = FreTable(id="fres")
-            self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
-            self.fre_note = Static(id="fre-note")
-            self.dwarf_note = Static(id="dwarf-note")
-            self.structure_pane = TabPane("Structure", id="structure")
-            self.structure = StructureTree(self.fields, self.names, id="tree")
-            self.detail = FieldDetail(self.fields, self.source, id="detail")
-            self.frame_picture = FramePicture(id="frame-picture")
-            self.problems = ProblemList(id="problems")
-            self.problem_functions: dict[int, Severity] = {}
-            """The functions the validator found problems in, each with its worst severity."""
+            self.fde_table.set_problems(problems)
+            self.summary.counts_changed()
+            self.tables.share()
 
     # ------------------------------------------------------------------ layout
 
@@ -142,8 +175,8 @@ class ExplorerScreen(Screen[None]):
         else:
             with self.tabs:
                 with TabPane("Functions", id="functions"):
-                    yield self.fde_table
-                    yield self.fre_table
+                    yield self.filter_bar
+                    yield self.tables
                     yield self.fre_legend
                     yield self.fre_note
                     yield self.dwarf_note
@@ -184,12 +217,13 @@ class ExplorerScreen(Screen[None]):
             await self.structure_pane.mount(Horizontal(self.structure, self.detail))
 
     def _load_names(self) -> None:
-        """In a worker thread: read the symbol table, then show the names."""
+        """In a worker thread: read the symbol table and name every function, then show the names."""
         self.names.load()
-        self.app.call_from_thread(self._names_loaded)
+        names = self.names.listing(self.section, self.overview.column("start"))
+        self.app.call_from_thread(self._names_loaded, names)
 
-    def _names_loaded(self) -> None:
-        self.fde_table.names_changed()
+    def _names_loaded(self, names: list[str]) -> None:
+        self.fde_table.names_changed(names)
         self.structure.names_changed()
         self.summary.refresh(layout=True)
         if self.selected is not None:
@@ -205,16 +239,19 @@ class ExplorerScreen(Screen[None]):
     def _validated(self, diagnostics: list[Diagnostic], more: int) -> None:
         """The checks are done: list the problems, count them in the header, mark their functions."""
         self.problems.show(diagnostics, more)
+        worst: dict[int, Severity] = {}
         for diag in diagnostics:
-            if diag.fde is not None and diag.severity is not Severity.INFO:
-                worst = self.problem_functions.get(diag.fde)
-                if worst is None or diag.severity is Severity.ERROR:
-                    self.problem_functions[diag.fde] = diag.severity
+            if (
+                diag.fde is not None
+                and diag.severity is not Severity.INFO
+                and worst.get(diag.fde) is not Severity.ERROR
+            ):
+                worst[diag.fde] = diag.severity
         counted = [d for d in diagnostics if d.severity is not Severity.INFO]
         self.summary.problems = len(counted) + more
         self.summary.refresh(layout=True)
         self.tabs.get_tab("problems-tab").label = f"Problems ({len(counted) + more})" if counted or more else "Problems"
-        self.fde_table.problems_changed(self.problem_functions)
+        self.problem_functions = worst
 
     def on_problem_list_chosen(self, message: ProblemList.Chosen) -> None:
         """A problem chosen: its bytes, field, function and row selected; what is wrong on the status line."""
@@ -236,8 +273,9 @@ class ExplorerScreen(Screen[None]):
 
     # ------------------------------------------------------------------ what the panes report
 
-    def _fde_highlighted(self, index: int) -> None:
+    def _fde_highlighted(self, row: int) -> None:
         """Another function chosen in the FDE table: a jump, kept in the history."""
+        index = self.fde_table.fde_at(row)
         selection = Selection(index, None, self.fields.function_field(index))
         self._record(selection)
         self._select(selection, origin="fdes")
@@ -284,7 +322,7 @@ class ExplorerScreen(Screen[None]):
         index, row = selection.fde, selection.fre
         if index is not None:
             if origin != "fdes":
-                self.fde_table.move_cursor(index, notify=False)
+                self._show_in_table(index)
             relayout = self._show_rows(index)
             if row is not None and origin != "fres":
                 self.fre_table.move_cursor(row, notify=False)
@@ -302,6 +340,16 @@ class ExplorerScreen(Screen[None]):
         # now, for the whole screen, puts everything in one frame: 20 ms a move
         # instead of 45.
         self.refresh(layout=relayout)
+
+    def _show_in_table(self, index: int) -> None:
+        """The FDE table's cursor on function `index`; if the filter hides it, without the filter."""
+        row = self.fde_table.row_of(index)
+        if row is None:
+            self.app.notify(f"Filter {self.fde_table.query!r} cleared: it hid fdes[{index}].")
+            self._clear_filter()
+            row = self.fde_table.row_of(index)
+        if row is not None:
+            self.fde_table.move_cursor(row, notify=False)
 
     def _status_text(self, selection: Selection) -> str:
         """`Field.status()`, and the name of the function it belongs to."""
@@ -327,6 +375,8 @@ class ExplorerScreen(Screen[None]):
             self.fre_note.update(f"Problem: {problem}" if problem else "")
             self.fre_note.set_class(problem is not None, "-shown")
             relayout = True
+        if relayout:
+            self.tables.share()
         return relayout
 
     def _boundaries(self, field: Field) -> list[int]:
@@ -593,6 +643,67 @@ class ExplorerScreen(Screen[None]):
             if not equal(ours, theirs_rule)
         ]
         return "≠ " + " ".join(differ) if differ else "="
+
+    # ------------------------------------------------------------------ sorting and filtering
+
+    def action_filter(self) -> None:
+        """The filter line, to type in (on the Functions tab)."""
+        if self.section is None:
+            return
+        self.tabs.active = "functions"
+        self.filter_bar.add_class("-shown")
+        self.filter_line.focus()
+
+    def on_input_changed(self, message: Input.Changed) -> None:
+        if message.input is self.filter_line:
+            self._filter(message.value)
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """`enter`: back to the table, the filter kept (and shown, while there is one)."""
+        if message.input is self.filter_line:
+            self.filter_bar.set_class(bool(message.value.strip()), "-shown")
+            self.fde_table.focus()
+
+    def action_clear_filter(self) -> None:
+        """`escape`: every function again, and the filter line closed."""
+        if self.section is None or not (self.fde_table.filtered or self.filter_bar.has_class("-shown")):
+            return
+        self._clear_filter()
+        self.fde_table.focus()
+
+    def _clear_filter(self) -> None:
+        self.filter_bar.remove_class("-shown")
+        self._filter("")
+
+    def _filter(self, query: str) -> None:
+        """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
+        if self.filter_line.value != query:
+            with self.filter_line.prevent(Input.Changed):
+                self.filter_line.value = query
+        self.fde_table.filter(query)
+        self.summary.counts_changed()
+        self.tables.share()
+
+    def action_sort_next(self) -> None:
+        """Sort the FDE table by the next column (after the last, by index again)."""
+        if self.section is not None:
+            self.sort_functions((self.fde_table.sort.column + 1) % len(COLUMNS))
+
+    def action_sort_reverse(self) -> None:
+        if self.section is not None:
+            sort = self.fde_table.sort
+            self.sort_functions(sort.column, not sort.reverse)
+
+    def sort_functions(self, column: int, reverse: bool = False) -> None:
+        """The FDE table sorted by column `column` (an index in `COLUMNS`), the status line saying so."""
+        if self.section is not None:
+            self.fde_table.sort_by(column, reverse)
+            self._say_sort()
+
+    def _say_sort(self) -> None:
+        sort = self.fde_table.sort
+        order = "descending" if sort.reverse else "ascending"
+        self._status(f"functions by {COLUMNS[sort.column].title}, {order} (S: next column, R: reverse)")
 
     def action_unwind(self) -> None:
         self.app.open_debugger()  # type: ignore[attr-defined]

@@ -34,9 +34,11 @@ a list of **FREs** (frame row entries): each row holds from its start address up
 to the next row's.
 
 Everything is linked: choosing a function, a row or a tree node highlights its
-bytes in the hex pane (alternate shades mark where each field starts); moving the
-hex cursor selects the innermost field at that byte, opens the tree down to it, and
-names it on the status line.
+bytes in the hex pane (alternate shades mark where each field starts; the pane's top
+line names the byte columns, `00` to `0f`); moving the hex cursor selects the
+innermost field at that byte, opens the tree down to it, and names it on the status
+line. Columns are as wide as their widest value; on a narrow screen the `symbol`
+column gives up width first.
 """
 
 KEYS = (
@@ -45,11 +47,24 @@ KEYS = (
     ("`g`", "go to an address: the function an unwinder would use for that PC, and its row"),
     ("`s`", "go to a symbol: type part of a name, pick a match"),
     ("`o`", "go to a section offset: the field that holds that byte"),
-    ("`n` / `p`", "next / previous function"),
+    ("`n` / `p`", "next / previous function (in the FDE table's order)"),
+    (
+        "`/`",
+        "filter the functions: words that must all hold, each a part of a name (any case) or one of"
+        " `pcmask`, `flex` (version 3 flexible FDEs), `signal`, `key:a`, `key:b` and `problems`"
+        " (what cannot be decoded, and what a check of the section found); `enter` keeps the filter,"
+        " `escape` clears it; the summary counts what is shown",
+    ),
+    (
+        "`S` / `R`",
+        "sort the functions by the next column / the other way round; a click on a column's title"
+        " sorts by that column, another click reverses (`▲` / `▼` mark it)",
+    ),
     ("`[` / `]`", "back / forward through the places jumped to, as in a browser (also `alt+←` / `alt+→`, `ctrl+o`)"),
     (
-        "`1` / `2` / `3`",
-        "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail) / the *Frame* tab",
+        "`1` / `2` / `3` / `4`",
+        "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail) / the *Frame* tab"
+        " / the *Problems* tab (what a check of the section found; `!` too)",
     ),
     ("`f`", "the *Frame* tab: the selected row's stack frame drawn to scale (`←` / `→` previous / next row), and back"),
     ("`x`", "the hex pane"),
@@ -72,10 +87,15 @@ FDE_COLUMNS = (
     ("`size`", "its size in bytes"),
     ("`symbol`", "its name, from the symbol table (in a `.o`, from the relocation)"),
     ("`FREs`", "how many rows it has"),
+    ("`frame`", "its frame size: the largest CFA offset over its rows (`sp+48` at its deepest: 48)"),
     ("`FRE type`", "width of each row's start address: `ADDR1`, `ADDR2`, `ADDR4` (1, 2 or 4 bytes)"),
     ("`PC type`", "`PCINC`: rows match PC - start; `PCMASK`: rows match (PC - start) modulo a block size (PLT)"),
     ("`key`", "AArch64 pointer-authentication key (`A` or `B`) signing return addresses; unused elsewhere"),
-    ("`notes`", "`error`: the FDE cannot be decoded"),
+    (
+        "`notes`",
+        "`signal` (a signal trampoline), `flexible` (version 3 flexible rules), `error` (the FDE or a row"
+        " cannot be decoded, or a check found an error in it), `warning` (a check found something odd)",
+    ),
 )
 
 NOTES_V3 = ("`notes`", "`signal` (a signal trampoline), `flexible` (flexible rules), `error` (cannot be decoded)")
@@ -88,7 +108,11 @@ FRE_COLUMNS = (
     ("`base`", "the register the CFA is computed from (`sp` or `fp`)"),
     ("`offset size`", "bytes per stack offset in this row (1, 2 or 4)"),
     ("`mangled RA`", "the saved return address is signed (AArch64 pointer authentication)"),
-    ("`bytes`", "the row's bytes as stored: start address, info byte, offsets"),
+    (
+        "`bytes`",
+        "the row's bytes as stored: start address, info byte, offsets (left out when the pane is too"
+        " narrow: the hex pane highlights them)",
+    ),
 )
 
 DEBUGGER = """\

@@ -2,7 +2,11 @@
 
 Its rows change with every function chosen; a `RowTable` takes new rows
 without measuring them, and without a new layout when their number is the
-same as before (which, moving from function to function, it usually is).
+same as before (which, moving from function to function, it usually is). Its
+columns are as wide as the widest value in the whole section (every distinct
+rule of its rows, from the `Overview`), so that they stay put from one
+function to the next; the bytes, which the hex pane highlights anyway, are
+left out when the table is too narrow for them.
 """
 
 from __future__ import annotations
@@ -11,32 +15,55 @@ from collections.abc import Callable
 
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.sframe import describe
-from sfview.sframe.section import Function, Row
+from sfview.sframe.overview import Overview
+from sfview.sframe.section import OFFSET_SIZES, Function, Row, Section
 
 __all__ = ["FreTable"]
 
-DWARF_COLUMN = Column("DWARF", 5, flex_to=40)
+PCMASK_MARK = " [m]"
+"""After a PCMASK function's row address: the row applies at that offset of every repeated block."""
+MANGLED = {True: "yes", False: "no"}
+"""Whether the row's return address is signed (pointer authentication)."""
+DWARF_AT_LEAST = 10
+"""The DWARF column gives up width down to this many cells, when the table is narrow."""
 
 
 class FreTable(RowTable):
     """One row per FRE: where it starts, its CFA/FP/RA rules, how it is encoded, its bytes."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, section: Section, overview: Overview, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.section = section
         self.function: Function | None = None
         self.dwarf: Callable[[Function, Row], str] | None = None
         """What DWARF CFI says at a row's address, beside it (`=` when it agrees); None: no such column."""
-        self.columns = [
-            Column("#", 3, right=True),
-            Column("start", 6),
-            Column("CFA", 9),
-            Column("FP", 5),
-            Column("RA", 5),
-            Column("base", 4),
-            Column("off.size", 8, right=True),
-            Column("mangled", 7),
-            Column("bytes", 14, flex_to=48),
+        self._dwarf_width = len("DWARF")
+        self._fixed = self._measure(overview)
+        self.columns = self._make_columns()
+
+    def _measure(self, overview: Overview) -> list[Column]:
+        """The columns but DWARF's, each as wide as its title and the widest value of the section."""
+        section = self.section
+        rules = overview.rules
+        pcmask = overview.pcmask_count > 0
+        return [
+            Column.fitting("#", [str(max(overview.most_rows - 1, 0))], right=True),
+            Column.fitting("start", [f"{overview.last_address:#x}" + (PCMASK_MARK if pcmask else "")]),
+            Column.fitting("CFA", (describe.app_cfa(section, cfa) for cfa, _, _ in rules)),
+            Column.fitting("FP", (describe.app_saved(section, fp) for _, fp, _ in rules)),
+            Column.fitting("RA", (describe.app_saved(section, ra) for _, _, ra in rules)),
+            Column.fitting("base", describe.BASE_REG_NAMES.values()),
+            Column.fitting("off.size", (str(size) for size in OFFSET_SIZES.values()), right=True),
+            Column.fitting("mangled", MANGLED.values()),
+            Column.fitting("bytes", [" ".join(["00"] * overview.widest_row)], optional=True),
         ]
+
+    def _make_columns(self) -> list[Column]:
+        """The section's columns, and DWARF's after the rules while it is shown."""
+        if self.dwarf is None:
+            return self._fixed
+        dwarf = Column("DWARF", self._dwarf_width, yields_to=DWARF_AT_LEAST)
+        return [*self._fixed[:5], dwarf, *self._fixed[5:]]
 
     @property
     def row_count(self) -> int:
@@ -48,28 +75,23 @@ class FreTable(RowTable):
         row = func.rows[index]
         return (
             str(row.index),
-            f"{row.address:#x}" + (" [m]" if func.pcmask else ""),
+            f"{row.address:#x}" + (PCMASK_MARK if func.pcmask else ""),
             describe.app_cfa(func.section, row.cfa),
             describe.app_saved(func.section, row.fp),
             describe.app_saved(func.section, row.ra),
             *([self.dwarf(func, row)] if self.dwarf is not None else []),
             describe.BASE_REG_NAMES[row.base_reg],
             str(row.offset_size),
-            "yes" if row.mangled_ra else "no",
+            MANGLED[row.mangled_ra],
             func.section.data[row.span.start : row.span.end].hex(" "),
         )
 
     def show_dwarf(self, dwarf: Callable[[Function, Row], str] | None) -> None:
         """Show (or, with None, hide) a column with DWARF's rules at each row's address."""
-        had = self.dwarf is not None
         self.dwarf = dwarf
-        if had != (dwarf is not None):
-            if dwarf is not None:
-                self.columns.insert(5, DWARF_COLUMN)
-            else:
-                self.columns.remove(DWARF_COLUMN)
+        self._widen_dwarf()
+        self.columns = self._make_columns()
         self.rows_changed()
-        self.refresh()
 
     def show_function(self, func: Function) -> bool:
         """Show `func`'s rows (decoding them if this is the first look), cursor on the first.
@@ -79,12 +101,19 @@ class FreTable(RowTable):
         if func is self.function:
             return False
         self.function = func
-        self._widen_start(func)
+        if self._widen_dwarf():
+            self.columns = self._make_columns()
         return self.rows_changed()
 
-    def _widen_start(self, func: Function) -> None:
-        """Make the start column wide enough for this function's addresses (it never narrows)."""
-        width = len(f"{func.end_address:#x}") + (len(" [m]") if func.pcmask else 0)
-        start = self.columns[1]
-        if width > start.width:
-            self.columns[1] = Column(start.title, width)
+    def _widen_dwarf(self) -> bool:
+        """Make the DWARF column as wide as this function's widest (it never narrows); whether it grew.
+
+        DWARF's rules are worked out row by row, when shown: the section's widest is not known beforehand.
+        """
+        func = self.function
+        if self.dwarf is None or func is None:
+            return False
+        widest = max((len(self.dwarf(func, row)) for row in func.rows), default=0)
+        grew = widest > self._dwarf_width
+        self._dwarf_width = max(widest, self._dwarf_width)
+        return grew

@@ -7,6 +7,7 @@ lines still fit 80 columns; the Structure tab has every header field in full.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.geometry import Size
@@ -38,7 +39,14 @@ class HeaderSummary(Widget):
     """File, origin, address and size; version, flags, ABI, endianness and counts; any error."""
 
     def __init__(
-        self, source: Source, section: Section | None, error: InputError | None, names: Names, *, id: str | None = None
+        self,
+        source: Source,
+        section: Section | None,
+        error: InputError | None,
+        names: Names,
+        fde_counts: Callable[[], Fact] | None = None,
+        *,
+        id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.source = source
@@ -47,13 +55,23 @@ class HeaderSummary(Widget):
         self.names = names
         self.problems: int | None = None
         """How many problems the validator found (infos aside); None until it has run."""
+        self.fde_counts = fde_counts
+        """What the FDE table shows (`9 FDEs · 1 PCMASK · 0 flexible`, `3 of 9 FDEs shown`): given with a section."""
 
     def render(self) -> Text:
         return self.summary(self.size.width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many lines as the summary takes at `width` (which decides full or short facts)."""
+        return self._lines(width)
+
+    def _lines(self, width: int) -> int:
         return len(self.summary(width).wrap(self.app.console, max(width, 1)))
+
+    def counts_changed(self) -> None:
+        """The FDE table's counts changed: drawn again, and laid out again only if that takes more or
+        fewer lines (a layout of the whole screen at every key typed in the filter costs a frame)."""
+        self.refresh(layout=self._lines(self.size.width) != self.size.height)
 
     def summary(self, width: int) -> Text:
         text = Text(_fit(self._file_facts(), width), style="bold")
@@ -75,12 +93,12 @@ class HeaderSummary(Widget):
             facts.append((self.names.count(), ""))
         return facts
 
-    @staticmethod
-    def _section_facts(section: Section) -> list[Fact]:
+    def _section_facts(self, section: Section) -> list[Fact]:
         version = describe.VERSION_NAMES.get(section.version, f"version {section.version}")
         flags = describe.flag_names(section.flags)
         abi = describe.abi_name(section.abi)
-        counts = f"{section.header.num_fdes} FDEs, {section.num_fres} FREs"
+        assert self.fde_counts is not None, "a section comes with its FDE table"
+        fres = f"{section.num_fres} FREs"
         facts = [
             (version, f"v{section.version}"),
             (" ".join(flags) or "no flags", " ".join(f.removeprefix("SFRAME_F_") for f in flags) or "no flags"),
@@ -88,7 +106,7 @@ class HeaderSummary(Widget):
         ]
         if section.endian not in abi:
             facts.append((f"but the magic says {section.endian}-endian", f"magic: {section.endian}-endian"))
-        facts.append((counts, counts))
+        facts += [self.fde_counts(), (fres, fres)]
         offsets = (("FP", section.fixed_fp_offset), ("RA", section.fixed_ra_offset))
         fixed = [f"{what} at c{offset:+d}" for what, offset in offsets if offset]
         if fixed:

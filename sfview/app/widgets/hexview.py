@@ -10,7 +10,9 @@ Each line looks like::
     000001d0  00000000000141a8  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  .ELF............
 
 offset in the section, load address (`base_address` + offset), 16 bytes in hex with
-an extra gap after 8, and the same bytes as ASCII (`.` for non-printables).
+an extra gap after 8, and the same bytes as ASCII (`.` for non-printables). A fixed
+header line on top names the columns (`00 01 … 0f` over the bytes), so that a byte's
+offset can be read off its column; it scrolls sideways with the lines, never down.
 
 On top of the bytes the widget paints a one-byte cursor (keyboard and mouse driven)
 and one highlighted range, which the explorer uses to show which bytes a decoded
@@ -77,6 +79,7 @@ class _Styles(NamedTuple):
     """Every Rich style a line needs, resolved once per style change (not per byte)."""
 
     base: Style
+    header: Style
     offset: Style
     address: Style
     hex: tuple[Style, ...]  # indexed by paint state
@@ -111,6 +114,7 @@ class HexView(ScrollView, can_focus=True):
     `n`/`N` only while there is something searched for (else the screen's keys have them)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "hexview--header",
         "hexview--offset",
         "hexview--address",
         "hexview--hex",
@@ -123,6 +127,7 @@ class HexView(ScrollView, can_focus=True):
     """
     | Class | Description |
     | :- | :- |
+    | `hexview--header` | The line naming the columns. |
     | `hexview--offset` | Section offset column. |
     | `hexview--address` | Load address column. |
     | `hexview--hex` | Hex bytes. |
@@ -137,6 +142,7 @@ class HexView(ScrollView, can_focus=True):
     HexView {
         background: $surface;
         color: $foreground;
+        & > .hexview--header { color: $foreground-muted; background: $panel; }
         & > .hexview--offset { color: $foreground-muted; }
         & > .hexview--address { color: $text-secondary; }
         & > .hexview--hex { color: $foreground; }
@@ -310,10 +316,10 @@ class HexView(ScrollView, can_focus=True):
     def offset_at(self, x: int, y: int) -> int | None:
         """Byte offset under screen cell (`x`, `y`), from the hex or ASCII column; None elsewhere."""
         region = self.scrollable_content_region
-        if not region.contains(x, y):
+        if not region.contains(x, y) or y == region.y:  # the header line
             return None
         scroll_x, scroll_y = self.scroll_offset
-        return self._offset_at_virtual(x - region.x + scroll_x, y - region.y + scroll_y)
+        return self._offset_at_virtual(x - region.x + scroll_x, y - region.y - 1 + scroll_y)
 
     def line_text(self, line_no: int) -> str:
         """Plain text of dump line `line_no` (exactly what is drawn, without styles)."""
@@ -334,11 +340,19 @@ class HexView(ScrollView, can_focus=True):
         self._hex_x = self._offset_digits + len(_COLUMN_GAP) + _ADDRESS_DIGITS + len(_COLUMN_GAP)
         self._ascii_x = self._hex_x + _HEX_WIDTH + len(_COLUMN_GAP)
         self._line_width = self._ascii_x + BYTES_PER_LINE
+        self._header = _COLUMN_GAP.join(
+            (
+                "offset".ljust(self._offset_digits),
+                "address".ljust(_ADDRESS_DIGITS),
+                _hex_of(bytes(range(BYTES_PER_LINE))),
+                "ASCII",
+            )
+        ).ljust(self._line_width)
         self._cursor = 0
         self._highlight = None
         self._boundaries = ()
         self._plain_cache.clear()
-        self.virtual_size = Size(self._line_width, self._line_count)
+        self.virtual_size = Size(self._line_width, self._line_count + 1)  # + the header line
 
     def _line_parts(self, line_no: int) -> tuple[str, str, str, str]:
         """Offset, address, hex and ASCII text of one line."""
@@ -403,6 +417,7 @@ class HexView(ScrollView, can_focus=True):
 
             self._styles = _Styles(
                 base=base,
+                header=get("hexview--header"),
                 offset=get("hexview--offset"),
                 address=get("hexview--address"),
                 hex=painted(hex_style),
@@ -413,11 +428,14 @@ class HexView(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ rendering
 
     def render_line(self, y: int) -> Strip:
-        """Render screen row `y` of the widget: one dump line, cropped to the view."""
+        """Render screen row `y` of the widget: the header, then one dump line each, cropped to the view."""
         scroll_x, scroll_y = self.scroll_offset
-        line_no = scroll_y + y
         width = self.size.width
         styles = self._get_styles()
+        if y == 0:
+            strip = Strip([Segment(self._header, styles.header)], self._line_width)
+            return strip.crop_extend(scroll_x, scroll_x + width, styles.header)
+        line_no = scroll_y + y - 1
         if not 0 <= line_no < self._line_count:
             return Strip.blank(width, styles.base)
         strip = self._render_dump_line(line_no, styles)
@@ -519,21 +537,26 @@ class HexView(ScrollView, can_focus=True):
         old = self._cursor
         self._cursor = offset
         if offset != old:
-            self.refresh_line(old // BYTES_PER_LINE)
-            self.refresh_line(offset // BYTES_PER_LINE)
+            self.refresh_line(old // BYTES_PER_LINE + 1)  # + the header line
+            self.refresh_line(offset // BYTES_PER_LINE + 1)
         self._scroll_cursor_into_view()
         if notify and offset != old:
             self.post_message(self.CursorMoved(offset, self))
 
     @property
+    def visible_lines(self) -> int:
+        """Dump lines on the screen at once (the header takes a line)."""
+        return self.scrollable_content_region.height - 1
+
+    @property
     def _page_lines(self) -> int:
         """Lines in one screenful (at least 1)."""
-        return max(1, self.scrollable_content_region.height)
+        return max(1, self.visible_lines)
 
     def _scroll_cursor_into_view(self) -> None:
         """Scroll the least distance that shows the cursor's line and hex cell."""
         line_no = self._cursor // BYTES_PER_LINE
-        height = self.scrollable_content_region.height
+        height = self.visible_lines
         if height <= 0:
             return
         scroll_x, scroll_y = self.scroll_offset
@@ -554,7 +577,7 @@ class HexView(ScrollView, can_focus=True):
 
     def _reveal_range(self, start: int, end: int) -> None:
         """Bring the highlighted range into view (see `highlight`); defer until laid out."""
-        height = self.scrollable_content_region.height
+        height = self.visible_lines
         if height <= 0 or not self.is_mounted:
             self.call_after_refresh(self._reveal_range, start, end)
             return

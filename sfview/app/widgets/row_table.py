@@ -3,13 +3,21 @@
 Textual's `DataTable` measures every cell when rows are added and re-measures
 on idle, which costs a second layout and frame each time its rows change; it
 also cannot hold 40,000 rows (a second to fill, ten to show). This table asks
-its subclass for a row's cells only when that row is drawn, has fixed column
-widths (one column may take the width that is left), and keeps a fixed
+its subclass for a row's cells only when that row is drawn, and keeps a fixed
 header line on top. The FDE and FRE tables are both built on it.
+
+Its subclass sizes each column once, to its title and its widest value
+(`Column.fitting`), from facts of the whole section rather than from the
+cells, so that widths neither cost a pass over the rows nor change from one
+function to the next. When the table is narrower than its columns, optional
+columns (shown elsewhere too) are left out first, then the one column that
+yields (a name) gives up width down to its minimum; no other value is ever
+cut. Past that, the table scrolls sideways.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -31,10 +39,20 @@ GAP = " "
 class Column:
     title: str
     width: int
+    """As wide as the title and the widest value."""
     right: bool = False
     """Right-aligned (numbers), else left-aligned."""
-    flex_to: int = 0
-    """If set, the column grows up to this width with the table's."""
+    yields_to: int = 0
+    """If set, the column gives up width down to this when the table is too narrow (its values are cut)."""
+    optional: bool = False
+    """Left out when the table is too narrow for every column: what it shows is shown elsewhere too."""
+
+    @classmethod
+    def fitting(
+        cls, title: str, values: Iterable[str], *, right: bool = False, yields_to: int = 0, optional: bool = False
+    ) -> Column:
+        """A column as wide as `title` and the widest of `values`."""
+        return cls(title, max(len(title), max(map(len, values), default=0)), right, yields_to, optional)
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -42,6 +60,12 @@ def _fit(text: str, width: int, right: bool) -> str:
     if len(text) > width:
         return text[: max(width - 1, 0)] + "…"
     return text.rjust(width) if right else text.ljust(width)
+
+
+def _line_width(widths: list[int]) -> int:
+    """Cells a line takes with columns that wide (0: left out), gaps included."""
+    shown = [w for w in widths if w]
+    return sum(shown) + len(GAP) * max(len(shown) - 1, 0)
 
 
 class _Styles(NamedTuple):
@@ -86,8 +110,8 @@ class RowTable(ScrollView, can_focus=True):
         super().__init__(id=id)
         self._cursor = 0
         self._styles: _Styles | None = None
-        self.columns: list[Column] = []
-        """Set by the subclass."""
+        self._columns: list[Column] = []
+        self._widths: dict[int, list[int]] = {}
         self.row_highlighted: Signal[int] = Signal(self, "row-highlighted")
         """Published with the row's index when the cursor moves to it (see `move_cursor`).
 
@@ -109,6 +133,55 @@ class RowTable(ScrollView, can_focus=True):
     def row_is_error(self, index: int) -> bool:
         """Whether row `index` shows something that could not be decoded."""
         return False
+
+    def header_clicked(self, column: int) -> None:
+        """The title of column `column` was clicked."""
+
+    # ------------------------------------------------------------------ columns
+
+    @property
+    def columns(self) -> list[Column]:
+        return self._columns
+
+    @columns.setter
+    def columns(self, columns: list[Column]) -> None:
+        """New columns (or new widths): laid out again, and drawn again."""
+        self._columns = list(columns)
+        self._widths.clear()
+        if self.is_mounted:
+            self._size_to_width()
+            self.refresh()
+
+    def widths(self, width: int) -> list[int]:
+        """Each column's width when the table is `width` wide; 0 for a column left out."""
+        widths = self._widths.get(width)
+        if widths is None:
+            widths = self._widths[width] = self._lay_out(width)
+        return widths
+
+    def _lay_out(self, width: int) -> list[int]:
+        """Every column as wide as it wants; if that is too wide, without the optional ones, then with
+        the yielding one narrower. What still does not fit scrolls sideways."""
+        columns = self._columns
+        widths = [c.width for c in columns]
+        if _line_width(widths) > width:
+            widths = [0 if c.optional else w for c, w in zip(columns, widths, strict=True)]
+        excess = _line_width(widths) - width
+        for i, column in enumerate(columns):
+            if excess > 0 and column.yields_to and widths[i]:
+                cut = min(excess, widths[i] - min(column.yields_to, widths[i]))
+                widths[i] -= cut
+                excess -= cut
+        return widths
+
+    def _size_to_width(self) -> bool:
+        """The virtual size for the rows and the table's width (wider than the view only when even the
+        narrowest layout is). Returns whether it changed: setting it means a new layout."""
+        size = Size(_line_width(self.widths(self.size.width)), self.row_count + 1)  # + the header line
+        resized = size != self.virtual_size
+        if resized:
+            self.virtual_size = size
+        return resized
 
     # ------------------------------------------------------------------ public API
 
@@ -141,10 +214,7 @@ class RowTable(ScrollView, can_focus=True):
         when it changes: setting it means a new layout.
         """
         self._cursor = 0
-        size = Size(self._line_width(), self.row_count + 1)  # + the header line
-        resized = size != self.virtual_size
-        if resized:
-            self.virtual_size = size
+        resized = self._size_to_width()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         return resized
@@ -155,27 +225,18 @@ class RowTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ lines
 
-    def _line_width(self, width: int | None = None) -> int:
-        """Width of a line when the table is `width` wide (None: as narrow as it gets)."""
-        fixed = sum(c.width for c in self.columns) + len(GAP) * (len(self.columns) - 1)
-        if width is None:
-            return fixed
-        slack = max(0, width - fixed)
-        return fixed + sum(min(slack, c.flex_to - c.width) for c in self.columns if c.flex_to)
-
-    def _line(self, cells: tuple[str, ...], width: int) -> str:
-        slack = max(0, width - self._line_width())
-        parts = []
-        for column, text in zip(self.columns, cells, strict=True):
-            grow = min(slack, column.flex_to - column.width) if column.flex_to else 0
-            slack -= grow
-            parts.append(_fit(text, column.width + grow, column.right))
-        return GAP.join(parts)
+    def _line(self, cells: tuple[str, ...], widths: list[int]) -> str:
+        return GAP.join(
+            _fit(text, width, column.right)
+            for column, text, width in zip(self._columns, cells, widths, strict=True)
+            if width
+        )
 
     def on_mount(self) -> None:
-        self.virtual_size = Size(self._line_width(), self.row_count + 1)
+        self._size_to_width()
 
     def on_resize(self, event: events.Resize) -> None:
+        self._size_to_width()
         self._scroll_cursor_into_view()
 
     def notify_style_update(self) -> None:
@@ -197,22 +258,23 @@ class RowTable(ScrollView, can_focus=True):
         """Screen line 0 is the header; line `y` shows row `scroll_y + y - 1`."""
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
+        widths = self.widths(width)
         styles = self._get_styles()
         if y == 0:
-            text = self._line(tuple(c.title for c in self.columns), width)
+            text = self._line(tuple(c.title for c in self._columns), widths)
             style = styles.header
         else:
             index = scroll_y + y - 1
             if index >= self.row_count:
                 return Strip.blank(width, styles.base)
-            text = self._line(self.row_cells(index), width)
+            text = self._line(self.row_cells(index), widths)
             error = self.row_is_error(index)
             if index == self._cursor:
                 style = styles.cursor_error if error else styles.cursor
             else:
                 style = styles.error if error else styles.base
         strip = Strip([Segment(text, style)], len(text))
-        return strip.crop_extend(scroll_x, scroll_x + width, style if y == 0 else styles.base)
+        return strip.crop_extend(scroll_x, scroll_x + width, style)  # the header and the cursor span the width
 
     # ------------------------------------------------------------------ cursor and scrolling
 
@@ -233,13 +295,29 @@ class RowTable(ScrollView, can_focus=True):
             self.scroll_to(y=top, animate=False, immediate=True)
 
     def on_click(self, event: events.Click) -> None:
-        """A click on a row puts the cursor there."""
+        """A click on a row puts the cursor there; one on a title tells the subclass (`header_clicked`)."""
         region = self.scrollable_content_region
+        if not region.contains(event.screen_x, event.screen_y):
+            return
+        event.stop()
+        self.focus()
         y = event.screen_y - region.y
-        if region.contains(event.screen_x, event.screen_y) and y >= 1:
-            event.stop()
-            self.focus()
+        if y >= 1:
             self.move_cursor(self.scroll_offset.y + y - 1)
+            return
+        column = self.column_at(event.screen_x - region.x + self.scroll_offset.x)
+        if column is not None:
+            self.header_clicked(column)
+
+    def column_at(self, x: int) -> int | None:
+        """The column at `x` cells from the start of a line (a gap belongs to the column before it)."""
+        left = 0
+        for i, width in enumerate(self.widths(self.size.width)):
+            if width:
+                left += width + len(GAP)
+                if x < left:
+                    return i
+        return None
 
     def action_cursor_up(self) -> None:
         self.move_cursor(self._cursor - 1)

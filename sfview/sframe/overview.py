@@ -1,0 +1,194 @@
+"""A few facts of every function of a section, read in one pass.
+
+A table of 40,000 functions draws a screenful, but to sort them by frame
+size, keep only the PCMASK ones or make a column as wide as its widest value
+it needs a fact of every function, and a `Function` each (a Kaitai object per
+FDE and per FRE) would take seconds. One pass of the bulk reader gives them
+all in a few tens of milliseconds; a function the bulk reader finds unusual
+(a version 3 flexible FDE, damaged bytes) is read through the model, as
+`check` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+from sfview.generated.sframe import Sframe
+from sfview.sframe.bulk import Bulk
+from sfview.sframe.rules import Kind, Rule
+from sfview.sframe.section import ADDRESS_MASK, START_ADDR_SIZES, Function, Section
+
+__all__ = ["Facts", "Overview", "frame_size"]
+
+
+def frame_size(cfas: Sequence[Rule]) -> int | None:
+    """The largest CFA offset of a function's rows: at its deepest, how far the function's
+    frame reaches (`sp+48`: 48 bytes). None when no row computes a CFA.
+
+    A dereferenced CFA (a flexible rule) is a word in memory, not a distance: it does not count.
+    """
+    offsets = [cfa.offset for cfa in cfas if cfa.kind is Kind.VALUE and not cfa.deref]
+    return max(offsets) if offsets else None
+
+
+class Facts(NamedTuple):
+    """One function's facts (see `Function` for what each means)."""
+
+    start: int
+    size: int
+    num_fres: int
+    """As the FDE says (a damaged one may say 4294967295)."""
+    frame: int | None
+    """`frame_size` of its rows."""
+    fre_type: int
+    pc_type: int
+    pauth_key: int
+    signal: bool
+    flexible: bool
+    broken: bool
+    """The FDE or one of its rows cannot be decoded."""
+
+    @property
+    def pcmask(self) -> bool:
+        return self.pc_type == Sframe.PcType.pcmask
+
+    @property
+    def key_b(self) -> bool:
+        return self.pauth_key == Sframe.PauthKey.key_b
+
+
+class _Block(NamedTuple):
+    """What a function's rows say: its frame size, their start offsets (and the last), how many,
+    the widest's bytes."""
+
+    frame: int | None
+    offsets: tuple[int, ...]
+    last_offset: int
+    rows: int
+    widest: int
+
+
+@dataclass
+class Overview:
+    """Every function's `Facts`, and what the section's rows hold in all."""
+
+    functions: list[Facts] = field(default_factory=list)
+    rules: set[tuple[Rule, Rule, Rule]] = field(default_factory=set)
+    """Every distinct (CFA, FP, RA) a row of the section holds."""
+    most_rows: int = 0
+    """The most rows a function has (as decoded, not as a damaged count says)."""
+    widest_row: int = 0
+    """The most bytes one row takes."""
+    last_address: int = 0
+    """The highest address a function ends at or a row starts at."""
+    _columns: dict[str, list[Any]] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def column(self, name: str) -> list[Any]:
+        """One fact of every function, by FDE index (`column("size")[i]`): a sort key, a filter's input."""
+        column = self._columns.get(name)
+        if column is None:
+            column = self._columns[name] = list(map(itemgetter(Facts._fields.index(name)), self.functions))
+        return column
+
+    @cached_property
+    def pcmask_count(self) -> int:
+        """How many functions are PCMASK (PLT entries)."""
+        return self.column("pc_type").count(Sframe.PcType.pcmask)
+
+    @cached_property
+    def flexible_count(self) -> int:
+        """How many functions have version 3 flexible FDEs."""
+        return self.column("flexible").count(True)
+
+    @classmethod
+    def of(cls, section: Section) -> Overview:
+        """Read every function once: through the bulk reader, the unusual ones through the model.
+
+        The loop runs 40,000 times on a big section, before the first screen: what repeats (a block of
+        rows, an info byte's fields) is worked out once, and the rest kept in locals.
+        """
+        overview = cls()
+        reader = Bulk(section)
+        append, make = overview.functions.append, Facts._make
+        # The bulk reader hands out one list per distinct block of rows and keeps it (`shared`):
+        # what was made of such a list is kept by its id.
+        blocks: dict[int, tuple[list[tuple[int, bytes]], _Block]] = {}
+        infos: dict[int, tuple[int, int, int, bool, bool, bool]] = {}
+        last = 0
+        for item in reader.functions():
+            if isinstance(item, int):
+                facts, block = overview._model_facts(section.function(item))
+                append(facts)
+                start, size = facts.start, facts.size
+            else:
+                fast, rows = item
+                known = blocks.get(id(rows)) if fast.shared else None
+                if known is None:
+                    listed = rows if isinstance(rows, list) else list(rows)
+                    known = listed, overview._block(reader, listed, fast.info.fre_type)
+                    if fast.shared:  # the reader keeps this list, and hands it out again
+                        blocks[id(rows)] = known
+                block = known[1]
+                info = fast.info
+                tail = infos.get(id(info))  # one of the 256 decoded info bytes: `id` is stable
+                if tail is None:
+                    tail = infos[id(info)] = (info.fre_type, info.pc_type, info.pauth_key, info.signal, False, False)
+                start, size = fast.start_address, fast.size
+                facts = make((start, size, fast.num_fres, block.frame, *tail))
+                append(facts if fast.complete else facts._replace(broken=True))
+            end = start + (size if size > block.last_offset else block.last_offset)
+            if end > ADDRESS_MASK:  # near the top of the address space: which wraps, which does not
+                end = max((start + offset) & ADDRESS_MASK for offset in (size, *block.offsets))
+            last = end if end > last else last
+        overview.last_address = last
+        return overview
+
+    def _note(self, block: _Block) -> _Block:
+        """A block of rows seen for the first time: its rows count towards the section's widest."""
+        self.most_rows = max(self.most_rows, block.rows)
+        self.widest_row = max(self.widest_row, block.widest)
+        return block
+
+    def _block(self, reader: Bulk, rows: list[tuple[int, bytes]], fre_type: int) -> _Block:
+        """A block of rows the bulk reader read."""
+        patterns = [reader.pattern(key) for _, key in rows]
+        self.rules.update((p.cfa, p.fp, p.ra) for p in patterns)
+        address_size = START_ADDR_SIZES[fre_type]
+        offsets = tuple(start for start, _ in rows)
+        return self._note(
+            _Block(
+                frame_size([p.cfa for p in patterns]),
+                offsets,
+                max(offsets, default=0),
+                len(rows),
+                max((address_size + len(key) for _, key in rows), default=0),
+            )
+        )
+
+    def _model_facts(self, func: Function) -> tuple[Facts, _Block]:
+        """A function read through the model (flexible, or damaged)."""
+        rows = func.rows
+        self.rules.update((row.cfa, row.fp, row.ra) for row in rows)
+        offsets = tuple(row.start_offset for row in rows)
+        block = self._note(
+            _Block(
+                frame_size([row.cfa for row in rows]),
+                offsets,
+                max(offsets, default=0),
+                len(rows),
+                max((len(row.span) for row in rows), default=0),
+            )
+        )
+        broken = func.error is not None or func.rows_error is not None
+        facts = Facts(
+            func.start_address, func.size, func.num_fres, block.frame,
+            func.fre_type, func.pc_type, func.pauth_key, func.signal, func.flexible, broken,
+        )  # fmt: skip
+        return facts, block

@@ -1,0 +1,277 @@
+"""The FDE and FRE tables as a person uses them: sorted, filtered, every value whole, sharing the screen.
+
+Orders and selections are checked against the model (`Section.function`),
+widths against every cell of every row, at the narrowest and the widest
+terminal the explorer is made for.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DATA
+
+from sfview.app.app import SfviewApp
+from sfview.app.widgets.fde_table import SYMBOL_AT_LEAST, FdeTable
+from sfview.app.widgets.header import HeaderSummary
+from sfview.app.widgets.row_table import RowTable
+from sfview.app.widgets.table_stack import share_height
+from sfview.check.catalogue import Severity
+from sfview.document import Document
+from sfview.sframe.overview import Overview
+
+SHAPES = DATA / "shapes-x86_64-O2"
+AARCH64 = DATA / "shapes-aarch64-O2"
+OBJECT = DATA / "shapes-x86_64-O2.o"
+SIZE = (120, 40)
+
+
+def explorer(path=SHAPES) -> SfviewApp:
+    return SfviewApp(Document.open(str(path)))
+
+
+def shown(table: FdeTable) -> list[int]:
+    """The FDE index on each row, top to bottom."""
+    return [table.fde_at(row) for row in range(table.row_count)]
+
+
+def column(table: RowTable, title: str) -> list[str]:
+    """The cells of the column called `title` (its sort arrow aside), top to bottom."""
+    index = [c.title.rstrip("▲▼") for c in table.columns].index(title)
+    return [table.row_cells(row)[index] for row in range(table.row_count)]
+
+
+def summary(app: SfviewApp) -> str:
+    return str(app.query_one(HeaderSummary).render())
+
+
+# ---------------------------------------------------------------- sorting
+
+
+async def test_s_sorts_by_the_next_column_and_r_reverses() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        assert shown(table) == list(range(9))
+        await pilot.press("down", "down")  # main, fdes[2]
+        await pilot.press("S", "S", "S")  # by start, by end, by size
+        sizes = [app.section.function(i).size for i in shown(table)]
+        assert sizes == sorted(sizes) and shown(table) != list(range(9)), "the order changed, by size"
+        assert column(table, "size") == [str(size) for size in sizes]
+        assert [c.title for c in table.columns][3] == "size▲"
+        assert table.fde_at(table.cursor) == 2 and app.explorer.selected.fde == 2, "the cursor stays on main"
+        assert app.explorer.fre_table.function is app.section.function(2)
+        await pilot.press("R")
+        assert [app.section.function(i).size for i in shown(table)] == sorted(sizes, reverse=True)
+        assert [c.title for c in table.columns][3] == "size▼"
+        assert table.fde_at(table.cursor) == 2
+
+
+async def test_sorting_by_name_and_among_equals_by_index() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press(*"SSSS")  # ... then by symbol
+        names = [app.doc.function_name(app.section.function(i)).lower() for i in shown(table)]
+        assert names == sorted(names) and names[0] == ".plt"
+        await pilot.press("S")  # by FREs: equal counts keep the FDE order
+        counts = [(app.section.function(i).num_fres, i) for i in shown(table)]
+        assert counts == sorted(counts)
+
+
+async def test_a_click_on_a_title_sorts_by_that_column_and_again_reverses() -> None:
+    app = explorer(AARCH64)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        widths = table.widths(table.size.width)
+        frame = [c.title for c in table.columns].index("frame")
+        x = sum(width + 1 for width in widths[:frame] if width)
+        await pilot.click(table, offset=(x, 0))
+        frames = [int(cell) for cell in column(table, "frame")]
+        assert frames == sorted(frames) and shown(table) != list(range(len(app.section)))
+        await pilot.click(table, offset=(x + 2, 0))
+        assert [int(cell) for cell in column(table, "frame")] == sorted(frames, reverse=True)
+        assert table.fde_at(0) == 3, "huge_frame, 70016 bytes"
+
+
+async def test_the_palette_sorts_by_any_column() -> None:
+    app = explorer(AARCH64)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p", *"sort functions by frame")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        table = app.explorer.fde_table
+        frames = [int(cell) for cell in column(table, "frame")]
+        assert frames == sorted(frames) and shown(table) != list(range(len(app.section)))
+        assert "functions by frame, ascending" in str(app.explorer.status_line.render())
+
+
+# ---------------------------------------------------------------- filtering
+
+
+async def test_the_filter_pcmask_keeps_only_the_plt() -> None:
+    app = explorer()
+    async with app.run_test(size=(160, 40)) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press("slash", *"pcmask")
+        pcmask = [func.index for func in app.section.functions() if func.pcmask]
+        assert shown(table) == pcmask == [1]
+        assert "1 of 9 FDEs shown" in summary(app)
+        assert app.explorer.selected.fde == 1, "the function chosen before is hidden: the first shown is chosen"
+        assert app.explorer.fre_table.function is app.section.function(1)
+        await pilot.press("enter")
+        assert app.focused is table and app.explorer.filter_bar.display, "the filter stays, and shows"
+        await pilot.press("escape")
+        assert shown(table) == list(range(9)) and not app.explorer.filter_bar.display
+        assert "9 FDEs · 1 PCMASK · 0 flexible" in summary(app)
+        assert table.fde_at(table.cursor) == 1, "the cursor stays on the function"
+
+
+async def test_filter_words_combine_with_names() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press("slash", *"FRAME")
+        named = [f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()]
+        assert shown(table) == named and len(named) == 3
+        await pilot.press(*" key:a")
+        assert shown(table) == named, "AMD64 has no key B"
+        await pilot.press(*" signal")
+        assert shown(table) == [] and "0 of 9 FDEs shown" in summary(app)
+        await pilot.press("down", "up", "S", "R")  # nothing to move to or sort: nothing breaks
+        assert app.explorer.selected.fde in named
+
+
+async def test_the_problems_word_keeps_what_the_screen_is_given() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        while app.explorer.summary.problems is None:  # the section's own check, in a worker
+            await pilot.pause(0.05)
+        await pilot.press("slash", *"problems")
+        assert shown(table) == [], "a clean section"
+        app.explorer.problem_functions = {2: Severity.WARNING, 5: Severity.ERROR}
+        assert shown(table) == [2, 5]
+        assert [table.row_cells(row)[-1] for row in range(2)] == ["warning", "error"]
+        app.explorer.problem_functions = {7: Severity.ERROR}
+        assert shown(table) == [7] and "1 of 9 FDEs shown" in summary(app)
+
+
+async def test_the_problems_word_keeps_what_cannot_be_decoded(tmp_path) -> None:
+    raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    raw[28 + 17 * 3 + 16] = 0x03  # FDE 3's info byte: FRE type 3 does not exist
+    raw[0xC6] = 0x63  # FDE 5, FRE 1 info byte: offset size 3 does not exist
+    (tmp_path / "broken.sframe").write_bytes(bytes(raw))
+    app = explorer(tmp_path / "broken.sframe")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"problems")
+        assert shown(app.explorer.fde_table) == [3, 5]
+
+
+async def test_going_to_a_function_the_filter_hides_clears_the_filter() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press("slash", *"pcmask", "enter")
+        await pilot.press("g", *"1060", "enter")
+        assert table.row_count == 9 and not table.filtered
+        assert table.fde_at(table.cursor) == 2 and app.explorer.fre_table.cursor == 1
+        assert any("cleared" in n.message for n in app._notifications)
+
+
+# ---------------------------------------------------------------- widths
+
+
+def _cut(table: RowTable, rows: list[tuple[str, ...]]) -> list[str]:
+    """Every cell of `rows` (and title) that its column, as laid out now, is too narrow for."""
+    widths = table.widths(table.size.width)
+    titles = tuple(c.title for c in table.columns)
+    return [
+        cell
+        for cells in [titles, *rows]
+        for cell, column, width in zip(cells, table.columns, widths, strict=True)
+        if len(cell) > width and not (width == 0 and column.optional)
+    ]
+
+
+@pytest.mark.parametrize("path", [AARCH64, OBJECT, SHAPES], ids=["aarch64", "object", "x86_64"])
+@pytest.mark.parametrize("width", [80, 250])
+async def test_no_value_is_cut(path, width: int) -> None:
+    """Every cell fits its column at 80 and 250 columns; only the FRE table's bytes may be left out."""
+    app = explorer(path)
+    async with app.run_test(size=(width, 24 if width == 80 else 50)) as pilot:
+        await pilot.pause()
+        fdes, fres = app.explorer.fde_table, app.explorer.fre_table
+        assert _cut(fdes, [fdes.row_cells(row) for row in range(fdes.row_count)]) == []
+        assert all(w for w in fdes.widths(fdes.size.width)), "every FDE column shows"
+        for index in range(len(app.section)):
+            app.explorer.show_row(index, None)
+            await pilot.pause()
+            assert _cut(fres, [fres.row_cells(row) for row in range(fres.row_count)]) == []
+            for table in (fdes, fres):
+                drawn = [table.render_line(y).text for y in range(table.size.height)]
+                assert not any("…" in line for line in drawn)
+                assert table.virtual_size.width <= table.size.width, "nothing to scroll sideways to"
+        bytes_shown = fres.widths(fres.size.width)[-1] > 0
+        assert bytes_shown == (width == 250 or path != AARCH64), "only AArch64's 14-byte rows leave no room"
+
+
+def test_the_symbol_column_yields_first() -> None:
+    doc = Document.open(str(AARCH64))
+    section = doc.require_section()
+    overview = Overview.of(section)
+    names = [doc.function_name(f) for f in section.functions()]
+    table = FdeTable(section, overview, names)
+    natural = table.widths(1000)
+    symbol = [c.title for c in table.columns].index("symbol")
+    full = sum(natural) + len(natural) - 1
+    others = natural[:symbol] + natural[symbol + 1 :]
+    for narrower in range(1, natural[symbol] + 5):
+        widths = table.widths(full - narrower)
+        assert widths[symbol] == max(natural[symbol] - narrower, SYMBOL_AT_LEAST)
+        assert widths[:symbol] + widths[symbol + 1 :] == others, "no other column gives up width"
+    assert natural[symbol] == max(map(len, names)) == len("very_long_function"), "no wider than the widest name"
+
+
+# ---------------------------------------------------------------- height
+
+
+@pytest.mark.parametrize(
+    ("total", "fdes", "fres", "expected"),
+    [
+        (40, 8, 10, 8),  # both fit: each what it asks, the FRE table the rest
+        (12, 40004, 3, 9),  # a small function's rows: the FDE table the rest
+        (20, 8, 30, 8),  # a few functions, many rows: the FRE table the rest
+        (12, 40004, 30, 6),  # both want more than half: halves
+    ],
+)
+def test_share_height(total: int, fdes: int, fres: int, expected: int) -> None:
+    assert share_height(total, fdes, fres) == expected
+
+
+async def test_the_tables_share_the_height_by_what_they_hold() -> None:
+    app = explorer(AARCH64)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("down", "down", "down")  # huge_frame, 7 rows
+        await pilot.pause()
+        fdes, fres = app.explorer.fde_table, app.explorer.fre_table
+        assert fdes.size.height == len(app.section) + 1, "every function, no empty lines under them"
+        assert fres.size.height >= fres.row_count + 1, "every row of the function"
+    async with explorer(AARCH64).run_test(size=(80, 24)) as pilot:
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        screen = pilot.app.explorer
+        assert screen.fde_table.size.height >= 4 and screen.fre_table.size.height >= 3
+        assert screen.hex_view.visible_lines >= 4
+
+
+async def test_the_tree_and_the_detail_widen_with_the_screen() -> None:
+    widths = {}
+    for size in ((200, 50), (250, 50)):
+        app = explorer(AARCH64)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("2")
+            await pilot.pause()
+            tree, detail = app.explorer.structure, app.explorer.detail
+            assert tree.size.width >= tree.virtual_size.width, "the labels are not cut"
+            widths[size] = detail.size.width
+    assert widths[(250, 50)] > widths[(200, 50)]
