@@ -166,3 +166,46 @@ def test_a_big_sparse_elf_file_is_not_read_whole(tmp_path: Path) -> None:
         f.truncate(2 << 30)
     proc = run_process("dump", str(sparse))
     assert proc.returncode == 0 and proc.stdout == (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+
+
+def _compressed_copy(tmp_path: Path, ch_size: int | None = None) -> Path:
+    """shapes-x86_64-O2 with its .sframe compressed in place (SHF_COMPRESSED, an Elf64_Chdr, zlib), as
+    `ld --compress-debug-sections` lays out a compressed section; `ch_size` forges the inflated size."""
+    import zlib
+
+    from elftools.construct.lib.container import Container
+    from elftools.elf.constants import SH_FLAGS
+    from elftools.elf.elffile import ELFFile
+
+    source = DATA / "shapes-x86_64-O2"
+    data = bytearray(source.read_bytes())
+    with source.open("rb") as stream:
+        elf = ELFFile(stream)
+        index = next(i for i, s in enumerate(elf.iter_sections()) if s.name == ".sframe")
+        section = elf.get_section(index)
+        offset, size, flags = section["sh_offset"], section["sh_size"], section["sh_flags"]
+        header_at = elf["e_shoff"] + index * elf["e_shentsize"]
+        chdr = elf.structs.Elf_Chdr.build(
+            Container(ch_type="ELFCOMPRESS_ZLIB", ch_reserved=0, ch_size=ch_size or size, ch_addralign=8)
+        )
+        shdr = Container(**section.header)
+    packed = chdr + zlib.compress(bytes(data[offset : offset + size]), 9)
+    assert len(packed) <= size, "the compressed section fits where the section was"
+    data[offset : offset + len(packed)] = packed
+    shdr.sh_flags, shdr.sh_size = flags | SH_FLAGS.SHF_COMPRESSED, len(packed)
+    data[header_at : header_at + elf["e_shentsize"]] = elf.structs.Elf_Shdr.build(shdr)
+    path = tmp_path / "compressed"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_compressed_section_is_read_inflated(tmp_path: Path) -> None:
+    plain = run_process("dump", str(DATA / "shapes-x86_64-O2"))
+    compressed = run_process("dump", str(_compressed_copy(tmp_path)))
+    assert (compressed.returncode, compressed.stdout) == (0, plain.stdout)
+
+
+def test_a_compressed_section_that_claims_a_gigabyte_is_refused_at_once(tmp_path: Path) -> None:
+    result = run_process("dump", str(_compressed_copy(tmp_path, ch_size=1 << 30)))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "says it inflates to 1073741824 bytes; sfview reads at most 67108864" in result.stderr

@@ -8,10 +8,12 @@ which pyelftools does not name yet (it reports the bare number).
 from __future__ import annotations
 
 import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from elftools.common.exceptions import ELFError
 from elftools.elf.constants import P_FLAGS, SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
@@ -22,6 +24,9 @@ from sfview.inputs.plt import plt_symbols
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
 
 PT_GNU_SFRAME = 0x6474E554
+MAX_INFLATED = 64 << 20
+"""The most a compressed `.sframe` may inflate to: far beyond any real section, far below what a forged
+compression header can ask for (a 1 MB file claiming 1 GB)."""
 STT_FUNC, STT_GNU_IFUNC = 2, 10
 SHN_UNDEF = 0
 
@@ -111,7 +116,17 @@ def _from_section(elf: ELFFile) -> tuple[bytes, int, int, str] | None:
         return None
     if section["sh_type"] == "SHT_NOBITS":
         raise InputError("the .sframe section has no contents here (SHT_NOBITS, as in a separate debug file)")
-    data = _whole(".sframe section", section.data(), section["sh_size"], section["sh_offset"])
+    if section.compressed and section.data_size > MAX_INFLATED:
+        raise InputError(
+            f"the .sframe section is compressed and says it inflates to {section.data_size} bytes; sfview reads "
+            f"at most {MAX_INFLATED} (a section for 40,000 functions takes about 1 MB)"
+        )
+    try:
+        data = section.data()
+    except (zlib.error, ELFError) as exc:
+        raise InputError(f"the .sframe section is compressed and cannot be inflated: {exc}") from None
+    size = section.data_size if section.compressed else section["sh_size"]
+    data = _whole(".sframe section", data, size, section["sh_offset"])
     return data, section["sh_addr"], section["sh_offset"], ".sframe section"
 
 
