@@ -563,3 +563,12 @@ async def test_a_clean_section_has_no_problems() -> None:
         assert app.explorer.summary.problems == 0
         assert "problem" not in str(app.explorer.summary.render())
         assert "No problems found" in str(app.explorer.problems.get_option_at_index(0).prompt)
+
+
+async def test_a_raw_section_without_its_address_says_how_to_give_it() -> None:
+    app = explorer(DATA / "shapes-x86_64-O2.sframe")
+    async with app.run_test(size=(160, 40)):
+        assert "--base ADDR" in str(app.explorer.summary.render())
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2.sframe"), 0x141A8))
+    async with app.run_test(size=(160, 40)):
+        assert "--base" not in str(app.explorer.summary.render())

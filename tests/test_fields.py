@@ -124,3 +124,12 @@ def test_a_row_that_cannot_be_decoded_is_shown_as_far_as_it_goes() -> None:
     assert "offset size" in record.problem or "not a defined value" in record.problem
     bits = {c.name: c.value for c in info.children() if c.kind == "bits"}
     assert int(bits["offset_size"]) == 3
+
+
+def test_the_magic_reads_in_hex() -> None:
+    from conftest import DATA
+
+    from sfview.sframe.section import Section
+
+    magic = FieldTree(Section((DATA / "shapes-x86_64-O2.sframe").read_bytes())).field_at(0)
+    assert (magic.path, magic.display) == ("preamble.magic", "0xdee2")

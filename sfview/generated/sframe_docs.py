@@ -87,7 +87,8 @@ TYPES = {
         "fields": {
             "magic": {
                 "doc": "The SFrame magic number, 0xdee2, in the section's byte order. Reading\nit backwards (0xe2de) means the section was written for a machine of\nthe other byte order.",
-                "type": "u2"
+                "type": "u2",
+                "valid": 57058
             },
             "version": {
                 "doc": "The version of the format this section follows.",

@@ -54,6 +54,8 @@ class Field:
     """The FDE this field belongs to (its own, its FREs' and its attribute block's), else None."""
     fre: int | None = None
     """The FRE (row) of that FDE this field belongs to, else None."""
+    constant: bool = False
+    """A field that must hold one value (the magic): shown in hex, as the spec writes it."""
     problem: str = ""
     """Why this record could not be decoded whole (a partial record: only what could be read is below it)."""
 
@@ -79,6 +81,8 @@ class Field:
     @property
     def display(self) -> str:
         """The value as a person reads it: `ADDR2 (1)`, `16 (0x10)`, `e2 de`."""
+        if self.constant and isinstance(self.value, int):
+            return f"{self.value:#x}"
         return display_value(self.value, self.enum)
 
     def status(self) -> str:
@@ -370,6 +374,7 @@ class FieldTree:
                         doc=doc,
                         enum=info.get("enum"),
                         parent=parent,
+                        constant="valid" in info,
                     )
                 )
         for node in out:

@@ -43,6 +43,8 @@ function describeAttrs(attrs) {
     if (typeof spec.type === "string") entry.type = spec.type;
     if (bitWidth(spec.type)) entry.bits = bitWidth(spec.type);
     if (spec.enum) entry.enum = spec.enum;
+    // `valid:` a single number: a constant (the magic), which reads best in hex.
+    if (typeof spec.valid === "number") entry.valid = spec.valid;
     // `-bits: [high, low]` (a key the compiler ignores): where a value instance's bits sit in its word.
     if (spec["-bits"]) entry.at = spec["-bits"];
     out[name] = entry;

@@ -89,6 +89,9 @@ class HeaderSummary(Widget):
         facts = [(source.path, os.path.basename(source.path)), (source.origin, source.origin), (size, size)]
         if source.file_offset:
             facts.append((f"file offset {source.file_offset:#x}", ""))
+        if source.elf is None and source.address == 0:
+            # Start addresses count from the section's: at 0, they wrap to 0xffff… below it.
+            facts.append(("its load address: --base ADDR", "--base ADDR"))
         if source.elf is not None and self.names.ready:
             facts.append((self.names.count(), ""))
         return facts
