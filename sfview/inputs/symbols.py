@@ -73,9 +73,11 @@ class SymbolTable:
 
     def starts_at(self, address: int) -> bool:
         """Whether a function symbol, a PLT entry or a code section begins exactly at `address`."""
-        return any(
-            item is not None and item.address == address for item in (self.at(address), self._sections.at(address))
-        )
+        return address in self._starts
+
+    @cached_property
+    def _starts(self) -> frozenset[int]:
+        return frozenset(s.address for s in (*self._symbols.items, *self._sections.items))
 
     def name_at(self, address: int) -> str:
         """`name`, `name+0x12`, else the code section as objdump names it (`.plt+0x10`), else ""."""
