@@ -111,3 +111,41 @@ def test_functions_whose_row_lists_are_not_kept_print_their_own_rows() -> None:
     data = v2_section(functions, reverse=True)
     section = Section(data)
     assert readelf.text(section)[0] == readelf.text(section, bulk=False)[0]
+
+
+APP = """
+import asyncio, sys
+from sfview.app.app import SfviewApp
+from sfview.document import Document
+
+async def main():
+    app = SfviewApp(Document.open(sys.argv[1], 0x1000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*sys.argv[2], "enter")
+        await pilot.pause()
+        print("row", app.explorer.fre_table.cursor)
+        await pilot.press("2", "down", "down", "enter", "down", "enter")
+        await pilot.pause(0.2)
+    print("VmHWM", open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
+
+asyncio.run(main())
+"""
+
+
+def test_the_app_on_a_function_of_300000_rows(tmp_path: Path) -> None:
+    """`g` into it, the Structure tab, the tree: rows and nodes built for what is shown (memory says so)."""
+    count = 300_000
+    rows = b"".join(struct.pack("<IBb", 4 * j, 0x03, 8) for j in range(count))  # 4-byte starts, CFA = SP + 8
+    fde = struct.pack("<iIIIBBH", 0x1000, 4 * count, 0, count, 2, 0, 0)  # FRE type 2: 4-byte start addresses
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 1, count, len(rows), 0, len(fde))
+    path = tmp_path / "long.sframe"
+    path.write_bytes(header + fde + rows)
+    target = 0x1000 + 0x1000 + 4 * 123_456 + 2  # inside row 123456 of the function at section + 0x1000
+    done = subprocess.run([sys.executable, "-c", APP, str(path), hex(target)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert out["row"] == "123456"
+    assert int(out["VmHWM"]) < 150 * 1024, f"peak {out['VmHWM']} KB"

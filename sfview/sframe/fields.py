@@ -13,9 +13,9 @@ from __future__ import annotations
 import bisect
 import contextlib
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from kaitaistruct import KaitaiStruct
 
@@ -48,8 +48,8 @@ class Field:
     parent: Field | None = None
     meaning: str = ""
     """What the value means here, in this section (filled by `explain`)."""
-    loader: Callable[[Field], list[Field]] | None = field(default=None, repr=False)
-    _children: list[Field] | None = field(default=None, repr=False)
+    loader: Callable[[Field], Sequence[Field]] | None = field(default=None, repr=False)
+    _children: Sequence[Field] | None = field(default=None, repr=False)
     fde: int | None = None
     """The FDE this field belongs to (its own, its FREs' and its attribute block's), else None."""
     fre: int | None = None
@@ -67,7 +67,7 @@ class Field:
     def has_children(self) -> bool:
         return self.loader is not None or bool(self._children)
 
-    def children(self) -> list[Field]:
+    def children(self) -> Sequence[Field]:
         """The sub-fields, built on first use."""
         if self._children is None:
             self._children = self.loader(self) if self.loader else []
@@ -92,6 +92,53 @@ class Field:
             value = " = " + " ".join(f"{c.name}={c.display.split(' ')[0]}" for c in self.children())
         bits = f" bits {self.bits[0]}..{self.bits[1]}" if self.bits else ""
         return f"{self.path}{value} at {self.span.start:#x}..{self.span.end:#x}{bits}"
+
+
+class RowFields(Sequence[Field]):
+    """The fields of a function's rows, each built when asked for.
+
+    A function may have a million rows; the tree shows a few of them, and
+    finding the row at an offset is a binary search in the rows' positions.
+    """
+
+    def __init__(self, tree: FieldTree, parent: Field, func: Function, broken: Span | None) -> None:
+        self.tree, self.parent, self.func, self.broken = tree, parent, func, broken
+        self._built: dict[int, Field] = {}
+
+    def __len__(self) -> int:
+        return len(self.func.rows) + (self.broken is not None)
+
+    @overload
+    def __getitem__(self, index: int) -> Field: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Field]: ...
+    def __getitem__(self, index: int | slice) -> Field | list[Field]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        field = self._built.get(index)
+        if field is None:
+            rows = self.func.rows
+            if index < len(rows):
+                field = self.tree._row_field(self.parent, self.func, rows[index])
+            else:
+                assert self.broken is not None
+                field = self.tree._broken_row_field(self.parent, self.func, self.broken)
+            self._built[index] = field
+        return field
+
+    def index_at(self, offset: int) -> int | None:
+        """The row whose bytes hold `offset`, by its position."""
+        positions = self.func.rows.positions
+        if self.broken is not None and offset in self.broken:
+            return len(self) - 1
+        i = bisect.bisect_right(positions, offset) - 1
+        if 0 <= i < len(self.func.rows) and offset < positions[i + 1]:
+            return i
+        return None
 
 
 def enum_name(enum: str, value: int) -> str | None:
@@ -244,21 +291,22 @@ class FieldTree:
             return None  # not this row's bytes: a count or an offset blamed at its field
         return Span(start, error.offset + 1)
 
-    def _row_fields(self, parent: Field, func: Function, broken: Span | None) -> list[Field]:
-        fields = [self._row_field(parent, func, row) for row in func.rows]
-        if broken is not None:
-            index = len(func.rows)
-            obj = self._read_record(
-                broken.start,
-                lambda: SframeDebug.Section.Fre(
-                    func.fre_type, func.fde_type, self.io, None, self.root_obj, self.section.little_endian
-                ),
-            )
-            node = self._make(obj, f"fres[{index}]", "fre", broken, parent, TYPES["fre"]["doc"])
-            node.path, node.fre = f"{parent.path}[{index}]", index
-            node.problem = func.rows_error.message if func.rows_error is not None else ""
-            fields.append(node)
-        return fields
+    def _row_fields(self, parent: Field, func: Function, broken: Span | None) -> RowFields:
+        return RowFields(self, parent, func, broken)
+
+    def _broken_row_field(self, parent: Field, func: Function, broken: Span) -> Field:
+        """The partial record of the row that cannot be decoded, as far as it goes."""
+        index = len(func.rows)
+        obj = self._read_record(
+            broken.start,
+            lambda: SframeDebug.Section.Fre(
+                func.fre_type, func.fde_type, self.io, None, self.root_obj, self.section.little_endian
+            ),
+        )
+        node = self._make(obj, f"fres[{index}]", "fre", broken, parent, TYPES["fre"]["doc"])
+        node.path, node.fre = f"{parent.path}[{index}]", index
+        node.problem = func.rows_error.message if func.rows_error is not None else ""
+        return node
 
     def _row_field(self, parent: Field, func: Function, row: Row) -> Field:
         obj = self._read_record(
@@ -411,7 +459,12 @@ class FieldTree:
         """The innermost field that holds the byte at `offset`."""
         node = self._record_at(offset)
         while True:
-            inner = [c for c in node.children() if offset in c.span and c.kind != "group"]
+            children = node.children()
+            if isinstance(children, RowFields):  # a million rows: found by position, not by looking at each
+                at = children.index_at(offset)
+                inner = [children[at]] if at is not None else []
+            else:
+                inner = [c for c in children if offset in c.span and c.kind != "group"]
             # Bit fields share their byte: the info byte that holds them stands for it.
             if not inner or inner[0].kind == "bits":
                 return node
@@ -441,7 +494,10 @@ class FieldTree:
             if child.name in ("fres", "attr") and offset in child.span:
                 if child.name == "attr":
                     return child
-                return next((row for row in child.children() if offset in row.span), None)
+                rows = child.children()
+                assert isinstance(rows, RowFields)
+                at = rows.index_at(offset)
+                return rows[at] if at is not None else None
         return None
 
     def _fre_block_starts(self) -> list[tuple[int, int]]:

@@ -11,7 +11,8 @@ all in a few tens of milliseconds; a function the bulk reader finds unusual
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
@@ -19,8 +20,9 @@ from typing import Any, NamedTuple
 
 from sfview.generated.sframe import Sframe
 from sfview.sframe.bulk import Bulk
+from sfview.sframe.records import START_ADDR_SIZES
 from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, START_ADDR_SIZES, Function, Section
+from sfview.sframe.section import ADDRESS_MASK, Function, Section
 
 __all__ = ["Facts", "Overview", "frame_size"]
 
@@ -66,7 +68,7 @@ class _Block(NamedTuple):
     the widest's bytes."""
 
     frame: int | None
-    offsets: tuple[int, ...]
+    offsets: Sequence[int]
     last_offset: int
     rows: int
     widest: int
@@ -119,7 +121,7 @@ class Overview:
         append, make = overview.functions.append, Facts._make
         # The bulk reader hands out one list per distinct block of rows and keeps it (`shared`):
         # what was made of such a list is kept by its id.
-        blocks: dict[int, tuple[list[tuple[int, bytes]], _Block]] = {}
+        blocks: dict[int, tuple[Iterable[tuple[int, bytes]], _Block]] = {}
         infos: dict[int, tuple[int, int, int, bool, bool, bool]] = {}
         last = 0
         for item in reader.functions():
@@ -131,8 +133,7 @@ class Overview:
                 fast, rows = item
                 known = blocks.get(id(rows)) if fast.shared else None
                 if known is None:
-                    listed = rows if isinstance(rows, list) else list(rows)
-                    known = listed, overview._block(reader, listed, fast.info.fre_type)
+                    known = rows, overview._block(reader, rows, fast.info.fre_type)  # rows gone through once
                     if fast.shared:  # the reader keeps this list, and hands it out again
                         blocks[id(rows)] = known
                 block = known[1]
@@ -156,27 +157,29 @@ class Overview:
         self.widest_row = max(self.widest_row, block.widest)
         return block
 
-    def _block(self, reader: Bulk, rows: list[tuple[int, bytes]], fre_type: int) -> _Block:
-        """A block of rows the bulk reader read."""
-        patterns = [reader.pattern(key) for _, key in rows]
-        self.rules.update((p.cfa, p.fp, p.ra) for p in patterns)
+    def _block(self, reader: Bulk, rows: Iterable[tuple[int, bytes]], fre_type: int) -> _Block:
+        """A block of rows the bulk reader read, gone through once (a function may have a million):
+        its start offsets kept as an array, its patterns once each."""
         address_size = START_ADDR_SIZES[fre_type]
-        offsets = tuple(start for start, _ in rows)
+        offsets = array("Q")
+        keys: set[bytes] = set()
+        widest = 0
+        for start, key in rows:
+            offsets.append(start)
+            if key not in keys:
+                keys.add(key)
+                widest = max(widest, address_size + len(key))
+        patterns = [reader.pattern(key) for key in keys]
+        self.rules.update((p.cfa, p.fp, p.ra) for p in patterns)
         return self._note(
-            _Block(
-                frame_size([p.cfa for p in patterns]),
-                offsets,
-                max(offsets, default=0),
-                len(rows),
-                max((address_size + len(key) for _, key in rows), default=0),
-            )
+            _Block(frame_size([p.cfa for p in patterns]), offsets, max(offsets, default=0), len(offsets), widest)
         )
 
     def _model_facts(self, func: Function) -> tuple[Facts, _Block]:
         """A function read through the model (flexible, or damaged)."""
         rows = func.rows
         self.rules.update((row.cfa, row.fp, row.ra) for row in rows)
-        offsets = tuple(row.start_offset for row in rows)
+        offsets = array("Q", (row.start_offset for row in rows))
         block = self._note(
             _Block(
                 frame_size([row.cfa for row in rows]),

@@ -50,7 +50,7 @@ from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
 from sfview.app.widgets.problems import ProblemList
 from sfview.app.widgets.row_table import RowTable
-from sfview.app.widgets.structure_tree import CHUNK_TYPE, StructureTree
+from sfview.app.widgets.structure_tree import CHUNK_TYPE, ROW_CHUNK_TYPE, StructureTree
 from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
 from sfview.check.run import Diagnostic, check_document
@@ -58,7 +58,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
 from sfview.sframe import describe
-from sfview.sframe.fields import Field
+from sfview.sframe.fields import Field, RowFields
 from sfview.sframe.overview import Overview
 from sfview.sframe.rules import Rule
 from sfview.sframe.section import Function, Row, Section
@@ -67,6 +67,9 @@ __all__ = ["ExplorerScreen"]
 
 PROBLEMS_SHOWN = 2000
 """Problems listed in the app at most (`sfview check` lists them all): a broken section may have a million."""
+
+STRIPES = 4096
+"""Boundaries striped in the hex pane at most: the rows of a long function are many more than show."""
 
 NAMES_IN_THE_BACKGROUND = 5000
 """Above this many functions, the symbol table is read in a thread, after the first screen."""
@@ -387,9 +390,14 @@ class ExplorerScreen(Screen[None]):
         """
         if (field is self.fields.fdes_field) or field.type_name == CHUNK_TYPE:
             return list(range(field.span.start, field.span.end, self.section.fde_size))
+        chunk = field.type_name == ROW_CHUNK_TYPE and field.parent is not None
+        children = field.parent.children() if chunk and field.parent is not None else field.children()
+        if isinstance(children, RowFields):  # rows (or a chunk of them): where each starts, no row decoded
+            first, last = field.value if chunk else (0, len(children) - 1)
+            return list(children.func.rows.positions[first : min(last + 1, first + STRIPES)])
         if field.kind == "bits" or not field.has_children:
             return []
-        return [child.span.start for child in field.children()]
+        return [child.span.start for child in children]
 
     def _row_field(self, index: int, row: int) -> Field:
         """The field of row `row` of function `index`."""

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.sframe import describe
 from sfview.sframe.overview import Overview
-from sfview.sframe.section import OFFSET_SIZES, Function, Row, Section
+from sfview.sframe.records import OFFSET_SIZES
+from sfview.sframe.section import Function, Row, Section
 
 __all__ = ["FreTable"]
 

@@ -4,7 +4,8 @@ Every node is a `fields.Field`, labelled with its value and what it means.
 Nothing is built before it is opened: a node's children are added when it is
 expanded. The FDE array of a big section is split into chunks of `CHUNK`
 (`fdes[0..999]`), so that opening it adds dozens of nodes, not 40,000, and an
-FDE node holds only its index until it is opened itself.
+FDE node holds only its index until it is opened itself. A function's rows
+are chunked the same way (`fres[0..999]`): a function may have a million.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ from textual.widgets.tree import TreeNode
 
 from sfview.app.names import Names
 from sfview.sframe import describe
-from sfview.sframe.fields import Field, FieldTree
+from sfview.sframe.fields import Field, FieldTree, RowFields
 from sfview.sframe.section import Span
 
-__all__ = ["CHUNK", "CHUNK_TYPE", "StructureTree"]
+__all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK_TYPE", "StructureTree"]
 
 CHUNK = 1000
 """FDEs per chunk node when the section has more than this many."""
 
 CHUNK_TYPE = "fde_chunk"
 """`Field.type_name` of the chunk nodes, which the tree makes up (they are no part of the format)."""
+ROW_CHUNK_TYPE = "fre_chunk"
+"""`Field.type_name` of the chunks of a function's rows; their parent is the `fres` array."""
 
 NodeData = Field | int
 """A field, or the index of an FDE whose field is not built yet."""
@@ -111,9 +114,35 @@ class StructureTree(Tree[NodeData]):
         elif field.type_name == CHUNK_TYPE:
             first, last = field.value
             self._add_fdes(node, range(first, last + 1))
+        elif field.type_name == ROW_CHUNK_TYPE and field.parent is not None:
+            first, last = field.value
+            rows = field.parent.children()
+            for index in range(first, last + 1):
+                self._add(node, rows[index])
+        elif isinstance(children := field.children(), RowFields) and len(children) > CHUNK:
+            self._add_row_chunks(node, field, children)
         else:
-            for child in field.children():
+            for child in children:
                 self._add(node, child)
+
+    def _add_row_chunks(self, node: TreeNode[NodeData], fres: Field, rows: RowFields) -> None:
+        """A function's rows by chunks of `CHUNK`, each cut by the rows' positions (no row decoded)."""
+        positions = rows.func.rows.positions
+        for first in range(0, len(rows), CHUNK):
+            last = min(first + CHUNK, len(rows)) - 1
+            end = positions[last + 1] if last + 1 < len(positions) else fres.span.end
+            chunk = Field(
+                f"fres[{first}..{last}]",
+                f"{fres.path}[{first}..{last}]",
+                Span(positions[first] if first < len(positions) else fres.span.start, end),
+                "group",
+                value=(first, last),
+                type_name=ROW_CHUNK_TYPE,
+                doc=f"Rows {first} to {last}. (sfview groups the rows of a long function by {CHUNK}; "
+                "the groups are not part of the format.)",
+                parent=fres,
+            )
+            node.add(self._label(chunk), data=chunk)
 
     def _add(self, node: TreeNode[NodeData], field: Field) -> None:
         if field.has_children:
@@ -163,7 +192,13 @@ class StructureTree(Tree[NodeData]):
             if index not in self._fde_nodes:
                 self._open(next(c for c in node.children if _in_chunk(self.field_of(c), index)))
             return self._fde_nodes[index]
-        return next(c for c in node.children if c.data is field)
+        found = next((c for c in node.children if c.data is field), None)
+        if found is None and field.fre is not None:  # a row, in one of its array's chunks
+            chunk = next(c for c in node.children if _in_chunk(self.field_of(c), field.fre))
+            self._open(chunk)
+            found = next(c for c in chunk.children if c.data is field)
+        assert found is not None
+        return found
 
     # ------------------------------------------------------------------ labels
 
