@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from sfview.app.app import SfviewApp  # noqa: E402 - after making the checkout importable
 from sfview.document import Document  # noqa: E402
 from sfview.inputs.core import read_core  # noqa: E402
+from sfview.sframe.section import Section  # noqa: E402
 from sfview.unwind import session  # noqa: E402
 
 SHAPES = "tests/data/shapes-x86_64-O2"
@@ -57,6 +58,21 @@ async def _aarch64_row(app: SfviewApp, pilot: object) -> None:
     app.explorer.goto_offset(next(c for c in start_addr.parent.children() if c.name == "info").span.start)
 
 
+BROKEN = "broken.sframe"
+"""A damaged copy of the x86-64 section the script writes for the problems shot (the file name it shows)."""
+
+
+def _write_broken() -> None:
+    """Two FDEs swapped under FDE_SORTED, one row with offset size 3: what the Problems tab is for."""
+    data = bytearray(Path(f"{SHAPES}.sframe").read_bytes())
+    section = Section(bytes(data))
+    a, b = section.function(3).span, section.function(4).span
+    data[a.start : a.end], data[b.start : b.end] = data[b.start : b.end], data[a.start : a.end]
+    info = section.function(5).rows[1].span.start + 1  # the row's info byte, after its 1-byte start address
+    data[info] |= 0x60  # offset size 3: no version defines it
+    Path(BROKEN).write_bytes(bytes(data))
+
+
 SHOTS = [
     Shot("explorer", "sfview: functions, rows and bytes", keys=["down", "down", "tab", "down"]),
     Shot("explorer-80x24", "sfview at 80x24", size=(80, 24), keys=["down", "down"]),
@@ -79,6 +95,22 @@ SHOTS = [
     ),
     Shot("goto-symbol", "sfview: go to symbol", size=(100, 30), keys=["s", *"frame"]),
     Shot("help", "sfview: help", size=(110, 45), keys=["question_mark"]),
+    Shot(
+        "sorted-by-frame",
+        "sfview: AArch64 functions, largest frame first",
+        path=AARCH64,
+        size=(120, 36),
+        keys=[*"SSSSSS", "R", "home"],
+    ),
+    Shot("filtered", "sfview: the functions a filter keeps", size=(120, 30), keys=["slash", *"frame", "enter"]),
+    Shot(
+        "frame-picture",
+        "sfview: a row's stack frame, drawn to scale",
+        path="tests/data/shapes-x86_64-O0-fp",
+        size=(120, 40),
+        keys=["n", "n", "tab", "down", "f"],
+    ),
+    Shot("problems", "sfview: what a check of the section found", path=BROKEN, keys=["4", "down", "enter"]),
     Shot(
         "debugger",
         "sfview: unwinding a core, frame by frame",
@@ -114,8 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     os.chdir(ROOT)  # fixture paths as the summary shows them: relative, the same on every machine
-    for shot in SHOTS:
-        print(asyncio.run(take(shot, out)).relative_to(ROOT) if out.is_relative_to(ROOT) else out / shot.name)
+    _write_broken()
+    try:
+        for shot in SHOTS:
+            print(asyncio.run(take(shot, out)).relative_to(ROOT) if out.is_relative_to(ROOT) else out / shot.name)
+    finally:
+        Path(BROKEN).unlink()
     return 0
 
 
