@@ -319,13 +319,18 @@ class _Walk:
                 fast.rep_size,
                 fast.num_fres,
             )
+            room = max(0, min(section.fre_end, len(section.data)) - fast.fres_start) // (width + 1)
+            # Known before the rows are gone through: a list has been read, and a count past the room is cut.
+            cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
+            if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
+                yield from self._rows_error(section.function(fast.index))
             if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask):
                 rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
             else:
                 rows = self._bulk_rows(reader, fast.fres_start, width, fast_rows)
             yield from self._function(facts, rows)
             self.blocks.append((attr, fast.rows_end, fast.index))  # known once the rows have been gone through
-            if not fast.complete:
+            if not fast.complete and not cut_short:
                 yield from self._rows_error(section.function(fast.index))
 
     def _model_function(self, func: Function) -> Iterator[Diagnostic]:
