@@ -12,6 +12,7 @@ from pathlib import Path
 
 from conftest import DATA, v3_section
 from rich.console import Console
+from test_app import explorer, status
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
@@ -28,19 +29,10 @@ from sfview.sframe import describe
 from sfview.sframe.rules import Kind
 from sfview.unwind import session
 
-SHAPES = DATA / "shapes-x86_64-O2"
 FP_BUILD = DATA / "shapes-x86_64-O0-fp"
 OBJECT = DATA / "shapes-x86_64-O2.o"
 RAW = DATA / "shapes-x86_64-O2.sframe"
 SIZE = (120, 40)
-
-
-def explorer(path: Path = SHAPES) -> SfviewApp:
-    return SfviewApp(Document.open(str(path)))
-
-
-def status(app: SfviewApp) -> str:
-    return str(app.explorer.status_line.render())
 
 
 def chosen(app: SfviewApp) -> tuple[int | None, int | None]:

@@ -15,7 +15,7 @@ import contextlib
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
 from kaitaistruct import KaitaiStruct
 
@@ -23,6 +23,7 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
 from sfview.sframe import describe
+from sfview.sframe.lazy import Lazy
 from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES
 from sfview.sframe.section import FLEX_WORDS, PARSE_ERRORS, Function, Row, Section, Span
 from sfview.sframe.stream import BufferStream
@@ -94,7 +95,7 @@ class Field:
         return f"{self.path}{value} at {self.span.start:#x}..{self.span.end:#x}{bits}"
 
 
-class RowFields(Sequence[Field]):
+class RowFields(Lazy[Field]):
     """The fields of a function's rows, each built when asked for.
 
     A function may have a million rows; the tree shows a few of them, and
@@ -102,33 +103,18 @@ class RowFields(Sequence[Field]):
     """
 
     def __init__(self, tree: FieldTree, parent: Field, func: Function, broken: Span | None) -> None:
+        super().__init__()
         self.tree, self.parent, self.func, self.broken = tree, parent, func, broken
-        self._built: dict[int, Field] = {}
 
     def __len__(self) -> int:
         return len(self.func.rows) + (self.broken is not None)
 
-    @overload
-    def __getitem__(self, index: int) -> Field: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Field]: ...
-    def __getitem__(self, index: int | slice) -> Field | list[Field]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        field = self._built.get(index)
-        if field is None:
-            rows = self.func.rows
-            if index < len(rows):
-                field = self.tree._row_field(self.parent, self.func, rows[index])
-            else:
-                assert self.broken is not None
-                field = self.tree._broken_row_field(self.parent, self.func, self.broken)
-            self._built[index] = field
-        return field
+    def _make(self, index: int) -> Field:
+        rows = self.func.rows
+        if index < len(rows):
+            return self.tree._row_field(self.parent, self.func, rows[index])
+        assert self.broken is not None
+        return self.tree._broken_row_field(self.parent, self.func, self.broken)
 
     def index_at(self, offset: int) -> int | None:
         """The row whose bytes hold `offset`, by its position."""

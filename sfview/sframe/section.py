@@ -20,16 +20,17 @@ from __future__ import annotations
 import bisect
 import struct
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, overload
+from typing import Any
 
 from kaitaistruct import KaitaiStructError
 
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
+from sfview.sframe.lazy import Lazy
 from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
 from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, rule
 from sfview.sframe.stream import BufferStream
@@ -215,7 +216,7 @@ class Function:
         return self.rows[index] if index is not None else None
 
 
-class Rows(Sequence[Row]):
+class Rows(Lazy[Row]):
     """A function's FREs: where each starts, found in one pass with `struct`; each decoded when asked for.
 
     Why not a list of `Row`s: a function may claim millions of rows, and the
@@ -224,10 +225,11 @@ class Rows(Sequence[Row]):
     fail, so that `error` says why there are fewer rows than `num_fres`.
     """
 
-    CACHE = 4096
+    keep = 4096
     """Decoded rows kept for asking again (the rows on screen, a lookup's neighbours)."""
 
     def __init__(self, func: Function) -> None:
+        super().__init__()
         self.func = func
         self.starts = array("Q")
         """Each row's start address field (an offset into the function or block)."""
@@ -236,7 +238,6 @@ class Rows(Sequence[Row]):
         self.error: InputError | None = None
         self.increasing = True
         """Start offsets strictly increase, as they should: a lookup may search them by halves."""
-        self._cache: dict[int, Row] = {}
         if func.error is None and func.num_fres:
             self._find()
 
@@ -280,29 +281,11 @@ class Rows(Sequence[Row]):
     def __len__(self) -> int:
         return len(self.starts)
 
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Row]: ...
-    def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        row = self._cache.get(index)
-        if row is None:
-            if len(self._cache) >= self.CACHE:
-                self._cache.clear()
-            row = self._cache[index] = self._decode(index)
-        return row
-
     def __iter__(self) -> Iterator[Row]:
         """Every row in order, decoded one at a time (not kept: a pass over a million rows stays small)."""
-        return (self._cache.get(i) or self._decode(i) for i in range(len(self)))
+        return (self._made.get(i) or self._make(i) for i in range(len(self)))
 
-    def _decode(self, index: int) -> Row:
+    def _make(self, index: int) -> Row:
         func, section = self.func, self.func.section
         start = self.positions[index]
         io = section.io
