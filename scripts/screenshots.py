@@ -128,6 +128,8 @@ async def take(shot: Shot, out: Path) -> Path:
     app = SfviewApp(Document.open(shot.path), started)
     async with app.run_test(size=shot.size) as pilot:
         await pilot.pause()
+        while app.explorer.section is not None and app.explorer.summary.problems is None:
+            await pilot.pause(0.02)  # the check the explorer runs in a worker as a section opens
         if shot.steps is not None:
             await shot.steps(app, pilot)
             await pilot.pause()

@@ -544,6 +544,10 @@ async def test_problems_are_found_on_open_listed_and_shown_at_their_bytes(tmp_pa
         assert "2 problems" in str(app.explorer.summary.render())
         table = app.explorer.fde_table
         assert [table.row_cells(i)[-1] for i in (3, 4, 5)] == ["", "error", "error"]
+        assert (0xC6, 0xC7) in app.explorer.hex_view.problems, "the bad byte marked in the hex pane"
+        assert "error" in str(app.explorer.structure._fde_label(4)) and "error" not in str(
+            app.explorer.structure._fde_label(3)
+        )
         await pilot.press("4")
         assert app.explorer.tabs.active == "problems-tab" and app.focused is app.explorer.problems
         assert [d.check.id for d in app.explorer.problems.diagnostics] == ["fdes-unsorted", "offset-size-undefined"]

@@ -60,10 +60,16 @@ def test_help(snap_compare) -> None:
     assert snap_compare(explorer(), press=["question_mark"], terminal_size=(110, 40))
 
 
+async def _checked(pilot) -> None:
+    """Wait for the check the explorer runs in a worker as a section opens: its results are on screen."""
+    while pilot.app.explorer.summary.problems is None:
+        await pilot.pause(0.02)
+
+
 def test_section_cut_short(snap_compare, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / "cut.sframe").write_bytes((DATA / "shapes-x86_64-O2.sframe").read_bytes()[:150])
     monkeypatch.chdir(tmp_path)
-    assert snap_compare(explorer("cut.sframe"), terminal_size=(100, 24))
+    assert snap_compare(explorer("cut.sframe"), terminal_size=(100, 24), run_before=_checked)
 
 
 def test_function_that_cannot_be_decoded(snap_compare, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -71,7 +77,9 @@ def test_function_that_cannot_be_decoded(snap_compare, monkeypatch: pytest.Monke
     raw[0xC6] = 0x63  # FDE 5, FRE 1 info byte: offset size 3 does not exist
     (tmp_path / "broken.sframe").write_bytes(bytes(raw))
     monkeypatch.chdir(tmp_path)
-    assert snap_compare(explorer("broken.sframe"), press=["end", "up", "up", "up"], terminal_size=(100, 30))
+    assert snap_compare(
+        explorer("broken.sframe"), press=["end", "up", "up", "up"], terminal_size=(100, 30), run_before=_checked
+    )
 
 
 FP_BUILD = "tests/data/shapes-x86_64-O0-fp"

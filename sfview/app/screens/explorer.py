@@ -255,6 +255,8 @@ class ExplorerScreen(Screen[None]):
         self.summary.refresh(layout=True)
         self.tabs.get_tab("problems-tab").label = f"Problems ({len(counted) + more})" if counted or more else "Problems"
         self.problem_functions = worst
+        self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
+        self.structure.problems_changed(worst)
 
     def on_problem_list_chosen(self, message: ProblemList.Chosen) -> None:
         """A problem chosen: its bytes, field, function and row selected; what is wrong on the status line."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from itertools import accumulate
 from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
@@ -57,7 +58,10 @@ _ASCII_TABLE = bytes(b if 0x20 <= b < 0x7F else ord(".") for b in range(256))
 
 # Paint states of one byte cell. Ints (not an Enum) because they index style tuples
 # in the hot path.
-_PLAIN, _HIGHLIGHT, _HIGHLIGHT_ALT, _CURSOR, _MATCH = 0, 1, 2, 3, 4
+_PLAIN, _HIGHLIGHT, _HIGHLIGHT_ALT, _CURSOR, _MATCH, _PROBLEM = 0, 1, 2, 3, 4, 5
+
+_OVERLAYS = ("hexview--highlight", "hexview--highlight-alt", "hexview--cursor", "hexview--match", "hexview--problem")
+"""The component classes painted over a byte, in the order of the paint states after `_PLAIN`."""
 
 MATCHES_KEPT = 100_000
 """Matches of a search counted at most (a one-byte pattern in a big section matches everywhere)."""
@@ -123,6 +127,7 @@ class HexView(ScrollView, can_focus=True):
         "hexview--highlight",
         "hexview--highlight-alt",
         "hexview--match",
+        "hexview--problem",
     }
     """
     | Class | Description |
@@ -136,6 +141,7 @@ class HexView(ScrollView, can_focus=True):
     | `hexview--highlight` | Highlighted range, even fields (the first field is even). |
     | `hexview--highlight-alt` | Highlighted range, odd fields. |
     | `hexview--match` | The bytes the last search found. |
+    | `hexview--problem` | Bytes a check of the section found a problem in (under any highlight). |
     """
 
     DEFAULT_CSS = """
@@ -148,6 +154,7 @@ class HexView(ScrollView, can_focus=True):
         & > .hexview--hex { color: $foreground; }
         & > .hexview--ascii { color: $foreground-muted; }
         & > .hexview--highlight { background: $primary 55%; color: $foreground; }
+        & > .hexview--problem { background: $error 35%; color: $foreground; }
         & > .hexview--highlight-alt { background: $primary 25%; color: $foreground; }
         & > .hexview--match { background: $warning 70%; color: $foreground; text-style: underline; }
         & > .hexview--cursor { background: $foreground 25%; text-style: bold; }
@@ -195,6 +202,9 @@ class HexView(ScrollView, can_focus=True):
         self._highlight: tuple[int, int] | None = None
         self._boundaries: tuple[int, ...] = ()
         self._pattern = b""
+        self.problems: list[tuple[int, int]] = []
+        """Ranges a check found problems in, sorted (see `mark_problems`)."""
+        self._problem_ends: list[int] = []
         self._matches: list[int] = []
         """Offsets of the pattern's matches, in order (at most `MATCHES_KEPT`)."""
         self._match: tuple[int, int] | None = None
@@ -407,7 +417,7 @@ class HexView(ScrollView, can_focus=True):
             hex_style = get("hexview--hex")
             ascii_style = get("hexview--ascii")
             overlays = []
-            for name in ("hexview--highlight", "hexview--highlight-alt", "hexview--cursor", "hexview--match"):
+            for name in _OVERLAYS:
                 full = get(name)
                 partial = get(name, partial=True)
                 overlays.append(partial + Style(bgcolor=full.bgcolor))
@@ -445,12 +455,34 @@ class HexView(ScrollView, can_focus=True):
         """Per-byte state of bytes `[start, end)`: highlight, then the search match over it
         (cursor not applied); None if all plain."""
         states = self._highlight_states(start, end)
+        states = self._problem_states(start, end, states)
         match = self._match
         if match is None or match[1] <= start or match[0] >= end:
             return states
         states = states or [_PLAIN] * (end - start)
         for offset in range(max(start, match[0]), min(end, match[1])):
             states[offset - start] = _MATCH
+        return states
+
+    def mark_problems(self, ranges: Iterable[tuple[int, int]]) -> None:
+        """Bytes [start, end) a check found problems in, shown as such wherever nothing else is painted."""
+        self.problems = sorted(ranges)
+        self._problem_ends = list(accumulate((end for _, end in self.problems), max))
+        self._plain_cache.clear()
+        self.refresh()
+
+    def _problem_states(self, start: int, end: int, states: list[int] | None) -> list[int] | None:
+        """`states` with the bytes of `[start, end)` that lie in a problem's range marked (over plain ones)."""
+        problems = self.problems
+        # The first range that may reach `start`: ranges are sorted by start, their ends accumulated.
+        i = bisect_right(self._problem_ends, start)
+        while i < len(problems) and problems[i][0] < end:
+            lo, hi = problems[i]
+            for offset in range(max(start, lo), min(end, hi)):
+                states = states or [_PLAIN] * (end - start)
+                if states[offset - start] == _PLAIN:
+                    states[offset - start] = _PROBLEM
+            i += 1
         return states
 
     def _highlight_states(self, start: int, end: int) -> list[int] | None:

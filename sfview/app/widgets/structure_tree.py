@@ -17,6 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from sfview.app.names import Names
+from sfview.check.catalogue import Severity
 from sfview.sframe import describe
 from sfview.sframe.fields import Field, FieldTree, RowFields
 from sfview.sframe.section import Span
@@ -41,6 +42,8 @@ class StructureTree(Tree[NodeData]):
     def __init__(self, fields: FieldTree, names: Names, *, id: str | None = None) -> None:
         self.fields = fields
         self.section = fields.section
+        self.problems: dict[int, Severity] = {}
+        """FDEs a check of the section found problems in (their worst severity), said on their nodes."""
         self.names = names
         super().__init__(self._label(fields.root), data=fields.root, id=id)
         self.guide_depth = 3
@@ -81,6 +84,11 @@ class StructureTree(Tree[NodeData]):
         with self.prevent(Tree.NodeHighlighted):
             _ = self.last_line  # lays the new nodes out, so that `node.line` is current
             self.move_cursor(node)
+
+    def problems_changed(self, problems: dict[int, Severity]) -> None:
+        """A check of the section found problems in these functions: say so on their nodes."""
+        self.problems = problems
+        self.names_changed()
 
     def names_changed(self) -> None:
         """The names have arrived: label the FDE nodes already built with them."""
@@ -212,6 +220,9 @@ class StructureTree(Tree[NodeData]):
         name = self.names.of(func)
         if name:
             label.append(f"  {name}", style="italic")
+        problem = self.problems.get(index)
+        if problem is not None:
+            label.append(f"  {problem.value}", style="red" if problem is Severity.ERROR else "yellow")
         return label
 
     def _label(self, field: Field) -> Text:
