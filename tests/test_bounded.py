@@ -149,3 +149,14 @@ def test_the_app_on_a_function_of_300000_rows(tmp_path: Path) -> None:
     out = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     assert out["row"] == "123456"
     assert int(out["VmHWM"]) < 150 * 1024, f"peak {out['VmHWM']} KB"
+
+
+def test_fdes_pointing_at_the_same_rows_print_them_each() -> None:
+    """Rows read once for every FDE that points at them (with the same count), printed for each."""
+    block = b"".join(bytes([4 * j, 0x03, 8 * (j % 15 + 1)]) for j in range(40))  # row 39: +0x9c, sp+80
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 * (i + 1), 0x100, 0, 40 - (i % 2), 0, 0, 0) for i in range(30))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 30, 40, len(block), 0, len(fdes))
+    section = Section(header + fdes + block)
+    text = readelf.text(section)[0]
+    assert text == readelf.text(section, bulk=False)[0]
+    assert text.count("09c  sp+80 ") == 15, "the 40th row, in each of the 15 FDEs that count 40"

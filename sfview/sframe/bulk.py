@@ -143,7 +143,8 @@ class Bulk:
         records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
         # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
         block_ends = [fre_start + r[i_off] for r in records[1:]] + [fre_end]
-        blocks: dict[tuple[int, int, bytes], tuple[list[Row], int]] = {}  # rows, and the bytes they take
+        blocks: dict[tuple[int, int, bytes], tuple[list[Row], int, bool]] = {}  # rows, their bytes, all read
+        same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
         for index, record in enumerate(records):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if v3:
@@ -163,18 +164,21 @@ class Bulk:
                 continue
             # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
             # already read gives the same rows, when its reading stayed within the bytes of the key.
+            # And FDEs that point at the same rows (with the same count) read the same rows.
             key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_ends[index])])
-            known = blocks.get(key)
+            place = (func.info.fre_type, func.num_fres, pos)
+            known = blocks.get(key) or same_place.get(place)
             if known is not None:
-                rows, length = known
+                rows, length, func.complete = known
                 func.rows_end, func.shared = pos + length, True
             elif func.num_fres > LISTED_ROWS:
                 yield func, self._walk(func, pos, address, fre_end, limit)  # read as it is written out
                 continue
             else:
                 rows = list(self._walk(func, pos, address, fre_end, limit))
+                same_place[place] = entry = rows, func.rows_end - pos, func.complete
                 if func.complete and func.rows_end <= block_ends[index]:
-                    blocks[key] = rows, func.rows_end - pos
+                    blocks[key] = entry
                     func.shared = True
             yield func, rows
 
