@@ -297,7 +297,6 @@ class _Walk:
         self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
         self.allowed = _offset_counts(section)
         self._patterns: dict[bytes, tuple[tuple[str, str], ...]] = {}
-        self.width_of = START_ADDR_SIZES
 
     def functions(self) -> Iterator[Diagnostic]:
         section = self.section
@@ -307,7 +306,7 @@ class _Walk:
                 yield from self._model_function(section.function(walked))
                 continue
             fast, fast_rows = walked
-            width = self.width_of[fast.info.fre_type]
+            width = START_ADDR_SIZES[fast.info.fre_type]
             attr = fast.fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
             facts = _Facts(
                 fast.index,
@@ -415,7 +414,7 @@ class _Walk:
             kind, path = "fres-outside-fre-subsection", f"fdes[{index}].func_start_fre_off"
         else:
             kind, path = "fre-undecodable", f"fdes[{index}].fres[{j}]"
-            info_at = stop + self.width_of.get(func.fre_type, 0)
+            info_at = stop + START_ADDR_SIZES.get(func.fre_type, 0)
             if info_at < len(data) and info_bits(data[info_at], "fre_info", "offset_size") not in layout.FRE_OFFSET:
                 kind = "offset-size-undefined"
         yield _diag(kind, error.message, offset, offset + 1, path, fde=index, fre=None if "fres[" not in path else j)
@@ -588,6 +587,11 @@ class _Walk:
             out.append(("flex-words-left-over", f"row {{j}}: {len(extra)} data words after the FP's rule"))
         return out
 
+    def _learn(self, reader: Bulk, key: bytes) -> tuple[tuple[str, str], ...]:
+        """What a pattern the bulk reader met for the first time breaks, kept for its next rows."""
+        problems = self._patterns[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
+        return problems
+
     def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool) -> bool:
         """Whether no row check has anything to say of these rows: the first at +0, starts increasing and
         inside the function, and every pattern without a problem."""
@@ -599,7 +603,7 @@ class _Walk:
             previous = start
             problems = known.get(key)
             if problems is None:
-                problems = known[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
+                problems = self._learn(reader, key)
             if problems:
                 return False
         return pcmask or not rows or (rows[0][0] == 0 and (not size or previous < size))
@@ -610,7 +614,7 @@ class _Walk:
         for start, key in rows:
             problems = known.get(key)
             if problems is None:
-                problems = known[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
+                problems = self._learn(reader, key)
             end = pos + width + len(key)
             yield _Row(start, (pos, end), problems)
             pos = end
