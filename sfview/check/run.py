@@ -230,7 +230,7 @@ def _kernel_header(section: Section) -> Iterator[Diagnostic]:
         flags_at = layout.PREAMBLE.fields["flags"][0]
         yield _diag(
             "kernel-flags",
-            f"{' and '.join(missing)} not set: the kernel requires both",
+            f"{' and '.join(missing)} not set: the kernel requires FDE_SORTED and FDE_FUNC_START_PCREL",
             flags_at,
             flags_at + 1,
             "preamble.flags",
