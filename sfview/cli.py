@@ -72,15 +72,26 @@ def run_dump(argv: list[str]) -> int:
         from sfview.output import readelf
 
         errors = readelf.write(section, sys.stdout)
+    _raise_first(doc, errors, "each in the dump")
+    return 0
+
+
+def _raise_first(doc: Document, errors: list[InputError], where: str) -> None:
+    """After the output: the section's first problem as the command's error (exit 2), with how many more."""
     error = doc.error or (doc.locate(errors[0]) if errors else None)
     if error is not None and len(errors) > 1:
         more = len(errors) - 1
-        error = InputError(f"{error.message} (and {more} more problem{'s' * (more > 1)}, each in the dump)",
+        error = InputError(f"{error.message} (and {more} more problem{'s' * (more > 1)}, {where})",
                            offset=error.offset, path=error.path, where=error.where)  # fmt: skip
     if error is not None:
         sys.stdout.flush()
         raise error
-    return 0
+
+
+def _function_errors(doc: Document) -> list[InputError]:
+    """Why functions cannot be decoded, or their rows stop short: what compare and export leave out."""
+    section = doc.require_section()
+    return [e for func in section.functions() for e in (func.error, func.rows_error) if e is not None]
 
 
 def _compare_parser() -> argparse.ArgumentParser:
@@ -127,11 +138,12 @@ def run_compare(argv: list[str]) -> int:
         table = read_cfi(doc.elf)
     except InputError as exc:
         raise exc.located(args.file) from None
-    result = compare(section, table, doc.function_name, doc.symbols.name_at, relocatable=doc.elf["e_type"] == "ET_REL")
+    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement)
     if args.json:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:
         sys.stdout.write(comparison.text(section, table, result, args.file))
+    _raise_first(doc, _function_errors(doc), "left out of the comparison")
     return 0 if result.agrees else 1
 
 
@@ -151,6 +163,7 @@ def run_export(argv: list[str]) -> int:
                 f.write(out)
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
+    _raise_first(doc, _function_errors(doc), "left out of the export")
     return 0
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.dwarf.cfi import CfiTable
+    from sfview.dwarf.compare import Placement
     from sfview.inputs.symbols import SymbolTable
     from sfview.sframe.fields import FieldTree
 
@@ -80,6 +81,22 @@ class Document:
             return read_cfi(self.elf)
         except InputError:
             return None
+
+    @cached_property
+    def placement(self) -> Placement | None:
+        """For an object file, where each function of `.sframe` and of the DWARF CFI will be once
+        linked (their relocations), to pair them; None for a linked file, whose addresses say it."""
+        elf = self.elf
+        if elf is None or elf["e_type"] != "ET_REL":
+            return None
+        from sfview.dwarf.compare import Placement
+        from sfview.inputs.elf import relocated_places
+
+        cfi_places = {name: relocated_places(elf, name) for name in (".eh_frame", ".debug_frame")}
+        return Placement(
+            sframe=lambda func: self.source.relocated_places.get(func.span.start),
+            dwarf=lambda cfi: cfi_places[cfi.section].get(cfi.location_offset),
+        )
 
     @cached_property
     def fields(self) -> FieldTree:

@@ -187,6 +187,26 @@ async def test_a_tree_node_highlights_its_bytes() -> None:
         assert "value  1 = 0x1 → V1 (1)" in detail_text(app)
 
 
+async def test_the_hidden_tables_follow_the_tree_when_their_tab_is_shown() -> None:
+    """Moving in the tree leaves the hidden FDE and FRE tables alone (no layout of the whole
+    screen per move); showing their tab brings them to the function chosen in the tree."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        assert tree_path(app) == "fdes[0]"
+        await pilot.press("down")
+        while not tree_path(app).startswith("fdes[2]"):
+            await pilot.press("down")
+        assert app.explorer.fde_table.cursor == 0, "the hidden FDE table did not move"
+        assert app.explorer.fre_table.function.index == 0
+        await pilot.press("n")
+        assert tree_path(app) == "fdes[3]", "the next function after the one chosen in the tree"
+        await pilot.press("1")
+        assert app.explorer.fde_table.cursor == 3
+        assert app.explorer.fre_table.function.index == 3
+        assert app.explorer.fre_table.border_title.startswith("FREs of fdes[3]")
+
+
 async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde() -> None:
     app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
     async with app.run_test(size=SIZE) as pilot:

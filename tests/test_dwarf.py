@@ -42,9 +42,7 @@ KNOWN = (
 def _compare(path: Path):
     doc = Document.open(str(path))
     table = read_cfi(doc.elf)
-    result = compare(
-        doc.require_section(), table, doc.function_name, doc.symbols.name_at, doc.elf["e_type"] == "ET_REL"
-    )
+    result = compare(doc.require_section(), table, doc.function_name, doc.symbols.name_at, doc.placement)
     return doc, table, result
 
 
@@ -169,8 +167,9 @@ def test_breakpad_records() -> None:
 
 
 def test_rules_breakpad_cannot_hold_are_left_out() -> None:
-    """A signed RA (pointer authentication) and a row without a CFA (version 3's outermost frame) are
-    reported and left out; an undefined RA or FP is `.undef`."""
+    """A row without a CFA (version 3's outermost frame) is reported and its CFA left out; an undefined
+    RA or FP is `.undef`. A signed RA (pointer authentication) is written where it is saved, as dump_syms
+    writes it from DWARF (left out, the `.ra: x30` of the row before would stay in force), and said once."""
     signed = SimpleNamespace(
         start_offset=4,
         address=0x1004,
@@ -183,16 +182,17 @@ def test_rules_breakpad_cannot_hold_are_left_out() -> None:
         start_offset=0, address=0x1000, cfa=rule(Kind.VALUE, 31, 0), ra=SAME, fp=SAME, mangled_ra=False
     )
     last = SimpleNamespace(start_offset=8, address=0x1008, cfa=UNDEFINED, ra=UNDEFINED, fp=UNDEFINED, mangled_ra=False)
-    func = SimpleNamespace(start_address=0x1000, size=12, pcmask=False, error=None, rows=[first, signed, last])
+    func = SimpleNamespace(index=0, start_address=0x1000, size=12, pcmask=False, error=None, rows=[first, signed, last])
     lines, problems = stack_cfi([func], ABIS["EM_AARCH64"], 0)
     assert lines == [
         "STACK CFI INIT 1000 c .cfa: sp 0 + .ra: x30",
-        "STACK CFI 1004 .cfa: sp 16 + x29: .cfa -16 + ^",
+        "STACK CFI 1004 .cfa: sp 16 + .ra: .cfa -8 + ^ x29: .cfa -16 + ^",
         "STACK CFI 1008 .ra: .undef x29: .undef",
     ]
     assert problems == [
-        "0x1004: .ra left out: the RA is signed (pointer authentication)",
         "0x1008: .cfa left out: no Breakpad rule for undefined",
+        "1 functions save a signed RA (pointer authentication): `.ra` says where it is saved;"
+        " a stack walker must strip the authentication code from the value it loads",
     ]
 
 
@@ -257,6 +257,8 @@ BUILDS = {
     "shared": ["-O2", "-fPIC", "-shared"],
     "no-pie": ["-O2", "-fno-pie", "-no-pie"],
 }
+PAC_RET = ["-O2", "-mbranch-protection=pac-ret+leaf"]
+"""AArch64 only (gcc for x86-64 has no such option): built by the pac-ret tests, not `test_gcc_builds`."""
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +271,7 @@ def built(tmp_path_factory: pytest.TempPathFactory):
         if key not in cache:
             gcc = gcc_with_sframe(compiler)
             out = tmp_path_factory.mktemp("dwarf") / f"{source}-{compiler}-{name}"
-            flags = BUILDS[name]
+            flags = PAC_RET if name == "pac-ret" else BUILDS[name]
             subprocess.run([gcc, "-Wa,--gsframe", *flags, str(DATA / "src" / source), "-o", str(out)], check=True)
             cache[key] = out
         return cache[key]
@@ -307,3 +309,99 @@ def test_debug_frame_is_read(tmp_path: Path) -> None:
     _, _, result = _compare(out)
     assert {p.dwarf.section for p in result.pairs if p.name == "main"} == {".debug_frame"}
     assert result.differences(explained=False) == [] and result.compared > 0
+
+
+def test_pac_ret_signing_agrees_and_exports_where_the_ra_is_saved(built) -> None:
+    """pac-ret: SFrame's mangled-RA bit and DWARF's `DW_CFA_AARCH64_negate_ra_state` (which pyelftools
+    passes over; sfview replays it) say the same rows are signed. The export writes the signed RA's
+    place, as dump_syms does from DWARF, and says once that its value is signed. (symbolic is not
+    compared here: for these functions it writes their INIT line alone.)"""
+    out = built("aarch64-linux-gnu-gcc", "pac-ret", "shapes.c")
+    doc, table, result = _compare(out)
+    assert result.differences(explained=False) == [] and result.compared > 0
+    signed = [row for func in table.functions for row in func.rows if row.ra_signed]
+    assert signed and all(row.ra.saved_on_stack for row in signed if row.ra.kind is Kind.VALUE)
+    assert any(row.mangled_ra for func in doc.require_section().functions() for row in func.rows)
+    _, problems, exported = _exported(out)
+    assert len(problems) == 1 and "save a signed RA" in problems[0]
+    for diff in table_differences(exported, read_cfi(Document.open(str(out)).elf)):
+        assert isinstance(diff.right, Unexpressible), diff
+
+
+def test_a_row_signed_on_one_side_only_is_a_disagreement(built) -> None:
+    out = built("aarch64-linux-gnu-gcc", "pac-ret", "shapes.c")
+    doc, table, _ = _compare(out)
+    row = next(row for func in table.functions for row in func.rows if row.ra_signed)
+    row.ra_signed = False
+    result = compare(doc.require_section(), table, doc.function_name, doc.symbols.name_at)
+    (_, diff), *rest = result.differences(explained=False)
+    assert rest == [] and diff.column == "ra signing" and diff.start == row.address
+    assert diff.sframe_row.mangled_ra and not diff.dwarf_row.ra_signed
+
+
+def test_damaged_eh_frame_is_one_line(cli, tmp_path: Path) -> None:
+    """pyelftools raises OverflowError on a huge CIE length: one line, exit 2, no traceback."""
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"))
+    eh = doc.elf.get_section_by_name(".eh_frame")
+    data = bytearray((DATA / "shapes-x86_64-O2").read_bytes())
+    data[eh["sh_offset"] + 0x30 : eh["sh_offset"] + 0x58] = b"\xff" * 0x28
+    damaged = tmp_path / "ehgarbage"
+    damaged.write_bytes(bytes(data))
+    result = cli("compare", str(damaged))
+    assert result.code == 2 and "DWARF CFI cannot be decoded" in result.err and "Traceback" not in result.err
+
+
+def test_compare_and_export_say_what_they_left_out(cli, tmp_path: Path) -> None:
+    """An FDE that cannot be decoded is not silently dropped: both commands exit 2 and name it."""
+    path = DATA / "shapes-x86_64-O2"
+    doc = Document.open(str(path))
+    section = doc.require_section()
+    data = bytearray(path.read_bytes())
+    data[doc.source.file_offset + section.function(1).info_offset] = 0xFF  # an undefined FRE type
+    damaged = tmp_path / "sfgarbage"
+    damaged.write_bytes(bytes(data))
+    compared = cli("compare", str(damaged))
+    assert compared.code == 2 and "function 1" in compared.err and "Traceback" not in compared.err
+    exported = cli("export", "--breakpad", str(damaged))
+    assert exported.code == 2
+    assert "fdes[1] left out: its FDE cannot be decoded" in exported.err
+
+
+def test_object_functions_are_paired_by_their_relocations(tmp_path: Path) -> None:
+    """In a `.o`, a function with DWARF CFI alone (gas writes no SFrame FDE for `.cfi_escape`)
+    between two others: each SFrame FDE is still compared with its own function's DWARF FDE
+    (paired in order, every later pair was wrong and reported as a disagreement)."""
+    gcc = gcc_with_sframe("gcc")
+    source = tmp_path / "escape.c"
+    source.write_text(
+        "extern void use(void *);\n"
+        "int first(int x) { char b[64]; use(b); return x + b[3]; }\n"
+        '__asm__(".text\\n.globl esc\\n.type esc,@function\\nesc:\\n.cfi_startproc\\npushq %rbx\\n"\n'
+        '        ".cfi_adjust_cfa_offset 8\\n.cfi_escape 0x10,0x03,0x02,0x77,0x00\\npopq %rbx\\n"\n'
+        '        ".cfi_adjust_cfa_offset -8\\nret\\n.cfi_endproc\\n.size esc,.-esc\\n");\n'
+        "int third(int x) { char b[128]; use(b); use(b + 1); return x - b[5]; }\n"
+        "int fourth(int x) { return third(x) + 1; }\n"
+    )
+    out = tmp_path / "escape.o"
+    subprocess.run(
+        [gcc, "-Wa,--gsframe", "-O2", "-fno-toplevel-reorder", "-c", str(source), "-o", str(out)], check=True
+    )
+    _, _, result = _compare(out)
+    assert result.differences(explained=False) == []
+    assert sorted(pair.name for pair in result.pairs) == ["first", "fourth", "third"]
+    (only,) = result.only
+    assert only.side == "dwarf" and only.reason == "DWARF expression: SFrame cannot hold expressions"
+
+
+def test_an_address_with_several_symbols_is_one_public_line_marked_m(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sfview.inputs.symbols import Symbol, SymbolTable
+
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"))
+    main = next(sym for sym in doc.symbols.symbols if sym.name == "main")
+    aliased = SymbolTable([*doc.symbols.symbols, Symbol("main_alias", main.address, main.size)], ".symtab")
+    monkeypatch.setattr(type(doc.source), "symbols", property(lambda _: aliased))
+    text, _ = symbol_file(doc)
+    publics = [line for line in text.splitlines() if line.startswith("PUBLIC ")]
+    assert f"PUBLIC m {main.address:x} 0 main" in publics
+    assert not any("main_alias" in line for line in publics)
+    assert sum(1 for line in publics if line.startswith("PUBLIC m ")) == 1

@@ -25,12 +25,14 @@ instruction, so a row cannot name the instruction that started it.
 from __future__ import annotations
 
 import bisect
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from elftools.common.exceptions import ELFError
 from elftools.dwarf.callframe import FDE, CFARule, RegisterRule
+from elftools.dwarf.constants import DW_CFA
 from elftools.dwarf.descriptions import describe_CFI_instructions
 
 from sfview.errors import InputError
@@ -94,6 +96,9 @@ class CfiRow:
     fp: CfiRule
     others: dict[int, CfiRule] = field(default_factory=dict)
     """Rules for the other registers (callee-saved ones SFrame does not track)."""
+    ra_signed: bool = False
+    """AArch64: the saved RA is signed here (`DW_CFA_AARCH64_negate_ra_state` toggled it), as
+    SFrame's mangled-RA bit says."""
 
 
 @dataclass(slots=True)
@@ -108,11 +113,13 @@ class CfiFunction:
     fde_offset: int
     """Offset of the FDE in its section."""
     cie_offset: int
-    instructions: str = ""
-    """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools."""
-    cie_instructions: str = ""
+    entry: FDE | None = None
+    """pyelftools' FDE (None for a table read from elsewhere, such as a Breakpad file)."""
     fde_size: int = 0
     """Bytes the FDE takes in its section (its length field included)."""
+    location_offset: int = 0
+    """Offset in its section of the FDE's `initial_location` field: in an object file, the relocation
+    there says where the function will be."""
 
     @property
     def end_address(self) -> int:
@@ -124,6 +131,18 @@ class CfiFunction:
             return None
         i = bisect.bisect_right([r.address for r in self.rows], pc) - 1
         return self.rows[i] if i >= 0 else None
+
+    @property
+    def instructions(self) -> str:
+        """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools.
+
+        Described when asked for: describing every FDE of a big file took longer than comparing them.
+        """
+        return describe_CFI_instructions(self.entry) if self.entry is not None else ""
+
+    @property
+    def cie_instructions(self) -> str:
+        return describe_CFI_instructions(self.entry.cie) if self.entry is not None else ""
 
     @property
     def expressions(self) -> list[str]:
@@ -146,9 +165,10 @@ class CfiTable:
 
     def overlapping(self, start: int, end: int) -> list[CfiFunction]:
         """The FDEs whose ranges meet `[start, end)`."""
-        i = max(bisect.bisect_right(self._starts, start) - 1, 0)
         out = []
-        for func in self.functions[i:]:
+        functions = self.functions
+        for i in range(max(bisect.bisect_right(self._starts, start) - 1, 0), len(functions)):
+            func = functions[i]
             if func.start_address >= end:
                 break
             if func.end_address > start and func.size:
@@ -182,7 +202,9 @@ def read_cfi(elf: ELFFile) -> CfiTable:
                 for f in _functions(dwarf.CFI_entries(), ".debug_frame", abi)
                 if not eh.overlapping(f.start_address, f.end_address)
             ]
-    except (ELFError, ValueError, KeyError, AssertionError, EOFError) as exc:
+    except (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error) as exc:
+        # What pyelftools raises on damaged CFI is not one exception type: these are the ones
+        # damaged `.eh_frame` bytes were seen to raise (OverflowError for a huge length).
         raise InputError(f"DWARF CFI cannot be decoded: {exc}") from None
     return CfiTable(abi, functions)
 
@@ -193,7 +215,11 @@ def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFuncti
         if not isinstance(entry, FDE):
             continue
         start = entry["initial_location"] & ADDRESS_MASK
-        rows = [_row(line, entry.cie["return_address_register"], abi) for line in entry.get_decoded().table]
+        signing = _ra_signing(entry, start)
+        rows = [
+            _row(line, entry.cie["return_address_register"], abi, _signed_at(signing, line["pc"] & ADDRESS_MASK))
+            for line in entry.get_decoded().table
+        ]
         out.append(
             CfiFunction(
                 start,
@@ -202,15 +228,51 @@ def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFuncti
                 section,
                 entry.offset,
                 entry.cie.offset,
-                describe_CFI_instructions(entry),
-                describe_CFI_instructions(entry.cie),
+                entry,
                 entry.header["length"] + entry.structs.initial_length_field_size(),
+                # after the length and the CIE pointer (an offset: 4 or 8 bytes, as the length's format)
+                entry.offset + entry.structs.initial_length_field_size() + entry.structs.dwarf_format // 8,
             )
         )
     return out
 
 
-def _row(line: dict[Any, Any], ra_reg: int, abi: Abi) -> CfiRow:
+def _ra_signing(entry: FDE, start: int) -> list[tuple[int, bool]]:
+    """Where the RA's signing state changes: `(address, signed)`, in order.
+
+    pyelftools' `get_decoded()` passes over `DW_CFA_AARCH64_negate_ra_state`
+    (a no-op to it), so its state is replayed here from the instructions: a
+    toggle at the current address, kept and restored with
+    `DW_CFA_remember_state`/`DW_CFA_restore_state` as libgcc's unwinder does
+    (the state is its pseudo-register 34).
+    """
+    changes: list[tuple[int, bool]] = []
+    signed, stack, pc = False, [], start
+    alignment = entry.cie["code_alignment_factor"]
+    for instr in [*entry.cie.instructions, *entry.instructions]:
+        match instr.opcode:
+            case DW_CFA.set_loc:
+                pc = instr.args[0] & ADDRESS_MASK
+            case DW_CFA.advance_loc | DW_CFA.advance_loc1 | DW_CFA.advance_loc2 | DW_CFA.advance_loc4:
+                pc += instr.args[0] * alignment
+            case DW_CFA.remember_state:
+                stack.append(signed)
+            case DW_CFA.restore_state if stack:
+                signed = stack.pop()
+                changes.append((pc, signed))
+            case DW_CFA.AARCH64_negate_ra_state:
+                signed = not signed
+                changes.append((pc, signed))
+    return changes
+
+
+def _signed_at(changes: list[tuple[int, bool]], pc: int) -> bool:
+    """The signing state in force from `pc` (the last change at or before it)."""
+    i = bisect.bisect_right(changes, pc, key=lambda change: change[0]) - 1
+    return changes[i][1] if i >= 0 else False
+
+
+def _row(line: dict[Any, Any], ra_reg: int, abi: Abi, ra_signed: bool) -> CfiRow:
     others = {
         reg: _register_rule(value)
         for reg, value in line.items()
@@ -222,6 +284,7 @@ def _row(line: dict[Any, Any], ra_reg: int, abi: Abi) -> CfiRow:
         ra=_register_rule(line.get(ra_reg)),
         fp=_register_rule(line.get(abi.fp)),
         others=others,
+        ra_signed=ra_signed,
     )
 
 

@@ -23,8 +23,9 @@ one, the likely cause is code assembled without `--gsframe` (crt files).
 
 from __future__ import annotations
 
+import bisect
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from sfview.sframe.section import Function, Row, Section
 
 COLUMNS = ("cfa", "ra", "fp")
+RA_SIGNING = "ra signing"
+"""The column of a difference in whether the saved RA is signed (SFrame's mangled-RA bit,
+DWARF's `DW_CFA_AARCH64_negate_ra_state`); its rules are the two RA rules."""
 V1_PCMASK_BLOCK = 16
 """Version 1 FDEs have no `func_rep_size`; its one PCMASK user, the x86-64 PLT, repeats every 16 bytes."""
 
@@ -44,20 +48,20 @@ def block_size(func: Function) -> int:
     return func.rep_size or V1_PCMASK_BLOCK
 
 
-def sframe_row(func: Function, pc: int) -> Row | None:
+def sframe_row(func: Function, pc: int, rows: Sequence[Row] | None = None) -> Row | None:
     """The row in force at `pc`; for PCMASK, at `pc` modulo the block size
-    (`Function.row_for` does not know version 1's implicit 16-byte block)."""
-    if not func.pcmask:
-        return func.row_for(pc)
+    (`Function.row_for` does not know version 1's implicit 16-byte block).
+
+    `rows`: the function's rows, when the caller has decoded them already.
+    """
     if not func.start_address <= pc < func.start_address + func.size:
         return None
-    offset = (pc - func.start_address) % block_size(func)
-    found = None
-    for row in func.rows:
-        if row.start_offset > offset:
-            break
-        found = row
-    return found
+    offset = pc - func.start_address
+    if func.pcmask:
+        offset %= block_size(func)
+    rows = func.rows if rows is None else rows
+    i = bisect.bisect_right(rows, offset, key=lambda row: row.start_offset) - 1
+    return rows[i] if i >= 0 else None
 
 
 @dataclass(slots=True)
@@ -146,32 +150,45 @@ class Comparison:
         return not self.differences(explained=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """In an object file, where each function will be once linked (the relocation on its start
+    field: `.text+0x40`), from either side: the functions of the two sides that will be at the same
+    place are the same function. Their unrelocated addresses say nothing."""
+
+    sframe: Callable[[Function], Hashable | None]
+    dwarf: Callable[[CfiFunction], Hashable | None]
+
+
 def compare(
     section: Section,
     table: CfiTable,
     name_of: Callable[[Function], str],
     name_at: Callable[[int], str],
-    relocatable: bool = False,
+    placement: Placement | None = None,
 ) -> Comparison:
     """Compare every function of `section` with `table`.
 
     `name_of` names an SFrame function, `name_at` an address (`main`,
     `.plt.got`), as `Document` does.
 
-    `relocatable`: the input is an object file whose function addresses are
-    unrelocated; functions are paired in order (gas writes both sections'
-    FDEs in the same order) and compared by offset into the function.
+    `placement`: the input is an object file whose function addresses are
+    unrelocated; functions are paired by where their relocations put them
+    and compared by offset into the function. (Pairing them in order fails
+    as soon as one function has DWARF CFI alone: every later pair is wrong.)
     """
     sframe_funcs = [f for f in section.functions() if f.error is None]
     pairs: list[Pair] = []
     paired_dwarf: set[int] = set()
     paired_sframe: set[int] = set()
-    if relocatable:
-        dwarf_in_order = sorted(table.functions, key=lambda f: (f.section, f.fde_offset))
-        for func, cfi in zip(sframe_funcs, dwarf_in_order, strict=False):
-            pairs.append(_compare_pair(func, cfi, name_of(func), cfi.start_address - func.start_address))
-            paired_dwarf.add(id(cfi))
-            paired_sframe.add(id(func))
+    if placement is not None:
+        dwarf_at = {place: cfi for cfi in table.functions if (place := placement.dwarf(cfi)) is not None}
+        for func in sframe_funcs:
+            cfi = dwarf_at.get(placement.sframe(func))
+            if cfi is not None:
+                pairs.append(_compare_pair(func, cfi, name_of(func), cfi.start_address - func.start_address))
+                paired_dwarf.add(id(cfi))
+                paired_sframe.add(id(func))
     else:
         for func in sframe_funcs:
             end = func.start_address + max(func.size, 1)
@@ -200,16 +217,17 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
     end = min(func.start_address + func.size, cfi.end_address - delta)
     if end <= start:
         return pair
+    rows = list(func.rows)  # each row decoded once
     cuts = {start, end}
     cuts.update(r.address - delta for r in cfi.rows if start < r.address - delta < end)
     if func.pcmask:
         for block in range(func.start_address, end, block_size(func)):
-            cuts.update(block + r.start_offset for r in func.rows if start < block + r.start_offset < end)
+            cuts.update(block + r.start_offset for r in rows if start < block + r.start_offset < end)
     else:
-        cuts.update(r.address for r in func.rows if start < r.address < end)
+        cuts.update(r.address for r in rows if start < r.address < end)
     bounds = sorted(cuts)
     for lo, hi in itertools.pairwise(bounds):
-        srow = sframe_row(func, lo)
+        srow = sframe_row(func, lo, rows)
         drow = cfi.row_for(lo + delta)
         if srow is None or drow is None:
             continue
@@ -223,6 +241,9 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
             reason = _why(column, srule, drule, func)
             reasons.append(reason)
             _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason))
+        if srow.mangled_ra != drow.ra_signed:
+            reasons.append(None)
+            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None))
         if not reasons:
             pair.agreeing += hi - lo
         elif None in reasons:

@@ -203,9 +203,15 @@ def _symbols(elf: ELFFile) -> SymbolTable:
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
-def _relocated_names(elf: ELFFile) -> tuple[dict[int, str], dict[int, Place]]:
-    """For a relocatable object: section offset of each relocated `.sframe` field → function name,
-    and → the section and offset it will point to.
+def relocated_places(elf: ELFFile, target: str) -> dict[int, Place]:
+    """For a relocatable object: offset in section `target` of each relocated field → the section
+    and offset it will point to (`.eh_frame`'s FDEs, to pair them with `.sframe`'s)."""
+    return _relocated_names(elf, target)[1]
+
+
+def _relocated_names(elf: ELFFile, target_name: str = ".sframe") -> tuple[dict[int, str], dict[int, Place]]:
+    """For a relocatable object: section offset of each relocated field of `target_name` → function
+    name, and → the section and offset it will point to.
 
     In a `.o` file the function start fields are still zero; the relocation
     against each one says which section and offset it will point to, and the
@@ -223,7 +229,7 @@ def _relocated_names(elf: ELFFile) -> tuple[dict[int, str], dict[int, Place]]:
         if not isinstance(section, RelocationSection):
             continue
         target = elf.get_section(section["sh_info"])
-        if target is None or target.name != ".sframe":
+        if target is None or target.name != target_name:
             continue
         symtab = elf.get_section(section["sh_link"])
         for reloc in section.iter_relocations():

@@ -12,6 +12,7 @@ binary's own DWARF rules.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -77,11 +78,14 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
     base = load_address(elf)
     ident = build_id(elf) or text_hash(elf)
     lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {os.path.basename(doc.path)}"]
-    seen: set[int] = set()
-    for sym in sorted(doc.symbols.symbols, key=lambda s: (s.address, s.name)):
-        if sym.address not in seen and sym.address >= base:
-            seen.add(sym.address)
-            lines.append(f"PUBLIC {sym.address - base:x} 0 {sym.name}")
+    for address, group in itertools.groupby(
+        sorted(doc.symbols.symbols, key=lambda s: (s.address, s.name)), key=lambda s: s.address
+    ):
+        if address >= base:
+            first, *others = group
+            # `m`: more symbols name this code (identical code folded, aliases); one name is written
+            marker = "m " if any(other.name != first.name for other in others) else ""
+            lines.append(f"PUBLIC {marker}{address - base:x} 0 {first.name}")
     records, problems = stack_cfi(section.functions(), abi, base)
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
@@ -96,6 +100,15 @@ def stack_cfi(functions: Iterable[Function], abi: Abi, base: int) -> tuple[list[
     for func in sorted(functions, key=lambda f: f.start_address):
         if func.error is None:
             lines += writer.function(func)
+        else:
+            problems.append(f"fdes[{func.index}] left out: its FDE cannot be decoded")
+    if writer.signed:
+        # Where a signed RA is saved is an exact rule, and what DWARF-based dump_syms writes too;
+        # the stack walker strips the authentication code from the value it loads.
+        problems.append(
+            f"{len(writer.signed)} functions save a signed RA (pointer authentication): `.ra` says where it is"
+            " saved; a stack walker must strip the authentication code from the value it loads"
+        )
     return lines, problems
 
 
@@ -107,6 +120,8 @@ class _CfiWriter:
         self.names = REGISTER_NAMES[abi.name]
         self.base = base
         self.problems = problems
+        self.signed: set[int] = set()
+        """Functions whose saved RA is signed somewhere (pac-ret)."""
 
     def function(self, func: Function) -> list[str]:
         if not func.rows or not func.size:
@@ -148,8 +163,7 @@ class _CfiWriter:
             if column == self.names[self.abi.fp] and value.kind is Kind.SAME:
                 continue
             if column == ".ra" and row.mangled_ra:
-                self._problem(address, column, "the RA is signed (pointer authentication)")
-                continue
+                self.signed.add(func.index)
             expr = self._expression(column, value)
             if expr is None:
                 self._problem(address, column, f"no Breakpad rule for {value.kind.value}")

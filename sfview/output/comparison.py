@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiRule, CfiTable, Unexpressible
+from sfview.dwarf.compare import RA_SIGNING
 from sfview.sframe.describe import register_name, rule_formula
 
 if TYPE_CHECKING:
@@ -20,11 +21,20 @@ def dwarf_formula(section: Section, value: CfiRule) -> str:
     return rule_formula(section, value)
 
 
+def _signed(signed: bool) -> str:
+    return "signed" if signed else "not signed"
+
+
 def _where(pair: Pair, diff: Difference, section: Section) -> str:
     cfi = pair.dwarf
+    if diff.column == RA_SIGNING:
+        sframe = f"{_signed(diff.sframe_row.mangled_ra)} (mangled-RA bit)"
+        dwarf = f"{_signed(diff.dwarf_row.ra_signed)} (DW_CFA_AARCH64_negate_ra_state)"
+    else:
+        sframe, dwarf = rule_formula(section, diff.sframe), dwarf_formula(section, diff.dwarf)
     return (
-        f"SFrame {rule_formula(section, diff.sframe)} (FDE {pair.sframe.index} at .sframe+{pair.sframe.span.start:#x},"
-        f" FRE at .sframe+{diff.sframe_row.span.start:#x}); DWARF {dwarf_formula(section, diff.dwarf)}"
+        f"SFrame {sframe} (FDE {pair.sframe.index} at .sframe+{pair.sframe.span.start:#x},"
+        f" FRE at .sframe+{diff.sframe_row.span.start:#x}); DWARF {dwarf}"
         f" (FDE at {cfi.section}+{cfi.fde_offset:#x}, CIE at {cfi.section}+{cfi.cie_offset:#x})"
     )
 
@@ -86,12 +96,14 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
                 "rule": _rule_json(section, diff.sframe),
                 "fde_offset": pair.sframe.span.start,
                 "fre_offset": diff.sframe_row.span.start,
+                "ra_signed": diff.sframe_row.mangled_ra,
             },
             "dwarf": {
                 "rule": _rule_json(section, diff.dwarf),
                 "section": pair.dwarf.section,
                 "fde_offset": pair.dwarf.fde_offset,
                 "cie_offset": pair.dwarf.cie_offset,
+                "ra_signed": diff.dwarf_row.ra_signed,
             },
         }
         for pair in result.pairs

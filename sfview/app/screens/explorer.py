@@ -124,6 +124,7 @@ class ExplorerScreen(Screen[None]):
         self.selected: Selection | None = None
         self.history: History[Selection] = History()
         self._reveal_pending: Field | None = None
+        self._tables_pending: Selection | None = None
         self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
             self.names.load()
@@ -310,6 +311,8 @@ class ExplorerScreen(Screen[None]):
     def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         if message.pane.id == "structure" and self._reveal_pending is not None:
             self.call_after_refresh(self._reveal, self._reveal_pending)
+        if message.pane.id in ("functions", "frame"):
+            self.refresh(layout=self._flush_tables())
         if message.pane.id == "frame":
             self._show_frame()
 
@@ -323,14 +326,7 @@ class ExplorerScreen(Screen[None]):
         """Show `selection` in every pane but `origin`, the one it was chosen in."""
         self.selected = selection
         field = selection.field
-        relayout = False
-        index, row = selection.fde, selection.fre
-        if index is not None:
-            if origin != "fdes":
-                self._show_in_table(index)
-            relayout = self._show_rows(index)
-            if row is not None and origin != "fres":
-                self.fre_table.move_cursor(row, notify=False)
+        relayout = self._show_tables(selection, origin)
         self.hex_view.highlight(field.span.start, field.span.end, self._boundaries(field), scroll=origin != "hex")
         if origin != "hex":
             self.hex_view.move_cursor(field.span.start, notify=False)
@@ -345,6 +341,35 @@ class ExplorerScreen(Screen[None]):
         # now, for the whole screen, puts everything in one frame: 20 ms a move
         # instead of 45.
         self.refresh(layout=relayout)
+
+    def _show_tables(self, selection: Selection, origin: str | None) -> bool:
+        """The FDE and FRE tables on `selection` now if their tab is shown (or the frame picture, which
+        reads the FRE table), else when it is: a hidden FRE table that changed height would cost a
+        layout of the whole screen on every move in the tree.
+
+        Returns whether that changes the layout.
+        """
+        if self.tabs.active in ("structure", "problems-tab"):
+            self._tables_pending = selection
+            return False
+        self._tables_pending = None
+        return self._update_tables(selection, origin)
+
+    def _flush_tables(self) -> bool:
+        """The tables on the selection they were spared while hidden (for a move that starts from them)."""
+        pending, self._tables_pending = self._tables_pending, None
+        return pending is not None and self._update_tables(pending, origin=None)
+
+    def _update_tables(self, selection: Selection, origin: str | None) -> bool:
+        index, row = selection.fde, selection.fre
+        if index is None:
+            return False
+        if origin != "fdes":
+            self._show_in_table(index)
+        relayout = self._show_rows(index)
+        if row is not None and origin != "fres":
+            self.fre_table.move_cursor(row, notify=False)
+        return relayout
 
     def _show_in_table(self, index: int) -> None:
         """The FDE table's cursor on function `index`; if the filter hides it, without the filter."""
@@ -720,10 +745,12 @@ class ExplorerScreen(Screen[None]):
 
     def action_next_function(self) -> None:
         if self.section is not None:
+            self._flush_tables()
             self.fde_table.move_cursor(self.fde_table.cursor + 1)
 
     def action_previous_function(self) -> None:
         if self.section is not None:
+            self._flush_tables()
             self.fde_table.move_cursor(self.fde_table.cursor - 1)
 
     def action_show_tab(self, tab: str) -> None:
