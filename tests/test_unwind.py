@@ -259,3 +259,122 @@ def test_where_sframe_and_dwarf_part_is_named() -> None:
     assert parted.startswith("DWARF CFI parts from SFrame at frame #1: SFrame finds pc 0x2000, DWARF 0x2004")
     shorter = agreement(Backtrace(same[:1], "no FDE"), Backtrace(same, "end"))
     assert shorter == "DWARF CFI agrees on the 1 frames both find; DWARF CFI goes further (SFrame stopped: no FDE)"
+
+
+# Signal frames, calls that never return, libc without SFrame --------------------------------
+
+
+@pytest.mark.parametrize("flags", [["-O2"], ["-O0", "-fno-omit-frame-pointer"]], ids=["O2", "O0-fp"])
+def test_a_signal_handler_unwinds_through_its_signal_frame_as_gdb_does(tmp_path: Path, flags: list[str]) -> None:
+    """A SIGSEGV handler on the stack: the sigreturn trampoline shows as `<signal handler called>` and
+    the interrupted registers come from the signal frame, so the walk reaches the faulting `fault`
+    (its PC the faulting instruction itself, not a return address) and on to `main`, as gdb's."""
+    need("gcc", "gdb")
+    program = tmp_path / "signal"
+    subprocess.run(["gcc", *flags, "-Wa,--gsframe", "-o", str(program), str(SRC / "signal.c")], check=True)
+    core = tmp_path / "signal.core"
+    gdb = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "handle SIGSEGV nostop noprint pass", "-ex", "break stop_here",
+         "-ex", "run", "-ex", f"generate-core-file {core}", "-ex", "bt", str(program)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    expected = gdb_frames(gdb.stdout)
+    assert [name for _, name in expected] == ["stop_here", "handler", "fault", "middle", "main"], gdb.stdout
+    assert "#2  <signal handler called>" in gdb.stdout
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+    assert "#2  <signal handler called>" in result.stdout
+
+
+@pytest.mark.parametrize("flags", [["-O2"], ["-O2", "-mbranch-protection=pac-ret"]], ids=["O2", "pac-ret"])
+def test_an_aarch64_signal_frame_is_unwound(tmp_path: Path, flags: list[str]) -> None:
+    """qemu-user's trampoline and `struct rt_sigframe`: gdb-multiarch does not get past the trampoline
+    on these cores, so the frames are the source's, and the interrupted PC is `fault`'s faulting store."""
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64", "aarch64-linux-gnu-objdump")
+    program = tmp_path / "signal"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", *flags, "-no-pie", "-DCRASH_AT_STOP", "-Wa,--gsframe",
+         "-o", str(program), str(SRC / "signal.c")],
+        check=True,
+    )  # fmt: skip
+    core = _qemu_core(program, tmp_path, cpu="max")
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    ours = our_frames(result.stdout)
+    assert [name for _, name in ours] == ["stop_here", "handler", "fault", "middle", "main"]
+    assert "#2  <signal handler called>" in result.stdout
+    disassembly = subprocess.run(
+        ["aarch64-linux-gnu-objdump", "-d", str(program)], capture_output=True, text=True, check=True
+    ).stdout
+    faulting = re.search(rf"^\s+{ours[2][0]:x}:\s+\S+\s+(\S+)", disassembly, re.M)
+    assert faulting is not None and faulting.group(1) == "str", "the interrupted PC is the store that faulted"
+
+
+@pytest.mark.parametrize("flags", [["-O2"], ["-O1"]])
+def test_a_caller_is_named_after_its_call_not_its_return_address(tmp_path: Path, flags: list[str]) -> None:
+    """`check` ends in a call that never returns: its return address is the next function's first
+    byte. gdb names the frame `check` (the call, at return address - 1), and so must sfview."""
+    need("gcc", "gdb")
+    program = tmp_path / "noreturn"
+    subprocess.run(["gcc", *flags, "-Wa,--gsframe", "-o", str(program), str(SRC / "noreturn.c")], check=True)
+    core, bt = _gdb_core(program, tmp_path)
+    expected = gdb_frames(bt)
+    assert [name for _, name in expected] == ["stop_here", "fatal", "check", "layer", "main"], bt
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+
+
+def test_the_aarch64_frame_pointer_chain_through_a_static_libc_lands_back_in_sframe(tmp_path: Path) -> None:
+    """A static AArch64 libc has no SFrame: its frames (qsort's) are crossed by the frame-pointer chain.
+    The frame record sits at the bottom of an AArch64 frame, so the caller's SP is the saved FP (not
+    FP + 16 as on x86-64): the walk lands back in `sorter` and `main` with the PCs gdb-multiarch finds."""
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64", "gdb-multiarch")
+    program = tmp_path / "qsort"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O2", "-static", "-Wa,--gsframe", "-o", str(program), str(SRC / "qsort.c")],
+        check=True,
+    )
+    core = _qemu_core(program, tmp_path)
+    expected = gdb_frames(_gdb_multiarch(program, core))
+    names = [name for _, name in expected]
+    assert names[:2] == ["stop_here", "cmp"] and names[-2:] == ["sorter", "main"] and len(names) > 4
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    ours = our_frames(result.stdout)
+    assert [pc for pc, _ in ours] == [pc for pc, _ in expected]  # libc's local names differ (`.part.0`)
+    assert "[frame-pointer chain]" in result.stdout
+
+
+def test_a_core_of_another_build_with_the_same_layout_is_refused(tmp_path: Path) -> None:
+    """Two builds that differ in their build-id alone share entry point and program headers, so
+    `AT_ENTRY` cannot tell them apart; the program's first page, as the core holds it, can."""
+    need("gcc", "gdb")
+    programs = []
+    for build_id in ("0x01", "0x02"):
+        program = tmp_path / build_id / "deep"
+        program.parent.mkdir()
+        subprocess.run(
+            ["gcc", "-O2", "-Wa,--gsframe", f"-Wl,--build-id={build_id}", "-o", str(program), str(SRC / "deep.c")],
+            check=True,
+        )
+        programs.append(program)
+    core, _ = _gdb_core(programs[0], tmp_path)
+    assert run_process("unwind", str(programs[0]), "--core", str(core)).returncode == 0
+    result = run_process("unwind", str(programs[1]), "--core", str(core))
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert "not a core of deep: the process's bytes at 0x" in result.stderr
+    assert "are not this program's" in result.stderr
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9])
+def test_a_truncated_qemu_core_is_refused(tmp_path: Path, keep: float) -> None:
+    """qemu-user writes its notes first, so a cut core still parses: its memory segments are checked
+    against the file's size, not read as a process with less memory."""
+    data = (DATA / "deep-aarch64.core").read_bytes()
+    cut = tmp_path / "cut.core"
+    cut.write_bytes(data[: int(len(data) * keep)])
+    result = run_process("unwind", str(DATA / "deep-aarch64"), "--core", str(cut))
+    assert result.returncode == 2 and result.stdout == ""
+    assert "the core is cut short: its segment" in result.stderr and "Traceback" not in result.stderr

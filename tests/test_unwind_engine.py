@@ -33,7 +33,7 @@ def memory(address: int) -> int:
 
 
 def unwinder(section: Section, read=memory) -> Unwinder:
-    return Unwinder([Module("t", section, 0, lambda _: "")], Machine.of(section), read)
+    return Unwinder([Module("t", section, 0, lambda *_: "")], Machine.of(section), read)
 
 
 ROW = re.compile(r"^    ([0-9a-f]{16})  (sp|fp)([+-]\d+)\s+(\S+)\s+(\S+?)(\[s\])?\s*$")

@@ -218,7 +218,7 @@ def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFuncti
         signing = _ra_signing(entry, start)
         rows = [
             _row(line, entry.cie["return_address_register"], abi, _signed_at(signing, line["pc"] & ADDRESS_MASK))
-            for line in entry.get_decoded().table
+            for line in _decoded(entry).table
         ]
         out.append(
             CfiFunction(
@@ -235,6 +235,19 @@ def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFuncti
             )
         )
     return out
+
+
+def _decoded(entry: FDE) -> Any:
+    """pyelftools' table of the FDE's rows.
+
+    pyelftools 0.33 refuses `DW_CFA_GNU_args_size` ("Unknown CFI opcode"),
+    and one such FDE (glibc's libc.so.6 has one) made the whole file's CFI
+    unreadable. The instruction only records the size of outgoing arguments
+    (for exception handling), never a rule, so it is left out before decoding.
+    """
+    if any(instr.opcode == DW_CFA.GNU_args_size for instr in entry.instructions):
+        entry.instructions = [instr for instr in entry.instructions if instr.opcode != DW_CFA.GNU_args_size]
+    return entry.get_decoded()
 
 
 def _ra_signing(entry: FDE, start: int) -> list[tuple[int, bool]]:

@@ -151,6 +151,7 @@ def read_core(path: str) -> Core:
         machine = elf["e_machine"]
         if machine not in PRSTATUS_REGS:
             raise InputError(f"a core of a {machine} process: sfview unwinds x86-64 and AArch64", path=path)
+        _check_not_cut(elf, os.fstat(stream.fileno()).st_size, path)
         core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
         for segment in elf.iter_segments():
             if segment["p_type"] == "PT_LOAD" and segment["p_filesz"]:
@@ -165,6 +166,30 @@ def read_core(path: str) -> Core:
     if not core.threads:
         raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
     return core
+
+
+def _check_not_cut(elf: ELFFile, size: int, path: str) -> None:
+    """Refuse a truncated core at once: a segment whose bytes the file does not hold.
+
+    Without this, a core cut short reads as a process with less memory (the
+    walk then stops for a word "nobody has given"), or fails deep in the
+    notes with pyelftools' words for a short read.
+    """
+    headers_end = elf["e_phoff"] + elf["e_phnum"] * elf["e_phentsize"]
+    if headers_end > size:
+        raise InputError(
+            f"the core is cut short: its program headers end at {headers_end:#x}, the file has {size:#x} bytes",
+            path=path,
+        )
+    for index, segment in enumerate(elf.iter_segments()):
+        end = segment["p_offset"] + segment["p_filesz"]
+        if end > size:
+            what = "notes" if segment["p_type"] == "PT_NOTE" else f"memory at {segment['p_vaddr']:#x}"
+            raise InputError(
+                f"the core is cut short: its segment {index} ({what}) needs file bytes up to {end:#x}, "
+                f"the file has {size:#x} bytes",
+                path=path,
+            )
 
 
 def _note(core: Core, note: dict, little_endian: bool) -> None:

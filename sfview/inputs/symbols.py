@@ -79,9 +79,15 @@ class SymbolTable:
     def _starts(self) -> frozenset[int]:
         return frozenset(s.address for s in (*self._symbols.items, *self._sections.items))
 
-    def name_at(self, address: int) -> str:
-        """`name`, `name+0x12`, else the code section as objdump names it (`.plt+0x10`), else ""."""
-        sym = self._symbols.at(address) or self._sections.at(address)
+    def name_at(self, address: int, lookup: int | None = None) -> str:
+        """`name`, `name+0x12`, else the code section as objdump names it (`.plt+0x10`), else "".
+
+        `lookup`: the address whose symbol names `address`. A return address is
+        named after the call before it (`address - 1`), as gdb does: after a call
+        that never returns, it points past the end of the calling function.
+        """
+        at = address if lookup is None else lookup
+        sym = self._symbols.at(at) or self._sections.at(at)
         if sym is None:
             return ""
         delta = address - sym.address

@@ -14,7 +14,9 @@ def _function(frame: Frame) -> str:
 
 
 def frame_line(frame: Frame) -> str:
-    """`#1  0x0000555555555181 in leaf ()`."""
+    """`#1  0x0000555555555181 in leaf ()`; a sigreturn trampoline as gdb shows it, `#2  <signal handler called>`."""
+    if frame.signal:
+        return f"#{frame.number:<2} <signal handler called>"
     where = f" from {frame.module.library}" if frame.module and frame.module.library else ""
     return f"#{frame.number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
 
@@ -81,6 +83,7 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
             "fre": frame.row.index if frame.row else None,
             "lookup": frame.lookup,
             "fallback": frame.fallback,
+            "signal": frame.signal,
             "computations": [
                 {
                     "what": c.what,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from sfview.sframe import describe
 from sfview.sframe.rules import CFA, SAME, Kind, Rule
 from sfview.sframe.section import Function, Row, Section
+from sfview.unwind import sigframe
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiTable
@@ -43,8 +44,9 @@ class Module:
     section: Section | None
     bias: int
     """What to add to the file's addresses to get the process's (0 for a non-PIE program)."""
-    name_at: Callable[[int], str]
-    """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`)."""
+    name_at: Callable[[int, int], str]
+    """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`), its symbol
+    found at a second address (for a return address, its call's: `SymbolTable.name_at`)."""
     library: str | None = None
     """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
     cfi: Callable[[], CfiTable | None] | None = None
@@ -65,7 +67,7 @@ class Computation:
     """One value worked out for a frame: `CFA = rsp + 16 = 0x7ffc…c0 + 0x10 = 0x7ffc…d0`."""
 
     what: str
-    """`CFA`, `RA` or `FP`."""
+    """`CFA`, `RA`, `FP`, or `SP` (the caller's, on the frame-pointer chain)."""
     rule: Rule
     formula: str
     """The rule with register names: `rsp + 16`, `*(CFA - 8)`, `unchanged`."""
@@ -101,12 +103,19 @@ class Frame:
     computations: list[Computation] = field(default_factory=list)
     fallback: bool = False
     """Found by following the frame-pointer chain: no FDE covered its PC."""
+    signal: bool = False
+    """A sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers were saved
+    by the kernel in the signal frame."""
+    interrupted: bool = False
+    """The caller of a signal frame: its PC is the instruction the signal stopped, looked up as it is."""
 
     def name(self) -> str:
         """`leaf`, `leaf+0x12`, or "" when nothing names the PC."""
         if self.module is None:
             return ""
-        return self.module.name_at((self.pc - self.module.bias) & ADDRESS_MASK)
+        bias = self.module.bias
+        lookup = self.lookup_pc or self.pc  # named after the call, for a frame that made one
+        return self.module.name_at((self.pc - bias) & ADDRESS_MASK, (lookup - bias) & ADDRESS_MASK)
 
 
 @dataclass
@@ -172,11 +181,50 @@ class Unwinder:
 
     def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
         """The caller of `frame` (filling in how it was found), or None and why not."""
-        frame.lookup_pc = frame.pc if frame.number == 0 else (frame.pc - 1) & ADDRESS_MASK
+        frame.lookup_pc = frame.pc if frame.number == 0 or frame.interrupted else (frame.pc - 1) & ADDRESS_MASK
+        if self._at_trampoline(frame.pc):
+            return self._signal_frame(frame)
         found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
         if not isinstance(found, Rules):
             return found  # a stop, or a caller found by the frame-pointer chain
         return self._apply(frame, found)
+
+    def _at_trampoline(self, pc: int) -> bool:
+        """Whether `pc` is the first instruction of the sigreturn trampoline (little-endian code)."""
+        code = sigframe.trampoline(self.machine.aarch64).code
+        words = [self.read(pc + offset) for offset in range(0, len(code), 8)]
+        if None in words:
+            return False
+        held = b"".join(word.to_bytes(8, "little") for word in words if word is not None)
+        return held.startswith(code)
+
+    def _signal_frame(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
+        """The interrupted frame, from the registers the kernel saved in the signal frame at SP."""
+        m = self.machine
+        frame.signal = True
+        frame.lookup_pc = frame.pc  # the trampoline is not called: its first instruction is the "return address"
+        frame.module, _ = self._function_for(frame.pc)
+        frame.lookup = "the sigreturn trampoline: the interrupted registers are in the signal frame at SP"
+        sp = frame.registers.get(m.sp)
+        if sp is None:
+            return None, "a signal frame, but SP is not known", None
+        caller: dict[int, int] = {}
+        pc = None
+        for reg, offset in sigframe.trampoline(m.aarch64).saved.items():
+            address = (sp + offset) & ADDRESS_MASK
+            value = self.read(address)
+            what = "PC" if reg == sigframe.PC else m.name(reg)
+            if value is None:
+                return None, f"the signal frame's saved {what} needs the memory word at {address:#x}", address
+            rule = Rule(Kind.VALUE, m.sp, offset, True)
+            arithmetic = f"*({m.name(m.sp)} + {offset} = {sp:#x} + {offset:#x} = {address:#x}) = {value:#x}"
+            frame.computations.append(Computation(what, rule, f"*(sp + {offset})", arithmetic, value, address))
+            if reg == sigframe.PC:
+                pc = value
+            else:
+                caller[reg] = value
+        assert pc is not None
+        return Frame(frame.number + 1, pc, caller, interrupted=True), "", None
 
     def _sframe_rules(self, frame: Frame) -> Rules | tuple[Frame | None, str, int | None]:
         """The rules of the SFrame row for the frame's PC."""
@@ -204,7 +252,7 @@ class Unwinder:
             fde = table.find(address) if table is not None else None
             if fde is not None:
                 break
-            if owner is None and module.name_at(address):
+            if owner is None and module.name_at(address, address):
                 owner = module
         else:
             frame.module = owner
@@ -236,20 +284,11 @@ class Unwinder:
             return None, self._unknown(fp), fp.address
         return_address = ra.value
         if rules.mangled_ra and return_address is not None:
-            return_address &= ~self.pac_mask & ADDRESS_MASK
-            frame.computations.append(
-                Computation(
-                    "RA",
-                    rules.ra,
-                    SIGNED,
-                    f"{ra.value:#x} & {~self.pac_mask & ADDRESS_MASK:#x} = {return_address:#x}",
-                    return_address,
-                )
-            )
+            return_address = self._strip(frame, rules.ra, return_address)
         if return_address == 0:
             return None, "the return address is 0: the outermost frame", None
         sp = frame.registers.get(m.sp)
-        if frame.number > 0 and sp is not None and cfa.value <= sp:
+        if frame.number > 0 and not frame.interrupted and sp is not None and cfa.value <= sp:
             return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
         caller = {m.sp: cfa.value}
         if fp.value is not None:
@@ -288,6 +327,13 @@ class Unwinder:
         frame.computations.append(comp)
         return comp
 
+    def _strip(self, frame: Frame, rule: Rule, signed: int) -> int:
+        """A signed return address without its authentication code, the masking recorded."""
+        keep = ~self.pac_mask & ADDRESS_MASK
+        stripped = signed & keep
+        frame.computations.append(Computation("RA", rule, SIGNED, f"{signed:#x} & {keep:#x} = {stripped:#x}", stripped))
+        return stripped
+
     @staticmethod
     def _unknown(comp: Computation) -> str:
         if comp.address is not None:
@@ -296,10 +342,12 @@ class Unwinder:
 
     # Finding the function ---------------------------------------------------------
 
-    def name_at(self, pc: int) -> str:
-        """What the modules call `pc` (`leaf+0x11`), "" when none does."""
+    def name_at(self, pc: int, lookup: int | None = None) -> str:
+        """What the modules call `pc` (`leaf+0x11`), "" when none does; `lookup`: where to find its
+        symbol (a return address's is its call's, `pc - 1`)."""
         for module in self.modules:
-            name = module.name_at((pc - module.bias) & ADDRESS_MASK)
+            address = (pc - module.bias) & ADDRESS_MASK
+            name = module.name_at(address, ((pc if lookup is None else lookup) - module.bias) & ADDRESS_MASK)
             if name:
                 return name
         return ""
@@ -312,7 +360,7 @@ class Unwinder:
             func = module.section.find_function(address) if module.section is not None else None
             if func is not None:
                 return module, func
-            if owner is None and module.name_at(address):
+            if owner is None and module.name_at(address, address):
                 owner = module  # no FDE, but a symbol of this module names the PC
         return owner, None
 
@@ -350,4 +398,16 @@ class Unwinder:
         frame.computations.append(
             Computation("RA", Rule(Kind.VALUE, m.fp, 8, True), "*(fp + 8)", f"*({fp + 8:#x}) = {ra:#x}", ra, fp + 8)
         )
-        return Frame(frame.number + 1, ra, {m.sp: fp + 16, m.fp: saved_fp}), "", None
+        if m.aarch64:
+            # A saved LR may be signed (pac-ret): the chain has no row to say so, and stripping an
+            # unsigned user address changes nothing.
+            if ra & self.pac_mask:
+                ra = self._strip(frame, Rule(Kind.VALUE, m.fp, 8, True), ra)
+            # The frame record {FP, LR} sits at the bottom of a frame (`stp x29, x30, [sp, -N]!;
+            # mov x29, sp`), so the caller's SP at the call is where the caller's record is: the
+            # saved FP. (FP + 16 is x86-64's: `push rbp; mov rbp, rsp` puts the record at the top.)
+            sp_rule, sp_formula, caller_sp = Rule(Kind.VALUE, m.fp, 0, True), "*(fp)", saved_fp
+        else:
+            sp_rule, sp_formula, caller_sp = Rule(Kind.VALUE, m.fp, 16), "fp + 16", fp + 16
+        frame.computations.append(Computation("SP", sp_rule, sp_formula, f"{sp_formula} = {caller_sp:#x}", caller_sp))
+        return Frame(frame.number + 1, ra, {m.sp: caller_sp, m.fp: saved_fp}), "", None

@@ -115,6 +115,30 @@ def _auxv_bias(doc: Document, core: Core) -> int:
     return bias
 
 
+def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
+    """Refuse a core of another program where the core shows it: the program's first page
+    (ELF header, program headers, build-id note) as the process had it must be the file's.
+
+    Two small programs can share an entry point and program header address, so
+    `AT_ENTRY` alone lets a core of one be unwound with the other's names.
+    A core that holds no such bytes (qemu-user's) leaves only the other checks.
+    """
+    elf = doc.elf
+    assert elf is not None
+    first = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD" and seg["p_offset"] == 0), None)
+    if first is None or not first["p_filesz"]:
+        return
+    expected = first.data()[: min(first["p_filesz"], PAGE_SIZE)]
+    start = first["p_vaddr"] + bias
+    held = core.memory.read(start, len(expected))
+    if held is not None and held != int.from_bytes(expected, "little" if elf.little_endian else "big"):
+        raise InputError(
+            f"not a core of {os.path.basename(doc.path)}: the process's bytes at {start:#x}, where the core"
+            " places the program's ELF header, are not this program's (another program, or another build of it)",
+            path=core.path,
+        )
+
+
 def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
     """The file's read-only loadable bytes as memory, where the core holds none.
 
@@ -164,6 +188,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         raise InputError(
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
         )
+    _check_program_bytes(doc, core, bias)
     modules = [_module(doc, bias)]
     _add_read_only_segments(core.memory, elf, bias)
     for path, start in mapped.items():

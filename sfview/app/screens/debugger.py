@@ -252,13 +252,24 @@ class DebuggerScreen(Screen[None]):
         table.clear()
         for frame in self.frames:
             how = "fp chain" if frame.fallback else frame.module.name if frame.module else ""
-            name = frame.name() or self.unwinder.name_at(frame.pc) or "??"
+            lookup = frame.pc - 1 if frame.number else frame.pc  # a caller is named after its call
+            name = frame.name() or self.unwinder.name_at(frame.pc, lookup) or "??"
+            if frame.signal:
+                how, name = "signal", "<signal handler called>"
             table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
         table.move_cursor(row=len(self.frames) - 1)
         if self.stop:
             self._show(f"stopped: {self.stop}")
         else:
             self._show(f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end")
+
+    def _origin(self, frame: Frame, regnum: int) -> str:
+        """Where the caller's register came from, in a word or two."""
+        if frame.signal:
+            return "signal frame"
+        if frame.fallback:
+            return "frame-pointer chain"
+        return "CFA" if regnum == self.machine.sp else "FP rule"
 
     def _explain(self, frame: Frame | None) -> None:
         """The last step in full: what was looked up, each value worked out, the caller's registers."""
@@ -273,9 +284,12 @@ class DebuggerScreen(Screen[None]):
                 out.append("\nspace: find its caller, step by step")
             self.query_one("#dbg-explain", Static).update(out)
             return
-        out.append(f"Frame #{frame.number} at {frame.pc:#x} {frame.name()}\n", style="bold")
-        if frame.number:
+        title = "<signal handler called>" if frame.signal else frame.name()
+        out.append(f"Frame #{frame.number} at {frame.pc:#x} {title}\n", style="bold")
+        if frame.lookup_pc != frame.pc:
             out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")
+        elif frame.interrupted:
+            out.append("  looked up at PC itself: the instruction the signal interrupted, not a return address\n")
         func, row = frame.function, frame.row
         if func is not None and frame.module is not None and frame.module.section is not None:
             data = frame.module.section.data
@@ -293,10 +307,12 @@ class DebuggerScreen(Screen[None]):
         caller = self.frames[frame.number + 1] if len(self.frames) > frame.number + 1 else None
         if caller is not None:
             out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
-            out.append(f"  pc = RA = {caller.pc:#x} {self.unwinder.name_at(caller.pc)}\n")
+            if frame.signal:
+                out.append(f"  pc = the saved PC = {caller.pc:#x} {self.unwinder.name_at(caller.pc)}\n")
+            else:
+                out.append(f"  pc = RA = {caller.pc:#x} {self.unwinder.name_at(caller.pc, caller.pc - 1)}\n")
             for regnum, value in sorted(caller.registers.items()):
-                origin = "CFA" if regnum == self.machine.sp else "FP rule"
-                out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({origin})\n")
+                out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
         elif self.stop:
             out.append(f"\nstopped: {self.stop}\n", style="yellow")
         if self.with_dwarf:

@@ -1,0 +1,67 @@
+"""Signal frames: how an unwinder gets from a signal handler back to the code the signal interrupted.
+
+A handler returns into a small trampoline (glibc's `__restore_rt` on x86-64,
+the vDSO's `__kernel_rt_sigreturn` or qemu-user's copy of it on AArch64) that
+calls `rt_sigreturn`. Nothing in SFrame describes it (glibc gives it no SFrame
+FDE, and its DWARF CFI is an expression), so unwinders recognise it by its
+instructions, as gdb does, and take the interrupted registers from the signal
+frame the kernel wrote at the trampoline's SP. The interrupted frame's PC is
+the instruction the signal stopped, not a return address: it is looked up as
+it is, not at PC - 1.
+
+These are facts of the Linux ABI, not of the SFrame format: the layouts are
+the kernel's (`arch/x86/include/uapi/asm/sigcontext.h` and `ucontext.h`;
+`arch/arm64/include/uapi/asm/sigcontext.h` and `arch/arm64/kernel/signal.c`,
+whose `struct rt_sigframe` qemu-user copies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sfview.generated.sframe import Sframe
+
+PC = -1
+"""Where the interrupted PC is saved (it has no DWARF register number on AArch64)."""
+
+
+@dataclass(frozen=True)
+class Trampoline:
+    """One architecture's sigreturn trampoline and its signal frame."""
+
+    code: bytes
+    """The trampoline's instructions, from its first byte."""
+    saved: dict[int, int]
+    """Register (DWARF number, or `PC`) → offset from the trampoline's SP of the word saving it."""
+
+
+# x86-64: the handler's `ret` popped `pretcode`, so SP points at the `struct ucontext`:
+# uc_flags (8), uc_link (8), uc_stack (24), then `struct sigcontext`, whose first 8-byte
+# words are r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip.
+_X86_SIGCONTEXT = 40
+X86_64 = Trampoline(
+    code=bytes.fromhex("48c7c00f0000000f05"),  # mov $15 (rt_sigreturn), %rax; syscall
+    saved={
+        int(Sframe.Amd64Reg.rbp): _X86_SIGCONTEXT + 10 * 8,
+        int(Sframe.Amd64Reg.rsp): _X86_SIGCONTEXT + 15 * 8,
+        PC: _X86_SIGCONTEXT + 16 * 8,
+    },
+)
+
+# AArch64: SP points at `struct rt_sigframe`: siginfo (128 bytes), then `struct ucontext`:
+# uc_flags (8), uc_link (8), uc_stack (24), uc_sigmask with its padding (128), then
+# `struct sigcontext` aligned to 16 (at 128 + 176 = 304): fault_address, regs[31], sp, pc.
+_ARM_REGS = 304 + 8
+AARCH64 = Trampoline(
+    code=bytes.fromhex("681180d2010000d4"),  # mov x8, #139 (rt_sigreturn); svc #0
+    saved={
+        int(Sframe.Aarch64Reg.x29): _ARM_REGS + 29 * 8,
+        int(Sframe.Aarch64Reg.x30): _ARM_REGS + 30 * 8,
+        int(Sframe.Aarch64Reg.sp): _ARM_REGS + 31 * 8,
+        PC: _ARM_REGS + 32 * 8,
+    },
+)
+
+
+def trampoline(aarch64: bool) -> Trampoline:
+    return AARCH64 if aarch64 else X86_64
