@@ -204,8 +204,8 @@ def _unwind_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cfi",
         choices=("sframe", "dwarf", "both"),
-        default="sframe",
-        help="unwind with SFrame (default), with DWARF CFI (.eh_frame), or with both and show where they part",
+        help="unwind with SFrame alone (by default, code without SFrame data is unwound with its DWARF CFI),"
+        " with DWARF CFI (.eh_frame) alone, or both ways and show where they part",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
@@ -234,7 +234,7 @@ def run_unwind(argv: list[str]) -> int:
     args = _unwind_parser().parse_args(argv)
     started = _session(args.program, args)
     unwinder = started.unwinder
-    unwinder.cfi = "dwarf" if args.cfi == "dwarf" else "sframe"
+    unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
     trace = unwinder.backtrace(started.pc, started.registers)
     notes = list(started.notes)
     if args.cfi == "both":

@@ -405,3 +405,38 @@ def test_an_address_with_several_symbols_is_one_public_line_marked_m(monkeypatch
     assert f"PUBLIC m {main.address:x} 0 main" in publics
     assert not any("main_alias" in line for line in publics)
     assert sum(1 for line in publics if line.startswith("PUBLIC m ")) == 1
+
+
+@pytest.mark.parametrize(
+    "path",
+    [DATA / name for name in ELF_FIXTURES if name != "shapes-x86_64-O2-stripped"]
+    + [Path("/usr/lib/x86_64-linux-gnu/libc.so.6")],
+    ids=lambda p: p.name,
+)
+def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> None:
+    """An unwinder's FDE lookups through `.eh_frame_hdr` (one FDE parsed at a time) give, at the start,
+    middle and last byte of every function, the very FDE and rows that reading `.eh_frame` whole gives."""
+    from elftools.elf.elffile import ELFFile
+
+    from sfview.dwarf.cfi import EhFrameIndex
+
+    if not path.exists():
+        pytest.skip(f"{path} is not on this machine")
+    with path.open("rb") as f:
+        elf = ELFFile(f)
+        index, whole = EhFrameIndex(elf), read_cfi(elf)
+        assert index.usable
+        checked = 0
+        for func in whole.functions:
+            if func.section != ".eh_frame" or not func.size:
+                continue
+            for pc in (func.start_address, func.start_address + func.size // 2, func.end_address - 1):
+                found = index.find(pc)
+                assert found is not None and (found.start_address, found.fde_offset) == (
+                    func.start_address,
+                    func.fde_offset,
+                )
+                assert found.rows == func.rows
+                checked += 1
+        assert checked > 10
+        assert index.find(min(f.start_address for f in whole.functions) - 1) is None

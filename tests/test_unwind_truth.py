@@ -218,9 +218,40 @@ OURS_ALL = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
 GDB_THREAD = re.compile(r"^Thread \d+ \(Thread 0x[0-9a-f]+ \(LWP (\d+)\)", re.M)
 
 
+GDB_PHYSICAL = """
+import gdb
+for thread in gdb.selected_inferior().threads():
+    thread.switch()
+    frame = gdb.newest_frame()
+    while frame is not None:
+        if frame.type() in (gdb.NORMAL_FRAME, gdb.SIGTRAMP_FRAME):
+            print("frame", thread.ptid[1], hex(frame.pc()))
+        frame = frame.older()
+"""
+
+
+def _gdb_physical_frames(program: Path, core: Path) -> dict[int, list[int]]:
+    """gdb's frames of each thread that are frames on the stack: not the inlined and tail-call frames
+    it adds from debug info (libc's, when its debug symbols are installed), which no CFI describes."""
+    script = core.with_suffix(".py")
+    script.write_text(GDB_PHYSICAL)
+    out = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", f"source {script}", str(program), str(core)],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    frames: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        if line.startswith("frame "):
+            _, tid, pc = line.split()
+            frames.setdefault(int(tid), []).append(int(pc, 16))
+    return frames
+
+
 def test_every_thread_unwinds_as_gdb_does_as_far_as_sframe_goes(tmp_path: Path) -> None:
-    """Each thread's frames agree with gdb's until the walk reaches libc, which has no SFrame here (nor
-    frame pointers): the walk then stops saying so, the frame in libc named from libc's symbols."""
+    """With SFrame alone (`--cfi sframe`), each thread's frames agree with gdb's until the walk reaches
+    libc, which has no SFrame here (nor frame pointers): the walk then stops saying so, the frame in libc
+    named from libc's symbols. By default libc's frames are unwound with its DWARF CFI, and every frame
+    of every thread is gdb's."""
     need("gcc", "gdb")
     program = tmp_path / "threads"
     subprocess.run(
@@ -234,6 +265,7 @@ def test_every_thread_unwinds_as_gdb_does_as_far_as_sframe_goes(tmp_path: Path) 
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert core.exists(), gdb.stderr
+    physical = _gdb_physical_frames(program, core)
     parts = GDB_THREAD.split(gdb.stdout)
     per_thread = {int(parts[i]): parts[i + 1] for i in range(1, len(parts), 2)}
     pcs = {thread.tid: thread.registers["rip"] for thread in read_core(str(core)).threads}
@@ -241,7 +273,13 @@ def test_every_thread_unwinds_as_gdb_does_as_far_as_sframe_goes(tmp_path: Path) 
     program_functions = {"stop_here", "worker_a", "park", "worker_b", "main"}
     seen: set[str] = set()
     for tid, bt in per_thread.items():
-        result = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid))
+        whole = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid))
+        assert whole.returncode == 0, whole.stderr
+        everything = [(int(pc, 16), name) for _, pc, name in OURS_ALL.findall(whole.stdout)]
+        # (gdb stops at main; past it, sfview goes on to _start)
+        assert [pc for pc, _ in everything[: len(physical[tid])]] == physical[tid], (whole.stdout, bt)
+        assert "[DWARF CFI]" in whole.stdout
+        result = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid), "--cfi", "sframe")
         assert result.returncode == 0, result.stderr
         ours = [(int(pc, 16), name) for _, pc, name in OURS_ALL.findall(result.stdout)]
         theirs = gdb_frames(bt, pcs[tid])

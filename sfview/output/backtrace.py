@@ -43,7 +43,8 @@ def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = N
     """The backtrace, one line a frame, then why it stopped (and what was noticed on the way)."""
     lines = []
     for frame in trace.frames:
-        lines.append(frame_line(frame) + ("  [frame-pointer chain]" if frame.fallback else ""))
+        mark = "  [frame-pointer chain]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
+        lines.append(frame_line(frame) + mark)
         if explain:
             lines.extend(explanation(frame))
     lines.append(f"stopped: {trace.stop}")
@@ -84,6 +85,7 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
             "lookup": frame.lookup,
             "fallback": frame.fallback,
             "signal": frame.signal,
+            "dwarf": frame.dwarf,
             "computations": [
                 {
                     "what": c.what,

@@ -27,7 +27,7 @@ from sfview.sframe.section import Function, Row, Section
 from sfview.unwind import sigframe
 
 if TYPE_CHECKING:
-    from sfview.dwarf.cfi import CfiTable
+    from sfview.dwarf.cfi import CfiTable, EhFrameIndex
 
 ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
@@ -49,7 +49,7 @@ class Module:
     found at a second address (for a return address, its call's: `SymbolTable.name_at`)."""
     library: str | None = None
     """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
-    cfi: Callable[[], CfiTable | None] | None = None
+    cfi: Callable[[], CfiTable | EhFrameIndex | None] | None = None
     """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
 
 
@@ -106,6 +106,8 @@ class Frame:
     signal: bool = False
     """A sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers were saved
     by the kernel in the signal frame."""
+    dwarf: bool = False
+    """Unwound with DWARF CFI in an SFrame walk: its code has no SFrame data."""
     interrupted: bool = False
     """The caller of a signal frame: its PC is the instruction the signal stopped, looked up as it is."""
 
@@ -154,11 +156,13 @@ class Unwinder:
         machine: Machine,
         read: Callable[[int], int | None],
         pac_mask: int | None = None,
-        cfi: str = "sframe",
+        cfi: str = "sframe+dwarf",
     ) -> None:
         self.modules = modules
         self.cfi = cfi
-        """Whose rules the walk follows: `sframe`, or `dwarf` (the files' `.eh_frame` and `.debug_frame`)."""
+        """Whose rules the walk follows: `sframe+dwarf` (SFrame, and DWARF CFI for code that has no
+        SFrame data), `sframe` (SFrame alone, as the kernel's unwinder would), or `dwarf` (the files'
+        `.eh_frame` and `.debug_frame`). Where neither has a rule, the frame-pointer chain."""
         self.machine = machine
         self.read = read
         """Reads the 8-byte word at an address; None where no memory is known."""
@@ -231,6 +235,11 @@ class Unwinder:
         module, func = self._function_for(frame.lookup_pc)
         frame.module = module
         if func is None:
+            if self.cfi != "sframe" and module is not None and module.cfi is not None and module.cfi() is not None:
+                # Code without SFrame data (a library built without --gsframe, as glibc is; crt files'
+                # `_start`): its DWARF CFI, as gdb would, before the frame-pointer guess.
+                frame.dwarf = True
+                return self._dwarf_rules(frame, [module])
             return self._frame_pointer_chain(frame, module)
         frame.function = func
         assert module is not None
@@ -243,10 +252,13 @@ class Unwinder:
             return None, "the outermost frame: its row says the return address is undefined", None
         return Rules(row.cfa, row.fp, row.ra, row.mangled_ra)
 
-    def _dwarf_rules(self, frame: Frame) -> Rules | tuple[Frame | None, str, int | None]:
-        """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`)."""
+    def _dwarf_rules(
+        self, frame: Frame, modules: list[Module] | None = None
+    ) -> Rules | tuple[Frame | None, str, int | None]:
+        """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`), in
+        `modules` (all of them by default)."""
         owner = None
-        for module in self.modules:
+        for module in self.modules if modules is None else modules:
             address = (frame.lookup_pc - module.bias) & ADDRESS_MASK
             table = module.cfi() if module.cfi is not None else None
             fde = table.find(address) if table is not None else None

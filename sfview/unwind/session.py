@@ -27,7 +27,7 @@ from sfview.inputs.elf import function_symbols
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
-    from sfview.dwarf.cfi import CfiTable
+    from sfview.dwarf.cfi import CfiTable, EhFrameIndex
 
 PAGE_SIZE = 4096
 """The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
@@ -64,13 +64,16 @@ def _load_bias(elf: ELFFile, mapped_at: int) -> int:
     return mapped_at - first
 
 
-def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory) -> Module | None:
+def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory, notes: list[str]) -> Module | None:
     """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
     try:
         with open(found, "rb") as f:
             data = f.read()
         elf = ELFFile(io.BytesIO(data))
         bias = _load_bias(elf, mapped_at)
+        if _same_file(elf, memory, bias) is False:  # another build than the process had: it would mislead
+            notes.append(f"{found}: not the file the process had mapped (its first page differs): not used")
+            return None
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
         return None
@@ -78,13 +81,15 @@ def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory
     return Module(os.path.basename(found), None, bias, symbols.name_at, path, cfi=functools.cache(lambda: _cfi(elf)))
 
 
-def _cfi(elf: ELFFile) -> CfiTable | None:
-    """A library's DWARF CFI, for unwinding with it (`--cfi dwarf`); None when it has none."""
-    from sfview.dwarf.cfi import read_cfi
+def _cfi(elf: ELFFile) -> CfiTable | EhFrameIndex | None:
+    """A library's DWARF CFI, for unwinding with it (`--cfi dwarf`, or where it has no SFrame data);
+    None when it has none. Through `.eh_frame_hdr`, an FDE at a time, when the library has one."""
+    from sfview.dwarf.cfi import DECODE_ERRORS, EhFrameIndex, read_cfi
 
     try:
-        return read_cfi(elf)
-    except InputError:
+        index = EhFrameIndex(elf)
+        return index if index.usable else read_cfi(elf)
+    except (InputError, *DECODE_ERRORS):
         return None
 
 
@@ -115,28 +120,39 @@ def _auxv_bias(doc: Document, core: Core) -> int:
     return bias
 
 
+def _same_file(elf: ELFFile, memory: Memory, bias: int) -> bool | None:
+    """Whether the process had this very file mapped at `bias`: its first page (ELF header, program
+    headers, build-id note) as the core holds it is the file's. None when the core holds no such
+    bytes (qemu-user's cores)."""
+    first = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD" and seg["p_offset"] == 0), None)
+    if first is None or not first["p_filesz"]:
+        return None
+    expected = first.data()[: min(first["p_filesz"], PAGE_SIZE)]
+    held = memory.read(first["p_vaddr"] + bias, len(expected))
+    if held is None:
+        return None
+    return held == int.from_bytes(expected, "little" if elf.little_endian else "big")
+
+
 def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
-    """Refuse a core of another program where the core shows it: the program's first page
-    (ELF header, program headers, build-id note) as the process had it must be the file's.
+    """Refuse a core of another program where the core shows it (`_same_file`).
 
     Two small programs can share an entry point and program header address, so
     `AT_ENTRY` alone lets a core of one be unwound with the other's names.
-    A core that holds no such bytes (qemu-user's) leaves only the other checks.
     """
     elf = doc.elf
     assert elf is not None
-    first = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD" and seg["p_offset"] == 0), None)
-    if first is None or not first["p_filesz"]:
-        return
-    expected = first.data()[: min(first["p_filesz"], PAGE_SIZE)]
-    start = first["p_vaddr"] + bias
-    held = core.memory.read(start, len(expected))
-    if held is not None and held != int.from_bytes(expected, "little" if elf.little_endian else "big"):
+    if _same_file(elf, core.memory, bias) is False:
         raise InputError(
-            f"not a core of {os.path.basename(doc.path)}: the process's bytes at {start:#x}, where the core"
-            " places the program's ELF header, are not this program's (another program, or another build of it)",
+            f"not a core of {os.path.basename(doc.path)}: the process's bytes at {bias + _first_address(elf):#x},"
+            " where the core places the program's ELF header, are not this program's (another program, or"
+            " another build of it)",
             path=core.path,
         )
+
+
+def _first_address(elf: ELFFile) -> int:
+    return min((seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"), default=0)
 
 
 def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
@@ -155,7 +171,9 @@ def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
 
 
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
-    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=lambda: doc.cfi)
+    elf = doc.elf
+    cfi = functools.cache(lambda: _cfi(elf) if elf is not None else None)  # a raw section has none
+    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
 
 
 def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str], sysroot: str | None) -> Session:
@@ -202,12 +220,15 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             lib = Document.open(found)
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
-            without = _module_without_sframe(found, start, path, core.memory)
+            without = _module_without_sframe(found, start, path, core.memory, notes)
             if without is not None:
                 modules.append(without)
             continue
         assert lib.elf is not None
         lib_bias = _load_bias(lib.elf, start)
+        if _same_file(lib.elf, core.memory, lib_bias) is False:
+            notes.append(f"{found}: not the file the process had mapped (its first page differs): not used")
+            continue
         modules.append(_module(lib, lib_bias, path))
         _add_read_only_segments(core.memory, lib.elf, lib_bias)
     state = _thread(core, thread)

@@ -160,11 +160,11 @@ class DebuggerScreen(Screen[None]):
     def _dwarf_check(self, frame: Frame) -> Text:
         """The same step with DWARF CFI (`.eh_frame`): the caller it finds, and whether SFrame's is the same."""
         mirror = Frame(frame.number, frame.pc, dict(frame.registers))
-        self.unwinder.cfi = "dwarf"
+        walked_with, self.unwinder.cfi = self.unwinder.cfi, "dwarf"
         try:
             caller, stop, _ = self.unwinder.step(mirror)
         finally:
-            self.unwinder.cfi = "sframe"
+            self.unwinder.cfi = walked_with
         out = Text("\nWith DWARF CFI instead:\n", style="bold")
         out.append(f"  {mirror.lookup or 'no FDE'}\n")
         for comp in mirror.computations:
