@@ -596,3 +596,26 @@ async def test_a_raw_section_without_its_address_says_how_to_give_it() -> None:
     app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2.sframe"), 0x141A8))
     async with app.run_test(size=(160, 40)):
         assert "--base" not in str(app.explorer.summary.render())
+
+
+async def test_the_heap_is_collected_and_frozen_again_while_nobody_types() -> None:
+    """Full collections wait for a second without input (none while keys come), and only run when
+    something was allocated since the last one."""
+    import gc
+
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_threshold()[2] >= 100, "no automatic full collection every ~15 moves"
+        app._freeze_the_heap()
+        seen = app._collections_seen
+        app._collect_when_idle()
+        assert app._collections_seen == seen, "nothing allocated: nothing to collect"
+        garbage = [[object()] for _ in range(20_000)]
+        del garbage
+        await pilot.press("down")  # input just now: not yet
+        app._collect_when_idle()
+        assert app._collections_seen == seen
+        app._last_input -= 2.0  # two seconds of quiet
+        app._collect_when_idle()
+        assert app._collections_seen != seen and gc.get_freeze_count() > 0
