@@ -175,3 +175,21 @@ def first_difference(a: bytes, b: bytes) -> tuple[int, str, str] | None:
     if rest_a == rest_b:  # only line endings / trailing newline differ
         return number, repr(a[-20:]), repr(b[-20:])
     return number, rest_a.decode(errors="replace"), rest_b.decode(errors="replace")
+
+
+def interleaved(commands: dict[str, list[str]], repeat: int, env: dict[str, str]) -> dict[str, Summary]:
+    """Run each command `repeat` times, taking turns (so that a busy moment hits them all), after one
+    warm-up run each; print best, median, peak RSS and exit statuses, and return the summaries."""
+    for argv in commands.values():
+        run_measured(argv, env=env)  # warm-up: page cache and bytecode cache
+    runs: dict[str, list[RunResult]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, argv in commands.items():
+            runs[name].append(run_measured(argv, env=env))
+    width = max(len(name) for name in commands)
+    summaries = {}
+    for name, results in runs.items():
+        s = summaries[name] = Summary.of(results)
+        status = {r.returncode for r in results}
+        print(f"{name:{width}} {s.best_s:7.3f}s best {s.median_s:7.3f}s median {s.peak_rss_mb:6.1f} MB  exit {status}")
+    return summaries
