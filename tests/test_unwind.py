@@ -386,3 +386,56 @@ def test_a_truncated_qemu_core_is_refused(tmp_path: Path, keep: float) -> None:
     result = run_process("unwind", str(DATA / "deep-aarch64"), "--core", str(cut))
     assert result.returncode == 2 and result.stdout == ""
     assert "the core is cut short: its segment" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_qemu_core_finds_its_libraries_in_the_dynamic_linkers_list(tmp_path: Path) -> None:
+    """qemu-user writes no NT_FILE: libc is found through `DT_DEBUG` → `r_debug` → `link_map` in the
+    core's memory, as gdb finds it, so the frames in libc (no SFrame there) are unwound with its DWARF CFI
+    and the walk gets back into the program: `sorter`, `main`. (gdb-multiarch cannot unwind these
+    cores past libc, so the program's frames are checked against the source.)"""
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64")
+    program = tmp_path / "qsort"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O1", "-fomit-frame-pointer", "-Wa,--gsframe", "-o", str(program),
+         str(SRC / "qsort.c")],
+        check=True,
+    )  # fmt: skip
+    core = _qemu_core(program, tmp_path)
+    result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
+    assert result.returncode == 0, result.stderr
+    names = [name for _, name in our_frames(result.stdout)]
+    assert names[:2] == ["stop_here", "cmp"] and names[-2:] == ["sorter", "main"], result.stdout
+    assert "qsort_r" in names and "from /lib/libc.so.6  [DWARF CFI]" in result.stdout
+    assert "libraries from the dynamic linker's list in memory" in result.stdout
+    host = run_process("unwind", str(program), "--core", str(core), "--lib-dir", "/usr/lib/x86_64-linux-gnu")
+    assert "libc.so.6: a library for EM_X86_64, not EM_AARCH64: not used (give --sysroot)" in host.stdout
+    assert "[DWARF CFI]" not in host.stdout.split("stopped:")[0].split("main ()")[0], "no host CFI for a guest"
+
+
+def test_the_dynamic_linkers_list_read_from_memory() -> None:
+    """`DT_DEBUG` → `r_debug.r_map` → each `link_map`'s bias and name; the program's own (empty) name
+    left out; a list that loops, or memory that is missing, ends the walk instead of hanging it."""
+    from sfview.inputs.linkmap import DT_DEBUG, L_ADDR, L_NAME, L_NEXT, R_MAP, loaded_objects
+
+    words: dict[int, int] = {}
+
+    def put_string(address: int, text: bytes) -> None:
+        padded = text + b"\0" * (8 - len(text) % 8)
+        for i in range(0, len(padded), 8):
+            words[address + i] = int.from_bytes(padded[i : i + 8], "little")
+
+    words.update({0x1000: 1, 0x1008: 0, 0x1010: DT_DEBUG, 0x1018: 0x2000, 0x1020: 0})  # .dynamic
+    words[0x2000 + R_MAP] = 0x3000
+    for node, bias, name, following in ((0x3000, 0, 0x5000, 0x3100), (0x3100, 0x7F00, 0x5100, 0x3200),
+                                        (0x3200, 0x8F00, 0x5200, 0x3100)):  # fmt: skip
+        words.update({node + L_ADDR: bias, node + L_NAME: name, node + L_NEXT: following})
+    put_string(0x5000, b"")
+    put_string(0x5100, b"/lib/libc.so.6")
+    put_string(0x5200, b"/lib/ld-linux-aarch64.so.1")
+    assert loaded_objects(words.get, True, 0x1000, 0x30) == [
+        ("/lib/libc.so.6", 0x7F00),
+        ("/lib/ld-linux-aarch64.so.1", 0x8F00),
+    ]  # and the loop back to 0x3100 ends there
+    del words[0x5208]  # a name memory does not hold
+    assert loaded_objects(words.get, True, 0x1000, 0x30) == [("/lib/libc.so.6", 0x7F00)]
+    assert loaded_objects(words.get, True, 0x9000, 0x30) == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
 from sfview.inputs.elf import function_symbols
+from sfview.inputs.linkmap import loaded_objects
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
@@ -64,15 +66,28 @@ def _load_bias(elf: ELFFile, mapped_at: int) -> int:
     return mapped_at - first
 
 
-def _module_without_sframe(found: str, mapped_at: int, path: str, memory: Memory, notes: list[str]) -> Module | None:
+def _is_the_mapped_file(elf: ELFFile, machine: str, memory: Memory, bias: int, found: str, notes: list[str]) -> bool:
+    """Whether a library found here can stand for the one the process mapped: the program's machine
+    (a guest's `/lib/libc.so.6` may be the host's), and the core's bytes of it, where it has them."""
+    if elf["e_machine"] != machine:
+        notes.append(f"{found}: a library for {elf['e_machine']}, not {machine}: not used (give --sysroot)")
+        return False
+    if _same_file(elf, memory, bias) is False:  # another build than the process had: it would mislead
+        notes.append(f"{found}: not the file the process had mapped (its first page differs): not used")
+        return False
+    return True
+
+
+def _module_without_sframe(
+    found: str, bias_of: Callable[[ELFFile], int], path: str, memory: Memory, notes: list[str], machine: str
+) -> Module | None:
     """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
     try:
         with open(found, "rb") as f:
             data = f.read()
         elf = ELFFile(io.BytesIO(data))
-        bias = _load_bias(elf, mapped_at)
-        if _same_file(elf, memory, bias) is False:  # another build than the process had: it would mislead
-            notes.append(f"{found}: not the file the process had mapped (its first page differs): not used")
+        bias = bias_of(elf)
+        if not _is_the_mapped_file(elf, machine, memory, bias, found, notes):
             return None
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
@@ -209,9 +224,15 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     _check_program_bytes(doc, core, bias)
     modules = [_module(doc, bias)]
     _add_read_only_segments(core.memory, elf, bias)
-    for path, start in mapped.items():
-        if path == program_path:
-            continue
+    libraries: list[tuple[str, Callable[[ELFFile], int]]] = [
+        (path, functools.partial(_load_bias, mapped_at=start)) for path, start in mapped.items() if path != program_path
+    ]
+    if not mapped:
+        linked = _linked_libraries(elf, bias, core.memory)
+        libraries = [(path, lambda _elf, lib_bias=lib_bias: lib_bias) for path, lib_bias in linked]
+        if linked:
+            notes.append(f"no NT_FILE note: {len(linked)} libraries from the dynamic linker's list in memory")
+    for path, bias_of in libraries:
         found = _find_library(path, lib_dirs, sysroot)
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
@@ -220,14 +241,13 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             lib = Document.open(found)
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
-            without = _module_without_sframe(found, start, path, core.memory, notes)
+            without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf["e_machine"])
             if without is not None:
                 modules.append(without)
             continue
         assert lib.elf is not None
-        lib_bias = _load_bias(lib.elf, start)
-        if _same_file(lib.elf, core.memory, lib_bias) is False:
-            notes.append(f"{found}: not the file the process had mapped (its first page differs): not used")
+        lib_bias = bias_of(lib.elf)
+        if not _is_the_mapped_file(lib.elf, elf["e_machine"], core.memory, lib_bias, found, notes):
             continue
         modules.append(_module(lib, lib_bias, path))
         _add_read_only_segments(core.memory, lib.elf, lib_bias)
@@ -247,6 +267,15 @@ def _thread(core: Core, tid: int | None):
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
     raise InputError(f"no thread {tid} in the core (threads: {tids})", path=core.path)
+
+
+def _linked_libraries(elf: ELFFile, bias: int, memory: Memory) -> list[tuple[str, int]]:
+    """For a core without `NT_FILE` (qemu-user's): the libraries the dynamic linker had loaded, with
+    their load biases, from its list in the process's memory."""
+    dynamic = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_DYNAMIC"), None)
+    if dynamic is None:  # a static program
+        return []
+    return loaded_objects(memory.read, memory.little_endian, dynamic["p_vaddr"] + bias, dynamic["p_memsz"])
 
 
 def _find_library(path: str, lib_dirs: list[str], sysroot: str | None) -> str | None:
