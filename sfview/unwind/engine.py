@@ -96,8 +96,6 @@ class Frame:
     module: Module | None = None
     function: Function | None = None
     row: Row | None = None
-    lookup_pc: int = 0
-    """The PC looked up: `pc`, or `pc - 1` for a frame that was called."""
     lookup: str = ""
     """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
     computations: list[Computation] = field(default_factory=list)
@@ -111,13 +109,21 @@ class Frame:
     interrupted: bool = False
     """The caller of a signal frame: its PC is the instruction the signal stopped, looked up as it is."""
 
+    @property
+    def lookup_pc(self) -> int:
+        """The PC looked up, and named: `pc - 1` for a frame that made a call (its return address can
+        point just past the function, after a call that never returns); `pc` itself for the innermost
+        frame, a frame a signal interrupted and a sigreturn trampoline, none of which was called."""
+        if self.number == 0 or self.interrupted or self.signal:
+            return self.pc
+        return (self.pc - 1) & ADDRESS_MASK
+
     def name(self) -> str:
         """`leaf`, `leaf+0x12`, or "" when nothing names the PC."""
         if self.module is None:
             return ""
         bias = self.module.bias
-        lookup = self.lookup_pc or self.pc  # named after the call, for a frame that made one
-        return self.module.name_at((self.pc - bias) & ADDRESS_MASK, (lookup - bias) & ADDRESS_MASK)
+        return self.module.name_at((self.pc - bias) & ADDRESS_MASK, (self.lookup_pc - bias) & ADDRESS_MASK)
 
 
 @dataclass
@@ -185,7 +191,6 @@ class Unwinder:
 
     def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
         """The caller of `frame` (filling in how it was found), or None and why not."""
-        frame.lookup_pc = frame.pc if frame.number == 0 or frame.interrupted else (frame.pc - 1) & ADDRESS_MASK
         if self._at_trampoline(frame.pc):
             return self._signal_frame(frame)
         found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
@@ -206,7 +211,6 @@ class Unwinder:
         """The interrupted frame, from the registers the kernel saved in the signal frame at SP."""
         m = self.machine
         frame.signal = True
-        frame.lookup_pc = frame.pc  # the trampoline is not called: its first instruction is the "return address"
         frame.module, _ = self._function_for(frame.pc)
         frame.lookup = "the sigreturn trampoline: the interrupted registers are in the signal frame at SP"
         sp = frame.registers.get(m.sp)

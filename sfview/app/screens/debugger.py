@@ -252,8 +252,7 @@ class DebuggerScreen(Screen[None]):
         table.clear()
         for frame in self.frames:
             how = "fp chain" if frame.fallback else frame.module.name if frame.module else ""
-            lookup = frame.pc - 1 if frame.number else frame.pc  # a caller is named after its call
-            name = frame.name() or self.unwinder.name_at(frame.pc, lookup) or "??"
+            name = frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc) or "??"
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
             table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
@@ -307,10 +306,8 @@ class DebuggerScreen(Screen[None]):
         caller = self.frames[frame.number + 1] if len(self.frames) > frame.number + 1 else None
         if caller is not None:
             out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
-            if frame.signal:
-                out.append(f"  pc = the saved PC = {caller.pc:#x} {self.unwinder.name_at(caller.pc)}\n")
-            else:
-                out.append(f"  pc = RA = {caller.pc:#x} {self.unwinder.name_at(caller.pc, caller.pc - 1)}\n")
+            origin = "the saved PC" if frame.signal else "RA"
+            out.append(f"  pc = {origin} = {caller.pc:#x} {self.unwinder.name_at(caller.pc, caller.lookup_pc)}\n")
             for regnum, value in sorted(caller.registers.items()):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
         elif self.stop:
