@@ -1,0 +1,65 @@
+"""What a consumer of SFrame does with a section: the Linux kernel's reader, each libsframe release.
+
+`check` says what is wrong by the format; a consumer profile says what one
+real reader does with the same bytes, rule for rule after that reader's own
+code: whether it takes the section at all (registration, `sframe_decode`), and
+where its lookups then fail, give a different row, or crash. Each profile is a
+module here (`kernel.py`, `libsframe.py`) that registers itself in `PROFILES`;
+`check --profile NAME`, `check --json` and the app's Problems tab read the
+`Verdict` it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LookupFailure:
+    """PCs in [start, end) whose lookup by the consumer fails (or crashes), and why."""
+
+    start: int
+    end: int
+    error: str
+    """The consumer's error: `-EINVAL`, `SFRAME_ERR_FRE_INVAL`, or `crash`."""
+    rule: str
+    """The consumer's check that fails, by its name in the consumer's code (`__read_fre: ip_off > func_size`)."""
+    function: int | None = None
+    """The index of the function (FDE) the PCs belong to."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One consumer's answer for one section."""
+
+    consumer: str
+    """The profile's name (`kernel`, `libsframe-2.40`, ...)."""
+    accepted: bool
+    error: str | None = None
+    """When refused: the consumer's error (`-EINVAL`, `SFRAME_ERR_VERSION_INVAL (2001)`, `crash`)."""
+    rule: str | None = None
+    """When refused: the check that refused, named as in the consumer's code."""
+    offset: int | None = None
+    """When refused: the section offset of the bytes the refusing check read."""
+    lookups: list[LookupFailure] = field(default_factory=list)
+    """Accepted, yet these lookups fail."""
+    notes: list[str] = field(default_factory=list)
+    """Anything else the consumer's behaviour shows (a different row than the format's, say)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    title: str
+    """Who the consumer is, for people: `the Linux kernel's SFrame reader (v14 series)`."""
+    judge: Callable[[bytes, int], Verdict]
+    """The verdict on a section's bytes at a load address."""
+
+
+PROFILES: dict[str, Profile] = {}
+
+
+def register(profile: Profile) -> Profile:
+    PROFILES[profile.name] = profile
+    return profile

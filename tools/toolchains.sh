@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Newer binutils, run unpacked: fetch by package name from Debian's archive,
+# unpack without installing, and write wrappers that run each tool under that
+# release's own dynamic linker.
+#
+#   tools/toolchains.sh            fetch (once) into the cache and print its path
+#   tools/toolchains.sh --check    exit 0 when the cache is complete, 1 otherwise
+#
+# The cache (SFVIEW_TOOLCHAINS, default ~/.cache/sfview/toolchains) holds one
+# folder per Debian suite:
+#
+#   trixie/   binutils 2.44 (SFrame version 2)
+#   sid/      the newest binutils (2.47.x: version 3, s390x)
+#
+# and in each:
+#
+#   root/                      the packages, dpkg -x'd
+#   VERSION                    the binutils version (e.g. 2.44)
+#   bin/<target>/{as,ld,readelf,objdump,objcopy,strip}
+#                              wrappers; <target> is x86_64, aarch64 or s390x.
+#                              `gcc -B bin/x86_64/ -Wa,--gsframe` (or
+#                              aarch64-linux-gnu-gcc, s390x-linux-gnu-gcc)
+#                              assembles and links with that release.
+#   libsframe.so               that release's libsframe (a link into root/)
+#   run                        runs any program under the release's dynamic
+#                              linker and libraries (for loading its libsframe)
+#
+# To make more: add a suite to SUITES below with its libsframe package name.
+# Tests find the cache through tests/toolchains.py; CI runs this script first.
+set -euo pipefail
+
+CACHE=${SFVIEW_TOOLCHAINS:-${XDG_CACHE_HOME:-$HOME/.cache}/sfview/toolchains}
+MIRROR=${SFVIEW_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# suite -> the libsframe package that suite's binutils links against
+declare -A SUITES=([trixie]=libsframe1 [sid]=libsframe3)
+TARGETS=(x86-64 aarch64 s390x)
+TOOLS=(as ld readelf objdump objcopy strip)
+
+complete() { [ -s "$CACHE/$1/VERSION" ] && [ -x "$CACHE/$1/bin/s390x/readelf" ]; }
+
+if [ "${1-}" = "--check" ]; then
+  for suite in "${!SUITES[@]}"; do complete "$suite" || exit 1; done
+  exit 0
+fi
+
+fetch() {
+  local suite=$1 libsframe=$2 dir="$CACHE/$1"
+  local work="$dir/apt"
+  mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/debs"
+  echo "deb [trusted=yes] $MIRROR $suite main" >"$work/sources.list"
+  local apt=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
+    -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work" -o Dir::State::status=/dev/null
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+  apt-get "${apt[@]}" -qq update
+  local pkgs=(binutils-common libbinutils libctf0 libctf-nobfd0 libgprofng0 libjansson4 "$libsframe"
+    libc6 libzstd1 zlib1g libgcc-s1 libstdc++6)
+  for t in "${TARGETS[@]}"; do pkgs+=("binutils-$t-linux-gnu"); done
+  (cd "$work/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]}")
+  rm -rf "$dir/root"
+  for deb in "$work/debs"/*.deb; do dpkg -x "$deb" "$dir/root"; done
+
+  local root="$dir/root" libdir="$dir/root/usr/lib/x86_64-linux-gnu"
+  local loader="$root/usr/lib64/ld-linux-x86-64.so.2"
+  [ -e "$loader" ] || loader="$root/lib64/ld-linux-x86-64.so.2"
+  cat >"$dir/run" <<EOF
+#!/bin/sh
+# Runs a program under binutils' $suite C library (its own dynamic linker).
+exec "$loader" --library-path "$libdir" "\$@"
+EOF
+  chmod +x "$dir/run"
+  for t in "${TARGETS[@]}"; do
+    local name=${t//-/_}
+    mkdir -p "$dir/bin/$name"
+    for tool in "${TOOLS[@]}"; do
+      cat >"$dir/bin/$name/$tool" <<EOF
+#!/bin/sh
+exec "$dir/run" "$root/usr/bin/$name-linux-gnu-$tool" "\$@"
+EOF
+      chmod +x "$dir/bin/$name/$tool"
+    done
+  done
+  ln -sf "$(ls "$libdir"/libsframe.so.* | head -n 1)" "$dir/libsframe.so"
+  local version
+  version=$("$dir/bin/x86_64/readelf" --version | head -n 1 | sed -E 's/.* ([0-9]+\.[0-9]+).*/\1/')
+  for t in "${TARGETS[@]}"; do "$dir/bin/${t//-/_}/as" --version >/dev/null; done
+  echo "$version" >"$dir/VERSION"
+  rm -rf "$work/debs" "$work/archives"
+  echo "$suite: binutils $(cat "$dir/VERSION") in $dir" >&2
+}
+
+for suite in "${!SUITES[@]}"; do
+  complete "$suite" || fetch "$suite" "${SUITES[$suite]}"
+done
+echo "$CACHE"
