@@ -1,16 +1,18 @@
 """More references for the unwinder: binutils' own libsframe, gdb on more cores, and cores of other programs.
 
-- The row the unwinder uses at every PC of every function is the one binutils
-  2.40's libsframe (`sframe_find_fre`, loaded from this machine's
+- The row the unwinder uses at every PC of every PCINC function is the one
+  binutils 2.40's libsframe (`sframe_find_fre`, loaded from this machine's
   `libsframe.so.0` with ctypes) returns, wherever libsframe returns one.
-  That settles what version 1 does with a PCMASK (PLT) function, which has no
-  block size: libsframe 2.40 takes the offset into the function as it is, no
-  modulo, so the second PLT entry's first bytes get the row at offset 0xb,
-  and so does the unwinder. Measured here, libsframe 2.40 also fails
-  (returns an error) past offset 0xb of a PLT FDE longer than 0xff bytes and
-  answers for PCs 0x100 past a PLT FDE, outside every function; the unwinder
-  does not copy those two quirks: it keeps the row it has inside a PLT FDE,
-  and no FDE covers a PC outside every function.
+- PCMASK (PLT) functions are the exception, and gdb is the reference there:
+  version 1 has no block size, and libsframe 2.40 matches rows against the
+  address's low byte (`bitmask = 0xff`, "for AMD64, the pltN entry stub is 16
+  bytes"), so at the first byte of the second PLT entry it returns the row at
+  offset 0xb (CFA sp+16) where the stack holds only the return address (gdb:
+  CFA sp+8). The format's rule, which the unwinder follows, is the PC's
+  offset modulo the 16-byte entry (version 2 writes that size down as
+  `rep_size`); cores stopped at the first instruction of the 2nd, 3rd and last
+  PLT entries unwind as gdb unwinds them. What libsframe 2.40 does instead is
+  its profile's business (`check --profile libsframe-2.40`).
 - The AArch64 fixture core against the gdb-multiarch backtrace shipped with it.
 - pac-ret past where gdb-multiarch stops: the same binary run again with
   pointer authentication off (`-cpu max,pauth=off`: the same code, the same
@@ -102,20 +104,15 @@ def _unwinder_rows(path: Path, pcs: range) -> dict[int, tuple[int, int] | None]:
 
 
 def _compare(libsframe: LibSframe, path: Path) -> int:
-    """Compare at every PC inside a function; returns how many PCs libsframe answered for."""
+    """Compare at every PC inside a PCINC function; returns how many PCs libsframe answered for."""
     doc = Document.open(str(path))
     section = doc.require_section()
     assert section.version == 1, "libsframe 2.40 reads version 1 only"
-    functions = list(section.functions())
+    functions = [f for f in section.functions() if not f.pcmask]
     pcs = [pc - section.address for f in functions for pc in range(f.start_address, f.start_address + f.size)]
     span = range(min(pcs), max(pcs) + 1)
     theirs, ours = libsframe.rows(doc.data, span), _unwinder_rows(path, span)
-    pcmask = {pc - section.address for f in functions if f.pcmask for pc in range(f.start_address, f.end_address)}
-    differ = {
-        hex(pc + section.address): (theirs[pc], ours[pc])
-        for pc in pcs
-        if theirs[pc] != ours[pc] and not (theirs[pc] is None and pc in pcmask)
-    }
+    differ = {hex(pc + section.address): (theirs[pc], ours[pc]) for pc in pcs if theirs[pc] != ours[pc]}
     assert not differ, f"(libsframe, sfview) differ at {len(differ)} PCs: {dict(list(differ.items())[:8])}"
     return sum(1 for pc in pcs if theirs[pc] is not None)
 
@@ -125,21 +122,45 @@ def test_rows_are_the_ones_libsframe_finds(libsframe: LibSframe, name: str) -> N
     assert _compare(libsframe, DATA / name) > 100
 
 
-def test_version_1_plt_rows_as_libsframe_240_finds_them(libsframe: LibSframe, tmp_path: Path) -> None:
-    """Several PLT entries under one PCMASK FDE, version 1 (no block size): libsframe 2.40 does no modulo."""
-    need("gcc")
-    program = tmp_path / "plt"
+@pytest.fixture(scope="module")
+def lazy_plt_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A non-PIE program with lazy binding whose main calls through five PLT entries."""
+    need("gcc", "gdb")
+    program = tmp_path_factory.mktemp("plt") / "plt"
     subprocess.run(
-        ["gcc", "-O2", "-Wa,--gsframe", "-x", "c", "-", "-o", str(program)], input=PLT_PROGRAM, text=True, check=True
+        ["gcc", "-O2", "-Wa,--gsframe", "-fno-pie", "-no-pie", "-Wl,-z,lazy", "-x", "c", "-", "-o", str(program)],
+        input=PLT_PROGRAM,
+        text=True,
+        check=True,
     )
-    doc = Document.open(str(program))
-    plt = next(f for f in doc.require_section().functions() if f.pcmask)
-    assert plt.size >= 48, "several PLT entries"
-    _compare(libsframe, program)
-    second_entry = _unwinder_rows(
-        program, range(plt.start_address + 16 - doc.section.address, plt.start_address + 17 - doc.section.address)
-    )
-    assert list(second_entry.values()) == [(0xB, 16)], "the second entry's first byte: libsframe 2.40's row"
+    return program
+
+
+@pytest.mark.parametrize("entry", [2, 3, -1])
+def test_a_core_stopped_in_a_version_1_plt_entry_unwinds_as_gdb_does(
+    lazy_plt_program: Path, tmp_path: Path, entry: int
+) -> None:
+    """Stopped at the first instruction of the 2nd, 3rd and last PLT entry (the PLT's own first 16 bytes
+    are PLT0, with an FDE of its own): the row is the block's first, CFA sp+8, and the caller is main."""
+    doc = Document.open(str(lazy_plt_program))
+    section = doc.require_section()
+    plt = next(f for f in section.functions() if f.pcmask)
+    assert section.version == 1 and plt.rep_size == 0 and plt.block_size == 16
+    entries = list(range(plt.start_address, plt.end_address, 16))
+    assert len(entries) >= 5, "several PLT entries under one PCMASK FDE"
+    address = entries[entry - 1 if entry > 0 else entry]
+    core = tmp_path / "core"
+    gdb = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", f"break *{address:#x}", "-ex", "run", "-ex", f"generate-core-file {core}",
+         "-ex", "bt", str(lazy_plt_program)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    expected = gdb_frames(gdb.stdout, pc=address)
+    assert expected[0][0] == address and expected[-1][1] == "main", gdb.stdout
+    result = run_process("unwind", str(lazy_plt_program), "--core", str(core), "--explain")
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+    assert "% 16 (version 1: no rep_size, the AMD64 PLT entry's) = 0x0" in result.stdout
 
 
 # gdb on more cores -------------------------------------------------------------------

@@ -23,9 +23,8 @@ one, the likely cause is code assembled without `--gsframe` (crt files).
 
 from __future__ import annotations
 
-import bisect
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -39,29 +38,6 @@ COLUMNS = ("cfa", "ra", "fp")
 RA_SIGNING = "ra signing"
 """The column of a difference in whether the saved RA is signed (SFrame's mangled-RA bit,
 DWARF's `DW_CFA_AARCH64_negate_ra_state`); its rules are the two RA rules."""
-V1_PCMASK_BLOCK = 16
-"""Version 1 FDEs have no `func_rep_size`; its one PCMASK user, the x86-64 PLT, repeats every 16 bytes."""
-
-
-def block_size(func: Function) -> int:
-    """How often a PCMASK function's rows repeat."""
-    return func.rep_size or V1_PCMASK_BLOCK
-
-
-def sframe_row(func: Function, pc: int, rows: Sequence[Row] | None = None) -> Row | None:
-    """The row in force at `pc`; for PCMASK, at `pc` modulo the block size
-    (`Function.row_for` does not know version 1's implicit 16-byte block).
-
-    `rows`: the function's rows, when the caller has decoded them already.
-    """
-    if not func.start_address <= pc < func.start_address + func.size:
-        return None
-    offset = pc - func.start_address
-    if func.pcmask:
-        offset %= block_size(func)
-    rows = func.rows if rows is None else rows
-    i = bisect.bisect_right(rows, offset, key=lambda row: row.start_offset) - 1
-    return rows[i] if i >= 0 else None
 
 
 @dataclass(slots=True)
@@ -221,13 +197,13 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
     cuts = {start, end}
     cuts.update(r.address - delta for r in cfi.rows if start < r.address - delta < end)
     if func.pcmask:
-        for block in range(func.start_address, end, block_size(func)):
+        for block in range(func.start_address, end, func.block_size or func.size or 1):
             cuts.update(block + r.start_offset for r in rows if start < block + r.start_offset < end)
     else:
         cuts.update(r.address for r in rows if start < r.address < end)
     bounds = sorted(cuts)
     for lo, hi in itertools.pairwise(bounds):
-        srow = sframe_row(func, lo, rows)
+        srow = func.row_for(lo, rows)
         drow = cfi.row_for(lo + delta)
         if srow is None or drow is None:
             continue

@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
-from sfview.dwarf.compare import block_size
 from sfview.generated.sframe import Sframe
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
@@ -128,7 +127,7 @@ class _CfiWriter:
             return []
         if func.pcmask:
             out = []
-            end, step = func.start_address + func.size, block_size(func)
+            end, step = func.start_address + func.size, func.block_size or func.size
             for block in range(func.start_address, end, step):
                 out += self._records(func, block, min(step, end - block))
             return out

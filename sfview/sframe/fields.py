@@ -624,7 +624,7 @@ def _fre_type(section: Section, node: Field) -> str:
 def _pc_type(section: Section, node: Field) -> str:
     func = _fde_of(section, node)
     if int(node.value) == 1:
-        size = func.rep_size if func else 0
+        size = func.block_size if func else 0
         return f"rows match (PC - start) % {size or 'block size'}: a repeated block such as PLT entries"
     return "rows match PC - start: the last row starting at or before it applies"
 
@@ -706,7 +706,7 @@ def _start_addr(section: Section, node: Field) -> str:
     if row is None or func is None:
         return ""
     if func.pcmask:
-        return f"applies from offset {node.value:#x} of every {func.rep_size or '?'}-byte block"
+        return f"applies from offset {node.value:#x} of every {func.block_size or '?'}-byte block"
     return f"applies from {row.address:#x} = function start {func.start_address:#x} + {node.value:#x}"
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -114,6 +114,9 @@ class Function:
         info = None
         self.num_fres = 0
         self.rep_size = 0
+        """`func_rep_size` as stored (0 in version 1, which has no such field)."""
+        self.block_size = 0
+        """What a PCMASK function's rows repeat every (the .ksy's `block_size`: version 1's is implicit)."""
         self.fde_type = 0
         self.attr_span: Span | None = None
         if error is None:
@@ -125,6 +128,7 @@ class Function:
                 self.rep_size = fde.attr.func_rep_size
             elif section.version == 2:
                 self.rep_size = fde.func_rep_size
+            self.block_size = fde.block_size
         record_start = self.attr_offset if section.version >= 3 else self.span.start
         self.info_offset = record_start + section.kaitai.info_offset
         """Section offset of the function's info byte (in the FDE, or in the v3 attribute block)."""
@@ -205,13 +209,21 @@ class Function:
             kaitai=fre,
         )
 
-    def row_for(self, pc: int) -> Row | None:
-        """The row an unwinder uses at `pc` (PCMASK: `pc` modulo the block size)."""
+    def row_for(self, pc: int, rows: Sequence[Row] | None = None) -> Row | None:
+        """The row an unwinder uses at `pc`: for PCMASK, `pc`'s offset modulo the block size (version 1's
+        implicit 16 bytes included). The one rule every lookup uses: the model, the app's `g`, the
+        unwinder, compare and export.
+
+        `rows`: the function's rows, when the caller has decoded them already (compare walks them all).
+        """
         offset = (pc - self.start_address) & ADDRESS_MASK
         if offset >= max(self.size, 1) and not self.pcmask:
             return None
-        if self.pcmask and self.rep_size:
-            offset %= self.rep_size
+        if self.pcmask and self.block_size:
+            offset %= self.block_size
+        if rows is not None:
+            i = bisect.bisect_right(rows, offset, key=lambda row: row.start_offset) - 1
+            return rows[i] if i >= 0 else None
         index = self.rows.index_at(offset)
         return self.rows[index] if index is not None else None
 

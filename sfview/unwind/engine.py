@@ -383,10 +383,12 @@ class Unwinder:
     @staticmethod
     def _lookup_text(func: Function, offset: int) -> str:
         offset = (offset - func.start_address) & ADDRESS_MASK
-        if func.pcmask and func.rep_size:
-            return f"PCMASK: offset {offset:#x} % {func.rep_size} = {offset % func.rep_size:#x} in the repeated block"
+        if func.pcmask and func.block_size:
+            size = func.block_size
+            implicit = "" if func.rep_size else " (version 1: no rep_size, the AMD64 PLT entry's)"
+            return f"PCMASK: offset {offset:#x} % {size}{implicit} = {offset % size:#x} in the repeated block"
         if func.pcmask:
-            return f"PCMASK without a block size (version 1): offset {offset:#x}"
+            return f"PCMASK with rep_size 0: offset {offset:#x}, not reduced"
         return f"PCINC: offset {offset:#x} into the function"
 
     def _frame_pointer_chain(

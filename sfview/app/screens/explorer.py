@@ -550,7 +550,7 @@ class ExplorerScreen(Screen[None]):
         rules = describe.app_rules(self.section, row)
         status = f"{where} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
         if func.pcmask:
-            offset = (pc - func.start_address) % (func.rep_size or 1 << 64)
+            offset = (pc - func.start_address) % (func.block_size or 1 << 64)
             status += f" (PCMASK: offset {offset:#x} in the repeated block)"
         self._status(status)
 
