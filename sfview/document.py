@@ -42,11 +42,23 @@ class Document:
         """The problem with the section as a whole, located: it could not be read at all
         (`section` is None) or only partly (more FDEs than fit)."""
         try:
-            self.section = Section(self.source.data, self.source.address)
+            self.section = Section(self.source.data, self.source.address, self._relocated_starts())
         except InputError as exc:
             self.error = self.locate(exc)
         if self.section is not None and self.section.error is not None:
             self.error = self.locate(self.section.error)
+
+    def _relocated_starts(self) -> dict[int, int]:
+        """A relocatable object's start fields → where their relocations point (offsets in the sections
+        they name); empty for anything else, and for a file whose relocations cannot be read (names are
+        lost then, not the section)."""
+        info = self.source.elf_info
+        if info is None or info.elf_type != "ET_REL":
+            return {}
+        try:
+            return {field: place.offset for field, place in self.source.relocated_places.items()}
+        except InputError:
+            return {}
 
     @classmethod
     def open(cls, path: str, base: int | None = None) -> Document:

@@ -105,6 +105,8 @@ def _v3_step(pc: int):
     ("pc", "cfa", "ra", "fp"),
     [
         (0x1000, SP + 8, memory(SP + 8 - 8), FP),  # CFA sp+8, RA the header's CFA-8, FP untracked
+        (0x1001, SP + 16, memory(SP + 16 - 8), FP),  # the RA padding word: the default rule, CFA-8
+        (0x1003, SP + 16, memory(SP + 16 - 8), memory(SP + 16 - 16)),  # RA padding, FP at CFA-16
         (0x1002, SP + 16, memory(SP + 16 - 8), FP),  # RA saved at CFA-8 by the row
         (0x1004, FP + 16, 0x2222, memory(FP)),  # RA in r2, FP loaded from (fp+0)
         (0x1005, memory(FP - 48), memory(FP + 8), memory(memory(FP - 48) - 16)),  # dereferenced CFA
@@ -120,11 +122,6 @@ def test_version_3_flexible_rules(pc: int, cfa: int, ra: int, fp: int) -> None:
 def test_version_3_row_without_words_is_the_outermost_frame() -> None:
     caller, stop, _ = _v3_step(0x1007)
     assert caller is None and "outermost" in stop
-
-
-def test_version_3_ra_padding_without_the_ra_register_stops_naming_the_ra() -> None:
-    caller, stop, _ = _v3_step(0x1003)
-    assert caller is None and "RA" in stop
 
 
 # Stop reasons and the frame-pointer chain -----------------------------------------------------

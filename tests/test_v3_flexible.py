@@ -130,7 +130,10 @@ def test_json_carries_numeric_flexible_rules(tmp_path) -> None:
         "formula": "*(rbp - 48)",
     }
     assert func["fres"][4]["ra"]["base_name"] == "rcx", "DWARF register 2 on AMD64 (0 rax, 1 rdx, 2 rcx)"
-    assert func["fres"][1]["ra"]["kind"] == "padding"
+    padding = func["fres"][1]["ra"]
+    assert (padding["text"], padding["padding"], padding["formula"]) == ("U", True, "*(CFA - 8)"), (
+        "the RA padding word keeps the default rule: the header's fixed offset"
+    )
     assert func["fres"][7]["ra_undefined"] is True
 
 

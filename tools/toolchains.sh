@@ -25,6 +25,9 @@
 #   run                        runs any program under the release's dynamic
 #                              linker and libraries (for loading its libsframe)
 #
+# and, for building real code with each release, Debian's source packages in
+# src/<package>/ (SOURCE_PACKAGES below: unpacked, not built).
+#
 # To make more: add a suite to SUITES below with its libsframe package name.
 # Tests find the cache through tests/toolchains.py; CI runs this script first.
 set -euo pipefail
@@ -35,22 +38,48 @@ MIRROR=${SFVIEW_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 declare -A SUITES=([trixie]=libsframe1 [sid]=libsframe3)
 TARGETS=(x86-64 aarch64 s390x)
 TOOLS=(as ld readelf objdump objcopy strip)
+SOURCE_PACKAGES=(zlib bzip2 lua5.4)
 
 complete() { [ -s "$CACHE/$1/VERSION" ] && [ -x "$CACHE/$1/bin/s390x/readelf" ]; }
+sources_complete() { for p in "${SOURCE_PACKAGES[@]}"; do [ -f "$CACHE/src/$p/.done" ] || return 1; done; }
 
 if [ "${1-}" = "--check" ]; then
   for suite in "${!SUITES[@]}"; do complete "$suite" || exit 1; done
+  sources_complete || exit 1
   exit 0
 fi
+
+apt_options() { # the private apt state of one folder: sources list, lists, cache; nothing of the host's
+  echo -o "Dir::Etc::SourceList=$1/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+    -o "Dir::State::Lists=$1/lists" -o "Dir::Cache=$1" -o Dir::State::status=/dev/null \
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+}
+
+fetch_sources() {
+  local work="$CACHE/src/apt"
+  mkdir -p "$work/lists/partial" "$work/archives/partial"
+  echo "deb-src [trusted=yes] $MIRROR bookworm main" >"$work/sources.list"
+  # shellcheck disable=SC2046
+  apt-get $(apt_options "$work") -qq update
+  for p in "${SOURCE_PACKAGES[@]}"; do
+    [ -f "$CACHE/src/$p/.done" ] && continue
+    rm -rf "$CACHE/src/$p" "$work/dl" && mkdir -p "$work/dl"
+    # shellcheck disable=SC2046
+    (cd "$work/dl" && apt-get $(apt_options "$work") -qq source --download-only "$p" 2>/dev/null)
+    mkdir -p "$CACHE/src/$p"
+    tar -xf "$(ls "$work"/dl/*.orig.tar.* | head -n 1)" -C "$CACHE/src/$p" --strip-components=1
+    touch "$CACHE/src/$p/.done"
+  done
+  rm -rf "$work/dl"
+}
 
 fetch() {
   local suite=$1 libsframe=$2 dir="$CACHE/$1"
   local work="$dir/apt"
   mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/debs"
   echo "deb [trusted=yes] $MIRROR $suite main" >"$work/sources.list"
-  local apt=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
-    -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work" -o Dir::State::status=/dev/null
-    -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+  local apt
+  read -r -a apt <<<"$(apt_options "$work")"
   apt-get "${apt[@]}" -qq update
   local pkgs=(binutils-common libbinutils libctf0 libctf-nobfd0 libgprofng0 libjansson4 "$libsframe"
     libc6 libzstd1 zlib1g libgcc-s1 libstdc++6)
@@ -91,4 +120,5 @@ EOF
 for suite in "${!SUITES[@]}"; do
   complete "$suite" || fetch "$suite" "${SUITES[$suite]}"
 done
+sources_complete || fetch_sources
 echo "$CACHE"

@@ -248,8 +248,6 @@ def equal(sframe: Rule, dwarf: CfiRule) -> bool:
     """The two rules recover the same value (the header-fixed flag is where SFrame keeps it, not what it is)."""
     if isinstance(dwarf, Unexpressible):
         return False
-    if sframe.kind is Kind.PADDING:
-        return dwarf.kind is Kind.SAME
     if sframe.kind is not dwarf.kind:
         return False
     if sframe.kind is not Kind.VALUE:

@@ -173,7 +173,7 @@ class _CfiWriter:
     def _expression(self, column: str, value: Rule) -> str | None:
         if value.kind is Kind.UNDEFINED and column != ".cfa":
             return ".undef"  # the outermost frame: nothing to recover
-        if value.kind in (Kind.SAME, Kind.PADDING):
+        if value.kind is Kind.SAME:
             if column == ".ra" and self.abi.ra in self.names:
                 return self.names[self.abi.ra]  # the RA is still in the link register
             return None

@@ -137,6 +137,7 @@ class Bulk:
         i_rep = fields.get("func_rep_size")
         base = section.address + (fde_start + self._start_field if section.start_pcrel else 0)
         step = fde_size if section.start_pcrel else 0
+        relocated = section.relocated_starts
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, infos = self._starts, FDE_INFOS
         v3 = self._attr is not None
@@ -147,6 +148,8 @@ class Bulk:
         same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
         for index, record in enumerate(records):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
+            if relocated:
+                start = relocated.get(fde_start + index * fde_size + self._start_field, start) & ADDRESS_MASK
             if v3:
                 func = self._v3_function(index, start, record[i_size], fre_start + record[i_off])
                 if func is None:

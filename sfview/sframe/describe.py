@@ -132,7 +132,7 @@ def binutils_ra(section: Section, rule: Rule) -> str:
     Version 1 (binutils 2.40) shows an RA the header fixes as `u` and has no
     padding word (`c+0`); later versions show `f` and `U`.
     """
-    if rule.kind is Kind.PADDING:
+    if rule.padding:
         return "U" if section.version >= 2 else "c+0"
     if rule.kind is not Kind.VALUE:
         return "u"
@@ -161,7 +161,7 @@ def app_saved(section: Section, rule: Rule) -> str:
     """An FP or RA rule: `c-16`, `f` when the header fixes it, `U` padding, `u` untracked, `undef`."""
     if rule.kind is Kind.UNDEFINED:
         return "undef"
-    if rule.kind is Kind.PADDING:
+    if rule.padding:
         return "U"
     if rule.kind is Kind.SAME:
         return "u"
@@ -189,7 +189,7 @@ def formula(abi: int, rule: Rule) -> str:
     """`rule_formula` for an ABI id, for rules that come from elsewhere (DWARF CFI)."""
     if rule.kind is Kind.SAME:
         return "unchanged"
-    if rule.kind is Kind.PADDING:
+    if rule.padding and rule.kind is Kind.SAME:
         return "not saved (padding)"
     if rule.kind is Kind.UNDEFINED:
         return "undefined (outermost frame)"
@@ -201,6 +201,8 @@ def formula(abi: int, rule: Rule) -> str:
 def rule_json(section: Section, rule: Rule, text: str) -> dict[str, object]:
     """A rule as numbers for JSON, with its register named, its `text` and its formula beside."""
     out: dict[str, object] = {"text": text, "kind": rule.kind.value}
+    if rule.padding:
+        out["padding"] = True
     if rule.kind is Kind.VALUE:
         out.update(
             base="cfa" if rule.base == CFA else rule.base,
@@ -227,13 +229,22 @@ class Notation:
     """A sentence, for the help."""
 
 
+def _padding_notation(section: Section) -> str:
+    if section.fixed_ra_offset:
+        return (
+            f"the RA slot is the padding word: the RA keeps its default rule, at CFA{section.fixed_ra_offset:+d} "
+            "(the header's fixed offset)"
+        )
+    return "the RA slot is the padding word: the FP is saved, the RA is not (still in its register)"
+
+
 def notation(section: Section) -> list[Notation]:
     """The symbols the FRE table can show for this section (its version, its ABI's fixed offsets), explained."""
     out = [Notation("c-16", "at CFA-16", "saved on the stack at CFA - 16 (CFA: the SP before the call)")]
     out += _fixed_notation(section)
     out.append(Notation("u", "not saved", "not saved by this row: the register still holds the caller's value"))
     if section.version >= 2 and (not section.fixed_ra_offset or section.version >= 3):
-        out.append(Notation("U", "RA not saved", "the RA slot is the padding word: the FP is saved, the RA is not"))
+        out.append(Notation("U", "RA padding", _padding_notation(section)))
     if section.version >= 3:
         out += [
             Notation("undef", "outermost", "no return address: the outermost frame (the CFA column shows -)"),
@@ -293,7 +304,9 @@ def saved_words(section: Section, what: str, rule: Rule) -> str:
     """Where the caller's `what` (`RA` or `FP`) is in a row, in a sentence."""
     if rule.kind is Kind.UNDEFINED:
         return f"{what} undefined: the outermost frame"
-    if rule.kind is Kind.PADDING:
+    if rule.padding and rule.kind is Kind.VALUE:
+        return f"{what} where a default row keeps it, {formula(section.abi, rule)}: the row holds the padding word"
+    if rule.padding:
         return f"{what} not saved in this row (the padding word): the FP is"
     if rule.kind is Kind.SAME:
         register = register_name(section.abi, section.ra_reg if what == "RA" else section.fp_reg)

@@ -693,7 +693,7 @@ def _offsets(section: Section, node: Field) -> str:
         return f"CFA = {describe.BASE_REG_NAMES[row.base_reg].upper()} {sign} {abs(node.value)}"
     if k == section.ra_index:
         if row.ra_padding:
-            return "0, the padding word: the return address is not saved (the frame pointer is)"
+            return f"0, the padding word: {describe.saved_words(section, 'RA', row.ra)}"
         return f"the caller's return address is saved at CFA {node.value:+d}"
     if k == section.fp_index:
         return f"the caller's frame pointer is saved at CFA {node.value:+d}"
@@ -729,7 +729,9 @@ def _entity_rule(section: Section, node: Field) -> str:
 
 def _control_word(section: Section, node: Field) -> str:
     if _entity(node) == "ra" and node.value == 0:
-        return "0, the padding word: this row gives no RA rule (and no RA offset word follows)"
+        row = _row_of(section, node)
+        default = f"; {describe.saved_words(section, 'RA', row.ra)}" if row is not None and row.ra_padding else ""
+        return f"0, the padding word: no RA offset word follows, the RA keeps its default rule{default}"
     return _entity_rule(section, node)
 
 

@@ -17,8 +17,13 @@ Every FRE gives three rules, for the CFA, the caller's FP and its RA:
 - `Kind.SAME`: the row does not track it ("u"): the register still holds the
   caller's value (an FP not yet saved; on AArch64, an RA still in the link
   register).
-- `Kind.PADDING`: the RA slot holds the padding word ("U"): no RA is saved
-  although an FP is.
+- `padding` (on any kind): the row holds the padding word for this value
+  ("U"). Padding is not "not saved": the value keeps its default rule, the
+  one a default row would give. On AMD64 that is the header's fixed RA
+  offset (`Rule(VALUE, CFA, -8, deref=True, fixed=True, padding=True)`: how
+  binutils 2.47 describes DRAP functions, and how libsframe and the Linux
+  kernel read it); where the default is "not saved" (AArch64: the RA is
+  still in the link register), it is `SAME` with `padding`.
 - `Kind.UNDEFINED`: the row has no offsets at all (version 3): the return
   address is undefined, this is the outermost frame.
 """
@@ -40,7 +45,6 @@ and saves registers a word at a time (the unwinder reads 8-byte words too)."""
 class Kind(enum.Enum):
     VALUE = "value"
     SAME = "same"
-    PADDING = "padding"
     UNDEFINED = "undefined"
 
 
@@ -56,6 +60,8 @@ class Rule:
     """The value is the word at `base + offset`, not the sum itself."""
     fixed: bool = False
     """The offset is the header's fixed one (`cfa_fixed_ra_offset`/`cfa_fixed_fp_offset`)."""
+    padding: bool = False
+    """The row holds the padding word here: the rule is the value's default one (see the module's doc)."""
 
     @property
     def is_value(self) -> bool:
@@ -72,5 +78,11 @@ class Rule:
 rule = lru_cache(maxsize=65536)(Rule)
 
 SAME = Rule(Kind.SAME)
-PADDING = Rule(Kind.PADDING)
+PADDING = Rule(Kind.SAME, padding=True)
+"""The padding word where the default is "not saved": the register still holds the caller's value."""
+
+
+def padded(default: Rule) -> Rule:
+    """The padding word in place of `default`, the rule a default row gives the value."""
+    return rule(default.kind, default.base, default.offset, default.deref, default.fixed, True)
 UNDEFINED = Rule(Kind.UNDEFINED)

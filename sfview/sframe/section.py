@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import struct
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -32,7 +32,7 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.lazy import Lazy
 from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
-from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, rule
+from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
 from sfview.sframe.stream import BufferStream
 
 ADDRESS_MASK = (1 << 64) - 1
@@ -87,8 +87,9 @@ class Row:
 
     @property
     def ra_padding(self) -> bool:
-        """The RA slot holds the padding word: no RA is saved, although an FP is."""
-        return self.ra.kind is Kind.PADDING
+        """The RA slot holds the padding word: the RA keeps its default rule (AMD64: the header's fixed
+        offset; AArch64: still in the link register)."""
+        return self.ra.padding
 
 
 class Function:
@@ -140,10 +141,19 @@ class Function:
         self.rows_error: InputError | None = None
 
     def _resolve_start(self) -> int:
-        """Start address: from the section start, or (PCREL flag) from this field."""
-        base = self.section.address
-        if self.section.start_pcrel:
-            base += self.span.start + layout.FDE[self.section.version].fields["func_start"][0]
+        """Start address: from the section start, or (PCREL flag) from this field.
+
+        In a relocatable object a PCREL field holds 0 until linked; readelf (2.45 on, the releases
+        that write PCREL) applies its relocation, S + A - P, and adds the field's place P: the start is
+        S + A, the function's offset in its own section. So does sfview, for such sections.
+        """
+        section = self.section
+        field = self.span.start + layout.FDE[section.version].fields["func_start"][0]
+        if field in section.relocated_starts:
+            return section.relocated_starts[field] & ADDRESS_MASK
+        base = section.address
+        if section.start_pcrel:
+            base += field
         return (base + self.raw_start) & ADDRESS_MASK
 
     @property
@@ -327,7 +337,9 @@ class Section:
     module: nothing here repeats a fact of `sframe.ksy`.
     """
 
-    def __init__(self, data: bytes, address: int = 0) -> None:
+    def __init__(self, data: bytes, address: int = 0, relocated: Mapping[int, int] | None = None) -> None:
+        """`relocated`, for a relocatable object: section offset of a relocated start field → the offset,
+        in the section the relocation names, that the field will point to once linked."""
         self.data = data
         self.address = address
         self.io = BufferStream(data)
@@ -365,6 +377,8 @@ class Section:
         """The ABI's DWARF number for the frame pointer (AMD64 6, AArch64 29)."""
         self.ra_reg: int = sec.ra_reg
         """The ABI's DWARF number for the return address (AMD64 16, AArch64 30: the link register)."""
+        self.relocated_starts: Mapping[int, int] = relocated if relocated and self.start_pcrel else {}
+        """Start fields whose relocation gives the function's start (see `Function._resolve_start`)."""
         self.error: InputError | None = None
         """A problem with the section as a whole, that still leaves something to show."""
         fde_end = self.fde_start + self.num_fdes * self.fde_size
@@ -561,7 +575,8 @@ class Section:
 
         The generated parser has already placed each word (CFA pair, RA pair or
         padding word, FP pair); an entity the row stops before keeps the
-        header's fixed offset, else is untracked.
+        header's fixed offset, else is untracked. The RA padding word keeps the
+        default rule too (AMD64: CFA - 8), as libsframe and the kernel read it.
         """
         # A word the row stops before is not set on the Kaitai object at all.
         cfa_c, cfa_o, ra_c, ra_o, fp_c, fp_o = (getattr(flex, name, None) for name in FLEX_WORDS)
@@ -570,7 +585,10 @@ class Section:
         if not words:
             return words, (UNDEFINED, UNDEFINED, UNDEFINED)
         cfa = self._flexible_rule(cfa_c, cfa_o, None)
-        ra = PADDING if ra_c is not None and flex.ra_padding else self._flexible_rule(ra_c, ra_o, self._fixed_ra)
+        if ra_c is not None and flex.ra_padding:
+            ra = padded(self._fixed_ra or SAME)
+        else:
+            ra = self._flexible_rule(ra_c, ra_o, self._fixed_ra)
         fp = self._flexible_rule(fp_c, fp_o, self._fixed_fp)
         return words, (cfa, fp, ra)
 

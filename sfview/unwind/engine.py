@@ -81,7 +81,8 @@ class Computation:
     def text(self) -> str:
         """One line: `CFA = rsp + 16 = 0x… + 0x10 = 0x…`, `FP unchanged: rbp = 0x…`."""
         if self.rule.kind is Kind.VALUE and self.formula != SIGNED:
-            return f"{self.what} = {self.arithmetic}"
+            padding = " (the row's padding word: the default rule)" if self.rule.padding else ""
+            return f"{self.what} = {self.arithmetic}{padding}"
         return f"{self.what} {self.formula}: {self.arithmetic}"
 
 
