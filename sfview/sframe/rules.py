@@ -85,4 +85,6 @@ PADDING = Rule(Kind.SAME, padding=True)
 def padded(default: Rule) -> Rule:
     """The padding word in place of `default`, the rule a default row gives the value."""
     return rule(default.kind, default.base, default.offset, default.deref, default.fixed, True)
+
+
 UNDEFINED = Rule(Kind.UNDEFINED)
