@@ -182,3 +182,46 @@ def test_drap_functions_unwind_with_sframe_alone_as_gdb_does(tmp_path: Path, fla
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout)[1:] == expected[1:]
     assert "padding" in result.stdout, "the realigned frame's RA came through the padding word"
+
+
+# Cores of what each release builds, against gdb ------------------------------------------
+
+X86_UNWIND = {"O0-fp": ["-O0", "-fno-omit-frame-pointer"], "O2": ["-O2"], "O2-pie": ["-O2", "-fPIE", "-pie"]}
+
+
+@pytest.mark.parametrize("release", ["2.44", "2.47"])
+@pytest.mark.parametrize("variant", X86_UNWIND)
+def test_x86_64_cores_unwind_as_gdb_does(tmp_path: Path, release: str, variant: str) -> None:
+    """deep.c stopped in `stop_here`, built by binutils 2.44 (SFrame v2) and 2.47 (v3): with SFrame
+    alone (`--cfi sframe`) and by default, every frame gdb shows, PC for PC, up to main."""
+    from test_unwind import _gdb_core, gdb_frames, need, our_frames
+
+    need("gdb")
+    tc = toolchain(release, "x86_64")
+    program = build(tc, SOURCES / "deep.c", X86_UNWIND[variant], tmp_path / "deep")
+    core, bt = _gdb_core(program, tmp_path)
+    expected = gdb_frames(bt)
+    assert [name for _, name in expected][:2] == ["stop_here", "leaf"] and expected[-1][1] == "main", bt
+    for cfi in ("sframe", "both"):
+        result = run_process("unwind", str(program), "--core", str(core), "--cfi", cfi)
+        assert result.returncode == 0, result.stderr
+        assert our_frames(result.stdout) == expected, cfi
+
+
+@pytest.mark.parametrize("release", ["2.44", "2.47"])
+@pytest.mark.parametrize("flags", [["-O2"], ["-O0"], ["-O2", "-mbranch-protection=pac-ret+b-key"]])
+def test_aarch64_cores_unwind_as_gdb_multiarch_does(tmp_path: Path, release: str, flags: list[str]) -> None:
+    """The same program for AArch64 under qemu-user, faulting in `stop_here` (a leaf: its RA still in x30).
+    With pac-ret the core comes from a run with pointer authentication off, which gdb-multiarch unwinds
+    (test_unwind_truth.py covers signed return addresses)."""
+    from test_unwind import _gdb_multiarch, _qemu_core, gdb_frames, need, our_frames
+
+    need("qemu-aarch64", "gdb-multiarch")
+    tc = toolchain(release, "aarch64")
+    program = build(tc, SOURCES / "deep.c", [*flags, "-no-pie", "-DCRASH_AT_STOP"], tmp_path / "deep-aarch64")
+    core = _qemu_core(program, tmp_path, cpu="max,pauth=off")
+    expected = gdb_frames(_gdb_multiarch(program, core))
+    assert [name for _, name in expected][:2] == ["stop_here", "leaf"] and expected[-1][1] == "main"
+    result = run_process("unwind", str(program), "--core", str(core), "--cfi", "sframe")
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
