@@ -550,7 +550,7 @@ class _Walk:
             )
         if self.profile == "libsframe" and count > 3:
             out.append(("libsframe-offset-count", f"row {{j}} has {count} offsets; libsframe reads at most 3"))
-        if cfa.kind is Kind.VALUE and cfa.base != -1 and (cfa.offset < 0 or cfa.offset % 8):
+        if cfa.kind is Kind.VALUE and cfa.base != -1 and not cfa.deref and (cfa.offset < 0 or cfa.offset % 8):
             out.append(
                 ("cfa-offset-implausible", f"row {{j}}: CFA offset {cfa.offset} (negative or not a multiple of 8)")
             )
