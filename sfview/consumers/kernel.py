@@ -1,0 +1,432 @@
+"""The Linux kernel's SFrame reader, rule for rule: would it register a section, and where do its lookups fail.
+
+Written from `kernel/unwind/sframe.c` of the unwind_user/sframe **v14 series**
+(the version with `__read_default_fre_datawords` and flexible FDEs, as carried
+in dylanbhatch/linux at 3231d5c571fa6e6b8f78d8039a3429eb0d953caa), with
+`CONFIG_SFRAME_VALIDATION=y`. Nothing here is the format's rule: it is what that
+code does, which is looser in places (it never looks at unknown flag bits, the
+ABI byte, reserved control-word bits, overlapping functions, a row at the
+function's very end) and stricter or fragile in others (a flexible CFA rule
+without a register fails every lookup; a PCMASK function with `rep_size` 0
+divides by zero in the kernel). `check` reports the format's problems apart.
+
+Two parts, in the kernel's order:
+
+- **registration** (`sframe_add_section`): `sframe_read_header`, then
+  `sframe_validate_section`, which reads every FDE and every row as a lookup
+  would: the first failure refuses the section (`-EINVAL` or `-EFAULT`), named
+  after the check in the kernel's code, at the section offset it read;
+- **lookup** (`sframe_find_user` → `__find_fde`, `__find_fre`, `__read_fre`,
+  `__read_fre_datawords`, `sframe_init_cfa_rule_data`): for every PC of every
+  function of an accepted section, whether the lookup fails, and with what; a
+  lookup returning `-EFAULT` also makes the kernel drop the section.
+
+`tests/data/consumers/kernel/` holds sections with the verdicts the kernel's own
+code gave (compiled in user space by `scripts/kernel_corpus.py`); the tests hold
+this module to every one of them.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.document import Document
+from sfview.generated import sframe_layout as layout
+from sfview.generated.sframe import Sframe
+from sfview.inputs.elf import executable_ranges
+
+SERIES = "v14 series (unwind_user/sframe, flexible FDEs; dylanbhatch/linux 3231d5c5)"
+
+EINVAL = "-EINVAL"
+EFAULT = "-EFAULT"
+CRASH = "crash"
+
+ULONG = (1 << 64) - 1
+"""`unsigned long` arithmetic wraps at 64 bits."""
+
+PREAMBLE_SIZE = layout.PREAMBLE.size
+HEADER_SIZE = layout.PREAMBLE.size + layout.HEADER.size
+FDE = layout.FDE[3]
+FDA = layout.FDE_ATTR
+SORTED = int(Sframe.Flag.fde_sorted)
+PCREL = int(Sframe.Flag.fde_func_start_pcrel)
+PCMASK = 1
+"""`SFRAME_FDE_PCTYPE_MASK`, the info byte's pc_type bit set."""
+MAGIC = 0xDEE2
+FDE_TYPE_MASK = 0x0F
+"""The kernel's `SFRAME_V3_FDE_TYPE_MASK`: four bits of info2 (the format defines five)."""
+DEFAULT, FLEX = 0, 1
+
+START_ADDR_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_START_ADDR.items()}
+WORD_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_OFFSET.items()}
+
+
+def _bits(byte: int, record: str, name: str) -> int:
+    low, width = layout.BITS[record][name]
+    return (byte >> low) & ((1 << width) - 1)
+
+
+class Refused(Exception):
+    """A check of the kernel's failed: its error, its name, the section offset it read."""
+
+    def __init__(self, error: str, rule: str, offset: int) -> None:
+        super().__init__(rule)
+        self.error, self.rule, self.offset = error, rule, offset
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What the kernel's lookup gives for one entity (its `unwind_rule_data`), in the kernel's words."""
+
+    kind: str
+    """`SP+off`, `FP+off`, `reg+off`, `CFA+off`, `retain`, each `*(...)` when dereferenced."""
+    offset: int = 0
+    regnum: int | None = None
+
+
+@dataclass(frozen=True)
+class KernelRow:
+    """One row as the kernel decodes it: its start, and either its rules or the lookup's failure."""
+
+    ip_off: int
+    start: int
+    """Section offset of the row."""
+    info: int
+    words: tuple[int, ...]
+    """The data words, read unsigned (control words) and signed (offsets) as the kernel reads each."""
+    failure: tuple[str, str] | None = None
+    """(error, rule) when a lookup landing on this row fails."""
+    cfa: Rule | None = None
+    ra: Rule | None = None
+    fp: Rule | None = None
+
+
+@dataclass
+class KernelFunction:
+    index: int
+    address: int
+    size: int
+    info: int
+    info2: int
+    rep_size: int
+    num_fres: int
+    rows_at: int
+    """Section offset of the first row (right after the attributes)."""
+    rows: list[KernelRow] = field(default_factory=list)
+
+    @property
+    def pcmask(self) -> bool:
+        return _bits(self.info, "fde_info", "pc_type") == PCMASK
+
+
+@dataclass
+class Registered:
+    """A section the kernel took: its functions in the FDE index's order, as the validation read them."""
+
+    functions: list[KernelFunction]
+    byte_order: str
+
+
+class _Reader:
+    """The section's bytes in the kernel's view: addresses are load address + offset."""
+
+    def __init__(self, data: bytes, address: int, text: tuple[int, int] | None) -> None:
+        self.data = data
+        self.size = len(data)
+        self.base = address
+        self.text = text if text is not None else (0, ULONG)
+        self.order = "<"
+
+    def field(self, fmt: str, offset: int) -> int:
+        return struct.unpack_from(self.order + fmt, self.data, offset)[0]
+
+    def header(self) -> Refused | None:
+        """`sframe_read_header`: None when it passes (and then the section's bounds are set)."""
+        # copy_from_user reads a whole header; past a short section's end it reads what follows (taken as
+        # zeros), and then header_end >= sframe_end refuses it if nothing before did.
+        data = self.data = self.data + bytes(max(0, HEADER_SIZE - len(self.data)))
+        # The kernel reads in its own byte order: the machine whose order the magic reads right in.
+        self.order = "<" if struct.unpack_from("<H", data)[0] == MAGIC else ">"
+        pre = layout.PREAMBLE.fields
+        if self.field("H", pre["magic"][0]) != MAGIC:
+            return Refused(EINVAL, "sframe_read_header: preamble.magic != SFRAME_MAGIC", pre["magic"][0])
+        if self.field("B", pre["version"][0]) != 3:
+            return Refused(EINVAL, "sframe_read_header: preamble.version != SFRAME_VERSION_3", pre["version"][0])
+        flags = self.field("B", pre["flags"][0])
+        if not flags & SORTED:
+            return Refused(EINVAL, "sframe_read_header: !(flags & SFRAME_F_FDE_SORTED)", pre["flags"][0])
+        if not flags & PCREL:
+            return Refused(EINVAL, "sframe_read_header: !(flags & SFRAME_F_FDE_FUNC_START_PCREL)", pre["flags"][0])
+        hdr = {name: self.field(char, PREAMBLE_SIZE + at) for name, (at, char) in layout.HEADER.fields.items()}
+        where = {name: PREAMBLE_SIZE + at for name, (at, _) in layout.HEADER.fields.items()}
+        if hdr["auxhdr_len"]:
+            return Refused(EINVAL, "sframe_read_header: auxhdr_len != 0", where["auxhdr_len"])
+        if not hdr["num_fdes"] or not hdr["num_fres"]:
+            at = where["num_fdes"] if not hdr["num_fdes"] else where["num_fres"]
+            return Refused(EINVAL, "sframe_read_header: !num_fdes || !num_fres", at)
+        header_end = HEADER_SIZE
+        if header_end >= self.size:
+            return Refused(EINVAL, "sframe_read_header: header_end >= sframe_end", 0)
+        self.num_fdes = hdr["num_fdes"]
+        self.fdes_start = header_end + hdr["fdeoff"]
+        fdes_end = self.fdes_start + self.num_fdes * FDE.size
+        self.fres_start = header_end + hdr["freoff"]
+        self.fres_end = self.fres_start + hdr["fre_len"]
+        if self.fres_start < fdes_end:
+            return Refused(EINVAL, "sframe_read_header: fres_start < fdes_end", where["freoff"])
+        if self.fres_end > self.size:
+            return Refused(EINVAL, "sframe_read_header: fres_end > sframe_end", where["fre_len"])
+        self.ra_off = hdr["cfa_fixed_ra_offset"]
+        self.fp_off = hdr["cfa_fixed_fp_offset"]
+        return None
+
+    def fde(self, index: int) -> KernelFunction:
+        """`__read_fde`: the function's start must lie in the text, its attributes in the FRE sub-section."""
+        at = self.fdes_start + index * FDE.size
+        start_off, size, fres_off = struct.unpack_from(self.order + FDE.format, self.data, at)
+        func_addr = (self.base + at + start_off) & ULONG
+        if not self.text[0] <= func_addr < self.text[1]:
+            raise Refused(EINVAL, "__read_fde: func_addr outside the text", at + FDE.fields["func_start"][0])
+        fda_at = self.fres_start + fres_off
+        if fda_at + FDA.size > self.fres_end:
+            raise Refused(
+                EINVAL, "__read_fde: fda_addr + sizeof(fda) > fres_end", at + FDE.fields["func_start_fre_off"][0]
+            )
+        num, info, info2, rep = struct.unpack_from(self.order + FDA.format, self.data, fda_at)
+        return KernelFunction(index, func_addr, size, info, info2, rep, num, fda_at + FDA.size)
+
+    def fre(self, function: KernelFunction, at: int) -> tuple[KernelRow, int]:
+        """`__read_fre` then `__read_fre_datawords`: the row at `at` and the size it takes."""
+        fre_type = _bits(function.info, "fde_info", "fre_type")
+        if fre_type not in START_ADDR_SIZES:
+            raise Refused(EFAULT, "__read_fre: FRE type > 2 (no address size)", at)
+        addr_size = START_ADDR_SIZES[fre_type]
+        if at + addr_size + 1 > self.fres_end:
+            raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
+        ip_off = self.field(layout.FRE_START_ADDR[fre_type], at)
+        if not function.pcmask and ip_off > function.size:
+            raise Refused(EFAULT, "__read_fre: ip_off > func_size", at)
+        info = self.data[at + addr_size]
+        count = _bits(info, "fre_info", "offset_count")
+        size_kind = _bits(info, "fre_info", "offset_size")
+        if size_kind not in WORD_SIZES:
+            raise Refused(EFAULT, "__read_fre: data word size > 2", at + addr_size)
+        word = WORD_SIZES[size_kind]
+        words_at = at + addr_size + 1
+        if words_at + count * word > self.fres_end:
+            raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
+        char = layout.FRE_OFFSET[size_kind]
+        signed = struct.unpack_from(f"{self.order}{count}{char}", self.data, words_at)
+        row = self._datawords(function, KernelRow(ip_off, at, info, tuple(signed)), words_at, word)
+        return row, addr_size + 1 + count * word
+
+    def _datawords(self, function: KernelFunction, row: KernelRow, words_at: int, word: int) -> KernelRow:
+        """`__read_fre_datawords`: the rules, or the lookup's failure for a row the validation lets pass."""
+        if not row.words:
+            # cfa_ctl = 0: sframe_init_cfa_rule_data finds reg_p clear.
+            return _with(row, failure=(EINVAL, "__read_fre_datawords: no data words (outermost), CFA reg_p clear"))
+        fde_type = function.info2 & FDE_TYPE_MASK
+        if fde_type == DEFAULT:
+            return self._default(row, words_at)
+        if fde_type == FLEX:
+            return self._flex(row, words_at, word)
+        raise Refused(EFAULT, "__read_fre_datawords: FDE type neither default nor flexible", words_at - 1)
+
+    def _default(self, row: KernelRow, words_at: int) -> KernelRow:
+        """`__read_default_fre_datawords`: CFA, then RA unless fixed, then FP unless fixed, while words last."""
+        words = list(row.words)
+        cfa = words.pop(0)
+        ra = self.ra_off
+        if not ra and words:
+            ra = words.pop(0)
+        fp = self.fp_off
+        if not fp and words:
+            fp = words.pop(0)
+        if words:
+            raise Refused(EFAULT, "__read_default_fre_datawords: data words left over", words_at)
+        base = "FP" if _bits(row.info, "fre_info", "cfa_base_reg") == 0 else "SP"
+        return _with(row, cfa=Rule(f"{base}+off", cfa), ra=_rule(2 if ra else 0, ra), fp=_rule(2 if fp else 0, fp))
+
+    def _flex(self, row: KernelRow, words_at: int, word: int) -> KernelRow:
+        """`__read_flex_fde_fre_datawords`: (control, offset) for the CFA, then RA and FP pairs or padding."""
+        count = len(row.words)
+        if count < 2:
+            raise Refused(EFAULT, "__read_flex_fde_fre_datawords: dataword_count < 2", words_at)
+        mask = (1 << (8 * word)) - 1
+        unsigned = [w & mask for w in row.words]
+        cfa_ctl, cfa_off = unsigned[0], row.words[1]
+        i, left = 2, count - 2
+        ra_off = self.ra_off
+        ra_ctl = 2 if ra_off else 0
+        if left >= 2:
+            ctl = unsigned[i]
+            i, left = i + 1, left - 1
+            if ctl:
+                ra_ctl, ra_off = ctl, row.words[i]
+                i, left = i + 1, left - 1
+        fp_off = self.fp_off
+        fp_ctl = 2 if fp_off else 0
+        if left >= 2:
+            ctl = unsigned[i]
+            i, left = i + 1, left - 1
+            if ctl:
+                fp_ctl, fp_off = ctl, row.words[i]
+                i, left = i + 1, left - 1
+        if left:
+            raise Refused(EFAULT, "__read_flex_fde_fre_datawords: data words left over", words_at)
+        if not cfa_ctl & 1:
+            return _with(row, failure=(EINVAL, "sframe_init_cfa_rule_data: CFA control word reg_p clear"))
+        return _with(row, cfa=_rule(cfa_ctl, cfa_off), ra=_rule(ra_ctl, ra_off), fp=_rule(fp_ctl, fp_off))
+
+
+def _with(row: KernelRow, **changes: object) -> KernelRow:
+    return KernelRow(**{**row.__dict__, **changes})  # type: ignore[arg-type]
+
+
+def _rule(ctl: int, offset: int) -> Rule:
+    """`sframe_init_rule_data`: a control word and an offset as the kernel's rule."""
+    if not ctl and not offset:
+        return Rule("retain")
+    kind = "reg+off" if ctl & 1 else "CFA+off"
+    if ctl & 2:
+        kind = f"*({kind})"
+    return Rule(kind, offset, ctl >> 3 if ctl & 1 else None)
+
+
+def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None = None) -> Registered | Refused:
+    """`sframe_read_header` and `sframe_validate_section`: the section as registered, or why not."""
+    reader = _Reader(data, address, text)
+    refused = reader.header()
+    if refused is not None:
+        return refused
+    functions = []
+    prev_ip = 0
+    try:
+        for i in range(reader.num_fdes):
+            function = reader.fde(i)
+            if function.address <= prev_ip:
+                at = reader.fdes_start + i * FDE.size
+                return Refused(EFAULT, "sframe_validate_section: FDE not sorted (func_addr <= prev_ip)", at)
+            prev_ip = function.address
+            at = function.rows_at
+            for _ in range(function.num_fres):
+                row, size = reader.fre(function, at)
+                if function.rows and row.ip_off <= function.rows[-1].ip_off:
+                    return Refused(EFAULT, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)", at)
+                function.rows.append(row)
+                at += size
+            functions.append(function)
+    except Refused as refused:
+        return refused
+    return Registered(functions, reader.order)
+
+
+def lookup_failures(registered: Registered) -> list[LookupFailure]:
+    """Every PC of every function whose `sframe_find_user` fails, as ranges, in address order."""
+    out: list[LookupFailure] = []
+    functions = registered.functions
+    reach = 0
+    """How far the functions before the one at hand cover."""
+    for k, function in enumerate(functions):
+        # __find_fde takes the last function starting at or before the PC (validation made their starts
+        # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
+        owned_end = functions[k + 1].address if k + 1 < len(functions) else ULONG + 1
+        end = function.address + function.size
+        out += _find_fre_failures(function, min(end, owned_end))
+        if reach > end and end < owned_end:  # an earlier, overlapping function's PCs land in this one's gap
+            gap = "__find_fde: ip >= func_addr + func_size (a gap)"
+            out.append(LookupFailure(end, min(reach, owned_end), EINVAL, gap, function.index))
+        reach = max(reach, end)
+    return _merge(out)
+
+
+def _find_fre_failures(function: KernelFunction, end: int) -> list[LookupFailure]:
+    """`__find_fre` over [function.address, end): PCs before the first row, on failing rows, or dividing by 0."""
+    start = function.address
+    if end <= start:
+        return []
+    if function.pcmask:
+        if function.rep_size == 0:
+            return [LookupFailure(start, end, CRASH, "__find_fre: ip_off %= rep_size divides by zero", function.index)]
+        return _tiled(function, start, end)
+    return [
+        LookupFailure(start + lo, min(start + hi, end), error, rule, function.index)
+        for lo, hi, error, rule in _row_failures(function, function.size)
+        if start + lo < end
+    ]
+
+
+def _row_failures(function: KernelFunction, limit: int) -> list[tuple[int, int, str, str]]:
+    """[lo, hi) of ip_off in [0, limit) where the row search fails: before the first row, or on a failing row."""
+    rows = function.rows
+    out = []
+    first = rows[0].ip_off if rows else limit
+    if first > 0:
+        out.append((0, min(first, limit), EINVAL, "__find_fre: no FRE at or before ip_off"))
+    for j, row in enumerate(rows):
+        if row.failure is None or row.ip_off >= limit:
+            continue
+        hi = rows[j + 1].ip_off if j + 1 < len(rows) else limit
+        out.append((row.ip_off, min(hi, limit), *row.failure))
+    return out
+
+
+MAX_TILES = 4096
+"""PCMASK failures are repeated each rep_size bytes; past this many repeats one range stands for the rest."""
+
+
+def _tiled(function: KernelFunction, start: int, end: int) -> list[LookupFailure]:
+    rep = function.rep_size
+    failures = _row_failures(function, rep)
+    if not failures:
+        return []
+    if len(failures) == 1 and failures[0][:2] == (0, rep):
+        return [LookupFailure(start, end, failures[0][2], failures[0][3], function.index)]
+    out = []
+    for n, base in enumerate(range(start, end, rep)):
+        if n == MAX_TILES:
+            break
+        for lo, hi, error, rule in failures:
+            if base + lo < end:
+                out.append(LookupFailure(base + lo, min(base + hi, end), error, rule, function.index))
+    return out
+
+
+def _merge(failures: list[LookupFailure]) -> list[LookupFailure]:
+    """Sorted, and touching ranges with the same error and rule made one."""
+    out: list[LookupFailure] = []
+    for f in sorted(failures, key=lambda f: (f.start, f.end)):
+        if out and out[-1].end >= f.start and (out[-1].error, out[-1].rule) == (f.error, f.rule):
+            last = out[-1]
+            out[-1] = LookupFailure(last.start, max(last.end, f.end), last.error, last.rule, last.function)
+        else:
+            out.append(f)
+    return out
+
+
+def judge(data: bytes, address: int = 0, text: tuple[int, int] | None = None) -> Verdict:
+    """The kernel's verdict on a section at `address`; `text` is the executable range the loader registers
+    with it (unknown: any address)."""
+    registered = register_section(data, address, text)
+    if isinstance(registered, Refused):
+        return Verdict("kernel", False, registered.error, registered.rule, registered.offset)
+    return Verdict("kernel", True, lookups=lookup_failures(registered))
+
+
+PROFILE = register(Profile("kernel", f"the Linux kernel's SFrame reader ({SERIES})", judge))
+
+
+def text_range(doc: Document) -> tuple[int, int] | None:
+    """The text the ELF loader registers with the section (binfmt_elf's executable PT_LOAD); None when the
+    file says none (a raw section, an object file)."""
+    if doc.elf is None:
+        return None
+    ranges = executable_ranges(doc.elf)
+    return ranges[0] if ranges else None
+
+
+def judge_document(doc: Document) -> Verdict:
+    """The verdict on an opened file's section, its executable segment as the text."""
+    return judge(doc.data, doc.source.address, text_range(doc))
