@@ -14,9 +14,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import run_process
+from toolchains import toolchain
 
 from sfview.consumers import PROFILES
-from sfview.consumers.kernel import CRASH, EFAULT, EINVAL, judge
+from sfview.consumers.kernel import CRASH, EFAULT, EINVAL, judge, judge_document, text_range
+from sfview.document import Document
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = json.loads((ROOT / "tests" / "data" / "consumers" / "kernel" / "corpus.json").read_text())["sections"]
@@ -125,3 +128,82 @@ def test_registered_as_a_profile() -> None:
     profile = PROFILES["kernel"]
     assert "v14" in profile.title
     assert profile.judge is judge
+
+
+def _write(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.sframe"
+    path.write_bytes(bytes.fromhex(_named(name)["section"]))
+    return path
+
+
+def test_check_prints_the_verdict(tmp_path: Path) -> None:
+    """`check --profile kernel`: the format's problems with their own severities, then the kernel's verdict."""
+    crash = _write(tmp_path, "pcmask-rep-size-0")
+    result = run_process("check", "--profile", "kernel", str(crash))
+    assert result.returncode == 1
+    out = result.stdout.splitlines()
+    assert ": error pcmask-rep-size-zero: " in out[0], "the format's own problem, apart"
+    assert out[-1] == (
+        f"{crash}: kernel: accepted, but lookups at 0x1000-0x1020 divide by zero (a crash) "
+        "(__find_fre: ip_off %= rep_size divides by zero)"
+    )
+    gap = _write(tmp_path, "zero-size-in-bigger")
+    assert run_process("check", "--profile", "kernel", str(gap)).stdout.splitlines()[-1] == (
+        f"{gap}: kernel: accepted, but lookups at 0x1010-0x1040 fail with -EINVAL "
+        "(__find_fde: ip >= func_addr + func_size (a gap))"
+    )
+    past = _write(tmp_path, "row-past-function-end")
+    assert run_process("check", "--profile", "kernel", str(past)).stdout.splitlines()[-1] == (
+        f"{past}: kernel: refused: -EFAULT at section offset 0x34: __read_fre: ip_off > func_size"
+    )
+    end = _write(tmp_path, "row-at-function-end")
+    result = run_process("check", "--profile", "kernel", str(end))
+    assert result.stdout.splitlines()[-1] == f"{end}: kernel: accepted"
+
+
+def test_check_json_gives_each_profile(tmp_path: Path) -> None:
+    """`check --json`: each profile's accepted, error (or `crash`) and failing lookups, for CI to gate on."""
+    crash, refused, fine = (_write(tmp_path, n) for n in ("pcmask-rep-size-0", "aux-header", "row-at-function-end"))
+    result = run_process("check", "--json", "--profile", "kernel", "--profile", "libsframe", str(crash), str(refused))
+    reports = json.loads(result.stdout)
+    first = reports[0]["profiles"]["kernel"]
+    assert (first["accepted"], first["error"]) == (True, "crash")
+    assert first["lookups"] == [
+        {
+            "start": 0x1000,
+            "end": 0x1020,
+            "error": "crash",
+            "rule": "__find_fre: ip_off %= rep_size divides by zero",
+            "function": 0,
+        }
+    ]
+    second = reports[1]["profiles"]["kernel"]
+    assert (second["accepted"], second["error"], second["lookups"]) == (False, "-EINVAL", [])
+    assert second["rule"] == "sframe_read_header: auxhdr_len != 0"
+    assert "accepted" in reports[0], "the libsframe profile's verdict is still there"
+    clean = json.loads(run_process("check", "--json", "--profile", "kernel", str(fine)).stdout)[0]["profiles"]
+    assert clean["kernel"] == {
+        "consumer": "kernel",
+        "accepted": True,
+        "error": None,
+        "rule": None,
+        "section_offset": None,
+        "lookups": [],
+        "notes": [],
+    }
+
+
+def test_an_elf_file_registers_its_executable_segment(tmp_path: Path) -> None:
+    """From an ELF file the text is the executable PT_LOAD, as the ELF loader registers it: binutils 2.47's
+    AArch64 and x86-64 programs are taken whole."""
+    for target in ("x86_64", "aarch64"):
+        tc = toolchain("2.47", target)
+        program = tmp_path / f"shapes-{target}"
+        tc.compile("-O2", "-o", program, ROOT / "tests" / "data" / "src" / "shapes.c")
+        doc = Document.open(str(program), None)
+        text = text_range(doc)
+        assert text is not None
+        verdict = judge_document(doc)
+        assert (verdict.accepted, verdict.lookups) == (True, []), verdict
+        outside = judge(doc.data, doc.source.address, (text[1], text[1] + 1))
+        assert (outside.error, outside.rule) == (EINVAL, "__read_fde: func_addr outside the text")

@@ -47,17 +47,17 @@ ULONG = (1 << 64) - 1
 """`unsigned long` arithmetic wraps at 64 bits."""
 
 PREAMBLE_SIZE = layout.PREAMBLE.size
-HEADER_SIZE = layout.PREAMBLE.size + layout.HEADER.size
+HEADER_END = layout.PREAMBLE.size + layout.HEADER.size
 FDE = layout.FDE[3]
 FDA = layout.FDE_ATTR
 SORTED = int(Sframe.Flag.fde_sorted)
 PCREL = int(Sframe.Flag.fde_func_start_pcrel)
-PCMASK = 1
-"""`SFRAME_FDE_PCTYPE_MASK`, the info byte's pc_type bit set."""
-MAGIC = 0xDEE2
+PCMASK = int(Sframe.PcType.pcmask)
+MAGIC = int(Sframe.Magic.sframe)
+V3 = int(Sframe.Version.v3)
 FDE_TYPE_MASK = 0x0F
-"""The kernel's `SFRAME_V3_FDE_TYPE_MASK`: four bits of info2 (the format defines five)."""
-DEFAULT, FLEX = 0, 1
+"""The kernel's own `SFRAME_V3_FDE_TYPE_MASK`: four bits of info2 (the format's FDE type has five)."""
+DEFAULT, FLEX = int(Sframe.FdeType.default), int(Sframe.FdeType.flexible)
 
 START_ADDR_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_START_ADDR.items()}
 WORD_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_OFFSET.items()}
@@ -146,13 +146,13 @@ class _Reader:
         """`sframe_read_header`: None when it passes (and then the section's bounds are set)."""
         # copy_from_user reads a whole header; past a short section's end it reads what follows (taken as
         # zeros), and then header_end >= sframe_end refuses it if nothing before did.
-        data = self.data = self.data + bytes(max(0, HEADER_SIZE - len(self.data)))
+        data = self.data = self.data + bytes(max(0, HEADER_END - len(self.data)))
         # The kernel reads in its own byte order: the machine whose order the magic reads right in.
         self.order = "<" if struct.unpack_from("<H", data)[0] == MAGIC else ">"
         pre = layout.PREAMBLE.fields
         if self.field("H", pre["magic"][0]) != MAGIC:
             return Refused(EINVAL, "sframe_read_header: preamble.magic != SFRAME_MAGIC", pre["magic"][0])
-        if self.field("B", pre["version"][0]) != 3:
+        if self.field("B", pre["version"][0]) != V3:
             return Refused(EINVAL, "sframe_read_header: preamble.version != SFRAME_VERSION_3", pre["version"][0])
         flags = self.field("B", pre["flags"][0])
         if not flags & SORTED:
@@ -166,7 +166,7 @@ class _Reader:
         if not hdr["num_fdes"] or not hdr["num_fres"]:
             at = where["num_fdes"] if not hdr["num_fdes"] else where["num_fres"]
             return Refused(EINVAL, "sframe_read_header: !num_fdes || !num_fres", at)
-        header_end = HEADER_SIZE
+        header_end = HEADER_END
         if header_end >= self.size:
             return Refused(EINVAL, "sframe_read_header: header_end >= sframe_end", 0)
         self.num_fdes = hdr["num_fdes"]
@@ -246,7 +246,7 @@ class _Reader:
             fp = words.pop(0)
         if words:
             raise Refused(EFAULT, "__read_default_fre_datawords: data words left over", words_at)
-        base = "FP" if _bits(row.info, "fre_info", "cfa_base_reg") == 0 else "SP"
+        base = "FP" if _bits(row.info, "fre_info", "cfa_base_reg") == Sframe.BaseReg.fp else "SP"
         return _with(row, cfa=Rule(f"{base}+off", cfa), ra=_rule(2 if ra else 0, ra), fp=_rule(2 if fp else 0, fp))
 
     def _flex(self, row: KernelRow, words_at: int, word: int) -> KernelRow:
@@ -415,9 +415,6 @@ def judge(data: bytes, address: int = 0, text: tuple[int, int] | None = None) ->
     return Verdict("kernel", True, lookups=lookup_failures(registered))
 
 
-PROFILE = register(Profile("kernel", f"the Linux kernel's SFrame reader ({SERIES})", judge))
-
-
 def text_range(doc: Document) -> tuple[int, int] | None:
     """The text the ELF loader registers with the section (binfmt_elf's executable PT_LOAD); None when the
     file says none (a raw section, an object file)."""
@@ -430,3 +427,6 @@ def text_range(doc: Document) -> tuple[int, int] | None:
 def judge_document(doc: Document) -> Verdict:
     """The verdict on an opened file's section, its executable segment as the text."""
     return judge(doc.data, doc.source.address, text_range(doc))
+
+
+PROFILE = register(Profile("kernel", f"the Linux kernel's SFrame reader ({SERIES})", judge, judge_document))
