@@ -10,11 +10,14 @@ The profile must say the same of every one.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 from pathlib import Path
 
 import pytest
 from conftest import run_process
+from rich.console import Console
+from textual.widgets import Static
 from toolchains import toolchain
 
 from sfview.consumers import PROFILES
@@ -207,3 +210,54 @@ def test_an_elf_file_registers_its_executable_segment(tmp_path: Path) -> None:
         assert (verdict.accepted, verdict.lookups) == (True, []), verdict
         outside = judge(doc.data, doc.source.address, (text[1], text[1] + 1))
         assert (outside.error, outside.rule) == (EINVAL, "__read_fde: func_addr outside the text")
+
+
+async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None:
+    """`v`: the format's checks, then the kernel's verdict on top of the Problems tab, its failing rows
+    marked in the FRE table, its rule in the field detail; `v` again back to the format."""
+    from sfview.app.app import SfviewApp
+
+    path = tmp_path / "gap.sframe"
+    data = bytes.fromhex(_named("flex-cfa-reg-p-clear")["section"])
+    path.write_bytes(data)
+    app = SfviewApp(Document.open(str(path), 0))
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.explorer
+        assert str(screen.consumer_line.render()).startswith("format: the format's own checks  (v: kernel")
+        await pilot.press("v")
+        assert screen.tabs.active == "problems-tab"
+        for _ in range(100):  # the verdict is worked out in a thread
+            if "kernel" in screen.verdicts:
+                break
+            await pilot.pause(0.05)
+        line = str(screen.consumer_line.render())
+        assert line.startswith("kernel: accepted, but lookups at 0x1004-0x1020 fail with -EINVAL")
+        assert "sframe_init_cfa_rule_data: CFA control word reg_p clear" in line
+        assert screen.consumer_line.has_class("-bad")
+        table = screen.fre_table
+        assert "kernel" in [c.title for c in table.columns]
+        at = [c.title for c in table.columns].index("kernel")
+        assert [table.row_cells(i)[at] for i in range(table.row_count)] == ["", "-EINVAL"]
+        await pilot.press("1")
+        table.focus()
+        await pilot.press("down")
+        await pilot.press("2")
+        await pilot.pause()
+        assert screen.selected is not None and screen.selected.fre == 1
+        console = Console(width=120, file=io.StringIO(), record=True)
+        console.print(screen.detail.query_one("#detail-text", Static).content)
+        text = console.export_text()
+        assert "kernel: sframe_init_cfa_rule_data: CFA control word reg_p clear (-EINVAL)" in text
+        await pilot.press("v")
+        assert screen.consumer == "format"
+        assert "kernel" not in [c.title for c in table.columns]
+        assert str(screen.consumer_line.render()).startswith("format:")
+
+
+def test_v_is_bound_once_and_in_the_help() -> None:
+    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.screens.help import KEYS
+
+    keys = [b.key for b in ExplorerScreen.BINDINGS]
+    assert keys.count("v") == 1
+    assert any(key == "`v`" and "Problems" in what for key, what in KEYS)

@@ -299,6 +299,9 @@ def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None
     """`sframe_read_header` and `sframe_validate_section`: the section as registered, or why not."""
     reader = _Reader(data, address, text)
     refused = reader.header()
+    if refused is not None and refused.offset >= len(data):
+        # The field lies past a short section's end: say so, at the end.
+        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", len(data))
     if refused is not None:
         return refused
     functions = []
