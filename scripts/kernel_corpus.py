@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sfview.consumers.kernel import ULONG, judge  # noqa: E402
+from sfview.consumers.kernel import CRASH, ULONG, Refused, lookups, register_section  # noqa: E402
 from sfview.document import Document  # noqa: E402
 from sfview.generated import sframe_layout as layout  # noqa: E402
 
@@ -47,30 +47,54 @@ ANY_TEXT = (0, ULONG)
 HEADER = layout.PREAMBLE.size + layout.HEADER.size
 
 
-def build(source: Path, out: Path) -> dict[str, list[str]]:
-    """The harness for each byte order: the command that runs it."""
-    define = f'-DKERNEL_SFRAME_CORE="{source}"'
-    runners = {}
-    subprocess.run(["cc", "-O1", define, str(HARNESS), "-o", str(out / "harness")], check=True)
-    runners["<"] = [str(out / "harness")]
-    if shutil.which("s390x-linux-gnu-gcc") and shutil.which("qemu-s390x"):
-        exe = out / "harness-s390x"
-        subprocess.run(["s390x-linux-gnu-gcc", "-static", "-O1", define, str(HARNESS), "-o", str(exe)], check=True)
-        runners[">"] = ["qemu-s390x", str(exe)]
-    return runners
+MACHINES = {3: ("x86_64", 7, 6), 4: ("s390x", 15, 11)}
+"""The kernel that would read a section: by its ABI byte, with that machine's SFRAME_REG_SP and _FP."""
+OTHER_MACHINE = ("arm64", 31, 29)
 
 
-def run_kernel(runners: dict[str, list[str]], cases: list[dict]) -> list[dict]:
-    """The kernel's verdict on each case, from the harness of the case's byte order."""
+class Harnesses:
+    """The harness built for each (byte order, machine) a section needs: natively for little-endian
+    sections, for s390x under qemu-s390x for big-endian ones; the machine sets SFRAME_REG_SP/FP."""
+
+    def __init__(self, source: Path, folder: Path) -> None:
+        self.source, self.folder = source, folder
+        self.commands: dict[tuple[str, str], list[str] | None] = {}
+
+    def command(self, data: bytes) -> list[str] | None:
+        order = _order(data)
+        name, sp, fp = MACHINES.get(data[4] if len(data) > 4 else 0, OTHER_MACHINE)
+        key = (order, name)
+        if key not in self.commands:
+            self.commands[key] = self._build(order, name, sp, fp)
+        return self.commands[key]
+
+    def _build(self, order: str, name: str, sp: int, fp: int) -> list[str] | None:
+        exe = self.folder / f"harness-{'be' if order == '>' else 'le'}-{name}"
+        flags = ["-O1", f'-DKERNEL_SFRAME_CORE="{self.source}"', f"-DSFRAME_REG_SP={sp}", f"-DSFRAME_REG_FP={fp}"]
+        if order == "<":
+            subprocess.run(["cc", *flags, str(HARNESS), "-o", str(exe)], check=True)
+            return [str(exe)]
+        if not (shutil.which("s390x-linux-gnu-gcc") and shutil.which("qemu-s390x")):
+            return None
+        subprocess.run(["s390x-linux-gnu-gcc", "-static", *flags, str(HARNESS), "-o", str(exe)], check=True)
+        return ["qemu-s390x", str(exe)]
+
+
+def run_kernel(harnesses: Harnesses, cases: list[dict]) -> list[dict]:
+    """The kernel's verdict on each case, from the harness of the case's byte order and machine."""
     results: list[dict | None] = [None] * len(cases)
-    for order, command in runners.items():
-        picked = [i for i, c in enumerate(cases) if _order(bytes.fromhex(c["hex"])) == order]
+    groups: dict[tuple[str, ...], list[int]] = collections.defaultdict(list)
+    for i, c in enumerate(cases):
+        command = harnesses.command(bytes.fromhex(c["hex"]))
+        if command is not None:
+            groups[tuple(command)].append(i)
+    for command, picked in groups.items():
         lines = "".join(
             f"{cases[i]['hex'] or '00'} {cases[i]['address']:x} {cases[i]['text'][0]:x} "
             f"{cases[i]['text'][1]:x} {SCAN_LIMIT:x}\n"
             for i in picked
         )
-        out = subprocess.run(command, input=lines, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(list(command), input=lines, capture_output=True, text=True, check=True).stdout
         for i, line in zip(picked, out.splitlines(), strict=True):
             results[i] = json.loads(line)
     return [r if r is not None else {"register": None} for r in results]
@@ -80,21 +104,25 @@ def _order(data: bytes) -> str:
     return ">" if data[:2] == b"\xde\xe2" else "<"
 
 
+ERRNO = {"-EINVAL": -22, "-EFAULT": -14}
+
+
 def profile_result(case: dict) -> dict:
-    """The profile's verdict in the harness's terms: register 0/-errno, lookups clipped to the scanned PCs."""
+    """The profile's verdict in the harness's terms: register 0/-errno; lookups over the PCs the harness
+    scans, each [start, end, -errno / "crash" / the frame rules, the failing check]."""
     data = bytes.fromhex(case["hex"])
-    verdict = judge(data, case["address"], tuple(case["text"]))
-    if not verdict.accepted:
-        return {"register": {"-EINVAL": -22, "-EFAULT": -14}[verdict.error], "rule": verdict.rule, "lookups": []}
+    registered = register_section(data, case["address"], tuple(case["text"]))
+    if isinstance(registered, Refused):
+        return {"register": ERRNO[registered.error], "rule": registered.rule, "lookups": []}
     domain = scanned(data, case["address"])
-    lookups = []
-    for f in verdict.lookups:
+    found = []
+    for f in lookups(registered):
         for lo, hi in domain:
             start, end = max(lo, f.start), min(hi, f.end)
             if start < end:
-                code = "crash" if f.error == "crash" else {"-EINVAL": -22, "-EFAULT": -14}[f.error]
-                lookups.append([start, end, code, f.rule])
-    return {"register": 0, "lookups": merge(lookups)}
+                result = f.rule if f.error is None else f.error if f.error == CRASH else ERRNO[f.error]
+                found.append([start, end, result, f.rule])
+    return {"register": 0, "lookups": merge(found)}
 
 
 def scanned(data: bytes, address: int) -> list[tuple[int, int]]:
@@ -356,8 +384,22 @@ def crafted() -> list[dict]:
         "flex-cfa-reg-p-clear": v3([fn(0x1000, [(0, 1, [ctl(RSP), 8]), (4, 1, [ctl(RSP, reg_p=False), 16])], **flex)]),
         "pcmask-rep-size-0": v3([fn(0x1000, [(0, 1, [8])], pcmask=True, rep=0)]),
         "pcmask-rep-size-16": v3(
-            [fn(0x1000, [(0, 1, [8]), (6, 1, [ctl(RSP, reg_p=False), 16])], 0x40, pcmask=True, rep=16, **flex)]
+            [
+                fn(
+                    0x1000,
+                    [(0, 1, [ctl(RSP), 8]), (6, 1, [ctl(RSP, reg_p=False), 16])],
+                    0x40,
+                    pcmask=True,
+                    rep=16,
+                    **flex,
+                )
+            ]
         ),
+        "pcmask-first-row-late": v3([fn(0x1000, [(4, 1, [8])], 0x40, pcmask=True, rep=16)]),
+        "pcmask-row-past-size": v3([fn(0x1000, [(0, 1, [8]), (0x30, 1, [16])], 0x20, pcmask=True, rep=0x40)]),
+        "overlap-later-reaches-further": v3([fn(0x1000, sane, 0x20), fn(0x1010, sane, 0x40)]),
+        "three-nested": v3([fn(0x1000, sane, 0x80), fn(0x1010, sane, 0x10), fn(0x1030, sane, 0x10)]),
+        "func-start-0": v3([fn(0, sane)]),
         "row-without-words": v3([fn(0x1000, [(0, 1, [8]), (4, 1, [])])]),
         "flex-1-word": v3([fn(0x1000, [(0, 1, [ctl(RSP)])], **flex)]),
         "flex-3-words-ra-ctl": v3([fn(0x1000, [(0, 1, [ctl(RSP), 8, 2])], **flex)]),
@@ -377,7 +419,8 @@ def crafted() -> list[dict]:
         "fre-type-3": v3([fn(0x1000, sane, info=3)]),
         "word-size-3": v3([fn(0x1000, [(0, 1, [8], 3)])]),
         "default-4-words": v3([fn(0x1000, [(0, 1, [8, -8, -16, 4])])], ra=0),
-        "fixed-fp-and-ra": v3([fn(0x1000, [(0, 1, [8, -16])])], fp=-16),
+        "fixed-fp-and-ra": v3([fn(0x1000, [(0, 1, [8])])], fp=-16),
+        "fixed-fp-and-ra-extra-word": v3([fn(0x1000, [(0, 1, [8, -16])])], fp=-16),
         "aux-header": v3([fn(0x1000, sane)])[:7] + b"\x04" + v3([fn(0x1000, sane)])[8:],
     }
     # The row at the end of the section's FRE data, with fre_len cut by one: past fre_len, inside the section.
@@ -427,7 +470,7 @@ def write_corpus(folder: Path, cases: list[dict], kernel: list[dict], rng: rando
         if k["register"] is None or len(c["hex"]) > 2048:
             continue
         ours = profile_result(c)
-        rules = tuple(sorted({r[3] for r in ours["lookups"]}))
+        rules = tuple(sorted({r[3] for r in ours["lookups"] if not isinstance(r[2], str) or r[2] == CRASH}))
         key = (k["register"], ours.get("rule"), rules, "~" in c["name"])
         by_class[key].append(i)
     made = {i for i, c in enumerate(cases) if "~" not in c["name"] and c["name"] != "random"}
@@ -449,7 +492,8 @@ def write_corpus(folder: Path, cases: list[dict], kernel: list[dict], rng: rando
         "about": "Sections judged by the Linux kernel's SFrame reader itself (kernel/unwind/sframe.c, v14 series, "
         "dylanbhatch/linux 3231d5c5, CONFIG_SFRAME_VALIDATION=y) compiled in user space by "
         "scripts/kernel_corpus.py: register is sframe_read_header + sframe_validate_section's return, "
-        "lookups the failing PC ranges [start, end, -errno or 'crash'] over each function's first scan_limit bytes.",
+        "lookups what sframe_find_user gave over each function's first scan_limit bytes, as PC ranges [start, end, "
+        "-errno, 'crash' (a division by zero) or the frame found: 'cfa=sp+16 ra=*(cfa-8) fp=retain'].",
         "sections": entries,
     }
     (folder / "corpus.json").write_text(json.dumps(about, indent=0) + "\n")
@@ -465,14 +509,14 @@ def main() -> int:
     parser.add_argument("--write", type=Path, help="write the corpus to this folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        runners = build(args.kernel_source.resolve(), Path(tmp))
+        harnesses = Harnesses(args.kernel_source.resolve(), Path(tmp))
         real = real_sections(args.elf) + crafted()
         seeds = [c for c in real if len(c["hex"]) >= 2 * HEADER and bytes.fromhex(c["hex"])[2] == 3]
         mutator = Mutator(args.seed)
         mutants = [mutator.mutate(mutator.rng.choice(seeds)) for _ in range(args.mutants)] if seeds else []
         mutants += [random_section(mutator.rng) for _ in range(args.mutants // 2)]
         cases = real + mutants
-        kernel = run_kernel(runners, cases)
+        kernel = run_kernel(harnesses, cases)
     report(cases, kernel, len(real))
     if args.write:
         write_corpus(args.write, cases, kernel, random.Random(args.seed))

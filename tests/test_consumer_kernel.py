@@ -261,3 +261,22 @@ def test_v_is_bound_once_and_in_the_help() -> None:
     keys = [b.key for b in ExplorerScreen.BINDINGS]
     assert keys.count("v") == 1
     assert any(key == "`v`" and "Problems" in what for key, what in KEYS)
+
+
+@pytest.mark.parametrize(
+    ("name", "frame"),
+    [
+        # AArch64, no RA offset fixed, a row with the CFA alone: the RA is left where it is (in x30).
+        ("aarch64-cfa-only-no-fixed-ra", "cfa=sp+16 ra=retain fp=retain"),
+        # AMD64 flexible row with the RA padding word: the header's fixed offset, CFA - 8.
+        ("flex-5-words-padding", "cfa=sp+16 ra=*(cfa-8) fp=*(cfa-16)"),
+        ("fixed-fp-and-ra", "cfa=sp+8 ra=*(cfa-8) fp=*(cfa-16)"),
+    ],
+)
+def test_the_frame_a_lookup_gives(name: str, frame: str) -> None:
+    """What a successful lookup gives (CFA, RA, FP rules), as the kernel's code gave it at the first PC."""
+    entry = _named(name)
+    first = entry["kernel"]["lookups"][0]
+    assert first[2] == frame
+    case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
+    assert corpus_script.profile_result(case)["lookups"][0][2] == frame

@@ -15,8 +15,8 @@
  *
  * Input, one section a line:  HEX LOAD TEXT_START TEXT_END SCAN_LIMIT  (numbers in hex)
  * Output, one JSON object a line:
- *   {"register": 0|-errno, "lookups": [[start, end, -errno|"crash"], ...], "past_reads": N}
- * where lookups are the PC ranges (merged, only failing ones) over each function's first
+ *   {"register": 0|-errno, "lookups": [[start, end, -errno|"crash"|"cfa=.. ra=.. fp=.."], ...], ...}
+ * where lookups are the PC ranges (merged by result) over each function's first
  * SCAN_LIMIT bytes, and past_reads counts reads past the section's end (only the header's
  * copy_from_user of a section shorter than a header reads there).
  */
@@ -107,9 +107,11 @@ struct sframe_fda_v3 {
 #define SFRAME_V3_FLEX_FDE_CTRLWORD_DEREF_P(data) (((data) >> 1) & 0x1)
 #define SFRAME_V3_FLEX_FDE_CTRLWORD_REG_P(data) ((data) & 0x1)
 
-/* arch/x86/include/asm/unwind_sframe.h: DWARF numbers of the stack and frame pointers. */
+/* asm/unwind_sframe.h: the machine's DWARF numbers of its stack and frame pointers (x86-64's unless given). */
+#ifndef SFRAME_REG_SP
 #define SFRAME_REG_SP 7
 #define SFRAME_REG_FP 6
+#endif
 
 /* include/linux/sframe.h and unwind_types.h. */
 #define UNWIND_RULE_DEREF BIT(31)
@@ -207,14 +209,51 @@ static void fpe(int sig)
 	siglongjmp(on_fpe, 1);
 }
 
-/* One lookup as sframe_find_user() makes it: 0, -errno, or 1 for a division by zero. */
-static int lookup(struct sframe_section *sec, unsigned long ip)
+/* One entity of a found frame, as sfview's profile writes it: `sp+16`, `*(cfa-8)`, `r10+0`, `retain`. */
+static int entity(char *out, bool cfa, unsigned int rule, int offset, unsigned int regnum)
+{
+	unsigned int base = rule & ~UNWIND_RULE_DEREF;
+	bool deref = rule & UNWIND_RULE_DEREF;
+	char name[16];
+
+	if (!cfa && rule == UNWIND_RULE_RETAIN)
+		return sprintf(out, "retain");
+	if (cfa && base == UNWIND_CFA_RULE_SP_OFFSET)
+		strcpy(name, "sp");
+	else if (cfa && base == UNWIND_CFA_RULE_FP_OFFSET)
+		strcpy(name, "fp");
+	else if (!cfa && base == UNWIND_RULE_CFA_OFFSET)
+		strcpy(name, "cfa");
+	else
+		sprintf(name, "r%u", regnum);
+	return sprintf(out, deref ? "*(%s%+d)" : "%s%+d", name, offset);
+}
+
+/*
+ * One lookup as sframe_find_user() makes it: "-22", "-14", "crash" (a division by zero), or the
+ * frame found: "cfa=... ra=... fp=...".
+ */
+static void lookup(struct sframe_section *sec, unsigned long ip, char *out)
 {
 	struct unwind_frame frame;
+	int ret;
 
-	if (sigsetjmp(on_fpe, 1))
-		return 1;
-	return __sframe_find(sec, ip, &frame);
+	memset(&frame, 0, sizeof(frame));
+	if (sigsetjmp(on_fpe, 1)) {
+		strcpy(out, "crash");
+		return;
+	}
+	ret = __sframe_find(sec, ip, &frame);
+	if (ret) {
+		sprintf(out, "%d", ret);
+		return;
+	}
+	out += sprintf(out, "cfa=");
+	out += entity(out, true, frame.cfa.rule, frame.cfa.offset, frame.cfa.regnum);
+	out += sprintf(out, " ra=");
+	out += entity(out, false, frame.ra.rule, frame.ra.offset, frame.ra.regnum);
+	out += sprintf(out, " fp=");
+	entity(out, false, frame.fp.rule, frame.fp.offset, frame.fp.regnum);
 }
 
 static int hexval(int c)
@@ -233,30 +272,32 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Failing lookups, merged into runs of one result over consecutive PCs. */
+/* Lookups, merged into runs of one result over consecutive PCs. */
 struct runs {
 	unsigned long start, next;
-	int result;
+	char result[160];
 	bool printed;
 };
 
 static void flush(struct runs *runs)
 {
-	if (!runs->result)
+	const char *r = runs->result;
+
+	if (!r[0])
 		return;
-	if (runs->result == 1)
-		printf("%s[%lu, %lu, \"crash\"]", runs->printed ? ", " : "", runs->start, runs->next);
+	if (r[0] == '-')
+		printf("%s[%lu, %lu, %s]", runs->printed ? ", " : "", runs->start, runs->next, r);
 	else
-		printf("%s[%lu, %lu, %d]", runs->printed ? ", " : "", runs->start, runs->next, runs->result);
+		printf("%s[%lu, %lu, \"%s\"]", runs->printed ? ", " : "", runs->start, runs->next, r);
 	runs->printed = true;
 }
 
-static void add(struct runs *runs, unsigned long ip, int result)
+static void add(struct runs *runs, unsigned long ip, const char *result)
 {
-	if (result != runs->result || ip != runs->next) {
+	if (strcmp(result, runs->result) || ip != runs->next) {
 		flush(runs);
 		runs->start = ip;
-		runs->result = result;
+		strcpy(runs->result, result);
 	}
 	runs->next = ip + 1;
 }
@@ -297,8 +338,12 @@ static void judge(const unsigned char *bytes, unsigned long len, unsigned long l
 		}
 		qsort(ranges, sec.num_fdes, sizeof(*ranges), by_start);
 		for (i = 0; i < sec.num_fdes; i++) {
-			for (ip = ranges[i].start > done ? ranges[i].start : done; ip < ranges[i].end; ip++)
-				add(&runs, ip, lookup(&sec, ip));
+			for (ip = ranges[i].start > done ? ranges[i].start : done; ip < ranges[i].end; ip++) {
+				char result[160];
+
+				lookup(&sec, ip, result);
+				add(&runs, ip, result);
+			}
 			done = ranges[i].end > done ? ranges[i].end : done;
 		}
 		flush(&runs);

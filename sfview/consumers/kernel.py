@@ -59,6 +59,14 @@ FDE_TYPE_MASK = 0x0F
 """The kernel's own `SFRAME_V3_FDE_TYPE_MASK`: four bits of info2 (the format's FDE type has five)."""
 DEFAULT, FLEX = int(Sframe.FdeType.default), int(Sframe.FdeType.flexible)
 
+MACHINE_REGS = {
+    int(Sframe.AbiArch.amd64_endian_little): (int(Sframe.Amd64Reg.rsp), int(Sframe.Amd64Reg.rbp)),
+    int(Sframe.AbiArch.s390x_endian_big): (int(Sframe.S390xReg.r15), int(Sframe.S390xReg.r11)),
+    None: (int(Sframe.Aarch64Reg.sp), int(Sframe.Aarch64Reg.x29)),
+}
+"""Each kernel's DWARF numbers of its stack and frame pointers (asm/unwind_sframe.h), by the ABI byte (any
+other ABI: AArch64's, as the format's own fallback)."""
+
 START_ADDR_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_START_ADDR.items()}
 WORD_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_OFFSET.items()}
 
@@ -77,16 +85,6 @@ class Refused(Exception):
 
 
 @dataclass(frozen=True)
-class Rule:
-    """What the kernel's lookup gives for one entity (its `unwind_rule_data`), in the kernel's words."""
-
-    kind: str
-    """`SP+off`, `FP+off`, `reg+off`, `CFA+off`, `retain`, each `*(...)` when dereferenced."""
-    offset: int = 0
-    regnum: int | None = None
-
-
-@dataclass(frozen=True)
 class KernelRow:
     """One row as the kernel decodes it: its start, and either its rules or the lookup's failure."""
 
@@ -98,9 +96,8 @@ class KernelRow:
     """The data words, read unsigned (control words) and signed (offsets) as the kernel reads each."""
     failure: tuple[str, str] | None = None
     """(error, rule) when a lookup landing on this row fails."""
-    cfa: Rule | None = None
-    ra: Rule | None = None
-    fp: Rule | None = None
+    rules: str = ""
+    """What a lookup landing on this row gives (`unwind_frame`): `cfa=sp+16 ra=*(cfa-8) fp=retain`."""
 
 
 @dataclass
@@ -127,6 +124,7 @@ class Registered:
 
     functions: list[KernelFunction]
     byte_order: str
+    notes: list[str] = field(default_factory=list)
 
 
 class _Reader:
@@ -180,6 +178,8 @@ class _Reader:
             return Refused(EINVAL, "sframe_read_header: fres_end > sframe_end", where["fre_len"])
         self.ra_off = hdr["cfa_fixed_ra_offset"]
         self.fp_off = hdr["cfa_fixed_fp_offset"]
+        # The kernel's SFRAME_REG_SP/FP are its machine's: the machine of the section's ABI.
+        self.sp_reg, self.fp_reg = MACHINE_REGS.get(hdr["abi_arch"], MACHINE_REGS[None])
         return None
 
     def fde(self, index: int) -> KernelFunction:
@@ -246,8 +246,8 @@ class _Reader:
             fp = words.pop(0)
         if words:
             raise Refused(EFAULT, "__read_default_fre_datawords: data words left over", words_at)
-        base = "FP" if _bits(row.info, "fre_info", "cfa_base_reg") == Sframe.BaseReg.fp else "SP"
-        return _with(row, cfa=Rule(f"{base}+off", cfa), ra=_rule(2 if ra else 0, ra), fp=_rule(2 if fp else 0, fp))
+        reg = self.fp_reg if _bits(row.info, "fre_info", "cfa_base_reg") == Sframe.BaseReg.fp else self.sp_reg
+        return _with(row, rules=self._rules(reg << 3 | 1, cfa, 2 if ra else 0, ra, 2 if fp else 0, fp))
 
     def _flex(self, row: KernelRow, words_at: int, word: int) -> KernelRow:
         """`__read_flex_fde_fre_datawords`: (control, offset) for the CFA, then RA and FP pairs or padding."""
@@ -278,21 +278,30 @@ class _Reader:
             raise Refused(EFAULT, "__read_flex_fde_fre_datawords: data words left over", words_at)
         if not cfa_ctl & 1:
             return _with(row, failure=(EINVAL, "sframe_init_cfa_rule_data: CFA control word reg_p clear"))
-        return _with(row, cfa=_rule(cfa_ctl, cfa_off), ra=_rule(ra_ctl, ra_off), fp=_rule(fp_ctl, fp_off))
+        return _with(row, rules=self._rules(cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off))
+
+    def _rules(self, cfa_ctl: int, cfa_off: int, ra_ctl: int, ra_off: int, fp_ctl: int, fp_off: int) -> str:
+        """`sframe_init_cfa_rule_data` and `sframe_init_rule_data`: the frame a lookup gives, as words."""
+        regnum = cfa_ctl >> 3
+        base = "sp" if regnum == self.sp_reg else "fp" if regnum == self.fp_reg else f"r{regnum}"
+        cfa = _deref(cfa_ctl, f"{base}{cfa_off:+d}")
+        return f"cfa={cfa} ra={_entity(ra_ctl, ra_off)} fp={_entity(fp_ctl, fp_off)}"
+
+
+def _deref(ctl: int, text: str) -> str:
+    return f"*({text})" if ctl & 2 else text
+
+
+def _entity(ctl: int, offset: int) -> str:
+    """`sframe_init_rule_data`: retained, or CFA (or a register) + offset, dereferenced or not."""
+    if not ctl and not offset:
+        return "retain"
+    base = f"r{ctl >> 3}" if ctl & 1 else "cfa"
+    return _deref(ctl, f"{base}{offset:+d}")
 
 
 def _with(row: KernelRow, **changes: object) -> KernelRow:
     return KernelRow(**{**row.__dict__, **changes})  # type: ignore[arg-type]
-
-
-def _rule(ctl: int, offset: int) -> Rule:
-    """`sframe_init_rule_data`: a control word and an offset as the kernel's rule."""
-    if not ctl and not offset:
-        return Rule("retain")
-    kind = "reg+off" if ctl & 1 else "CFA+off"
-    if ctl & 2:
-        kind = f"*({kind})"
-    return Rule(kind, offset, ctl >> 3 if ctl & 1 else None)
 
 
 def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None = None) -> Registered | Refused:
@@ -326,9 +335,22 @@ def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None
     return Registered(functions, reader.order)
 
 
-def lookup_failures(registered: Registered) -> list[LookupFailure]:
-    """Every PC of every function whose `sframe_find_user` fails, as ranges, in address order."""
-    out: list[LookupFailure] = []
+@dataclass(frozen=True)
+class Lookup:
+    """PCs in [start, end) whose `sframe_find_user` gives one outcome: a failure, or the same frame rules."""
+
+    start: int
+    end: int
+    function: int
+    error: str | None
+    """None: the lookup succeeds."""
+    rule: str
+    """The failing check, named as in the kernel's code; or, for a success, the rules (`KernelRow.rules`)."""
+
+
+def lookups(registered: Registered) -> list[Lookup]:
+    """What `sframe_find_user` gives at every PC of every function, as ranges, in address order."""
+    out: list[Lookup] = []
     functions = registered.functions
     reach = 0
     """How far the functions before the one at hand cover."""
@@ -337,73 +359,78 @@ def lookup_failures(registered: Registered) -> list[LookupFailure]:
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
         owned_end = functions[k + 1].address if k + 1 < len(functions) else ULONG + 1
         end = function.address + function.size
-        out += _find_fre_failures(function, min(end, owned_end))
+        out += _find_fre(function, min(end, owned_end), registered.notes)
         if reach > end and end < owned_end:  # an earlier, overlapping function's PCs land in this one's gap
             gap = "__find_fde: ip >= func_addr + func_size (a gap)"
-            out.append(LookupFailure(end, min(reach, owned_end), EINVAL, gap, function.index))
+            out.append(Lookup(end, min(reach, owned_end), function.index, EINVAL, gap))
         reach = max(reach, end)
     return _merge(out)
 
 
-def _find_fre_failures(function: KernelFunction, end: int) -> list[LookupFailure]:
-    """`__find_fre` over [function.address, end): PCs before the first row, on failing rows, or dividing by 0."""
-    start = function.address
-    if end <= start:
-        return []
-    if function.pcmask:
-        if function.rep_size == 0:
-            return [LookupFailure(start, end, CRASH, "__find_fre: ip_off %= rep_size divides by zero", function.index)]
-        return _tiled(function, start, end)
+def lookup_failures(registered: Registered) -> list[LookupFailure]:
+    """The PCs whose lookup fails (or divides by zero), and why."""
     return [
-        LookupFailure(start + lo, min(start + hi, end), error, rule, function.index)
-        for lo, hi, error, rule in _row_failures(function, function.size)
-        if start + lo < end
+        LookupFailure(f.start, f.end, f.error, f.rule, f.function) for f in lookups(registered) if f.error is not None
     ]
 
 
-def _row_failures(function: KernelFunction, limit: int) -> list[tuple[int, int, str, str]]:
-    """[lo, hi) of ip_off in [0, limit) where the row search fails: before the first row, or on a failing row."""
-    rows = function.rows
+MAX_TILES = 4096
+"""A PCMASK function's rows repeat every rep_size bytes: this many repeats are listed at most."""
+
+
+def _find_fre(function: KernelFunction, end: int, notes: list[str]) -> list[Lookup]:
+    """`__find_fre` over [function.address, end): by row, before the first row, or dividing by zero."""
+    start, index = function.address, function.index
+    if end <= start:
+        return []
+    if not function.pcmask:
+        return [
+            Lookup(start + lo, min(start + hi, end), index, error, rule)
+            for lo, hi, error, rule in _row_spans(function, function.size)
+            if start + lo < end
+        ]
+    rep = function.rep_size
+    if rep == 0:
+        return [Lookup(start, end, index, CRASH, "__find_fre: ip_off %= rep_size divides by zero")]
+    spans = _row_spans(function, rep)
+    if len(spans) == 1:
+        return [Lookup(start, end, index, spans[0][2], spans[0][3])]
     out = []
+    for n, base in enumerate(range(start, end, rep)):
+        if n == MAX_TILES:
+            notes.append(f"fdes[{index}]: its PCMASK rows repeat every {rep} bytes; the first {n} blocks listed")
+            break
+        out += [
+            Lookup(base + lo, min(base + hi, end), index, error, rule)
+            for lo, hi, error, rule in spans
+            if base + lo < end
+        ]
+    return out
+
+
+def _row_spans(function: KernelFunction, limit: int) -> list[tuple[int, int, str | None, str]]:
+    """[lo, hi) of ip_off in [0, limit) by the row the search stops at: none before the first row, else the
+    row's failure or rules."""
+    rows = function.rows
+    out: list[tuple[int, int, str | None, str]] = []
     first = rows[0].ip_off if rows else limit
     if first > 0:
         out.append((0, min(first, limit), EINVAL, "__find_fre: no FRE at or before ip_off"))
     for j, row in enumerate(rows):
-        if row.failure is None or row.ip_off >= limit:
+        if row.ip_off >= limit:
             continue
-        hi = rows[j + 1].ip_off if j + 1 < len(rows) else limit
-        out.append((row.ip_off, min(hi, limit), *row.failure))
+        hi = min(rows[j + 1].ip_off if j + 1 < len(rows) else limit, limit)
+        out.append((row.ip_off, hi, *(row.failure or (None, row.rules))))
     return out
 
 
-MAX_TILES = 4096
-"""PCMASK failures are repeated each rep_size bytes; past this many repeats one range stands for the rest."""
-
-
-def _tiled(function: KernelFunction, start: int, end: int) -> list[LookupFailure]:
-    rep = function.rep_size
-    failures = _row_failures(function, rep)
-    if not failures:
-        return []
-    if len(failures) == 1 and failures[0][:2] == (0, rep):
-        return [LookupFailure(start, end, failures[0][2], failures[0][3], function.index)]
-    out = []
-    for n, base in enumerate(range(start, end, rep)):
-        if n == MAX_TILES:
-            break
-        for lo, hi, error, rule in failures:
-            if base + lo < end:
-                out.append(LookupFailure(base + lo, min(base + hi, end), error, rule, function.index))
-    return out
-
-
-def _merge(failures: list[LookupFailure]) -> list[LookupFailure]:
-    """Sorted, and touching ranges with the same error and rule made one."""
-    out: list[LookupFailure] = []
-    for f in sorted(failures, key=lambda f: (f.start, f.end)):
+def _merge(found: list[Lookup]) -> list[Lookup]:
+    """Sorted, and touching ranges with the same outcome made one."""
+    out: list[Lookup] = []
+    for f in sorted(found, key=lambda f: (f.start, f.end)):
         if out and out[-1].end >= f.start and (out[-1].error, out[-1].rule) == (f.error, f.rule):
             last = out[-1]
-            out[-1] = LookupFailure(last.start, max(last.end, f.end), last.error, last.rule, last.function)
+            out[-1] = Lookup(last.start, max(last.end, f.end), last.function, last.error, last.rule)
         else:
             out.append(f)
     return out
@@ -415,7 +442,7 @@ def judge(data: bytes, address: int = 0, text: tuple[int, int] | None = None) ->
     registered = register_section(data, address, text)
     if isinstance(registered, Refused):
         return Verdict("kernel", False, registered.error, registered.rule, registered.offset)
-    return Verdict("kernel", True, lookups=lookup_failures(registered))
+    return Verdict("kernel", True, lookups=lookup_failures(registered), notes=registered.notes)
 
 
 def text_range(doc: Document) -> tuple[int, int] | None:
