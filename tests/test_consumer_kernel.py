@@ -46,6 +46,18 @@ def test_profile_says_what_the_kernel_said(entry: dict) -> None:
     kernel = entry["kernel"]
     assert ours["register"] == kernel["register"], ours.get("rule")
     assert [r[:3] for r in ours["lookups"]] == kernel["lookups"]
+    # The verdict's failing lookups (worked out without the successes) are the kernel's failures.
+    data = bytes.fromhex(entry["section"])
+    verdict = judge(data, entry["address"], tuple(entry["text"]))
+    failed = [r for r in kernel["lookups"] if r[2] == CRASH or isinstance(r[2], int)]
+    domain = corpus_script.scanned(data, entry["address"]) if verdict.accepted else []
+    clipped = [
+        [max(lo, f.start), min(hi, f.end), f.error if f.error == CRASH else corpus_script.ERRNO[f.error]]
+        for f in verdict.lookups
+        for lo, hi in domain
+        if max(lo, f.start) < min(hi, f.end)
+    ]
+    assert corpus_script.merge(clipped) == failed
 
 
 def test_corpus_covers_every_outcome() -> None:

@@ -29,7 +29,9 @@ this module to every one of them.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.document import Document
@@ -76,6 +78,19 @@ def _bits(byte: int, record: str, name: str) -> int:
     return (byte >> low) & ((1 << width) - 1)
 
 
+def _field(record: str, name: str) -> tuple[int, int]:
+    """(shift, mask) of a bit field, for the per-row reads."""
+    low, width = layout.BITS[record][name]
+    return low, (1 << width) - 1
+
+
+FRE_TYPE = _field("fde_info", "fre_type")
+PC_TYPE = _field("fde_info", "pc_type")
+WORD_COUNT = _field("fre_info", "offset_count")
+WORD_SIZE = _field("fre_info", "offset_size")
+CFA_BASE = _field("fre_info", "cfa_base_reg")
+
+
 class Refused(Exception):
     """A check of the kernel's failed: its error, its name, the section offset it read."""
 
@@ -84,20 +99,16 @@ class Refused(Exception):
         self.error, self.rule, self.offset = error, rule, offset
 
 
-@dataclass(frozen=True)
-class KernelRow:
-    """One row as the kernel decodes it: its start, and either its rules or the lookup's failure."""
+class KernelRow(NamedTuple):
+    """One row as the kernel decodes it: its start, and either the frame a lookup there gives or the failure."""
 
     ip_off: int
     start: int
     """Section offset of the row."""
-    info: int
-    words: tuple[int, ...]
-    """The data words, read unsigned (control words) and signed (offsets) as the kernel reads each."""
-    failure: tuple[str, str] | None = None
+    failure: tuple[str, str] | None
     """(error, rule) when a lookup landing on this row fails."""
-    rules: str = ""
-    """What a lookup landing on this row gives (`unwind_frame`): `cfa=sp+16 ra=*(cfa-8) fp=retain`."""
+    frame: tuple[int, int, int, int, int, int] | None
+    """(cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off) as `__find_fre` hands them to the rule makers."""
 
 
 @dataclass
@@ -115,7 +126,13 @@ class KernelFunction:
 
     @property
     def pcmask(self) -> bool:
-        return _bits(self.info, "fde_info", "pc_type") == PCMASK
+        return (self.info >> PC_TYPE[0]) & PC_TYPE[1] == PCMASK
+
+    @property
+    def clean(self) -> bool:
+        """Every PC of it finds a row that succeeds (PCINC: a row at 0, none failing)."""
+        rows = self.rows
+        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and all(r.failure is None for r in rows)
 
 
 @dataclass
@@ -124,7 +141,20 @@ class Registered:
 
     functions: list[KernelFunction]
     byte_order: str
+    regs: tuple[int, int]
+    """The kernel's SFRAME_REG_SP and SFRAME_REG_FP."""
     notes: list[str] = field(default_factory=list)
+
+    def rules(self, row: KernelRow) -> str:
+        """What a lookup landing on `row` gives (`sframe_init_cfa_rule_data`, `sframe_init_rule_data`):
+        `cfa=sp+16 ra=*(cfa-8) fp=retain`."""
+        assert row.frame is not None
+        cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off = row.frame
+        regnum = cfa_ctl >> 3
+        sp, fp = self.regs
+        base = "sp" if regnum == sp else "fp" if regnum == fp else f"r{regnum}"
+        cfa = _deref(cfa_ctl, f"{base}{cfa_off:+d}")
+        return f"cfa={cfa} ra={_entity(ra_ctl, ra_off)} fp={_entity(fp_ctl, fp_off)}"
 
 
 class _Reader:
@@ -197,66 +227,68 @@ class _Reader:
         num, info, info2, rep = struct.unpack_from(self.order + FDA.format, self.data, fda_at)
         return KernelFunction(index, func_addr, size, info, info2, rep, num, fda_at + FDA.size)
 
-    def fre(self, function: KernelFunction, at: int) -> tuple[KernelRow, int]:
+    def fre(self, function: KernelFunction, at: int, pcmask: bool) -> tuple[KernelRow, int]:
         """`__read_fre` then `__read_fre_datawords`: the row at `at` and the size it takes."""
-        fre_type = _bits(function.info, "fde_info", "fre_type")
+        fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
         if fre_type not in START_ADDR_SIZES:
             raise Refused(EFAULT, "__read_fre: FRE type > 2 (no address size)", at)
         addr_size = START_ADDR_SIZES[fre_type]
         if at + addr_size + 1 > self.fres_end:
             raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
         ip_off = self.field(layout.FRE_START_ADDR[fre_type], at)
-        if not function.pcmask and ip_off > function.size:
+        if not pcmask and ip_off > function.size:
             raise Refused(EFAULT, "__read_fre: ip_off > func_size", at)
         info = self.data[at + addr_size]
-        count = _bits(info, "fre_info", "offset_count")
-        size_kind = _bits(info, "fre_info", "offset_size")
+        count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
+        size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
         if size_kind not in WORD_SIZES:
             raise Refused(EFAULT, "__read_fre: data word size > 2", at + addr_size)
         word = WORD_SIZES[size_kind]
         words_at = at + addr_size + 1
         if words_at + count * word > self.fres_end:
             raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
-        char = layout.FRE_OFFSET[size_kind]
-        signed = struct.unpack_from(f"{self.order}{count}{char}", self.data, words_at)
-        row = self._datawords(function, KernelRow(ip_off, at, info, tuple(signed)), words_at, word)
-        return row, addr_size + 1 + count * word
+        words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
+        failure, frame = self._datawords(function, info, words, words_at, word)
+        return KernelRow(ip_off, at, failure, frame), addr_size + 1 + count * word
 
-    def _datawords(self, function: KernelFunction, row: KernelRow, words_at: int, word: int) -> KernelRow:
-        """`__read_fre_datawords`: the rules, or the lookup's failure for a row the validation lets pass."""
-        if not row.words:
+    def _datawords(
+        self, function: KernelFunction, info: int, words: tuple[int, ...], words_at: int, word: int
+    ) -> tuple[tuple[str, str] | None, tuple[int, int, int, int, int, int] | None]:
+        """`__read_fre_datawords`: the frame, or the lookup's failure for a row the validation lets pass."""
+        if not words:
             # cfa_ctl = 0: sframe_init_cfa_rule_data finds reg_p clear.
-            return _with(row, failure=(EINVAL, "__read_fre_datawords: no data words (outermost), CFA reg_p clear"))
+            return (EINVAL, "__read_fre_datawords: no data words (outermost), CFA reg_p clear"), None
         fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
-            return self._default(row, words_at)
+            return None, self._default(info, words, words_at)
         if fde_type == FLEX:
-            return self._flex(row, words_at, word)
+            return self._flex(words, words_at, word)
         raise Refused(EFAULT, "__read_fre_datawords: FDE type neither default nor flexible", words_at - 1)
 
-    def _default(self, row: KernelRow, words_at: int) -> KernelRow:
+    def _default(self, info: int, words: tuple[int, ...], words_at: int) -> tuple[int, int, int, int, int, int]:
         """`__read_default_fre_datawords`: CFA, then RA unless fixed, then FP unless fixed, while words last."""
-        words = list(row.words)
-        cfa = words.pop(0)
+        cfa, left = words[0], len(words) - 1
         ra = self.ra_off
-        if not ra and words:
-            ra = words.pop(0)
+        if not ra and left:
+            ra, left = words[len(words) - left], left - 1
         fp = self.fp_off
-        if not fp and words:
-            fp = words.pop(0)
-        if words:
+        if not fp and left:
+            fp, left = words[len(words) - left], left - 1
+        if left:
             raise Refused(EFAULT, "__read_default_fre_datawords: data words left over", words_at)
-        reg = self.fp_reg if _bits(row.info, "fre_info", "cfa_base_reg") == Sframe.BaseReg.fp else self.sp_reg
-        return _with(row, rules=self._rules(reg << 3 | 1, cfa, 2 if ra else 0, ra, 2 if fp else 0, fp))
+        reg = self.fp_reg if (info >> CFA_BASE[0]) & CFA_BASE[1] == Sframe.BaseReg.fp else self.sp_reg
+        return reg << 3 | 1, cfa, 2 if ra else 0, ra, 2 if fp else 0, fp
 
-    def _flex(self, row: KernelRow, words_at: int, word: int) -> KernelRow:
+    def _flex(
+        self, words: tuple[int, ...], words_at: int, word: int
+    ) -> tuple[tuple[str, str] | None, tuple[int, int, int, int, int, int] | None]:
         """`__read_flex_fde_fre_datawords`: (control, offset) for the CFA, then RA and FP pairs or padding."""
-        count = len(row.words)
+        count = len(words)
         if count < 2:
             raise Refused(EFAULT, "__read_flex_fde_fre_datawords: dataword_count < 2", words_at)
         mask = (1 << (8 * word)) - 1
-        unsigned = [w & mask for w in row.words]
-        cfa_ctl, cfa_off = unsigned[0], row.words[1]
+        unsigned = [w & mask for w in words]
+        cfa_ctl, cfa_off = unsigned[0], words[1]
         i, left = 2, count - 2
         ra_off = self.ra_off
         ra_ctl = 2 if ra_off else 0
@@ -264,7 +296,7 @@ class _Reader:
             ctl = unsigned[i]
             i, left = i + 1, left - 1
             if ctl:
-                ra_ctl, ra_off = ctl, row.words[i]
+                ra_ctl, ra_off = ctl, words[i]
                 i, left = i + 1, left - 1
         fp_off = self.fp_off
         fp_ctl = 2 if fp_off else 0
@@ -272,20 +304,13 @@ class _Reader:
             ctl = unsigned[i]
             i, left = i + 1, left - 1
             if ctl:
-                fp_ctl, fp_off = ctl, row.words[i]
+                fp_ctl, fp_off = ctl, words[i]
                 i, left = i + 1, left - 1
         if left:
             raise Refused(EFAULT, "__read_flex_fde_fre_datawords: data words left over", words_at)
         if not cfa_ctl & 1:
-            return _with(row, failure=(EINVAL, "sframe_init_cfa_rule_data: CFA control word reg_p clear"))
-        return _with(row, rules=self._rules(cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off))
-
-    def _rules(self, cfa_ctl: int, cfa_off: int, ra_ctl: int, ra_off: int, fp_ctl: int, fp_off: int) -> str:
-        """`sframe_init_cfa_rule_data` and `sframe_init_rule_data`: the frame a lookup gives, as words."""
-        regnum = cfa_ctl >> 3
-        base = "sp" if regnum == self.sp_reg else "fp" if regnum == self.fp_reg else f"r{regnum}"
-        cfa = _deref(cfa_ctl, f"{base}{cfa_off:+d}")
-        return f"cfa={cfa} ra={_entity(ra_ctl, ra_off)} fp={_entity(fp_ctl, fp_off)}"
+            return (EINVAL, "sframe_init_cfa_rule_data: CFA control word reg_p clear"), None
+        return None, (cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off)
 
 
 def _deref(ctl: int, text: str) -> str:
@@ -298,10 +323,6 @@ def _entity(ctl: int, offset: int) -> str:
         return "retain"
     base = f"r{ctl >> 3}" if ctl & 1 else "cfa"
     return _deref(ctl, f"{base}{offset:+d}")
-
-
-def _with(row: KernelRow, **changes: object) -> KernelRow:
-    return KernelRow(**{**row.__dict__, **changes})  # type: ignore[arg-type]
 
 
 def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None = None) -> Registered | Refused:
@@ -323,8 +344,9 @@ def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None
                 return Refused(EFAULT, "sframe_validate_section: FDE not sorted (func_addr <= prev_ip)", at)
             prev_ip = function.address
             at = function.rows_at
+            pcmask = function.pcmask
             for _ in range(function.num_fres):
-                row, size = reader.fre(function, at)
+                row, size = reader.fre(function, at, pcmask)
                 if function.rows and row.ip_off <= function.rows[-1].ip_off:
                     return Refused(EFAULT, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)", at)
                 function.rows.append(row)
@@ -332,7 +354,7 @@ def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None
             functions.append(function)
     except Refused as refused:
         return refused
-    return Registered(functions, reader.order)
+    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg))
 
 
 @dataclass(frozen=True)
@@ -348,8 +370,10 @@ class Lookup:
     """The failing check, named as in the kernel's code; or, for a success, the rules (`KernelRow.rules`)."""
 
 
-def lookups(registered: Registered) -> list[Lookup]:
-    """What `sframe_find_user` gives at every PC of every function, as ranges, in address order."""
+def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
+    """What `sframe_find_user` gives at every PC of every function, as ranges, in address order (with
+    `successes` False, only where it fails)."""
+    rules = registered.rules if successes else None
     out: list[Lookup] = []
     functions = registered.functions
     reach = 0
@@ -359,7 +383,8 @@ def lookups(registered: Registered) -> list[Lookup]:
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
         owned_end = functions[k + 1].address if k + 1 < len(functions) else ULONG + 1
         end = function.address + function.size
-        out += _find_fre(function, min(end, owned_end), registered.notes)
+        if rules is not None or not function.clean:
+            out += _find_fre(function, min(end, owned_end), rules, registered.notes)
         if reach > end and end < owned_end:  # an earlier, overlapping function's PCs land in this one's gap
             gap = "__find_fde: ip >= func_addr + func_size (a gap)"
             out.append(Lookup(end, min(reach, owned_end), function.index, EINVAL, gap))
@@ -370,7 +395,9 @@ def lookups(registered: Registered) -> list[Lookup]:
 def lookup_failures(registered: Registered) -> list[LookupFailure]:
     """The PCs whose lookup fails (or divides by zero), and why."""
     return [
-        LookupFailure(f.start, f.end, f.error, f.rule, f.function) for f in lookups(registered) if f.error is not None
+        LookupFailure(f.start, f.end, f.error, f.rule, f.function)
+        for f in lookups(registered, successes=False)
+        if f.error is not None
     ]
 
 
@@ -378,7 +405,9 @@ MAX_TILES = 4096
 """A PCMASK function's rows repeat every rep_size bytes: this many repeats are listed at most."""
 
 
-def _find_fre(function: KernelFunction, end: int, notes: list[str]) -> list[Lookup]:
+def _find_fre(
+    function: KernelFunction, end: int, rules: Callable[[KernelRow], str] | None, notes: list[str]
+) -> list[Lookup]:
     """`__find_fre` over [function.address, end): by row, before the first row, or dividing by zero."""
     start, index = function.address, function.index
     if end <= start:
@@ -386,14 +415,16 @@ def _find_fre(function: KernelFunction, end: int, notes: list[str]) -> list[Look
     if not function.pcmask:
         return [
             Lookup(start + lo, min(start + hi, end), index, error, rule)
-            for lo, hi, error, rule in _row_spans(function, function.size)
+            for lo, hi, error, rule in _row_spans(function, function.size, rules)
             if start + lo < end
         ]
     rep = function.rep_size
     if rep == 0:
         return [Lookup(start, end, index, CRASH, "__find_fre: ip_off %= rep_size divides by zero")]
-    spans = _row_spans(function, rep)
-    if len(spans) == 1:
+    spans = _row_spans(function, rep, rules)
+    if not spans:
+        return []
+    if len(spans) == 1 and spans[0][:2] == (0, rep):
         return [Lookup(start, end, index, spans[0][2], spans[0][3])]
     out = []
     for n, base in enumerate(range(start, end, rep)):
@@ -408,19 +439,21 @@ def _find_fre(function: KernelFunction, end: int, notes: list[str]) -> list[Look
     return out
 
 
-def _row_spans(function: KernelFunction, limit: int) -> list[tuple[int, int, str | None, str]]:
+def _row_spans(
+    function: KernelFunction, limit: int, rules: Callable[[KernelRow], str] | None
+) -> list[tuple[int, int, str | None, str]]:
     """[lo, hi) of ip_off in [0, limit) by the row the search stops at: none before the first row, else the
-    row's failure or rules."""
+    row's failure or (with `rules`) the frame it gives."""
     rows = function.rows
     out: list[tuple[int, int, str | None, str]] = []
     first = rows[0].ip_off if rows else limit
     if first > 0:
         out.append((0, min(first, limit), EINVAL, "__find_fre: no FRE at or before ip_off"))
     for j, row in enumerate(rows):
-        if row.ip_off >= limit:
+        if row.ip_off >= limit or (row.failure is None and rules is None):
             continue
         hi = min(rows[j + 1].ip_off if j + 1 < len(rows) else limit, limit)
-        out.append((row.ip_off, hi, *(row.failure or (None, row.rules))))
+        out.append((row.ip_off, hi, *(row.failure or (None, rules(row)))))  # type: ignore[misc]
     return out
 
 
