@@ -17,7 +17,16 @@ big-endian ones, then:
   profile to.
 
     python scripts/kernel_corpus.py --kernel-source /tmp/kernel-sframe/sframe-core.c \
-        --mutants 5000 [--write tests/data/consumers/kernel]
+        --elf PROGRAMS... --mutants 3000 [--write tests/data/consumers/kernel]
+
+The sections: tests/data/sections (binutils 2.40 to 2.46), sections crafted here one per class
+the kernel's code treats apart (`crafted()`), and the programs given with --elf; the corpus in
+tests/data was written with tests/data/src/{shapes,deep,signal,qsort}.c built by binutils 2.47
+(`bash tools/toolchains.sh`; `gcc -B <sid>/bin/TARGET/ -Wa,--gsframe -O2`, TARGET x86_64, aarch64
+and s390x with the cross compilers), seed 15. Mutants change one field or byte of a version 3
+section at a time (header, flags, counts, offsets, FDE index, attributes, rep_size, row start
+addresses and info bytes, control words, truncation, the text range), and random version 3
+sections are built whole (`random_section`).
 """
 
 from __future__ import annotations
