@@ -3,8 +3,9 @@
 Kept as data, apart from the code that runs them (`run.py`), so that the
 list can be read (and tested) as a whole: one crafted section per check
 triggers exactly that check. Checks with a `profile` run only when asked
-for (`--profile kernel`, `--profile libsframe`): they are what one consumer
-refuses beyond the format itself.
+for (`--profile libsframe`): they are what one consumer refuses beyond the
+format itself. A consumer whose behaviour is written out whole in
+`sfview/consumers/` (the kernel's reader) gives its verdict from there.
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ class Check:
     spec: str
     """Where the rule is written: a section of the SFrame specification, or the consumer's code."""
     profile: str | None = None
-    """`kernel` or `libsframe`: a consumer's own rule, checked only for that profile."""
+    """`libsframe`: a consumer's own rule, checked only for that profile."""
 
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-KERNEL = "Linux kernel/unwind/sframe.c"
 LIBSFRAME = "binutils libsframe/sframe.c"
 
 _ALL = [
@@ -80,13 +80,6 @@ _ALL = [
     Check("flex-reserved-bits", E, "a control word with reserved bits set", "SFrame FDE Type Flexible"),
     Check("flex-words-left-over", E, "data words past the FP's rule", "SFrame FDE Type Flexible"),
     Check("flex-register-unknown", E, "a register number the ABI does not have", "SFrame FDE Type Flexible"),
-    # The Linux kernel's SFrame unwinder (kernel/unwind/sframe.c, version 3 series).
-    Check("kernel-version", E, "a version the kernel does not read (it reads 3)", KERNEL, "kernel"),
-    Check("kernel-flags", E, "FDE_SORTED or FDE_FUNC_START_PCREL missing", KERNEL, "kernel"),
-    Check("kernel-auxhdr", E, "an auxiliary header, which the kernel refuses", KERNEL, "kernel"),
-    Check("kernel-empty", E, "no FDE or no FRE at all", KERNEL, "kernel"),
-    Check("kernel-fres-before-fdes", E, "the FRE sub-section starting before the FDE array ends", KERNEL, "kernel"),
-    Check("kernel-ra-offset-missing", E, "a row without the RA offset the header does not fix", KERNEL, "kernel"),
     # libsframe's decoder (sframe_decode, its byte-order flipping walk, its FRE sanity checks).
     Check("libsframe-too-short", E, "a section shorter than a header", LIBSFRAME, "libsframe"),
     Check("libsframe-offset-count", E, "a row with more than 3 offsets", LIBSFRAME, "libsframe"),
@@ -95,6 +88,5 @@ _ALL = [
 
 CHECKS = {check.id: check for check in _ALL}
 PROFILES = {
-    "kernel": "the Linux kernel's SFrame unwinder",
     "libsframe": "libsframe's decoder (binutils)",
 }

@@ -130,12 +130,10 @@ def check(
 
     `relocatable`: the section comes from an object file, whose function starts
     are not relocated yet (all 0): their order and overlaps are not checked.
-    `profile`: also what that consumer refuses (`kernel`, `libsframe`).
+    `profile`: also what that consumer refuses (`libsframe`; the kernel's verdict is `sfview.consumers.kernel`'s).
     `program`: the ELF file's code ranges and symbols, to check functions against.
     """
     yield from _header(section)
-    if profile == "kernel":
-        yield from _kernel_header(section)
     walk = _Walk(section, relocatable, profile, program)
     yield from walk.functions()
     yield from walk.totals()
@@ -207,54 +205,6 @@ def _header(section: Section) -> Iterator[Diagnostic]:
             last,
             size,
             "section",
-        )
-
-
-def _kernel_header(section: Section) -> Iterator[Diagnostic]:
-    """What the kernel's `sframe_read_header` refuses beyond the format itself."""
-    version_at = layout.PREAMBLE.fields["version"][0]
-    if section.version != 3:
-        yield _diag(
-            "kernel-version",
-            f"version {section.version}: the kernel reads version 3 only",
-            version_at,
-            version_at + 1,
-            "preamble.version",
-        )
-    missing = [
-        name
-        for bit, name in describe.FLAG_NAMES
-        if bit in (Sframe.Flag.fde_sorted, Sframe.Flag.fde_func_start_pcrel) and not section.flags & bit
-    ]
-    if missing:
-        flags_at = layout.PREAMBLE.fields["flags"][0]
-        yield _diag(
-            "kernel-flags",
-            f"{' and '.join(missing)} not set: the kernel requires FDE_SORTED and FDE_FUNC_START_PCREL",
-            flags_at,
-            flags_at + 1,
-            "preamble.flags",
-        )
-    if section.header.auxhdr_len:
-        yield _diag(
-            "kernel-auxhdr",
-            f"auxhdr_len = {section.header.auxhdr_len}: the kernel accepts no auxiliary header",
-            *_header_field("auxhdr_len"),
-        )
-    if not section.header.num_fdes or not section.num_fres:
-        yield _diag(
-            "kernel-empty",
-            f"num_fdes = {section.header.num_fdes}, num_fres = {section.num_fres}: the kernel "
-            "refuses a section without both",
-            *_header_field("num_fdes"),
-        )
-    fde_end = section.fde_start + section.header.num_fdes * section.fde_size
-    if section.fre_start < fde_end:
-        yield _diag(
-            "kernel-fres-before-fdes",
-            f"the FRE sub-section starts at {section.fre_start:#x}, before the FDE "
-            f"array ends ({fde_end:#x}): the kernel calls these offsets inconsistent",
-            *_header_field("freoff"),
         )
 
 
@@ -541,13 +491,6 @@ class _Walk:
         elif count not in self.allowed:
             allowed = " or ".join(map(str, sorted(self.allowed)))
             out.append(("offset-count-impossible", f"row {{j}} has {count} offsets; on {abi} a row has {allowed}"))
-        elif self.profile == "kernel" and count == 1 and not section.fixed_ra_offset:
-            out.append(
-                (
-                    "kernel-ra-offset-missing",
-                    "row {j} has only the CFA's offset and the header fixes no RA offset: the kernel finds no RA",
-                )
-            )
         if self.profile == "libsframe" and count > 3:
             out.append(("libsframe-offset-count", f"row {{j}} has {count} offsets; libsframe reads at most 3"))
         if cfa.kind is Kind.VALUE and cfa.base != -1 and not cfa.deref and (cfa.offset < 0 or cfa.offset % 8):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class Profile:
     """Who the consumer is, for people: `the Linux kernel's SFrame reader (v14 series)`."""
     judge: Callable[[bytes, int], Verdict]
     """The verdict on a section's bytes at a load address."""
+    judge_document: Callable[[Any], Verdict] | None = None
+    """The verdict on an opened file (`sfview.document.Document`), where the file tells the consumer more
+    than the section's bytes (the kernel: the executable segment registered as the text); None: `judge`."""
 
 
 PROFILES: dict[str, Profile] = {}

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from sfview.check.catalogue import PROFILES, Severity
 from sfview.check.run import Diagnostic
+from sfview.consumers import LookupFailure, Verdict
 from sfview.document import Document
 
 
@@ -17,12 +18,14 @@ def line(doc: Document, diag: Diagnostic) -> str:
 
 
 def verdict(diags: list[Diagnostic], profile: str) -> tuple[bool, Diagnostic | None]:
-    """Whether the profile's consumer would take the section, and the first reason it would not."""
+    """Whether a catalogue profile's consumer would take the section, and the first reason it would not."""
     first = next((d for d in diags if d.severity is Severity.ERROR), None)
     return first is None, first
 
 
-def lines(doc: Document, diags: list[Diagnostic], profile: str | None) -> Iterator[str]:
+def lines(
+    doc: Document, diags: list[Diagnostic], profile: str | None, verdicts: list[Verdict] | None = None
+) -> Iterator[str]:
     """Each problem's line, then (with a profile) whether that consumer would take the section."""
     for diag in diags:
         yield line(doc, diag)
@@ -34,9 +37,54 @@ def lines(doc: Document, diags: list[Diagnostic], profile: str | None) -> Iterat
         else:
             assert first is not None
             yield f"{doc.path}: {who} would refuse this section: first, {first.check.about} ({first.check.id})"
+    for answer in verdicts or []:
+        yield f"{doc.path}: {answer.consumer}: {verdict_text(answer)}"
 
 
-def as_json(doc: Document, diags: list[Diagnostic], profile: str | None = None) -> dict[str, object]:
+MAX_RANGES = 3
+"""How many failing PC ranges of one kind a verdict's line names before it counts the rest."""
+
+
+def verdict_text(answer: Verdict) -> str:
+    """`accepted`, `accepted, but lookups at 0x…-0x… fail with -EINVAL (rule)`, or `refused: -EINVAL at
+    section offset 0x…: rule`."""
+    if not answer.accepted:
+        where = f" at section offset {answer.offset:#x}" if answer.offset is not None else ""
+        return f"refused: {answer.error}{where}: {answer.rule}"
+    if not answer.lookups:
+        return "accepted"
+    kinds: dict[tuple[str, str], list[LookupFailure]] = {}
+    for failure in answer.lookups:
+        kinds.setdefault((failure.error, failure.rule), []).append(failure)
+    parts = []
+    for (error, rule), failures in kinds.items():
+        spans = ", ".join(f"{f.start:#x}-{f.end:#x}" for f in failures[:MAX_RANGES])
+        more = f" and {len(failures) - MAX_RANGES} more ranges" if len(failures) > MAX_RANGES else ""
+        outcome = "divide by zero (a crash)" if error == "crash" else f"fail with {error}"
+        parts.append(f"lookups at {spans}{more} {outcome} ({rule})")
+    return "accepted, but " + "; ".join(parts)
+
+
+def verdict_json(answer: Verdict) -> dict[str, object]:
+    """A verdict for CI jobs to gate on: accepted, the error (or `crash`), the failing lookups."""
+    crashes = any(f.error == "crash" for f in answer.lookups)
+    return {
+        "consumer": answer.consumer,
+        "accepted": answer.accepted,
+        "error": answer.error if not answer.accepted else ("crash" if crashes else None),
+        "rule": answer.rule,
+        "section_offset": answer.offset,
+        "lookups": [
+            {"start": f.start, "end": f.end, "error": f.error, "rule": f.rule, "function": f.function}
+            for f in answer.lookups
+        ],
+        "notes": answer.notes,
+    }
+
+
+def as_json(
+    doc: Document, diags: list[Diagnostic], profile: str | None = None, verdicts: list[Verdict] | None = None
+) -> dict[str, object]:
     report: dict[str, object] = {
         "file": doc.path,
         "problems": [
@@ -59,6 +107,8 @@ def as_json(doc: Document, diags: list[Diagnostic], profile: str | None = None) 
     if profile is not None:
         report["profile"] = profile
         report["accepted"] = verdict(diags, profile)[0]
+    if verdicts:
+        report["profiles"] = {answer.consumer: verdict_json(answer) for answer in verdicts}
     return report
 
 

@@ -38,6 +38,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
+from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.history import History
 from sfview.app.names import Names
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
@@ -54,9 +55,12 @@ from sfview.app.widgets.structure_tree import CHUNK_TYPE, ROW_CHUNK_TYPE, Struct
 from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
 from sfview.check.run import Diagnostic, check_document
+from sfview.consumers import Verdict
+from sfview.consumers.verdicts import judge_document
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
+from sfview.output.diagnostics import verdict_text
 from sfview.sframe import describe
 from sfview.sframe.fields import Field, RowFields
 from sfview.sframe.overview import Overview
@@ -79,6 +83,12 @@ FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])} (enter
 
 WIDE = 176
 """From this width the hex pane (97 columns, its full lines) sits beside the tabs instead of below them."""
+
+
+def _format_line() -> str:
+    """The Problems tab's first line while the format's checks alone are shown."""
+    names = consumer_names()
+    return f"format: the format's own checks  (v: {names[1]}'s verdict)" if len(names) > 1 else "format"
 
 
 class ExplorerScreen(Screen[None]):
@@ -109,6 +119,7 @@ class ExplorerScreen(Screen[None]):
         Binding("C", "copy('path')", "Copy path or row", show=False),
         Binding("u", "unwind", "Unwind"),
         Binding("d", "toggle_dwarf", "DWARF", show=False),
+        Binding("v", "next_consumer", "Consumer", show=False),
         Binding("slash", "filter", "Filter"),
         Binding("S", "sort_next", "Sort", show=False),
         Binding("R", "sort_reverse", "Reverse", show=False),
@@ -153,6 +164,10 @@ class ExplorerScreen(Screen[None]):
         self.detail = FieldDetail(self.fields, self.source, id="detail")
         self.frame_picture = FramePicture(id="frame-picture")
         self.problems = ProblemList(id="problems")
+        self.consumer_line = Static(_format_line(), id="consumer-verdict", markup=False)
+        self.consumer = FORMAT
+        """Whose view the Problems tab takes: the format's checks, or a consumer's (`v` cycles)."""
+        self.verdicts: dict[str, Verdict] = {}
         self.summary = HeaderSummary(
             self.source, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
@@ -188,6 +203,7 @@ class ExplorerScreen(Screen[None]):
                 with TabPane("Frame", id="frame"):
                     yield self.frame_picture
                 with TabPane("Problems", id="problems-tab"):
+                    yield self.consumer_line
                     yield self.problems
             yield self.hex_view
         yield self.status_line
@@ -258,6 +274,56 @@ class ExplorerScreen(Screen[None]):
         self.problem_functions = worst
         self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
         self.structure.problems_changed(worst)
+
+    def action_next_consumer(self) -> None:
+        """The next consumer of the cycle (format, kernel, libsframe...): its verdict on top of the Problems
+        tab, its failing rows marked in the FRE table, its rule in the field detail."""
+        if self.section is None:
+            return
+        names = consumer_names()
+        self.consumer = names[(names.index(self.consumer) + 1) % len(names)]
+        self.action_show_tab("problems")
+        if self.consumer == FORMAT:
+            self._show_consumer(None)
+        elif self.consumer in self.verdicts:
+            self._show_consumer(self.verdicts[self.consumer])
+        else:
+            self.consumer_line.update(f"{self.consumer}: judging the section…")
+            self.run_worker(lambda: self._judge(self.consumer), thread=True, exit_on_error=False)
+
+    def _judge(self, name: str) -> None:
+        """In a worker thread: the consumer's verdict, on a document of its own."""
+        verdict = judge_document(Document(self.source), name)
+        self.app.call_from_thread(self._judged, verdict)
+
+    def _judged(self, verdict: Verdict) -> None:
+        self.verdicts[verdict.consumer] = verdict
+        if self.consumer == verdict.consumer:
+            self._show_consumer(verdict)
+
+    def _show_consumer(self, verdict: Verdict | None) -> None:
+        """The chosen consumer's verdict shown everywhere it applies (None: the format's checks alone)."""
+        names = consumer_names()
+        following = names[(names.index(self.consumer) + 1) % len(names)]
+        if verdict is None:
+            self.consumer_line.update(_format_line())
+            self.fre_table.show_consumer(None)
+            self.detail.consumer_rule = None
+        else:
+            marks = ConsumerMarks(verdict)
+            self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following})")
+            self.fre_table.show_consumer(marks.mark, verdict.consumer)
+            self.detail.consumer_rule = lambda field: self._consumer_rule(marks, field)
+        self.consumer_line.set_class(verdict is not None and (not verdict.accepted or bool(verdict.lookups)), "-bad")
+        if self.selected is not None and self.detail.field is not None:
+            self.detail.show(self.detail.field)
+        self.tables.share()
+
+    def _consumer_rule(self, marks: ConsumerMarks, field: Field) -> str | None:
+        if field.fde is None or field.fre is None:
+            return None
+        func = self.section.function(field.fde)
+        return marks.explain(func, func.rows[field.fre])
 
     def on_problem_list_chosen(self, message: ProblemList.Chosen) -> None:
         """A problem chosen: its bytes, field, function and row selected; what is wrong on the status line."""

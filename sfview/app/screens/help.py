@@ -66,6 +66,12 @@ KEYS = (
         "the *Functions* tab (FDE and FRE tables) / the *Structure* tab (tree and detail) / the *Frame* tab"
         " / the *Problems* tab (what a check of the section found; `!` too)",
     ),
+    (
+        "`v`",
+        "the *Problems* tab through each consumer in turn: the format's own checks, then what the Linux"
+        " kernel's reader (and each other profile) does with the section: its verdict on top, the rows its"
+        " lookups fail on marked in the FRE table (a column named after it), its rule in the field detail",
+    ),
     ("`f`", "the *Frame* tab: the selected row's stack frame drawn to scale (`←` / `→` previous / next row), and back"),
     ("`x`", "the hex pane"),
     ("`/` (hex pane), `ctrl+f`", 'search the bytes: hex (`e2 de`, `e2de`) or text in quotes (`"main"`)'),

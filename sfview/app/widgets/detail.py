@@ -8,6 +8,8 @@ which bits, their name, their bits as stored, their value and its meaning.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
@@ -36,6 +38,8 @@ class FieldDetail(VerticalScroll):
         self.fields = fields
         self.source = source
         self.field: Field | None = None
+        self.consumer_rule: Callable[[Field], str | None] | None = None
+        """The chosen consumer's rule that fails at a field's row (`kernel: __read_fre: ...`), if any."""
         self._text = Static(id="detail-text")
 
     def compose(self) -> ComposeResult:
@@ -112,11 +116,15 @@ class FieldDetail(VerticalScroll):
             return []
         func = self.fields.section.function(index)
         _ = func.rows  # rows_error is known once the rows have been read
-        return [
+        found = [
             Text.assemble(("\nProblem: ", "bold red"), (str(error), "red"))
             for error in (func.error, func.rows_error)
             if error is not None
         ]
+        rule = self.consumer_rule(field) if self.consumer_rule is not None else None
+        if rule is not None:
+            found.append(Text.assemble(("\nConsumer: ", "bold magenta"), (rule, "magenta")))
+        return found
 
     def _bits(self, field: Field) -> list[RenderableType]:
         """The byte drawn bit by bit, then each bit field: bits, stored value, value, meaning, doc."""

@@ -25,6 +25,8 @@ PCMASK_MARK = " [m]"
 """After a PCMASK function's row address: the row applies at that offset of every repeated block."""
 MANGLED = {True: "yes", False: "no"}
 """Whether the row's return address is signed (pointer authentication)."""
+CONSUMER_MARKS = ("-EINVAL", "-EFAULT", "crash", "refused -EINVAL", "refused -EFAULT")
+"""What a consumer's column can say of a row (its width fits the longest)."""
 DWARF_AT_LEAST = 10
 """The DWARF column gives up width down to this many cells, when the table is narrow."""
 
@@ -39,6 +41,9 @@ class FreTable(RowTable):
         self.dwarf: Callable[[Function, Row], str] | None = None
         """What DWARF CFI says at a row's address, beside it (`=` when it agrees); None: no such column."""
         self._dwarf_width = len("DWARF")
+        self.consumer: Callable[[Function, Row], str] | None = None
+        """A consumer's error at each row (`-EINVAL`, `crash`), in a column named after it; None: none."""
+        self._consumer_title = ""
         self._fixed = self._measure(overview)
         self.columns = self._make_columns()
 
@@ -61,10 +66,12 @@ class FreTable(RowTable):
 
     def _make_columns(self) -> list[Column]:
         """The section's columns, and DWARF's after the rules while it is shown."""
-        if self.dwarf is None:
-            return self._fixed
-        dwarf = Column("DWARF", self._dwarf_width, yields_to=DWARF_AT_LEAST)
-        return [*self._fixed[:5], dwarf, *self._fixed[5:]]
+        rules = self._fixed[:5]
+        if self.dwarf is not None:
+            rules = [*rules, Column("DWARF", self._dwarf_width, yields_to=DWARF_AT_LEAST)]
+        if self.consumer is not None:
+            rules = [*rules, Column.fitting(self._consumer_title, CONSUMER_MARKS)]
+        return [*rules, *self._fixed[5:]]
 
     @property
     def row_count(self) -> int:
@@ -81,6 +88,7 @@ class FreTable(RowTable):
             describe.app_saved(func.section, row.fp),
             describe.app_saved(func.section, row.ra),
             *([self.dwarf(func, row)] if self.dwarf is not None else []),
+            *([self.consumer(func, row)] if self.consumer is not None else []),
             describe.BASE_REG_NAMES[row.base_reg],
             str(row.offset_size),
             MANGLED[row.mangled_ra],
@@ -91,6 +99,12 @@ class FreTable(RowTable):
         """Show (or, with None, hide) a column with DWARF's rules at each row's address."""
         self.dwarf = dwarf
         self._widen_dwarf()
+        self.columns = self._make_columns()
+        self.rows_changed()
+
+    def show_consumer(self, marks: Callable[[Function, Row], str] | None, title: str = "") -> None:
+        """Show (or, with None, hide) a column with a consumer's error at each row (`title`: its name)."""
+        self.consumer, self._consumer_title = marks, title
         self.columns = self._make_columns()
         self.rows_changed()
 

@@ -1,0 +1,294 @@
+"""`--profile kernel` against the Linux kernel's own SFrame reader.
+
+tests/data/consumers/kernel/corpus.json holds sections (real ones from binutils 2.40 to 2.47 on
+x86-64, AArch64 and s390x, one for each class the kernel's code treats apart, and mutants) with
+what the kernel's `kernel/unwind/sframe.c` (v14 series, validation on) said of each, compiled in
+user space by scripts/kernel_corpus.py: registration's return and every failing lookup range.
+The profile must say the same of every one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_process
+from rich.console import Console
+from textual.widgets import Static
+from toolchains import toolchain
+
+from sfview.consumers import PROFILES
+from sfview.consumers.kernel import CRASH, EFAULT, EINVAL, judge, judge_document, text_range
+from sfview.document import Document
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = json.loads((ROOT / "tests" / "data" / "consumers" / "kernel" / "corpus.json").read_text())["sections"]
+ERRNO = {-22: EINVAL, -14: EFAULT}
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("kernel_corpus", ROOT / "scripts" / "kernel_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus_script = _script()
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[f"{i}-{e['name']}" for i, e in enumerate(CORPUS)])
+def test_profile_says_what_the_kernel_said(entry: dict) -> None:
+    case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
+    ours = corpus_script.profile_result(case)
+    kernel = entry["kernel"]
+    assert ours["register"] == kernel["register"], ours.get("rule")
+    assert [r[:3] for r in ours["lookups"]] == kernel["lookups"]
+    # The verdict's failing lookups (worked out without the successes) are the kernel's failures.
+    data = bytes.fromhex(entry["section"])
+    verdict = judge(data, entry["address"], tuple(entry["text"]))
+    failed = [r for r in kernel["lookups"] if r[2] == CRASH or isinstance(r[2], int)]
+    domain = corpus_script.scanned(data, entry["address"]) if verdict.accepted else []
+    clipped = [
+        [max(lo, f.start), min(hi, f.end), f.error if f.error == CRASH else corpus_script.ERRNO[f.error]]
+        for f in verdict.lookups
+        for lo, hi in domain
+        if max(lo, f.start) < min(hi, f.end)
+    ]
+    assert corpus_script.merge(clipped) == failed
+
+
+def test_corpus_covers_every_outcome() -> None:
+    """The corpus has refusals of both kinds, clean acceptances, and accepted sections whose lookups fail
+    with -EINVAL, -EFAULT-free, and by a division by zero."""
+    registers = {e["kernel"]["register"] for e in CORPUS}
+    lookups = {r[2] for e in CORPUS for r in e["kernel"]["lookups"]}
+    assert registers == {0, -22, -14}
+    assert {-22, "crash"} <= lookups
+
+
+def _named(name: str) -> dict:
+    return next(e for e in CORPUS if e["name"] == f"crafted/{name}")
+
+
+def _verdict(name: str):
+    entry = _named(name)
+    return judge(bytes.fromhex(entry["section"]), entry["address"], tuple(entry["text"]))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "aarch64-cfa-only-no-fixed-ra",
+        "overlapping-functions",
+        "unknown-flag-bits",
+        "unknown-abi",
+        "mangled-ra-on-amd64",
+        "flex-reserved-bits",
+        "flex-unknown-register",
+        "row-at-function-end",
+        "flex-5-words-padding",
+    ],
+)
+def test_what_the_kernel_lets_pass(name: str) -> None:
+    """Format errors or oddities the kernel's code never looks at: it registers the section."""
+    assert _named(name)["kernel"]["register"] == 0
+    assert _verdict(name).accepted
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "rule"),
+    [
+        ("row-past-function-end", EFAULT, "__read_fre: ip_off > func_size"),
+        ("flex-1-word", EFAULT, "__read_flex_fde_fre_datawords: dataword_count < 2"),
+        ("flex-3-words-ra-ctl", EFAULT, "__read_flex_fde_fre_datawords: data words left over"),
+        # A lone RA padding word is never read (a pair is wanted): left over too.
+        ("flex-3-words-padding", EFAULT, "__read_flex_fde_fre_datawords: data words left over"),
+        ("flex-5-words-ra-ctl", EFAULT, "__read_flex_fde_fre_datawords: data words left over"),
+        ("zero-size-function-rows", EFAULT, "__read_fre: ip_off > func_size"),
+        ("row-past-fre-len-inside-section", EFAULT, "__read_fre: data words past fres_end"),
+        ("unsorted-fdes", EFAULT, "sframe_validate_section: FDE not sorted (func_addr <= prev_ip)"),
+        ("aux-header", EINVAL, "sframe_read_header: auxhdr_len != 0"),
+    ],
+)
+def test_what_the_kernel_refuses(name: str, error: str, rule: str) -> None:
+    assert ERRNO[_named(name)["kernel"]["register"]] == error
+    verdict = _verdict(name)
+    assert (verdict.accepted, verdict.error, verdict.rule) == (False, error, rule)
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "rule"),
+    [
+        ("flex-cfa-reg-p-clear", EINVAL, "sframe_init_cfa_rule_data: CFA control word reg_p clear"),
+        ("pcmask-rep-size-0", CRASH, "__find_fre: ip_off %= rep_size divides by zero"),
+        ("row-without-words", EINVAL, "__read_fre_datawords: no data words (outermost), CFA reg_p clear"),
+        ("zero-size-in-bigger", EINVAL, "__find_fde: ip >= func_addr + func_size (a gap)"),
+    ],
+)
+def test_accepted_but_lookups_fail(name: str, error: str, rule: str) -> None:
+    """Registered, and then some lookups fail (or divide by zero): the ranges are the kernel's."""
+    entry = _named(name)
+    assert entry["kernel"]["register"] == 0
+    kernel_errors = {ERRNO.get(r[2], r[2]) for r in entry["kernel"]["lookups"]}
+    assert error in kernel_errors
+    verdict = _verdict(name)
+    assert verdict.accepted
+    assert (error, rule) in {(f.error, f.rule) for f in verdict.lookups}
+
+
+def test_registered_as_a_profile() -> None:
+    profile = PROFILES["kernel"]
+    assert "v14" in profile.title
+    assert profile.judge is judge
+
+
+def _write(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.sframe"
+    path.write_bytes(bytes.fromhex(_named(name)["section"]))
+    return path
+
+
+def test_check_prints_the_verdict(tmp_path: Path) -> None:
+    """`check --profile kernel`: the format's problems with their own severities, then the kernel's verdict."""
+    crash = _write(tmp_path, "pcmask-rep-size-0")
+    result = run_process("check", "--profile", "kernel", str(crash))
+    assert result.returncode == 1
+    out = result.stdout.splitlines()
+    assert ": error pcmask-rep-size-zero: " in out[0], "the format's own problem, apart"
+    assert out[-1] == (
+        f"{crash}: kernel: accepted, but lookups at 0x1000-0x1020 divide by zero (a crash) "
+        "(__find_fre: ip_off %= rep_size divides by zero)"
+    )
+    gap = _write(tmp_path, "zero-size-in-bigger")
+    assert run_process("check", "--profile", "kernel", str(gap)).stdout.splitlines()[-1] == (
+        f"{gap}: kernel: accepted, but lookups at 0x1010-0x1040 fail with -EINVAL "
+        "(__find_fde: ip >= func_addr + func_size (a gap))"
+    )
+    past = _write(tmp_path, "row-past-function-end")
+    assert run_process("check", "--profile", "kernel", str(past)).stdout.splitlines()[-1] == (
+        f"{past}: kernel: refused: -EFAULT at section offset 0x34: __read_fre: ip_off > func_size"
+    )
+    end = _write(tmp_path, "row-at-function-end")
+    result = run_process("check", "--profile", "kernel", str(end))
+    assert result.stdout.splitlines()[-1] == f"{end}: kernel: accepted"
+
+
+def test_check_json_gives_each_profile(tmp_path: Path) -> None:
+    """`check --json`: each profile's accepted, error (or `crash`) and failing lookups, for CI to gate on."""
+    crash, refused, fine = (_write(tmp_path, n) for n in ("pcmask-rep-size-0", "aux-header", "row-at-function-end"))
+    result = run_process("check", "--json", "--profile", "kernel", "--profile", "libsframe", str(crash), str(refused))
+    reports = json.loads(result.stdout)
+    first = reports[0]["profiles"]["kernel"]
+    assert (first["accepted"], first["error"]) == (True, "crash")
+    assert first["lookups"] == [
+        {
+            "start": 0x1000,
+            "end": 0x1020,
+            "error": "crash",
+            "rule": "__find_fre: ip_off %= rep_size divides by zero",
+            "function": 0,
+        }
+    ]
+    second = reports[1]["profiles"]["kernel"]
+    assert (second["accepted"], second["error"], second["lookups"]) == (False, "-EINVAL", [])
+    assert second["rule"] == "sframe_read_header: auxhdr_len != 0"
+    assert "accepted" in reports[0], "the libsframe profile's verdict is still there"
+    clean = json.loads(run_process("check", "--json", "--profile", "kernel", str(fine)).stdout)[0]["profiles"]
+    assert clean["kernel"] == {
+        "consumer": "kernel",
+        "accepted": True,
+        "error": None,
+        "rule": None,
+        "section_offset": None,
+        "lookups": [],
+        "notes": [],
+    }
+
+
+def test_an_elf_file_registers_its_executable_segment(tmp_path: Path) -> None:
+    """From an ELF file the text is the executable PT_LOAD, as the ELF loader registers it: binutils 2.47's
+    AArch64 and x86-64 programs are taken whole."""
+    for target in ("x86_64", "aarch64"):
+        tc = toolchain("2.47", target)
+        program = tmp_path / f"shapes-{target}"
+        tc.compile("-O2", "-o", program, ROOT / "tests" / "data" / "src" / "shapes.c")
+        doc = Document.open(str(program), None)
+        text = text_range(doc)
+        assert text is not None
+        verdict = judge_document(doc)
+        assert (verdict.accepted, verdict.lookups) == (True, []), verdict
+        outside = judge(doc.data, doc.source.address, (text[1], text[1] + 1))
+        assert (outside.error, outside.rule) == (EINVAL, "__read_fde: func_addr outside the text")
+
+
+async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None:
+    """`v`: the format's checks, then the kernel's verdict on top of the Problems tab, its failing rows
+    marked in the FRE table, its rule in the field detail; `v` again back to the format."""
+    from sfview.app.app import SfviewApp
+
+    path = tmp_path / "gap.sframe"
+    data = bytes.fromhex(_named("flex-cfa-reg-p-clear")["section"])
+    path.write_bytes(data)
+    app = SfviewApp(Document.open(str(path), 0))
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.explorer
+        assert str(screen.consumer_line.render()).startswith("format: the format's own checks  (v: kernel")
+        await pilot.press("v")
+        assert screen.tabs.active == "problems-tab"
+        for _ in range(100):  # the verdict is worked out in a thread
+            if "kernel" in screen.verdicts:
+                break
+            await pilot.pause(0.05)
+        line = str(screen.consumer_line.render())
+        assert line.startswith("kernel: accepted, but lookups at 0x1004-0x1020 fail with -EINVAL")
+        assert "sframe_init_cfa_rule_data: CFA control word reg_p clear" in line
+        assert screen.consumer_line.has_class("-bad")
+        table = screen.fre_table
+        assert "kernel" in [c.title for c in table.columns]
+        at = [c.title for c in table.columns].index("kernel")
+        assert [table.row_cells(i)[at] for i in range(table.row_count)] == ["", "-EINVAL"]
+        await pilot.press("1")
+        table.focus()
+        await pilot.press("down")
+        await pilot.press("2")
+        await pilot.pause()
+        assert screen.selected is not None and screen.selected.fre == 1
+        console = Console(width=120, file=io.StringIO(), record=True)
+        console.print(screen.detail.query_one("#detail-text", Static).content)
+        text = console.export_text()
+        assert "kernel: sframe_init_cfa_rule_data: CFA control word reg_p clear (-EINVAL)" in text
+        await pilot.press("v")
+        assert screen.consumer == "format"
+        assert "kernel" not in [c.title for c in table.columns]
+        assert str(screen.consumer_line.render()).startswith("format:")
+
+
+def test_v_is_bound_once_and_in_the_help() -> None:
+    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.screens.help import KEYS
+
+    keys = [b.key for b in ExplorerScreen.BINDINGS]
+    assert keys.count("v") == 1
+    assert any(key == "`v`" and "Problems" in what for key, what in KEYS)
+
+
+@pytest.mark.parametrize(
+    ("name", "frame"),
+    [
+        # AArch64, no RA offset fixed, a row with the CFA alone: the RA is left where it is (in x30).
+        ("aarch64-cfa-only-no-fixed-ra", "cfa=sp+16 ra=retain fp=retain"),
+        # AMD64 flexible row with the RA padding word: the header's fixed offset, CFA - 8.
+        ("flex-5-words-padding", "cfa=sp+16 ra=*(cfa-8) fp=*(cfa-16)"),
+        ("fixed-fp-and-ra", "cfa=sp+8 ra=*(cfa-8) fp=*(cfa-16)"),
+    ],
+)
+def test_the_frame_a_lookup_gives(name: str, frame: str) -> None:
+    """What a successful lookup gives (CFA, RA, FP rules), as the kernel's code gave it at the first PC."""
+    entry = _named(name)
+    first = entry["kernel"]["lookups"][0]
+    assert first[2] == frame
+    case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
+    assert corpus_script.profile_result(case)["lookups"][0][2] == frame
