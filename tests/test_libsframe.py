@@ -1,0 +1,154 @@
+"""The libsframe profiles say what each release's own library does, proven against that library.
+
+Binutils 2.40's libsframe (this machine's), 2.44's (trixie) and 2.47's (sid)
+run in a child process (`libsframe_oracle.py`) on every fixture section, on
+sections built here by each release's assembler and linker for x86_64,
+AArch64 and s390x, on their byte-swapped twins (which each release reads
+through its byte-swapping walk, `flip_sframe`), and on thousands of mutants;
+for each, `sframe_decode`'s answer (accepted, its error, or a crash) and each
+lookup's (the row `sframe_find_fre` returns and the CFA/FP/RA offsets the
+getters give, or a failure, or a crash) must be the model's.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from libsframe_oracle import CRASH, Library, library, predict, queries
+from test_big_endian import to_big_endian
+from test_mutants import mutate
+from toolchains import toolchain
+
+from sfview.consumers import PROFILES
+from sfview.document import Document
+
+RELEASES = ("2.40", "2.44", "2.47")
+TALLY: Counter[str] = Counter()
+"""What the mutants did, per release: crashes, refusals, acceptances (asserted on, and printed with -s)."""
+
+
+def _fixture_sections() -> list[tuple[str, bytes]]:
+    out = [(path.stem, load_section_fixture(path)[0]) for path in SECTIONS]
+    for path in ELF_FIXTURES:
+        if "no-sframe" not in path.name:
+            out.append((path.name, Document.open(str(path)).data))
+    return out
+
+
+BASES = _fixture_sections()
+BASES += [(name + "-swapped", to_big_endian(data)) for name, data in BASES if "2.40" not in name or "-O2" in name]
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Library]]:
+    folder = tmp_path_factory.mktemp("libsframe")
+    libs = {release: library(release, folder) for release in RELEASES}
+    yield libs
+    for lib in libs.values():
+        lib.close()
+
+
+def _agree(libs: dict[str, Library], name: str, data: bytes) -> dict[str, object]:
+    """Each release's library and model on `data`: the same answers, step by step; the decode answers."""
+    asked = queries(data)
+    out: dict[str, object] = {}
+    for release, lib in libs.items():
+        real, said = lib.ask(data, asked), predict(release, data, asked)
+        if real != said:
+            steps = [
+                (i, q, a, b)
+                for i, (q, a, b) in enumerate(zip(asked, real.lookups, said.lookups, strict=False))
+                if a != b
+            ]
+            pytest.fail(
+                f"libsframe {release} on {name} ({len(data)} bytes {data.hex()}): decode {real.decode} vs "
+                f"model {said.decode}; first differing lookup {steps[:1]}; lookups {len(real.lookups)} vs "
+                f"{len(said.lookups)}"
+            )
+        out[release] = real.decode
+        TALLY[f"{release} lookups"] += len(real.lookups)
+        TALLY[f"{release} lookup crashes"] += CRASH in real.lookups
+    return out
+
+
+@pytest.mark.parametrize("index", range(len(BASES)), ids=[name for name, _ in BASES])
+def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
+    name, data = BASES[index]
+    decoded = _agree(libraries, name, data)
+    if "-swapped" not in name and "2.4" in name:
+        version_of_name = name.rsplit("-", 1)[-1]
+        if version_of_name in ("2.41", "2.42", "2.43", "2.44"):
+            assert decoded["2.44"] == 0, "2.44 reads what 2.41 to 2.44 write"
+
+
+SOURCES = DATA / "src"
+TARGETS = [("2.40", "x86_64"), ("2.40", "aarch64"), ("2.44", "x86_64"), ("2.44", "aarch64")]
+TARGETS += [("2.47", "x86_64"), ("2.47", "aarch64"), ("2.47", "s390x")]
+
+
+@pytest.mark.parametrize(("release", "target"), TARGETS)
+def test_built_sections(libraries: dict[str, Library], tmp_path: Path, release: str, target: str) -> None:
+    """A program built by each release for each target: its section, and the section in the other order."""
+    chain = toolchain(release, target)
+    out = tmp_path / "shapes"
+    chain.compile("-O2", "-o", out, SOURCES / "shapes.c")
+    data = Document.open(str(out)).data
+    decoded = _agree(libraries, f"shapes {release} {target}", data)
+    assert decoded[release] == 0, f"libsframe {release} reads what binutils {release} writes"
+    if target != "s390x":
+        _agree(libraries, f"shapes {release} {target} swapped", to_big_endian(data))
+
+
+@settings(
+    max_examples=900,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(index=st.integers(0, len(BASES) - 1), seed=st.integers(0, 1 << 32), times=st.integers(1, 3))
+def test_mutants(libraries: dict[str, Library], index: int, seed: int, times: int) -> None:
+    name, data = BASES[index]
+    rng = random.Random(seed)
+    for _ in range(times):
+        if len(data) > 8:
+            data = mutate(rng, data)
+    for release, decoded in _agree(libraries, f"a mutant of {name}", data).items():
+        TALLY[f"{release} {'crash' if decoded == CRASH else 'refused' if decoded else 'accepted'}"] += 1
+
+
+def test_mutants_cover_every_outcome() -> None:
+    """The mutants above reached every kind of answer of every release (else they prove little)."""
+    if not TALLY:
+        pytest.skip("the mutants did not run")
+    print(dict(sorted(TALLY.items())))
+    for release in RELEASES:
+        for kind in ("accepted", "refused", "crash"):
+            assert TALLY[f"{release} {kind}"] > 0, f"no mutant was {kind} by libsframe {release}"
+
+
+def test_verdicts() -> None:
+    """The registered profiles' verdicts in words: refusals named with their error, crashes said."""
+    content, base, _ = load_section_fixture(next(p for p in SECTIONS if "x86_64-2.44" in p.name))
+    assert PROFILES["libsframe-2.44"].judge(content, base).accepted
+    refused = PROFILES["libsframe-2.40"].judge(content, base)
+    assert (refused.accepted, refused.error) == (False, "SFRAME_ERR_NOMEM (2001)")
+    assert "version 2" in (refused.rule or "")
+    old = load_section_fixture(next(p for p in SECTIONS if "x86_64-2.40" in p.name))[0]
+    crash = PROFILES["libsframe-2.44"].judge(old, 0)
+    assert (crash.accepted, crash.error) == (False, "crash")
+    assert PROFILES["libsframe"].judge(content, base).consumer == "libsframe-2.47"
+    unsorted = bytearray(content)
+    unsorted[3] &= ~1
+    verdict = PROFILES["libsframe-2.47"].judge(bytes(unsorted), base)
+    assert verdict.accepted and verdict.lookups
+    assert {f.error for f in verdict.lookups} == {"SFRAME_ERR_FDE_NOTSORTED (2009)"}
+    assert struct.unpack_from("<H", content)[0] == 0xDEE2
