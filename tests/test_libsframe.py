@@ -19,12 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
+from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, v3_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import CRASH, Library, library, predict, queries
 from test_big_endian import to_big_endian
 from test_mutants import mutate
+from test_v3_flexible import AMD64_ROWS, PCREL_SORTED, SAVED, reg
 from toolchains import toolchain
 
 from sfview.consumers import PROFILES
@@ -43,8 +44,36 @@ def _fixture_sections() -> list[tuple[str, bytes]]:
     return out
 
 
-BASES = _fixture_sections()
+S390X = 4
+FLEXIBLE_ROWS = [(0, 1, [reg(31), 0]), (4, 1, [reg(31), 16, SAVED, -8, SAVED, -16]), (8, 0, [reg(29), 16])]
+BASES = [
+    *_fixture_sections(),
+    ("v3-flexible-amd64", v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)),
+    ("v3-flexible-aarch64", v3_section(1, FLEXIBLE_ROWS, info=0x20, abi=AARCH64, flags=PCREL_SORTED)),
+    ("v3-s390x-padding", v3_section(0, [(0, 1, [0]), (2, 1, [1, 0, -10]), (6, 0, [2, -6, -9])], abi=S390X)),
+    ("v3-pcmask-rep-0", v3_section(0, [(0, 1, [8]), (6, 1, [16])], fixed_ra=-8, info=0x10)),
+]
 BASES += [(name + "-swapped", to_big_endian(data)) for name, data in BASES if "2.40" not in name or "-O2" in name]
+
+
+def _nudge(rng: random.Random, data: bytes) -> bytes:
+    """What the generic mutations rarely hit: another version or flag set, shifted sub-sections, a row's
+    info byte asking for more (or undefined-size) data words."""
+    out = bytearray(data)
+    order = "<" if data[0] == 0xE2 else ">"
+    kind = rng.randrange(4)
+    if kind == 0:
+        out[2] = rng.choice((1, 2, 3))
+    elif kind == 1:
+        out[3] = rng.randrange(8)
+    elif kind == 2 and len(out) >= 28:
+        at = rng.choice((24, 28 - 4, 16))  # sfh_fdeoff, sfh_freoff, sfh_fre_len
+        value = struct.unpack_from(order + "I", out, at)[0] + rng.choice((-5, -1, 1, 3, 17))
+        struct.pack_into(order + "I", out, at, value & 0xFFFFFFFF)
+    elif len(out) > 29:
+        at = rng.randrange(28, len(out))
+        out[at] = (rng.randrange(16) << 1) | (rng.randrange(4) << 5) | rng.randrange(2) | (out[at] & 0x80)
+    return bytes(out)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +137,7 @@ def test_built_sections(libraries: dict[str, Library], tmp_path: Path, release: 
 
 
 @settings(
-    max_examples=900,
+    max_examples=2500,
     derandomize=True,
     database=None,
     deadline=None,
@@ -120,7 +149,7 @@ def test_mutants(libraries: dict[str, Library], index: int, seed: int, times: in
     rng = random.Random(seed)
     for _ in range(times):
         if len(data) > 8:
-            data = mutate(rng, data)
+            data = mutate(rng, data) if rng.randrange(3) else _nudge(rng, data)
     for release, decoded in _agree(libraries, f"a mutant of {name}", data).items():
         TALLY[f"{release} {'crash' if decoded == CRASH else 'refused' if decoded else 'accepted'}"] += 1
 
