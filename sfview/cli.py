@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from sfview.errors import InputError
 
 if TYPE_CHECKING:
+    from sfview.consumers import Profile
     from sfview.document import Document
 
 EXIT_BAD_INPUT = 2
@@ -247,20 +248,30 @@ def run_unwind(argv: list[str]) -> int:
     return 0
 
 
-def _check_parser() -> argparse.ArgumentParser:
-    from sfview.check.catalogue import PROFILES
+def _consumer_profiles() -> dict[str, Profile]:
+    """The consumer profiles: each module of sfview/consumers registers its own when imported."""
+    import sfview.consumers.libsframe  # noqa: F401
+    from sfview.consumers import PROFILES
 
+    return PROFILES
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    from sfview.check.catalogue import PROFILES as CHECK_PROFILES
+
+    profiles = {**CHECK_PROFILES, **{name: p.title for name, p in _consumer_profiles().items()}}
     parser = argparse.ArgumentParser(
         prog="sfview check",
-        description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found; "
-        "2: a file cannot be read at all.",
+        description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found, or the "
+        "profile's consumer refuses or crashes; 2: a file cannot be read at all.",
     )
     parser.add_argument("files", nargs="+", help="ELF files or raw .sframe sections")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
         "--profile",
-        choices=sorted(PROFILES),
-        help="also check what one consumer refuses: " + "; ".join(f"{k}: {v}" for k, v in PROFILES.items()),
+        choices=sorted(profiles),
+        help="also say what one consumer does with each section: "
+        + "; ".join(f"{k}: {v}" for k, v in profiles.items()),
     )
     parser.add_argument("--base", type=_address, default=None, help="load address of raw sections (default 0)")
     return parser
@@ -283,12 +294,15 @@ def run_check(argv: list[str]) -> int:
             status = EXIT_BAD_INPUT
             continue
         found = list(check_document(doc, args.profile))
-        if any(d.severity is not Severity.INFO for d in found) and status == 0:
+        consumer = _consumer_profiles().get(args.profile or "")
+        verdict = consumer.judge(doc.data, doc.source.address) if consumer is not None else None
+        refused = verdict is not None and not verdict.accepted
+        if (refused or any(d.severity is not Severity.INFO for d in found)) and status == 0:
             status = 1
         if args.json:
-            reports.append(diagnostics.as_json(doc, found, args.profile))
+            reports.append(diagnostics.as_json(doc, found, args.profile, verdict))
         else:
-            for line in diagnostics.lines(doc, found, args.profile):
+            for line in diagnostics.lines(doc, found, args.profile, verdict):
                 print(line)
     if args.json:
         sys.stdout.write(diagnostics.json_text(reports) + "\n")

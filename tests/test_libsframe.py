@@ -12,6 +12,7 @@ getters give, or a failure, or a crash) must be the model's.
 
 from __future__ import annotations
 
+import json
 import random
 import struct
 from collections import Counter
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, v3_section
+from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import CRASH, Library, library, predict, queries
@@ -28,10 +29,13 @@ from test_mutants import mutate
 from test_v3_flexible import AMD64_ROWS, PCREL_SORTED, SAVED, reg
 from toolchains import toolchain
 
-from sfview.consumers import PROFILES
+from sfview.consumers import PROFILES, Verdict
+from sfview.consumers.libsframe import own_order
+from sfview.consumers.libsframe_releases import CODES
 from sfview.document import Document
 
 RELEASES = ("2.40", "2.44", "2.47")
+TITLE = "sframe_decode, sframe_find_fre"
 TALLY: Counter[str] = Counter()
 """What the mutants did, per release: crashes, refusals, acceptances (asserted on, and printed with -s)."""
 
@@ -137,7 +141,7 @@ def test_built_sections(libraries: dict[str, Library], tmp_path: Path, release: 
 
 
 @settings(
-    max_examples=2500,
+    max_examples=2000,
     derandomize=True,
     database=None,
     deadline=None,
@@ -152,6 +156,39 @@ def test_mutants(libraries: dict[str, Library], index: int, seed: int, times: in
             data = mutate(rng, data) if rng.randrange(3) else _nudge(rng, data)
     for release, decoded in _agree(libraries, f"a mutant of {name}", data).items():
         TALLY[f"{release} {'crash' if decoded == CRASH else 'refused' if decoded else 'accepted'}"] += 1
+        if seed % 3 == RELEASES.index(release):
+            _verdict_says(PROFILES[f"libsframe-{release}"].judge(data, 0), data, decoded)
+
+
+def _verdict_says(verdict: Verdict, data: bytes, decoded: object) -> None:
+    """The verdict says what the library did on this (little-endian) host: as its main answer for a
+    little-endian section, in its note on the other byte order for a big-endian one."""
+    error = None if decoded == 0 else "crash" if decoded == CRASH else _error(decoded)
+    if own_order(data) == "<":
+        assert (verdict.accepted, verdict.error) == (decoded == 0, error)
+        return
+    note = next(n for n in verdict.notes if n.startswith("on a little-endian host"))
+    said = note.split(": ", 1)[1]
+    expected = "accepted" if error is None else "crashes" if error == "crash" else f"refused with {error}"
+    assert said.startswith(expected), (said, expected)
+
+
+def _error(code: object) -> str:
+    name = next(name for name, number in CODES.items() if number == code)
+    return f"{name} ({code})"
+
+
+HEADER = bytes.fromhex("e2de0201") + bytes(24)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(body=st.binary(max_size=300), header=st.binary(min_size=24, max_size=24), version=st.integers(1, 3))
+def test_any_bytes_get_a_verdict(body: bytes, header: bytes, version: int) -> None:
+    """Whatever follows a real preamble, each profile answers (a verdict, never an exception)."""
+    data = HEADER[:2] + bytes([version, header[0] & 0x7]) + header + body
+    for name in ("libsframe-2.40", "libsframe-2.44", "libsframe"):
+        verdict = PROFILES[name].judge(data, 0x1000)
+        assert verdict.accepted or verdict.error
 
 
 def test_mutants_cover_every_outcome() -> None:
@@ -162,6 +199,35 @@ def test_mutants_cover_every_outcome() -> None:
     for release in RELEASES:
         for kind in ("accepted", "refused", "crash"):
             assert TALLY[f"{release} {kind}"] > 0, f"no mutant was {kind} by libsframe {release}"
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    """`check --profile libsframe-X` prints the release's verdict; --json gives it to a CI job."""
+    elf = str(DATA / "shapes-x86_64-O2")
+    ok = run_process("check", "--profile", "libsframe-2.40", elf)
+    assert (ok.returncode, ok.stderr) == (0, "")
+    assert (
+        ok.stdout.splitlines()[0] == f"{elf}: libsframe-2.40: binutils 2.40's libsframe ({TITLE}) accepts this section"
+    )
+    crash = run_process("check", "--profile", "libsframe-2.44", elf)
+    assert crash.returncode == 1
+    assert f"{elf}: libsframe-2.44: binutils 2.44's libsframe ({TITLE}) crashes on this section: " in crash.stdout
+    content, base, _ = load_section_fixture(next(p for p in SECTIONS if "x86_64-2.46" in p.name))
+    raw = tmp_path / "v3.sframe"
+    raw.write_bytes(content)
+    refused = run_process("check", "--profile", "libsframe-2.44", "--base", hex(base), str(raw))
+    assert "refuses this section with SFRAME_ERR_NOMEM (2001): sframe_header_sanity_check_p: version 3" in (
+        refused.stdout
+    )
+    report = json.loads(run_process("check", "--json", "--profile", "libsframe", "--base", hex(base), str(raw)).stdout)
+    assert {k: report[0][k] for k in ("profile", "accepted", "error", "lookups")} == {
+        "profile": "libsframe-2.47",
+        "accepted": True,
+        "error": None,
+        "lookups": [],
+    }
+    help_text = run_process("check", "--help").stdout
+    assert all(name in help_text for name in ("libsframe-2.40", "libsframe-2.44", "libsframe-2.47"))
 
 
 def test_verdicts() -> None:

@@ -3,8 +3,9 @@
 Kept as data, apart from the code that runs them (`run.py`), so that the
 list can be read (and tested) as a whole: one crafted section per check
 triggers exactly that check. Checks with a `profile` run only when asked
-for (`--profile kernel`, `--profile libsframe`): they are what one consumer
-refuses beyond the format itself.
+for (`--profile kernel`): they are what one consumer refuses beyond the
+format itself. What each libsframe release does is not a list of checks but
+a model of its code (`sfview/consumers/libsframe.py`), apart from these.
 """
 
 from __future__ import annotations
@@ -31,12 +32,11 @@ class Check:
     spec: str
     """Where the rule is written: a section of the SFrame specification, or the consumer's code."""
     profile: str | None = None
-    """`kernel` or `libsframe`: a consumer's own rule, checked only for that profile."""
+    """`kernel`: a consumer's own rule, checked only for that profile."""
 
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 KERNEL = "Linux kernel/unwind/sframe.c"
-LIBSFRAME = "binutils libsframe/sframe.c"
 
 _ALL = [
     # The section as a whole.
@@ -87,14 +87,9 @@ _ALL = [
     Check("kernel-empty", E, "no FDE or no FRE at all", KERNEL, "kernel"),
     Check("kernel-fres-before-fdes", E, "the FRE sub-section starting before the FDE array ends", KERNEL, "kernel"),
     Check("kernel-ra-offset-missing", E, "a row without the RA offset the header does not fix", KERNEL, "kernel"),
-    # libsframe's decoder (sframe_decode, its byte-order flipping walk, its FRE sanity checks).
-    Check("libsframe-too-short", E, "a section shorter than a header", LIBSFRAME, "libsframe"),
-    Check("libsframe-offset-count", E, "a row with more than 3 offsets", LIBSFRAME, "libsframe"),
-    Check("libsframe-walk", E, "FREs that do not end exactly at the section's end", LIBSFRAME, "libsframe"),
 ]
 
 CHECKS = {check.id: check for check in _ALL}
 PROFILES = {
     "kernel": "the Linux kernel's SFrame unwinder",
-    "libsframe": "libsframe's decoder (binutils)",
 }

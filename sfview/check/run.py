@@ -108,15 +108,8 @@ def check_bytes(data: bytes, address: int = 0, **options: Any) -> Iterator[Diagn
             yield _diag("auxhdr-out-of-bounds", exc.message, aux_start, aux_end, aux_path)
         else:
             yield _diag("section-unreadable", exc.message, offset, offset + 1, "header")
-        if options.get("profile") == "libsframe" and len(data) < HEADER_AT + layout.HEADER.size:
-            yield _diag("libsframe-too-short", _too_short(len(data)), 0, len(data), "section")
         return
     yield from check(section, **options)
-
-
-def _too_short(size: int) -> str:
-    header = HEADER_AT + layout.HEADER.size
-    return f"the section has {size} bytes; libsframe reads a {header}-byte header before anything else"
 
 
 def check(
@@ -130,7 +123,7 @@ def check(
 
     `relocatable`: the section comes from an object file, whose function starts
     are not relocated yet (all 0): their order and overlaps are not checked.
-    `profile`: also what that consumer refuses (`kernel`, `libsframe`).
+    `profile`: also what that consumer refuses (`kernel`).
     `program`: the ELF file's code ranges and symbols, to check functions against.
     """
     yield from _header(section)
@@ -548,8 +541,6 @@ class _Walk:
                     "row {j} has only the CFA's offset and the header fixes no RA offset: the kernel finds no RA",
                 )
             )
-        if self.profile == "libsframe" and count > 3:
-            out.append(("libsframe-offset-count", f"row {{j}} has {count} offsets; libsframe reads at most 3"))
         if cfa.kind is Kind.VALUE and cfa.base != -1 and (cfa.offset < 0 or cfa.offset % 8):
             out.append(
                 ("cfa-offset-implausible", f"row {{j}}: CFA offset {cfa.offset} (negative or not a multiple of 8)")
@@ -659,15 +650,6 @@ class _Walk:
                 reach,
                 fre_end,
                 "header.fre_len",
-            )
-        if self.profile == "libsframe" and blocks and reach != len(section.data) and self.read_all:
-            yield _diag(
-                "libsframe-walk",
-                f"the rows end at {reach:#x}, the section at {len(section.data):#x}: libsframe's byte-order walk "
-                "(for a section not in the host's byte order) must end exactly at the section's end",
-                reach,
-                max(reach + 1, len(section.data)),
-                "section",
             )
 
 

@@ -18,6 +18,7 @@ an unreadable page, and compare each answer with this model's.
 
 from __future__ import annotations
 
+import bisect
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,14 +28,15 @@ from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, Release
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
+from sfview.sframe.bulk import Bulk
 from sfview.sframe.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.section import Section
 
 HEADER_AT = layout.PREAMBLE.size
-HEADER_SIZE = layout.PREAMBLE.size + layout.HEADER.size
+FIXED_HEADER = layout.PREAMBLE.size + layout.HEADER.size
 """`sizeof (sframe_header)`: the preamble and the header's fixed fields."""
-MAGIC = 0xDEE2
-SWAPPED_MAGIC = 0xE2DE
+MAGIC = int(Sframe.Magic.sframe)
+SWAPPED_MAGIC = int.from_bytes(MAGIC.to_bytes(2, "little"), "big")
 S390X = int(Sframe.AbiArch.s390x_endian_big)
 FLEXIBLE = int(Sframe.FdeType.flexible)
 FDE_ATTR = layout.FDE_ATTR
@@ -121,7 +123,7 @@ class Header:
     @property
     def size(self) -> int:
         """`SFRAME_V1_HDR_SIZE`: the header and its auxiliary header."""
-        return HEADER_SIZE + self.auxhdr_len
+        return FIXED_HEADER + self.auxhdr_len
 
 
 def _header(buf: Buffer) -> Header:
@@ -183,40 +185,79 @@ class Decoder:
     def __init__(self, rel: Release, header: Header, fdes: Buffer | list[Fde], fres: Buffer) -> None:
         self.rel = rel
         self.header = header
-        self._fdes = fdes
         self.fres = fres
         self.fde_size = layout.FDE[rel.fde_layouts[header.version]].size
+        self._copied = fdes if isinstance(fdes, Buffer) else None
+        self._table = fdes if isinstance(fdes, list) else self._whole_entries()
+        self._starts: list[int] | None = None
+        self._ordered: bool | None = None
+        self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
+        """Rows decoded so far, by position and FRE type (`_decode_fre`)."""
+
+    def _whole_entries(self) -> list[Fde]:
+        """The copied FDE array's entries that it holds whole (all of them, unless num_fdes * size wrapped)."""
+        copied = self._copied
+        assert copied is not None
+        record = layout.FDE[self.rel.fde_layouts[self.header.version]]
+        whole = min(self.header.num_fdes, len(copied.data) // record.size)
+        names = list(record.fields)
+        out = []
+        for values in struct.iter_unpack(copied.order + record.format, copied.data[: whole * record.size]):
+            field = dict(zip(names, values, strict=True))
+            rep = field.get("func_rep_size", 0)
+            out.append(
+                Fde(
+                    field["func_start"],
+                    field["func_size"],
+                    field["func_start_fre_off"],
+                    field["func_num_fres"],
+                    field["func_info"],
+                    0,
+                    rep,
+                )
+            )
+        return out
+
+    def _field(self, index: int, name: str) -> int:
+        """One field of an FDE the copied array does not hold whole: read alone, as C reads `fdp[mid].field`."""
+        copied = self._copied
+        assert copied is not None
+        offset, char = layout.FDE[self.rel.fde_layouts[self.header.version]].fields[name]
+        return copied.read(index * self.fde_size + offset, char, f"sframe_find_fre: FDE {index} of the copied array")
 
     def fde(self, index: int) -> Fde:
-        """The FDE at `index`: read from the copied FDE array (2.40, 2.44; past it, a crash), or the table."""
-        table = self._fdes
-        if isinstance(table, list):
-            return table[index]
-        fields = layout.FDE[self.rel.fde_layouts[self.header.version]].fields
-        at = index * self.fde_size
-        rule = f"sframe_find_fre: FDE {index} of the copied FDE array"
-
-        def field(name: str) -> int:
-            offset, char = fields[name]
-            return table.read(at + offset, char, rule)
-
-        rep = field("func_rep_size") if "func_rep_size" in fields else 0
-        return Fde(
-            field("func_start"),
-            field("func_size"),
-            field("func_start_fre_off"),
-            field("func_num_fres"),
-            field("func_info"),
-            0,
-            rep,
-        )
+        """The FDE at `index` (past the copied array's end, a crash)."""
+        if index < len(self._table):
+            return self._table[index]
+        names = ("func_start", "func_size", "func_start_fre_off", "func_num_fres", "func_info")
+        values = [self._field(index, name) for name in names]
+        rep = self._field(index, "func_rep_size") if self.rel.fde_layouts[self.header.version] >= 2 else 0
+        return Fde(*values, 0, rep)
 
     def start(self, index: int) -> int:
         """Where the function at `index` starts, in the PCs `sframe_find_fre` takes."""
-        start = self.fde(index).start
-        if self.rel.field_relative_starts:  # sframe_decoder_get_offsetof_fde_start_addr ignores sfh_fdeoff
-            start += _int32(self.header.size + index * self.fde_size)
-        return start
+        if index >= len(self._table):
+            return self._field(index, "func_start")
+        if self._starts is None:
+            self._starts = [fde.start for fde in self._table]
+            if self.rel.field_relative_starts:  # sframe_decoder_get_offsetof_fde_start_addr ignores sfh_fdeoff
+                size = self.header.size
+                self._starts = [s + _int32(size + i * self.fde_size) for i, s in enumerate(self._starts)]
+        return self._starts[index]
+
+    def ordered(self) -> bool:
+        """Whether every FDE is held whole and the starts strictly increase (for 2.47: the functions do not
+        overlap either). Then the binary search's answer is the one a bisection gives, and `_search` takes
+        that shortcut; the tests hold it to the library on sorted and unsorted sections alike."""
+        if self._ordered is None:
+            count = self.header.num_fdes if self.rel.exact_search else _int32(self.header.num_fdes)
+            whole = count == len(self._table)
+            starts = [self.start(i) for i in range(len(self._table))] if whole else []
+            ends = [s + f.size for s, f in zip(starts, self._table, strict=False)] if self.rel.exact_search else starts
+            self._ordered = bool(starts) and all(
+                a < b and e <= b for a, b, e in zip(starts, starts[1:], ends, strict=False)
+            )
+        return self._ordered
 
 
 # sframe_decode -------------------------------------------------------------------------
@@ -226,7 +267,7 @@ def decode(rel: Release, data: bytes, order: str = "<") -> Decoder:
     """`sframe_decode` on a host of byte order `order`; raises Refusal or Crash."""
     if not data:
         raise Refusal("SFRAME_ERR_INVAL", "sframe_decode: an empty buffer")
-    if len(data) < HEADER_SIZE:
+    if len(data) < FIXED_HEADER:
         raise Refusal("SFRAME_ERR_BUF_INVAL", f"sframe_decode: {len(data)} bytes, less than sizeof (sframe_header)")
     magic = struct.unpack_from(order + "H", data, 0)[0]
     if magic == SWAPPED_MAGIC:
@@ -301,11 +342,18 @@ def _flip_header(buf: Buffer) -> Header:
     return _header(buf)
 
 
-def _datawords_bytes(info: int) -> int:
-    """`sframe_fre_offset_bytes_size`: 1-byte words for size codes 0 and 3 (undefined) alike."""
+def _words_bytes(info: int) -> int:
     count = info_bits(info, "fre_info", "offset_count")
     size = info_bits(info, "fre_info", "offset_size")
     return count * size * 2 if size in (1, 2) else count
+
+
+WORDS_BYTES = [_words_bytes(info) for info in range(256)]
+"""`sframe_fre_offset_bytes_size` for each info byte: 1-byte words for size codes 0 and 3 (undefined) alike."""
+
+
+def _datawords_bytes(info: int) -> int:
+    return WORDS_BYTES[info]
 
 
 def _addr_size(fre_type: int, where: str) -> int:
@@ -445,7 +493,15 @@ def _flip_checked(rel: Release, buf: Buffer) -> None:
 def _decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
     """`sframe_decode_fre`: the data words are copied into the row's fixed room unchecked; past it they
     overwrite `fre_info` (and `sframe_fre_entry_size`'s assert then compares sizes), past the structure
-    they overwrite the caller's stack."""
+    they overwrite the caller's stack. Kept per position: a function's lookups decode its rows again."""
+    key = (at, fre_type)
+    known = dec.rows.get(key)
+    if known is None:
+        known = dec.rows[key] = _decode_fre_at(dec, at, fre_type)
+    return known
+
+
+def _decode_fre_at(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
     rule = "sframe_decode_fre"
     size = _addr_size(fre_type, rule)
     start = dec.fres.read(at, layout.FRE_START_ADDR[fre_type], rule)
@@ -469,7 +525,12 @@ def _search(dec: Decoder, pc: int) -> int:
         raise Miss("SFRAME_ERR_DCTX_INVAL", "sframe_get_funcdesc_with_addr: no FDE")
     if not h.flags & 1:
         raise Miss("SFRAME_ERR_FDE_NOTSORTED", "sframe_get_funcdesc_with_addr: SFRAME_F_FDE_SORTED is not set")
-    if dec.rel.exact_search:
+    if dec.ordered():
+        assert dec._starts is not None
+        index = bisect.bisect_right(dec._starts, pc) - 1
+        if index >= 0 and (not dec.rel.exact_search or (pc - dec._starts[index]) & U32 < dec.fde(index).size):
+            return index
+    elif dec.rel.exact_search:
         low, high = 0, _int32(h.num_fdes - 1)
         while low <= high:
             mid = low + (high - low) // 2
@@ -651,15 +712,22 @@ def own_order(data: bytes) -> str:
     return ">" if data[:2] == MAGIC.to_bytes(2, "big") else "<"
 
 
-def _samples(section: Section) -> Iterator[tuple[int, int, int, int, int]]:
-    """(function, row, first PC, end PC, row start) for every row the format gives, one PC per row: its first."""
-    for func in section.functions():
-        if func.error is not None or not func.size:
+def _samples(section: Section) -> Iterator[tuple[int, int, int, int]]:
+    """(function, first PC, end PC, row start) for every row the format gives: each row's first PC."""
+    for walked in Bulk(section).functions():
+        if isinstance(walked, int):
+            func = section.function(walked)
+            if func.error is not None:
+                continue
+            index, start, size, starts = walked, func.start_address, func.size, [r.start_offset for r in func.rows]
+        else:
+            fast, rows = walked
+            index, start, size, starts = fast.index, fast.start_address, fast.size, [r[0] for r in rows]
+        if not size:
             continue
-        rows = list(func.rows)
-        for j, row in enumerate(rows):
-            end = func.start_address + rows[j + 1].start_offset if j + 1 < len(rows) else func.end_address
-            yield func.index, j, func.start_address + row.start_offset, end, row.start_offset
+        ends = [*starts[1:], size][: len(starts)]
+        for row_start, row_end in zip(starts, ends, strict=True):
+            yield index, start + row_start, start + row_end, row_start
 
 
 def _lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure], list[str]]:
@@ -671,7 +739,7 @@ def _lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailur
     failures: list[LookupFailure] = []
     other = 0
     first_other = ""
-    for index, _j, first, end, row_start in _samples(section):
+    for index, first, end, row_start in _samples(section):
         try:
             row = find_fre(dec, relative(first, address))
         except Miss as miss:
