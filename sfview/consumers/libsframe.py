@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sfview.consumers import LookupFailure, Profile, Verdict, register
-from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, Release, error_text
+from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, SORTED, Release, error_text
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
@@ -258,6 +258,11 @@ class Decoder:
                 a < b and e <= b for a, b, e in zip(starts, starts[1:], ends, strict=False)
             )
         return self._ordered
+
+    def last_starting_by(self, pc: int) -> int:
+        """The last FDE starting at or before `pc` (-1: none), when `ordered`."""
+        assert self._starts is not None
+        return bisect.bisect_right(self._starts, pc) - 1
 
 
 # sframe_decode -------------------------------------------------------------------------
@@ -523,12 +528,11 @@ def _search(dec: Decoder, pc: int) -> int:
     h = dec.header
     if h.num_fdes == 0:
         raise Miss("SFRAME_ERR_DCTX_INVAL", "sframe_get_funcdesc_with_addr: no FDE")
-    if not h.flags & 1:
+    if not h.flags & SORTED:
         raise Miss("SFRAME_ERR_FDE_NOTSORTED", "sframe_get_funcdesc_with_addr: SFRAME_F_FDE_SORTED is not set")
     if dec.ordered():
-        assert dec._starts is not None
-        index = bisect.bisect_right(dec._starts, pc) - 1
-        if index >= 0 and (not dec.rel.exact_search or (pc - dec._starts[index]) & U32 < dec.fde(index).size):
+        index = dec.last_starting_by(pc)
+        if index >= 0 and (not dec.rel.exact_search or (pc - dec.start(index)) & U32 < dec.fde(index).size):
             return index
     elif dec.rel.exact_search:
         low, high = 0, _int32(h.num_fdes - 1)
