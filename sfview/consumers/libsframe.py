@@ -43,6 +43,10 @@ FDE_ATTR = layout.FDE_ATTR
 U32 = 0xFFFFFFFF
 
 
+FRE_TYPES = [info_bits(info, "fde_info", "fre_type") for info in range(256)]
+PCMASK = [bool(info_bits(info, "fde_info", "pc_type")) for info in range(256)]
+
+
 class Crash(Exception):
     """The library reads or writes past a buffer, fails an `assert`, or divides by zero."""
 
@@ -163,11 +167,11 @@ class Fde:
 
     @property
     def fre_type(self) -> int:
-        return info_bits(self.info, "fde_info", "fre_type")
+        return FRE_TYPES[self.info]
 
     @property
     def pcmask(self) -> bool:
-        return bool(info_bits(self.info, "fde_info", "pc_type"))
+        return PCMASK[self.info]
 
 
 @dataclass(frozen=True)
