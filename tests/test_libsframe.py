@@ -116,6 +116,12 @@ def _agree(libs: dict[str, Library], name: str, data: bytes) -> dict[str, object
 def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
     name, data = BASES[index]
     decoded = _agree(libraries, name, data)
+    if "-swapped" not in name:  # a big-endian host reading `data` is this host reading its swapped twin
+        twin = to_big_endian(data)
+        for release, lib in libraries.items():
+            note = PROFILES[f"libsframe-{release}"].judge(data, 0).notes[-1]
+            assert note.startswith("on a big-endian host")
+            _says(note, lib.ask(twin, []).decode)
     if "-swapped" not in name and "2.4" in name:
         version_of_name = name.rsplit("-", 1)[-1]
         if version_of_name in ("2.41", "2.42", "2.43", "2.44"):
@@ -167,7 +173,12 @@ def _verdict_says(verdict: Verdict, data: bytes, decoded: object) -> None:
     if own_order(data) == "<":
         assert (verdict.accepted, verdict.error) == (decoded == 0, error)
         return
-    note = next(n for n in verdict.notes if n.startswith("on a little-endian host"))
+    _says(next(n for n in verdict.notes if n.startswith("on a little-endian host")), decoded)
+
+
+def _says(note: str, decoded: object) -> None:
+    """A verdict's note on the other byte order says what the library did."""
+    error = None if decoded == 0 else "crash" if decoded == CRASH else _error(decoded)
     said = note.split(": ", 1)[1]
     expected = "accepted" if error is None else "crashes" if error == "crash" else f"refused with {error}"
     assert said.startswith(expected), (said, expected)
