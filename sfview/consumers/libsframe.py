@@ -19,6 +19,7 @@ an unreadable page, and compare each answer with this model's.
 from __future__ import annotations
 
 import bisect
+import functools
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ U32 = 0xFFFFFFFF
 
 FRE_TYPES = [info_bits(info, "fde_info", "fre_type") for info in range(256)]
 PCMASK = [bool(info_bits(info, "fde_info", "pc_type")) for info in range(256)]
+COUNTS = [info_bits(info, "fre_info", "offset_count") for info in range(256)]
+SIZES = [info_bits(info, "fre_info", "offset_size") for info in range(256)]
+"""The FDE and FRE info bytes' fields, for each of their 256 values (a lookup reads them for every row)."""
 
 
 class Crash(Exception):
@@ -80,6 +84,11 @@ def _int32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
+@functools.cache
+def _struct(fmt: str) -> struct.Struct:
+    return struct.Struct(fmt)
+
+
 class Buffer:
     """Bytes as the library holds them (the caller's section, its own copy or table), read in the host's
     byte order; a read or write past the end is a crash, as it is with the tests' guarded allocator."""
@@ -96,8 +105,9 @@ class Buffer:
             raise Crash(f"{rule}: reads {size} bytes at {at:#x}, past the {len(self.data)} bytes of {self.what}")
 
     def read(self, at: int, char: str, rule: str) -> int:
-        self._reach(at, struct.calcsize(char), rule)
-        return struct.unpack_from(self.order + char, self.data, at)[0]
+        record = _struct(self.order + char)
+        self._reach(at, record.size, rule)
+        return record.unpack_from(self.data, at)[0]
 
     def take(self, at: int, size: int, rule: str) -> bytes:
         self._reach(at, size, rule)
@@ -351,13 +361,7 @@ def _flip_header(buf: Buffer) -> Header:
     return _header(buf)
 
 
-def _words_bytes(info: int) -> int:
-    count = info_bits(info, "fre_info", "offset_count")
-    size = info_bits(info, "fre_info", "offset_size")
-    return count * size * 2 if size in (1, 2) else count
-
-
-WORDS_BYTES = [_words_bytes(info) for info in range(256)]
+WORDS_BYTES = [COUNTS[i] * SIZES[i] * 2 if SIZES[i] in (1, 2) else COUNTS[i] for i in range(256)]
 """`sframe_fre_offset_bytes_size` for each info byte: 1-byte words for size codes 0 and 3 (undefined) alike."""
 
 
@@ -389,9 +393,9 @@ def _swap_fre(buf: Buffer, at: int, fre_type: int, room: int | None) -> int:
     words = _datawords_bytes(info)
     if room is not None and size + 1 + words > room:
         raise Refusal("SFRAME_ERR_BUF_INVAL", f"{rule}: a row's data words past the section's end", info_at)
-    width = {1: 2, 2: 4}.get(info_bits(info, "fre_info", "offset_size"))
+    width = {1: 2, 2: 4}.get(SIZES[info])
     if width is not None:
-        for k in range(info_bits(info, "fre_info", "offset_count")):
+        for k in range(COUNTS[info]):
             buf.swap(info_at + 1 + k * width, width, rule)
     return size + 1 + words
 
@@ -565,9 +569,7 @@ def _search(dec: Decoder, pc: int) -> int:
 
 def _sane(rel: Release, info: int) -> bool:
     """`sframe_fre_sanity_check_p`."""
-    return info_bits(info, "fre_info", "offset_size") in (0, 1, 2) and (
-        info_bits(info, "fre_info", "offset_count") <= rel.max_datawords
-    )
+    return SIZES[info] in (0, 1, 2) and COUNTS[info] <= rel.max_datawords
 
 
 def _c_mod(value: int, divisor: int, rule: str) -> int:
@@ -646,9 +648,9 @@ def _word(dec: Decoder, row: Fre, index: int, signed: bool = True) -> tuple[int,
     """`sframe_get_fre_offset` / `sframe_get_fre_udata`: (value, error)."""
     if not _sane(dec.rel, row.info):
         return -1, CODES["SFRAME_ERR_FRE_INVAL"]
-    if info_bits(row.info, "fre_info", "offset_count") < index + 1:
+    if COUNTS[row.info] < index + 1:
         return -1, NOPRESENT
-    char = layout.FRE_OFFSET[info_bits(row.info, "fre_info", "offset_size")]
+    char = layout.FRE_OFFSET[SIZES[row.info]]
     char = char if signed else char.upper()
     return struct.unpack_from(dec.fres.order + char, row.words, index * struct.calcsize(char))[0], 0
 
@@ -672,7 +674,7 @@ def getters(dec: Decoder, row: Fre, fde_type: int = 0) -> tuple[tuple[int, int],
     if not err and h.abi == S390X:  # SFRAME_V2_S390X_CFA_OFFSET_DECODE
         value = _int32(value * 8 + 160)
     cfa = (value, err)
-    defined = info_bits(row.info, "fre_info", "offset_count") != 0
+    defined = COUNTS[row.info] != 0
     fp_index = fixed_ra_index
     if flex:
         padding, perr = _word(dec, row, 2, signed=False)
