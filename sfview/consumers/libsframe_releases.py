@@ -1,10 +1,12 @@
 """What differs from one libsframe release to the next, as data: each field names the code it stands for.
 
-Read from binutils' `libsframe/sframe.c` and `include/sframe*.h` at the tags
-binutils-2_40, binutils-2_44 and binutils-2_47 (Debian's 2.40-2, 2.44-3 and
-the 2.47 snapshot in sid). The decoder and lookup in `libsframe.py` are one
-piece of code driven by these fields; the tests run each release's own
-library beside it.
+Read from binutils' `libsframe/sframe.c` and `include/sframe*.h` of the 2.40,
+2.44 and 2.47 releases (Debian's source packages 2.40-2, 2.44-3 and the 2.47
+tarball). The decoder and lookup in `libsframe.py` are one piece of code
+driven by these fields; the tests run each release's own library beside it
+(Debian's libsframe0 2.40-2, libsframe1 2.44-3, and sid's libsframe3
+2.47.50.20261021, a snapshot after 2.47 that behaves the same on everything
+the tests give it).
 """
 
 from __future__ import annotations
