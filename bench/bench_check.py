@@ -3,6 +3,8 @@
 
 Why: a build can gate on `sfview check` only if it costs next to nothing:
 the goal is under 1 s and under 10x readelf's dump, measured in the same run.
+`--profile libsframe-2.40` adds a model of that release's decoder and one
+`sframe_find_fre` per row, in Python: its cost is printed beside them.
 
 Usage: python bench/bench_check.py [--repeat N]
 """
@@ -22,12 +24,18 @@ def main(argv: list[str] | None = None) -> int:
     binary = big_binary(None)
     print(f"{binary.name}: {args.repeat} runs each, interleaved")
     summaries = interleaved(
-        {"readelf": ["readelf", "--sframe", str(binary)], "sfview check": sfview_argv("check", str(binary))},
+        {
+            "readelf": ["readelf", "--sframe", str(binary)],
+            "sfview check": sfview_argv("check", str(binary)),
+            "sfview check --profile libsframe-2.40": sfview_argv("check", "--profile", "libsframe-2.40", str(binary)),
+        },
         args.repeat,
         child_env(),
     )
     ratio = summaries["sfview check"].median_s / summaries["readelf"].median_s
     print(f"sfview check / readelf: {ratio:.1f}x (median)")
+    profiled = summaries["sfview check --profile libsframe-2.40"].median_s / summaries["readelf"].median_s
+    print(f"sfview check --profile libsframe-2.40 / readelf: {profiled:.1f}x (median)")
     return 0
 
 

@@ -248,24 +248,22 @@ def run_unwind(argv: list[str]) -> int:
 
 
 def _check_parser() -> argparse.ArgumentParser:
-    from sfview.check.catalogue import PROFILES
     from sfview.consumers.verdicts import profiles
 
     parser = argparse.ArgumentParser(
         prog="sfview check",
-        description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found; "
-        "2: a file cannot be read at all.",
+        description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found, or a "
+        "profile's consumer refuses the section, crashes or fails a lookup; 2: a file cannot be read at all.",
     )
     parser.add_argument("files", nargs="+", help="ELF files or raw .sframe sections")
     parser.add_argument("--json", action="store_true", help="print JSON")
     consumers = {name: profile.title for name, profile in profiles().items()}
-    legacy = {name: about for name, about in PROFILES.items() if name not in consumers}
     parser.add_argument(
         "--profile",
         action="append",
-        choices=sorted({*consumers, *legacy}),
+        choices=sorted(consumers),
         help="also say what a consumer does with the section (repeatable): "
-        + "; ".join(f"{k}: {v}" for k, v in {**consumers, **legacy}.items()),
+        + "; ".join(f"{k}: {v}" for k, v in consumers.items()),
     )
     parser.add_argument("--base", type=_address, default=None, help="load address of raw sections (default 0)")
     return parser
@@ -275,7 +273,7 @@ def run_check(argv: list[str]) -> int:
     """Exit 0 when every file is clean, 1 when a problem is found, 2 when a file cannot be read at all."""
     from sfview.check.catalogue import Severity
     from sfview.check.run import check_document
-    from sfview.consumers.verdicts import judge_document, profiles
+    from sfview.consumers.verdicts import judge_document
     from sfview.document import Document
     from sfview.output import diagnostics
 
@@ -288,16 +286,15 @@ def run_check(argv: list[str]) -> int:
             print(f"sfview: {exc}", file=sys.stderr)
             status = EXIT_BAD_INPUT
             continue
-        legacy = next((name for name in args.profile or [] if name not in profiles()), None)
-        found = list(check_document(doc, legacy))
-        verdicts = [judge_document(doc, name) for name in args.profile or [] if name in profiles()]
+        found = list(check_document(doc))
+        verdicts = [judge_document(doc, name) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
         if (refused or any(d.severity is not Severity.INFO for d in found)) and status == 0:
             status = 1
         if args.json:
-            reports.append(diagnostics.as_json(doc, found, legacy, verdicts))
+            reports.append(diagnostics.as_json(doc, found, verdicts))
         else:
-            for line in diagnostics.lines(doc, found, legacy, verdicts):
+            for line in diagnostics.lines(doc, found, verdicts):
                 print(line)
     if args.json:
         sys.stdout.write(diagnostics.json_text(reports) + "\n")

@@ -20,8 +20,15 @@ FORMAT = "format"
 
 
 def consumer_names() -> list[str]:
-    """The cycle: the format, then every registered profile."""
-    return [FORMAT, *sorted(profiles())]
+    """The cycle: the format, then every registered consumer once (`libsframe`, a name for the newest
+    release, is left out: its release's own name is there)."""
+    seen: set[str] = set()
+    names = [FORMAT]
+    for name in sorted(profiles(), key=lambda n: (n == "libsframe", n)):
+        if profiles()[name].title not in seen:
+            seen.add(profiles()[name].title)
+            names.append(name)
+    return names
 
 
 @dataclass

@@ -2,10 +2,9 @@
 
 Kept as data, apart from the code that runs them (`run.py`), so that the
 list can be read (and tested) as a whole: one crafted section per check
-triggers exactly that check. Checks with a `profile` run only when asked
-for (`--profile libsframe`): they are what one consumer refuses beyond the
-format itself. A consumer whose behaviour is written out whole in
-`sfview/consumers/` (the kernel's reader) gives its verdict from there.
+triggers exactly that check. These are the format's rules; what one real
+consumer (the kernel's reader, each libsframe release) does with a section
+is that consumer's verdict, modelled on its own code in `sfview/consumers/`.
 """
 
 from __future__ import annotations
@@ -30,13 +29,10 @@ class Check:
     about: str
     """What the check looks at, in a few words."""
     spec: str
-    """Where the rule is written: a section of the SFrame specification, or the consumer's code."""
-    profile: str | None = None
-    """`libsframe`: a consumer's own rule, checked only for that profile."""
+    """Where the rule is written: a section of the SFrame specification."""
 
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LIBSFRAME = "binutils libsframe/sframe.c"
 
 _ALL = [
     # The section as a whole.
@@ -80,13 +76,6 @@ _ALL = [
     Check("flex-reserved-bits", E, "a control word with reserved bits set", "SFrame FDE Type Flexible"),
     Check("flex-words-left-over", E, "data words past the FP's rule", "SFrame FDE Type Flexible"),
     Check("flex-register-unknown", E, "a register number the ABI does not have", "SFrame FDE Type Flexible"),
-    # libsframe's decoder (sframe_decode, its byte-order flipping walk, its FRE sanity checks).
-    Check("libsframe-too-short", E, "a section shorter than a header", LIBSFRAME, "libsframe"),
-    Check("libsframe-offset-count", E, "a row with more than 3 offsets", LIBSFRAME, "libsframe"),
-    Check("libsframe-walk", E, "FREs that do not end exactly at the section's end", LIBSFRAME, "libsframe"),
 ]
 
 CHECKS = {check.id: check for check in _ALL}
-PROFILES = {
-    "libsframe": "libsframe's decoder (binutils)",
-}

@@ -83,7 +83,7 @@ def _header_field(name: str) -> tuple[int, int, str]:
     return start, start + struct.calcsize(char), f"header.{name}"
 
 
-def check_document(doc: Document, profile: str | None = None) -> Iterator[Diagnostic]:
+def check_document(doc: Document) -> Iterator[Diagnostic]:
     """`check` on an opened file: an ELF file's code ranges and symbols included, an object file's
     unrelocated starts left alone, a header that cannot be read reported."""
     elf_info = doc.source.elf_info
@@ -93,8 +93,8 @@ def check_document(doc: Document, profile: str | None = None) -> Iterator[Diagno
         symbols = doc.symbols
         program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)
     if doc.section is None:
-        return check_bytes(doc.data, doc.source.address, profile=profile)
-    return check(doc.section, relocatable=relocatable, profile=profile, program=program)
+        return check_bytes(doc.data, doc.source.address)
+    return check(doc.section, relocatable=relocatable, program=program)
 
 
 def check_bytes(data: bytes, address: int = 0, **options: Any) -> Iterator[Diagnostic]:
@@ -108,33 +108,27 @@ def check_bytes(data: bytes, address: int = 0, **options: Any) -> Iterator[Diagn
             yield _diag("auxhdr-out-of-bounds", exc.message, aux_start, aux_end, aux_path)
         else:
             yield _diag("section-unreadable", exc.message, offset, offset + 1, "header")
-        if options.get("profile") == "libsframe" and len(data) < HEADER_AT + layout.HEADER.size:
-            yield _diag("libsframe-too-short", _too_short(len(data)), 0, len(data), "section")
         return
     yield from check(section, **options)
-
-
-def _too_short(size: int) -> str:
-    header = HEADER_AT + layout.HEADER.size
-    return f"the section has {size} bytes; libsframe reads a {header}-byte header before anything else"
 
 
 def check(
     section: Section,
     *,
     relocatable: bool = False,
-    profile: str | None = None,
     program: Program | None = None,
 ) -> Iterator[Diagnostic]:
     """Every problem found in `section`: the header's, then each function's and its rows', then the whole's.
 
     `relocatable`: the section comes from an object file, whose function starts
     are not relocated yet (all 0): their order and overlaps are not checked.
-    `profile`: also what that consumer refuses (`libsframe`; the kernel's verdict is `sfview.consumers.kernel`'s).
     `program`: the ELF file's code ranges and symbols, to check functions against.
+
+    What one consumer (the kernel, a libsframe release) does with the section is its profile's
+    verdict (`sfview.consumers`), apart from these problems of the format.
     """
     yield from _header(section)
-    walk = _Walk(section, relocatable, profile, program)
+    walk = _Walk(section, relocatable, program)
     yield from walk.functions()
     yield from walk.totals()
 
@@ -235,10 +229,9 @@ class _Facts(NamedTuple):
 class _Walk:
     """One pass over the functions, keeping what the section-wide checks need at the end."""
 
-    def __init__(self, section: Section, relocatable: bool, profile: str | None, program: Program | None) -> None:
+    def __init__(self, section: Section, relocatable: bool, program: Program | None) -> None:
         self.section = section
         self.relocatable = relocatable
-        self.profile = profile
         self.program = program
         self.total_fres = 0
         self.counted_all = True  # an FDE that cannot be read has no FRE count to add
@@ -491,8 +484,6 @@ class _Walk:
         elif count not in self.allowed:
             allowed = " or ".join(map(str, sorted(self.allowed)))
             out.append(("offset-count-impossible", f"row {{j}} has {count} offsets; on {abi} a row has {allowed}"))
-        if self.profile == "libsframe" and count > 3:
-            out.append(("libsframe-offset-count", f"row {{j}} has {count} offsets; libsframe reads at most 3"))
         if cfa.kind is Kind.VALUE and cfa.base != -1 and not cfa.deref and (cfa.offset < 0 or cfa.offset % 8):
             out.append(
                 ("cfa-offset-implausible", f"row {{j}}: CFA offset {cfa.offset} (negative or not a multiple of 8)")
@@ -602,15 +593,6 @@ class _Walk:
                 reach,
                 fre_end,
                 "header.fre_len",
-            )
-        if self.profile == "libsframe" and blocks and reach != len(section.data) and self.read_all:
-            yield _diag(
-                "libsframe-walk",
-                f"the rows end at {reach:#x}, the section at {len(section.data):#x}: libsframe's byte-order walk "
-                "(for a section not in the host's byte order) must end exactly at the section's end",
-                reach,
-                max(reach + 1, len(section.data)),
-                "section",
             )
 
 

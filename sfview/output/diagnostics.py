@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from sfview.check.catalogue import PROFILES, Severity
 from sfview.check.run import Diagnostic
 from sfview.consumers import LookupFailure, Verdict
 from sfview.document import Document
@@ -17,28 +16,14 @@ def line(doc: Document, diag: Diagnostic) -> str:
     return f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}"
 
 
-def verdict(diags: list[Diagnostic], profile: str) -> tuple[bool, Diagnostic | None]:
-    """Whether a catalogue profile's consumer would take the section, and the first reason it would not."""
-    first = next((d for d in diags if d.severity is Severity.ERROR), None)
-    return first is None, first
-
-
-def lines(
-    doc: Document, diags: list[Diagnostic], profile: str | None, verdicts: list[Verdict] | None = None
-) -> Iterator[str]:
-    """Each problem's line, then (with a profile) whether that consumer would take the section."""
+def lines(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | None = None) -> Iterator[str]:
+    """Each problem's line, then each profile's verdict (`FILE: kernel: accepted`) and its notes."""
     for diag in diags:
         yield line(doc, diag)
-    if profile is not None:
-        accepted, first = verdict(diags, profile)
-        who = PROFILES[profile]
-        if accepted:
-            yield f"{doc.path}: {who} would accept this section"
-        else:
-            assert first is not None
-            yield f"{doc.path}: {who} would refuse this section: first, {first.check.about} ({first.check.id})"
     for answer in verdicts or []:
         yield f"{doc.path}: {answer.consumer}: {verdict_text(answer)}"
+        for note in answer.notes:
+            yield f"{doc.path}: {answer.consumer}:   {note}"
 
 
 MAX_RANGES = 3
@@ -48,8 +33,10 @@ MAX_RANGES = 3
 def verdict_text(answer: Verdict) -> str:
     """`accepted`, `accepted, but lookups at 0x…-0x… fail with -EINVAL (rule)`, or `refused: -EINVAL at
     section offset 0x…: rule`."""
+    where = f" at section offset {answer.offset:#x}" if answer.offset is not None else ""
+    if not answer.accepted and answer.error == "crash":
+        return f"crashes{where}: {answer.rule}"
     if not answer.accepted:
-        where = f" at section offset {answer.offset:#x}" if answer.offset is not None else ""
         return f"refused: {answer.error}{where}: {answer.rule}"
     if not answer.lookups:
         return "accepted"
@@ -60,7 +47,7 @@ def verdict_text(answer: Verdict) -> str:
     for (error, rule), failures in kinds.items():
         spans = ", ".join(f"{f.start:#x}-{f.end:#x}" for f in failures[:MAX_RANGES])
         more = f" and {len(failures) - MAX_RANGES} more ranges" if len(failures) > MAX_RANGES else ""
-        outcome = "divide by zero (a crash)" if error == "crash" else f"fail with {error}"
+        outcome = "crash the consumer" if error == "crash" else f"fail with {error}"
         parts.append(f"lookups at {spans}{more} {outcome} ({rule})")
     return "accepted, but " + "; ".join(parts)
 
@@ -82,9 +69,7 @@ def verdict_json(answer: Verdict) -> dict[str, object]:
     }
 
 
-def as_json(
-    doc: Document, diags: list[Diagnostic], profile: str | None = None, verdicts: list[Verdict] | None = None
-) -> dict[str, object]:
+def as_json(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | None = None) -> dict[str, object]:
     report: dict[str, object] = {
         "file": doc.path,
         "problems": [
@@ -104,9 +89,6 @@ def as_json(
             for d in diags
         ],
     }
-    if profile is not None:
-        report["profile"] = profile
-        report["accepted"] = verdict(diags, profile)[0]
     if verdicts:
         report["profiles"] = {answer.consumer: verdict_json(answer) for answer in verdicts}
     return report

@@ -1,0 +1,802 @@
+"""What each libsframe release does with a section: `sframe_decode`, then `sframe_find_fre` and the getters.
+
+A model of binutils' own code, step by step in its order, driven by the
+per-release facts of `libsframe_releases.py`: which versions and flags the
+header check lets through, where the FDEs and FREs are taken from, how the
+byte-swapping walk (`flip_sframe`) checks a section in the other byte order,
+and how a lookup walks a function's rows. It says where the real library
+refuses (with the error a caller gets), where it reads or writes past a
+buffer (a crash: SIGSEGV, or an `assert` or a division by zero), and which
+row a lookup returns. Bytes are read as the library reads them, so that a
+section the format calls broken is judged by what the code does with it, not
+by what the specification says; `check` keeps saying the latter.
+
+The tests (tests/test_libsframe.py) run each release's own `libsframe.so`
+on every fixture and thousands of mutants, with every allocation ending at
+an unreadable page, and compare each answer with this model's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, SORTED, Release, error_text
+from sfview.errors import InputError
+from sfview.generated import sframe_layout as layout
+from sfview.generated.sframe import Sframe
+from sfview.sframe.bulk import Bulk
+from sfview.sframe.records import START_ADDR_SIZES, info_bits
+from sfview.sframe.section import Section
+
+HEADER_AT = layout.PREAMBLE.size
+FIXED_HEADER = layout.PREAMBLE.size + layout.HEADER.size
+"""`sizeof (sframe_header)`: the preamble and the header's fixed fields."""
+MAGIC = int(Sframe.Magic.sframe)
+SWAPPED_MAGIC = int.from_bytes(MAGIC.to_bytes(2, "little"), "big")
+S390X = int(Sframe.AbiArch.s390x_endian_big)
+FLEXIBLE = int(Sframe.FdeType.flexible)
+FDE_ATTR = layout.FDE_ATTR
+U32 = 0xFFFFFFFF
+
+
+FRE_TYPES = [info_bits(info, "fde_info", "fre_type") for info in range(256)]
+PCMASK = [bool(info_bits(info, "fde_info", "pc_type")) for info in range(256)]
+COUNTS = [info_bits(info, "fre_info", "offset_count") for info in range(256)]
+SIZES = [info_bits(info, "fre_info", "offset_size") for info in range(256)]
+"""The FDE and FRE info bytes' fields, for each of their 256 values (a lookup reads them for every row)."""
+
+
+class Crash(Exception):
+    """The library reads or writes past a buffer, fails an `assert`, or divides by zero."""
+
+    def __init__(self, rule: str, offset: int | None = None) -> None:
+        super().__init__(rule)
+        self.rule = rule
+        self.offset = offset
+
+
+class Refusal(Exception):
+    """`sframe_decode` returns NULL and sets `*errp`."""
+
+    def __init__(self, error: str, rule: str, offset: int | None = None) -> None:
+        super().__init__(rule)
+        self.error = error
+        self.rule = rule
+        self.offset = offset
+
+
+class Miss(Exception):
+    """`sframe_find_fre` returns SFRAME_ERR (its error code stays inside: a caller sees only -1)."""
+
+    def __init__(self, error: str, rule: str) -> None:
+        super().__init__(rule)
+        self.error = error
+        self.rule = rule
+
+
+def _int32(value: int) -> int:
+    value &= U32
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+@functools.cache
+def _struct(fmt: str) -> struct.Struct:
+    return struct.Struct(fmt)
+
+
+class Buffer:
+    """Bytes as the library holds them (the caller's section, its own copy or table), read in the host's
+    byte order; a read or write past the end is a crash, as it is with the tests' guarded allocator."""
+
+    def __init__(self, data: bytes | bytearray, order: str, what: str, base: int = 0) -> None:
+        self.data = data
+        self.order = order
+        self.what = what
+        self.base = base
+        """The section offset of byte 0, for messages (the caller's section: 0)."""
+
+    def _reach(self, at: int, size: int, rule: str) -> None:
+        if size and (at < 0 or at + size > len(self.data)):
+            raise Crash(f"{rule}: reads {size} bytes at {at:#x}, past the {len(self.data)} bytes of {self.what}")
+
+    def read(self, at: int, char: str, rule: str) -> int:
+        record = _struct(self.order + char)
+        self._reach(at, record.size, rule)
+        return record.unpack_from(self.data, at)[0]
+
+    def take(self, at: int, size: int, rule: str) -> bytes:
+        self._reach(at, size, rule)
+        return bytes(self.data[at : at + size]) if size else b""
+
+    def swap(self, at: int, size: int, rule: str) -> None:
+        """Reverse `size` bytes in place (`swap_thing`)."""
+        self._reach(at, size, rule)
+        assert isinstance(self.data, bytearray)
+        self.data[at : at + size] = self.data[at : at + size][::-1]
+
+
+@dataclass(frozen=True)
+class Header:
+    version: int
+    flags: int
+    abi: int
+    fixed_fp: int
+    fixed_ra: int
+    auxhdr_len: int
+    num_fdes: int
+    num_fres: int
+    fre_len: int
+    fdeoff: int
+    freoff: int
+
+    @property
+    def size(self) -> int:
+        """`SFRAME_V1_HDR_SIZE`: the header and its auxiliary header."""
+        return FIXED_HEADER + self.auxhdr_len
+
+
+def _header(buf: Buffer) -> Header:
+    values = struct.unpack_from(buf.order + layout.PREAMBLE.format + layout.HEADER.format, buf.data, 0)
+    _, version, flags, abi, fixed_fp, fixed_ra, aux, num_fdes, num_fres, fre_len, fdeoff, freoff = values
+    return Header(version, flags, abi, fixed_fp, fixed_ra, aux, num_fdes, num_fres, fre_len, fdeoff, freoff)
+
+
+def _header_fault(rel: Release, buf: Buffer) -> tuple[str, int] | None:
+    """`sframe_header_sanity_check_p`: why it fails (and at which byte), or None."""
+    magic = buf.read(0, "H", "header")
+    h = _header(buf)
+    if magic != MAGIC:
+        return "sframe_header_sanity_check_p: bad magic", 0
+    if h.version not in rel.versions:
+        known = ", ".join(map(str, sorted(rel.versions)))
+        return f"sframe_header_sanity_check_p: version {h.version} (this release reads {known})", 2
+    allowed = rel.flags[h.version]
+    if h.flags & ~allowed:
+        return f"sframe_header_sanity_check_p: flags {h.flags:#x} outside {allowed:#x}", 3
+    if h.fdeoff > h.freoff:
+        return f"sframe_header_sanity_check_p: sfh_fdeoff {h.fdeoff:#x} > sfh_freoff {h.freoff:#x}", HEADER_AT + 16
+    return None
+
+
+@dataclass(frozen=True)
+class Fde:
+    """One `sframe_func_desc_entry` (2.40, 2.44) or `sframe_func_desc_entry_int` (2.47), as the library holds it."""
+
+    start: int
+    size: int
+    fre_off: int
+    num_fres: int
+    info: int
+    info2: int
+    rep_size: int
+
+    @property
+    def fre_type(self) -> int:
+        return FRE_TYPES[self.info]
+
+    @property
+    def pcmask(self) -> bool:
+        return PCMASK[self.info]
+
+
+@dataclass(frozen=True)
+class Fre:
+    """`sframe_frame_row_entry` after `sframe_decode_fre`: the start, the data words' room, the info byte."""
+
+    start: int
+    words: bytes
+    info: int
+
+
+class Decoder:
+    """What `sframe_decode` returned: the header, the FDE table, the copy of the FRE bytes."""
+
+    def __init__(self, rel: Release, header: Header, fdes: Buffer | list[Fde], fres: Buffer) -> None:
+        self.rel = rel
+        self.header = header
+        self.fres = fres
+        self.fde_size = layout.FDE[rel.fde_layouts[header.version]].size
+        self._copied = fdes if isinstance(fdes, Buffer) else None
+        self._table = fdes if isinstance(fdes, list) else self._whole_entries()
+        self._starts: list[int] | None = None
+        self._ordered: bool | None = None
+        self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
+        """Rows decoded so far, by position and FRE type (`_decode_fre`)."""
+
+    def _whole_entries(self) -> list[Fde]:
+        """The copied FDE array's entries that it holds whole (all of them, unless num_fdes * size wrapped)."""
+        copied = self._copied
+        assert copied is not None
+        record = layout.FDE[self.rel.fde_layouts[self.header.version]]
+        whole = min(self.header.num_fdes, len(copied.data) // record.size)
+        names = list(record.fields)
+        out = []
+        for values in struct.iter_unpack(copied.order + record.format, copied.data[: whole * record.size]):
+            field = dict(zip(names, values, strict=True))
+            rep = field.get("func_rep_size", 0)
+            out.append(
+                Fde(
+                    field["func_start"],
+                    field["func_size"],
+                    field["func_start_fre_off"],
+                    field["func_num_fres"],
+                    field["func_info"],
+                    0,
+                    rep,
+                )
+            )
+        return out
+
+    def _field(self, index: int, name: str) -> int:
+        """One field of an FDE the copied array does not hold whole: read alone, as C reads `fdp[mid].field`."""
+        copied = self._copied
+        assert copied is not None
+        offset, char = layout.FDE[self.rel.fde_layouts[self.header.version]].fields[name]
+        return copied.read(index * self.fde_size + offset, char, f"sframe_find_fre: FDE {index} of the copied array")
+
+    def fde(self, index: int) -> Fde:
+        """The FDE at `index` (past the copied array's end, a crash)."""
+        if index < len(self._table):
+            return self._table[index]
+        names = ("func_start", "func_size", "func_start_fre_off", "func_num_fres", "func_info")
+        values = [self._field(index, name) for name in names]
+        rep = self._field(index, "func_rep_size") if self.rel.fde_layouts[self.header.version] >= 2 else 0
+        return Fde(*values, 0, rep)
+
+    def start(self, index: int) -> int:
+        """Where the function at `index` starts, in the PCs `sframe_find_fre` takes."""
+        if index >= len(self._table):
+            return self._field(index, "func_start")
+        if self._starts is None:
+            self._starts = [fde.start for fde in self._table]
+            if self.rel.field_relative_starts:  # sframe_decoder_get_offsetof_fde_start_addr ignores sfh_fdeoff
+                size = self.header.size
+                self._starts = [s + _int32(size + i * self.fde_size) for i, s in enumerate(self._starts)]
+        return self._starts[index]
+
+    def ordered(self) -> bool:
+        """Whether every FDE is held whole and the starts strictly increase (for 2.47: the functions do not
+        overlap either). Then the binary search's answer is the one a bisection gives, and `_search` takes
+        that shortcut; the tests hold it to the library on sorted and unsorted sections alike."""
+        if self._ordered is None:
+            count = self.header.num_fdes if self.rel.exact_search else _int32(self.header.num_fdes)
+            whole = count == len(self._table)
+            starts = [self.start(i) for i in range(len(self._table))] if whole else []
+            ends = [s + f.size for s, f in zip(starts, self._table, strict=False)] if self.rel.exact_search else starts
+            self._ordered = bool(starts) and all(
+                a < b and e <= b for a, b, e in zip(starts, starts[1:], ends, strict=False)
+            )
+        return self._ordered
+
+    def last_starting_by(self, pc: int) -> int:
+        """The last FDE starting at or before `pc` (-1: none), when `ordered`."""
+        assert self._starts is not None
+        return bisect.bisect_right(self._starts, pc) - 1
+
+
+# sframe_decode -------------------------------------------------------------------------
+
+
+def decode(rel: Release, data: bytes, order: str = "<") -> Decoder:
+    """`sframe_decode` on a host of byte order `order`; raises Refusal or Crash."""
+    if not data:
+        raise Refusal("SFRAME_ERR_INVAL", "sframe_decode: an empty buffer")
+    if len(data) < FIXED_HEADER:
+        raise Refusal("SFRAME_ERR_BUF_INVAL", f"sframe_decode: {len(data)} bytes, less than sizeof (sframe_header)")
+    magic = struct.unpack_from(order + "H", data, 0)[0]
+    if magic == SWAPPED_MAGIC:
+        buf = Buffer(bytearray(data), order, "the byte-swapped copy")
+        (_flip_checked if rel.checked_walk else _flip)(rel, buf)
+    elif magic == MAGIC:
+        buf = Buffer(data, order, "the section")
+    else:
+        raise Refusal("SFRAME_ERR_BUF_INVAL", f"sframe_decode: magic {magic:#06x}", 0)
+    fault = _header_fault(rel, buf)
+    if fault is not None:
+        raise Refusal(rel.header_error, *fault)
+    return (_read_tables if rel.uses_offsets else _copy_tables)(rel, buf)
+
+
+def _copy_tables(rel: Release, buf: Buffer) -> Decoder:
+    """2.40, 2.44: memcpy num_fdes FDEs from the header's end, then sfh_fre_len bytes right after them."""
+    h = _header(buf)
+    fde_size = layout.FDE[rel.fde_layouts[h.version]].size
+    fidx = _int32(h.num_fdes * fde_size)  # `int fidx_size`
+    if fidx < 0:
+        raise Refusal(
+            "SFRAME_ERR_NOMEM", f"sframe_decode: malloc of num_fdes * {fde_size} = {fidx} bytes (an int) fails"
+        )
+    fdes = buf.take(h.size, fidx, "sframe_decode: memcpy of num_fdes FDEs from the header's end")
+    fres = buf.take(h.size + fidx, h.fre_len, "sframe_decode: memcpy of sfh_fre_len bytes after the FDEs")
+    table = Buffer(fdes, buf.order, "the copied FDE array", h.size)
+    return Decoder(rel, h, table, Buffer(fres, buf.order, "the copied FRE bytes", h.size + fidx))
+
+
+def _read_tables(rel: Release, buf: Buffer) -> Decoder:
+    """2.47: `sframe_fde_tbl_init` reads each FDE at sfh_fdeoff (and a version 3 one's attributes at its
+    rows), then sfh_fre_len bytes are copied from sfh_freoff."""
+    h = _header(buf)
+    if h.version not in rel.fde_layouts:
+        raise Refusal("SFRAME_ERR_BUF_INVAL", f"sframe_fde_tbl_init: no reader for version {h.version}", 2)
+    fdes_at, fres_at = h.size + h.fdeoff, h.size + h.freoff
+    fields = layout.FDE[h.version].fields
+    size = layout.FDE[h.version].size
+    table = []
+    for index in range(h.num_fdes):  # bounded: a read past the section ends it
+        at = fdes_at + index * size
+        rule = f"sframe_fde_tbl_init: FDE {index}"
+
+        def field(name: str, at: int = at, rule: str = rule, fields: dict = fields) -> int:
+            offset, char = fields[name]
+            return buf.read(at + offset, char, rule)
+
+        start, func_size, fre_off = field("func_start"), field("func_size"), field("func_start_fre_off")
+        if h.version >= 3:
+            attr = fres_at + fre_off
+            num_fres, info, info2, rep = (
+                buf.read(attr + offset, char, f"sframe_fde_tbl_init: FDE {index}'s attributes")
+                for offset, char in FDE_ATTR.fields.values()
+            )
+            table.append(Fde(start, func_size, fre_off, num_fres, info, info2, rep))
+        else:
+            info, rep = field("func_info"), field("func_rep_size")
+            table.append(Fde(start, func_size, fre_off, field("func_num_fres"), info, 0, rep))
+    fres = buf.take(fres_at, h.fre_len, "sframe_decode: memcpy of sfh_fre_len bytes from sfh_freoff")
+    return Decoder(rel, h, table, Buffer(fres, buf.order, "the copied FRE bytes", fres_at))
+
+
+# The byte-swapping walks (a section in the other byte order) ---------------------------------
+
+
+def _flip_header(buf: Buffer) -> Header:
+    buf.swap(0, 2, "flip_header")
+    for offset, char in layout.HEADER.fields.values():
+        if struct.calcsize(char) > 1:
+            buf.swap(HEADER_AT + offset, struct.calcsize(char), "flip_header")
+    return _header(buf)
+
+
+WORDS_BYTES = [COUNTS[i] * SIZES[i] * 2 if SIZES[i] in (1, 2) else COUNTS[i] for i in range(256)]
+"""`sframe_fre_offset_bytes_size` for each info byte: 1-byte words for size codes 0 and 3 (undefined) alike."""
+
+
+def _datawords_bytes(info: int) -> int:
+    return WORDS_BYTES[info]
+
+
+def _addr_size(fre_type: int, where: str) -> int:
+    """`sframe_fre_start_addr_size`: `sframe_assert (0)` (abort) on an FRE type no version defines."""
+    size = START_ADDR_SIZES.get(fre_type)
+    if size is None:
+        raise Crash(f"{where}: sframe_fre_start_addr_size asserts on FRE type {fre_type} (abort)")
+    return size
+
+
+def _swap_fre(buf: Buffer, at: int, fre_type: int, room: int | None) -> int:
+    """`flip_fre`: swap one row's start address and data words; its size. `room`: the bytes 2.47 lets it
+    have (None: 2.40 and 2.44 check nothing)."""
+    rule = "flip_fre"
+    size = _addr_size(fre_type, rule)
+    if room is not None and size > room:
+        raise Refusal("SFRAME_ERR_BUF_INVAL", f"{rule}: a row's start address past the section's end", at)
+    if fre_type in (1, 2):  # ADDR1's single byte has no order
+        buf.swap(at, size, rule)
+    info_at = at + size
+    if room is not None and size + 1 > room:
+        raise Refusal("SFRAME_ERR_BUF_INVAL", f"{rule}: a row's info byte past the section's end", info_at)
+    info = buf.read(info_at, "B", rule)
+    words = _datawords_bytes(info)
+    if room is not None and size + 1 + words > room:
+        raise Refusal("SFRAME_ERR_BUF_INVAL", f"{rule}: a row's data words past the section's end", info_at)
+    width = {1: 2, 2: 4}.get(SIZES[info])
+    if width is not None:
+        for k in range(COUNTS[info]):
+            buf.swap(info_at + 1 + k * width, width, rule)
+    return size + 1 + words
+
+
+def _flip(rel: Release, buf: Buffer) -> None:
+    """2.40, 2.44 `flip_sframe`: every FDE from sfh_fdeoff and its rows from sfh_freoff swapped in place;
+    the records must add up to the section's size after the header, the rows to sfh_num_fres."""
+    h = _flip_header(buf)
+    bad = "SFRAME_ERR_BUF_INVAL"
+    fault = _header_fault(rel, buf)
+    if fault is not None:
+        raise Refusal(bad, "flip_sframe: " + fault[0], fault[1])
+    size = len(buf.data)
+    fde_size = layout.FDE[rel.fde_layouts[h.version]].size
+    fields = layout.FDE[1].fields  # the four words flip_fde swaps and the info byte: the same in v1 and v2
+    at, row, done, flipped = h.size + h.fdeoff, 0, 0, 0
+    for index in range(h.num_fdes):
+        if at >= size:
+            raise Refusal(bad, f"flip_sframe: FDE {index} starts at {at:#x}, past the section's end", at)
+        rule = f"flip_fde: FDE {index}"
+        for name in ("func_start", "func_size", "func_start_fre_off", "func_num_fres"):
+            buf.swap(at + fields[name][0], 4, rule)
+        flipped += fde_size
+        num_fres = buf.read(at + fields["func_num_fres"][0], "I", rule)
+        fre_type = info_bits(buf.read(at + fields["func_info"][0], "B", rule), "fde_info", "fre_type")
+        pos = h.size + h.freoff + buf.read(at + fields["func_start_fre_off"][0], "I", rule)
+        while row < (done + num_fres) & U32:
+            esz = _swap_fre(buf, pos, fre_type, None)
+            flipped += esz
+            if esz > size:
+                raise Refusal(bad, f"flip_sframe: a row of {esz} bytes, more than the section", pos)
+            pos += esz
+            row += 1
+        done = row
+        at += fde_size
+    if row != h.num_fres or flipped != size - h.size:
+        raise Refusal(
+            bad,
+            f"flip_sframe: {row} rows and {flipped} bytes of records walked; the header says {h.num_fres} rows "
+            f"and the section has {size - h.size} bytes after the header",
+        )
+
+
+def _flip_checked(rel: Release, buf: Buffer) -> None:
+    """2.47 `flip_sframe_fdes_with_fres_v2/v3`: each record checked against the buffer's end (but an FDE
+    whose rows start past the end makes the room negative, unchecked), byte counts against the header,
+    and only zeros after the rows."""
+    h = _flip_header(buf)
+    bad = "SFRAME_ERR_BUF_INVAL"
+    if h.auxhdr_len:
+        raise Refusal(bad, "flip_header: an auxiliary header cannot be swapped", HEADER_AT + 3)
+    fault = _header_fault(rel, buf)
+    if fault is not None:
+        raise Refusal(bad, "flip_sframe: " + fault[0], fault[1])
+    if h.version not in (2, 3):
+        raise Refusal(bad, f"flip_sframe: no walk for version {h.version}", 2)
+    end = len(buf.data)
+    fde = layout.FDE[h.version]
+    fres_at = h.size + h.freoff
+    at, row, done, fde_bytes, fre_bytes = h.size + h.fdeoff, 0, 0, 0, 0
+
+    def room(pos: int) -> int:
+        return end - pos if pos <= end else 1 << 64  # `buf_end - fp` as a size_t
+
+    for index in range(h.num_fdes):
+        rule = f"flip_fde_desc: FDE {index}"
+        if at >= end or room(at) < fde.size:
+            raise Refusal(bad, f"{rule}: past the section's end", min(at, end))
+        for offset, char in fde.fields.values():
+            if char in "qiI":
+                buf.swap(at + offset, struct.calcsize(char), rule)
+        fde_bytes += fde.size
+        pos = fres_at + buf.read(at + fde.fields["func_start_fre_off"][0], "I", rule)
+        if h.version >= 3:
+            if room(pos) < FDE_ATTR.size:
+                raise Refusal(bad, f"flip_fde_attr_v3: FDE {index}'s attributes past the section's end", pos)
+            buf.swap(pos, 2, "flip_fde_attr_v3")
+            fre_bytes += FDE_ATTR.size
+            num_fres = buf.read(pos, "H", "flip_fde_attr_v3")
+            info = buf.read(pos + FDE_ATTR.fields["func_info"][0], "B", "flip_fde_attr_v3")
+            pos += FDE_ATTR.size
+        else:
+            num_fres = buf.read(at + fde.fields["func_num_fres"][0], "I", rule)
+            info = buf.read(at + fde.fields["func_info"][0], "B", rule)
+        fre_type = info_bits(info, "fde_info", "fre_type")
+        while row < (done + num_fres) & U32:
+            esz = _swap_fre(buf, pos, fre_type, room(pos))
+            fre_bytes += esz
+            pos += esz
+            row += 1
+        done = row
+        at += fde.size
+    if fde_bytes > h.freoff - h.fdeoff:
+        raise Refusal(bad, f"flip_sframe: {fde_bytes} bytes of FDEs, more than sfh_freoff - sfh_fdeoff")
+    if row != h.num_fres or fre_bytes > h.fre_len:
+        raise Refusal(
+            bad,
+            f"flip_sframe: {row} rows and {fre_bytes} bytes walked; sfh_num_fres {h.num_fres}, sfh_fre_len {h.fre_len}",
+        )
+    tail = h.size + h.freoff + fre_bytes
+    if any(buf.data[tail:]):
+        raise Refusal(bad, f"flip_sframe: non-zero bytes after the rows (from {tail:#x})", tail)
+
+
+# sframe_find_fre ---------------------------------------------------------------------------
+
+
+def _decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
+    """`sframe_decode_fre`: the data words are copied into the row's fixed room unchecked; past it they
+    overwrite `fre_info` (and `sframe_fre_entry_size`'s assert then compares sizes), past the structure
+    they overwrite the caller's stack. Kept per position: a function's lookups decode its rows again."""
+    key = (at, fre_type)
+    known = dec.rows.get(key)
+    if known is None:
+        known = dec.rows[key] = _decode_fre_at(dec, at, fre_type)
+    return known
+
+
+def _decode_fre_at(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
+    rule = "sframe_decode_fre"
+    size = _addr_size(fre_type, rule)
+    start = dec.fres.read(at, layout.FRE_START_ADDR[fre_type], rule)
+    info = dec.fres.read(at + size, "B", rule)
+    count = _datawords_bytes(info)
+    words = dec.fres.take(at + size + 1, count, rule)
+    room = dec.rel.dataword_bytes
+    if count > room + 4:  # 4: fre_info and the structure's padding
+        raise Crash(f"{rule}: copies {count} bytes of data words into {room}: writes past the row on the stack")
+    if count > room:
+        info = words[room]
+        if _datawords_bytes(info) != count:
+            raise Crash(f"{rule}: the data words overwrite fre_info; sframe_fre_entry_size's assert fails (abort)")
+    return Fre(start, words[:room].ljust(room, b"\0"), info), size + 1 + count
+
+
+def _search(dec: Decoder, pc: int) -> int:
+    """`sframe_get_funcdesc_with_addr(_internal)`: the binary search over the FDEs."""
+    h = dec.header
+    if h.num_fdes == 0:
+        raise Miss("SFRAME_ERR_DCTX_INVAL", "sframe_get_funcdesc_with_addr: no FDE")
+    if not h.flags & SORTED:
+        raise Miss("SFRAME_ERR_FDE_NOTSORTED", "sframe_get_funcdesc_with_addr: SFRAME_F_FDE_SORTED is not set")
+    if dec.ordered():
+        index = dec.last_starting_by(pc)
+        if index >= 0 and (not dec.rel.exact_search or (pc - dec.start(index)) & U32 < dec.fde(index).size):
+            return index
+    elif dec.rel.exact_search:
+        low, high = 0, _int32(h.num_fdes - 1)
+        while low <= high:
+            mid = low + (high - low) // 2
+            start = dec.start(mid)
+            if start <= pc and (pc - start) & U32 < dec.fde(mid).size:
+                return mid
+            low, high = (mid + 1, high) if start < pc else (low, mid - 1)
+    else:
+        low = 0
+        high = count = _int32(h.num_fdes)
+        while low <= high:
+            mid = low + (high - low) // 2
+            start = dec.start(mid)
+            if start == pc:
+                return mid
+            if start < pc:
+                if mid == count - 1 or dec.start(mid + 1) > pc:
+                    return mid
+                low = mid + 1
+            else:
+                high = mid - 1
+    raise Miss("SFRAME_ERR_FDE_NOTFOUND", "sframe_get_funcdesc_with_addr: no FDE for the PC")
+
+
+def _sane(rel: Release, info: int) -> bool:
+    """`sframe_fre_sanity_check_p`."""
+    return SIZES[info] in (0, 1, 2) and COUNTS[info] <= rel.max_datawords
+
+
+def _c_mod(value: int, divisor: int, rule: str) -> int:
+    if divisor == 0:
+        raise Crash(f"{rule}: the PC modulo func_rep_size 0 (SIGFPE)")
+    result = abs(value) % divisor
+    return -result if value < 0 else result
+
+
+def find_fre(dec: Decoder, pc: int) -> Fre:
+    """`sframe_find_fre` for `pc` (in the library's terms: section-relative); raises Miss or Crash."""
+    rel = dec.rel
+    pc = pc if rel.lookup == "range64" else _int32(pc)
+    index = _search(dec, pc)
+    fde = dec.fde(index)
+    at = fde.fre_off + (FDE_ATTR.size if dec.header.version >= 3 else 0)
+    if rel.lookup == "bitmask":
+        return _find_bitmask(dec, fde, at, pc)
+    start = dec.start(index)
+    for i in range(fde.num_fres):
+        row, esz = _decode_fre(dec, at, fde.fre_type)
+        if i < fde.num_fres - 1:
+            end = dec.fres.read(at + esz, layout.FRE_START_ADDR[fde.fre_type], "sframe_fre_get_end_ip_offset") - 1
+        else:
+            end = fde.size - 1
+        if rel.lookup == "range32":
+            first, last = _int32(row.start), _int32(end)
+            if i == 0 and not fde.pcmask and _int32(first + start) > pc:
+                raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the first row starts after the PC")
+            if fde.pcmask:
+                masked = _c_mod(pc, fde.rep_size, "sframe_fre_check_range_p")
+                hit = first <= masked <= last
+            else:
+                hit = _int32(first + start) <= pc <= _int32(last + start)
+        else:
+            offset = (pc - start) & U32
+            if row.start > offset:
+                raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
+            if fde.pcmask:
+                offset = _c_mod(offset, fde.rep_size, "sframe_fre_check_range_p")
+            hit = start <= pc and row.start <= offset <= end & U32
+        if hit:
+            return row
+        at += esz
+    raise Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
+
+
+def _find_bitmask(dec: Decoder, fde: Fde, at: int, pc: int) -> Fre:
+    """2.40: a row matches when (start + row) & mask <= pc & mask < (start + next row) & mask, in 32 bits,
+    with mask 0xff for PCMASK; only the row after the match is sanity-checked."""
+    mask = 0xFF if fde.pcmask else U32
+    target = pc & mask
+    for i in range(fde.num_fres):
+        row, esz = _decode_fre(dec, at, fde.fre_type)
+        if (fde.start + _int32(row.start)) & mask > target:
+            raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
+        if i < fde.num_fres - 1:
+            at += esz
+            following, _ = _decode_fre(dec, at, fde.fre_type)
+            if not _sane(dec.rel, following.info):
+                raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the next row fails sframe_fre_sanity_check_p")
+            end = following.start
+        else:
+            end = fde.size
+        if (fde.start + _int32(end)) & mask > target:
+            return row
+    raise Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
+
+
+# The getters ---------------------------------------------------------------------------------
+
+NOPRESENT = CODES["SFRAME_ERR_FREOFFSET_NOPRESENT"]
+
+
+def _word(dec: Decoder, row: Fre, index: int, signed: bool = True) -> tuple[int, int]:
+    """`sframe_get_fre_offset` / `sframe_get_fre_udata`: (value, error)."""
+    if not _sane(dec.rel, row.info):
+        return -1, CODES["SFRAME_ERR_FRE_INVAL"]
+    if COUNTS[row.info] < index + 1:
+        return -1, NOPRESENT
+    char = layout.FRE_OFFSET[SIZES[row.info]]
+    char = char if signed else char.upper()
+    return struct.unpack_from(dec.fres.order + char, row.words, index * struct.calcsize(char))[0], 0
+
+
+def _fixed(kind: str, value: int) -> tuple[int, int]:
+    """A getter's answer for an offset the header fixes: 2.40 says it is not in the row, 2.44 gives it."""
+    return (value, 0) if kind == "fixed" else (-1, NOPRESENT)
+
+
+def getters(dec: Decoder, row: Fre, fde_type: int = 0) -> tuple[tuple[int, int], ...]:
+    """`sframe_fre_get_cfa_offset`, `_fp_offset`, `_ra_offset`: each (value, error) as a caller gets them."""
+    h, kind = dec.header, dec.rel.getters
+    fixed_ra_index = 1 if h.fixed_ra else 2
+    if kind != "flex":
+        cfa = _word(dec, row, 0)
+        fp = _fixed(kind, h.fixed_fp) if h.fixed_fp else _word(dec, row, fixed_ra_index)
+        ra = _fixed(kind, h.fixed_ra) if h.fixed_ra else _word(dec, row, 1)
+        return cfa, fp, ra
+    flex = fde_type == FLEXIBLE
+    value, err = _word(dec, row, 1 if flex else 0)
+    if not err and h.abi == S390X:  # SFRAME_V2_S390X_CFA_OFFSET_DECODE
+        value = _int32(value * 8 + 160)
+    cfa = (value, err)
+    defined = COUNTS[row.info] != 0
+    fp_index = fixed_ra_index
+    if flex:
+        padding, perr = _word(dec, row, 2, signed=False)
+        fp_index = 4 if perr == 0 and padding == 0 else 5
+    fp = _word(dec, row, fp_index)
+    if (not flex or fp[1]) and h.fixed_fp and defined:
+        fp = (h.fixed_fp, 0)
+    ra = _word(dec, row, 3 if flex else 1)
+    if (not flex or ra[1]) and h.fixed_ra and defined:
+        ra = (h.fixed_ra, 0)
+    return cfa, fp, ra
+
+
+# The verdict ----------------------------------------------------------------------------------
+
+
+def outcome(rel: Release, data: bytes, order: str) -> Decoder | Refusal | Crash:
+    try:
+        return decode(rel, data, order)
+    except (Refusal, Crash) as exc:
+        return exc
+
+
+def _describe(result: Decoder | Refusal | Crash) -> str:
+    if isinstance(result, Decoder):
+        return "accepted"
+    if isinstance(result, Crash):
+        return f"crashes: {result.rule}"
+    return f"refused with {error_text(result.error)} ({result.rule})"
+
+
+def relative(pc: int, address: int) -> int:
+    """A PC as `sframe_find_fre` takes it: relative to the section's start, signed."""
+    offset = (pc - address) & ((1 << 64) - 1)
+    return offset - (1 << 64) if offset >> 63 else offset
+
+
+def _named(error: str) -> str:
+    """`SFRAME_ERR_FRE_INVAL (2007)`."""
+    return f"{error} ({CODES[error]})"
+
+
+def own_order(data: bytes) -> str:
+    """The section's byte order, by its magic (little-endian when it cannot be told)."""
+    return ">" if data[:2] == MAGIC.to_bytes(2, "big") else "<"
+
+
+def _samples(section: Section) -> Iterator[tuple[int, int, int, int]]:
+    """(function, first PC, end PC, row start) for every row the format gives: each row's first PC."""
+    for walked in Bulk(section).functions():
+        if isinstance(walked, int):
+            func = section.function(walked)
+            if func.error is not None:
+                continue
+            index, start, size, starts = walked, func.start_address, func.size, [r.start_offset for r in func.rows]
+        else:
+            fast, rows = walked
+            index, start, size, starts = fast.index, fast.start_address, fast.size, [r[0] for r in rows]
+        if not size:
+            continue
+        ends = [*starts[1:], size][: len(starts)]
+        for row_start, row_end in zip(starts, ends, strict=True):
+            yield index, start + row_start, start + row_end, row_start
+
+
+def _lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure], list[str]]:
+    """Each row's first PC looked up as the library does: which fail, crash, or find another row."""
+    try:
+        section = Section(data, address)
+    except InputError:
+        return [], []
+    failures: list[LookupFailure] = []
+    other = 0
+    first_other = ""
+    for index, first, end, row_start in _samples(section):
+        try:
+            row = find_fre(dec, relative(first, address))
+        except Miss as miss:
+            failures.append(LookupFailure(first, end, _named(miss.error), miss.rule, index))
+            continue
+        except Crash as crash:
+            failures.append(LookupFailure(first, end, "crash", crash.rule, index))
+            continue
+        if row.start != row_start:
+            other += 1
+            first_other = first_other or f"{first:#x} (function {index}: row at +{row.start:#x}, not +{row_start:#x})"
+    notes = [f"{other} lookups return another row than the format's, first at {first_other}"] if other else []
+    return _merged(failures), notes
+
+
+def _merged(failures: list[LookupFailure]) -> list[LookupFailure]:
+    out: list[LookupFailure] = []
+    for f in failures:
+        last = out[-1] if out else None
+        if last and last.function == f.function and last.error == f.error and last.end >= f.start:
+            out[-1] = LookupFailure(last.start, max(last.end, f.end), last.error, last.rule, last.function)
+        else:
+            out.append(f)
+    return out
+
+
+def judge(rel: Release, data: bytes, address: int = 0) -> Verdict:
+    """The release's verdict on a host of the section's own byte order, the other order in a note."""
+    order = own_order(data)
+    result = outcome(rel, data, order)
+    other = outcome(rel, data, "<" if order == ">" else ">")
+    host = "big" if order == "<" else "little"
+    notes = [f"on a {host}-endian host (the byte-swapping walk): {_describe(other)}"]
+    name = f"libsframe-{rel.name}"
+    if isinstance(result, Crash):
+        return Verdict(name, False, "crash", result.rule, result.offset, notes=notes)
+    if isinstance(result, Refusal):
+        return Verdict(name, False, _named(result.error), result.rule, result.offset, notes=notes)
+    failures, more = _lookups(result, data, address)
+    return Verdict(name, True, lookups=failures, notes=more + notes)
+
+
+def _profile(name: str, rel: Release) -> Profile:
+    title = f"binutils {rel.name}'s libsframe (sframe_decode, sframe_find_fre)"
+    return register(Profile(name, title, lambda data, address: judge(rel, data, address)))
+
+
+for _name, _rel in RELEASES.items():
+    _profile(f"libsframe-{_name}", _rel)
+_profile("libsframe", RELEASES[NEWEST])

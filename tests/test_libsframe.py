@@ -1,0 +1,258 @@
+"""The libsframe profiles say what each release's own library does, proven against that library.
+
+Binutils 2.40's libsframe (this machine's), 2.44's (trixie) and 2.47's (sid)
+run in a child process (`libsframe_oracle.py`) on every fixture section, on
+sections built here by each release's assembler and linker for x86_64,
+AArch64 and s390x, on their byte-swapped twins (which each release reads
+through its byte-swapping walk, `flip_sframe`), and on thousands of mutants;
+for each, `sframe_decode`'s answer (accepted, its error, or a crash) and each
+lookup's (the row `sframe_find_fre` returns and the CFA/FP/RA offsets the
+getters give, or a failure, or a crash) must be the model's.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from libsframe_oracle import CRASH, Library, library, predict, queries
+from test_big_endian import to_big_endian
+from test_mutants import mutate
+from test_v3_flexible import AMD64_ROWS, PCREL_SORTED, SAVED, reg
+from toolchains import toolchain
+
+from sfview.consumers import PROFILES, Verdict
+from sfview.consumers.libsframe import own_order
+from sfview.consumers.libsframe_releases import CODES
+from sfview.document import Document
+
+RELEASES = ("2.40", "2.44", "2.47")
+TITLE = "sframe_decode, sframe_find_fre"
+TALLY: Counter[str] = Counter()
+"""What the mutants did, per release: crashes, refusals, acceptances (asserted on, and printed with -s)."""
+
+
+def _fixture_sections() -> list[tuple[str, bytes]]:
+    out = [(path.stem, load_section_fixture(path)[0]) for path in SECTIONS]
+    for path in ELF_FIXTURES:
+        if "no-sframe" not in path.name:
+            out.append((path.name, Document.open(str(path)).data))
+    return out
+
+
+S390X = 4
+FLEXIBLE_ROWS = [(0, 1, [reg(31), 0]), (4, 1, [reg(31), 16, SAVED, -8, SAVED, -16]), (8, 0, [reg(29), 16])]
+BASES = [
+    *_fixture_sections(),
+    ("v3-flexible-amd64", v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)),
+    ("v3-flexible-aarch64", v3_section(1, FLEXIBLE_ROWS, info=0x20, abi=AARCH64, flags=PCREL_SORTED)),
+    ("v3-s390x-padding", v3_section(0, [(0, 1, [0]), (2, 1, [1, 0, -10]), (6, 0, [2, -6, -9])], abi=S390X)),
+    ("v3-pcmask-rep-0", v3_section(0, [(0, 1, [8]), (6, 1, [16])], fixed_ra=-8, info=0x10)),
+]
+BASES += [(name + "-swapped", to_big_endian(data)) for name, data in BASES if "2.40" not in name or "-O2" in name]
+
+
+def _nudge(rng: random.Random, data: bytes) -> bytes:
+    """What the generic mutations rarely hit: another version or flag set, shifted sub-sections, a row's
+    info byte asking for more (or undefined-size) data words."""
+    out = bytearray(data)
+    order = "<" if data[0] == 0xE2 else ">"
+    kind = rng.randrange(4)
+    if kind == 0:
+        out[2] = rng.choice((1, 2, 3))
+    elif kind == 1:
+        out[3] = rng.randrange(8)
+    elif kind == 2 and len(out) >= 28:
+        at = rng.choice((24, 28 - 4, 16))  # sfh_fdeoff, sfh_freoff, sfh_fre_len
+        value = struct.unpack_from(order + "I", out, at)[0] + rng.choice((-5, -1, 1, 3, 17))
+        struct.pack_into(order + "I", out, at, value & 0xFFFFFFFF)
+    elif len(out) > 29:
+        at = rng.randrange(28, len(out))
+        out[at] = (rng.randrange(16) << 1) | (rng.randrange(4) << 5) | rng.randrange(2) | (out[at] & 0x80)
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Library]]:
+    folder = tmp_path_factory.mktemp("libsframe")
+    libs = {release: library(release, folder) for release in RELEASES}
+    yield libs
+    for lib in libs.values():
+        lib.close()
+
+
+def _agree(libs: dict[str, Library], name: str, data: bytes) -> dict[str, object]:
+    """Each release's library and model on `data`: the same answers, step by step; the decode answers."""
+    asked = queries(data)
+    out: dict[str, object] = {}
+    for release, lib in libs.items():
+        real, said = lib.ask(data, asked), predict(release, data, asked)
+        if real != said:
+            steps = [
+                (i, q, a, b)
+                for i, (q, a, b) in enumerate(zip(asked, real.lookups, said.lookups, strict=False))
+                if a != b
+            ]
+            pytest.fail(
+                f"libsframe {release} on {name} ({len(data)} bytes {data.hex()}): decode {real.decode} vs "
+                f"model {said.decode}; first differing lookup {steps[:1]}; lookups {len(real.lookups)} vs "
+                f"{len(said.lookups)}"
+            )
+        out[release] = real.decode
+        TALLY[f"{release} lookups"] += len(real.lookups)
+        TALLY[f"{release} lookup crashes"] += CRASH in real.lookups
+    return out
+
+
+@pytest.mark.parametrize("index", range(len(BASES)), ids=[name for name, _ in BASES])
+def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
+    name, data = BASES[index]
+    decoded = _agree(libraries, name, data)
+    if "-swapped" not in name:  # a big-endian host reading `data` is this host reading its swapped twin
+        twin = to_big_endian(data)
+        for release, lib in libraries.items():
+            note = PROFILES[f"libsframe-{release}"].judge(data, 0).notes[-1]
+            assert note.startswith("on a big-endian host")
+            _says(note, lib.ask(twin, []).decode)
+    if "-swapped" not in name and "2.4" in name:
+        version_of_name = name.rsplit("-", 1)[-1]
+        if version_of_name in ("2.41", "2.42", "2.43", "2.44"):
+            assert decoded["2.44"] == 0, "2.44 reads what 2.41 to 2.44 write"
+
+
+SOURCES = DATA / "src"
+TARGETS = [("2.40", "x86_64"), ("2.40", "aarch64"), ("2.44", "x86_64"), ("2.44", "aarch64")]
+TARGETS += [("2.47", "x86_64"), ("2.47", "aarch64"), ("2.47", "s390x")]
+
+
+@pytest.mark.parametrize(("release", "target"), TARGETS)
+def test_built_sections(libraries: dict[str, Library], tmp_path: Path, release: str, target: str) -> None:
+    """A program built by each release for each target: its section, and the section in the other order."""
+    chain = toolchain(release, target)
+    out = tmp_path / "shapes"
+    chain.compile("-O2", "-o", out, SOURCES / "shapes.c")
+    data = Document.open(str(out)).data
+    decoded = _agree(libraries, f"shapes {release} {target}", data)
+    assert decoded[release] == 0, f"libsframe {release} reads what binutils {release} writes"
+    if target != "s390x":
+        _agree(libraries, f"shapes {release} {target} swapped", to_big_endian(data))
+
+
+@settings(
+    max_examples=2000,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(index=st.integers(0, len(BASES) - 1), seed=st.integers(0, 1 << 32), times=st.integers(1, 3))
+def test_mutants(libraries: dict[str, Library], index: int, seed: int, times: int) -> None:
+    name, data = BASES[index]
+    rng = random.Random(seed)
+    for _ in range(times):
+        if len(data) > 8:
+            data = mutate(rng, data) if rng.randrange(3) else _nudge(rng, data)
+    for release, decoded in _agree(libraries, f"a mutant of {name}", data).items():
+        TALLY[f"{release} {'crash' if decoded == CRASH else 'refused' if decoded else 'accepted'}"] += 1
+        if seed % 3 == RELEASES.index(release):
+            _verdict_says(PROFILES[f"libsframe-{release}"].judge(data, 0), data, decoded)
+
+
+def _verdict_says(verdict: Verdict, data: bytes, decoded: object) -> None:
+    """The verdict says what the library did on this (little-endian) host: as its main answer for a
+    little-endian section, in its note on the other byte order for a big-endian one."""
+    error = None if decoded == 0 else "crash" if decoded == CRASH else _error(decoded)
+    if own_order(data) == "<":
+        assert (verdict.accepted, verdict.error) == (decoded == 0, error)
+        return
+    _says(next(n for n in verdict.notes if n.startswith("on a little-endian host")), decoded)
+
+
+def _says(note: str, decoded: object) -> None:
+    """A verdict's note on the other byte order says what the library did."""
+    error = None if decoded == 0 else "crash" if decoded == CRASH else _error(decoded)
+    said = note.split(": ", 1)[1]
+    expected = "accepted" if error is None else "crashes" if error == "crash" else f"refused with {error}"
+    assert said.startswith(expected), (said, expected)
+
+
+def _error(code: object) -> str:
+    name = next(name for name, number in CODES.items() if number == code)
+    return f"{name} ({code})"
+
+
+HEADER = bytes.fromhex("e2de0201") + bytes(24)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(body=st.binary(max_size=300), header=st.binary(min_size=24, max_size=24), version=st.integers(1, 3))
+def test_any_bytes_get_a_verdict(body: bytes, header: bytes, version: int) -> None:
+    """Whatever follows a real preamble, each profile answers (a verdict, never an exception)."""
+    data = HEADER[:2] + bytes([version, header[0] & 0x7]) + header + body
+    for name in ("libsframe-2.40", "libsframe-2.44", "libsframe"):
+        verdict = PROFILES[name].judge(data, 0x1000)
+        assert verdict.accepted or verdict.error
+
+
+def test_mutants_cover_every_outcome() -> None:
+    """The mutants above reached every kind of answer of every release (else they prove little)."""
+    if not TALLY:
+        pytest.skip("the mutants did not run")
+    print(dict(sorted(TALLY.items())))
+    for release in RELEASES:
+        for kind in ("accepted", "refused", "crash"):
+            assert TALLY[f"{release} {kind}"] > 0, f"no mutant was {kind} by libsframe {release}"
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    """`check --profile libsframe-X` prints the release's verdict; --json gives it to a CI job."""
+    elf = str(DATA / "shapes-x86_64-O2")
+    ok = run_process("check", "--profile", "libsframe-2.40", elf)
+    assert (ok.returncode, ok.stderr) == (0, "")
+    assert ok.stdout.splitlines()[0] == f"{elf}: libsframe-2.40: accepted"
+    crash = run_process("check", "--profile", "libsframe-2.44", elf)
+    assert crash.returncode == 1
+    assert crash.stdout.startswith(f"{elf}: libsframe-2.44: crashes"), crash.stdout
+    content, base, _ = load_section_fixture(next(p for p in SECTIONS if "x86_64-2.46" in p.name))
+    raw = tmp_path / "v3.sframe"
+    raw.write_bytes(content)
+    refused = run_process("check", "--profile", "libsframe-2.44", "--base", hex(base), str(raw))
+    assert ": libsframe-2.44: refused: SFRAME_ERR_NOMEM (2001)" in refused.stdout
+    assert "sframe_header_sanity_check_p: version 3" in refused.stdout
+    report = json.loads(run_process("check", "--json", "--profile", "libsframe", "--base", hex(base), str(raw)).stdout)
+    verdict = report[0]["profiles"]["libsframe-2.47"]
+    assert {k: verdict[k] for k in ("consumer", "accepted", "error", "lookups")} == {
+        "consumer": "libsframe-2.47",
+        "accepted": True,
+        "error": None,
+        "lookups": [],
+    }
+    help_text = run_process("check", "--help").stdout
+    assert all(name in help_text for name in ("libsframe-2.40", "libsframe-2.44", "libsframe-2.47"))
+
+
+def test_verdicts() -> None:
+    """The registered profiles' verdicts in words: refusals named with their error, crashes said."""
+    content, base, _ = load_section_fixture(next(p for p in SECTIONS if "x86_64-2.44" in p.name))
+    assert PROFILES["libsframe-2.44"].judge(content, base).accepted
+    refused = PROFILES["libsframe-2.40"].judge(content, base)
+    assert (refused.accepted, refused.error) == (False, "SFRAME_ERR_NOMEM (2001)")
+    assert "version 2" in (refused.rule or "")
+    old = load_section_fixture(next(p for p in SECTIONS if "x86_64-2.40" in p.name))[0]
+    crash = PROFILES["libsframe-2.44"].judge(old, 0)
+    assert (crash.accepted, crash.error) == (False, "crash")
+    assert PROFILES["libsframe"].judge(content, base).consumer == "libsframe-2.47"
+    unsorted = bytearray(content)
+    unsorted[3] &= ~1
+    verdict = PROFILES["libsframe-2.47"].judge(bytes(unsorted), base)
+    assert verdict.accepted and verdict.lookups
+    assert {f.error for f in verdict.lookups} == {"SFRAME_ERR_FDE_NOTSORTED (2009)"}
+    assert struct.unpack_from("<H", content)[0] == 0xDEE2
