@@ -26,6 +26,7 @@ stack (`cfa_words`, `saved_words`, `slot_label`, `row_change`).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -73,6 +74,12 @@ def flag_names(flags: int) -> list[str]:
 def abi_name(abi: int) -> str:
     """`AMD64 little-endian`, or the bare number for an unknown ABI id."""
     return ABI_NAMES.get(abi, f"unknown ABI {abi}")
+
+
+def registers(abi: int) -> list[enum.IntEnum]:
+    """The ABI's DWARF registers, as `sframe.ksy`'s register enum for it lists them (none for an unknown ABI)."""
+    names = _REGISTERS.get(abi)
+    return list(names) if names is not None else []
 
 
 def has_register(abi: int, regnum: int) -> bool:

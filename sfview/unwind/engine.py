@@ -144,10 +144,13 @@ class Machine:
     fp: int
     ra: int
     aarch64: bool
+    sp_val_offset: int = 0
+    """The caller's SP is the CFA plus this (s390x: -160, the register save area; elsewhere 0)."""
 
     @classmethod
     def of(cls, section: Section) -> Machine:
-        return cls(section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64)
+        abi = section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64
+        return cls(*abi, section.sp_val_offset)
 
     def name(self, regnum: int) -> str:
         return describe.register_name(self.abi, regnum)
@@ -306,7 +309,11 @@ class Unwinder:
         sp = frame.registers.get(m.sp)
         if frame.number > 0 and not frame.interrupted and sp is not None and cfa.value <= sp:
             return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
-        caller = {m.sp: cfa.value}
+        caller = {m.sp: (cfa.value + m.sp_val_offset) & ADDRESS_MASK}
+        if m.sp_val_offset:
+            text = f"CFA {m.sp_val_offset:+d} = {cfa.value:#x} - {-m.sp_val_offset:#x} = {caller[m.sp]:#x}"
+            sp_rule = Rule(Kind.VALUE, CFA, m.sp_val_offset)
+            frame.computations.append(Computation("SP", sp_rule, f"CFA {m.sp_val_offset:+d}", text, caller[m.sp]))
         if fp.value is not None:
             caller[m.fp] = fp.value
         return Frame(frame.number + 1, return_address, caller), "", None

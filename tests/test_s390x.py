@@ -1,0 +1,222 @@
+"""s390x, as binutils 2.47 (Debian sid) writes it: programs built here, now, with the s390x cross compiler.
+
+- `sfview dump` prints what that release's `readelf --sframe` prints, byte for byte (CFA offsets stored
+  as `(cfa - 160) / 8`, FP and RA kept in floating-point registers as flexible FDEs);
+- `sfview check` finds nothing wrong in what the toolchain wrote, and still flags what is wrong;
+- `sfview compare` agrees with the same file's `.eh_frame` (the CFA is r15 + 160 in both);
+- `sfview export --breakpad` writes rules Breakpad's s390x register names can hold;
+- `sfview unwind` on a core qemu-s390x writes gives gdb-multiarch's frames, PC for PC.
+
+Each skips, saying why, when the cross compiler, binutils 2.47, qemu-s390x or gdb-multiarch is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+from test_gcc import VARIANTS
+from test_unwind import gdb_frames, need, our_frames
+from toolchains import Toolchain, toolchain
+
+from sfview.document import Document
+from sfview.dwarf.cfi import Unexpressible, read_cfi
+from sfview.dwarf.compare import table_differences
+from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
+from sfview.sframe.rules import Kind
+
+SOURCES = DATA / "src"
+SYSROOT = "/usr/s390x-linux-gnu"
+EVERY_VARIANT = ["shapes.c", "deep.c", "leaves.c"]
+"""Built with every variant of `test_gcc.VARIANTS` (-O0 to -O3, -Os, frame pointer, PIE or not, shared)."""
+ONCE = {
+    "signal.c": "O2",
+    "noreturn.c": "O2",
+    "qsort.c": "O2",
+    "threads.c": "O2",
+    "libcallback.c": "O2-shared",
+    "s390x-cfi.s": "O2-shared",
+}
+"""Built once (a signal handler, noreturn calls, callbacks, threads, a library, hand-written CFI)."""
+LINKED = [v for v in VARIANTS if v != "O2-object"]
+"""A `.o` is left out of the byte-for-byte dump: readelf 2.45+ applies `.sframe`'s relocations in a
+relocatable object (each `pc =` is the target's offset), on every target; see the report of issue 14."""
+
+
+@pytest.fixture(scope="module")
+def sid() -> Toolchain:
+    return toolchain("2.47", "s390x")
+
+
+def _build(tc: Toolchain, source: str, variant: str, folder: Path) -> Path:
+    out = folder / f"{source}-{variant}"
+    extra = ["-lpthread"] if source == "threads.c" else []
+    tc.compile(*VARIANTS[variant], SOURCES / source, *extra, "-o", out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def programs(sid: Toolchain, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Every program of the dump matrix, built once for the module's tests."""
+    folder = tmp_path_factory.mktemp("s390x")
+    built = [_build(sid, source, variant, folder) for source in EVERY_VARIANT for variant in LINKED]
+    built += [_build(sid, source, variant, folder) for source, variant in ONCE.items()]
+    return built
+
+
+def test_dump_is_readelf_2_47(cli, sid: Toolchain, programs: list[Path]) -> None:
+    """Every program: `sfview dump` is binutils 2.47's `readelf --sframe`, byte for byte."""
+    differ = []
+    for program in programs:
+        expected = sid.readelf_sframe(program)
+        result = cli("dump", str(program))
+        assert (result.code, result.err) == (0, ""), program.name
+        if result.out != expected:
+            differ.append(program.name)
+    assert not differ, f"dump differs from readelf 2.47 on {differ}"
+    assert len(programs) == len(EVERY_VARIANT) * len(LINKED) + len(ONCE)
+
+
+def test_the_dump_shows_the_decoded_offsets(cli, sid: Toolchain, programs: list[Path]) -> None:
+    """What the byte-for-byte test covers holds what it should: CFA offsets from 160 up, FP/RA in f-registers."""
+    text = "".join(cli("dump", str(p)).out for p in programs)
+    assert "sp+160 " in text and "sp+100160" in text and "fp+160 " in text and "r10+320 " in text
+    assert "r16+0 " in text and "r17+0 " in text and "RA undefined" in text
+    assert "sp+0 " not in text
+
+
+def test_the_model_decodes_s390x_rules(sid: Toolchain, tmp_path: Path) -> None:
+    """The rules are numbers an unwinder uses: CFA = r15 + 160, RA in f0 (DWARF 16), RA padding."""
+    program = _build(sid, "s390x-cfi.s", "O2-object", tmp_path)
+    section = Document.open(str(program)).require_section()
+    assert (section.sp_reg, section.fp_reg, section.ra_reg, section.sp_val_offset) == (15, 11, 14, -160)
+    first = section.function(0)
+    rows = list(first.rows)
+    assert (rows[0].cfa.base, rows[0].cfa.offset, rows[0].offsets[1]) == (15, 160, 0)
+    ra = rows[2].ra
+    assert (ra.base, ra.offset, ra.deref) == (16, 0, False)
+    assert (rows[2].fp.base, rows[2].fp.deref) == (17, False)
+    fp_only = list(section.function(1).rows)[1]
+    assert fp_only.ra_padding and fp_only.fp.base == 17
+
+
+# check ----------------------------------------------------------------------------------------------
+
+
+def test_check_finds_nothing_wrong_in_what_binutils_wrote(sid: Toolchain, programs: list[Path], tmp_path) -> None:
+    objects = [_build(sid, source, "O2-object", tmp_path) for source in EVERY_VARIANT]
+    for program in [*programs, *objects]:
+        result = run_process("check", str(program))
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_implausible_cfa_offset_is_still_flagged(sid: Toolchain, tmp_path: Path) -> None:
+    """A stored CFA offset of -21 means 160 - 168 = -8: below the register save area, flagged."""
+    program = _build(sid, "deep.c", "O2", tmp_path)
+    doc = Document.open(str(program))
+    section = doc.require_section()
+    row = next(iter(section.function(0).rows))
+    assert row.offsets[0] == 0 and row.cfa.offset == 160
+    cfa_at = doc.source.file_offset + row.span.start + 2  # 1-byte start address, info byte, then the CFA's
+    data = bytearray(program.read_bytes())
+    assert data[cfa_at] == 0
+    data[cfa_at] = 256 - 21
+    bad = tmp_path / "bad"
+    bad.write_bytes(bytes(data))
+    result = run_process("check", str(bad))
+    assert result.returncode == 1
+    assert "cfa-offset-implausible" in result.stdout and "CFA offset -8 (below 160" in result.stdout
+
+
+# compare and export --------------------------------------------------------------------------------
+
+
+def test_compare_agrees_with_eh_frame(sid: Toolchain, programs: list[Path]) -> None:
+    """SFrame against the same file's DWARF CFI (`r15+160` there too): no disagreement."""
+    for program in programs:
+        result = run_process("compare", str(program))
+        assert result.returncode == 0, f"{program.name}:\n{result.stdout}{result.stderr}"
+
+
+def test_breakpad_export_agrees_with_eh_frame(sid: Toolchain, programs: list[Path]) -> None:
+    """The export read back holds DWARF's rules wherever DWARF has a numeric one, in s390x's register
+    names, with the caller's SP as `r15: .cfa -160 +`; that Breakpad has no s390x is said."""
+    for program in programs:
+        doc = Document.open(str(program))
+        text, problems = symbol_file(doc)
+        assert text.startswith("MODULE Linux s390x ") and problems[0].startswith("Breakpad knows no s390x")
+        assert ".cfa: r15 160 + .ra: r14 r15: .cfa -160 +" in text
+        exported = read_stack_cfi(text, "s390x", load_address(doc.elf))
+        for diff in table_differences(exported, read_cfi(doc.elf)):
+            # DWARF's expressions, and the outermost frame, where SFrame's row has no CFA rule to export
+            assert isinstance(diff.right, Unexpressible) or diff.left.kind is Kind.UNDEFINED, (program.name, diff)
+
+
+def test_export_says_breakpad_has_no_s390x(sid: Toolchain, programs: list[Path], tmp_path: Path) -> None:
+    result = run_process("export", "--breakpad", str(programs[0]), "-o", str(tmp_path / "out.sym"))
+    assert result.returncode == 0 and "Breakpad knows no s390x" in result.stderr, result.stderr
+
+
+# unwind ----------------------------------------------------------------------------------------------
+
+
+def _qemu_core(program: Path, workdir: Path) -> Path:
+    """Run `program` under qemu-s390x until it aborts; the core qemu writes."""
+
+    def allow_cores() -> None:
+        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+    subprocess.run(
+        ["qemu-s390x", "-L", SYSROOT, str(program)],
+        cwd=workdir, preexec_fn=allow_cores, capture_output=True, timeout=120,
+    )  # fmt: skip
+    cores = sorted(workdir.glob("qemu_*.core"), key=os.path.getmtime)
+    assert cores, "qemu wrote no core"
+    return cores[-1]
+
+
+def _gdb_multiarch(program: Path, core: Path) -> str:
+    result = subprocess.run(
+        ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", "bt", str(program), str(core)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return result.stdout
+
+
+CORE_BUILDS = {
+    "O2-static": ["-O2", "-static"],
+    "O2": ["-O2", "-no-pie"],
+    "O0": ["-O0", "-no-pie"],
+    "O2-frame-pointer": ["-O2", "-fno-omit-frame-pointer", "-no-pie"],
+    "Os": ["-Os", "-no-pie"],
+}
+"""Not PIE: a qemu core has no NT_FILE note, and gdb-multiarch cannot place a PIE program without it."""
+
+
+def _same_frames(ours: list[tuple[int, str]], gdb: list[tuple[int, str]]) -> bool:
+    """Frame for frame, PC for PC, and the same name wherever gdb has one (it writes `??` for an address
+    of a stripped libc.so.6 that no dynamic symbol covers, where sfview names the section)."""
+    return [pc for pc, _ in ours] == [pc for pc, _ in gdb] and all(
+        name == theirs for (_, name), (_, theirs) in zip(ours, gdb, strict=True) if theirs != "??"
+    )
+
+
+@pytest.mark.parametrize("build", CORE_BUILDS)
+def test_a_core_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: Path, build: str) -> None:
+    """leaves.c aborts in stop_here, called through chain from main: through libc's raise and abort
+    (DWARF CFI: Debian's libc has no SFrame), then the program's SFrame, as gdb-multiarch has them."""
+    need("qemu-s390x", "gdb-multiarch")
+    program = tmp_path / f"leaves-{build}"
+    sid.compile(*CORE_BUILDS[build], SOURCES / "leaves.c", "-o", program)
+    core = _qemu_core(program, tmp_path)
+    expected = gdb_frames(_gdb_multiarch(program, core))
+    names = [name for _, name in expected]
+    assert names[-1] == "main" and "stop_here" in names and "chain" in names and "abort" in names, names
+    result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
+    assert result.returncode == 0, result.stderr
+    ours = our_frames(result.stdout)
+    assert _same_frames(ours, expected), (ours, expected)
