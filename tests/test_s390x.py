@@ -164,14 +164,14 @@ def test_export_says_breakpad_has_no_s390x(sid: Toolchain, programs: list[Path],
 # unwind ----------------------------------------------------------------------------------------------
 
 
-def _qemu_core(program: Path, workdir: Path) -> Path:
-    """Run `program` under qemu-s390x until it aborts; the core qemu writes."""
+def _qemu_core(program: Path, workdir: Path, *args: str) -> Path:
+    """Run `program` under qemu-s390x until it aborts or faults; the core qemu writes."""
 
     def allow_cores() -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
     subprocess.run(
-        ["qemu-s390x", "-L", SYSROOT, str(program)],
+        ["qemu-s390x", "-L", SYSROOT, str(program), *args],
         cwd=workdir, preexec_fn=allow_cores, capture_output=True, timeout=120,
     )  # fmt: skip
     cores = sorted(workdir.glob("qemu_*.core"), key=os.path.getmtime)
@@ -220,3 +220,21 @@ def test_a_core_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: Path, bu
     assert result.returncode == 0, result.stderr
     ours = our_frames(result.stdout)
     assert _same_frames(ours, expected), (ours, expected)
+
+
+@pytest.mark.parametrize("build", ["O2", "Os"])
+def test_an_fp_kept_in_a_register_qemu_does_not_save(sid: Toolchain, tmp_path: Path, build: str) -> None:
+    """busy_leaf faults while it keeps r11 in a floating-point register (a flexible FDE: `r17+0`), and
+    a qemu core has no floating-point registers: its caller's FP is unknown. gdb-multiarch walks to
+    with_vla, whose CFA is r11-based, and stops there; so does sfview, saying which register it lacks."""
+    need("qemu-s390x", "gdb-multiarch")
+    program = tmp_path / f"leaves-{build}"
+    sid.compile(*CORE_BUILDS[build], SOURCES / "leaves.c", "-o", program)
+    core = _qemu_core(program, tmp_path, "leaf")
+    expected = gdb_frames(_gdb_multiarch(program, core))
+    assert [name for _, name in expected] == ["busy_leaf", "with_vla"]
+    result = run_process("unwind", str(program), "--core", str(core), "--explain")
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+    assert "FP = f" in result.stdout and "is not known" in result.stdout
+    assert "stopped: the CFA cannot be computed: r11 is not known" in result.stdout

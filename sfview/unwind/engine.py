@@ -299,8 +299,11 @@ class Unwinder:
         if ra.value is None:
             return None, self._unknown(ra), ra.address
         fp = self._value("FP", rules.fp, frame, cfa.value, same=m.fp)
-        if fp.value is None and rules.fp.kind is Kind.VALUE:
+        if fp.value is None and rules.fp.kind is Kind.VALUE and fp.address is not None:
             return None, self._unknown(fp), fp.address
+        # An FP kept in a register the state lacks (s390x leaf functions keep r11 in a floating-point
+        # register, which a qemu core does not hold): the caller's FP is not known, as gdb has it
+        # "<unavailable>", and the walk goes on until a rule needs it.
         return_address = ra.value
         if rules.mangled_ra and return_address is not None:
             return_address = self._strip(frame, rules.ra, return_address)

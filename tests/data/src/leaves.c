@@ -1,17 +1,21 @@
 /* Frame shapes s390x compilers make: leaf functions that keep call-saved registers
    (r11, r14, r15) in floating-point registers instead of on the stack, a variable-length
    array that needs the frame pointer (r11), a frame over 2 KB, and a deep call chain
-   that ends in abort() (SIGABRT: qemu-user writes a core). */
+   that ends in abort() (SIGABRT: qemu-user writes a core); with the argument `leaf`, a NULL
+   store in busy_leaf instead, while it keeps its caller's r11 in a floating-point register. */
 #include <stdlib.h>
 #include <string.h>
 
 volatile long sink;
+volatile int crash_in_leaf;  /* set when the program's argument is "leaf" */
 
 /* Many live values in a leaf: gcc keeps r6..r15 in FPRs (f0..f7) on z10 and later. */
 __attribute__((noinline)) long busy_leaf(long a, long b, long c, long d, long e) {
     long x = a * b, y = b * c, z = c * d, w = d * e, v = e * a;
     long p = x ^ y, q = y ^ z, r = z ^ w, s = w ^ v, t = v ^ x;
     for (int i = 0; i < (int)(a & 7); i++) { p += q * r; q ^= s + t; r -= p; s += q; t ^= r; }
+    if (crash_in_leaf)  /* a NULL store, while r11 is kept in a floating-point register */
+        *(volatile long *)(long)(crash_in_leaf - 1) = p;
     return p + q + r + s + t + x + y + z + w + v;
 }
 
@@ -45,6 +49,6 @@ __attribute__((noinline)) long chain(int n, long x) {
 }
 
 int main(int argc, char **argv) {
-    (void)argv;
+    crash_in_leaf = argc > 1 && strcmp(argv[1], "leaf") == 0;
     return (int)chain(3, argc);
 }
