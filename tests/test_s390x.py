@@ -12,21 +12,28 @@ Each skips, saying why, when the cross compiler, binutils 2.47, qemu-s390x or gd
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import resource
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import DATA, run_process
+from rich.console import Console
 from test_gcc import VARIANTS
 from test_unwind import gdb_frames, need, our_frames
+from textual.widgets import Static
 from toolchains import Toolchain, toolchain
 
+from sfview.app.app import SfviewApp
 from sfview.document import Document
 from sfview.dwarf.cfi import Unexpressible, read_cfi
 from sfview.dwarf.compare import table_differences
 from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
+from sfview.sframe import describe
+from sfview.sframe.records import START_ADDR_SIZES
 from sfview.sframe.rules import Kind
 
 SOURCES = DATA / "src"
@@ -102,6 +109,56 @@ def test_the_model_decodes_s390x_rules(sid: Toolchain, tmp_path: Path) -> None:
     assert (rows[2].fp.base, rows[2].fp.deref) == (17, False)
     fp_only = list(section.function(1).rows)[1]
     assert fp_only.ra_padding and fp_only.fp.base == 17
+
+
+# words -------------------------------------------------------------------------------------------------
+
+ROW = re.compile(r"^    ([0-9a-f]{16})  (sp|fp|r\d+)\+(\d+) ", re.M)
+
+
+def test_the_field_tree_teaches_the_stored_cfa_offset(sid: Toolchain, programs: list[Path]) -> None:
+    """Each default row's CFA offset field says `stored N → N x 8 + 160 = M`, M being what readelf prints."""
+    program = next(p for p in programs if p.name == "shapes.c-O2")
+    printed = {int(address, 16): int(offset) for address, _, offset in ROW.findall(sid.readelf_sframe(program))}
+    tree = Document.open(str(program)).fields
+    checked = 0
+    for func in tree.section.functions():
+        for row in func.rows:
+            field = tree.field_at(row.span.start + START_ADDR_SIZES[func.fre_type] + 1)  # after the info byte
+            stored = field.value
+            expected = f"stored {stored} → {stored} x 8 + 160 = {printed[row.address]}: CFA = SP + "
+            assert field.meaning.startswith(expected), (field.path, field.meaning)
+            checked += 1
+    assert checked == len(printed) > 20
+
+
+def test_the_explorer_names_s390x_registers(sid: Toolchain, tmp_path: Path) -> None:
+    program = _build(sid, "s390x-cfi.s", "O2-object", tmp_path)
+    section = Document.open(str(program)).require_section()
+    both = list(section.function(0).rows)[2]
+    assert describe.app_rules(section, both) == "CFA sp+160 FP f2+0 RA f0+0"
+    assert describe.saved_words(section, "RA", both.ra) == "RA kept in register f0, not on the stack"
+    first = next(iter(section.function(0).rows))
+    assert describe.saved_words(section, "RA", first.ra) == "RA still in r14, where the call put it: not saved (yet)"
+    assert describe.cfa_words(section, list(section.function(5).rows)[2].cfa) == (
+        "CFA = r15 + 100160: the frame is 100000 bytes, from SP up to the caller's SP at CFA -160 "
+        "(above it, the caller's 160-byte register save area)"
+    )
+
+
+async def test_the_detail_panel_shows_the_arithmetic(sid: Toolchain, tmp_path: Path) -> None:
+    """In the explorer, the byte of a row's CFA offset explains itself with the numbers."""
+    program = _build(sid, "s390x-cfi.s", "O2-object", tmp_path)
+    app = SfviewApp(Document.open(str(program)))
+    row = list(app.section.function(5).rows)[2]  # big_frame after `agfi %r15,-100000`: a 2-byte offset
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("2")
+        app.explorer.goto_offset(row.span.start + 2)
+        await pilot.pause()
+        console = Console(width=100, file=io.StringIO(), record=True)
+        console.print(app.explorer.detail.query_one("#detail-text", Static).content)
+        text = " ".join(console.export_text().split())
+    assert "stored 12500 → 12500 x 8 + 160 = 100160: CFA = SP + 100160" in text
 
 
 # check ----------------------------------------------------------------------------------------------
