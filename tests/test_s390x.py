@@ -277,6 +277,9 @@ def test_a_core_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: Path, bu
     assert result.returncode == 0, result.stderr
     ours = our_frames(result.stdout)
     assert _same_frames(ours, expected), (ours, expected)
+    alone = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT, "--cfi", "sframe")
+    assert len(our_frames(alone.stdout)) == 1, "frame 0 is in libc, which has no SFrame: as the kernel, no further"
+    assert "s390x big-endian code keeps no frame-pointer chain" in alone.stdout
 
 
 @pytest.mark.parametrize("build", ["O2", "Os"])

@@ -146,11 +146,14 @@ class Machine:
     aarch64: bool
     sp_val_offset: int = 0
     """The caller's SP is the CFA plus this (s390x: -160, the register save area; elsewhere 0)."""
+    fp_chain: bool = True
+    """Frames keep a record of the caller's FP and RA where the FP points (x86-64's `push rbp; mov rbp,
+    rsp`, AArch64's frame record); s390x code keeps none (its back chain is an option, off by default)."""
 
     @classmethod
     def of(cls, section: Section) -> Machine:
         abi = section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64
-        return cls(*abi, section.sp_val_offset)
+        return cls(*abi, section.sp_val_offset, not section.is_s390x)
 
     def name(self, regnum: int) -> str:
         return describe.register_name(self.abi, regnum)
@@ -408,6 +411,12 @@ class Unwinder:
         if module is not None:
             lacking = module.section is None if data == "SFrame" else module.cfi is None or module.cfi() is None
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
+        if not m.fp_chain:
+            return (
+                None,
+                f"no FDE covers {where}, and {describe.abi_name(m.abi)} code keeps no frame-pointer chain",
+                None,
+            )
         fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
         if not fp or sp is None or fp < sp or fp % 8:
             return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None
