@@ -516,6 +516,13 @@ types:
             -bits: [7, 3]
             value: value >> 3 & 31
             doc: Bits 7..3, the DWARF register number of the base when reg_p is set.
+          regnum_read:
+            value: value >> 3
+            doc: |
+              The register number as libsframe and readelf take it: every bit above
+              bit 2, so `regnum` when the word is well formed. binutils 2.47's
+              assembler writes 0xfffffffb (register -1) for an s390x FP rule it
+              cannot express (`DW_CFA_expression`), which readelf prints as r536870911.
           high:
             value: value >> 8
             doc: Bits above 7 of a wider word, which no version defines; 0.

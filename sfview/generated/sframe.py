@@ -333,6 +333,19 @@ class Sframe(KaitaiStruct):
                 return getattr(self, '_m_regnum', None)
 
             @property
+            def regnum_read(self):
+                """The register number as libsframe and readelf take it: every bit above
+                bit 2, so `regnum` when the word is well formed. binutils 2.47's
+                assembler writes 0xfffffffb (register -1) for an s390x FP rule it
+                cannot express (`DW_CFA_expression`), which readelf prints as r536870911.
+                """
+                if hasattr(self, '_m_regnum_read'):
+                    return self._m_regnum_read
+
+                self._m_regnum_read = self.value >> 3
+                return getattr(self, '_m_regnum_read', None)
+
+            @property
             def reserved(self):
                 """Bit 2, reserved; must be 0."""
                 if hasattr(self, '_m_reserved'):

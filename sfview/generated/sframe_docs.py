@@ -461,6 +461,9 @@ TYPES = {
                     3
                 ]
             },
+            "regnum_read": {
+                "doc": "The register number as libsframe and readelf take it: every bit above\nbit 2, so `regnum` when the word is well formed. binutils 2.47's\nassembler writes 0xfffffffb (register -1) for an s390x FP rule it\ncannot express (`DW_CFA_expression`), which readelf prints as r536870911."
+            },
             "high": {
                 "doc": "Bits above 7 of a wider word, which no version defines; 0."
             }

@@ -591,7 +591,7 @@ class Section:
             return SAME
         if not control.reg_p:
             return rule(Kind.VALUE, CFA, offset.value, True)
-        return rule(Kind.VALUE, control.regnum, offset.value, control.deref_p)
+        return rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
 
 
 def _debug() -> Any:
