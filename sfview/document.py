@@ -47,6 +47,12 @@ class Document:
             self.error = self.locate(exc)
         if self.section is not None and self.section.error is not None:
             self.error = self.locate(self.section.error)
+        if self.section is not None and self.section.start_pcrel and self._relocatable():
+            self.section.relocate({at: place.offset for at, place in self.source.relocated_places.items()})
+
+    def _relocatable(self) -> bool:
+        elf = self.source.elf
+        return elf is not None and elf["e_type"] == "ET_REL"
 
     @classmethod
     def open(cls, path: str, base: int | None = None) -> Document:

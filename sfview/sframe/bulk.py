@@ -139,6 +139,7 @@ class Bulk:
         step = fde_size if section.start_pcrel else 0
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, infos = self._starts, FDE_INFOS
+        relocated = section.relocated if section.start_pcrel else {}
         v3 = self._attr is not None
         records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
         # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
@@ -147,6 +148,8 @@ class Bulk:
         same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
         for index, record in enumerate(records):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
+            if relocated:
+                start = relocated.get(fde_start + index * fde_size + self._start_field, start)
             if v3:
                 func = self._v3_function(index, start, record[i_size], fre_start + record[i_off])
                 if func is None:

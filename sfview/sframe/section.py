@@ -139,7 +139,10 @@ class Function:
         """Start address: from the section start, or (PCREL flag) from this field."""
         base = self.section.address
         if self.section.start_pcrel:
-            base += self.span.start + layout.FDE[self.section.version].fields["func_start"][0]
+            field = self.span.start + layout.FDE[self.section.version].fields["func_start"][0]
+            if field in self.section.relocated:
+                return self.section.relocated[field]
+            base += field
         return (base + self.raw_start) & ADDRESS_MASK
 
     @property
@@ -373,6 +376,9 @@ class Section:
             )
             self.num_fdes = fitting
         self._functions: list[Function | None] = [None] * self.num_fdes
+        self.relocated: dict[int, int] = {}
+        """A relocatable object's PC-relative start fields: section offset of the field → the offset in
+        its code section the relocation makes it point to (see `relocate`)."""
         self.fp_index, self.ra_index = self._offset_indexes()
         self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
         self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
@@ -405,6 +411,12 @@ class Section:
 
     def __len__(self) -> int:
         return self.num_fdes
+
+    def relocate(self, targets: dict[int, int]) -> None:
+        """In a relocatable object, start each function where the relocation against its PC-relative start
+        field points (its offset in its code section), as readelf 2.45+ does: the field itself still
+        holds 0, which would start every function at its own FDE. Call before functions are decoded."""
+        self.relocated = targets
 
     def function(self, index: int) -> Function:
         """FDE number `index`, decoded on first use."""
