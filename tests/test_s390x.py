@@ -16,6 +16,7 @@ import io
 import os
 import re
 import resource
+import struct
 import subprocess
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from sfview.app.app import SfviewApp
 from sfview.document import Document
 from sfview.dwarf.cfi import Unexpressible, read_cfi
 from sfview.dwarf.compare import table_differences
+from sfview.inputs.source import Source
 from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
 from sfview.sframe import describe
 from sfview.sframe.records import START_ADDR_SIZES
@@ -158,6 +160,36 @@ async def test_the_detail_panel_shows_the_arithmetic(sid: Toolchain, tmp_path: P
         console.print(app.explorer.detail.query_one("#detail-text", Static).content)
         text = " ".join(console.export_text().split())
     assert "stored 12500 → 12500 x 8 + 160 = 100160: CFA = SP + 100160" in text
+
+
+def v2_s390x_section(rows: list[tuple[int, list[int]]]) -> bytes:
+    """A version 2 s390x section (big-endian, as binutils 2.45 writes it) with one function at 0x1000:
+    `rows` are (start, stored data words), each row's CFA based on SP, 1-byte words."""
+    block = b"".join(
+        struct.pack(">BB", start, len(words) << 1 | 1) + bytes(w & 0xFF for w in words) for start, words in rows
+    )
+    header = struct.pack(">HBBBbbBIIIII", 0xDEE2, 2, 1, 4, 0, 0, 0, 1, len(rows), len(block), 0, 20)
+    return header + struct.pack(">iIIIBBH", 0x1000, 64, 0, len(rows), 0, 0, 0) + block
+
+
+def test_version_2_keeps_fp_and_ra_in_registers_by_the_low_bit() -> None:
+    """The notes' SFRAME_V2_S390X_OFFSET_IS_REGNUM: an odd FP/RA word is DWARF register `stored >> 1`
+    (33 → 16, f0; 35 → 17, f2); an even one a CFA offset; an RA of 0 the padding word. binutils 2.45,
+    which wrote these, is not at hand to compare with: this follows its header's macros."""
+    data = v2_s390x_section([(0, [0]), (4, [20, -48, -72]), (8, [0, 33, 35]), (12, [0, 0, 35])])
+    doc = Document(Source("v2", "raw section", data, 0, 0))
+    section = doc.require_section()
+    stack, registers, padding = list(section.function(0).rows)[1:]
+    assert (stack.cfa.offset, stack.ra.offset, stack.ra.deref, stack.fp.offset) == (320, -48, True, -72)
+    assert (registers.ra.base, registers.ra.deref, registers.fp.base, registers.fp.deref) == (16, False, 17, False)
+    assert padding.ra_padding and padding.fp.base == 17
+    assert describe.app_rules(section, registers) == "CFA sp+160 FP f2+0 RA f0+0"
+    meanings = [doc.fields.field_at(registers.span.start + 2 + k).meaning for k in range(3)]
+    assert meanings == [
+        "stored 0 → 0 x 8 + 160 = 160: CFA = SP + 160",
+        "stored 33 → odd: saved in register 33>>1 = f0: the caller's return address is there",
+        "stored 35 → odd: saved in register 35>>1 = f2: the caller's frame pointer is there",
+    ]
 
 
 # check ----------------------------------------------------------------------------------------------
