@@ -339,3 +339,40 @@ def test_an_fp_kept_in_a_register_qemu_does_not_save(sid: Toolchain, tmp_path: P
     assert our_frames(result.stdout) == expected
     assert "FP = f" in result.stdout and "is not known" in result.stdout
     assert "stopped: the CFA cannot be computed: r11 is not known" in result.stdout
+
+
+def test_a_signal_frame_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: Path) -> None:
+    """A SIGSEGV handler faults again: through qemu's `svc 119` trampoline (a plain handler: the kernel's
+    `sigframe`) to the faulting `fault`, whose RA is still in r14 (restored from the signal frame), and
+    on to main, frame for frame as gdb-multiarch."""
+    need("qemu-s390x", "gdb-multiarch")
+    program = tmp_path / "signal"
+    sid.compile("-O2", "-no-pie", "-DCRASH_AT_STOP", SOURCES / "signal.c", "-o", program)
+    core = _qemu_core(program, tmp_path)
+    gdb = _gdb_multiarch(program, core)
+    expected = gdb_frames(gdb)
+    assert [name for _, name in expected] == ["stop_here", "handler", "fault", "middle", "main"], gdb
+    result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == expected
+    assert "#2  <signal handler called>" in gdb and "#2  <signal handler called>" in result.stdout
+
+
+def test_an_rt_signal_frame_is_unwound(sid: Toolchain, tmp_path: Path) -> None:
+    """SA_SIGINFO: qemu's `svc 173` trampoline and `rt_sigframe`. gdb-multiarch stops at the trampoline
+    on these cores (it reads the registers from elsewhere: "Cannot access memory"), so its frames are
+    checked as far as it goes, then the source's, and the interrupted PC is `fault`'s faulting store."""
+    need("qemu-s390x", "gdb-multiarch")
+    program = tmp_path / "signal"
+    sid.compile("-O2", "-no-pie", "-DCRASH_AT_STOP", "-DSIGINFO", SOURCES / "signal.c", "-o", program)
+    core = _qemu_core(program, tmp_path)
+    gdb = gdb_frames(_gdb_multiarch(program, core))
+    result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
+    assert result.returncode == 0, result.stderr
+    ours = our_frames(result.stdout)
+    assert ours[: len(gdb)] == gdb and len(gdb) >= 3
+    assert [name for _, name in ours] == ["stop_here", "handler", "handler_info", "fault", "middle", "main"]
+    assert "#3  <signal handler called>" in result.stdout
+    disassembly = subprocess.run([sid.tool("objdump"), "-d", str(program)], capture_output=True, text=True).stdout
+    faulting = re.search(rf"^\s+{ours[3][0]:x}:\s+(?:[0-9a-f]{{2}} )+\s*(\S+)", disassembly, re.M)
+    assert faulting is not None and faulting.group(1) == "st", "the interrupted PC is the store that faulted"

@@ -146,6 +146,8 @@ class Machine:
     aarch64: bool
     sp_val_offset: int = 0
     """The caller's SP is the CFA plus this (s390x: -160, the register save area; elsewhere 0)."""
+    big_endian: bool = False
+    """The machine's byte order (s390x): how memory words hold code."""
     fp_chain: bool = True
     """Frames keep a record of the caller's FP and RA where the FP points (x86-64's `push rbp; mov rbp,
     rsp`, AArch64's frame record); s390x code keeps none (its back chain is an option, off by default)."""
@@ -153,7 +155,7 @@ class Machine:
     @classmethod
     def of(cls, section: Section) -> Machine:
         abi = section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64
-        return cls(*abi, section.sp_val_offset, not section.is_s390x)
+        return cls(*abi, section.sp_val_offset, not section.little_endian, not section.is_s390x)
 
     def name(self, regnum: int) -> str:
         return describe.register_name(self.abi, regnum)
@@ -197,23 +199,28 @@ class Unwinder:
 
     def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
         """The caller of `frame` (filling in how it was found), or None and why not."""
-        if self._at_trampoline(frame.pc):
-            return self._signal_frame(frame)
+        trampoline = self._at_trampoline(frame.pc)
+        if trampoline is not None:
+            return self._signal_frame(frame, trampoline)
         found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
         if not isinstance(found, Rules):
             return found  # a stop, or a caller found by the frame-pointer chain
         return self._apply(frame, found)
 
-    def _at_trampoline(self, pc: int) -> bool:
-        """Whether `pc` is the first instruction of the sigreturn trampoline (little-endian code)."""
-        code = sigframe.trampoline(self.machine.aarch64).code
-        words = [self.read(pc + offset) for offset in range(0, len(code), 8)]
-        if None in words:
-            return False
-        held = b"".join(word.to_bytes(8, "little") for word in words if word is not None)
-        return held.startswith(code)
+    def _at_trampoline(self, pc: int) -> sigframe.Trampoline | None:
+        """The sigreturn trampoline whose first instruction is at `pc`, if one is."""
+        order = "big" if self.machine.big_endian else "little"
+        for trampoline in sigframe.trampolines(self.machine.abi):
+            code = trampoline.code
+            words = [self.read(pc + offset) for offset in range(0, len(code), 8)]
+            if None in words:
+                continue
+            held = b"".join(word.to_bytes(8, order) for word in words if word is not None)
+            if held.startswith(code):
+                return trampoline
+        return None
 
-    def _signal_frame(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
+    def _signal_frame(self, frame: Frame, trampoline: sigframe.Trampoline) -> tuple[Frame | None, str, int | None]:
         """The interrupted frame, from the registers the kernel saved in the signal frame at SP."""
         m = self.machine
         frame.signal = True
@@ -224,7 +231,7 @@ class Unwinder:
             return None, "a signal frame, but SP is not known", None
         caller: dict[int, int] = {}
         pc = None
-        for reg, offset in sigframe.trampoline(m.aarch64).saved.items():
+        for reg, offset in trampoline.saved.items():
             address = (sp + offset) & ADDRESS_MASK
             value = self.read(address)
             what = "PC" if reg == sigframe.PC else m.name(reg)
