@@ -13,6 +13,7 @@ Each skips, saying why, when the cross compiler, binutils 2.47, qemu-s390x or gd
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import resource
@@ -190,6 +191,17 @@ def test_version_2_keeps_fp_and_ra_in_registers_by_the_low_bit() -> None:
         "stored 33 → odd: saved in register 33>>1 = f0: the caller's return address is there",
         "stored 35 → odd: saved in register 35>>1 = f2: the caller's frame pointer is there",
     ]
+
+
+def test_json_gives_the_decoded_rules_and_how(cli, sid: Toolchain, programs: list[Path]) -> None:
+    program = next(p for p in programs if p.name == "shapes.c-O2")
+    doc = json.loads(cli("dump", "--json", str(program)).out)
+    header = doc["header"]
+    assert (header["cfa_offset_scale"], header["cfa_offset_bias"], header["sp_val_offset"]) == (8, 160, -160)
+    assert header["registers"] == {"sp": "r15", "fp": "r11", "ra": "r14"}
+    rows = [row for func in doc["functions"] for row in func["fres"]]
+    assert all(row["cfa"]["offset"] == row["offsets"][0] * 8 + 160 for row in rows)
+    assert {row["cfa"]["text"] for row in rows} >= {"sp+160", "sp+70320"}
 
 
 # check ----------------------------------------------------------------------------------------------
