@@ -484,11 +484,26 @@ class _Walk:
         elif count not in self.allowed:
             allowed = " or ".join(map(str, sorted(self.allowed)))
             out.append(("offset-count-impossible", f"row {{j}} has {count} offsets; on {abi} a row has {allowed}"))
-        if cfa.kind is Kind.VALUE and cfa.base != -1 and not cfa.deref and (cfa.offset < 0 or cfa.offset % 8):
+        if (
+            cfa.kind is Kind.VALUE
+            and cfa.base != -1
+            and not cfa.deref
+            and (cfa.offset < self.least_cfa_offset or cfa.offset % 8)
+        ):
+            least = (
+                "negative" if not self.least_cfa_offset else f"below {self.least_cfa_offset}, the register save area"
+            )
             out.append(
-                ("cfa-offset-implausible", f"row {{j}}: CFA offset {cfa.offset} (negative or not a multiple of 8)")
+                ("cfa-offset-implausible", f"row {{j}}: CFA offset {cfa.offset} ({least} or not a multiple of 8)")
             )
         return tuple(out)
+
+    @property
+    def least_cfa_offset(self) -> int:
+        """The smallest CFA offset a frame can have: the CFA is the caller's SP minus the ABI's SP value offset
+        (s390x: SP + 160, the register save area every caller reserves; elsewhere SP + 0), and a frame only
+        grows the stack down from there."""
+        return -self.section.sp_val_offset
 
     def _flexible(self, flex: Any) -> list[tuple[str, str]]:
         """A version 3 flexible row's control words: a CFA based on a register, no reserved bits, no extra words."""

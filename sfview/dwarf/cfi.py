@@ -70,20 +70,25 @@ class Abi:
     sp: int
     fp: int
     ra: int
+    sp_val_offset: int = 0
+    """The caller's SP is the CFA plus this (s390x: -160; elsewhere the CFA is the caller's SP)."""
 
 
 # The register numbers are the DWARF ones `sframe.ksy` names for each ABI.
 ABIS = {
     "EM_X86_64": Abi("x86_64", Sframe.Amd64Reg.rsp, Sframe.Amd64Reg.rbp, Sframe.Amd64Reg.rip),
     "EM_AARCH64": Abi("arm64", Sframe.Aarch64Reg.sp, Sframe.Aarch64Reg.x29, Sframe.Aarch64Reg.x30),
+    "EM_S390": Abi(
+        "s390x", Sframe.S390xReg.r15, Sframe.S390xReg.r11, Sframe.S390xReg.r14, Sframe.S390xAbi.sp_val_offset
+    ),
 }
 
 
 def abi_for(elf: ELFFile) -> Abi:
-    """The ABI of an ELF file sfview unwinds (x86-64 or AArch64)."""
+    """The ABI of an ELF file sfview unwinds (x86-64, AArch64 or s390x)."""
     machine = elf["e_machine"]
     if machine not in ABIS:
-        raise InputError(f"machine {machine} is not one sfview reads CFI for (x86-64, AArch64)")
+        raise InputError(f"machine {machine} is not one sfview reads CFI for (x86-64, AArch64, s390x)")
     return ABIS[machine]
 
 

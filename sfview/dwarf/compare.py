@@ -262,6 +262,8 @@ def _why(column: str, sframe: Rule, dwarf: CfiRule, func: Function) -> str | Non
         return f"DWARF {dwarf.what}: SFrame cannot hold expressions"
     if column == "ra" and dwarf.kind is Kind.UNDEFINED and func.section.version < 3:
         return "outermost frame: DWARF marks the RA undefined, SFrame before version 3 cannot"
+    if sframe.kind is Kind.UNDEFINED:
+        return "outermost frame: SFrame's row without offsets gives no rule at all, DWARF keeps the others"
     return None
 
 

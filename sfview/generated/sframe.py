@@ -124,6 +124,12 @@ class Sframe(KaitaiStruct):
         pcinc = 0
         pcmask = 1
 
+    class S390xAbi(IntEnum):
+        sp_val_offset = -160
+        offset_regnum_bit = 1
+        cfa_offset_alignment = 8
+        cfa_offset_adjustment = 160
+
     class S390xReg(IntEnum):
         r0 = 0
         r1 = 1
@@ -141,6 +147,22 @@ class Sframe(KaitaiStruct):
         r13 = 13
         r14 = 14
         r15 = 15
+        f0 = 16
+        f2 = 17
+        f4 = 18
+        f6 = 19
+        f1 = 20
+        f3 = 21
+        f5 = 22
+        f7 = 23
+        f8 = 24
+        f10 = 25
+        f12 = 26
+        f14 = 27
+        f9 = 28
+        f11 = 29
+        f13 = 30
+        f15 = 31
 
     class Version(IntEnum):
         v1 = 1
@@ -309,6 +331,19 @@ class Sframe(KaitaiStruct):
 
                 self._m_regnum = self.value >> 3 & 31
                 return getattr(self, '_m_regnum', None)
+
+            @property
+            def regnum_read(self):
+                """The register number as libsframe and readelf take it: every bit above
+                bit 2, so `regnum` when the word is well formed. binutils 2.47's
+                assembler writes 0xfffffffb (register -1) for an s390x FP rule it
+                cannot express (`DW_CFA_expression`), which readelf prints as r536870911.
+                """
+                if hasattr(self, '_m_regnum_read'):
+                    return self._m_regnum_read
+
+                self._m_regnum_read = self.value >> 3
+                return getattr(self, '_m_regnum_read', None)
 
             @property
             def reserved(self):
@@ -1125,6 +1160,31 @@ class Sframe(KaitaiStruct):
             return getattr(self, '_m_attr_size', None)
 
         @property
+        def cfa_offset_bias(self):
+            """What is added to a scaled CFA offset (s390x: 160, the register save
+            area every frame reserves, so a CFA of SP+160 is stored as 0 and
+            fits a 1-byte offset; elsewhere 0).
+            """
+            if hasattr(self, '_m_cfa_offset_bias'):
+                return self._m_cfa_offset_bias
+
+            self._m_cfa_offset_bias = (int(Sframe.S390xAbi.cfa_offset_adjustment) if self.is_s390x else 0)
+            return getattr(self, '_m_cfa_offset_bias', None)
+
+        @property
+        def cfa_offset_scale(self):
+            """What a stored CFA offset is multiplied by (s390x: 8, the ABI keeps
+            CFA offsets 8-byte aligned; elsewhere 1). The CFA offset is
+            `stored * cfa_offset_scale + cfa_offset_bias`
+            (SFRAME_V3_S390X_CFA_OFFSET_DECODE), in default and flexible FDEs.
+            """
+            if hasattr(self, '_m_cfa_offset_scale'):
+                return self._m_cfa_offset_scale
+
+            self._m_cfa_offset_scale = (int(Sframe.S390xAbi.cfa_offset_alignment) if self.is_s390x else 1)
+            return getattr(self, '_m_cfa_offset_scale', None)
+
+        @property
         def fde_size(self):
             """Size in bytes of one entry of the FDE array: 17 in version 1, 20 in
             version 2 (repetition size and padding added), 16 in version 3 (the
@@ -1221,6 +1281,31 @@ class Sframe(KaitaiStruct):
             return getattr(self, '_m_info_offset', None)
 
         @property
+        def is_s390x(self):
+            """The section is for s390x, whose CFA offsets are stored scaled and
+            biased, and whose stack pointer is not the CFA minus zero.
+            """
+            if hasattr(self, '_m_is_s390x'):
+                return self._m_is_s390x
+
+            self._m_is_s390x = self.header.abi_arch == Sframe.AbiArch.s390x_endian_big
+            return getattr(self, '_m_is_s390x', None)
+
+        @property
+        def offset_regnum(self):
+            """Version 2 on s390x (binutils 2.45): a default FDE's FP or RA offset whose
+            lowest bit is 1 is not an offset but a DWARF register, `stored >> 1`
+            (SFRAME_V2_S390X_OFFSET_IS_REGNUM), in which the value was saved
+            (leaf functions save r11 and r14 in floating-point registers).
+            Version 3 writes such rules as flexible FDEs instead.
+            """
+            if hasattr(self, '_m_offset_regnum'):
+                return self._m_offset_regnum
+
+            self._m_offset_regnum =  ((self.is_s390x) and (self.version == 2)) 
+            return getattr(self, '_m_offset_regnum', None)
+
+        @property
         def ra_reg(self):
             """The DWARF register number of the return address column (AMD64: 16, RIP;
             AArch64: 30, the link register x30; s390x: 14, r14).
@@ -1242,6 +1327,18 @@ class Sframe(KaitaiStruct):
 
             self._m_sp_reg = (int(Sframe.Amd64Reg.rsp) if self.header.abi_arch == Sframe.AbiArch.amd64_endian_little else (int(Sframe.S390xReg.r15) if self.header.abi_arch == Sframe.AbiArch.s390x_endian_big else int(Sframe.Aarch64Reg.sp)))
             return getattr(self, '_m_sp_reg', None)
+
+        @property
+        def sp_val_offset(self):
+            """The caller's stack pointer is the CFA plus this (SFRAME_S390X_SP_VAL_OFFSET:
+            -160 on s390x, where the CFA is the caller's SP + 160; 0 on AMD64 and
+            AArch64, where the CFA is the caller's SP).
+            """
+            if hasattr(self, '_m_sp_val_offset'):
+                return self._m_sp_val_offset
+
+            self._m_sp_val_offset = (int(Sframe.S390xAbi.sp_val_offset) if self.is_s390x else 0)
+            return getattr(self, '_m_sp_val_offset', None)
 
         @property
         def version(self):

@@ -71,6 +71,21 @@ TYPES = {
             "fre_start": {
                 "doc": "Section offset of the FRE sub-section."
             },
+            "is_s390x": {
+                "doc": "The section is for s390x, whose CFA offsets are stored scaled and\nbiased, and whose stack pointer is not the CFA minus zero."
+            },
+            "cfa_offset_scale": {
+                "doc": "What a stored CFA offset is multiplied by (s390x: 8, the ABI keeps\nCFA offsets 8-byte aligned; elsewhere 1). The CFA offset is\n`stored * cfa_offset_scale + cfa_offset_bias`\n(SFRAME_V3_S390X_CFA_OFFSET_DECODE), in default and flexible FDEs."
+            },
+            "cfa_offset_bias": {
+                "doc": "What is added to a scaled CFA offset (s390x: 160, the register save\narea every frame reserves, so a CFA of SP+160 is stored as 0 and\nfits a 1-byte offset; elsewhere 0)."
+            },
+            "sp_val_offset": {
+                "doc": "The caller's stack pointer is the CFA plus this (SFRAME_S390X_SP_VAL_OFFSET:\n-160 on s390x, where the CFA is the caller's SP + 160; 0 on AMD64 and\nAArch64, where the CFA is the caller's SP)."
+            },
+            "offset_regnum": {
+                "doc": "Version 2 on s390x (binutils 2.45): a default FDE's FP or RA offset whose\nlowest bit is 1 is not an offset but a DWARF register, `stored >> 1`\n(SFRAME_V2_S390X_OFFSET_IS_REGNUM), in which the value was saved\n(leaf functions save r11 and r14 in floating-point registers).\nVersion 3 writes such rules as flexible FDEs instead."
+            },
             "fdes": {
                 "doc": "The function descriptor entries, one per function, sorted by start\naddress when the FDE_SORTED flag is set.",
                 "type": "fde"
@@ -449,6 +464,9 @@ TYPES = {
                     3
                 ]
             },
+            "regnum_read": {
+                "doc": "The register number as libsframe and readelf take it: every bit above\nbit 2, so `regnum` when the word is well formed. binutils 2.47's\nassembler writes 0xfffffffb (register -1) for an s390x FP rule it\ncannot express (`DW_CFA_expression`), which readelf prints as r536870911."
+            },
             "high": {
                 "doc": "Bits above 7 of a wider word, which no version defines; 0."
             }
@@ -619,6 +637,24 @@ ENUMS = {
         "1": {
             "id": "sp",
             "doc": "SFRAME_BASE_REG_SP, the CFA is computed from the stack pointer."
+        }
+    },
+    "s390x_abi": {
+        "1": {
+            "id": "offset_regnum_bit",
+            "doc": "Version 2: an FP or RA offset with this bit set names a DWARF register\n(`stored >> 1`), not a stack slot."
+        },
+        "8": {
+            "id": "cfa_offset_alignment",
+            "doc": "SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR: CFA offsets are multiples of 8,\nstored divided by 8."
+        },
+        "160": {
+            "id": "cfa_offset_adjustment",
+            "doc": "SFRAME_S390X_CFA_OFFSET_ADJUSTMENT: the CFA is at least the SP + 160\n(the register save area), subtracted from CFA offsets before they are stored."
+        },
+        "-160": {
+            "id": "sp_val_offset",
+            "doc": "SFRAME_S390X_SP_VAL_OFFSET, the caller's SP is the CFA - 160."
         }
     },
     "amd64_reg": {
@@ -885,6 +921,70 @@ ENUMS = {
         "15": {
             "id": "r15",
             "doc": "r15, the stack pointer."
+        },
+        "16": {
+            "id": "f0",
+            "doc": "f0, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "17": {
+            "id": "f2",
+            "doc": "f2, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "18": {
+            "id": "f4",
+            "doc": "f4, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "19": {
+            "id": "f6",
+            "doc": "f6, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "20": {
+            "id": "f1",
+            "doc": "f1, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "21": {
+            "id": "f3",
+            "doc": "f3, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "22": {
+            "id": "f5",
+            "doc": "f5, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "23": {
+            "id": "f7",
+            "doc": "f7, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "24": {
+            "id": "f8",
+            "doc": "f8, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "25": {
+            "id": "f10",
+            "doc": "f10, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "26": {
+            "id": "f12",
+            "doc": "f12, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "27": {
+            "id": "f14",
+            "doc": "f14, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "28": {
+            "id": "f9",
+            "doc": "f9, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "29": {
+            "id": "f11",
+            "doc": "f11, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "30": {
+            "id": "f13",
+            "doc": "f13, a floating-point register (leaf functions may keep r11 or r14 in one)."
+        },
+        "31": {
+            "id": "f15",
+            "doc": "f15, a floating-point register (leaf functions may keep r11 or r14 in one)."
         }
     }
 }

@@ -4,7 +4,7 @@ pyelftools reads the core (its program headers and notes, `NT_FILE` parsed);
 what it leaves as raw bytes is unpacked here: `NT_PRSTATUS`, whose register
 block is the kernel's `user_regs_struct` of each architecture (the order
 below), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
-given by name (`rip`, `rsp`, `x29`, `pc`); the unwinder maps names to DWARF
+given by name (`rip`, `rsp`, `x29`, `pc`, s390x's `pswa` and `r15`); the unwinder maps names to DWARF
 numbers. Inputs know nothing of the SFrame model.
 """
 
@@ -51,10 +51,13 @@ PRSTATUS_REGS = {
         "gs",
     ],
     "EM_AARCH64": [f"x{i}" for i in range(31)] + ["sp", "pc", "pstate"],
+    # s390x's `s390_regs`: the PSW (mask, then the instruction address), then the 16 general registers
+    # (the access registers and orig_gpr2 follow; the floating-point registers are another note).
+    "EM_S390": ["pswm", "pswa"] + [f"r{i}" for i in range(16)],
 }
 PRSTATUS_REG_OFFSET = 112
 PRSTATUS_PID_OFFSET = 32
-PC_NAMES = {"EM_X86_64": "rip", "EM_AARCH64": "pc"}
+PC_NAMES = {"EM_X86_64": "rip", "EM_AARCH64": "pc", "EM_S390": "pswa"}
 AT_PHDR, AT_ENTRY = 3, 9
 NT_ARM_PAC_MASK = 0x406
 
@@ -150,7 +153,7 @@ def read_core(path: str) -> Core:
             raise InputError(f"not a core file (ELF type {elf['e_type']})", path=path)
         machine = elf["e_machine"]
         if machine not in PRSTATUS_REGS:
-            raise InputError(f"a core of a {machine} process: sfview unwinds x86-64 and AArch64", path=path)
+            raise InputError(f"a core of a {machine} process: sfview unwinds x86-64, AArch64 and s390x", path=path)
         _check_not_cut(elf, os.fstat(stream.fileno()).st_size, path)
         core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
         for segment in elf.iter_segments():

@@ -30,8 +30,16 @@ if TYPE_CHECKING:
 REGISTER_NAMES = {
     "x86_64": {int(reg): f"${reg.name}" for reg in Sframe.Amd64Reg},
     "arm64": {int(reg): reg.name for reg in Sframe.Aarch64Reg},
+    "s390x": {int(reg): reg.name for reg in Sframe.S390xReg},
 }
-"""DWARF register number → the name Breakpad's stack walker gives it, per architecture."""
+"""DWARF register number → the name Breakpad's stack walker gives it, per architecture (s390x, which
+Breakpad has no walker for: the names gdb and the ABI use, `r15`, `f0`)."""
+UNKNOWN_TO_BREAKPAD = {
+    "s390x": "Breakpad knows no s390x: dump_syms converts no s390x CFI and its processor has no s390x stack "
+    "walker; the STACK CFI records name registers as the s390x ABI does (r0-r15, f0-f15), and give the "
+    "caller's SP, which is not the CFA there, as `r15: .cfa -160 +`"
+}
+"""Architectures whose records sfview writes although no Breakpad tool reads them, and what to know."""
 
 
 def build_id(elf: ELFFile) -> bytes | None:
@@ -86,6 +94,8 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             marker = "m " if any(other.name != first.name for other in others) else ""
             lines.append(f"PUBLIC {marker}{address - base:x} 0 {first.name}")
     records, problems = stack_cfi(section.functions(), abi, base)
+    if abi.name in UNKNOWN_TO_BREAKPAD:
+        problems.insert(0, UNKNOWN_TO_BREAKPAD[abi.name])
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
     return "\n".join(lines + records) + "\n", problems
@@ -168,6 +178,9 @@ class _CfiWriter:
                 self._problem(address, column, f"no Breakpad rule for {value.kind.value}")
                 continue
             rules[column] = expr
+        if self.abi.sp_val_offset and row.cfa.kind is Kind.VALUE:
+            # The caller's SP is not the CFA (s390x: CFA - 160), which Breakpad's walkers assume it is.
+            rules[self.names[self.abi.sp]] = f".cfa {self.abi.sp_val_offset} +"
         return rules
 
     def _expression(self, column: str, value: Rule) -> str | None:

@@ -102,6 +102,11 @@ def _header_json(doc: Document, section: Section) -> dict[str, Any]:
                 "fp": describe.register_name(section.abi, section.fp_reg),
                 "ra": describe.register_name(section.abi, section.ra_reg),
             },
+            # How a row's stored CFA offset (`offsets[0]`) becomes its rule's (s390x: x 8 + 160), and
+            # where the caller's SP is (the CFA plus this: s390x -160).
+            "cfa_offset_scale": section.cfa_offset_scale,
+            "cfa_offset_bias": section.cfa_offset_bias,
+            "sp_val_offset": section.sp_val_offset,
         },
     }
 

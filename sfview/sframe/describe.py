@@ -26,6 +26,8 @@ stack (`cfa_words`, `saved_words`, `slot_label`, `row_change`).
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -75,6 +77,12 @@ def abi_name(abi: int) -> str:
     return ABI_NAMES.get(abi, f"unknown ABI {abi}")
 
 
+def registers(abi: int) -> list[enum.IntEnum]:
+    """The ABI's DWARF registers, as `sframe.ksy`'s register enum for it lists them (none for an unknown ABI)."""
+    names = _REGISTERS.get(abi)
+    return list(names) if names is not None else []
+
+
 def has_register(abi: int, regnum: int) -> bool:
     """Whether the ABI's DWARF register numbering has `regnum` (as `sframe.ksy`'s register enums list them)."""
     names = _REGISTERS.get(abi)
@@ -101,14 +109,37 @@ def short_register(section: Section, regnum: int) -> str:
     return f"r{regnum}"
 
 
+def stored_cfa_offset(section: Section, stored: int) -> str:
+    """How a stored CFA offset becomes the offset: `stored 21 → 21 x 8 + 160 = 328` on s390x, "" where
+    it is stored as it is."""
+    if section.cfa_offset_scale == 1 and not section.cfa_offset_bias:
+        return ""
+    decoded = section.cfa_offset(stored)
+    return f"stored {stored} → {stored} x {section.cfa_offset_scale} + {section.cfa_offset_bias} = {decoded}"
+
+
+def stored_register(section: Section, stored: int) -> str:
+    """Version 2 s390x: `stored 23 → odd: saved in register 23>>1 = r11`."""
+    regnum = stored >> 1
+    return f"stored {stored} → odd: saved in register {stored}>>1 = {register_name(section.abi, regnum)}"
+
+
 # Rules as binutils writes them ----------------------------------------------
 
 
-def _value_text(section: Section, rule: Rule) -> str:
-    """`sp+16`, `(fp-48)`, `r10+0` for a register base; `c-16` for the CFA (saved there)."""
+def app_register(section: Section, regnum: int) -> str:
+    """A register in the explorer's notation: `sp`, `fp`, else the ABI's name (`rbx`, `f0`), where
+    objdump writes `r<N>` (its DWARF number)."""
+    if regnum in (section.sp_reg, section.fp_reg):
+        return short_register(section, regnum)
+    return register_name(section.abi, regnum)
+
+
+def _value_text(section: Section, rule: Rule, name: Callable[[Section, int], str] = short_register) -> str:
+    """`sp+16`, `(fp-48)`, `r10+0` for a register base (`name` spells it); `c-16` for the CFA (saved there)."""
     if rule.base == CFA:
         return f"c{rule.offset:+d}"
-    text = f"{short_register(section, rule.base)}{rule.offset:+d}"
+    text = f"{name(section, rule.base)}{rule.offset:+d}"
     return f"({text})" if rule.deref else text
 
 
@@ -154,7 +185,7 @@ def app_cfa(section: Section, cfa: Rule) -> str:
     """The CFA rule; `-` for a row without one (outermost frame)."""
     if cfa.kind is Kind.UNDEFINED:
         return "-"
-    return _value_text(section, cfa) if cfa.kind is Kind.VALUE else "u"
+    return _value_text(section, cfa, app_register) if cfa.kind is Kind.VALUE else "u"
 
 
 def app_saved(section: Section, rule: Rule) -> str:
@@ -165,13 +196,13 @@ def app_saved(section: Section, rule: Rule) -> str:
         return "U"
     if rule.kind is Kind.SAME:
         return "u"
-    return "f" if rule.fixed else _value_text(section, rule)
+    return "f" if rule.fixed else _value_text(section, rule, app_register)
 
 
 def app_rule(section: Section, rule: Rule) -> str:
     """Any rule in the explorer's notation (the CFA's or a saved register's): `sp+16`, `c-8`, `u`."""
     if rule.kind is Kind.VALUE and not rule.fixed:
-        return _value_text(section, rule)
+        return _value_text(section, rule, app_register)
     return app_saved(section, rule)
 
 
@@ -248,11 +279,19 @@ def notation(section: Section) -> list[Notation]:
     if section.version >= 3:
         out += [
             Notation("undef", "outermost", "no return address: the outermost frame (the CFA column shows -)"),
-            Notation("r2+0", "in r2", "flexible rule: the value is register r2 plus 0"),
+            _register_notation(section),
             Notation("(fp+8)", "word at fp+8", "flexible rule: the value is the word stored at FP + 8"),
         ]
     out.append(Notation("[m]", "PCMASK", "PCMASK function: the row applies at that offset of every repeated block"))
     return out
+
+
+def _register_notation(section: Section) -> Notation:
+    """A flexible rule based on a register, with a register of the section's ABI (s390x keeps the RA and
+    the FP of leaf functions in floating-point registers)."""
+    example = Sframe.S390xReg.f0 if section.is_s390x else Sframe.Amd64Reg.rcx
+    name = register_name(section.abi, example)
+    return Notation(f"{name}+0", f"in {name}", f"flexible rule: the value is register {name} plus 0")
 
 
 def _fixed_notation(section: Section) -> list[Notation]:
@@ -278,6 +317,20 @@ def legend(section: Section) -> str:
 
 CALLER_FRAME = "the caller's frame"
 CFA_LABEL = "CFA: SP before the call"
+
+
+def cfa_label(section: Section) -> str:
+    """What the CFA is: the SP before the call, or on s390x that plus the register save area (160)."""
+    if section.sp_val_offset:
+        return f"CFA: SP before the call {-section.sp_val_offset:+d}"
+    return CFA_LABEL
+
+
+def caller_sp_label(section: Section) -> str:
+    """`← caller's SP`: where the SP was at the call, when that is not the CFA (s390x: CFA - 160)."""
+    return f"← caller's {register_name(section.abi, section.sp_reg)}"
+
+
 BELOW_SP = "(below SP: popped, stale)"
 SP_UNKNOWN = "⋮ SP: somewhere below"
 SPARKLINE_TITLE = "CFA offset per row (· from FP or memory)"
@@ -293,6 +346,12 @@ def cfa_words(section: Section, rule: Rule) -> str:
     text = f"CFA = {rule_formula(section, rule)}"
     if rule.deref:
         return f"{text}: loaded from memory, so the frame's size is not known statically"
+    if rule.base == section.sp_reg and section.sp_val_offset:
+        size = rule.offset + section.sp_val_offset
+        return (
+            f"{text}: the frame is {size} bytes, from SP up to the caller's SP at CFA {section.sp_val_offset:+d} "
+            f"(above it, the caller's {-section.sp_val_offset}-byte register save area)"
+        )
     if rule.base == section.sp_reg:
         return f"{text}: the frame is {rule.offset} bytes, from SP up to the CFA"
     if rule.base == section.fp_reg:
@@ -304,19 +363,25 @@ def saved_words(section: Section, what: str, rule: Rule) -> str:
     """Where the caller's `what` (`RA` or `FP`) is in a row, in a sentence."""
     if rule.kind is Kind.UNDEFINED:
         return f"{what} undefined: the outermost frame"
+    ra_register = register_name(section.abi, section.ra_reg)
     if rule.padding and rule.kind is Kind.VALUE:
         return f"{what} where a default row keeps it, {formula(section.abi, rule)}: the row holds the padding word"
     if rule.padding:
-        return f"{what} not saved in this row (the padding word): the FP is"
+        still = f"; the RA is still in {ra_register}" if not section.fixed_ra_offset else ""
+        return f"{what} not saved in this row (the padding word): the FP is{still}"
     if rule.kind is Kind.SAME:
         register = register_name(section.abi, section.ra_reg if what == "RA" else section.fp_reg)
         if what == "RA" and section.is_aarch64:
             return f"RA still in {register}, the link register: not saved (yet)"
+        if what == "RA" and not section.fixed_ra_offset:
+            return f"RA still in {register}, where the call put it: not saved (yet)"
         return f"{what} not saved: {register} still holds the caller's"
     if rule.saved_on_stack:
         return f"{what} saved at CFA{rule.offset:+d}" + (" (the header's fixed offset)" if rule.fixed else "")
     if rule.deref:
         return f"{what} loaded from {rule_formula(section, rule)}"
+    if rule.base != CFA and rule.offset == 0:
+        return f"{what} kept in register {register_name(section.abi, rule.base)}, not on the stack"
     return f"{what} = {rule_formula(section, rule)}, in a register"
 
 

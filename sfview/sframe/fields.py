@@ -674,7 +674,11 @@ def _offset_size(section: Section, node: Field) -> str:
 
 
 def _base_reg(section: Section, node: Field) -> str:
-    return f"CFA = {'SP' if int(node.value) else 'FP'} + the first offset"
+    base = "SP" if int(node.value) else "FP"
+    if section.cfa_offset_scale != 1 or section.cfa_offset_bias:
+        scale, bias = section.cfa_offset_scale, section.cfa_offset_bias
+        return f"CFA = {base} + the first offset x {scale} + {bias}"
+    return f"CFA = {base} + the first offset"
 
 
 def _mangled(section: Section, node: Field) -> str:
@@ -689,13 +693,20 @@ def _offsets(section: Section, node: Field) -> str:
         return ""
     k = int(node.name[node.name.index("[") + 1 : -1])
     if k == 0:
-        sign = "-" if node.value < 0 else "+"
-        return f"CFA = {describe.BASE_REG_NAMES[row.base_reg].upper()} {sign} {abs(node.value)}"
+        offset = section.cfa_offset(node.value)
+        sign = "-" if offset < 0 else "+"
+        rule = f"CFA = {describe.BASE_REG_NAMES[row.base_reg].upper()} {sign} {abs(offset)}"
+        decoded = describe.stored_cfa_offset(section, node.value)
+        return f"{decoded}: {rule}" if decoded else rule
     if k == section.ra_index:
         if row.ra_padding:
             return f"0, the padding word: {describe.saved_words(section, 'RA', row.ra)}"
+        if not row.ra.saved_on_stack and row.ra.is_value:
+            return f"{describe.stored_register(section, node.value)}: the caller's return address is there"
         return f"the caller's return address is saved at CFA {node.value:+d}"
     if k == section.fp_index:
+        if not row.fp.saved_on_stack and row.fp.is_value:
+            return f"{describe.stored_register(section, node.value)}: the caller's frame pointer is there"
         return f"the caller's frame pointer is saved at CFA {node.value:+d}"
     return "an offset this ABI gives no meaning"
 
@@ -737,7 +748,11 @@ def _control_word(section: Section, node: Field) -> str:
 
 def _flex_offset(section: Section, node: Field) -> str:
     holder = node.parent
-    return _entity_rule(section, holder) if holder is not None else ""
+    if holder is None:
+        return ""
+    rule = _entity_rule(section, holder)
+    decoded = describe.stored_cfa_offset(section, int(node.value)) if _entity(holder) == "cfa" else ""
+    return f"{decoded}: {rule}" if decoded and rule else rule
 
 
 def _control_bit(section: Section, node: Field) -> str:

@@ -379,6 +379,13 @@ class Section:
         """The ABI's DWARF number for the return address (AMD64 16, AArch64 30: the link register)."""
         self.relocated_starts: Mapping[int, int] = relocated if relocated and self.start_pcrel else {}
         """Start fields whose relocation gives the function's start (see `Function._resolve_start`)."""
+        self.cfa_offset_scale: int = sec.cfa_offset_scale
+        self.cfa_offset_bias: int = sec.cfa_offset_bias
+        """A stored CFA offset means `stored * cfa_offset_scale + cfa_offset_bias` (s390x: x8 + 160)."""
+        self.sp_val_offset: int = sec.sp_val_offset
+        """The caller's SP is the CFA plus this (s390x: -160; elsewhere 0)."""
+        self.offset_regnum: bool = sec.offset_regnum
+        """Version 2 s390x: an FP/RA offset with its low bit set names the register that holds the value."""
         self.error: InputError | None = None
         """A problem with the section as a whole, that still leaves something to show."""
         fde_end = self.fde_start + self.num_fdes * self.fde_size
@@ -413,6 +420,14 @@ class Section:
     @property
     def is_aarch64(self) -> bool:
         return self.abi in (Sframe.AbiArch.aarch64_endian_big, Sframe.AbiArch.aarch64_endian_little)
+
+    @property
+    def is_s390x(self) -> bool:
+        return self.abi == Sframe.AbiArch.s390x_endian_big
+
+    def cfa_offset(self, stored: int) -> int:
+        """The CFA offset a stored one means (s390x: `stored * 8 + 160`, SFRAME_V3_S390X_CFA_OFFSET_DECODE)."""
+        return stored * self.cfa_offset_scale + self.cfa_offset_bias
 
     def __len__(self) -> int:
         return self.num_fdes
@@ -557,18 +572,21 @@ class Section:
         if not offsets:
             return (UNDEFINED, UNDEFINED, UNDEFINED) if self.version >= 3 else (SAME, SAME, SAME)
         base = self.sp_reg if base_reg == Sframe.BaseReg.sp else self.fp_reg
-        cfa = rule(Kind.VALUE, base, offsets[0])
+        cfa = rule(Kind.VALUE, base, self.cfa_offset(offsets[0]))
         fp = self._fixed_fp or self._saved(offsets, self.fp_index)
         ra = self._fixed_ra or self._saved(offsets, self.ra_index)
-        if ra.kind is Kind.VALUE and not ra.fixed and ra.offset == 0:
+        if ra.kind is Kind.VALUE and ra.deref and not ra.fixed and ra.offset == 0:
             ra = PADDING
         return cfa, fp, ra
 
-    @staticmethod
-    def _saved(offsets: tuple[int, ...], index: int | None) -> Rule:
-        if index is not None and index < len(offsets):
-            return rule(Kind.VALUE, CFA, offsets[index], True)
-        return SAME
+    def _saved(self, offsets: tuple[int, ...], index: int | None) -> Rule:
+        """An FP or RA saved at CFA + offset; version 2 s390x: in register `offset >> 1` when its low bit is 1."""
+        if index is None or index >= len(offsets):
+            return SAME
+        offset = offsets[index]
+        if self.offset_regnum and offset & Sframe.S390xAbi.offset_regnum_bit:
+            return rule(Kind.VALUE, offset >> 1, 0, False)
+        return rule(Kind.VALUE, CFA, offset, True)
 
     def flexible_rules(self, flex: Any) -> tuple[tuple[int, ...], tuple[Rule, Rule, Rule]]:
         """A version 3 flexible row: its data words, and (CFA, FP, RA) from its control words.
@@ -585,6 +603,8 @@ class Section:
         if not words:
             return words, (UNDEFINED, UNDEFINED, UNDEFINED)
         cfa = self._flexible_rule(cfa_c, cfa_o, None)
+        if cfa.kind is Kind.VALUE and cfa.base != CFA:
+            cfa = rule(Kind.VALUE, cfa.base, self.cfa_offset(cfa.offset), cfa.deref)
         if ra_c is not None and flex.ra_padding:
             ra = padded(self._fixed_ra or SAME)
         else:
@@ -601,7 +621,7 @@ class Section:
             return SAME
         if not control.reg_p:
             return rule(Kind.VALUE, CFA, offset.value, True)
-        return rule(Kind.VALUE, control.regnum, offset.value, control.deref_p)
+        return rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
 
 
 def _debug() -> Any:

@@ -145,10 +145,18 @@ class Machine:
     fp: int
     ra: int
     aarch64: bool
+    sp_val_offset: int = 0
+    """The caller's SP is the CFA plus this (s390x: -160, the register save area; elsewhere 0)."""
+    big_endian: bool = False
+    """The machine's byte order (s390x): how memory words hold code."""
+    fp_chain: bool = True
+    """Frames keep a record of the caller's FP and RA where the FP points (x86-64's `push rbp; mov rbp,
+    rsp`, AArch64's frame record); s390x code keeps none (its back chain is an option, off by default)."""
 
     @classmethod
     def of(cls, section: Section) -> Machine:
-        return cls(section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64)
+        abi = section.abi, section.sp_reg, section.fp_reg, section.ra_reg, section.is_aarch64
+        return cls(*abi, section.sp_val_offset, not section.little_endian, not section.is_s390x)
 
     def name(self, regnum: int) -> str:
         return describe.register_name(self.abi, regnum)
@@ -192,23 +200,28 @@ class Unwinder:
 
     def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
         """The caller of `frame` (filling in how it was found), or None and why not."""
-        if self._at_trampoline(frame.pc):
-            return self._signal_frame(frame)
+        trampoline = self._at_trampoline(frame.pc)
+        if trampoline is not None:
+            return self._signal_frame(frame, trampoline)
         found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
         if not isinstance(found, Rules):
             return found  # a stop, or a caller found by the frame-pointer chain
         return self._apply(frame, found)
 
-    def _at_trampoline(self, pc: int) -> bool:
-        """Whether `pc` is the first instruction of the sigreturn trampoline (little-endian code)."""
-        code = sigframe.trampoline(self.machine.aarch64).code
-        words = [self.read(pc + offset) for offset in range(0, len(code), 8)]
-        if None in words:
-            return False
-        held = b"".join(word.to_bytes(8, "little") for word in words if word is not None)
-        return held.startswith(code)
+    def _at_trampoline(self, pc: int) -> sigframe.Trampoline | None:
+        """The sigreturn trampoline whose first instruction is at `pc`, if one is."""
+        order = "big" if self.machine.big_endian else "little"
+        for trampoline in sigframe.trampolines(self.machine.abi):
+            code = trampoline.code
+            words = [self.read(pc + offset) for offset in range(0, len(code), 8)]
+            if None in words:
+                continue
+            held = b"".join(word.to_bytes(8, order) for word in words if word is not None)
+            if held.startswith(code):
+                return trampoline
+        return None
 
-    def _signal_frame(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
+    def _signal_frame(self, frame: Frame, trampoline: sigframe.Trampoline) -> tuple[Frame | None, str, int | None]:
         """The interrupted frame, from the registers the kernel saved in the signal frame at SP."""
         m = self.machine
         frame.signal = True
@@ -219,7 +232,7 @@ class Unwinder:
             return None, "a signal frame, but SP is not known", None
         caller: dict[int, int] = {}
         pc = None
-        for reg, offset in sigframe.trampoline(m.aarch64).saved.items():
+        for reg, offset in trampoline.saved.items():
             address = (sp + offset) & ADDRESS_MASK
             value = self.read(address)
             what = "PC" if reg == sigframe.PC else m.name(reg)
@@ -297,8 +310,11 @@ class Unwinder:
         if ra.value is None:
             return None, self._unknown(ra), ra.address
         fp = self._value("FP", rules.fp, frame, cfa.value, same=m.fp)
-        if fp.value is None and rules.fp.kind is Kind.VALUE:
+        if fp.value is None and rules.fp.kind is Kind.VALUE and fp.address is not None:
             return None, self._unknown(fp), fp.address
+        # An FP kept in a register the state lacks (s390x leaf functions keep r11 in a floating-point
+        # register, which a qemu core does not hold): the caller's FP is not known, as gdb has it
+        # "<unavailable>", and the walk goes on until a rule needs it.
         return_address = ra.value
         if rules.mangled_ra and return_address is not None:
             return_address = self._strip(frame, rules.ra, return_address)
@@ -307,7 +323,11 @@ class Unwinder:
         sp = frame.registers.get(m.sp)
         if frame.number > 0 and not frame.interrupted and sp is not None and cfa.value <= sp:
             return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
-        caller = {m.sp: cfa.value}
+        caller = {m.sp: (cfa.value + m.sp_val_offset) & ADDRESS_MASK}
+        if m.sp_val_offset:
+            text = f"CFA {m.sp_val_offset:+d} = {cfa.value:#x} - {-m.sp_val_offset:#x} = {caller[m.sp]:#x}"
+            sp_rule = Rule(Kind.VALUE, CFA, m.sp_val_offset)
+            frame.computations.append(Computation("SP", sp_rule, f"CFA {m.sp_val_offset:+d}", text, caller[m.sp]))
         if fp.value is not None:
             caller[m.fp] = fp.value
         return Frame(frame.number + 1, return_address, caller), "", None
@@ -401,6 +421,12 @@ class Unwinder:
         if module is not None:
             lacking = module.section is None if data == "SFrame" else module.cfi is None or module.cfi() is None
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
+        if not m.fp_chain:
+            return (
+                None,
+                f"no FDE covers {where}, and {describe.abi_name(m.abi)} code keeps no frame-pointer chain",
+                None,
+            )
         fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
         if not fp or sp is None or fp < sp or fp % 8:
             return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None

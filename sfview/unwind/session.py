@@ -22,10 +22,10 @@ from elftools.elf.elffile import ELFFile
 
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.generated.sframe import Sframe
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
 from sfview.inputs.elf import function_symbols
 from sfview.inputs.linkmap import loaded_objects
+from sfview.sframe import describe
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 4096
 """The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
-ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64"}
+ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64", "EM_S390": "s390x"}
 
 
 @dataclass
@@ -50,8 +50,7 @@ class Session:
 
 def register_numbers(machine: Machine) -> dict[str, int]:
     """Register names a person or a core uses → DWARF numbers (`rsp`, `x29`, and `sp`/`fp`/`lr`)."""
-    enum = Sframe.Aarch64Reg if machine.aarch64 else Sframe.Amd64Reg
-    names = {reg.name: int(reg) for reg in enum}
+    names = {reg.name: int(reg) for reg in describe.registers(machine.abi)}
     names.update({"sp": machine.sp, "fp": machine.fp})
     if machine.aarch64:
         names["lr"] = machine.ra

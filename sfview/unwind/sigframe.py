@@ -12,7 +12,8 @@ it is, not at PC - 1.
 These are facts of the Linux ABI, not of the SFrame format: the layouts are
 the kernel's (`arch/x86/include/uapi/asm/sigcontext.h` and `ucontext.h`;
 `arch/arm64/include/uapi/asm/sigcontext.h` and `arch/arm64/kernel/signal.c`,
-whose `struct rt_sigframe` qemu-user copies).
+whose `struct rt_sigframe` qemu-user copies; `arch/s390/kernel/signal.c`, whose
+`sigframe` and `rt_sigframe` qemu-user copies too).
 """
 
 from __future__ import annotations
@@ -63,5 +64,33 @@ AARCH64 = Trampoline(
 )
 
 
-def trampoline(aarch64: bool) -> Trampoline:
-    return AARCH64 if aarch64 else X86_64
+# s390x: the handler returns through r14 to `svc 119` (sigreturn: a handler without SA_SIGINFO) or
+# `svc 173` (rt_sigreturn), on the kernel's (or qemu-user's) trampoline page. SP points at the frame:
+# the 160 bytes the callee may use, then for sigreturn `struct sigcontext` (oldmask 8, the pointer to
+# the registers 8) and `_sigregs` right after it (at 176); for rt_sigreturn the svc halfword padded to
+# 8, siginfo (128), then `struct ucontext`: uc_flags (8), uc_link (8), uc_stack (24), `_sigregs` (at
+# 336). `_sigregs` starts with the PSW (mask, then the address: the interrupted PC), then r0..r15.
+def _s390x(sigregs: int, code: str) -> Trampoline:
+    gprs = sigregs + 16
+    return Trampoline(
+        code=bytes.fromhex(code),
+        saved={
+            int(Sframe.S390xReg.r11): gprs + 11 * 8,
+            int(Sframe.S390xReg.r14): gprs + 14 * 8,
+            int(Sframe.S390xReg.r15): gprs + 15 * 8,
+            PC: sigregs + 8,
+        },
+    )
+
+
+S390X_SIGRETURN = _s390x(176, "0a77")  # svc 119
+S390X_RT_SIGRETURN = _s390x(336, "0aad")  # svc 173
+
+
+def trampolines(abi: int) -> tuple[Trampoline, ...]:
+    """The sigreturn trampolines of the ABI's Linux (the section's `abi_arch`)."""
+    if abi == Sframe.AbiArch.s390x_endian_big:
+        return S390X_SIGRETURN, S390X_RT_SIGRETURN
+    if abi in (Sframe.AbiArch.aarch64_endian_little, Sframe.AbiArch.aarch64_endian_big):
+        return (AARCH64,)
+    return (X86_64,)

@@ -78,6 +78,8 @@ def slots(section: Section, row: Row) -> list[Slot | int]:
         pointers.setdefault(-size, []).append(describe.pointer_label(section, section.sp_reg))
     if fp_at is not None:
         pointers.setdefault(fp_at, []).append(describe.pointer_label(section, section.fp_reg))
+    if section.sp_val_offset:
+        pointers.setdefault(section.sp_val_offset, []).append(describe.caller_sp_label(section))
     out: list[Slot | int] = []
     above = 0
     for offset in sorted({o for o in (*saved, *pointers) if o < 0}, reverse=True):
@@ -113,7 +115,7 @@ def _stack_lines(section: Section, row: Row) -> Text:
     box = 30
     out = Text()
     out.append(f"{'':>{left}} {'':>{right}}  ┊ {describe.CALLER_FRAME:<{box - 2}} ┊\n", style="dim")
-    out.append(f"{'CFA':>{left}} {_beside(0, size, fp_at):>{right}}  ┼{'─' * box}┼  {describe.CFA_LABEL}\n")
+    out.append(f"{'CFA':>{left}} {_beside(0, size, fp_at):>{right}}  ┼{'─' * box}┼  {describe.cfa_label(section)}\n")
     for item in items:
         if isinstance(item, int):
             fold = f"⋮ {item} slots, {item * STACK_SLOT} bytes"
