@@ -7,6 +7,7 @@ which pyelftools does not name yet (it reports the bare number).
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from collections.abc import Callable
@@ -254,3 +255,74 @@ def _section_name(elf: ELFFile, index: int | str) -> str:
     if not isinstance(index, int) or index == SHN_UNDEF:
         return ""
     return elf.get_section(index).name
+
+
+DEBUG_ROOT = "/usr/lib/debug"
+"""Where distributions install separate debug files (`…/.build-id/xx/yyyy.debug`), as gdb's
+`debug-file-directory` default."""
+
+
+def build_id(elf: ELFFile) -> str | None:
+    """The GNU build-id (hex), from the note section or a `PT_NOTE` segment."""
+    try:
+        sources = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_NOTE"] or [
+            seg for seg in elf.iter_segments() if seg["p_type"] == "PT_NOTE"
+        ]
+        for source in sources:
+            for note in source.iter_notes():
+                if note["n_type"] == "NT_GNU_BUILD_ID":
+                    return str(note["n_desc"])
+    except Exception:  # a damaged note costs the build-id, nothing else
+        return None
+    return None
+
+
+def debug_file(elf: ELFFile, path: str, root: str = DEBUG_ROOT) -> str | None:
+    """The separate debug file of `path`, found as gdb finds it: by build-id under `root`
+    (`.build-id/ab/cdef….debug`), else by `.gnu_debuglink` next to the file, in its `.debug/`, or
+    under `root` followed by its directory."""
+    found = build_id(elf)
+    if found and len(found) > 2:
+        candidate = os.path.join(root, ".build-id", found[:2], found[2:] + ".debug")
+        if os.path.isfile(candidate):
+            return candidate
+    link = elf.get_section_by_name(".gnu_debuglink")
+    if link is None or link["sh_type"] == "SHT_NOBITS":
+        return None
+    name = link.data().split(b"\0", 1)[0].decode("utf-8", "replace")
+    here = os.path.dirname(os.path.realpath(path))
+    for folder in (here, os.path.join(here, ".debug"), root + here):
+        candidate = os.path.join(folder, name)
+        if name and os.path.isfile(candidate) and os.path.realpath(candidate) != os.path.realpath(path):
+            return candidate
+    return None
+
+
+def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
+    """The names a debugger gives a file's PCs: its `.symtab`; without one (a distribution's library,
+    a stripped program), its separate debug file's `.symtab` with the file's PLT entries; else `table`
+    (`.dynsym`, or nothing)."""
+    if table.origin == ".symtab":
+        return table
+    found = debug_file(elf, path, root)
+    if found is None:
+        return table
+    try:
+        with open(found, "rb") as f:
+            debug = ELFFile(f)
+            symtab = debug.get_section_by_name(".symtab")
+            if not isinstance(symtab, SymbolTableSection):
+                return table
+            symbols = [
+                Symbol(sym.name, sym.value, sym.size)
+                for sym in _raw_symbols(debug, symtab)
+                if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
+            ]
+    except Exception:  # an unreadable debug file gives no names, as a damaged table does
+        return table
+    if not symbols:
+        return table
+    # A versioned name (`clock_gettime@GLIBC_2.2.5`) where a plain one starts at the same address: the plain one.
+    plain = {sym.address for sym in symbols if "@" not in sym.name}
+    symbols = [sym for sym in symbols if "@" not in sym.name or sym.address not in plain]
+    return SymbolTable(symbols + plt_symbols(elf), f".symtab of {found}")

@@ -33,7 +33,7 @@ from sfview.dwarf import expression
 from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.rules import CFA, Kind, Rule
+from sfview.sframe.rules import CFA, SAME, Kind, Rule, rule
 from sfview.sframe.section import Function, Row, Section
 from sfview.unwind import sigframe
 
@@ -316,7 +316,7 @@ class Unwinder:
         if row.ra_undefined:
             return None, "the outermost frame: its row says the return address is undefined", None
         m = self.machine
-        return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
+        return Rules(row.cfa, {m.ra: _padding_as_default(row.ra, module.section), m.fp: row.fp}, row.mangled_ra)
 
     def _dwarf_rules(self, frame: Frame, modules: list[Module] | None = None, quiet: bool = False) -> Rules | Step:
         """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`), in
@@ -367,10 +367,13 @@ class Unwinder:
             comp = self._value(m.what(reg), rule, frame, cfa.value, same=reg)
             if comp.value is not None:
                 caller[reg] = comp.value
-            elif reg == m.ra or (reg == m.fp and not (isinstance(rule, Rule) and rule.kind is Kind.SAME)):
+            elif reg == m.ra:
                 return None, self._unknown(comp), comp.address
             else:
-                caller.pop(reg, None)  # a rule gdb would show as `<not saved>`: this register is not known
+                # Only the CFA and the RA make the caller; a register that cannot be worked out (an FP
+                # restored after its `pop`, from what the frame no longer holds) is not known, as gdb
+                # says `<not saved>` for it and unwinds on.
+                caller.pop(reg, None)
         return_address = caller.get(m.ra)
         assert return_address is not None
         if rules.mangled_ra:
@@ -557,6 +560,16 @@ class Unwinder:
         caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
         caller.update({m.sp: caller_sp, m.fp: saved_fp, m.ra: ra})
         return Frame(frame.number + 1, ra, caller), "", None
+
+
+def _padding_as_default(ra: Rule, section: Section | None) -> Rule:
+    """An RA padding word keeps the RA's default rule (the spec's notes on flexible FDEs): at CFA plus
+    the header's fixed offset where it has one (AMD64), else still in the link register."""
+    if ra.kind is not Kind.PADDING:
+        return ra
+    if section is not None and section.fixed_ra_offset:
+        return rule(Kind.VALUE, CFA, section.fixed_ra_offset, True, True)
+    return SAME
 
 
 PLT_SECTIONS = (".plt", ".iplt", ".plt.sec", ".plt.got")

@@ -23,8 +23,8 @@ from elftools.elf.elffile import ELFFile
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
-from sfview.inputs.elf import function_symbols
+from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
+from sfview.inputs.elf import function_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.unwind.engine import Machine, Module, Unwinder
 
@@ -92,7 +92,7 @@ def _module_without_sframe(
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
         return None
-    symbols = function_symbols(io.BytesIO(data))
+    symbols = unwinding_symbols(elf, found, function_symbols(io.BytesIO(data)))
     return Module(os.path.basename(found), None, bias, symbols.name_at, path, cfi=functools.cache(lambda: _cfi(elf)))
 
 
@@ -143,10 +143,24 @@ def _same_file(elf: ELFFile, memory: Memory, bias: int) -> bool | None:
     if first is None or not first["p_filesz"]:
         return None
     expected = first.data()[: min(first["p_filesz"], PAGE_SIZE)]
-    held = memory.read(first["p_vaddr"] + bias, len(expected))
+    held = memory.bytes_at(first["p_vaddr"] + bias, len(expected))
     if held is None:
         return None
-    return held == int.from_bytes(expected, "little" if elf.little_endian else "big")
+    return _without_section_headers(elf, held) == _without_section_headers(elf, expected)
+
+
+def _without_section_headers(elf: ELFFile, page: bytes) -> bytes:
+    """A file's first page without the ELF header's section-header fields (`e_shoff`, `e_shnum`,
+    `e_shstrndx`): `strip` moves and drops section headers, never what is loaded, so a stripped copy
+    of the file that ran (same build-id, same bytes in memory) is that file."""
+    header = elf.structs.Elf_Ehdr
+    fields = {"e_shoff": 0, "e_shnum": 0, "e_shstrndx": 0}
+    try:
+        parsed = header.parse(page)
+        parsed.update(fields)
+        return header.build(parsed) + page[header.sizeof() :]
+    except Exception:  # a page too short for a header: compared as it is
+        return page
 
 
 def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
@@ -188,7 +202,26 @@ def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     elf = doc.elf
     cfi = functools.cache(lambda: _cfi(elf) if elf is not None else None)  # a raw section has none
-    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
+    symbols = unwinding_symbols(elf, doc.path, doc.symbols) if elf is not None else doc.symbols
+    return Module(os.path.basename(doc.path), doc.section, bias, symbols.name_at, library, cfi=cfi)
+
+
+def _vdso(core: Core, machine: str) -> Module | None:
+    """The vDSO, read from the core's memory where `AT_SYSINFO_EHDR` says the kernel put it: its
+    symbols name its frames (`clock_gettime`), its `.eh_frame` unwinds them, as gdb does."""
+    start = core.auxv.get(AT_SYSINFO_EHDR)
+    image = core.memory.bytes_from(start) if start else None
+    if not image or not image.startswith(b"\x7fELF"):
+        return None
+    try:
+        elf = ELFFile(io.BytesIO(image))
+        if elf["e_machine"] != machine:
+            return None
+        bias = _load_bias(elf, start)
+        symbols = function_symbols(io.BytesIO(image))
+    except Exception:  # a vDSO image the core holds damaged or in part: its frames go unnamed
+        return None
+    return Module("[vdso]", None, bias, symbols.name_at, cfi=functools.cache(lambda: _cfi(elf)))
 
 
 def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str], sysroot: str | None) -> Session:
@@ -237,6 +270,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
+        if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
+            continue
         try:
             lib = Document.open(found)
         except InputError as exc:
@@ -251,6 +286,9 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             continue
         modules.append(_module(lib, lib_bias, path))
         _add_read_only_segments(core.memory, lib.elf, lib_bias)
+    vdso = _vdso(core, elf["e_machine"])
+    if vdso is not None:
+        modules.append(vdso)
     state = _thread(core, thread)
     numbers = register_numbers(machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
@@ -276,6 +314,14 @@ def _linked_libraries(elf: ELFFile, bias: int, memory: Memory) -> list[tuple[str
     if dynamic is None:  # a static program
         return []
     return loaded_objects(memory.read, memory.little_endian, dynamic["p_vaddr"] + bias, dynamic["p_memsz"])
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
 
 
 def _find_library(path: str, lib_dirs: list[str], sysroot: str | None) -> str | None:
@@ -312,4 +358,16 @@ def from_registers(program: str, typed: dict[str, int], words: dict[int, int], b
     memory = Memory()
     memory.words.update(words)
     unwinder = Unwinder([_module(doc, bias)], machine, memory.read)
-    return Session(unwinder, pc, registers, memory)
+    return Session(unwinder, pc, registers, memory, _bias_hint(doc, pc, bias))
+
+
+def _bias_hint(doc: Document, pc: int, bias: int) -> list[str]:
+    """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses."""
+    elf = doc.elf
+    if elf is None or elf["e_type"] != "ET_DYN" or bias or doc.require_section().find_function(pc) is not None:
+        return []
+    return [
+        f"{os.path.basename(doc.path)} is position-independent (ET_DYN) and no FDE covers pc {pc:#x} at its link"
+        " addresses: give --bias with its load address (the start of its first mapping, as /proc/PID/maps"
+        " or gdb's `info proc mappings` show it)"
+    ]
