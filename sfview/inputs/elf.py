@@ -7,6 +7,7 @@ which pyelftools does not name yet (it reports the bare number).
 
 from __future__ import annotations
 
+import bisect
 import os
 import struct
 import zlib
@@ -28,7 +29,7 @@ PT_GNU_SFRAME = 0x6474E554
 MAX_INFLATED = 64 << 20
 """The most a compressed `.sframe` may inflate to: far beyond any real section, far below what a forged
 compression header can ask for (a 1 MB file claiming 1 GB)."""
-STT_FUNC, STT_GNU_IFUNC = 2, 10
+STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
 SHN_UNDEF = 0
 
 
@@ -313,10 +314,14 @@ def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = D
             symtab = debug.get_section_by_name(".symtab")
             if not isinstance(symtab, SymbolTableSection):
                 return table
+            code = {i for i, sec in enumerate(debug.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
+            # functions, and the untyped labels of assembly code (ld.so's `_start`), as gdb's minimal symbols
             symbols = [
                 Symbol(sym.name, sym.value, sym.size)
                 for sym in _raw_symbols(debug, symtab)
-                if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
+                if sym.name
+                and sym.shndx != SHN_UNDEF
+                and (sym.type in (STT_FUNC, STT_GNU_IFUNC) or (sym.type == STT_NOTYPE and sym.shndx in code))
             ]
     except Exception:  # an unreadable debug file gives no names, as a damaged table does
         return table
@@ -324,5 +329,19 @@ def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = D
         return table
     # A versioned name (`clock_gettime@GLIBC_2.2.5`) where a plain one starts at the same address: the plain one.
     plain = {sym.address for sym in symbols if "@" not in sym.name}
-    symbols = [sym for sym in symbols if "@" not in sym.name or sym.address not in plain]
+    symbols = _sized([sym for sym in symbols if "@" not in sym.name or sym.address not in plain])
     return SymbolTable(symbols + plt_symbols(elf), f".symtab of {found}")
+
+
+def _sized(symbols: list[Symbol]) -> list[Symbol]:
+    """Symbols of size 0 (assembly entry points: ld.so's `_start`) made to reach the next symbol, as
+    gdb names a PC after the nearest symbol at or before it."""
+    starts = sorted({sym.address for sym in symbols})
+    out = []
+    for sym in symbols:
+        if not sym.size:
+            i = bisect.bisect_right(starts, sym.address)
+            if i < len(starts):
+                sym = Symbol(sym.name, sym.address, starts[i] - sym.address)
+        out.append(sym)
+    return out

@@ -9,8 +9,10 @@ from sfview.unwind.engine import Backtrace, Frame, Machine
 
 
 def _function(frame: Frame) -> str:
-    """The function's name as gdb gives it (`leaf`, without the offset), `??` when nothing names it."""
-    return frame.name().split("+")[0] or "??"
+    """The function's name as gdb gives it (`leaf`, without the offset), `??` when no symbol names it
+    (only the code section holding it: `.text+0x1f0`, which gdb does not print either)."""
+    name = frame.name().split("+")[0]
+    return "??" if not name or name.startswith(".") else name
 
 
 def frame_line(frame: Frame) -> str:

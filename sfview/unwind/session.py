@@ -146,21 +146,24 @@ def _same_file(elf: ELFFile, memory: Memory, bias: int) -> bool | None:
     held = memory.bytes_at(first["p_vaddr"] + bias, len(expected))
     if held is None:
         return None
-    return _without_section_headers(elf, held) == _without_section_headers(elf, expected)
+    return held == expected or _same_build_id(elf, memory, bias)
 
 
-def _without_section_headers(elf: ELFFile, page: bytes) -> bytes:
-    """A file's first page without the ELF header's section-header fields (`e_shoff`, `e_shnum`,
-    `e_shstrndx`): `strip` moves and drops section headers, never what is loaded, so a stripped copy
-    of the file that ran (same build-id, same bytes in memory) is that file."""
-    header = elf.structs.Elf_Ehdr
-    fields = {"e_shoff": 0, "e_shnum": 0, "e_shstrndx": 0}
-    try:
-        parsed = header.parse(page)
-        parsed.update(fields)
-        return header.build(parsed) + page[header.sizeof() :]
-    except Exception:  # a page too short for a header: compared as it is
-        return page
+def _same_build_id(elf: ELFFile, memory: Memory, bias: int) -> bool:
+    """Whether the process holds this file's GNU build-id note where the file puts it: a `strip`ped
+    copy of the file that ran (strip drops section headers and may shrink `.sframe`'s padding, so its
+    first page differs) is the same build."""
+    for seg in elf.iter_segments():
+        if seg["p_type"] != "PT_NOTE":
+            continue
+        for note in seg.iter_notes():
+            if note["n_type"] != "NT_GNU_BUILD_ID":
+                continue
+            elf.stream.seek(note["n_offset"])
+            expected = elf.stream.read(note["n_size"])
+            address = seg["p_vaddr"] + note["n_offset"] - seg["p_offset"] + bias
+            return len(expected) == note["n_size"] and memory.bytes_at(address, len(expected)) == expected
+    return False
 
 
 def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
