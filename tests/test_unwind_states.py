@@ -60,8 +60,9 @@ json.dump(results, open(plan["out"], "w"))
 """
 RESOLVERS = ["_dl_runtime_resolve_xsavec", "_dl_runtime_resolve_xsave", "_dl_runtime_resolve_fxsave"]
 LAZY = [
-    "break main", "run 1", *(f"break {name}" for name in RESOLVERS), "continue",
-    "SNAP lazy-0", "stepi 7", "SNAP lazy-7", "stepi 14", "SNAP lazy-21", "stepi 12", "SNAP lazy-33",
+    "break main", "run 1", "break 'puts@plt'", "continue", "SNAP plt-0", "stepi", "SNAP plt-1", "stepi",
+    "SNAP plt-2", "delete", *(f"break {name}" for name in RESOLVERS), "continue",
+    "SNAP lazy-0", "stepi 7", "SNAP lazy-7", "stepi 14", "SNAP lazy-21",
     "delete", "break _dl_fixup", "continue", "SNAP lazy-fixup",
     "delete", "break _dl_lookup_symbol_x", "continue", "SNAP lazy-lookup", "delete",
 ]  # fmt: skip
@@ -174,6 +175,20 @@ def _states(build: Build, prefix: str) -> list[dict[str, Any]]:
 
 def _count(build: Build, states: list[dict[str, Any]]) -> None:
     MATCHED.setdefault(build[0], set()).update(state["tag"] for state in states)
+
+
+@pytest.mark.parametrize("cfi", [[], ["--cfi", "dwarf"]], ids=["default", "dwarf"])
+def test_the_plt_unwinds_as_gdb_does(host: Build, cfi: list[str]) -> None:
+    """`puts@plt` and the PLT's first entry: SFrame's PCMASK rows, or the linker's DWARF expression
+    `rsp + 8 + ((rip & 15) >= 11) * 8`, evaluated."""
+    states = _states(host, "plt-")
+    for state in states:
+        walk = _ours(host[1], state["core"], *cfi)
+        _assert_gdbs(state, walk)
+        if cfi:
+            (cfa,) = [c for c in walk["frames"][0]["computations"] if c["what"] == "CFA"]
+            assert "DW_OP_breg16 (rip) 0" in cfa["formula"], cfa
+    _count(host, states)
 
 
 @pytest.mark.parametrize("cfi", [[], ["--cfi", "dwarf"]], ids=["default", "dwarf"])
