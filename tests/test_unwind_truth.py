@@ -184,6 +184,11 @@ def test_pac_ret_unwinds_to_main_as_gdb_does_without_signatures(tmp_path: Path, 
     # so any one signed return address has a 1-in-128 chance of a code of zero (CI met one). Signed
     # pointers must show, but not necessarily every one of them.
     assert any(raw != plain for raw, _, plain in stripped), "the core's return addresses were signed"
+    # DWARF CFI alone: `DW_CFA_AARCH64_negate_ra_state` replayed (cfi.py, shared with compare), the RA stripped
+    dwarf = run_process("unwind", str(program), "--core", str(signed), "--cfi", "dwarf", "--explain")
+    assert dwarf.returncode == 0, dwarf.stderr
+    assert our_frames(dwarf.stdout) == expected
+    assert "DWARF CFI: the FDE at .eh_frame" in dwarf.stdout and "RA signed: strip the PAC bits" in dwarf.stdout
 
 
 # Cores of other programs ---------------------------------------------------------------
