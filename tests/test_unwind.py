@@ -255,8 +255,8 @@ def test_dwarf_cfi_walks_the_same_stack(tmp_path: Path, flags: list[str]) -> Non
 
 
 def test_where_sframe_and_dwarf_part_is_named() -> None:
-    from sfview.output.backtrace import agreement
     from sfview.generated.sframe import Sframe
+    from sfview.output.backtrace import agreement
     from sfview.unwind.engine import Backtrace, Frame, Machine
 
     x86 = Machine(Sframe.AbiArch.amd64_endian_little, 7, 6, 16, False)
