@@ -266,8 +266,8 @@ DEBUG_ROOT = "/usr/lib/debug"
 def build_id(elf: ELFFile) -> str | None:
     """The GNU build-id (hex), from the note section or a `PT_NOTE` segment."""
     try:
-        sources = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_NOTE"] or [
-            seg for seg in elf.iter_segments() if seg["p_type"] == "PT_NOTE"
+        sources = [seg for seg in elf.iter_segments() if seg["p_type"] == "PT_NOTE"] or [
+            sec for sec in elf.iter_sections() if sec["sh_type"] == "SHT_NOTE"
         ]
         for source in sources:
             for note in source.iter_notes():
@@ -330,7 +330,8 @@ def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = D
     # A versioned name (`clock_gettime@GLIBC_2.2.5`) where a plain one starts at the same address: the plain one.
     plain = {sym.address for sym in symbols if "@" not in sym.name}
     symbols = _sized([sym for sym in symbols if "@" not in sym.name or sym.address not in plain])
-    return SymbolTable(symbols + plt_symbols(elf), f".symtab of {found}")
+    plt = [sym for sym in table.symbols if sym.name.endswith("@plt")]  # the file's own, already named
+    return SymbolTable(symbols + plt, f".symtab of {found}")
 
 
 def _sized(symbols: list[Symbol]) -> list[Symbol]:

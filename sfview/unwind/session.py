@@ -30,6 +30,7 @@ from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiTable, EhFrameIndex
+    from sfview.inputs.symbols import SymbolTable
 
 PAGE_SIZE = 4096
 """The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
@@ -92,8 +93,15 @@ def _module_without_sframe(
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
         return None
-    symbols = unwinding_symbols(elf, found, function_symbols(io.BytesIO(data)))
-    return Module(os.path.basename(found), None, bias, symbols.name_at, path, cfi=functools.cache(lambda: _cfi(elf)))
+    symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
+    return Module(
+        os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi=functools.cache(lambda: _cfi(elf))
+    )
+
+
+def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
+    """`name_at` of a table read when a frame is first named (a library's debug file is big)."""
+    return lambda address, lookup: table().name_at(address, lookup)
 
 
 def _cfi(elf: ELFFile) -> CfiTable | EhFrameIndex | None:
@@ -205,8 +213,10 @@ def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     elf = doc.elf
     cfi = functools.cache(lambda: _cfi(elf) if elf is not None else None)  # a raw section has none
-    symbols = unwinding_symbols(elf, doc.path, doc.symbols) if elf is not None else doc.symbols
-    return Module(os.path.basename(doc.path), doc.section, bias, symbols.name_at, library, cfi=cfi)
+    if elf is None:
+        return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
+    symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
+    return Module(os.path.basename(doc.path), doc.section, bias, _lazy_names(symbols), library, cfi=cfi)
 
 
 def _vdso(core: Core, machine: str) -> Module | None:
