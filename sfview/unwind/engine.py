@@ -244,9 +244,11 @@ class Unwinder:
         """The caller of `frame` (filling in how it was found), or None and why not."""
         if self._trampoline_start(frame.pc) is not None:
             frame.signal = True
-            if self.cfi != "sframe":
-                # The trampoline's own CFI (glibc's `__restore_rt`, the vDSO's), expressions evaluated,
-                # where the file has some; else the kernel's signal-frame layout, as gdb's sniffer does.
+            if self.cfi != "sframe" and not self.machine.aarch64:
+                # x86-64: the trampoline's own CFI (glibc's `__restore_rt`, every register an expression
+                # on the signal frame), where the file has some; else the kernel's signal-frame layout.
+                # AArch64: the layout first, as gdb's prepended sigtramp unwinder: the vDSO's CFI for
+                # `__kernel_rt_sigreturn` gives x29, x30 and the PC from the frame record, not the SP.
                 found = self._dwarf_rules(frame, quiet=True)
                 if isinstance(found, Rules):
                     return self._apply(frame, found)
