@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import json
 import os
-import resource
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import DATA, run_process
-from test_unwind import SYSROOT, need
+from test_unwind import SYSROOT, _qemu_core, gdb_frames, need, our_frames
 from toolchains import toolchain
 
 SOURCE = DATA / "src" / "states.c"
@@ -332,23 +332,57 @@ def test_an_aarch64_plt_stub_returns_through_lr_as_gdb_multiarch_finds(tmp_path:
         check=True,
     )  # fmt: skip
 
-    def allow_cores() -> None:
-        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-
-    subprocess.run(["qemu-aarch64", "-L", SYSROOT, str(program)], cwd=tmp_path, preexec_fn=allow_cores,
-                   capture_output=True, timeout=120)  # fmt: skip
-    (core,) = tmp_path.glob("qemu_*.core")
+    core = _qemu_core_in(program, tmp_path / "run", "max")
     bt = subprocess.run(
         ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", "bt", str(program), str(core)],
         capture_output=True, text=True, timeout=120,
     ).stdout  # fmt: skip
-    from test_unwind import gdb_frames
-
     theirs = gdb_frames(bt)[:3]
     assert [name for _, name in theirs] == ["puts@plt", "call_puts", "outer"], bt
     result = run_process("unwind", str(program), "--core", str(core))
     assert result.returncode == 0, result.stderr
-    from test_unwind import our_frames
-
     assert our_frames(result.stdout)[:3] == theirs
     assert result.stdout.startswith(f"#0  {theirs[0][0]:#018x} in puts@plt ()  [LR (PLT stub)]")
+
+
+def _qemu_core_in(program: Path, folder: Path, cpu: str) -> Path:
+    """`test_unwind._qemu_core` in a folder of its own (one core a folder)."""
+    folder.mkdir()
+    return _qemu_core(program, folder, cpu=cpu)
+
+
+def test_a_pac_ret_library_is_unwound_by_its_dwarf_cfi_as_gdb_multiarch_does(tmp_path: Path) -> None:
+    """The library has no SFrame: its DWARF CFI unwinds it, `DW_CFA_AARCH64_negate_ra_state` replayed
+    and the signed return addresses stripped. gdb-multiarch stops at signed addresses, so it unwinds
+    the same program run with pointer authentication off (the same code and stack, unsigned)."""
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64", "gdb-multiarch")
+    src = DATA / "src"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O2", "-fPIC", "-shared", "-mbranch-protection=pac-ret",
+         str(src / "libpac.c"), "-o", str(tmp_path / "libpac.so")],
+        check=True,
+    )  # fmt: skip
+    program = tmp_path / "pac"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O2", "-no-pie", "-Wa,--gsframe", "-mbranch-protection=pac-ret",
+         str(src / "pac_main.c"), "-o", str(program), f"-L{tmp_path}", "-lpac", f"-Wl,-rpath,{tmp_path}"],
+        check=True,
+    )  # fmt: skip
+    signed = _qemu_core_in(program, tmp_path / "signed", "max")
+    unsigned = _qemu_core_in(program, tmp_path / "unsigned", "max,pauth=off")
+    bt = subprocess.run(
+        ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", f"set solib-search-path {tmp_path}",
+         "-ex", "bt", str(program), str(unsigned)],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    theirs = gdb_frames(bt)
+    assert [name for _, name in theirs] == ["crash", "lib_inner", "lib_outer", "main"], bt
+    result = run_process("unwind", str(program), "--core", str(signed), "--sysroot", SYSROOT, "--explain")
+    assert result.returncode == 0, result.stderr
+    assert our_frames(result.stdout) == theirs
+    library_steps = result.stdout.split("in lib_inner ()")[1].split("in main ()")[0]
+    assert library_steps.count("DWARF CFI: the FDE at .eh_frame") == 2
+    stripped = re.findall(
+        r"RA signed: strip the PAC bits: (0x[0-9a-f]+) & (0x[0-9a-f]+) = (0x[0-9a-f]+)", library_steps
+    )
+    assert len(stripped) == 2 and all(int(a, 16) & int(m, 16) == int(b, 16) for a, m, b in stripped)
