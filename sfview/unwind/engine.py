@@ -158,10 +158,14 @@ class Backtrace:
 
 
 # The registers a called function must give back as it found them (each psABI's list), which the
-# caller therefore still has where no rule says otherwise. SP is the CFA, FP has its own rule.
+# caller therefore still has where no rule says otherwise, by SFrame ABI. SP is the CFA.
+_AARCH64_CALLEE_SAVED = frozenset(int(Sframe.Aarch64Reg[f"x{n}"]) for n in range(19, 30))
 CALLEE_SAVED = {
-    False: frozenset(int(getattr(Sframe.Amd64Reg, n)) for n in ("rbx", "rbp", "r12", "r13", "r14", "r15")),
-    True: frozenset(int(getattr(Sframe.Aarch64Reg, f"x{n}")) for n in range(19, 30)),
+    Sframe.AbiArch.amd64_endian_little: frozenset(
+        int(Sframe.Amd64Reg[n]) for n in ("rbx", "rbp", "r12", "r13", "r14", "r15")
+    ),
+    Sframe.AbiArch.aarch64_endian_little: _AARCH64_CALLEE_SAVED,
+    Sframe.AbiArch.aarch64_endian_big: _AARCH64_CALLEE_SAVED,
 }
 
 
@@ -184,7 +188,8 @@ class Machine:
 
     @property
     def callee_saved(self) -> frozenset[int]:
-        return CALLEE_SAVED[self.aarch64]
+        """Carried to the caller where no rule names them (none for an ABI without a list here)."""
+        return CALLEE_SAVED.get(self.abi, frozenset())
 
     def what(self, regnum: int) -> str:
         """A register's part in a step: `RA` for the return-address column, `FP`, else its name."""
