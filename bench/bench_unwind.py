@@ -7,7 +7,9 @@ binary search, not decode the section. Two figures:
 
 * `sfview unwind PROG --core CORE` against `gdb -batch -ex bt PROG CORE`,
   interleaved, both as separate processes, min and median of the runs (the
-  fixture core of `tests/data/deep-x86_64`, six frames to `main`);
+  fixture core of `tests/data/deep-x86_64`, six frames to `main`; and a
+  1,000-frame recursion, `tests/data/src/states.c` built here and stopped by
+  gdb at its deepest call, where gdb's `bt` prints every frame too);
 * on the 40,000-function benchmark binary (`make_big.py`), the per-frame
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
@@ -21,8 +23,11 @@ import argparse
 import random
 import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from _common import REPO_ROOT, Summary, big_binary, child_env, run_measured, sfview_argv
 
@@ -32,17 +37,32 @@ PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
 CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
 
 
-def against_gdb(repeat: int) -> None:
+def deep_core(folder: Path) -> tuple[Path, Path] | None:
+    """The states program stopped by gdb 1,000 calls deep (None without gcc or gdb)."""
+    if not (shutil.which("gcc") and shutil.which("gdb")):
+        return None
+    program, core = folder / "states", folder / "deep.core"
+    source = REPO_ROOT / "tests" / "data" / "src" / "states.c"
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", str(source), "-o", str(program)], check=True)
+    subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "break stop_here", "-ex", "run 4", "-ex", f"generate-core-file {core}",
+         str(program)],
+        capture_output=True, check=True,
+    )  # fmt: skip
+    return program, core
+
+
+def against_gdb(repeat: int, program: Path = PROGRAM, core: Path = CORE) -> None:
     env = child_env()
-    sfview = sfview_argv("unwind", str(PROGRAM), "--core", str(CORE))
-    gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(PROGRAM), str(CORE)]
+    sfview = sfview_argv("unwind", str(program), "--core", str(core))
+    gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(program), str(core)]
     ours, theirs = [], []
     run_measured(sfview, env=env)  # warm-up: files into the page cache
     for _ in range(repeat):
         ours.append(run_measured(sfview, env=env))
         if shutil.which("gdb"):
             theirs.append(run_measured(gdb, env=env))
-    print(f"sfview unwind vs gdb bt, {PROGRAM.name} core, {repeat} runs each, interleaved")
+    print(f"sfview unwind vs gdb bt, {program.name} core {core.name}, {repeat} runs each, interleaved")
     print(f"{'':8} {'best':>9} {'median':>9} {'peak RSS':>10}")
     for name, runs in (("sfview", ours), ("gdb", theirs)):
         if not runs:
@@ -56,7 +76,8 @@ def against_gdb(repeat: int) -> None:
     if ours and theirs:
         print(f"gdb/sfview: {Summary.of(theirs).median_s / Summary.of(ours).median_s:.2f}x (median)")
     frames = ours[0].stdout.decode().count("\n#") + 1
-    print(f"sfview found {frames} frames\n")
+    gdb_frames = theirs[0].stdout.decode().count("\n#") + 1 if theirs else 0
+    print(f"sfview found {frames} frames, gdb printed {gdb_frames}\n")
 
 
 def lookups(samples: int) -> None:
@@ -94,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=1000)
     args = parser.parse_args(argv)
     against_gdb(args.repeat)
+    with tempfile.TemporaryDirectory() as folder:
+        deep = deep_core(Path(folder))
+        if deep is not None:
+            against_gdb(args.repeat, *deep)
     lookups(args.samples)
     return 0
 

@@ -207,8 +207,21 @@ def _unwind_parser() -> argparse.ArgumentParser:
         help="unwind with SFrame alone (by default, code without SFrame data is unwound with its DWARF CFI),"
         " with DWARF CFI (.eh_frame) alone, or both ways and show where they part",
     )
+    parser.add_argument(
+        "--limit", type=_positive, metavar="N", help="stop after N frames (by default the walk goes on until it stops)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("needs at least 1 frame")
+    return value
 
 
 def _session(program: str, args: argparse.Namespace):
@@ -235,11 +248,16 @@ def run_unwind(argv: list[str]) -> int:
     started = _session(args.program, args)
     unwinder = started.unwinder
     unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
-    trace = unwinder.backtrace(started.pc, started.registers)
+    trace = unwinder.backtrace(started.pc, started.registers, args.limit)
     notes = list(started.notes)
     if args.cfi == "both":
-        unwinder.cfi = "dwarf"
-        notes.insert(0, backtrace.agreement(trace, unwinder.backtrace(started.pc, started.registers)))
+        # Two walks that share nothing but the heuristics each would use alone: SFrame with its own
+        # fallbacks (as the kernel's unwinder), DWARF CFI with its own.
+        walks = {}
+        for cfi in ("sframe", "dwarf"):
+            unwinder.cfi = cfi
+            walks[cfi] = unwinder.backtrace(started.pc, started.registers, args.limit)
+        notes.insert(0, backtrace.agreement(walks["sframe"], walks["dwarf"], unwinder.machine))
     if args.json:
         sys.stdout.write(backtrace.json_text(trace, notes) + "\n")
     else:

@@ -91,3 +91,29 @@ async def test_each_step_with_dwarf_cfi_too() -> None:
         assert "DWARF CFI: the FDE at .eh_frame+0x" in text
         assert "the same caller: SFrame and DWARF agree here" in text
         assert debugger.unwinder.cfi == "sframe+dwarf", "the walk itself still follows SFrame (DWARF where it has none)"
+
+
+async def test_a_step_shows_the_registers_that_changed_and_run_pages_a_long_walk(monkeypatch) -> None:
+    """Frame 0 has every register of the core; its caller lists the ones the step changed (SP from the
+    CFA, the RA column), then the callee-saved ones carried over. `r` adds a page of frames at a time."""
+    from sfview.app.screens import debugger as screen_module
+
+    monkeypatch.setattr(screen_module, "RUN_PAGE", 2)
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    assert {"rbx", "r12", "rax", "rip"} <= {started.unwinder.machine.name(n) for n in started.registers}
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        await pilot.press("space")
+        text = _explanation(debugger)
+        assert "rsp = 0x" in text and "(CFA)" in text and "rip = 0x555555555181  (RA rule)" in text
+        assert "the same as in frame #0: rbx, rbp, r12, r13, r14, r15" in text
+        assert "rax = " not in text.split("The caller")[1], "a caller-saved register is not carried"
+        await pilot.press("r")
+        assert len(debugger.frames) == 4 and not debugger.stop
+        assert "the walk goes on: r runs another 2" in str(debugger.query_one("#dbg-status").render())
+        await pilot.press("r")
+        last = debugger.frames[-1]
+        assert len(debugger.frames) == 6 and debugger.unwinder.name_at(last.pc, last.lookup_pc).startswith("main+")

@@ -255,16 +255,27 @@ def test_dwarf_cfi_walks_the_same_stack(tmp_path: Path, flags: list[str]) -> Non
 
 
 def test_where_sframe_and_dwarf_part_is_named() -> None:
+    from sfview.generated.sframe import Sframe
     from sfview.output.backtrace import agreement
-    from sfview.unwind.engine import Backtrace, Frame
+    from sfview.unwind.engine import Backtrace, Frame, Machine
 
+    x86 = Machine(Sframe.AbiArch.amd64_endian_little, 7, 6, 16, False)
     same = [Frame(0, 0x1000, {7: 0x10}), Frame(1, 0x2000, {7: 0x20})]
     other = [Frame(0, 0x1000, {7: 0x10}), Frame(1, 0x2004, {7: 0x28})]
-    assert agreement(Backtrace(same, "end"), Backtrace(list(same), "end")).startswith("DWARF CFI finds the same 2")
-    parted = agreement(Backtrace(same, "end"), Backtrace(other, "end"))
+    agree = agreement(Backtrace(same, "end"), Backtrace(list(same), "end"), x86)
+    assert agree == "DWARF CFI finds the same 2 frames, with the same PC, SP and FP"
+    parted = agreement(Backtrace(same, "end"), Backtrace(other, "end"), x86)
     assert parted.startswith("DWARF CFI parts from SFrame at frame #1: SFrame finds pc 0x2000, DWARF 0x2004")
-    shorter = agreement(Backtrace(same[:1], "no FDE"), Backtrace(same, "end"))
+    assert parted.endswith("(rsp=0x20 against rsp=0x28)")
+    shorter = agreement(Backtrace(same[:1], "no FDE"), Backtrace(same, "end"), x86)
     assert shorter == "DWARF CFI agrees on the 1 frames both find; DWARF CFI goes further (SFrame stopped: no FDE)"
+    # A caller both walks found by the frame-pointer chain: the same, but not by either's data.
+    guessed = [Frame(0, 0x1000, {7: 0x10}, fallback=True, heuristic="frame-pointer chain"), same[1]]
+    twice = agreement(Backtrace(guessed, "end"), Backtrace(list(guessed), "end"), x86)
+    assert twice.endswith("; found by the same heuristic in both walks, not by either's data: #1 (frame-pointer chain)")
+    # Registers SFrame does not describe (a callee-saved rbx DWARF restores) are not compared.
+    restored = [same[0], Frame(1, 0x2000, {7: 0x20, 3: 0x5})]
+    assert agreement(Backtrace(same, "end"), Backtrace(restored, "end"), x86).startswith("DWARF CFI finds the same 2")
 
 
 # Signal frames, calls that never return, libc without SFrame --------------------------------

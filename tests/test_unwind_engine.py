@@ -124,6 +124,15 @@ def test_version_3_row_without_words_is_the_outermost_frame() -> None:
     assert caller is None and "outermost" in stop
 
 
+def test_version_3_ra_padding_keeps_the_default_rule() -> None:
+    """An RA padding word is not "not saved": on AMD64 the RA is at CFA + the header's fixed offset,
+    as libsframe and the kernel read it (and as binutils 2.46+ write DRAP functions, which
+    test_unwind_states checks against gdb)."""
+    caller, stop, _ = _v3_step(0x1003)
+    assert caller is not None, stop
+    assert caller.pc == memory(caller.registers[RSP] - 8)
+
+
 # Stop reasons and the frame-pointer chain -----------------------------------------------------
 
 
@@ -158,7 +167,7 @@ def test_the_depth_limit_ends_a_walk_that_would_not_end() -> None:
     section = _x86_section()
     _, row = _function(section, False)  # CFA = sp + N: grows every frame
     trace = unwinder(section, read=lambda _: row.address + 1).backtrace(row.address, {7: SP, 6: FP}, limit=5)
-    assert len(trace.frames) == 5 and "depth limit" in trace.stop
+    assert len(trace.frames) == 5 and "the limit asked for" in trace.stop
     sps = [f.registers[7] for f in trace.frames]
     assert sps == sorted(sps) and len(set(sps)) == 5
 

@@ -1,8 +1,9 @@
 """More references for the unwinder: binutils' own libsframe, gdb on more cores, and cores of other programs.
 
-- The row the unwinder uses at every PC of every PCINC function is the one
+- The row the unwinder uses at every PC of every function is the one
   binutils 2.40's libsframe (`sframe_find_fre`, loaded from this machine's
-  `libsframe.so.0` with ctypes) returns, wherever libsframe returns one.
+  `libsframe.so.0` with ctypes) returns, wherever libsframe returns one, at
+  the same place of the first 16-byte block for a PLT.
 - PCMASK (PLT) functions are the exception, and gdb is the reference there:
   version 1 has no block size, and libsframe 2.40 matches rows against the
   address's low byte (`bitmask = 0xff`, "for AMD64, the pltN entry stub is 16
@@ -104,15 +105,26 @@ def _unwinder_rows(path: Path, pcs: range) -> dict[int, tuple[int, int] | None]:
 
 
 def _compare(libsframe: LibSframe, path: Path) -> int:
-    """Compare at every PC inside a PCINC function; returns how many PCs libsframe answered for."""
+    """Compare at every PC inside a function; returns how many PCs libsframe answered for."""
     doc = Document.open(str(path))
     section = doc.require_section()
     assert section.version == 1, "libsframe 2.40 reads version 1 only"
-    functions = [f for f in section.functions() if not f.pcmask]
+    functions = list(section.functions())
     pcs = [pc - section.address for f in functions for pc in range(f.start_address, f.start_address + f.size)]
     span = range(min(pcs), max(pcs) + 1)
     theirs, ours = libsframe.rows(doc.data, span), _unwinder_rows(path, span)
-    differ = {hex(pc + section.address): (theirs[pc], ours[pc]) for pc in pcs if theirs[pc] != ours[pc]}
+    # PCMASK (PLT) bytes: libsframe's row at the same place of the first 16-byte entry (see the doc)
+    first_block = {
+        pc - section.address: f.start_address + (pc - f.start_address) % 16 - section.address
+        for f in functions
+        if f.pcmask
+        for pc in range(f.start_address, f.end_address)
+    }
+    differ = {
+        hex(pc + section.address): (theirs[first_block.get(pc, pc)], ours[pc])
+        for pc in pcs
+        if theirs[first_block.get(pc, pc)] != ours[pc]
+    }
     assert not differ, f"(libsframe, sfview) differ at {len(differ)} PCs: {dict(list(differ.items())[:8])}"
     return sum(1 for pc in pcs if theirs[pc] is not None)
 
@@ -163,6 +175,22 @@ def test_a_core_stopped_in_a_version_1_plt_entry_unwinds_as_gdb_does(
     assert "% 16 (version 1: no rep_size, the AMD64 PLT entry's) = 0x0" in result.stdout
 
 
+def test_version_1_plt_rows_repeat_every_16_bytes(libsframe: LibSframe, lazy_plt_program: Path) -> None:
+    """Several PLT entries under one PCMASK FDE, version 1 (no block size): libsframe 2.40 does no
+    modulo; the unwinder takes the x86-64 PLT's 16 bytes."""
+    program = lazy_plt_program
+    doc = Document.open(str(program))
+    plt = next(f for f in doc.require_section().functions() if f.pcmask)
+    assert plt.size >= 48, "several PLT entries"
+    _compare(libsframe, program)
+    second_entry = _unwinder_rows(
+        program, range(plt.start_address + 16 - doc.section.address, plt.start_address + 17 - doc.section.address)
+    )
+    assert list(second_entry.values()) == [(0, 8)], "the second entry's first byte: the first entry's first row"
+    section_pc = plt.start_address + 16 - doc.section.address
+    assert libsframe.rows(doc.data, range(section_pc, section_pc + 1)) == {section_pc: (0xB, 16)}, "libsframe 2.40's"
+
+
 # gdb on more cores -------------------------------------------------------------------
 
 
@@ -193,6 +221,11 @@ def test_pac_ret_unwinds_to_main_as_gdb_does_without_signatures(tmp_path: Path, 
     # so any one signed return address has a 1-in-128 chance of a code of zero (CI met one). Signed
     # pointers must show, but not necessarily every one of them.
     assert any(raw != plain for raw, _, plain in stripped), "the core's return addresses were signed"
+    # DWARF CFI alone: `DW_CFA_AARCH64_negate_ra_state` replayed (cfi.py, shared with compare), the RA stripped
+    dwarf = run_process("unwind", str(program), "--core", str(signed), "--cfi", "dwarf", "--explain")
+    assert dwarf.returncode == 0, dwarf.stderr
+    assert our_frames(dwarf.stdout) == expected
+    assert "DWARF CFI: the FDE at .eh_frame" in dwarf.stdout and "RA signed: strip the PAC bits" in dwarf.stdout
 
 
 # Cores of other programs ---------------------------------------------------------------

@@ -58,7 +58,7 @@ PRSTATUS_REGS = {
 PRSTATUS_REG_OFFSET = 112
 PRSTATUS_PID_OFFSET = 32
 PC_NAMES = {"EM_X86_64": "rip", "EM_AARCH64": "pc", "EM_S390": "pswa"}
-AT_PHDR, AT_ENTRY = 3, 9
+AT_PHDR, AT_ENTRY, AT_SYSINFO_EHDR = 3, 9, 33
 NT_ARM_PAC_MASK = 0x406
 
 
@@ -102,17 +102,30 @@ class Memory:
         self._starts.insert(i, start)
         self._ranges.insert(i, (start, data))
 
-    def read(self, address: int, size: int = 8) -> int | None:
-        """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
-        if size == 8 and address in self.words:
-            return self.words[address]
+    def bytes_at(self, address: int, size: int) -> bytes | None:
+        """The `size` bytes at `address`, or None when one range does not hold them all."""
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0:
             return None
         start, data = self._ranges[i]
         if address + size > start + len(data):
             return None
-        return int.from_bytes(data[address - start : address - start + size], "little" if self.little_endian else "big")
+        return data[address - start : address - start + size]
+
+    def bytes_from(self, address: int) -> bytes | None:
+        """The bytes from `address` to the end of the range holding it (a whole mapping of the core)."""
+        i = bisect.bisect_right(self._starts, address) - 1
+        if i < 0 or address >= self._starts[i] + len(self._ranges[i][1]):
+            return None
+        start, data = self._ranges[i]
+        return data[address - start :]
+
+    def read(self, address: int, size: int = 8) -> int | None:
+        """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
+        if size == 8 and address in self.words:
+            return self.words[address]
+        held = self.bytes_at(address, size)
+        return None if held is None else int.from_bytes(held, "little" if self.little_endian else "big")
 
 
 @dataclass

@@ -7,6 +7,8 @@ which pyelftools does not name yet (it reports the bare number).
 
 from __future__ import annotations
 
+import bisect
+import os
 import struct
 import zlib
 from collections.abc import Callable
@@ -27,7 +29,7 @@ PT_GNU_SFRAME = 0x6474E554
 MAX_INFLATED = 64 << 20
 """The most a compressed `.sframe` may inflate to: far beyond any real section, far below what a forged
 compression header can ask for (a 1 MB file claiming 1 GB)."""
-STT_FUNC, STT_GNU_IFUNC = 2, 10
+STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
 SHN_UNDEF = 0
 
 
@@ -254,3 +256,93 @@ def _section_name(elf: ELFFile, index: int | str) -> str:
     if not isinstance(index, int) or index == SHN_UNDEF:
         return ""
     return elf.get_section(index).name
+
+
+DEBUG_ROOT = "/usr/lib/debug"
+"""Where distributions install separate debug files (`…/.build-id/xx/yyyy.debug`), as gdb's
+`debug-file-directory` default."""
+
+
+def build_id(elf: ELFFile) -> str | None:
+    """The GNU build-id (hex), from the note section or a `PT_NOTE` segment."""
+    try:
+        sources = [seg for seg in elf.iter_segments() if seg["p_type"] == "PT_NOTE"] or [
+            sec for sec in elf.iter_sections() if sec["sh_type"] == "SHT_NOTE"
+        ]
+        for source in sources:
+            for note in source.iter_notes():
+                if note["n_type"] == "NT_GNU_BUILD_ID":
+                    return str(note["n_desc"])
+    except Exception:  # a damaged note costs the build-id, nothing else
+        return None
+    return None
+
+
+def debug_file(elf: ELFFile, path: str, root: str = DEBUG_ROOT) -> str | None:
+    """The separate debug file of `path`, found as gdb finds it: by build-id under `root`
+    (`.build-id/ab/cdef….debug`), else by `.gnu_debuglink` next to the file, in its `.debug/`, or
+    under `root` followed by its directory."""
+    found = build_id(elf)
+    if found and len(found) > 2:
+        candidate = os.path.join(root, ".build-id", found[:2], found[2:] + ".debug")
+        if os.path.isfile(candidate):
+            return candidate
+    link = elf.get_section_by_name(".gnu_debuglink")
+    if link is None or link["sh_type"] == "SHT_NOBITS":
+        return None
+    name = link.data().split(b"\0", 1)[0].decode("utf-8", "replace")
+    here = os.path.dirname(os.path.realpath(path))
+    for folder in (here, os.path.join(here, ".debug"), root + here):
+        candidate = os.path.join(folder, name)
+        if name and os.path.isfile(candidate) and os.path.realpath(candidate) != os.path.realpath(path):
+            return candidate
+    return None
+
+
+def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
+    """The names a debugger gives a file's PCs: its `.symtab`; without one (a distribution's library,
+    a stripped program), its separate debug file's `.symtab` with the file's PLT entries; else `table`
+    (`.dynsym`, or nothing)."""
+    if table.origin == ".symtab":
+        return table
+    found = debug_file(elf, path, root)
+    if found is None:
+        return table
+    try:
+        with open(found, "rb") as f:
+            debug = ELFFile(f)
+            symtab = debug.get_section_by_name(".symtab")
+            if not isinstance(symtab, SymbolTableSection):
+                return table
+            code = {i for i, sec in enumerate(debug.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
+            # functions, and the untyped labels of assembly code (ld.so's `_start`), as gdb's minimal symbols
+            symbols = [
+                Symbol(sym.name, sym.value, sym.size)
+                for sym in _raw_symbols(debug, symtab)
+                if sym.name
+                and sym.shndx != SHN_UNDEF
+                and (sym.type in (STT_FUNC, STT_GNU_IFUNC) or (sym.type == STT_NOTYPE and sym.shndx in code))
+            ]
+    except Exception:  # an unreadable debug file gives no names, as a damaged table does
+        return table
+    if not symbols:
+        return table
+    # A versioned name (`clock_gettime@GLIBC_2.2.5`) where a plain one starts at the same address: the plain one.
+    plain = {sym.address for sym in symbols if "@" not in sym.name}
+    symbols = _sized([sym for sym in symbols if "@" not in sym.name or sym.address not in plain])
+    plt = [sym for sym in table.symbols if sym.name.endswith("@plt")]  # the file's own, already named
+    return SymbolTable(symbols + plt, f".symtab of {found}")
+
+
+def _sized(symbols: list[Symbol]) -> list[Symbol]:
+    """Symbols of size 0 (assembly entry points: ld.so's `_start`) made to reach the next symbol, as
+    gdb names a PC after the nearest symbol at or before it."""
+    starts = sorted({sym.address for sym in symbols})
+    out = []
+    for sym in symbols:
+        if not sym.size:
+            i = bisect.bisect_right(starts, sym.address)
+            if i < len(starts):
+                sym = Symbol(sym.name, sym.address, starts[i] - sym.address)
+        out.append(sym)
+    return out

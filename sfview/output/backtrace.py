@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sfview.unwind.engine import Backtrace, Frame
+from sfview.unwind.engine import Backtrace, Frame, Machine
 
 
 def _function(frame: Frame) -> str:
-    """The function's name as gdb gives it (`leaf`, without the offset), `??` when nothing names it."""
-    return frame.name().split("+")[0] or "??"
+    """The function's name as gdb gives it (`leaf`, without the offset), `??` when no symbol names it
+    (only the code section holding it: `.text+0x1f0`, which gdb does not print either)."""
+    name = frame.name().split("+")[0]
+    return "??" if not name or name.startswith(".") else name
 
 
 def frame_line(frame: Frame) -> str:
@@ -43,7 +45,7 @@ def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = N
     """The backtrace, one line a frame, then why it stopped (and what was noticed on the way)."""
     lines = []
     for frame in trace.frames:
-        mark = "  [frame-pointer chain]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
+        mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
         lines.append(frame_line(frame) + mark)
         if explain:
             lines.extend(explanation(frame))
@@ -52,25 +54,39 @@ def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = N
     return "\n".join(lines) + "\n"
 
 
-def agreement(sframe: Backtrace, dwarf: Backtrace) -> str:
-    """Where walking with DWARF CFI parts from walking with SFrame: the first frame whose PC or SP differ."""
+def agreement(sframe: Backtrace, dwarf: Backtrace, machine: Machine) -> str:
+    """Where walking with DWARF CFI parts from walking with SFrame: the first frame whose PC, SP or FP
+    differ (the registers SFrame describes). Frames both walks found by the same heuristic (no rule on
+    either side) are named: their agreement says nothing of the two formats."""
+    shared = []
     for ours, theirs in zip(sframe.frames, dwarf.frames, strict=False):
-        if (ours.pc, ours.registers) != (theirs.pc, theirs.registers):
+        if _key(ours, machine) != _key(theirs, machine):
             return (
                 f"DWARF CFI parts from SFrame at frame #{ours.number}: SFrame finds pc {ours.pc:#x}, "
-                f"DWARF {theirs.pc:#x} ({_registers(ours)} against {_registers(theirs)})"
+                f"DWARF {theirs.pc:#x} ({_registers(ours, machine)} against {_registers(theirs, machine)})"
             )
+        if ours.number > 0:
+            before = sframe.frames[ours.number - 1], dwarf.frames[ours.number - 1]
+            if all(f.fallback for f in before) and before[0].heuristic == before[1].heuristic:
+                shared.append(f"#{ours.number} ({before[0].heuristic})")
+    guessed = f"; found by the same heuristic in both walks, not by either's data: {', '.join(shared)}"
+    guessed = guessed if shared else ""
     if len(sframe.frames) != len(dwarf.frames):
         shorter, longer = ("SFrame", "DWARF CFI") if len(sframe.frames) < len(dwarf.frames) else ("DWARF CFI", "SFrame")
         return (
             f"DWARF CFI agrees on the {min(len(sframe.frames), len(dwarf.frames))} frames both find; "
-            f"{longer} goes further ({shorter} stopped: {(sframe if shorter == 'SFrame' else dwarf).stop})"
+            f"{longer} goes further ({shorter} stopped: {(sframe if shorter == 'SFrame' else dwarf).stop}){guessed}"
         )
-    return f"DWARF CFI finds the same {len(sframe.frames)} frames, with the same registers"
+    return f"DWARF CFI finds the same {len(sframe.frames)} frames, with the same PC, SP and FP{guessed}"
 
 
-def _registers(frame: Frame) -> str:
-    return ", ".join(f"r{n}={v:#x}" for n, v in sorted(frame.registers.items()))
+def _key(frame: Frame, machine: Machine) -> tuple[int, int | None, int | None]:
+    return frame.pc, frame.registers.get(machine.sp), frame.registers.get(machine.fp)
+
+
+def _registers(frame: Frame, machine: Machine) -> str:
+    known = [n for n in (machine.sp, machine.fp) if n in frame.registers]
+    return ", ".join(f"{machine.name(n)}={frame.registers[n]:#x}" for n in known)
 
 
 def json_text(trace: Backtrace, notes: list[str]) -> str:
@@ -84,6 +100,7 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
             "fre": frame.row.index if frame.row else None,
             "lookup": frame.lookup,
             "fallback": frame.fallback,
+            "heuristic": frame.heuristic or None,
             "signal": frame.signal,
             "dwarf": frame.dwarf,
             "computations": [

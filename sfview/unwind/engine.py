@@ -12,27 +12,34 @@ were used, at which section offsets, each value with the register or memory
 word it came from, so that the command line and the app's debugger can show
 the arithmetic with real numbers. The walk never raises: it stops with a
 `stop` reason (the outermost frame, an RA of 0, no FDE for a PC, a memory
-word nobody has, a CFA that does not grow, the depth limit).
+word nobody has, a CFA that does not grow, a frame seen before, a limit asked for).
+
+The caller's registers are a register file, as gdb keeps one: every register
+the core gives is in frame 0; each step applies the row's rule to every
+register it names (SFrame's CFA, RA and FP; DWARF's every column, expressions
+evaluated by `sfview.dwarf.expression`), the caller's SP is the CFA, and the
+callee-saved registers no rule mentions are carried over unchanged (the
+ABI says the callee keeps them). A rule "saved in register N" is a `Rule`
+based on N, not dereferenced: it reads the frame's N like any other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+from sfview.dwarf import expression
+from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
+from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.rules import CFA, SAME, Kind, Rule
+from sfview.sframe.rules import CFA, Kind, Rule
 from sfview.sframe.section import Function, Row, Section
 from sfview.unwind import sigframe
-
-if TYPE_CHECKING:
-    from sfview.dwarf.cfi import CfiTable, EhFrameIndex
 
 ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
 """Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
-DEPTH_LIMIT = 256
 SIGNED = "signed: strip the PAC bits"
 
 
@@ -53,12 +60,16 @@ class Module:
     """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
 
 
-class Rules(NamedTuple):
-    """What a row says: the CFA, FP and RA rules, and whether the saved RA is signed."""
+AnyRule = Rule | Unexpressible
+"""A rule as SFrame or DWARF gives it: numbers, or (DWARF only) an expression to evaluate."""
 
-    cfa: Rule
-    fp: Rule
-    ra: Rule
+
+class Rules(NamedTuple):
+    """What a row says: the CFA rule, and a rule for each caller's register it mentions (the RA
+    column among them); whether the saved RA is signed."""
+
+    cfa: AnyRule
+    registers: dict[int, AnyRule]
     mangled_ra: bool
 
 
@@ -67,10 +78,10 @@ class Computation:
     """One value worked out for a frame: `CFA = rsp + 16 = 0x7ffc…c0 + 0x10 = 0x7ffc…d0`."""
 
     what: str
-    """`CFA`, `RA`, `FP`, or `SP` (the caller's, on the frame-pointer chain)."""
-    rule: Rule
+    """`CFA`, `RA`, `FP`, `SP` (the caller's, on the frame-pointer chain), or another register's name."""
+    rule: AnyRule
     formula: str
-    """The rule with register names: `rsp + 16`, `*(CFA - 8)`, `unchanged`."""
+    """The rule with register names: `rsp + 16`, `*(CFA - 8)`, `unchanged`, an expression's operations."""
     arithmetic: str
     """The same with the numbers put in."""
     value: int | None
@@ -80,7 +91,7 @@ class Computation:
     @property
     def text(self) -> str:
         """One line: `CFA = rsp + 16 = 0x… + 0x10 = 0x…`, `FP unchanged: rbp = 0x…`."""
-        if self.rule.kind is Kind.VALUE and self.formula != SIGNED:
+        if isinstance(self.rule, Rule) and self.rule.kind is Kind.VALUE and self.formula != SIGNED:
             padding = " (the row's padding word: the default rule)" if self.rule.padding else ""
             return f"{self.what} = {self.arithmetic}{padding}"
         return f"{self.what} {self.formula}: {self.arithmetic}"
@@ -93,7 +104,7 @@ class Frame:
     number: int
     pc: int
     registers: dict[int, int]
-    """The frame's known registers, by DWARF number."""
+    """The frame's known registers, by DWARF number (frame 0: all the core gives)."""
     module: Module | None = None
     function: Function | None = None
     row: Row | None = None
@@ -101,7 +112,9 @@ class Frame:
     """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
     computations: list[Computation] = field(default_factory=list)
     fallback: bool = False
-    """Found by following the frame-pointer chain: no FDE covered its PC."""
+    """Found by a heuristic: no FDE covered its PC (`heuristic` says which)."""
+    heuristic: str = ""
+    """`frame-pointer chain`, or `LR (PLT stub)`: which guess found the caller, when no rule did."""
     signal: bool = False
     """A sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers were saved
     by the kernel in the signal frame."""
@@ -109,6 +122,8 @@ class Frame:
     """Unwound with DWARF CFI in an SFrame walk: its code has no SFrame data."""
     interrupted: bool = False
     """The caller of a signal frame: its PC is the instruction the signal stopped, looked up as it is."""
+    cfa: int | None = None
+    """The CFA the step worked out (the caller's SP), for telling a loop."""
 
     @property
     def lookup_pc(self) -> int:
@@ -126,6 +141,12 @@ class Frame:
         bias = self.module.bias
         return self.module.name_at((self.pc - bias) & ADDRESS_MASK, (self.lookup_pc - bias) & ADDRESS_MASK)
 
+    def changed(self, caller: Frame) -> tuple[dict[int, int], list[int]]:
+        """The caller's registers whose values differ from this frame's (or that this frame lacks), and
+        the numbers of those carried over unchanged."""
+        changed = {n: v for n, v in caller.registers.items() if self.registers.get(n) != v}
+        return changed, sorted(n for n in caller.registers if n not in changed)
+
 
 @dataclass
 class Backtrace:
@@ -134,6 +155,18 @@ class Backtrace:
     """Why the walk ended, in words."""
     missing_address: int | None = None
     """When it ended for want of a memory word: that word's address (the debugger asks for it)."""
+
+
+# The registers a called function must give back as it found them (each psABI's list), which the
+# caller therefore still has where no rule says otherwise, by SFrame ABI. SP is the CFA.
+_AARCH64_CALLEE_SAVED = frozenset(int(Sframe.Aarch64Reg[f"x{n}"]) for n in range(19, 30))
+CALLEE_SAVED = {
+    Sframe.AbiArch.amd64_endian_little: frozenset(
+        int(Sframe.Amd64Reg[n]) for n in ("rbx", "rbp", "r12", "r13", "r14", "r15")
+    ),
+    Sframe.AbiArch.aarch64_endian_little: _AARCH64_CALLEE_SAVED,
+    Sframe.AbiArch.aarch64_endian_big: _AARCH64_CALLEE_SAVED,
+}
 
 
 @dataclass
@@ -161,9 +194,22 @@ class Machine:
     def name(self, regnum: int) -> str:
         return describe.register_name(self.abi, regnum)
 
+    @property
+    def callee_saved(self) -> frozenset[int]:
+        """Carried to the caller where no rule names them (none for an ABI without a list here)."""
+        return CALLEE_SAVED.get(self.abi, frozenset())
+
+    def what(self, regnum: int) -> str:
+        """A register's part in a step: `RA` for the return-address column, `FP`, else its name."""
+        return "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
+
+
+Step = tuple[Frame | None, str, int | None]
+"""The caller, or None and why not (and the memory word that was wanting, if one)."""
+
 
 class Unwinder:
-    """Walks a stack through the modules' SFrame sections."""
+    """Walks a stack through the modules' SFrame sections (and their DWARF CFI)."""
 
     def __init__(
         self,
@@ -185,46 +231,65 @@ class Unwinder:
 
     # The walk ---------------------------------------------------------------
 
-    def backtrace(self, pc: int, registers: dict[int, int], limit: int = DEPTH_LIMIT) -> Backtrace:
-        """Every frame from `pc` and `registers` (DWARF numbers) up to where the walk stops."""
-        frames: list[Frame] = []
-        frame = Frame(0, pc, dict(registers))
-        while True:
-            frames.append(frame)
+    def backtrace(self, pc: int, registers: dict[int, int], limit: int | None = None) -> Backtrace:
+        """Every frame from `pc` and `registers` (DWARF numbers) up to where the walk stops, or `limit` frames."""
+        frames = [Frame(0, pc, dict(registers))]
+        stop, missing = self.walk(frames, limit)
+        return Backtrace(frames, stop, missing)
+
+    def walk(self, frames: list[Frame], limit: int | None = None) -> tuple[str, int | None]:
+        """Add callers to `frames` until the walk stops (why, and the memory word it wanted), or until
+        there are `limit` frames. A frame whose CFA and PC an earlier frame had is a loop: it stops."""
+        seen = {(f.cfa, f.pc): f.number for f in frames[:-1] if f.cfa is not None}
+        while limit is None or len(frames) < limit:
+            frame = frames[-1]
             caller, stop, missing = self.step(frame)
             if caller is None:
-                return Backtrace(frames, stop, missing)
-            if len(frames) >= limit:
-                return Backtrace(frames, f"stopped after {limit} frames (the depth limit)")
-            frame = caller
+                return stop, missing
+            if frame.cfa is not None:
+                before = seen.setdefault((frame.cfa, frame.pc), frame.number)
+                if before != frame.number:
+                    return f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops", None
+            frames.append(caller)
+        return f"stopped after {limit} frames (the limit asked for)", None
 
-    def step(self, frame: Frame) -> tuple[Frame | None, str, int | None]:
+    def step(self, frame: Frame) -> Step:
         """The caller of `frame` (filling in how it was found), or None and why not."""
-        trampoline = self._at_trampoline(frame.pc)
+        trampoline = self._trampoline_at(frame.pc)
         if trampoline is not None:
+            frame.signal = True
+            if self.cfi != "sframe" and not self.machine.aarch64:
+                # x86-64: the trampoline's own CFI (glibc's `__restore_rt`, every register an expression
+                # on the signal frame), where the file has some; else the kernel's signal-frame layout.
+                # AArch64: the layout first, as gdb's prepended sigtramp unwinder: the vDSO's CFI for
+                # `__kernel_rt_sigreturn` gives x29, x30 and the PC from the frame record, not the SP.
+                found = self._dwarf_rules(frame, quiet=True)
+                if isinstance(found, Rules):
+                    return self._apply(frame, found)
             return self._signal_frame(frame, trampoline)
         found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
         if not isinstance(found, Rules):
-            return found  # a stop, or a caller found by the frame-pointer chain
+            return found  # a stop, or a caller found by a heuristic
         return self._apply(frame, found)
 
-    def _at_trampoline(self, pc: int) -> sigframe.Trampoline | None:
-        """The sigreturn trampoline whose first instruction is at `pc`, if one is."""
+    def _trampoline_at(self, pc: int) -> sigframe.Trampoline | None:
+        """The sigreturn trampoline `pc` is at one of the instructions of, if any (its bytes compared
+        as the memory holds them, in the machine's byte order)."""
         order = "big" if self.machine.big_endian else "little"
         for trampoline in sigframe.trampolines(self.machine.abi):
             code = trampoline.code
-            words = [self.read(pc + offset) for offset in range(0, len(code), 8)]
-            if None in words:
-                continue
-            held = b"".join(word.to_bytes(8, order) for word in words if word is not None)
-            if held.startswith(code):
-                return trampoline
+            for start in ((pc - offset) & ADDRESS_MASK for offset in trampoline.starts):
+                words = [self.read(start + offset) for offset in range(0, len(code), 8)]
+                if None in words:
+                    continue
+                held = b"".join(word.to_bytes(8, order) for word in words if word is not None)
+                if held.startswith(code):
+                    return trampoline
         return None
 
-    def _signal_frame(self, frame: Frame, trampoline: sigframe.Trampoline) -> tuple[Frame | None, str, int | None]:
+    def _signal_frame(self, frame: Frame, trampoline: sigframe.Trampoline) -> Step:
         """The interrupted frame, from the registers the kernel saved in the signal frame at SP."""
         m = self.machine
-        frame.signal = True
         frame.module, _ = self._function_for(frame.pc)
         frame.lookup = "the sigreturn trampoline: the interrupted registers are in the signal frame at SP"
         sp = frame.registers.get(m.sp)
@@ -246,9 +311,10 @@ class Unwinder:
             else:
                 caller[reg] = value
         assert pc is not None
+        frame.cfa = caller.get(m.sp)
         return Frame(frame.number + 1, pc, caller, interrupted=True), "", None
 
-    def _sframe_rules(self, frame: Frame) -> Rules | tuple[Frame | None, str, int | None]:
+    def _sframe_rules(self, frame: Frame) -> Rules | Step:
         """The rules of the SFrame row for the frame's PC."""
         module, func = self._function_for(frame.lookup_pc)
         frame.module = module
@@ -258,7 +324,7 @@ class Unwinder:
                 # `_start`): its DWARF CFI, as gdb would, before the frame-pointer guess.
                 frame.dwarf = True
                 return self._dwarf_rules(frame, [module])
-            return self._frame_pointer_chain(frame, module)
+            return self._no_rules(frame, module)
         frame.function = func
         assert module is not None
         row = func.row_for((frame.lookup_pc - module.bias) & ADDRESS_MASK)
@@ -268,13 +334,12 @@ class Unwinder:
         frame.lookup = self._lookup_text(func, frame.lookup_pc - module.bias)
         if row.ra_undefined:
             return None, "the outermost frame: its row says the return address is undefined", None
-        return Rules(row.cfa, row.fp, row.ra, row.mangled_ra)
+        m = self.machine
+        return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
 
-    def _dwarf_rules(
-        self, frame: Frame, modules: list[Module] | None = None
-    ) -> Rules | tuple[Frame | None, str, int | None]:
+    def _dwarf_rules(self, frame: Frame, modules: list[Module] | None = None, quiet: bool = False) -> Rules | Step:
         """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`), in
-        `modules` (all of them by default)."""
+        `modules` (all of them by default). `quiet`: only look, leave the frame as it was when none."""
         owner = None
         for module in self.modules if modules is None else modules:
             address = (frame.lookup_pc - module.bias) & ADDRESS_MASK
@@ -285,57 +350,74 @@ class Unwinder:
             if owner is None and module.name_at(address, address):
                 owner = module
         else:
+            if quiet:
+                return None, "", None
             frame.module = owner
-            return self._frame_pointer_chain(frame, owner, "DWARF CFI")
+            return self._no_rules(frame, owner, "DWARF CFI")
         frame.module = module
         row = fde.row_for(address)
         frame.lookup = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
         if row is None:
             return None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
-        for what, rule in (("CFA", row.cfa), ("RA", row.ra)):
-            if not isinstance(rule, Rule):
-                return None, f"DWARF gives the {what} here as a {rule.what}, which sfview does not evaluate", None
-        if row.ra.kind is Kind.UNDEFINED:
+        if row.ra.kind == Kind.UNDEFINED:
             return None, "the outermost frame: DWARF says the return address is undefined", None
-        fp = row.fp if isinstance(row.fp, Rule) else SAME
-        return Rules(row.cfa, fp, row.ra, False)
+        m = self.machine
+        return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp, **row.others}, row.ra_signed)
 
-    def _apply(self, frame: Frame, rules: Rules) -> tuple[Frame | None, str, int | None]:
-        """Work out the CFA, RA and FP from `rules`; the caller's frame, or why there is none."""
+    def _apply(self, frame: Frame, rules: Rules) -> Step:
+        """Work out the CFA, then every register the rules name; the caller's frame, or why there is none."""
         m = self.machine
         cfa = self._value("CFA", rules.cfa, frame, None)
         if cfa.value is None:
             return None, self._unknown(cfa), cfa.address
-        ra = self._value("RA", rules.ra, frame, cfa.value, same=m.ra)
-        if ra.value is None:
-            return None, self._unknown(ra), ra.address
-        fp = self._value("FP", rules.fp, frame, cfa.value, same=m.fp)
-        if fp.value is None and rules.fp.kind is Kind.VALUE and fp.address is not None:
-            return None, self._unknown(fp), fp.address
-        # An FP kept in a register the state lacks (s390x leaf functions keep r11 in a floating-point
-        # register, which a qemu core does not hold): the caller's FP is not known, as gdb has it
-        # "<unavailable>", and the walk goes on until a rule needs it.
-        return_address = ra.value
-        if rules.mangled_ra and return_address is not None:
-            return_address = self._strip(frame, rules.ra, return_address)
-        if return_address == 0:
-            return None, "the return address is 0: the outermost frame", None
-        sp = frame.registers.get(m.sp)
-        if frame.number > 0 and not frame.interrupted and sp is not None and cfa.value <= sp:
-            return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
-        caller = {m.sp: (cfa.value + m.sp_val_offset) & ADDRESS_MASK}
+        frame.cfa = cfa.value
+        caller = {reg: value for reg, value in frame.registers.items() if reg in m.callee_saved}
+        caller[m.sp] = (cfa.value + m.sp_val_offset) & ADDRESS_MASK
         if m.sp_val_offset:
             text = f"CFA {m.sp_val_offset:+d} = {cfa.value:#x} - {-m.sp_val_offset:#x} = {caller[m.sp]:#x}"
             sp_rule = Rule(Kind.VALUE, CFA, m.sp_val_offset)
             frame.computations.append(Computation("SP", sp_rule, f"CFA {m.sp_val_offset:+d}", text, caller[m.sp]))
-        if fp.value is not None:
-            caller[m.fp] = fp.value
-        return Frame(frame.number + 1, return_address, caller), "", None
+        order = sorted(rules.registers, key=lambda reg: (reg != m.ra, reg != m.fp, reg))
+        for reg in order:
+            rule = rules.registers[reg]
+            if isinstance(rule, Rule) and rule.kind is Kind.UNDEFINED:
+                caller.pop(reg, None)
+                continue
+            if isinstance(rule, Rule) and rule.kind is not Kind.VALUE and reg not in (m.ra, m.fp):
+                if reg in frame.registers:  # DW_CFA_same_value: the caller's is this frame's
+                    caller[reg] = frame.registers[reg]
+                continue
+            comp = self._value(m.what(reg), rule, frame, cfa.value, same=reg)
+            if comp.value is not None:
+                caller[reg] = comp.value
+            elif reg == m.ra:
+                return None, self._unknown(comp), comp.address
+            else:
+                # Only the CFA and the RA make the caller; a register that cannot be worked out (an FP
+                # restored after its `pop`, from what the frame no longer holds; an s390x FP kept in a
+                # floating-point register a qemu core does not hold) is not known, as gdb says
+                # `<not saved>` for it and unwinds on.
+                caller.pop(reg, None)
+        return_address = caller.get(m.ra)
+        assert return_address is not None
+        if rules.mangled_ra:
+            return_address = self._strip(frame, rules.registers[m.ra], return_address)
+        if return_address == 0:
+            return None, "the return address is 0: the outermost frame", None
+        sp = frame.registers.get(m.sp)
+        if frame.number > 0 and not (frame.interrupted or frame.signal) and sp is not None and cfa.value <= sp:
+            return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
+        caller[m.ra] = return_address
+        return Frame(frame.number + 1, return_address, caller, interrupted=frame.signal), "", None
 
     # Rules with numbers ---------------------------------------------------------
 
-    def _value(self, what: str, rule: Rule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
+    def _value(self, what: str, rule: AnyRule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
         """Work out one rule for `frame`, and record how."""
+        if isinstance(rule, Unexpressible):
+            comp = self._expression(what, rule, frame, cfa)
+            frame.computations.append(comp)
+            return comp
         m = self.machine
         formula = describe.formula(m.abi, rule)
         if rule.kind is not Kind.VALUE:
@@ -364,7 +446,34 @@ class Unwinder:
         frame.computations.append(comp)
         return comp
 
-    def _strip(self, frame: Frame, rule: Rule, signed: int) -> int:
+    def _expression(self, what: str, rule: Unexpressible, frame: Frame, cfa: int | None) -> Computation:
+        """A DWARF expression rule, evaluated: the CFA's own (`DW_CFA_def_cfa_expression`), or a
+        register's, which starts with the CFA on the stack and gives its value (`val_expression`) or
+        the address it is saved at (`expression`)."""
+        m = self.machine
+        formula = f"[{expression.describe(rule.expr, m.name)}]"
+        if rule.what == "expression":
+            formula = f"*{formula}"
+        initial = () if rule.what == "CFA expression" or cfa is None else (cfa,)
+        result = expression.evaluate(
+            rule.expr, frame.registers.get, self._read_sized, initial=initial, register_name=m.name
+        )
+        steps = "; ".join(result.trace)
+        if result.value is None:
+            return Computation(what, rule, formula, f"{steps}: {result.stop}" if steps else result.stop, None,
+                               result.missing_address)  # fmt: skip
+        if rule.what != "expression":
+            return Computation(what, rule, formula, f"{steps} = {result.value:#x}", result.value)
+        value = self.read(result.value)
+        loaded = f"{value:#x}" if value is not None else "not in memory"
+        return Computation(what, rule, formula, f"{steps}; *({result.value:#x}) = {loaded}", value, result.value)
+
+    def _read_sized(self, address: int, size: int) -> int | None:
+        """`size` bytes at `address` (for `DW_OP_deref_size`), from the 8-byte word there (little-endian)."""
+        word = self.read(address)
+        return None if word is None else word & ((1 << (8 * min(size, 8))) - 1)
+
+    def _strip(self, frame: Frame, rule: AnyRule, signed: int) -> int:
         """A signed return address without its authentication code, the masking recorded."""
         keep = ~self.pac_mask & ADDRESS_MASK
         stripped = signed & keep
@@ -373,7 +482,7 @@ class Unwinder:
 
     @staticmethod
     def _unknown(comp: Computation) -> str:
-        if comp.address is not None:
+        if comp.address is not None and comp.value is None:
             return f"the {comp.what} needs the memory word at {comp.address:#x}, which nobody has given"
         return f"the {comp.what} cannot be computed: {comp.arithmetic}"
 
@@ -412,21 +521,42 @@ class Unwinder:
             return f"PCMASK with rep_size 0: offset {offset:#x}, not reduced"
         return f"PCINC: offset {offset:#x} into the function"
 
-    def _frame_pointer_chain(
-        self, frame: Frame, module: Module | None, data: str = "SFrame"
-    ) -> tuple[Frame | None, str, int | None]:
-        """No FDE for the PC: follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
-        m = self.machine
+    # Heuristics, where no rule covers the PC ----------------------------------------
+
+    def _no_rules(self, frame: Frame, module: Module | None, data: str = "SFrame") -> Step:
+        """No FDE for the PC: on AArch64, frame 0 in a PLT stub returns through LR (a stub saves
+        nothing, as gdb's prologue analysis finds); otherwise the frame-pointer chain."""
         where = f"{frame.lookup_pc:#x}"
         if module is not None:
             lacking = module.section is None if data == "SFrame" else module.cfi is None or module.cfi() is None
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
-        if not m.fp_chain:
-            return (
-                None,
-                f"no FDE covers {where}, and {describe.abi_name(m.abi)} code keeps no frame-pointer chain",
-                None,
-            )
+        if self.machine.aarch64 and frame.number == 0 and module is not None and _in_stub(frame.name()):
+            return self._link_register(frame, where)
+        if not self.machine.fp_chain:
+            abi = describe.abi_name(self.machine.abi)
+            return None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None
+        return self._frame_pointer_chain(frame, where)
+
+    def _link_register(self, frame: Frame, where: str) -> Step:
+        m = self.machine
+        lr, sp = frame.registers.get(m.ra), frame.registers.get(m.sp)
+        if lr is None or sp is None:
+            return None, f"no FDE covers {where}, a PLT stub, and LR or SP is not known", None
+        frame.fallback, frame.heuristic = True, "LR (PLT stub)"
+        frame.lookup = f"no FDE covers {where}: a PLT stub saves nothing, the return address is in LR"
+        comp = Computation("RA", Rule(Kind.SAME), "unchanged (in LR)", f"{m.name(m.ra)} = {lr:#x}", lr)
+        frame.computations.append(comp)
+        frame.cfa = sp
+        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        caller[m.sp] = sp
+        if lr & self.pac_mask:
+            lr = self._strip(frame, comp.rule, lr)
+        caller[m.ra] = lr
+        return Frame(frame.number + 1, lr, caller), "", None
+
+    def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
+        """Follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
+        m = self.machine
         fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
         if not fp or sp is None or fp < sp or fp % 8:
             return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None
@@ -435,7 +565,7 @@ class Unwinder:
             return None, f"no FDE covers {where}; the frame-pointer chain needs the words at {fp:#x}", fp
         if not ra:
             return None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None
-        frame.fallback = True
+        frame.fallback, frame.heuristic = True, "frame-pointer chain"
         frame.lookup = f"no FDE covers {where}: frame-pointer chain"
         frame.computations.append(
             Computation("FP", Rule(Kind.VALUE, m.fp, 0, True), "*(fp)", f"*({fp:#x}) = {saved_fp:#x}", saved_fp, fp)
@@ -455,4 +585,15 @@ class Unwinder:
         else:
             sp_rule, sp_formula, caller_sp = Rule(Kind.VALUE, m.fp, 16), "fp + 16", fp + 16
         frame.computations.append(Computation("SP", sp_rule, sp_formula, f"{sp_formula} = {caller_sp:#x}", caller_sp))
-        return Frame(frame.number + 1, ra, {m.sp: caller_sp, m.fp: saved_fp}), "", None
+        frame.cfa = caller_sp
+        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        caller.update({m.sp: caller_sp, m.fp: saved_fp, m.ra: ra})
+        return Frame(frame.number + 1, ra, caller), "", None
+
+
+PLT_SECTIONS = (".plt", ".iplt", ".plt.sec", ".plt.got")
+
+
+def _in_stub(name: str) -> bool:
+    """Whether a PC's name puts it in a PLT stub (`puts@plt`, or a PLT section's own bytes)."""
+    return "@plt" in name or name.split("+")[0] in PLT_SECTIONS

@@ -22,14 +22,15 @@ from elftools.elf.elffile import ELFFile
 
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.core import AT_ENTRY, AT_PHDR, Core, Memory
-from sfview.inputs.elf import function_symbols
+from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
+from sfview.inputs.elf import function_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe import describe
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiTable, EhFrameIndex
+    from sfview.inputs.symbols import SymbolTable
 
 PAGE_SIZE = 4096
 """The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
@@ -91,8 +92,15 @@ def _module_without_sframe(
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
         return None
-    symbols = function_symbols(io.BytesIO(data))
-    return Module(os.path.basename(found), None, bias, symbols.name_at, path, cfi=functools.cache(lambda: _cfi(elf)))
+    symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
+    return Module(
+        os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi=functools.cache(lambda: _cfi(elf))
+    )
+
+
+def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
+    """`name_at` of a table read when a frame is first named (a library's debug file is big)."""
+    return lambda address, lookup: table().name_at(address, lookup)
 
 
 def _cfi(elf: ELFFile) -> CfiTable | EhFrameIndex | None:
@@ -142,10 +150,27 @@ def _same_file(elf: ELFFile, memory: Memory, bias: int) -> bool | None:
     if first is None or not first["p_filesz"]:
         return None
     expected = first.data()[: min(first["p_filesz"], PAGE_SIZE)]
-    held = memory.read(first["p_vaddr"] + bias, len(expected))
+    held = memory.bytes_at(first["p_vaddr"] + bias, len(expected))
     if held is None:
         return None
-    return held == int.from_bytes(expected, "little" if elf.little_endian else "big")
+    return held == expected or _same_build_id(elf, memory, bias)
+
+
+def _same_build_id(elf: ELFFile, memory: Memory, bias: int) -> bool:
+    """Whether the process holds this file's GNU build-id note where the file puts it: a `strip`ped
+    copy of the file that ran (strip drops section headers and may shrink `.sframe`'s padding, so its
+    first page differs) is the same build."""
+    for seg in elf.iter_segments():
+        if seg["p_type"] != "PT_NOTE":
+            continue
+        for note in seg.iter_notes():
+            if note["n_type"] != "NT_GNU_BUILD_ID":
+                continue
+            elf.stream.seek(note["n_offset"])
+            expected = elf.stream.read(note["n_size"])
+            address = seg["p_vaddr"] + note["n_offset"] - seg["p_offset"] + bias
+            return len(expected) == note["n_size"] and memory.bytes_at(address, len(expected)) == expected
+    return False
 
 
 def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
@@ -187,7 +212,28 @@ def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     elf = doc.elf
     cfi = functools.cache(lambda: _cfi(elf) if elf is not None else None)  # a raw section has none
-    return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
+    if elf is None:
+        return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
+    symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
+    return Module(os.path.basename(doc.path), doc.section, bias, _lazy_names(symbols), library, cfi=cfi)
+
+
+def _vdso(core: Core, machine: str) -> Module | None:
+    """The vDSO, read from the core's memory where `AT_SYSINFO_EHDR` says the kernel put it: its
+    symbols name its frames (`clock_gettime`), its `.eh_frame` unwinds them, as gdb does."""
+    start = core.auxv.get(AT_SYSINFO_EHDR)
+    image = core.memory.bytes_from(start) if start else None
+    if not image or not image.startswith(b"\x7fELF"):
+        return None
+    try:
+        elf = ELFFile(io.BytesIO(image))
+        if elf["e_machine"] != machine:
+            return None
+        bias = _load_bias(elf, start)
+        symbols = function_symbols(io.BytesIO(image))
+    except Exception:  # a vDSO image the core holds damaged or in part: its frames go unnamed
+        return None
+    return Module("[vdso]", None, bias, symbols.name_at, cfi=functools.cache(lambda: _cfi(elf)))
 
 
 def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str], sysroot: str | None) -> Session:
@@ -236,6 +282,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
+        if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
+            continue
         try:
             lib = Document.open(found)
         except InputError as exc:
@@ -250,6 +298,9 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             continue
         modules.append(_module(lib, lib_bias, path))
         _add_read_only_segments(core.memory, lib.elf, lib_bias)
+    vdso = _vdso(core, elf["e_machine"])
+    if vdso is not None:
+        modules.append(vdso)
     state = _thread(core, thread)
     numbers = register_numbers(machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
@@ -275,6 +326,14 @@ def _linked_libraries(elf: ELFFile, bias: int, memory: Memory) -> list[tuple[str
     if dynamic is None:  # a static program
         return []
     return loaded_objects(memory.read, memory.little_endian, dynamic["p_vaddr"] + bias, dynamic["p_memsz"])
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
 
 
 def _find_library(path: str, lib_dirs: list[str], sysroot: str | None) -> str | None:
@@ -311,4 +370,16 @@ def from_registers(program: str, typed: dict[str, int], words: dict[int, int], b
     memory = Memory()
     memory.words.update(words)
     unwinder = Unwinder([_module(doc, bias)], machine, memory.read)
-    return Session(unwinder, pc, registers, memory)
+    return Session(unwinder, pc, registers, memory, _bias_hint(doc, pc, bias))
+
+
+def _bias_hint(doc: Document, pc: int, bias: int) -> list[str]:
+    """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses."""
+    elf = doc.elf
+    if elf is None or elf["e_type"] != "ET_DYN" or bias or doc.require_section().find_function(pc) is not None:
+        return []
+    return [
+        f"{os.path.basename(doc.path)} is position-independent (ET_DYN) and no FDE covers pc {pc:#x} at its link"
+        " addresses: give --bias with its load address (the start of its first mapping, as /proc/PID/maps"
+        " or gdb's `info proc mappings` show it)"
+    ]

@@ -32,6 +32,8 @@ class Trampoline:
 
     code: bytes
     """The trampoline's instructions, from its first byte."""
+    starts: tuple[int, ...]
+    """The offset of each of its instructions: a thread can be stopped at any of them."""
     saved: dict[int, int]
     """Register (DWARF number, or `PC`) → offset from the trampoline's SP of the word saving it."""
 
@@ -40,10 +42,12 @@ class Trampoline:
 # uc_flags (8), uc_link (8), uc_stack (24), then `struct sigcontext`, whose first 8-byte
 # words are r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip.
 _X86_SIGCONTEXT = 40
+_X86_ORDER = ("r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rdi", "rsi", "rbp", "rbx", "rdx", "rax", "rcx")
 X86_64 = Trampoline(
     code=bytes.fromhex("48c7c00f0000000f05"),  # mov $15 (rt_sigreturn), %rax; syscall
+    starts=(0, 7),
     saved={
-        int(Sframe.Amd64Reg.rbp): _X86_SIGCONTEXT + 10 * 8,
+        **{int(Sframe.Amd64Reg[name]): _X86_SIGCONTEXT + i * 8 for i, name in enumerate(_X86_ORDER)},
         int(Sframe.Amd64Reg.rsp): _X86_SIGCONTEXT + 15 * 8,
         PC: _X86_SIGCONTEXT + 16 * 8,
     },
@@ -55,9 +59,9 @@ X86_64 = Trampoline(
 _ARM_REGS = 304 + 8
 AARCH64 = Trampoline(
     code=bytes.fromhex("681180d2010000d4"),  # mov x8, #139 (rt_sigreturn); svc #0
+    starts=(0, 4),
     saved={
-        int(Sframe.Aarch64Reg.x29): _ARM_REGS + 29 * 8,
-        int(Sframe.Aarch64Reg.x30): _ARM_REGS + 30 * 8,
+        **{int(Sframe.Aarch64Reg[f"x{n}"]): _ARM_REGS + n * 8 for n in range(31)},
         int(Sframe.Aarch64Reg.sp): _ARM_REGS + 31 * 8,
         PC: _ARM_REGS + 32 * 8,
     },
@@ -74,6 +78,7 @@ def _s390x(sigregs: int, code: str) -> Trampoline:
     gprs = sigregs + 16
     return Trampoline(
         code=bytes.fromhex(code),
+        starts=(0,),
         saved={
             int(Sframe.S390xReg.r11): gprs + 11 * 8,
             int(Sframe.S390xReg.r14): gprs + 14 * 8,

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DebuggerScreen"]
 
+RUN_PAGE = 500
+"""Frames `r` adds at a time."""
+
 
 class DebuggerScreen(Screen[None]):
     """The unwinding debugger, beside the explorer."""
@@ -146,11 +149,25 @@ class DebuggerScreen(Screen[None]):
         self._explain(self.frames[-2] if len(self.frames) > 1 else None)
 
     def action_run(self) -> None:
-        """Step until the walk stops (at most the engine's depth limit)."""
-        for _ in range(256):
-            if self.stop or not self.frames:
-                break
-            self.action_step()
+        """Step until the walk stops, a page of frames at a time (`r` again goes on): a deep recursion
+        has thousands, and the engine's loop detection ends a walk that would not."""
+        if not self.frames or self.stop:
+            self.app.bell()
+            return
+        self.frames[-1].computations.clear()
+        page_end = len(self.frames) + RUN_PAGE
+        stop, missing = self.unwinder.walk(self.frames, page_end)
+        paged = len(self.frames) == page_end and missing is None and stop.startswith("stopped after")
+        if not paged:
+            self.stop, self.missing = stop, missing
+        stepped = self.frames[-1] if not paged and self.stop else self.frames[-2]
+        self._point_explorer(stepped)
+        self._show_frames()
+        self._explain(stepped)
+        if paged:
+            self._show(f"{len(self.frames)} frames, the walk goes on: r runs another {RUN_PAGE}")
+        if missing is not None:
+            self._ask_for(missing)
 
     def action_toggle_dwarf(self) -> None:
         self.with_dwarf = not self.with_dwarf
@@ -251,7 +268,7 @@ class DebuggerScreen(Screen[None]):
         table = self.query_one("#dbg-frames", DataTable)
         table.clear()
         for frame in self.frames:
-            how = "fp chain" if frame.fallback else frame.module.name if frame.module else ""
+            how = frame.heuristic if frame.fallback else frame.module.name if frame.module else ""
             name = frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc) or "??"
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
@@ -267,8 +284,11 @@ class DebuggerScreen(Screen[None]):
         if frame.signal:
             return "signal frame"
         if frame.fallback:
-            return "frame-pointer chain"
-        return "CFA" if regnum == self.machine.sp else "FP rule"
+            return frame.heuristic
+        what = self.machine.what(regnum)
+        if any(comp.what == what for comp in frame.computations):
+            return f"{what} rule"
+        return "CFA" if regnum == self.machine.sp else "return address"
 
     def _explain(self, frame: Frame | None) -> None:
         """The last step in full: what was looked up, each value worked out, the caller's registers."""
@@ -308,8 +328,12 @@ class DebuggerScreen(Screen[None]):
             out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
             origin = "the saved PC" if frame.signal else "RA"
             out.append(f"  pc = {origin} = {caller.pc:#x} {self.unwinder.name_at(caller.pc, caller.lookup_pc)}\n")
-            for regnum, value in sorted(caller.registers.items()):
+            changed, carried = frame.changed(caller)
+            for regnum, value in sorted(changed.items()):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
+            if carried:
+                names = ", ".join(self.machine.name(regnum) for regnum in carried)
+                out.append(f"  the same as in frame #{frame.number}: {names}\n", style="dim")
         elif self.stop:
             out.append(f"\nstopped: {self.stop}\n", style="yellow")
         if self.with_dwarf:
