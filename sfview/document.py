@@ -47,6 +47,8 @@ class Document:
             self.error = self.locate(exc)
         if self.section is not None and self.section.error is not None:
             self.error = self.locate(self.section.error)
+        if self.error is None and source.cut is not None:
+            self.error = self.locate(source.cut)
 
     @classmethod
     def open(cls, path: str, base: int | None = None) -> Document:
@@ -66,6 +68,16 @@ class Document:
         return self.source.elf
 
     @property
+    def lost(self) -> list[InputError]:
+        """What around the section could not be read (names, placement, CFI, build-id), located;
+        each cost only what depended on it. Filled in as the parts are asked for."""
+        return [self.locate(exc) for exc in self.source.lost]
+
+    def note_loss(self, exc: InputError) -> None:
+        """Record that `exc` cost a part of what surrounds the section (said once the command is done)."""
+        self.source.lost.append(exc)
+
+    @property
     def symbols(self) -> SymbolTable:
         """Function symbols, read on first use (a text dump never needs them)."""
         return self.source.symbols
@@ -79,7 +91,8 @@ class Document:
             return None
         try:
             return read_cfi(self.elf)
-        except InputError:
+        except InputError as exc:
+            self.note_loss(exc)
             return None
 
     @cached_property
@@ -92,7 +105,11 @@ class Document:
         from sfview.dwarf.compare import Placement
         from sfview.inputs.elf import relocated_places
 
-        cfi_places = {name: relocated_places(elf, name) for name in (".eh_frame", ".debug_frame")}
+        try:
+            cfi_places = {name: relocated_places(elf, name) for name in (".eh_frame", ".debug_frame")}
+        except InputError as exc:
+            self.note_loss(InputError(f"functions not paired by their relocations: {exc.message}"))
+            cfi_places = {".eh_frame": {}, ".debug_frame": {}}
         return Placement(
             sframe=lambda func: self.source.relocated_places.get(func.span.start),
             dwarf=lambda cfi: cfi_places[cfi.section].get(cfi.location_offset),

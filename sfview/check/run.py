@@ -22,7 +22,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elf import executable_ranges
+from sfview.inputs.elffile import executable_ranges
 from sfview.sframe import describe
 from sfview.sframe.bulk import Bulk
 from sfview.sframe.records import START_ADDR_SIZES, info_bits
@@ -91,7 +91,10 @@ def check_document(doc: Document, profile: str | None = None) -> Iterator[Diagno
     program = None
     if doc.elf is not None and not relocatable:
         symbols = doc.symbols
-        program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)
+        try:
+            program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)
+        except InputError as exc:  # no program headers: the checks against the code's ranges are left out
+            doc.note_loss(InputError(f"functions not checked against the code's ranges: {exc.message}"))
     if doc.section is None:
         return check_bytes(doc.data, doc.source.address, profile=profile)
     return check(doc.section, relocatable=relocatable, profile=profile, program=program)

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.dwarf.compare import block_size
+from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
+from sfview.inputs.elffile import build_id, load_address, section_bytes, section_named
+from sfview.output.safe_text import printable
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
 if TYPE_CHECKING:
@@ -35,24 +38,26 @@ REGISTER_NAMES = {
 """DWARF register number → the name Breakpad's stack walker gives it, per architecture."""
 
 
-def build_id(elf: ELFFile) -> bytes | None:
-    """The GNU build-id note's bytes, if the file has one."""
-    for section in elf.iter_sections():
-        if section["sh_type"] == "SHT_NOTE":
-            for note in section.iter_notes():
-                if note["n_type"] == "NT_GNU_BUILD_ID":
-                    return bytes.fromhex(note["n_desc"])
-    return None
-
-
 def text_hash(elf: ELFFile) -> bytes:
     """dump_syms' identifier without a build-id: the first page of `.text` XORed in 16-byte blocks."""
-    text = elf.get_section_by_name(".text")
-    data = text.data()[:4096] if text is not None else b""
+    text = section_named(elf, ".text")
+    data = section_bytes(text, 4096) if text is not None else b""
     out = bytearray(16)
     for i, byte in enumerate(data):
         out[i % 16] ^= byte
     return bytes(out)
+
+
+def module_id(doc: Document) -> bytes:
+    """The module's identifier: its build-id, else the hash of its code; a damaged note or `.text` costs
+    the identifier (zeros, said as a loss), not the export."""
+    elf = doc.elf
+    assert elf is not None
+    try:
+        return build_id(elf) or text_hash(elf)
+    except InputError as exc:
+        doc.note_loss(InputError(f"MODULE id left as zeros: {exc.message}"))
+        return bytes(16)
 
 
 def debug_identifier(identifier: bytes) -> str:
@@ -63,21 +68,20 @@ def debug_identifier(identifier: bytes) -> str:
     return swapped.hex().upper() + "0"
 
 
-def load_address(elf: ELFFile) -> int:
-    """Where the module's addresses count from: the first loadable segment's address (0 for PIE)."""
-    loads = [seg for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
-    return min((seg["p_vaddr"] - seg["p_offset"] for seg in loads), default=0) if loads else 0
-
-
 def symbol_file(doc: Document) -> tuple[str, list[str]]:
     """The Breakpad symbol file for `doc`, and the rules it had to leave out (one message each)."""
     elf = doc.elf
     assert elf is not None
     abi = abi_for(elf)
     section = doc.require_section()
-    base = load_address(elf)
-    ident = build_id(elf) or text_hash(elf)
-    lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {os.path.basename(doc.path)}"]
+    try:
+        base = load_address(elf)
+    except InputError as exc:
+        doc.note_loss(InputError(f"addresses written from 0: {exc.message}"))
+        base = 0
+    ident = module_id(doc)
+    # Names are the rest of their line: one with a newline would forge a record (escaped, as in all text output)
+    lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {printable(os.path.basename(doc.path))}"]
     for address, group in itertools.groupby(
         sorted(doc.symbols.symbols, key=lambda s: (s.address, s.name)), key=lambda s: s.address
     ):
@@ -85,7 +89,7 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             first, *others = group
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
-            lines.append(f"PUBLIC {marker}{address - base:x} 0 {first.name}")
+            lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
     records, problems = stack_cfi(section.functions(), abi, base)
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiRule, CfiTable, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
+from sfview.output.safe_text import printable_lines
 from sfview.sframe.describe import register_name, rule_formula
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
         f"{result.agreeing} agree, {result.explained} differ for known reasons, "
         f"{result.disagreeing} disagree"
     )
-    return "\n".join(lines) + "\n"
+    return printable_lines(lines)
 
 
 def _rule_json(section: Section, value: CfiRule) -> dict[str, object]:

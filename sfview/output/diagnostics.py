@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from sfview.check.catalogue import PROFILES, Severity
 from sfview.check.run import Diagnostic
 from sfview.document import Document
+from sfview.errors import InputError
+from sfview.output.safe_text import printable
 
 
 def line(doc: Document, diag: Diagnostic) -> str:
     """`FILE: section offset 0x4a (file offset 0x…): error fdes-unsorted: fdes[2]: …`."""
     where = doc.source.where(diag.start)
-    return f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}"
+    return printable(f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}")
 
 
 def verdict(diags: list[Diagnostic], profile: str) -> tuple[bool, Diagnostic | None]:
@@ -30,10 +32,12 @@ def lines(doc: Document, diags: list[Diagnostic], profile: str | None) -> Iterat
         accepted, first = verdict(diags, profile)
         who = PROFILES[profile]
         if accepted:
-            yield f"{doc.path}: {who} would accept this section"
+            yield printable(f"{doc.path}: {who} would accept this section")
         else:
             assert first is not None
-            yield f"{doc.path}: {who} would refuse this section: first, {first.check.about} ({first.check.id})"
+            yield printable(
+                f"{doc.path}: {who} would refuse this section: first, {first.check.about} ({first.check.id})"
+            )
 
 
 def as_json(doc: Document, diags: list[Diagnostic], profile: str | None = None) -> dict[str, object]:
@@ -60,6 +64,12 @@ def as_json(doc: Document, diags: list[Diagnostic], profile: str | None = None) 
         report["profile"] = profile
         report["accepted"] = verdict(diags, profile)[0]
     return report
+
+
+def unreadable(path: str, error: InputError) -> dict[str, object]:
+    """A file `check` could not read at all, as its entry in the JSON report (exit 2 says it too)."""
+    return {"file": path, "unreadable": error.where + ": " + error.message if error.where else error.message,
+            "problems": []}  # fmt: skip
 
 
 def json_text(reports: list[dict[str, object]]) -> str:
