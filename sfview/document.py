@@ -47,7 +47,7 @@ class Document:
             self.error = self.locate(exc)
         if self.section is not None and self.section.error is not None:
             self.error = self.locate(self.section.error)
-        if self.error is None and source.cut is not None:
+        if source.cut is not None:  # what is missing says more than what it leaves unreadable
             self.error = self.locate(source.cut)
 
     @classmethod

@@ -243,10 +243,11 @@ class EhFrameIndex:
             return None
         offset = self._fdes[i] - self._eh_frame["sh_addr"]
         try:
-            # pyelftools' reader of one entry (its CIE read as it needs it), at an offset into the section
-            entry = self._cfi._parse_entry_at(offset)
-            functions = _functions([entry], ".eh_frame", self.abi)
-        except (*DECODE_ERRORS, RecursionError):  # RecursionError: a CIE pointer that leads back to its FDE
+            with reading(f"the FDE at .eh_frame+{offset:#x}"):  # a CIE pointer back to its FDE, DW_CFA_restore in a CIE
+                # pyelftools' reader of one entry (its CIE read as it needs it), at an offset into the section
+                entry = self._cfi._parse_entry_at(offset)
+                functions = _functions([entry], ".eh_frame", self.abi)
+        except InputError:
             return None
         if len(functions) != 1:  # the table pointed at a CIE
             return None

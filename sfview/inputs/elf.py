@@ -85,7 +85,7 @@ def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
         why = "".join(f"; {what}" for what in unreadable) or " (built without -Wa,--gsframe?)"
         raise InputError(f"no .sframe section and no PT_GNU_SFRAME segment{why}")
     data, address, file_offset, origin, cut = found
-    lost: list[InputError] = []
+    lost = elf.lost
     return ElfSframe(data, address, file_offset, origin, info, elf, lambda: _names(elf, origin, lost), cut, lost)
 
 
@@ -95,7 +95,7 @@ def function_symbols(stream: BinaryIO) -> SymbolTable:
     A file pyelftools cannot read gives no names, as a damaged table does.
     """
     try:
-        return _symbols(open_elf(stream))
+        return _symbols(open_elf(stream), [])
     except InputError:
         return SymbolTable([], "unreadable")
 
@@ -108,7 +108,7 @@ def _names(elf: ElfFile, origin: str, lost: list[InputError]) -> Names:
     """
     try:
         relocatable = elf["e_type"] == "ET_REL"
-        symbols = SymbolTable([], "none") if relocatable else _symbols(elf)
+        symbols = SymbolTable([], "none") if relocatable else _symbols(elf, lost)
         names, places = _relocated_names(elf) if relocatable and origin.startswith(".sframe") else ({}, {})
     except InputError as exc:
         lost.append(InputError(f"no function names: {exc.message}"))
@@ -123,7 +123,7 @@ def _from_section(elf: ElfFile) -> Found | None:
     section = section_named(elf, ".sframe")
     if section is None:
         return None
-    data = section_bytes(section)
+    data = section_bytes(section, partial=True)
     offset, size = section["sh_offset"], section["sh_size"]
     compressed = section["sh_flags"] & SH_FLAGS.SHF_COMPRESSED
     cut = None if compressed or len(data) == size else _cut(".sframe section", size, offset, len(data))
@@ -185,26 +185,45 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     return out
 
 
-def _symbols(elf: ElfFile) -> SymbolTable:
-    """Function symbols from `.symtab`, else `.dynsym`; code sections for what they leave unnamed."""
+def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
+    """Function symbols from `.symtab`, else `.dynsym`; code sections for what they leave unnamed.
+
+    A table that cannot be read costs its own names (said in `lost`): the next
+    table, and the PLT's, still name what they can.
+    """
     sections = [
         Symbol(name, header["sh_addr"], header["sh_size"])
         for _, name, header in elf.section_headers
         if header["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and header["sh_addr"] and name
     ]
-    with reading("the PLT"):
-        plt = plt_symbols(elf)
+    plt = _lossy(lambda: plt_symbols(elf), "the PLT", lost) or []
     for name in (".symtab", ".dynsym"):
-        table = section_named(elf, name)
-        if isinstance(table, SymbolTableSection):
-            symbols = [
-                Symbol(sym.name, sym.value, sym.size)
-                for sym in _raw_symbols(elf, table)
-                if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
-            ]
-            if symbols:
-                return SymbolTable(symbols + plt, name, sections)
+        symbols = _lossy(lambda name=name: _function_symbols(elf, name), f"no names from {name}", lost)
+        if symbols:
+            return SymbolTable(symbols + plt, name, sections)
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
+
+
+def _function_symbols(elf: ElfFile, name: str) -> list[Symbol]:
+    """The defined function symbols of the symbol table `name` (none when there is no such table)."""
+    table = section_named(elf, name)
+    if not isinstance(table, SymbolTableSection):
+        return []
+    return [
+        Symbol(sym.name, sym.value, sym.size)
+        for sym in _raw_symbols(elf, table)
+        if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
+    ]
+
+
+def _lossy(read: Callable[[], list[Symbol]], what: str, lost: list[InputError]) -> list[Symbol] | None:
+    """What `read` gives, or None with why in `lost` (under `what`)."""
+    try:
+        with reading(what):
+            return read()
+    except InputError as exc:
+        lost.append(exc)
+        return None
 
 
 def relocated_places(elf: ElfFile, target: str) -> dict[int, Place]:

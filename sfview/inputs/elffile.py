@@ -76,6 +76,8 @@ class ElfFile(ELFFile):
         super().__init__(stream)
         self.headers_error: InputError | None = None
         """Why the section headers could not all be read (the rest of them is used)."""
+        self.lost: list[InputError] = []
+        """What pyelftools' readers could not do here and what it cost (a DWARF section left unrelocated)."""
 
     @cached_property
     def mapped(self) -> memoryview:
@@ -135,10 +137,15 @@ class ElfFile(ELFFile):
         data = section_bytes(section)
         stream = io.BytesIO(data)
         if relocate_dwarf_sections:
-            handler = RelocationHandler(self)
-            relocations = handler.find_relocations_for_section(section)
-            if relocations is not None:
-                handler.apply_section_relocations(stream, relocations)
+            try:
+                with reading(f"the relocations of {section.name}"):
+                    handler = RelocationHandler(self)
+                    relocations = handler.find_relocations_for_section(section)
+                    if relocations is not None:
+                        handler.apply_section_relocations(stream, relocations)
+            except InputError as exc:  # costs the relocated addresses, not the CFI
+                self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
+                stream = io.BytesIO(data)
         return DebugSectionDescriptor(stream, section.name, section["sh_offset"], len(data), section["sh_addr"])
 
 
@@ -156,21 +163,26 @@ def section_named(elf: ELFFile, name: str) -> Section | None:
         return elf.get_section_by_name(name)
 
 
-def section_bytes(section: Section, prefix: int | None = None) -> bytes:
-    """A section's contents, inflated if compressed (zlib, zstd), as far as the file holds them.
+def section_bytes(section: Section, prefix: int | None = None, *, partial: bool = False) -> bytes:
+    """A section's contents, inflated if compressed (zlib, zstd).
 
-    A size past the end of the file gives the bytes there (the caller compares
-    with `sh_size` to say so); a size over `limits.max_size` is refused before
-    anything is read. `prefix`: only that many bytes are wanted.
+    A section the file holds only part of is an `InputError`, or with
+    `partial`, the bytes the file holds (the caller compares with `sh_size`
+    to say so). A size over `limits.max_size` is refused before anything is
+    read. `prefix`: only that many bytes are wanted.
     """
     name = section.name or "unnamed"
     header = section.header
     with reading(f"the {name} section (file offset {header['sh_offset']:#x}, {header['sh_size']} bytes)"):
         if header["sh_type"] == "SHT_NOBITS":
             raise InputError("it has no contents in this file (SHT_NOBITS)")
-        if not header["sh_flags"] & SHF_COMPRESSED:
-            return _read_at(section.elffile, header["sh_offset"], header["sh_size"], prefix)
-        return _inflate(section, _read_at(section.elffile, header["sh_offset"], header["sh_size"], None))[:prefix]
+        if header["sh_flags"] & SHF_COMPRESSED:
+            return _inflate(section, _read_at(section.elffile, header["sh_offset"], header["sh_size"], None))[:prefix]
+        data = _read_at(section.elffile, header["sh_offset"], header["sh_size"], prefix)
+        wanted = header["sh_size"] if prefix is None else min(header["sh_size"], prefix)
+        if not partial and len(data) < wanted:
+            raise InputError(f"the file holds only {len(data)} of its bytes")
+        return data
 
 
 def _read_at(elf: ELFFile, offset: int, size: int, prefix: int | None) -> bytes:
