@@ -306,7 +306,9 @@ def _peak_kb(*args: str) -> tuple[int, subprocess.CompletedProcess[str]]:
     """Peak resident memory (VmHWM, KB) of `sfview ARGS` in a process of its own."""
     from test_bounded import PEAK
 
-    done = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True, timeout=120)
+    script = PEAK.replace("\nrun()\n", "\nsys.exit(run())\n")  # with its exit status
+    assert script != PEAK
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120)
     return int(done.stderr.rsplit("VmHWM ", 1)[1].split()[0]), done
 
 
@@ -329,3 +331,41 @@ def test_a_core_whose_load_headers_all_point_at_the_same_bytes_costs_them_once(t
     assert "stop_here" in done.stdout
     assert kb < 150 * 1024, f"{kb} KB"
     assert os.path.getsize(path) < 4 << 20
+
+
+def _plt_claims(size: int, dwarf_range: int | None = None) -> Elf:
+    """The PLT's PCMASK FDE (fdes[1], version 1: 28-byte header, 17-byte FDEs, `func_size` at +4) claiming
+    `size` bytes; with `dwarf_range`, the `.eh_frame` FDE over the PLT (at +0x48; its range after the
+    length, the CIE pointer and the start) claiming as much from 0x1020."""
+    elf = Elf.of(PROGRAM.read_bytes())
+    sframe = elf.section(".sframe")["sh_offset"]
+    fde = sframe + 28 + 17
+    assert struct.unpack_from("<iI", elf.data, fde) == (0x1030 - 0x141A8, 16)  # from the section: pc 0x1030, 16 bytes
+    elf.poke(fde + 4, struct.pack("<I", size))
+    if dwarf_range is not None:
+        fde = elf.section(".eh_frame")["sh_offset"] + 0x48
+        assert struct.unpack_from("<I", elf.data, fde + 12) == (0x20,)  # the PLT's 32 bytes, as readelf says
+        elf.poke(fde + 12, struct.pack("<I", dwarf_range))
+    return elf
+
+
+def test_export_of_a_pcmask_function_claiming_4_gb_is_bounded(tmp_path: Path) -> None:
+    kb, done = _peak_kb("export", "--breakpad", write(tmp_path, _plt_claims(0xFFFFFFFF)))
+    assert done.returncode == 0, done.stderr
+    assert "fdes[1] left out: a PCMASK function of 268435456 blocks of 16 bytes" in done.stderr
+    assert "STACK CFI INIT 1020 10" in done.stdout and "STACK CFI INIT 1030" not in done.stdout
+    assert kb < 150 * 1024
+
+
+def test_a_real_plt_is_still_exported_block_by_block(cli) -> None:
+    out = cli("export", "--breakpad", str(PROGRAM)).out
+    assert "STACK CFI INIT 1030 10 " in out
+
+
+def test_compare_of_a_pcmask_function_over_a_2_gb_dwarf_fde_says_each_difference_once(tmp_path: Path) -> None:
+    kb, done = _peak_kb("compare", write(tmp_path, _plt_claims(0x7FFFFFF0, 0x7FFFFFE0)))
+    assert done.returncode == 1, done.stderr  # the PLT's DWARF expression and the claimed rows over real code
+    # [0x1030, 0x80001000): 134217725 blocks, the first and the last apart, the rest said once
+    assert "(and the same place of the next 134217722 blocks of 16 bytes)" in done.stdout
+    assert len(done.stdout.splitlines()) < 60
+    assert kb < 150 * 1024

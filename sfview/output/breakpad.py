@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from sfview.document import Document
     from sfview.sframe.section import Function, Row
 
+PCMASK_RECORDS = 1 << 16
+"""Records PCMASK functions may always take, beside 4 per section byte: a PLT of 30,000 entries (two rows
+each) fits; a forged `func_size` does not make the export grow without bound."""
+
 REGISTER_NAMES = {
     "x86_64": {int(reg): f"${reg.name}" for reg in Sframe.Amd64Reg},
     "arm64": {int(reg): reg.name for reg in Sframe.Aarch64Reg},
@@ -90,16 +94,21 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
             lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
-    records, problems = stack_cfi(section.functions(), abi, base)
+    records, problems = stack_cfi(section.functions(), abi, base, PCMASK_RECORDS + 4 * len(section.data))
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
     return "\n".join(lines + records) + "\n", problems
 
 
-def stack_cfi(functions: Iterable[Function], abi: Abi, base: int) -> tuple[list[str], list[str]]:
-    """`STACK CFI` records for SFrame functions (by address), and what they had to leave out."""
+def stack_cfi(
+    functions: Iterable[Function], abi: Abi, base: int, budget: int | None = None
+) -> tuple[list[str], list[str]]:
+    """`STACK CFI` records for SFrame functions (by address), and what they had to leave out.
+
+    `budget`: the most records PCMASK functions may be expanded into (all, when None).
+    """
     problems: list[str] = []
-    writer = _CfiWriter(abi, base, problems)
+    writer = _CfiWriter(abi, base, problems, budget)
     lines: list[str] = []
     for func in sorted(functions, key=lambda f: f.start_address):
         if func.error is None:
@@ -119,7 +128,9 @@ def stack_cfi(functions: Iterable[Function], abi: Abi, base: int) -> tuple[list[
 class _CfiWriter:
     """STACK CFI records for SFrame functions, in Breakpad's register names."""
 
-    def __init__(self, abi: Abi, base: int, problems: list[str]) -> None:
+    def __init__(self, abi: Abi, base: int, problems: list[str], budget: int | None) -> None:
+        self.budget = budget
+        """Records left for PCMASK expansion (None: no limit)."""
         self.abi = abi
         self.names = REGISTER_NAMES[abi.name]
         self.base = base
@@ -133,10 +144,27 @@ class _CfiWriter:
         if func.pcmask:
             out = []
             end, step = func.start_address + func.size, block_size(func)
+            if not self._affordable(func, step):
+                return []
             for block in range(func.start_address, end, step):
                 out += self._records(func, block, min(step, end - block))
             return out
         return self._records(func, func.start_address, func.size)
+
+    def _affordable(self, func: Function, step: int) -> bool:
+        """Whether a PCMASK function's blocks, each written out (Breakpad cannot say a block repeats), fit
+        the budget: a `func_size` of 4 GB over 16-byte blocks would be 268 million of them."""
+        blocks = -(-func.size // step)
+        cost = blocks * len(func.rows)
+        if self.budget is not None and cost > self.budget:
+            self.problems.append(
+                f"fdes[{func.index}] left out: a PCMASK function of {blocks} blocks of {step} bytes would take"
+                f" {cost} STACK CFI records (Breakpad cannot say that a block repeats; {self.budget} are left)"
+            )
+            return False
+        if self.budget is not None:
+            self.budget -= cost
+        return True
 
     def _records(self, func: Function, start: int, size: int) -> list[str]:
         out: list[str] = []
