@@ -19,6 +19,7 @@ from sfview.errors import InputError
 
 if TYPE_CHECKING:
     from sfview.document import Document
+    from sfview.sframe.section import Section
 
 EXIT_BAD_INPUT = 2
 
@@ -112,6 +113,10 @@ def run_dump(argv: list[str]) -> int:
 
     args = _parse(_dump_parser(), argv)
     doc = Document.open(args.file, args.base)
+    if doc.section is None and not args.json:
+        from sfview.output import readelf
+
+        sys.stdout.write(readelf.header_only(doc.data))  # what can be read of it: its preamble and header
     section = doc.require_section()
     if args.json:
         from sfview.output import jsondoc
@@ -121,9 +126,19 @@ def run_dump(argv: list[str]) -> int:
         from sfview.output import readelf
 
         errors = readelf.write(section, sys.stdout)
+        if not errors and doc.error is None:  # else the command ends in its error: one line says it
+            _say_printed_errors(doc, section)
     _say_losses(doc)
     _raise_first(doc, errors, "each in the dump")
     return 0
+
+
+def _say_printed_errors(doc: Document, section: Section) -> None:
+    """What the dump printed that `check` calls an error, one note each on stderr (readelf says nothing)."""
+    from sfview.check.run import printed_errors
+
+    for note in printed_errors(section):
+        _say(f"{doc.path}: note: {note}")
 
 
 def _say_losses(doc: Document) -> None:

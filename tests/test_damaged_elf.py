@@ -369,3 +369,31 @@ def test_compare_of_a_pcmask_function_over_a_2_gb_dwarf_fde_says_each_difference
     assert "(and the same place of the next 134217722 blocks of 16 bytes)" in done.stdout
     assert len(done.stdout.splitlines()) < 60
     assert kb < 150 * 1024
+
+
+def test_dump_notes_what_check_calls_an_error(cli, tmp_path: Path) -> None:
+    """Undefined flag bits print as the defined ones would; a row with no offsets prints `u`: both noted."""
+    from test_bounded import v2_section
+
+    data = bytearray(v2_section([[(0, 8)], [(0, 8), (4, 16)]]))
+    data[3] |= 0x80
+    row = data.index(bytes([4, 0x03, 16]))
+    data[row + 1] = 0x01  # offset count 0: a row with no CFA rule, which versions 1 and 2 do not have
+    path = tmp_path / "noted.sframe"
+    path.write_bytes(bytes(data))
+    result = cli("dump", str(path))
+    assert result.code == 0 and "Flags: SFRAME_F_FDE_SORTED" in result.out
+    notes = result.err.splitlines()
+    assert notes[0].startswith(f"sfview: {path}: note: preamble.flags: flags 0x81 set bits 0x80")
+    assert notes[1].startswith(f"sfview: {path}: note: fdes[1].fres[1]: row 1 has 0 offsets")
+    assert "(offset-count-impossible)" in notes[1]
+    assert cli("dump", str(DATA / "shapes-x86_64-O2.sframe")).err == ""
+
+
+def test_dump_prints_the_header_when_only_the_rest_is_unreadable(cli, tmp_path: Path) -> None:
+    """`auxhdr_len` 0xff: the preamble and header are whole; binutils 2.40 prints them (then garbage)."""
+    elf = Elf.of(PROGRAM.read_bytes())
+    elf.poke(elf.section(".sframe")["sh_offset"] + 7, b"\xff")
+    result = cli("dump", write(tmp_path, elf))
+    header = READELF.split("\n\n  Function Index")[0] + "\n"
+    assert result.out == header and result.code == 2 and "auxhdr_len = 255" in result.err

@@ -144,6 +144,30 @@ def check(
     yield from walk.totals()
 
 
+def printed_errors(section: Section) -> Iterator[str]:
+    """What `dump` prints that `check` calls an error, as notes: the header's problems (undefined flags
+    printed as if defined), then each distinct row pattern's (a row with no offsets, printed `u`), said once
+    with its first place. One pass of the bulk reader, each pattern judged once: cheap beside the dump."""
+    for diag in _header(section):
+        if diag.severity is Severity.ERROR:
+            yield f"{diag.path}: {diag.message} ({diag.check.id})"
+    walk = _Walk(section, relocatable=False, profile=None, program=None)
+    reader = Bulk(section)
+    seen: dict[tuple[str, str], tuple[int, int, int]] = {}  # problem → first function, first row, how many
+    for walked in reader.functions():
+        if isinstance(walked, int):
+            continue  # the model's path: the dump words these functions' errors in its text
+        fast, rows = walked
+        for j, (_, key) in enumerate(rows):
+            for problem in walk._learn(reader, key) if key not in walk._patterns else walk._patterns[key]:
+                first = seen.get(problem)
+                seen[problem] = (fast.index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
+    for (check_id, message), (index, j, count) in seen.items():
+        if CHECKS[check_id].severity is Severity.ERROR:
+            more = f" (and {count - 1} more rows like it)" if count > 1 else ""
+            yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
+
+
 # The header ------------------------------------------------------------------------
 
 
