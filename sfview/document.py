@@ -47,6 +47,8 @@ class Document:
             self.error = self.locate(exc)
         if self.section is not None and self.section.error is not None:
             self.error = self.locate(self.section.error)
+        self.cfi_error: InputError | None = None
+        """Why the DWARF CFI could not be read, once `cfi` has been asked for and is None."""
         if source.cut is not None:  # what is missing says more than what it leaves unreadable
             self.error = self.locate(source.cut)
 
@@ -92,6 +94,7 @@ class Document:
         try:
             return read_cfi(self.elf)
         except InputError as exc:
+            self.cfi_error = exc
             self.note_loss(exc)
             return None
 
