@@ -397,3 +397,18 @@ def test_dump_prints_the_header_when_only_the_rest_is_unreadable(cli, tmp_path: 
     result = cli("dump", write(tmp_path, elf))
     header = READELF.split("\n\n  Function Index")[0] + "\n"
     assert result.out == header and result.code == 2 and "auxhdr_len = 255" in result.err
+
+
+def test_check_on_a_last_row_that_crosses_the_fre_subsection_end(cli, tmp_path: Path) -> None:
+    """Two rows of a start and an info byte, the header's `fre_len` one byte short: the second row starts
+    inside the sub-section and ends past it. The model reads both; check used to count the room for whole
+    rows only and stop on an assertion (found as a 199-byte big-endian version 3 section)."""
+    from conftest import v3_section
+
+    data = bytearray(v3_section(0, [(0, 1, []), (4, 1, [])]))
+    (fre_len,) = struct.unpack_from("<I", data, 16)  # the header's fre_len (spec: after num_fdes, num_fres)
+    struct.pack_into("<I", data, 16, fre_len - 1)
+    path = tmp_path / "crossing.sframe"
+    path.write_bytes(bytes(data))
+    result = cli("check", str(path))
+    assert result.code == 1 and "trailing-bytes" in result.out and not result.err

@@ -345,7 +345,8 @@ class _Walk:
                 fast.rep_size,
                 fast.num_fres,
             )
-            room = max(0, min(section.fre_end, len(section.data)) - fast.fres_start) // (width + 1)
+            # Rows that can start before the end (each at least a start and an info byte; the last may end past it)
+            room = (max(0, min(section.fre_end, len(section.data)) - fast.fres_start) + width) // (width + 1)
             # Known before the rows are gone through: a list has been read, and a count past the room is cut.
             cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
