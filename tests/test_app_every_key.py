@@ -28,7 +28,7 @@ from sfview.unwind import session
 
 SIZE = (100, 32)
 NEVER = {"q", "ctrl+q", "ctrl+c", "ctrl+z"}
-PANES = 3
+PANES = 6
 """Panes visited by tab (tables, tree, hex, detail...)."""
 """Keys that end or suspend the app."""
 PROGRAM = DATA / "deep-x86_64"
@@ -65,12 +65,18 @@ INPUTS = {
 
 
 async def _press_everything(app: SfviewApp, pilot, depth: int = 0) -> None:
-    """Every key the focused pane and its screen bind, in each pane; a screen a key opens gets bad input
-    (or, the debugger, its own keys), then escape."""
+    """Every binding of every pane (tab moves between them), each once for the pane or screen that binds it;
+    a screen a key opens gets bad input (the go-to dialogs, the filter), then escape."""
     base = len(app.screen_stack)
+    pressed: set[tuple[str, int]] = set()
     for _ in range(PANES):
-        keys = sorted(k for k in app.active_bindings if k not in NEVER and k not in ("tab", "shift+tab"))
+        bindings = app.active_bindings
+        keys = sorted(k for k in bindings if k not in NEVER and k not in ("tab", "shift+tab"))
         for key in keys:
+            owner = (key, id(bindings[key].node))
+            if owner in pressed:
+                continue  # the same binding of the same screen: pressed in an earlier pane
+            pressed.add(owner)
             await pilot.press(key)
             if len(app.screen_stack) > base:
                 if depth == 0:

@@ -412,3 +412,16 @@ def test_check_on_a_last_row_that_crosses_the_fre_subsection_end(cli, tmp_path: 
     path.write_bytes(bytes(data))
     result = cli("check", str(path))
     assert result.code == 1 and "trailing-bytes" in result.out and not result.err
+
+
+def test_a_path_that_is_not_utf8_and_holds_escapes_is_printed_escaped(tmp_path: Path) -> None:
+    """Under an ASCII locale too: output is UTF-8 whatever the locale, what the terminal would obey escaped."""
+    data = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    data[3] |= 0x80  # a problem for check to report, on a line that starts with the path
+    name = os.fsencode(tmp_path) + b"/bad\xff\x1b[31m.sframe"
+    with open(name, "wb") as f:
+        f.write(bytes(data))
+    env = dict(os.environ, LC_ALL="C", PYTHONIOENCODING="ascii:strict")
+    done = subprocess.run([sys.executable, "-m", "sfview", "check", name], capture_output=True, env=env)
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+    assert done.stdout.startswith(os.fsencode(tmp_path) + rb"/bad\xff\x1b[31m.sframe: section offset 0x3: error")

@@ -43,7 +43,7 @@ COMMANDS = (
     ("unwind", "--regs", "pc=0x1139,sp=0x7ffc0000,fp=0x7ffc0010", "--mem", "0x7ffc0000=0x1180"),
     ("unwind", "--cfi", "dwarf", "--regs", "pc=0x1185,sp=0x7ffc0000,fp=0"),
 )
-EXAMPLES = int(os.environ.get("SFVIEW_FUZZ_EXAMPLES", "400"))
+EXAMPLES = int(os.environ.get("SFVIEW_FUZZ_EXAMPLES", "2000"))
 
 values = st.one_of(
     st.sampled_from(
