@@ -103,6 +103,11 @@ async def test_every_key_on_a_damaged_input(tmp_path: Path, name: str) -> None:
         for key in "1234":  # every tab, with the cursor moved in it and what is under it opened
             await pilot.press(key, *["down", "enter", "right", "shift+right", "space"] * 4, "f")
             await pilot.pause()
+        if app.section is not None:  # the structure tree: every node opened, top to bottom
+            await pilot.press("2")
+            app.explorer.structure.focus()
+            for _ in range(40):
+                await pilot.press("space", "down")
 
 
 async def test_the_app_says_what_it_could_not_read(tmp_path: Path) -> None:
