@@ -151,3 +151,63 @@ def test_no_command_ends_in_a_traceback(case: tuple[str, list[tuple], tuple[str,
     assert code in (0, 1, 2), (code, err.getvalue())
     for line in err.getvalue().splitlines():
         assert line.startswith("sfview: "), line
+
+
+CORES = {name: (DATA / f"{name}.core").read_bytes() for name in ("deep-x86_64", "deep-aarch64")}
+UNWINDS = (("--explain",), ("--json",), ("--cfi", "dwarf"), ("--cfi", "both"), ("--cfi", "sframe"), ())
+CORE_EXAMPLES = max(EXAMPLES // 8, 50)
+
+
+@st.composite
+def core_edits(draw: st.DrawFn) -> tuple[str, list[tuple], tuple[str, ...]]:
+    """A core, edits to its header, program headers, notes (NT_PRSTATUS, NT_FILE, NT_AUXV) or length."""
+    base = draw(st.sampled_from(sorted(CORES)))
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["ehdr", "phdr", "notes", "notes", "truncate"]))
+        if kind == "ehdr":
+            out.append(("ehdr", draw(st.sampled_from(["e_phoff", "e_phnum", "e_phentsize", "e_shoff"])), draw(values)))
+        elif kind == "phdr":
+            out.append(("phdr", draw(st.integers(0, 40)), draw(st.sampled_from(PHDR_FIELDS)), draw(values)))
+        elif kind == "notes":
+            out.append(("notes", draw(st.integers(0, 1 << 16)), draw(st.binary(min_size=1, max_size=8))))
+        else:
+            out.append(("truncate", draw(st.integers(0, 1 << 22))))
+    return base, out, draw(st.sampled_from(UNWINDS))
+
+
+def damaged_core(base: str, steps: list[tuple]) -> bytes:
+    elf = Elf.of(CORES[base])
+    notes = next(seg for _, seg in elf.segments() if seg["p_type"] == 4)  # PT_NOTE, before any edit
+    for step in steps:
+        with contextlib.suppress(KeyError, IndexError, ValueError, OverflowError, struct.error):
+            if step[0] == "ehdr":
+                elf.set_header(**{step[1]: _fits(step[2], EHDR_KINDS[step[1]])})
+            elif step[0] == "phdr":
+                at, seg = elf.segments()[step[1]]
+                seg[step[2]] = _fits(step[3], PHDR_KINDS[step[2]])
+                elf.poke(at, PHDR.pack(*(seg[name] for name in PHDR_FIELDS)))
+            elif step[0] == "notes":
+                elf.poke(notes["p_offset"] + step[1] % notes["p_filesz"], step[2])
+            else:
+                del elf.data[max(64, step[1] % (len(elf.data) + 1)) :]
+    return elf.bytes()
+
+
+@settings(
+    max_examples=CORE_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=os.environ.get("SFVIEW_FUZZ_RANDOM") is None,
+)
+@given(core_edits())
+def test_no_unwind_of_a_damaged_core_ends_in_a_traceback(case: tuple[str, list[tuple], tuple[str, ...]]) -> None:
+    base, steps, options = case
+    core = FOLDER / "fuzzed.core"
+    core.write_bytes(damaged_core(base, steps))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["unwind", str(DATA / base), "--core", str(core), *options])
+    assert code in (0, 2), (code, err.getvalue())
+    for line in err.getvalue().splitlines():
+        assert line.startswith("sfview: "), line
