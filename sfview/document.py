@@ -107,12 +107,16 @@ class Document:
             return None
         from sfview.dwarf.compare import Placement
         from sfview.inputs.elf import relocated_places
+        from sfview.inputs.elffile import section_named_quietly
 
-        try:
-            cfi_places = {name: relocated_places(elf, name) for name in (".eh_frame", ".debug_frame")}
-        except InputError as exc:
-            self.note_loss(InputError(f"functions not paired by their relocations: {exc.message}"))
-            cfi_places = {".eh_frame": {}, ".debug_frame": {}}
+        cfi_places = {}
+        for name in (".eh_frame", ".debug_frame"):
+            try:
+                cfi_places[name] = relocated_places(elf, name)
+            except InputError as exc:
+                if section_named_quietly(elf, name) is not None:  # a loss only where there is CFI to pair
+                    self.note_loss(InputError(f"{name}'s functions not paired by their relocations: {exc.message}"))
+                cfi_places[name] = {}
         return Placement(
             sframe=lambda func: self.source.relocated_places.get(func.span.start),
             dwarf=lambda cfi: cfi_places[cfi.section].get(cfi.location_offset),

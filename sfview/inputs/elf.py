@@ -249,11 +249,17 @@ def _relocated_names(elf: ElfFile, target_name: str = ".sframe") -> tuple[dict[i
             for sym in _raw_symbols(elf, section):
                 if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.shndx != SHN_UNDEF:
                     by_place[(sym.shndx, sym.value)] = sym.name
+    unreadable = []
     for section in elf.iter_sections():
         if not isinstance(section, RelocationSection):
             continue
-        with reading(f"the relocations in {section.name or 'an unnamed section'}"):
-            _relocations_of(elf, section, target_name, by_place, names, places)
+        try:
+            with reading(f"the relocations in {section.name or 'an unnamed section'}"):
+                _relocations_of(elf, section, target_name, by_place, names, places)
+        except InputError as exc:  # another section's relocations (`.rela.text`) cost nothing here
+            unreadable.append(exc)
+    if unreadable and not places:
+        raise unreadable[0]
     return names, places
 
 

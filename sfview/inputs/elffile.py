@@ -49,7 +49,7 @@ def reason(exc: BaseException) -> str:
         return "its references lead back to themselves"
     if isinstance(exc, MemoryError):
         return "it asks for more memory than there is"
-    return str(exc) or type(exc).__name__
+    return str(exc) or f"its bytes are not what pyelftools expects ({type(exc).__name__})"
 
 
 @contextmanager
@@ -161,6 +161,14 @@ def section_named(elf: ELFFile, name: str) -> Section | None:
     """The section called `name`, None when there is none; an `InputError` when its header is unreadable."""
     with reading(f"the {name} section header"):
         return elf.get_section_by_name(name)
+
+
+def section_named_quietly(elf: ELFFile, name: str) -> Section | None:
+    """The section called `name`, None when there is none or its header cannot be read."""
+    try:
+        return section_named(elf, name)
+    except InputError:
+        return None
 
 
 def section_bytes(section: Section, prefix: int | None = None, *, partial: bool = False) -> bytes:
