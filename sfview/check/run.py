@@ -154,14 +154,21 @@ def printed_errors(section: Section) -> Iterator[str]:
     walk = _Walk(section, relocatable=False, profile=None, program=None)
     reader = Bulk(section)
     seen: dict[tuple[str, str], tuple[int, int, int]] = {}  # problem → first function, first row, how many
+    known = walk._patterns
+    by_list: dict[int, list[tuple[tuple[str, str], int]]] = {}  # a row list the reader hands out again: once
     for walked in reader.functions():
         if isinstance(walked, int):
             continue  # the model's path: the dump words these functions' errors in its text
         fast, rows = walked
-        for j, (_, key) in enumerate(rows):
-            for problem in walk._learn(reader, key) if key not in walk._patterns else walk._patterns[key]:
-                first = seen.get(problem)
-                seen[problem] = (fast.index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
+        found = by_list.get(id(rows)) if fast.shared else None
+        if found is None:
+            found = [(problem, j) for j, (_, key) in enumerate(rows)
+                     for problem in (known[key] if key in known else walk._learn(reader, key))]  # fmt: skip
+            if fast.shared:
+                by_list[id(rows)] = found
+        for problem, j in found:
+            first = seen.get(problem)
+            seen[problem] = (fast.index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
     for (check_id, message), (index, j, count) in seen.items():
         if CHECKS[check_id].severity is Severity.ERROR:
             more = f" (and {count - 1} more rows like it)" if count > 1 else ""
