@@ -191,11 +191,11 @@ def test_names_from_the_file_cannot_forge_lines(cli, tmp_path: Path) -> None:
     elf = Elf.of(PROGRAM.read_bytes())
     strtab = elf.section(".strtab")
     at = elf.data.index(b"small_leaf\0", strtab["sh_offset"])
-    elf.poke(at, b"sm\x1b[2J\nleaf")
+    elf.poke(at, b"sm\x1b[2J\nlea")  # as long as "small_leaf": its NUL kept
     path = write(tmp_path, elf)
     export = cli("export", "--breakpad", path)
     assert "PUBLIC" in export.out and "\x1b" not in export.out
-    assert r"sm\x1b[2J\x0aleaf" in export.out
+    assert r" sm\x1b[2J\x0alea" + "\n" in export.out
     assert all(line.split(" ", 1)[0] in ("MODULE", "PUBLIC", "STACK") for line in export.out.splitlines())
     compare = cli("compare", path)
     assert "\x1b" not in compare.out
@@ -217,10 +217,10 @@ def test_a_non_ascii_function_name_is_exported_to_a_file(cli, tmp_path: Path) ->
 def test_invalid_utf8_in_names_is_written_back_as_escapes(cli, tmp_path: Path) -> None:
     elf = Elf.of(PROGRAM.read_bytes())
     at = elf.data.index(b"small_leaf\0", elf.section(".strtab")["sh_offset"])
-    elf.poke(at, b"small\xff\xfeaf")
+    elf.poke(at, b"small\xff\xfe_af")  # as long as "small_leaf"
     out = tmp_path / "out.sym"
     result = cli("export", "--breakpad", write(tmp_path, elf), "-o", str(out))
-    assert result.code == 0 and r"small\xff\xfeaf" in out.read_text(encoding="utf-8")
+    assert result.code == 0 and r" small\xff\xfe_af" + "\n" in out.read_text(encoding="utf-8")
 
 
 def _pipestatus(*args: str) -> int:
@@ -425,3 +425,21 @@ def test_a_path_that_is_not_utf8_and_holds_escapes_is_printed_escaped(tmp_path: 
     done = subprocess.run([sys.executable, "-m", "sfview", "check", name], capture_output=True, env=env)
     assert done.returncode == 1 and b"Traceback" not in done.stderr
     assert done.stdout.startswith(os.fsencode(tmp_path) + rb"/bad\xff\x1b[31m.sframe: section offset 0x3: error")
+
+
+def test_printable_escapes_what_a_terminal_obeys_and_keeps_the_rest() -> None:
+    from sfview.output.safe_text import printable
+
+    assert printable("café_main") == "café_main"
+    assert printable("a\x1b[31mb\nc\td\x7f\x9b") == r"a\x1b[31mb\x0ac\x09d\x7f\x9b"
+    assert printable("x\udcff\u2028y\\z") == r"x\xff\u2028y\\z"  # a byte not UTF-8, a line separator, a backslash
+
+
+def test_json_keeps_a_forged_name_as_it_is(cli, tmp_path: Path) -> None:
+    import json
+
+    elf = Elf.of(PROGRAM.read_bytes())
+    at = elf.data.index(b"small_leaf\0", elf.section(".strtab")["sh_offset"])
+    elf.poke(at, b"sm\x1b[2J\nlea")  # as long as "small_leaf": its NUL kept
+    out = json.loads(cli("unwind", write(tmp_path, elf), "--json", "--regs", "pc=0x1180,sp=0x7ffc0000,fp=0").out)
+    assert out["frames"][0]["function"] == "sm\x1b[2J\nlea"
