@@ -2,6 +2,6 @@
 
 import sys
 
-from sfview.cli import run
+from sfview.entry import run
 
 sys.exit(run())

@@ -9,25 +9,75 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import io
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
+from sfview.entry import EXIT_INTERRUPTED
 from sfview.errors import InputError
 
 if TYPE_CHECKING:
     from sfview.document import Document
+    from sfview.sframe.section import Section
 
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
-"""As a shell reports a command ended by Ctrl-C (128 + SIGINT)."""
+
+
+WORD_MAX = (1 << 64) - 1
+
+
+def machine_word(value: int, what: str) -> int:
+    """`value` if it fits a 64-bit machine word, else an `InputError` naming `what` and the value.
+
+    The one check of every number typed for an address, register or memory
+    word (`--base`, `--bias`, `--regs`, `--mem`): a parser of richer
+    expressions calls it on what it computes.
+    """
+    if not 0 <= value <= WORD_MAX:
+        raise InputError(f"{what}: {value:#x} does not fit a 64-bit machine word (0 to {WORD_MAX:#x})")
+    return value
 
 
 def _address(text: str) -> int:
     try:
-        return int(text, 0)
+        return machine_word(int(text, 0), "address")
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000 or 4096)") from None
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.message}") from None
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (write 268435456 or 0x10000000)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (more than 0)")
+    return value
+
+
+def _add_max_size(parser: argparse.ArgumentParser) -> None:
+    from sfview.inputs.limits import DEFAULT_MAX_SIZE
+
+    parser.add_argument(
+        "--max-size",
+        type=_size,
+        default=DEFAULT_MAX_SIZE,
+        metavar="BYTES",
+        help=f"the most bytes read of one section, raw file or inflated stream (default {DEFAULT_MAX_SIZE})",
+    )
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The arguments, the size limit they give applied to this process."""
+    from sfview.inputs import limits
+
+    _add_max_size(parser)
+    args = parser.parse_args(argv)
+    limits.max_size = args.max_size
+    return args
 
 
 def _dump_parser() -> argparse.ArgumentParser:
@@ -61,8 +111,12 @@ def _app_parser() -> argparse.ArgumentParser:
 def run_dump(argv: list[str]) -> int:
     from sfview.document import Document  # each command loads only what it needs: start-up stays lean
 
-    args = _dump_parser().parse_args(argv)
+    args = _parse(_dump_parser(), argv)
     doc = Document.open(args.file, args.base)
+    if doc.section is None and not args.json:
+        from sfview.output import readelf
+
+        sys.stdout.write(readelf.header_only(doc.data))  # what can be read of it: its preamble and header
     section = doc.require_section()
     if args.json:
         from sfview.output import jsondoc
@@ -72,8 +126,32 @@ def run_dump(argv: list[str]) -> int:
         from sfview.output import readelf
 
         errors = readelf.write(section, sys.stdout)
+        if not errors and doc.error is None:  # else the command ends in its error: one line says it
+            _say_printed_errors(doc, section)
+    _say_losses(doc)
     _raise_first(doc, errors, "each in the dump")
     return 0
+
+
+def _say_printed_errors(doc: Document, section: Section) -> None:
+    """What the dump printed that `check` calls an error, one note each on stderr (readelf says nothing)."""
+    from sfview.check.run import printed_errors
+
+    for note in printed_errors(section):
+        _say(f"{doc.path}: note: {note}")
+
+
+def _say_losses(doc: Document) -> None:
+    """What around the section could not be read and what it cost, one line each on stderr."""
+    for exc in doc.lost:
+        _say(str(exc))
+
+
+def _say(message: str) -> None:
+    """`sfview: MESSAGE` on stderr, what the file put in it escaped."""
+    from sfview.output.safe_text import printable
+
+    print(f"sfview: {printable(message)}", file=sys.stderr)
 
 
 def _raise_first(doc: Document, errors: list[InputError], where: str) -> None:
@@ -89,9 +167,27 @@ def _raise_first(doc: Document, errors: list[InputError], where: str) -> None:
 
 
 def _function_errors(doc: Document) -> list[InputError]:
-    """Why functions cannot be decoded, or their rows stop short: what compare and export leave out."""
+    """Why functions cannot be decoded, or their rows stop short: what compare and export leave out.
+
+    The bulk reader goes through the functions; only those it cannot read whole are decoded by the model
+    (which keeps what it decodes: all of them would be 85 bytes of memory per section byte)."""
+    from sfview.sframe.bulk import Bulk
+
     section = doc.require_section()
-    return [e for func in section.functions() for e in (func.error, func.rows_error) if e is not None]
+    errors = []
+    for walked in Bulk(section).functions():
+        if not isinstance(walked, int):
+            fast, rows = walked
+            if not isinstance(rows, list):
+                for _ in rows:  # a long function's rows come as they are read: `complete` is known after
+                    pass
+            if fast.complete:
+                continue
+        func = section.function(walked if isinstance(walked, int) else walked[0].index)
+        if func.error is None:
+            _ = func.rows  # finds the rows, and why they stop
+        errors += [e for e in (func.error, func.rows_error) if e is not None]
+    return errors
 
 
 def _compare_parser() -> argparse.ArgumentParser:
@@ -131,7 +227,7 @@ def run_compare(argv: list[str]) -> int:
     from sfview.dwarf.compare import compare
     from sfview.output import comparison
 
-    args = _compare_parser().parse_args(argv)
+    args = _parse(_compare_parser(), argv)
     doc = _elf_document(args.file)
     section = doc.require_section()
     try:
@@ -143,6 +239,7 @@ def run_compare(argv: list[str]) -> int:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:
         sys.stdout.write(comparison.text(section, table, result, args.file))
+    _say_losses(doc)
     _raise_first(doc, _function_errors(doc), "left out of the comparison")
     return 0 if result.agrees else 1
 
@@ -150,16 +247,17 @@ def run_compare(argv: list[str]) -> int:
 def run_export(argv: list[str]) -> int:
     from sfview.output.breakpad import symbol_file
 
-    args = _export_parser().parse_args(argv)
+    args = _parse(_export_parser(), argv)
     doc = _elf_document(args.file)
     out, problems = symbol_file(doc)
     for problem in problems:
-        print(f"sfview: {args.file}: {problem}", file=sys.stderr)
+        _say(f"{args.file}: {problem}")
+    _say_losses(doc)
     if args.output == "-":
         sys.stdout.write(out)
     else:
         try:
-            with open(args.output, "w", encoding="ascii") as f:
+            with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(out)
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
@@ -170,9 +268,9 @@ def run_export(argv: list[str]) -> int:
 def run_app(argv: list[str]) -> int:
     from sfview.document import Document
 
-    args = _app_parser().parse_args(argv)
+    args = _parse(_app_parser(), argv)
     doc = Document.open(args.file, args.base)
-    started = _session(args.file, args) if args.core or args.regs else None
+    started = _session(args.file, args) if args.core is not None or args.regs is not None else None
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
     SfviewApp(doc, started).run()
@@ -229,22 +327,27 @@ def _session(program: str, args: argparse.Namespace):
     from sfview.inputs.core import parse_registers, read_core
     from sfview.unwind import session
 
-    if args.core:
-        return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
-    words = {}
-    for item in args.mem:
-        address, _, value = item.partition("=")
-        try:
-            words[int(address, 0)] = int(value, 0)
-        except ValueError:
-            raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
-    return session.from_registers(program, parse_registers(args.regs), words, args.bias)
+    try:
+        if args.core is not None:
+            return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+        words = {}
+        for item in args.mem:
+            address, _, value = item.partition("=")
+            try:
+                at, word = int(address, 0), int(value, 0)
+            except ValueError:
+                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
+            words[machine_word(at, f"--mem {item!r}")] = machine_word(word, f"--mem {item!r}")
+        registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs).items()}
+        return session.from_registers(program, registers, words, args.bias)
+    except InputError as exc:
+        raise exc if exc.path is not None or exc.message.startswith("--") else exc.located(program) from None
 
 
 def run_unwind(argv: list[str]) -> int:
     from sfview.output import backtrace
 
-    args = _unwind_parser().parse_args(argv)
+    args = _parse(_unwind_parser(), argv)
     started = _session(args.program, args)
     unwinder = started.unwinder
     unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
@@ -295,16 +398,19 @@ def run_check(argv: list[str]) -> int:
     from sfview.document import Document
     from sfview.output import diagnostics
 
-    args = _check_parser().parse_args(argv)
+    args = _parse(_check_parser(), argv)
     status, reports = 0, []
     for path in args.files:
         try:
             doc = Document.open(path, args.base)
         except InputError as exc:
-            print(f"sfview: {exc}", file=sys.stderr)
+            _say(str(exc))
             status = EXIT_BAD_INPUT
+            if args.json:
+                reports.append(diagnostics.unreadable(path, exc))
             continue
         found = list(check_document(doc))
+        _say_losses(doc)
         verdicts = [judge_document(doc, name) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
         if (refused or any(d.severity is not Severity.INFO for d in found)) and status == 0:
@@ -325,13 +431,16 @@ COMMANDS = {"dump": run_dump, "unwind": run_unwind, "compare": run_compare, "exp
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = COMMANDS.get(argv[0]) if argv else None
+    out = sys.stdout
+    if command is not None:
+        sys.stdout = _Output(out)  # the app draws on the terminal itself
     try:
         status = command(argv[1:]) if command is not None else run_app(argv)
         sys.stdout.flush()  # here, where a full disk can still be said in one line
         return status
     except InputError as exc:
         _flush_quietly()
-        print(f"sfview: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         _drop_stdout()
@@ -348,6 +457,46 @@ def main(argv: list[str] | None = None) -> int:
         _drop_stdout()
         print(f"sfview: writing the output: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    finally:
+        if isinstance(sys.stdout, _Output):
+            sys.stdout = out
+
+
+class _Output:
+    """Standard output for the commands: once its reader has gone (`sfview check BAD | head -1`), the
+    rest is dropped and the command goes on, so that it still ends with the exit status it earns
+    (1 for problems, 2 for an unreadable file) rather than one a closed pipe chose."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self.inner.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.inner.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        """What is still buffered goes nowhere: the descriptor is pointed at /dev/null, so that the
+        interpreter's last flush at exit does not fail again."""
+        self.gone = True
+        with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.inner.fileno())
+            os.close(null)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
 
 def _flush_quietly() -> None:
@@ -364,11 +513,16 @@ def _drop_stdout() -> None:
 
 
 def run() -> int:
-    """The program's entry point: `main`, then the interpreter's exit made cheap.
+    """The program's entry point (through `sfview.entry`): `main`, then the interpreter's exit made cheap.
 
-    Everything sfview built lives until the process ends; frozen, the
-    collector's last pass at exit skips it (a tenth of a big dump's time).
+    Output is UTF-8 whatever the locale, with what cannot be encoded escaped
+    rather than fatal. Everything sfview built lives until the process ends;
+    frozen, the collector's last pass at exit skips it (a tenth of a big
+    dump's time).
     """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     status = main()
     gc.freeze()
     return status

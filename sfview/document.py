@@ -47,6 +47,10 @@ class Document:
             self.error = self.locate(exc)
         if self.section is not None and self.section.error is not None:
             self.error = self.locate(self.section.error)
+        self.cfi_error: InputError | None = None
+        """Why the DWARF CFI could not be read, once `cfi` has been asked for and is None."""
+        if source.cut is not None:  # what is missing says more than what it leaves unreadable
+            self.error = self.locate(source.cut)
 
     def _relocated_starts(self) -> dict[int, int]:
         """A relocatable object's start fields → where their relocations point (offsets in the sections
@@ -78,6 +82,16 @@ class Document:
         return self.source.elf
 
     @property
+    def lost(self) -> list[InputError]:
+        """What around the section could not be read (names, placement, CFI, build-id), located;
+        each cost only what depended on it. Filled in as the parts are asked for."""
+        return [self.locate(exc) for exc in self.source.lost]
+
+    def note_loss(self, exc: InputError) -> None:
+        """Record that `exc` cost a part of what surrounds the section (said once the command is done)."""
+        self.source.lost.append(exc)
+
+    @property
     def symbols(self) -> SymbolTable:
         """Function symbols, read on first use (a text dump never needs them)."""
         return self.source.symbols
@@ -91,7 +105,9 @@ class Document:
             return None
         try:
             return read_cfi(self.elf)
-        except InputError:
+        except InputError as exc:
+            self.cfi_error = exc
+            self.note_loss(exc)
             return None
 
     @cached_property
@@ -103,8 +119,16 @@ class Document:
             return None
         from sfview.dwarf.compare import Placement
         from sfview.inputs.elf import relocated_places
+        from sfview.inputs.elffile import section_named_quietly
 
-        cfi_places = {name: relocated_places(elf, name) for name in (".eh_frame", ".debug_frame")}
+        cfi_places = {}
+        for name in (".eh_frame", ".debug_frame"):
+            try:
+                cfi_places[name] = relocated_places(elf, name)
+            except InputError as exc:
+                if section_named_quietly(elf, name) is not None:  # a loss only where there is CFI to pair
+                    self.note_loss(InputError(f"{name}'s functions not paired by their relocations: {exc.message}"))
+                cfi_places[name] = {}
         return Placement(
             sframe=lambda func: self.source.relocated_places.get(func.span.start),
             dwarf=lambda cfi: cfi_places[cfi.section].get(cfi.location_offset),

@@ -31,7 +31,7 @@ class InputError(Exception):
         return InputError(self.message, offset=self.offset, path=path, where=where or self.where)
 
     def __str__(self) -> str:
-        parts = [self.path] if self.path else []
+        parts = [self.path or "''"] if self.path is not None else []  # an empty name, shown as one
         if self.where:
             parts.append(self.where)
         elif self.offset is not None:

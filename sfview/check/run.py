@@ -22,7 +22,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elf import executable_ranges
+from sfview.inputs.elffile import executable_ranges
 from sfview.sframe import describe
 from sfview.sframe.bulk import Bulk
 from sfview.sframe.records import START_ADDR_SIZES, info_bits
@@ -91,7 +91,10 @@ def check_document(doc: Document) -> Iterator[Diagnostic]:
     program = None
     if doc.elf is not None and not relocatable:
         symbols = doc.symbols
-        program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)
+        try:
+            program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)
+        except InputError as exc:  # no program headers: the checks against the code's ranges are left out
+            doc.note_loss(InputError(f"functions not checked against the code's ranges: {exc.message}"))
     if doc.section is None:
         return check_bytes(doc.data, doc.source.address)
     return check(doc.section, relocatable=relocatable, program=program)
@@ -131,6 +134,37 @@ def check(
     walk = _Walk(section, relocatable, program)
     yield from walk.functions()
     yield from walk.totals()
+
+
+def printed_errors(section: Section) -> Iterator[str]:
+    """What `dump` prints that `check` calls an error, as notes: the header's problems (undefined flags
+    printed as if defined), then each distinct row pattern's (a row with no offsets, printed `u`), said once
+    with its first place. One pass of the bulk reader, each pattern judged once: cheap beside the dump."""
+    for diag in _header(section):
+        if diag.severity is Severity.ERROR:
+            yield f"{diag.path}: {diag.message} ({diag.check.id})"
+    walk = _Walk(section, relocatable=False, program=None)
+    reader = Bulk(section)
+    seen: dict[tuple[str, str], tuple[int, int, int]] = {}  # problem → first function, first row, how many
+    known = walk._patterns
+    by_list: dict[int, list[tuple[tuple[str, str], int]]] = {}  # a row list the reader hands out again: once
+    for walked in reader.functions():
+        if isinstance(walked, int):
+            continue  # the model's path: the dump words these functions' errors in its text
+        fast, rows = walked
+        found = by_list.get(id(rows)) if fast.shared else None
+        if found is None:
+            found = [(problem, j) for j, (_, key) in enumerate(rows)
+                     for problem in (known[key] if key in known else walk._learn(reader, key))]  # fmt: skip
+            if fast.shared:
+                by_list[id(rows)] = found
+        for problem, j in found:
+            first = seen.get(problem)
+            seen[problem] = (fast.index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
+    for (check_id, message), (index, j, count) in seen.items():
+        if CHECKS[check_id].severity is Severity.ERROR:
+            more = f" (and {count - 1} more rows like it)" if count > 1 else ""
+            yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
 
 
 # The header ------------------------------------------------------------------------
@@ -261,7 +295,8 @@ class _Walk:
                 fast.rep_size,
                 fast.num_fres,
             )
-            room = max(0, min(section.fre_end, len(section.data)) - fast.fres_start) // (width + 1)
+            # Rows that can start before the end (each at least a start and an info byte; the last may end past it)
+            room = (max(0, min(section.fre_end, len(section.data)) - fast.fres_start) + width) // (width + 1)
             # Known before the rows are gone through: a list has been read, and a count past the room is cut.
             cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like

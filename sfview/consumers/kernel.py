@@ -37,7 +37,7 @@ from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elf import executable_ranges
+from sfview.inputs.elffile import executable_ranges
 
 SERIES = "v14 series (unwind_user/sframe, flexible FDEs; dylanbhatch/linux 3231d5c5)"
 

@@ -38,6 +38,7 @@ from elftools.dwarf.descriptions import describe_CFI_instructions
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
+from sfview.inputs.elffile import reading, section_bytes, section_named, segment_bytes, segments
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
 if TYPE_CHECKING:
@@ -212,11 +213,15 @@ class EhFrameIndex:
     def __init__(self, elf: ELFFile) -> None:
         self.abi = abi_for(elf)
         self.usable = False
-        header = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_GNU_EH_FRAME"), None)
-        eh_frame = elf.get_section_by_name(".eh_frame")
+        with reading("the .eh_frame_hdr index"):
+            self._index(elf)
+
+    def _index(self, elf: ELFFile) -> None:
+        header = next((seg for seg in segments(elf) if seg["p_type"] == "PT_GNU_EH_FRAME"), None)
+        eh_frame = section_named(elf, ".eh_frame")
         if header is None or eh_frame is None or not elf.little_endian:
             return
-        data = header.data()
+        data = segment_bytes(elf, header)
         if len(data) < self.HEADER.size:
             return
         *encodings, _, count = self.HEADER.unpack_from(data)
@@ -228,8 +233,8 @@ class EhFrameIndex:
         self._fdes = [self._hdr + fde for fde in table[1::2]]
         self._eh_frame = eh_frame
         self._cfi = CallFrameInfo(
-            stream=io.BytesIO(eh_frame.data()),
-            size=eh_frame["sh_size"],
+            stream=io.BytesIO(frames := section_bytes(eh_frame)),
+            size=len(frames),
             address=eh_frame["sh_addr"],
             base_structs=elf.get_dwarf_info().structs,
             for_eh_frame=True,
@@ -243,10 +248,11 @@ class EhFrameIndex:
             return None
         offset = self._fdes[i] - self._eh_frame["sh_addr"]
         try:
-            # pyelftools' reader of one entry (its CIE read as it needs it), at an offset into the section
-            entry = self._cfi._parse_entry_at(offset)
-            functions = _functions([entry], ".eh_frame", self.abi)
-        except (*DECODE_ERRORS, RecursionError):  # RecursionError: a CIE pointer that leads back to its FDE
+            with reading(f"the FDE at .eh_frame+{offset:#x}"):  # a CIE pointer back to its FDE, DW_CFA_restore in a CIE
+                # pyelftools' reader of one entry (its CIE read as it needs it), at an offset into the section
+                entry = self._cfi._parse_entry_at(offset)
+                functions = _functions([entry], ".eh_frame", self.abi)
+        except InputError:
             return None
         if len(functions) != 1:  # the table pointed at a CIE
             return None
@@ -261,9 +267,9 @@ def read_cfi(elf: ELFFile) -> CfiTable:
     decode them.
     """
     abi = abi_for(elf)
-    if not (elf.get_section_by_name(".eh_frame") or elf.get_section_by_name(".debug_frame")):
+    if not (section_named(elf, ".eh_frame") or section_named(elf, ".debug_frame")):
         raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
-    try:
+    with reading("DWARF CFI cannot be decoded"):  # zlib, RecursionError (a CIE pointer to itself), DWARFError...
         dwarf = elf.get_dwarf_info()
         functions = []
         if dwarf.has_EH_CFI():
@@ -276,8 +282,6 @@ def read_cfi(elf: ELFFile) -> CfiTable:
                 for f in _functions(dwarf.CFI_entries(), ".debug_frame", abi)
                 if not eh.overlapping(f.start_address, f.end_address)
             ]
-    except DECODE_ERRORS as exc:
-        raise InputError(f"DWARF CFI cannot be decoded: {exc}") from None
     return CfiTable(abi, functions)
 
 

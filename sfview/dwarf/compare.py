@@ -23,8 +23,9 @@ one, the likely cause is code assembled without `--gsframe` (crt files).
 
 from __future__ import annotations
 
+import bisect
 import itertools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,9 @@ class Difference:
     dwarf_row: CfiRow
     reason: str | None
     """Why the formats force this difference; None for a real disagreement."""
+    repeats: int = 1
+    """A PCMASK function's difference recurs at the same place of this many blocks in a row, the
+    first at `start` (every `Function.block_size` bytes): said once, however many blocks a size claims."""
 
 
 @dataclass(slots=True)
@@ -194,20 +198,14 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
     if end <= start:
         return pair
     rows = list(func.rows)  # each row decoded once
-    cuts = {start, end}
-    cuts.update(r.address - delta for r in cfi.rows if start < r.address - delta < end)
-    if func.pcmask:
-        for block in range(func.start_address, end, func.block_size or func.size or 1):
-            cuts.update(block + r.start_offset for r in rows if start < block + r.start_offset < end)
-    else:
-        cuts.update(r.address for r in rows if start < r.address < end)
-    bounds = sorted(cuts)
-    for lo, hi in itertools.pairwise(bounds):
+    dwarf_cuts = {start, end} | {r.address - delta for r in cfi.rows if start < r.address - delta < end}
+    for lo, hi, repeats in _pieces(func, rows, sorted(dwarf_cuts)):
         srow = func.row_for(lo, rows)
         drow = cfi.row_for(lo + delta)
         if srow is None or drow is None:
             continue
-        pair.compared += hi - lo
+        weight = (hi - lo) * repeats
+        pair.compared += weight
         pair.untracked.update(reg for reg, value in drow.others.items() if value.kind is not Kind.SAME)
         reasons = []
         for column in COLUMNS:
@@ -216,17 +214,54 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
                 continue
             reason = _why(column, srule, drule, func)
             reasons.append(reason)
-            _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason))
+            _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason, repeats))
         if srow.mangled_ra != drow.ra_signed:
             reasons.append(None)
-            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None))
+            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None, repeats))
         if not reasons:
-            pair.agreeing += hi - lo
+            pair.agreeing += weight
         elif None in reasons:
-            pair.disagreeing += hi - lo
+            pair.disagreeing += weight
         else:
-            pair.explained += hi - lo
+            pair.explained += weight
     return pair
+
+
+def _pieces(func: Function, rows: list[Row], dwarf_cuts: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(lo, hi, repeats): the ranges between `dwarf_cuts` over which the SFrame row is one too.
+
+    A PCMASK function's rows repeat every block: between two DWARF rows, the
+    blocks wholly inside are alike, so one of them stands for all (`repeats`).
+    The work is bounded by the rows, not by the size a function claims (a
+    `func_size` of 2 GB over a 16-byte block would be 134 million blocks).
+    """
+    if not func.pcmask:
+        lo, hi = dwarf_cuts[0], dwarf_cuts[-1]
+        yield from ((a, b, 1) for a, b in _cut(lo, hi, itertools.chain(dwarf_cuts, (r.address for r in rows))))
+        return
+    step, origin = func.block_size or func.size or 1, func.start_address
+    offsets = sorted({0} | {r.start_offset for r in rows if 0 < r.start_offset < step})
+    for lo, hi in itertools.pairwise(dwarf_cuts):
+        first = origin + (lo - origin) // step * step
+        last = origin + (hi - 1 - origin) // step * step
+        inside = (last - first) // step - 1  # whole blocks strictly between the first and the last
+        spans = [(lo, first + step, 1), (first + step, first + 2 * step, inside), (last, hi, 1)] if inside >= 1 else [
+            (lo, hi, 1)]  # fmt: skip
+        for a, b, repeats in spans:
+            yield from ((x, y, repeats) for x, y in _cut(a, b, _block_starts(a, b, origin, step, offsets)))
+
+
+def _block_starts(lo: int, hi: int, origin: int, step: int, offsets: list[int]) -> Iterator[int]:
+    """Where a row starts in [lo, hi), in blocks of `step` bytes from `origin` (at most two blocks here)."""
+    for block in range(origin + (lo - origin) // step * step, hi, step):
+        i = bisect.bisect_left(offsets, lo - block)
+        j = bisect.bisect_left(offsets, hi - block)
+        yield from (block + offset for offset in offsets[i:j])
+
+
+def _cut(lo: int, hi: int, starts: Iterable[int]) -> Iterator[tuple[int, int]]:
+    """[lo, hi) cut at each of `starts` inside it."""
+    return itertools.pairwise(sorted({lo, hi} | {s for s in starts if lo < s < hi}))
 
 
 def _add(differences: list[Difference], diff: Difference) -> None:
@@ -238,6 +273,7 @@ def _add(differences: list[Difference], diff: Difference) -> None:
             and prev.sframe == diff.sframe
             and prev.dwarf == diff.dwarf
             and prev.reason == diff.reason
+            and prev.repeats == diff.repeats == 1
         ):
             prev.end = diff.end
             return

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
+from sfview.inputs.elffile import ElfFile, reason, segment_view
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
 PRSTATUS_REGS = {
@@ -90,12 +91,12 @@ class Memory:
 
     little_endian: bool = True
     _starts: list[int] = field(default_factory=list)
-    _ranges: list[tuple[int, bytes]] = field(default_factory=list)
+    _ranges: list[tuple[int, bytes | memoryview]] = field(default_factory=list)
     words: dict[int, int] = field(default_factory=dict)
     """Words a person typed: address → 8-byte value; they take precedence."""
 
-    def add(self, start: int, data: bytes) -> None:
-        """Make `data` readable at `start` (ranges are kept sorted)."""
+    def add(self, start: int, data: bytes | memoryview) -> None:
+        """Make `data` readable at `start` (ranges are kept sorted); a view is kept as it is, not copied."""
         if not data:
             return
         i = bisect.bisect_left(self._starts, start)
@@ -110,7 +111,7 @@ class Memory:
         start, data = self._ranges[i]
         if address + size > start + len(data):
             return None
-        return data[address - start : address - start + size]
+        return bytes(data[address - start : address - start + size])
 
     def bytes_from(self, address: int) -> bytes | None:
         """The bytes from `address` to the end of the range holding it (a whole mapping of the core)."""
@@ -118,7 +119,7 @@ class Memory:
         if i < 0 or address >= self._starts[i] + len(self._ranges[i][1]):
             return None
         start, data = self._ranges[i]
-        return data[address - start :]
+        return bytes(data[address - start :])  # a copy: the ranges are views of the mapped core
 
     def read(self, address: int, size: int = 8) -> int | None:
         """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
@@ -161,7 +162,7 @@ def read_core(path: str) -> Core:
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path=path) from None
     try:
-        elf = ELFFile(stream)
+        elf = ElfFile(stream)
         if elf["e_type"] != "ET_CORE":
             raise InputError(f"not a core file (ELF type {elf['e_type']})", path=path)
         machine = elf["e_machine"]
@@ -171,14 +172,15 @@ def read_core(path: str) -> Core:
         core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
         for segment in elf.iter_segments():
             if segment["p_type"] == "PT_LOAD" and segment["p_filesz"]:
-                core.memory.add(segment["p_vaddr"], segment.data())
+                # a view of the file mapped once: shared by headers that point at the same bytes
+                core.memory.add(segment["p_vaddr"], segment_view(elf, segment))
             elif segment["p_type"] == "PT_NOTE":
                 for note in segment.iter_notes():
                     _note(core, note, elf.little_endian)
     except InputError:
         raise
     except Exception as exc:  # pyelftools raises many kinds (ELFError, struct and construct errors)
-        raise InputError(f"not a readable core file: {exc or type(exc).__name__}", path=path) from None
+        raise InputError(f"not a readable core file: {reason(exc)}", path=path) from None
     if not core.threads:
         raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
     return core

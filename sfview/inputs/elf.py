@@ -10,27 +10,33 @@ from __future__ import annotations
 import bisect
 import os
 import struct
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.constants import P_FLAGS, SH_FLAGS
-from elftools.elf.elffile import ELFFile
+from elftools.elf.constants import SH_FLAGS
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from sfview.errors import InputError
+from sfview.inputs.elffile import (
+    ElfFile,
+    build_id,
+    open_elf,
+    reading,
+    section_bytes,
+    section_named,
+    segment_bytes,
+    segments,
+)
 from sfview.inputs.plt import plt_symbols
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
 
 PT_GNU_SFRAME = 0x6474E554
-MAX_INFLATED = 64 << 20
-"""The most a compressed `.sframe` may inflate to: far beyond any real section, far below what a forged
-compression header can ask for (a 1 MB file claiming 1 GB)."""
 STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
 SHN_UNDEF = 0
+
+Names = tuple[SymbolTable, dict[int, str], dict[int, Place]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,41 +56,40 @@ class ElfSframe:
     file_offset: int
     origin: str
     info: ElfInfo
-    elf: ELFFile
+    elf: ElfFile
     """The file itself, for what comes beside the section (`.eh_frame`, notes, program headers)."""
-    names: Callable[[], tuple[SymbolTable, dict[int, str], dict[int, Place]]]
+    names: Callable[[], Names]
     """Reads, when called, the function symbols and (relocatable objects only) maps from
     the section offset of each FDE's start field to the function it will point to, and
     to the section and offset the relocation puts it at."""
-
-
-def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:
-    """The address ranges [start, end) the program headers load executable; none for an object file."""
-    return [
-        (seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
-        for seg in elf.iter_segments()
-        if seg["p_type"] == "PT_LOAD" and seg["p_flags"] & P_FLAGS.PF_X
-    ]
+    cut: InputError | None = None
+    """The file holds fewer bytes than the section or segment says: `data` is what it holds."""
+    lost: list[InputError] | None = None
+    """What could not be read on the way (the names fill it in when they are read)."""
 
 
 def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
     """The SFrame bytes of an ELF file, their address, and the function names.
 
-    pyelftools raises many kinds of exceptions on a damaged file (its own, and
-    struct or construct errors from deep inside); all become an `InputError`.
+    The section is found by its header; when the section headers are
+    unreadable or have no `.sframe`, through `PT_GNU_SFRAME`. What is damaged
+    around it costs what depends on it (`lost`), not the section.
     """
-    try:
-        elf = ELFFile(stream)
+    elf = open_elf(stream)
+    with reading("the ELF header"):
         info = ElfInfo(elf["e_machine"], elf["e_type"], elf.elfclass, elf.little_endian)
-        found = _from_section(elf) or _from_segment(elf)
-        if found is None:
-            raise InputError("no .sframe section and no PT_GNU_SFRAME segment (built without -Wa,--gsframe?)")
-        data, address, file_offset, origin = found
-    except InputError:
-        raise
-    except Exception as exc:  # pyelftools has no single error type: ELFError, struct and construct errors...
-        raise InputError(f"not a readable ELF file: {exc or type(exc).__name__}") from None
-    return ElfSframe(data, address, file_offset, origin, info, elf, lambda: _names(elf, origin))
+    found, unreadable = _from_section(elf), [e.message for e in (elf.headers_error,) if e is not None]
+    if found is None:
+        try:
+            found = _from_segment(elf)
+        except InputError as exc:
+            unreadable.append(exc.message)
+    if found is None:
+        why = "".join(f"; {what}" for what in unreadable) or " (built without -Wa,--gsframe?)"
+        raise InputError(f"no .sframe section and no PT_GNU_SFRAME segment{why}")
+    data, address, file_offset, origin, cut = found
+    lost = elf.lost
+    return ElfSframe(data, address, file_offset, origin, info, elf, lambda: _names(elf, origin, lost), cut, lost)
 
 
 def function_symbols(stream: BinaryIO) -> SymbolTable:
@@ -93,60 +98,56 @@ def function_symbols(stream: BinaryIO) -> SymbolTable:
     A file pyelftools cannot read gives no names, as a damaged table does.
     """
     try:
-        return _symbols(ELFFile(stream))
-    except Exception:  # whatever pyelftools or struct raise on a damaged file
+        return _symbols(open_elf(stream), [])
+    except InputError:
         return SymbolTable([], "unreadable")
 
 
-def _names(elf: ELFFile, origin: str) -> tuple[SymbolTable, dict[int, str], dict[int, Place]]:
+def _names(elf: ElfFile, origin: str, lost: list[InputError]) -> Names:
     """Function names, read only when a view needs them (a text dump does not).
 
-    A damaged symbol table costs the names, not the section: it gives none.
+    A damaged symbol table costs the names, not the section: it gives none,
+    and says why in `lost`.
     """
     try:
         relocatable = elf["e_type"] == "ET_REL"
-        symbols = SymbolTable([], "none") if relocatable else _symbols(elf)
+        symbols = SymbolTable([], "none") if relocatable else _symbols(elf, lost)
         names, places = _relocated_names(elf) if relocatable and origin.startswith(".sframe") else ({}, {})
-    except Exception:  # as above: whatever pyelftools or struct raise on a damaged table
+    except InputError as exc:
+        lost.append(InputError(f"no function names: {exc.message}"))
         return SymbolTable([], "unreadable"), {}, {}
     return symbols, names, places
 
 
-def _from_section(elf: ELFFile) -> tuple[bytes, int, int, str] | None:
-    section = elf.get_section_by_name(".sframe")
+Found = tuple[bytes, int, int, str, InputError | None]
+
+
+def _from_section(elf: ElfFile) -> Found | None:
+    section = section_named(elf, ".sframe")
     if section is None:
         return None
-    if section["sh_type"] == "SHT_NOBITS":
-        raise InputError("the .sframe section has no contents here (SHT_NOBITS, as in a separate debug file)")
-    if section.compressed and section.data_size > MAX_INFLATED:
-        raise InputError(
-            f"the .sframe section is compressed and says it inflates to {section.data_size} bytes; sfview reads "
-            f"at most {MAX_INFLATED} (a section for 40,000 functions takes about 1 MB)"
-        )
-    try:
-        data = section.data()
-    except (zlib.error, ELFError) as exc:
-        raise InputError(f"the .sframe section is compressed and cannot be inflated: {exc}") from None
-    size = section.data_size if section.compressed else section["sh_size"]
-    data = _whole(".sframe section", data, size, section["sh_offset"])
-    return data, section["sh_addr"], section["sh_offset"], ".sframe section"
+    data = section_bytes(section, partial=True)
+    offset, size = section["sh_offset"], section["sh_size"]
+    compressed = section["sh_flags"] & SH_FLAGS.SHF_COMPRESSED
+    cut = None if compressed or len(data) == size else _cut(".sframe section", size, offset, len(data))
+    return data, section["sh_addr"], offset, ".sframe section", cut
 
 
-def _from_segment(elf: ELFFile) -> tuple[bytes, int, int, str] | None:
-    for segment in elf.iter_segments():
+def _from_segment(elf: ElfFile) -> Found | None:
+    for segment in segments(elf):
         if segment["p_type"] in (PT_GNU_SFRAME, "PT_GNU_SFRAME"):
-            data = _whole("PT_GNU_SFRAME segment", segment.data(), segment["p_filesz"], segment["p_offset"])
-            return data, segment["p_vaddr"], segment["p_offset"], "PT_GNU_SFRAME segment"
+            data = segment_bytes(elf, segment)
+            size, offset = segment["p_filesz"], segment["p_offset"]
+            cut = None if len(data) == size else _cut("PT_GNU_SFRAME segment", size, offset, len(data))
+            return data, segment["p_vaddr"], offset, "PT_GNU_SFRAME segment", cut
     return None
 
 
-def _whole(what: str, data: bytes, size: int, offset: int) -> bytes:
-    """`data` if the file held all `size` bytes of it, else an error saying how much it held."""
-    if len(data) != size:
-        raise InputError(
-            f"the {what} is cut short: {size} bytes from file offset {offset:#x}, but the file holds only {len(data)}"
-        )
-    return data
+def _cut(what: str, size: int, offset: int, held: int) -> InputError:
+    return InputError(
+        f"the {what} is cut short: {size} bytes from file offset {offset:#x}, but the file holds only {held}"
+        " (shown as far as it goes)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +159,7 @@ class _RawSymbol:
     shndx: int
 
 
-def _raw_symbols(elf: ELFFile, table: SymbolTableSection) -> list[_RawSymbol]:
+def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     """Every entry of a symbol table.
 
     pyelftools finds the table and its string table; the entries are unpacked
@@ -168,50 +169,74 @@ def _raw_symbols(elf: ELFFile, table: SymbolTableSection) -> list[_RawSymbol]:
     order = "<" if elf.little_endian else ">"
     layout = "IBBHQQ" if elf.elfclass == 64 else "IIIBBH"
     entry = struct.Struct(order + layout)
-    strtab = elf.get_section(table["sh_link"]).data()
-    data = table.data()
-    count = len(data) // table["sh_entsize"] if table["sh_entsize"] else 0
+    with reading(f"the string table of {table.name} (section {table['sh_link']})"):
+        strtab = section_bytes(elf.get_section(table["sh_link"]))
+    data = section_bytes(table)
+    step = table["sh_entsize"]
+    if step < entry.size:
+        raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
     out = []
-    for i in range(count):
-        fields = entry.unpack_from(data, i * table["sh_entsize"])
+    for i in range(len(data) // step):
+        fields = entry.unpack_from(data, i * step)
         if elf.elfclass == 64:
             name_off, info, _, shndx, value, size = fields
         else:
             name_off, value, size, info, _, shndx = fields
         end = strtab.find(b"\0", name_off)
-        name = strtab[name_off : end if end >= 0 else len(strtab)].decode("utf-8", "replace")
+        name = strtab[name_off : end if end >= 0 else len(strtab)].decode("utf-8", "surrogateescape")
         out.append(_RawSymbol(name, value, size, info & 0xF, shndx))
     return out
 
 
-def _symbols(elf: ELFFile) -> SymbolTable:
-    """Function symbols from `.symtab`, else `.dynsym`; code sections for what they leave unnamed."""
+def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
+    """Function symbols from `.symtab`, else `.dynsym`; code sections for what they leave unnamed.
+
+    A table that cannot be read costs its own names (said in `lost`): the next
+    table, and the PLT's, still name what they can.
+    """
     sections = [
-        Symbol(sec.name, sec["sh_addr"], sec["sh_size"])
-        for sec in elf.iter_sections()
-        if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and sec["sh_addr"] and sec.name
+        Symbol(name, header["sh_addr"], header["sh_size"])
+        for _, name, header in elf.section_headers
+        if header["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and header["sh_addr"] and name
     ]
+    plt = _lossy(lambda: plt_symbols(elf), "the PLT", lost) or []
     for name in (".symtab", ".dynsym"):
-        table = elf.get_section_by_name(name)
-        if isinstance(table, SymbolTableSection):
-            symbols = [
-                Symbol(sym.name, sym.value, sym.size)
-                for sym in _raw_symbols(elf, table)
-                if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
-            ]
-            if symbols:
-                return SymbolTable(symbols + plt_symbols(elf), name, sections)
-    plt = plt_symbols(elf)
+        symbols = _lossy(lambda name=name: _function_symbols(elf, name), f"no names from {name}", lost)
+        if symbols:
+            return SymbolTable(symbols + plt, name, sections)
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
-def relocated_places(elf: ELFFile, target: str) -> dict[int, Place]:
+def _function_symbols(elf: ElfFile, name: str) -> list[Symbol]:
+    """The defined function symbols of the symbol table `name` (none when there is no such table)."""
+    table = section_named(elf, name)
+    if not isinstance(table, SymbolTableSection):
+        return []
+    return [
+        Symbol(sym.name, sym.value, sym.size)
+        for sym in _raw_symbols(elf, table)
+        if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
+    ]
+
+
+def _lossy(read: Callable[[], list[Symbol]], what: str, lost: list[InputError]) -> list[Symbol] | None:
+    """What `read` gives, or None with why in `lost` (under `what`)."""
+    try:
+        with reading(what):
+            return read()
+    except InputError as exc:
+        lost.append(exc)
+        return None
+
+
+def relocated_places(elf: ElfFile, target: str) -> dict[int, Place]:
     """For a relocatable object: offset in section `target` of each relocated field → the section
-    and offset it will point to (`.eh_frame`'s FDEs, to pair them with `.sframe`'s)."""
+    and offset it will point to (`.eh_frame`'s FDEs, to pair them with `.sframe`'s).
+    An `InputError` when the relocations or the symbols they name cannot be read."""
     return _relocated_names(elf, target)[1]
 
 
-def _relocated_names(elf: ELFFile, target_name: str = ".sframe") -> tuple[dict[int, str], dict[int, Place]]:
+def _relocated_names(elf: ElfFile, target_name: str = ".sframe") -> tuple[dict[int, str], dict[int, Place]]:
     """For a relocatable object: section offset of each relocated field of `target_name` → function
     name, and → the section and offset it will point to.
 
@@ -227,35 +252,56 @@ def _relocated_names(elf: ELFFile, target_name: str = ".sframe") -> tuple[dict[i
             for sym in _raw_symbols(elf, section):
                 if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.shndx != SHN_UNDEF:
                     by_place[(sym.shndx, sym.value)] = sym.name
+    unreadable = []
     for section in elf.iter_sections():
         if not isinstance(section, RelocationSection):
             continue
-        target = elf.get_section(section["sh_info"])
-        if target is None or target.name != target_name:
-            continue
-        symtab = elf.get_section(section["sh_link"])
-        for reloc in section.iter_relocations():
-            sym = symtab.get_symbol(reloc["r_info_sym"])
-            addend = reloc["r_addend"] if reloc.is_RELA() else 0
-            if sym["st_info"]["type"] == "STT_SECTION":
-                name = by_place.get((sym["st_shndx"], addend))
-                offset = addend
-            else:
-                name = sym.name if not addend else f"{sym.name}{addend:+#x}"
-                offset = sym["st_value"] + addend
-            if name:
-                names[reloc["r_offset"]] = name
-            target_section = _section_name(elf, sym["st_shndx"])
-            if target_section:
-                places[reloc["r_offset"]] = Place(target_section, offset)
+        try:
+            with reading(f"the relocations in {section.name or 'an unnamed section'}"):
+                _relocations_of(elf, section, target_name, by_place, names, places)
+        except InputError as exc:  # another section's relocations (`.rela.text`) cost nothing here
+            unreadable.append(exc)
+    if unreadable and not places:
+        raise unreadable[0]
     return names, places
 
 
-def _section_name(elf: ELFFile, index: int | str) -> str:
+def _relocations_of(
+    elf: ElfFile,
+    section: RelocationSection,
+    target_name: str,
+    by_place: dict[tuple[int, int], str],
+    names: dict[int, str],
+    places: dict[int, Place],
+) -> None:
+    """Add what the relocations of one section say about `target_name`'s fields to `names` and `places`."""
+    target = elf.get_section(section["sh_info"])
+    if target is None or target.name != target_name:
+        return
+    symtab = elf.get_section(section["sh_link"])
+    if not isinstance(symtab, SymbolTableSection):
+        raise InputError(f"sh_link {section['sh_link']} is not a symbol table")
+    for reloc in section.iter_relocations():
+        sym = symtab.get_symbol(reloc["r_info_sym"])
+        addend = reloc["r_addend"] if reloc.is_RELA() else 0
+        if sym["st_info"]["type"] == "STT_SECTION":
+            name = by_place.get((sym["st_shndx"], addend))
+            offset = addend
+        else:
+            name = sym.name if not addend else f"{sym.name}{addend:+#x}"
+            offset = sym["st_value"] + addend
+        if name:
+            names[reloc["r_offset"]] = name
+        target_section = _section_name(elf, sym["st_shndx"])
+        if target_section:
+            places[reloc["r_offset"]] = Place(target_section, offset)
+
+
+def _section_name(elf: ElfFile, index: int | str) -> str:
     """The name of section `index` (a symbol's `st_shndx`), "" for an undefined or special one."""
     if not isinstance(index, int) or index == SHN_UNDEF:
         return ""
-    return elf.get_section(index).name
+    return next((name for i, name, _ in elf.section_headers if i == index), "")
 
 
 DEBUG_ROOT = "/usr/lib/debug"
@@ -263,26 +309,23 @@ DEBUG_ROOT = "/usr/lib/debug"
 `debug-file-directory` default."""
 
 
-def build_id(elf: ELFFile) -> str | None:
-    """The GNU build-id (hex), from the note section or a `PT_NOTE` segment."""
-    try:
-        sources = [seg for seg in elf.iter_segments() if seg["p_type"] == "PT_NOTE"] or [
-            sec for sec in elf.iter_sections() if sec["sh_type"] == "SHT_NOTE"
-        ]
-        for source in sources:
-            for note in source.iter_notes():
-                if note["n_type"] == "NT_GNU_BUILD_ID":
-                    return str(note["n_desc"])
-    except Exception:  # a damaged note costs the build-id, nothing else
+def _build_id_hex(elf: ElfFile) -> str | None:
+    """The GNU build-id as hex (the one reader, `elffile.build_id`); None without one, or for a file read
+    from memory (the vDSO), which has no debug file."""
+    if not isinstance(elf, ElfFile):
         return None
-    return None
+    try:
+        found = build_id(elf)
+    except InputError:  # a damaged note costs the build-id, nothing else
+        return None
+    return found.hex() if found else None
 
 
-def debug_file(elf: ELFFile, path: str, root: str = DEBUG_ROOT) -> str | None:
+def debug_file(elf: ElfFile, path: str, root: str = DEBUG_ROOT) -> str | None:
     """The separate debug file of `path`, found as gdb finds it: by build-id under `root`
     (`.build-id/ab/cdef….debug`), else by `.gnu_debuglink` next to the file, in its `.debug/`, or
     under `root` followed by its directory."""
-    found = build_id(elf)
+    found = _build_id_hex(elf)
     if found and len(found) > 2:
         candidate = os.path.join(root, ".build-id", found[:2], found[2:] + ".debug")
         if os.path.isfile(candidate):
@@ -299,7 +342,7 @@ def debug_file(elf: ELFFile, path: str, root: str = DEBUG_ROOT) -> str | None:
     return None
 
 
-def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
+def unwinding_symbols(elf: ElfFile, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
     """The names a debugger gives a file's PCs: its `.symtab`; without one (a distribution's library,
     a stripped program), its separate debug file's `.symtab` with the file's PLT entries; else `table`
     (`.dynsym`, or nothing)."""
@@ -310,7 +353,7 @@ def unwinding_symbols(elf: ELFFile, path: str, table: SymbolTable, root: str = D
         return table
     try:
         with open(found, "rb") as f:
-            debug = ELFFile(f)
+            debug = ElfFile(f)
             symtab = debug.get_section_by_name(".symtab")
             if not isinstance(symtab, SymbolTableSection):
                 return table

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
+from sfview.inputs.elffile import section_bytes
 from sfview.inputs.symbols import Symbol
 
 PLT_SECTIONS = (".plt", ".plt.sec", ".plt.got")
@@ -36,7 +37,7 @@ def plt_symbols(elf: ELFFile) -> list[Symbol]:
         if section is None or section["sh_type"] != "SHT_PROGBITS":
             continue
         size = section["sh_entsize"] or 16
-        data, base = section.data(), section["sh_addr"]
+        data, base = section_bytes(section), section["sh_addr"]
         for start in range(0, len(data) - size + 1, size):
             target = decode(data[start : start + size], base + start, elf.little_endian)
             if target in slots:
@@ -76,7 +77,7 @@ def _relocations(elf: ELFFile, section: RelocationSection) -> Iterator[tuple[int
         yield from ((r["r_offset"], r["r_info_sym"]) for r in section.iter_relocations())
         return
     shift = 32 if elf.elfclass == 64 else 8  # ELF64_R_SYM / ELF32_R_SYM
-    for offset, info, *_ in entry.iter_unpack(section.data()):
+    for offset, info, *_ in entry.iter_unpack(section_bytes(section)):
         yield offset, info >> shift
 
 

@@ -17,6 +17,7 @@ from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
+from sfview.inputs import limits
 from sfview.inputs.elf import ElfInfo, read_elf_sframe
 from sfview.inputs.symbols import Place, SymbolTable
 
@@ -38,6 +39,8 @@ class Source:
         elf_info: ElfInfo | None = None,
         elf: ELFFile | None = None,
         names: Callable[[], tuple[SymbolTable, dict[int, str], dict[int, Place]]] | None = None,
+        cut: InputError | None = None,
+        lost: list[InputError] | None = None,
     ) -> None:
         self.path = path
         self.origin = origin
@@ -50,6 +53,11 @@ class Source:
         self.elf = elf
         """The ELF file (pyelftools), or None for a raw section."""
         self._names = names
+        self.cut = cut
+        """The file holds fewer bytes than the section says: `data` is what it holds."""
+        self.lost = lost if lost is not None else []
+        """What around the section could not be read, each with why (the names, the placement...):
+        said once the command is done, costing only what depended on it."""
 
     @cached_property
     def _loaded_names(self) -> tuple[SymbolTable, dict[int, str], dict[int, Place]]:
@@ -95,6 +103,8 @@ def open_source(path: str, base: int | None = None) -> Source:
     as /dev/zero never end. An ELF file is read as pyelftools asks, the
     section and what names it, not whole: a 2 GB sparse file costs nothing.
     """
+    if not path:
+        raise InputError("an empty file name", path="")
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise InputError(
@@ -106,7 +116,12 @@ def open_source(path: str, base: int | None = None) -> Source:
         raise InputError(exc.strerror or str(exc), path=path) from None
     if head[:2] in SFRAME_MAGICS:
         with f:
-            data = head + f.read()
+            size = os.fstat(f.fileno()).st_size
+            try:
+                limits.check_size(size, "bytes")
+            except InputError as exc:
+                raise InputError(f"a raw section of {exc.message}", path=path) from None
+            data = head + f.read(size)
         return Source(path, "raw section", data, base or 0, 0)
     if head == ELF_MAGIC:
         f.seek(0)
@@ -116,7 +131,18 @@ def open_source(path: str, base: int | None = None) -> Source:
             f.close()
             raise exc.located(path) from None
         address = found.address if base is None else base
-        return Source(path, found.origin, found.data, address, found.file_offset, found.info, found.elf, found.names)
+        return Source(
+            path,
+            found.origin,
+            found.data,
+            address,
+            found.file_offset,
+            found.info,
+            found.elf,
+            found.names,
+            found.cut,
+            found.lost,
+        )
     f.close()
     if not head:
         raise InputError("empty file", path=path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sfview.output.safe_text import printable_lines
 from sfview.unwind.engine import Backtrace, Frame, Machine
 
 
@@ -51,7 +52,7 @@ def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = N
             lines.extend(explanation(frame))
     lines.append(f"stopped: {trace.stop}")
     lines.extend(f"note: {note}" for note in notes or [])
-    return "\n".join(lines) + "\n"
+    return printable_lines(lines)
 
 
 def agreement(sframe: Backtrace, dwarf: Backtrace, machine: Machine) -> str:

@@ -14,18 +14,28 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
+from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
+from sfview.inputs.elffile import build_id, load_address, section_bytes, section_named
+from sfview.output.safe_text import printable
+from sfview.sframe.bulk import Bulk
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
+from sfview.sframe.section import ADDRESS_MASK
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.document import Document
-    from sfview.sframe.section import Function, Row
+    from sfview.sframe.section import Function, Row, Section
+
+PCMASK_RECORDS = 1 << 16
+"""Records PCMASK functions may always take, beside 4 per section byte: a PLT of 30,000 entries (two rows
+each) fits; a forged `func_size` does not make the export grow without bound."""
 
 REGISTER_NAMES = {
     "x86_64": {int(reg): f"${reg.name}" for reg in Sframe.Amd64Reg},
@@ -42,24 +52,26 @@ UNKNOWN_TO_BREAKPAD = {
 """Architectures whose records sfview writes although no Breakpad tool reads them, and what to know."""
 
 
-def build_id(elf: ELFFile) -> bytes | None:
-    """The GNU build-id note's bytes, if the file has one."""
-    for section in elf.iter_sections():
-        if section["sh_type"] == "SHT_NOTE":
-            for note in section.iter_notes():
-                if note["n_type"] == "NT_GNU_BUILD_ID":
-                    return bytes.fromhex(note["n_desc"])
-    return None
-
-
 def text_hash(elf: ELFFile) -> bytes:
     """dump_syms' identifier without a build-id: the first page of `.text` XORed in 16-byte blocks."""
-    text = elf.get_section_by_name(".text")
-    data = text.data()[:4096] if text is not None else b""
+    text = section_named(elf, ".text")
+    data = section_bytes(text, 4096) if text is not None else b""
     out = bytearray(16)
     for i, byte in enumerate(data):
         out[i % 16] ^= byte
     return bytes(out)
+
+
+def module_id(doc: Document) -> bytes:
+    """The module's identifier: its build-id, else the hash of its code; a damaged note or `.text` costs
+    the identifier (zeros, said as a loss), not the export."""
+    elf = doc.elf
+    assert elf is not None
+    try:
+        return build_id(elf) or text_hash(elf)
+    except InputError as exc:
+        doc.note_loss(InputError(f"MODULE id left as zeros: {exc.message}"))
+        return bytes(16)
 
 
 def debug_identifier(identifier: bytes) -> str:
@@ -70,21 +82,20 @@ def debug_identifier(identifier: bytes) -> str:
     return swapped.hex().upper() + "0"
 
 
-def load_address(elf: ELFFile) -> int:
-    """Where the module's addresses count from: the first loadable segment's address (0 for PIE)."""
-    loads = [seg for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
-    return min((seg["p_vaddr"] - seg["p_offset"] for seg in loads), default=0) if loads else 0
-
-
 def symbol_file(doc: Document) -> tuple[str, list[str]]:
     """The Breakpad symbol file for `doc`, and the rules it had to leave out (one message each)."""
     elf = doc.elf
     assert elf is not None
     abi = abi_for(elf)
     section = doc.require_section()
-    base = load_address(elf)
-    ident = build_id(elf) or text_hash(elf)
-    lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {os.path.basename(doc.path)}"]
+    try:
+        base = load_address(elf)
+    except InputError as exc:
+        doc.note_loss(InputError(f"addresses written from 0: {exc.message}"))
+        base = 0
+    ident = module_id(doc)
+    # Names are the rest of their line: one with a newline would forge a record (escaped, as in all text output)
+    lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {printable(os.path.basename(doc.path))}"]
     for address, group in itertools.groupby(
         sorted(doc.symbols.symbols, key=lambda s: (s.address, s.name)), key=lambda s: s.address
     ):
@@ -92,8 +103,8 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             first, *others = group
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
-            lines.append(f"PUBLIC {marker}{address - base:x} 0 {first.name}")
-    records, problems = stack_cfi(section.functions(), abi, base)
+            lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
+    records, problems = stack_cfi(light_functions(section), abi, base, PCMASK_RECORDS + 4 * len(section.data))
     if abi.name in UNKNOWN_TO_BREAKPAD:
         problems.insert(0, UNKNOWN_TO_BREAKPAD[abi.name])
     if elf["e_type"] == "ET_REL":
@@ -101,16 +112,73 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
     return "\n".join(lines + records) + "\n", problems
 
 
-def stack_cfi(functions: Iterable[Function], abi: Abi, base: int) -> tuple[list[str], list[str]]:
-    """`STACK CFI` records for SFrame functions (by address), and what they had to leave out."""
+@dataclass(slots=True)
+class _LightRow:
+    """What the writer needs of a row, from the bulk reader's pattern (no Kaitai object kept)."""
+
+    start_offset: int
+    address: int
+    cfa: Rule
+    fp: Rule
+    ra: Rule
+    mangled_ra: bool
+
+
+@dataclass(slots=True)
+class _LightFunction:
+    """What the writer needs of a PCINC function the bulk reader read whole (PCMASK ones, a few PLTs,
+    go through the model, which knows the block their rows repeat every)."""
+
+    index: int
+    start_address: int
+    size: int
+    rows: list[_LightRow]
+    pcmask: bool = False
+    block_size: int = 0
+    error: None = None
+
+
+def light_functions(section: Section) -> Iterator[Function | _LightFunction]:
+    """Every function for the writer: as light records where the bulk reader reads them whole, else (an
+    unusual or damaged one) through the model.
+
+    The model keeps every function it decodes, with its rows: 85 bytes of memory per section byte for a
+    program of 10,000 functions, where these records are made, written and dropped one at a time.
+    """
+    reader = Bulk(section)
+    for walked in reader.functions():
+        if isinstance(walked, int):
+            yield section.function(walked)
+            continue
+        fast, found = walked
+        rows = []
+        for start, key in found:
+            p = reader.pattern(key)
+            rows.append(_LightRow(start, (fast.start_address + start) & ADDRESS_MASK, p.cfa, p.fp, p.ra, p.mangled_ra))
+        if not fast.complete or fast.info.pcmask:  # the model says why the rows stop, and what a PLT repeats every
+            yield section.function(fast.index)
+            continue
+        yield _LightFunction(fast.index, fast.start_address, fast.size, rows)
+
+
+def stack_cfi(
+    functions: Iterable[Function | _LightFunction], abi: Abi, base: int, budget: int | None = None
+) -> tuple[list[str], list[str]]:
+    """`STACK CFI` records for SFrame functions (by address), and what they had to leave out.
+
+    `budget`: the most records PCMASK functions may be expanded into (all, when None).
+    """
     problems: list[str] = []
-    writer = _CfiWriter(abi, base, problems)
+    writer = _CfiWriter(abi, base, problems, budget)
     lines: list[str] = []
-    for func in sorted(functions, key=lambda f: f.start_address):
+    written: list[tuple[int, int, list[str]]] = []  # in FDE order; put in address order once all are written
+    for func in functions:
         if func.error is None:
-            lines += writer.function(func)
+            written.append((func.start_address, func.index, writer.function(func)))
         else:
             problems.append(f"fdes[{func.index}] left out: its FDE cannot be decoded")
+    for _, _, records in sorted(written, key=lambda w: w[:2]):
+        lines += records
     if writer.signed:
         # Where a signed RA is saved is an exact rule, and what DWARF-based dump_syms writes too;
         # the stack walker strips the authentication code from the value it loads.
@@ -124,7 +192,9 @@ def stack_cfi(functions: Iterable[Function], abi: Abi, base: int) -> tuple[list[
 class _CfiWriter:
     """STACK CFI records for SFrame functions, in Breakpad's register names."""
 
-    def __init__(self, abi: Abi, base: int, problems: list[str]) -> None:
+    def __init__(self, abi: Abi, base: int, problems: list[str], budget: int | None) -> None:
+        self.budget = budget
+        """Records left for PCMASK expansion (None: no limit)."""
         self.abi = abi
         self.names = REGISTER_NAMES[abi.name]
         self.base = base
@@ -132,18 +202,35 @@ class _CfiWriter:
         self.signed: set[int] = set()
         """Functions whose saved RA is signed somewhere (pac-ret)."""
 
-    def function(self, func: Function) -> list[str]:
+    def function(self, func: Function | _LightFunction) -> list[str]:
         if not func.rows or not func.size:
             return []
         if func.pcmask:
             out = []
             end, step = func.start_address + func.size, func.block_size or func.size
+            if not self._affordable(func, step):
+                return []
             for block in range(func.start_address, end, step):
                 out += self._records(func, block, min(step, end - block))
             return out
         return self._records(func, func.start_address, func.size)
 
-    def _records(self, func: Function, start: int, size: int) -> list[str]:
+    def _affordable(self, func: Function | _LightFunction, step: int) -> bool:
+        """Whether a PCMASK function's blocks, each written out (Breakpad cannot say a block repeats), fit
+        the budget: a `func_size` of 4 GB over 16-byte blocks would be 268 million of them."""
+        blocks = -(-func.size // step)
+        cost = blocks * len(func.rows)
+        if self.budget is not None and cost > self.budget:
+            self.problems.append(
+                f"fdes[{func.index}] left out: a PCMASK function of {blocks} blocks of {step} bytes would take"
+                f" {cost} STACK CFI records (Breakpad cannot say that a block repeats; {self.budget} are left)"
+            )
+            return False
+        if self.budget is not None:
+            self.budget -= cost
+        return True
+
+    def _records(self, func: Function | _LightFunction, start: int, size: int) -> list[str]:
         out: list[str] = []
         previous: dict[str, str] = {}
         for row in func.rows:
@@ -165,7 +252,7 @@ class _CfiWriter:
             previous = rules
         return out
 
-    def _rules(self, func: Function, row: Row, address: int) -> dict[str, str]:
+    def _rules(self, func: Function | _LightFunction, row: Row | _LightRow, address: int) -> dict[str, str]:
         """`.cfa`, `.ra` and the FP's rule for one row, as Breakpad postfix expressions."""
         rules: dict[str, str] = {}
         for column, value in ((".cfa", row.cfa), (".ra", row.ra), (self.names[self.abi.fp], row.fp)):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiRule, CfiTable, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
+from sfview.output.safe_text import printable_lines
 from sfview.sframe.describe import register_name, rule_formula
 
 if TYPE_CHECKING:
@@ -39,6 +40,13 @@ def _where(pair: Pair, diff: Difference, section: Section) -> str:
     )
 
 
+def _repeats(pair: Pair, diff: Difference) -> str:
+    """For a PCMASK function's difference that recurs block after block: how often, said once."""
+    if diff.repeats == 1:
+        return ""
+    return f" (and the same place of the next {diff.repeats - 1} blocks of {pair.sframe.block_size} bytes)"
+
+
 def text(section: Section, table: CfiTable, result: Comparison, path: str) -> str:
     """The comparison for a person: disagreements first, then what is explained, then the summary."""
     sources = sorted({f.section for f in table.functions})
@@ -49,7 +57,8 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
         for pair, diff in found:
             name = f" {pair.name}" if pair.name else ""
             lines.append(
-                f"  {diff.start:#x}..{diff.end:#x}{name}: {diff.column.upper()}: {_where(pair, diff, section)}"
+                f"  {diff.start:#x}..{diff.end:#x}{_repeats(pair, diff)}{name}: {diff.column.upper()}:"
+                f" {_where(pair, diff, section)}"
             )
             if diff.reason:
                 lines.append(f"    why: {diff.reason}")
@@ -70,7 +79,7 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
         f"{result.agreeing} agree, {result.explained} differ for known reasons, "
         f"{result.disagreeing} disagree"
     )
-    return "\n".join(lines) + "\n"
+    return printable_lines(lines)
 
 
 def _rule_json(section: Section, value: CfiRule) -> dict[str, object]:
@@ -92,6 +101,7 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
             "column": diff.column,
             "explained": diff.reason is not None,
             "reason": diff.reason,
+            **({"repeats": diff.repeats, "every": pair.sframe.block_size} if diff.repeats > 1 else {}),
             "sframe": {
                 "rule": _rule_json(section, diff.sframe),
                 "fde_offset": pair.sframe.span.start,

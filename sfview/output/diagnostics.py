@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from sfview.check.run import Diagnostic
 from sfview.consumers import LookupFailure, Verdict
 from sfview.document import Document
+from sfview.errors import InputError
+from sfview.output.safe_text import printable
 
 
 def line(doc: Document, diag: Diagnostic) -> str:
     """`FILE: section offset 0x4a (file offset 0x…): error fdes-unsorted: fdes[2]: …`."""
     where = doc.source.where(diag.start)
-    return f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}"
+    return printable(f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}")
 
 
 def lines(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | None = None) -> Iterator[str]:
@@ -21,9 +23,9 @@ def lines(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | None
     for diag in diags:
         yield line(doc, diag)
     for answer in verdicts or []:
-        yield f"{doc.path}: {answer.consumer}: {verdict_text(answer)}"
+        yield printable(f"{doc.path}: {answer.consumer}: {verdict_text(answer)}")
         for note in answer.notes:
-            yield f"{doc.path}: {answer.consumer}:   {note}"
+            yield printable(f"{doc.path}: {answer.consumer}:   {note}")
 
 
 MAX_RANGES = 3
@@ -92,6 +94,12 @@ def as_json(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | No
     if verdicts:
         report["profiles"] = {answer.consumer: verdict_json(answer) for answer in verdicts}
     return report
+
+
+def unreadable(path: str, error: InputError) -> dict[str, object]:
+    """A file `check` could not read at all, as its entry in the JSON report (exit 2 says it too)."""
+    return {"file": path, "unreadable": error.where + ": " + error.message if error.where else error.message,
+            "problems": []}  # fmt: skip
 
 
 def json_text(reports: list[dict[str, object]]) -> str:

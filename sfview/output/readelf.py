@@ -14,10 +14,12 @@ section's version, that is the binutils that emits it:
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import TextIO
 
 from sfview.errors import InputError
+from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
 from sfview.sframe.bulk import Bulk
@@ -64,18 +66,47 @@ def _flag_lines(flags: int, version: int) -> list[str]:
 
 
 def _header_lines(section: Section) -> list[str]:
-    lines = ["  Header :", "", f"    Version: {describe.VERSION_NAMES[section.version]}"]
-    if section.version == 1:
-        lines.append(f"    Flags: {_flags_v1(section.flags)}")
+    return _header_text(
+        section.version,
+        section.flags,
+        section.fixed_fp_offset,
+        section.fixed_ra_offset,
+        section.header.num_fdes,
+        section.num_fres,
+    )
+
+
+def _header_text(version: int, flags: int, fixed_fp: int, fixed_ra: int, num_fdes: int, num_fres: int) -> list[str]:
+    lines = ["  Header :", "", f"    Version: {describe.VERSION_NAMES[version]}"]
+    if version == 1:
+        lines.append(f"    Flags: {_flags_v1(flags)}")
     else:
-        lines.extend(_flag_lines(section.flags, section.version))
-        if section.fixed_fp_offset:
-            lines.append(f"    CFA fixed FP offset: {section.fixed_fp_offset}")
-        if section.fixed_ra_offset:
-            lines.append(f"    CFA fixed RA offset: {section.fixed_ra_offset}")
-    lines.append(f"    Num FDEs: {_i32(section.header.num_fdes)}")
-    lines.append(f"    Num FREs: {_i32(section.num_fres)}")
+        lines.extend(_flag_lines(flags, version))
+        if fixed_fp:
+            lines.append(f"    CFA fixed FP offset: {fixed_fp}")
+        if fixed_ra:
+            lines.append(f"    CFA fixed RA offset: {fixed_ra}")
+    lines.append(f"    Num FDEs: {_i32(num_fdes)}")
+    lines.append(f"    Num FREs: {_i32(num_fres)}")
     return lines
+
+
+def header_only(data: bytes) -> str:
+    """The title and header of a section whose rest cannot be modelled (an `auxhdr_len` past its end), as
+    binutils 2.40 prints them before it goes on; "" when the preamble and header themselves are not whole."""
+    size = layout.PREAMBLE.size + layout.HEADER.size
+    magics = {int(Sframe.Magic.sframe).to_bytes(2, order): order for order in ("little", "big")}
+    order = magics.get(data[:2])
+    if order is None or len(data) < size:
+        return ""
+    endian = "<" if order == "little" else ">"
+    _, version, flags = struct.unpack_from(endian + layout.PREAMBLE.format, data)
+    if version not in layout.VERSIONS:
+        return ""
+    header = dict(zip(layout.HEADER.fields, struct.unpack_from(endian + layout.HEADER.format, data, 4), strict=True))
+    lines = _header_text(version, flags, header["cfa_fixed_fp_offset"], header["cfa_fixed_ra_offset"],
+                         header["num_fdes"], header["num_fres"])  # fmt: skip
+    return "\n".join([TITLE, *lines]) + "\n"
 
 
 def _title(section: Section, index: int, start: int, size: int, signal: bool, flexible: bool, pauth_b: bool) -> str:

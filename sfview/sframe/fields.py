@@ -393,6 +393,8 @@ class FieldTree:
             span = self._span(rec)
             if isinstance(value, KaitaiStruct):
                 type_name = info["type"].split("(")[0]  # `control_word(offset_size)`: the type, not its arguments
+                if _word_bits(type_name) and not hasattr(value, "value"):
+                    continue  # a word the section ends before (a cut row): not read, as any field not read
                 out.append(self._make(value, name, type_name, span, parent, doc))
             elif isinstance(value, list):
                 out.append(self._array(name, path, span, value, rec.get("arr", []), info, parent))

@@ -24,6 +24,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
 from sfview.inputs.elf import function_symbols, unwinding_symbols
+from sfview.inputs.elffile import ElfFile, segment_view, segments
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe import describe
 from sfview.unwind.engine import Machine, Module, Unwinder
@@ -60,9 +61,7 @@ def register_numbers(machine: Machine) -> dict[str, int]:
 
 def _load_bias(elf: ELFFile, mapped_at: int) -> int:
     """The bias of a file whose offset 0 is mapped at `mapped_at`: that minus its first segment's address."""
-    first = min(
-        (seg["p_vaddr"] - seg["p_offset"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"), default=0
-    )
+    first = min((seg["p_vaddr"] - seg["p_offset"] for seg in segments(elf) if seg["p_type"] == "PT_LOAD"), default=0)
     return mapped_at - first
 
 
@@ -85,7 +84,7 @@ def _module_without_sframe(
     try:
         with open(found, "rb") as f:
             data = f.read()
-        elf = ELFFile(io.BytesIO(data))
+        elf = ElfFile(io.BytesIO(data))
         bias = bias_of(elf)
         if not _is_the_mapped_file(elf, machine, memory, bias, found, notes):
             return None
@@ -125,7 +124,7 @@ def _auxv_bias(doc: Document, core: Core) -> int:
     elf = doc.elf
     assert elf is not None
     bias = core.auxv[AT_ENTRY] - elf["e_entry"]
-    phdr = next((seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_PHDR"), None)
+    phdr = next((seg["p_vaddr"] for seg in segments(elf) if seg["p_type"] == "PT_PHDR"), None)
     fits = bias % PAGE_SIZE == 0
     if fits and phdr is not None and AT_PHDR in core.auxv:
         fits = core.auxv[AT_PHDR] - phdr == bias
@@ -146,10 +145,10 @@ def _same_file(elf: ELFFile, memory: Memory, bias: int) -> bool | None:
     """Whether the process had this very file mapped at `bias`: its first page (ELF header, program
     headers, build-id note) as the core holds it is the file's. None when the core holds no such
     bytes (qemu-user's cores)."""
-    first = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD" and seg["p_offset"] == 0), None)
+    first = next((seg for seg in segments(elf) if seg["p_type"] == "PT_LOAD" and seg["p_offset"] == 0), None)
     if first is None or not first["p_filesz"]:
         return None
-    expected = first.data()[: min(first["p_filesz"], PAGE_SIZE)]
+    expected = bytes(segment_view(elf, first)[:PAGE_SIZE])
     held = memory.bytes_at(first["p_vaddr"] + bias, len(expected))
     if held is None:
         return None
@@ -191,7 +190,7 @@ def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
 
 
 def _first_address(elf: ELFFile) -> int:
-    return min((seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"), default=0)
+    return min((seg["p_vaddr"] for seg in segments(elf) if seg["p_type"] == "PT_LOAD"), default=0)
 
 
 def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
@@ -201,12 +200,12 @@ def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
     segments with no bytes); read-only segments hold in the process what they
     hold in the file, so they fill that gap. Writable ones may have changed.
     """
-    for seg in elf.iter_segments():
+    for seg in segments(elf):
         if seg["p_type"] != "PT_LOAD" or seg["p_flags"] & P_FLAGS.PF_W or not seg["p_filesz"]:
             continue
         start = seg["p_vaddr"] + bias
         if memory.read(start, 1) is None and memory.read(start + seg["p_filesz"] - 1, 1) is None:
-            memory.add(start, seg.data())
+            memory.add(start, segment_view(elf, seg))
 
 
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
@@ -322,7 +321,7 @@ def _thread(core: Core, tid: int | None):
 def _linked_libraries(elf: ELFFile, bias: int, memory: Memory) -> list[tuple[str, int]]:
     """For a core without `NT_FILE` (qemu-user's): the libraries the dynamic linker had loaded, with
     their load biases, from its list in the process's memory."""
-    dynamic = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_DYNAMIC"), None)
+    dynamic = next((seg for seg in segments(elf) if seg["p_type"] == "PT_DYNAMIC"), None)
     if dynamic is None:  # a static program
         return []
     return loaded_objects(memory.read, memory.little_endian, dynamic["p_vaddr"] + bias, dynamic["p_memsz"])

@@ -59,6 +59,7 @@ from sfview.consumers import Verdict
 from sfview.consumers.verdicts import judge_document
 from sfview.document import Document
 from sfview.errors import InputError
+from sfview.inputs.elffile import section_bytes, section_named
 from sfview.inputs.symbols import Place, Symbol
 from sfview.output.diagnostics import verdict_text
 from sfview.sframe import describe
@@ -250,10 +251,15 @@ class ExplorerScreen(Screen[None]):
             self._status(self._status_text(self.selected))
 
     def _validate(self) -> None:
-        """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads)."""
-        found = check_document(Document(self.source))
-        shown = list(islice(found, PROBLEMS_SHOWN))
-        more = sum(1 for _ in found)
+        """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
+        A check that fails says so in the Problems tab, rather than leaving it blank."""
+        try:
+            found = check_document(Document(self.source))
+            shown = list(islice(found, PROBLEMS_SHOWN))
+            more = sum(1 for _ in found)
+        except Exception as exc:  # a damaged file the checks did not foresee: said, not a blank tab
+            self.app.call_from_thread(self.problems.failed, f"{type(exc).__name__}: {exc}")
+            return
         self.app.call_from_thread(self._validated, shown, more)
 
     def _validated(self, diagnostics: list[Diagnostic], more: int) -> None:
@@ -696,12 +702,18 @@ class ExplorerScreen(Screen[None]):
         self.run_worker(self._read_dwarf, thread=True, exit_on_error=False)
 
     def _read_dwarf(self) -> None:
-        _ = self.doc.cfi
+        try:
+            _ = self.doc.cfi
+        except Exception as exc:  # whatever the reader did not foresee: said on the status line, not "reading…"
+            self.app.call_from_thread(self._status, f"DWARF CFI cannot be read: {type(exc).__name__}: {exc}")
+            return
         self.app.call_from_thread(self._dwarf_read)
 
     def _dwarf_read(self) -> None:
         if self.doc.cfi is None:
-            self.app.notify("This file has no DWARF CFI (.eh_frame, .debug_frame).", severity="warning")
+            why = self.doc.cfi_error.message if self.doc.cfi_error is not None else "no .eh_frame or .debug_frame"
+            self._status(f"DWARF CFI: {why}")
+            self.app.notify(f"No DWARF CFI to show: {why}", severity="warning")
             return
         self.fre_table.show_dwarf(self._dwarf_beside)
         self.dwarf_note.add_class("-shown")
@@ -715,7 +727,11 @@ class ExplorerScreen(Screen[None]):
         cfi = table.find(func.start_address) if table is not None else None
         if cfi is None or self.doc.elf is None:
             return "DWARF: no FDE covers this function"
-        data = self.doc.elf.get_section_by_name(cfi.section).data()[cfi.fde_offset : cfi.fde_offset + cfi.fde_size]
+        try:
+            frames = section_named(self.doc.elf, cfi.section)
+            data = section_bytes(frames)[cfi.fde_offset : cfi.fde_offset + cfi.fde_size] if frames else b""
+        except InputError:
+            data = b""
         shown = data[:24].hex(" ") + (" …" if len(data) > 24 else "")
         steps = "; ".join(line.strip() for line in cfi.instructions.splitlines() if "nop" not in line)
         start = "; ".join(line.strip() for line in cfi.cie_instructions.splitlines() if "nop" not in line)

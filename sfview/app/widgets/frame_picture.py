@@ -142,12 +142,18 @@ def _beside(offset: int, size: int | None, fp_at: int | None) -> str:
     return ""
 
 
+def _drawn(size: int | None) -> int | None:
+    """A frame size to draw to scale, None for none (a CFA not SP-based, or below the SP)."""
+    return size if size is not None and size >= 0 else None
+
+
 def sparkline(section: Section, func: Function, current: int) -> Text:
     """The CFA offset of each row (SP-based ones to scale; others `·`), with a mark under `current`."""
     rows = func.rows
     first = max(0, min(current - SPARK_ROWS // 2, len(rows) - SPARK_ROWS))
     shown = rows[first : first + SPARK_ROWS]
-    sizes = [frame_size(section, row.cfa) for row in shown]
+    # a CFA below the SP (a negative offset, in a damaged section) is no frame size: drawn unscaled
+    sizes = [_drawn(frame_size(section, row.cfa)) for row in shown]
     top = max((s for s in sizes if s is not None), default=0) or 1
     marks = "".join(SPARK[min(len(SPARK) - 1, s * len(SPARK) // (top + 1))] if s is not None else "·" for s in sizes)
     known = [s for s in sizes if s is not None]

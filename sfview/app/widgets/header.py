@@ -16,6 +16,7 @@ from textual.widget import Widget
 from sfview.app.names import Names
 from sfview.errors import InputError
 from sfview.inputs.source import Source
+from sfview.output.readelf import header_only
 from sfview.sframe import describe
 from sfview.sframe.section import Section
 
@@ -77,6 +78,9 @@ class HeaderSummary(Widget):
         text = Text(_fit(self._file_facts(), width), style="bold")
         if self.section is not None:
             text.append("\n" + _fit(self._section_facts(self.section), width))
+        elif header := header_only(self.source.data):  # what can be read of it: its preamble and header
+            facts = [line.strip() for line in header.splitlines()[2:] if line.strip()]
+            text.append("\n" + _fit([(fact, fact) for fact in facts], width))
         if self.problems:
             text.append(f"  {self.problems} problem{'s' * (self.problems > 1)} (4: list)", style="bold red")
         if self.error is not None:

@@ -49,6 +49,12 @@ class ProblemList(OptionList):
             self.add_option(Option(Text(note, style="dim"), disabled=True))
         self.highlighted = 0
 
+    def failed(self, why: str) -> None:
+        """The checks could not be run to the end: say so, and why (a blank tab would say "nothing found")."""
+        self.diagnostics = []
+        self.clear_options()
+        self.add_option(Option(Text(f"The check failed: {why}", style="bold red"), disabled=True))
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id is not None:

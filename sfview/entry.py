@@ -1,0 +1,21 @@
+"""The `sfview` command's entry point, importing nothing before it can catch Ctrl-C.
+
+Importing the command line (argparse, pyelftools, Kaitai, Textual for the
+app) takes tens of milliseconds; a Ctrl-C then would end in a traceback from
+an import. Here the import itself runs under the handler.
+"""
+
+import sys
+
+EXIT_INTERRUPTED = 130
+"""As a shell reports a command ended by Ctrl-C (128 + SIGINT)."""
+
+
+def run() -> int:
+    try:
+        from sfview.cli import run as command
+
+        return command()
+    except KeyboardInterrupt:
+        print("sfview: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
