@@ -20,9 +20,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from sfview.app.screens.goto import GotoNumber
+from sfview.app.widgets.footer import KeyFooter
 from sfview.inputs.core import Memory
 from sfview.unwind.engine import Frame, Unwinder
 
@@ -82,7 +83,7 @@ class DebuggerScreen(Screen[None]):
             with VerticalScroll(id="dbg-step"):
                 yield Static(id="dbg-explain")
         yield Static(id="dbg-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         frames = self.query_one("#dbg-frames", DataTable)

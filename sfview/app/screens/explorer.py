@@ -36,14 +36,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app.history import History
 from sfview.app.names import Names
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
 from sfview.app.selection import Selection
+from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTable
+from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
@@ -96,6 +98,7 @@ class ExplorerScreen(Screen[None]):
         # `[`/`]` first: the footer shows the first key, and every terminal (tmux too) sends them.
         Binding("left_square_bracket,alt+left,ctrl+o", "back", "Back"),
         Binding("right_square_bracket,alt+right", "forward", "Forward", show=False),
+        Binding("i", "toggle_code", "Code"),
         Binding("f", "toggle_frame", "Frame"),
         Binding("z", "zoom", "Zoom"),
         Binding("1", "show_tab('functions')", "Functions", show=False),
@@ -147,7 +150,8 @@ class ExplorerScreen(Screen[None]):
         self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
         self.fre_note = Static(id="fre-note")
         self.dwarf_note = Static(id="dwarf-note")
-        self.tables = TableStack(self.fde_table, self.fre_table, id="tables")
+        self.code_table = CodeTable(doc, self.overview, id="code")
+        self.tables = TableStack(self.fde_table, self.fre_table, self.code_table, id="tables")
         self.structure_pane = TabPane("Structure", id="structure")
         self.structure = StructureTree(self.fields, self.names, id="tree")
         self.detail = FieldDetail(self.fields, self.source, id="detail")
@@ -191,7 +195,7 @@ class ExplorerScreen(Screen[None]):
                     yield self.problems
             yield self.hex_view
         yield self.status_line
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.section is None:
@@ -200,6 +204,7 @@ class ExplorerScreen(Screen[None]):
         # Told at once (signals), so that the other panes follow in the same frame.
         self.fde_table.row_highlighted.subscribe(self, self._fde_highlighted, immediate=True)
         self.fre_table.row_highlighted.subscribe(self, self._fre_highlighted, immediate=True)
+        self.code_table.row_highlighted.subscribe(self, self._code_highlighted, immediate=True)
         self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)
         self.fde_table.focus()
         self.call_after_refresh(self._fill_structure_tab)
@@ -291,6 +296,12 @@ class ExplorerScreen(Screen[None]):
         if func is not None:
             self._select(Selection(func.index, index, self._row_field(func.index, index)), origin="fres")
 
+    def _code_highlighted(self, line: int) -> None:
+        """An instruction chosen: the row it is on is the selection (unless it is already)."""
+        func, fre = self.code_table.function, self.code_table.fre_at(line)
+        if func is not None and fre is not None and (self.selected is None or self.selected.fre != fre):
+            self._select(Selection(func.index, fre, self._row_field(func.index, fre)), origin="code")
+
     def _field_highlighted(self, field: Field) -> None:
         self._select(Selection.of(field), origin="tree")
 
@@ -369,6 +380,8 @@ class ExplorerScreen(Screen[None]):
         relayout = self._show_rows(index)
         if row is not None and origin != "fres":
             self.fre_table.move_cursor(row, notify=False)
+        if row is not None and origin != "code":
+            self.code_table.show_row(row)
         return relayout
 
     def _show_in_table(self, index: int) -> None:
@@ -395,8 +408,10 @@ class ExplorerScreen(Screen[None]):
         """
         func = self.section.function(index)
         relayout = self.fre_table.show_function(func)
+        relayout = self.code_table.show_function(func) or relayout
         name = self.names.of(func)
         self.fre_table.border_title = f"FREs of fdes[{index}]" + (f" {name}" if name else "")
+        self.code_table.border_title = f"instructions of fdes[{index}]" + (f" {name}" if name else "")
         if self.fre_table.dwarf is not None:
             self.dwarf_note.update(self._dwarf_fde(func))
             relayout = True
@@ -546,6 +561,7 @@ class ExplorerScreen(Screen[None]):
             self._status(f"{where}: fdes[{func.index}], but none of its rows covers it")
             return
         self._jump(Selection(func.index, row.index, self._row_field(func.index, row.index)))
+        self.code_table.show_row(row.index, pc)
         name = self.names.of(func)
         rules = describe.app_rules(self.section, row)
         status = f"{where} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
@@ -621,6 +637,7 @@ class ExplorerScreen(Screen[None]):
             return
         if self.fre_table.dwarf is not None:
             self.fre_table.show_dwarf(None)
+            self.code_table.show_dwarf(None)
             self.dwarf_note.remove_class("-shown")
             return
         if "cfi" in vars(self.doc):  # read already
@@ -638,6 +655,7 @@ class ExplorerScreen(Screen[None]):
             self.app.notify("This file has no DWARF CFI (.eh_frame, .debug_frame).", severity="warning")
             return
         self.fre_table.show_dwarf(self._dwarf_beside)
+        self.code_table.show_dwarf(self._dwarf_beside)
         self.dwarf_note.add_class("-shown")
         if self.fre_table.function is not None:
             self.dwarf_note.update(self._dwarf_fde(self.fre_table.function))
@@ -772,6 +790,21 @@ class ExplorerScreen(Screen[None]):
         """The frame picture of the selected row, or back to the tables."""
         if self.section is not None:
             self.action_show_tab("functions" if self.tabs.active == "frame" else "frame")
+
+    def action_toggle_code(self) -> None:
+        """The selected function's instructions in place of its rows (`i`), or the rows again."""
+        if self.section is None:
+            return
+        self.action_show_tab("functions")
+        shown = self.tables.swap()
+        func = self.fre_table.function
+        if shown is self.code_table and func is not None:
+            self.code_table.show_function(func)
+            if self.selected is not None and self.selected.fre is not None:
+                self.code_table.show_row(self.selected.fre)
+            missing = self.code_table.listing.missing if self.code_table.listing is not None else ""
+            self._status(missing or "instructions on their rows: ▶ marks a row's first, with what it changed")
+        shown.focus()
 
     def action_focus_hex(self) -> None:
         self.hex_view.focus()

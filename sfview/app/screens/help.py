@@ -74,6 +74,12 @@ KEYS = (
     ("`C`", "copy the row of the focused table, else the selected field's path"),
     ("`z`", "zoom the focused pane to the whole screen, and back"),
     ("`u`", "the unwinding debugger (below): walk a stack frame by frame"),
+    (
+        "`i`",
+        "the selected function's instructions (Capstone) in place of its rows, each on the row that holds it;"
+        " `▶` marks a row's first instruction with what the row changed (`CFA sp+8 → sp+16`): the instruction"
+        " just above it made the row. `i` again: the rows",
+    ),
     ("`d`", "DWARF CFI beside each row of the FRE table: `=` where `.eh_frame` says the same, else what it says"),
     ("`tab` / `shift+tab`", "move between panes"),
     ("`ctrl+p`", "command palette: every command; a hex number or part of a name typed there goes to it"),
