@@ -45,3 +45,22 @@ def test_the_plt_function_is_named_in_the_tables() -> None:
     assert plt is not None and plt.pcmask
     assert doc.function_name(plt) == "printf@plt"
     assert doc.symbols.name_at(0x1036) == "printf@plt+0x6"
+
+
+def test_compare_names_each_plt_entry_as_objdump_does(tmp_path: Path) -> None:
+    """One PCMASK FDE covers every PLT entry: each difference `compare` finds there is named after the entry
+    it is in (`__cxa_throw@plt`), not after the first stub."""
+    from sfview.dwarf.compare import compare
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    prog = tmp_path / "thrower"
+    subprocess.run(["g++", "-O1", "-Wa,--gsframe", "-o", str(prog), str(DATA / "src" / "thrower.cc")], check=True)
+    entries = sorted((address, name) for name, address in _objdump_plt(prog, "EM_X86_64"))
+    doc = Document.open(str(prog))
+    result = compare(doc.section, doc.cfi, doc.function_name, doc.symbols.name_at, doc.placement)
+    named = [(d.start, d.name) for pair in result.pairs if pair.sframe.pcmask for d in pair.differences]
+    assert len({name for _, name in named}) >= 5
+    for start, name in named:
+        expected = next(n for address, n in reversed(entries) if address <= start)
+        assert name == expected, hex(start)

@@ -78,6 +78,8 @@ class Difference:
     dwarf_row: CfiRow
     reason: str | None
     """Why the formats force this difference; None for a real disagreement."""
+    name: str = ""
+    """In a PCMASK function (a PLT), the entry it is in (`memset@plt`), as objdump names it; else ""."""
 
 
 @dataclass(slots=True)
@@ -193,7 +195,7 @@ def compare(
         for func in sframe_funcs:
             end = func.start_address + max(func.size, 1)
             for cfi in table.overlapping(func.start_address, end):
-                pairs.append(_compare_pair(func, cfi, name_of(func), 0))
+                pairs.append(_compare_pair(func, cfi, name_of(func), 0, name_at))
                 paired_dwarf.add(id(cfi))
                 paired_sframe.add(id(func))
     only = [
@@ -210,8 +212,11 @@ def compare(
     return Comparison(pairs, only)
 
 
-def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pair:
-    """Compare on the shared range; `delta` maps an SFrame address to the DWARF one."""
+def _compare_pair(
+    func: Function, cfi: CfiFunction, name: str, delta: int, name_at: Callable[[int], str] | None = None
+) -> Pair:
+    """Compare on the shared range; `delta` maps an SFrame address to the DWARF one. In a PCMASK
+    function (one FDE for every PLT entry), each difference is named by `name_at` after its entry."""
     pair = Pair(func, cfi, name)
     start = max(func.start_address, cfi.start_address - delta)
     end = min(func.start_address + func.size, cfi.end_address - delta)
@@ -229,6 +234,7 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
     for lo, hi in itertools.pairwise(bounds):
         srow = sframe_row(func, lo, rows)
         drow = cfi.row_for(lo + delta)
+        entry = name_at(lo).split("+")[0] if func.pcmask and name_at is not None else ""
         if srow is None or drow is None:
             continue
         pair.compared += hi - lo
@@ -240,10 +246,10 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
                 continue
             reason = _why(column, srule, drule, func)
             reasons.append(reason)
-            _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason))
+            _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason, entry))
         if srow.mangled_ra != drow.ra_signed:
             reasons.append(None)
-            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None))
+            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None, entry))
         if not reasons:
             pair.agreeing += hi - lo
         elif None in reasons:
@@ -262,6 +268,7 @@ def _add(differences: list[Difference], diff: Difference) -> None:
             and prev.sframe == diff.sframe
             and prev.dwarf == diff.dwarf
             and prev.reason == diff.reason
+            and prev.name == diff.name
         ):
             prev.end = diff.end
             return

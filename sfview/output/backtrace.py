@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sfview.inputs.demangle import demangle
 from sfview.unwind.engine import Backtrace, Frame
 
 
 def _function(frame: Frame) -> str:
     """The function's name as gdb gives it (`leaf`, without the offset), `??` when nothing names it."""
-    return frame.name().split("+")[0] or "??"
+    return demangle(frame.name().split("+")[0]) or "??"
 
 
 def frame_line(frame: Frame) -> str:
@@ -27,7 +28,7 @@ def explanation(frame: Frame) -> list[str]:
     func, row = frame.function, frame.row
     if func is not None and frame.module is not None:
         lines.append(
-            f"      at {frame.name() or hex(frame.pc)}: {frame.module.name} fdes[{func.index}] "
+            f"      at {demangle(frame.name()) or hex(frame.pc)}: {frame.module.name} fdes[{func.index}] "
             f"(section offset {func.span.start:#x}), looked up at {frame.lookup_pc:#x}"
         )
     if row is not None:
@@ -79,6 +80,7 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
             "number": frame.number,
             "pc": frame.pc,
             "function": frame.name() or None,
+            "demangled": demangle(frame.name()) if frame.name().startswith("_Z") else None,
             "module": frame.module.name if frame.module else None,
             "fde": frame.function.index if frame.function else None,
             "fre": frame.row.index if frame.row else None,

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Input, Label, Static
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
 from sfview.inputs.core import Memory
+from sfview.inputs.demangle import demangle
 from sfview.unwind.engine import Frame, Unwinder
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ class DebuggerScreen(Screen[None]):
         table.clear()
         for frame in self.frames:
             how = "fp chain" if frame.fallback else frame.module.name if frame.module else ""
-            name = frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc) or "??"
+            name = demangle(frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc)) or "??"
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
             table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
@@ -277,14 +278,14 @@ class DebuggerScreen(Screen[None]):
         if frame is None:
             top = self.frames[0] if self.frames else None
             if top is not None:
-                out.append(f"Frame #0 at {top.pc:#x} {self.unwinder.name_at(top.pc)}\n", style="bold")
+                out.append(f"Frame #0 at {top.pc:#x} {demangle(self.unwinder.name_at(top.pc))}\n", style="bold")
                 for regnum in (self.machine.sp, self.machine.fp, self.machine.ra):
                     if regnum in top.registers:
                         out.append(f"  {self.machine.name(regnum)} = {top.registers[regnum]:#x}\n")
                 out.append("\nspace: find its caller, step by step")
             self.query_one("#dbg-explain", Static).update(out)
             return
-        title = "<signal handler called>" if frame.signal else frame.name()
+        title = "<signal handler called>" if frame.signal else demangle(frame.name())
         out.append(f"Frame #{frame.number} at {frame.pc:#x} {title}\n", style="bold")
         if frame.lookup_pc != frame.pc:
             out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")
@@ -308,7 +309,9 @@ class DebuggerScreen(Screen[None]):
         if caller is not None:
             out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
             origin = "the saved PC" if frame.signal else "RA"
-            out.append(f"  pc = {origin} = {caller.pc:#x} {self.unwinder.name_at(caller.pc, caller.lookup_pc)}\n")
+            out.append(
+                f"  pc = {origin} = {caller.pc:#x} {demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc))}\n"
+            )
             for regnum, value in sorted(caller.registers.items()):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
         elif self.stop:

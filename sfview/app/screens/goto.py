@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from sfview.inputs.demangle import demangle
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
 
 __all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
@@ -150,7 +151,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         options = self.query_one("#goto-matches", OptionList)
         options.clear_options()
         options.add_options(
-            Option(Text.assemble((sym.name, "bold"), f"  {sym.address:#x}  {sym.size} bytes")) for sym in self.matches
+            Option(Text.assemble((demangle(sym.name), "bold"), f"  {sym.address:#x}  {sym.size} bytes{_raw(sym)}"))
+            for sym in self.matches
         )
         if self.matches:
             options.highlighted = 0
@@ -170,3 +172,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.matches[event.option_index])
+
+
+def _raw(symbol: Symbol) -> str:
+    """`  _ZN2ns7throwerEv`: the stored name after a demangled one, so that either form can be recognised."""
+    return f"  {symbol.name}" if demangle(symbol.name) != symbol.name else ""
