@@ -17,7 +17,7 @@ printed in AT&T syntax, as `objdump -d` prints it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -29,7 +29,7 @@ from sfview.inputs.code import loaded_code, section_code
 from sfview.sframe import describe
 from sfview.sframe.section import Function
 
-__all__ = ["Instruction", "Listing", "disassemble", "listing"]
+__all__ = ["Instruction", "Listing", "disassemble", "instruction_at", "listing"]
 
 ABI = Sframe.AbiArch
 MACHINES = {
@@ -94,6 +94,19 @@ def disassemble(abi: int, code: bytes, address: int) -> list[tuple[int, bytes, s
         offset = at - address
         found.append((at, code[offset : offset + size], f"{mnemonic} {operands}".strip()))
     return found
+
+
+def instruction_at(abi: int, read: Callable[[int, int], bytes | None], pc: int) -> str | None:
+    """The instruction at `pc` (`callq 0x1160`), from the bytes `read(address, size)` gives; None when
+    there are none (fewer are tried near the end of what is readable)."""
+    if abi not in MACHINES:
+        return None
+    for size in (16, 8, 4, 2):
+        code = read(pc, size)
+        found = disassemble(abi, code, pc) if code else []
+        if found:
+            return found[0][2]
+    return None
 
 
 def code_bytes(doc: Document, func: Function) -> bytes | str:

@@ -99,6 +99,16 @@ class Memory:
         self._starts.insert(i, start)
         self._ranges.insert(i, (start, data))
 
+    def bytes_at(self, address: int, size: int) -> bytes | None:
+        """The `size` bytes at `address` as the memory holds them (code, for the disassembly), or None."""
+        i = bisect.bisect_right(self._starts, address) - 1
+        if i < 0:
+            return None
+        start, data = self._ranges[i]
+        if address + size > start + len(data):
+            return None
+        return data[address - start : address - start + size]
+
     def read(self, address: int, size: int = 8) -> int | None:
         """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
         if size == 8 and address in self.words:

@@ -24,8 +24,11 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
+from sfview.code.disasm import instruction_at
+from sfview.inputs.code import loaded_code
 from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
+from sfview.sframe.section import ADDRESS_MASK
 from sfview.unwind.engine import Frame, Unwinder
 
 if TYPE_CHECKING:
@@ -134,7 +137,7 @@ class DebuggerScreen(Screen[None]):
             self.stop, self.missing = stop, missing
         else:
             self.frames.append(caller)
-        self._show_frames()
+        self._show_frames(frame.number)
         self._explain(frame)
         if missing is not None:
             self._ask_for(missing)
@@ -144,7 +147,7 @@ class DebuggerScreen(Screen[None]):
         if len(self.frames) > 1:
             self.frames.pop()
         self.stop, self.missing = "", None
-        self._show_frames()
+        self._show_frames(max(len(self.frames) - 2, 0))
         self._explain(self.frames[-2] if len(self.frames) > 1 else None)
 
     def action_run(self) -> None:
@@ -186,6 +189,17 @@ class DebuggerScreen(Screen[None]):
     def action_explorer(self) -> None:
         self.app.pop_screen()
 
+    @on(DataTable.RowHighlighted, "#dbg-frames")
+    def _frame_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The step pane follows the backtrace's cursor: the step from the frame under it."""
+        if 0 <= event.cursor_row < len(self.frames):
+            self._explain_frame(event.cursor_row)
+
+    def _explain_frame(self, index: int) -> None:
+        """The step from frame `index` if it was taken (or ended the walk), else that frame as it is."""
+        stepped = index < len(self.frames) - 1 or bool(self.stop)
+        self._explain(self.frames[index] if stepped else None, index)
+
     @on(DataTable.RowSelected, "#dbg-frames")
     def _frame_chosen(self, event: DataTable.RowSelected) -> None:
         """`enter` on a frame of the backtrace: the explorer on the FDE and row that frame was unwound with."""
@@ -207,9 +221,11 @@ class DebuggerScreen(Screen[None]):
         self._ask_for(None)
 
     def _ask_for(self, address: int | None) -> None:
-        """Ask for the word at `address` (or for an address first), then try the step again."""
+        """Ask for the word at `address` (or for an address first, offering the one the walk needs), then
+        try the step again."""
         if address is None:
-            prompt = GotoNumber("Memory word: address", "The address of an 8-byte word you know.")
+            needed = f"{self.missing:#x}" if self.missing is not None else ""
+            prompt = GotoNumber("Memory word: address", "The address of an 8-byte word you know.", value=needed)
             self.app.push_screen(prompt, lambda a: a is not None and self._ask_for(a))
             return
         prompt = GotoNumber(f"Memory word at {address:#x}", "Its value (8 bytes), e.g. from gdb's `x/gx`.")
@@ -243,13 +259,15 @@ class DebuggerScreen(Screen[None]):
         self.start_pc = values.pop("pc")
         self.start_registers = {self._regnum(n): v for n, v in values.items()}
         self.action_reset()
+        self.query_one("#dbg-frames", DataTable).focus()  # back to the walk: `space` steps, not types
 
     # ------------------------------------------------------------------ showing
 
     def _show(self, text: str) -> None:
         self.query_one("#dbg-status", Static).update(text)
 
-    def _show_frames(self) -> None:
+    def _show_frames(self, cursor: int | None = None) -> None:
+        """The backtrace so far, the cursor on frame `cursor` (the step shown; else the last frame)."""
         table = self.query_one("#dbg-frames", DataTable)
         table.clear()
         for frame in self.frames:
@@ -258,7 +276,7 @@ class DebuggerScreen(Screen[None]):
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
             table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
-        table.move_cursor(row=len(self.frames) - 1)
+        table.move_cursor(row=len(self.frames) - 1 if cursor is None else cursor)
         if self.stop:
             self._show(f"stopped: {self.stop}")
         else:
@@ -272,13 +290,29 @@ class DebuggerScreen(Screen[None]):
             return "frame-pointer chain"
         return "CFA" if regnum == self.machine.sp else "FP rule"
 
-    def _explain(self, frame: Frame | None) -> None:
-        """The last step in full: what was looked up, each value worked out, the caller's registers."""
+    def _instruction(self, pc: int) -> str:
+        """`  the instruction at pc: callq 0x1160`, from the core's memory (or the program file), or ""."""
+
+        def read(address: int, size: int) -> bytes | None:
+            code = self.memory.bytes_at(address, size)
+            elf = self.explorer.doc.elf
+            if code is None and elf is not None:
+                code = loaded_code(elf, (address - self.unwinder.modules[0].bias) & ADDRESS_MASK, size)
+            return code
+
+        found = instruction_at(self.machine.abi, read, pc)
+        return f"  the instruction at pc: {found}\n" if found else ""
+
+    def _explain(self, frame: Frame | None, index: int = 0) -> None:
+        """A step in full: what was looked up, each value worked out, the caller's registers. Without a
+        step (`frame` None), frame `index` as it is, before its caller is found."""
         out = Text()
         if frame is None:
-            top = self.frames[0] if self.frames else None
+            top = self.frames[index] if index < len(self.frames) else None
             if top is not None:
-                out.append(f"Frame #0 at {top.pc:#x} {demangle(self.unwinder.name_at(top.pc))}\n", style="bold")
+                name = demangle(self.unwinder.name_at(top.pc, top.lookup_pc))
+                out.append(f"Frame #{top.number} at {top.pc:#x} {name}\n", style="bold")
+                out.append(self._instruction(top.pc))
                 for regnum in (self.machine.sp, self.machine.fp, self.machine.ra):
                     if regnum in top.registers:
                         out.append(f"  {self.machine.name(regnum)} = {top.registers[regnum]:#x}\n")
@@ -287,6 +321,7 @@ class DebuggerScreen(Screen[None]):
             return
         title = "<signal handler called>" if frame.signal else demangle(frame.name())
         out.append(f"Frame #{frame.number} at {frame.pc:#x} {title}\n", style="bold")
+        out.append(self._instruction(frame.pc))
         if frame.lookup_pc != frame.pc:
             out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")
         elif frame.interrupted:

@@ -77,8 +77,10 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, title: str, hint: str, example: str, parse: Callable[[str], T | str]) -> None:
+    def __init__(self, title: str, hint: str, example: str, parse: Callable[[str], T | str], value: str = "") -> None:
         super().__init__(classes="goto")
+        self.value = value
+        """What the line holds to start with (the address a step asked for), to accept or change."""
         self.title_text = title
         self.hint = hint
         self.example = example
@@ -88,7 +90,7 @@ class Prompt(ModalScreen[T | None], Generic[T]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = self.title_text
             yield Label(self.hint, classes="goto-hint")
-            yield Input(placeholder=self.example, id="goto-input")
+            yield Input(self.value, placeholder=self.example, id="goto-input")
             yield Label("", id="goto-message")
 
     @on(Input.Submitted)
@@ -103,12 +105,14 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 class GotoNumber(Prompt[int | Place]):
     """Ask for one hex number (with `lookup`, also a name, `name+offset`, or a place in a `.o`)."""
 
-    def __init__(self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None) -> None:
+    def __init__(
+        self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None, value: str = ""
+    ) -> None:
         if lookup is None:
-            super().__init__(title, hint, "hex, e.g. 0x1030", _number)
+            super().__init__(title, hint, "hex, e.g. 0x1030", _number, value)
         else:
             example = "hex or a name: 0x1030, main, main+0x10"
-            super().__init__(title, hint, example, lambda text: parse_address(text, lookup))
+            super().__init__(title, hint, example, lambda text: parse_address(text, lookup), value)
 
 
 def _number(text: str) -> int | str:
