@@ -11,6 +11,7 @@ import contextlib
 import gc
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sfview.errors import InputError
@@ -24,10 +25,13 @@ EXIT_INTERRUPTED = 130
 
 
 def _address(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000 or 4096)") from None
+    """An address by the one number rule (`sfview.inputs.numbers`): hex, decimal with a dot."""
+    from sfview.inputs.numbers import evaluate
+
+    value = evaluate(text)
+    if not isinstance(value, int):
+        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000, 1000, or 4096. in decimal)")
+    return value
 
 
 def _dump_parser() -> argparse.ArgumentParser:
@@ -214,18 +218,37 @@ def _unwind_parser() -> argparse.ArgumentParser:
 def _session(program: str, args: argparse.Namespace):
     """The unwind the arguments ask for: from `--core`, or from `--regs` and `--mem`."""
     from sfview.inputs.core import parse_registers, read_core
+    from sfview.inputs.numbers import evaluate
     from sfview.unwind import session
 
     if args.core:
         return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+    symbols = _symbol_addresses(program, args.bias)
+    registers = parse_registers(args.regs, symbols)
     words = {}
     for item in args.mem:
-        address, _, value = item.partition("=")
-        try:
-            words[int(address, 0)] = int(value, 0)
-        except ValueError:
-            raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
-    return session.from_registers(program, parse_registers(args.regs), words, args.bias)
+        address, sep, value = item.partition("=")
+        at = evaluate(address, lambda name: registers.get(name.lower(), symbols(name)))
+        word = evaluate(value, symbols)
+        if not (sep and isinstance(at, int) and isinstance(word, int)):
+            why = next((f": {v}" for v in (at, word) if isinstance(v, str)), "")
+            raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136, sp+8=main+0x34){why}")
+        words[at] = word
+    return session.from_registers(program, registers, words, args.bias)
+
+
+def _symbol_addresses(program: str, bias: int) -> Callable[[str], int | None]:
+    """A name of the program → its address where it is loaded (`bias` past its link address), for
+    `--regs pc=main+0x34` and `--mem`."""
+    from sfview.document import Document
+
+    symbols = Document.open(program).symbols
+
+    def address(name: str) -> int | None:
+        symbol = symbols.named(name)
+        return symbol.address + bias if symbol is not None else None
+
+    return address
 
 
 def run_unwind(argv: list[str]) -> int:

@@ -103,3 +103,21 @@ def _objdump() -> None:
 
     if shutil.which("objdump") is None:
         pytest.skip("objdump is not installed: it gives the instructions to compare with")
+
+
+async def test_the_boxes_and_prompts_take_names_and_registers() -> None:
+    core = read_core(str(CORE))
+    rsp = core.threads[0].registers["rsp"]
+    app = SfviewApp(Document.open(str(PROGRAM)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        debugger = app.screen
+        await pilot.press(*"stop_here", "tab", *f"{rsp:x}", "enter")
+        assert debugger.frames and debugger.frames[0].pc == 0x1160
+        await pilot.press("m", *"sp", "enter")  # the address: the stack pointer's value
+        assert isinstance(app.screen, GotoNumber) and f"{rsp:#x}" in app.screen.title_text
+        await pilot.press(*"leaf+11", "enter")  # its value: a return address into leaf
+        await pilot.pause()
+        assert debugger.memory.words == {rsp: 0x1181}
+        await pilot.press("space")
+        assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]

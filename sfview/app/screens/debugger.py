@@ -28,8 +28,11 @@ from sfview.code.disasm import instruction_at
 from sfview.inputs.code import loaded_code
 from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
+from sfview.inputs.numbers import evaluate
+from sfview.inputs.symbols import Place
 from sfview.sframe.section import ADDRESS_MASK
 from sfview.unwind.engine import Frame, Unwinder
+from sfview.unwind.session import register_numbers
 
 if TYPE_CHECKING:
     from sfview.app.screens.explorer import ExplorerScreen
@@ -225,14 +228,29 @@ class DebuggerScreen(Screen[None]):
         try the step again."""
         if address is None:
             needed = f"{self.missing:#x}" if self.missing is not None else ""
-            prompt = GotoNumber("Memory word: address", "The address of an 8-byte word you know.", value=needed)
-            self.app.push_screen(prompt, lambda a: a is not None and self._ask_for(a))
+            hint = "The address of an 8-byte word you know (sp+8, main+0x34, 7ffc1000)."
+            prompt = GotoNumber("Memory word: address", hint, self._value_of, value=needed)
+            self.app.push_screen(prompt, lambda a: isinstance(a, int) and self._ask_for(a))
             return
-        prompt = GotoNumber(f"Memory word at {address:#x}", "Its value (8 bytes), e.g. from gdb's `x/gx`.")
+        hint = "Its value (8 bytes), e.g. from gdb's `x/gx` (main+0x34, 401136)."
+        prompt = GotoNumber(f"Memory word at {address:#x}", hint, self._value_of)
         self.app.push_screen(prompt, lambda value: self._got_word(address, value))
 
-    def _got_word(self, address: int, value: int | None) -> None:
-        if value is None:
+    def _value_of(self, name: str) -> int | None:
+        """What a name stands for in what is typed here: a register of the last frame (`sp`, `rsp`,
+        `$fp`), else a symbol of the program, where it is loaded."""
+        if self.frames:
+            last, lowered = self.frames[-1], name.lower()
+            if lowered in ("pc", "rip"):
+                return last.pc
+            regnum = register_numbers(self.machine).get(lowered)
+            if regnum is not None:
+                return last.registers.get(regnum)
+        symbol = self.explorer.doc.symbols.named(name)
+        return symbol.address + self.unwinder.modules[0].bias if symbol is not None else None
+
+    def _got_word(self, address: int, value: int | Place | None) -> None:
+        if not isinstance(value, int):
             return
         self.memory.words[address] = value
         self.query_one("#dbg-memory", DataTable).add_row(f"{address:#x}", f"{value:#x}")
@@ -248,11 +266,11 @@ class DebuggerScreen(Screen[None]):
         for name, field in self.inputs.items():
             text = field.value.strip()
             if text:
-                try:
-                    values[name] = int(text, 16)
-                except ValueError:
-                    self._show(f"{name}: {text!r} is not a hex number")
+                value = evaluate(text, self._value_of)
+                if not isinstance(value, int):
+                    self._show(f"{name}: {value}" if isinstance(value, str) else f"{name}: not an address")
                     return
+                values[name] = value
         if "pc" not in values:
             self._show("pc is needed to start")
             return

@@ -1,9 +1,10 @@
 """The dialogs that ask for something: an address or an offset, a symbol found by typing, bytes to search for.
 
-Numbers are read as hex, with or without `0x`, because that is how every
-address and offset on screen (and in readelf's output) is written. In a
-relocatable object an address can also be a place (`.text+0x10`), since
-every function there starts at 0 until it is linked.
+Numbers are read by the one rule of `sfview.inputs.numbers`: hex, with or
+without `0x`, because that is how every address and offset on screen (and in
+readelf's output) is written; decimal with a trailing dot; names and numbers
+added up. In a relocatable object an address can also be a place
+(`.text+0x10`), since every function there starts at 0 until it is linked.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from sfview.inputs.demangle import demangle
+from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
 
 __all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
@@ -32,31 +34,10 @@ SYMBOLS_SHOWN = 40
 
 
 def parse_address(text: str, lookup: Callable[[str], int | Place | None]) -> int | Place | str:
-    """`0x1030`, `main`, `main+0x10` (or `main+16`), `.text+0x10` → an address or a place;
-    else a sentence saying what is wrong. `lookup` gives a name's address (or place)."""
-    number = parse_number(text)
-    if number is not None:
-        return number
-    name, plus, offset = text.strip().partition("+")
-    found = lookup(name.strip())
-    if found is None:
-        return f"neither a hex number nor a function name: {text.strip()!r}"
-    if not plus:
-        return found
-    try:
-        delta = int(offset.strip(), 0)
-    except ValueError:
-        return f"{offset.strip()!r} is not an offset (write main+0x10 or main+16)"
-    return found + delta if isinstance(found, int) else found.moved(delta)
-
-
-def parse_number(text: str) -> int | None:
-    """`0x1030`, `1030` or `0000000000001030` → 0x1030; None if it is not hex."""
-    text = text.strip().lower().removeprefix("0x")
-    try:
-        return int(text, 16) if text else None
-    except ValueError:
-        return None
+    """`0x1030`, `main`, `main+0x10`, `.text+0x10` → an address or a place, by the one number rule
+    (`sfview.inputs.numbers`); else a sentence saying what is wrong. `lookup` gives a name's address
+    (or place)."""
+    return evaluate(text, lookup)
 
 
 def parse_pattern(text: str) -> bytes | str:
@@ -109,16 +90,17 @@ class GotoNumber(Prompt[int | Place]):
         self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None, value: str = ""
     ) -> None:
         if lookup is None:
-            super().__init__(title, hint, "hex, e.g. 0x1030", _number, value)
+            super().__init__(title, hint, "hex, e.g. 0x1030 (decimal: 16.)", _number, value)
         else:
             example = "hex or a name: 0x1030, main, main+0x10"
             super().__init__(title, hint, example, lambda text: parse_address(text, lookup), value)
 
 
 def _number(text: str) -> int | str:
-    """A hex number, or a sentence saying it is not one."""
-    number = parse_number(text)
-    return number if number is not None else f"not a hex number: {text!r}"
+    """A number (or numbers added up) by the rule, or a sentence saying what is wrong."""
+    value = evaluate(text)
+    assert not isinstance(value, Place)  # no lookup, no place
+    return value
 
 
 class GotoSymbol(ModalScreen[Symbol | None]):
