@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 from sfview.errors import InputError
 
 if TYPE_CHECKING:
+    from sfview.app.screens.debugger import Threads
     from sfview.document import Document
+    from sfview.inputs.core import Core
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -32,6 +34,16 @@ def _address(text: str) -> int:
     if not isinstance(value, int):
         raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000, 1000, or 4096. in decimal)")
     return value
+
+
+def _thread(text: str) -> int | str:
+    """`--thread`: a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a thread id: {text!r} (write 12345, or all)") from None
 
 
 def _dump_parser() -> argparse.ArgumentParser:
@@ -176,11 +188,38 @@ def run_app(argv: list[str]) -> int:
 
     args = _app_parser().parse_args(argv)
     doc = Document.open(args.file, args.base)
-    started = _session(args.file, args) if args.core or args.regs else None
+    threads = None
+    if args.core:
+        from sfview.inputs.core import read_core
+        from sfview.unwind import session
+
+        core = read_core(args.core)
+        thread = None if args.thread == "all" else args.thread
+        started = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
+        threads = _threads(args.file, core, args.lib_dir, args.sysroot)
+    else:
+        started = _session(args.file, args) if args.regs else None
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
-    SfviewApp(doc, started).run()
+    SfviewApp(doc, started, threads).run()
     return 0
+
+
+def _threads(program: str, core: Core, lib_dirs: list[str], sysroot: str | None) -> Threads | None:
+    """A core's threads for the debugger's list (`t`), when it has more than one."""
+    if len(core.threads) < 2:
+        return None
+    from sfview.app.screens.debugger import Threads
+    from sfview.output.backtrace import thread_title
+    from sfview.unwind import session
+
+    return Threads(
+        [
+            (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
+            for n, t in enumerate(core.threads, 1)
+        ],
+        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+    )
 
 
 def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -192,7 +231,12 @@ def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> 
     parser.add_argument(
         "--bias", type=_address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"
     )
-    parser.add_argument("--thread", type=int, help="the thread (its id, as the core gives it); default the first")
+    parser.add_argument(
+        "--thread",
+        type=_thread,
+        help="the thread (its id, as the core gives it); default the first; `all`: every thread, as gdb's"
+        " `thread apply all bt` prints them",
+    )
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")
 
@@ -255,6 +299,8 @@ def run_unwind(argv: list[str]) -> int:
     from sfview.output import backtrace
 
     args = _unwind_parser().parse_args(argv)
+    if args.thread == "all":
+        return _unwind_all_threads(args)
     started = _session(args.program, args)
     unwinder = started.unwinder
     unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
@@ -267,6 +313,28 @@ def run_unwind(argv: list[str]) -> int:
         sys.stdout.write(backtrace.json_text(trace, notes) + "\n")
     else:
         sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=notes))
+    return 0
+
+
+def _unwind_all_threads(args: argparse.Namespace) -> int:
+    """Every thread of the core, as gdb's `thread apply all bt` prints them: numbered in the core's order,
+    the last first, each under its `Thread N (Thread 0x… (LWP tid)):` line."""
+    from sfview.inputs.core import read_core
+    from sfview.output import backtrace
+    from sfview.unwind import session
+
+    if not args.core:
+        raise InputError("--thread all needs --core: typed registers are one thread's")
+    core = read_core(args.core)
+    for number, thread in reversed(list(enumerate(core.threads, 1))):
+        started = session.from_core(args.program, core, thread.tid, args.lib_dir, args.sysroot)
+        started.unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
+        trace = started.unwinder.backtrace(started.pc, started.registers)
+        sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
+        if args.json:
+            sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")
+        else:
+            sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=started.notes))
     return 0
 
 

@@ -40,6 +40,16 @@ def explanation(frame: Frame) -> list[str]:
     return lines
 
 
+def thread_title(number: int, tid: int, registers: dict[str, int]) -> str:
+    """`Thread 2 (Thread 0x7ffff7dd16c0 (LWP 26082)):`, gdb's title of a thread in `thread apply all bt`.
+
+    The `Thread 0x…` is glibc's `pthread_t`, which on x86-64 is the thread pointer (`fs_base`); where
+    the core does not give it, gdb's title without it (`Thread 2 (LWP 26082):`).
+    """
+    pointer = registers.get("fs_base")
+    return f"Thread {number} (Thread {pointer:#x} (LWP {tid})):" if pointer else f"Thread {number} (LWP {tid}):"
+
+
 def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = None) -> str:
     """The backtrace, one line a frame, then why it stopped (and what was noticed on the way)."""
     lines = []

@@ -12,6 +12,8 @@ them there, bytes highlighted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -19,8 +21,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
 
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
@@ -32,12 +35,47 @@ from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
 from sfview.sframe.section import ADDRESS_MASK
 from sfview.unwind.engine import Frame, Unwinder
-from sfview.unwind.session import register_numbers
+from sfview.unwind.session import Session, register_numbers
 
 if TYPE_CHECKING:
     from sfview.app.screens.explorer import ExplorerScreen
 
-__all__ = ["DebuggerScreen"]
+__all__ = ["DebuggerScreen", "ThreadPicker", "Threads"]
+
+
+@dataclass(frozen=True)
+class Threads:
+    """A core's threads for `t`: each with gdb's title (`Thread 2 (… (LWP 26082)):`), its id and PC,
+    and how to start a walk on one (`load(tid)`, the same session the command line makes)."""
+
+    listed: list[tuple[str, int, int]]
+    load: Callable[[int], Session]
+
+
+class ThreadPicker(ModalScreen[int | None]):
+    """Pick a thread of the core: its title, and the function its PC is in."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, rows: list[tuple[int, str]], current: int | None) -> None:
+        super().__init__(classes="goto")
+        self.rows = rows
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="goto-dialog") as dialog:
+            dialog.border_title = "Threads"
+            yield Label("enter: walk this thread's stack (escape: stay on this one)", classes="goto-hint")
+            yield OptionList(*(Option(text, id=str(tid)) for tid, text in self.rows), id="goto-matches")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = next((i for i, (tid, _) in enumerate(self.rows) if tid == self.current), 0)
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.rows[event.option_index][0])
 
 
 class DebuggerScreen(Screen[None]):
@@ -50,13 +88,23 @@ class DebuggerScreen(Screen[None]):
         Binding("ctrl+r", "reset", "Reset"),
         Binding("m", "add_word", "Memory word"),
         Binding("d", "toggle_dwarf", "DWARF too"),
+        Binding("t", "threads", "Threads"),
         Binding("escape", "explorer", "Explorer"),
     ]
 
     def __init__(
-        self, unwinder: Unwinder, memory: Memory, pc: int | None, registers: dict[int, int], explorer: ExplorerScreen
+        self,
+        unwinder: Unwinder,
+        memory: Memory,
+        pc: int | None,
+        registers: dict[int, int],
+        explorer: ExplorerScreen,
+        threads: Threads | None = None,
     ) -> None:
         super().__init__(id="debugger")
+        self.threads = threads
+        self.thread: int | None = next((tid for _, tid, at in threads.listed if at == pc), None) if threads else None
+        """The thread being walked (its id), when the core has several."""
         self.unwinder = unwinder
         self.memory = memory
         self.explorer = explorer
@@ -94,7 +142,7 @@ class DebuggerScreen(Screen[None]):
 
     def on_mount(self) -> None:
         frames = self.query_one("#dbg-frames", DataTable)
-        frames.border_title = "backtrace"
+        self._title_frames()
         frames.add_columns("#", "pc", "function", "how")
         memory = self.query_one("#dbg-memory", DataTable)
         memory.border_title = "memory words you gave"
@@ -218,6 +266,36 @@ class DebuggerScreen(Screen[None]):
         if frame.function is not None and frame.row is not None and frame.module is self.unwinder.modules[0]:
             self.explorer.show_row(frame.function.index, frame.row.index)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`t` only for a core with several threads."""
+        return self.threads is not None if action == "threads" else True
+
+    def action_threads(self) -> None:
+        """The core's threads, to walk another."""
+        if self.threads is None:
+            return
+        rows = [
+            (tid, f"{title}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}")
+            for title, tid, pc in self.threads.listed
+        ]
+        self.app.push_screen(ThreadPicker(rows, self.thread), self._thread_chosen)
+
+    def _thread_chosen(self, tid: int | None) -> None:
+        """Walk thread `tid` from its frame #0: its registers, the same program, libraries and memory."""
+        if tid is None or self.threads is None:
+            return
+        started = self.threads.load(tid)
+        self.unwinder, self.memory, self.thread = started.unwinder, started.memory, tid
+        self.start_pc, self.start_registers = started.pc, dict(started.registers)
+        self._fill_inputs()
+        self.action_reset()
+        self._title_frames()
+
+    def _title_frames(self) -> None:
+        title = next((t for t, tid, _ in self.threads.listed if tid == self.thread), None) if self.threads else None
+        frames = self.query_one("#dbg-frames", DataTable)
+        frames.border_title = f"backtrace of {title.rstrip(':')}" if title else "backtrace"
+
     # ------------------------------------------------------------------ memory
 
     def action_add_word(self) -> None:
@@ -298,7 +376,10 @@ class DebuggerScreen(Screen[None]):
         if self.stop:
             self._show(f"stopped: {self.stop}")
         else:
-            self._show(f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end")
+            many = f"; {len(self.threads.listed)} threads: t lists them" if self.threads else ""
+            self._show(
+                f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end{many}"
+            )
 
     def _origin(self, frame: Frame, regnum: int) -> str:
         """Where the caller's register came from, in a word or two."""

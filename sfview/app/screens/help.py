@@ -146,6 +146,7 @@ Each frame shows the instruction at its PC.
 | `ctrl+r` | back to frame #0 |
 | `m` | give a memory word (a step that needs one nobody gave asks for it; `m` then offers its address) |
 | `↑` / `↓` | the backtrace's cursor: the step pane shows the step from the frame under it |
+| `t` | a core's threads (when it has several), numbered as gdb numbers them: walk another |
 | `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
 | `enter` | on a frame of the backtrace: the explorer on the FDE and row it was unwound with |
 | `escape` | the explorer, on the FDE and row of the last step |
