@@ -11,6 +11,7 @@ import contextlib
 import gc
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -62,12 +63,19 @@ def _dump_parser() -> argparse.ArgumentParser:
 
 
 def _app_parser() -> argparse.ArgumentParser:
+    from sfview.inputs.numbers import RULE
+
+    width = max(map(len, SUMMARIES))
     parser = argparse.ArgumentParser(
         prog="sfview",
-        description="Explore the SFrame stack-trace section of an ELF file.",
-        epilog="commands: `sfview dump FILE` prints the section as readelf --sframe does; "
-        "`sfview unwind PROG --core CORE` prints a backtrace.",
+        description="Explore the SFrame stack-trace section of an ELF file (`sfview FILE`), or run a command.",
+        epilog="commands (`sfview COMMAND --help` for each):\n"
+        + "\n".join(f"  {name:<{width}}  {line}" for name, line in SUMMARIES.items())
+        + "\n\n"
+        + textwrap.fill(f"numbers (--regs, --mem, --bias, --base, and in the app): {RULE}", 79),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"sfview {_version()}")
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument("--base", type=_address, default=None, help="load address of a raw section (default 0)")
     _add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
@@ -387,6 +395,24 @@ def run_check(argv: list[str]) -> int:
 
 
 COMMANDS = {"dump": run_dump, "unwind": run_unwind, "compare": run_compare, "export": run_export, "check": run_check}
+SUMMARIES = {
+    "dump": "print the section as readelf --sframe does (--json: as JSON)",
+    "check": "say what is wrong in sections, one line a problem (--profile kernel|libsframe)",
+    "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
+    "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
+    "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+}
+"""One line per command, for `sfview --help`."""
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sfview")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -72,3 +72,18 @@ def test_the_command_line_takes_names_and_registers() -> None:
     assert "#1  0x0000555555555181 in leaf ()" in named.stdout
     refused = run_process("unwind", program, "--regs", "pc=no_such+4")
     assert refused.returncode == 2 and "no_such" in refused.stderr
+
+
+def test_help_lists_every_command_and_the_rule() -> None:
+    from importlib.metadata import version
+
+    from sfview.cli import COMMANDS
+
+    shown = run_process("--help")
+    assert shown.returncode == 0
+    listed = shown.stdout.split("commands")[1]
+    for name in COMMANDS:
+        assert f"\n  {name} " in listed, name
+    assert "decimal has a trailing dot" in shown.stdout
+    said = run_process("--version")
+    assert said.returncode == 0 and said.stdout.strip() == f"sfview {version('sfview')}"

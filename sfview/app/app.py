@@ -46,6 +46,8 @@ class SfviewApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
+        # Textual's ctrl+c only says "press ctrl+q": in a terminal it means leave (an input copies with it first).
+        Binding("ctrl+c", "quit", "Quit", show=False),
     ]
 
     def __init__(self, doc: Document, session: Session | None = None, threads: Threads | None = None) -> None:

@@ -748,9 +748,13 @@ class ExplorerScreen(Screen[None]):
             self.sort_functions(sort.column, not sort.reverse)
 
     def sort_functions(self, column: int, reverse: bool = False) -> None:
-        """The FDE table sorted by column `column` (an index in `COLUMNS`), the status line saying so."""
+        """The FDE table sorted by column `column` (an index in `COLUMNS`), the first row selected (the
+        largest frame, the most rows: what was asked), the status line saying so."""
         if self.section is not None:
             self.fde_table.sort_by(column, reverse)
+            if self.fde_table.row_count:  # the top rows are the answer: the selection goes there
+                self.fde_table.move_cursor(0, notify=False)
+                self._fde_highlighted(0)
             self._say_sort()
 
     def _say_sort(self) -> None:

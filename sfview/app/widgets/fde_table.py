@@ -180,7 +180,8 @@ class FdeTable(RowTable):
         (`9 FDEs (1 PCMASK)`: no kind there are none of)."""
         total = len(self.overview)
         if self.filtered:
-            return f"{len(self.order)} of {total} FDEs shown", f"{len(self.order)}/{total} FDEs shown"
+            shown = f"{len(self.order)} of {total} FDEs shown"
+            return shown, shown
         pcmask, flexible = self.overview.pcmask_count, self.overview.flexible_count
         kinds = [f"{n} {kind}" for n, kind in ((pcmask, "PCMASK"), (flexible, "flexible")) if n]
         short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "")
