@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from conftest import DATA
 
 from sfview.app.app import SfviewApp
@@ -55,3 +57,34 @@ async def test_the_headers_second_line_is_the_same_at_every_width() -> None:
             lines.add(app.explorer.summary.summary(width).plain.splitlines()[1])
     assert len(lines) == 1
     assert lines.pop().startswith("v1 · FDE_SORTED · AMD64 little-endian · 9 FDEs")
+
+
+async def test_o_takes_file_offsets_as_check_prints_them() -> None:
+    """`sfview check` says `section offset 0x3d (file offset 0x141e5)`: either goes to the same byte."""
+    app = explorer()
+    async with app.run_test(size=(100, 32)) as pilot:
+        file_offset = app.explorer.source.file_offset
+        assert file_offset == 0x141A8
+        await pilot.press("o", *f"{file_offset + 0x3D:x}", "enter")
+        await pilot.pause()
+        assert app.explorer.selected.field.path == "fdes[1].func_info"
+        assert f"file offset {file_offset + 0x3D:#x} = section offset 0x3d" in status(app)
+        await pilot.press("o", *"3d", "enter")
+        assert app.explorer.selected.field.path == "fdes[1].func_info"
+
+
+@pytest.mark.parametrize("name", ["shapes-x86_64-O2", "shapes-x86_64-O0-fp", "shapes-aarch64-O0-fp"])
+async def test_a_frame_from_fp_is_said_to_be_variable(name: str) -> None:
+    """`var` in the frame column exactly where readelf's dump shows a CFA from FP (`fp+16`) in a function."""
+    dump = (DATA / f"{name}.readelf-sframe.txt").read_text()
+    from_fp = {
+        int(block.split("pc = 0x")[1].split(",")[0], 16)
+        for block in dump.split("func idx")[1:]
+        if re.search(r"^\s+[0-9a-f]{16}\s+fp[+-]", block, re.M)
+    }
+    app = explorer(DATA / name)
+    async with app.run_test(size=(120, 40)):
+        table = app.explorer.fde_table
+        marked = {int(table.row_cells(r)[1], 16) for r in range(table.row_count) if table.row_cells(r)[6] == "var"}
+    assert marked == from_fp
+    assert name == "shapes-x86_64-O2" or marked, "the -fp builds have frame-pointer functions"

@@ -579,15 +579,22 @@ class ExplorerScreen(Screen[None]):
         """Put the hex cursor on section offset `offset` and select the field there."""
         if offset is None:
             return
-        size = len(self.source.data)
+        size, file_offset = len(self.source.data), self.source.file_offset
+        said = ""
+        if not 0 <= offset < size and file_offset and file_offset <= offset < file_offset + size:
+            said = f"file offset {offset:#x} = section offset {offset - file_offset:#x}: "
+            offset -= file_offset  # a file offset (as `check` prints them too) inside the section
         if not 0 <= offset < size:
-            self.app.notify(f"{offset:#x} is outside the section (0..{size - 1:#x}).", severity="warning")
+            files = f", or file offsets {file_offset:#x}..{file_offset + size - 1:#x}" if file_offset else ""
+            self.app.notify(f"{offset:#x} is outside the section (0..{size - 1:#x}{files}).", severity="warning")
             return
         self.hex_view.focus()
         self.hex_view.move_cursor(offset, notify=False)
         if self.section is not None:
             self._record(Selection.of(self.fields.field_at(offset)))
         self._hex_moved(offset)
+        if said:
+            self._status(said + self._status_shown)
 
     def _neighbours(self, pc: int) -> str:
         """`: between main (ends 0x108b) and small_leaf (0x1180)`, the functions around an address no FDE covers."""
@@ -620,7 +627,8 @@ class ExplorerScreen(Screen[None]):
         self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
 
     def action_goto_offset(self) -> None:
-        prompt = GotoNumber("Go to section offset", "The field that holds a byte of the section.")
+        hint = "The field that holds a byte of the section: a section offset, or a file offset inside it."
+        prompt = GotoNumber("Go to offset", hint)
         self.app.push_screen(prompt, self.goto_offset)
 
     def show_row(self, fde: int, fre: int | None) -> None:
