@@ -88,3 +88,24 @@ async def test_a_frame_from_fp_is_said_to_be_variable(name: str) -> None:
         marked = {int(table.row_cells(r)[1], 16) for r in range(table.row_count) if table.row_cells(r)[6] == "var"}
     assert marked == from_fp
     assert name == "shapes-x86_64-O2" or marked, "the -fp builds have frame-pointer functions"
+
+
+async def test_a_row_a_check_found_wrong_is_marked(tmp_path: Path) -> None:
+    """main's last row made to start past the function: `sfview check` says row-past-function for
+    fdes[2].fres[2], and the FRE table draws that row, and only it, as an error."""
+    raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    raw[0xFB] = 0x50  # fdes[2].fres[2]'s start offset: +0x50, past main's 59 bytes
+    path = tmp_path / "past.sframe"
+    path.write_bytes(bytes(raw))
+    app = explorer(path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        for _ in range(50):  # the checks run in a worker
+            if app.explorer.summary.problems is not None:
+                break
+            await pilot.pause(0.05)
+        assert [d.check.id for d in app.explorer.problems.diagnostics] == ["row-past-function"]
+        app.explorer.show_row(2, 0)
+        rows = app.explorer.fre_table
+        assert [rows.row_is_error(i) for i in range(rows.row_count)] == [False, False, True]
+        app.explorer.show_row(3, 0)
+        assert not any(rows.row_is_error(i) for i in range(rows.row_count))

@@ -261,6 +261,7 @@ class ExplorerScreen(Screen[None]):
         self.summary.refresh(layout=True)
         self.tabs.get_tab("problems-tab").label = f"Problems ({len(counted) + more})" if counted or more else "Problems"
         self.problem_functions = worst
+        self.fre_table.set_problems({(d.fde, d.fre) for d in counted if d.fde is not None and d.fre is not None})
         self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
         self.structure.problems_changed(worst)
 
