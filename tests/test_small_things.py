@@ -109,3 +109,42 @@ async def test_a_row_a_check_found_wrong_is_marked(tmp_path: Path) -> None:
         assert [rows.row_is_error(i) for i in range(rows.row_count)] == [False, False, True]
         app.explorer.show_row(3, 0)
         assert not any(rows.row_is_error(i) for i in range(rows.row_count))
+
+
+@pytest.mark.parametrize(
+    "keys", [("1",), ("f",), ("2", "tab"), ("x",), ("i",)], ids=["fdes", "frame", "detail", "hex", "code"]
+)
+async def test_z_zooms_the_focused_pane_to_the_whole_screen(keys: tuple[str, ...]) -> None:
+    app = explorer()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", "n", *keys)
+        await pilot.pause()
+        pane = app.explorer.focused
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.explorer.maximized is pane, f"{pane} zoomed"
+        assert pane.region.height == 23 and pane.region.width == 80, "all of the screen but the footer"
+        await pilot.press("z")
+        assert app.explorer.maximized is None
+
+
+@pytest.mark.parametrize(("width", "per_line"), [(80, 8), (100, 16), (200, 16)])
+async def test_the_hex_pane_shows_every_column_at_any_width(width: int, per_line: int) -> None:
+    """At 80 columns 8 bytes a line, so that the ASCII column is not cut; 16 where they fit."""
+    app = explorer()
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        hexview = app.explorer.hex_view
+        assert hexview.bytes_per_line == per_line
+        data = app.explorer.source.data
+        line = hexview.line_text(1)
+        assert line.endswith(
+            data[per_line : 2 * per_line]
+            .decode("latin-1")
+            .translate({i: "." for i in range(256) if not 0x20 <= i < 0x7F})
+        )
+        assert len(line) <= hexview.scrollable_content_region.width, "nothing cut at the right"
+        await pilot.press("x")
+        before = hexview.cursor
+        await pilot.press("down")
+        assert hexview.cursor == before + per_line

@@ -115,7 +115,7 @@ class HeaderSummary(Widget):
             facts.append((f"but the magic says {section.endian}-endian", f"magic: {section.endian}-endian"))
         facts += [self.fde_counts(), (fres, fres)]
         offsets = (("FP", section.fixed_fp_offset), ("RA", section.fixed_ra_offset))
-        fixed = [f"{what} at c{offset:+d}" for what, offset in offsets if offset]
+        fixed = [f"{what} c{offset:+d}" for what, offset in offsets if offset]
         if fixed:
-            facts.append((f"fixed {', '.join(fixed)}", f"fixed {', '.join(fixed)}"))
+            facts.append((f"fixed {', '.join(fixed)}", ", ".join(fixed)))
         return facts
