@@ -15,12 +15,15 @@ the function), one function at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from sfview.app.widgets.row_table import Column, RowTable
-from sfview.code.disasm import Listing, listing
 from sfview.document import Document
 from sfview.sframe.overview import Overview
 from sfview.sframe.section import Function, Row
+
+if TYPE_CHECKING:
+    from sfview.code.disasm import Listing
 
 __all__ = ["CodeTable"]
 
@@ -88,6 +91,8 @@ class CodeTable(RowTable):
         self.listing = None
         if not self.display:
             return False
+        from sfview.code.disasm import listing  # Capstone loads on the first look, not at start-up (50 ms)
+
         self.listing = listing(self.doc, func)
         widest = max((len(ins.change) for ins in self.listing.instructions), default=0)
         if widest > self._change_width:  # it never narrows: the columns stay put from one function to the next
