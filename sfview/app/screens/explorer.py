@@ -405,8 +405,9 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         Returns whether that changes the layout (the table's or the note's height).
         """
         func = self.section.function(index)
-        relayout = self.fre_table.show_function(func)
-        relayout = self.code_table.show_function(func) or relayout
+        rows_resized = self.fre_table.show_function(func)  # kept on the function even while hidden
+        code_resized = self.code_table.show_function(func)
+        relayout = code_resized if self.code_table.display else rows_resized  # only the one shown takes room
         name = self.names.of(func)
         self.fre_table.border_title = f"FREs of fdes[{index}]" + (f" {name}" if name else "")
         self.code_table.border_title = f"instructions of fdes[{index}]" + (f" {name}" if name else "")
