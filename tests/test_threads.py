@@ -57,12 +57,15 @@ def test_thread_all_titles_and_orders_threads_as_gdb(threads: tuple[Path, Path, 
     assert result.returncode == 0, result.stderr
     assert TITLE.findall(result.stdout) == TITLE.findall(bt), "the same threads, numbered and titled as gdb does"
     ours, theirs = _by_thread(result.stdout), _by_thread(bt)
+    compared = 0
     for title, pcs in theirs.items():
         # gdb's return addresses, in order (gdb adds inlined frames from libc's debug info, without a PC
-        # of their own, and stops at main; sfview goes on into _start).
+        # of their own, and stops at main; sfview goes on into _start). Where each thread is when the
+        # core is taken varies from run to run: some have few frames.
         walked = iter(ours[title])
         assert all(pc in walked for pc in pcs[1:]), (title, pcs, ours[title])
-        assert len(pcs) > 1
+        compared += len(pcs[1:])
+    assert compared >= 3
 
 
 def test_thread_all_needs_a_core() -> None:

@@ -58,7 +58,7 @@ class ThreadPicker(ModalScreen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(self, rows: list[tuple[int, str]], current: int | None) -> None:
-        super().__init__(classes="goto")
+        super().__init__(classes="goto", id="thread-picker")
         self.rows = rows
         self.current = current
 
@@ -275,7 +275,7 @@ class DebuggerScreen(Screen[None]):
         if self.threads is None:
             return
         rows = [
-            (tid, f"{title}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}")
+            (tid, f"{title.rstrip(':')}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}")
             for title, tid, pc in self.threads.listed
         ]
         self.app.push_screen(ThreadPicker(rows, self.thread), self._thread_chosen)
@@ -294,7 +294,8 @@ class DebuggerScreen(Screen[None]):
     def _title_frames(self) -> None:
         title = next((t for t, tid, _ in self.threads.listed if tid == self.thread), None) if self.threads else None
         frames = self.query_one("#dbg-frames", DataTable)
-        frames.border_title = f"backtrace of {title.rstrip(':')}" if title else "backtrace"
+        short = title.split(" (")[0] if title else ""  # `Thread 2`: the list (`t`) has the rest
+        frames.border_title = f"backtrace of {short} (LWP {self.thread})" if title else "backtrace"
 
     # ------------------------------------------------------------------ memory
 
