@@ -118,6 +118,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
             filter_cpus += cpus
         assert app.explorer.fde_table.row_count < len(app.section)
         clear_walls, clear_cpus = await per_key("escape", 1)
+        panes = await _pane_keys(app, pilot, per_key, keys)
     return {
         "fdes": app.section.num_fdes,
         "fres": app.section.num_fres,
@@ -130,8 +131,53 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         "sort_key": {"wall": _stats(sort_walls + reverse_walls), "cpu": _stats(sort_cpus + reverse_cpus)},
         "filter_key": {"wall": _stats(filter_walls), "cpu": _stats(filter_cpus)},
         "clear_filter": {"wall": _stats(clear_walls), "cpu": _stats(clear_cpus)},
+        **panes,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+PANE_KEYS = (
+    ("fre_key", "down in the FRE table"),
+    ("code_next_key", "n with the instructions shown"),
+    ("code_key", "down in the instructions"),
+    ("hex_key", "down in the hex pane"),
+    ("frame_key", "right in the frame picture"),
+    ("tree_key", "down in the tree"),
+)
+"""Each pane's key, measured headless (`_pane_keys`)."""
+
+
+async def _pane_keys(app, pilot, per_key, keys: int) -> dict[str, object]:
+    """Each pane's own key, pressed `keys // 2` times; and the disassembly alone, per function changed to."""
+    from sfview.code.disasm import listing
+
+    figures: dict[str, object] = {}
+    explorer = app.explorer
+
+    async def measure(name: str, setup: tuple[str, ...], key: str) -> None:
+        await pilot.press(*setup)
+        await pilot.pause()
+        walls, cpus = await per_key(key, keys // 2)
+        figures[name] = {"wall": _stats(walls), "cpu": _stats(cpus)}
+
+    await pilot.press("home")
+    await measure("fre_key", ("1", "tab"), "down")
+    explorer.fde_table.focus()
+    await measure("code_next_key", ("i",), "n")
+    await measure("code_key", ("i", "i"), "down")  # focus on the instructions of the function reached
+    await measure("hex_key", ("i", "x"), "down")
+    await measure("frame_key", ("f",), "right")
+    await measure("tree_key", ("2", "tab"), "down")
+    section, doc = app.section, explorer.doc
+    step = max(len(section) // (keys * 4), 1)
+    functions = [section.function(i) for i in range(0, len(section), step)][: keys * 4]
+    costs = []
+    for func in functions:
+        started = time.perf_counter()
+        listing(doc, func)
+        costs.append(time.perf_counter() - started)
+    figures["disassembly_per_function"] = {"wall": _stats(costs), "cpu": _stats(costs)}
+    return figures
 
 
 # ---------------------------------------------------------------- tmux
@@ -249,12 +295,14 @@ def print_report(figures: dict[str, object]) -> None:
         ("sort_key", "sort (S, R), every FDE"),
         ("filter_key", "typing a filter (f3999)"),
         ("clear_filter", "clearing it (escape)"),
+        *PANE_KEYS,
+        ("disassembly_per_function", "disassembly alone, a function"),
     )
     for name, label in keys:
         wall, cpu = head[name]["wall"], head[name]["cpu"]
         print(
-            f"  {label:26}  wall {wall['median_ms']:5.1f} ms median, {wall['max_ms']:5.1f} max;"
-            f"  cpu {cpu['median_ms']:5.1f} ms median, {cpu['max_ms']:5.1f} max"
+            f"  {label:30}  wall {wall['median_ms']:5.1f} ms median, {wall['p90_ms']:5.1f} p90, {wall['max_ms']:5.1f}"
+            f" max;  cpu {cpu['median_ms']:5.1f} ms median, {cpu['p90_ms']:5.1f} p90"
         )
     for name, ms in head["jumps_ms"].items():
         print(f"  {name:26}  wall {ms:5.1f} ms")

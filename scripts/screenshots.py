@@ -58,6 +58,14 @@ async def _aarch64_row(app: SfviewApp, pilot: object) -> None:
     app.explorer.goto_offset(next(c for c in start_addr.parent.children() if c.name == "info").span.start)
 
 
+async def _instructions(app: SfviewApp, pilot: object) -> None:
+    """small_leaf of the -O0 build: push %rbp makes CFA sp+16, mov %rsp,%rbp makes it fp+16; DWARF beside."""
+    await pilot.press("n", "n", "i", "d")  # type: ignore[attr-defined]
+    await app.workers.wait_for_complete()  # DWARF CFI is read in a worker
+    await pilot.pause()  # type: ignore[attr-defined]
+    await pilot.press("down", "down")  # type: ignore[attr-defined]
+
+
 BROKEN = "broken.sframe"
 """A damaged copy of the x86-64 section the script writes for the problems shot (the file name it shows)."""
 
@@ -112,12 +120,27 @@ SHOTS = [
     ),
     Shot("problems", "sfview: what a check of the section found", path=BROKEN, keys=["4", "down", "enter"]),
     Shot(
+        "instructions",
+        "sfview: each instruction on its row, what each row changed, DWARF beside",
+        path="tests/data/shapes-x86_64-O0-fp",
+        size=(120, 36),
+        steps=_instructions,
+    ),
+    Shot(
         "debugger",
         "sfview: unwinding a core, frame by frame",
         path=DEEP,
         core=f"{DEEP}.core",
         size=(130, 36),
         keys=["space", "space"],
+    ),
+    Shot(
+        "debugger-frame",
+        "sfview: the step pane follows the backtrace's cursor",
+        path=DEEP,
+        core=f"{DEEP}.core",
+        size=(130, 36),
+        keys=["space", "space", "space", "space", "up", "up"],
     ),
 ]
 

@@ -12,13 +12,17 @@ import gc
 import io
 import os
 import sys
+import textwrap
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sfview.entry import EXIT_INTERRUPTED
 from sfview.errors import InputError
 
 if TYPE_CHECKING:
+    from sfview.app.screens.debugger import Threads
     from sfview.document import Document
+    from sfview.inputs.core import Core
     from sfview.sframe.section import Section
 
 EXIT_BAD_INPUT = 2
@@ -40,12 +44,26 @@ def machine_word(value: int, what: str) -> int:
 
 
 def _address(text: str) -> int:
+    """An address by the one number rule (`sfview.inputs.numbers`): hex, decimal with a dot."""
+    from sfview.inputs.numbers import evaluate
+
+    value = evaluate(text)
+    if not isinstance(value, int):
+        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000, 1000, or 4096. in decimal)")
     try:
-        return machine_word(int(text, 0), "address")
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000 or 4096)") from None
+        return machine_word(value, "address")
     except InputError as exc:
         raise argparse.ArgumentTypeError(f"{text!r}: {exc.message}") from None
+
+
+def _thread(text: str) -> int | str:
+    """`--thread`: a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a thread id: {text!r} (write 12345, or all)") from None
 
 
 def _size(text: str) -> int:
@@ -96,12 +114,19 @@ def _dump_parser() -> argparse.ArgumentParser:
 
 
 def _app_parser() -> argparse.ArgumentParser:
+    from sfview.inputs.numbers import RULE
+
+    width = max(map(len, SUMMARIES))
     parser = argparse.ArgumentParser(
         prog="sfview",
-        description="Explore the SFrame stack-trace section of an ELF file.",
-        epilog="commands: `sfview dump FILE` prints the section as readelf --sframe does; "
-        "`sfview unwind PROG --core CORE` prints a backtrace.",
+        description="Explore the SFrame stack-trace section of an ELF file (`sfview FILE`), or run a command.",
+        epilog="commands (`sfview COMMAND --help` for each):\n"
+        + "\n".join(f"  {name:<{width}}  {line}" for name, line in SUMMARIES.items())
+        + "\n\n"
+        + textwrap.fill(f"numbers (--regs, --mem, --bias, --base, and in the app): {RULE}", 79),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"sfview {_version()}")
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument("--base", type=_address, default=None, help="load address of a raw section (default 0)")
     _add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
@@ -270,11 +295,38 @@ def run_app(argv: list[str]) -> int:
 
     args = _parse(_app_parser(), argv)
     doc = Document.open(args.file, args.base)
-    started = _session(args.file, args) if args.core is not None or args.regs is not None else None
+    threads = None
+    if args.core is not None:
+        from sfview.inputs.core import read_core
+        from sfview.unwind import session
+
+        core = read_core(args.core)
+        thread = None if args.thread == "all" else args.thread
+        started = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
+        threads = _threads(args.file, core, args.lib_dir, args.sysroot)
+    else:
+        started = _session(args.file, args) if args.regs is not None else None
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
-    SfviewApp(doc, started).run()
+    SfviewApp(doc, started, threads).run()
     return 0
+
+
+def _threads(program: str, core: Core, lib_dirs: list[str], sysroot: str | None) -> Threads | None:
+    """A core's threads for the debugger's list (`t`), when it has more than one."""
+    if len(core.threads) < 2:
+        return None
+    from sfview.app.screens.debugger import Threads
+    from sfview.output.backtrace import thread_title
+    from sfview.unwind import session
+
+    return Threads(
+        [
+            (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
+            for n, t in enumerate(core.threads, 1)
+        ],
+        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+    )
 
 
 def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -286,7 +338,12 @@ def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> 
     parser.add_argument(
         "--bias", type=_address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"
     )
-    parser.add_argument("--thread", type=int, help="the thread (its id, as the core gives it); default the first")
+    parser.add_argument(
+        "--thread",
+        type=_thread,
+        help="the thread (its id, as the core gives it); default the first; `all`: every thread, as gdb's"
+        " `thread apply all bt` prints them",
+    )
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")
 
@@ -325,29 +382,48 @@ def _positive(text: str) -> int:
 def _session(program: str, args: argparse.Namespace):
     """The unwind the arguments ask for: from `--core`, or from `--regs` and `--mem`."""
     from sfview.inputs.core import parse_registers, read_core
+    from sfview.inputs.numbers import evaluate
     from sfview.unwind import session
 
     try:
         if args.core is not None:
             return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+        symbols = _symbol_addresses(program, args.bias)
+        registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs, symbols).items()}
         words = {}
         for item in args.mem:
-            address, _, value = item.partition("=")
-            try:
-                at, word = int(address, 0), int(value, 0)
-            except ValueError:
-                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136)") from None
+            address, sep, value = item.partition("=")
+            at = evaluate(address, lambda name: registers.get(name.lower(), symbols(name)))
+            word = evaluate(value, symbols)
+            if not (sep and isinstance(at, int) and isinstance(word, int)):
+                why = next((f": {v}" for v in (at, word) if isinstance(v, str)), "")
+                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136, sp+8=main+0x34){why}")
             words[machine_word(at, f"--mem {item!r}")] = machine_word(word, f"--mem {item!r}")
-        registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs).items()}
         return session.from_registers(program, registers, words, args.bias)
     except InputError as exc:
         raise exc if exc.path is not None or exc.message.startswith("--") else exc.located(program) from None
+
+
+def _symbol_addresses(program: str, bias: int) -> Callable[[str], int | None]:
+    """A name of the program → its address where it is loaded (`bias` past its link address), for
+    `--regs pc=main+0x34` and `--mem`."""
+    from sfview.document import Document
+
+    symbols = Document.open(program).symbols
+
+    def address(name: str) -> int | None:
+        symbol = symbols.named(name)
+        return symbol.address + bias if symbol is not None else None
+
+    return address
 
 
 def run_unwind(argv: list[str]) -> int:
     from sfview.output import backtrace
 
     args = _parse(_unwind_parser(), argv)
+    if args.thread == "all":
+        return _unwind_all_threads(args)
     started = _session(args.program, args)
     unwinder = started.unwinder
     unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
@@ -365,6 +441,28 @@ def run_unwind(argv: list[str]) -> int:
         sys.stdout.write(backtrace.json_text(trace, notes) + "\n")
     else:
         sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=notes))
+    return 0
+
+
+def _unwind_all_threads(args: argparse.Namespace) -> int:
+    """Every thread of the core, as gdb's `thread apply all bt` prints them: numbered in the core's order,
+    the last first, each under its `Thread N (Thread 0x… (LWP tid)):` line."""
+    from sfview.inputs.core import read_core
+    from sfview.output import backtrace
+    from sfview.unwind import session
+
+    if not args.core:
+        raise InputError("--thread all needs --core: typed registers are one thread's")
+    core = read_core(args.core)
+    for number, thread in reversed(list(enumerate(core.threads, 1))):
+        started = session.from_core(args.program, core, thread.tid, args.lib_dir, args.sysroot)
+        started.unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
+        trace = started.unwinder.backtrace(started.pc, started.registers)
+        sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
+        if args.json:
+            sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")
+        else:
+            sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=started.notes))
     return 0
 
 
@@ -426,6 +524,24 @@ def run_check(argv: list[str]) -> int:
 
 
 COMMANDS = {"dump": run_dump, "unwind": run_unwind, "compare": run_compare, "export": run_export, "check": run_check}
+SUMMARIES = {
+    "dump": "print the section as readelf --sframe does (--json: as JSON)",
+    "check": "say what is wrong in sections, one line a problem (--profile kernel|libsframe)",
+    "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
+    "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
+    "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+}
+"""One line per command, for `sfview --help`."""
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sfview")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,7 +68,7 @@ def test_swapped_section_dumps_identically(cli, tmp_path: Path, path: Path) -> N
     assert swapped != content
     raw = tmp_path / "be.sframe"
     raw.write_bytes(swapped)
-    result = cli("dump", str(raw), "--base", str(base))
+    result = cli("dump", str(raw), "--base", hex(base))  # numbers are hex, by the one rule
     assert (result.code, result.err) == (0, "")
     assert result.out == expected
 

@@ -45,3 +45,24 @@ def test_the_plt_function_is_named_in_the_tables() -> None:
     assert plt is not None and plt.pcmask
     assert doc.function_name(plt) == "printf@plt"
     assert doc.symbols.name_at(0x1036) == "printf@plt+0x6"
+
+
+def test_compare_names_each_plt_entry_as_objdump_does(tmp_path: Path) -> None:
+    """One PCMASK FDE covers every PLT entry: each difference `compare` finds there is named after the entry
+    it is in (`__cxa_throw@plt`), not after the first stub."""
+    from sfview.dwarf.compare import compare
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    prog = tmp_path / "thrower"
+    subprocess.run(["g++", "-O1", "-Wa,--gsframe", "-o", str(prog), str(DATA / "src" / "thrower.cc")], check=True)
+    entries = sorted((address, name) for name, address in _objdump_plt(prog, "EM_X86_64"))
+    doc = Document.open(str(prog))
+    result = compare(doc.section, doc.cfi, doc.function_name, doc.symbols.name_at, doc.placement)
+    found = [(d, pair.sframe.block_size) for pair in result.pairs if pair.sframe.pcmask for d in pair.differences]
+    entry_at = lambda pc: next(n for address, n in reversed(entries) if address <= pc)  # noqa: E731
+    for diff, _ in found:
+        assert diff.name == entry_at(diff.start), hex(diff.start)
+    # a difference that recurs block after block is said once (`repeats`): the entries it covers
+    covered = {entry_at(d.start + k * block) for d, block in found for k in range(d.repeats)}
+    assert len(covered) >= 5

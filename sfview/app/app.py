@@ -24,7 +24,7 @@ from sfview.errors import InputError
 from sfview.sframe.section import Section
 
 if TYPE_CHECKING:
-    from sfview.app.screens.debugger import DebuggerScreen
+    from sfview.app.screens.debugger import DebuggerScreen, Threads
     from sfview.unwind.session import Session
 
 __all__ = ["SfviewApp"]
@@ -46,9 +46,11 @@ class SfviewApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
+        # Textual's ctrl+c only says "press ctrl+q": in a terminal it means leave (an input copies with it first).
+        Binding("ctrl+c", "quit", "Quit", show=False),
     ]
 
-    def __init__(self, doc: Document, session: Session | None = None) -> None:
+    def __init__(self, doc: Document, session: Session | None = None, threads: Threads | None = None) -> None:
         super().__init__()
         self.doc = doc
         self.source = doc.source
@@ -57,6 +59,8 @@ class SfviewApp(App[None]):
         self.explorer = ExplorerScreen(doc)
         self.session = session
         """A machine state to unwind from (a core, typed registers): the debugger opens on it."""
+        self.threads = threads
+        """A core's threads, when it has several: the debugger lists them (`t`)."""
         self.debugger: DebuggerScreen | None = None
         self._last_input = 0.0
         """When a key or a click last came (`time.monotonic()`)."""
@@ -87,7 +91,7 @@ class SfviewApp(App[None]):
 
             started = self.session or session.typed(self.doc)
             self.debugger = DebuggerScreen(
-                started.unwinder, started.memory, started.pc, started.registers, self.explorer
+                started.unwinder, started.memory, started.pc, started.registers, self.explorer, self.threads
             )
             self.install_screen(self.debugger, "debugger")
         self.push_screen("debugger")

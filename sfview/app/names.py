@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import cached_property
 
 from sfview.document import Document
+from sfview.inputs.demangle import demangle
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
 from sfview.sframe.section import Function, Section
 
@@ -36,7 +37,8 @@ class Names:
         self.ready = True
 
     def of(self, func: Function) -> str:
-        return self.doc.function_name(func) if self.ready else ""
+        """The function's name as people read it (C++ demangled), "" before the names are read."""
+        return demangle(self.doc.function_name(func)) if self.ready else ""
 
     def listing(self, section: Section, starts: Sequence[int]) -> list[str]:
         """Every function's name by FDE index, from its start address (`Overview` gives them all):
@@ -44,7 +46,7 @@ class Names:
         if not self.ready:
             return [""] * len(starts)
         name_at, first, size = self.source.name_at, section.fde_start, section.fde_size
-        return [name_at(start, first + index * size) for index, start in enumerate(starts)]
+        return [demangle(name_at(start, first + index * size)) for index, start in enumerate(starts)]
 
     def count(self) -> str:
         """`14 names from .symtab`, `8 names from relocations` (a `.o`), or `no names`, once read."""
@@ -90,7 +92,7 @@ class Names:
         """The functions of a `.o` as symbols (their offset in their section), for go-to-symbol."""
         symbols = []
         for func in self.doc.section.functions() if self.doc.section is not None else ():
-            place, name = self.place_of(func), self.of(func)
+            place, name = self.place_of(func), self.doc.function_name(func) if self.ready else ""
             if place is not None and name:
                 symbols.append(Symbol(name, place.offset, func.size))
         return SymbolTable(symbols, "relocations")

@@ -58,6 +58,8 @@ class Difference:
     repeats: int = 1
     """A PCMASK function's difference recurs at the same place of this many blocks in a row, the
     first at `start` (every `Function.block_size` bytes): said once, however many blocks a size claims."""
+    name: str = ""
+    """In a PCMASK function (a PLT), the entry it is in (`memset@plt`), as objdump names it; else ""."""
 
 
 @dataclass(slots=True)
@@ -173,7 +175,7 @@ def compare(
         for func in sframe_funcs:
             end = func.start_address + max(func.size, 1)
             for cfi in table.overlapping(func.start_address, end):
-                pairs.append(_compare_pair(func, cfi, name_of(func), 0))
+                pairs.append(_compare_pair(func, cfi, name_of(func), 0, name_at))
                 paired_dwarf.add(id(cfi))
                 paired_sframe.add(id(func))
     only = [
@@ -190,8 +192,11 @@ def compare(
     return Comparison(pairs, only)
 
 
-def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pair:
-    """Compare on the shared range; `delta` maps an SFrame address to the DWARF one."""
+def _compare_pair(
+    func: Function, cfi: CfiFunction, name: str, delta: int, name_at: Callable[[int], str] | None = None
+) -> Pair:
+    """Compare on the shared range; `delta` maps an SFrame address to the DWARF one. In a PCMASK
+    function (one FDE for every PLT entry), each difference is named by `name_at` after its entry."""
     pair = Pair(func, cfi, name)
     start = max(func.start_address, cfi.start_address - delta)
     end = min(func.start_address + func.size, cfi.end_address - delta)
@@ -202,6 +207,7 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
     for lo, hi, repeats in _pieces(func, rows, sorted(dwarf_cuts)):
         srow = func.row_for(lo, rows)
         drow = cfi.row_for(lo + delta)
+        entry = name_at(lo).split("+")[0] if func.pcmask and name_at is not None else ""
         if srow is None or drow is None:
             continue
         weight = (hi - lo) * repeats
@@ -214,10 +220,10 @@ def _compare_pair(func: Function, cfi: CfiFunction, name: str, delta: int) -> Pa
                 continue
             reason = _why(column, srule, drule, func)
             reasons.append(reason)
-            _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason, repeats))
+            _add(pair.differences, Difference(lo, hi, column, srule, drule, srow, drow, reason, repeats, entry))
         if srow.mangled_ra != drow.ra_signed:
             reasons.append(None)
-            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None, repeats))
+            _add(pair.differences, Difference(lo, hi, RA_SIGNING, srow.ra, drow.ra, srow, drow, None, repeats, entry))
         if not reasons:
             pair.agreeing += weight
         elif None in reasons:
@@ -274,6 +280,7 @@ def _add(differences: list[Difference], diff: Difference) -> None:
             and prev.dwarf == diff.dwarf
             and prev.reason == diff.reason
             and prev.repeats == diff.repeats == 1
+            and prev.name == diff.name
         ):
             prev.end = diff.end
             return

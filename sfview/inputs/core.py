@@ -13,12 +13,14 @@ from __future__ import annotations
 import bisect
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
 from sfview.inputs.elffile import ElfFile, reason, segment_view
+from sfview.inputs.numbers import evaluate
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
 PRSTATUS_REGS = {
@@ -104,7 +106,8 @@ class Memory:
         self._ranges.insert(i, (start, data))
 
     def bytes_at(self, address: int, size: int) -> bytes | None:
-        """The `size` bytes at `address`, or None when one range does not hold them all."""
+        """The `size` bytes at `address` as the memory holds them (code, for the disassembly), or None when one
+        range does not hold them all."""
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0:
             return None
@@ -233,15 +236,15 @@ def _note(core: Core, note: dict, little_endian: bool) -> None:
         core.pac_mask = insn_mask or data_mask
 
 
-def parse_registers(text: str) -> dict[str, int]:
-    """`pc=0x1000,sp=0x7ff0,fp=0x7ff8` → {"pc": 0x1000, ...}; an `InputError` says what is wrong."""
+def parse_registers(text: str, names: Callable[[str], int | None] | None = None) -> dict[str, int]:
+    """`pc=0x1000,sp=0x7ff0,fp=0x7ff8` → {"pc": 0x1000, ...}, each value by the one number rule
+    (`main+0x34`, with `names` giving a name's address); an `InputError` says what is wrong."""
     out: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        try:
-            if not sep:
-                raise ValueError
-            out[name.strip().lower()] = int(value, 0)
-        except ValueError:
-            raise InputError(f"--regs: {item!r} is not NAME=VALUE (pc=0x401000)") from None
+        name, sep, text_value = item.partition("=")
+        value = evaluate(text_value, names) if sep else None
+        if not isinstance(value, int):
+            why = f": {value}" if isinstance(value, str) else ""
+            raise InputError(f"--regs: {item!r} is not NAME=VALUE (pc=0x401000, pc=main+0x34){why}")
+        out[name.strip().lower()] = value
     return out

@@ -6,6 +6,8 @@ import bisect
 from dataclasses import dataclass
 from functools import cached_property
 
+from sfview.inputs.demangle import demangle
+
 
 @dataclass(frozen=True, slots=True)
 class Symbol:
@@ -99,8 +101,28 @@ class SymbolTable:
         ordered = sorted(self.symbols, key=lambda s: (s.name.lower(), s.name, s.address))
         return ordered, [s.name.lower() for s in ordered]
 
+    @cached_property
+    def demangled_names(self) -> list[str]:
+        """The names of `by_name`'s symbols as people read them (C++ demangled), lowercased: searched too."""
+        return [demangle(s.name).lower() for s in self.by_name[0]]
+
+    @cached_property
+    def _by_demangled(self) -> dict[str, Symbol]:
+        """A C++ symbol by its demangled name, with and without its parameters (`ns::f(int)`, `ns::f`)."""
+        found: dict[str, Symbol] = {}
+        for symbol in self.symbols:
+            shown = demangle(symbol.name)
+            if shown != symbol.name:
+                found.setdefault(shown, symbol)
+                found.setdefault(shown.split("(")[0], symbol)
+        return found
+
     def named(self, name: str) -> Symbol | None:
-        """The symbol called exactly `name` (else the one that is, but for case), or None."""
+        """The symbol called exactly `name` (else the one that is, but for case; else a C++ symbol whose
+        demangled name, with or without its parameters, is `name`), or None."""
+        return self._named_raw(name) or self._by_demangled.get(name.strip())
+
+    def _named_raw(self, name: str) -> Symbol | None:
         ordered, lowered = self.by_name
         needle = name.lower()
         i = bisect.bisect_left(lowered, needle)
@@ -131,20 +153,21 @@ class SymbolSearch:
     def find(self, text: str, limit: int | None = None) -> tuple[list[Symbol], int]:
         """The best `limit` matches for `text` (all, when None), and how many match in all."""
         ordered, lowered = self.table.by_name
+        shown = self.table.demangled_names
         needle = text.strip().lower()
         if self._last is not None and self._last[0] in needle:
             candidates: list[int] | range = self._last[1]
         else:
             candidates = range(len(lowered))
-        hits = [i for i in candidates if needle in lowered[i]]
+        hits = [i for i in candidates if needle in lowered[i] or needle in shown[i]]
         self._last = (needle, hits)
         want = len(hits) if limit is None else limit
         exact: list[int] = []
         prefix: list[int] = []
         inside: list[int] = []
         for i in hits:
-            name = lowered[i]
-            group = exact if name == needle else prefix if name.startswith(needle) else inside
+            names = (lowered[i], shown[i])
+            group = exact if needle in names else prefix if any(n.startswith(needle) for n in names) else inside
             if len(group) < want:
                 group.append(i)
             if len(exact) + len(prefix) >= want:

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
 from sfview.unwind.engine import Backtrace, Frame, Machine
 
 
 def _function(frame: Frame) -> str:
-    """The function's name as gdb gives it (`leaf`, without the offset), `??` when no symbol names it
-    (only the code section holding it: `.text+0x1f0`, which gdb does not print either)."""
+    """The function's name as gdb gives it (`leaf`, without the offset, demangled), `??` when no symbol
+    names it (only the code section holding it: `.text+0x1f0`, which gdb does not print either)."""
     name = frame.name().split("+")[0]
-    return "??" if not name or name.startswith(".") else name
+    return "??" if not name or name.startswith(".") else demangle(name)
 
 
 def frame_line(frame: Frame) -> str:
@@ -30,7 +31,7 @@ def explanation(frame: Frame) -> list[str]:
     func, row = frame.function, frame.row
     if func is not None and frame.module is not None:
         lines.append(
-            f"      at {frame.name() or hex(frame.pc)}: {frame.module.name} fdes[{func.index}] "
+            f"      at {demangle(frame.name()) or hex(frame.pc)}: {frame.module.name} fdes[{func.index}] "
             f"(section offset {func.span.start:#x}), looked up at {frame.lookup_pc:#x}"
         )
     if row is not None:
@@ -40,6 +41,16 @@ def explanation(frame: Frame) -> list[str]:
     for comp in frame.computations:
         lines.append(f"      {comp.text}")
     return lines
+
+
+def thread_title(number: int, tid: int, registers: dict[str, int]) -> str:
+    """`Thread 2 (Thread 0x7ffff7dd16c0 (LWP 26082)):`, gdb's title of a thread in `thread apply all bt`.
+
+    The `Thread 0x…` is glibc's `pthread_t`, which on x86-64 is the thread pointer (`fs_base`); where
+    the core does not give it, gdb's title without it (`Thread 2 (LWP 26082):`).
+    """
+    pointer = registers.get("fs_base")
+    return f"Thread {number} (Thread {pointer:#x} (LWP {tid})):" if pointer else f"Thread {number} (LWP {tid}):"
 
 
 def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = None) -> str:
@@ -96,6 +107,7 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
             "number": frame.number,
             "pc": frame.pc,
             "function": frame.name() or None,
+            "demangled": demangle(frame.name()) if frame.name().startswith("_Z") else None,
             "module": frame.module.name if frame.module else None,
             "fde": frame.function.index if frame.function else None,
             "fre": frame.row.index if frame.row else None,

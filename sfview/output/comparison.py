@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiRule, CfiTable, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
+from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
 from sfview.sframe.describe import register_name, rule_formula
 
@@ -55,7 +56,8 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
         found = result.differences(explained)
         lines.append(f"{title}: {len(found) or 'none'}")
         for pair, diff in found:
-            name = f" {pair.name}" if pair.name else ""
+            shown = diff.name or pair.name
+            name = f" {demangle(shown)}" if shown else ""
             lines.append(
                 f"  {diff.start:#x}..{diff.end:#x}{_repeats(pair, diff)}{name}: {diff.column.upper()}:"
                 f" {_where(pair, diff, section)}"
@@ -66,7 +68,7 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
         only = [o for o in result.only if o.side == side]
         lines.append(f"{label}: {len(only) or 'none'}")
         for o in only:
-            name = f" {o.name}" if o.name else ""
+            name = f" {demangle(o.name)}" if o.name else ""
             why = o.reason or "no reason known (an object assembled without --gsframe, such as a crt file?)"
             lines.append(f"  {o.start:#x}..{o.start + o.size:#x}{name} (FDE at {o.section}+{o.offset:#x}): {why}")
     untracked = sorted({reg for pair in result.pairs for reg in pair.untracked})
@@ -97,7 +99,8 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
         {
             "start": diff.start,
             "end": diff.end,
-            "function": pair.name,
+            "function": diff.name or pair.name,
+            "demangled": demangle(diff.name or pair.name) if diff.name or pair.name else None,
             "column": diff.column,
             "explained": diff.reason is not None,
             "reason": diff.reason,
@@ -138,6 +141,7 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
                 "section": o.section,
                 "fde_offset": o.offset,
                 "name": o.name,
+                "demangled": demangle(o.name) if o.name else None,
                 "reason": o.reason,
             }
             for o in result.only

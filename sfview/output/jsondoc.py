@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
+from sfview.inputs.demangle import demangle
 from sfview.sframe import describe
 from sfview.sframe.bulk import Bulk, FastFunction, Pattern
 from sfview.sframe.bulk import Row as BulkRow
@@ -167,6 +168,7 @@ def _model_head(doc: Document, func: Function) -> dict[str, Any]:
         "address": func.start_address,
         "size": func.size,
         "symbol": doc.function_name(func) or None,
+        "demangled": _demangled(doc.function_name(func)),
         "section_offset": func.span.start,
     }
     if func.error is None:
@@ -208,7 +210,8 @@ def _bulk_head(doc: Document, section: Section, fast: FastFunction) -> dict[str,
         "index": fast.index,
         "address": fast.start_address,
         "size": fast.size,
-        "symbol": doc.source.name_at(fast.start_address, fde) or None,
+        "symbol": (symbol := doc.source.name_at(fast.start_address, fde)) or None,
+        "demangled": _demangled(symbol),
         "section_offset": fde,
         "info": info.byte,
         "fre_type": describe.FRE_TYPE_NAMES[info.fre_type],
@@ -243,3 +246,9 @@ def _bulk_error(doc: Document, section: Section, fast: FastFunction, errors: lis
     assert found is not None, "the bulk reader and the model stop at the same row"
     errors.append(found)
     return str(doc.locate(found))
+
+
+def _demangled(symbol: str) -> str | None:
+    """A C++ symbol as people read it (`ns::thrower()`), beside the raw one; None for any other name."""
+    shown = demangle(symbol)
+    return shown if shown != symbol else None

@@ -409,6 +409,22 @@ def row_change(section: Section, before: Row | None, after: Row) -> str:
     return text or "the same rules as the row before"
 
 
+def rule_delta(section: Section, before: Row | None, after: Row) -> str:
+    """`CFA sp+8 → sp+16, FP u → c-16`: what a row changed, in the table's notation (the first row: its rules)."""
+    if before is None:
+        return app_rules(section, after)
+    changes = [
+        f"{what} {shown(section, old)} → {shown(section, new)}"
+        for what, old, new, shown in (
+            ("CFA", before.cfa, after.cfa, app_cfa),
+            ("FP", before.fp, after.fp, app_saved),
+            ("RA", before.ra, after.ra, app_saved),
+        )
+        if shown(section, old) != shown(section, new)
+    ]
+    return ", ".join(changes) or "the same rules"
+
+
 def _cfa_change(section: Section, old: Rule, new: Rule) -> str:
     """`CFA offset 8 → 16: push`, `CFA now from FP (frame pointer set up)`, or "" when it is the same."""
     if old == new:

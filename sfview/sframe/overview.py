@@ -24,17 +24,34 @@ from sfview.sframe.records import START_ADDR_SIZES
 from sfview.sframe.rules import Kind, Rule
 from sfview.sframe.section import ADDRESS_MASK, Function, Section
 
-__all__ = ["Facts", "Overview", "frame_size"]
+__all__ = ["Facts", "FrameSize", "Overview", "frame_size"]
 
 
-def frame_size(cfas: Sequence[Rule]) -> int | None:
+class FrameSize(int):
+    """A frame size that also says whether it is `variable`: a row computes the CFA from another
+    register than SP (`fp+16` after `alloca` or a VLA), or from memory. Then the offsets say where
+    the CFA is from FP, not how far SP moved: the frame's size is not in the rules."""
+
+    variable: bool = False
+
+    def __new__(cls, value: int, variable: bool = False) -> FrameSize:
+        size = super().__new__(cls, value)
+        size.variable = variable
+        return size
+
+
+def frame_size(cfas: Sequence[Rule], sp: int | None = None) -> FrameSize | None:
     """The largest CFA offset of a function's rows: at its deepest, how far the function's
     frame reaches (`sp+48`: 48 bytes). None when no row computes a CFA.
 
     A dereferenced CFA (a flexible rule) is a word in memory, not a distance: it does not count.
+    With `sp` (the ABI's stack pointer), a CFA from any other base makes the size `variable` (the
+    number stays the largest offset, for sorting).
     """
-    offsets = [cfa.offset for cfa in cfas if cfa.kind is Kind.VALUE and not cfa.deref]
-    return max(offsets) if offsets else None
+    values = [cfa for cfa in cfas if cfa.kind is Kind.VALUE]
+    offsets = [cfa.offset for cfa in values if not cfa.deref]
+    variable = sp is not None and any(cfa.deref or cfa.base != sp for cfa in values)
+    return FrameSize(max(offsets), variable) if offsets else None
 
 
 class Facts(NamedTuple):
@@ -172,7 +189,13 @@ class Overview:
         patterns = [reader.pattern(key) for key in keys]
         self.rules.update((p.cfa, p.fp, p.ra) for p in patterns)
         return self._note(
-            _Block(frame_size([p.cfa for p in patterns]), offsets, max(offsets, default=0), len(offsets), widest)
+            _Block(
+                frame_size([p.cfa for p in patterns], reader.section.sp_reg),
+                offsets,
+                max(offsets, default=0),
+                len(offsets),
+                widest,
+            )
         )
 
     def _model_facts(self, func: Function) -> tuple[Facts, _Block]:
@@ -182,7 +205,7 @@ class Overview:
         offsets = array("Q", (row.start_offset for row in rows))
         block = self._note(
             _Block(
-                frame_size([row.cfa for row in rows]),
+                frame_size([row.cfa for row in rows], func.section.sp_reg),
                 offsets,
                 max(offsets, default=0),
                 len(rows),

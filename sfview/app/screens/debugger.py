@@ -12,6 +12,8 @@ them there, bytes highlighted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -19,17 +21,62 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
 
 from sfview.app.screens.goto import GotoNumber
+from sfview.app.widgets.footer import KeyFooter
+from sfview.code.disasm import instruction_at
+from sfview.inputs.code import loaded_code
 from sfview.inputs.core import Memory
+from sfview.inputs.demangle import demangle
+from sfview.inputs.numbers import evaluate
+from sfview.inputs.symbols import Place
+from sfview.sframe.section import ADDRESS_MASK
 from sfview.unwind.engine import Frame, Unwinder
+from sfview.unwind.session import Session, register_numbers
 
 if TYPE_CHECKING:
     from sfview.app.screens.explorer import ExplorerScreen
 
-__all__ = ["DebuggerScreen"]
+__all__ = ["DebuggerScreen", "ThreadPicker", "Threads"]
+
+
+@dataclass(frozen=True)
+class Threads:
+    """A core's threads for `t`: each with gdb's title (`Thread 2 (… (LWP 26082)):`), its id and PC,
+    and how to start a walk on one (`load(tid)`, the same session the command line makes)."""
+
+    listed: list[tuple[str, int, int]]
+    load: Callable[[int], Session]
+
+
+class ThreadPicker(ModalScreen[int | None]):
+    """Pick a thread of the core: its title, and the function its PC is in."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, rows: list[tuple[int, str]], current: int | None) -> None:
+        super().__init__(classes="goto", id="thread-picker")
+        self.rows = rows
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="goto-dialog") as dialog:
+            dialog.border_title = "Threads"
+            yield Label("enter: walk this thread's stack (escape: stay on this one)", classes="goto-hint")
+            yield OptionList(*(Option(text, id=str(tid)) for tid, text in self.rows), id="goto-matches")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = next((i for i, (tid, _) in enumerate(self.rows) if tid == self.current), 0)
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.rows[event.option_index][0])
+
 
 RUN_PAGE = 500
 """Frames `r` adds at a time."""
@@ -45,13 +92,23 @@ class DebuggerScreen(Screen[None]):
         Binding("ctrl+r", "reset", "Reset"),
         Binding("m", "add_word", "Memory word"),
         Binding("d", "toggle_dwarf", "DWARF too"),
+        Binding("t", "threads", "Threads"),
         Binding("escape", "explorer", "Explorer"),
     ]
 
     def __init__(
-        self, unwinder: Unwinder, memory: Memory, pc: int | None, registers: dict[int, int], explorer: ExplorerScreen
+        self,
+        unwinder: Unwinder,
+        memory: Memory,
+        pc: int | None,
+        registers: dict[int, int],
+        explorer: ExplorerScreen,
+        threads: Threads | None = None,
     ) -> None:
         super().__init__(id="debugger")
+        self.threads = threads
+        self.thread: int | None = next((tid for _, tid, at in threads.listed if at == pc), None) if threads else None
+        """The thread being walked (its id), when the core has several."""
         self.unwinder = unwinder
         self.memory = memory
         self.explorer = explorer
@@ -85,11 +142,11 @@ class DebuggerScreen(Screen[None]):
             with VerticalScroll(id="dbg-step"):
                 yield Static(id="dbg-explain")
         yield Static(id="dbg-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         frames = self.query_one("#dbg-frames", DataTable)
-        frames.border_title = "backtrace"
+        self._title_frames()
         frames.add_columns("#", "pc", "function", "how")
         memory = self.query_one("#dbg-memory", DataTable)
         memory.border_title = "memory words you gave"
@@ -135,7 +192,7 @@ class DebuggerScreen(Screen[None]):
             self.stop, self.missing = stop, missing
         else:
             self.frames.append(caller)
-        self._show_frames()
+        self._show_frames(frame.number)
         self._explain(frame)
         if missing is not None:
             self._ask_for(missing)
@@ -145,7 +202,7 @@ class DebuggerScreen(Screen[None]):
         if len(self.frames) > 1:
             self.frames.pop()
         self.stop, self.missing = "", None
-        self._show_frames()
+        self._show_frames(max(len(self.frames) - 2, 0))
         self._explain(self.frames[-2] if len(self.frames) > 1 else None)
 
     def action_run(self) -> None:
@@ -201,6 +258,17 @@ class DebuggerScreen(Screen[None]):
     def action_explorer(self) -> None:
         self.app.pop_screen()
 
+    @on(DataTable.RowHighlighted, "#dbg-frames")
+    def _frame_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The step pane follows the backtrace's cursor: the step from the frame under it."""
+        if 0 <= event.cursor_row < len(self.frames):
+            self._explain_frame(event.cursor_row)
+
+    def _explain_frame(self, index: int) -> None:
+        """The step from frame `index` if it was taken (or ended the walk), else that frame as it is."""
+        stepped = index < len(self.frames) - 1 or bool(self.stop)
+        self._explain(self.frames[index] if stepped else None, index)
+
     @on(DataTable.RowSelected, "#dbg-frames")
     def _frame_chosen(self, event: DataTable.RowSelected) -> None:
         """`enter` on a frame of the backtrace: the explorer on the FDE and row that frame was unwound with."""
@@ -216,22 +284,70 @@ class DebuggerScreen(Screen[None]):
         if frame.function is not None and frame.row is not None and frame.module is self.unwinder.modules[0]:
             self.explorer.show_row(frame.function.index, frame.row.index)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`t` only for a core with several threads."""
+        return self.threads is not None if action == "threads" else True
+
+    def action_threads(self) -> None:
+        """The core's threads, to walk another."""
+        if self.threads is None:
+            return
+        rows = [
+            (tid, f"{title.rstrip(':')}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}")
+            for title, tid, pc in self.threads.listed
+        ]
+        self.app.push_screen(ThreadPicker(rows, self.thread), self._thread_chosen)
+
+    def _thread_chosen(self, tid: int | None) -> None:
+        """Walk thread `tid` from its frame #0: its registers, the same program, libraries and memory."""
+        if tid is None or self.threads is None:
+            return
+        started = self.threads.load(tid)
+        self.unwinder, self.memory, self.thread = started.unwinder, started.memory, tid
+        self.start_pc, self.start_registers = started.pc, dict(started.registers)
+        self._fill_inputs()
+        self.action_reset()
+        self._title_frames()
+
+    def _title_frames(self) -> None:
+        title = next((t for t, tid, _ in self.threads.listed if tid == self.thread), None) if self.threads else None
+        frames = self.query_one("#dbg-frames", DataTable)
+        short = title.split(" (")[0] if title else ""  # `Thread 2`: the list (`t`) has the rest
+        frames.border_title = f"backtrace of {short} (LWP {self.thread})" if title else "backtrace"
+
     # ------------------------------------------------------------------ memory
 
     def action_add_word(self) -> None:
         self._ask_for(None)
 
     def _ask_for(self, address: int | None) -> None:
-        """Ask for the word at `address` (or for an address first), then try the step again."""
+        """Ask for the word at `address` (or for an address first, offering the one the walk needs), then
+        try the step again."""
         if address is None:
-            prompt = GotoNumber("Memory word: address", "The address of an 8-byte word you know.")
-            self.app.push_screen(prompt, lambda a: a is not None and self._ask_for(a))
+            needed = f"{self.missing:#x}" if self.missing is not None else ""
+            hint = "The address of an 8-byte word you know (sp+8, main+0x34, 7ffc1000)."
+            prompt = GotoNumber("Memory word: address", hint, self._value_of, value=needed)
+            self.app.push_screen(prompt, lambda a: isinstance(a, int) and self._ask_for(a))
             return
-        prompt = GotoNumber(f"Memory word at {address:#x}", "Its value (8 bytes), e.g. from gdb's `x/gx`.")
+        hint = "Its value (8 bytes), e.g. from gdb's `x/gx` (main+0x34, 401136)."
+        prompt = GotoNumber(f"Memory word at {address:#x}", hint, self._value_of)
         self.app.push_screen(prompt, lambda value: self._got_word(address, value))
 
-    def _got_word(self, address: int, value: int | None) -> None:
-        if value is None:
+    def _value_of(self, name: str) -> int | None:
+        """What a name stands for in what is typed here: a register of the last frame (`sp`, `rsp`,
+        `$fp`), else a symbol of the program, where it is loaded."""
+        if self.frames:
+            last, lowered = self.frames[-1], name.lower()
+            if lowered in ("pc", "rip"):
+                return last.pc
+            regnum = register_numbers(self.machine).get(lowered)
+            if regnum is not None:
+                return last.registers.get(regnum)
+        symbol = self.explorer.doc.symbols.named(name)
+        return symbol.address + self.unwinder.modules[0].bias if symbol is not None else None
+
+    def _got_word(self, address: int, value: int | Place | None) -> None:
+        if not isinstance(value, int):
             return
         self.memory.words[address] = value
         self.query_one("#dbg-memory", DataTable).add_row(f"{address:#x}", f"{value:#x}")
@@ -247,37 +363,42 @@ class DebuggerScreen(Screen[None]):
         for name, field in self.inputs.items():
             text = field.value.strip()
             if text:
-                try:
-                    values[name] = int(text, 16)
-                except ValueError:
-                    self._show(f"{name}: {text!r} is not a hex number")
+                value = evaluate(text, self._value_of)
+                if not isinstance(value, int):
+                    self._show(f"{name}: {value}" if isinstance(value, str) else f"{name}: not an address")
                     return
+                values[name] = value
         if "pc" not in values:
             self._show("pc is needed to start")
             return
         self.start_pc = values.pop("pc")
         self.start_registers = {self._regnum(n): v for n, v in values.items()}
         self.action_reset()
+        self.query_one("#dbg-frames", DataTable).focus()  # back to the walk: `space` steps, not types
 
     # ------------------------------------------------------------------ showing
 
     def _show(self, text: str) -> None:
         self.query_one("#dbg-status", Static).update(text)
 
-    def _show_frames(self) -> None:
+    def _show_frames(self, cursor: int | None = None) -> None:
+        """The backtrace so far, the cursor on frame `cursor` (the step shown; else the last frame)."""
         table = self.query_one("#dbg-frames", DataTable)
         table.clear()
         for frame in self.frames:
             how = frame.heuristic if frame.fallback else frame.module.name if frame.module else ""
-            name = frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc) or "??"
+            name = demangle(frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc)) or "??"
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
             table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
-        table.move_cursor(row=len(self.frames) - 1)
+        table.move_cursor(row=len(self.frames) - 1 if cursor is None else cursor)
         if self.stop:
             self._show(f"stopped: {self.stop}")
         else:
-            self._show(f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end")
+            many = f"; {len(self.threads.listed)} threads: t lists them" if self.threads else ""
+            self._show(
+                f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end{many}"
+            )
 
     def _origin(self, frame: Frame, regnum: int) -> str:
         """Where the caller's register came from, in a word or two."""
@@ -290,21 +411,38 @@ class DebuggerScreen(Screen[None]):
             return f"{what} rule"
         return "CFA" if regnum == self.machine.sp else "return address"
 
-    def _explain(self, frame: Frame | None) -> None:
-        """The last step in full: what was looked up, each value worked out, the caller's registers."""
+    def _instruction(self, pc: int) -> str:
+        """`  the instruction at pc: callq 0x1160`, from the core's memory (or the program file), or ""."""
+
+        def read(address: int, size: int) -> bytes | None:
+            code = self.memory.bytes_at(address, size)
+            elf = self.explorer.doc.elf
+            if code is None and elf is not None:
+                code = loaded_code(elf, (address - self.unwinder.modules[0].bias) & ADDRESS_MASK, size)
+            return code
+
+        found = instruction_at(self.machine.abi, read, pc)
+        return f"  the instruction at pc: {found}\n" if found else ""
+
+    def _explain(self, frame: Frame | None, index: int = 0) -> None:
+        """A step in full: what was looked up, each value worked out, the caller's registers. Without a
+        step (`frame` None), frame `index` as it is, before its caller is found."""
         out = Text()
         if frame is None:
-            top = self.frames[0] if self.frames else None
+            top = self.frames[index] if index < len(self.frames) else None
             if top is not None:
-                out.append(f"Frame #0 at {top.pc:#x} {self.unwinder.name_at(top.pc)}\n", style="bold")
+                name = demangle(self.unwinder.name_at(top.pc, top.lookup_pc))
+                out.append(f"Frame #{top.number} at {top.pc:#x} {name}\n", style="bold")
+                out.append(self._instruction(top.pc))
                 for regnum in (self.machine.sp, self.machine.fp, self.machine.ra):
                     if regnum in top.registers:
                         out.append(f"  {self.machine.name(regnum)} = {top.registers[regnum]:#x}\n")
                 out.append("\nspace: find its caller, step by step")
             self.query_one("#dbg-explain", Static).update(out)
             return
-        title = "<signal handler called>" if frame.signal else frame.name()
+        title = "<signal handler called>" if frame.signal else demangle(frame.name())
         out.append(f"Frame #{frame.number} at {frame.pc:#x} {title}\n", style="bold")
+        out.append(self._instruction(frame.pc))
         if frame.lookup_pc != frame.pc:
             out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")
         elif frame.interrupted:
@@ -327,7 +465,9 @@ class DebuggerScreen(Screen[None]):
         if caller is not None:
             out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
             origin = "the saved PC" if frame.signal else "RA"
-            out.append(f"  pc = {origin} = {caller.pc:#x} {self.unwinder.name_at(caller.pc, caller.lookup_pc)}\n")
+            out.append(
+                f"  pc = {origin} = {caller.pc:#x} {demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc))}\n"
+            )
             changed, carried = frame.changed(caller)
             for regnum, value in sorted(changed.items()):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")

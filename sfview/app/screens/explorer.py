@@ -17,18 +17,14 @@ nobody should wait for while moving through the FDE table.
 Other screens (the unwinding debugger) point the explorer at something with
 `show_row`, `goto_address` and `goto_offset`.
 
-Every jump (go to an address, a symbol or an offset, a function chosen in
-the FDE table, a frame shown from the debugger) is kept in a `History`, which
-`[`/`]` (also `alt+left`/`alt+right`, `ctrl+o`) walk back and forward.
-
-The FDE table sorts (`S` by the next column, `R` the other way, or a click on
-a title) and filters (`/`) the functions; the selection always shows in it:
-choosing, elsewhere, a function the filter hides clears the filter.
+What is not the selection's is in mixins of their own: going to places and
+the history (`explorer_navigation.py`), sorting and filtering the functions
+(`explorer_filtering.py`), DWARF beside the rows (`explorer_dwarf.py`); each
+pane's behaviour is in its widget (`widgets/`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import islice
 from typing import ClassVar
 
@@ -36,15 +32,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.history import History
 from sfview.app.names import Names
-from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
+from sfview.app.screens.explorer_dwarf import DwarfBeside
+from sfview.app.screens.explorer_filtering import Filtering
+from sfview.app.screens.explorer_navigation import Navigation
+from sfview.app.screens.goto import Prompt, parse_pattern
 from sfview.app.selection import Selection
+from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
-from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTable
+from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable
+from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
@@ -59,14 +60,11 @@ from sfview.consumers import Verdict
 from sfview.consumers.verdicts import judge_document
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.elffile import section_bytes, section_named
-from sfview.inputs.symbols import Place, Symbol
 from sfview.output.diagnostics import verdict_text
 from sfview.sframe import describe
 from sfview.sframe.fields import Field, RowFields
 from sfview.sframe.overview import Overview
-from sfview.sframe.rules import Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.sframe.section import Section
 
 __all__ = ["ExplorerScreen"]
 
@@ -92,7 +90,7 @@ def _format_line() -> str:
     return f"format: the format's own checks  (v: {names[1]}'s verdict)" if len(names) > 1 else "format"
 
 
-class ExplorerScreen(Screen[None]):
+class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
     """Explore one SFrame section: tables, structure tree, detail, hex, all linked."""
 
     HORIZONTAL_BREAKPOINTS: ClassVar = [(0, "-narrow"), (WIDE, "-wide")]
@@ -107,6 +105,7 @@ class ExplorerScreen(Screen[None]):
         # `[`/`]` first: the footer shows the first key, and every terminal (tmux too) sends them.
         Binding("left_square_bracket,alt+left,ctrl+o", "back", "Back"),
         Binding("right_square_bracket,alt+right", "forward", "Forward", show=False),
+        Binding("i", "toggle_code", "Code"),
         Binding("f", "toggle_frame", "Frame"),
         Binding("z", "zoom", "Zoom"),
         Binding("1", "show_tab('functions')", "Functions", show=False),
@@ -159,7 +158,8 @@ class ExplorerScreen(Screen[None]):
         self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
         self.fre_note = Static(id="fre-note")
         self.dwarf_note = Static(id="dwarf-note")
-        self.tables = TableStack(self.fde_table, self.fre_table, id="tables")
+        self.code_table = CodeTable(doc, self.overview, id="code")
+        self.tables = TableStack(self.fde_table, self.fre_table, self.code_table, id="tables")
         self.structure_pane = TabPane("Structure", id="structure")
         self.structure = StructureTree(self.fields, self.names, id="tree")
         self.detail = FieldDetail(self.fields, self.source, id="detail")
@@ -208,7 +208,7 @@ class ExplorerScreen(Screen[None]):
                     yield self.problems
             yield self.hex_view
         yield self.status_line
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.section is None:
@@ -217,6 +217,7 @@ class ExplorerScreen(Screen[None]):
         # Told at once (signals), so that the other panes follow in the same frame.
         self.fde_table.row_highlighted.subscribe(self, self._fde_highlighted, immediate=True)
         self.fre_table.row_highlighted.subscribe(self, self._fre_highlighted, immediate=True)
+        self.code_table.row_highlighted.subscribe(self, self._code_highlighted, immediate=True)
         self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)
         self.fde_table.focus()
         self.call_after_refresh(self._fill_structure_tab)
@@ -278,6 +279,7 @@ class ExplorerScreen(Screen[None]):
         self.summary.refresh(layout=True)
         self.tabs.get_tab("problems-tab").label = f"Problems ({len(counted) + more})" if counted or more else "Problems"
         self.problem_functions = worst
+        self.fre_table.set_problems({(d.fde, d.fre) for d in counted if d.fde is not None and d.fre is not None})
         self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
         self.structure.problems_changed(worst)
 
@@ -363,6 +365,12 @@ class ExplorerScreen(Screen[None]):
         if func is not None:
             self._select(Selection(func.index, index, self._row_field(func.index, index)), origin="fres")
 
+    def _code_highlighted(self, line: int) -> None:
+        """An instruction chosen: the row it is on is the selection (unless it is already)."""
+        func, fre = self.code_table.function, self.code_table.fre_at(line)
+        if func is not None and fre is not None and (self.selected is None or self.selected.fre != fre):
+            self._select(Selection(func.index, fre, self._row_field(func.index, fre)), origin="code")
+
     def _field_highlighted(self, field: Field) -> None:
         self._select(Selection.of(field), origin="tree")
 
@@ -441,6 +449,8 @@ class ExplorerScreen(Screen[None]):
         relayout = self._show_rows(index)
         if row is not None and origin != "fres":
             self.fre_table.move_cursor(row, notify=False)
+        if row is not None and origin != "code":
+            self.code_table.show_row(row)
         return relayout
 
     def _show_in_table(self, index: int) -> None:
@@ -466,9 +476,12 @@ class ExplorerScreen(Screen[None]):
         Returns whether that changes the layout (the table's or the note's height).
         """
         func = self.section.function(index)
-        relayout = self.fre_table.show_function(func)
+        rows_resized = self.fre_table.show_function(func)  # kept on the function even while hidden
+        code_resized = self.code_table.show_function(func)
+        relayout = code_resized if self.code_table.display else rows_resized  # only the one shown takes room
         name = self.names.of(func)
         self.fre_table.border_title = f"FREs of fdes[{index}]" + (f" {name}" if name else "")
+        self.code_table.border_title = f"instructions of fdes[{index}]" + (f" {name}" if name else "")
         if self.fre_table.dwarf is not None:
             self.dwarf_note.update(self._dwarf_fde(func))
             relayout = True
@@ -529,299 +542,6 @@ class ExplorerScreen(Screen[None]):
         row = selection.fre if selection.fre is not None else self.fre_table.cursor
         self.frame_picture.show(func, row, self.names.of(func))
 
-    # ------------------------------------------------------------------ history
-
-    def _record(self, selection: Selection) -> None:
-        """A jump to `selection`: the place left and the place reached go into the history."""
-        if self.selected is not None:
-            self.history.jump(self.selected, selection)
-
-    def _jump(self, selection: Selection) -> None:
-        """Select `selection` in every pane, as a jump (kept in the history)."""
-        self._record(selection)
-        self._select(selection, origin=None)
-
-    def action_back(self) -> None:
-        self._walk_history(self.history.back, "back")
-
-    def action_forward(self) -> None:
-        self._walk_history(self.history.forward, "forward")
-
-    def _walk_history(self, move: Callable[[Selection], Selection | None], word: str) -> None:
-        """Back or forward one place in the history; at either end, say so."""
-        if self.selected is None:
-            return
-        place = move(self.selected)
-        if place is None:
-            self.app.bell()
-            self._status(f"nothing further {word} in the history")
-            return
-        self._select(place, origin=None)
-        self._status(f"{word} ({self.history.position}): {self._status_text(place)}")
-
-    # ------------------------------------------------------------------ navigation
-
-    def goto_address(self, target: int | Place | None) -> None:
-        """Select the function an unwinder would use for `target`, and its row (PCMASK included).
-
-        In a relocatable object every function starts at 0 until it is linked:
-        there the address is looked for in the functions' places (`.text+0x10`),
-        and one that several functions hold is not guessed at.
-        """
-        if target is None:
-            return
-        if self.section is None:
-            self.app.notify("The section could not be read: there are no functions.", severity="error")
-            return
-        if isinstance(target, Place) or self.names.relocatable:
-            self._goto_in_object(target)
-            return
-        func = self.section.find_function(target)
-        if func is None:
-            self.app.notify(f"No function covers {target:#x}{self._neighbours(target)}.", severity="warning")
-            return
-        self._goto_row(func, target, f"{target:#x}")
-
-    def _goto_in_object(self, target: int | Place) -> None:
-        """Go to an address of a relocatable object: a place, or an offset that one function alone holds."""
-        address, section = (target.offset, target.section) if isinstance(target, Place) else (target, None)
-        where = str(target) if isinstance(target, Place) else f"{address:#x}"
-        found = self.names.holding(address, section)
-        if not found:
-            self.app.notify(f"No function of this object covers {where}.", severity="warning")
-            return
-        if len(found) > 1:
-            self._ambiguous(where, found)
-            return
-        func, place = found[0]
-        start = self.names.place_of(func)
-        assert start is not None  # `holding` only finds functions with a place
-        self._goto_row(func, func.start_address + place.offset - start.offset, str(place))
-
-    def _ambiguous(self, where: str, found: list[tuple[Function, Place]]) -> None:
-        """Say which functions hold an address of a `.o`, and how to name the one meant."""
-        listed = "; ".join(f"{place} in {self.names.of(func) or '?'} (fdes[{func.index}])" for func, place in found)
-        self.app.notify(
-            f"{where} is ambiguous: in a relocatable object every function starts at 0 until it is linked. "
-            f"It is {listed}. Name the section (.text+0x10) or the function (main+0x10).",
-            title="Which function?",
-            severity="warning",
-            timeout=15,
-        )
-        self._status(f"{where}: ambiguous, {len(found)} functions hold it: {listed}")
-
-    def _goto_row(self, func: Function, pc: int, where: str) -> None:
-        """Jump to the row of `func` that holds `pc`, saying where `where` (what was typed) landed."""
-        row = func.row_for(pc)
-        if row is None:
-            self._jump(Selection(func.index, None, self.fields.function_field(func.index)))
-            self._status(f"{where}: fdes[{func.index}], but none of its rows covers it")
-            return
-        self._jump(Selection(func.index, row.index, self._row_field(func.index, row.index)))
-        name = self.names.of(func)
-        rules = describe.app_rules(self.section, row)
-        status = f"{where} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
-        if func.pcmask:
-            offset = (pc - func.start_address) % (func.block_size or 1 << 64)
-            status += f" (PCMASK: offset {offset:#x} in the repeated block)"
-        self._status(status)
-
-    def goto_symbol(self, symbol: Symbol | None) -> None:
-        if symbol is None:
-            return
-        self.goto_address(self.names.named(symbol.name) if self.names.relocatable else symbol.address)
-
-    def goto_offset(self, offset: int | None) -> None:
-        """Put the hex cursor on section offset `offset` and select the field there."""
-        if offset is None:
-            return
-        size = len(self.source.data)
-        if not 0 <= offset < size:
-            self.app.notify(f"{offset:#x} is outside the section (0..{size - 1:#x}).", severity="warning")
-            return
-        self.hex_view.focus()
-        self.hex_view.move_cursor(offset, notify=False)
-        if self.section is not None:
-            self._record(Selection.of(self.fields.field_at(offset)))
-        self._hex_moved(offset)
-
-    def _neighbours(self, pc: int) -> str:
-        """`: between main (ends 0x108b) and small_leaf (0x1180)`, the functions around an address no FDE covers."""
-        before, after = self.section.around(pc)
-        parts = []
-        if before is not None:
-            parts.append(f"after {self.names.of(before) or f'fdes[{before.index}]'} (ends {before.end_address:#x})")
-        if after is not None:
-            parts.append(f"before {self.names.of(after) or f'fdes[{after.index}]'} ({after.start_address:#x})")
-        return ": " + ", ".join(parts) if parts else ""
-
-    def action_goto_address(self) -> None:
-        hint = "The function and row an unwinder uses for a PC."
-        if self.names.relocatable:
-            hint += " In this .o every function starts at 0: name the section (.text+0x10) or the function."
-        self.app.push_screen(GotoNumber("Go to address", hint, self._lookup), self.goto_address)
-
-    def _lookup(self, name: str) -> int | Place | None:
-        """A name's address, or in a relocatable object its place (a function's or a section's)."""
-        if self.names.relocatable:
-            return self.names.named(name)
-        symbol = self.source.symbols.named(name)
-        return symbol.address if symbol is not None else None
-
-    def action_goto_symbol(self) -> None:
-        symbols = self.names.relocated_symbols if self.names.relocatable else self.source.symbols
-        if not len(symbols):
-            self.app.notify("This file has no function names (stripped?).", severity="warning")
-            return
-        self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
-
-    def action_goto_offset(self) -> None:
-        prompt = GotoNumber("Go to section offset", "The field that holds a byte of the section.")
-        self.app.push_screen(prompt, self.goto_offset)
-
-    def show_row(self, fde: int, fre: int | None) -> None:
-        """Select function `fde` (and its row `fre`) in every pane: how other screens point at the section."""
-        if self.section is None:
-            return
-        field = self._row_field(fde, fre) if fre is not None else self.fields.function_field(fde)
-        self._jump(Selection(fde, fre, field))
-
-    def action_toggle_dwarf(self) -> None:
-        """DWARF CFI beside each row, or not: read (in a thread: 40,000 FDEs take seconds) on first use."""
-        if self.section is None or self.doc.elf is None:
-            self.app.notify("Only an ELF file has DWARF CFI to compare with.", severity="warning")
-            return
-        if self.fre_table.dwarf is not None:
-            self.fre_table.show_dwarf(None)
-            self.dwarf_note.remove_class("-shown")
-            return
-        if "cfi" in vars(self.doc):  # read already
-            self._dwarf_read()
-            return
-        self._status("reading DWARF CFI (.eh_frame, .debug_frame)…")
-        self.run_worker(self._read_dwarf, thread=True, exit_on_error=False)
-
-    def _read_dwarf(self) -> None:
-        try:
-            _ = self.doc.cfi
-        except Exception as exc:  # whatever the reader did not foresee: said on the status line, not "reading…"
-            self.app.call_from_thread(self._status, f"DWARF CFI cannot be read: {type(exc).__name__}: {exc}")
-            return
-        self.app.call_from_thread(self._dwarf_read)
-
-    def _dwarf_read(self) -> None:
-        if self.doc.cfi is None:
-            why = self.doc.cfi_error.message if self.doc.cfi_error is not None else "no .eh_frame or .debug_frame"
-            self._status(f"DWARF CFI: {why}")
-            self.app.notify(f"No DWARF CFI to show: {why}", severity="warning")
-            return
-        self.fre_table.show_dwarf(self._dwarf_beside)
-        self.dwarf_note.add_class("-shown")
-        if self.fre_table.function is not None:
-            self.dwarf_note.update(self._dwarf_fde(self.fre_table.function))
-        self._status("DWARF CFI beside each row: `=` where it agrees with SFrame, else DWARF's rules (`d` hides it)")
-
-    def _dwarf_fde(self, func: Function) -> str:
-        """The DWARF FDE of the function: where, its bytes, and its CFA instructions (what SFrame replaced)."""
-        table = self.doc.cfi
-        cfi = table.find(func.start_address) if table is not None else None
-        if cfi is None or self.doc.elf is None:
-            return "DWARF: no FDE covers this function"
-        try:
-            frames = section_named(self.doc.elf, cfi.section)
-            data = section_bytes(frames)[cfi.fde_offset : cfi.fde_offset + cfi.fde_size] if frames else b""
-        except InputError:
-            data = b""
-        shown = data[:24].hex(" ") + (" …" if len(data) > 24 else "")
-        steps = "; ".join(line.strip() for line in cfi.instructions.splitlines() if "nop" not in line)
-        start = "; ".join(line.strip() for line in cfi.cie_instructions.splitlines() if "nop" not in line)
-        return (
-            f"DWARF: FDE at {cfi.section}+{cfi.fde_offset:#x}, {cfi.fde_size} bytes: {shown}\n"
-            f"  CIE at +{cfi.cie_offset:#x}: {start}\n  FDE: {steps or '(no instructions)'}"
-        )
-
-    def _dwarf_beside(self, func: Function, row: Row) -> str:
-        """`=` when DWARF CFI gives the same CFA, RA and FP at the row's first address, else what it says."""
-        from sfview.dwarf.compare import equal
-
-        table = self.doc.cfi
-        address = func.start_address + row.start_offset
-        cfi = table.find(address) if table is not None else None
-        theirs = cfi.row_for(address) if cfi is not None else None
-        if theirs is None:
-            return "no FDE" if cfi is None else "no row"
-        differ = [
-            f"{name} {describe.app_rule(self.section, theirs_rule) if isinstance(theirs_rule, Rule) else 'expr'}"
-            for name, ours, theirs_rule in (
-                ("CFA", row.cfa, theirs.cfa),
-                ("FP", row.fp, theirs.fp),
-                ("RA", row.ra, theirs.ra),
-            )
-            if not equal(ours, theirs_rule)
-        ]
-        return "≠ " + " ".join(differ) if differ else "="
-
-    # ------------------------------------------------------------------ sorting and filtering
-
-    def action_filter(self) -> None:
-        """The filter line, to type in (on the Functions tab)."""
-        if self.section is None:
-            return
-        self.tabs.active = "functions"
-        self.filter_bar.add_class("-shown")
-        self.filter_line.focus()
-
-    def on_input_changed(self, message: Input.Changed) -> None:
-        if message.input is self.filter_line:
-            self._filter(message.value)
-
-    def on_input_submitted(self, message: Input.Submitted) -> None:
-        """`enter`: back to the table, the filter kept (and shown, while there is one)."""
-        if message.input is self.filter_line:
-            self.filter_bar.set_class(bool(message.value.strip()), "-shown")
-            self.fde_table.focus()
-
-    def action_clear_filter(self) -> None:
-        """`escape`: every function again, and the filter line closed."""
-        if self.section is None or not (self.fde_table.filtered or self.filter_bar.has_class("-shown")):
-            return
-        self._clear_filter()
-        self.fde_table.focus()
-
-    def _clear_filter(self) -> None:
-        self.filter_bar.remove_class("-shown")
-        self._filter("")
-
-    def _filter(self, query: str) -> None:
-        """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
-        if self.filter_line.value != query:
-            with self.filter_line.prevent(Input.Changed):
-                self.filter_line.value = query
-        self.fde_table.filter(query)
-        self.summary.counts_changed()
-        self.tables.share()
-
-    def action_sort_next(self) -> None:
-        """Sort the FDE table by the next column (after the last, by index again)."""
-        if self.section is not None:
-            self.sort_functions((self.fde_table.sort.column + 1) % len(COLUMNS))
-
-    def action_sort_reverse(self) -> None:
-        if self.section is not None:
-            sort = self.fde_table.sort
-            self.sort_functions(sort.column, not sort.reverse)
-
-    def sort_functions(self, column: int, reverse: bool = False) -> None:
-        """The FDE table sorted by column `column` (an index in `COLUMNS`), the status line saying so."""
-        if self.section is not None:
-            self.fde_table.sort_by(column, reverse)
-            self._say_sort()
-
-    def _say_sort(self) -> None:
-        sort = self.fde_table.sort
-        order = "descending" if sort.reverse else "ascending"
-        self._status(f"functions by {COLUMNS[sort.column].title}, {order} (S: next column, R: reverse)")
-
     def action_unwind(self) -> None:
         self.app.open_debugger()  # type: ignore[attr-defined]
 
@@ -854,6 +574,21 @@ class ExplorerScreen(Screen[None]):
         """The frame picture of the selected row, or back to the tables."""
         if self.section is not None:
             self.action_show_tab("functions" if self.tabs.active == "frame" else "frame")
+
+    def action_toggle_code(self) -> None:
+        """The selected function's instructions in place of its rows (`i`), or the rows again."""
+        if self.section is None:
+            return
+        self.action_show_tab("functions")
+        shown = self.tables.swap()
+        func = self.fre_table.function
+        if shown is self.code_table and func is not None:
+            self.code_table.show_function(func)
+            if self.selected is not None and self.selected.fre is not None:
+                self.code_table.show_row(self.selected.fre)
+            missing = self.code_table.listing.missing if self.code_table.listing is not None else ""
+            self._status(missing or "instructions on their rows: ▶ marks a row's first, with what it changed")
+        shown.focus()
 
     def action_focus_hex(self) -> None:
         self.hex_view.focus()

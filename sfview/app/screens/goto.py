@@ -1,9 +1,10 @@
 """The dialogs that ask for something: an address or an offset, a symbol found by typing, bytes to search for.
 
-Numbers are read as hex, with or without `0x`, because that is how every
-address and offset on screen (and in readelf's output) is written. In a
-relocatable object an address can also be a place (`.text+0x10`), since
-every function there starts at 0 until it is linked.
+Numbers are read by the one rule of `sfview.inputs.numbers`: hex, with or
+without `0x`, because that is how every address and offset on screen (and in
+readelf's output) is written; decimal with a trailing dot; names and numbers
+added up. In a relocatable object an address can also be a place
+(`.text+0x10`), since every function there starts at 0 until it is linked.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from sfview.inputs.demangle import demangle
+from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
 
 __all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
@@ -31,31 +34,10 @@ SYMBOLS_SHOWN = 40
 
 
 def parse_address(text: str, lookup: Callable[[str], int | Place | None]) -> int | Place | str:
-    """`0x1030`, `main`, `main+0x10` (or `main+16`), `.text+0x10` → an address or a place;
-    else a sentence saying what is wrong. `lookup` gives a name's address (or place)."""
-    number = parse_number(text)
-    if number is not None:
-        return number
-    name, plus, offset = text.strip().partition("+")
-    found = lookup(name.strip())
-    if found is None:
-        return f"neither a hex number nor a function name: {text.strip()!r}"
-    if not plus:
-        return found
-    try:
-        delta = int(offset.strip(), 0)
-    except ValueError:
-        return f"{offset.strip()!r} is not an offset (write main+0x10 or main+16)"
-    return found + delta if isinstance(found, int) else found.moved(delta)
-
-
-def parse_number(text: str) -> int | None:
-    """`0x1030`, `1030` or `0000000000001030` → 0x1030; None if it is not hex."""
-    text = text.strip().lower().removeprefix("0x")
-    try:
-        return int(text, 16) if text else None
-    except ValueError:
-        return None
+    """`0x1030`, `main`, `main+0x10`, `.text+0x10` → an address or a place, by the one number rule
+    (`sfview.inputs.numbers`); else a sentence saying what is wrong. `lookup` gives a name's address
+    (or place)."""
+    return evaluate(text, lookup)
 
 
 def parse_pattern(text: str) -> bytes | str:
@@ -76,8 +58,10 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, title: str, hint: str, example: str, parse: Callable[[str], T | str]) -> None:
+    def __init__(self, title: str, hint: str, example: str, parse: Callable[[str], T | str], value: str = "") -> None:
         super().__init__(classes="goto")
+        self.value = value
+        """What the line holds to start with (the address a step asked for), to accept or change."""
         self.title_text = title
         self.hint = hint
         self.example = example
@@ -87,7 +71,7 @@ class Prompt(ModalScreen[T | None], Generic[T]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = self.title_text
             yield Label(self.hint, classes="goto-hint")
-            yield Input(placeholder=self.example, id="goto-input")
+            yield Input(self.value, placeholder=self.example, id="goto-input")
             yield Label("", id="goto-message")
 
     @on(Input.Submitted)
@@ -102,18 +86,21 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 class GotoNumber(Prompt[int | Place]):
     """Ask for one hex number (with `lookup`, also a name, `name+offset`, or a place in a `.o`)."""
 
-    def __init__(self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None) -> None:
+    def __init__(
+        self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None, value: str = ""
+    ) -> None:
         if lookup is None:
-            super().__init__(title, hint, "hex, e.g. 0x1030", _number)
+            super().__init__(title, hint, "hex, e.g. 0x1030 (decimal: 16.)", _number, value)
         else:
             example = "hex or a name: 0x1030, main, main+0x10"
-            super().__init__(title, hint, example, lambda text: parse_address(text, lookup))
+            super().__init__(title, hint, example, lambda text: parse_address(text, lookup), value)
 
 
 def _number(text: str) -> int | str:
-    """A hex number, or a sentence saying it is not one."""
-    number = parse_number(text)
-    return number if number is not None else f"not a hex number: {text!r}"
+    """A number (or numbers added up) by the rule, or a sentence saying what is wrong."""
+    value = evaluate(text)
+    assert not isinstance(value, Place)  # no lookup, no place
+    return value
 
 
 class GotoSymbol(ModalScreen[Symbol | None]):
@@ -150,7 +137,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         options = self.query_one("#goto-matches", OptionList)
         options.clear_options()
         options.add_options(
-            Option(Text.assemble((sym.name, "bold"), f"  {sym.address:#x}  {sym.size} bytes")) for sym in self.matches
+            Option(Text.assemble((demangle(sym.name), "bold"), f"  {sym.address:#x}  {sym.size} bytes{_raw(sym)}"))
+            for sym in self.matches
         )
         if self.matches:
             options.highlighted = 0
@@ -170,3 +158,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.matches[event.option_index])
+
+
+def _raw(symbol: Symbol) -> str:
+    """`  _ZN2ns7throwerEv`: the stored name after a demangled one, so that either form can be recognised."""
+    return f"  {symbol.name}" if demangle(symbol.name) != symbol.name else ""

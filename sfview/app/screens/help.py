@@ -80,11 +80,23 @@ KEYS = (
     ("`C`", "copy the row of the focused table, else the selected field's path"),
     ("`z`", "zoom the focused pane to the whole screen, and back"),
     ("`u`", "the unwinding debugger (below): walk a stack frame by frame"),
+    (
+        "`i`",
+        "the selected function's instructions (Capstone) in place of its rows, each on the row that holds it;"
+        " `▶` marks a row's first instruction with what the row changed (`CFA sp+8 → sp+16`): the instruction"
+        " just above it made the row. `i` again: the rows",
+    ),
     ("`d`", "DWARF CFI beside each row of the FRE table: `=` where `.eh_frame` says the same, else what it says"),
     ("`tab` / `shift+tab`", "move between panes"),
     ("`ctrl+p`", "command palette: every command; a hex number or part of a name typed there goes to it"),
     ("arrows, `pageup` / `pagedown`, `home` / `end`", "move in the focused pane"),
     ("`enter` / click", "open or close a tree node"),
+    (
+        "numbers",
+        "everywhere (`g`, `o`, the debugger's boxes and prompts, `--regs`, `--mem`, `--bias`): hex, with or"
+        " without `0x` (`1080` is 0x1080); decimal with a trailing dot (`16.`); names and registers added up"
+        " (`main+0x34`, `sp+8`, `$rsp-16.`); a C++ function by either name (`ns::f(int)`, `_ZN2ns1fEi`)",
+    ),
 )
 
 FDE_COLUMNS = (
@@ -129,7 +141,8 @@ the function holding the PC (the PC minus one for a frame that made a call), the
 row that applies there, then the CFA, the return address and the caller's FP
 worked out with real numbers. Start it on a core (`sfview PROG --core CORE`), on
 registers (`sfview PROG --regs pc=…,sp=…,fp=…`), or type the registers at its
-top and press `enter`.
+top (`main+0x34`, `7ffc1000`) and press `enter`: the keys go back to the walk.
+Each frame shows the instruction at its PC.
 
 | key | does |
 |---|---|
@@ -137,7 +150,9 @@ top and press `enter`.
 | `b` | back one frame |
 | `r` | run to where the walk stops |
 | `ctrl+r` | back to frame #0 |
-| `m` | give a memory word (a step that needs one nobody gave asks for it) |
+| `m` | give a memory word (a step that needs one nobody gave asks for it; `m` then offers its address) |
+| `↑` / `↓` | the backtrace's cursor: the step pane shows the step from the frame under it |
+| `t` | a core's threads (when it has several), numbered as gdb numbers them: walk another |
 | `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
 | `enter` | on a frame of the backtrace: the explorer on the FDE and row it was unwound with |
 | `escape` | the explorer, on the FDE and row of the last step |

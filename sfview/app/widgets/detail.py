@@ -33,6 +33,8 @@ BIT_STYLES = ("bold black on #87afd7", "bold black on #d7af87")
 class FieldDetail(VerticalScroll):
     """A scrollable explanation of one field."""
 
+    ALLOW_MAXIMIZE = True  # `z`: a long explanation on the whole screen (Textual's scroll containers refuse)
+
     def __init__(self, fields: FieldTree, source: Source, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.fields = fields

@@ -35,6 +35,8 @@ FILTER_WORDS: dict[str, Callable[[Facts], bool]] = {
 }
 """Filter words that keep functions by attribute; `problems` is the other one, any other word is part of a name."""
 PROBLEMS = "problems"
+VARIABLE = "var"
+"""The frame column of a function whose CFA some row computes from FP: no fixed size."""
 
 
 class Sort(NamedTuple):
@@ -132,7 +134,7 @@ class FdeTable(RowTable):
             str(facts.size),
             name,
             str(facts.num_fres),
-            "" if facts.frame is None else str(facts.frame),
+            _frame_text(facts.frame),
             describe.FRE_TYPE_NAMES.get(facts.fre_type, str(facts.fre_type)),
             describe.PC_TYPE_NAMES.get(facts.pc_type, str(facts.pc_type)),
             describe.PAUTH_KEY_NAMES.get(facts.pauth_key, "?"),
@@ -180,7 +182,8 @@ class FdeTable(RowTable):
         (`9 FDEs (1 PCMASK)`: no kind there are none of)."""
         total = len(self.overview)
         if self.filtered:
-            return f"{len(self.order)} of {total} FDEs shown", f"{len(self.order)}/{total} FDEs shown"
+            shown = f"{len(self.order)} of {total} FDEs shown"
+            return shown, shown
         pcmask, flexible = self.overview.pcmask_count, self.overview.flexible_count
         kinds = [f"{n} {kind}" for n, kind in ((pcmask, "PCMASK"), (flexible, "flexible")) if n]
         short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "")
@@ -289,3 +292,10 @@ class FdeTable(RowTable):
             yields_to = SYMBOL_AT_LEAST if i == SYMBOL else 0
             columns.append(Column(title, max(len(title), width), spec.right, yields_to))
         return columns
+
+
+def _frame_text(frame: int | None) -> str:
+    """`48`; `var` for a frame whose CFA comes from FP (alloca, VLAs): its size is not in the rules."""
+    if frame is None:
+        return ""
+    return VARIABLE if getattr(frame, "variable", False) else str(frame)

@@ -184,6 +184,8 @@ def picture(section: Section, func: Function, row: Row, name: str = "") -> Text:
 class FramePicture(VerticalScroll, can_focus=True):
     """The selected row's frame as a picture, scrollable; `←`/`→` move to the previous/next row."""
 
+    ALLOW_MAXIMIZE = True  # `z`: a deep frame on the whole screen (Textual's scroll containers refuse)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Previous row"),
         Binding("right", "step(1)", "Next row"),

@@ -38,6 +38,8 @@ class FreTable(RowTable):
         super().__init__(id=id)
         self.section = section
         self.function: Function | None = None
+        self.problems: set[tuple[int, int]] = set()
+        """The rows (FDE index, FRE index) a check of the section found an error or a warning in: marked."""
         self.dwarf: Callable[[Function, Row], str] | None = None
         """What DWARF CFI says at a row's address, beside it (`=` when it agrees); None: no such column."""
         self._dwarf_width = len("DWARF")
@@ -94,6 +96,15 @@ class FreTable(RowTable):
             MANGLED[row.mangled_ra],
             func.section.data[row.span.start : row.span.end].hex(" "),
         )
+
+    def row_is_error(self, index: int) -> bool:
+        """A row a check found wrong is drawn as an error (its problem is in the Problems tab)."""
+        func = self.function
+        return func is not None and (func.index, index) in self.problems
+
+    def set_problems(self, problems: set[tuple[int, int]]) -> None:
+        self.problems = problems
+        self.refresh()
 
     def show_dwarf(self, dwarf: Callable[[Function, Row], str] | None) -> None:
         """Show (or, with None, hide) a column with DWARF's rules at each row's address."""

@@ -1,7 +1,9 @@
 """`HeaderSummary`: what the section is, in two lines at the top of the screen.
 
-On a narrow screen each fact falls back to a shorter form, so that the two
-lines still fit 80 columns; the Structure tab has every header field in full.
+On a narrow screen each fact of the file's line falls back to a shorter form,
+so that it still fits 80 columns; the section's line is always in its short
+form, so that it reads the same at every width. The Structure tab has every
+header field in full.
 """
 
 from __future__ import annotations
@@ -77,7 +79,9 @@ class HeaderSummary(Widget):
     def summary(self, width: int) -> Text:
         text = Text(_fit(self._file_facts(), width), style="bold")
         if self.section is not None:
-            text.append("\n" + _fit(self._section_facts(self.section), width))
+            # Always the short forms: a line that changed its words with the width (or the filter's
+            # counts) would move under the eye; every field is in full in the Structure tab.
+            text.append("\n" + SEPARATOR.join(short for _, short in self._section_facts(self.section) if short))
         elif header := header_only(self.source.data):  # what can be read of it: its preamble and header
             facts = [line.strip() for line in header.splitlines()[2:] if line.strip()]
             text.append("\n" + _fit([(fact, fact) for fact in facts], width))
@@ -115,7 +119,7 @@ class HeaderSummary(Widget):
             facts.append((f"but the magic says {section.endian}-endian", f"magic: {section.endian}-endian"))
         facts += [self.fde_counts(), (fres, fres)]
         offsets = (("FP", section.fixed_fp_offset), ("RA", section.fixed_ra_offset))
-        fixed = [f"{what} at c{offset:+d}" for what, offset in offsets if offset]
+        fixed = [f"{what} c{offset:+d}" for what, offset in offsets if offset]
         if fixed:
-            facts.append((f"fixed {', '.join(fixed)}", ""))
+            facts.append((f"fixed {', '.join(fixed)}", ", ".join(fixed)))
         return facts

@@ -45,11 +45,11 @@ from textual.strip import Strip
 __all__ = ["BYTES_PER_LINE", "HexView"]
 
 BYTES_PER_LINE = 16
-"""Bytes shown on one line."""
+"""Bytes shown on one line, when the pane is wide enough for them (94 columns)."""
+NARROW_BYTES_PER_LINE = 8
+"""Bytes on one line of a narrower pane (80 columns): every column, ASCII included, still shows."""
 
-_HALF = BYTES_PER_LINE // 2
 _COLUMN_GAP = "  "
-_HEX_WIDTH = BYTES_PER_LINE * 3  # "hh " per byte, minus the last space, plus the extra mid gap: 48
 _ADDRESS_DIGITS = 16
 
 # One translation table instead of a per-byte `chr`/`isprintable` test: printable ASCII
@@ -67,16 +67,22 @@ MATCHES_KEPT = 100_000
 """Matches of a search counted at most (a one-byte pattern in a big section matches everywhere)."""
 
 
-def _hex_of(chunk: bytes) -> str:
-    """Hex text of up to 16 bytes with the mid gap, padded to the full column width."""
-    if len(chunk) <= _HALF:
-        return chunk.hex(" ").ljust(_HEX_WIDTH)
-    return f"{chunk[:_HALF].hex(' ')}  {chunk[_HALF:].hex(' ')}".ljust(_HEX_WIDTH)
+def _hex_width(per_line: int) -> int:
+    """Cells of the hex field: "hh " per byte, minus the last space, plus the extra mid gap (48 for 16)."""
+    return per_line * 3
 
 
-def _hex_column(index: int) -> int:
-    """Column of byte `index` (0-15) inside the hex field."""
-    return index * 3 + (1 if index >= _HALF else 0)
+def _hex_of(chunk: bytes, per_line: int) -> str:
+    """Hex text of up to `per_line` bytes with the mid gap, padded to the full column width."""
+    half = per_line // 2
+    if len(chunk) <= half:
+        return chunk.hex(" ").ljust(_hex_width(per_line))
+    return f"{chunk[:half].hex(' ')}  {chunk[half:].hex(' ')}".ljust(_hex_width(per_line))
+
+
+def _hex_column(index: int, per_line: int) -> int:
+    """Column of byte `index` (0 to `per_line` - 1) inside the hex field."""
+    return index * 3 + (1 if index >= per_line // 2 else 0)
 
 
 class _Styles(NamedTuple):
@@ -213,6 +219,7 @@ class HexView(ScrollView, can_focus=True):
         # Strips of lines with no cursor/highlight on them; they depend only on the
         # bytes and the styles, so scrolling back and forth reuses them.
         self._plain_cache: LRUCache[int, Strip] = LRUCache(1024)
+        self._per_line = BYTES_PER_LINE
         self._set_data(data)
 
     # ------------------------------------------------------------------ properties
@@ -340,38 +347,61 @@ class HexView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ layout
 
+    @property
+    def bytes_per_line(self) -> int:
+        """16, or 8 while the pane is too narrow for 16 (an 80-column terminal)."""
+        return self._per_line
+
+    def on_resize(self) -> None:
+        """16 bytes a line when they fit, else 8: the ASCII column is never cut off."""
+        wanted = BYTES_PER_LINE if self.size.width >= self._width_for(BYTES_PER_LINE) else NARROW_BYTES_PER_LINE
+        if wanted != self._per_line:
+            self._per_line = wanted
+            self._lay_out()
+            self._plain_cache.clear()
+            self.refresh()
+            self.call_after_refresh(self._scroll_cursor_into_view)
+
+    def _width_for(self, per_line: int) -> int:
+        """Cells a line of `per_line` bytes takes."""
+        return self._offset_digits + _ADDRESS_DIGITS + _hex_width(per_line) + per_line + 3 * len(_COLUMN_GAP)
+
     def _set_data(self, data: bytes) -> None:
         """Adopt new bytes: recompute column geometry and the virtual size, reset state."""
         self._data = bytes(data)
-        size = len(self._data)
-        self._line_count = -(-size // BYTES_PER_LINE)
-        # Offsets are 8 digits like readelf/hexdump, wider only for sections past 4 GiB.
-        self._offset_digits = max(8, len(f"{max(size - 1, 0):x}"))
-        self._hex_x = self._offset_digits + len(_COLUMN_GAP) + _ADDRESS_DIGITS + len(_COLUMN_GAP)
-        self._ascii_x = self._hex_x + _HEX_WIDTH + len(_COLUMN_GAP)
-        self._line_width = self._ascii_x + BYTES_PER_LINE
-        self._header = _COLUMN_GAP.join(
-            (
-                "offset".ljust(self._offset_digits),
-                "address".ljust(_ADDRESS_DIGITS),
-                _hex_of(bytes(range(BYTES_PER_LINE))),
-                "ASCII",
-            )
-        ).ljust(self._line_width)
         self._cursor = 0
         self._highlight = None
         self._boundaries = ()
         self._plain_cache.clear()
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        """Column geometry, header and virtual size for the bytes and the bytes per line."""
+        size = len(self._data)
+        self._line_count = -(-size // self._per_line)
+        # Offsets are 8 digits like readelf/hexdump, wider only for sections past 4 GiB.
+        self._offset_digits = max(8, len(f"{max(size - 1, 0):x}"))
+        self._hex_x = self._offset_digits + len(_COLUMN_GAP) + _ADDRESS_DIGITS + len(_COLUMN_GAP)
+        self._ascii_x = self._hex_x + _hex_width(self._per_line) + len(_COLUMN_GAP)
+        self._line_width = self._ascii_x + self._per_line
+        self._header = _COLUMN_GAP.join(
+            (
+                "offset".ljust(self._offset_digits),
+                "address".ljust(_ADDRESS_DIGITS),
+                _hex_of(bytes(range(self._per_line)), self._per_line),
+                "ASCII",
+            )
+        ).ljust(self._line_width)
         self.virtual_size = Size(self._line_width, self._line_count + 1)  # + the header line
 
     def _line_parts(self, line_no: int) -> tuple[str, str, str, str]:
         """Offset, address, hex and ASCII text of one line."""
-        start = line_no * BYTES_PER_LINE
-        chunk = self._data[start : start + BYTES_PER_LINE]
+        start = line_no * self._per_line
+        chunk = self._data[start : start + self._per_line]
         return (
             f"{start:0{self._offset_digits}x}",
             f"{(self._base_address + start) & 0xFFFF_FFFF_FFFF_FFFF:016x}",
-            _hex_of(chunk),
+            _hex_of(chunk, self._per_line),
             chunk.translate(_ASCII_TABLE).decode("latin-1"),
         )
 
@@ -381,18 +411,18 @@ class HexView(ScrollView, can_focus=True):
             return None
         index: int | None = None
         relative = column - self._hex_x
-        if 0 <= relative < _HEX_WIDTH:
-            if relative >= _hex_column(_HALF):
+        if 0 <= relative < _hex_width(self._per_line):
+            if relative >= _hex_column(self._per_line // 2, self._per_line):
                 relative -= 1  # skip the extra mid gap
-            elif relative == _hex_column(_HALF) - 1:
+            elif relative == _hex_column(self._per_line // 2, self._per_line) - 1:
                 return None
             if relative % 3 != 2:  # not the space between two bytes
                 index = relative // 3
-        elif 0 <= column - self._ascii_x < BYTES_PER_LINE:
+        elif 0 <= column - self._ascii_x < self._per_line:
             index = column - self._ascii_x
         if index is None:
             return None
-        offset = line_no * BYTES_PER_LINE + index
+        offset = line_no * self._per_line + index
         return offset if offset < len(self._data) else None
 
     # ------------------------------------------------------------------ styles
@@ -508,8 +538,8 @@ class HexView(ScrollView, can_focus=True):
 
     def _render_dump_line(self, line_no: int, styles: _Styles) -> Strip:
         """Full-width strip of one dump line (before horizontal cropping)."""
-        start = line_no * BYTES_PER_LINE
-        end = min(start + BYTES_PER_LINE, len(self._data))
+        start = line_no * self._per_line
+        end = min(start + self._per_line, len(self._data))
         states = self._paint_states(start, end)
         has_cursor = start <= self._cursor < end
         if states is None and not has_cursor:
@@ -545,12 +575,13 @@ class HexView(ScrollView, can_focus=True):
         pieces: list[tuple[str, Style]] = []
         hex_styles = styles.hex
         for index in range(count):
-            pieces.append((hex_text[_hex_column(index) : _hex_column(index) + 2], hex_styles[cells[index]]))
+            column = _hex_column(index, self._per_line)
+            pieces.append((hex_text[column : column + 2], hex_styles[cells[index]]))
             if index + 1 < count:
-                separator = "  " if index + 1 == _HALF else " "
+                separator = "  " if index + 1 == self._per_line // 2 else " "
                 state = fields[index] if fields[index] == fields[index + 1] else _PLAIN
                 pieces.append((separator, hex_styles[state]))
-        tail = _HEX_WIDTH - (_hex_column(count - 1) + 2)
+        tail = _hex_width(self._per_line) - (_hex_column(count - 1, self._per_line) + 2)
         if tail:
             pieces.append((" " * tail, base))
         pieces.append((_COLUMN_GAP, base))
@@ -569,8 +600,8 @@ class HexView(ScrollView, can_focus=True):
         old = self._cursor
         self._cursor = offset
         if offset != old:
-            self.refresh_line(old // BYTES_PER_LINE + 1)  # + the header line
-            self.refresh_line(offset // BYTES_PER_LINE + 1)
+            self.refresh_line(old // self._per_line + 1)  # + the header line
+            self.refresh_line(offset // self._per_line + 1)
         self._scroll_cursor_into_view()
         if notify and offset != old:
             self.post_message(self.CursorMoved(offset, self))
@@ -587,7 +618,7 @@ class HexView(ScrollView, can_focus=True):
 
     def _scroll_cursor_into_view(self) -> None:
         """Scroll the least distance that shows the cursor's line and hex cell."""
-        line_no = self._cursor // BYTES_PER_LINE
+        line_no = self._cursor // self._per_line
         height = self.visible_lines
         if height <= 0:
             return
@@ -598,7 +629,7 @@ class HexView(ScrollView, can_focus=True):
         elif line_no >= scroll_y + height:
             target_y = line_no - height + 1
         width = self.scrollable_content_region.width
-        column = self._hex_x + _hex_column(self._cursor % BYTES_PER_LINE)
+        column = self._hex_x + _hex_column(self._cursor % self._per_line, self._per_line)
         target_x = scroll_x
         if column < scroll_x:
             target_x = column
@@ -613,8 +644,8 @@ class HexView(ScrollView, can_focus=True):
         if height <= 0 or not self.is_mounted:
             self.call_after_refresh(self._reveal_range, start, end)
             return
-        first = start // BYTES_PER_LINE
-        last = (end - 1) // BYTES_PER_LINE
+        first = start // self._per_line
+        last = (end - 1) // self._per_line
         top = self.scroll_offset.y
         fits = last - first + 1 <= height
         if top <= first < top + height:
@@ -644,13 +675,13 @@ class HexView(ScrollView, can_focus=True):
 
     def action_cursor_up(self) -> None:
         """Same column, previous line (stays put on the first line)."""
-        if self._cursor >= BYTES_PER_LINE:
-            self._set_cursor(self._cursor - BYTES_PER_LINE, notify=True)
+        if self._cursor >= self._per_line:
+            self._set_cursor(self._cursor - self._per_line, notify=True)
 
     def action_cursor_down(self) -> None:
         """Same column, next line; clamps to the last byte when the last line is short."""
-        if self._cursor // BYTES_PER_LINE < self._line_count - 1:
-            self._set_cursor(self._cursor + BYTES_PER_LINE, notify=True)
+        if self._cursor // self._per_line < self._line_count - 1:
+            self._set_cursor(self._cursor + self._per_line, notify=True)
 
     def action_page_up(self) -> None:
         """Up one screenful; the view scrolls with the cursor so it keeps its screen row."""
@@ -665,18 +696,18 @@ class HexView(ScrollView, can_focus=True):
         if not self._data:
             return
         lines = self._page_lines
-        column = self._cursor % BYTES_PER_LINE
-        line_no = max(0, min(self._cursor // BYTES_PER_LINE + direction * lines, self._line_count - 1))
+        column = self._cursor % self._per_line
+        line_no = max(0, min(self._cursor // self._per_line + direction * lines, self._line_count - 1))
         self.scroll_to(y=self.scroll_offset.y + direction * lines, animate=False, immediate=True)
-        self._set_cursor(line_no * BYTES_PER_LINE + column, notify=True)
+        self._set_cursor(line_no * self._per_line + column, notify=True)
 
     def action_line_start(self) -> None:
         """First byte of the cursor's line."""
-        self._set_cursor(self._cursor - self._cursor % BYTES_PER_LINE, notify=True)
+        self._set_cursor(self._cursor - self._cursor % self._per_line, notify=True)
 
     def action_line_end(self) -> None:
         """Last byte of the cursor's line."""
-        self._set_cursor(self._cursor - self._cursor % BYTES_PER_LINE + BYTES_PER_LINE - 1, notify=True)
+        self._set_cursor(self._cursor - self._cursor % self._per_line + self._per_line - 1, notify=True)
 
     def action_first_byte(self) -> None:
         """First byte of the section."""

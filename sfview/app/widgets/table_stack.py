@@ -41,12 +41,29 @@ def wanted(table: RowTable) -> int:
 
 
 class TableStack(Vertical):
-    """`above` takes the lines `share_height` gives it, `below` (`height: 1fr`) the rest."""
+    """`above` takes the lines `share_height` gives it, `below` (`height: 1fr`) the rest.
 
-    def __init__(self, above: RowTable, below: RowTable, *, id: str | None = None) -> None:
-        super().__init__(above, below, id=id)
+    `alternate`, if given, can take `below`'s place (`swap`): the instructions in place of the rows.
+    """
+
+    def __init__(
+        self, above: RowTable, below: RowTable, alternate: RowTable | None = None, *, id: str | None = None
+    ) -> None:
+        super().__init__(above, below, *([alternate] if alternate is not None else []), id=id)
         self.above = above
         self.below = below
+        self._other = alternate
+
+    def swap(self) -> RowTable:
+        """Show the alternate table in the lower place, or the first one again; returns the one now shown."""
+        if self._other is None:
+            return self.below
+        shown, self._other = self._other, self.below
+        self._other.display = False
+        shown.display = True
+        self.below = shown
+        self.share()
+        return shown
 
     def on_mount(self) -> None:
         self.watch(self.screen, "maximized", self._zoomed, init=False)

@@ -1,0 +1,91 @@
+"""Sorting and filtering the functions in the explorer.
+
+A mixin of `ExplorerScreen`: the FDE table sorts (`S` by the next column, `R`
+the other way, or a click on a title) and filters (`/`) the functions; the
+selection always shows in it (choosing, elsewhere, a function the filter
+hides clears the filter), and a sort selects the top row, the answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import Input
+
+from sfview.app.widgets.fde_table import COLUMNS
+
+if TYPE_CHECKING:
+    from sfview.app.screens.explorer import ExplorerScreen
+
+    _Base = ExplorerScreen
+else:
+    _Base = object
+
+__all__ = ["Filtering"]
+
+
+class Filtering(_Base):
+    """The filter line (`/`) and the sort keys (`S`, `R`) of the FDE table."""
+
+    def action_filter(self) -> None:
+        """The filter line, to type in (on the Functions tab)."""
+        if self.section is None:
+            return
+        self.tabs.active = "functions"
+        self.filter_bar.add_class("-shown")
+        self.filter_line.focus()
+
+    def on_input_changed(self, message: Input.Changed) -> None:
+        if message.input is self.filter_line:
+            self._filter(message.value)
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """`enter`: back to the table, the filter kept (and shown, while there is one)."""
+        if message.input is self.filter_line:
+            self.filter_bar.set_class(bool(message.value.strip()), "-shown")
+            self.fde_table.focus()
+
+    def action_clear_filter(self) -> None:
+        """`escape`: every function again, and the filter line closed."""
+        if self.section is None or not (self.fde_table.filtered or self.filter_bar.has_class("-shown")):
+            return
+        self._clear_filter()
+        self.fde_table.focus()
+
+    def _clear_filter(self) -> None:
+        self.filter_bar.remove_class("-shown")
+        self._filter("")
+
+    def _filter(self, query: str) -> None:
+        """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
+        if self.filter_line.value != query:
+            with self.filter_line.prevent(Input.Changed):
+                self.filter_line.value = query
+        self.fde_table.filter(query)
+        self.summary.counts_changed()
+        self.tables.share()
+
+    def action_sort_next(self) -> None:
+        """Sort the FDE table by the next column (after the last, by index again)."""
+        if self.section is not None:
+            self.sort_functions((self.fde_table.sort.column + 1) % len(COLUMNS))
+
+    def action_sort_reverse(self) -> None:
+        if self.section is not None:
+            sort = self.fde_table.sort
+            self.sort_functions(sort.column, not sort.reverse)
+
+    def sort_functions(self, column: int, reverse: bool = False) -> None:
+        """The FDE table sorted by column `column` (an index in `COLUMNS`), the first row selected (the
+        largest frame, the most rows: what was asked), the status line saying so."""
+        if self.section is not None:
+            self.fde_table.sort_by(column, reverse)
+            if self.fde_table.row_count:  # the top rows are the answer: the selection goes there
+                self.fde_table.move_cursor(0, notify=False)
+                self._fde_highlighted(0)
+            self._say_sort()
+
+    def _say_sort(self) -> None:
+        sort = self.fde_table.sort
+        order = "descending" if sort.reverse else "ascending"
+        self._status(f"functions by {COLUMNS[sort.column].title}, {order} (S: next column, R: reverse)")

@@ -1,0 +1,85 @@
+"""One rule for every number and address a person types, in the app and on the command line.
+
+- A number is hex, with or without `0x` (`1080` is 0x1080): every address and
+  offset sfview shows, and readelf and gdb print, is written in hex.
+- Decimal is a number with a trailing dot, as gdb reads one (`16.` is 0x10).
+- An expression adds and subtracts terms: numbers, names (`main`, a C++ name
+  in either form, `.text` in an object file), and in the debugger and with
+  `--mem` registers (`sp`, `fp`, `pc`, `lr`, the ABI's own names, a leading
+  `$` allowed, as gdb writes them): `main+0x34`, `sp+8`, `$rsp-10.`.
+
+What a name means is the caller's (`lookup`): a symbol's address, a register's
+value, a place in an object file (`Place`, which an offset moves). Anything
+else is refused with a sentence saying what is wrong, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sfview.inputs.symbols import Place
+
+__all__ = ["RULE", "evaluate", "parse_number"]
+
+RULE = "numbers are hex (1080 = 0x1080); decimal has a trailing dot (16.); names and registers add up: main+0x34, sp+8"
+"""The rule in one line, for `?` and `--help`."""
+
+_TERM = re.compile(r"\s*([+-])?\s*([^+\s-][^+-]*?)\s*(?=[+-]|$)")
+_HEX = re.compile(r"(?:0x)?([0-9a-f]+)", re.I)
+_DECIMAL = re.compile(r"([0-9]+)\.")
+
+
+def parse_number(text: str) -> int | None:
+    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule."""
+    text = text.strip()
+    if m := _DECIMAL.fullmatch(text):
+        return int(m[1])
+    if m := _HEX.fullmatch(text):
+        return int(m[1], 16)
+    return None
+
+
+def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = None) -> Place | int | str:
+    """The value of `text` by the rule; a sentence saying what is wrong when it has none.
+
+    A name is looked up (with and without a leading `$`) before it is read as hex, so that a
+    register called `fp` or a function called `add` is what it says; a name `lookup` does not
+    know that is hex (`beef`) is the number. The whole text is looked up first, for a C++ name
+    with a `+` or `-` in it (`operator+`).
+    """
+    text = text.strip()
+    if not text:
+        return "type a number or a name"
+    whole = _value(text, lookup) if lookup is not None else None
+    if whole is not None and not isinstance(whole, str):
+        return whole
+    terms = [(m[1] or "", m[2]) for m in _TERM.finditer(text)]
+    if "".join(sign + body for sign, body in terms).replace(" ", "") != text.replace(" ", ""):
+        return f"not a number or an expression of names and numbers: {text!r}"
+    total: Place | int = 0
+    for position, (sign, body) in enumerate(terms):
+        value = _value(body, lookup)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Place):
+            if position or sign == "-":
+                return f"{body!r} can only come first: it is a place in a section, not a number to add"
+            total = value
+            continue
+        delta = -value if sign == "-" else value
+        total = total.moved(delta) if isinstance(total, Place) else total + delta
+    return total
+
+
+def _value(body: str, lookup: Callable[[str], Place | int | None] | None) -> Place | int | str:
+    """One term: a name `lookup` knows, else a number by the rule, else what is wrong."""
+    if lookup is not None:
+        for name in (body, body.removeprefix("$")):
+            found = lookup(name)
+            if found is not None:
+                return found
+    number = parse_number(body)
+    if number is not None:
+        return number
+    return f"neither a hex number nor a function name: {body!r}"

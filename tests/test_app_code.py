@@ -1,0 +1,71 @@
+"""The instructions pane (`i`) in the explorer, driven by keys: it follows and sets the selection."""
+
+from __future__ import annotations
+
+from conftest import DATA
+
+from sfview.app.app import SfviewApp
+from sfview.code.disasm import listing
+from sfview.document import Document
+
+SHAPES = DATA / "shapes-x86_64-O2"
+SIZE = (100, 32)
+MAIN = 2
+
+
+def status(app: SfviewApp) -> str:
+    return str(app.explorer.status_line.render())
+
+
+async def test_i_shows_the_functions_instructions_in_place_of_its_rows() -> None:
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("n", "n", "i")
+        await pilot.pause()
+        assert ex.focused is ex.code_table and ex.code_table.display and not ex.fre_table.display
+        expected = listing(app.explorer.doc, app.section.function(MAIN)).instructions
+        assert ex.code_table.row_count == len(expected)
+        cells = ex.code_table.row_cells(1)
+        assert cells[1] == f"{expected[1].address:#x}" and cells[3] == expected[1].text == "movslq %edi, %rdi"
+        assert cells[4] == "▶ 1: CFA sp+8 → sp+16"  # right after `pushq %rbx`
+        await pilot.press("down")  # onto row 1's first instruction: row 1 is the selection
+        row = app.section.function(MAIN).rows[1]
+        assert ex.selected.fre == 1 and ex.fre_table.cursor == 1
+        assert ex.hex_view.highlighted == (row.span.start, row.span.end)
+        await pilot.press("i")  # the rows again, on the same row
+        assert ex.fre_table.display and not ex.code_table.display and ex.fre_table.cursor == 1
+
+
+async def test_go_to_an_address_lands_on_its_instruction() -> None:
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("i", "g", *"1058", "enter")  # inside `movq %rdi, %r9` at 0x1057
+        await pilot.pause()
+        line = ex.code_table.listing.line_of(0x1058)
+        assert ex.code_table.listing.instructions[line].address == 0x1057
+        assert ex.code_table.cursor == line
+        assert ex.selected.fde == MAIN and ex.selected.fre == 1
+
+
+async def test_dwarf_beside_each_rows_first_instruction() -> None:
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("n", "n", "i", "d")
+        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [c.title for c in ex.code_table.columns][-1] == "DWARF"
+        assert ex.code_table.row_cells(0)[-1] == "="  # DWARF agrees at main's entry
+        assert ex.code_table.row_cells(2)[-1] == ""  # not a row's first instruction
+
+
+async def test_a_raw_section_says_it_has_no_code() -> None:
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2.sframe")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        assert "raw SFrame section" in app.explorer.code_table.row_cells(0)[3]
+        assert "raw SFrame section" in status(app)

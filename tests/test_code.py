@@ -1,0 +1,141 @@
+"""The instructions beside the rows (`sfview.code.disasm`), checked against `objdump -d` of each target.
+
+objdump is the oracle for where instructions start (Capstone must cut the
+code where binutils does) and for which bytes a function has; the rows are
+the model's `row_for`, and the instruction just before a row that grew the
+CFA by one slot on x86-64 must be a push, as the compiler emitted it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+from toolchains import toolchain
+
+from sfview.code.disasm import listing
+from sfview.document import Document
+from sfview.sframe.rules import Kind
+
+OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\t([0-9a-f ]+?)\s*(?:\t(.*))?$")
+
+
+def objdump_starts(objdump: str, path: Path, start: int, end: int, endian: str) -> dict[int, bytes]:
+    """Each instruction objdump decodes in [start, end): its address and its bytes (a long one's are joined).
+
+    objdump prints x86 and s390x code byte by byte, and AArch64's as 32-bit words (`a9bd7bfd`): a word
+    is turned back into bytes in the file's byte order.
+    """
+    out = subprocess.run(
+        [objdump, "-d", "-z", f"--start-address={start:#x}", f"--stop-address={end:#x}", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found: dict[int, bytes] = {}
+    last = None
+    for line in out.splitlines():
+        m = OBJDUMP_LINE.match(line)
+        if not m:
+            continue
+        address, text = int(m[1], 16), m[3]
+        words = m[2].split()
+        code = b"".join(int(w, 16).to_bytes(len(w) // 2, endian) if len(w) == 8 else bytes.fromhex(w) for w in words)
+        if text is None and last is not None:  # the rest of a long instruction's bytes, on a line of their own
+            found[last] += code
+            continue
+        found[address] = code
+        last = address
+    return found
+
+
+def check_against_objdump(path: Path, objdump: str) -> int:
+    """Every function's instructions start where objdump's do, with the same bytes; returns how many."""
+    doc = Document.open(str(path))
+    count = 0
+    for func in doc.section.functions():
+        shown = listing(doc, func)
+        assert not shown.missing, (func.index, shown.missing)
+        ours = {ins.address: ins.code for ins in shown.instructions}
+        theirs = objdump_starts(objdump, path, func.start_address, func.end_address, doc.section.endian)
+        assert ours == theirs, f"{path.name} fdes[{func.index}] at {func.start_address:#x}"
+        count += len(ours)
+    return count
+
+
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [
+        ("shapes-x86_64-O2", "x86_64"),
+        ("shapes-x86_64-O0-fp", "x86_64"),
+        ("libshapes-x86_64.so", "x86_64"),
+        ("shapes-aarch64-O2", "aarch64"),
+        ("shapes-aarch64-O0-fp", "aarch64"),
+    ],
+)
+def test_instructions_start_where_objdump_says(name: str, target: str) -> None:
+    objdump = toolchain("2.40", target).tool("objdump")
+    assert check_against_objdump(DATA / name, objdump) > 20
+
+
+def test_s390x_big_endian_instructions_start_where_objdump_says(tmp_path: Path) -> None:
+    tc = toolchain("2.47", "s390x")
+    prog = tmp_path / "shapes-s390x"
+    tc.compile("-O1", "-o", prog, DATA / "src" / "shapes.c")
+    assert check_against_objdump(prog, tc.tool("objdump")) > 20
+
+
+def test_each_instruction_is_on_the_row_an_unwinder_uses_there() -> None:
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"))
+    for func in doc.section.functions():
+        seen = set()
+        for ins in listing(doc, func).instructions:
+            row = func.row_for(ins.address)
+            assert ins.row == (row.index if row is not None else None)
+            first = ins.row is not None and ins.row not in seen
+            assert ins.change.startswith(f"▶ {ins.row}: ") == first, (func.index, hex(ins.address), ins.change)
+            seen.add(ins.row)
+
+
+def test_a_push_ends_the_row_before_one_that_grew_the_cfa_by_a_slot() -> None:
+    """On x86-64, CFA sp+8 → sp+16 comes right after the `push` that made it (as gcc emitted it)."""
+    doc = Document.open(str(DATA / "shapes-x86_64-O0-fp"))
+    checked = 0
+    for func in doc.section.functions():
+        if func.pcmask:
+            continue
+        instructions = listing(doc, func).instructions
+        for before, ins in itertools.pairwise(instructions):
+            if not ins.change or ins.row in (None, 0):
+                continue
+            old, new = func.rows[ins.row - 1].cfa, func.rows[ins.row].cfa
+            if old.kind is new.kind is Kind.VALUE and old.base == new.base and new.offset - old.offset == 8:
+                assert before.text.startswith("push"), (func.index, before.text, ins.change)
+                assert f"sp+{old.offset} → sp+{new.offset}" in ins.change
+                checked += 1
+    assert checked >= 3
+
+
+def test_an_object_file_is_disassembled_from_its_sections() -> None:
+    path = DATA / "shapes-x86_64-O2.o"
+    doc = Document.open(str(path))
+    objdump = toolchain("2.40", "x86_64").tool("objdump")
+    out = subprocess.run([objdump, "-d", str(path)], capture_output=True, text=True, check=True).stdout
+    for func in doc.section.functions():
+        place = doc.source.relocated_places[func.span.start]
+        block = out.split(f"Disassembly of section {place.section}:")[1].split("Disassembly of section")[0]
+        theirs = {int(m[1], 16) for line in block.splitlines() if (m := OBJDUMP_LINE.match(line)) and m[3]}
+        ours = {ins.address - func.start_address + place.offset for ins in listing(doc, func).instructions}
+        assert ours <= theirs, func.index
+        assert ours, func.index
+
+
+def test_a_raw_section_has_no_code_and_says_so() -> None:
+    doc = Document.open(str(DATA / "shapes-x86_64-O2.sframe"))
+    shown = listing(doc, doc.section.function(2))
+    assert shown.instructions == []
+    assert "raw SFrame section" in shown.missing

@@ -1,0 +1,123 @@
+"""Driving the debugger by keys: the step pane follows the backtrace cursor, Enter in a register box gives
+the keys back to the walk, `m` offers the address the walk needs, and each frame shows its instruction."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from conftest import DATA
+
+from sfview.app.app import SfviewApp
+from sfview.app.screens.debugger import DebuggerScreen
+from sfview.app.screens.goto import GotoNumber
+from sfview.document import Document
+from sfview.inputs.core import read_core
+from sfview.unwind import session
+
+PROGRAM = DATA / "deep-x86_64"
+CORE = DATA / "deep-x86_64.core"
+SIZE = (130, 40)
+BIAS = 0x555555554000
+
+
+def _explanation(screen: DebuggerScreen) -> str:
+    return str(screen.query_one("#dbg-explain").render())
+
+
+def _objdump_at(address: int) -> tuple[str, str]:
+    """objdump's mnemonic and operands at `address` of the program (comment dropped)."""
+    out = subprocess.run(
+        ["objdump", "-d", f"--start-address={address:#x}", f"--stop-address={address + 16:#x}", str(PROGRAM)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    line = next(line for line in out.splitlines() if line.strip().startswith(f"{address:x}:"))
+    text = line.split("\t")[-1].split("#")[0].split()
+    return text[0], "".join(text[1:])
+
+
+async def test_the_step_pane_follows_the_backtrace_cursor() -> None:
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        await pilot.press("space", "space", "space")
+        frames = debugger.query_one("#dbg-frames")
+        assert frames.cursor_row == 2, "the cursor on the frame whose step is shown"
+        assert "Frame #2 at" in _explanation(debugger)
+        await pilot.press("up")  # frame #1: its step, with its arithmetic
+        await pilot.pause()
+        text = _explanation(debugger)
+        assert "Frame #1 at 0x555555555181 leaf+0x11" in text
+        assert "CFA = rsp + 48 = 0x7fffffffec30 + 0x30 = 0x7fffffffec60" in text
+        await pilot.press("down", "down")  # the last frame, not stepped from yet
+        await pilot.pause()
+        assert "space: find its caller" in _explanation(debugger)
+
+
+async def test_each_frame_shows_the_instruction_at_its_pc() -> None:
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        await pilot.press("space", "space")
+        for index in (0, 1):
+            frame = debugger.frames[index]
+            debugger._explain_frame(index)
+            shown = re.search(r"the instruction at pc: (\S+) ?(.*)", _explanation(debugger))
+            assert shown is not None
+            mnemonic, operands = _objdump_at(frame.pc - BIAS)
+            assert shown[1].startswith(mnemonic) and shown[2].replace(" ", "") == operands
+
+
+async def test_enter_in_a_register_box_returns_to_the_walk_and_m_offers_the_address_needed() -> None:
+    core = read_core(str(CORE))
+    regs = core.threads[0].registers
+    app = SfviewApp(Document.open(str(PROGRAM)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        await pilot.press(*f"{regs['rip'] - BIAS:x}", "tab", *f"{regs['rsp']:x}", "enter")
+        assert debugger.focused is debugger.query_one("#dbg-frames"), "enter gives the keys back to the walk"
+        await pilot.press("space")  # steps (it is not typed into the box): the RA's word is asked for
+        assert isinstance(app.screen, GotoNumber) and debugger.missing == regs["rsp"]
+        await pilot.press("escape", "m")
+        assert isinstance(app.screen, GotoNumber)
+        assert app.screen.query_one("#goto-input").value == f"{regs['rsp']:#x}", "m offers the address needed"
+        await pilot.press("enter")  # accepted as it is: now its value
+        await pilot.press(*f"{core.memory.read(regs['rsp']) - BIAS:x}", "enter")
+        await pilot.pause()
+        assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]
+
+
+@pytest.fixture(autouse=True)
+def _objdump() -> None:
+    import shutil
+
+    if shutil.which("objdump") is None:
+        pytest.skip("objdump is not installed: it gives the instructions to compare with")
+
+
+async def test_the_boxes_and_prompts_take_names_and_registers() -> None:
+    core = read_core(str(CORE))
+    rsp = core.threads[0].registers["rsp"]
+    app = SfviewApp(Document.open(str(PROGRAM)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        debugger = app.screen
+        await pilot.press(*"stop_here", "tab", *f"{rsp:x}", "enter")
+        assert debugger.frames and debugger.frames[0].pc == 0x1160
+        await pilot.press("m", *"sp", "enter")  # the address: the stack pointer's value
+        assert isinstance(app.screen, GotoNumber) and f"{rsp:#x}" in app.screen.title_text
+        await pilot.press(*"leaf+11", "enter")  # its value: a return address into leaf
+        await pilot.pause()
+        assert debugger.memory.words == {rsp: 0x1181}
+        await pilot.press("space")
+        assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]

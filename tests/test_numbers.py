@@ -1,0 +1,89 @@
+"""One number rule everywhere (`sfview.inputs.numbers`): hex, decimal with a trailing dot, names and
+registers added up, the same in the app's prompts, the debugger's boxes and on the command line."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DATA, run_process
+
+from sfview.inputs.core import read_core
+from sfview.inputs.numbers import evaluate, parse_number
+from sfview.inputs.symbols import Place
+
+NAMES = {"main": 0x1050, "sp": 0x7FF0, "ns::f(int, char)": 0x2000, "operator+": 0x3000, "add": 0x4000}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("0x10", 0x10),
+        ("1080", 0x1080),  # bare numbers are hex, like every address on screen
+        ("16.", 16),  # decimal: a trailing dot, as gdb reads it
+        ("main+10", 0x1060),  # the offset too: one rule, not decimal after a name
+        ("main+0x34", 0x1084),
+        ("main+16.", 0x1060),
+        ("sp+8", 0x7FF8),
+        ("$sp-10.", 0x7FF0 - 10),
+        ("sp + 8", 0x7FF8),
+        ("ns::f(int, char)+4", 0x2004),
+        ("operator+", 0x3000),
+        ("add", 0x4000),  # a name before hex
+        ("beef", 0xBEEF),
+    ],
+)
+def test_the_rule(text: str, value: int) -> None:
+    assert evaluate(text, NAMES.get) == value
+
+
+@pytest.mark.parametrize("text", ["mian", "1+", "", "main+zz", "0x"])
+def test_what_is_refused_is_said(text: str) -> None:
+    assert isinstance(evaluate(text, NAMES.get), str)
+
+
+def test_a_place_moves_by_an_offset() -> None:
+    assert evaluate(".text+10", {".text": Place(".text", 0)}.get) == Place(".text", 0x10)
+    assert isinstance(evaluate("8+.text", {".text": Place(".text", 0)}.get), str)
+
+
+def test_numbers_alone() -> None:
+    assert parse_number("1030") == parse_number("0x1030") == 0x1030
+    assert parse_number("16.") == 16
+    assert parse_number("main") is None
+
+
+def test_the_command_line_takes_names_and_registers() -> None:
+    """`--regs pc=stop_here`, `--mem sp=…`, `--bias` in bare hex: the same walk as with every number in hex."""
+    core = read_core(str(DATA / "deep-x86_64.core"))
+    regs = core.threads[0].registers
+    bias = 0x555555554000
+    program = str(DATA / "deep-x86_64")
+    ra = core.memory.read(regs["rsp"])
+    plain = run_process(
+        "unwind", program, "--regs", f"pc={regs['rip']:#x},sp={regs['rsp']:#x}", "--bias", f"{bias:#x}",
+        "--mem", f"{regs['rsp']:#x}={ra:#x}",
+    )  # fmt: skip
+    named = run_process(
+        "unwind", program, "--regs", f"pc=stop_here,sp={regs['rsp']:x}", "--bias", f"{bias:x}",
+        "--mem", f"sp=leaf+{ra - bias - 0x1170:x}",
+    )  # fmt: skip
+    assert regs["rip"] - bias == 0x1160 and plain.returncode == 0, plain.stderr
+    assert named.returncode == 0, named.stderr
+    assert named.stdout == plain.stdout
+    assert "#1  0x0000555555555181 in leaf ()" in named.stdout
+    refused = run_process("unwind", program, "--regs", "pc=no_such+4")
+    assert refused.returncode == 2 and "no_such" in refused.stderr
+
+
+def test_help_lists_every_command_and_the_rule() -> None:
+    from importlib.metadata import version
+
+    from sfview.cli import COMMANDS
+
+    shown = run_process("--help")
+    assert shown.returncode == 0
+    listed = shown.stdout.split("commands")[1]
+    for name in COMMANDS:
+        assert f"\n  {name} " in listed, name
+    assert "decimal has a trailing dot" in shown.stdout
+    said = run_process("--version")
+    assert said.returncode == 0 and said.stdout.strip() == f"sfview {version('sfview')}"

@@ -1,0 +1,103 @@
+"""Every thread of a core: `sfview unwind --thread all` as gdb's `thread apply all bt`, and `t` in the
+debugger. gdb is the oracle for how threads are numbered and titled and for each thread's frames."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+from test_unwind import need
+
+from sfview.app.app import SfviewApp
+from sfview.app.screens.debugger import DebuggerScreen, ThreadPicker
+from sfview.document import Document
+from sfview.inputs.core import read_core
+from sfview.unwind import session
+
+TITLE = re.compile(r"^Thread \d+ \(.*\):$", re.M)
+FRAME = re.compile(r"^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+) \(", re.M)
+
+
+@pytest.fixture(scope="module")
+def threads(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """A program with three threads, its core taken by gdb, and gdb's `thread apply all bt` on that core."""
+    need("gcc", "gdb")
+    tmp = tmp_path_factory.mktemp("threads")
+    program, core = tmp / "threads", tmp / "threads.core"
+    subprocess.run(
+        ["gcc", "-O2", "-Wa,--gsframe", "-pthread", str(DATA / "src" / "threads.c"), "-o", str(program)], check=True
+    )
+    subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "break stop_here", "-ex", "run", "-ex", f"generate-core-file {core}",
+         str(program)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    bt = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "thread apply all bt", str(program), str(core)],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    return program, core, bt
+
+
+def _by_thread(text: str) -> dict[str, list[int]]:
+    """Each thread's title → the PCs of its frames (frame #0's, which gdb prints without one, left out)."""
+    parts = TITLE.split(text)
+    titles = TITLE.findall(text)
+    return {
+        t: [int(pc, 16) for _, pc, _ in FRAME.findall(body) if pc] for t, body in zip(titles, parts[1:], strict=True)
+    }
+
+
+def test_thread_all_titles_and_orders_threads_as_gdb(threads: tuple[Path, Path, str]) -> None:
+    program, core, bt = threads
+    result = run_process("unwind", str(program), "--core", str(core), "--thread", "all")
+    assert result.returncode == 0, result.stderr
+    assert TITLE.findall(result.stdout) == TITLE.findall(bt), "the same threads, numbered and titled as gdb does"
+    ours, theirs = _by_thread(result.stdout), _by_thread(bt)
+    compared = 0
+    for title, pcs in theirs.items():
+        # gdb's return addresses, in order (gdb adds inlined frames from libc's debug info, without a PC
+        # of their own, and stops at main; sfview goes on into _start). Where each thread is when the
+        # core is taken varies from run to run: some have few frames.
+        walked = iter(ours[title])
+        assert all(pc in walked for pc in pcs[1:]), (title, pcs, ours[title])
+        compared += len(pcs[1:])
+    assert compared >= 3
+
+
+def test_thread_all_needs_a_core() -> None:
+    result = run_process("unwind", str(DATA / "deep-x86_64"), "--regs", "pc=0x1160", "--thread", "all")
+    assert result.returncode == 2 and "--thread all needs --core" in result.stderr
+
+
+async def test_t_lists_the_threads_and_walks_the_one_chosen(threads: tuple[Path, Path, str]) -> None:
+    program, core_path, _ = threads
+    core = read_core(str(core_path))
+    started = session.from_core(str(program), core, None, [], None)
+    listed = session_threads(str(program), core)
+    app = SfviewApp(Document.open(str(program)), started, listed)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        assert "3 threads" in str(debugger.query_one("#dbg-status").render())
+        await pilot.press("t")
+        picker = app.screen
+        assert isinstance(picker, ThreadPicker)
+        await pilot.press("down", "enter")  # the second thread, as gdb numbers them
+        await pilot.pause()
+        assert app.screen is debugger
+        second = core.threads[1]
+        assert debugger.frames[0].pc == second.registers["rip"]
+        assert f"LWP {second.tid}" in debugger.query_one("#dbg-frames").border_title
+        await pilot.press("r")
+        assert any(f.name().startswith("main") for f in debugger.frames), "thread 2 is main's: it walks to main"
+
+
+def session_threads(program: str, core):
+    from sfview.cli import _threads
+
+    return _threads(program, core, [], None)
