@@ -210,7 +210,7 @@ class EhFrameIndex:
         table = hdr_table(elf, eh_frame)
         if table is None:
             try:
-                places = sorted((fde.start & ADDRESS_MASK, fde.offset) for fde in eh_frame.fdes())
+                places = sorted((start & ADDRESS_MASK, offset) for start, offset in eh_frame.fde_places())
             except InputError:
                 return
             table = [start for start, _ in places], [offset for _, offset in places]

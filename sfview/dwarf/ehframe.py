@@ -29,11 +29,12 @@ every FDE that repeats the row, so it is not to be changed.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import io
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from elftools.dwarf.callframe import FDE, CallFrameInfo
 from elftools.dwarf.constants import DW_CFA
@@ -219,6 +220,19 @@ class FrameSection:
                 out.append(entry)
         return out
 
+    def fde_places(self) -> list[tuple[int, int]]:
+        """`(initial_location, offset)` of every FDE, the entries walked by their lengths: what an
+        index by address needs, without reading any FDE's instructions (`fde_at` reads them)."""
+        out = []
+        offset, size = 0, len(self.data)
+        while offset < size:
+            with self._located(offset):
+                end, pos, cie = self._head(offset)
+                if cie is not None:
+                    out.append((self._fde_fields(cie, pos)[0], offset))
+            offset = end if end >= 0 else pos
+        return out
+
     def fde_at(self, offset: int) -> Fde | None:
         """The FDE at `offset` (None for a CIE or a terminator)."""
         entry = self._entry_at(offset)[0]
@@ -233,25 +247,47 @@ class FrameSection:
             self._fail(offset, "the CIE pointer leads back to this entry")
         self._reading.add(offset)
         try:
-            return self._read_entry(offset)
+            with self._located(offset):
+                return self._read_entry(offset)
+        finally:
+            self._reading.discard(offset)
+
+    @contextlib.contextmanager
+    def _located(self, offset: int) -> Iterator[None]:
+        """What goes wrong reading the entry at `offset` as an `InputError` that names it."""
+        try:
+            yield
         except OutOfBytes:
             self._fail(offset, f"the entry runs past the end of the section ({len(self.data):#x} bytes)")
         except (KeyError, ValueError) as exc:
             self._fail(offset, str(exc))
-        finally:
-            self._reading.discard(offset)
 
-    def _fail(self, offset: int, what: str) -> None:
+    def _fail(self, offset: int, what: str) -> NoReturn:
         raise InputError(f"DWARF CFI cannot be decoded: {self.name}+{offset:#x}: {what}")
 
     def _read_entry(self, offset: int) -> tuple[Cie | Fde | None, int]:
         """Read the entry at `offset` as pyelftools' `CallFrameInfo._parse_entry_at` does."""
+        end, pos, cie = self._head(offset)
+        if end < 0:
+            return None, pos
+        if cie is None:
+            return self._read_cie(offset, end, pos)
+        start, size, location_offset, pos = self._fde_fields(cie, pos)
+        instructions, key, after = self._instructions_at(pos, end)
+        fde = Fde(offset, end, cie, start, size, location_offset, instructions, key)
+        self._entries[offset] = fde
+        return fde, after
+
+    def _head(self, offset: int) -> tuple[int, int, Cie | None]:
+        """An entry's length and identity: where it ends by its length (-1: a zero terminator), where
+        its fields after the CIE pointer start (after the terminator, for one), and for an FDE its CIE
+        (None for a CIE)."""
         read = self._read
         if offset < 0:
             raise ValueError("the entry would start before the section")
         length, pos = read("I", offset)
         if self.eh and length == 0:
-            return None, pos
+            return -1, pos, None
         wide = length == 0xFFFFFFFF
         if wide:
             length, pos = read("Q", pos)
@@ -260,15 +296,20 @@ class FrameSection:
         ident, pos = read("Q" if wide else "I", pos)
         cie_id = 0 if self.eh else (1 << (64 if wide else 32)) - 1
         if ident == cie_id:
-            return self._read_cie(offset, end, pos)
+            return end, pos, None
         cie_offset = pointer_at - ident if self.eh else ident
         cie = self._entry_at(cie_offset)[0]
         if not isinstance(cie, Cie):
             raise ValueError(f"its CIE pointer leads to {'an FDE' if cie else 'a terminator'} at {cie_offset:#x}")
+        return end, pos, cie
+
+    def _fde_fields(self, cie: Cie, pos: int) -> tuple[int, int, int, int]:
+        """An FDE's `initial_location` and `address_range`, where the first is, and where its
+        instructions start (after the augmentation data or the LSDA pointer, as pyelftools reads them)."""
         location_offset = pos
         if self.eh:
             if cie.fde_encoding is None:
-                raise ValueError(f"its CIE (at {cie_offset:#x}) gives no FDE pointer encoding")
+                raise ValueError(f"its CIE (at {cie.offset:#x}) gives no FDE pointer encoding")
             value = self._format(cie.fde_encoding, "FDE pointer")
             start, pos = self._value(value, pos)
             size, pos = self._value(value, pos)
@@ -277,15 +318,12 @@ class FrameSection:
             length, lsda_at = self._uleb(pos)  # the augmentation data: the LSDA pointer, when there is one
             pos = min(lsda_at + length, len(self.data))
         else:
-            start, pos = read("addr", pos)
-            size, pos = read("addr", pos)
+            start, pos = self._read("addr", pos)
+            size, pos = self._read("addr", pos)
             lsda_at = pos
         if cie.lsda_encoding is not None and cie.lsda_encoding != PE_OMIT:
             pos = self._value(self._format(cie.lsda_encoding, "LSDA pointer"), lsda_at)[1]
-        instructions, key, after = self._instructions_at(pos, end)
-        fde = Fde(offset, end, cie, start, size, location_offset, instructions, key)
-        self._entries[offset] = fde
-        return fde, after
+        return start, size, location_offset, pos
 
     def _read_cie(self, offset: int, end: int, pos: int) -> tuple[Cie, int]:
         read, uleb = self._read, self._uleb
