@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING
 from sfview.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from sfview.document import Document
+    from sfview.sframe.bulk import RowsFunction
+    from sfview.sframe.section import Function
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -88,10 +92,9 @@ def _raise_first(doc: Document, errors: list[InputError], where: str) -> None:
         raise error
 
 
-def _function_errors(doc: Document) -> list[InputError]:
+def _function_errors(functions: Sequence[Function | RowsFunction]) -> list[InputError]:
     """Why functions cannot be decoded, or their rows stop short: what compare and export leave out."""
-    section = doc.require_section()
-    return [e for func in section.functions() for e in (func.error, func.rows_error) if e is not None]
+    return [e for func in functions for e in (func.error, func.rows_error) if e is not None]
 
 
 def _compare_parser() -> argparse.ArgumentParser:
@@ -130,6 +133,7 @@ def run_compare(argv: list[str]) -> int:
     from sfview.dwarf.cfi import read_cfi
     from sfview.dwarf.compare import compare
     from sfview.output import comparison
+    from sfview.sframe.bulk import functions_with_rows
 
     args = _compare_parser().parse_args(argv)
     doc = _elf_document(args.file)
@@ -138,21 +142,24 @@ def run_compare(argv: list[str]) -> int:
         table = read_cfi(doc.elf)
     except InputError as exc:
         raise exc.located(args.file) from None
-    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement)
+    functions = functions_with_rows(section)
+    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
     if args.json:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:
         sys.stdout.write(comparison.text(section, table, result, args.file))
-    _raise_first(doc, _function_errors(doc), "left out of the comparison")
+    _raise_first(doc, _function_errors(functions), "left out of the comparison")
     return 0 if result.agrees else 1
 
 
 def run_export(argv: list[str]) -> int:
     from sfview.output.breakpad import symbol_file
+    from sfview.sframe.bulk import functions_with_rows
 
     args = _export_parser().parse_args(argv)
     doc = _elf_document(args.file)
-    out, problems = symbol_file(doc)
+    functions = functions_with_rows(doc.require_section())
+    out, problems = symbol_file(doc, functions)
     for problem in problems:
         print(f"sfview: {args.file}: {problem}", file=sys.stderr)
     if args.output == "-":
@@ -163,7 +170,7 @@ def run_export(argv: list[str]) -> int:
                 f.write(out)
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
-    _raise_first(doc, _function_errors(doc), "left out of the export")
+    _raise_first(doc, _function_errors(functions), "left out of the export")
     return 0
 
 

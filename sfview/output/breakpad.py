@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.dwarf.compare import block_size
 from sfview.generated.sframe import Sframe
+from sfview.sframe.bulk import functions_with_rows
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.document import Document
+    from sfview.sframe.bulk import RowsFunction
     from sfview.sframe.section import Function, Row
 
 REGISTER_NAMES = {
@@ -69,8 +71,11 @@ def load_address(elf: ELFFile) -> int:
     return min((seg["p_vaddr"] - seg["p_offset"] for seg in loads), default=0) if loads else 0
 
 
-def symbol_file(doc: Document) -> tuple[str, list[str]]:
-    """The Breakpad symbol file for `doc`, and the rules it had to leave out (one message each)."""
+def symbol_file(doc: Document, functions: Sequence[Function | RowsFunction] | None = None) -> tuple[str, list[str]]:
+    """The Breakpad symbol file for `doc`, and the rules it had to leave out (one message each).
+
+    `functions`: the section's functions with their rows, when the caller has them already.
+    """
     elf = doc.elf
     assert elf is not None
     abi = abi_for(elf)
@@ -86,7 +91,7 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
             lines.append(f"PUBLIC {marker}{address - base:x} 0 {first.name}")
-    records, problems = stack_cfi(section.functions(), abi, base)
+    records, problems = stack_cfi(functions if functions is not None else functions_with_rows(section), abi, base)
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
     return "\n".join(lines + records) + "\n", problems

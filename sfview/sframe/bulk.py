@@ -27,9 +27,10 @@ from typing import NamedTuple
 
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.records import FRE_LENGTHS, info_bits
+from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
 from sfview.sframe.rules import Rule
-from sfview.sframe.section import ADDRESS_MASK, Section
+from sfview.sframe.section import ADDRESS_MASK, Function, Section, Span
+from sfview.sframe.section import Row as ModelRow
 
 Row = tuple[int, bytes]
 """A row as the bulk reader hands it out: its start offset, and its pattern key (info byte and offsets)."""
@@ -234,3 +235,79 @@ class Bulk:
             mangled = bool(info_bits(info, "fre_info", "mangled_ra"))
             found = self._patterns[key] = Pattern(cfa, fp, ra, mangled, offsets)
         return found
+
+
+@dataclass(slots=True)
+class RowsFunction:
+    """A function as the engines that go through every row (compare, export) see it: what `Function`
+    says of it, its rows the model's `Row`s, made from the bulk reader's patterns rather than Kaitai
+    objects (a fifth of the time, on 40,000 functions)."""
+
+    section: Section
+    index: int
+    start_address: int
+    size: int
+    span: Span
+    pcmask: bool
+    rep_size: int
+    rows: list[ModelRow]
+    error: None = None
+    rows_error: None = None
+
+
+def functions_with_rows(section: Section) -> list[RowsFunction | Function]:
+    """Every function in FDE order, rows decoded: through the bulk reader, or (a function it leaves to
+    the Kaitai path, or whose rows stop short) the model's `Function`, errors and all."""
+    bulk = Bulk(section)
+    made: dict[bytes, tuple] = {}
+    out: list[RowsFunction | Function] = []
+    fde_start, fde_size = section.fde_start, section.fde_size
+    for item in bulk.functions():
+        if isinstance(item, int):
+            out.append(section.function(item))
+            continue
+        func, rows = item
+        rows = list(rows)
+        if not func.complete:
+            out.append(section.function(func.index))
+            continue
+        start, width = func.start_address, START_ADDR_SIZES[func.info.fre_type]
+        pos = func.fres_start
+        model_rows = []
+        for index, (offset, key) in enumerate(rows):
+            facts = made.get(key)
+            if facts is None:
+                facts = made[key] = _row_facts(bulk, key)
+            end = pos + width + len(key)
+            model_rows.append(ModelRow(index, offset, (start + offset) & ADDRESS_MASK, Span(pos, end), *facts))
+            pos = end
+        place = fde_start + func.index * fde_size
+        out.append(
+            RowsFunction(
+                section,
+                func.index,
+                start,
+                func.size,
+                Span(place, place + fde_size),
+                func.info.pcmask,
+                func.rep_size,
+                model_rows,
+            )
+        )
+    return out
+
+
+def _row_facts(bulk: Bulk, key: bytes) -> tuple:
+    """A row's fields after its place (`Row`'s info, base_reg, offset_size, offsets, mangled_ra, cfa, fp, ra)."""
+    info = key[0]
+    pattern = bulk.pattern(key)
+    return (
+        info,
+        info_bits(info, "fre_info", "cfa_base_reg"),
+        OFFSET_SIZES[info_bits(info, "fre_info", "offset_size")],
+        pattern.offsets,
+        pattern.mangled_ra,
+        pattern.cfa,
+        pattern.fp,
+        pattern.ra,
+    )
