@@ -6,8 +6,11 @@ reads DWARF; and a lookup on a big section must touch only the FDEs of its
 binary search, not decode the section. Two figures:
 
 * `sfview unwind PROG --core CORE` against `gdb -batch -ex bt PROG CORE`,
-  interleaved, both as separate processes, min and median of the runs (the
-  fixture core of `tests/data/deep-x86_64`, six frames to `main`);
+  interleaved, both as separate processes, min and median of the runs: the
+  fixture core of `tests/data/deep-x86_64` (six frames to `main`), and a
+  static build of the same program (built here, its core written by gdb's
+  `generate-core-file`), whose C library has DWARF CFI alone and no
+  `.eh_frame_hdr`: the frames below `main` are walked with `.eh_frame`;
 * on the 40,000-function benchmark binary (`make_big.py`), the per-frame
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
@@ -21,10 +24,12 @@ import argparse
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
-from _common import REPO_ROOT, Summary, big_binary, child_env, run_measured, sfview_argv
+from _common import BUILD_DIR, REPO_ROOT, Summary, big_binary, child_env, run_measured, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT))
 
@@ -32,17 +37,33 @@ PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
 CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
 
 
-def against_gdb(repeat: int) -> None:
+def static_program() -> tuple[Path, Path] | None:
+    """bench/build/deep-static and a core of it stopped in `leaf` (built once); None without gcc's
+    static C library or gdb."""
+    program, core = BUILD_DIR / "deep-static", BUILD_DIR / "deep-static.core"
+    if core.exists():
+        return program, core
+    source = REPO_ROOT / "tests" / "data" / "src" / "deep.c"
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    built = subprocess.run(["gcc", "-O2", "-static", "-Wa,--gsframe", str(source), "-o", str(program)])
+    if built.returncode != 0 or shutil.which("gdb") is None:
+        return None
+    gcore = ["-ex", "break leaf", "-ex", "run", "-ex", f"generate-core-file {core}"]
+    subprocess.run(["gdb", "-batch", "-nx", *gcore, str(program)], capture_output=True)
+    return (program, core) if core.exists() else None
+
+
+def against_gdb(program: Path, core: Path, repeat: int) -> None:
     env = child_env()
-    sfview = sfview_argv("unwind", str(PROGRAM), "--core", str(CORE))
-    gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(PROGRAM), str(CORE)]
+    sfview = sfview_argv("unwind", str(program), "--core", str(core))
+    gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(program), str(core)]
     ours, theirs = [], []
     run_measured(sfview, env=env)  # warm-up: files into the page cache
     for _ in range(repeat):
         ours.append(run_measured(sfview, env=env))
         if shutil.which("gdb"):
             theirs.append(run_measured(gdb, env=env))
-    print(f"sfview unwind vs gdb bt, {PROGRAM.name} core, {repeat} runs each, interleaved")
+    print(f"sfview unwind vs gdb bt, {program.name} core, {repeat} runs each, interleaved")
     print(f"{'':8} {'best':>9} {'median':>9} {'peak RSS':>10}")
     for name, runs in (("sfview", ours), ("gdb", theirs)):
         if not runs:
@@ -93,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--samples", type=int, default=1000)
     args = parser.parse_args(argv)
-    against_gdb(args.repeat)
+    against_gdb(PROGRAM, CORE, args.repeat)
+    static = static_program()
+    if static is None:
+        print("no static build (gcc -static or gdb missing): static program not measured\n")
+    else:
+        against_gdb(*static, args.repeat)
     lookups(args.samples)
     return 0
 
