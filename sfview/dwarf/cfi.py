@@ -128,7 +128,7 @@ class CfiFunction:
         """The row in force at `pc`, or None outside the function (or before its first row)."""
         if not self.start_address <= pc < self.end_address:
             return None
-        i = bisect.bisect_right([r.address for r in self.rows], pc) - 1
+        i = bisect.bisect_right(self.rows, pc, key=_address) - 1
         return self.rows[i] if i >= 0 else None
 
     @property
@@ -156,6 +156,10 @@ class CfiFunction:
                 if isinstance(value, Unexpressible) and value.what not in found:
                     found.append(value.what)
         return found
+
+
+def _address(row: CfiRow) -> int:
+    return row.address
 
 
 class CfiTable:

@@ -115,6 +115,8 @@ class Cie:
     fde_encoding: int | None
     lsda_encoding: int | None
     instructions: tuple[Instruction, ...]
+    signs: bool
+    """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
     table: tuple[Line, ...] | None = None
     """The rows its instructions give (decoded when an FDE first needs them)."""
 
@@ -132,6 +134,8 @@ class Fde:
     key: bytes | None
     """The instruction bytes, when the rows may be shared with every FDE of the same CIE and bytes
     (None when a `DW_CFA_set_loc` makes them absolute, or the instructions ran past the entry)."""
+    signs: bool
+    """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
 
 
 def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
@@ -204,7 +208,7 @@ class FrameSection:
         self._fixed["addr"] = self._fixed["Q" if address_size == 8 else "I"]
         self._entries: dict[int, Cie | Fde] = {}
         self._reading: set[int] = set()
-        self._instructions: dict[bytes, tuple[tuple[Instruction, ...], bool]] = {}
+        self._instructions: dict[bytes, tuple[tuple[Instruction, ...], bool, bool]] = {}
         self._rows: dict[tuple[int, bytes, int, int], tuple[tuple[int, CfiRule, CfiRule, CfiRule, dict], ...]] = {}
         self._cfi: CallFrameInfo | None = None
 
@@ -273,8 +277,8 @@ class FrameSection:
         if cie is None:
             return self._read_cie(offset, end, pos)
         start, size, location_offset, pos = self._fde_fields(cie, pos)
-        instructions, key, after = self._instructions_at(pos, end)
-        fde = Fde(offset, end, cie, start, size, location_offset, instructions, key)
+        instructions, key, signs, after = self._instructions_at(pos, end)
+        fde = Fde(offset, end, cie, start, size, location_offset, instructions, key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -340,8 +344,8 @@ class FrameSection:
         fields: dict[str, int] = {}
         if augmentation and not augmentation.startswith(b"armcc"):
             pos = self._augmentation(augmentation, pos, fields)
-        instructions, _, after = self._instructions_at(pos, end)
-        cie = Cie(offset, end, code_align, data_align, ra_reg, fields.get("R"), fields.get("L"), instructions)
+        instructions, _, signs, after = self._instructions_at(pos, end)
+        cie = Cie(offset, end, code_align, data_align, ra_reg, fields.get("R"), fields.get("L"), instructions, signs)
         self._entries[offset] = cie
         return cie, after
 
@@ -425,24 +429,24 @@ class FrameSection:
 
     # Instructions -------------------------------------------------------------
 
-    def _instructions_at(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], bytes | None, int]:
-        """The instructions from `pos` to the entry's `end`, their bytes when they can be shared (they
-        end at `end` and set no absolute address), and where reading stopped (past `end` when the last
-        instruction's operands run over it, as pyelftools reads them)."""
+    def _instructions_at(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], bytes | None, bool, int]:
+        """The instructions from `pos` to the entry's `end`; their bytes when they can be shared (they
+        end at `end` and set no absolute address); whether they toggle the RA's signing state; and where
+        reading stopped (past `end` when the last instruction's operands run over it, as pyelftools
+        reads them)."""
         if pos >= end:
-            return (), b"", pos
-        if end > len(self.data):
-            return self._parse(pos, end)[0], None, end  # (it fails: the last instruction is past the end)
+            return (), b"", False, pos
         key = self.data[pos:end]
-        known = self._instructions.get(key)
+        known = self._instructions.get(key) if end <= len(self.data) else None
         if known is None:
             instructions, after = self._parse(pos, end)
-            if after != end:
-                return instructions, None, after
+            signs = any(op == NEGATE_RA_STATE for op, _, _ in instructions)
+            if after != end or end > len(self.data):
+                return instructions, None, signs, after
             shared = all(op != SET_LOC for op, _, _ in instructions)
-            known = self._instructions[key] = instructions, shared
-        instructions, shared = known
-        return instructions, key if shared else None, end
+            known = self._instructions[key] = instructions, shared, signs
+        instructions, shared, signs = known
+        return instructions, key if shared else None, signs, end
 
     def _parse(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], int]:
         data, operands = self.data, _OPERANDS
@@ -488,7 +492,7 @@ class FrameSection:
         """One FDE with its rows (the rows of a CIE and an instruction string worked out once)."""
         cie = fde.cie
         start = fde.start & ADDRESS_MASK
-        signing = _signing(fde, start) if _toggles_signing(fde) else None
+        signing = _signing(fde, start) if fde.signs or cie.signs else None
         try:
             if fde.key is None:
                 templates = self._templates(cie, fde.instructions, fde.start, abi)
@@ -633,10 +637,6 @@ def _cfa_rule(cfa: CfaState) -> CfiRule:
     if expr is not None or reg is None:
         return Unexpressible("CFA expression", expr or b"")
     return rule(Kind.VALUE, reg, offset)
-
-
-def _toggles_signing(fde: Fde) -> bool:
-    return any(op == NEGATE_RA_STATE for op, _, _ in (*fde.cie.instructions, *fde.instructions))
 
 
 def _signing(fde: Fde, start: int) -> list[tuple[int, bool]]:
