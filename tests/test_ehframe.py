@@ -414,3 +414,17 @@ def test_generated_sections_read_as_pyelftools_reads_them(section: tuple[str, by
     name, data, little, address_size = section
     reference, ours = _outcomes(name, data, 0x1000, little, address_size, abi)
     assert ours == reference
+
+
+def test_a_damaged_section_is_named_where_it_fails() -> None:
+    """The failure names the section and the entry: an FDE whose CIE pointer leads before the section."""
+    path = DATA / "shapes-x86_64-O2"
+    with path.open("rb") as f:
+        elf = ELFFile(f)
+        section = frame_section(elf, ".eh_frame")
+        fde = section.fdes()[0]
+        data = bytearray(section.data)
+        struct.pack_into("<I", data, fde.offset + 4, fde.offset + 0x1000)
+        damaged = FrameSection(".eh_frame", bytes(data), section.address, True, 8)
+        with pytest.raises(InputError, match=rf"^DWARF CFI cannot be decoded: \.eh_frame\+{fde.offset:#x}: its CIE"):
+            damaged.functions(ABIS["EM_X86_64"])

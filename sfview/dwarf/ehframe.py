@@ -302,6 +302,8 @@ class FrameSection:
         if ident == cie_id:
             return end, pos, None
         cie_offset = pointer_at - ident if self.eh else ident
+        if not 0 <= cie_offset < len(self.data):
+            raise ValueError(f"its CIE pointer leads outside the section (to {cie_offset:#x})")
         cie = self._entry_at(cie_offset)[0]
         if not isinstance(cie, Cie):
             raise ValueError(f"its CIE pointer leads to {'an FDE' if cie else 'a terminator'} at {cie_offset:#x}")
