@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     raw = binary.with_suffix(".sframe")
     if not raw.exists() or raw.stat().st_mtime < binary.stat().st_mtime:
         objcopy = shutil.which("objcopy") or "objcopy"
-        subprocess.run([objcopy, "-O", "binary", "--only-section=.sframe", str(binary), str(raw)], check=True)
+        subprocess.run([objcopy, "--dump-section", f".sframe={raw}", str(binary), "/dev/null"], check=True)
     print(f"{binary}: {args.repeat} runs each, interleaved")
     summaries = interleaved(
         {

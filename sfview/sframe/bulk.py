@@ -141,12 +141,9 @@ class Bulk:
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, infos = self._starts, FDE_INFOS
         v3 = self._attr is not None
-        records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
-        # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
-        block_ends = [fre_start + r[i_off] for r in records[1:]] + [fre_end]
         blocks: dict[tuple[int, int, bytes], tuple[list[Row], int, bool]] = {}  # rows, their bytes, all read
         same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
-        for index, record in enumerate(records):
+        for index, record, block_end in self._records(memoryview(data)[fde_start:end], i_off, fre_start, fre_end):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if v3:
                 func = self._v3_function(index, start, record[i_size], fre_start + record[i_off])
@@ -166,7 +163,7 @@ class Bulk:
             # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
             # already read gives the same rows, when its reading stayed within the bytes of the key.
             # And FDEs that point at the same rows (with the same count) read the same rows.
-            key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_ends[index])])
+            key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_end)])
             place = (func.info.fre_type, func.num_fres, pos)
             known = blocks.get(key) or same_place.get(place)
             if known is not None:
@@ -178,10 +175,24 @@ class Bulk:
             else:
                 rows = list(self._walk(func, pos, address, fre_end, limit))
                 same_place[place] = entry = rows, func.rows_end - pos, func.complete
-                if func.complete and func.rows_end <= block_ends[index]:
+                if func.complete and func.rows_end <= block_end:
                     blocks[key] = entry
                     func.shared = True
             yield func, rows
+
+    def _records(
+        self, table: memoryview, i_off: int, fre_start: int, fre_end: int
+    ) -> Iterator[tuple[int, tuple[int, ...], int]]:
+        """Each FDE record with its index, and where the next function's block starts (the end of this
+        one's, when blocks are laid out in order): read as they are used, so that a million functions
+        never have a million tuples at once."""
+        records = self._fde.iter_unpack(table)
+        current = next(records, None)
+        index = 0
+        while current is not None:
+            following = next(records, None)
+            yield index, current, fre_start + following[i_off] if following is not None else fre_end
+            current, index = following, index + 1
 
     def _walk(self, func: FastFunction, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[Row]:
         """(start offset, pattern key) of the function's rows from `pos`; when done, `func.complete` and
