@@ -159,6 +159,12 @@ def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
     return FrameSection(name, data, section["sh_addr"], elf.little_endian, elf.elfclass // 8)
 
 
+COMMON_FDE = struct.Struct("<IIiiB")
+"""length, CIE pointer, initial_location and address_range (`pcrel|sdata4`), augmentation data length."""
+COMMON_ENCODING = 0x1B
+"""`DW_EH_PE_pcrel|DW_EH_PE_sdata4`: what GNU as writes for an FDE's pointers."""
+
+
 EH_FRAME_HDR = struct.Struct("<BBBBiI")
 """`.eh_frame_hdr`: version, eh_frame_ptr encoding, fde_count encoding, table encoding, eh_frame_ptr, fde_count."""
 EH_FRAME_HDR_ENCODINGS = (1, 0x1B, 0x03, 0x3B)
@@ -206,6 +212,7 @@ class FrameSection:
         self._u64 = struct.Struct(order + "Q").unpack_from
         self._fixed = {c: struct.Struct(order + c) for c in "BHIQhiq"}
         self._fixed["addr"] = self._fixed["Q" if address_size == 8 else "I"]
+        self._common = struct.Struct(order + COMMON_FDE.format[1:])
         self._entries: dict[int, Cie | Fde] = {}
         self._reading: set[int] = set()
         self._instructions: dict[bytes, tuple[tuple[Instruction, ...], bool, bool]] = {}
@@ -271,6 +278,9 @@ class FrameSection:
 
     def _read_entry(self, offset: int) -> tuple[Cie | Fde | None, int]:
         """Read the entry at `offset` as pyelftools' `CallFrameInfo._parse_entry_at` does."""
+        fde = self._common_fde(offset)
+        if fde is not None:
+            return fde
         end, pos, cie = self._head(offset)
         if end < 0:
             return None, pos
@@ -279,6 +289,31 @@ class FrameSection:
         start, size, location_offset, pos = self._fde_fields(cie, pos)
         instructions, key, signs, after = self._instructions_at(pos, end)
         fde = Fde(offset, end, cie, start, size, location_offset, instructions, key, signs)
+        self._entries[offset] = fde
+        return fde, after
+
+    def _common_fde(self, offset: int) -> tuple[Fde, int] | None:
+        """The FDE every GNU toolchain writes, read with one `struct` call: a 32-bit `.eh_frame` FDE
+        of a CIE already read whose pointers are `pcrel|sdata4`, without an LSDA, its augmentation
+        data shorter than 128 bytes. None for anything else (read field by field)."""
+        data = self.data
+        if not self.eh or offset + COMMON_FDE.size > len(data):
+            return None
+        length, pointer, start, size, augmentation = self._common.unpack_from(data, offset)
+        cie = self._entries.get(offset + 4 - pointer) if pointer else None
+        if (
+            not isinstance(cie, Cie)
+            or cie.fde_encoding != COMMON_ENCODING
+            or cie.lsda_encoding not in (None, PE_OMIT)
+            or augmentation >= 0x80
+            or length in (0, 0xFFFFFFFF)
+        ):
+            return None
+        pos = min(offset + COMMON_FDE.size + augmentation, len(data))
+        end = offset + 4 + length
+        instructions, key, signs, after = self._instructions_at(pos, end)
+        start += self.address + offset + 8
+        fde = Fde(offset, end, cie, start, size, offset + 8, instructions, key, signs)
         self._entries[offset] = fde
         return fde, after
 
