@@ -304,10 +304,10 @@ types:
             value: '_parent.version >= 3 ? attr.func_info2.fde_type : fde_type::default'
             doc: How this function's FRE offsets are read (always DEFAULT before version 3).
           block_size:
-            value: '_parent.version >= 3 ? attr.func_rep_size : _parent.version == 2 ? func_rep_size : 16'
+            value: 'info.pc_type != pc_type::pcmask ? 0 : _parent.version >= 3 ? attr.func_rep_size : _parent.version == 2 ? func_rep_size : 16'
             doc: |
               For a PCMASK function, how many bytes its rows repeat every: the PC
-              is matched modulo this size. Versions 2 and 3 store it
+              is matched modulo this size (0 for a PCINC function). Versions 2 and 3 store it
               (`func_rep_size`); version 1 has no field, and its one PCMASK user is
               the AMD64 PLT, whose entries are 16 bytes (libsframe 2.40 matches
               such rows against the PC's low bits: "For AMD64, the pltN entry stub

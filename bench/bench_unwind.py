@@ -10,6 +10,9 @@ binary search, not decode the section. Two figures:
   fixture core of `tests/data/deep-x86_64`, six frames to `main`; and a
   1,000-frame recursion, `tests/data/src/states.c` built here and stopped by
   gdb at its deepest call, where gdb's `bt` prints every frame too);
+  and a static build of the same program (built here, its core written by
+  gdb's `generate-core-file`), whose C library has DWARF CFI alone and no
+  `.eh_frame_hdr`: the frames below `main` are walked with `.eh_frame`;
 * on the 40,000-function benchmark binary (`make_big.py`), the per-frame
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
@@ -29,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO_ROOT, Summary, big_binary, child_env, run_measured, sfview_argv
+from _common import BUILD_DIR, REPO_ROOT, Summary, big_binary, child_env, run_measured, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT))
 
@@ -52,7 +55,23 @@ def deep_core(folder: Path) -> tuple[Path, Path] | None:
     return program, core
 
 
-def against_gdb(repeat: int, program: Path = PROGRAM, core: Path = CORE) -> None:
+def static_program() -> tuple[Path, Path] | None:
+    """bench/build/deep-static and a core of it stopped in `leaf` (built once); None without gcc's
+    static C library or gdb."""
+    program, core = BUILD_DIR / "deep-static", BUILD_DIR / "deep-static.core"
+    if core.exists():
+        return program, core
+    source = REPO_ROOT / "tests" / "data" / "src" / "deep.c"
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    built = subprocess.run(["gcc", "-O2", "-static", "-Wa,--gsframe", str(source), "-o", str(program)])
+    if built.returncode != 0 or shutil.which("gdb") is None:
+        return None
+    gcore = ["-ex", "break leaf", "-ex", "run", "-ex", f"generate-core-file {core}"]
+    subprocess.run(["gdb", "-batch", "-nx", *gcore, str(program)], capture_output=True)
+    return (program, core) if core.exists() else None
+
+
+def against_gdb(program: Path, core: Path, repeat: int) -> None:
     env = child_env()
     sfview = sfview_argv("unwind", str(program), "--core", str(core))
     gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(program), str(core)]
@@ -114,11 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--samples", type=int, default=1000)
     args = parser.parse_args(argv)
-    against_gdb(args.repeat)
+    against_gdb(PROGRAM, CORE, args.repeat)
     with tempfile.TemporaryDirectory() as folder:
         deep = deep_core(Path(folder))
         if deep is not None:
-            against_gdb(args.repeat, *deep)
+            against_gdb(*deep, args.repeat)
+    static = static_program()
+    if static is None:
+        print("no static build (gcc -static or gdb missing): static program not measured\n")
+    else:
+        against_gdb(*static, args.repeat)
     lookups(args.samples)
     return 0
 

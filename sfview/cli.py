@@ -251,6 +251,7 @@ def run_compare(argv: list[str]) -> int:
     from sfview.dwarf.cfi import read_cfi
     from sfview.dwarf.compare import compare
     from sfview.output import comparison
+    from sfview.sframe.bulk import functions_with_rows
 
     args = _parse(_compare_parser(), argv)
     doc = _elf_document(args.file)
@@ -259,7 +260,8 @@ def run_compare(argv: list[str]) -> int:
         table = read_cfi(doc.elf)
     except InputError as exc:
         raise exc.located(args.file) from None
-    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement)
+    functions = functions_with_rows(section)
+    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
     if args.json:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:

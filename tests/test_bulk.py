@@ -8,6 +8,7 @@ and on thousands of sections with random damage.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -17,6 +18,7 @@ from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import text
+from sfview.sframe.bulk import functions_with_rows
 from sfview.sframe.section import Section
 
 
@@ -79,3 +81,34 @@ def _mutants(seed: int, count: int) -> list[bytes]:
 def test_bulk_and_model_agree_on_damaged_sections(seed: int) -> None:
     for mutant in _mutants(seed, 600):
         _both(mutant)
+
+
+def _rows_both_ways(data: bytes, address: int = 0) -> None:
+    """`functions_with_rows` (what compare and export read) against the model: the same functions,
+    facts and rows (every field but the Kaitai object), or the model's own function where it fails."""
+    try:
+        fast_section, model = Section(data, address), Section(data, address)
+    except InputError:
+        return
+    for func in functions_with_rows(fast_section):
+        expected = model.function(func.index)
+        assert (func.start_address, func.size, func.span, func.pcmask, func.block_size) == (
+            expected.start_address,
+            expected.size,
+            expected.span,
+            expected.pcmask,
+            expected.block_size,
+        )
+        assert (str(func.error), str(func.rows_error)) == (str(expected.error), str(expected.rows_error))
+        rows = [dataclasses.replace(row, kaitai=None) for row in func.rows]
+        assert rows == [dataclasses.replace(row, kaitai=None) for row in expected.rows]
+
+
+@pytest.mark.parametrize(("name", "data", "address"), SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_rows_for_compare_and_export_are_the_models(name: str, data: bytes, address: int) -> None:
+    _rows_both_ways(data, address)
+
+
+def test_rows_for_compare_and_export_are_the_models_in_damaged_sections() -> None:
+    for mutant in _mutants(7, 400):
+        _rows_both_ways(mutant)

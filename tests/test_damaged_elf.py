@@ -266,7 +266,7 @@ def test_ctrl_c_while_importing_ends_in_one_line() -> None:
     ("args", "named"),
     [
         (["--regs", "pc=-0x1000,sp=0x10"], "--regs pc: -0x1000"),
-        (["--regs", f"pc={1 << 64},sp=0x10"], "--regs pc: 0x10000000000000000"),
+        (["--regs", f"pc={1 << 64:#x},sp=0x10"], "--regs pc: 0x10000000000000000"),
         (["--regs", "pc=0x1139,sp=0x10", "--mem=-8=1"], "--mem '-8=1'"),
         (["--regs", "pc=0x1139,sp=0x10", "--mem", f"8={1 << 65}"], "--mem '8="),
         (["--regs", "pc=0x1139,sp=0x10", "--bias", "-4096"], "'-4096'"),

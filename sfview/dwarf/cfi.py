@@ -1,9 +1,9 @@
 """DWARF CFI tables in the same numeric rule form as SFrame's rows.
 
-pyelftools decodes `.eh_frame` and `.debug_frame` into per-FDE tables
-(`get_decoded()`: lines of `CFARule` and `RegisterRule` by register number);
-this module only maps those rules onto `sfview.sframe.rules.Rule`, so that
-the comparison and the exporters compute with one vocabulary:
+`ehframe.py` reads `.eh_frame` and `.debug_frame` (after pyelftools' reading
+of them, which a differential test keeps it to) into per-FDE tables whose
+rules are `sfview.sframe.rules.Rule`, so that the comparison and the
+exporters compute with one vocabulary:
 
 - CFA `reg + offset` → `Rule(VALUE, reg, offset)`;
 - `OFFSET(n)` (saved at CFA+n) → `Rule(VALUE, CFA, n, deref=True)`;
@@ -18,30 +18,27 @@ which names what it stands for and keeps the expression's bytes. That type
 lives here rather than in `rules.py` because SFrame itself never needs it.
 
 Each row keeps where it came from: the section and the byte offset of its FDE
-(and of the FDE's CIE). pyelftools does not record the offset of each CFI
-instruction, so a row cannot name the instruction that started it.
+(and of the FDE's CIE); a row does not name the instruction that started it.
 """
 
 from __future__ import annotations
 
 import bisect
-import io
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from elftools.common.exceptions import ELFError
-from elftools.dwarf.callframe import FDE, CallFrameInfo, CFARule, RegisterRule
-from elftools.dwarf.constants import DW_CFA
 from elftools.dwarf.descriptions import describe_CFI_instructions
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elffile import reading, section_bytes, section_named, segment_bytes, segments
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
+from sfview.inputs.elffile import reading
+from sfview.sframe.rules import Rule
 
 if TYPE_CHECKING:
+    from elftools.dwarf.callframe import FDE
     from elftools.elf.elffile import ELFFile
 
 ADDRESS_MASK = (1 << 64) - 1
@@ -120,8 +117,9 @@ class CfiFunction:
     fde_offset: int
     """Offset of the FDE in its section."""
     cie_offset: int
-    entry: FDE | None = None
-    """pyelftools' FDE (None for a table read from elsewhere, such as a Breakpad file)."""
+    entry_source: Callable[[], FDE | None] | None = None
+    """Gives pyelftools' object for the FDE, which describes its instructions (None for a table read
+    from elsewhere, such as a Breakpad file)."""
     fde_size: int = 0
     """Bytes the FDE takes in its section (its length field included)."""
     location_offset: int = 0
@@ -136,20 +134,24 @@ class CfiFunction:
         """The row in force at `pc`, or None outside the function (or before its first row)."""
         if not self.start_address <= pc < self.end_address:
             return None
-        i = bisect.bisect_right([r.address for r in self.rows], pc) - 1
+        i = bisect.bisect_right(self.rows, pc, key=_address) - 1
         return self.rows[i] if i >= 0 else None
 
     @property
-    def instructions(self) -> str:
-        """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools.
+    def entry(self) -> FDE | None:
+        """pyelftools' FDE, read when asked for (reading every FDE so took longer than comparing them)."""
+        return self.entry_source() if self.entry_source is not None else None
 
-        Described when asked for: describing every FDE of a big file took longer than comparing them.
-        """
-        return describe_CFI_instructions(self.entry) if self.entry is not None else ""
+    @property
+    def instructions(self) -> str:
+        """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools."""
+        entry = self.entry
+        return describe_CFI_instructions(entry) if entry is not None else ""
 
     @property
     def cie_instructions(self) -> str:
-        return describe_CFI_instructions(self.entry.cie) if self.entry is not None else ""
+        entry = self.entry
+        return describe_CFI_instructions(entry.cie) if entry is not None and entry.cie is not None else ""
 
     @property
     def expressions(self) -> list[str]:
@@ -160,6 +162,10 @@ class CfiFunction:
                 if isinstance(value, Unexpressible) and value.what not in found:
                     found.append(value.what)
         return found
+
+
+def _address(row: CfiRow) -> int:
+    return row.address
 
 
 class CfiTable:
@@ -193,52 +199,33 @@ DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, Overf
 
 
 class EhFrameIndex:
-    """A file's `.eh_frame` FDEs found one at a time, through `.eh_frame_hdr`'s sorted table.
+    """A file's `.eh_frame` FDEs found one at a time, by address.
 
-    What an unwinder crossing a library needs is the FDE of two or three
-    PCs; pyelftools reads `.eh_frame` whole (0.29 s for libc.so.6's 3,717
-    entries, and their tables another 0.3 s), so a backtrace through glibc
-    took longer than gdb's. The header's table (`PT_GNU_EH_FRAME`, written by
-    the linker for exactly this) is binary-searched here by hand, and only
-    the FDE it points at is parsed, by pyelftools. Only the encodings every
-    GNU linker writes are read (`eh_frame_ptr` pc-relative, the count
-    `udata4`, the table `datarel|sdata4`); `usable` is False otherwise.
+    What an unwinder crossing a library needs is the FDE of two or three PCs:
+    the address is looked up in `.eh_frame_hdr`'s sorted table (`PT_GNU_EH_FRAME`,
+    written by the linker for exactly this), and only the FDE it points at is
+    read. A static program has no `.eh_frame_hdr` (gcc does not ask ld for one):
+    the same table is built once from the FDEs' headers, without working out
+    any FDE's rows. `usable` is False when neither can be had.
     """
 
-    HEADER = struct.Struct("<BBBBiI")
-    """version, eh_frame_ptr encoding, fde_count encoding, table encoding, eh_frame_ptr, fde_count."""
-    ENCODINGS = (1, 0x1B, 0x03, 0x3B)
-    """Version 1; DW_EH_PE_pcrel|sdata4; DW_EH_PE_udata4; DW_EH_PE_datarel|sdata4."""
-
     def __init__(self, elf: ELFFile) -> None:
+        from sfview.dwarf.ehframe import frame_section, hdr_table  # ehframe builds this module's types
+
         self.abi = abi_for(elf)
         self.usable = False
-        with reading("the .eh_frame_hdr index"):
-            self._index(elf)
-
-    def _index(self, elf: ELFFile) -> None:
-        header = next((seg for seg in segments(elf) if seg["p_type"] == "PT_GNU_EH_FRAME"), None)
-        eh_frame = section_named(elf, ".eh_frame")
-        if header is None or eh_frame is None or not elf.little_endian:
+        eh_frame = frame_section(elf, ".eh_frame")
+        if eh_frame is None:
             return
-        data = segment_bytes(elf, header)
-        if len(data) < self.HEADER.size:
-            return
-        *encodings, _, count = self.HEADER.unpack_from(data)
-        if tuple(encodings) != self.ENCODINGS or len(data) < self.HEADER.size + 8 * count:
-            return
-        self._hdr = header["p_vaddr"]
-        table = struct.unpack_from(f"<{2 * count}i", data, self.HEADER.size)
-        self._starts = [self._hdr + loc for loc in table[0::2]]
-        self._fdes = [self._hdr + fde for fde in table[1::2]]
+        table = hdr_table(elf, eh_frame)
+        if table is None:
+            try:
+                places = sorted((start & ADDRESS_MASK, offset) for start, offset in eh_frame.fde_places())
+            except InputError:
+                return
+            table = [start for start, _ in places], [offset for _, offset in places]
+        self._starts, self._offsets = table
         self._eh_frame = eh_frame
-        self._cfi = CallFrameInfo(
-            stream=io.BytesIO(frames := section_bytes(eh_frame)),
-            size=len(frames),
-            address=eh_frame["sh_addr"],
-            base_structs=elf.get_dwarf_info().structs,
-            for_eh_frame=True,
-        )
         self.usable = True
 
     def find(self, pc: int) -> CfiFunction | None:
@@ -246,159 +233,29 @@ class EhFrameIndex:
         i = bisect.bisect_right(self._starts, pc) - 1
         if i < 0:
             return None
-        offset = self._fdes[i] - self._eh_frame["sh_addr"]
         try:
-            with reading(f"the FDE at .eh_frame+{offset:#x}"):  # a CIE pointer back to its FDE, DW_CFA_restore in a CIE
-                # pyelftools' reader of one entry (its CIE read as it needs it), at an offset into the section
-                entry = self._cfi._parse_entry_at(offset)
-                functions = _functions([entry], ".eh_frame", self.abi)
+            fde = self._eh_frame.fde_at(self._offsets[i])
+            func = self._eh_frame.function(fde, self.abi) if fde is not None else None
         except InputError:
             return None
-        if len(functions) != 1:  # the table pointed at a CIE
-            return None
-        (func,) = functions
-        return func if func.start_address <= pc < func.end_address else None
+        return func if func is not None and func.start_address <= pc < func.end_address else None
 
 
 def read_cfi(elf: ELFFile) -> CfiTable:
     """The CFI of `.eh_frame` and `.debug_frame`, as numeric rules.
 
-    Raises `InputError` when the file has neither, or when pyelftools cannot
-    decode them.
+    Raises `InputError` when the file has neither, or when they cannot be decoded.
     """
+    from sfview.dwarf.ehframe import frame_section  # ehframe builds this module's types
+
     abi = abi_for(elf)
-    if not (section_named(elf, ".eh_frame") or section_named(elf, ".debug_frame")):
-        raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
-    with reading("DWARF CFI cannot be decoded"):  # zlib, RecursionError (a CIE pointer to itself), DWARFError...
-        dwarf = elf.get_dwarf_info()
-        functions = []
-        if dwarf.has_EH_CFI():
-            functions += _functions(dwarf.EH_CFI_entries(), ".eh_frame", abi)
-        if dwarf.has_CFI():
+    with reading("DWARF CFI cannot be decoded"):  # whatever the reader did not foresee, located
+        eh_frame, debug_frame = frame_section(elf, ".eh_frame"), frame_section(elf, ".debug_frame")
+        if eh_frame is None and debug_frame is None:
+            raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
+        functions = eh_frame.functions(abi) if eh_frame is not None else []
+        if debug_frame is not None:
             # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
             eh = CfiTable(abi, list(functions))
-            functions += [
-                f
-                for f in _functions(dwarf.CFI_entries(), ".debug_frame", abi)
-                if not eh.overlapping(f.start_address, f.end_address)
-            ]
+            functions += [f for f in debug_frame.functions(abi) if not eh.overlapping(f.start_address, f.end_address)]
     return CfiTable(abi, functions)
-
-
-def _functions(entries: Iterable[Any], section: str, abi: Abi) -> list[CfiFunction]:
-    out = []
-    for entry in entries:
-        if not isinstance(entry, FDE):
-            continue
-        start = entry["initial_location"] & ADDRESS_MASK
-        signing = _ra_signing(entry, start)
-        rows = [
-            _row(line, entry.cie["return_address_register"], abi, _signed_at(signing, line["pc"] & ADDRESS_MASK))
-            for line in _decoded(entry).table
-        ]
-        out.append(
-            CfiFunction(
-                start,
-                entry["address_range"],
-                rows,
-                section,
-                entry.offset,
-                entry.cie.offset,
-                entry,
-                entry.header["length"] + entry.structs.initial_length_field_size(),
-                # after the length and the CIE pointer (an offset: 4 or 8 bytes, as the length's format)
-                entry.offset + entry.structs.initial_length_field_size() + entry.structs.dwarf_format // 8,
-            )
-        )
-    return out
-
-
-def _decoded(entry: FDE) -> Any:
-    """pyelftools' table of the FDE's rows.
-
-    pyelftools 0.33 refuses `DW_CFA_GNU_args_size` ("Unknown CFI opcode"),
-    and one such FDE (glibc's libc.so.6 has one) made the whole file's CFI
-    unreadable. The instruction only records the size of outgoing arguments
-    (for exception handling), never a rule, so it is left out before decoding.
-    """
-    if any(instr.opcode == DW_CFA.GNU_args_size for instr in entry.instructions):
-        entry.instructions = [instr for instr in entry.instructions if instr.opcode != DW_CFA.GNU_args_size]
-    return entry.get_decoded()
-
-
-def _ra_signing(entry: FDE, start: int) -> list[tuple[int, bool]]:
-    """Where the RA's signing state changes: `(address, signed)`, in order.
-
-    pyelftools' `get_decoded()` passes over `DW_CFA_AARCH64_negate_ra_state`
-    (a no-op to it), so its state is replayed here from the instructions: a
-    toggle at the current address, kept and restored with
-    `DW_CFA_remember_state`/`DW_CFA_restore_state` as libgcc's unwinder does
-    (the state is its pseudo-register 34).
-    """
-    changes: list[tuple[int, bool]] = []
-    signed, stack, pc = False, [], start
-    alignment = entry.cie["code_alignment_factor"]
-    for instr in [*entry.cie.instructions, *entry.instructions]:
-        match instr.opcode:
-            case DW_CFA.set_loc:
-                pc = instr.args[0] & ADDRESS_MASK
-            case DW_CFA.advance_loc | DW_CFA.advance_loc1 | DW_CFA.advance_loc2 | DW_CFA.advance_loc4:
-                pc += instr.args[0] * alignment
-            case DW_CFA.remember_state:
-                stack.append(signed)
-            case DW_CFA.restore_state if stack:
-                signed = stack.pop()
-                changes.append((pc, signed))
-            case DW_CFA.AARCH64_negate_ra_state:
-                signed = not signed
-                changes.append((pc, signed))
-    return changes
-
-
-def _signed_at(changes: list[tuple[int, bool]], pc: int) -> bool:
-    """The signing state in force from `pc` (the last change at or before it)."""
-    i = bisect.bisect_right(changes, pc, key=lambda change: change[0]) - 1
-    return changes[i][1] if i >= 0 else False
-
-
-def _row(line: dict[Any, Any], ra_reg: int, abi: Abi, ra_signed: bool) -> CfiRow:
-    others = {
-        reg: _register_rule(value)
-        for reg, value in line.items()
-        if isinstance(reg, int) and reg not in (ra_reg, abi.fp)
-    }
-    return CfiRow(
-        address=line["pc"] & ADDRESS_MASK,
-        cfa=cfa_rule(line["cfa"]),
-        ra=_register_rule(line.get(ra_reg)),
-        fp=_register_rule(line.get(abi.fp)),
-        others=others,
-        ra_signed=ra_signed,
-    )
-
-
-def cfa_rule(cfa: CFARule) -> CfiRule:
-    """A CFA rule: `reg + offset`, or an expression."""
-    if cfa.expr is not None or cfa.reg is None:
-        return Unexpressible("CFA expression", bytes(cfa.expr or b""))
-    return rule(Kind.VALUE, cfa.reg, cfa.offset)
-
-
-def _register_rule(value: RegisterRule | None) -> CfiRule:
-    """A register's rule; a register no rule mentions keeps its value (`SAME`)."""
-    if value is None:
-        return SAME
-    match value.type:
-        case RegisterRule.OFFSET:
-            return rule(Kind.VALUE, CFA, value.arg, True)
-        case RegisterRule.VAL_OFFSET:
-            return rule(Kind.VALUE, CFA, value.arg, False)
-        case RegisterRule.REGISTER:
-            return rule(Kind.VALUE, value.arg, 0, False)
-        case RegisterRule.SAME_VALUE:
-            return SAME
-        case RegisterRule.UNDEFINED:
-            return UNDEFINED
-        case RegisterRule.EXPRESSION | RegisterRule.VAL_EXPRESSION:
-            return Unexpressible(value.type.lower(), bytes(value.arg))
-    return Unexpressible(str(value.type).lower())

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiRule, CfiTable, Unexpressible
+from sfview.sframe.bulk import functions_with_rows
 from sfview.sframe.rules import CFA, Kind, Rule
 
 if TYPE_CHECKING:
+    from sfview.sframe.bulk import RowsFunction
     from sfview.sframe.section import Function, Row, Section
 
 COLUMNS = ("cfa", "ra", "fp")
@@ -148,6 +150,7 @@ def compare(
     name_of: Callable[[Function], str],
     name_at: Callable[[int], str],
     placement: Placement | None = None,
+    functions: Sequence[Function | RowsFunction] | None = None,
 ) -> Comparison:
     """Compare every function of `section` with `table`.
 
@@ -158,8 +161,13 @@ def compare(
     unrelocated; functions are paired by where their relocations put them
     and compared by offset into the function. (Pairing them in order fails
     as soon as one function has DWARF CFI alone: every later pair is wrong.)
+
+    `functions`: the section's functions with their rows, when the caller has them already
+    (`bulk.functions_with_rows`, which reads them without a Kaitai object each).
     """
-    sframe_funcs = [f for f in section.functions() if f.error is None]
+    if functions is None:
+        functions = functions_with_rows(section)
+    sframe_funcs = [f for f in functions if f.error is None]
     pairs: list[Pair] = []
     paired_dwarf: set[int] = set()
     paired_sframe: set[int] = set()

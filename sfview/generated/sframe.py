@@ -496,7 +496,7 @@ class Sframe(KaitaiStruct):
             @property
             def block_size(self):
                 """For a PCMASK function, how many bytes its rows repeat every: the PC
-                is matched modulo this size. Versions 2 and 3 store it
+                is matched modulo this size (0 for a PCINC function). Versions 2 and 3 store it
                 (`func_rep_size`); version 1 has no field, and its one PCMASK user is
                 the AMD64 PLT, whose entries are 16 bytes (libsframe 2.40 matches
                 such rows against the PC's low bits: "For AMD64, the pltN entry stub
@@ -505,7 +505,7 @@ class Sframe(KaitaiStruct):
                 if hasattr(self, '_m_block_size'):
                     return self._m_block_size
 
-                self._m_block_size = (self.attr.func_rep_size if self._parent.version >= 3 else (self.func_rep_size if self._parent.version == 2 else 16))
+                self._m_block_size = (0 if self.info.pc_type != Sframe.PcType.pcmask else (self.attr.func_rep_size if self._parent.version >= 3 else (self.func_rep_size if self._parent.version == 2 else 16)))
                 return getattr(self, '_m_block_size', None)
 
             @property

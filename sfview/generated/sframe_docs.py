@@ -259,7 +259,7 @@ TYPES = {
                 "doc": "How this function's FRE offsets are read (always DEFAULT before version 3)."
             },
             "block_size": {
-                "doc": "For a PCMASK function, how many bytes its rows repeat every: the PC\nis matched modulo this size. Versions 2 and 3 store it\n(`func_rep_size`); version 1 has no field, and its one PCMASK user is\nthe AMD64 PLT, whose entries are 16 bytes (libsframe 2.40 matches\nsuch rows against the PC's low bits: \"For AMD64, the pltN entry stub\nis 16 bytes\")."
+                "doc": "For a PCMASK function, how many bytes its rows repeat every: the PC\nis matched modulo this size (0 for a PCINC function). Versions 2 and 3 store it\n(`func_rep_size`); version 1 has no field, and its one PCMASK user is\nthe AMD64 PLT, whose entries are 16 bytes (libsframe 2.40 matches\nsuch rows against the PC's low bits: \"For AMD64, the pltN entry stub\nis 16 bytes\")."
             },
             "fres_start": {
                 "doc": "Section offset of this function's first FRE."

@@ -134,19 +134,28 @@ class ElfFile(ELFFile):
 
     def _read_dwarf_section(self, section: Section, relocate_dwarf_sections: bool) -> DebugSectionDescriptor:
         """A DWARF section read by `section_bytes` (zstd too, bounded), relocated as pyelftools does."""
+        data = self.dwarf_section_bytes(section, relocate_dwarf_sections)
+        return DebugSectionDescriptor(
+            io.BytesIO(data), section.name, section["sh_offset"], len(data), section["sh_addr"]
+        )
+
+    def dwarf_section_bytes(self, section: Section, relocate: bool) -> bytes:
+        """A DWARF section's bytes (`section_bytes`: zstd too, bounded), its relocations applied when
+        `relocate`; relocations that cannot be read cost the relocated addresses (said in `lost`)."""
         data = section_bytes(section)
+        if not relocate:
+            return data
         stream = io.BytesIO(data)
-        if relocate_dwarf_sections:
-            try:
-                with reading(f"the relocations of {section.name}"):
-                    handler = RelocationHandler(self)
-                    relocations = handler.find_relocations_for_section(section)
-                    if relocations is not None:
-                        handler.apply_section_relocations(stream, relocations)
-            except InputError as exc:  # costs the relocated addresses, not the CFI
-                self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
-                stream = io.BytesIO(data)
-        return DebugSectionDescriptor(stream, section.name, section["sh_offset"], len(data), section["sh_addr"])
+        try:
+            with reading(f"the relocations of {section.name}"):
+                handler = RelocationHandler(self)
+                relocations = handler.find_relocations_for_section(section)
+                if relocations is not None:
+                    handler.apply_section_relocations(stream, relocations)
+        except InputError as exc:  # costs the relocated addresses, not the CFI
+            self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
+            return data
+        return stream.getvalue()
 
 
 def open_elf(stream: BinaryIO) -> ElfFile:

@@ -27,9 +27,10 @@ from typing import NamedTuple
 
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.records import FRE_LENGTHS, info_bits
+from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
 from sfview.sframe.rules import Rule
-from sfview.sframe.section import ADDRESS_MASK, Section
+from sfview.sframe.section import ADDRESS_MASK, Function, Section, Span
+from sfview.sframe.section import Row as ModelRow
 
 Row = tuple[int, bytes]
 """A row as the bulk reader hands it out: its start offset, and its pattern key (info byte and offsets)."""
@@ -141,12 +142,9 @@ class Bulk:
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, infos = self._starts, FDE_INFOS
         v3 = self._attr is not None
-        records = list(self._fde.iter_unpack(memoryview(data)[fde_start:end]))
-        # Where the next function's block starts: the end of this one's, when blocks are laid out in order.
-        block_ends = [fre_start + r[i_off] for r in records[1:]] + [fre_end]
         blocks: dict[tuple[int, int, bytes], tuple[list[Row], int, bool]] = {}  # rows, their bytes, all read
         same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
-        for index, record in enumerate(records):
+        for index, record, block_end in self._records(memoryview(data)[fde_start:end], i_off, fre_start, fre_end):
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if relocated:
                 start = relocated.get(fde_start + index * fde_size + self._start_field, start) & ADDRESS_MASK
@@ -168,7 +166,7 @@ class Bulk:
             # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
             # already read gives the same rows, when its reading stayed within the bytes of the key.
             # And FDEs that point at the same rows (with the same count) read the same rows.
-            key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_ends[index])])
+            key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_end)])
             place = (func.info.fre_type, func.num_fres, pos)
             known = blocks.get(key) or same_place.get(place)
             if known is not None:
@@ -180,10 +178,24 @@ class Bulk:
             else:
                 rows = list(self._walk(func, pos, address, fre_end, limit))
                 same_place[place] = entry = rows, func.rows_end - pos, func.complete
-                if func.complete and func.rows_end <= block_ends[index]:
+                if func.complete and func.rows_end <= block_end:
                     blocks[key] = entry
                     func.shared = True
             yield func, rows
+
+    def _records(
+        self, table: memoryview, i_off: int, fre_start: int, fre_end: int
+    ) -> Iterator[tuple[int, tuple[int, ...], int]]:
+        """Each FDE record with its index, and where the next function's block starts (the end of this
+        one's, when blocks are laid out in order): read as they are used, so that a million functions
+        never have a million tuples at once."""
+        records = self._fde.iter_unpack(table)
+        current = next(records, None)
+        index = 0
+        while current is not None:
+            following = next(records, None)
+            yield index, current, fre_start + following[i_off] if following is not None else fre_end
+            current, index = following, index + 1
 
     def _walk(self, func: FastFunction, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[Row]:
         """(start offset, pattern key) of the function's rows from `pos`; when done, `func.complete` and
@@ -237,3 +249,80 @@ class Bulk:
             mangled = bool(info_bits(info, "fre_info", "mangled_ra"))
             found = self._patterns[key] = Pattern(cfa, fp, ra, mangled, offsets)
         return found
+
+
+@dataclass(slots=True)
+class RowsFunction:
+    """A function as the engines that go through every row (compare, export) see it: what `Function`
+    says of it, its rows the model's `Row`s, made from the bulk reader's patterns rather than Kaitai
+    objects (a fifth of the time, on 40,000 functions)."""
+
+    section: Section
+    index: int
+    start_address: int
+    size: int
+    span: Span
+    rows: list[ModelRow]
+    pcmask: bool = False
+    """PCINC only: a PCMASK function (a PLT) is the model's, which knows the block its rows repeat every."""
+    block_size: int = 0
+    error: None = None
+    rows_error: None = None
+
+    row_for = Function.row_for
+
+
+def functions_with_rows(section: Section) -> list[RowsFunction | Function]:
+    """Every function in FDE order, rows decoded: through the bulk reader, or (a function it leaves to
+    the Kaitai path, or whose rows stop short) the model's `Function`, errors and all."""
+    bulk = Bulk(section)
+    made: dict[bytes, tuple] = {}
+    out: list[RowsFunction | Function] = []
+    fde_start, fde_size = section.fde_start, section.fde_size
+    for item in bulk.functions():
+        if isinstance(item, int):
+            out.append(section.function(item))
+            continue
+        func, rows = item
+        rows = list(rows)
+        if not func.complete or func.info.pcmask:  # the model says why rows stop, and what a PLT repeats every
+            out.append(section.function(func.index))
+            continue
+        start, width = func.start_address, START_ADDR_SIZES[func.info.fre_type]
+        pos = func.fres_start
+        model_rows = []
+        for index, (offset, key) in enumerate(rows):
+            facts = made.get(key)
+            if facts is None:
+                facts = made[key] = _row_facts(bulk, key)
+            end = pos + width + len(key)
+            model_rows.append(ModelRow(index, offset, (start + offset) & ADDRESS_MASK, Span(pos, end), *facts))
+            pos = end
+        place = fde_start + func.index * fde_size
+        out.append(
+            RowsFunction(
+                section,
+                func.index,
+                start,
+                func.size,
+                Span(place, place + fde_size),
+                model_rows,
+            )
+        )
+    return out
+
+
+def _row_facts(bulk: Bulk, key: bytes) -> tuple:
+    """A row's fields after its place (`Row`'s info, base_reg, offset_size, offsets, mangled_ra, cfa, fp, ra)."""
+    info = key[0]
+    pattern = bulk.pattern(key)
+    return (
+        info,
+        info_bits(info, "fre_info", "cfa_base_reg"),
+        OFFSET_SIZES[info_bits(info, "fre_info", "offset_size")],
+        pattern.offsets,
+        pattern.mangled_ra,
+        pattern.cfa,
+        pattern.fp,
+        pattern.ra,
+    )

@@ -1,0 +1,697 @@
+"""`.eh_frame` and `.debug_frame` read with `struct`, each distinct instruction string decoded once.
+
+pyelftools builds a construct `Container` per CIE and FDE header, an object
+per instruction and a dict per table line: 7 s for the 40,003 FDEs of
+`bench/make_big.py`'s binary, where `readelf --debug-dump=frames-interp`
+takes 0.04 s. Yet a program's FDEs say very few different things: the 40,003
+FDEs of that binary hold a few hundred distinct instruction strings (every
+leaf function: none at all; every `push rbp` prologue: the same three
+bytes). So here the headers are read with `struct`, the instructions are
+parsed once per distinct byte string, and the rows of a CIE and an
+instruction string are worked out once, relative to the function's start,
+then shifted to each FDE that repeats them.
+
+What the rows are is pyelftools' reading, kept exactly (`tests/test_ehframe.py`
+compares the two over every fixture, the binaries the tests build and
+thousands of generated sections, rows and failures alike), including where a
+damaged section takes it: an entry is read where the previous one's
+instructions ended, a CIE wherever an FDE's pointer says. Two places differ
+on purpose: `DW_CFA_def_cfa_sf`'s offset is factored by the data alignment
+(DWARF 5 section 6.4.2.2; pyelftools uses the code alignment), and a 64-bit
+`.eh_frame` FDE's CIE pointer counts from the pointer field itself, as for a
+32-bit one. Where pyelftools raises (or recurses without end), this raises
+`InputError`, naming the section and the entry's offset.
+
+Rows are the `CfiRow` objects of `cfi.py`; a row's `others` dict is shared by
+every FDE that repeats the row, so it is not to be changed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import io
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NoReturn
+
+from elftools.dwarf.callframe import FDE, CallFrameInfo
+from elftools.dwarf.constants import DW_CFA
+from elftools.dwarf.structs import DWARFStructs
+
+from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
+from sfview.errors import InputError
+from sfview.inputs.elffile import ElfFile, reading, section_named
+from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
+
+    from sfview.dwarf.cfi import Abi
+
+ADDRESS_MASK = (1 << 64) - 1
+PE_OMIT = 0xFF
+PE_PCREL = 0x10
+"""`DW_EH_PE_pcrel`: the value is relative to the address of the field that holds it."""
+ULEB, SLEB = "uleb", "sleb"
+ENCODED = {0x01: ULEB, 0x02: "H", 0x03: "I", 0x04: "Q", 0x09: SLEB, 0x0A: "h", 0x0B: "i", 0x0C: "q"}
+"""`DW_EH_PE_*` value formats (the low four bits of an encoding); `absptr` (0) is an address."""
+
+# Instructions as tuples `(op, a, b)`: the DWARF opcode, with the three kinds
+# that carry an operand in their low six bits (and the longer forms of the
+# same instruction) under one code each.
+ADVANCE = int(DW_CFA.advance_loc)
+OFFSET = int(DW_CFA.offset)
+RESTORE = int(DW_CFA.restore)
+SET_LOC = int(DW_CFA.set_loc)
+NEGATE_RA_STATE = int(DW_CFA.AARCH64_negate_ra_state)
+ARGS_SIZE = int(DW_CFA.GNU_args_size)
+REMEMBER, RESTORE_STATE = int(DW_CFA.remember_state), int(DW_CFA.restore_state)
+Instruction = tuple[int, int, int | bytes]
+
+_OPERANDS: dict[int, tuple[int, tuple[str, ...]]] = {
+    int(DW_CFA.nop): (int(DW_CFA.nop), ()),
+    int(DW_CFA.set_loc): (SET_LOC, ("addr",)),
+    int(DW_CFA.advance_loc1): (ADVANCE, ("B",)),
+    int(DW_CFA.advance_loc2): (ADVANCE, ("H",)),
+    int(DW_CFA.advance_loc4): (ADVANCE, ("I",)),
+    int(DW_CFA.offset_extended): (OFFSET, (ULEB, ULEB)),
+    int(DW_CFA.restore_extended): (RESTORE, (ULEB,)),
+    int(DW_CFA.undefined): (int(DW_CFA.undefined), (ULEB,)),
+    int(DW_CFA.same_value): (int(DW_CFA.same_value), (ULEB,)),
+    int(DW_CFA.register): (int(DW_CFA.register), (ULEB, ULEB)),
+    REMEMBER: (REMEMBER, ()),
+    RESTORE_STATE: (RESTORE_STATE, ()),
+    int(DW_CFA.def_cfa): (int(DW_CFA.def_cfa), (ULEB, ULEB)),
+    int(DW_CFA.def_cfa_register): (int(DW_CFA.def_cfa_register), (ULEB,)),
+    int(DW_CFA.def_cfa_offset): (int(DW_CFA.def_cfa_offset), (ULEB,)),
+    int(DW_CFA.def_cfa_expression): (int(DW_CFA.def_cfa_expression), ("block",)),
+    int(DW_CFA.expression): (int(DW_CFA.expression), (ULEB, "block")),
+    int(DW_CFA.offset_extended_sf): (OFFSET, (ULEB, SLEB)),
+    int(DW_CFA.def_cfa_sf): (int(DW_CFA.def_cfa_sf), (ULEB, SLEB)),
+    int(DW_CFA.def_cfa_offset_sf): (int(DW_CFA.def_cfa_offset_sf), (SLEB,)),
+    int(DW_CFA.val_offset): (int(DW_CFA.val_offset), (ULEB, ULEB)),
+    int(DW_CFA.val_offset_sf): (int(DW_CFA.val_offset), (ULEB, SLEB)),
+    int(DW_CFA.val_expression): (int(DW_CFA.val_expression), (ULEB, "block")),
+    NEGATE_RA_STATE: (NEGATE_RA_STATE, ()),
+    ARGS_SIZE: (ARGS_SIZE, (ULEB,)),
+}
+"""Each extended opcode: the code it is decoded under, and its operands' formats."""
+
+
+class OutOfBytes(Exception):
+    """A read ran past the end of the section."""
+
+
+@dataclass(slots=True)
+class Cie:
+    offset: int
+    end: int
+    """Where the entry ends by its length field."""
+    code_align: int
+    data_align: int
+    ra_reg: int
+    fde_encoding: int | None
+    lsda_encoding: int | None
+    instructions: tuple[Instruction, ...]
+    signs: bool
+    """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
+    table: tuple[Line, ...] | None = None
+    """The rows its instructions give (decoded when an FDE first needs them)."""
+
+
+@dataclass(slots=True)
+class Fde:
+    offset: int
+    end: int
+    cie: Cie
+    start: int
+    """`initial_location` as read (a pc-relative one resolved; not yet masked to 64 bits)."""
+    size: int
+    location_offset: int
+    instructions: tuple[Instruction, ...]
+    key: bytes | None
+    """The instruction bytes, when the rows may be shared with every FDE of the same CIE and bytes
+    (None when a `DW_CFA_set_loc` makes them absolute, or the instructions ran past the entry)."""
+    signs: bool
+    """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
+
+
+def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
+    """The file's `name` section (`.eh_frame`, `.debug_frame`) to read CFI from, None when it has none.
+
+    In a relocatable object the section's relocations are applied first, as
+    pyelftools' `get_dwarf_info()` does (the FDEs' `initial_location` fields
+    are relocated there).
+    """
+    section = section_named(elf, name)
+    if section is None:
+        return None
+    relocate = elf["e_type"] == "ET_REL"
+    with reading(f"the {name} section"):
+        # a file read from memory (the vDSO), not an ElfFile: no relocations, nothing compressed
+        data = elf.dwarf_section_bytes(section, relocate) if isinstance(elf, ElfFile) else section.data()
+    return FrameSection(name, data, section["sh_addr"], elf.little_endian, elf.elfclass // 8)
+
+
+COMMON_FDE = struct.Struct("<IIiiB")
+"""length, CIE pointer, initial_location and address_range (`pcrel|sdata4`), augmentation data length."""
+COMMON_ENCODING = 0x1B
+"""`DW_EH_PE_pcrel|DW_EH_PE_sdata4`: what GNU as writes for an FDE's pointers."""
+
+
+EH_FRAME_HDR = struct.Struct("<BBBBiI")
+"""`.eh_frame_hdr`: version, eh_frame_ptr encoding, fde_count encoding, table encoding, eh_frame_ptr, fde_count."""
+EH_FRAME_HDR_ENCODINGS = (1, 0x1B, 0x03, 0x3B)
+"""Version 1; DW_EH_PE_pcrel|sdata4; DW_EH_PE_udata4; DW_EH_PE_datarel|sdata4: what every GNU linker writes."""
+
+
+def hdr_table(elf: ELFFile, eh_frame: FrameSection) -> tuple[list[int], list[int]] | None:
+    """`.eh_frame_hdr`'s sorted table (`PT_GNU_EH_FRAME`, written by the linker for unwinders): each
+    FDE's start address and its offset in `.eh_frame`. None when the file has none, or one in
+    encodings other than those every GNU linker writes."""
+    header = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_GNU_EH_FRAME"), None)
+    if header is None or not elf.little_endian:
+        return None
+    data = header.data()
+    if len(data) < EH_FRAME_HDR.size:
+        return None
+    *encodings, _, count = EH_FRAME_HDR.unpack_from(data)
+    if tuple(encodings) != EH_FRAME_HDR_ENCODINGS or len(data) < EH_FRAME_HDR.size + 8 * count:
+        return None
+    base = header["p_vaddr"]
+    table = struct.unpack_from(f"<{2 * count}i", data, EH_FRAME_HDR.size)
+    return [base + start for start in table[0::2]], [base + fde - eh_frame.address for fde in table[1::2]]
+
+
+# A line of the table while it is worked out: pc, CFA as (register, offset, expression), and the rules
+# of the registers mentioned so far.
+CfaState = tuple[int | None, int | None, bytes | None]
+Line = tuple[int, CfaState, dict[int, "CfiRule"]]
+
+
+class FrameSection:
+    """One `.eh_frame` or `.debug_frame` section: its entries read on demand, rows shared between
+    FDEs that repeat them."""
+
+    def __init__(self, name: str, data: bytes, address: int, little_endian: bool, address_size: int) -> None:
+        self.name = name
+        self.data = data
+        self.address = address
+        self.eh = name == ".eh_frame"
+        self.little_endian = little_endian
+        self.address_size = address_size
+        order = "<" if little_endian else ">"
+        self._order = order
+        self._u32 = struct.Struct(order + "I").unpack_from
+        self._u64 = struct.Struct(order + "Q").unpack_from
+        self._fixed = {c: struct.Struct(order + c) for c in "BHIQhiq"}
+        self._fixed["addr"] = self._fixed["Q" if address_size == 8 else "I"]
+        self._common = struct.Struct(order + COMMON_FDE.format[1:])
+        self._entries: dict[int, Cie | Fde] = {}
+        self._reading: set[int] = set()
+        self._instructions: dict[bytes, tuple[tuple[Instruction, ...], bool, bool]] = {}
+        self._rows: dict[tuple[int, bytes, int, int], tuple[tuple[int, CfiRule, CfiRule, CfiRule, dict], ...]] = {}
+        self._cfi: CallFrameInfo | None = None
+
+    # Entries --------------------------------------------------------------
+
+    def fdes(self) -> list[Fde]:
+        """Every FDE in section order, as pyelftools' walk over the section finds them."""
+        out = []
+        offset, size = 0, len(self.data)
+        while offset < size:
+            entry, offset = self._entry_at(offset)
+            if isinstance(entry, Fde):
+                out.append(entry)
+        return out
+
+    def fde_places(self) -> list[tuple[int, int]]:
+        """`(initial_location, offset)` of every FDE, the entries walked by their lengths: what an
+        index by address needs, without reading any FDE's instructions (`fde_at` reads them)."""
+        out = []
+        offset, size = 0, len(self.data)
+        while offset < size:
+            with self._located(offset):
+                end, pos, cie = self._head(offset)
+                if cie is not None:
+                    out.append((self._fde_fields(cie, pos)[0], offset))
+            offset = end if end >= 0 else pos
+        return out
+
+    def fde_at(self, offset: int) -> Fde | None:
+        """The FDE at `offset` (None for a CIE or a terminator)."""
+        entry = self._entry_at(offset)[0]
+        return entry if isinstance(entry, Fde) else None
+
+    def _entry_at(self, offset: int) -> tuple[Cie | Fde | None, int]:
+        """The entry at `offset` (None: a zero terminator) and where the next one starts."""
+        known = self._entries.get(offset)
+        if known is not None:
+            return known, known.end
+        if offset in self._reading:
+            self._fail(offset, "the CIE pointer leads back to this entry")
+        self._reading.add(offset)
+        try:
+            with self._located(offset):
+                return self._read_entry(offset)
+        finally:
+            self._reading.discard(offset)
+
+    @contextlib.contextmanager
+    def _located(self, offset: int) -> Iterator[None]:
+        """What goes wrong reading the entry at `offset` as an `InputError` that names it."""
+        try:
+            yield
+        except OutOfBytes:
+            self._fail(offset, f"the entry runs past the end of the section ({len(self.data):#x} bytes)")
+        except (KeyError, ValueError) as exc:
+            self._fail(offset, str(exc))
+
+    def _fail(self, offset: int, what: str) -> NoReturn:
+        raise InputError(f"DWARF CFI cannot be decoded: {self.name}+{offset:#x}: {what}")
+
+    def _read_entry(self, offset: int) -> tuple[Cie | Fde | None, int]:
+        """Read the entry at `offset` as pyelftools' `CallFrameInfo._parse_entry_at` does."""
+        fde = self._common_fde(offset)
+        if fde is not None:
+            return fde
+        end, pos, cie = self._head(offset)
+        if end < 0:
+            return None, pos
+        if cie is None:
+            return self._read_cie(offset, end, pos)
+        start, size, location_offset, pos = self._fde_fields(cie, pos)
+        instructions, key, signs, after = self._instructions_at(pos, end)
+        fde = Fde(offset, end, cie, start, size, location_offset, instructions, key, signs)
+        self._entries[offset] = fde
+        return fde, after
+
+    def _common_fde(self, offset: int) -> tuple[Fde, int] | None:
+        """The FDE every GNU toolchain writes, read with one `struct` call: a 32-bit `.eh_frame` FDE
+        of a CIE already read whose pointers are `pcrel|sdata4`, without an LSDA, its augmentation
+        data shorter than 128 bytes. None for anything else (read field by field)."""
+        data = self.data
+        if not self.eh or offset + COMMON_FDE.size > len(data):
+            return None
+        length, pointer, start, size, augmentation = self._common.unpack_from(data, offset)
+        cie = self._entries.get(offset + 4 - pointer) if pointer else None
+        if (
+            not isinstance(cie, Cie)
+            or cie.fde_encoding != COMMON_ENCODING
+            or cie.lsda_encoding not in (None, PE_OMIT)
+            or augmentation >= 0x80
+            or length in (0, 0xFFFFFFFF)
+        ):
+            return None
+        pos = min(offset + COMMON_FDE.size + augmentation, len(data))
+        end = offset + 4 + length
+        instructions, key, signs, after = self._instructions_at(pos, end)
+        start += self.address + offset + 8
+        fde = Fde(offset, end, cie, start, size, offset + 8, instructions, key, signs)
+        self._entries[offset] = fde
+        return fde, after
+
+    def _head(self, offset: int) -> tuple[int, int, Cie | None]:
+        """An entry's length and identity: where it ends by its length (-1: a zero terminator), where
+        its fields after the CIE pointer start (after the terminator, for one), and for an FDE its CIE
+        (None for a CIE)."""
+        read = self._read
+        if offset < 0:
+            raise ValueError("the entry would start before the section")
+        length, pos = read("I", offset)
+        if self.eh and length == 0:
+            return -1, pos, None
+        wide = length == 0xFFFFFFFF
+        if wide:
+            length, pos = read("Q", pos)
+        end = pos + length
+        pointer_at = pos
+        ident, pos = read("Q" if wide else "I", pos)
+        cie_id = 0 if self.eh else (1 << (64 if wide else 32)) - 1
+        if ident == cie_id:
+            return end, pos, None
+        cie_offset = pointer_at - ident if self.eh else ident
+        if not 0 <= cie_offset < len(self.data):
+            raise ValueError(f"its CIE pointer leads outside the section (to {cie_offset:#x})")
+        cie = self._entry_at(cie_offset)[0]
+        if not isinstance(cie, Cie):
+            raise ValueError(f"its CIE pointer leads to {'an FDE' if cie else 'a terminator'} at {cie_offset:#x}")
+        return end, pos, cie
+
+    def _fde_fields(self, cie: Cie, pos: int) -> tuple[int, int, int, int]:
+        """An FDE's `initial_location` and `address_range`, where the first is, and where its
+        instructions start (after the augmentation data or the LSDA pointer, as pyelftools reads them)."""
+        location_offset = pos
+        if self.eh:
+            if cie.fde_encoding is None:
+                raise ValueError(f"its CIE (at {cie.offset:#x}) gives no FDE pointer encoding")
+            value = self._format(cie.fde_encoding, "FDE pointer")
+            start, pos = self._value(value, pos)
+            size, pos = self._value(value, pos)
+            if cie.fde_encoding & 0xF0 == PE_PCREL:
+                start += self.address + location_offset
+            length, lsda_at = self._uleb(pos)  # the augmentation data: the LSDA pointer, when there is one
+            pos = min(lsda_at + length, len(self.data))
+        else:
+            start, pos = self._read("addr", pos)
+            size, pos = self._read("addr", pos)
+            lsda_at = pos
+        if cie.lsda_encoding is not None and cie.lsda_encoding != PE_OMIT:
+            pos = self._value(self._format(cie.lsda_encoding, "LSDA pointer"), lsda_at)[1]
+        return start, size, location_offset, pos
+
+    def _read_cie(self, offset: int, end: int, pos: int) -> tuple[Cie, int]:
+        read, uleb = self._read, self._uleb
+        version, pos = read("B", pos)
+        nul = self.data.find(b"\0", pos)
+        if nul < 0:
+            raise OutOfBytes
+        augmentation, pos = self.data[pos:nul], nul + 1
+        if version >= 4:
+            pos += 2  # address_size and segment_selector_size (addresses are the ELF class's)
+        code_align, pos = uleb(pos)
+        data_align, pos = self._sleb(pos)
+        ra_reg, pos = uleb(pos) if version > 1 else read("B", pos)
+        fields: dict[str, int] = {}
+        if augmentation and not augmentation.startswith(b"armcc"):
+            pos = self._augmentation(augmentation, pos, fields)
+        instructions, _, signs, after = self._instructions_at(pos, end)
+        cie = Cie(offset, end, code_align, data_align, ra_reg, fields.get("R"), fields.get("L"), instructions, signs)
+        self._entries[offset] = cie
+        return cie, after
+
+    def _augmentation(self, augmentation: bytes, pos: int, fields: dict[str, int]) -> int:
+        """Read the CIE's augmentation data into `fields` (`R`, `L`); where its instructions start.
+
+        As pyelftools: the letters are read up to the first it does not know, and
+        the data is then skipped by its length (`.eh_frame`) or not at all.
+        """
+        if not augmentation.startswith(b"z"):
+            raise ValueError(f"augmentation {augmentation!r} does not start with 'z'")
+        at = pos
+        for letter in augmentation.decode("latin-1"):
+            match letter:
+                case "z":
+                    at = self._uleb(at)[1]
+                case "L" | "R":
+                    fields[letter], at = self._read("B", at)
+                case "P":
+                    encoding, at = self._read("B", at)
+                    at = self._value("addr" if encoding & 0x0F == 0 else ENCODED.get(encoding & 0x0F, ""), at)[1]
+                case "S":
+                    pass
+                case _:
+                    break
+        if not self.eh:
+            return pos
+        length, pos = self._uleb(pos)
+        return min(pos + length, len(self.data))
+
+    def _format(self, encoding: int, what: str) -> str:
+        """The value format of a `DW_EH_PE_*` encoding pyelftools reads (absolute or pc-relative)."""
+        if encoding == PE_OMIT or encoding & 0xF0 not in (0, PE_PCREL):
+            raise ValueError(f"{what} encoding {encoding:#x} is not one sfview reads")
+        found = "addr" if encoding & 0x0F == 0 else ENCODED.get(encoding & 0x0F)
+        if found is None:
+            raise ValueError(f"{what} encoding {encoding:#x} is not one sfview reads")
+        return found
+
+    # Values -------------------------------------------------------------------
+
+    def _read(self, fmt: str, pos: int) -> tuple[int, int]:
+        layout = self._fixed[fmt]
+        if pos < 0 or pos + layout.size > len(self.data):
+            raise OutOfBytes
+        return layout.unpack_from(self.data, pos)[0], pos + layout.size
+
+    def _value(self, fmt: str, pos: int) -> tuple[int, int]:
+        if fmt == ULEB:
+            return self._uleb(pos)
+        if fmt == SLEB:
+            return self._sleb(pos)
+        if fmt not in self._fixed:
+            raise ValueError("a personality encoding sfview does not read")
+        return self._read(fmt, pos)
+
+    def _uleb(self, pos: int) -> tuple[int, int]:
+        data = self.data
+        try:
+            byte = data[pos]
+            if byte < 0x80:
+                return byte, pos + 1
+            value, shift = 0, 0
+            while True:
+                byte = data[pos]
+                pos += 1
+                value |= (byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80:
+                    return value, pos
+        except IndexError:
+            raise OutOfBytes from None
+
+    def _sleb(self, pos: int) -> tuple[int, int]:
+        start = pos
+        value, pos = self._uleb(pos)
+        bits = 7 * (pos - start)
+        if self.data[pos - 1] & 0x40:
+            value -= 1 << bits
+        return value, pos
+
+    # Instructions -------------------------------------------------------------
+
+    def _instructions_at(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], bytes | None, bool, int]:
+        """The instructions from `pos` to the entry's `end`; their bytes when they can be shared (they
+        end at `end` and set no absolute address); whether they toggle the RA's signing state; and where
+        reading stopped (past `end` when the last instruction's operands run over it, as pyelftools
+        reads them)."""
+        if pos >= end:
+            return (), b"", False, pos
+        key = self.data[pos:end]
+        known = self._instructions.get(key) if end <= len(self.data) else None
+        if known is None:
+            instructions, after = self._parse(pos, end)
+            signs = any(op == NEGATE_RA_STATE for op, _, _ in instructions)
+            if after != end or end > len(self.data):
+                return instructions, None, signs, after
+            shared = all(op != SET_LOC for op, _, _ in instructions)
+            known = self._instructions[key] = instructions, shared, signs
+        instructions, shared, signs = known
+        return instructions, key if shared else None, signs, end
+
+    def _parse(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], int]:
+        data, operands = self.data, _OPERANDS
+        out: list[Instruction] = []
+        while pos < end:
+            if pos >= len(data):
+                raise OutOfBytes
+            raw = data[pos]
+            pos += 1
+            primary = raw & 0xC0
+            if primary == OFFSET:
+                value, pos = self._uleb(pos)
+                out.append((OFFSET, raw & 0x3F, value))
+            elif primary:
+                out.append((primary, raw & 0x3F, 0))
+            else:
+                found = operands.get(raw)
+                if found is None:
+                    raise ValueError(f"unknown CFI opcode {raw:#04x} at {self.name}+{pos - 1:#x}")
+                op, formats = found
+                args: list[int | bytes] = []
+                for fmt in formats:
+                    if fmt == "block":
+                        length, pos = self._uleb(pos)
+                        if pos + length > len(data):
+                            raise OutOfBytes
+                        args.append(data[pos : pos + length])
+                        pos += length
+                    else:
+                        value, pos = self._value(fmt, pos)
+                        args.append(value)
+                args += [0, 0]
+                out.append((op, args[0], args[1]))
+        return tuple(out), pos
+
+    # Rows -------------------------------------------------------------------
+
+    def functions(self, abi: Abi) -> list[CfiFunction]:
+        """Every FDE with its rows, in section order."""
+        return [self.function(fde, abi) for fde in self.fdes()]
+
+    def function(self, fde: Fde, abi: Abi) -> CfiFunction:
+        """One FDE with its rows (the rows of a CIE and an instruction string worked out once)."""
+        cie = fde.cie
+        start = fde.start & ADDRESS_MASK
+        signing = _signing(fde, start) if fde.signs or cie.signs else None
+        try:
+            if fde.key is None:
+                templates = self._templates(cie, fde.instructions, fde.start, abi)
+                rows = [CfiRow(pc & ADDRESS_MASK, *rules) for pc, *rules in templates]
+            else:
+                cache_key = (cie.offset, fde.key, abi.fp, cie.ra_reg)
+                templates = self._rows.get(cache_key)
+                if templates is None:
+                    templates = self._rows[cache_key] = self._templates(cie, fde.instructions, 0, abi)
+                rows = [CfiRow((start + delta) & ADDRESS_MASK, *rules) for delta, *rules in templates]
+        except (IndexError, ValueError) as exc:
+            self._fail(fde.offset, str(exc) or "DW_CFA_restore_state without a remembered state")
+        if signing is not None:  # each row: the last change at or before its address
+            changed_at = [at for at, _ in signing]
+            for row in rows:
+                i = bisect.bisect_right(changed_at, row.address) - 1
+                row.ra_signed = signing[i][1] if i >= 0 else False
+        return CfiFunction(
+            start,
+            fde.size,
+            rows,
+            self.name,
+            fde.offset,
+            cie.offset,
+            lambda: self.pyelftools_entry(fde.offset),
+            fde.end - fde.offset,
+            fde.location_offset,
+        )
+
+    def _templates(
+        self, cie: Cie, instructions: tuple[Instruction, ...], start: int, abi: Abi
+    ) -> tuple[tuple[int, CfiRule, CfiRule, CfiRule, dict[int, CfiRule]], ...]:
+        """The rows of an FDE whose instructions are `instructions`, from `start`: (pc, CFA, RA, FP, others)."""
+        if cie.table is None:
+            cie.table = tuple(_decode(cie, cie.instructions, 0, None, is_fde=False))
+        last = cie.table[-1] if cie.table else None
+        lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, is_fde=True)
+        ra_reg, fp = cie.ra_reg, abi.fp
+        return tuple(
+            (
+                pc,
+                _cfa_rule(cfa),
+                regs.get(ra_reg, SAME),
+                regs.get(fp, SAME),
+                {reg: value for reg, value in regs.items() if reg not in (ra_reg, fp)},
+            )
+            for pc, cfa, regs in lines
+        )
+
+    def pyelftools_entry(self, offset: int) -> FDE | None:
+        """pyelftools' object for the FDE at `offset`: it describes the instructions in readelf's words
+        (`DW_CFA_def_cfa_offset: 16`), one FDE when the app asks for it."""
+        if self._cfi is None:
+            self._cfi = CallFrameInfo(
+                stream=io.BytesIO(self.data),
+                size=len(self.data),
+                address=self.address,
+                base_structs=DWARFStructs(self.little_endian, 32, self.address_size),
+                for_eh_frame=self.eh,
+            )
+        try:
+            entry = self._cfi._parse_entry_at(offset)
+        except DECODE_ERRORS:
+            return None
+        if not isinstance(entry, FDE):
+            return None
+        entry.instructions = [i for i in entry.instructions if i.opcode != DW_CFA.GNU_args_size]
+        return entry
+
+
+def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Line | None, is_fde: bool) -> list[Line]:
+    """The table's lines, as pyelftools' `CFIEntry._decode_CFI_table` works them out.
+
+    `last`: for an FDE, the last line of its CIE's table (None for a CIE, or a CIE without rows,
+    where `DW_CFA_restore` has nothing to restore to).
+    """
+    pc = start
+    cfa: CfaState = last[1] if last else (None, 0, None)
+    regs: dict[int, CfiRule] = dict(last[2]) if last else {}
+    table: list[Line] = []
+    stack: list[tuple[CfaState, dict[int, CfiRule]]] = []
+    code_align, data_align = cie.code_align, cie.data_align
+    for op, a, b in instructions:
+        match op:
+            case 0x40:  # ADVANCE
+                table.append((pc, cfa, dict(regs)))
+                pc += a * code_align
+            case 0x80:  # OFFSET
+                regs[a] = rule(Kind.VALUE, CFA, b * data_align, True)
+            case 0x01:  # SET_LOC
+                table.append((pc, cfa, dict(regs)))
+                pc = a
+            case 0xC0:  # RESTORE
+                if not is_fde:
+                    raise ValueError("DW_CFA_restore in a CIE")
+                if last is None:
+                    raise ValueError("DW_CFA_restore in an FDE whose CIE has no rules")
+                if a in last[2]:
+                    regs[a] = last[2][a]
+                else:
+                    regs.pop(a, None)
+            case 0x0A:  # REMEMBER
+                stack.append((cfa, dict(regs)))
+            case 0x0B:  # RESTORE_STATE
+                cfa, regs = stack.pop()
+            case 0x07:
+                regs[a] = UNDEFINED
+            case 0x08:
+                regs[a] = SAME
+            case 0x14:  # val_offset, val_offset_sf
+                regs[a] = rule(Kind.VALUE, CFA, b * data_align, False)
+            case 0x09:
+                regs[a] = rule(Kind.VALUE, b, 0, False)
+            case 0x10:
+                regs[a] = Unexpressible("expression", b)
+            case 0x16:
+                regs[a] = Unexpressible("val_expression", b)
+            case 0x0C:
+                cfa = (a, b, None)
+            case 0x12:  # def_cfa_sf: factored by the data alignment (pyelftools: by the code alignment)
+                cfa = (a, b * data_align, None)
+            case 0x0D:
+                cfa = (a, cfa[1], None)
+            case 0x0E:
+                cfa = (cfa[0], a, None)
+            case 0x13:
+                cfa = (cfa[0], a * data_align, None)
+            case 0x0F:
+                cfa = (None, None, a)
+            case 0x00 | 0x2D:  # nop, AARCH64_negate_ra_state (its state is `_signing`'s)
+                pass
+            case _:  # GNU_args_size, which an FDE's instructions have had taken out
+                raise ValueError(f"CFI opcode {op:#04x} in a CIE")
+    if cfa[0] is not None or regs:
+        table.append((pc, cfa, regs))
+    return table
+
+
+def _cfa_rule(cfa: CfaState) -> CfiRule:
+    """A CFA rule: `reg + offset`, or an expression."""
+    reg, offset, expr = cfa
+    if expr is not None or reg is None:
+        return Unexpressible("CFA expression", expr or b"")
+    return rule(Kind.VALUE, reg, offset)
+
+
+def _signing(fde: Fde, start: int) -> list[tuple[int, bool]]:
+    """Where the RA's signing state changes: `(address, signed)`, in order.
+
+    `DW_CFA_AARCH64_negate_ra_state` toggles it at the current address; it is
+    kept and restored with `DW_CFA_remember_state`/`DW_CFA_restore_state` as
+    libgcc's unwinder does (the state is its pseudo-register 34).
+    """
+    changes: list[tuple[int, bool]] = []
+    signed, stack, pc = False, [], start
+    for op, a, _ in (*fde.cie.instructions, *fde.instructions):
+        if op == SET_LOC:
+            pc = a & ADDRESS_MASK
+        elif op == ADVANCE:
+            pc += a * fde.cie.code_align
+        elif op == REMEMBER:
+            stack.append(signed)
+        elif op == RESTORE_STATE and stack:
+            signed = stack.pop()
+            changes.append((pc, signed))
+        elif op == NEGATE_RA_STATE:
+            signed = not signed
+            changes.append((pc, signed))
+    return changes
