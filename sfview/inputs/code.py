@@ -12,6 +12,9 @@ import os
 
 from elftools.elf.elffile import ELFFile
 
+from sfview.errors import InputError
+from sfview.inputs.elffile import section_named_quietly, segments
+
 __all__ = ["loaded_code", "section_code"]
 
 
@@ -26,8 +29,13 @@ def _read(elf: ELFFile, offset: int, size: int) -> bytes | None:
 
 def loaded_code(elf: ELFFile, address: int, size: int) -> bytes | None:
     """The `size` bytes the program headers load at `address`, from the file; None when no `PT_LOAD`
-    segment holds them all in the file (past its `p_filesz` is zero-filled memory, not code)."""
-    for seg in elf.iter_segments():
+    segment holds them all in the file (past its `p_filesz` is zero-filled memory, not code), or when the
+    program headers cannot be read."""
+    try:
+        loads = segments(elf)
+    except InputError:
+        return None
+    for seg in loads:
         start = seg["p_vaddr"]
         if seg["p_type"] == "PT_LOAD" and start <= address and address + size <= start + seg["p_filesz"]:
             return _read(elf, seg["p_offset"] + address - start, size)
@@ -36,7 +44,7 @@ def loaded_code(elf: ELFFile, address: int, size: int) -> bytes | None:
 
 def section_code(elf: ELFFile, name: str, offset: int, size: int) -> bytes | None:
     """`size` bytes at `offset` of section `name` (an object file's code, not yet relocated)."""
-    section = elf.get_section_by_name(name)
+    section = section_named_quietly(elf, name)
     if section is None or section["sh_type"] == "SHT_NOBITS" or offset + size > section["sh_size"]:
         return None
     return _read(elf, section["sh_offset"] + offset, size)
