@@ -8,14 +8,15 @@ from conftest import ELF_FIXTURES, fuzzed_section
 from sfview.document import Document
 from sfview.dwarf.cfi import ABIS
 from sfview.errors import InputError
-from sfview.output.breakpad import light_functions, stack_cfi
+from sfview.output.breakpad import stack_cfi
+from sfview.sframe.bulk import iter_functions_with_rows
 from sfview.sframe.section import Section
 
 
 def _both(data: bytes, address: int, machine: str) -> tuple[tuple, tuple]:
     """The records from the bulk reader's light records, and from a model of its own that decodes each."""
     abi = ABIS[machine]
-    return stack_cfi(light_functions(Section(data, address)), abi, 0), stack_cfi(
+    return stack_cfi(iter_functions_with_rows(Section(data, address)), abi, 0), stack_cfi(
         Section(data, address).functions(), abi, 0
     )
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
@@ -23,15 +22,14 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elffile import build_id, load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
-from sfview.sframe.bulk import Bulk
+from sfview.sframe.bulk import RowsFunction, iter_functions_with_rows
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
-from sfview.sframe.section import ADDRESS_MASK
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.document import Document
-    from sfview.sframe.section import Function, Row, Section
+    from sfview.sframe.section import Function, Row
 
 PCMASK_RECORDS = 1 << 16
 """Records PCMASK functions may always take, beside 4 per section byte: a PLT of 30,000 entries (two rows
@@ -104,7 +102,7 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
             lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
-    records, problems = stack_cfi(light_functions(section), abi, base, PCMASK_RECORDS + 4 * len(section.data))
+    records, problems = stack_cfi(iter_functions_with_rows(section), abi, base, PCMASK_RECORDS + 4 * len(section.data))
     if abi.name in UNKNOWN_TO_BREAKPAD:
         problems.insert(0, UNKNOWN_TO_BREAKPAD[abi.name])
     if elf["e_type"] == "ET_REL":
@@ -112,57 +110,8 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
     return "\n".join(lines + records) + "\n", problems
 
 
-@dataclass(slots=True)
-class _LightRow:
-    """What the writer needs of a row, from the bulk reader's pattern (no Kaitai object kept)."""
-
-    start_offset: int
-    address: int
-    cfa: Rule
-    fp: Rule
-    ra: Rule
-    mangled_ra: bool
-
-
-@dataclass(slots=True)
-class _LightFunction:
-    """What the writer needs of a PCINC function the bulk reader read whole (PCMASK ones, a few PLTs,
-    go through the model, which knows the block their rows repeat every)."""
-
-    index: int
-    start_address: int
-    size: int
-    rows: list[_LightRow]
-    pcmask: bool = False
-    block_size: int = 0
-    error: None = None
-
-
-def light_functions(section: Section) -> Iterator[Function | _LightFunction]:
-    """Every function for the writer: as light records where the bulk reader reads them whole, else (an
-    unusual or damaged one) through the model.
-
-    The model keeps every function it decodes, with its rows: 85 bytes of memory per section byte for a
-    program of 10,000 functions, where these records are made, written and dropped one at a time.
-    """
-    reader = Bulk(section)
-    for walked in reader.functions():
-        if isinstance(walked, int):
-            yield section.function(walked)
-            continue
-        fast, found = walked
-        rows = []
-        for start, key in found:
-            p = reader.pattern(key)
-            rows.append(_LightRow(start, (fast.start_address + start) & ADDRESS_MASK, p.cfa, p.fp, p.ra, p.mangled_ra))
-        if not fast.complete or fast.info.pcmask:  # the model says why the rows stop, and what a PLT repeats every
-            yield section.function(fast.index)
-            continue
-        yield _LightFunction(fast.index, fast.start_address, fast.size, rows)
-
-
 def stack_cfi(
-    functions: Iterable[Function | _LightFunction], abi: Abi, base: int, budget: int | None = None
+    functions: Iterable[Function | RowsFunction], abi: Abi, base: int, budget: int | None = None
 ) -> tuple[list[str], list[str]]:
     """`STACK CFI` records for SFrame functions (by address), and what they had to leave out.
 
@@ -202,7 +151,7 @@ class _CfiWriter:
         self.signed: set[int] = set()
         """Functions whose saved RA is signed somewhere (pac-ret)."""
 
-    def function(self, func: Function | _LightFunction) -> list[str]:
+    def function(self, func: Function | RowsFunction) -> list[str]:
         if not func.rows or not func.size:
             return []
         if func.pcmask:
@@ -215,7 +164,7 @@ class _CfiWriter:
             return out
         return self._records(func, func.start_address, func.size)
 
-    def _affordable(self, func: Function | _LightFunction, step: int) -> bool:
+    def _affordable(self, func: Function | RowsFunction, step: int) -> bool:
         """Whether a PCMASK function's blocks, each written out (Breakpad cannot say a block repeats), fit
         the budget: a `func_size` of 4 GB over 16-byte blocks would be 268 million of them."""
         blocks = -(-func.size // step)
@@ -230,7 +179,7 @@ class _CfiWriter:
             self.budget -= cost
         return True
 
-    def _records(self, func: Function | _LightFunction, start: int, size: int) -> list[str]:
+    def _records(self, func: Function | RowsFunction, start: int, size: int) -> list[str]:
         out: list[str] = []
         previous: dict[str, str] = {}
         for row in func.rows:
@@ -252,7 +201,7 @@ class _CfiWriter:
             previous = rules
         return out
 
-    def _rules(self, func: Function | _LightFunction, row: Row | _LightRow, address: int) -> dict[str, str]:
+    def _rules(self, func: Function | RowsFunction, row: Row, address: int) -> dict[str, str]:
         """`.cfa`, `.ra` and the FP's rule for one row, as Breakpad postfix expressions."""
         rules: dict[str, str] = {}
         for column, value in ((".cfa", row.cfa), (".ra", row.ra), (self.names[self.abi.fp], row.fp)):

@@ -273,20 +273,27 @@ class RowsFunction:
 
 
 def functions_with_rows(section: Section) -> list[RowsFunction | Function]:
+    """Every function in FDE order, rows decoded (`iter_functions_with_rows`, all at once: compare pairs them)."""
+    return list(iter_functions_with_rows(section))
+
+
+def iter_functions_with_rows(section: Section) -> Iterator[RowsFunction | Function]:
     """Every function in FDE order, rows decoded: through the bulk reader, or (a function it leaves to
-    the Kaitai path, or whose rows stop short) the model's `Function`, errors and all."""
+    the Kaitai path, or whose rows stop short, or a PCMASK one) the model's `Function`, errors and all.
+
+    Made one at a time, so that a writer that drops each function once written (export) holds one: the
+    model keeps every function it decodes, 85 bytes of memory per section byte for 10,000 functions."""
     bulk = Bulk(section)
     made: dict[bytes, tuple] = {}
-    out: list[RowsFunction | Function] = []
     fde_start, fde_size = section.fde_start, section.fde_size
     for item in bulk.functions():
         if isinstance(item, int):
-            out.append(section.function(item))
+            yield section.function(item)
             continue
         func, rows = item
         rows = list(rows)
         if not func.complete or func.info.pcmask:  # the model says why rows stop, and what a PLT repeats every
-            out.append(section.function(func.index))
+            yield section.function(func.index)
             continue
         start, width = func.start_address, START_ADDR_SIZES[func.info.fre_type]
         pos = func.fres_start
@@ -299,17 +306,7 @@ def functions_with_rows(section: Section) -> list[RowsFunction | Function]:
             model_rows.append(ModelRow(index, offset, (start + offset) & ADDRESS_MASK, Span(pos, end), *facts))
             pos = end
         place = fde_start + func.index * fde_size
-        out.append(
-            RowsFunction(
-                section,
-                func.index,
-                start,
-                func.size,
-                Span(place, place + fde_size),
-                model_rows,
-            )
-        )
-    return out
+        yield RowsFunction(section, func.index, start, func.size, Span(place, place + fde_size), model_rows)
 
 
 def _row_facts(bulk: Bulk, key: bytes) -> tuple:
