@@ -229,12 +229,18 @@ C library brings hundreds of hand-written FDEs and no `.eh_frame_hdr`; AArch64 r
 (`DW_CFA_AARCH64_negate_ra_state`)."""
 
 
-@pytest.mark.parametrize("build", sorted(BUILDS))
-@pytest.mark.parametrize("target", ["x86_64", "aarch64", "s390x"])
-@pytest.mark.parametrize("release", ["2.40", "2.44", "2.47"])
+BUILT = [
+    (release, target, build)
+    for release in ("2.40", "2.44", "2.47")
+    for target in ("x86_64", "aarch64", "s390x")
+    for build in sorted(BUILDS)
+    if (build != "pac-ret" or target == "aarch64")  # return-address signing is AArch64's
+    and (target != "s390x" or release == "2.47")  # the first release here that writes SFrame for s390x
+]
+
+
+@pytest.mark.parametrize(("release", "target", "build"), BUILT)
 def test_built_programs_read_as_pyelftools_reads_them(tmp_path: Path, release: str, target: str, build: str) -> None:
-    if build == "pac-ret" and target != "aarch64":
-        pytest.skip("return-address signing is AArch64's")
     tools = toolchain(release, target)
     out = tmp_path / f"shapes-{build}"
     try:
