@@ -107,6 +107,13 @@ class SymbolTable:
         return [demangle(s.name).lower() for s in self.by_name[0]]
 
     @cached_property
+    def searched_names(self) -> list[str]:
+        """What a search matches for each of `by_name`'s symbols: its lowercased name, and for a C++ name
+        its demangled form after a NUL (which no query holds), so that one substring test covers both."""
+        lowered, shown = self.by_name[1], self.demangled_names
+        return [low if low == human else f"{low}\0{human}" for low, human in zip(lowered, shown, strict=True)]
+
+    @cached_property
     def _by_demangled(self) -> dict[str, Symbol]:
         """A C++ symbol by its demangled name, with and without its parameters (`ns::f(int)`, `ns::f`)."""
         found: dict[str, Symbol] = {}
@@ -153,13 +160,13 @@ class SymbolSearch:
     def find(self, text: str, limit: int | None = None) -> tuple[list[Symbol], int]:
         """The best `limit` matches for `text` (all, when None), and how many match in all."""
         ordered, lowered = self.table.by_name
-        shown = self.table.demangled_names
+        shown, searched = self.table.demangled_names, self.table.searched_names
         needle = text.strip().lower()
         if self._last is not None and self._last[0] in needle:
             candidates: list[int] | range = self._last[1]
         else:
             candidates = range(len(lowered))
-        hits = [i for i in candidates if needle in lowered[i] or needle in shown[i]]
+        hits = [i for i in candidates if needle in searched[i]]
         self._last = (needle, hits)
         want = len(hits) if limit is None else limit
         exact: list[int] = []
