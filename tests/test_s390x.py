@@ -25,7 +25,7 @@ import pytest
 from conftest import DATA, run_process
 from rich.console import Console
 from test_gcc import VARIANTS
-from test_unwind import gdb_frames, need, our_frames
+from test_unwind import _gdb_multiarch, gdb_frames, need, our_frames
 from textual.widgets import Static
 from toolchains import Toolchain, toolchain
 
@@ -289,14 +289,6 @@ def _qemu_core(program: Path, workdir: Path, *args: str) -> Path:
     return cores[-1]
 
 
-def _gdb_multiarch(program: Path, core: Path) -> str:
-    result = subprocess.run(
-        ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", "bt", str(program), str(core)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    return result.stdout
-
-
 CORE_BUILDS = {
     "O2-static": ["-O2", "-static"],
     "O2": ["-O2", "-no-pie"],
@@ -323,7 +315,7 @@ def test_a_core_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: Path, bu
     program = tmp_path / f"leaves-{build}"
     sid.compile(*CORE_BUILDS[build], SOURCES / "leaves.c", "-o", program)
     core = _qemu_core(program, tmp_path)
-    expected = gdb_frames(_gdb_multiarch(program, core))
+    expected = gdb_frames(_gdb_multiarch(program, core, SYSROOT))
     names = [name for _, name in expected]
     assert names[-1] == "main" and "stop_here" in names and "chain" in names and "abort" in names, names
     result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
@@ -344,7 +336,7 @@ def test_an_fp_kept_in_a_register_qemu_does_not_save(sid: Toolchain, tmp_path: P
     program = tmp_path / f"leaves-{build}"
     sid.compile(*CORE_BUILDS[build], SOURCES / "leaves.c", "-o", program)
     core = _qemu_core(program, tmp_path, "leaf")
-    expected = gdb_frames(_gdb_multiarch(program, core))
+    expected = gdb_frames(_gdb_multiarch(program, core, SYSROOT))
     assert [name for _, name in expected] == ["busy_leaf", "with_vla"]
     result = run_process("unwind", str(program), "--core", str(core), "--explain")
     assert result.returncode == 0, result.stderr
@@ -361,7 +353,7 @@ def test_a_signal_frame_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: 
     program = tmp_path / "signal"
     sid.compile("-O2", "-no-pie", "-DCRASH_AT_STOP", SOURCES / "signal.c", "-o", program)
     core = _qemu_core(program, tmp_path)
-    gdb = _gdb_multiarch(program, core)
+    gdb = _gdb_multiarch(program, core, SYSROOT)
     expected = gdb_frames(gdb)
     assert [name for _, name in expected] == ["stop_here", "handler", "fault", "middle", "main"], gdb
     result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
@@ -378,7 +370,7 @@ def test_an_rt_signal_frame_is_unwound(sid: Toolchain, tmp_path: Path) -> None:
     program = tmp_path / "signal"
     sid.compile("-O2", "-no-pie", "-DCRASH_AT_STOP", "-DSIGINFO", SOURCES / "signal.c", "-o", program)
     core = _qemu_core(program, tmp_path)
-    gdb = gdb_frames(_gdb_multiarch(program, core))
+    gdb = gdb_frames(_gdb_multiarch(program, core, SYSROOT))
     result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
     assert result.returncode == 0, result.stderr
     ours = our_frames(result.stdout)

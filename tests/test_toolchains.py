@@ -167,19 +167,14 @@ def test_drap_functions_unwind_with_sframe_alone_as_gdb_does(tmp_path: Path, fla
     """binutils 2.47 describes gcc's stack-realigning functions with flexible FDEs: CFA from r10, then
     `(fp-8)`, and the RA as the padding word, which keeps the default rule (CFA - 8). SFrame alone
     (`--cfi sframe`, what the kernel has) walks through them to main, frame for frame as gdb."""
-    from test_unwind import gdb_frames, need, our_frames
+    from test_unwind import _gdb_core, gdb_frames, need, our_frames
 
     need("gdb")
     tc = toolchain("2.47", "x86_64")
     program = build(tc, SOURCES / "drap.c", flags, tmp_path / "drap")
-    core = tmp_path / "core"
-    gdb = subprocess.run(
-        ["gdb", "-batch", "-nx", "-ex", "break consume", "-ex", "run", "-ex", f"generate-core-file {core}",
-         "-ex", "bt", str(program)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    expected = gdb_frames(gdb.stdout, pc=None)
-    assert [name for _, name in expected][-2:] == ["realigned", "main"], gdb.stdout
+    core, bt = _gdb_core(program, tmp_path, where="consume")
+    expected = gdb_frames(bt, pc=None)
+    assert [name for _, name in expected][-2:] == ["realigned", "main"], bt
     result = run_process("unwind", str(program), "--core", str(core), "--cfi", "sframe", "--explain")
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout)[1:] == expected[1:]

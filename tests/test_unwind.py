@@ -66,11 +66,14 @@ X86_BUILDS = {
 }
 
 
-def _gdb_core(program: Path, workdir: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
-    """Run `program` under gdb to `stop_here`, write a core there, and return it with gdb's backtrace."""
+def _gdb_core(
+    program: Path, workdir: Path, env: dict[str, str] | None = None, where: str = "stop_here"
+) -> tuple[Path, str]:
+    """Run `program` under gdb to `where` (a function, or `*0x…`), write a core there, and return it
+    with gdb's backtrace."""
     core = workdir / f"{program.name}.core"
     result = subprocess.run(
-        ["gdb", "-batch", "-nx", "-ex", "break stop_here", "-ex", "run", "-ex", f"generate-core-file {core}",
+        ["gdb", "-batch", "-nx", "-ex", f"break {where}", "-ex", "run", "-ex", f"generate-core-file {core}",
          "-ex", "bt", str(program)],
         capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip
@@ -145,9 +148,9 @@ def _aarch64_program(workdir: Path, *flags: str) -> Path:
     return program
 
 
-def _gdb_multiarch(program: Path, core: Path) -> str:
+def _gdb_multiarch(program: Path, core: Path, sysroot: str = SYSROOT) -> str:
     result = subprocess.run(
-        ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", "bt", str(program), str(core)],
+        ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {sysroot}", "-ex", "bt", str(program), str(core)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     return result.stdout

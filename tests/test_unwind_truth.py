@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, run_process
-from test_unwind import _aarch64_program, _gdb_multiarch, _qemu_core, gdb_frames, need, our_frames
+from test_unwind import _aarch64_program, _gdb_core, _gdb_multiarch, _qemu_core, gdb_frames, need, our_frames
 
 from sfview.document import Document
 from sfview.inputs.core import read_core
@@ -161,14 +161,9 @@ def test_a_core_stopped_in_a_version_1_plt_entry_unwinds_as_gdb_does(
     entries = list(range(plt.start_address, plt.end_address, 16))
     assert len(entries) >= 5, "several PLT entries under one PCMASK FDE"
     address = entries[entry - 1 if entry > 0 else entry]
-    core = tmp_path / "core"
-    gdb = subprocess.run(
-        ["gdb", "-batch", "-nx", "-ex", f"break *{address:#x}", "-ex", "run", "-ex", f"generate-core-file {core}",
-         "-ex", "bt", str(lazy_plt_program)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    expected = gdb_frames(gdb.stdout, pc=address)
-    assert expected[0][0] == address and expected[-1][1] == "main", gdb.stdout
+    core, bt = _gdb_core(lazy_plt_program, tmp_path, where=f"*{address:#x}")
+    expected = gdb_frames(bt, pc=address)
+    assert expected[0][0] == address and expected[-1][1] == "main", bt
     result = run_process("unwind", str(lazy_plt_program), "--core", str(core), "--explain")
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout) == expected
