@@ -45,9 +45,12 @@ def _agree(data: bytes, address: int) -> None:
         section = Section(data, address)
     except InputError:
         return
+    alone = Overview(Section(data, address))  # before the pass: each function read alone
     overview = Overview.of(section)
     model = Section(data, address)  # decoded anew: the overview may not lean on what it decoded
-    assert overview.functions == [_model_facts(model, i) for i in range(len(model))]
+    expected = [_model_facts(model, i) for i in range(len(model))]
+    assert [overview.facts(i) for i in range(len(overview))] == expected
+    assert [alone.facts(i) for i in range(len(alone))] == expected
     rows = [row for func in model.functions() for row in func.rows]
     assert overview.rules == {(row.cfa, row.fp, row.ra) for row in rows}
     assert overview.widest_row == max((len(row.span) for row in rows), default=0)
@@ -76,5 +79,37 @@ def test_damaged_sections(tmp_path, seed: int) -> None:
 def test_columns_hold_one_fact_of_every_function() -> None:
     _, data, address = next(s for s in SAMPLES if s[0] == "shapes-x86_64-O2")
     overview = Overview.of(Section(data, address))
-    assert overview.column("size") == [f.size for f in overview.functions]
-    assert [f.pcmask for f in overview.functions].count(True) == overview.pcmask_count == 1, "the PLT"
+    functions = [overview.facts(i) for i in range(len(overview))]
+    assert list(overview.column("size")) == [f.size for f in functions]
+    assert overview.column("frame") == [f.frame for f in functions]
+    assert [f.pcmask for f in functions].count(True) == overview.pcmask_count == 1, "the PLT"
+    assert overview.keeping(range(len(overview)), lambda shape: shape.pcmask) == [
+        i for i, f in enumerate(functions) if f.pcmask
+    ]
+
+
+def test_functions_share_their_shapes() -> None:
+    """A few bytes a function: its shape (frame, encoding, attributes) is one of a few, kept once."""
+    _, data, address = next(s for s in SAMPLES if s[0] == "shapes-x86_64-O2")
+    overview = Overview.of(Section(data, address))
+    assert len(overview.shapes) < len(overview)
+    assert sum(overview.shape_counts.values()) == len(overview)
+
+
+def test_a_sample_sizes_what_it_read_before_the_pass() -> None:
+    """Before the pass, the figures are those of the functions read alone; the pass makes them whole."""
+    _, data, address = next(s for s in SAMPLES if s[0] == "shapes-x86_64-O2")
+    section = Section(data, address)
+    overview = Overview(section)
+    overview.sample([0])
+    first = section.function(0)
+    assert not overview.ready and overview.most_rows == len(first.rows)
+    assert overview.rules == {(row.cfa, row.fp, row.ra) for row in first.rows}
+    overview.build(Section(data, address))
+    whole = Overview.of(Section(data, address))
+    assert overview.ready and overview.done == len(overview)
+    assert (overview.rules, overview.most_rows, overview.last_address) == (
+        whole.rules,
+        whole.most_rows,
+        whole.last_address,
+    )

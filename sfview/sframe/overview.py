@@ -1,21 +1,25 @@
-"""A few facts of every function of a section, read in one pass.
+"""A few facts of every function of a section, read in one pass, kept in compact arrays.
 
-A table of 40,000 functions draws a screenful, but to sort them by frame
+A table of a million functions draws a screenful, but to sort them by frame
 size, keep only the PCMASK ones or make a column as wide as its widest value
 it needs a fact of every function, and a `Function` each (a Kaitai object per
-FDE and per FRE) would take seconds. One pass of the bulk reader gives them
-all in a few tens of milliseconds; a function the bulk reader finds unusual
-(a version 3 flexible FDE, damaged bytes) is read through the model, as
-`check` does.
+FDE and per FRE) would take minutes. One pass of the bulk reader gives them
+all (a function the bulk reader finds unusual, a version 3 flexible FDE or
+damaged bytes, is read through the model, as `check` does). Even that pass
+takes seconds on a million functions, so it can run after the first screen
+(`build`, in a worker): until it is done, `facts` reads a function alone,
+for the rows on the screen.
+
+What is kept is a few bytes a function, not an object each: the start, size
+and FRE count in arrays, and the rest (frame size, encoding, attributes) as
+the index of its `Shape`, of which a section has a few hundred distinct ones.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from operator import itemgetter
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from sfview.generated.sframe import Sframe
@@ -24,7 +28,13 @@ from sfview.sframe.records import START_ADDR_SIZES
 from sfview.sframe.rules import Kind, Rule
 from sfview.sframe.section import ADDRESS_MASK, Function, Section
 
-__all__ = ["Facts", "FrameSize", "Overview", "frame_size"]
+__all__ = ["Facts", "FrameSize", "Overview", "Shape", "frame_size"]
+
+PROGRESS_EVERY = 4096
+"""Functions gone through between two updates of `Overview.done` (what the progress indicator shows)."""
+
+SAMPLED = 64
+"""Functions read alone, before the pass, for the first screen's column widths (the first ones, and the last)."""
 
 
 class FrameSize(int):
@@ -52,6 +62,28 @@ def frame_size(cfas: Sequence[Rule], sp: int | None = None) -> FrameSize | None:
     offsets = [cfa.offset for cfa in values if not cfa.deref]
     variable = sp is not None and any(cfa.deref or cfa.base != sp for cfa in values)
     return FrameSize(max(offsets), variable) if offsets else None
+
+
+class Shape(NamedTuple):
+    """What a function is besides where it is and how many rows it has: many functions share one."""
+
+    frame: int | None
+    """`frame_size` of its rows."""
+    fre_type: int
+    pc_type: int
+    pauth_key: int
+    signal: bool
+    flexible: bool
+    broken: bool
+    """The FDE or one of its rows cannot be decoded."""
+
+    @property
+    def pcmask(self) -> bool:
+        return self.pc_type == Sframe.PcType.pcmask
+
+    @property
+    def key_b(self) -> bool:
+        return self.pauth_key == Sframe.PauthKey.key_b
 
 
 class Facts(NamedTuple):
@@ -91,82 +123,178 @@ class _Block(NamedTuple):
     widest: int
 
 
-@dataclass
 class Overview:
-    """Every function's `Facts`, and what the section's rows hold in all."""
+    """Every function's `Facts` (once `ready`), and what the section's rows hold in all.
 
-    functions: list[Facts] = field(default_factory=list)
-    rules: set[tuple[Rule, Rule, Rule]] = field(default_factory=set)
-    """Every distinct (CFA, FP, RA) a row of the section holds."""
-    most_rows: int = 0
-    """The most rows a function has (as decoded, not as a damaged count says)."""
-    widest_row: int = 0
-    """The most bytes one row takes."""
-    last_address: int = 0
-    """The highest address a function ends at or a row starts at."""
-    _columns: dict[str, list[Any]] = field(default_factory=dict, repr=False)
+    Made empty (`Overview(section)`), it answers for a function at a time (`facts`) and its
+    section-wide figures are those of a sample (`sample`); `build` goes through every function once
+    and makes them whole. `of` does both at once.
+    """
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+        self.ready = False
+        """Every function has been gone through (`build`): the arrays, counts and figures are whole."""
+        self.done = 0
+        """Functions gone through so far, while `build` runs (in a worker thread)."""
+        self.start = array("Q")
+        self.size = array("Q")
+        self.num_fres = array("Q")
+        self.shape = array("L")
+        """Each function's index in `shapes`."""
+        self.shapes: list[Shape] = []
+        self.shape_counts: dict[int, int] = {}
+        """How many functions have each shape."""
+        self.rules: set[tuple[Rule, Rule, Rule]] = set()
+        """Every distinct (CFA, FP, RA) a row of the section holds (of the sample, before `ready`)."""
+        self.most_rows = 0
+        """The most rows a function has (as decoded, not as a damaged count says)."""
+        self.widest_row = 0
+        """The most bytes one row takes."""
+        self.last_address = 0
+        """The highest address a function ends at or a row starts at."""
+        self.sampled: list[int] = []
+        """The functions `sample` read, by FDE index."""
+        self._alone: dict[int, Facts] = {}
+        self._columns: dict[str, Sequence[Any]] = {}
 
     def __len__(self) -> int:
-        return len(self.functions)
-
-    def column(self, name: str) -> list[Any]:
-        """One fact of every function, by FDE index (`column("size")[i]`): a sort key, a filter's input."""
-        column = self._columns.get(name)
-        if column is None:
-            column = self._columns[name] = list(map(itemgetter(Facts._fields.index(name)), self.functions))
-        return column
-
-    @cached_property
-    def pcmask_count(self) -> int:
-        """How many functions are PCMASK (PLT entries)."""
-        return self.column("pc_type").count(Sframe.PcType.pcmask)
-
-    @cached_property
-    def flexible_count(self) -> int:
-        """How many functions have version 3 flexible FDEs."""
-        return self.column("flexible").count(True)
+        return self.section.num_fdes
 
     @classmethod
     def of(cls, section: Section) -> Overview:
-        """Read every function once: through the bulk reader, the unusual ones through the model.
+        """Every function gone through, at once (a small section, or where nobody waits on a screen)."""
+        overview = cls(section)
+        overview.build(section)
+        return overview
 
-        The loop runs 40,000 times on a big section, before the first screen: what repeats (a block of
-        rows, an info byte's fields) is worked out once, and the rest kept in locals.
+    # One function -----------------------------------------------------------
+
+    def facts(self, index: int) -> Facts:
+        """FDE `index`'s facts: from the arrays once `ready`, before that read alone (through the model)."""
+        if self.ready:
+            return Facts(self.start[index], self.size[index], self.num_fres[index], *self.shapes[self.shape[index]])
+        facts = self._alone.get(index)
+        if facts is None:
+            facts = self._alone[index] = _model_facts(self.section.function(index))[0]
+        return facts
+
+    def sample(self, indexes: Iterable[int]) -> None:
+        """Before the pass, the section-wide figures (rules, most rows, widest row, last address) of these
+        functions, read alone: column widths for the first screen, which the pass makes whole."""
+        for index in indexes:
+            self.sampled.append(index)
+            facts, block, rules = _model_facts(self.section.function(index))
+            self._alone[index] = facts
+            self.rules.update(rules)
+            self._note(block)
+            self.last_address = max(self.last_address, self._end(facts.start, facts.size, block))
+
+    # Every function ---------------------------------------------------------
+
+    def column(self, name: str) -> Sequence[Any]:
+        """One fact of every function, by FDE index (`column("size")[i]`): a sort key. Once `ready`."""
+        column = self._columns.get(name)
+        if column is None:
+            if name in ("start", "size", "num_fres"):
+                column = getattr(self, name)
+            else:
+                field = Shape._fields.index(name)
+                values = [shape[field] for shape in self.shapes]
+                column = self._columns[name] = [values[k] for k in self.shape]
+        return column
+
+    def keeping(self, order: Iterable[int], test: Callable[[Shape], bool]) -> list[int]:
+        """The functions of `order` whose shape passes `test` (each shape tested once). Once `ready`."""
+        kept = {k for k, shape in enumerate(self.shapes) if test(shape)}
+        shape = self.shape
+        return [i for i in order if shape[i] in kept]
+
+    def count(self, test: Callable[[Shape], bool]) -> int:
+        """How many functions have a shape that passes `test`. Once `ready`."""
+        return sum(n for k, n in self.shape_counts.items() if test(self.shapes[k]))
+
+    @property
+    def pcmask_count(self) -> int:
+        """How many functions are PCMASK (PLT entries); before `ready`, of those read alone."""
+        if not self.ready:
+            return sum(facts.pcmask for facts in self._alone.values())
+        return self.count(lambda shape: shape.pcmask)
+
+    @property
+    def flexible_count(self) -> int:
+        """How many functions have version 3 flexible FDEs. Once `ready`."""
+        return self.count(lambda shape: shape.flexible)
+
+    def build(self, section: Section, progress: int = PROGRESS_EVERY) -> None:
+        """Go through every function once: through the bulk reader, the unusual ones through the model of
+        `section` (this overview's own, or, from a worker thread, one of the thread's own: a model's
+        functions are decoded from one stream, which two threads cannot share).
+
+        The loop runs a million times on a big section: what repeats (a block of rows, an info byte's
+        fields, a shape) is worked out once, and the rest kept in locals. The arrays are filled aside and
+        handed over at the end, so that nobody reads them half made.
         """
-        overview = cls()
         reader = Bulk(section)
-        append, make = overview.functions.append, Facts._make
+        starts, sizes, counts, shape_of = array("Q"), array("Q"), array("Q"), array("L")
+        shapes: list[Shape] = []
+        shape_ids: dict[tuple[Any, ...], int] = {}
+        whole = Overview(section)  # the section-wide figures, made aside too
         # The bulk reader hands out one list per distinct block of rows and keeps it (`shared`):
         # what was made of such a list is kept by its id.
         blocks: dict[int, tuple[Iterable[tuple[int, bytes]], _Block]] = {}
-        infos: dict[int, tuple[int, int, int, bool, bool, bool]] = {}
         last = 0
-        for item in reader.functions():
+        for done, item in enumerate(reader.functions()):
             if isinstance(item, int):
-                facts, block = overview._model_facts(section.function(item))
-                append(facts)
-                start, size = facts.start, facts.size
+                facts, block, found = _model_facts(section.function(item))
+                whole.rules.update(found)
+                whole._note(block)
+                start, size, count = facts.start, facts.size, facts.num_fres
+                key: tuple[Any, ...] = (facts.frame, getattr(facts.frame, "variable", False), *facts[4:])
+                shape = Shape(*facts[3:])
             else:
                 fast, rows = item
                 known = blocks.get(id(rows)) if fast.shared else None
                 if known is None:
-                    known = rows, overview._block(reader, rows, fast.info.fre_type)  # rows gone through once
+                    known = rows, whole._block(reader, rows, fast.info.fre_type)  # rows gone through once
                     if fast.shared:  # the reader keeps this list, and hands it out again
                         blocks[id(rows)] = known
                 block = known[1]
                 info = fast.info
-                tail = infos.get(id(info))  # one of the 256 decoded info bytes: `id` is stable
-                if tail is None:
-                    tail = infos[id(info)] = (info.fre_type, info.pc_type, info.pauth_key, info.signal, False, False)
-                start, size = fast.start_address, fast.size
-                facts = make((start, size, fast.num_fres, block.frame, *tail))
-                append(facts if fast.complete else facts._replace(broken=True))
-            end = start + (size if size > block.last_offset else block.last_offset)
-            if end > ADDRESS_MASK:  # near the top of the address space: which wraps, which does not
-                end = max((start + offset) & ADDRESS_MASK for offset in (size, *block.offsets))
+                start, size, count = fast.start_address, fast.size, fast.num_fres
+                # One of the 256 decoded info bytes: `id` is stable.
+                key = (block.frame, getattr(block.frame, "variable", False), id(info), fast.complete)
+                shape = None
+            k = shape_ids.get(key)
+            if k is None:
+                if shape is None:
+                    shape = Shape(block.frame, info.fre_type, info.pc_type, info.pauth_key, info.signal, False, False)
+                    shape = shape if fast.complete else shape._replace(broken=True)
+                k = shape_ids[key] = len(shapes)
+                shapes.append(shape)
+            starts.append(start)
+            sizes.append(size)
+            counts.append(count)
+            shape_of.append(k)
+            end = self._end(start, size, block)
             last = end if end > last else last
-        overview.last_address = last
-        return overview
+            if not done % progress:
+                self.done = done
+        self.rules, self.most_rows, self.widest_row = whole.rules, whole.most_rows, whole.widest_row
+        self.last_address = last
+        self.start, self.size, self.num_fres, self.shape, self.shapes = starts, sizes, counts, shape_of, shapes
+        self.shape_counts = dict(Counter(shape_of))
+        self._columns = {}
+        self.done = len(starts)
+        self.ready = True
+
+    @staticmethod
+    def _end(start: int, size: int, block: _Block) -> int:
+        """Where a function ends: its size, or its last row's start if that is further."""
+        end = start + (size if size > block.last_offset else block.last_offset)
+        if end > ADDRESS_MASK:  # near the top of the address space: which wraps, which does not
+            end = max((start + offset) & ADDRESS_MASK for offset in (size, *block.offsets))
+        return end
 
     def _note(self, block: _Block) -> _Block:
         """A block of rows seen for the first time: its rows count towards the section's widest."""
@@ -198,23 +326,22 @@ class Overview:
             )
         )
 
-    def _model_facts(self, func: Function) -> tuple[Facts, _Block]:
-        """A function read through the model (flexible, or damaged)."""
-        rows = func.rows
-        self.rules.update((row.cfa, row.fp, row.ra) for row in rows)
-        offsets = array("Q", (row.start_offset for row in rows))
-        block = self._note(
-            _Block(
-                frame_size([row.cfa for row in rows], func.section.sp_reg),
-                offsets,
-                max(offsets, default=0),
-                len(rows),
-                max((len(row.span) for row in rows), default=0),
-            )
-        )
-        broken = func.error is not None or func.rows_error is not None
-        facts = Facts(
-            func.start_address, func.size, func.num_fres, block.frame,
-            func.fre_type, func.pc_type, func.pauth_key, func.signal, func.flexible, broken,
-        )  # fmt: skip
-        return facts, block
+
+def _model_facts(func: Function) -> tuple[Facts, _Block, set[tuple[Rule, Rule, Rule]]]:
+    """A function read through the model (flexible, or damaged; or alone): its facts, its block of rows,
+    the rules its rows hold."""
+    rows = func.rows
+    offsets = array("Q", (row.start_offset for row in rows))
+    block = _Block(
+        frame_size([row.cfa for row in rows], func.section.sp_reg),
+        offsets,
+        max(offsets, default=0),
+        len(rows),
+        max((len(row.span) for row in rows), default=0),
+    )
+    broken = func.error is not None or func.rows_error is not None
+    facts = Facts(
+        func.start_address, func.size, func.num_fres, block.frame,
+        func.fre_type, func.pc_type, func.pauth_key, func.signal, func.flexible, broken,
+    )  # fmt: skip
+    return facts, block, {(row.cfa, row.fp, row.ra) for row in rows}

@@ -32,6 +32,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
@@ -44,7 +45,7 @@ from sfview.app.screens.goto import Prompt, parse_pattern
 from sfview.app.selection import Selection
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
-from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable
+from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
@@ -63,7 +64,7 @@ from sfview.errors import InputError
 from sfview.output.diagnostics import verdict_text
 from sfview.sframe import describe
 from sfview.sframe.fields import Field, RowFields
-from sfview.sframe.overview import Overview
+from sfview.sframe.overview import SAMPLED, Overview
 from sfview.sframe.section import Section
 
 __all__ = ["ExplorerScreen"]
@@ -76,6 +77,13 @@ STRIPES = 4096
 
 NAMES_IN_THE_BACKGROUND = 5000
 """Above this many functions, the symbol table is read in a thread, after the first screen."""
+
+OVERVIEW_IN_THE_BACKGROUND = 5000
+"""Above this many functions, the overview (every function gone through: what sorting, filtering and the
+columns' widths need) is made in a thread, after the first screen; until then the header says "working…"."""
+
+PROGRESS_EVERY_S = 0.25
+"""How often the header's progress indicator is drawn again while the overview is made."""
 
 FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])} (enter: keep, escape: clear)"
 """What the empty filter line says it takes."""
@@ -136,6 +144,8 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.history: History[Selection] = History()
         self._reveal_pending: Field | None = None
         self._tables_pending: Selection | None = None
+        self._progress: Timer | None = None
+        """Draws the header's progress indicator again while the overview is made."""
         self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
             self.names.load()
@@ -148,9 +158,10 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             return
         # The panes of a readable section; without one, only the bytes and the error are shown.
         self.fields = doc.fields
-        self.overview = Overview.of(self.section)
+        self.overview = self._first_overview(self.section)
         self.tabs = TabbedContent(id="views")
-        names = self.names.listing(self.section, self.overview.column("start"))
+        ready = self.overview.ready
+        names = self.names.listing(self.section, self.overview.column("start")) if ready else [""] * len(self.section)
         self.fde_table = FdeTable(self.section, self.overview, names, id="fdes")
         self.fre_table = FreTable(self.section, self.overview, id="fres")
         self.filter_line = Input(placeholder=FILTER_HINT, id="fde-filter")
@@ -172,6 +183,16 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.summary = HeaderSummary(
             self.source, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
+
+    @staticmethod
+    def _first_overview(section: Section) -> Overview:
+        """The overview as the first screen has it: whole for a small section; for a big one, the first
+        screenful of functions and the last read alone, the rest left to `_prepare`."""
+        if section.num_fdes <= OVERVIEW_IN_THE_BACKGROUND:
+            return Overview.of(section)
+        overview = Overview(section)
+        overview.sample(sorted({*range(min(SAMPLED, section.num_fdes)), section.num_fdes - 1}))
+        return overview
 
     @property
     def problem_functions(self) -> dict[int, Severity]:
@@ -225,10 +246,38 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self._select(Selection.of(first), origin=None)
         if self.error is not None:
             self._status(str(self.error))
-        if not self.names.ready:
-            # After the first frame: a thread started now would share the interpreter with painting it.
-            self.call_after_refresh(self.run_worker, self._load_names, thread=True, exit_on_error=False)
-        self.call_after_refresh(self.run_worker, self._validate, thread=True, exit_on_error=False)
+        if not self.overview.ready:
+            self._progress = self.set_interval(PROGRESS_EVERY_S, self.summary.counts_changed)
+        # After the first frame: a thread started now would share the interpreter with painting it.
+        self.call_after_refresh(self.run_worker, self._prepare, thread=True, exit_on_error=False)
+
+    def _prepare(self) -> None:
+        """In a worker thread, after the first frame: what the first screen did without, one after the other
+        (each shares the interpreter with the keys): every function gone through, the names, the checks."""
+        listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
+        if not self.overview.ready:
+            try:
+                self.overview.build(Document(self.source).require_section())  # a model of the thread's own
+            except Exception as exc:  # a damaged file the model did not foresee: said, not "working…" forever
+                self.app.call_from_thread(self._status, f"The functions could not all be read: {exc}")
+                return
+            self.app.call_from_thread(self._overview_ready)
+        if not listed:
+            self._load_names()
+        self._validate()
+
+    def _overview_ready(self) -> None:
+        """Every function has been gone through: the columns exact, the counts said, and a sort or a filter
+        asked for meanwhile done."""
+        if self._progress is not None:
+            self._progress.stop()
+        waiting = self.fde_table.waiting
+        self.fde_table.overview_ready()
+        self.fre_table.measure(self.overview)
+        self.summary.counts_changed()
+        self.tables.share()
+        if waiting and self.fde_table.sort != Sort(0):
+            self.sort_functions(*self.fde_table.sort)
 
     async def _fill_structure_tab(self) -> None:
         """Mount the tree and the detail panel, which nobody sees at start, after the first frame.

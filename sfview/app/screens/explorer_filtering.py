@@ -61,7 +61,8 @@ class Filtering(_Base):
         if self.filter_line.value != query:
             with self.filter_line.prevent(Input.Changed):
                 self.filter_line.value = query
-        self.fde_table.filter(query)
+        if not self.fde_table.filter(query):
+            self._status(f"working… the filter applies once every function is read ({self._progress_text()})")
         self.summary.counts_changed()
         self.tables.share()
 
@@ -79,11 +80,17 @@ class Filtering(_Base):
         """The FDE table sorted by column `column` (an index in `COLUMNS`), the first row selected (the
         largest frame, the most rows: what was asked), the status line saying so."""
         if self.section is not None:
-            self.fde_table.sort_by(column, reverse)
+            if not self.fde_table.sort_by(column, reverse):
+                self._status(f"working… the functions sort once every one is read ({self._progress_text()})")
+                return
             if self.fde_table.row_count:  # the top rows are the answer: the selection goes there
                 self.fde_table.move_cursor(0, notify=False)
                 self._fde_highlighted(0)
             self._say_sort()
+
+    def _progress_text(self) -> str:
+        """How far the overview is: `37% read`."""
+        return f"{self.overview.done * 100 // max(len(self.overview), 1)}% read"
 
     def _say_sort(self) -> None:
         sort = self.fde_table.sort

@@ -7,18 +7,26 @@ bulk reader) and on the list of names, never on a `Function` per FDE, so that
 40,000 functions sort in a few tens of milliseconds. A row's cells are made
 only when it is drawn; only a function that cannot be decoded is asked for
 its `Function`, to show its error.
+
+On a big section the table is on the screen before the overview is whole:
+its rows are then in FDE order, each function read alone as it is drawn, the
+columns as wide as the functions read so far make them; a sort or a filter
+asked for meanwhile is kept (`waiting`) and done when the overview is ready
+(`overview_ready`), which also makes the columns exact.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Sequence
+from operator import add
 from typing import NamedTuple
 
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
-from sfview.sframe.overview import Facts, Overview
+from sfview.sframe.overview import Overview, Shape
 from sfview.sframe.section import ADDRESS_MASK, Section
 
 __all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable"]
@@ -26,7 +34,7 @@ __all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable"]
 SYMBOL_AT_LEAST = 8
 """The symbol column gives up width down to this many cells, when the table is narrow."""
 
-FILTER_WORDS: dict[str, Callable[[Facts], bool]] = {
+FILTER_WORDS: dict[str, Callable[[Shape], bool]] = {
     "pcmask": lambda f: f.pcmask,
     "flex": lambda f: f.flexible,
     "signal": lambda f: f.signal,
@@ -73,7 +81,7 @@ SYMBOL = [spec.title for spec in COLUMNS].index("symbol")
 NOTES = [spec.title for spec in COLUMNS].index("notes")
 
 
-def note(facts: Facts, problem: Severity | None) -> str:
+def note(facts: Shape, problem: Severity | None) -> str:
     """What the notes column says of a function: the rarest of its attributes that matters most."""
     if facts.broken or problem is Severity.ERROR:
         return "error"
@@ -96,10 +104,13 @@ class FdeTable(RowTable):
         column, and kept by the `problems` filter word besides those that cannot be decoded."""
         self.sort = Sort(0)
         self.query = ""
-        self.order: list[int] = list(range(len(overview)))
+        self.order: Sequence[int] = range(len(overview))
         """The FDE index each row shows."""
-        self._sorted: list[int] = self.order
-        self._rows: dict[int, int] | None = None
+        self._sorted: Sequence[int] = self.order
+        self._rows: array[int] | None = None
+        """Each FDE's row (-1: hidden), once asked for and while the order is not FDE order."""
+        self.waiting = False
+        """A sort or a filter was asked for before the overview was ready: done when it is."""
         self._keys: dict[int, Sequence[object]] = {}
         self._value_widths = self._measure()
         self.columns = self._make_columns()
@@ -116,13 +127,19 @@ class FdeTable(RowTable):
 
     def row_of(self, index: int) -> int | None:
         """The row that shows FDE `index`, None when the filter hides it."""
+        order = self.order
+        if isinstance(order, range):  # FDE order, every function
+            return index if 0 <= index < len(order) else None
         if self._rows is None:
-            self._rows = {fde: row for row, fde in enumerate(self.order)}
-        return self._rows.get(index)
+            rows = self._rows = array("q", [-1]) * len(self.overview)
+            for row, fde in enumerate(order):
+                rows[fde] = row
+        row = self._rows[index] if 0 <= index < len(self._rows) else -1
+        return row if row >= 0 else None
 
     def row_cells(self, row: int) -> tuple[str, ...]:
         index = self.order[row]
-        facts = self.overview.functions[index]
+        facts = self.overview.facts(index)
         name = self.names[index]
         if facts.broken:
             error = self.section.function(index).error
@@ -143,7 +160,7 @@ class FdeTable(RowTable):
 
     def row_is_error(self, row: int) -> bool:
         index = self.order[row]
-        return self.overview.functions[index].broken or self.problems.get(index) is Severity.ERROR
+        return self.overview.facts(index).broken or self.problems.get(index) is Severity.ERROR
 
     def names_changed(self, names: list[str]) -> None:
         """The names have arrived: the symbol column as wide as the widest, and sorted or filtered by them."""
@@ -154,16 +171,30 @@ class FdeTable(RowTable):
 
     # ------------------------------------------------------------------ sorting and filtering
 
-    def sort_by(self, column: int, reverse: bool = False) -> None:
-        """Rows in the order of `column`'s values (FDE order among equals), or the reverse."""
-        self.sort = Sort(column, reverse)
-        self._reorder(sort=True)
+    def sort_by(self, column: int, reverse: bool = False) -> bool:
+        """Rows in the order of `column`'s values (FDE order among equals), or the reverse.
 
-    def filter(self, query: str) -> None:
+        Returns False when that waits for the overview (it is done when the overview is ready)."""
+        self.sort = Sort(column, reverse)
+        return self._reorder(sort=True)
+
+    def filter(self, query: str) -> bool:
         """Only the functions every word of `query` keeps: a `FILTER_WORDS` attribute, `problems`,
-        or a part of the name (any case)."""
+        or a part of the name (any case).
+
+        Returns False when that waits for the overview (it is done when the overview is ready)."""
         self.query = query
-        self._reorder(sort=False)
+        return self._reorder(sort=False)
+
+    def overview_ready(self) -> None:
+        """Every function has been gone through: the columns exact, and what was asked for meanwhile done."""
+        self._value_widths = self._measure()
+        self.columns = self._make_columns()
+        waiting, self.waiting = self.waiting, False
+        if waiting:
+            self._reorder(sort=True)
+        else:
+            self.rows_changed()
 
     def set_problems(self, problems: dict[int, Severity]) -> None:
         """The functions a check of the section found problems in: flagged, and kept by the `problems` word."""
@@ -181,6 +212,9 @@ class FdeTable(RowTable):
         """`9 FDEs · 1 PCMASK · 0 flexible` (or `3 of 9 FDEs shown`), and as short as it gets
         (`9 FDEs (1 PCMASK)`: no kind there are none of)."""
         total = len(self.overview)
+        if not self.overview.ready:
+            working = f"{total} FDEs · working… {self.overview.done * 100 // max(total, 1)}%"
+            return working, working
         if self.filtered:
             shown = f"{len(self.order)} of {total} FDEs shown"
             return shown, shown
@@ -189,16 +223,24 @@ class FdeTable(RowTable):
         short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "")
         return f"{total} FDEs · {pcmask} PCMASK · {flexible} flexible", short
 
-    def _reorder(self, *, sort: bool) -> None:
+    def _reorder(self, *, sort: bool) -> bool:
         """Rows again after a new sort, filter or names; the columns too, as the titles show the sort.
 
         The cursor stays on its function; if the filter hides it, it goes to the first row, which
-        becomes the selection.
+        becomes the selection. Before the overview is ready, only what needs no sort and no filter is
+        done (new names); the rest waits (returns False).
         """
+        if not self.overview.ready and (self.sort != Sort(0) or self.filtered):
+            self.waiting = True
+            self.columns = self._make_columns()
+            return False
         current = self.order[self.cursor] if self.order else None
         if sort:
             keys = self._sort_keys(self.sort.column)
-            self._sorted = sorted(range(len(self.overview)), key=keys.__getitem__, reverse=self.sort.reverse)
+            if self.sort == Sort(0):
+                self._sorted = range(len(self.overview))
+            else:
+                self._sorted = sorted(range(len(self.overview)), key=keys.__getitem__, reverse=self.sort.reverse)
         self.order = self._kept(self._sorted)
         self._rows = None
         self.columns = self._make_columns()
@@ -208,19 +250,21 @@ class FdeTable(RowTable):
             self.move_cursor(row, notify=False)
         elif self.order:
             self.row_highlighted.publish(0)
+        return True
 
-    def _kept(self, order: list[int]) -> list[int]:
+    def _kept(self, order: Sequence[int]) -> Sequence[int]:
         """The rows of `order` the filter keeps."""
         words = self.query.lower().split()
         if not words:
             return order
-        functions, names = self.overview.functions, self._lowered_names()
+        overview, names = self.overview, self._lowered_names()
         for word in words:
             test = FILTER_WORDS.get(word)
             if test is not None:
-                order = [i for i in order if test(functions[i])]
+                order = overview.keeping(order, test)
             elif word == PROBLEMS:
-                order = [i for i in order if functions[i].broken or i in self.problems]
+                broken = set(overview.keeping(order, lambda shape: shape.broken))
+                order = [i for i in order if i in broken or i in self.problems]
             else:
                 order = [i for i in order if word in names[i]]
         return order
@@ -243,13 +287,17 @@ class FdeTable(RowTable):
         elif spec.title == "#":
             keys = range(len(o))
         elif spec.title == "end":
-            keys = [(f.start + f.size) & ADDRESS_MASK for f in o.functions]
+            keys = [(start + size) & ADDRESS_MASK for start, size in zip(o.start, o.size, strict=True)]
         elif spec.title == "symbol":
             keys = self._lowered_names()
         elif spec.title == "frame":  # a function without a CFA before every other
-            keys = [-math.inf if frame is None else frame for frame in o.column("frame")]
+            frames = [-math.inf if shape.frame is None else shape.frame for shape in o.shapes]
+            keys = [frames[k] for k in o.shape]
         else:
-            keys = [note(f, self.problems.get(i)) for i, f in enumerate(o.functions)]
+            notes = [note(shape, None) for shape in o.shapes]
+            keys = [notes[k] for k in o.shape]
+            for index, problem in self.problems.items():
+                keys[index] = note(o.facts(index), problem)
         self._keys[column] = keys
         return keys
 
@@ -260,26 +308,37 @@ class FdeTable(RowTable):
         self.sort_by(column, not self.sort.reverse if column == self.sort.column else False)
 
     def _measure(self) -> list[int]:
-        """The widest value of each column, from the overview (the symbol column's, when the names come)."""
+        """The widest value of each column, from the overview (the symbol column's, when the names come);
+        before it is ready, from the functions read so far."""
         o = self.overview
-        functions = o.functions
-        if not functions:
+        if not len(o):
             return [0] * len(COLUMNS)
-        starts, sizes = o.column("start"), o.column("size")
-        ends = ((start + size) & ADDRESS_MASK for start, size in zip(starts, sizes, strict=True))
-        frames = [f for f in o.column("frame") if f is not None]
+        if o.ready:
+            starts, sizes, counts, shapes = o.start, o.size, o.num_fres, o.shapes
+            ends = max(end & ADDRESS_MASK for end in map(add, starts, sizes))
+        else:
+            read = [o.facts(i) for i in o.sampled]
+            starts, sizes, counts, shapes = (
+                [f.start for f in read],
+                [f.size for f in read],
+                [f.num_fres for f in read],
+                read,
+            )
+            ends = max((f.start + f.size) & ADDRESS_MASK for f in read)
+        frames = [shape.frame for shape in shapes if shape.frame is not None]
+        notes = [note(shape, None) for shape in shapes] + [note(o.facts(i), p) for i, p in self.problems.items()]
         return [
             len(str(len(o) - 1)),
             len(f"{max(starts):#x}"),
-            len(f"{max(ends):#x}"),
+            len(f"{ends:#x}"),
             len(str(max(sizes))),
             max(map(len, self.names)),
-            len(str(max(o.column("num_fres")))),
+            len(str(max(counts))),
             max((len(str(min(frames))), len(str(max(frames))))) if frames else 0,
-            max(len(describe.FRE_TYPE_NAMES.get(t, str(t))) for t in set(o.column("fre_type"))),
-            max(len(describe.PC_TYPE_NAMES.get(t, str(t))) for t in set(o.column("pc_type"))),
-            max(len(describe.PAUTH_KEY_NAMES.get(k, "?")) for k in set(o.column("pauth_key"))),
-            max(len(note(f, self.problems.get(i))) for i, f in enumerate(functions)),
+            max(len(describe.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
+            max(len(describe.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
+            max(len(describe.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
+            max(map(len, notes)),
         ]
 
     def _make_columns(self) -> list[Column]:

@@ -46,6 +46,11 @@ class FreTable(RowTable):
         self.consumer: Callable[[Function, Row], str] | None = None
         """A consumer's error at each row (`-EINVAL`, `crash`), in a column named after it; None: none."""
         self._consumer_title = ""
+        self.measure(overview)
+
+    def measure(self, overview: Overview) -> None:
+        """The columns as wide as the section's widest values, as far as `overview` knows them (again,
+        once it is whole)."""
         self._fixed = self._measure(overview)
         self.columns = self._make_columns()
 
