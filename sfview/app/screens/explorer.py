@@ -82,6 +82,9 @@ OVERVIEW_IN_THE_BACKGROUND = 5000
 """Above this many functions, the overview (every function gone through: what sorting, filtering and the
 columns' widths need) is made in a thread, after the first screen; until then the header says "working…"."""
 
+FIRST_FRAMES_S = 0.1
+"""How long after the first frame the overview's pass starts: the frames that finish the first screen come first."""
+
 PROGRESS_EVERY_S = 0.25
 """How often the header's progress indicator is drawn again while the overview is made."""
 
@@ -246,10 +249,15 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self._select(Selection.of(first), origin=None)
         if self.error is not None:
             self._status(str(self.error))
-        if not self.overview.ready:
+        # After the first frame: a thread started now would share the interpreter with painting it. The
+        # overview's pass holds the interpreter for seconds: it waits for the frames after the first too (the
+        # status line, the tab's underline), which would otherwise come half a second later.
+        start = lambda: self.run_worker(self._prepare, thread=True, exit_on_error=False)  # noqa: E731
+        if self.overview.ready:
+            self.call_after_refresh(start)
+        else:
             self._progress = self.set_interval(PROGRESS_EVERY_S, self.summary.counts_changed)
-        # After the first frame: a thread started now would share the interpreter with painting it.
-        self.call_after_refresh(self.run_worker, self._prepare, thread=True, exit_on_error=False)
+            self.call_after_refresh(self.set_timer, FIRST_FRAMES_S, start)
 
     def _prepare(self) -> None:
         """In a worker thread, after the first frame: what the first screen did without, one after the other
