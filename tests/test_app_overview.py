@@ -16,10 +16,11 @@ import random
 import threading
 from array import array
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from conftest import DATA
-from test_app_every_key import _press_everything
+from conftest import DATA, fuzzed_section
+from test_app_every_key import INPUTS, _press_everything
 
 from sfview.app.app import SfviewApp
 from sfview.app.screens import explorer as explorer_module
@@ -42,7 +43,8 @@ class Hold:
         build = Overview.build
 
         def held_build(overview: Overview, *args, **kwargs) -> None:
-            assert self.release.wait(30), "the test let the overview go"
+            if threading.current_thread() is not threading.main_thread():  # the worker's (an empty one is not)
+                assert self.release.wait(30), "the test let the overview go"
             build(overview, *args, **kwargs)
 
         self.monkeypatch.setattr(explorer_module, "OVERVIEW_IN_THE_BACKGROUND", 0)
@@ -90,9 +92,9 @@ def what_shows(app: SfviewApp) -> dict[str, object]:
     }
 
 
-async def whole_from_the_start() -> dict[str, object]:
+async def whole_from_the_start(path: Path = SHAPES) -> dict[str, object]:
     """What the app shows when the overview is made before the first screen (a small section's path)."""
-    app = SfviewApp(Document.open(str(SHAPES)))
+    app = SfviewApp(Document.open(str(path)))
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         return what_shows(app)
@@ -180,3 +182,33 @@ def test_a_column_of_numbers_sorts_as_python_sorts_it(reverse: bool) -> None:
         expected = sorted(range(size), key=keys.__getitem__, reverse=reverse)
         assert list(_argsort(keys, reverse)) == expected
         assert list(_argsort(list(keys), reverse)) == expected
+
+
+DAMAGED = [*sorted(INPUTS), *(f"fuzzed-{seed}" for seed in range(12))]
+
+
+@pytest.mark.parametrize("name", DAMAGED)
+async def test_a_damaged_section_before_and_after_its_overview(tmp_path: Path, held: Hold, name: str) -> None:
+    """Damaged functions (cut flexible FDEs, undefined offsets, random bytes changed) read alone for the first
+    screen, then gone through by the pass: the app ends as it would have been with the overview at once."""
+    if name.startswith("fuzzed-"):
+        path = fuzzed_section(int(name.removeprefix("fuzzed-")), tmp_path)
+    else:
+        path = tmp_path / name
+        path.write_bytes(INPUTS[name]())
+    expected = await whole_from_the_start(path)
+    held.start()
+    app = SfviewApp(Document.open(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        if app.section is None:
+            return
+        fdes = app.explorer.fde_table
+        assert app.explorer.overview.ready == (not len(app.section)), "only a section without FDEs is gone through"
+        assert fdes.row_count == len(app.section)
+        assert [fdes.row_cells(row)[:4] for row in range(fdes.row_count)] == [
+            row[:4] for row in expected["fde rows"]
+        ], "each row read alone says what the overview says"
+        held.set()
+        await ready(app, pilot)
+        assert what_shows(app) == expected

@@ -297,12 +297,15 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
 
     def _load_names(self) -> None:
         """In a worker thread: read the symbol table and name every function, then show the names."""
+        new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
         self.names.load()
         names = self.names.listing(self.section, self.overview.column("start"))
-        self.app.call_from_thread(self._names_loaded, names)
+        self.app.call_from_thread(self._names_loaded, names, new)
 
-    def _names_loaded(self, names: list[str]) -> None:
+    def _names_loaded(self, names: list[str], new: bool = True) -> None:
         self.fde_table.names_changed(names)
+        if not new:
+            return
         self.structure.names_changed()
         self.summary.refresh(layout=True)
         if self.selected is not None:
