@@ -285,7 +285,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.summary.counts_changed()
         self.tables.share()
         if waiting and self.fde_table.sort != Sort(0):
-            self.sort_functions(*self.fde_table.sort)
+            self.sorted_shown()
 
     async def _fill_structure_tab(self) -> None:
         """Mount the tree and the detail panel, which nobody sees at start, after the first frame.

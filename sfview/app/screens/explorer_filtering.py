@@ -83,10 +83,14 @@ class Filtering(_Base):
             if not self.fde_table.sort_by(column, reverse):
                 self._status(f"working… the functions sort once every one is read ({self._progress_text()})")
                 return
-            if self.fde_table.row_count:  # the top rows are the answer: the selection goes there
-                self.fde_table.move_cursor(0, notify=False)
-                self._fde_highlighted(0)
-            self._say_sort()
+            self.sorted_shown()
+
+    def sorted_shown(self) -> None:
+        """The FDE table was sorted: its first row (the largest frame, the most rows) selected, and said."""
+        if self.fde_table.row_count:  # the top rows are the answer: the selection goes there
+            self.fde_table.move_cursor(0, notify=False)
+            self._fde_highlighted(0)
+        self._say_sort()
 
     def _progress_text(self) -> str:
         """How far the overview is: `37% read`."""
