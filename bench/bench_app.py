@@ -6,16 +6,19 @@ Why: the explorer must stay instant on big binaries: first screen within
 misses something the other sees:
 
 * headless, in this process (`App.run_test`): start-up up to the first
-  paint of the FDE table and up to the app settling (idle, the names read
-  in their thread), then per key pressed in the FDE table the wall time of
+  paint of the FDE table, up to the overview being ready (on a section of
+  more than 5,000 functions it is made in a worker after the first paint)
+  and up to the app settling (names read, checks done), then per key
+  pressed in the FDE table the wall time of
   `press` + `pause` (which includes the Pilot's own idle detection, a few
   ms of sleeping) and the CPU time spent; the same for sorting every
   function (`S`, `R`) and typing a filter a key at a time;
 * a real process in a detached tmux session, as a person runs it: from
   spawning `python -m sfview BINARY` until the FDE table and the status line
-  are on the screen, and per key (`tmux send-keys`) until the status line
-  names the new selection, polling `tmux capture-pane`; its peak memory is
-  the process's VmHWM.
+  are on the screen, until the header's "working…" is gone (the overview),
+  and per key (`tmux send-keys`) until the status line names the new
+  selection, polling `tmux capture-pane`; its peak memory is the process's
+  VmHWM.
 
 Usage: python bench/bench_app.py [--binary PATH] [--keys N] [--size WxH] [--json] [--no-tmux]
 """
