@@ -272,24 +272,34 @@ def run_compare(argv: list[str]) -> int:
 
 
 def run_export(argv: list[str]) -> int:
-    from sfview.output.breakpad import symbol_file
+    from sfview.output.breakpad import write_symbol_file
 
     args = _parse(_export_parser(), argv)
     doc = _elf_document(args.file)
-    out, problems = symbol_file(doc)
-    for problem in problems:
-        _say(f"{args.file}: {problem}")
-    _say_losses(doc)
     if args.output == "-":
-        sys.stdout.write(out)
+        problems, errors = write_symbol_file(doc, sys.stdout.write)  # written as it is made
     else:
         try:
-            with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(out)
+            out = open(args.output, "w", encoding="utf-8", errors="surrogateescape")  # noqa: SIM115 - closed below
         except OSError as exc:
+            problems, _ = write_symbol_file(doc, lambda _: None)  # what it would have said, said first
+            _say_problems(args.file, problems, doc)
             raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
-    _raise_first(doc, _function_errors(doc), "left out of the export")
+        with out:
+            try:
+                problems, errors = write_symbol_file(doc, out.write)
+            except OSError as exc:
+                raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
+    _say_problems(args.file, problems, doc)
+    _raise_first(doc, errors, "left out of the export")
     return 0
+
+
+def _say_problems(path: str, problems: list[str], doc: Document) -> None:
+    """What the export left out, then what around the section could not be read, one line each on stderr."""
+    for problem in problems:
+        _say(f"{path}: {problem}")
+    _say_losses(doc)
 
 
 def run_app(argv: list[str]) -> int:

@@ -36,9 +36,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
-from elftools.dwarf.callframe import FDE, CallFrameInfo
 from elftools.dwarf.constants import DW_CFA
-from elftools.dwarf.structs import DWARFStructs
 
 from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.errors import InputError
@@ -46,6 +44,7 @@ from sfview.inputs.elffile import ElfFile, reading, section_named
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
+    from elftools.dwarf.callframe import FDE, CallFrameInfo
     from elftools.elf.elffile import ELFFile
 
     from sfview.dwarf.cfi import Abi
@@ -577,7 +576,11 @@ class FrameSection:
 
     def pyelftools_entry(self, offset: int) -> FDE | None:
         """pyelftools' object for the FDE at `offset`: it describes the instructions in readelf's words
-        (`DW_CFA_def_cfa_offset: 16`), one FDE when the app asks for it."""
+        (`DW_CFA_def_cfa_offset: 16`), one FDE when the app asks for it (pyelftools' reader, and the
+        construct library under it, imported then: a third of `compare`'s start-up otherwise)."""
+        from elftools.dwarf.callframe import FDE, CallFrameInfo
+        from elftools.dwarf.structs import DWARFStructs
+
         if self._cfi is None:
             self._cfi = CallFrameInfo(
                 stream=io.BytesIO(self.data),
