@@ -191,30 +191,6 @@ def _raise_first(doc: Document, errors: list[InputError], where: str) -> None:
         raise error
 
 
-def _function_errors(doc: Document) -> list[InputError]:
-    """Why functions cannot be decoded, or their rows stop short: what compare and export leave out.
-
-    The bulk reader goes through the functions; only those it cannot read whole are decoded by the model
-    (which keeps what it decodes: all of them would be 85 bytes of memory per section byte)."""
-    from sfview.sframe.bulk import Bulk
-
-    section = doc.require_section()
-    errors = []
-    for walked in Bulk(section).functions():
-        if not isinstance(walked, int):
-            fast, rows = walked
-            if not isinstance(rows, list):
-                for _ in rows:  # a long function's rows come as they are read: `complete` is known after
-                    pass
-            if fast.complete:
-                continue
-        func = section.function(walked if isinstance(walked, int) else walked[0].index)
-        if func.error is None:
-            _ = func.rows  # finds the rows, and why they stop
-        errors += [e for e in (func.error, func.rows_error) if e is not None]
-    return errors
-
-
 def _compare_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sfview compare",
@@ -248,26 +224,33 @@ def _elf_document(path: str) -> Document:
 
 
 def run_compare(argv: list[str]) -> int:
-    from sfview.dwarf.cfi import read_cfi
-    from sfview.dwarf.compare import compare
+    from sfview.dwarf.cfi import read_cfi, read_cfi_outline
+    from sfview.dwarf.compare import compare, compare_outline
     from sfview.output import comparison
-    from sfview.sframe.bulk import functions_with_rows
+    from sfview.sframe.bulk import Shapes
 
     args = _parse(_compare_parser(), argv)
     doc = _elf_document(args.file)
     section = doc.require_section()
-    try:
-        table = read_cfi(doc.elf)
+    relocatable = doc.elf["e_type"] == "ET_REL"
+    try:  # an object file's functions are paired by their relocations, whatever their addresses
+        table = read_cfi(doc.elf) if relocatable else read_cfi_outline(doc.elf)
     except InputError as exc:
         raise exc.located(args.file) from None
-    functions = functions_with_rows(section)
-    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
+    shapes = Shapes(section)
+    if relocatable:
+        functions = list(shapes.with_rows())
+        result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
+    else:
+        name_at = doc.symbols.name_at
+        doc.placement  # noqa: B018 - None here; what it could not read said as it always is
+        result = compare_outline(shapes, table, doc.function_name, name_at)
     if args.json:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:
         sys.stdout.write(comparison.text(section, table, result, args.file))
     _say_losses(doc)
-    _raise_first(doc, _function_errors(doc), "left out of the comparison")
+    _raise_first(doc, shapes.errors(), "left out of the comparison")
     return 0 if result.agrees else 1
 
 

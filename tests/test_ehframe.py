@@ -179,9 +179,34 @@ def _outcomes(name: str, data: bytes, address: int, little: bool, address_size: 
         reference = "fails"
     try:
         ours: Any = _facts(FrameSection(name, data, address, little, address_size).functions(abi))
-    except InputError:
-        ours = "fails"
-    return reference, ours
+    except InputError as exc:
+        ours = f"fails: {exc}"
+    assert _by_headers(FrameSection(name, data, address, little, address_size), abi) == ours
+    return reference, "fails" if isinstance(ours, str) else ours
+
+
+def _by_headers(frames: FrameSection, abi: Abi) -> Any:
+    """The FDEs as `FrameSection.headers` finds them (what `compare` reads), each made from its header:
+    what `functions` reads, or its failure; and FDEs of one shape have the same rows relative to their start."""
+    try:
+        headers = frames.headers(abi)
+    except InputError as exc:
+        return f"fails: {exc}"
+    functions = [headers.function(i) for i in range(len(headers))]
+    relative: dict[int, list[tuple]] = {}
+    for i, func in enumerate(functions):
+        assert (headers.starts[i], headers.sizes[i], headers.offsets[i]) == (
+            func.start_address,
+            func.size,
+            func.fde_offset,
+        )
+        rows = [
+            ((r.address - func.start_address) & ADDRESS_MASK, r.cfa, r.ra, r.fp, r.others, r.ra_signed)
+            for r in func.rows
+        ]
+        if headers.shapes[i] >= 0:
+            assert relative.setdefault(headers.shapes[i], rows) == rows
+    return _facts(functions)
 
 
 def _assert_file_agrees(path: Path) -> int:

@@ -23,9 +23,10 @@ Each row keeps where it came from: the section and the byte offset of its FDE
 
 from __future__ import annotations
 
+import array
 import bisect
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,8 @@ from sfview.sframe.rules import Rule
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE
     from elftools.elf.elffile import ELFFile
+
+    from sfview.dwarf.ehframe import FdeHeaders
 
 ADDRESS_MASK = (1 << 64) - 1
 
@@ -195,6 +198,58 @@ class CfiTable:
         """The FDE covering `pc` (`.eh_frame` before `.debug_frame`)."""
         return next(iter(self.overlapping(pc, pc + 1)), None)
 
+    @property
+    def sections(self) -> list[str]:
+        """The sections its FDEs come from, by name."""
+        return sorted({f.section for f in self.functions})
+
+
+class CfiOutline:
+    """Every FDE of a file by its header, in `CfiTable`'s order (by address, `.eh_frame` first): what
+    `compare` pairs SFrame's functions with, each FDE's rows worked out only when asked for (`function`),
+    its shape saying when another's hold for it (`shape`). Arrays, not an object per FDE.
+    """
+
+    def __init__(self, abi: Abi, parts: list[tuple[FdeHeaders, Sequence[int]]]) -> None:
+        """`parts`: each section's headers, and which of its FDEs are in (in section order)."""
+        self.abi = abi
+        self._parts = [headers for headers, _ in parts]
+        self.sections = sorted({headers.frames.name for headers, kept in parts if kept})
+        entries = [(p, i) for p, (_, kept) in enumerate(parts) for i in kept]
+        starts = [self._parts[p].starts[i] for p, i in entries]
+        if any(starts[k] > starts[k + 1] for k in range(len(starts) - 1)):  # `.eh_frame` comes first at one address
+            ranks = [self._parts[p].frames.name != ".eh_frame" for p, _ in entries]
+            order = sorted(range(len(entries)), key=lambda k: (starts[k], ranks[k]))
+            entries, starts = [entries[k] for k in order], [starts[k] for k in order]
+        self.starts = array.array("Q", starts)
+        self.sizes = [self._parts[p].sizes[i] for p, i in entries]
+        self._part = array.array("B", [p for p, _ in entries])
+        self._index = array.array("Q", [i for _, i in entries])
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def overlapping(self, start: int, end: int) -> list[int]:
+        """The FDEs (by number) whose ranges meet `[start, end)`, found as `CfiTable.overlapping` finds them."""
+        out = []
+        starts, sizes = self.starts, self.sizes
+        for i in range(max(bisect.bisect_right(starts, start) - 1, 0), len(starts)):
+            if starts[i] >= end:
+                break
+            if starts[i] + sizes[i] > start and sizes[i]:
+                out.append(i)
+        return out
+
+    def function(self, i: int) -> CfiFunction:
+        """FDE number `i` with its rows."""
+        return self._parts[self._part[i]].function(self._index[i])
+
+    def shape(self, i: int) -> tuple[int, int] | None:
+        """FDE number `i`'s shape (its section and its shape there); None when it has none."""
+        part = self._part[i]
+        shape = self._parts[part].shapes[self._index[i]]
+        return (part, shape) if shape >= 0 else None
+
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)
 """What pyelftools raises on damaged CFI is not one exception type: these are the ones damaged
@@ -242,6 +297,27 @@ class EhFrameIndex:
         except InputError:
             return None
         return func if func is not None and func.start_address <= pc < func.end_address else None
+
+
+def read_cfi_outline(elf: ELFFile) -> CfiOutline:
+    """What `read_cfi` reads, by the FDEs' headers (rows worked out for those asked for); raises as it does."""
+    from sfview.dwarf.ehframe import frame_section  # ehframe builds this module's types
+
+    abi = abi_for(elf)
+    with reading("DWARF CFI cannot be decoded"):  # whatever the reader did not foresee, located
+        eh_frame, debug_frame = frame_section(elf, ".eh_frame"), frame_section(elf, ".debug_frame")
+        if eh_frame is None and debug_frame is None:
+            raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
+        parts = []
+        if eh_frame is not None:
+            headers = eh_frame.headers(abi)
+            parts.append((headers, range(len(headers))))
+        if debug_frame is not None:
+            # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
+            eh, headers = CfiOutline(abi, parts), debug_frame.headers(abi)
+            sizes = enumerate(zip(headers.starts, headers.sizes, strict=True))
+            parts.append((headers, [i for i, (start, size) in sizes if not eh.overlapping(start, start + size)]))
+    return CfiOutline(abi, parts)
 
 
 def read_cfi(elf: ELFFile) -> CfiTable:

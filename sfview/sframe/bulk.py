@@ -284,12 +284,7 @@ def iter_functions_with_rows(section: Section) -> Iterator[RowsFunction | Functi
 
     Made one at a time, so that a writer that drops each function once written (export) holds one: the
     model keeps every function it decodes, 85 bytes of memory per section byte for 10,000 functions."""
-    shapes = Shapes(section)
-    for item in shapes:
-        if isinstance(item, Shaped):  # the model says what a PLT repeats every
-            yield section.function(item.func.index) if item.func.info.pcmask else shapes.rows_function(item)
-        else:
-            yield item
+    return Shapes(section).with_rows()
 
 
 class Shaped(NamedTuple):
@@ -331,6 +326,16 @@ class Shapes:
                 yield self._model(func.index)
                 continue
             yield Shaped(func, rows, (func.info.fre_type, data[func.fres_start : func.rows_end]))
+
+    def with_rows(self) -> Iterator[RowsFunction | Function]:
+        """Every function with its model rows (`iter_functions_with_rows`)."""
+        for item in self:
+            yield self.model_function(item) if isinstance(item, Shaped) else item
+
+    def model_function(self, shaped: Shaped) -> RowsFunction | Function:
+        """A function read whole with its model rows: the model's own for a PCMASK one (which knows the
+        block its rows repeat every), else made from the patterns."""
+        return self.section.function(shaped.func.index) if shaped.func.info.pcmask else self.rows_function(shaped)
 
     def _model(self, index: int) -> Function:
         func = self.section.function(index)
