@@ -281,11 +281,22 @@ def compare_outline(
     only: list[OneSided] = []
     paired = bytearray(len(outline))
     outcomes: dict[tuple[tuple[int, bytes], tuple[int, int]], _Outcome | None] = {}
+    starts, sizes, count = outline.starts, outline.sizes, len(outline)
     for item in shapes:
         func: Function | RowsFunction | None = None
         shaped = item if isinstance(item, Shaped) and not item.func.info.pcmask else None
         if shaped is not None:
             start, size = shaped.func.start_address, shaped.func.size
+            # The common case first, as the loop below would find it: one FDE, at the same address and of the
+            # same size, and an outcome for the two shapes.
+            i = bisect.bisect_right(starts, start) - 1
+            if i >= 0 and starts[i] == start and sizes[i] == size > 0 and start + size <= 1 << 64:
+                shape = outline.shape(i)
+                outcome = outcomes.get((shaped.shape, shape)) if shape is not None else None
+                if outcome is not None and outcome.last < size and (i + 1 == count or starts[i + 1] >= start + size):
+                    paired[i] = 1
+                    agreed.add(size - outcome.skip, outcome.untracked)
+                    continue
         else:
             func = shapes.model_function(item) if isinstance(item, Shaped) else item
             if func.error is not None:
