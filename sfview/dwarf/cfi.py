@@ -282,11 +282,10 @@ class CfiOutline:
         """FDE number `i` with its rows."""
         return self._parts[self._part[i]].function(self._index[i])
 
-    def shape(self, i: int) -> tuple[int, int] | None:
-        """FDE number `i`'s shape (its section and its shape there); None when it has none."""
-        part = self._part[i]
-        shape = self._parts[part].shapes[self._index[i]]
-        return (part, shape) if shape >= 0 else None
+    def shape(self, i: int) -> int:
+        """FDE number `i`'s shape, a number for its section and its shape there; -1 when it has none."""
+        shape = self._parts[self._part[i]].shapes[self._index[i]]
+        return shape * len(self._parts) + self._part[i] if shape >= 0 else -1
 
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)

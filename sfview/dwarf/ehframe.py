@@ -294,7 +294,8 @@ class FrameSection:
                 cie = entries.get(at + 4 - pointer) if pointer else None
                 end = at + 4 + length
                 pos = min(at + fixed + augmentation, size)
-                found = known.get(data[pos:end]) if pos < end <= size else None
+                key = data[pos:end]
+                found = known.get(key) if pos < end <= size else None
                 if (
                     (found is not None or pos >= end)
                     and isinstance(cie, Cie)
@@ -303,7 +304,7 @@ class FrameSection:
                     and augmentation < 0x80
                     and length not in (0, 0xFFFFFFFF)
                 ):
-                    shape = None if found is not None and not found[1] else (cie.offset, data[pos:end])
+                    shape = None if found is not None and not found[1] else (cie.offset, key)
                     if headers.add(base + at + start, extent, shape, at):
                         unsettled.append(at)
                     offset = max(pos, end)  # where `_instructions_at` says reading stopped

@@ -115,7 +115,9 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     # The symbols come by address: those of one address by name (no key per symbol: 40,000 would be 5 MB)
     for address, group in itertools.groupby(doc.symbols.symbols, key=operator.attrgetter("address")):
         if address >= base:
-            first, *others = sorted(group, key=operator.attrgetter("name"))
+            first, *others = group
+            if others:
+                first, *others = sorted([first, *others], key=operator.attrgetter("name"))
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
             lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
