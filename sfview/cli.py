@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import io
 import os
@@ -223,6 +224,25 @@ def _elf_document(path: str) -> Document:
     return doc
 
 
+def _collector_paused(command: Callable[[list[str]], int]) -> Callable[[list[str]], int]:
+    """`command` with the cyclic collector paused: compare and export keep what they build until they end
+    (the symbols, the FDE outline, each shape's outcome), and the collector's passes over it free nothing
+    but take a tenth of the time."""
+
+    @functools.wraps(command)
+    def run(argv: list[str]) -> int:
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return command(argv)
+        finally:
+            if paused:
+                gc.enable()
+
+    return run
+
+
+@_collector_paused
 def run_compare(argv: list[str]) -> int:
     from sfview.dwarf.cfi import read_cfi, read_cfi_outline
     from sfview.dwarf.compare import compare, compare_outline
@@ -254,6 +274,7 @@ def run_compare(argv: list[str]) -> int:
     return 0 if result.agrees else 1
 
 
+@_collector_paused
 def run_export(argv: list[str]) -> int:
     from sfview.output.breakpad import write_symbol_file
 
