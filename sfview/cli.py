@@ -262,9 +262,7 @@ def run_compare(argv: list[str]) -> int:
         functions = list(shapes.with_rows())
         result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
     else:
-        name_at = doc.symbols.name_at
-        doc.placement  # noqa: B018 - None here; what it could not read said as it always is
-        result = compare_outline(shapes, table, doc.function_name, name_at)
+        result = compare_outline(shapes, table, doc.function_name, doc.symbols.name_at)
     if args.json:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:

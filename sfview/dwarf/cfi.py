@@ -227,8 +227,8 @@ class CfiOutline:
             self.starts.extend(headers.starts if whole else (headers.starts[i] for i in kept))
             sizes = headers.sizes if whole else [headers.sizes[i] for i in kept]
             try:
-                self.sizes.extend(sizes)
-            except OverflowError:  # a damaged `address_range` past 2^63
+                self.sizes.extend(array.array("q", sizes))
+            except OverflowError:  # a damaged `address_range` past 2^63 (a list holds them)
                 self.sizes = [*self.sizes, *sizes]
             self._part.extend(bytes([number]) * len(kept))
             self._index.extend(kept)
