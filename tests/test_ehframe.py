@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from toolchains import toolchain
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, EhFrameIndex, Unexpressible, read_cfi
-from sfview.dwarf.ehframe import FrameSection, frame_section
+from sfview.dwarf.ehframe import COMMON_FDE, FrameSection, frame_section
 from sfview.errors import InputError
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
@@ -459,3 +459,16 @@ def test_a_damaged_section_is_named_where_it_fails() -> None:
         damaged = FrameSection(".eh_frame", bytes(data), section.address, True, 8)
         with pytest.raises(InputError, match=rf"^DWARF CFI cannot be decoded: \.eh_frame\+{fde.offset:#x}: its CIE"):
             damaged.functions(ABIS["EM_X86_64"])
+
+
+def test_an_fde_whose_augmentation_data_runs_past_its_end() -> None:
+    """pyelftools reads on from where the augmentation data ends, past the FDE's length: so do `functions`
+    and `headers` (whose one-`struct` reading of the common FDE has the case to itself)."""
+    body = struct.pack("<I", 0) + bytes([1]) + b"zR\0" + bytes([1, 0x78, 16, 1, 0x1B, 0x0C, 7, 8, 0x90, 1, 0, 0])
+    cie = struct.pack("<I", len(body)) + body  # pcrel|sdata4 pointers: the common FDE's
+    fde_body = struct.pack("<Iii", len(cie) + 4, 0x1000, 0x20) + bytes([10, 0x41, 0x0E, 0x10])  # 10: 7 bytes too many
+    data = cie + struct.pack("<I", len(fde_body)) + fde_body
+    after = len(cie) + COMMON_FDE.size + 10
+    data += bytes(after - len(data)) + bytes(4)  # a terminator where the reading goes on
+    reference, ours = _outcomes(".eh_frame", data, 0x2000, True, 8, ABI_OF["EM_X86_64"])
+    assert ours == reference and [(f[0], f[1], f[3]) for f in ours] == [(0x3020, 0x20, len(cie))]
