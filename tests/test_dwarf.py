@@ -9,6 +9,7 @@ crate); tests using it skip when it is not installed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -459,3 +460,16 @@ def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> N
                 checked += 1
         assert checked > 10
         assert index.find(min(f.start_address for f in whole.functions) - 1) is None
+
+
+def test_compare_by_shapes_on_a_generated_program(tmp_path: Path) -> None:
+    """`bench/make_big.py`'s program, 300 functions of its many frame shapes (most shapes repeated, sizes
+    all different): `compare_outline`, which compares a pair of shapes once and counts the others from it,
+    says what `compare` says pair by pair (`_compare` checks)."""
+    spec = importlib.util.spec_from_file_location("make_big", DATA.parent.parent / "bench" / "make_big.py")
+    assert spec is not None and spec.loader is not None
+    make_big = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_big)
+    program = make_big.build(300, tmp_path / "big", verbose=False)
+    _, _, result = _compare(program)
+    assert len(result.pairs) == 300 + 3 and result.differences(explained=False) == []
