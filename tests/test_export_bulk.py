@@ -18,8 +18,8 @@ def _both(data: bytes, address: int, machine: str) -> tuple[tuple, tuple]:
     and those written by shape (what `export` writes) are the first."""
     abi = ABIS[machine]
     light = stack_cfi(iter_functions_with_rows(Section(data, address)), abi, 0)
-    lines, problems = section_stack_cfi(Shapes(Section(data, address)), abi, 0)
-    assert (list(lines), problems) == light
+    records, problems = section_stack_cfi(Shapes(Section(data, address)), abi, 0)
+    assert ([line for function in records for line in function], problems) == light
     return light, stack_cfi(Section(data, address).functions(), abi, 0)
 
 

@@ -210,7 +210,7 @@ class CfiTable:
 class CfiOutline:
     """Every FDE of a file by its header, in `CfiTable`'s order (by address, `.eh_frame` first): what
     `compare` pairs SFrame's functions with, each FDE's rows worked out only when asked for (`function`),
-    its shape saying when another's hold for it (`shape`). Arrays, not an object per FDE.
+    its shape saying when another's hold for it (`shapes`). Arrays, not an object per FDE.
     """
 
     def __init__(self, abi: Abi, parts: list[tuple[FdeHeaders, Sequence[int]]]) -> None:
@@ -243,6 +243,12 @@ class CfiOutline:
                 self.sizes = [sizes[k] for k in order]
             self._part = array.array("B", (self._part[k] for k in order))
             self._index = array.array("Q", (self._index[k] for k in order))
+        count, parts_of, index = len(self._parts), self._part, self._index
+        self.shapes = array.array(
+            "q", (self._parts[p].shapes[i] * count + p if self._parts[p].shapes[i] >= 0 else -1
+                  for p, i in zip(parts_of, index, strict=True))
+        )  # fmt: skip
+        """Each FDE's shape, a number for its section and its shape there; -1 when it has none."""
 
     def _order(self) -> Iterator[int]:
         """The entries in `CfiTable`'s order: by address, `.eh_frame` first at one, else as they came. Nearly
@@ -281,11 +287,6 @@ class CfiOutline:
     def function(self, i: int) -> CfiFunction:
         """FDE number `i` with its rows."""
         return self._parts[self._part[i]].function(self._index[i])
-
-    def shape(self, i: int) -> int:
-        """FDE number `i`'s shape, a number for its section and its shape there; -1 when it has none."""
-        shape = self._parts[self._part[i]].shapes[self._index[i]]
-        return shape * len(self._parts) + self._part[i] if shape >= 0 else -1
 
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)

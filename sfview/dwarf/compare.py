@@ -281,7 +281,7 @@ def compare_outline(
     only: list[OneSided] = []
     paired = bytearray(len(outline))
     outcomes: dict[tuple[tuple[int, bytes], int], _Outcome | None] = {}
-    starts, sizes, count = outline.starts, outline.sizes, len(outline)
+    starts, sizes, shapes_of, count = outline.starts, outline.sizes, outline.shapes, len(outline)
     for item in shapes:
         func: Function | RowsFunction | None = None
         shaped = item if isinstance(item, Shaped) and not item.func.info.pcmask else None
@@ -291,7 +291,7 @@ def compare_outline(
             # same size, and an outcome for the two shapes.
             i = bisect.bisect_right(starts, start) - 1
             if i >= 0 and starts[i] == start and sizes[i] == size > 0 and start + size <= 1 << 64:
-                outcome = outcomes.get((shaped.shape, outline.shape(i)))
+                outcome = outcomes.get((shaped.shape, shapes_of[i]))
                 if outcome is not None and outcome.last < size and (i + 1 == count or starts[i + 1] >= start + size):
                     paired[i] = 1
                     agreed.add(size - outcome.skip, outcome.untracked)
@@ -304,7 +304,7 @@ def compare_outline(
         found = outline.overlapping(start, start + max(size, 1))
         for i in found:
             paired[i] = 1
-            shape = outline.shape(i) if shaped is not None else -1
+            shape = shapes_of[i] if shaped is not None else -1
             key = None
             if shape >= 0 and outline.starts[i] == start and outline.sizes[i] == size and start + size <= 1 << 64:
                 key = shaped.shape, shape

@@ -121,7 +121,7 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
             # `m`: more symbols name this code (identical code folded, aliases); one name is written
             marker = "m " if any(other.name != first.name for other in others) else ""
             lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
-    _write_lines(lines, write)
+    _write_lines([lines], write)
     del lines
     shapes = Shapes(section)
     records, problems = section_stack_cfi(shapes, abi, base, PCMASK_RECORDS + 4 * len(section.data))
@@ -133,10 +133,15 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     return problems, shapes.errors()
 
 
-def _write_lines(lines: Iterable[str], write: Callable[[str], object]) -> None:
-    """Each line and a newline, `CHUNK` lines to a write."""
-    lines = iter(lines)
-    while chunk := list(itertools.islice(lines, CHUNK)):
+def _write_lines(groups: Iterable[list[str]], write: Callable[[str], object]) -> None:
+    """Each line of each group and a newline, about `CHUNK` lines to a write."""
+    chunk: list[str] = []
+    for group in groups:
+        chunk += group
+        if len(chunk) >= CHUNK:
+            write("\n".join(chunk) + "\n")
+            chunk = []
+    if chunk:
         write("\n".join(chunk) + "\n")
 
 
@@ -152,19 +157,19 @@ def stack_cfi(
     for func in functions:
         writer.function(func)
     writer.summarise()
-    return list(writer.lines()), problems
+    return list(itertools.chain.from_iterable(writer.records())), problems
 
 
 def section_stack_cfi(
     shapes: Shapes, abi: Abi, base: int, budget: int | None = None
-) -> tuple[Iterator[str], list[str]]:
-    """`stack_cfi` for every function of a section, each shape's rows worked out once: the records,
-    made as they are taken, and what they had to leave out (all said once this returns)."""
+) -> tuple[Iterator[list[str]], list[str]]:
+    """`stack_cfi` for every function of a section, each shape's rows worked out once: the records, each
+    function's made as they are taken, and what they had to leave out (all said once this returns)."""
     problems: list[str] = []
     writer = _CfiWriter(abi, base, problems, budget)
     writer.add_shapes(shapes)
     writer.summarise()
-    return writer.lines(), problems
+    return writer.records(), problems
 
 
 Step = tuple[int, str, str | None, bool, tuple[tuple[str, str], ...]]
@@ -262,18 +267,18 @@ class _CfiWriter:
                 " saved; a stack walker must strip the authentication code from the value it loads"
             )
 
-    def lines(self) -> Iterator[str]:
+    def records(self) -> Iterator[list[str]]:
         """Every function's records, in address order (FDE order among functions at one address)."""
         starts = self._starts
         order: Iterable[int] = range(len(starts))
-        if any(starts[i] > starts[i + 1] for i in range(len(starts) - 1)):
+        if any(map(operator.gt, starts, itertools.islice(starts, 1, None))):
             order = sorted(order, key=starts.__getitem__)  # stable: FDE order kept at each address
         for i in order:
             which = self._which[i]
             if which < 0:
-                yield from self._records[i]
+                yield self._records[i]
             else:
-                yield from self._format(self._steps[which], starts[i], self._sizes[i], self._indexes[i])
+                yield self._format(self._steps[which], starts[i], self._sizes[i], self._indexes[i])
 
     def _affordable(self, func: Function | RowsFunction, step: int) -> bool:
         """Whether a PCMASK function's blocks, each written out (Breakpad cannot say a block repeats), fit
