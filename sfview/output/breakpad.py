@@ -111,18 +111,8 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
         base = 0
     ident = module_id(doc)
     # Names are the rest of their line: one with a newline would forge a record (escaped, as in all text output)
-    lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {printable(os.path.basename(doc.path))}"]
-    # The symbols come by address: those of one address by name (no key per symbol: 40,000 would be 5 MB)
-    for address, group in itertools.groupby(doc.symbols.symbols, key=operator.attrgetter("address")):
-        if address >= base:
-            first, *others = group
-            if others:
-                first, *others = sorted([first, *others], key=operator.attrgetter("name"))
-            # `m`: more symbols name this code (identical code folded, aliases); one name is written
-            marker = "m " if any(other.name != first.name for other in others) else ""
-            lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
-    _write_lines([lines], write)
-    del lines
+    module = f"MODULE Linux {abi.name} {debug_identifier(ident)} {printable(os.path.basename(doc.path))}"
+    _write_lines(itertools.chain([[module]], _public_records(doc, base)), write)
     shapes = Shapes(section)
     records, problems = section_stack_cfi(shapes, abi, base, PCMASK_RECORDS + 4 * len(section.data))
     _write_lines(records, write)
@@ -131,6 +121,26 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
     return problems, shapes.errors()
+
+
+def _public_records(doc: Document, base: int) -> Iterator[list[str]]:
+    """`PUBLIC` records from the symbol table, `CHUNK` at a time.
+
+    The symbols come by address: those of one address by name (no key per symbol: 40,000 would be 5 MB).
+    """
+    lines: list[str] = []
+    for address, group in itertools.groupby(doc.symbols.symbols, key=operator.attrgetter("address")):
+        if address >= base:
+            first, *others = group
+            if others:
+                first, *others = sorted([first, *others], key=operator.attrgetter("name"))
+            # `m`: more symbols name this code (identical code folded, aliases); one name is written
+            marker = "m " if any(other.name != first.name for other in others) else ""
+            lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
+            if len(lines) == CHUNK:
+                yield lines
+                lines = []
+    yield lines
 
 
 def _write_lines(groups: Iterable[list[str]], write: Callable[[str], object]) -> None:
