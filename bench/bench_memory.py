@@ -9,6 +9,9 @@ figure printed for each command is
     (peak RSS on the big binary - peak RSS on the small one) / (big section - small section)
 
 beside readelf's own for `--sframe` (the same subtraction), in the same run.
+For `compare`, which reads the file's DWARF CFI too, a second line divides
+the same growth by the growth of `.sframe`, `.eh_frame` and `.debug_frame`
+together.
 
 Usage: python bench/bench_memory.py [--functions N] [--binary PATH]
 """
@@ -39,9 +42,18 @@ def section_size(path: Path) -> int:
     return len(Document.open(str(path)).data)
 
 
-def _line(name: str, small_mb: float, big_mb: float, grown: int) -> None:
+def cfi_size(path: Path) -> int:
+    """Bytes of DWARF CFI (`.eh_frame` and `.debug_frame`): what `compare` reads beside `.sframe`."""
+    from elftools.elf.elffile import ELFFile
+
+    with path.open("rb") as f:
+        elf = ELFFile(f)
+        return sum(s["sh_size"] for name in (".eh_frame", ".debug_frame") if (s := elf.get_section_by_name(name)))
+
+
+def _line(name: str, small_mb: float, big_mb: float, grown: int, what: str = "section byte") -> None:
     per_byte = (big_mb - small_mb) * (1 << 20) / grown
-    print(f"{name:20} {small_mb:6.1f} MB -> {big_mb:6.1f} MB  {per_byte:5.1f} bytes per section byte")
+    print(f"{name:20} {small_mb:6.1f} MB -> {big_mb:6.1f} MB  {per_byte:5.1f} bytes per {what}")
 
 
 def main() -> None:
@@ -63,6 +75,9 @@ def main() -> None:
             result = run_measured(sfview_argv(*command, str(path)), env=env)
             peaks[path] = result.peak_rss_mb
         _line(f"sfview {name}", peaks[SMALL], peaks[big], grown)
+        if name == "compare":  # it reads the DWARF CFI as well: the same growth over both sections' growth
+            both = grown + cfi_size(big) - cfi_size(SMALL)
+            _line("", peaks[SMALL], peaks[big], both, "byte of .sframe + .eh_frame + .debug_frame")
     if readelf:
         peaks = {path: run_measured([readelf, "--sframe", str(path)], env=env).peak_rss_mb for path in (SMALL, big)}
         _line("readelf --sframe", peaks[SMALL], peaks[big], grown)

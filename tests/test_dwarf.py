@@ -9,6 +9,7 @@ crate); tests using it skip when it is not installed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -19,9 +20,11 @@ from conftest import DATA
 from test_gcc import _compiler as gcc_with_sframe
 
 from sfview.document import Document
-from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi
-from sfview.dwarf.compare import compare, same_rule, table_differences
+from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi, read_cfi_outline
+from sfview.dwarf.compare import compare, compare_outline, same_rule, table_differences
+from sfview.output import comparison
 from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
+from sfview.sframe.bulk import Shapes
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 ELF_FIXTURES = [
@@ -40,9 +43,16 @@ KNOWN = (
 
 
 def _compare(path: Path):
+    """The comparison (`compare`, every pair kept); and for a linked file, `compare_outline`'s (what the
+    command makes: FDEs by their headers, pairs of a shape seen before counted) says the same."""
     doc = Document.open(str(path))
     table = read_cfi(doc.elf)
-    result = compare(doc.require_section(), table, doc.function_name, doc.symbols.name_at, doc.placement)
+    section = doc.require_section()
+    result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement)
+    if doc.placement is None:
+        outline = compare_outline(Shapes(section), read_cfi_outline(doc.elf), doc.function_name, doc.symbols.name_at)
+        assert comparison.text(section, table, outline, "f") == comparison.text(section, table, result, "f")
+        assert comparison.json_text(section, outline, "f") == comparison.json_text(section, result, "f")
     return doc, table, result
 
 
@@ -101,14 +111,24 @@ def test_a_changed_rule_is_a_disagreement() -> None:
 def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     import sfview.dwarf.cfi as cfi
 
-    real = cfi.read_cfi
+    real = cfi.read_cfi_outline
 
     def changed(elf):
-        table = real(elf)
-        table.find(0x1197).row_for(0x1197).ra = rule(Kind.VALUE, CFA, -16, True)
-        return table
+        """The FDE at 0x1190 (its instructions its own: no other FDE's outcome stands for it) saves the RA
+        elsewhere."""
+        outline = real(elf)
+        function = outline.function
 
-    monkeypatch.setattr(cfi, "read_cfi", changed)
+        def altered(i: int):
+            func = function(i)
+            if func.start_address == 0x1190:
+                func.row_for(0x1197).ra = rule(Kind.VALUE, CFA, -16, True)
+            return func
+
+        outline.function = altered
+        return outline
+
+    monkeypatch.setattr(cfi, "read_cfi_outline", changed)
     result = cli("compare", str(DATA / "shapes-x86_64-O2"))
     assert result.code == 1
     assert "disagreements: 1\n  0x1197..0x11b0 medium_frame: RA: SFrame *(CFA - 8) (FDE 4 at .sframe+0x60" in result.out
@@ -440,3 +460,16 @@ def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> N
                 checked += 1
         assert checked > 10
         assert index.find(min(f.start_address for f in whole.functions) - 1) is None
+
+
+def test_compare_by_shapes_on_a_generated_program(tmp_path: Path) -> None:
+    """`bench/make_big.py`'s program, 300 functions of its many frame shapes (most shapes repeated, sizes
+    all different): `compare_outline`, which compares a pair of shapes once and counts the others from it,
+    says what `compare` says pair by pair (`_compare` checks)."""
+    spec = importlib.util.spec_from_file_location("make_big", DATA.parent.parent / "bench" / "make_big.py")
+    assert spec is not None and spec.loader is not None
+    make_big = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_big)
+    program = make_big.build(300, tmp_path / "big", verbose=False)
+    _, _, result = _compare(program)
+    assert len(result.pairs) == 300 + 3 and result.differences(explained=False) == []

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from toolchains import toolchain
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, EhFrameIndex, Unexpressible, read_cfi
-from sfview.dwarf.ehframe import FrameSection, frame_section
+from sfview.dwarf.ehframe import COMMON_FDE, FrameSection, frame_section
 from sfview.errors import InputError
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
@@ -179,9 +179,34 @@ def _outcomes(name: str, data: bytes, address: int, little: bool, address_size: 
         reference = "fails"
     try:
         ours: Any = _facts(FrameSection(name, data, address, little, address_size).functions(abi))
-    except InputError:
-        ours = "fails"
-    return reference, ours
+    except InputError as exc:
+        ours = f"fails: {exc}"
+    assert _by_headers(FrameSection(name, data, address, little, address_size), abi) == ours
+    return reference, "fails" if isinstance(ours, str) else ours
+
+
+def _by_headers(frames: FrameSection, abi: Abi) -> Any:
+    """The FDEs as `FrameSection.headers` finds them (what `compare` reads), each made from its header:
+    what `functions` reads, or its failure; and FDEs of one shape have the same rows relative to their start."""
+    try:
+        headers = frames.headers(abi)
+    except InputError as exc:
+        return f"fails: {exc}"
+    functions = [headers.function(i) for i in range(len(headers))]
+    relative: dict[int, list[tuple]] = {}
+    for i, func in enumerate(functions):
+        assert (headers.starts[i], headers.sizes[i], headers.offsets[i]) == (
+            func.start_address,
+            func.size,
+            func.fde_offset,
+        )
+        rows = [
+            ((r.address - func.start_address) & ADDRESS_MASK, r.cfa, r.ra, r.fp, r.others, r.ra_signed)
+            for r in func.rows
+        ]
+        if headers.shapes[i] >= 0:
+            assert relative.setdefault(headers.shapes[i], rows) == rows
+    return _facts(functions)
 
 
 def _assert_file_agrees(path: Path) -> int:
@@ -434,3 +459,16 @@ def test_a_damaged_section_is_named_where_it_fails() -> None:
         damaged = FrameSection(".eh_frame", bytes(data), section.address, True, 8)
         with pytest.raises(InputError, match=rf"^DWARF CFI cannot be decoded: \.eh_frame\+{fde.offset:#x}: its CIE"):
             damaged.functions(ABIS["EM_X86_64"])
+
+
+def test_an_fde_whose_augmentation_data_runs_past_its_end() -> None:
+    """pyelftools reads on from where the augmentation data ends, past the FDE's length: so do `functions`
+    and `headers` (whose one-`struct` reading of the common FDE has the case to itself)."""
+    body = struct.pack("<I", 0) + bytes([1]) + b"zR\0" + bytes([1, 0x78, 16, 1, 0x1B, 0x0C, 7, 8, 0x90, 1, 0, 0])
+    cie = struct.pack("<I", len(body)) + body  # pcrel|sdata4 pointers: the common FDE's
+    fde_body = struct.pack("<Iii", len(cie) + 4, 0x1000, 0x20) + bytes([10, 0x41, 0x0E, 0x10])  # 10: 7 bytes too many
+    data = cie + struct.pack("<I", len(fde_body)) + fde_body
+    after = len(cie) + COMMON_FDE.size + 10
+    data += bytes(after - len(data)) + bytes(4)  # a terminator where the reading goes on
+    reference, ours = _outcomes(".eh_frame", data, 0x2000, True, 8, ABI_OF["EM_X86_64"])
+    assert ours == reference and [(f[0], f[1], f[3]) for f in ours] == [(0x3020, 0x20, len(cie))]

@@ -8,17 +8,19 @@ from conftest import ELF_FIXTURES, fuzzed_section
 from sfview.document import Document
 from sfview.dwarf.cfi import ABIS
 from sfview.errors import InputError
-from sfview.output.breakpad import stack_cfi
-from sfview.sframe.bulk import iter_functions_with_rows
+from sfview.output.breakpad import section_stack_cfi, stack_cfi
+from sfview.sframe.bulk import Shapes, iter_functions_with_rows
 from sfview.sframe.section import Section
 
 
 def _both(data: bytes, address: int, machine: str) -> tuple[tuple, tuple]:
-    """The records from the bulk reader's light records, and from a model of its own that decodes each."""
+    """The records from the bulk reader's light records, and from a model of its own that decodes each;
+    and those written by shape (what `export` writes) are the first."""
     abi = ABIS[machine]
-    return stack_cfi(iter_functions_with_rows(Section(data, address)), abi, 0), stack_cfi(
-        Section(data, address).functions(), abi, 0
-    )
+    light = stack_cfi(iter_functions_with_rows(Section(data, address)), abi, 0)
+    records, problems = section_stack_cfi(Shapes(Section(data, address)), abi, 0)
+    assert ([line for function in records for line in function], problems) == light
+    return light, stack_cfi(Section(data, address).functions(), abi, 0)
 
 
 @pytest.mark.parametrize("path", [p for p in ELF_FIXTURES if "no-sframe" not in p.name], ids=lambda p: p.name)

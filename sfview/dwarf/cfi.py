@@ -23,14 +23,17 @@ Each row keeps where it came from: the section and the byte offset of its FDE
 
 from __future__ import annotations
 
+import array
 import bisect
+import heapq
+import itertools
+import operator
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from elftools.common.exceptions import ELFError
-from elftools.dwarf.descriptions import describe_CFI_instructions
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -40,6 +43,8 @@ from sfview.sframe.rules import Rule
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE
     from elftools.elf.elffile import ELFFile
+
+    from sfview.dwarf.ehframe import FdeHeaders
 
 ADDRESS_MASK = (1 << 64) - 1
 
@@ -145,11 +150,15 @@ class CfiFunction:
     @property
     def instructions(self) -> str:
         """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools."""
+        from elftools.dwarf.descriptions import describe_CFI_instructions  # 30 ms to import: for the app's view
+
         entry = self.entry
         return describe_CFI_instructions(entry) if entry is not None else ""
 
     @property
     def cie_instructions(self) -> str:
+        from elftools.dwarf.descriptions import describe_CFI_instructions
+
         entry = self.entry
         return describe_CFI_instructions(entry.cie) if entry is not None and entry.cie is not None else ""
 
@@ -191,6 +200,93 @@ class CfiTable:
     def find(self, pc: int) -> CfiFunction | None:
         """The FDE covering `pc` (`.eh_frame` before `.debug_frame`)."""
         return next(iter(self.overlapping(pc, pc + 1)), None)
+
+    @property
+    def sections(self) -> list[str]:
+        """The sections its FDEs come from, by name."""
+        return sorted({f.section for f in self.functions})
+
+
+class CfiOutline:
+    """Every FDE of a file by its header, in `CfiTable`'s order (by address, `.eh_frame` first): what
+    `compare` pairs SFrame's functions with, each FDE's rows worked out only when asked for (`function`),
+    its shape saying when another's hold for it (`shapes`). Arrays, not an object per FDE.
+    """
+
+    def __init__(self, abi: Abi, parts: list[tuple[FdeHeaders, Sequence[int]]]) -> None:
+        """`parts`: each section's headers, and which of its FDEs are in (in section order)."""
+        self.abi = abi
+        self._parts = [headers for headers, _ in parts]
+        self.sections = sorted({headers.frames.name for headers, kept in parts if kept})
+        self.starts = array.array("Q")
+        self.sizes: array.array[int] | list[int] = array.array("q")
+        self._part = array.array("B")
+        self._index = array.array("Q")
+        for number, (headers, kept) in enumerate(parts):
+            whole = isinstance(kept, range) and kept == range(len(headers))
+            self.starts.extend(headers.starts if whole else (headers.starts[i] for i in kept))
+            sizes = headers.sizes if whole else [headers.sizes[i] for i in kept]
+            try:
+                self.sizes.extend(array.array("q", sizes))
+            except OverflowError:  # a damaged `address_range` past 2^63 (a list holds them)
+                self.sizes = [*self.sizes, *sizes]
+            self._part.extend(bytes([number]) * len(kept))
+            self._index.extend(kept)
+        starts = self.starts
+        if any(map(operator.gt, starts, itertools.islice(starts, 1, None))):
+            order = array.array("Q", self._order())
+            self.starts = array.array("Q", (starts[k] for k in order))
+            sizes = self.sizes
+            try:
+                self.sizes = array.array("q", (sizes[k] for k in order))
+            except OverflowError:  # a damaged `address_range` past 2^63
+                self.sizes = [sizes[k] for k in order]
+            self._part = array.array("B", (self._part[k] for k in order))
+            self._index = array.array("Q", (self._index[k] for k in order))
+        count, parts_of, index = len(self._parts), self._part, self._index
+        self.shapes = array.array(
+            "q", (self._parts[p].shapes[i] * count + p if self._parts[p].shapes[i] >= 0 else -1
+                  for p, i in zip(parts_of, index, strict=True))
+        )  # fmt: skip
+        """Each FDE's shape, a number for its section and its shape there; -1 when it has none."""
+
+    def _order(self) -> Iterator[int]:
+        """The entries in `CfiTable`'s order: by address, `.eh_frame` first at one, else as they came. Nearly
+        in order already (crt's `_start` comes first): those in order are kept, the others sorted and merged
+        in, so that 40,000 FDEs need no object each."""
+        starts, part = self.starts, self._part
+        debug = [headers.frames.name != ".eh_frame" for headers in self._parts]
+
+        def key(k: int) -> tuple[int, bool, int]:
+            return starts[k], debug[part[k]], k
+
+        kept, misplaced = array.array("Q"), []
+        last = (-1, False, -1)
+        for k in range(len(starts)):
+            if key(k) >= last:
+                kept.append(k)
+                last = key(k)
+            else:
+                misplaced.append(k)
+        return heapq.merge(kept, sorted(misplaced, key=key), key=key)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def overlapping(self, start: int, end: int) -> list[int]:
+        """The FDEs (by number) whose ranges meet `[start, end)`, found as `CfiTable.overlapping` finds them."""
+        out = []
+        starts, sizes = self.starts, self.sizes
+        for i in range(max(bisect.bisect_right(starts, start) - 1, 0), len(starts)):
+            if starts[i] >= end:
+                break
+            if starts[i] + sizes[i] > start and sizes[i]:
+                out.append(i)
+        return out
+
+    def function(self, i: int) -> CfiFunction:
+        """FDE number `i` with its rows."""
+        return self._parts[self._part[i]].function(self._index[i])
 
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)
@@ -239,6 +335,27 @@ class EhFrameIndex:
         except InputError:
             return None
         return func if func is not None and func.start_address <= pc < func.end_address else None
+
+
+def read_cfi_outline(elf: ELFFile) -> CfiOutline:
+    """What `read_cfi` reads, by the FDEs' headers (rows worked out for those asked for); raises as it does."""
+    from sfview.dwarf.ehframe import frame_section  # ehframe builds this module's types
+
+    abi = abi_for(elf)
+    with reading("DWARF CFI cannot be decoded"):  # whatever the reader did not foresee, located
+        eh_frame, debug_frame = frame_section(elf, ".eh_frame"), frame_section(elf, ".debug_frame")
+        if eh_frame is None and debug_frame is None:
+            raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
+        parts = []
+        if eh_frame is not None:
+            headers = eh_frame.headers(abi)
+            parts.append((headers, range(len(headers))))
+        if debug_frame is not None:
+            # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
+            eh, headers = CfiOutline(abi, parts), debug_frame.headers(abi)
+            sizes = enumerate(zip(headers.starts, headers.sizes, strict=True))
+            parts.append((headers, [i for i, (start, size) in sizes if not eh.overlapping(start, start + size)]))
+    return CfiOutline(abi, parts)
 
 
 def read_cfi(elf: ELFFile) -> CfiTable:

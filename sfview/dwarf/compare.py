@@ -30,11 +30,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiRule, CfiTable, Unexpressible
-from sfview.sframe.bulk import functions_with_rows
+from sfview.sframe.bulk import Shaped, functions_with_rows
 from sfview.sframe.rules import CFA, Kind, Rule
 
 if TYPE_CHECKING:
-    from sfview.sframe.bulk import RowsFunction
+    from sfview.dwarf.cfi import Abi, CfiOutline
+    from sfview.sframe.bulk import RowsFunction, Shapes
     from sfview.sframe.section import Function, Row, Section
 
 COLUMNS = ("cfa", "ra", "fp")
@@ -100,17 +101,52 @@ class OneSided:
 
 
 @dataclass(slots=True)
+class Agreed:
+    """Pairs that agree at every byte, counted rather than kept (`compare_outline`)."""
+
+    functions: int = 0
+    compared: int = 0
+    """Code bytes both describe, all agreeing."""
+    untracked: set[int] = field(default_factory=set)
+    with_untracked: int = 0
+    """Of the functions, how many have registers DWARF tracks and SFrame does not."""
+
+    def add(self, compared: int, untracked: frozenset[int]) -> None:
+        self.functions += 1
+        self.compared += compared
+        if untracked:
+            self.untracked |= untracked
+            self.with_untracked += 1
+
+
+@dataclass(slots=True)
 class Comparison:
     pairs: list[Pair]
     only: list[OneSided]
+    agreed: Agreed = field(default_factory=Agreed)
+    """Pairs without a difference that are not in `pairs`."""
+
+    @property
+    def functions_compared(self) -> int:
+        return len(self.pairs) + self.agreed.functions
 
     @property
     def compared(self) -> int:
-        return sum(p.compared for p in self.pairs)
+        return sum(p.compared for p in self.pairs) + self.agreed.compared
 
     @property
     def agreeing(self) -> int:
-        return sum(p.agreeing for p in self.pairs)
+        return sum(p.agreeing for p in self.pairs) + self.agreed.compared
+
+    @property
+    def untracked(self) -> set[int]:
+        """Registers DWARF has rules for that SFrame does not track, in any function compared."""
+        return {reg for pair in self.pairs for reg in pair.untracked} | self.agreed.untracked
+
+    @property
+    def functions_untracked(self) -> int:
+        """How many functions compared have such registers."""
+        return sum(1 for pair in self.pairs if pair.untracked) + self.agreed.with_untracked
 
     def differences(self, explained: bool) -> list[tuple[Pair, Difference]]:
         return [(p, d) for p in self.pairs for d in p.differences if (d.reason is not None) == explained]
@@ -186,18 +222,115 @@ def compare(
                 pairs.append(_compare_pair(func, cfi, name_of(func), 0, name_at))
                 paired_dwarf.add(id(cfi))
                 paired_sframe.add(id(func))
-    only = [
-        OneSided("sframe", f.start_address, f.size, f.span.start, ".sframe", name_of(f), None)
-        for f in sframe_funcs
-        if id(f) not in paired_sframe
-    ]
-    only += [
-        OneSided("dwarf", c.start_address, c.size, c.fde_offset, c.section, name, _why_dwarf_only(c, table, name))
-        for c in table.functions
-        if id(c) not in paired_dwarf
-        for name in [name_at(c.start_address)]
-    ]
+    only = [_sframe_only(f, name_of(f)) for f in sframe_funcs if id(f) not in paired_sframe]
+    only += [_dwarf_only(c, table.abi, name_at) for c in table.functions if id(c) not in paired_dwarf]
     return Comparison(pairs, only)
+
+
+def _sframe_only(func: Function | RowsFunction, name: str) -> OneSided:
+    return OneSided("sframe", func.start_address, func.size, func.span.start, ".sframe", name, None)
+
+
+def _dwarf_only(cfi: CfiFunction, abi: Abi, name_at: Callable[[int], str]) -> OneSided:
+    name = name_at(cfi.start_address)
+    return OneSided(
+        "dwarf", cfi.start_address, cfi.size, cfi.fde_offset, cfi.section, name, _why_dwarf_only(cfi, abi, name)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What comparing two functions of given shapes at one address and of one size gave, when it holds
+    for every such pair whose rows all start inside: every byte from `skip` on agrees."""
+
+    skip: int
+    """Bytes from the start before both sides have a row (not compared)."""
+    last: int
+    """The last row's offset, on either side: the outcome holds for a size past it."""
+    untracked: frozenset[int]
+
+    @classmethod
+    def of(cls, pair: Pair, rows: Sequence[Row], cfi: CfiFunction) -> _Outcome | None:
+        """From a pair compared at one start and size; None when it had a difference, or rows out of order
+        or past its end (then each such pair is compared on its own)."""
+        ours = [row.start_offset for row in rows]
+        theirs = [row.address - cfi.start_address for row in cfi.rows]
+        if pair.differences or not ours or not theirs or ours != sorted(ours) or theirs != sorted(theirs):
+            return None
+        skip, last, size = max(ours[0], theirs[0]), max(ours[-1], theirs[-1]), cfi.size
+        if not (skip >= 0 and last < size and pair.compared == pair.agreeing == size - skip):
+            return None
+        return cls(skip, last, frozenset(pair.untracked))
+
+
+def compare_outline(
+    shapes: Shapes,
+    outline: CfiOutline,
+    name_of: Callable[[Function], str],
+    name_at: Callable[[int], str],
+) -> Comparison:
+    """`compare` for a linked file, by shapes: what `compare` gives, made as the functions are read.
+
+    A function and an FDE at the same address and of the same size, each of a shape (their rows are the
+    same bytes, relative to their start) seen together before, agree or not as those did: the first such
+    pair is compared, the others counted from it (`_Outcome`). Pairs that agree everywhere are counted
+    (`Comparison.agreed`), not kept; neither side's rows are made for them.
+    """
+    pairs: list[Pair] = []
+    agreed = Agreed()
+    only: list[OneSided] = []
+    paired = bytearray(len(outline))
+    outcomes: dict[tuple[tuple[int, bytes], int], _Outcome | None] = {}
+    starts, sizes, shapes_of, count = outline.starts, outline.sizes, outline.shapes, len(outline)
+    for item in shapes:
+        func: Function | RowsFunction | None = None
+        shaped = item if isinstance(item, Shaped) and not item.func.info.pcmask else None
+        if shaped is not None:
+            start, size = shaped.func.start_address, shaped.func.size
+            # The common case first, as the loop below would find it: one FDE, at the same address and of the
+            # same size, and an outcome for the two shapes.
+            i = bisect.bisect_right(starts, start) - 1
+            if i >= 0 and starts[i] == start and sizes[i] == size > 0 and start + size <= 1 << 64:
+                outcome = outcomes.get((shaped.shape, shapes_of[i]))
+                if outcome is not None and outcome.last < size and (i + 1 == count or starts[i + 1] >= start + size):
+                    paired[i] = 1
+                    agreed.add(size - outcome.skip, outcome.untracked)
+                    continue
+        else:
+            func = shapes.model_function(item) if isinstance(item, Shaped) else item
+            if func.error is not None:
+                continue
+            start, size = func.start_address, func.size
+        found = outline.overlapping(start, start + max(size, 1))
+        for i in found:
+            paired[i] = 1
+            shape = shapes_of[i] if shaped is not None else -1
+            key = None
+            if shape >= 0 and outline.starts[i] == start and outline.sizes[i] == size and start + size <= 1 << 64:
+                key = shaped.shape, shape
+                outcome = outcomes.get(key)
+                if outcome is not None and outcome.last < size:
+                    agreed.add(size - outcome.skip, outcome.untracked)
+                    continue
+            if func is None:
+                func = shapes.model_function(shaped)
+            cfi = outline.function(i)
+            pair = _compare_pair(func, cfi, name_of(func), 0, name_at)
+            if key is not None and key not in outcomes:
+                outcomes[key] = _Outcome.of(pair, func.rows, cfi)
+            if pair.differences:
+                pairs.append(pair)
+            else:
+                agreed.add(pair.compared, frozenset(pair.untracked))
+        if not found:
+            func = func or shapes.model_function(shaped)
+            only.append(
+                OneSided("sframe", func.start_address, func.size, func.span.start, ".sframe", name_of(func), None)
+            )
+    for i in range(len(outline)):
+        if not paired[i]:
+            only.append(_dwarf_only(outline.function(i), outline.abi, name_at))
+    return Comparison(pairs, only, agreed)
 
 
 def _compare_pair(
@@ -318,13 +451,12 @@ def _why(column: str, sframe: Rule, dwarf: CfiRule, func: Function) -> str | Non
     return None
 
 
-def _why_dwarf_only(cfi: CfiFunction, table: CfiTable, name: str) -> str | None:
+def _why_dwarf_only(cfi: CfiFunction, abi: Abi, name: str) -> str | None:
     """Why an FDE has no SFrame counterpart, when its rules (or its section) show it."""
     if name.startswith(".plt") or "@plt" in name:  # `.plt+0x10`, or an entry objdump names `printf@plt`
         return f"linker stub ({name.split('+')[0]}): ld writes no SFrame FDE for it"
     if cfi.expressions:
         return f"DWARF {' and '.join(cfi.expressions)}: SFrame cannot hold expressions"
-    abi = table.abi
     for row in cfi.rows:
         if row.ra.kind is Kind.UNDEFINED:
             return "outermost frame: DWARF marks the RA undefined"

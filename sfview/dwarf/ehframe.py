@@ -28,6 +28,7 @@ every FDE that repeats the row, so it is not to be changed.
 
 from __future__ import annotations
 
+import array
 import bisect
 import contextlib
 import io
@@ -36,9 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
-from elftools.dwarf.callframe import FDE, CallFrameInfo
 from elftools.dwarf.constants import DW_CFA
-from elftools.dwarf.structs import DWARFStructs
 
 from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.errors import InputError
@@ -46,6 +45,7 @@ from sfview.inputs.elffile import ElfFile, reading, section_named
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
+    from elftools.dwarf.callframe import FDE, CallFrameInfo
     from elftools.elf.elffile import ELFFile
 
     from sfview.dwarf.cfi import Abi
@@ -138,6 +138,52 @@ class Fde:
     """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
 
 
+class FdeHeaders:
+    """A section's FDEs by their headers, in section order: start (masked to 64 bits), size, offset and
+    shape (-1: none), in arrays; each FDE's `CfiFunction` made when asked for (`function`).
+
+    Two FDEs of one shape (the same CIE and instruction bytes, without a `DW_CFA_set_loc`) have the same
+    rows relative to their start, signing state included: what is worked out from one holds for the other.
+    """
+
+    def __init__(self, frames: FrameSection, abi: Abi) -> None:
+        self.frames = frames
+        self.abi = abi
+        self.starts = array.array("Q")
+        self.sizes: array.array[int] | list[int] = array.array("q")
+        """As read: a damaged `address_range` may be negative, or past 2^63 (then a list holds them)."""
+        self.offsets = array.array("Q")
+        self.shapes = array.array("q")
+        self._shape_ids: dict[tuple[int, bytes], int] = {}
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def add(self, start: int, size: int, shape: tuple[int, bytes] | None, offset: int) -> bool:
+        """Add one FDE (its `initial_location`, `address_range`, shape: CIE offset and instruction bytes);
+        whether it is the first of its shape, or has none."""
+        shape_id, new = -1, True
+        if shape is not None:
+            shape_id = self._shape_ids.get(shape, -1)
+            new = shape_id < 0
+            if new:
+                shape_id = self._shape_ids[shape] = len(self._shape_ids)
+        self.starts.append(start & ADDRESS_MASK)
+        try:
+            self.sizes.append(size)
+        except OverflowError:
+            self.sizes = [*self.sizes, size]
+        self.offsets.append(offset)
+        self.shapes.append(shape_id)
+        return new
+
+    def function(self, i: int) -> CfiFunction:
+        """The `i`th FDE with its rows."""
+        fde = self.frames.fde_at(self.offsets[i])
+        assert fde is not None  # read whole before: it reads again
+        return self.frames.function(fde, self.abi)
+
+
 def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
     """The file's `name` section (`.eh_frame`, `.debug_frame`) to read CFI from, None when it has none.
 
@@ -226,6 +272,55 @@ class FrameSection:
             if isinstance(entry, Fde):
                 out.append(entry)
         return out
+
+    def headers(self, abi: Abi) -> FdeHeaders:
+        """Every FDE by its header, in section order, with its shape: what `functions` reads, without
+        keeping an object (or rows) per FDE.
+
+        Fails where and as `functions` does: the entries are all read first, then the rows of each
+        shape's first FDE (and of every FDE without a shape) worked out. The FDE every GNU toolchain
+        writes, of a CIE and instruction bytes already seen, is read here with one `struct` call
+        (`_common_fde`'s reading, without its object); any other goes through `_entry_at`.
+        """
+        headers = FdeHeaders(self, abi)
+        unsettled: list[int] = []  # the FDEs whose rows are worked out now: failures are said as `functions` says them
+        data, entries, known = self.data, self._entries, self._instructions
+        unpack, fixed, base = self._common.unpack_from, COMMON_FDE.size, self.address + 8
+        offset, size = 0, len(data)
+        while offset < size:
+            at = offset
+            if self.eh and at + fixed <= size and at not in entries:
+                length, pointer, start, extent, augmentation = unpack(data, at)
+                cie = entries.get(at + 4 - pointer) if pointer else None
+                end = at + 4 + length
+                pos = min(at + fixed + augmentation, size)
+                key = data[pos:end]
+                found = known.get(key) if pos < end <= size else None
+                if (
+                    (found is not None or pos >= end)
+                    and isinstance(cie, Cie)
+                    and cie.fde_encoding == COMMON_ENCODING
+                    and cie.lsda_encoding in (None, PE_OMIT)
+                    and augmentation < 0x80
+                    and length not in (0, 0xFFFFFFFF)
+                ):
+                    shape = None if found is not None and not found[1] else (cie.offset, key)
+                    if headers.add(base + at + start, extent, shape, at):
+                        unsettled.append(at)
+                    offset = max(pos, end)  # where `_instructions_at` says reading stopped
+                    continue
+            entry, offset = self._entry_at(at)
+            if isinstance(entry, Fde):
+                del entries[at]  # read once by the walk: kept, 40,000 FDEs would be 8 MB
+                shape = (entry.cie.offset, entry.key) if entry.key is not None else None
+                if headers.add(entry.start, entry.size, shape, at):
+                    unsettled.append(at)
+        for at in unsettled:
+            fde = self.fde_at(at)
+            assert fde is not None
+            self.function(fde, abi)
+            entries.pop(at, None)
+        return headers
 
     def fde_places(self) -> list[tuple[int, int]]:
         """`(initial_location, offset)` of every FDE, the entries walked by their lengths: what an
@@ -577,7 +672,11 @@ class FrameSection:
 
     def pyelftools_entry(self, offset: int) -> FDE | None:
         """pyelftools' object for the FDE at `offset`: it describes the instructions in readelf's words
-        (`DW_CFA_def_cfa_offset: 16`), one FDE when the app asks for it."""
+        (`DW_CFA_def_cfa_offset: 16`), one FDE when the app asks for it (pyelftools' reader, and the
+        construct library under it, imported then: a third of `compare`'s start-up otherwise)."""
+        from elftools.dwarf.callframe import FDE, CallFrameInfo
+        from elftools.dwarf.structs import DWARFStructs
+
         if self._cfi is None:
             self._cfi = CallFrameInfo(
                 stream=io.BytesIO(self.data),

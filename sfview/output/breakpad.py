@@ -12,9 +12,12 @@ binary's own DWARF rules.
 
 from __future__ import annotations
 
+import array
+import io
 import itertools
+import operator
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
@@ -22,15 +25,18 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elffile import build_id, load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
-from sfview.sframe.bulk import RowsFunction, iter_functions_with_rows
+from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
+from sfview.sframe.section import ADDRESS_MASK
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.document import Document
-    from sfview.sframe.section import Function, Row
+    from sfview.sframe.section import Function
 
+CHUNK = 512
+"""Lines written at once: few enough to cost no memory, enough that each write is worth its call."""
 PCMASK_RECORDS = 1 << 16
 """Records PCMASK functions may always take, beside 4 per section byte: a PLT of 30,000 entries (two rows
 each) fits; a forged `func_size` does not make the export grow without bound."""
@@ -82,6 +88,18 @@ def debug_identifier(identifier: bytes) -> str:
 
 def symbol_file(doc: Document) -> tuple[str, list[str]]:
     """The Breakpad symbol file for `doc`, and the rules it had to leave out (one message each)."""
+    out = io.StringIO()
+    problems, _ = write_symbol_file(doc, out.write)
+    return out.getvalue(), problems
+
+
+def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[list[str], list[InputError]]:
+    """Write the Breakpad symbol file for `doc` as it is made; the rules it had to leave out (one message
+    each), and why functions cannot be decoded or their rows stop short (what it left out).
+
+    Written as it goes, a few hundred lines at a time: the whole file as one string (and its lines as a
+    list) was 40 bytes of memory per section byte.
+    """
     elf = doc.elf
     assert elf is not None
     abi = abi_for(elf)
@@ -93,21 +111,48 @@ def symbol_file(doc: Document) -> tuple[str, list[str]]:
         base = 0
     ident = module_id(doc)
     # Names are the rest of their line: one with a newline would forge a record (escaped, as in all text output)
-    lines = [f"MODULE Linux {abi.name} {debug_identifier(ident)} {printable(os.path.basename(doc.path))}"]
-    for address, group in itertools.groupby(
-        sorted(doc.symbols.symbols, key=lambda s: (s.address, s.name)), key=lambda s: s.address
-    ):
-        if address >= base:
-            first, *others = group
-            # `m`: more symbols name this code (identical code folded, aliases); one name is written
-            marker = "m " if any(other.name != first.name for other in others) else ""
-            lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
-    records, problems = stack_cfi(iter_functions_with_rows(section), abi, base, PCMASK_RECORDS + 4 * len(section.data))
+    module = f"MODULE Linux {abi.name} {debug_identifier(ident)} {printable(os.path.basename(doc.path))}"
+    _write_lines(itertools.chain([[module]], _public_records(doc, base)), write)
+    shapes = Shapes(section)
+    records, problems = section_stack_cfi(shapes, abi, base, PCMASK_RECORDS + 4 * len(section.data))
+    _write_lines(records, write)
     if abi.name in UNKNOWN_TO_BREAKPAD:
         problems.insert(0, UNKNOWN_TO_BREAKPAD[abi.name])
     if elf["e_type"] == "ET_REL":
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
-    return "\n".join(lines + records) + "\n", problems
+    return problems, shapes.errors()
+
+
+def _public_records(doc: Document, base: int) -> Iterator[list[str]]:
+    """`PUBLIC` records from the symbol table, `CHUNK` at a time.
+
+    The symbols come by address: those of one address by name (no key per symbol: 40,000 would be 5 MB).
+    """
+    lines: list[str] = []
+    for address, group in itertools.groupby(doc.symbols.symbols, key=operator.attrgetter("address")):
+        if address >= base:
+            first, *others = group
+            if others:
+                first, *others = sorted([first, *others], key=operator.attrgetter("name"))
+            # `m`: more symbols name this code (identical code folded, aliases); one name is written
+            marker = "m " if any(other.name != first.name for other in others) else ""
+            lines.append(f"PUBLIC {marker}{address - base:x} 0 {printable(first.name)}")
+            if len(lines) == CHUNK:
+                yield lines
+                lines = []
+    yield lines
+
+
+def _write_lines(groups: Iterable[list[str]], write: Callable[[str], object]) -> None:
+    """Each line of each group and a newline, about `CHUNK` lines to a write."""
+    chunk: list[str] = []
+    for group in groups:
+        chunk += group
+        if len(chunk) >= CHUNK:
+            write("\n".join(chunk) + "\n")
+            chunk = []
+    if chunk:
+        write("\n".join(chunk) + "\n")
 
 
 def stack_cfi(
@@ -119,50 +164,131 @@ def stack_cfi(
     """
     problems: list[str] = []
     writer = _CfiWriter(abi, base, problems, budget)
-    lines: list[str] = []
-    written: list[tuple[int, int, list[str]]] = []  # in FDE order; put in address order once all are written
     for func in functions:
-        if func.error is None:
-            written.append((func.start_address, func.index, writer.function(func)))
-        else:
-            problems.append(f"fdes[{func.index}] left out: its FDE cannot be decoded")
-    for _, _, records in sorted(written, key=lambda w: w[:2]):
-        lines += records
-    if writer.signed:
-        # Where a signed RA is saved is an exact rule, and what DWARF-based dump_syms writes too;
-        # the stack walker strips the authentication code from the value it loads.
-        problems.append(
-            f"{len(writer.signed)} functions save a signed RA (pointer authentication): `.ra` says where it is"
-            " saved; a stack walker must strip the authentication code from the value it loads"
-        )
-    return lines, problems
+        writer.function(func)
+    writer.summarise()
+    return list(itertools.chain.from_iterable(writer.records())), problems
+
+
+def section_stack_cfi(
+    shapes: Shapes, abi: Abi, base: int, budget: int | None = None
+) -> tuple[Iterator[list[str]], list[str]]:
+    """`stack_cfi` for every function of a section, each shape's rows worked out once: the records, each
+    function's made as they are taken, and what they had to leave out (all said once this returns)."""
+    problems: list[str] = []
+    writer = _CfiWriter(abi, base, problems, budget)
+    writer.add_shapes(shapes)
+    writer.summarise()
+    return writer.records(), problems
+
+
+Step = tuple[int, str, str | None, bool, tuple[tuple[str, str], ...]]
+"""What one row writes, wherever its function is: its start offset; its rules as a `STACK CFI INIT`
+record's body; what changed from the row before as a `STACK CFI` record's body (None: nothing did);
+whether its saved RA is signed; and the rules Breakpad cannot hold, (column, why) each."""
 
 
 class _CfiWriter:
-    """STACK CFI records for SFrame functions, in Breakpad's register names."""
+    """STACK CFI records for SFrame functions, in Breakpad's register names.
+
+    A function's rows are worked out once per shape into `Step`s (what each row writes, relative to the
+    function's start): the functions of a program share a few hundred. What is kept until every function
+    is read (the records go out in address order) is, per function, its start, size and steps' number:
+    the records themselves are written as they go out.
+    """
 
     def __init__(self, abi: Abi, base: int, problems: list[str], budget: int | None) -> None:
         self.budget = budget
         """Records left for PCMASK expansion (None: no limit)."""
         self.abi = abi
         self.names = REGISTER_NAMES[abi.name]
+        self.fp_name = self.names[abi.fp]
         self.base = base
         self.problems = problems
         self.signed: set[int] = set()
         """Functions whose saved RA is signed somewhere (pac-ret)."""
+        self._steps: list[tuple[Step, ...]] = []
+        self._said: list[bool] = []
+        """Per steps: whether writing them says something (a signed RA, a rule left out)."""
+        self._by_shape: dict[tuple[int, bytes], int] = {}
+        self._starts = array.array("Q")
+        self._sizes = array.array("Q")
+        self._indexes = array.array("Q")
+        self._which = array.array("q")
+        """Per function written, in FDE order: the number of its steps, or -1: its records are in `_records`."""
+        self._records: dict[int, list[str]] = {}
 
-    def function(self, func: Function | RowsFunction) -> list[str]:
+    def add_shapes(self, shapes: Shapes) -> None:
+        """Every function of a section, each shape's steps worked out once."""
+        bulk = shapes.bulk
+        for item in shapes:
+            if not isinstance(item, Shaped) or item.func.info.pcmask:  # a PLT's blocks: the model knows them
+                self.function(item if not isinstance(item, Shaped) else shapes.section.function(item.func.index))
+                continue
+            func = item.func
+            if not item.rows or not func.size:
+                continue
+            which = self._by_shape.get(item.shape)
+            if which is None:
+                patterns = ((offset, bulk.pattern(key)) for offset, key in item.rows)
+                steps = self._make_steps((offset, p.cfa, p.ra, p.fp, p.mangled_ra) for offset, p in patterns)
+                which = self._by_shape[item.shape] = self._keep(steps)
+            self._add(func.index, func.start_address, func.size, which)
+
+    def function(self, func: Function | RowsFunction) -> None:
+        """One function, from its model rows."""
+        if func.error is not None:
+            self.problems.append(f"fdes[{func.index}] left out: its FDE cannot be decoded")
+            return
         if not func.rows or not func.size:
-            return []
-        if func.pcmask:
-            out = []
-            end, step = func.start_address + func.size, func.block_size or func.size
-            if not self._affordable(func, step):
-                return []
+            return
+        steps = self._make_steps((r.start_offset, r.cfa, r.ra, r.fp, r.mangled_ra) for r in func.rows)
+        if not func.pcmask:
+            self._add(func.index, func.start_address, func.size, self._keep(steps))
+            return
+        out: list[str] = []
+        end, step = func.start_address + func.size, func.block_size or func.size
+        if self._affordable(func, step):
             for block in range(func.start_address, end, step):
-                out += self._records(func, block, min(step, end - block))
-            return out
-        return self._records(func, func.start_address, func.size)
+                out += self._format(steps, block, min(step, end - block), func.index, pcmask=True, say=True)
+        self._records[len(self._which)] = out
+        self._add(func.index, func.start_address, func.size, -1)
+
+    def _keep(self, steps: tuple[Step, ...]) -> int:
+        self._steps.append(steps)
+        self._said.append(any(signed or left_out for _, _, _, signed, left_out in steps))
+        return len(self._steps) - 1
+
+    def _add(self, index: int, start: int, size: int, which: int) -> None:
+        if which >= 0 and self._said[which]:  # said now, in FDE order, as the function is read
+            self._format(self._steps[which], start, size, index, pcmask=False, say=True)
+        self._starts.append(start)
+        self._sizes.append(size)
+        self._indexes.append(index)
+        self._which.append(which)
+
+    def summarise(self) -> None:
+        """What is to be said once every function is read."""
+        if self.signed:
+            # Where a signed RA is saved is an exact rule, and what DWARF-based dump_syms writes too;
+            # the stack walker strips the authentication code from the value it loads.
+            self.problems.append(
+                f"{len(self.signed)} functions save a signed RA (pointer authentication): `.ra` says where it is"
+                " saved; a stack walker must strip the authentication code from the value it loads"
+            )
+
+    def records(self) -> Iterator[list[str]]:
+        """Every function's records, in address order (FDE order among functions at one address)."""
+        starts = self._starts
+        order: Iterable[int] = range(len(starts))
+        if any(map(operator.gt, starts, itertools.islice(starts, 1, None))):
+            order = sorted(order, key=starts.__getitem__)  # stable: FDE order kept at each address
+        for i in order:
+            which = self._which[i]
+            if which < 0:
+                yield self._records[i]
+            else:
+                yield self._format(self._steps[which], starts[i], self._sizes[i], self._indexes[i])
 
     def _affordable(self, func: Function | RowsFunction, step: int) -> bool:
         """Whether a PCMASK function's blocks, each written out (Breakpad cannot say a block repeats), fit
@@ -179,45 +305,67 @@ class _CfiWriter:
             self.budget -= cost
         return True
 
-    def _records(self, func: Function | RowsFunction, start: int, size: int) -> list[str]:
+    def _format(
+        self, steps: tuple[Step, ...], start: int, size: int, index: int, pcmask: bool = False, say: bool = False
+    ) -> list[str]:
+        """The records of a function (or a PCMASK block) at `start` of `size` bytes; `say`: also say what
+        its rows leave out, and note a signed RA."""
         out: list[str] = []
-        previous: dict[str, str] = {}
-        for row in func.rows:
-            address = start + row.start_offset if func.pcmask else row.address
-            if address >= start + size:
+        base, end = self.base, start + size
+        for offset, init, changed, signed, left_out in steps:
+            address = start + offset if pcmask else (start + offset) & ADDRESS_MASK
+            if address >= end:
                 break
-            rules = self._rules(func, row, address)
+            if say:
+                if signed:
+                    self.signed.add(index)
+                for column, why in left_out:
+                    self.problems.append(f"{address:#x}: {column} left out: {why}")
             if not out:
-                body = " ".join(f"{name}: {expr}" for name, expr in rules.items())
-                out.append(f"STACK CFI INIT {address - self.base:x} {size - (address - start):x} {body}")
-            else:
-                changed = {name: expr for name, expr in rules.items() if previous.get(name) != expr}
-                fp = self.names[self.abi.fp]
-                if fp in previous and fp not in rules:
-                    changed[fp] = fp  # the FP is no longer saved: it holds the caller's value again
-                if changed:
-                    body = " ".join(f"{name}: {expr}" for name, expr in changed.items())
-                    out.append(f"STACK CFI {address - self.base:x} {body}")
-            previous = rules
+                out.append(f"STACK CFI INIT {address - base:x} {size - (address - start):x} {init}")
+            elif changed is not None:
+                out.append(f"STACK CFI {address - base:x} {changed}")
         return out
 
-    def _rules(self, func: Function | RowsFunction, row: Row, address: int) -> dict[str, str]:
-        """`.cfa`, `.ra` and the FP's rule for one row, as Breakpad postfix expressions."""
+    def _make_steps(self, rows: Iterable[tuple[int, Rule, Rule, Rule, bool]]) -> tuple[Step, ...]:
+        """What each row writes: (start offset, CFA, RA, FP, signed RA) each."""
+        steps: list[Step] = []
+        previous: dict[str, str] = {}
+        fp = self.fp_name
+        for offset, cfa, ra, fp_rule, signed in rows:
+            rules, left_out = self._rules(cfa, ra, fp_rule)
+            changed = {name: expr for name, expr in rules.items() if previous.get(name) != expr}
+            if fp in previous and fp not in rules:
+                changed[fp] = fp  # the FP is no longer saved: it holds the caller's value again
+            steps.append(
+                (
+                    offset,
+                    " ".join(f"{name}: {expr}" for name, expr in rules.items()),
+                    " ".join(f"{name}: {expr}" for name, expr in changed.items()) if changed else None,
+                    signed,
+                    left_out,
+                )
+            )
+            previous = rules
+        return tuple(steps)
+
+    def _rules(self, cfa: Rule, ra: Rule, fp: Rule) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+        """`.cfa`, `.ra` and the FP's rule for one row, as Breakpad postfix expressions; and the rules
+        Breakpad cannot hold, (column, why) each."""
         rules: dict[str, str] = {}
-        for column, value in ((".cfa", row.cfa), (".ra", row.ra), (self.names[self.abi.fp], row.fp)):
-            if column == self.names[self.abi.fp] and value.kind is Kind.SAME:
+        left_out = []
+        for column, value in ((".cfa", cfa), (".ra", ra), (self.fp_name, fp)):
+            if column == self.fp_name and value.kind is Kind.SAME:
                 continue
-            if column == ".ra" and row.mangled_ra:
-                self.signed.add(func.index)
             expr = self._expression(column, value)
             if expr is None:
-                self._problem(address, column, f"no Breakpad rule for {value.kind.value}")
+                left_out.append((column, f"no Breakpad rule for {value.kind.value}"))
                 continue
             rules[column] = expr
-        if self.abi.sp_val_offset and row.cfa.kind is Kind.VALUE:
+        if self.abi.sp_val_offset and cfa.kind is Kind.VALUE:
             # The caller's SP is not the CFA (s390x: CFA - 160), which Breakpad's walkers assume it is.
             rules[self.names[self.abi.sp]] = f".cfa {self.abi.sp_val_offset} +"
-        return rules
+        return rules, tuple(left_out)
 
     def _expression(self, column: str, value: Rule) -> str | None:
         if value.kind is Kind.UNDEFINED and column != ".cfa":
@@ -232,9 +380,6 @@ class _CfiWriter:
         if base is None:
             return None
         return f"{base} {value.offset} +" + (" ^" if value.deref else "")
-
-    def _problem(self, address: int, column: str, why: str) -> None:
-        self.problems.append(f"{address:#x}: {column} left out: {why}")
 
 
 # Reading STACK CFI back ---------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from sfview.dwarf.cfi import CfiRule, CfiTable, Unexpressible
+from sfview.dwarf.cfi import CfiOutline, CfiRule, CfiTable, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
@@ -48,10 +48,9 @@ def _repeats(pair: Pair, diff: Difference) -> str:
     return f" (and the same place of the next {diff.repeats - 1} blocks of {pair.sframe.block_size} bytes)"
 
 
-def text(section: Section, table: CfiTable, result: Comparison, path: str) -> str:
+def text(section: Section, table: CfiTable | CfiOutline, result: Comparison, path: str) -> str:
     """The comparison for a person: disagreements first, then what is explained, then the summary."""
-    sources = sorted({f.section for f in table.functions})
-    lines = [f"{path}: .sframe (version {section.version}) against {' and '.join(sources)}"]
+    lines = [f"{path}: .sframe (version {section.version}) against {' and '.join(table.sections)}"]
     for title, explained in (("disagreements", False), ("differences the formats force", True)):
         found = result.differences(explained)
         lines.append(f"{title}: {len(found) or 'none'}")
@@ -71,13 +70,13 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
             name = f" {demangle(o.name)}" if o.name else ""
             why = o.reason or "no reason known (an object assembled without --gsframe, such as a crt file?)"
             lines.append(f"  {o.start:#x}..{o.start + o.size:#x}{name} (FDE at {o.section}+{o.offset:#x}): {why}")
-    untracked = sorted({reg for pair in result.pairs for reg in pair.untracked})
+    untracked = sorted(result.untracked)
     if untracked:
         names = ", ".join(register_name(section.abi, reg) for reg in untracked)
-        count = sum(1 for pair in result.pairs if pair.untracked)
+        count = result.functions_untracked
         lines.append(f"registers only DWARF tracks (SFrame holds CFA, FP and RA alone): {names} in {count} functions")
     lines.append(
-        f"summary: {len(result.pairs)} functions compared; of {result.compared} code bytes both describe, "
+        f"summary: {result.functions_compared} functions compared; of {result.compared} code bytes both describe, "
         f"{result.agreeing} agree, {result.explained} differ for known reasons, "
         f"{result.disagreeing} disagree"
     )
@@ -126,7 +125,7 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
         "file": path,
         "agree": result.agrees,
         "summary": {
-            "functions_compared": len(result.pairs),
+            "functions_compared": result.functions_compared,
             "bytes_compared": result.compared,
             "bytes_agreeing": result.agreeing,
             "bytes_explained": result.explained,
@@ -146,6 +145,6 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
             }
             for o in result.only
         ],
-        "untracked_registers": sorted({reg for pair in result.pairs for reg in pair.untracked}),
+        "untracked_registers": sorted(result.untracked),
     }
     return json.dumps(doc, indent=2)

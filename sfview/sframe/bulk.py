@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
@@ -283,30 +284,89 @@ def iter_functions_with_rows(section: Section) -> Iterator[RowsFunction | Functi
 
     Made one at a time, so that a writer that drops each function once written (export) holds one: the
     model keeps every function it decodes, 85 bytes of memory per section byte for 10,000 functions."""
-    bulk = Bulk(section)
-    made: dict[bytes, tuple] = {}
-    fde_start, fde_size = section.fde_start, section.fde_size
-    for item in bulk.functions():
-        if isinstance(item, int):
-            yield section.function(item)
-            continue
-        func, rows = item
-        rows = list(rows)
-        if not func.complete or func.info.pcmask:  # the model says why rows stop, and what a PLT repeats every
-            yield section.function(func.index)
-            continue
+    return Shapes(section).with_rows()
+
+
+class Shaped(NamedTuple):
+    """A function the bulk reader read whole: its facts, its rows as (start offset, pattern key), and its
+    shape, the same for every function whose rows are the same bytes: what is worked out from one
+    function's rows relative to its start (an export's records, a comparison) holds for all of them."""
+
+    func: FastFunction
+    rows: list[Row]
+    shape: tuple[int, bytes]
+    """The FRE type and the rows' bytes."""
+
+
+class Shapes:
+    """A section's functions in FDE order for the engines that go through every row (compare, export):
+    `Shaped` for each the bulk reader reads whole (PCMASK ones too: their rows repeat every block, which
+    the model's `Function` knows), the model's `Function` for the others (those the bulk reader leaves to
+    the Kaitai path, or whose rows stop short), errors and all.
+
+    A caller builds a function's model rows (`rows_function`) only when it needs them: most functions of a
+    program share their shape with another, and what was worked out for that one holds."""
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+        self.bulk = Bulk(section)
+        self._made: dict[bytes, tuple] = {}
+        self._left: list[Function] = []
+        """The functions handed out as the model's because the bulk reader could not read them whole."""
+
+    def __iter__(self) -> Iterator[Shaped | Function]:
+        data = self.section.data
+        for item in self.bulk.functions():
+            if isinstance(item, int):
+                yield self._model(item)
+                continue
+            func, rows = item
+            rows = rows if isinstance(rows, list) else list(rows)
+            if not func.complete:  # the model says why rows stop
+                yield self._model(func.index)
+                continue
+            yield Shaped(func, rows, (func.info.fre_type, data[func.fres_start : func.rows_end]))
+
+    def with_rows(self) -> Iterator[RowsFunction | Function]:
+        """Every function with its model rows (`iter_functions_with_rows`)."""
+        for item in self:
+            yield self.model_function(item) if isinstance(item, Shaped) else item
+
+    def model_function(self, shaped: Shaped) -> RowsFunction | Function:
+        """A function read whole with its model rows: the model's own for a PCMASK one (which knows the
+        block its rows repeat every), else made from the patterns."""
+        return self.section.function(shaped.func.index) if shaped.func.info.pcmask else self.rows_function(shaped)
+
+    def _model(self, index: int) -> Function:
+        func = self.section.function(index)
+        self._left.append(func)  # the section keeps it too
+        return func
+
+    def errors(self) -> list[InputError]:
+        """Why the functions handed out so far as the model's (not PCMASK ones read whole) cannot be
+        decoded, or their rows stop short: what the engines leave out."""
+        errors = []
+        for func in self._left:
+            if func.error is None:
+                _ = func.rows  # finds the rows, and why they stop
+            errors += [e for e in (func.error, func.rows_error) if e is not None]
+        return errors
+
+    def rows_function(self, shaped: Shaped) -> RowsFunction:
+        """The function with its rows as the model's `Row`s (made from the patterns, not Kaitai objects)."""
+        func, made, bulk, section = shaped.func, self._made, self.bulk, self.section
         start, width = func.start_address, START_ADDR_SIZES[func.info.fre_type]
         pos = func.fres_start
         model_rows = []
-        for index, (offset, key) in enumerate(rows):
+        for index, (offset, key) in enumerate(shaped.rows):
             facts = made.get(key)
             if facts is None:
                 facts = made[key] = _row_facts(bulk, key)
             end = pos + width + len(key)
             model_rows.append(ModelRow(index, offset, (start + offset) & ADDRESS_MASK, Span(pos, end), *facts))
             pos = end
-        place = fde_start + func.index * fde_size
-        yield RowsFunction(section, func.index, start, func.size, Span(place, place + fde_size), model_rows)
+        place = section.fde_start + func.index * section.fde_size
+        return RowsFunction(section, func.index, start, func.size, Span(place, place + section.fde_size), model_rows)
 
 
 def _row_facts(bulk: Bulk, key: bytes) -> tuple:
