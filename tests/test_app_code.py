@@ -69,3 +69,36 @@ async def test_a_raw_section_says_it_has_no_code() -> None:
         await pilot.pause()
         assert "raw SFrame section" in app.explorer.code_table.row_cells(0)[3]
         assert "raw SFrame section" in status(app)
+
+
+async def test_n_with_the_instructions_shown_lays_nothing_out(monkeypatch) -> None:
+    """From a function of 3 instructions to one of 13,073 and back (through 2, 8, 16, ...): the tables keep
+    their heights and the screen is never laid out again, only repainted (a layout each was 5-10 ms)."""
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("i")
+        await pilot.pause()
+        ex.fde_table.focus()
+        await pilot.pause()  # the footer takes the FDE table's keys (a layout of its own)
+        regions = (ex.fde_table.region, ex.code_table.region)
+        layouts = []
+        laid_out = type(ex)._refresh_layout
+        monkeypatch.setattr(
+            type(ex), "_refresh_layout", lambda screen, *a, **k: (layouts.append(1), laid_out(screen, *a, **k))
+        )
+        counts = set()
+        for key in "n" * (len(app.section) - 1) + "p" * 3:
+            await pilot.press(key)
+            await pilot.pause()
+            counts.add(ex.code_table.row_count)
+            assert (ex.fde_table.region, ex.code_table.region) == regions
+        assert len(counts) >= 8 and max(counts) > ex.code_table.size.height > min(counts)
+        assert not layouts
+        assert ex.code_table.virtual_size.height == len(ex.code_table.listing.instructions) + 1
+        await pilot.press("tab", "end")  # scrolls to the last instruction of what is shown now
+        await pilot.pause()
+        assert (
+            ex.code_table.scroll_offset.y
+            == ex.code_table.row_count + 1 - ex.code_table.scrollable_content_region.height
+        )

@@ -83,7 +83,9 @@ class CodeTable(RowTable):
     def show_function(self, func: Function) -> bool:
         """The instructions of `func` (disassembled now if the table shows, else when it is next shown).
 
-        Returns whether the table changed size.
+        Returns whether the screen must be laid out again: never, as the table's height is its share of
+        the stack whatever it holds (`TableStack.share`), so that `n` repaints the panes and lays out
+        nothing (a layout of the whole screen for each function was 5-10 ms of a 25 ms key).
         """
         if func is self.function and self.listing is not None:
             return False
@@ -94,11 +96,12 @@ class CodeTable(RowTable):
         from sfview.code.disasm import listing  # Capstone loads on the first look, not at start-up (50 ms)
 
         self.listing = listing(self.doc, func)
-        widest = max((len(ins.change) for ins in self.listing.instructions), default=0)
+        widest = max((len(ins.change) for ins in self.listing.instructions.changes()), default=0)
         if widest > self._change_width:  # it never narrows: the columns stay put from one function to the next
             self._change_width = widest
             self.columns = self._make_columns()
-        return self.rows_changed()
+        self.rows_changed()
+        return False
 
     def show_dwarf(self, dwarf: Callable[[Function, Row], str] | None) -> None:
         """Show (or, with None, hide) DWARF's rules on each row's first instruction."""

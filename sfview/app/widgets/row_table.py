@@ -176,11 +176,20 @@ class RowTable(ScrollView, can_focus=True):
 
     def _size_to_width(self) -> bool:
         """The virtual size for the rows and the table's width (wider than the view only when even the
-        narrowest layout is). Returns whether it changed: setting it means a new layout."""
+        narrowest layout is). Returns whether it changed, for the owner to re-share the height.
+
+        The virtual size is set without the layout of the whole screen that Textual's reactive asks
+        for: the table's own height comes from the stylesheet or its stack, not from its rows, so only
+        its scrollbars follow (`_scroll_update`, what Textual's own resize does; a scrollbar shown or
+        hidden still lays out). A new function's instructions under `n` cost a layout each otherwise.
+        """
         size = Size(_line_width(self.widths(self.size.width)), self.row_count + 1)  # + the header line
         resized = size != self.virtual_size
         if resized:
-            self.virtual_size = size
+            self.set_reactive(ScrollView.virtual_size, size)
+            if self.display and self.is_mounted:
+                self._scroll_update(size)
+            self.refresh()
         return resized
 
     # ------------------------------------------------------------------ public API
