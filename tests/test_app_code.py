@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import DATA
 
 from sfview.app.app import SfviewApp
+from sfview.app.widgets.code_table import INSTRUCTION_WIDTH
 from sfview.code.disasm import listing
 from sfview.document import Document
 
@@ -102,3 +104,26 @@ async def test_n_with_the_instructions_shown_lays_nothing_out(monkeypatch) -> No
             ex.code_table.scroll_offset.y
             == ex.code_table.row_count + 1 - ex.code_table.scrollable_content_region.height
         )
+
+
+@pytest.mark.parametrize("width", [64, 70])
+async def test_the_columns_fit_beside_the_vertical_scrollbars(width: int) -> None:
+    """Both tables scroll up and down at 24 lines; where their names (70 wide) or instructions (64) give
+    up width, they are laid out in the width the vertical scrollbar leaves, so no horizontal scrollbar
+    takes a line and the last column is whole."""
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=(width, 24)) as pilot:
+        ex = app.explorer
+        await pilot.press("n", "n", "i")
+        await pilot.pause()
+        table = ex.code_table if width == 64 else ex.fde_table
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        assert table.virtual_size.width == table.scrollable_content_region.width == table.size.width - 1
+        if table is ex.code_table:
+            assert table.widths(table.view_width)[3] < INSTRUCTION_WIDTH, "the instructions gave way"
+            change = table.listing.instructions[1].change
+            assert change == "▶ 1: CFA sp+8 → sp+16" and table.render_line(2).text.rstrip().endswith(change)
+        else:
+            assert table.widths(table.view_width)[4] < table.columns[4].width, "the names gave way"
+            assert table.render_line(0).text.rstrip().endswith("notes")
+

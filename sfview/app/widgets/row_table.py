@@ -183,14 +183,26 @@ class RowTable(ScrollView, can_focus=True):
         its scrollbars follow (`_scroll_update`, what Textual's own resize does; a scrollbar shown or
         hidden still lays out). A new function's instructions under `n` cost a layout each otherwise.
         """
-        size = Size(_line_width(self.widths(self.size.width)), self.row_count + 1)  # + the header line
-        resized = size != self.virtual_size
-        if resized:
+        resized = False
+        for _ in range(2):  # again if that showed or hid the vertical scrollbar: the lines' width changed
+            width = self.view_width
+            size = Size(_line_width(self.widths(width)), self.row_count + 1)  # + the header line
+            if size == self.virtual_size:
+                break
+            resized = True
             self.set_reactive(ScrollView.virtual_size, size)
             if self.display and self.is_mounted:
                 self._scroll_update(size)
             self.refresh()
+            if self.view_width == width:
+                break
         return resized
+
+    @property
+    def view_width(self) -> int:
+        """Cells a line shows: the table's width less its vertical scrollbar's (laid out to the whole
+        width, the last column went under the scrollbar, and a horizontal one took a line for it)."""
+        return self.scrollable_content_region.width
 
     # ------------------------------------------------------------------ public API
 
@@ -266,7 +278,7 @@ class RowTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         """Screen line 0 is the header; line `y` shows row `scroll_y + y - 1`."""
         scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
+        width = self.view_width
         widths = self.widths(width)
         styles = self._get_styles()
         if y == 0:
@@ -321,7 +333,7 @@ class RowTable(ScrollView, can_focus=True):
     def column_at(self, x: int) -> int | None:
         """The column at `x` cells from the start of a line (a gap belongs to the column before it)."""
         left = 0
-        for i, width in enumerate(self.widths(self.size.width)):
+        for i, width in enumerate(self.widths(self.view_width)):
             if width:
                 left += width + len(GAP)
                 if x < left:

@@ -36,7 +36,7 @@ def share_height(total: int, first: int, second: int) -> int:
 
 def wanted(table: RowTable) -> int:
     """Lines a table would fill: its rows, its header, its border, a horizontal scrollbar if it needs one."""
-    scrollbar = table.styles.scrollbar_size_horizontal if table.virtual_size.width > table.size.width else 0
+    scrollbar = table.styles.scrollbar_size_horizontal if table.virtual_size.width > table.view_width else 0
     return table.row_count + 1 + table.styles.gutter.height + scrollbar
 
 
