@@ -127,3 +127,24 @@ async def test_the_columns_fit_beside_the_vertical_scrollbars(width: int) -> Non
             assert table.widths(table.view_width)[4] < table.columns[4].width, "the names gave way"
             assert table.render_line(0).text.rstrip().endswith("notes")
 
+
+async def test_a_row_chosen_in_the_rows_shows_the_instruction_that_made_it() -> None:
+    """Row 2 of fdes[7] (chosen elsewhere, as the debugger chooses a frame's row) starts at its 885th
+    instruction: after `i`, the cursor is on it and the instruction above it (the one that made the row)
+    is on the screen too, as when moving up."""
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        ex.show_row(7, 2)  # as the debugger does, for a frame's row
+        await pilot.press("i")
+        await pilot.pause()
+        code = ex.code_table
+        line = code.listing.first_of_row(2)
+        assert ex.selected.fde == 7 and ex.selected.fre == 2 and line > code.size.height
+        top, rows = code.scroll_offset.y, code.scrollable_content_region.height - 1
+        assert code.cursor == line and top <= line - 1 and line < top + rows
+        made, first = code.listing.instructions[line - 1 : line + 1]
+        assert made.text == "addq $0x28, %rsp" and first.change == "▶ 2: CFA sp+48 → sp+8"
+        await pilot.press("up", "up", "down")
+        await pilot.pause()
+        assert code.cursor == line - 1 and code.scroll_offset.y == line - 3

@@ -115,6 +115,15 @@ class CodeTable(RowTable):
             return None
         return self.listing.instructions[line].row
 
+    def _scroll_cursor_into_view(self) -> None:
+        """The cursor's line in view, and the line above it: on a row's first instruction, that is the
+        instruction that made the row (a row chosen elsewhere put its first line at the top, the `push`
+        that made it scrolled away)."""
+        super()._scroll_cursor_into_view()
+        above = max(self.cursor - 1, 0)
+        if above < self.scroll_offset.y:
+            self.scroll_to(y=above, animate=False, immediate=True)
+
     def show_row(self, fre: int, address: int | None = None) -> None:
         """The cursor on the instruction at `address` if given, else on the first of row `fre`, quietly;
         left where it is when it is on that row already."""
