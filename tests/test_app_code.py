@@ -148,3 +148,20 @@ async def test_a_row_chosen_in_the_rows_shows_the_instruction_that_made_it() -> 
         await pilot.press("up", "up", "down")
         await pilot.pause()
         assert code.cursor == line - 1 and code.scroll_offset.y == line - 3
+
+
+async def test_at_80x24_i_says_whole_which_instruction_made_a_row_and_where_to_see_why() -> None:
+    """The status line after `i` says how to read the pane (the instruction above `▶` made the row,
+    `f` draws the frame it left), whole at 80 columns; `f` from an instruction draws its row's frame."""
+    app = SfviewApp(Document.open(str(SHAPES)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        ex = app.explorer
+        await pilot.press("n", "n", "i")
+        await pilot.pause()
+        shown = status(app)
+        assert "instruction just above made it" in shown and "f: frame" in shown
+        assert len(shown) <= ex.status_line.content_region.width
+        await pilot.press("down", "f")  # row 1's first instruction: the frame after `pushq %rbx`
+        await pilot.pause()
+        assert ex.tabs.active == "frame" and ex.selected.fre == 1
+        assert "CFA offset 8 → 16: push" in str(ex.frame_picture.query_one("#frame-text").render())
