@@ -37,6 +37,8 @@ BYTES_SHOWN = 7
 class CodeTable(RowTable):
     """One line per instruction: its row, address, bytes, text, and on a row's first, what the row changed."""
 
+    size_lays_out = False  # its share of the stack is fixed (`TableStack`): a new function only repaints
+
     def __init__(self, doc: Document, overview: Overview, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.doc = doc
