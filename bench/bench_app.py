@@ -271,6 +271,11 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object
             return samples
 
         fde = moves("Down", keys, lambda n, before, now: f"fdes[{n}] at" in now)
+        _tmux("send-keys", "-t", SESSION, "i")  # the instructions in place of the rows
+        time.sleep(0.3)
+        code_next = moves("n", keys // 2, lambda n, before, now: f"fdes[{keys + n}] at" in now)
+        _tmux("send-keys", "-t", SESSION, "i")
+        time.sleep(0.3)
         _tmux("send-keys", "-t", SESSION, "x")
         time.sleep(0.3)
         hex_moves = moves("Down", keys // 2, lambda n, before, now: now != before)
@@ -286,6 +291,7 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object
         "first_screen_s": first_screen,
         "overview_ready_s": overview_ready,
         "fde_table_key": _stats(fde),
+        "code_next_key": _stats(code_next),
         "hex_pane_key": _stats(hex_moves),
         "tree_key": _stats(tree),
         "symbol_dialog_key": _stats(symbol_keys),
@@ -330,6 +336,7 @@ def print_report(figures: dict[str, object]) -> None:
         print(f"  spawn to overview ready     {real['overview_ready_s']:7.3f} s   (the header's working… gone)")
         rows = (
             ("fde_table_key", "down in the FDE table"),
+            ("code_next_key", "n, instructions shown"),
             ("hex_pane_key", "down in the hex pane"),
             ("tree_key", "down in the tree"),
             ("symbol_dialog_key", "typing in go-to-symbol"),

@@ -17,7 +17,7 @@ import pytest
 from conftest import DATA
 from toolchains import toolchain
 
-from sfview.code.disasm import listing
+from sfview.code.disasm import Instructions, listing
 from sfview.document import Document
 from sfview.sframe.rules import Kind
 
@@ -137,5 +137,42 @@ def test_an_object_file_is_disassembled_from_its_sections() -> None:
 def test_a_raw_section_has_no_code_and_says_so() -> None:
     doc = Document.open(str(DATA / "shapes-x86_64-O2.sframe"))
     shown = listing(doc, doc.section.function(2))
-    assert shown.instructions == []
+    assert len(shown.instructions) == 0
     assert "raw SFrame section" in shown.missing
+
+
+@pytest.mark.parametrize(
+    "name", ["shapes-x86_64-O2", "shapes-x86_64-O0-fp", "libshapes-x86_64.so", "shapes-aarch64-O2"]
+)
+def test_the_notes_and_rows_firsts_found_without_making_every_line_are_those_of_every_line(name: str) -> None:
+    """`changes()` and `first_of_row` look only where rows start (PCMASK's PLT: everywhere); a scan of
+    every instruction, made one by one, is the reference."""
+    doc = Document.open(str(DATA / name))
+    pcmask = 0
+    for func in doc.section.functions():
+        every = list(listing(doc, func).instructions)
+        shown = listing(doc, func)
+        assert [ins for ins in every if ins.change] == shown.instructions.changes(), (name, func.index)
+        for row in range(len(func.rows)):
+            first = next((i for i, ins in enumerate(every) if ins.row == row), None)
+            assert shown.first_of_row(row) == first, (name, func.index, row)
+        for i, ins in enumerate(every):
+            assert shown.line_of(ins.address + len(ins.code) - 1) == i
+        pcmask += func.pcmask
+    assert pcmask == ("x86_64" in name), "the PLT's PCMASK function, on x86-64"
+
+
+def test_a_row_that_starts_inside_an_instruction_is_noted_on_it() -> None:
+    """`push %rbx` and the instruction after it cut as one (as a wrong row start would fall): row 1 starts
+    inside it, and the next instruction is row 1's first."""
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"))
+    func = doc.section.function(2)
+    real = listing(doc, func).instructions
+    line = real.first_of_row(1)
+    decoded = list(real.decoded)
+    (at, size, _, _), (inside, next_size, _, _) = decoded[line - 1 : line + 1]
+    decoded[line - 1 : line + 1] = [(at, size + next_size, "two", "")]
+    cut = Instructions(func, real.code, decoded)
+    assert cut[line - 1].change.endswith(f"row 1 starts inside this instruction, at {inside:#x}")
+    assert cut[line].row == 1 and cut[line].change.startswith("▶ 1: ") and cut.first_of_row(1) == line
+    assert cut[line - 1] in cut.changes() and cut[line] in cut.changes()

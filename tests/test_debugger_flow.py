@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 from conftest import DATA
+from textual.widgets import DataTable
 
 from sfview.app.app import SfviewApp
 from sfview.app.screens.debugger import DebuggerScreen
@@ -121,3 +122,23 @@ async def test_the_boxes_and_prompts_take_names_and_registers() -> None:
         assert debugger.memory.words == {rsp: 0x1181}
         await pilot.press("space")
         assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]
+
+
+async def test_at_80x24_the_backtrace_shows_each_frames_name() -> None:
+    """The backtrace has a third of 80 columns: each frame's name comes right after its number, whole,
+    and the PC (in the step pane's title too) and how it was found come after it."""
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        await pilot.press("r")
+        await pilot.pause()
+        frames = debugger.query_one("#dbg-frames", DataTable)
+        columns = list(frames.columns.values())
+        assert [str(c.label) for c in columns] == ["#", "function", "pc", "how"]
+        names = [str(frames.get_row_at(i)[1]) for i in range(frames.row_count)]
+        assert names[:3] == ["stop_here", "leaf+0x11", "with_alloca+0x35"] and len(names) == len(debugger.frames)
+        room = frames.scrollable_content_region.width - columns[0].get_render_width(frames) - 2 * frames.cell_padding
+        assert all(len(name) <= room for name in names[:6]), "the program's own frames, whole"
+        assert room - len("0x555555555181") - 2 * frames.cell_padding < len(names[2]), "after the PC, cut"

@@ -9,17 +9,23 @@ first instruction of a row carries what the row changed (`CFA sp+8 →
 sp+16`), and a row that starts inside an instruction (which no compiler
 emits) says so on the instruction it starts in.
 
-Only one function is disassembled at a time, when it is shown: Capstone
-decodes a few hundred thousand instructions a second, so a function is a
-millisecond or two, and the binary as a whole is never decoded. x86-64 is
-printed in AT&T syntax, as `objdump -d` prints it.
+Only one function is disassembled at a time, when it is shown, and the
+binary as a whole is never decoded. Capstone cuts the whole function at once
+(a few hundred thousand instructions a second: 10 ms for the largest of the
+40,000-function bench binary, 11,000 instructions); each line is made an
+`Instruction`, its row looked up and its change worded, only when it is
+asked for (`Instructions`), as making all 11,000 took 50 ms more and a screen
+shows thirty. x86-64 is printed in AT&T syntax, as `objdump -d` prints it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
+from typing import overload
 
 import capstone
 
@@ -27,9 +33,9 @@ from sfview.document import Document
 from sfview.generated.sframe import Sframe
 from sfview.inputs.code import loaded_code, section_code
 from sfview.sframe import describe
-from sfview.sframe.section import Function
+from sfview.sframe.section import ADDRESS_MASK, Function
 
-__all__ = ["Instruction", "Listing", "disassemble", "instruction_at", "listing"]
+__all__ = ["Instruction", "Instructions", "Listing", "disassemble", "instruction_at", "listing"]
 
 ABI = Sframe.AbiArch
 MACHINES = {
@@ -58,23 +64,119 @@ class Instruction:
     """On the first instruction of a row: what the row changed (`CFA sp+8 → sp+16`); else ""."""
 
 
-@dataclass(frozen=True)
-class Listing:
-    """A function's instructions, or why there are none (`missing`)."""
+Decoded = tuple[int, int, str, str]
+"""What Capstone's `disasm_lite` gives for an instruction: its address, size, mnemonic and operands."""
 
-    instructions: list[Instruction]
-    missing: str = ""
+
+class Instructions(Sequence[Instruction]):
+    """A function's instructions as Capstone cut them, each made an `Instruction` when first asked for.
+
+    An instruction is on the row `Function.row_for` gives at its address; it
+    is a row's first (and carries what the row changed) when the instruction
+    before it is on another row or on none; a row that starts inside an
+    instruction is noted on that instruction.
+    """
+
+    def __init__(self, func: Function, code: bytes, decoded: list[Decoded]) -> None:
+        self.func = func
+        self.code = code
+        self.decoded = decoded
+        self.addresses = [d[0] for d in decoded]
+        rows = func.rows
+        starts = {} if func.pcmask else {(func.start_address + s) & ADDRESS_MASK: i for i, s in enumerate(rows.starts)}
+        self._starts = sorted(starts.items())
+        """Where each row starts (the last row of those starting at one address), by address."""
+        self._made: dict[int, Instruction] = {}
+
+    def __len__(self) -> int:
+        return len(self.decoded)
+
+    @overload
+    def __getitem__(self, index: int) -> Instruction: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Instruction]: ...
+    def __getitem__(self, index: int | slice) -> Instruction | list[Instruction]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        made = self._made.get(index)
+        if made is None:
+            made = self._made[index] = self._make(index)
+        return made
+
+    def _row_index(self, line: int) -> int | None:
+        row = self.func.row_for(self.addresses[line])
+        return row.index if row is not None else None
+
+    def _make(self, line: int) -> Instruction:
+        address, size, mnemonic, operands = self.decoded[line]
+        offset = (address - self.func.start_address) & ADDRESS_MASK
+        code = self.code[offset : offset + size]
+        row = self._row_index(line)
+        notes = []
+        if row is not None and (line == 0 or self._row_index(line - 1) != row):
+            rows = self.func.rows
+            delta = describe.rule_delta(self.func.section, rows[row - 1] if row > 0 else None, rows[row])
+            notes.append(f"▶ {row}: {delta}")
+        starts = self._starts
+        for i in range(bisect_right(starts, address, key=itemgetter(0)), len(starts)):
+            inside, index = starts[i]
+            if inside >= address + size:
+                break
+            notes.append(f"row {index} starts inside this instruction, at {inside:#x}")
+        text = f"{mnemonic} {operands}".strip()
+        return Instruction(address, code, text, row, "; ".join(notes))
+
+    def _may_change(self) -> Iterable[int]:
+        """The lines that can be a row's first or hold a row's start: the first line, and where each row
+        starts and the line before (which a row may start inside); every line when the row does not grow
+        with the address (PCMASK's repeating blocks, or rows out of order)."""
+        if self.func.pcmask or not self.func.rows.increasing:
+            return range(len(self))
+        lines = {0}
+        for address, _ in self._starts:
+            line = bisect_left(self.addresses, address)
+            lines.update((line - 1, line))
+        return sorted(line for line in lines if 0 <= line < len(self))
+
+    def changes(self) -> list[Instruction]:
+        """The instructions that carry a note: each row's first, those a row starts inside."""
+        return [ins for line in self._may_change() if (ins := self[line]).change]
 
     def line_of(self, address: int) -> int | None:
         """The index of the instruction that holds `address`."""
-        for i, ins in enumerate(self.instructions):
-            if ins.address <= address < ins.address + max(len(ins.code), 1):
-                return i
+        line = bisect_right(self.addresses, address) - 1
+        if line >= 0 and address < self.addresses[line] + max(self.decoded[line][1], 1):
+            return line
         return None
 
     def first_of_row(self, row: int) -> int | None:
         """The index of the first instruction row `row` holds."""
-        return next((i for i, ins in enumerate(self.instructions) if ins.row == row), None)
+        return next((line for line in self._may_change() if self[line].row == row), None)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A function's instructions, or why there are none (`missing`)."""
+
+    instructions: Instructions
+    missing: str = ""
+
+    @classmethod
+    def none(cls, func: Function, why: str) -> Listing:
+        """No instructions, and `why` (a raw section, no code loaded there, an ABI Capstone lacks)."""
+        return cls(Instructions(func, b"", []), why)
+
+    def line_of(self, address: int) -> int | None:
+        """The index of the instruction that holds `address`."""
+        return self.instructions.line_of(address)
+
+    def first_of_row(self, row: int) -> int | None:
+        """The index of the first instruction row `row` holds."""
+        return self.instructions.first_of_row(row)
 
 
 @cache
@@ -130,26 +232,9 @@ def code_bytes(doc: Document, func: Function) -> bytes | str:
 def listing(doc: Document, func: Function) -> Listing:
     """`func`'s instructions, each with its row, the first of each row with what the row changed."""
     if func.section.abi not in MACHINES:
-        return Listing([], f"no code: sfview cannot disassemble ABI {describe.abi_name(func.section.abi)}")
+        return Listing.none(func, f"no code: sfview cannot disassemble ABI {describe.abi_name(func.section.abi)}")
     code = code_bytes(doc, func)
     if isinstance(code, str):
-        return Listing([], code)
-    return Listing(list(_on_rows(func, disassemble(func.section.abi, code, func.start_address))))
-
-
-def _on_rows(func: Function, decoded: list[tuple[int, bytes, str]]) -> Iterator[Instruction]:
-    """Each instruction with its row; the first of a row with the change, and rows starting inside one noted."""
-    section, rows = func.section, func.rows
-    starts = {} if func.pcmask else {row.address: row for row in rows}
-    previous = None
-    for address, code, text in decoded:
-        row = func.row_for(address)
-        notes = []
-        if row is not None and (previous is None or row.index != previous.index):
-            before = rows[row.index - 1] if row.index > 0 else None
-            notes.append(f"▶ {row.index}: {describe.rule_delta(section, before, row)}")
-        for inside in range(address + 1, address + len(code)):
-            if inside in starts:
-                notes.append(f"row {starts[inside].index} starts inside this instruction, at {inside:#x}")
-        yield Instruction(address, code, text, row.index if row is not None else None, "; ".join(notes))
-        previous = row
+        return Listing.none(func, code)
+    decoded = list(_disassembler(func.section.abi).disasm_lite(code, func.start_address))
+    return Listing(Instructions(func, code, decoded))

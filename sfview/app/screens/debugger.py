@@ -147,7 +147,7 @@ class DebuggerScreen(Screen[None]):
     def on_mount(self) -> None:
         frames = self.query_one("#dbg-frames", DataTable)
         self._title_frames()
-        frames.add_columns("#", "pc", "function", "how")
+        frames.add_columns("#", "function", "pc", "how")  # the name first: what a frame is known by, cut last
         memory = self.query_one("#dbg-memory", DataTable)
         memory.border_title = "memory words you gave"
         memory.add_columns("address", "value")
@@ -390,7 +390,7 @@ class DebuggerScreen(Screen[None]):
             name = demangle(frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc)) or "??"
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
-            table.add_row(f"#{frame.number}", f"{frame.pc:#x}", name, how)
+            table.add_row(f"#{frame.number}", name, f"{frame.pc:#x}", how)
         table.move_cursor(row=len(self.frames) - 1 if cursor is None else cursor)
         if self.stop:
             self._show(f"stopped: {self.stop}")

@@ -647,7 +647,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             if self.selected is not None and self.selected.fre is not None:
                 self.code_table.show_row(self.selected.fre)
             missing = self.code_table.listing.missing if self.code_table.listing is not None else ""
-            self._status(missing or "instructions on their rows: ▶ marks a row's first, with what it changed")
+            self._status(missing or "▶ a row starts, with its change: the instruction just above made it (f: frame)")
         shown.focus()
 
     def action_focus_hex(self) -> None:

@@ -37,6 +37,8 @@ BYTES_SHOWN = 7
 class CodeTable(RowTable):
     """One line per instruction: its row, address, bytes, text, and on a row's first, what the row changed."""
 
+    size_lays_out = False  # its share of the stack is fixed (`TableStack`): a new function only repaints
+
     def __init__(self, doc: Document, overview: Overview, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.doc = doc
@@ -83,7 +85,9 @@ class CodeTable(RowTable):
     def show_function(self, func: Function) -> bool:
         """The instructions of `func` (disassembled now if the table shows, else when it is next shown).
 
-        Returns whether the table changed size.
+        Returns whether the screen must be laid out again: never, as the table's height is its share of
+        the stack whatever it holds (`TableStack.share`), so that `n` repaints the panes and lays out
+        nothing (a layout of the whole screen for each function was 5-10 ms of a 25 ms key).
         """
         if func is self.function and self.listing is not None:
             return False
@@ -94,11 +98,12 @@ class CodeTable(RowTable):
         from sfview.code.disasm import listing  # Capstone loads on the first look, not at start-up (50 ms)
 
         self.listing = listing(self.doc, func)
-        widest = max((len(ins.change) for ins in self.listing.instructions), default=0)
+        widest = max((len(ins.change) for ins in self.listing.instructions.changes()), default=0)
         if widest > self._change_width:  # it never narrows: the columns stay put from one function to the next
             self._change_width = widest
             self.columns = self._make_columns()
-        return self.rows_changed()
+        self.rows_changed()
+        return False
 
     def show_dwarf(self, dwarf: Callable[[Function, Row], str] | None) -> None:
         """Show (or, with None, hide) DWARF's rules on each row's first instruction."""
@@ -111,6 +116,15 @@ class CodeTable(RowTable):
         if self.listing is None or not 0 <= line < len(self.listing.instructions):
             return None
         return self.listing.instructions[line].row
+
+    def _scroll_cursor_into_view(self) -> None:
+        """The cursor's line in view, and the line above it: on a row's first instruction, that is the
+        instruction that made the row (a row chosen elsewhere put its first line at the top, the `push`
+        that made it scrolled away)."""
+        super()._scroll_cursor_into_view()
+        above = max(self.cursor - 1, 0)
+        if above < self.scroll_offset.y:
+            self.scroll_to(y=above, animate=False, immediate=True)
 
     def show_row(self, fre: int, address: int | None = None) -> None:
         """The cursor on the instruction at `address` if given, else on the first of row `fre`, quietly;

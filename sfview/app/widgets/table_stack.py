@@ -36,7 +36,7 @@ def share_height(total: int, first: int, second: int) -> int:
 
 def wanted(table: RowTable) -> int:
     """Lines a table would fill: its rows, its header, its border, a horizontal scrollbar if it needs one."""
-    scrollbar = table.styles.scrollbar_size_horizontal if table.virtual_size.width > table.size.width else 0
+    scrollbar = table.styles.scrollbar_size_horizontal if table.virtual_size.width > table.view_width else 0
     return table.row_count + 1 + table.styles.gutter.height + scrollbar
 
 
@@ -44,6 +44,9 @@ class TableStack(Vertical):
     """`above` takes the lines `share_height` gives it, `below` (`height: 1fr`) the rest.
 
     `alternate`, if given, can take `below`'s place (`swap`): the instructions in place of the rows.
+    It asks for all the height whatever it holds, so that it keeps one share from one function to the
+    next (half, unless the upper table asks less): the number of instructions changes with every
+    function, and a new share each time would lay out the whole screen on every `n`.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class TableStack(Vertical):
         super().__init__(above, below, *([alternate] if alternate is not None else []), id=id)
         self.above = above
         self.below = below
+        self.alternate = alternate
         self._other = alternate
 
     def swap(self) -> RowTable:
@@ -82,6 +86,7 @@ class TableStack(Vertical):
         """Give the upper table its share of the height, for the rows both tables hold now."""
         total = self.size.height
         if total > 0 and self.screen.maximized is not self.above:
-            height = share_height(total, wanted(self.above), wanted(self.below))
+            below = total if self.below is self.alternate else wanted(self.below)
+            height = share_height(total, wanted(self.above), below)
             if self.above.styles.height is None or self.above.styles.height.value != height:
                 self.above.styles.height = height
