@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import io
 import mmap
+import os
+import stat
 import struct
 import zlib
 from collections.abc import Iterator
@@ -156,6 +158,24 @@ class ElfFile(ELFFile):
             self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
             return data
         return stream.getvalue()
+
+
+def open_regular_file(path: str) -> BinaryIO:
+    """`path` opened for reading, if it is a regular file; an `InputError` naming it otherwise.
+
+    A FIFO would block for ever in `open` itself, a device such as /dev/zero
+    never end: inputs (a program, a raw section, a core) are regular files.
+    """
+    if not path:
+        raise InputError("an empty file name", path="")
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError(
+                "not a regular file (a directory, a FIFO or a device): there is nothing to read", path=path
+            )
+        return open(path, "rb")
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), path=path) from None
 
 
 def open_elf(stream: BinaryIO) -> ElfFile:
