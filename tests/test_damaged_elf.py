@@ -169,6 +169,27 @@ def test_damaged_dwarf_costs_the_cfi(cli, tmp_path: Path, damage: str) -> None:
     assert unwind.code == 0 and "stopped" in unwind.out
 
 
+def test_a_cfa_register_set_after_a_cfa_expression_costs_that_fde(cli, tmp_path: Path) -> None:
+    """`DW_CFA_def_cfa_expression` then `DW_CFA_def_cfa_register`: the second is valid only for a CFA of a
+    register and an offset (DWARF 5, 6.4.2.2), and there is no offset to keep: `compare` ended in a
+    TypeError formatting the rule `rsp + None`."""
+    elf = Elf.of(PROGRAM.read_bytes())
+    sec = elf.section(".eh_frame")
+    pos, damaged = sec["sh_offset"], 0
+    while pos < sec["sh_offset"] + sec["sh_size"]:
+        length, pointer = struct.unpack_from("<II", elf.data, pos)
+        if pointer and length >= 13 + 6:  # every FDE with room for them (after its 1-byte augmentation)
+            program = b"\x0f\x02\x77\x08\x0d\x07"  # CFA = rsp + 8 as an expression; CFA register rsp
+            elf.poke(pos + 17, program.ljust(length - 13, b"\0"))  # the rest: DW_CFA_nop
+            damaged += 1
+        pos += 4 + length
+    assert damaged > 3
+    path = write(tmp_path, elf)
+    results = every_command(cli, path)
+    compare = results[("compare",)]
+    assert compare.code == 2 and "DWARF CFI cannot be decoded" in compare.err and "def_cfa_register" in compare.err
+
+
 @pytest.mark.parametrize("desc", [b"\xff" * 4, b"\x10\x00\x00\x00\xff\xff\xff\x7f", b"\x04\x00\x00\x00" * 2])
 def test_damaged_build_id_notes_cost_the_module_id(cli, tmp_path: Path, desc: bytes) -> None:
     elf = Elf.of(PROGRAM.read_bytes())
