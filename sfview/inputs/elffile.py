@@ -59,8 +59,8 @@ def reading(what: str) -> Iterator[None]:
     """Any failure inside, whatever pyelftools, struct or zlib raise, as an `InputError` naming `what`."""
     try:
         yield
-    except InputError as exc:
-        raise InputError(f"{what}: {exc.message}") from None
+    except InputError as exc:  # said once, when the reader inside already put it first
+        raise InputError(exc.message if exc.message.startswith(what) else f"{what}: {exc.message}") from None
     except Exception as exc:  # the boundary: pyelftools has no single error type
         raise InputError(f"{what}: {reason(exc)}") from None
 
