@@ -407,6 +407,13 @@ class Unwinder:
         sp = frame.registers.get(m.sp)
         if frame.number > 0 and not (frame.interrupted or frame.signal) and sp is not None and cfa.value <= sp:
             return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
+        if frame.number > 0 and not (frame.interrupted or frame.signal) and return_address == frame.pc:
+            ra_rule = rules.registers.get(m.ra)
+            if not isinstance(ra_rule, Unexpressible) and not (ra_rule is not None and ra_rule.deref):
+                # the RA still in its register, its value this frame's own PC: every caller the same, the
+                # CFA alone moving (a damaged row, walked with no memory to end it)
+                kept = f"the RA {return_address:#x}, kept in a register, is this frame's PC"
+                return None, f"{kept}: a loop, the walk stops", None
         caller[m.ra] = return_address
         return Frame(frame.number + 1, return_address, caller, interrupted=frame.signal), "", None
 
