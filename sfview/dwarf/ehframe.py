@@ -252,6 +252,8 @@ class FrameSection:
             return known, known.end
         if offset in self._reading:
             self._fail(offset, "the CIE pointer leads back to this entry")
+        if not 0 <= offset < len(self.data):  # an `.eh_frame_hdr` entry's FDE address: a claim
+            self._fail(offset, f"no entry there: outside the section ({len(self.data):#x} bytes)")
         self._reading.add(offset)
         try:
             with self._located(offset):

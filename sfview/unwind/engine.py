@@ -399,7 +399,8 @@ class Unwinder:
                 # `<not saved>` for it and unwinds on.
                 caller.pop(reg, None)
         return_address = caller.get(m.ra)
-        assert return_address is not None
+        if return_address is None:  # a CIE whose return-address column is another register: no rule for it
+            return None, f"no rule gives the RA ({m.name(m.ra)}) and it is not a register the caller keeps", None
         if rules.mangled_ra:
             return_address = self._strip(frame, rules.registers[m.ra], return_address)
         if return_address == 0:
