@@ -650,8 +650,6 @@ def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Lin
             case 0x12:  # def_cfa_sf: factored by the data alignment (pyelftools: by the code alignment)
                 cfa = (a, b * data_align, None)
             case 0x0D:
-                if cfa[1] is None:  # valid only for a CFA of a register and an offset (DWARF 5, 6.4.2.2)
-                    raise ValueError("DW_CFA_def_cfa_register where the CFA is an expression: no offset to keep")
                 cfa = (a, cfa[1], None)
             case 0x0E:
                 cfa = (cfa[0], a, None)
@@ -673,6 +671,8 @@ def _cfa_rule(cfa: CfaState) -> CfiRule:
     reg, offset, expr = cfa
     if expr is not None or reg is None:
         return Unexpressible("CFA expression", expr or b"")
+    if offset is None:  # valid only for a CFA of a register and an offset (DWARF 5, 6.4.2.2)
+        raise ValueError("DW_CFA_def_cfa_register where the CFA is an expression: no offset to keep")
     return rule(Kind.VALUE, reg, offset)
 
 
