@@ -214,6 +214,19 @@ def test_names_running_into_one_long_string_cost_the_names_not_memory(tmp_path: 
     assert peak < 120_000, f"{peak} KB"
 
 
+def test_section_names_running_into_one_long_string_cost_the_names(tmp_path: Path) -> None:
+    """`.shstrtab` moved onto 8 MB with no NUL: pyelftools read every section's name to the end, twice
+    (420 MB, 7 to 12 s). The names past twice the table are lost; the section is found by its segment."""
+    elf = Elf.of(DEEP.read_bytes())
+    run = len(elf.data)
+    elf.data += b"A" * (8 << 20) + b"\0"
+    elf.set_section(elf.header()["e_shstrndx"], sh_offset=run, sh_size=(8 << 20) + 1)
+    path = write(tmp_path, elf)
+    peak, proc = _peak_kb("dump", path)
+    assert proc.returncode == 0 and proc.stdout == (DATA / "deep-x86_64.readelf-sframe.txt").read_text()
+    assert peak < 120_000, f"{peak} KB"
+
+
 @pytest.mark.parametrize("fields", [{"sh_offset": 1 << 40}, {"sh_flags": 0x806}, {"sh_type": 8}])
 def test_a_damaged_text_costs_the_module_id(cli, tmp_path: Path, fields) -> None:
     elf = Elf.of(PROGRAM.read_bytes()).set_section(".note.gnu.build-id", sh_type=1)  # no build-id: .text hashed

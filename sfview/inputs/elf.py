@@ -20,6 +20,7 @@ from elftools.elf.sections import SymbolTableSection
 
 from sfview.errors import InputError
 from sfview.inputs.elffile import (
+    BoundedStrings,
     ElfFile,
     build_id,
     open_elf,
@@ -159,11 +160,6 @@ class _RawSymbol:
     shndx: int
 
 
-NAMES_SLACK = 1 << 20
-"""Names may share bytes (a linker merges a name that ends another), but only so much: every symbol's
-name running on into one 8 MB string made 45 copies of it (380 MB for an 8 MB file)."""
-
-
 def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     """Every entry of a symbol table.
 
@@ -181,22 +177,20 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     if step < entry.size:
         raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
     out = []
-    budget, total = 2 * len(strtab) + NAMES_SLACK, 0
+    names = BoundedStrings(strtab, "surrogateescape")
     for i in range(len(data) // step):
         fields = entry.unpack_from(data, i * step)
         if elf.elfclass == 64:
             name_off, info, _, shndx, value, size = fields
         else:
             name_off, value, size, info, _, shndx = fields
-        end = strtab.find(b"\0", name_off)
-        end = end if end >= 0 else len(strtab)
-        total += max(end - name_off, 0)
-        if total > budget:
+        name = names.at(name_off)
+        if name is None:
             raise InputError(
-                f"{table.name}: its names run to more than {budget} bytes together, twice its string table's:"
+                f"{table.name}: its names run to more than twice its string table's {len(strtab)} bytes together:"
                 " they overlap (a string table with its NULs gone)"
             )
-        out.append(_RawSymbol(strtab[name_off:end].decode("utf-8", "surrogateescape"), value, size, info & 0xF, shndx))
+        out.append(_RawSymbol(name, value, size, info & 0xF, shndx))
     return out
 
 
