@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, run_process
-from elf_edit import PT_GNU_SFRAME, PT_LOAD, Elf
+from elf_edit import PT_GNU_SFRAME, PT_LOAD, PT_NOTE, Elf
 
 PROGRAM = DATA / "shapes-x86_64-O2"
 OBJECT = DATA / "shapes-x86_64-O2.o"
@@ -381,6 +381,30 @@ def test_a_core_whose_load_headers_all_point_at_the_same_bytes_costs_them_once(t
     assert "stop_here" in done.stdout
     assert kb < 150 * 1024, f"{kb} KB"
     assert os.path.getsize(path) < 4 << 20
+
+
+def test_every_thread_of_a_core_of_many_threads_is_walked_without_reading_the_files_again(cli, tmp_path) -> None:
+    """300 copies of the core's NT_PRSTATUS note, each a thread: `--thread all` opened the program and its
+    libraries again for each (2,000 threads of a 1.3 MB core: 5 minutes); now once."""
+    import time
+
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    notes = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)
+    held = bytes(core.data[notes["p_offset"] : notes["p_offset"] + notes["p_filesz"]])
+    pos = 0
+    while struct.unpack_from("<I", held, pos + 8)[0] != 1:  # NT_PRSTATUS: the thread's registers
+        namesz, descsz = struct.unpack_from("<II", held, pos)
+        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    namesz, descsz = struct.unpack_from("<II", held, pos)
+    thread = held[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4]
+    offset = (len(core.data) + 3) & ~3
+    core.data += bytes(offset - len(core.data)) + held + thread * 300
+    core.set_segment(PT_NOTE, p_offset=offset, p_filesz=len(held) + 300 * len(thread))
+    path = write(tmp_path, core, "threads.core")
+    started = time.monotonic()
+    result = cli("unwind", str(DEEP), "--core", path, "--thread", "all")
+    assert result.code == 0 and result.out.count("in stop_here ()") == 301, result.err
+    assert time.monotonic() - started < 20, "one reading of the files, then 301 walks"
 
 
 def _plt_claims(size: int, dwarf_range: int | None = None) -> Elf:
