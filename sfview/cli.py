@@ -468,8 +468,9 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
     if not args.core:
         raise InputError("--thread all needs --core: typed registers are one thread's")
     core = read_core(args.core)
+    first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
     for number, thread in reversed(list(enumerate(core.threads, 1))):
-        started = session.from_core(args.program, core, thread.tid, args.lib_dir, args.sysroot)
+        started = session.for_thread(first, core, thread.tid)
         started.unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
         trace = started.unwinder.backtrace(started.pc, started.registers)
         sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")

@@ -158,6 +158,22 @@ def test_files_that_are_not_what_they_seem(tmp_path: Path) -> None:
     assert proc.stderr == "sfview: writing the output: No space left on device\n"
 
 
+def test_a_core_that_is_not_a_regular_file_is_refused_at_once(tmp_path: Path) -> None:
+    """`--core FIFO` blocked for ever in `open` (the program's own path was checked, the core's not)."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    program = str(DATA / "deep-x86_64")
+    refused = "not a regular file (a directory, a FIFO or a device): there is nothing to read"
+    for core in (fifo, tmp_path, Path("/dev/zero")):
+        argv = [sys.executable, "-m", "sfview", "unwind", program, "--core", str(core)]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 2 and proc.stderr == f"sfview: {core}: {refused}\n", proc.stderr
+    proc = run_process("unwind", program, "--core", "")
+    assert proc.returncode == 2 and proc.stderr == "sfview: '': an empty file name\n", proc.stderr
+
+
 def test_a_big_sparse_elf_file_is_not_read_whole(tmp_path: Path) -> None:
     """An ELF file is read as pyelftools asks: 2 GB of holes after the program cost nothing."""
     sparse = tmp_path / "sparse"

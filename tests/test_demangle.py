@@ -60,6 +60,14 @@ def test_whatever_follows_a_symbol_is_kept() -> None:
     assert demangle("_Znot_a_name") == "_Znot_a_name"
 
 
+def test_a_name_that_is_not_utf8_is_kept_as_it_is() -> None:
+    """A `_Z` name whose bytes in `.strtab` are not UTF-8 (read with surrogateescape): not a mangled
+    name, kept; `unwind --regs pc=NAME` looking it up among demangled names ended in a traceback."""
+    stored = b"_ZN2ns7thr\xff\xfeEv".decode("utf-8", "surrogateescape")
+    assert demangle(stored) == stored
+    assert demangle(stored + "+0x4") == stored + "+0x4"
+
+
 @pytest.fixture(scope="module")
 def thrower(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("g++") is None:

@@ -138,6 +138,8 @@ def _row(line: dict[Any, Any], ra_reg: int, abi: Abi, ra_signed: bool) -> CfiRow
 def _cfa_rule(cfa: CFARule) -> Any:
     if cfa.expr is not None or cfa.reg is None:
         return Unexpressible("CFA expression", bytes(cfa.expr or b""))
+    if cfa.offset is None:  # pyelftools' DW_CFA_def_cfa_register after an expression: a register and no offset
+        raise ValueError("DW_CFA_def_cfa_register where the CFA is an expression")
     return rule(Kind.VALUE, cfa.reg, cfa.offset)
 
 

@@ -211,3 +211,48 @@ def test_no_unwind_of_a_damaged_core_ends_in_a_traceback(case: tuple[str, list[t
     assert code in (0, 2), (code, err.getvalue())
     for line in err.getvalue().splitlines():
         assert line.startswith("sfview: "), line
+
+
+PROGRAM_PARTS = (".sframe", ".eh_frame", ".eh_frame_hdr", ".symtab", ".strtab", ".dynsym", ".dynstr")
+
+
+@st.composite
+def program_edits(draw: st.DrawFn) -> tuple[str, list[tuple], tuple[str, ...]]:
+    """A program damaged where the unwinder reads it (its SFrame, its CFI and the table that finds it,
+    its names) and walked on its own sound core: a CIE's RA column, an `.eh_frame_hdr` entry pointing
+    outside `.eh_frame`, a row keeping the RA in its register each ended in a traceback or for ever."""
+    base = draw(st.sampled_from(sorted(CORES)))
+    part, at, raw = st.sampled_from(PROGRAM_PARTS), st.integers(0, 4096), st.binary(min_size=1, max_size=4)
+    steps = [("bytes", draw(part), draw(at), draw(raw)) for _ in range(draw(st.integers(1, 3)))]
+    return base, steps, draw(st.sampled_from(UNWINDS))
+
+
+@settings(
+    max_examples=CORE_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=os.environ.get("SFVIEW_FUZZ_RANDOM") is None,
+)
+@given(program_edits())
+def test_no_unwind_of_a_damaged_program_on_its_core_ends_in_a_traceback(case: tuple[str, list[tuple], tuple]) -> None:
+    base, steps, options = case
+    program = FOLDER / base
+    program.write_bytes(damaged_program(base, steps))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["unwind", str(program), "--core", str(DATA / f"{base}.core"), *options])
+    assert code in (0, 2), (code, err.getvalue())
+    for line in err.getvalue().splitlines():
+        assert line.startswith("sfview: "), line
+
+
+def damaged_program(base: str, steps: list[tuple]) -> bytes:
+    """The program of a core fixture with bytes of its sections replaced (`damaged`'s byte edits)."""
+    elf = Elf.of((DATA / base).read_bytes())
+    for _, name, at, raw in steps:
+        with contextlib.suppress(KeyError):
+            sec = elf.section(name)
+            at = sec["sh_offset"] + at % max(sec["sh_size"], 1)
+            if at + len(raw) <= len(elf.data):
+                elf.poke(at, raw)
+    return elf.bytes()

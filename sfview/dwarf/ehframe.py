@@ -347,6 +347,8 @@ class FrameSection:
             return known, known.end
         if offset in self._reading:
             self._fail(offset, "the CIE pointer leads back to this entry")
+        if not 0 <= offset < len(self.data):  # an `.eh_frame_hdr` entry's FDE address: a claim
+            self._fail(offset, f"no entry there: outside the section ({len(self.data):#x} bytes)")
         self._reading.add(offset)
         try:
             with self._located(offset):
@@ -768,6 +770,8 @@ def _cfa_rule(cfa: CfaState) -> CfiRule:
     reg, offset, expr = cfa
     if expr is not None or reg is None:
         return Unexpressible("CFA expression", expr or b"")
+    if offset is None:  # valid only for a CFA of a register and an offset (DWARF 5, 6.4.2.2)
+        raise ValueError("DW_CFA_def_cfa_register where the CFA is an expression: no offset to keep")
     return rule(Kind.VALUE, reg, offset)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
-from sfview.inputs.elffile import ElfFile, reason, segment_view
+from sfview.inputs.elffile import ElfFile, open_regular_file, reason, segment_view
 from sfview.inputs.numbers import evaluate
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
@@ -160,10 +160,7 @@ class Core:
 
 def read_core(path: str) -> Core:
     """Read a core file; an `InputError` names what is missing or broken."""
-    try:
-        stream = open(path, "rb")  # noqa: SIM115 - pyelftools reads it lazily, as long as the Core lives
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), path=path) from None
+    stream = open_regular_file(path)  # pyelftools reads it lazily, as long as the Core lives
     try:
         elf = ElfFile(stream)
         if elf["e_type"] != "ET_CORE":

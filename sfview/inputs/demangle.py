@@ -33,6 +33,8 @@ def _symbol(symbol: str) -> str:
         return cxxfilt.demangle(symbol)
     except cxxfilt.Error:  # not a C++ name after all, or no C++ runtime on this machine (LibraryNotFound)
         return symbol
+    except UnicodeEncodeError:  # bytes of the file that are not UTF-8 (kept as surrogates): no mangled name
+        return symbol
 
 
 def demangle(name: str) -> str:

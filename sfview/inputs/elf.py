@@ -20,6 +20,7 @@ from elftools.elf.sections import SymbolTableSection
 
 from sfview.errors import InputError
 from sfview.inputs.elffile import (
+    BoundedStrings,
     ElfFile,
     build_id,
     open_elf,
@@ -176,14 +177,19 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     if step < entry.size:
         raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
     out = []
+    names = BoundedStrings(strtab, "surrogateescape")
     for i in range(len(data) // step):
         fields = entry.unpack_from(data, i * step)
         if elf.elfclass == 64:
             name_off, info, _, shndx, value, size = fields
         else:
             name_off, value, size, info, _, shndx = fields
-        end = strtab.find(b"\0", name_off)
-        name = strtab[name_off : end if end >= 0 else len(strtab)].decode("utf-8", "surrogateescape")
+        name = names.at(name_off)
+        if name is None:
+            raise InputError(
+                f"{table.name}: its names run to more than twice its string table's {len(strtab)} bytes together:"
+                " they overlap (a string table with its NULs gone)"
+            )
         out.append(_RawSymbol(name, value, size, info & 0xF, shndx))
     return out
 

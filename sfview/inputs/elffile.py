@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import io
 import mmap
+import os
+import stat
 import struct
 import zlib
 from collections.abc import Iterator
@@ -57,8 +59,8 @@ def reading(what: str) -> Iterator[None]:
     """Any failure inside, whatever pyelftools, struct or zlib raise, as an `InputError` naming `what`."""
     try:
         yield
-    except InputError as exc:
-        raise InputError(f"{what}: {exc.message}") from None
+    except InputError as exc:  # said once, when the reader inside already put it first
+        raise InputError(exc.message if exc.message.startswith(what) else f"{what}: {exc.message}") from None
     except Exception as exc:  # the boundary: pyelftools has no single error type
         raise InputError(f"{what}: {reason(exc)}") from None
 
@@ -105,13 +107,26 @@ class ElfFile(ELFFile):
         except InputError as exc:
             self.headers_error = exc
             return out
-        for index, header in enumerate(headers):
-            try:
-                name = self._get_section_name(header)
-            except Exception:  # a bad name offset or string table: the section is still there
-                name = ""
-            out.append((index, name if isinstance(name, str) else "", header))
-        return out
+        names = BoundedStrings(self._section_names_bytes(), "replace")  # as pyelftools decodes them
+        return [(index, names.at(header["sh_name"]) or "", header) for index, header in enumerate(headers)]
+
+    def _get_section_name(self, section_header: Any) -> str:
+        """The name `section_headers` read for this header (pyelftools reads it again, unbounded, for
+        every section object it makes)."""
+        return self._names_by_offset.get(section_header["sh_name"], "")
+
+    @cached_property
+    def _names_by_offset(self) -> dict[int, str]:
+        return {header["sh_name"]: name for _, name, header in self.section_headers}
+
+    def _section_names_bytes(self) -> bytes:
+        """`.shstrtab`'s bytes, as many as the file holds; none when it cannot be read (the sections are
+        still there, unnamed)."""
+        table = self._section_header_stringtable
+        try:
+            return section_bytes(table, partial=True) if table is not None else b""
+        except InputError:
+            return b""
 
     @cached_property
     def _section_name_map(self) -> dict[str, int]:
@@ -156,6 +171,49 @@ class ElfFile(ELFFile):
             self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
             return data
         return stream.getvalue()
+
+
+NAMES_SLACK = 1 << 20
+"""Names in a string table may share bytes (a linker merges a name that ends another), but only so
+much: with the NULs of one gone, every name ran on into the same 8 MB string, one copy each (420 MB
+and 12 s for section names, 380 MB for symbols, from an 8 MB file)."""
+
+
+class BoundedStrings:
+    """Names from a string table's bytes, by offset (decoded with `errors`), all of them together no
+    more than twice the table and `NAMES_SLACK`: past that, `at` says None."""
+
+    def __init__(self, table: bytes, errors: str) -> None:
+        self.table = table
+        self.errors = errors
+        self.left = 2 * len(table) + NAMES_SLACK
+
+    def at(self, offset: int) -> str | None:
+        """The name at `offset` ("" outside the table), None once the names run past the bound."""
+        end = self.table.find(b"\0", offset)
+        end = len(self.table) if end < 0 else end
+        self.left -= max(end - offset, 0)
+        if self.left < 0:
+            return None
+        return self.table[offset:end].decode("utf-8", self.errors)
+
+
+def open_regular_file(path: str) -> BinaryIO:
+    """`path` opened for reading, if it is a regular file; an `InputError` naming it otherwise.
+
+    A FIFO would block for ever in `open` itself, a device such as /dev/zero
+    never end: inputs (a program, a raw section, a core) are regular files.
+    """
+    if not path:
+        raise InputError("an empty file name", path="")
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError(
+                "not a regular file (a directory, a FIFO or a device): there is nothing to read", path=path
+            )
+        return open(path, "rb")
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), path=path) from None
 
 
 def open_elf(stream: BinaryIO) -> ElfFile:

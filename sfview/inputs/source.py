@@ -9,7 +9,6 @@ builds the `Section` from `Source.data`.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from functools import cached_property
 
@@ -19,6 +18,7 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs import limits
 from sfview.inputs.elf import ElfInfo, read_elf_sframe
+from sfview.inputs.elffile import open_regular_file
 from sfview.inputs.symbols import Place, SymbolTable
 
 ELF_MAGIC = b"\x7fELF"
@@ -103,16 +103,11 @@ def open_source(path: str, base: int | None = None) -> Source:
     as /dev/zero never end. An ELF file is read as pyelftools asks, the
     section and what names it, not whole: a 2 GB sparse file costs nothing.
     """
-    if not path:
-        raise InputError("an empty file name", path="")
+    f = open_regular_file(path)  # an ELF file stays open while pyelftools reads it on demand
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise InputError(
-                "not a regular file (a directory, a FIFO or a device): there is nothing to read", path=path
-            )
-        f = open(path, "rb")  # noqa: SIM115 - an ELF file stays open while pyelftools reads it on demand
         head = f.read(4)
     except OSError as exc:
+        f.close()
         raise InputError(exc.strerror or str(exc), path=path) from None
     if head[:2] in SFRAME_MAGICS:
         with f:

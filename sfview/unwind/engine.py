@@ -399,7 +399,8 @@ class Unwinder:
                 # `<not saved>` for it and unwinds on.
                 caller.pop(reg, None)
         return_address = caller.get(m.ra)
-        assert return_address is not None
+        if return_address is None:  # a CIE whose return-address column is another register: no rule for it
+            return None, f"no rule gives the RA ({m.name(m.ra)}) and it is not a register the caller keeps", None
         if rules.mangled_ra:
             return_address = self._strip(frame, rules.registers[m.ra], return_address)
         if return_address == 0:
@@ -407,6 +408,13 @@ class Unwinder:
         sp = frame.registers.get(m.sp)
         if frame.number > 0 and not (frame.interrupted or frame.signal) and sp is not None and cfa.value <= sp:
             return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
+        if frame.number > 0 and not (frame.interrupted or frame.signal) and return_address == frame.pc:
+            ra_rule = rules.registers.get(m.ra)
+            if not isinstance(ra_rule, Unexpressible) and not (ra_rule is not None and ra_rule.deref):
+                # the RA still in its register, its value this frame's own PC: every caller the same, the
+                # CFA alone moving (a damaged row, walked with no memory to end it)
+                kept = f"the RA {return_address:#x}, kept in a register, is this frame's PC"
+                return None, f"{kept}: a loop, the walk stops", None
         caller[m.ra] = return_address
         return Frame(frame.number + 1, return_address, caller, interrupted=frame.signal), "", None
 

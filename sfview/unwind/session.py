@@ -300,12 +300,17 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     vdso = _vdso(core, elf["e_machine"])
     if vdso is not None:
         modules.append(vdso)
-    state = _thread(core, thread)
-    numbers = register_numbers(machine)
-    registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
-    pc = state.registers[core.pc_name]
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
-    return Session(unwinder, pc, registers, core.memory, notes)
+    return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+
+
+def for_thread(started: Session, core: Core, thread: int | None) -> Session:
+    """The same program, libraries and memory, with one thread's registers: every thread of a core
+    walked without reading the files again (a 1.3 MB core of 2,000 threads took 5 minutes so)."""
+    state = _thread(core, thread)
+    numbers = register_numbers(started.unwinder.machine)
+    registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
+    return Session(started.unwinder, state.registers[core.pc_name], registers, started.memory, started.notes)
 
 
 def _thread(core: Core, tid: int | None):
