@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from elftools.common.exceptions import ELFError
-from elftools.dwarf.descriptions import describe_CFI_instructions
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -145,11 +144,15 @@ class CfiFunction:
     @property
     def instructions(self) -> str:
         """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools."""
+        from elftools.dwarf.descriptions import describe_CFI_instructions  # only the views show them
+
         entry = self.entry
         return describe_CFI_instructions(entry) if entry is not None else ""
 
     @property
     def cie_instructions(self) -> str:
+        from elftools.dwarf.descriptions import describe_CFI_instructions
+
         entry = self.entry
         return describe_CFI_instructions(entry.cie) if entry is not None and entry.cie is not None else ""
 

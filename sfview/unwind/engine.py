@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from sfview.dwarf import expression
 from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
@@ -450,6 +449,8 @@ class Unwinder:
         """A DWARF expression rule, evaluated: the CFA's own (`DW_CFA_def_cfa_expression`), or a
         register's, which starts with the CFA on the stack and gives its value (`val_expression`) or
         the address it is saved at (`expression`)."""
+        from sfview.dwarf import expression  # the evaluator loads with the first expression met
+
         m = self.machine
         formula = f"[{expression.describe(rule.expr, m.name)}]"
         if rule.what == "expression":
