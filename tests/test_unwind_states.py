@@ -7,7 +7,8 @@ beside it (its physical frames: the inlined frames gdb adds from libc's debug in
 frames on the stack). The states: ld.so's lazy-binding resolver (its CFA based on rbx), the vDSO,
 the sigreturn trampoline at each of its instructions, a 1,000-frame recursion, a DRAP function
 (CFA `DW_OP_breg6 -8; DW_OP_deref`) at several instructions, built with this machine's binutils 2.40
-(no SFrame FDE for it) and with 2.47 (a flexible FDE), and a core taken during ld.so's start-up.
+(no SFrame FDE for it) and with 2.47 (a flexible FDE), and a core taken during ld.so's start-up;
+the same program linked `-z now`, in its PLT entry, in `puts` and in `write` under `exit`.
 AArch64: a fault inside a PLT stub, against gdb-multiarch.
 """
 
@@ -87,6 +88,12 @@ DRAP = [
     "finish", "stepi 3", "SNAP drap-return-3", "stepi 3", "SNAP drap-return-6", "delete",
 ]  # fmt: skip
 STARTUP = ["break _dl_map_object_from_fd", "run", "SNAP startup", "delete"]
+Z_NOW = [
+    "break main", "run 1", "break 'puts@plt'", "continue", "SNAP znow-plt-0", "stepi", "SNAP znow-puts-0",
+    "stepi 3", "SNAP znow-puts-3", "delete", "break write", "continue", "SNAP znow-write", "delete",
+]  # fmt: skip
+"""`-z now`: the first call to `puts` jumps through a GOT entry already filled (no resolver), and
+the buffered line is written at `exit`, under libc's exit handlers."""
 HOST_PLAN = LAZY + VDSO + SIGNAL + DEEP + DRAP + STARTUP
 """Every state, on the build with this machine's binutils at -O2; the other builds are stopped in `drap` only."""
 DRAP_BUILDS = ["2.40-O2", "2.40-O0", "2.47-O2", "2.47-O0"]
@@ -96,9 +103,9 @@ MATCHED: dict[str, set[str]] = {}
 """States whose every frame matched gdb's, by build (printed at the end of the module, for the report)."""
 
 
-def _build(release: str, opt: str, folder: Path) -> Path:
+def _build(release: str, opt: str, folder: Path, binding: str = "lazy") -> Path:
     program = folder / "states"
-    toolchain(release, "x86_64").compile(opt, "-g", "-Wl,-z,lazy", SOURCE, "-o", program)
+    toolchain(release, "x86_64").compile(opt, "-g", f"-Wl,-z,{binding}", SOURCE, "-o", program)
     return program
 
 
@@ -119,11 +126,11 @@ Build = tuple[str, Path, list[dict[str, Any]]]
 """A build's name, the program, and the states gdb stopped it in (each with its core and gdb's frames)."""
 
 
-def _stopped(name: str, actions: list[str], factory: pytest.TempPathFactory) -> Build:
+def _stopped(name: str, actions: list[str], factory: pytest.TempPathFactory, binding: str = "lazy") -> Build:
     need("gcc", "gdb")
-    release, opt = name.split("-")
+    release, opt = name.split("-")[:2]
     folder = factory.mktemp(f"states-{name}")
-    program = _build(release, f"-{opt}", folder)
+    program = _build(release, f"-{opt}", folder, binding)
     return name, program, _gdb_states(program, actions, folder)
 
 
@@ -139,6 +146,12 @@ def drap_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     if request.param == "2.40-O2":
         return request.getfixturevalue("host")
     return _stopped(request.param, DRAP, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def z_now(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """This machine's binutils at -O2, linked `-z now`."""
+    return _stopped("2.40-O2-znow", Z_NOW, tmp_path_factory, binding="now")
 
 
 def _ours(program: Path, core: str, *args: str) -> dict[str, Any]:
@@ -201,6 +214,20 @@ def test_the_lazy_binding_resolver_unwinds_as_gdb_does(host: Build, cfi: list[st
         _assert_gdbs(state, walk)
         assert any(name in RESOLVERS for _, name in _frames(walk)), state["tag"]
     _count(host, states)
+
+
+@pytest.mark.parametrize("cfi", [[], ["--cfi", "dwarf"]], ids=["default", "dwarf"])
+def test_a_z_now_program_unwinds_as_gdb_does(z_now: Build, cfi: list[str]) -> None:
+    """In the PLT entry (its SFrame PCMASK rows, or the linker's expression), in `puts` entered
+    straight from it, and in `write` under `exit`'s handlers: every frame gdb shows."""
+    states = _states(z_now, "znow-")
+    assert {state["tag"] for state in states} == {"znow-plt-0", "znow-puts-0", "znow-puts-3", "znow-write"}
+    for state in states:
+        walk = _ours(z_now[1], state["core"], *cfi)
+        _assert_gdbs(state, walk)
+        assert not any(name in RESOLVERS for _, name in state["frames"]), "no lazy binding: no resolver"
+    assert [name for _, name in _states(z_now, "znow-plt-0")[0]["frames"][:2]] == ["puts@plt", "main"]
+    _count(z_now, states)
 
 
 def test_the_vdso_is_a_module_named_and_unwound_by_its_own_cfi(host: Build) -> None:
