@@ -230,6 +230,39 @@ def test_a_z_now_program_unwinds_as_gdb_does(z_now: Build, cfi: list[str]) -> No
     _count(z_now, states)
 
 
+NO_CFI = [
+    "break *frameless", "break *pushed", "break *framed", "run",
+    "SNAP frameless-0", "stepi", "SNAP frameless-callee", "STEPTO frameless", "SNAP frameless-ret", "continue",
+    "SNAP pushed-0", "stepi", "SNAP pushed-1", "stepi", "SNAP pushed-callee", "STEPTO pushed", "SNAP pushed-pop",
+    "continue", "SNAP framed-0", "stepi", "SNAP framed-1", "stepi", "SNAP framed-4", "stepi", "SNAP framed-callee",
+    "delete",
+]  # fmt: skip
+
+
+def test_code_without_cfi_unwinds_by_its_prologue_as_gdb_does(tmp_path: Path) -> None:
+    """Functions no CFI covers (`tests/data/src/nocfi.c`, as glibc's `clone3` after its `cfi_endproc`):
+    as gdb, their prologue says where the return address is: at SP before `push %rbp` runs and in a
+    function that pushes nothing, at SP + 8 after it, through rbp once `mov %rsp,%rbp` has run."""
+    need("gcc", "gdb")
+    program = tmp_path / "nocfi"
+    toolchain("2.40", "x86_64").compile("-O2", DATA / "src" / "nocfi.c", "-o", program)
+    states = _gdb_states(program, NO_CFI, tmp_path)
+    assert len(states) == 11
+    heuristics = set()
+    for state in states:
+        walk = _ours(program, state["core"])
+        names = [name for _, name in state["frames"]]
+        assert "main" in names, state
+        _assert_gdbs({**state, "frames": state["frames"][: names.index("main") + 1]}, walk)
+        heuristics.update(f["heuristic"] for f in walk["frames"] if f["heuristic"])
+        if state["tag"] in ("pushed-1", "pushed-pop"):  # after `push %rbp`: the RA above the saved rbp
+            explained = run_process("unwind", str(program), "--core", state["core"], "--explain").stdout
+            assert "RA = *(rsp + 8 = 0x" in explained, explained
+    assert heuristics == {"prologue analysis", "frame-pointer chain"}, "framed's set-up rbp is a frame pointer"
+    sframe_alone = _ours(program, _states(("nocfi", program, states), "frameless-0")[0]["core"], "--cfi", "sframe")
+    assert sframe_alone["frames"][0]["heuristic"] != "prologue analysis", "SFrame alone: the kernel's fallbacks"
+
+
 def test_the_vdso_is_a_module_named_and_unwound_by_its_own_cfi(host: Build) -> None:
     states = _states(host, "vdso-")
     for state in states:

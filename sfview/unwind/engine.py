@@ -533,6 +533,10 @@ class Unwinder:
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
         if self.machine.aarch64 and frame.number == 0 and module is not None and _in_stub(frame.name()):
             return self._link_register(frame, where)
+        if data != "SFrame" and self.machine.abi == Sframe.AbiArch.amd64_endian_little and module is not None:
+            analysed = self._amd64_prologue(frame, where)
+            if analysed is not None:
+                return analysed
         if not self.machine.fp_chain:
             abi = describe.abi_name(self.machine.abi)
             return None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None
@@ -554,6 +558,60 @@ class Unwinder:
             lr = self._strip(frame, comp.rule, lr)
         caller[m.ra] = lr
         return Frame(frame.number + 1, lr, caller), "", None
+
+    def _amd64_prologue(self, frame: Frame, where: str) -> Step | None:
+        """Code no CFI covers (hand-written assembly, glibc's `clone3` after its `cfi_endproc`), on
+        x86-64, as gdb's prologue analysis (`amd64_analyze_prologue`) reads it: from the function's
+        first bytes, whether `push %rbp` and `mov %rsp,%rbp` have run at the PC. Both: rbp is the frame
+        pointer (None: the frame-pointer chain). Otherwise the function is frameless and its return
+        address is at SP, or at SP + 8 above the pushed rbp. None without a symbol for the PC."""
+        m = self.machine
+        name, _, offset = frame.name().partition("+")
+        sp = frame.registers.get(m.sp)
+        if not name or name.startswith(".") or _in_stub(name) or sp is None:
+            return None  # no function known (a section's name), or a PLT: nothing to analyse
+        start = (frame.pc - int(offset, 16)) & ADDRESS_MASK if offset.startswith("0x") else frame.pc
+        word = self.read(start)
+        if word is None:
+            return None
+        code = word.to_bytes(8, "little")
+        at = len(ENDBR64) if code.startswith(ENDBR64) else 0
+        pushed = code[at] == PUSH_RBP and frame.pc > start + at
+        if pushed and code[at + 1 : at + 4] in MOV_RSP_RBP and frame.pc > start + at + 1:
+            return None
+        frame.fallback, frame.heuristic = True, "prologue analysis"
+        done = "push %rbp, no mov %rsp,%rbp" if pushed else "nothing pushed"
+        frame.lookup = f"no FDE covers {where}: its prologue from {start:#x} ({done}) leaves the RA at SP" + (
+            " + 8" if pushed else ""
+        )
+        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        if pushed:
+            saved_fp = self.read(sp)
+            frame.computations.append(
+                Computation("FP", Rule(Kind.VALUE, m.sp, 0, True), "*(rsp)", f"*(rsp = {sp:#x}) = {saved_fp:#x}"
+                            if saved_fp is not None else f"*(rsp = {sp:#x}): not in memory", saved_fp, sp)
+            )  # fmt: skip
+            if saved_fp is None:
+                return None, f"no FDE covers {where}; the prologue analysis needs the word at {sp:#x}", sp
+            caller[m.fp] = saved_fp
+        ra_at = sp + (8 if pushed else 0)
+        ra = self.read(ra_at)
+        if ra is None:
+            return None, f"no FDE covers {where}; the prologue analysis needs the word at {ra_at:#x}", ra_at
+        formula, at_text = (
+            ("*(rsp + 8)", f"rsp + 8 = {sp:#x} + 0x8 = {ra_at:#x}") if pushed else ("*(rsp)", f"rsp = {sp:#x}")
+        )
+        frame.computations.append(
+            Computation("RA", Rule(Kind.VALUE, m.sp, ra_at - sp, True), formula, f"*({at_text}) = {ra:#x}", ra, ra_at)
+        )
+        frame.cfa = ra_at + 8
+        above = frame.cfa - sp
+        frame.computations.append(
+            Computation("SP", Rule(Kind.VALUE, m.sp, above), f"rsp + {above}",
+                        f"rsp + {above} = {sp:#x} + {above:#x} = {frame.cfa:#x}", frame.cfa)
+        )  # fmt: skip
+        caller.update({m.sp: frame.cfa, m.ra: ra})
+        return Frame(frame.number + 1, ra, caller), "", None
 
     def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
         """Follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
@@ -593,6 +651,11 @@ class Unwinder:
 
 
 PLT_SECTIONS = (".plt", ".iplt", ".plt.sec", ".plt.got")
+ENDBR64 = bytes.fromhex("f30f1efa")
+PUSH_RBP = 0x55
+MOV_RSP_RBP = (bytes.fromhex("4889e5"), bytes.fromhex("488bec"))
+"""The x86-64 prologue gdb's `amd64_analyze_prologue` looks for: `endbr64`, `push %rbp`, `mov %rsp,%rbp`
+(either encoding)."""
 
 
 def _in_stub(name: str) -> bool:
