@@ -352,6 +352,8 @@ def test_a_core_taken_during_start_up_unwinds_without_notes_on_data_files(host: 
     state = {**state, "frames": state["frames"][: names.index("_start") + 1]}
     _assert_gdbs(state, walk)
     assert _frames(walk)[0][1] == "_dl_map_object_from_fd"
+    # `_start` has no CFI and pushes nothing: the word its prologue leaves at SP is argc, no return address
+    assert _frames(walk)[-1][1] == "_start" and walk["stop"].endswith(", in no module"), walk["stop"]
     _count(host, [state])
 
 

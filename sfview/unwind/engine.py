@@ -559,17 +559,13 @@ class Unwinder:
         caller[m.ra] = lr
         return Frame(frame.number + 1, lr, caller), "", None
 
-    def _amd64_prologue(self, frame: Frame, where: str) -> Step | None:
-        """Code no CFI covers (hand-written assembly, glibc's `clone3` after its `cfi_endproc`), on
-        x86-64, as gdb's prologue analysis (`amd64_analyze_prologue`) reads it: from the function's
-        first bytes, whether `push %rbp` and `mov %rsp,%rbp` have run at the PC. Both: rbp is the frame
-        pointer (None: the frame-pointer chain). Otherwise the function is frameless and its return
-        address is at SP, or at SP + 8 above the pushed rbp. None without a symbol for the PC."""
-        m = self.machine
+    def _amd64_prologue_state(self, frame: Frame) -> tuple[int, bool] | None:
+        """Where the frame's function starts, and whether its `push %rbp` has run; None when `mov
+        %rsp,%rbp` has run too (a frame pointer), or when no symbol says where the function starts (a
+        section's name) or it is a PLT's."""
         name, _, offset = frame.name().partition("+")
-        sp = frame.registers.get(m.sp)
-        if not name or name.startswith(".") or _in_stub(name) or sp is None:
-            return None  # no function known (a section's name), or a PLT: nothing to analyse
+        if not name or name.startswith(".") or _in_stub(name):
+            return None
         start = (frame.pc - int(offset, 16)) & ADDRESS_MASK if offset.startswith("0x") else frame.pc
         word = self.read(start)
         if word is None:
@@ -579,7 +575,20 @@ class Unwinder:
         pushed = code[at] == PUSH_RBP and frame.pc > start + at
         if pushed and code[at + 1 : at + 4] in MOV_RSP_RBP and frame.pc > start + at + 1:
             return None
-        frame.fallback, frame.heuristic = True, "prologue analysis"
+        return start, pushed
+
+    def _amd64_prologue(self, frame: Frame, where: str) -> Step | None:
+        """Code no CFI covers (hand-written assembly, glibc's `clone3` after its `cfi_endproc`), on
+        x86-64, as gdb's prologue analysis (`amd64_analyze_prologue`) reads it: from the function's
+        first bytes, whether `push %rbp` and `mov %rsp,%rbp` have run at the PC. Both: rbp is the frame
+        pointer (None: the frame-pointer chain). Otherwise the function is frameless and its return
+        address is at SP, or at SP + 8 above the pushed rbp. None without a symbol for the PC."""
+        m = self.machine
+        sp = frame.registers.get(m.sp)
+        analysed = self._amd64_prologue_state(frame)
+        if analysed is None or sp is None:
+            return None
+        start, pushed = analysed
         done = "push %rbp, no mov %rsp,%rbp" if pushed else "nothing pushed"
         frame.lookup = f"no FDE covers {where}: its prologue from {start:#x} ({done}) leaves the RA at SP" + (
             " + 8" if pushed else ""
@@ -598,6 +607,10 @@ class Unwinder:
         ra = self.read(ra_at)
         if ra is None:
             return None, f"no FDE covers {where}; the prologue analysis needs the word at {ra_at:#x}", ra_at
+        if not self.name_at(ra, ra - 1):
+            # ld.so's and crt's `_start` push nothing and have no CFI: the word at SP is argc (gdb
+            # prints it, and the stack words after it, as frames)
+            return None, f"no FDE covers {where}; the prologue analysis finds {ra:#x} at {ra_at:#x}, in no module", None
         formula, at_text = (
             ("*(rsp + 8)", f"rsp + 8 = {sp:#x} + 0x8 = {ra_at:#x}") if pushed else ("*(rsp)", f"rsp = {sp:#x}")
         )
@@ -611,6 +624,7 @@ class Unwinder:
                         f"rsp + {above} = {sp:#x} + {above:#x} = {frame.cfa:#x}", frame.cfa)
         )  # fmt: skip
         caller.update({m.sp: frame.cfa, m.ra: ra})
+        frame.fallback, frame.heuristic = True, "prologue analysis"
         return Frame(frame.number + 1, ra, caller), "", None
 
     def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
