@@ -17,6 +17,10 @@ binary search, not decode the section. Two figures:
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
 
+Beside each pair, the floor: Python starting and importing pyelftools' ELF
+reader, and nothing else (what sfview cannot go below while it reads ELF
+files with pyelftools).
+
 Usage: python bench/bench_unwind.py [--repeat N]
 """
 
@@ -38,6 +42,12 @@ sys.path.insert(0, str(REPO_ROOT))
 
 PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
 CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
+
+
+FLOOR = [sys.executable, "-c", "import elftools.elf.elffile"]
+"""What any run of sfview pays before its own code: this Python starting (its site packages,
+an editable install's finder among them) and importing pyelftools' ELF reader, which the core
+and the program are read with (pyelftools' import loads its DWARF and construct modules too)."""
 
 
 def deep_core(folder: Path) -> tuple[Path, Path] | None:
@@ -75,15 +85,16 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
     env = child_env()
     sfview = sfview_argv("unwind", str(program), "--core", str(core))
     gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(program), str(core)]
-    ours, theirs = [], []
+    ours, theirs, floor = [], [], []
     run_measured(sfview, env=env)  # warm-up: files into the page cache
     for _ in range(repeat):
         ours.append(run_measured(sfview, env=env))
         if shutil.which("gdb"):
             theirs.append(run_measured(gdb, env=env))
+        floor.append(run_measured(FLOOR, env=env))
     print(f"sfview unwind vs gdb bt, {program.name} core {core.name}, {repeat} runs each, interleaved")
     print(f"{'':8} {'best':>9} {'median':>9} {'peak RSS':>10}")
-    for name, runs in (("sfview", ours), ("gdb", theirs)):
+    for name, runs in (("sfview", ours), ("gdb", theirs), ("floor", floor)):
         if not runs:
             print(f"{name:8} not installed")
             continue

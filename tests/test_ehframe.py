@@ -291,6 +291,9 @@ def test_the_static_index_finds_every_fde(tmp_path: Path) -> None:
     with out.open("rb") as f:
         elf = ELFFile(f)
         assert not any(seg["p_type"] == "PT_GNU_EH_FRAME" for seg in elf.iter_segments())
+        # the index's one-struct reading of each FDE's head finds what reading every FDE whole finds
+        places, whole_fdes = frame_section(elf, ".eh_frame").fde_places(), frame_section(elf, ".eh_frame").fdes()
+        assert places == [(fde.start, fde.offset) for fde in whole_fdes]
         index, whole = EhFrameIndex(elf), read_cfi(elf)
         assert index.usable
         functions = [f for f in whole.functions if f.section == ".eh_frame" and f.size > 0]

@@ -369,6 +369,46 @@ def test_the_aarch64_frame_pointer_chain_through_a_static_libc_lands_back_in_sfr
         assert how in result.stdout, "SFrame alone crosses libc by its frame pointers; by default, by its CFI"
 
 
+def _z_now_qsort(arch: str, workdir: Path) -> tuple[Path, Path, str]:
+    """qsort.c linked `-z now`, stopped in `stop_here` under its comparison callback: by gdb on x86-64,
+    by the fault qemu-aarch64 dumps on AArch64 (not PIE: gdb-multiarch finds no load bias for a PIE
+    in qemu's cores, which have no NT_FILE). The program, the core, and gdb's backtrace of it."""
+    program = workdir / "qsort"
+    if arch == "x86_64":
+        need("gcc", "gdb")
+        subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-Wl,-z,now", "-o", str(program), str(SRC / "qsort.c")],
+                       check=True)  # fmt: skip
+        return program, *_gdb_core(program, workdir)
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64", "gdb-multiarch")
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O2", "-no-pie", "-Wa,--gsframe", "-Wl,-z,now",
+         "-o", str(program), str(SRC / "qsort.c")],
+        check=True,
+    )  # fmt: skip
+    core = _qemu_core(program, workdir)
+    return program, core, _gdb_multiarch(program, core)
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_a_z_now_program_unwinds_through_libc_as_gdb_does(tmp_path: Path, arch: str) -> None:
+    """`-z now`: the GOT is filled at start-up, so `qsort` is entered through its PLT entry without
+    ld.so's resolver, and calls back into the program. The walk from the callback crosses libc's
+    frames (no SFrame: its DWARF CFI) and lands in `sorter` and `main` with gdb's PCs."""
+    program, core, bt = _z_now_qsort(arch, tmp_path)
+    expected = gdb_frames(bt)
+    names = [name for _, name in expected]
+    assert names[:2] == ["stop_here", "cmp"] and names[-2:] == ["sorter", "main"] and len(names) > 4, bt
+    result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT if arch != "x86_64" else "/")
+    assert result.returncode == 0, result.stderr
+    ours = our_frames(result.stdout)
+    assert [pc for pc, _ in ours] == [pc for pc, _ in expected], (result.stdout, bt)
+    for (_, our_name), (_, their_name) in zip(ours, expected, strict=True):
+        # libc's names: gdb's from its debug information (`msort_with_tmp`), sfview's from `.symtab`
+        # (`msort_with_tmp.part.0`); the program's are the same symbols to both
+        assert our_name == their_name or their_name not in {"stop_here", "cmp", "sorter", "main"}, result.stdout
+    assert "[DWARF CFI]" in result.stdout, "libc has no SFrame here: its frames are walked by its CFI"
+
+
 def test_a_core_of_another_build_with_the_same_layout_is_refused(tmp_path: Path) -> None:
     """Two builds that differ in their build-id alone share entry point and program headers, so
     `AT_ENTRY` cannot tell them apart; the program's first page, as the core holds it, can."""

@@ -7,7 +7,8 @@ beside it (its physical frames: the inlined frames gdb adds from libc's debug in
 frames on the stack). The states: ld.so's lazy-binding resolver (its CFA based on rbx), the vDSO,
 the sigreturn trampoline at each of its instructions, a 1,000-frame recursion, a DRAP function
 (CFA `DW_OP_breg6 -8; DW_OP_deref`) at several instructions, built with this machine's binutils 2.40
-(no SFrame FDE for it) and with 2.47 (a flexible FDE), and a core taken during ld.so's start-up.
+(no SFrame FDE for it) and with 2.47 (a flexible FDE), and a core taken during ld.so's start-up;
+the same program linked `-z now`, in its PLT entry, in `puts` and in `write` under `exit`.
 AArch64: a fault inside a PLT stub, against gdb-multiarch.
 """
 
@@ -87,6 +88,12 @@ DRAP = [
     "finish", "stepi 3", "SNAP drap-return-3", "stepi 3", "SNAP drap-return-6", "delete",
 ]  # fmt: skip
 STARTUP = ["break _dl_map_object_from_fd", "run", "SNAP startup", "delete"]
+Z_NOW = [
+    "break main", "run 1", "break 'puts@plt'", "continue", "SNAP znow-plt-0", "stepi", "SNAP znow-puts-0",
+    "stepi 3", "SNAP znow-puts-3", "delete", "break write", "continue", "SNAP znow-write", "delete",
+]  # fmt: skip
+"""`-z now`: the first call to `puts` jumps through a GOT entry already filled (no resolver), and
+the buffered line is written at `exit`, under libc's exit handlers."""
 HOST_PLAN = LAZY + VDSO + SIGNAL + DEEP + DRAP + STARTUP
 """Every state, on the build with this machine's binutils at -O2; the other builds are stopped in `drap` only."""
 DRAP_BUILDS = ["2.40-O2", "2.40-O0", "2.47-O2", "2.47-O0"]
@@ -96,9 +103,9 @@ MATCHED: dict[str, set[str]] = {}
 """States whose every frame matched gdb's, by build (printed at the end of the module, for the report)."""
 
 
-def _build(release: str, opt: str, folder: Path) -> Path:
+def _build(release: str, opt: str, folder: Path, binding: str = "lazy") -> Path:
     program = folder / "states"
-    toolchain(release, "x86_64").compile(opt, "-g", "-Wl,-z,lazy", SOURCE, "-o", program)
+    toolchain(release, "x86_64").compile(opt, "-g", f"-Wl,-z,{binding}", SOURCE, "-o", program)
     return program
 
 
@@ -119,11 +126,11 @@ Build = tuple[str, Path, list[dict[str, Any]]]
 """A build's name, the program, and the states gdb stopped it in (each with its core and gdb's frames)."""
 
 
-def _stopped(name: str, actions: list[str], factory: pytest.TempPathFactory) -> Build:
+def _stopped(name: str, actions: list[str], factory: pytest.TempPathFactory, binding: str = "lazy") -> Build:
     need("gcc", "gdb")
-    release, opt = name.split("-")
+    release, opt = name.split("-")[:2]
     folder = factory.mktemp(f"states-{name}")
-    program = _build(release, f"-{opt}", folder)
+    program = _build(release, f"-{opt}", folder, binding)
     return name, program, _gdb_states(program, actions, folder)
 
 
@@ -139,6 +146,12 @@ def drap_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     if request.param == "2.40-O2":
         return request.getfixturevalue("host")
     return _stopped(request.param, DRAP, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def z_now(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """This machine's binutils at -O2, linked `-z now`."""
+    return _stopped("2.40-O2-znow", Z_NOW, tmp_path_factory, binding="now")
 
 
 def _ours(program: Path, core: str, *args: str) -> dict[str, Any]:
@@ -201,6 +214,53 @@ def test_the_lazy_binding_resolver_unwinds_as_gdb_does(host: Build, cfi: list[st
         _assert_gdbs(state, walk)
         assert any(name in RESOLVERS for _, name in _frames(walk)), state["tag"]
     _count(host, states)
+
+
+@pytest.mark.parametrize("cfi", [[], ["--cfi", "dwarf"]], ids=["default", "dwarf"])
+def test_a_z_now_program_unwinds_as_gdb_does(z_now: Build, cfi: list[str]) -> None:
+    """In the PLT entry (its SFrame PCMASK rows, or the linker's expression), in `puts` entered
+    straight from it, and in `write` under `exit`'s handlers: every frame gdb shows."""
+    states = _states(z_now, "znow-")
+    assert {state["tag"] for state in states} == {"znow-plt-0", "znow-puts-0", "znow-puts-3", "znow-write"}
+    for state in states:
+        walk = _ours(z_now[1], state["core"], *cfi)
+        _assert_gdbs(state, walk)
+        assert not any(name in RESOLVERS for _, name in state["frames"]), "no lazy binding: no resolver"
+    assert [name for _, name in _states(z_now, "znow-plt-0")[0]["frames"][:2]] == ["puts@plt", "main"]
+    _count(z_now, states)
+
+
+NO_CFI = [
+    "break *frameless", "break *pushed", "break *framed", "run",
+    "SNAP frameless-0", "stepi", "SNAP frameless-callee", "STEPTO frameless", "SNAP frameless-ret", "continue",
+    "SNAP pushed-0", "stepi", "SNAP pushed-1", "stepi", "SNAP pushed-callee", "STEPTO pushed", "SNAP pushed-pop",
+    "continue", "SNAP framed-0", "stepi", "SNAP framed-1", "stepi", "SNAP framed-4", "stepi", "SNAP framed-callee",
+    "delete",
+]  # fmt: skip
+
+
+def test_code_without_cfi_unwinds_by_its_prologue_as_gdb_does(tmp_path: Path) -> None:
+    """Functions no CFI covers (`tests/data/src/nocfi.c`, as glibc's `clone3` after its `cfi_endproc`):
+    as gdb, their prologue says where the return address is: at SP before `push %rbp` runs and in a
+    function that pushes nothing, at SP + 8 after it, through rbp once `mov %rsp,%rbp` has run."""
+    need("gcc", "gdb")
+    program = tmp_path / "nocfi"
+    toolchain("2.40", "x86_64").compile("-O2", DATA / "src" / "nocfi.c", "-o", program)
+    states = _gdb_states(program, NO_CFI, tmp_path)
+    assert len(states) == 11
+    heuristics = set()
+    for state in states:
+        walk = _ours(program, state["core"])
+        names = [name for _, name in state["frames"]]
+        assert "main" in names, state
+        _assert_gdbs({**state, "frames": state["frames"][: names.index("main") + 1]}, walk)
+        heuristics.update(f["heuristic"] for f in walk["frames"] if f["heuristic"])
+        if state["tag"] in ("pushed-1", "pushed-pop"):  # after `push %rbp`: the RA above the saved rbp
+            explained = run_process("unwind", str(program), "--core", state["core"], "--explain").stdout
+            assert "RA = *(rsp + 8 = 0x" in explained, explained
+    assert heuristics == {"prologue analysis", "frame-pointer chain"}, "framed's set-up rbp is a frame pointer"
+    sframe_alone = _ours(program, _states(("nocfi", program, states), "frameless-0")[0]["core"], "--cfi", "sframe")
+    assert sframe_alone["frames"][0]["heuristic"] != "prologue analysis", "SFrame alone: the kernel's fallbacks"
 
 
 def test_the_vdso_is_a_module_named_and_unwound_by_its_own_cfi(host: Build) -> None:
@@ -292,6 +352,8 @@ def test_a_core_taken_during_start_up_unwinds_without_notes_on_data_files(host: 
     state = {**state, "frames": state["frames"][: names.index("_start") + 1]}
     _assert_gdbs(state, walk)
     assert _frames(walk)[0][1] == "_dl_map_object_from_fd"
+    # `_start` has no CFI and pushes nothing: the word its prologue leaves at SP is argc, no return address
+    assert _frames(walk)[-1][1] == "_start" and walk["stop"].endswith(", in no module"), walk["stop"]
     _count(host, [state])
 
 

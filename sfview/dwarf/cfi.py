@@ -150,7 +150,7 @@ class CfiFunction:
     @property
     def instructions(self) -> str:
         """The FDE's CFA instructions as readelf writes them (`DW_CFA_def_cfa_offset: 16`), from pyelftools."""
-        from elftools.dwarf.descriptions import describe_CFI_instructions  # 30 ms to import: for the app's view
+        from elftools.dwarf.descriptions import describe_CFI_instructions  # only the views show them
 
         entry = self.entry
         return describe_CFI_instructions(entry) if entry is not None else ""

@@ -328,12 +328,30 @@ class FrameSection:
         out = []
         offset, size = 0, len(self.data)
         while offset < size:
+            common = self._common_place(offset)
+            if common is not None:
+                out.append((common[0], offset))
+                offset = common[1]
+                continue
             with self._located(offset):
                 end, pos, cie = self._head(offset)
                 if cie is not None:
                     out.append((self._fde_fields(cie, pos)[0], offset))
             offset = end if end >= 0 else pos
         return out
+
+    def _common_place(self, offset: int) -> tuple[int, int] | None:
+        """`(initial_location, end)` of the FDE at `offset` when it is the kind every GNU toolchain
+        writes (as `_common_fde` reads it, one `struct` call, its instructions left alone); None for
+        anything else (read by `_head`)."""
+        data = self.data
+        if not self.eh or offset + COMMON_FDE.size > len(data):
+            return None
+        length, pointer, start, _, _ = self._common.unpack_from(data, offset)
+        cie = self._entries.get(offset + 4 - pointer) if pointer else None
+        if not isinstance(cie, Cie) or cie.fde_encoding != COMMON_ENCODING or length in (0, 0xFFFFFFFF):
+            return None
+        return start + self.address + offset + 8, offset + 4 + length
 
     def fde_at(self, offset: int) -> Fde | None:
         """The FDE at `offset` (None for a CIE or a terminator)."""

@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
-from elftools.dwarf.dwarf_expr import DWARFExprOp, DWARFExprParser
-from elftools.dwarf.structs import DWARFStructs
+if TYPE_CHECKING:
+    from elftools.dwarf.dwarf_expr import DWARFExprOp, DWARFExprParser
 
 MASK = (1 << 64) - 1
 SIGN = 1 << 63
@@ -54,6 +55,10 @@ class Stop(Exception):
 
 @cache
 def _parser(little_endian: bool) -> DWARFExprParser:
+    # pyelftools' decoder loads when an expression is met: most walks meet none
+    from elftools.dwarf.dwarf_expr import DWARFExprParser
+    from elftools.dwarf.structs import DWARFStructs
+
     return DWARFExprParser(DWARFStructs(little_endian=little_endian, dwarf_format=32, address_size=8))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sfview.inputs.demangle import demangle
@@ -134,4 +133,6 @@ def json_text(trace: Backtrace, notes: list[str]) -> str:
         "missing_address": trace.missing_address,
         "notes": notes,
     }
+    import json  # only --json needs it
+
     return json.dumps(doc, indent=1)

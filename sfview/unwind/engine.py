@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from sfview.dwarf import expression
 from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
@@ -458,6 +457,8 @@ class Unwinder:
         """A DWARF expression rule, evaluated: the CFA's own (`DW_CFA_def_cfa_expression`), or a
         register's, which starts with the CFA on the stack and gives its value (`val_expression`) or
         the address it is saved at (`expression`)."""
+        from sfview.dwarf import expression  # the evaluator loads with the first expression met
+
         m = self.machine
         formula = f"[{expression.describe(rule.expr, m.name)}]"
         if rule.what == "expression":
@@ -540,6 +541,10 @@ class Unwinder:
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
         if self.machine.aarch64 and frame.number == 0 and module is not None and _in_stub(frame.name()):
             return self._link_register(frame, where)
+        if data != "SFrame" and self.machine.abi == Sframe.AbiArch.amd64_endian_little and module is not None:
+            analysed = self._amd64_prologue(frame, where)
+            if analysed is not None:
+                return analysed
         if not self.machine.fp_chain:
             abi = describe.abi_name(self.machine.abi)
             return None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None
@@ -561,6 +566,74 @@ class Unwinder:
             lr = self._strip(frame, comp.rule, lr)
         caller[m.ra] = lr
         return Frame(frame.number + 1, lr, caller), "", None
+
+    def _amd64_prologue_state(self, frame: Frame) -> tuple[int, bool] | None:
+        """Where the frame's function starts, and whether its `push %rbp` has run; None when `mov
+        %rsp,%rbp` has run too (a frame pointer), or when no symbol says where the function starts (a
+        section's name) or it is a PLT's."""
+        name, _, offset = frame.name().partition("+")
+        if not name or name.startswith(".") or _in_stub(name):
+            return None
+        start = (frame.pc - int(offset, 16)) & ADDRESS_MASK if offset.startswith("0x") else frame.pc
+        word = self.read(start)
+        if word is None:
+            return None
+        code = word.to_bytes(8, "little")
+        at = len(ENDBR64) if code.startswith(ENDBR64) else 0
+        pushed = code[at] == PUSH_RBP and frame.pc > start + at
+        if pushed and code[at + 1 : at + 4] in MOV_RSP_RBP and frame.pc > start + at + 1:
+            return None
+        return start, pushed
+
+    def _amd64_prologue(self, frame: Frame, where: str) -> Step | None:
+        """Code no CFI covers (hand-written assembly, glibc's `clone3` after its `cfi_endproc`), on
+        x86-64, as gdb's prologue analysis (`amd64_analyze_prologue`) reads it: from the function's
+        first bytes, whether `push %rbp` and `mov %rsp,%rbp` have run at the PC. Both: rbp is the frame
+        pointer (None: the frame-pointer chain). Otherwise the function is frameless and its return
+        address is at SP, or at SP + 8 above the pushed rbp. None without a symbol for the PC."""
+        m = self.machine
+        sp = frame.registers.get(m.sp)
+        analysed = self._amd64_prologue_state(frame)
+        if analysed is None or sp is None:
+            return None
+        start, pushed = analysed
+        done = "push %rbp, no mov %rsp,%rbp" if pushed else "nothing pushed"
+        frame.lookup = f"no FDE covers {where}: its prologue from {start:#x} ({done}) leaves the RA at SP" + (
+            " + 8" if pushed else ""
+        )
+        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        if pushed:
+            saved_fp = self.read(sp)
+            frame.computations.append(
+                Computation("FP", Rule(Kind.VALUE, m.sp, 0, True), "*(rsp)", f"*(rsp = {sp:#x}) = {saved_fp:#x}"
+                            if saved_fp is not None else f"*(rsp = {sp:#x}): not in memory", saved_fp, sp)
+            )  # fmt: skip
+            if saved_fp is None:
+                return None, f"no FDE covers {where}; the prologue analysis needs the word at {sp:#x}", sp
+            caller[m.fp] = saved_fp
+        ra_at = sp + (8 if pushed else 0)
+        ra = self.read(ra_at)
+        if ra is None:
+            return None, f"no FDE covers {where}; the prologue analysis needs the word at {ra_at:#x}", ra_at
+        if not self.name_at(ra, ra - 1):
+            # ld.so's and crt's `_start` push nothing and have no CFI: the word at SP is argc (gdb
+            # prints it, and the stack words after it, as frames)
+            return None, f"no FDE covers {where}; the prologue analysis finds {ra:#x} at {ra_at:#x}, in no module", None
+        formula, at_text = (
+            ("*(rsp + 8)", f"rsp + 8 = {sp:#x} + 0x8 = {ra_at:#x}") if pushed else ("*(rsp)", f"rsp = {sp:#x}")
+        )
+        frame.computations.append(
+            Computation("RA", Rule(Kind.VALUE, m.sp, ra_at - sp, True), formula, f"*({at_text}) = {ra:#x}", ra, ra_at)
+        )
+        frame.cfa = ra_at + 8
+        above = frame.cfa - sp
+        frame.computations.append(
+            Computation("SP", Rule(Kind.VALUE, m.sp, above), f"rsp + {above}",
+                        f"rsp + {above} = {sp:#x} + {above:#x} = {frame.cfa:#x}", frame.cfa)
+        )  # fmt: skip
+        caller.update({m.sp: frame.cfa, m.ra: ra})
+        frame.fallback, frame.heuristic = True, "prologue analysis"
+        return Frame(frame.number + 1, ra, caller), "", None
 
     def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
         """Follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
@@ -600,6 +673,11 @@ class Unwinder:
 
 
 PLT_SECTIONS = (".plt", ".iplt", ".plt.sec", ".plt.got")
+ENDBR64 = bytes.fromhex("f30f1efa")
+PUSH_RBP = 0x55
+MOV_RSP_RBP = (bytes.fromhex("4889e5"), bytes.fromhex("488bec"))
+"""The x86-64 prologue gdb's `amd64_analyze_prologue` looks for: `endbr64`, `push %rbp`, `mov %rsp,%rbp`
+(either encoding)."""
 
 
 def _in_stub(name: str) -> bool:
