@@ -137,35 +137,38 @@ def check(
     yield from walk.totals()
 
 
-def printed_errors(section: Section) -> Iterator[str]:
+Problem = tuple[str, str]
+"""What a row pattern breaks: a check's id, and its message with `{j}` for the row's number."""
+
+
+class RowNotes:
     """What `dump` prints that `check` calls an error, as notes: the header's problems (undefined flags
     printed as if defined), then each distinct row pattern's (a row with no offsets, printed `u`), said once
-    with its first place. One pass of the bulk reader, each pattern judged once: cheap beside the dump."""
-    for diag in _header(section):
-        if diag.severity is Severity.ERROR:
-            yield f"{diag.path}: {diag.message} ({diag.check.id})"
-    walk = _Walk(section, relocatable=False, program=None)
-    reader = Bulk(section)
-    seen: dict[tuple[str, str], tuple[int, int, int]] = {}  # problem → first function, first row, how many
-    known = walk._patterns
-    by_list: dict[int, list[tuple[tuple[str, str], int]]] = {}  # a row list the reader hands out again: once
-    for walked in reader.functions():
-        if isinstance(walked, int):
-            continue  # the model's path: the dump words these functions' errors in its text
-        fast, rows = walked
-        found = by_list.get(id(rows)) if fast.shared else None
-        if found is None:
-            found = [(problem, j) for j, (_, key) in enumerate(rows)
-                     for problem in (known[key] if key in known else walk._learn(reader, key))]  # fmt: skip
-            if fast.shared:
-                by_list[id(rows)] = found
-        for problem, j in found:
-            first = seen.get(problem)
-            seen[problem] = (fast.index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
-    for (check_id, message), (index, j, count) in seen.items():
-        if CHECKS[check_id].severity is Severity.ERROR:
-            more = f" (and {count - 1} more rows like it)" if count > 1 else ""
-            yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
+    with its first place. The dump tells it of its rows as it prints them (`judge`, then `add`): one pass."""
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+        self._walk = _Walk(section, relocatable=False, program=None)
+        self._seen: dict[Problem, tuple[int, int, int]] = {}  # problem → first function, first row, how many
+
+    def judge(self, key: bytes, cfa: Rule) -> tuple[Problem, ...]:
+        """What a row pattern (its key from the bulk reader, and its CFA rule) breaks."""
+        return self._walk.pattern_problems(key[0], cfa)
+
+    def add(self, index: int, j: int, problem: Problem) -> None:
+        """Row `j` of function `index` was printed with `problem`."""
+        first = self._seen.get(problem)
+        self._seen[problem] = (index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
+
+    def notes(self) -> Iterator[str]:
+        """The errors among the problems, the header's first, each row problem with its first place and count."""
+        for diag in _header(self.section):
+            if diag.severity is Severity.ERROR:
+                yield f"{diag.path}: {diag.message} ({diag.check.id})"
+        for (check_id, message), (index, j, count) in self._seen.items():
+            if CHECKS[check_id].severity is Severity.ERROR:
+                more = f" (and {count - 1} more rows like it)" if count > 1 else ""
+                yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
 
 
 # The header ------------------------------------------------------------------------
@@ -298,7 +301,7 @@ class _Walk:
         self.blocks = _Blocks()  # (start, end, index) of every function's FRE bytes
         self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
         self.allowed = _offset_counts(section)
-        self._patterns: dict[bytes, tuple[tuple[str, str], ...]] = {}
+        self._patterns: dict[bytes, tuple[Problem, ...]] = {}
 
     def functions(self) -> Iterator[Diagnostic]:
         section = self.section
