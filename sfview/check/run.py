@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -265,26 +265,50 @@ class _Facts(NamedTuple):
 
 
 class _Blocks:
-    """(start, end, index) of every function's FRE bytes, in three arrays: a million functions'
-    tuples would be a hundred megabytes."""
+    """(start, end, index) of the functions' FRE bytes that lie inside the FRE sub-section, in three arrays
+    (a million functions' tuples would be a hundred megabytes), and whether any two share a byte.
 
-    def __init__(self) -> None:
-        self.starts, self.ends, self.indexes = array("Q"), array("Q"), array("Q")
+    The linker sorts FDEs, not their rows, so blocks come out of order; only blocks that overlap have
+    something to say, and in sorted order. Which bytes are taken is kept in a byte array as the blocks
+    come (a byte per byte of the sub-section): while none is taken twice there is nothing to sort.
+    """
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+        wide = "Q" if high >= 1 << 32 else "I"  # offsets inside the section; an index is a 32-bit count's
+        self.starts, self.ends, self.indexes = array(wide), array(wide), array("I")
+        self.taken = bytearray(max(0, high - low))
+        self.disjoint = True
+        """No two blocks share a byte (so far)."""
+        self.reach = low
+        """The furthest end of a block."""
+
+    def __len__(self) -> int:
+        return len(self.starts)
 
     def append(self, block: tuple[int, int, int]) -> None:
         start, end, index = block
+        if not self.low <= start < end <= self.high:
+            return  # a function without rows may point anywhere: only bytes inside the sub-section are anyone's
+        if self.disjoint:
+            at, to = start - self.low, end - self.low
+            if self.taken.find(1, at, to) < 0:
+                self.taken[at:to] = b"\x01" * (to - at)
+            else:
+                self.disjoint, self.taken = False, bytearray()
+        if end > self.reach:
+            self.reach = end
         self.starts.append(start)
         self.ends.append(end)
         self.indexes.append(index)
 
-    def in_order(self, low: int, high: int) -> Iterator[tuple[int, int, int]]:
-        """The blocks inside `[low, high)`, sorted. Each is packed into one integer to be sorted (start
-        and end are below `high`, an index below 2**32): 50 MB for a million functions, where as many
-        tuples took 160."""
-        width = max(high.bit_length(), 32)
+    def in_order(self) -> Iterator[tuple[int, int, int]]:
+        """The blocks, sorted. Each is packed into one integer to be sorted (start and end are below `high`,
+        an index below 2**32): 50 MB for a million functions, where as many tuples took 160."""
+        width = max(self.high.bit_length(), 32)
         mask = (1 << width) - 1
         inside = zip(self.starts, self.ends, self.indexes, strict=True)
-        packed = sorted((s << 2 * width) | (e << width) | i for s, e, i in inside if low <= s < e <= high)
+        packed = sorted((s << 2 * width) | (e << width) | i for s, e, i in inside)
         return ((value >> 2 * width, (value >> width) & mask, value & mask) for value in packed)
 
 
@@ -298,7 +322,7 @@ class _Walk:
         self.total_fres = 0
         self.counted_all = True  # an FDE that cannot be read has no FRE count to add
         self.read_all = True  # every function's rows were read to their count: their bytes' ends are known
-        self.blocks = _Blocks()  # (start, end, index) of every function's FRE bytes
+        self.blocks = _Blocks(section.fre_start, min(section.fre_end, len(section.data)))  # their FRE bytes
         self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
         self.allowed = _offset_counts(section)
         self._patterns: dict[bytes, tuple[Problem, ...]] = {}
@@ -645,12 +669,26 @@ class _Walk:
     def _blocks(self) -> Iterator[Diagnostic]:
         """Rows shared or overlapping between functions, and FRE bytes no function uses."""
         section = self.section
-        inside = min(section.fre_end, len(section.data))
-        # A function without rows may point anywhere; only bytes inside the FRE sub-section are anyone's.
-        blocks = self.blocks.in_order(section.fre_start, inside)
-        reach, owner, any_block = section.fre_start, None, False
-        for start, end, index in blocks:
-            any_block = True
+        reach = self.blocks.reach
+        if not self.blocks.disjoint:
+            reach = yield from self._overlaps()
+        fre_end = min(section.fre_end, len(section.data))
+        if self.blocks and reach < fre_end and section.error is None and self.counted_all and self.read_all:
+            yield _diag(
+                "fre-len-unused",
+                f"fre_len = {section.header.fre_len}, but the functions' rows end at {reach:#x}: the last "
+                f"{fre_end - reach} bytes of the FRE sub-section belong to no function",
+                reach,
+                fre_end,
+                "header.fre_len",
+            )
+
+    def _overlaps(self) -> Generator[Diagnostic, None, int]:
+        """Each function whose rows share bytes with those of a function before it in the sub-section; returns
+        where the last rows end."""
+        section = self.section
+        reach, owner = section.fre_start, None
+        for start, end, index in self.blocks.in_order():
             if owner is not None and start < reach and end > start:
                 fde = section.fde_start + index * section.fde_size
                 yield _diag(
@@ -663,16 +701,7 @@ class _Walk:
                 )
             if end > reach:
                 reach, owner = end, index
-        fre_end = min(section.fre_end, len(section.data))
-        if any_block and reach < fre_end and section.error is None and self.counted_all and self.read_all:
-            yield _diag(
-                "fre-len-unused",
-                f"fre_len = {section.header.fre_len}, but the functions' rows end at {reach:#x}: the last "
-                f"{fre_end - reach} bytes of the FRE sub-section belong to no function",
-                reach,
-                fre_end,
-                "header.fre_len",
-            )
+        return reach
 
 
 def _offset_counts(section: Section) -> set[int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import os
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -159,8 +159,8 @@ class _RawSymbol:
     shndx: int
 
 
-def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
-    """Every entry of a symbol table.
+def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> Iterator[_RawSymbol]:
+    """Every entry of a symbol table, made as it is asked for (a list of 40,000 was 5 MB at once).
 
     pyelftools finds the table and its string table; the entries are unpacked
     here with `struct`, because pyelftools' per-symbol objects take over a
@@ -175,7 +175,6 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     step = table["sh_entsize"]
     if step < entry.size:
         raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
-    out = []
     for i in range(len(data) // step):
         fields = entry.unpack_from(data, i * step)
         if elf.elfclass == 64:
@@ -184,8 +183,7 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
             name_off, value, size, info, _, shndx = fields
         end = strtab.find(b"\0", name_off)
         name = strtab[name_off : end if end >= 0 else len(strtab)].decode("utf-8", "surrogateescape")
-        out.append(_RawSymbol(name, value, size, info & 0xF, shndx))
-    return out
+        yield _RawSymbol(name, value, size, info & 0xF, shndx)
 
 
 def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
