@@ -253,7 +253,12 @@ class _BulkDump:
                 start, size = func.start_address, func.size
                 if func.shared and plain[func.info.byte] and size <= INT32_MAX and start + size <= limit:
                     full, _, starts, flagged, lines = common.get(id(rows)) or self._template(rows, False)
-                    append(full % (func.index, start, size, *map(start.__add__, starts)))
+                    if lines == 4:  # one row or two, most functions: their addresses without a map (a tenth faster)
+                        append(full % (func.index, start, size, start + starts[0]))
+                    elif lines == 5:
+                        append(full % (func.index, start, size, start + starts[0], start + starts[1]))
+                    else:
+                        append(full % (func.index, start, size, *map(start.__add__, starts)))
                     if flagged or not func.complete:
                         self._after_rows(func, flagged)
                     pending += lines
