@@ -277,7 +277,8 @@ class _Blocks:
         self.low, self.high = low, high
         wide = "Q" if high >= 1 << 32 else "I"  # offsets inside the section; an index is a 32-bit count's
         self.starts, self.ends, self.indexes = array(wide), array(wide), array("I")
-        self.taken = bytearray(max(0, high - low))
+        self.taken: bytearray | None = None
+        """A byte for each byte of the sub-section, 1 where a block is (made with the first block)."""
         self.disjoint = True
         """No two blocks share a byte (so far)."""
         self.reach = low
@@ -291,11 +292,13 @@ class _Blocks:
         if not self.low <= start < end <= self.high:
             return  # a function without rows may point anywhere: only bytes inside the sub-section are anyone's
         if self.disjoint:
+            if self.taken is None:
+                self.taken = bytearray(self.high - self.low)
             at, to = start - self.low, end - self.low
             if self.taken.find(1, at, to) < 0:
                 self.taken[at:to] = b"\x01" * (to - at)
             else:
-                self.disjoint, self.taken = False, bytearray()
+                self.disjoint, self.taken = False, None
         if end > self.reach:
             self.reach = end
         self.starts.append(start)
