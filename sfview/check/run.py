@@ -328,7 +328,11 @@ class _Walk:
         self.blocks = _Blocks(section.fre_start, min(section.fre_end, len(section.data)))  # their FRE bytes
         self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
         self.allowed = _offset_counts(section)
+        self.fdes_sorted = section.fdes_sorted
         self._patterns: dict[bytes, tuple[Problem, ...]] = {}
+        self._clean_lists: dict[int, tuple[bool, int, int]] = {}
+        """For a row list the bulk reader hands out again (by its identity): whether its patterns and order are
+        clean, its first start and its last (what `_clean` asks of the function's size and type)."""
 
     def functions(self) -> Iterator[Diagnostic]:
         section = self.section
@@ -356,7 +360,7 @@ class _Walk:
             cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
                 yield from self._rows_error(section.function(fast.index))
-            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask):
+            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask, fast.shared):
                 rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
             else:
                 rows = self._bulk_rows(reader, fast.fres_start, width, fast_rows)
@@ -461,7 +465,7 @@ class _Walk:
         self.total_fres += facts.num_fres
         if self.previous is not None:
             p_index, p_start, p_end = self.previous
-            if section.fdes_sorted and start <= p_start:
+            if self.fdes_sorted and start <= p_start:
                 yield _diag(
                     "fdes-unsorted",
                     f"starts at {start:#x}, not after fdes[{p_index}] ({p_start:#x}), though SFRAME_F_FDE_SORTED "
@@ -505,7 +509,8 @@ class _Walk:
                 *here,
                 fde=index,
             )
-        yield from self._rows(facts, rows, here)
+        if rows != ():  # clean rows (most functions) have nothing to say
+            yield from self._rows(facts, rows, here)
 
     def _program(self, facts: _Facts, here: tuple[int, int, None]) -> Iterator[Diagnostic]:
         program = self.program
@@ -631,21 +636,31 @@ class _Walk:
         problems = self._patterns[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
         return problems
 
-    def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool) -> bool:
+    def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool, shared: bool) -> bool:
         """Whether no row check has anything to say of these rows: the first at +0, starts increasing and
-        inside the function, and every pattern without a problem."""
+        inside the function, and every pattern without a problem (for a list handed out again, worked out once)."""
+        found = self._clean_lists.get(id(rows)) if shared else None
+        if found is None:
+            found = self._clean_order(reader, rows)
+            if shared:
+                self._clean_lists[id(rows)] = found
+        ordered, first, last = found
+        return ordered and (pcmask or not rows or (first == 0 and (not size or last < size)))
+
+    def _clean_order(self, reader: Bulk, rows: list[tuple[int, bytes]]) -> tuple[bool, int, int]:
+        """Whether the rows' starts increase and their patterns have no problem; their first start and last."""
         known = self._patterns
         previous = -1
         for start, key in rows:
             if start <= previous:
-                return False
+                return False, 0, 0
             previous = start
             problems = known.get(key)
             if problems is None:
                 problems = self._learn(reader, key)
             if problems:
-                return False
-        return pcmask or not rows or (rows[0][0] == 0 and (not size or previous < size))
+                return False, 0, 0
+        return True, rows[0][0] if rows else 0, previous
 
     def _bulk_rows(self, reader: Bulk, pos: int, width: int, rows: Iterable[tuple[int, bytes]]) -> Iterator[_Row]:
         """The bulk reader's rows for the checks, each with where it lies (its start address, then `key`)."""
