@@ -245,18 +245,23 @@ class _BulkDump:
         limit = min(ADDRESS_MASK - (1 << 32), INT32_MAX)  # addresses to the end of the function do not wrap
         pending = 0
         for walked in self.reader.functions():
-            if isinstance(walked, int):  # unusual: the model reads it, and words its error
+            try:
+                func, rows = walked
+            except TypeError:  # an index: the function is unusual, the model reads it and words its error
                 _model_function(section, walked, pieces, self.errors, flush)
                 pending += 1
             else:
-                func, rows = walked
                 start, size = func.start_address, func.size
                 if func.shared and plain[func.info.byte] and size <= INT32_MAX and start + size <= limit:
                     full, _, starts, flagged, lines = common.get(id(rows)) or self._template(rows, False)
-                    if lines == 4:  # one row or two, most functions: their addresses without a map (a tenth faster)
+                    if lines == 4:  # one to three rows, most functions: their addresses without a map
                         append(full % (func.index, start, size, start + starts[0]))
                     elif lines == 5:
                         append(full % (func.index, start, size, start + starts[0], start + starts[1]))
+                    elif lines == 6:
+                        append(
+                            full % (func.index, start, size, start + starts[0], start + starts[1], start + starts[2])
+                        )
                     else:
                         append(full % (func.index, start, size, *map(start.__add__, starts)))
                     if flagged or not func.complete:

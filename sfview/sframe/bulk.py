@@ -23,6 +23,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import NamedTuple
 
 from sfview.generated import sframe_layout as layout
@@ -144,9 +145,8 @@ class Bulk:
         v3 = self._attr is not None
         blocks: dict[tuple[int, int, bytes], tuple[list[Row], int, bool]] = {}  # rows, their bytes, all read
         same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
-        records, following = self._records(memoryview(data)[fde_start:end], fde_size)
-        for index, record in enumerate(records):
-            after = next(following, None)  # where the next function's block starts: this one's end, if in order
+        # With each record the one after it: where the next function's block starts, this one's end if in order.
+        for index, (record, after) in enumerate(zip_longest(*self._records(memoryview(data)[fde_start:end], fde_size))):
             block_end = fre_start + after[i_off] if after is not None else fre_end
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if relocated:
