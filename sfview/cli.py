@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from sfview.app.screens.debugger import Threads
     from sfview.document import Document
     from sfview.inputs.core import Core
-    from sfview.sframe.section import Section
 
 EXIT_BAD_INPUT = 2
 
@@ -149,22 +148,17 @@ def run_dump(argv: list[str]) -> int:
 
         errors = jsondoc.write(doc, sys.stdout)
     else:
+        from sfview.check.run import RowNotes
         from sfview.output import readelf
 
-        errors = readelf.write(section, sys.stdout)
+        notes = RowNotes(section)
+        errors = readelf.write(section, sys.stdout, notes)
         if not errors and doc.error is None:  # else the command ends in its error: one line says it
-            _say_printed_errors(doc, section)
+            for note in notes.notes():  # what the dump printed that `check` calls an error (readelf says nothing)
+                _say(f"{doc.path}: note: {note}")
     _say_losses(doc)
     _raise_first(doc, errors, "each in the dump")
     return 0
-
-
-def _say_printed_errors(doc: Document, section: Section) -> None:
-    """What the dump printed that `check` calls an error, one note each on stderr (readelf says nothing)."""
-    from sfview.check.run import printed_errors
-
-    for note in printed_errors(section):
-        _say(f"{doc.path}: note: {note}")
 
 
 def _say_losses(doc: Document) -> None:

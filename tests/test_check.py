@@ -311,3 +311,29 @@ def test_no_damage_makes_check_raise(seed: int) -> None:
             continue
         reported += bool(check(section))
     assert reported > 100, "the damage is seen"
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_row_blocks_are_sorted_only_when_two_share_a_byte(seed: int) -> None:
+    """Which FRE bytes are taken says whether any two functions' rows overlap, as the sorted blocks do, and
+    where the last rows end; sorted, the blocks are those inside the sub-section in (start, end, index) order."""
+    import random
+
+    from sfview.check.run import _Blocks
+
+    rng = random.Random(seed)
+    low, high = rng.randrange(0, 50), rng.randrange(50, 400)
+    blocks = _Blocks(low, high)
+    kept = []
+    for index in range(rng.randrange(1, 60)):
+        start = rng.randrange(0, 420)
+        block = (start, start + rng.randrange(0, 12 if seed % 2 else 3), index)
+        blocks.append(block)
+        if low <= block[0] < block[1] <= high:
+            kept.append(block)
+    kept.sort()
+    overlap = any(b[0] < max(a[1] for a in kept[:i]) for i, b in enumerate(kept) if i)
+    assert blocks.disjoint == (not overlap)
+    assert blocks.reach == max([low] + [b[1] for b in kept])
+    assert len(blocks) == len(kept)
+    assert list(blocks.in_order()) == kept

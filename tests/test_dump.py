@@ -162,3 +162,76 @@ def test_a_dump_loads_neither_the_ui_nor_the_debug_parser() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def _info(**fields: int) -> int:
+    """An FDE info byte with these bit fields set, placed where the generated layout says."""
+    from sfview.generated import sframe_layout as layout
+
+    return sum(value << layout.BITS["fde_info"][name][0] for name, value in fields.items())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bulk_dump_of_every_kind_of_function_is_the_model_dump(seed: int) -> None:
+    """The dump prints a function of the common kind from its block's template, the others (PCMASK, signal
+    frames, B keys on AArch64, sizes past 2**31, addresses that wrap) line by line or with their own title:
+    the model's text, whichever it is, for blocks of one row to many shared by several functions."""
+    import random
+    import struct
+
+    from sfview.sframe.section import Section
+
+    rng = random.Random(seed)
+    blocks = [[(4 * j, 8 * (j + 1)) for j in range(n)] for n in (1, 2, 3, 5, 9)]
+    data, offsets = b"", []
+    for rows in blocks:
+        offsets.append(len(data))
+        data += b"".join(bytes([start, 0x03]) + struct.pack("<b", cfa) for start, cfa in rows)
+    kinds = [{}, {}, {"pc_type": 1}, {"signal_frame": 1}, {"pauth_key": 1}]
+    fdes = b""
+    count = rng.randint(1, 30)
+    num_fres = 0
+    for i in range(count):
+        b = rng.randrange(len(blocks))
+        size = rng.choice([0x100, 0x100, 0x80000000, 0xFFFFFFFF])
+        start = rng.choice([0x1000 * i, -0x1000 * i, 0x7FFFFFF0, 0xF8 - 20 * i])  # the last: at the very top
+        fdes += struct.pack("<iIIIBBH", start, size, offsets[b], len(blocks[b]), _info(**rng.choice(kinds)), 4, 0)
+        num_fres += len(blocks[b])
+    abi = rng.choice([2, 3])  # AArch64 (where a B key is printed) or AMD64, both little-endian
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, abi, 0, -8 if abi == 3 else 0, 0, count, num_fres,
+                         len(data), 0, len(fdes))  # fmt: skip
+    section = Section(header + fdes + data, rng.choice([0, 0x1000, 0xFFFFFFFFFFFF0000, (1 << 64) - 0x100]))
+    assert readelf.text(section)[0] == readelf.text(section, bulk=False)[0]
+
+
+def test_notes_count_every_row_of_a_shared_block(cli, tmp_path: Path) -> None:
+    """The dump tells its notes of each row as it prints it: a block of rows three functions share is three rows."""
+    import struct
+
+    block = bytes([0, 0x03, 8, 4, 0x01])  # a row with one offset, then one with none
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 0x100 * i, 0x100, 0, 2, 0, 0, 0) for i in range(3))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 3, 6, len(block), 0, len(fdes))
+    raw = tmp_path / "shared.sframe"
+    raw.write_bytes(header + fdes + block)
+    done = cli("dump", str(raw))
+    assert done.code == 0
+    assert done.err == (
+        f"sfview: {raw}: note: fdes[0].fres[1]: row 1 has 0 offsets; on AMD64 little-endian a row has 1 or 2 "
+        "(and 2 more rows like it) (offset-count-impossible)\n"
+    )
+
+
+@pytest.mark.parametrize("info", [0, _info(signal_frame=1)], ids=["plain", "signal"])
+def test_rows_past_the_top_of_the_address_space_wrap(info: int) -> None:
+    """A function 8 bytes below the top of the address space: its third row is at 0, as readelf prints it."""
+    import struct
+
+    from sfview.sframe.section import Section
+
+    block = bytes([0, 0x03, 8, 4, 0x03, 16, 8, 0x03, 24])
+    fdes = struct.pack("<iIIIBBH", 0xF8, 0x100, 0, 3, info, 4, 0)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 1, 3, len(block), 0, len(fdes))
+    section = Section(header + fdes + block, (1 << 64) - 0x100)
+    text = readelf.text(section)[0]
+    assert text == readelf.text(section, bulk=False)[0]
+    assert text.endswith("    0000000000000000  sp+24     u         f            \n")

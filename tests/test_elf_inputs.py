@@ -77,3 +77,19 @@ def test_symbol_search_narrows_and_ranks() -> None:
     assert [s.name for s in top] == ["main", "main2", "fmain"] and count == 3
     assert search.find("main", 1) == ([table.at(0x1010)], 3), "the exact match first, the count still whole"
     assert search.find("zz") == ([], 0)
+
+
+def test_symbols_are_ordered_by_address_then_largest_then_name() -> None:
+    """The table's order, made without a key tuple per symbol, is the order of (address, -size, name)."""
+    import random
+
+    from sfview.inputs.symbols import Symbol, SymbolTable
+
+    rng = random.Random(19)
+    for _ in range(300):
+        symbols = [Symbol(rng.choice("abc") * rng.randint(1, 2), rng.randrange(6), rng.randrange(4))
+                   for _ in range(rng.randrange(30))]  # fmt: skip
+        table = SymbolTable(symbols)
+        assert table.symbols == sorted(symbols, key=lambda s: (s.address, -s.size, s.name))
+        starts = {s.address for s in symbols}
+        assert [a for a in range(-1, 8) if table.starts_at(a)] == sorted(starts)

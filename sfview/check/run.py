@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -137,35 +137,38 @@ def check(
     yield from walk.totals()
 
 
-def printed_errors(section: Section) -> Iterator[str]:
+Problem = tuple[str, str]
+"""What a row pattern breaks: a check's id, and its message with `{j}` for the row's number."""
+
+
+class RowNotes:
     """What `dump` prints that `check` calls an error, as notes: the header's problems (undefined flags
     printed as if defined), then each distinct row pattern's (a row with no offsets, printed `u`), said once
-    with its first place. One pass of the bulk reader, each pattern judged once: cheap beside the dump."""
-    for diag in _header(section):
-        if diag.severity is Severity.ERROR:
-            yield f"{diag.path}: {diag.message} ({diag.check.id})"
-    walk = _Walk(section, relocatable=False, program=None)
-    reader = Bulk(section)
-    seen: dict[tuple[str, str], tuple[int, int, int]] = {}  # problem → first function, first row, how many
-    known = walk._patterns
-    by_list: dict[int, list[tuple[tuple[str, str], int]]] = {}  # a row list the reader hands out again: once
-    for walked in reader.functions():
-        if isinstance(walked, int):
-            continue  # the model's path: the dump words these functions' errors in its text
-        fast, rows = walked
-        found = by_list.get(id(rows)) if fast.shared else None
-        if found is None:
-            found = [(problem, j) for j, (_, key) in enumerate(rows)
-                     for problem in (known[key] if key in known else walk._learn(reader, key))]  # fmt: skip
-            if fast.shared:
-                by_list[id(rows)] = found
-        for problem, j in found:
-            first = seen.get(problem)
-            seen[problem] = (fast.index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
-    for (check_id, message), (index, j, count) in seen.items():
-        if CHECKS[check_id].severity is Severity.ERROR:
-            more = f" (and {count - 1} more rows like it)" if count > 1 else ""
-            yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
+    with its first place. The dump tells it of its rows as it prints them (`judge`, then `add`): one pass."""
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+        self._walk = _Walk(section, relocatable=False, program=None)
+        self._seen: dict[Problem, tuple[int, int, int]] = {}  # problem → first function, first row, how many
+
+    def judge(self, key: bytes, cfa: Rule) -> tuple[Problem, ...]:
+        """What a row pattern (its key from the bulk reader, and its CFA rule) breaks."""
+        return self._walk.pattern_problems(key[0], cfa)
+
+    def add(self, index: int, j: int, problem: Problem) -> None:
+        """Row `j` of function `index` was printed with `problem`."""
+        first = self._seen.get(problem)
+        self._seen[problem] = (index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
+
+    def notes(self) -> Iterator[str]:
+        """The errors among the problems, the header's first, each row problem with its first place and count."""
+        for diag in _header(self.section):
+            if diag.severity is Severity.ERROR:
+                yield f"{diag.path}: {diag.message} ({diag.check.id})"
+        for (check_id, message), (index, j, count) in self._seen.items():
+            if CHECKS[check_id].severity is Severity.ERROR:
+                more = f" (and {count - 1} more rows like it)" if count > 1 else ""
+                yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
 
 
 # The header ------------------------------------------------------------------------
@@ -262,26 +265,53 @@ class _Facts(NamedTuple):
 
 
 class _Blocks:
-    """(start, end, index) of every function's FRE bytes, in three arrays: a million functions'
-    tuples would be a hundred megabytes."""
+    """(start, end, index) of the functions' FRE bytes that lie inside the FRE sub-section, in three arrays
+    (a million functions' tuples would be a hundred megabytes), and whether any two share a byte.
 
-    def __init__(self) -> None:
-        self.starts, self.ends, self.indexes = array("Q"), array("Q"), array("Q")
+    The linker sorts FDEs, not their rows, so blocks come out of order; only blocks that overlap have
+    something to say, and in sorted order. Which bytes are taken is kept in a byte array as the blocks
+    come (a byte per byte of the sub-section): while none is taken twice there is nothing to sort.
+    """
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+        wide = "Q" if high >= 1 << 32 else "I"  # offsets inside the section; an index is a 32-bit count's
+        self.starts, self.ends, self.indexes = array(wide), array(wide), array("I")
+        self.taken: bytearray | None = None
+        """A byte for each byte of the sub-section, 1 where a block is (made with the first block)."""
+        self.disjoint = True
+        """No two blocks share a byte (so far)."""
+        self.reach = low
+        """The furthest end of a block."""
+
+    def __len__(self) -> int:
+        return len(self.starts)
 
     def append(self, block: tuple[int, int, int]) -> None:
         start, end, index = block
+        if not self.low <= start < end <= self.high:
+            return  # a function without rows may point anywhere: only bytes inside the sub-section are anyone's
+        if self.disjoint:
+            if self.taken is None:
+                self.taken = bytearray(self.high - self.low)
+            at, to = start - self.low, end - self.low
+            if self.taken.find(1, at, to) < 0:
+                self.taken[at:to] = b"\x01" * (to - at)
+            else:
+                self.disjoint, self.taken = False, None
+        if end > self.reach:
+            self.reach = end
         self.starts.append(start)
         self.ends.append(end)
         self.indexes.append(index)
 
-    def in_order(self, low: int, high: int) -> Iterator[tuple[int, int, int]]:
-        """The blocks inside `[low, high)`, sorted. Each is packed into one integer to be sorted (start
-        and end are below `high`, an index below 2**32): 50 MB for a million functions, where as many
-        tuples took 160."""
-        width = max(high.bit_length(), 32)
+    def in_order(self) -> Iterator[tuple[int, int, int]]:
+        """The blocks, sorted. Each is packed into one integer to be sorted (start and end are below `high`,
+        an index below 2**32): 50 MB for a million functions, where as many tuples took 160."""
+        width = max(self.high.bit_length(), 32)
         mask = (1 << width) - 1
         inside = zip(self.starts, self.ends, self.indexes, strict=True)
-        packed = sorted((s << 2 * width) | (e << width) | i for s, e, i in inside if low <= s < e <= high)
+        packed = sorted((s << 2 * width) | (e << width) | i for s, e, i in inside)
         return ((value >> 2 * width, (value >> width) & mask, value & mask) for value in packed)
 
 
@@ -295,10 +325,14 @@ class _Walk:
         self.total_fres = 0
         self.counted_all = True  # an FDE that cannot be read has no FRE count to add
         self.read_all = True  # every function's rows were read to their count: their bytes' ends are known
-        self.blocks = _Blocks()  # (start, end, index) of every function's FRE bytes
+        self.blocks = _Blocks(section.fre_start, min(section.fre_end, len(section.data)))  # their FRE bytes
         self.previous: tuple[int, int, int] | None = None  # index, start, end of the last decodable function
         self.allowed = _offset_counts(section)
-        self._patterns: dict[bytes, tuple[tuple[str, str], ...]] = {}
+        self.fdes_sorted = section.fdes_sorted
+        self._patterns: dict[bytes, tuple[Problem, ...]] = {}
+        self._clean_lists: dict[int, tuple[bool, int, int]] = {}
+        """For a row list the bulk reader hands out again (by its identity): whether its patterns and order are
+        clean, its first start and its last (what `_clean` asks of the function's size and type)."""
 
     def functions(self) -> Iterator[Diagnostic]:
         section = self.section
@@ -326,7 +360,7 @@ class _Walk:
             cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
                 yield from self._rows_error(section.function(fast.index))
-            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask):
+            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask, fast.shared):
                 rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
             else:
                 rows = self._bulk_rows(reader, fast.fres_start, width, fast_rows)
@@ -431,7 +465,7 @@ class _Walk:
         self.total_fres += facts.num_fres
         if self.previous is not None:
             p_index, p_start, p_end = self.previous
-            if section.fdes_sorted and start <= p_start:
+            if self.fdes_sorted and start <= p_start:
                 yield _diag(
                     "fdes-unsorted",
                     f"starts at {start:#x}, not after fdes[{p_index}] ({p_start:#x}), though SFRAME_F_FDE_SORTED "
@@ -475,7 +509,8 @@ class _Walk:
                 *here,
                 fde=index,
             )
-        yield from self._rows(facts, rows, here)
+        if rows != ():  # clean rows (most functions) have nothing to say
+            yield from self._rows(facts, rows, here)
 
     def _program(self, facts: _Facts, here: tuple[int, int, None]) -> Iterator[Diagnostic]:
         program = self.program
@@ -601,21 +636,31 @@ class _Walk:
         problems = self._patterns[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
         return problems
 
-    def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool) -> bool:
+    def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool, shared: bool) -> bool:
         """Whether no row check has anything to say of these rows: the first at +0, starts increasing and
-        inside the function, and every pattern without a problem."""
+        inside the function, and every pattern without a problem (for a list handed out again, worked out once)."""
+        found = self._clean_lists.get(id(rows)) if shared else None
+        if found is None:
+            found = self._clean_order(reader, rows)
+            if shared:
+                self._clean_lists[id(rows)] = found
+        ordered, first, last = found
+        return ordered and (pcmask or not rows or (first == 0 and (not size or last < size)))
+
+    def _clean_order(self, reader: Bulk, rows: list[tuple[int, bytes]]) -> tuple[bool, int, int]:
+        """Whether the rows' starts increase and their patterns have no problem; their first start and last."""
         known = self._patterns
         previous = -1
         for start, key in rows:
             if start <= previous:
-                return False
+                return False, 0, 0
             previous = start
             problems = known.get(key)
             if problems is None:
                 problems = self._learn(reader, key)
             if problems:
-                return False
-        return pcmask or not rows or (rows[0][0] == 0 and (not size or previous < size))
+                return False, 0, 0
+        return True, rows[0][0] if rows else 0, previous
 
     def _bulk_rows(self, reader: Bulk, pos: int, width: int, rows: Iterable[tuple[int, bytes]]) -> Iterator[_Row]:
         """The bulk reader's rows for the checks, each with where it lies (its start address, then `key`)."""
@@ -642,12 +687,26 @@ class _Walk:
     def _blocks(self) -> Iterator[Diagnostic]:
         """Rows shared or overlapping between functions, and FRE bytes no function uses."""
         section = self.section
-        inside = min(section.fre_end, len(section.data))
-        # A function without rows may point anywhere; only bytes inside the FRE sub-section are anyone's.
-        blocks = self.blocks.in_order(section.fre_start, inside)
-        reach, owner, any_block = section.fre_start, None, False
-        for start, end, index in blocks:
-            any_block = True
+        reach = self.blocks.reach
+        if not self.blocks.disjoint:
+            reach = yield from self._overlaps()
+        fre_end = min(section.fre_end, len(section.data))
+        if self.blocks and reach < fre_end and section.error is None and self.counted_all and self.read_all:
+            yield _diag(
+                "fre-len-unused",
+                f"fre_len = {section.header.fre_len}, but the functions' rows end at {reach:#x}: the last "
+                f"{fre_end - reach} bytes of the FRE sub-section belong to no function",
+                reach,
+                fre_end,
+                "header.fre_len",
+            )
+
+    def _overlaps(self) -> Generator[Diagnostic, None, int]:
+        """Each function whose rows share bytes with those of a function before it in the sub-section; returns
+        where the last rows end."""
+        section = self.section
+        reach, owner = section.fre_start, None
+        for start, end, index in self.blocks.in_order():
             if owner is not None and start < reach and end > start:
                 fde = section.fde_start + index * section.fde_size
                 yield _diag(
@@ -660,16 +719,7 @@ class _Walk:
                 )
             if end > reach:
                 reach, owner = end, index
-        fre_end = min(section.fre_end, len(section.data))
-        if any_block and reach < fre_end and section.error is None and self.counted_all and self.read_all:
-            yield _diag(
-                "fre-len-unused",
-                f"fre_len = {section.header.fre_len}, but the functions' rows end at {reach:#x}: the last "
-                f"{fre_end - reach} bytes of the FRE sub-section belong to no function",
-                reach,
-                fre_end,
-                "header.fre_len",
-            )
+        return reach
 
 
 def _offset_counts(section: Section) -> set[int]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import bisect
 import os
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.relocation import RelocationSection
@@ -23,6 +23,7 @@ from sfview.inputs.elffile import (
     BoundedStrings,
     ElfFile,
     build_id,
+    names_bound,
     open_elf,
     reading,
     section_bytes,
@@ -31,7 +32,7 @@ from sfview.inputs.elffile import (
     segments,
 )
 from sfview.inputs.plt import plt_symbols
-from sfview.inputs.symbols import Place, Symbol, SymbolTable
+from sfview.inputs.symbols import PackedSymbols, Place, Symbol, SymbolTable
 
 PT_GNU_SFRAME = 0x6474E554
 STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
@@ -120,6 +121,8 @@ def _names(elf: ElfFile, origin: str, lost: list[InputError]) -> Names:
     return symbols, names, places
 
 
+T = TypeVar("T")
+
 Found = tuple[bytes, int, int, str, InputError | None]
 
 
@@ -160,8 +163,27 @@ class _RawSymbol:
     shndx: int
 
 
-def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
-    """Every entry of a symbol table.
+def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> Iterator[_RawSymbol]:
+    """Every entry of a symbol table, made as it is asked for (a list of 40,000 was 5 MB at once)."""
+    strtab, entries = _entries(elf, table)
+    names = BoundedStrings(strtab, "surrogateescape")
+    for name_off, value, size, kind, shndx in entries:
+        name = names.at(name_off)
+        if name is None:
+            raise _names_overlap(table, strtab)
+        yield _RawSymbol(name, value, size, kind, shndx)
+
+
+def _names_overlap(table: SymbolTableSection, strtab: bytes) -> InputError:
+    """What a symbol table whose names run on into each other past `BoundedStrings`' bound costs."""
+    return InputError(
+        f"{table.name}: its names run to more than twice its string table's {len(strtab)} bytes together:"
+        " they overlap (a string table with its NULs gone)"
+    )
+
+
+def _entries(elf: ElfFile, table: SymbolTableSection) -> tuple[bytes, Iterator[tuple[int, int, int, int, int]]]:
+    """A symbol table's string table, and its entries: (name offset, value, size, type, section index).
 
     pyelftools finds the table and its string table; the entries are unpacked
     here with `struct`, because pyelftools' per-symbol objects take over a
@@ -176,22 +198,18 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> list[_RawSymbol]:
     step = table["sh_entsize"]
     if step < entry.size:
         raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
-    out = []
-    names = BoundedStrings(strtab, "surrogateescape")
-    for i in range(len(data) // step):
-        fields = entry.unpack_from(data, i * step)
-        if elf.elfclass == 64:
-            name_off, info, _, shndx, value, size = fields
-        else:
-            name_off, value, size, info, _, shndx = fields
-        name = names.at(name_off)
-        if name is None:
-            raise InputError(
-                f"{table.name}: its names run to more than twice its string table's {len(strtab)} bytes together:"
-                " they overlap (a string table with its NULs gone)"
-            )
-        out.append(_RawSymbol(name, value, size, info & 0xF, shndx))
-    return out
+    wide = elf.elfclass == 64
+
+    def entries() -> Iterator[tuple[int, int, int, int, int]]:
+        for i in range(len(data) // step):
+            fields = entry.unpack_from(data, i * step)
+            if wide:
+                name_off, info, _, shndx, value, size = fields
+            else:
+                name_off, value, size, info, _, shndx = fields
+            yield name_off, value, size, info & 0xF, shndx
+
+    return strtab, entries()
 
 
 def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
@@ -209,23 +227,33 @@ def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
     for name in (".symtab", ".dynsym"):
         symbols = _lossy(lambda name=name: _function_symbols(elf, name), f"no names from {name}", lost)
         if symbols:
-            return SymbolTable(symbols + plt, name, sections)
+            for entry in plt:
+                symbols.add(entry.name, entry.address, entry.size)
+            return SymbolTable(symbols, name, sections)
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
-def _function_symbols(elf: ElfFile, name: str) -> list[Symbol]:
-    """The defined function symbols of the symbol table `name` (none when there is no such table)."""
+def _function_symbols(elf: ElfFile, name: str) -> PackedSymbols:
+    """The defined function symbols of the symbol table `name` (none when there is no such table), their
+    names left in the string table."""
     table = section_named(elf, name)
     if not isinstance(table, SymbolTableSection):
-        return []
-    return [
-        Symbol(sym.name, sym.value, sym.size)
-        for sym in _raw_symbols(elf, table)
-        if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.name and sym.shndx != SHN_UNDEF
-    ]
+        return PackedSymbols()
+    strtab, entries = _entries(elf, table)
+    symbols = PackedSymbols(strtab)
+    end = len(strtab)
+    left = names_bound(strtab)
+    for name_off, value, size, kind, shndx in entries:
+        if kind in (STT_FUNC, STT_GNU_IFUNC) and name_off < end and strtab[name_off] and shndx != SHN_UNDEF:
+            stop = strtab.find(b"\0", name_off)
+            left -= (stop if stop >= 0 else end) - name_off
+            if left < 0:
+                raise _names_overlap(table, strtab)
+            symbols.add(name_off, value, size)
+    return symbols
 
 
-def _lossy(read: Callable[[], list[Symbol]], what: str, lost: list[InputError]) -> list[Symbol] | None:
+def _lossy(read: Callable[[], T], what: str, lost: list[InputError]) -> T | None:
     """What `read` gives, or None with why in `lost` (under `what`)."""
     try:
         with reading(what):

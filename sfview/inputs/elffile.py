@@ -179,6 +179,11 @@ much: with the NULs of one gone, every name ran on into the same 8 MB string, on
 and 12 s for section names, 380 MB for symbols, from an 8 MB file)."""
 
 
+def names_bound(table: bytes) -> int:
+    """How many bytes of names a string table may give in all: twice itself and `NAMES_SLACK`."""
+    return 2 * len(table) + NAMES_SLACK
+
+
 class BoundedStrings:
     """Names from a string table's bytes, by offset (decoded with `errors`), all of them together no
     more than twice the table and `NAMES_SLACK`: past that, `at` says None."""
@@ -186,7 +191,7 @@ class BoundedStrings:
     def __init__(self, table: bytes, errors: str) -> None:
         self.table = table
         self.errors = errors
-        self.left = 2 * len(table) + NAMES_SLACK
+        self.left = names_bound(table)
 
     def at(self, offset: int) -> str | None:
         """The name at `offset` ("" outside the table), None once the names run past the bound."""

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import bisect
+import itertools
+from array import array
+from collections.abc import Iterable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -32,21 +35,113 @@ class Place:
         return Place(self.section, self.offset + delta)
 
 
+class PackedSymbols:
+    """Symbols held as numbers, each name in the string table it came from and decoded when asked for.
+
+    A `Symbol` for each of a big program's 40,000 functions, with its name
+    and its numbers, is 180 bytes a symbol; `check` and `dump --json` need the
+    addresses and a name at a time: here a symbol is 24 bytes, and its share
+    of the string table.
+    """
+
+    def __init__(self, strtab: bytes = b"") -> None:
+        self.strtab = strtab
+        self.addresses: MutableSequence[int] = array("Q")
+        self.sizes: MutableSequence[int] = array("Q")
+        self.names = array("q")
+        """An offset in the string table, or (negative, `~i`) a name of `own_names`."""
+        self.own_names: list[str] = []
+        """Names not in the string table (PLT entries, symbols given as objects)."""
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def add(self, name: int | str, address: int, size: int) -> None:
+        """A symbol named at offset `name` of the string table, or named `name`."""
+        if isinstance(name, str):
+            self.own_names.append(name)
+            name = ~(len(self.own_names) - 1)
+        try:
+            self.addresses.append(address)
+            self.sizes.append(size)
+        except OverflowError:  # numbers no ELF field holds (given by hand): kept as they are
+            self.addresses, self.sizes = list(self.addresses)[: len(self.names)], list(self.sizes)[: len(self.names)]
+            self.addresses.append(address)
+            self.sizes.append(size)
+        self.names.append(name)
+
+    def name(self, i: int) -> str:
+        ref = self.names[i]
+        if ref < 0:
+            return self.own_names[~ref]
+        end = self.strtab.find(b"\0", ref)
+        return self.strtab[ref : end if end >= 0 else len(self.strtab)].decode("utf-8", "surrogateescape")
+
+    def symbol(self, i: int) -> Symbol:
+        return Symbol(self.name(i), self.addresses[i], self.sizes[i])
+
+    @classmethod
+    def of(cls, symbols: Iterable[Symbol]) -> PackedSymbols:
+        packed = cls()
+        for symbol in symbols:
+            packed.add(symbol.name, symbol.address, symbol.size)
+        return packed
+
+
+def _by_address(packed: PackedSymbols) -> array:
+    """The symbols' indexes by address, then the largest first, then by name.
+
+    Sorted by address, each packed with its index into one integer; only
+    symbols that share an address are then ordered by size and name (their
+    names decoded). A key of three for each symbol was a hundred bytes a symbol."""
+    addresses = packed.addresses
+    keyed = sorted((address << 32) | i for i, address in enumerate(addresses))
+    order = array("I", (key & 0xFFFFFFFF for key in keyed))
+    del keyed
+    shared = [j for j, (a, b) in enumerate(itertools.pairwise(order)) if addresses[a] == addresses[b]]
+    for first, last in _runs(shared):
+        run = sorted(order[first : last + 2], key=lambda i: (-packed.sizes[i], packed.name(i)))
+        order[first : last + 2] = array("I", run)
+    return order
+
+
+def _runs(numbers: list[int]) -> Iterator[tuple[int, int]]:
+    """(first, last) of each run of consecutive numbers in a sorted list."""
+    for _, run in itertools.groupby(enumerate(numbers), key=lambda pair: pair[1] - pair[0]):
+        values = [n for _, n in run]
+        yield values[0], values[-1]
+
+
 class _Ranges:
     """Named address ranges sorted by start, for the innermost one holding an address."""
 
-    def __init__(self, items: list[Symbol]) -> None:
-        self.items = sorted(items, key=lambda s: (s.address, -s.size, s.name))
-        self._starts = [s.address for s in self.items]
+    def __init__(self, packed: PackedSymbols) -> None:
+        self.packed = packed
+        self.order = _by_address(packed)
+        """Indexes of `packed` in the order of the ranges."""
+        starts = (packed.addresses[i] for i in self.order)
+        self._starts: Sequence[int] = array("Q", starts) if isinstance(packed.addresses, array) else list(starts)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def items(self) -> list[Symbol]:
+        """Every range, in order, as a `Symbol`."""
+        return [self.packed.symbol(i) for i in self.order]
+
+    def starts_at(self, address: int) -> bool:
+        """Whether a range begins exactly at `address`."""
+        i = bisect.bisect_left(self._starts, address)
+        return i < len(self._starts) and self._starts[i] == address
 
     def at(self, address: int) -> Symbol | None:
         i = bisect.bisect_right(self._starts, address) - 1
         start = self._starts[i] if i >= 0 else None
         # Among ranges starting at the same place, the smallest that holds it wins.
         while i >= 0 and self._starts[i] == start:
-            item = self.items[i]
-            if address == item.address or address < item.address + item.size:
-                return item
+            k = self.order[i]
+            if address == start or address < start + self.packed.sizes[k]:
+                return self.packed.symbol(k)
             i -= 1
         return None
 
@@ -55,31 +150,33 @@ class SymbolTable:
     """Function symbols sorted by address, for naming PCs and finding names."""
 
     def __init__(
-        self, symbols: list[Symbol] | None = None, origin: str = "none", sections: list[Symbol] | None = None
+        self,
+        symbols: list[Symbol] | PackedSymbols | None = None,
+        origin: str = "none",
+        sections: list[Symbol] | None = None,
     ) -> None:
-        self._symbols = _Ranges(symbols or [])
-        self._sections = _Ranges(sections or [])
+        packed = symbols if isinstance(symbols, PackedSymbols) else PackedSymbols.of(symbols or [])
+        self._symbols = _Ranges(packed)
+        self._sections = _Ranges(PackedSymbols.of(sections or []))
         self.origin = origin
         """Where the names came from: `.symtab`, `.dynsym`, or `none`."""
 
-    @property
+    @cached_property
     def symbols(self) -> list[Symbol]:
-        return self._symbols.items
+        """Every symbol, by address (made on first use: looking up names needs none of them)."""
+        return self._symbols.items()
 
     def __len__(self) -> int:
-        return len(self.symbols)
+        return len(self._symbols)
 
     def at(self, address: int) -> Symbol | None:
         """The function symbol whose range holds `address` (or that starts exactly there)."""
         return self._symbols.at(address)
 
     def starts_at(self, address: int) -> bool:
-        """Whether a function symbol, a PLT entry or a code section begins exactly at `address`."""
-        return address in self._starts
-
-    @cached_property
-    def _starts(self) -> frozenset[int]:
-        return frozenset(s.address for s in (*self._symbols.items, *self._sections.items))
+        """Whether a function symbol, a PLT entry or a code section begins exactly at `address` (searched in
+        the sorted starts: a set of them cost `check` 50 bytes a symbol)."""
+        return self._symbols.starts_at(address) or self._sections.starts_at(address)
 
     def name_at(self, address: int, lookup: int | None = None) -> str:
         """`name`, `name+0x12`, else the code section as objdump names it (`.plt+0x10`), else "".

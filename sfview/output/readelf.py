@@ -15,16 +15,20 @@ section's version, that is the binutils that emits it:
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.bulk import Bulk
+from sfview.sframe.bulk import FDE_INFOS, Bulk, FastFunction
+from sfview.sframe.bulk import Row as BulkRow
 from sfview.sframe.rules import Kind, Rule
 from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
+
+if TYPE_CHECKING:
+    from sfview.check.run import Problem, RowNotes
 
 TITLE = "Contents of the SFrame section .sframe:"
 
@@ -139,22 +143,23 @@ CHUNK_LINES = 4096
 """Lines a streamed dump gathers before it writes them: few writes, little memory."""
 
 
-def write(section: Section, out: TextIO) -> list[InputError]:
+def write(section: Section, out: TextIO, notes: RowNotes | None = None) -> list[InputError]:
     """The dump written to `out` as it is made, a few thousand lines at a time; the problems met.
 
     What `text` returns, without ever holding the whole of it: 9 MB of text
     for 40,000 functions, which is memory, and time, to build and then copy.
+    `notes`, when given, is told of every row the dump prints that `check`
+    calls an error, in the same pass (a second pass was a quarter of a dump's time).
     """
-    lines = [TITLE, *_header_lines(section), "", "  Function Index :"]
+    pieces = [_head(section)]
     errors: list[InputError] = []
 
-    def flush(lines: list[str]) -> None:
-        out.write("\n".join(lines))
-        out.write("\n")
-        lines.clear()
+    def flush(pieces: list[str]) -> None:
+        out.write("".join(pieces))
+        pieces.clear()
 
-    _bulk_functions(section, lines, errors, flush)
-    flush(lines)
+    _BulkDump(section, pieces, errors, flush, notes).run()
+    flush(pieces)
     return errors
 
 
@@ -169,67 +174,174 @@ def text(section: Section, *, bulk: bool = True) -> tuple[str, list[InputError]]
     takes every function through the model: the two must agree, and a test
     makes sure they do.
     """
-    # The dumper prints the title without a newline, then "\n  Header :".
-    lines = [TITLE, *_header_lines(section), "", "  Function Index :"]
+    pieces = [_head(section)]
     errors: list[InputError] = []
     if bulk:
-        _bulk_functions(section, lines, errors)
+        _BulkDump(section, pieces, errors).run()
     else:
         for index in range(section.num_fdes):
-            _model_function(section, index, lines, errors)
-    return "\n".join(lines) + "\n", errors
+            _model_function(section, index, pieces, errors)
+    return "".join(pieces), errors
 
 
-def _bulk_functions(
-    section: Section,
-    lines: list[str],
-    errors: list[InputError],
-    flush: Callable[[list[str]], None] | None = None,
-) -> None:
-    """Every function through the bulk reader (the hot path of a dump: kept tight)."""
-    reader = Bulk(section)
-    texts: dict[bytes, str] = {}
-    known = texts.get
-    blocks: dict[int, list[tuple[int, str]]] = {}
+def _head(section: Section) -> str:
+    """The title and header, up to the functions (the dumper prints the title without a newline, then
+    "\n  Header :")."""
+    return "".join(f"{line}\n" for line in (TITLE, *_header_lines(section), "", "  Function Index :"))
 
-    def describe_row(key: bytes) -> str:
-        pattern = reader.pattern(key)
-        text = texts[key] = _columns(section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+
+COMMON_TITLE = "\n    func idx [%d]: pc = %#x, size = %d bytes\n"
+"""A function's title when it has no attributes (the common case): a `%` template, with the blank line before."""
+
+
+class _Template(NamedTuple):
+    """What every function with one block of rows prints."""
+
+    full: str
+    """Title, column heads and rows, a `%` template of the index, address, size and each row's address."""
+    rows: str
+    """The rows alone, a template of each row's address."""
+    starts: tuple[int, ...]
+    """The rows' start offsets."""
+    flagged: list[tuple[int, Problem]]
+    """The rows `notes` is told of, and what each breaks."""
+    lines: int
+    """How many lines the function takes."""
+
+
+class _BulkDump:
+    """Every function through the bulk reader, each written out as one string (the hot path of a dump).
+
+    Functions share their blocks of rows (891 distinct among 40,000
+    functions): each block's rows become one `%` template, title and column
+    heads included, so that a function costs one formatting of its index,
+    address, size and row addresses, not one per line.
+    """
+
+    def __init__(
+        self,
+        section: Section,
+        pieces: list[str],
+        errors: list[InputError],
+        flush: Callable[[list[str]], None] | None = None,
+        notes: RowNotes | None = None,
+    ) -> None:
+        self.section, self.pieces, self.errors, self.flush, self.notes = section, pieces, errors, flush, notes
+        self.reader = Bulk(section)
+        self.texts: dict[bytes, str] = {}
+        """A row pattern's columns, by its key."""
+        self.problems: dict[bytes, tuple[Problem, ...]] = {}
+        """What `notes` finds wrong in a row pattern, by its key."""
+        self.templates: tuple[dict[int, _Template], dict[int, _Template]] = ({}, {})
+        """By a shared row list's identity, for PCINC and PCMASK functions: what they print, as templates."""
+        aarch64 = section.is_aarch64
+        self.plain = [not (i.pcmask or i.signal or (aarch64 and i.pauth_key_b)) for i in FDE_INFOS]
+        """By FDE info byte: whether a function's title is the common one, and its rows at its address."""
+
+    def run(self) -> None:
+        """The dump of every function, in FDE order (a function the bulk reader finds unusual through the model)."""
+        section, pieces, flush = self.section, self.pieces, self.flush
+        append, common, plain = pieces.append, self.templates[False], self.plain
+        limit = min(ADDRESS_MASK - (1 << 32), INT32_MAX)  # addresses to the end of the function do not wrap
+        pending = 0
+        for walked in self.reader.functions():
+            try:
+                func, rows = walked
+            except TypeError:  # an index: the function is unusual, the model reads it and words its error
+                _model_function(section, walked, pieces, self.errors, flush)
+                pending += 1
+            else:
+                start, size = func.start_address, func.size
+                if func.shared and plain[func.info.byte] and size <= INT32_MAX and start + size <= limit:
+                    full, _, starts, flagged, lines = common.get(id(rows)) or self._template(rows, False)
+                    if lines == 4:  # one to three rows, most functions: their addresses without a map
+                        append(full % (func.index, start, size, start + starts[0]))
+                    elif lines == 5:
+                        append(full % (func.index, start, size, start + starts[0], start + starts[1]))
+                    elif lines == 6:
+                        append(
+                            full % (func.index, start, size, start + starts[0], start + starts[1], start + starts[2])
+                        )
+                    else:
+                        append(full % (func.index, start, size, *map(start.__add__, starts)))
+                    if flagged or not func.complete:
+                        self._after_rows(func, flagged)
+                    pending += lines
+                else:
+                    pending += self._other(func, rows)
+            if flush is not None and pending > CHUNK_LINES:
+                flush(pieces)
+                pending = 0
+
+    def _other(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow]) -> int:
+        """A function the common case leaves out (a PCMASK one, a signal frame, a B key, an address that
+        wraps, rows of its own); the lines it added."""
+        pcmask = func.info.pcmask
+        base = 0 if pcmask else func.start_address
+        if not func.shared or base + func.size + (1 << 32) > ADDRESS_MASK:  # near the top: addresses wrap
+            self._rows_one_by_one(func, rows, base)
+            return CHUNK_LINES + 1  # written out already
+        assert isinstance(rows, list)
+        _, part, starts, flagged, lines = self.templates[pcmask].get(id(rows)) or self._template(rows, pcmask)
+        self.pieces.append(f"\n{self._title(func)}\n{TABLE_HEADS[pcmask]}\n{part % tuple(map(base.__add__, starts))}")
+        self._after_rows(func, flagged)
+        return lines
+
+    def _after_rows(self, func: FastFunction, flagged: list[tuple[int, Problem]]) -> None:
+        """`notes` told of the rows it judges, and why the rows stop early, if they do."""
+        if self.notes is not None:
+            for j, problem in flagged:
+                self.notes.add(func.index, j, problem)
+        if not func.complete:
+            self._rows_error(func)
+
+    def _template(self, rows: list[BulkRow], pcmask: bool) -> _Template:
+        """What every function with these rows prints, as templates (made once for each distinct block)."""
+        columns = [self.texts.get(key) or self._describe(key) for _, key in rows]
+        part = "".join(f"    %016x{text.replace('%', '%%')}\n" for text in columns)
+        full = COMMON_TITLE + TABLE_HEADS[pcmask] + "\n" + part
+        flagged = [(j, problem) for j, (_, key) in enumerate(rows) for problem in self.problems.get(key, ())]
+        made = self.templates[pcmask][id(rows)] = _Template(
+            full, part, tuple(s for s, _ in rows), flagged, len(rows) + 3
+        )
+        return made
+
+    def _describe(self, key: bytes) -> str:
+        """A row pattern's columns (and what `notes` finds wrong in it), worked out once."""
+        pattern = self.reader.pattern(key)
+        text = self.texts[key] = _columns(self.section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
+        if self.notes is not None:
+            self.problems[key] = self.notes.judge(key, pattern.cfa)
         return text
 
-    append = lines.append
-    aarch64 = section.is_aarch64
-    for walked in reader.functions():
-        if isinstance(walked, int):  # unusual: the model reads it, and words its error
-            _model_function(section, walked, lines, errors, flush)
-            continue
-        func, rows = walked
+    def _title(self, func: FastFunction) -> str:
         info = func.info
-        pauth_b = aarch64 and info.pauth_key_b
-        if info.signal or pauth_b or func.size > INT32_MAX:
-            title = _title(section, func.index, func.start_address, func.size, info.signal, False, pauth_b)
-        else:  # the common case, written out here: this line is printed 40,000 times
-            title = f"    func idx [{func.index}]: pc = {func.start_address:#x}, size = {func.size} bytes"
-        append(f"\n{title}\n{TABLE_HEADS[info.pcmask]}")  # joined by newlines: a blank line, title, head
-        base = 0 if info.pcmask else func.start_address
-        mask = base + func.size + (1 << 32) > ADDRESS_MASK  # only near the top of the address space
-        if func.shared:  # the bulk reader hands out one list per distinct block, and keeps it
-            described = blocks.get(id(rows))
-            if described is None:
-                described = blocks[id(rows)] = [(start, known(key) or describe_row(key)) for start, key in rows]
-        else:  # rows of this function alone (or very many of them, read as they are written out)
-            described = ((start, known(key) or describe_row(key)) for start, key in rows)
-        for start, columns in described:
-            append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}")
-            if flush is not None and len(lines) > CHUNK_LINES:
-                flush(lines)
-        if not func.complete:  # the rows stop early: the model says why
-            problem = section.function(func.index).rows.error
-            assert problem is not None, "the bulk reader and the model stop at the same row"
-            errors.append(problem)
-            append(_problem(problem))
-        if flush is not None and len(lines) > CHUNK_LINES:
-            flush(lines)
+        pauth_b = self.section.is_aarch64 and info.pauth_key_b
+        return _title(self.section, func.index, func.start_address, func.size, info.signal, False, pauth_b)
+
+    def _rows_one_by_one(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow], base: int) -> None:
+        """A function whose rows are its own (or very many, read as they are written out), or whose addresses
+        wrap: line by line."""
+        pieces, flush, notes, texts = self.pieces, self.flush, self.notes, self.texts
+        pieces.append(f"\n{self._title(func)}\n{TABLE_HEADS[func.info.pcmask]}\n")
+        mask = base + func.size + (1 << 32) > ADDRESS_MASK
+        for j, (start, key) in enumerate(rows):
+            columns = texts.get(key) or self._describe(key)
+            pieces.append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}\n")
+            if notes is not None:
+                for problem in self.problems[key]:
+                    notes.add(func.index, j, problem)
+            if flush is not None and len(pieces) > CHUNK_LINES:
+                flush(pieces)
+        if not func.complete:
+            self._rows_error(func)
+
+    def _rows_error(self, func: FastFunction) -> None:
+        """The rows stop early: the model says why."""
+        problem = self.section.function(func.index).rows.error
+        assert problem is not None, "the bulk reader and the model stop at the same row"
+        self.errors.append(problem)
+        self.pieces.append(_problem(problem) + "\n")
 
 
 def _problem(error: InputError) -> str:
@@ -241,7 +353,7 @@ def _problem(error: InputError) -> str:
 def _model_function(
     section: Section,
     index: int,
-    lines: list[str],
+    pieces: list[str],
     errors: list[InputError],
     flush: Callable[[list[str]], None] | None = None,
 ) -> None:
@@ -249,30 +361,18 @@ def _model_function(
     func = section.function(index)
     if func.error is not None:
         errors.append(func.error)
-        lines.append("")
-        lines.append(f"    func idx [{index}]:")
-        lines.append(_problem(func.error))
+        pieces.append(f"\n    func idx [{index}]:\n{_problem(func.error)}\n")
         return
-    lines.append("")
-    lines.append(
-        _title(
-            section,
-            func.index,
-            func.start_address,
-            func.size,
-            func.signal,
-            func.flexible,
-            section.is_aarch64 and func.pauth_key == Sframe.PauthKey.key_b,
-        )
-    )
-    lines.append(TABLE_HEADS[func.pcmask])
+    pauth_b = section.is_aarch64 and func.pauth_key == Sframe.PauthKey.key_b
+    title = _title(section, func.index, func.start_address, func.size, func.signal, func.flexible, pauth_b)
+    pieces.append(f"\n{title}\n{TABLE_HEADS[func.pcmask]}\n")
     for row in func.rows:
-        lines.append(_row_line(section, func, row))
-        if flush is not None and len(lines) > CHUNK_LINES:
-            flush(lines)
+        pieces.append(_row_line(section, func, row) + "\n")
+        if flush is not None and len(pieces) > CHUNK_LINES:
+            flush(pieces)
     if func.rows_error is not None:
         errors.append(func.rows_error)
-        lines.append(_problem(func.rows_error))
+        pieces.append(_problem(func.rows_error) + "\n")
 
 
 def _row_line(section: Section, func: Function, row: Row) -> str:

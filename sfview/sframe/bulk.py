@@ -23,6 +23,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import NamedTuple
 
 from sfview.errors import InputError
@@ -145,58 +146,54 @@ class Bulk:
         v3 = self._attr is not None
         blocks: dict[tuple[int, int, bytes], tuple[list[Row], int, bool]] = {}  # rows, their bytes, all read
         same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
-        for index, record, block_end in self._records(memoryview(data)[fde_start:end], i_off, fre_start, fre_end):
+        # With each record the one after it: where the next function's block starts, this one's end if in order.
+        for index, (record, after) in enumerate(zip_longest(*self._records(memoryview(data)[fde_start:end], fde_size))):
+            block_end = fre_start + after[i_off] if after is not None else fre_end
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if relocated:
                 start = relocated.get(fde_start + index * fde_size + self._start_field, start) & ADDRESS_MASK
             if v3:
-                func = self._v3_function(index, start, record[i_size], fre_start + record[i_off])
-                if func is None:
+                found = self._v3_attr(fre_start + record[i_off])
+                if found is None:
                     yield index
                     continue
+                info, rep, count, pos = found
             else:
+                info, count, pos = infos[record[i_info]], record[i_count], fre_start + record[i_off]
                 rep = record[i_rep] if i_rep is not None else 0
-                func = FastFunction(
-                    index, start, record[i_size], infos[record[i_info]], rep, record[i_count], fre_start + record[i_off]
-                )
-            address = starts.get(func.info.fre_type)
-            pos = func.fres_start
-            if address is None or (func.num_fres and not fre_start <= pos <= fre_end):
+            address = starts.get(info.fre_type)
+            if address is None or (count and not fre_start <= pos <= fre_end):
                 yield index
                 continue
             # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
             # already read gives the same rows, when its reading stayed within the bytes of the key.
             # And FDEs that point at the same rows (with the same count) read the same rows.
-            key = (func.info.fre_type, func.num_fres, data[pos : max(pos, block_end)])
-            place = (func.info.fre_type, func.num_fres, pos)
-            known = blocks.get(key) or same_place.get(place)
+            key = (info.fre_type, count, data[pos : block_end if block_end > pos else pos])
+            known = blocks.get(key)
+            if known is None:
+                known = same_place.get((info.fre_type, count, pos))
             if known is not None:
-                rows, length, func.complete = known
-                func.rows_end, func.shared = pos + length, True
-            elif func.num_fres > LISTED_ROWS:
+                rows, length, complete = known
+                yield (
+                    FastFunction(index, start, record[i_size], info, rep, count, pos, complete, pos + length, True),
+                    rows,
+                )
+                continue
+            func = FastFunction(index, start, record[i_size], info, rep, count, pos)
+            if count > LISTED_ROWS:
                 yield func, self._walk(func, pos, address, fre_end, limit)  # read as it is written out
                 continue
-            else:
-                rows = list(self._walk(func, pos, address, fre_end, limit))
-                same_place[place] = entry = rows, func.rows_end - pos, func.complete
-                if func.complete and func.rows_end <= block_end:
-                    blocks[key] = entry
-                    func.shared = True
+            rows = list(self._walk(func, pos, address, fre_end, limit))
+            same_place[(info.fre_type, count, pos)] = entry = rows, func.rows_end - pos, func.complete
+            if func.complete and func.rows_end <= block_end:
+                blocks[key] = entry
+                func.shared = True
             yield func, rows
 
-    def _records(
-        self, table: memoryview, i_off: int, fre_start: int, fre_end: int
-    ) -> Iterator[tuple[int, tuple[int, ...], int]]:
-        """Each FDE record with its index, and where the next function's block starts (the end of this
-        one's, when blocks are laid out in order): read as they are used, so that a million functions
-        never have a million tuples at once."""
-        records = self._fde.iter_unpack(table)
-        current = next(records, None)
-        index = 0
-        while current is not None:
-            following = next(records, None)
-            yield index, current, fre_start + following[i_off] if following is not None else fre_end
-            current, index = following, index + 1
+    def _records(self, table: memoryview, size: int) -> tuple[Iterator[tuple[int, ...]], Iterator[tuple[int, ...]]]:
+        """The FDE records, and the same from the second on (to know where the next function's rows start):
+        read as they are used, so that a million functions never have a million tuples at once."""
+        return self._fde.iter_unpack(table), self._fde.iter_unpack(table[size:])
 
     def _walk(self, func: FastFunction, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[Row]:
         """(start offset, pattern key) of the function's rows from `pos`; when done, `func.complete` and
@@ -220,7 +217,9 @@ class Bulk:
         func.complete = read == func.num_fres
         func.rows_end = pos
 
-    def _v3_function(self, index: int, start: int, size: int, attr_pos: int) -> FastFunction | None:
+    def _v3_attr(self, attr_pos: int) -> tuple[FdeInfo, int, int, int] | None:
+        """A version 3 function's info, rep size, row count and where its rows start, from its attribute
+        block; None for one the Kaitai path reads."""
         assert self._attr is not None
         if attr_pos + self._attr.size > min(self.section.fre_end, len(self.data)):
             return None
@@ -228,15 +227,8 @@ class Bulk:
         fields = self._attr_fields
         if info_bits(attr[fields["func_info2"]], "fde_info2", "fde_type") != Sframe.FdeType.default:
             return None  # flexible (or undefined) FDE types: the Kaitai path reads their words
-        return FastFunction(
-            index,
-            start,
-            size,
-            FDE_INFOS[attr[fields["func_info"]]],
-            attr[fields["func_rep_size"]],
-            attr[fields["func_num_fres"]],
-            attr_pos + self._attr.size,
-        )
+        info = FDE_INFOS[attr[fields["func_info"]]]
+        return info, attr[fields["func_rep_size"]], attr[fields["func_num_fres"]], attr_pos + self._attr.size
 
     def pattern(self, key: bytes) -> Pattern:
         """The rules a row's info byte and offsets give (decoded once per distinct pattern)."""
