@@ -93,7 +93,7 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
             theirs.append(run_measured(gdb, env=env))
         floor.append(run_measured(FLOOR, env=env))
     print(f"sfview unwind vs gdb bt, {program.name} core {core.name}, {repeat} runs each, interleaved")
-    print(f"{'':8} {'best':>9} {'median':>9} {'peak RSS':>10}")
+    print(f"{'':8} {'best':>9} {'median':>9} {'CPU median':>11} {'peak RSS':>10}")
     for name, runs in (("sfview", ours), ("gdb", theirs), ("floor", floor)):
         if not runs:
             print(f"{name:8} not installed")
@@ -101,13 +101,36 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
         if not all(r.ok for r in runs):
             print(f"{name:8} FAILED: {runs[0].stderr.decode(errors='replace')[:200]}")
             continue
-        s = Summary.of(runs)
-        print(f"{name:8} {s.best_s:8.3f}s {s.median_s:8.3f}s {s.peak_rss_mb:7.1f} MB")
+        s, cpu = Summary.of(runs), statistics.median(r.cpu_s for r in runs)
+        print(f"{name:8} {s.best_s:8.3f}s {s.median_s:8.3f}s {cpu * 1e3:8.1f} ms {s.peak_rss_mb:7.1f} MB")
     if ours and theirs:
         print(f"gdb/sfview: {Summary.of(theirs).median_s / Summary.of(ours).median_s:.2f}x (median)")
     frames = ours[0].stdout.decode().count("\n#") + 1
     gdb_frames = theirs[0].stdout.decode().count("\n#") + 1 if theirs else 0
     print(f"sfview found {frames} frames, gdb printed {gdb_frames}\n")
+
+
+def import_shares(program: Path, core: Path, repeat: int) -> None:
+    """Where `sfview unwind`'s import time goes, by top-level package (Python's own `-X importtime`,
+    self times summed, median over the runs): what a reader without pyelftools could save at most
+    at start-up (pyelftools' share), beside sfview's own modules and the rest (the standard library,
+    capstone, the editable install's finder). The runs are not interleaved with anything: a share,
+    not a speed."""
+    argv = [sys.executable, "-X", "importtime", *sfview_argv("unwind", str(program), "--core", str(core))[1:]]
+    shares: dict[str, list[float]] = {"elftools": [], "sfview": [], "other": []}
+    for _ in range(repeat):
+        stderr = subprocess.run(argv, env=child_env(), capture_output=True, check=True).stderr.decode()
+        run = dict.fromkeys(shares, 0.0)
+        for line in stderr.splitlines():
+            fields = line.removeprefix("import time:").split("|")
+            if len(fields) == 3 and fields[0].strip().isdigit():
+                top = fields[2].strip().split(".")[0]
+                run[top if top in run else "other"] += int(fields[0]) / 1e3
+        for name, ms in run.items():
+            shares[name].append(ms)
+    medians = {name: statistics.median(ms) for name, ms in shares.items()}
+    print(f"imports of sfview unwind {program.name}, self times, median of {repeat} runs:")
+    print("  " + ", ".join(f"{name} {ms:.1f} ms" for name, ms in medians.items()) + "\n")
 
 
 def lookups(samples: int) -> None:
@@ -154,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no static build (gcc -static or gdb missing): static program not measured\n")
     else:
         against_gdb(*static, args.repeat)
+        import_shares(*static, args.repeat)
     lookups(args.samples)
     return 0
 
