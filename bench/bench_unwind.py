@@ -110,27 +110,46 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
     print(f"sfview found {frames} frames, gdb printed {gdb_frames}\n")
 
 
+OWNERS = ("elftools", "sfview")
+"""The packages whose import cost `import_shares` separates from the rest."""
+
+
 def import_shares(program: Path, core: Path, repeat: int) -> None:
-    """Where `sfview unwind`'s import time goes, by top-level package (Python's own `-X importtime`,
-    self times summed, median over the runs): what a reader without pyelftools could save at most
-    at start-up (pyelftools' share), beside sfview's own modules and the rest (the standard library,
-    capstone, the editable install's finder). The runs are not interleaved with anything: a share,
-    not a speed."""
+    """Where `sfview unwind`'s import time goes (Python's own `-X importtime`, self times, median over
+    the runs): each module counts to the nearest of pyelftools or sfview that imported it (pyelftools'
+    `construct.debug` imports `pdb`, and with it `inspect`, `ast`, `tokenize`: pyelftools' cost), the
+    rest is Python's start and the editable install's finder. What a reader without pyelftools could
+    save at most at start-up is pyelftools' share. Not interleaved with anything: a share, not a speed."""
     argv = [sys.executable, "-X", "importtime", *sfview_argv("unwind", str(program), "--core", str(core))[1:]]
-    shares: dict[str, list[float]] = {"elftools": [], "sfview": [], "other": []}
+    shares: dict[str, list[float]] = {name: [] for name in (*OWNERS, "other")}
     for _ in range(repeat):
         stderr = subprocess.run(argv, env=child_env(), capture_output=True, check=True).stderr.decode()
-        run = dict.fromkeys(shares, 0.0)
-        for line in stderr.splitlines():
-            fields = line.removeprefix("import time:").split("|")
-            if len(fields) == 3 and fields[0].strip().isdigit():
-                top = fields[2].strip().split(".")[0]
-                run[top if top in run else "other"] += int(fields[0]) / 1e3
-        for name, ms in run.items():
+        for name, ms in _owned_import_times(stderr).items():
             shares[name].append(ms)
-    medians = {name: statistics.median(ms) for name, ms in shares.items()}
-    print(f"imports of sfview unwind {program.name}, self times, median of {repeat} runs:")
-    print("  " + ", ".join(f"{name} {ms:.1f} ms" for name, ms in medians.items()) + "\n")
+    medians = ", ".join(f"{name} {statistics.median(ms):.1f} ms" for name, ms in shares.items())
+    print(f"imports of sfview unwind {program.name}, by who imported them, median of {repeat} runs:\n  {medians}\n")
+
+
+def _owned_import_times(importtime: str) -> dict[str, float]:
+    """Self import times in ms summed by owner: `-X importtime` prints a module after the modules it
+    imported, indented deeper, so a line owns the unowned deeper lines pending before it (which then
+    belong to its subtree: its siblings do not own them)."""
+    pending: list[tuple[int, float, str | None]] = []  # (depth, self ms, owner)
+    for line in importtime.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue
+        name = fields[2].rstrip()
+        depth, top = len(name) - len(name.lstrip()), name.strip().split(".")[0]
+        owner = top if top in OWNERS else None
+        inner = [entry for entry in pending if entry[0] > depth]
+        pending = [entry for entry in pending if entry[0] <= depth]
+        pending += [(depth, ms, held or owner) for _, ms, held in inner]  # now in this line's subtree
+        pending.append((depth, int(fields[0]) / 1e3, owner))
+    totals = dict.fromkeys((*OWNERS, "other"), 0.0)
+    for _, ms, owner in pending:
+        totals[owner or "other"] += ms
+    return totals
 
 
 def lookups(samples: int) -> None:
