@@ -93,7 +93,7 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
             theirs.append(run_measured(gdb, env=env))
         floor.append(run_measured(FLOOR, env=env))
     print(f"sfview unwind vs gdb bt, {program.name} core {core.name}, {repeat} runs each, interleaved")
-    print(f"{'':8} {'best':>9} {'median':>9} {'peak RSS':>10}")
+    print(f"{'':8} {'best':>9} {'median':>9} {'CPU median':>11} {'peak RSS':>10}")
     for name, runs in (("sfview", ours), ("gdb", theirs), ("floor", floor)):
         if not runs:
             print(f"{name:8} not installed")
@@ -101,13 +101,55 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
         if not all(r.ok for r in runs):
             print(f"{name:8} FAILED: {runs[0].stderr.decode(errors='replace')[:200]}")
             continue
-        s = Summary.of(runs)
-        print(f"{name:8} {s.best_s:8.3f}s {s.median_s:8.3f}s {s.peak_rss_mb:7.1f} MB")
+        s, cpu = Summary.of(runs), statistics.median(r.cpu_s for r in runs)
+        print(f"{name:8} {s.best_s:8.3f}s {s.median_s:8.3f}s {cpu * 1e3:8.1f} ms {s.peak_rss_mb:7.1f} MB")
     if ours and theirs:
         print(f"gdb/sfview: {Summary.of(theirs).median_s / Summary.of(ours).median_s:.2f}x (median)")
     frames = ours[0].stdout.decode().count("\n#") + 1
     gdb_frames = theirs[0].stdout.decode().count("\n#") + 1 if theirs else 0
     print(f"sfview found {frames} frames, gdb printed {gdb_frames}\n")
+
+
+OWNERS = ("elftools", "sfview")
+"""The packages whose import cost `import_shares` separates from the rest."""
+
+
+def import_shares(program: Path, core: Path, repeat: int) -> None:
+    """Where `sfview unwind`'s import time goes (Python's own `-X importtime`, self times, median over
+    the runs): each module counts to the nearest of pyelftools or sfview that imported it (pyelftools'
+    `construct.debug` imports `pdb`, and with it `inspect`, `ast`, `tokenize`: pyelftools' cost), the
+    rest is Python's start and the editable install's finder. What a reader without pyelftools could
+    save at most at start-up is pyelftools' share. Not interleaved with anything: a share, not a speed."""
+    argv = [sys.executable, "-X", "importtime", *sfview_argv("unwind", str(program), "--core", str(core))[1:]]
+    shares: dict[str, list[float]] = {name: [] for name in (*OWNERS, "other")}
+    for _ in range(repeat):
+        stderr = subprocess.run(argv, env=child_env(), capture_output=True, check=True).stderr.decode()
+        for name, ms in _owned_import_times(stderr).items():
+            shares[name].append(ms)
+    medians = ", ".join(f"{name} {statistics.median(ms):.1f} ms" for name, ms in shares.items())
+    print(f"imports of sfview unwind {program.name}, by who imported them, median of {repeat} runs:\n  {medians}\n")
+
+
+def _owned_import_times(importtime: str) -> dict[str, float]:
+    """Self import times in ms summed by owner: `-X importtime` prints a module after the modules it
+    imported, indented deeper, so a line owns the unowned deeper lines pending before it (which then
+    belong to its subtree: its siblings do not own them)."""
+    pending: list[tuple[int, float, str | None]] = []  # (depth, self ms, owner)
+    for line in importtime.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue
+        name = fields[2].rstrip()
+        depth, top = len(name) - len(name.lstrip()), name.strip().split(".")[0]
+        owner = top if top in OWNERS else None
+        inner = [entry for entry in pending if entry[0] > depth]
+        pending = [entry for entry in pending if entry[0] <= depth]
+        pending += [(depth, ms, held or owner) for _, ms, held in inner]  # now in this line's subtree
+        pending.append((depth, int(fields[0]) / 1e3, owner))
+    totals = dict.fromkeys((*OWNERS, "other"), 0.0)
+    for _, ms, owner in pending:
+        totals[owner or "other"] += ms
+    return totals
 
 
 def lookups(samples: int) -> None:
@@ -154,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no static build (gcc -static or gdb missing): static program not measured\n")
     else:
         against_gdb(*static, args.repeat)
+        import_shares(*static, args.repeat)
     lookups(args.samples)
     return 0
 
