@@ -18,7 +18,7 @@ from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import text
-from sfview.sframe.bulk import functions_with_rows
+from sfview.sframe.bulk import Bulk, bare_function, functions_with_rows
 from sfview.sframe.section import Section
 
 
@@ -112,3 +112,34 @@ def test_rows_for_compare_and_export_are_the_models(name: str, data: bytes, addr
 def test_rows_for_compare_and_export_are_the_models_in_damaged_sections() -> None:
     for mutant in _mutants(7, 400):
         _rows_both_ways(mutant)
+
+
+def _bare_as_records(data: bytes) -> None:
+    """`Bulk.functions(bare=True)` (what dump reads) against `functions()`: the same functions in the same
+    order, a bare one the same record and rows as the reader's `FastFunction` of it (shared, all read)."""
+    try:
+        section = Section(data)
+    except InputError:
+        return
+    bares = 0
+    for bare, walked in zip(Bulk(section).functions(bare=True), Bulk(section).functions(), strict=True):
+        if isinstance(bare, tuple) and len(bare) == 9:
+            bares += 1
+            func, rows = walked
+            assert (bare_function(bare), bare[-1]) == (func, rows)
+            assert func.shared and func.complete
+        elif isinstance(bare, int):
+            assert bare == walked
+        else:
+            assert (bare[0], list(bare[1])) == (walked[0], list(walked[1]))
+    assert bares or not any(isinstance(w, tuple) and w[0].shared and w[0].complete for w in Bulk(section).functions())
+
+
+@pytest.mark.parametrize(("name", "data", "address"), SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_bare_functions_are_the_records(name: str, data: bytes, address: int) -> None:
+    _bare_as_records(data)
+
+
+def test_bare_functions_are_the_records_in_damaged_sections() -> None:
+    for mutant in _mutants(11, 400):
+        _bare_as_records(mutant)

@@ -91,5 +91,6 @@ def test_symbols_are_ordered_by_address_then_largest_then_name() -> None:
                    for _ in range(rng.randrange(30))]  # fmt: skip
         table = SymbolTable(symbols)
         assert table.symbols == sorted(symbols, key=lambda s: (s.address, -s.size, s.name))
+        assert list(SymbolTable(symbols).by_address()) == table.symbols, "one at a time, the same order"
         starts = {s.address for s in symbols}
         assert [a for a in range(-1, 8) if table.starts_at(a)] == sorted(starts)

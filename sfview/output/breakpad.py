@@ -129,7 +129,7 @@ def _public_records(doc: Document, base: int) -> Iterator[list[str]]:
     The symbols come by address: those of one address by name (no key per symbol: 40,000 would be 5 MB).
     """
     lines: list[str] = []
-    for address, group in itertools.groupby(doc.symbols.symbols, key=operator.attrgetter("address")):
+    for address, group in itertools.groupby(doc.symbols.by_address(), key=operator.attrgetter("address")):
         if address >= base:
             first, *others = group
             if others:

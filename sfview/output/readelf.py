@@ -22,7 +22,7 @@ from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.bulk import FDE_INFOS, Bulk, FastFunction
+from sfview.sframe.bulk import FDE_INFOS, Bulk, FastFunction, bare_function
 from sfview.sframe.bulk import Row as BulkRow
 from sfview.sframe.rules import Kind, Rule
 from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
@@ -244,31 +244,30 @@ class _BulkDump:
         append, common, plain = pieces.append, self.templates[False], self.plain
         limit = min(ADDRESS_MASK - (1 << 32), INT32_MAX)  # addresses to the end of the function do not wrap
         pending = 0
-        for walked in self.reader.functions():
-            try:
-                func, rows = walked
+        for walked in self.reader.functions(bare=True):
+            try:  # most functions: rows the reader keeps, all read (`Bare`)
+                index, start, size, info, _, _, _, _, rows = walked
+            except ValueError:  # a function and its rows, of its own or cut short
+                pending += self._other(*walked)
             except TypeError:  # an index: the function is unusual, the model reads it and words its error
                 _model_function(section, walked, pieces, self.errors, flush)
                 pending += 1
             else:
-                start, size = func.start_address, func.size
-                if func.shared and plain[func.info.byte] and size <= INT32_MAX and start + size <= limit:
+                if plain[info.byte] and size <= INT32_MAX and start + size <= limit:
                     full, _, starts, flagged, lines = common.get(id(rows)) or self._template(rows, False)
                     if lines == 4:  # one to three rows, most functions: their addresses without a map
-                        append(full % (func.index, start, size, start + starts[0]))
+                        append(full % (index, start, size, start + starts[0]))
                     elif lines == 5:
-                        append(full % (func.index, start, size, start + starts[0], start + starts[1]))
+                        append(full % (index, start, size, start + starts[0], start + starts[1]))
                     elif lines == 6:
-                        append(
-                            full % (func.index, start, size, start + starts[0], start + starts[1], start + starts[2])
-                        )
+                        append(full % (index, start, size, start + starts[0], start + starts[1], start + starts[2]))
                     else:
-                        append(full % (func.index, start, size, *map(start.__add__, starts)))
-                    if flagged or not func.complete:
-                        self._after_rows(func, flagged)
+                        append(full % (index, start, size, *map(start.__add__, starts)))
+                    if flagged:
+                        self._after_rows(bare_function(walked), flagged)
                     pending += lines
                 else:
-                    pending += self._other(func, rows)
+                    pending += self._other(bare_function(walked), rows)
             if flush is not None and pending > CHUNK_LINES:
                 flush(pieces)
                 pending = 0

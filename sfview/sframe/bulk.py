@@ -101,6 +101,18 @@ class FastFunction:
     """Section offset where the rows read end (known, like `complete`, once they have been gone through)."""
 
 
+Bare = tuple[int, int, int, FdeInfo, int, int, int, int, list[Row]]
+"""A function whose rows are a block the reader keeps, all read, as `Bulk.functions(bare=True)` gives it:
+its index, start address, size, info, rep size, number of rows, where its rows start and end, and its
+rows. `bare_function` makes its `FastFunction`."""
+
+
+def bare_function(bare: Bare) -> FastFunction:
+    """The `FastFunction` of a `Bare` function (`shared` and `complete`)."""
+    index, start, size, info, rep, count, pos, end, _ = bare
+    return FastFunction(index, start, size, info, rep, count, pos, True, end, True)
+
+
 class Bulk:
     """Iterates a section's functions and rows with `struct`, for passes over the whole section."""
 
@@ -121,11 +133,15 @@ class Bulk:
 
     # Functions ------------------------------------------------------------
 
-    def functions(self) -> Iterator[tuple[FastFunction, list[Row] | Iterator[Row]] | int]:
+    def functions(self, bare: bool = False) -> Iterator[tuple[FastFunction, list[Row] | Iterator[Row]] | Bare | int]:
         """Every function in FDE order with its rows as (start offset, pattern key), or its
         index when it needs the Kaitai path. Rows come as a list (the same list for functions
         whose row bytes repeat), or for a function of more than `LISTED_ROWS` as an iterator
         to go through once.
+
+        `bare`: a function whose rows are a block the reader keeps, all read (`shared` and
+        `complete`: most functions of a program) comes as a `Bare` tuple, not a `FastFunction`
+        and its rows; making the record was a third of a million-function dump's reading.
 
         One loop for functions and rows, its lookups hoisted: on a big section
         the cost of a method call per function would be a third of the pass.
@@ -174,6 +190,9 @@ class Bulk:
                 known = same_place.get((info.fre_type, count, pos))
             if known is not None:
                 rows, length, complete = known
+                if bare and complete:
+                    yield index, start, record[i_size], info, rep, count, pos, pos + length, rows
+                    continue
                 yield (
                     FastFunction(index, start, record[i_size], info, rep, count, pos, complete, pos + length, True),
                     rows,
@@ -188,6 +207,9 @@ class Bulk:
             if func.complete and func.rows_end <= block_end:
                 blocks[key] = entry
                 func.shared = True
+                if bare:
+                    yield index, start, func.size, info, rep, count, pos, func.rows_end, rows
+                    continue
             yield func, rows
 
     def _records(self, table: memoryview, size: int) -> tuple[Iterator[tuple[int, ...]], Iterator[tuple[int, ...]]]:
