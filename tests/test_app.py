@@ -21,6 +21,7 @@ from textual.widgets import Static
 from sfview.app.app import SfviewApp
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
+from sfview.app.widgets import structure_tree
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
 from sfview.document import Document
@@ -228,6 +229,27 @@ async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde()
         chunk = chunks[3]
         assert tree_path(app) == chunk.name
         assert app.explorer.hex_view.highlighted == (chunk.span.start, chunk.span.end)
+
+
+async def test_the_chunks_of_a_huge_section_are_grouped(monkeypatch) -> None:
+    """Past `CHUNKS_AT_MOST` chunks, the tree groups them: a first look opens one group and one chunk."""
+    monkeypatch.setattr(structure_tree, "CHUNKS_AT_MOST", 2)
+    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end", "2")
+        assert tree_path(app) == f"fdes[{3 * CHUNK + 4}]"
+        tree = app.explorer.structure
+        fdes = next(c for c in tree.root.children if tree.field_of(c).name == "fdes")
+        groups = [tree.field_of(c).name for c in fdes.children]
+        assert groups == [f"fdes[0..{2 * CHUNK - 1}]", f"fdes[{2 * CHUNK}..{3 * CHUNK + 4}]"]
+        assert [tree.field_of(c).name for c in fdes.children[1].children] == [
+            f"fdes[{2 * CHUNK}..{3 * CHUNK - 1}]",
+            f"fdes[{3 * CHUNK}..{3 * CHUNK + 4}]",
+        ]
+        assert len(fdes.children[0].children) == 0, "the group not looked at is not opened"
+        app.explorer.goto_offset(app.section.function(5).span.start)  # into the other group
+        await pilot.pause()
+        assert tree_path(app).startswith("fdes[5]")
 
 
 # ---------------------------------------------------------------- teaching

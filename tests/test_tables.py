@@ -279,3 +279,28 @@ async def test_the_tree_and_the_detail_widen_with_the_screen() -> None:
             assert tree.size.width >= tree.virtual_size.width, "the labels are not cut"
             widths[size] = detail.size.width
     assert widths[(250, 50)] > widths[(200, 50)]
+
+
+async def test_down_through_functions_of_any_rows_lays_nothing_out(monkeypatch) -> None:
+    """Every function in turn, whatever its number of rows: the tables keep their heights (the FRE table's
+    share is the section's biggest function's) and the screen is only repainted, never laid out again (at
+    1,000,000 functions a layout was 13 ms of a 45 ms move)."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.pause()
+        regions = (ex.fde_table.region, ex.fre_table.region)
+        layouts = []
+        laid_out = type(ex)._refresh_layout
+        monkeypatch.setattr(
+            type(ex), "_refresh_layout", lambda screen, *a, **k: (layouts.append(1), laid_out(screen, *a, **k))
+        )
+        rows = set()
+        for _ in range(len(app.section) - 1):
+            await pilot.press("down")
+            await pilot.pause()
+            rows.add(ex.fre_table.row_count)
+            assert (ex.fde_table.region, ex.fre_table.region) == regions
+        assert len(rows) >= 3, "functions of different numbers of rows were shown"
+        assert ex.fre_table.size.height >= max(rows) + 1 or ex.fde_table.size.height >= ex.fre_table.size.height
+        assert not layouts

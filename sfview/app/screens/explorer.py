@@ -33,6 +33,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
@@ -478,9 +479,16 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         # Each pane changed above asks for its repaint a moment later, by message;
         # Textual paints on a fixed beat (60 a second), so the first request to
         # arrive gets a frame of its own and the rest wait a frame or two. Asking
-        # now, for the whole screen, puts everything in one frame: 20 ms a move
-        # instead of 45.
-        self.refresh(layout=relayout)
+        # now puts everything in one frame: 20 ms a move instead of 45. Only for
+        # the panes a selection changes: the whole screen was a third of a move.
+        if relayout:
+            self.refresh(layout=True)
+        else:
+            self.refresh(*(pane.region for pane in self._selection_panes() if pane.region))
+
+    def _selection_panes(self) -> tuple[Widget, ...]:
+        """The panes a new selection changes (those on a hidden tab have no region on the screen)."""
+        return (self.tables, self.hex_view, self.structure_pane, self.frame_picture, self.status_line)
 
     def _show_tables(self, selection: Selection, origin: str | None) -> bool:
         """The FDE and FRE tables on `selection` now if their tab is shown (or the frame picture, which

@@ -1,8 +1,8 @@
 """`FreTable`: the frame row entries (FREs) of the selected function.
 
 Its rows change with every function chosen; a `RowTable` takes new rows
-without measuring them, and without a new layout when their number is the
-same as before (which, moving from function to function, it usually is). Its
+without measuring them, and without a new layout: its height is its share of
+the stack, which follows the section's biggest function, not this one. Its
 columns are as wide as the widest value in the whole section (every distinct
 rule of its rows, from the `Overview`), so that they stay put from one
 function to the next; the bytes, which the hex pane highlights anyway, are
@@ -34,6 +34,8 @@ DWARF_AT_LEAST = 10
 class FreTable(RowTable):
     """One row per FRE: where it starts, its CFA/FP/RA rules, how it is encoded, its bytes."""
 
+    size_lays_out = False  # its share of the stack follows the section's biggest function (`rows_wanted`)
+
     def __init__(self, section: Section, overview: Overview, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.section = section
@@ -52,6 +54,7 @@ class FreTable(RowTable):
         """The columns as wide as the section's widest values, as far as `overview` knows them (again,
         once it is whole)."""
         self._fixed = self._measure(overview)
+        self._most_rows = overview.most_rows
         self.columns = self._make_columns()
 
     def _measure(self, overview: Overview) -> list[Column]:
@@ -101,6 +104,12 @@ class FreTable(RowTable):
             MANGLED[row.mangled_ra],
             func.section.data[row.span.start : row.span.end].hex(" "),
         )
+
+    @property
+    def rows_wanted(self) -> int:
+        """The rows of the section's biggest function (of the sample, until the overview is whole): the
+        same for every function, so that moving from one to the next does not share the height anew."""
+        return self._most_rows
 
     def row_is_error(self, index: int) -> bool:
         """A row a check found wrong is drawn as an error (its problem is in the Problems tab)."""

@@ -141,6 +141,12 @@ class RowTable(ScrollView, can_focus=True):
         """Whether row `index` shows something that could not be decoded."""
         return False
 
+    @property
+    def rows_wanted(self) -> int:
+        """Rows the table asks room for in a stack (`TableStack`): all it holds. A table whose rows change
+        with every selection asks for a figure that does not (`FreTable`), so that a move keeps the shares."""
+        return self.row_count
+
     def header_clicked(self, column: int) -> None:
         """The title of column `column` was clicked."""
 
@@ -238,14 +244,15 @@ class RowTable(ScrollView, can_focus=True):
     def rows_changed(self) -> bool:
         """The rows are new: cursor back to the first, size and picture redone.
 
-        Returns whether the table changed size. The virtual size is only set
-        when it changes: setting it means a new layout.
+        Returns whether that lays the screen out again: the table changed size
+        and its height follows its rows (`size_lays_out`). The virtual size is
+        only set when it changes: setting it means a new layout.
         """
         self._cursor = 0
         resized = self._size_to_width()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
-        return resized
+        return resized and self.size_lays_out
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """With `height: auto`, every row and the header."""
