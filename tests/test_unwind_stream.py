@@ -138,3 +138,36 @@ def test_the_engine_gives_the_frames_of_a_walk_one_at_a_time(chain: tuple[Path, 
     whole = started.unwinder.backtrace(started.pc, started.registers, 1000)
     assert given == [(f.number, f.pc, f.heuristic, [c.text for c in f.computations]) for f in whole.frames]
     assert walk.stop == whole.stop == "stopped after 1000 frames (the limit asked for)" and frames > 1000
+
+
+def test_sframe_and_dwarf_are_walked_side_by_side_no_further_than_needed() -> None:
+    """`--cfi both` on a walk that never ends on one side: the agreement reads one frame past the other's last."""
+    import itertools
+
+    from sfview.generated.sframe import Sframe
+    from sfview.output.backtrace import agreement
+    from sfview.unwind.engine import Backtrace, Frame, Machine
+
+    class Endless:
+        """Frames without end, counted as they are taken."""
+
+        stop = "never"
+
+        def __init__(self) -> None:
+            self.taken = 0
+
+        def __iter__(self):
+            for number in itertools.count():
+                self.taken += 1
+                yield Frame(number, 0x1000 + number, {7: 0x10 * number})
+
+    x86 = Machine(Sframe.AbiArch.amd64_endian_little, 7, 6, 16, False)
+    short = Backtrace([Frame(n, 0x1000 + n, {7: 0x10 * n}) for n in range(3)], "no FDE")
+    endless = Endless()
+    assert agreement(short, endless, x86) == (
+        "DWARF CFI agrees on the 3 frames both find; DWARF CFI goes further (SFrame stopped: no FDE)"
+    )
+    assert endless.taken == 4
+    endless = Endless()
+    assert agreement(endless, short, x86).endswith("SFrame goes further (DWARF CFI stopped: no FDE)")
+    assert endless.taken == 4
