@@ -161,10 +161,11 @@ class Backtrace:
         return iter(self.frames)
 
 
-def _place(cfa: int, pc: int) -> int:
+def _place(cfa: int, pc: int) -> int | tuple[int, int]:
     """A frame's CFA and PC as one int, for telling a loop (CFA in the high bits, the 64-bit PC below):
-    a 131,072-frame chain keeps 131,072 of these, not tuples of two."""
-    return cfa << 64 | pc
+    a 131,072-frame chain keeps 131,072 of these, not tuples of two (a PC that is no machine word, which
+    every value the walk works out is, would be kept as the pair)."""
+    return cfa << 64 | pc if 0 <= pc <= ADDRESS_MASK else (cfa, pc)
 
 
 class Walk:
@@ -172,7 +173,9 @@ class Walk:
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
     What it keeps besides the frame at hand: each frame's CFA and PC as one int, to tell a loop."""
 
-    def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: dict[int, int] | None = None) -> None:
+    def __init__(
+        self, unwinder: Unwinder, first: Frame, limit: int | None, seen: dict[int | tuple[int, int], int] | None = None
+    ) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
         self.seen = {} if seen is None else seen
         self.stop = ""
