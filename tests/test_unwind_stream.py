@@ -171,3 +171,36 @@ def test_sframe_and_dwarf_are_walked_side_by_side_no_further_than_needed() -> No
     endless = Endless()
     assert agreement(endless, short, x86).endswith("SFrame goes further (DWARF CFI stopped: no FDE)")
     assert endless.taken == 4
+
+
+def _json_of(trace, notes: list[str]) -> str:
+    import io
+
+    from sfview.output.backtrace import write_json
+
+    out = io.StringIO()
+    write_json(out, trace, notes)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("notes", [[], ["libc: no .sframe", "é\u2028\x1b[31m\udcff"]], ids=["no-notes", "notes"])
+def test_json_is_written_as_json_dumps_writes_it(chain: tuple[Path, int], notes: list[str]) -> None:
+    """The hand-made indented JSON against the library's, `json.dumps(doc, indent=1)`: a real core's walk, the
+    chain's first 300 frames, and a frame with names JSON must escape."""
+    from sfview.inputs.core import read_core
+    from sfview.output.backtrace import _frame_json
+    from sfview.sframe.rules import Kind, Rule
+    from sfview.unwind import session
+    from sfview.unwind.engine import Backtrace, Computation, Frame, Module
+
+    traces = []
+    for core, limit in ((CORE, None), (chain[0], 300)):
+        started = session.from_core(str(PROGRAM), read_core(str(core)), None, [], None)
+        traces.append(started.unwinder.backtrace(started.pc, started.registers, limit))
+    odd = Module('lib"\\\n\x00\u00e9\U0001f600\udc80', None, 0, lambda *_: "_Zodd\t\x7f")
+    comp = Computation("RA", Rule(Kind.SAME), "f\u2029", "a\u0085", 1 << 63, 0)
+    traces.append(Backtrace([Frame(0, 0, {}, module=odd, computations=[comp]), Frame(1, 5, {})], "", 1 << 64 - 1))
+    for trace in traces:
+        doc = {"frames": [_frame_json(f) for f in trace.frames], "stop": trace.stop,
+               "missing_address": trace.missing_address, "notes": notes}  # fmt: skip
+        assert _json_of(trace, notes) == json.dumps(doc, indent=1) + "\n"

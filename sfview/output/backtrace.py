@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from sfview.inputs.demangle import demangle
@@ -132,11 +133,34 @@ def _frame_json(frame: Frame) -> dict[str, Any]:
 def write_json(out: TextIO, trace: Trace, notes: list[str]) -> None:
     """`{"frames": [...], "stop": ..., "missing_address": ..., "notes": [...]}` as `json.dumps(indent=1)`
     writes it, each frame written as the walk gives it (the rest, known at the end, after them)."""
-    import json  # only --json needs it
+    from json.encoder import encode_basestring_ascii  # only --json needs it
 
     out.write('{\n "frames": [\n')
     for number, frame in enumerate(trace):
-        out.write(",\n" if number else "")
-        out.write("  " + json.dumps(_frame_json(frame), indent=1).replace("\n", "\n  "))  # JSON escapes its own
+        out.write(",\n  " if number else "  ")
+        out.write(_indented(_frame_json(frame), 2, encode_basestring_ascii))
     rest = {"stop": trace.stop, "missing_address": trace.missing_address, "notes": notes}
-    out.write("\n ],\n" + json.dumps(rest, indent=1)[2:] + "\n")
+    out.write("\n ],\n" + _indented(rest, 0, encode_basestring_ascii)[2:] + "\n")
+
+
+def _indented(value: object, level: int, escape: Callable[[str], str]) -> str:
+    """`value` as `json.dumps(value, indent=1)` writes it at nesting `level`: that, with an indent, runs
+    Python's own encoder, several times slower than the C string escaper (`escape`) used here for each
+    string (the library stays the reference: tests/test_unwind_stream.py compares the two)."""
+    if isinstance(value, dict | list):
+        inner, ends = "\n" + " " * (level + 1), "{}" if isinstance(value, dict) else "[]"
+        if not value:
+            return ends
+        items = (
+            (f"{inner}{escape(key)}: {_indented(item, level + 1, escape)}" for key, item in value.items())
+            if isinstance(value, dict)
+            else (inner + _indented(item, level + 1, escape) for item in value)
+        )
+        return ends[0] + ",".join(items) + "\n" + " " * level + ends[1]
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, str):
+        return escape(value)
+    raise TypeError(f"no JSON for {type(value).__name__}")
