@@ -25,7 +25,9 @@ based on N, not dereferenced: it reads the frame's N like any other.
 
 from __future__ import annotations
 
+import bisect
 import copy
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -161,23 +163,43 @@ class Backtrace:
         return iter(self.frames)
 
 
-def _place(cfa: int, pc: int) -> int | tuple[int, int]:
-    """A frame's CFA and PC as one int, for telling a loop (CFA in the high bits, the 64-bit PC below):
-    a 131,072-frame chain keeps 131,072 of these, not tuples of two (a PC that is no machine word, which
-    every value the walk works out is, would be kept as the pair)."""
-    return cfa << 64 | pc if 0 <= pc <= ADDRESS_MASK else (cfa, pc)
+class Places:
+    """The CFA and PC of every frame walked, to tell a loop: the first frame that had a place, or None.
+
+    A walk's CFAs mostly grow (each caller's frame is above its callee's): those that grow past every
+    earlier one are kept in three arrays of machine words, in order, found by bisection (24 bytes a frame:
+    a 131,072-frame chain keeps 3 MB, not a dict's 15 MB); the others (a signal frame, an AArch64 chain's
+    saved FP, a value past 64 bits) in a dict."""
+
+    def __init__(self, earlier: dict[tuple[int, int], int] | None = None) -> None:
+        self.cfas, self.pcs, self.numbers = array("Q"), array("Q"), array("Q")
+        self.others: dict[tuple[int, int], int] = {} if earlier is None else earlier
+
+    def first(self, cfa: int, pc: int, number: int) -> int:
+        """The number of the first frame with this CFA and PC; `number` (kept as that frame's) when none had them."""
+        before = self.others.get((cfa, pc))
+        if before is not None:
+            return before
+        at = bisect.bisect_left(self.cfas, cfa)
+        if at < len(self.cfas) and self.cfas[at] == cfa and self.pcs[at] == pc:
+            return self.numbers[at]
+        if at == len(self.cfas) and min(cfa, pc, number) >= 0 and max(cfa, pc, number) <= ADDRESS_MASK:
+            self.cfas.append(cfa)
+            self.pcs.append(pc)
+            self.numbers.append(number)
+        else:
+            self.others[cfa, pc] = number
+        return number
 
 
 class Walk:
     """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
-    What it keeps besides the frame at hand: each frame's CFA and PC as one int, to tell a loop."""
+    What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop."""
 
-    def __init__(
-        self, unwinder: Unwinder, first: Frame, limit: int | None, seen: dict[int | tuple[int, int], int] | None = None
-    ) -> None:
+    def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: Places | None = None) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
-        self.seen = {} if seen is None else seen
+        self.seen = Places() if seen is None else seen
         self.stop = ""
         """Why the walk ended, in words ("" until it has)."""
         self.missing_address: int | None = None
@@ -193,7 +215,7 @@ class Walk:
                 yield frame
                 return
             if frame.cfa is not None:
-                before = seen.setdefault(_place(frame.cfa, frame.pc), frame.number)
+                before = seen.first(frame.cfa, frame.pc, frame.number)
                 if before != frame.number:
                     self.stop = f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops"
                     yield frame
@@ -302,7 +324,7 @@ class Unwinder:
     def walk(self, frames: list[Frame], limit: int | None = None) -> tuple[str, int | None]:
         """Add callers to `frames` until the walk stops (why, and the memory word it wanted), or until
         there are `limit` frames. A frame whose CFA and PC an earlier frame had is a loop: it stops."""
-        seen = {_place(f.cfa, f.pc): f.number for f in frames[:-1] if f.cfa is not None}
+        seen = Places({(f.cfa, f.pc): f.number for f in frames[:-1] if f.cfa is not None})
         found = Walk(self, frames[-1], limit, seen)
         walk = iter(found)
         next(walk)  # the last frame given, which `frames` holds
