@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sfview.app.screens.debugger import Threads
     from sfview.document import Document
     from sfview.inputs.core import Core
+    from sfview.unwind.engine import Walk
 
 EXIT_BAD_INPUT = 2
 
@@ -433,23 +434,26 @@ def run_unwind(argv: list[str]) -> int:
     if args.thread == "all":
         return _unwind_all_threads(args)
     started = _session(args.program, args)
-    unwinder = started.unwinder
-    unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
-    trace = unwinder.backtrace(started.pc, started.registers, args.limit)
+    unwinder = started.unwinder.following(args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf")
     notes = list(started.notes)
     if args.cfi == "both":
         # Two walks that share nothing but the heuristics each would use alone: SFrame with its own
         # fallbacks (as the kernel's unwinder), DWARF CFI with its own.
-        walks = {}
-        for cfi in ("sframe", "dwarf"):
-            unwinder.cfi = cfi
-            walks[cfi] = unwinder.backtrace(started.pc, started.registers, args.limit)
-        notes.insert(0, backtrace.agreement(walks["sframe"], walks["dwarf"], unwinder.machine))
-    if args.json:
-        sys.stdout.write(backtrace.json_text(trace, notes) + "\n")
-    else:
-        sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=notes))
+        sframe, dwarf = (unwinder.following(cfi).frames(started.pc, started.registers, args.limit)
+                         for cfi in ("sframe", "dwarf"))  # fmt: skip
+        notes.insert(0, backtrace.agreement(sframe, dwarf, unwinder.machine))
+    _write_backtrace(unwinder.frames(started.pc, started.registers, args.limit), args, notes)
     return 0
+
+
+def _write_backtrace(walk: Walk, args: argparse.Namespace, notes: list[str]) -> None:
+    """A walk written to stdout frame by frame, as `--json` or `--explain` ask."""
+    from sfview.output import backtrace
+
+    if args.json:
+        backtrace.write_json(sys.stdout, walk, notes)
+    else:
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=notes)
 
 
 def _unwind_all_threads(args: argparse.Namespace) -> int:
@@ -465,13 +469,9 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
     first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
     for number, thread in reversed(list(enumerate(core.threads, 1))):
         started = session.for_thread(first, core, thread.tid)
-        started.unwinder.cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
-        trace = started.unwinder.backtrace(started.pc, started.registers)
+        unwinder = started.unwinder.following(args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf")
         sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
-        if args.json:
-            sys.stdout.write(backtrace.json_text(trace, started.notes) + "\n")
-        else:
-            sys.stdout.write(backtrace.text(trace, explain=args.explain, notes=started.notes))
+        _write_backtrace(unwinder.frames(started.pc, started.registers), args, started.notes)
     return 0
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import io
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
-from sfview.unwind.engine import Backtrace, Frame, Machine
+from sfview.unwind.engine import Backtrace, Frame, Machine, Walk
+
+Trace = Backtrace | Walk
+"""The frames of a walk, and why it stopped once they have all been given: a list, or found as they are printed."""
 
 
 def _function(frame: Frame) -> str:
@@ -52,43 +57,46 @@ def thread_title(number: int, tid: int, registers: dict[str, int]) -> str:
     return f"Thread {number} (Thread {pointer:#x} (LWP {tid})):" if pointer else f"Thread {number} (LWP {tid}):"
 
 
-def text(trace: Backtrace, *, explain: bool = False, notes: list[str] | None = None) -> str:
-    """The backtrace, one line a frame, then why it stopped (and what was noticed on the way)."""
-    lines = []
-    for frame in trace.frames:
+def write_text(out: TextIO, trace: Trace, *, explain: bool = False, notes: list[str] | None = None) -> None:
+    """The backtrace, one line a frame, then why it stopped (and what was noticed on the way): each frame
+    written as the walk gives it."""
+    for frame in trace:
         mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
-        lines.append(frame_line(frame) + mark)
+        lines = [frame_line(frame) + mark]
         if explain:
             lines.extend(explanation(frame))
-    lines.append(f"stopped: {trace.stop}")
-    lines.extend(f"note: {note}" for note in notes or [])
-    return printable_lines(lines)
+        out.write(printable_lines(lines))
+    out.write(printable_lines([f"stopped: {trace.stop}", *(f"note: {note}" for note in notes or [])]))
 
 
-def agreement(sframe: Backtrace, dwarf: Backtrace, machine: Machine) -> str:
+def agreement(sframe: Trace, dwarf: Trace, machine: Machine) -> str:
     """Where walking with DWARF CFI parts from walking with SFrame: the first frame whose PC, SP or FP
     differ (the registers SFrame describes). Frames both walks found by the same heuristic (no rule on
-    either side) are named: their agreement says nothing of the two formats."""
-    shared = []
-    for ours, theirs in zip(sframe.frames, dwarf.frames, strict=False):
+    either side) are named: their agreement says nothing of the two formats. The walks go side by side,
+    a frame of each at a time, and no further than the shorter and one frame."""
+    shared = io.StringIO()  # as long as the walks can be: one string, not a list of them
+    ours_walk, theirs_walk = iter(sframe), iter(dwarf)
+    before: tuple[Frame, Frame] | None = None
+    count = 0
+    while (ours := next(ours_walk, None)) is not None and (theirs := next(theirs_walk, None)) is not None:
         if _key(ours, machine) != _key(theirs, machine):
             return (
                 f"DWARF CFI parts from SFrame at frame #{ours.number}: SFrame finds pc {ours.pc:#x}, "
                 f"DWARF {theirs.pc:#x} ({_registers(ours, machine)} against {_registers(theirs, machine)})"
             )
-        if ours.number > 0:
-            before = sframe.frames[ours.number - 1], dwarf.frames[ours.number - 1]
-            if all(f.fallback for f in before) and before[0].heuristic == before[1].heuristic:
-                shared.append(f"#{ours.number} ({before[0].heuristic})")
-    guessed = f"; found by the same heuristic in both walks, not by either's data: {', '.join(shared)}"
-    guessed = guessed if shared else ""
-    if len(sframe.frames) != len(dwarf.frames):
-        shorter, longer = ("SFrame", "DWARF CFI") if len(sframe.frames) < len(dwarf.frames) else ("DWARF CFI", "SFrame")
+        if before is not None and all(f.fallback for f in before) and before[0].heuristic == before[1].heuristic:
+            shared.write(f"{', ' if shared.tell() else ''}#{ours.number} ({before[0].heuristic})")
+        before, count = (ours, theirs), count + 1
+    found = shared.getvalue()
+    guessed = f"; found by the same heuristic in both walks, not by either's data: {found}" if found else ""
+    longer = "SFrame" if ours is not None else "DWARF CFI" if next(theirs_walk, None) is not None else None
+    if longer is not None:
+        shorter, stopped = ("DWARF CFI", dwarf.stop) if longer == "SFrame" else ("SFrame", sframe.stop)
         return (
-            f"DWARF CFI agrees on the {min(len(sframe.frames), len(dwarf.frames))} frames both find; "
-            f"{longer} goes further ({shorter} stopped: {(sframe if shorter == 'SFrame' else dwarf).stop}){guessed}"
+            f"DWARF CFI agrees on the {count} frames both find; "
+            f"{longer} goes further ({shorter} stopped: {stopped}){guessed}"
         )
-    return f"DWARF CFI finds the same {len(sframe.frames)} frames, with the same PC, SP and FP{guessed}"
+    return f"DWARF CFI finds the same {count} frames, with the same PC, SP and FP{guessed}"
 
 
 def _key(frame: Frame, machine: Machine) -> tuple[int, int | None, int | None]:
@@ -100,39 +108,59 @@ def _registers(frame: Frame, machine: Machine) -> str:
     return ", ".join(f"{machine.name(n)}={frame.registers[n]:#x}" for n in known)
 
 
-def json_text(trace: Backtrace, notes: list[str]) -> str:
-    def frame_json(frame: Frame) -> dict[str, Any]:
-        return {
-            "number": frame.number,
-            "pc": frame.pc,
-            "function": frame.name() or None,
-            "demangled": demangle(frame.name()) if frame.name().startswith("_Z") else None,
-            "module": frame.module.name if frame.module else None,
-            "fde": frame.function.index if frame.function else None,
-            "fre": frame.row.index if frame.row else None,
-            "lookup": frame.lookup,
-            "fallback": frame.fallback,
-            "heuristic": frame.heuristic or None,
-            "signal": frame.signal,
-            "dwarf": frame.dwarf,
-            "computations": [
-                {
-                    "what": c.what,
-                    "formula": c.formula,
-                    "arithmetic": c.arithmetic,
-                    "value": c.value,
-                    "address": c.address,
-                }
-                for c in frame.computations
-            ],
-        }
-
-    doc = {
-        "frames": [frame_json(f) for f in trace.frames],
-        "stop": trace.stop,
-        "missing_address": trace.missing_address,
-        "notes": notes,
+def _frame_json(frame: Frame) -> dict[str, Any]:
+    name = frame.name()
+    return {
+        "number": frame.number,
+        "pc": frame.pc,
+        "function": name or None,
+        "demangled": demangle(name) if name.startswith("_Z") else None,
+        "module": frame.module.name if frame.module else None,
+        "fde": frame.function.index if frame.function else None,
+        "fre": frame.row.index if frame.row else None,
+        "lookup": frame.lookup,
+        "fallback": frame.fallback,
+        "heuristic": frame.heuristic or None,
+        "signal": frame.signal,
+        "dwarf": frame.dwarf,
+        "computations": [
+            {"what": c.what, "formula": c.formula, "arithmetic": c.arithmetic, "value": c.value, "address": c.address}
+            for c in frame.computations
+        ],
     }
-    import json  # only --json needs it
 
-    return json.dumps(doc, indent=1)
+
+def write_json(out: TextIO, trace: Trace, notes: list[str]) -> None:
+    """`{"frames": [...], "stop": ..., "missing_address": ..., "notes": [...]}` as `json.dumps(indent=1)`
+    writes it, each frame written as the walk gives it (the rest, known at the end, after them)."""
+    from json.encoder import encode_basestring_ascii  # only --json needs it
+
+    out.write('{\n "frames": [\n')
+    for number, frame in enumerate(trace):
+        out.write(",\n  " if number else "  ")
+        out.write(_indented(_frame_json(frame), 2, encode_basestring_ascii))
+    rest = {"stop": trace.stop, "missing_address": trace.missing_address, "notes": notes}
+    out.write("\n ],\n" + _indented(rest, 0, encode_basestring_ascii)[2:] + "\n")
+
+
+def _indented(value: object, level: int, escape: Callable[[str], str]) -> str:
+    """`value` as `json.dumps(value, indent=1)` writes it at nesting `level`: that, with an indent, runs
+    Python's own encoder, several times slower than the C string escaper (`escape`) used here for each
+    string (the library stays the reference: tests/test_unwind_stream.py compares the two)."""
+    if isinstance(value, dict | list):
+        inner, ends = "\n" + " " * (level + 1), "{}" if isinstance(value, dict) else "[]"
+        if not value:
+            return ends
+        items = (
+            (f"{inner}{escape(key)}: {_indented(item, level + 1, escape)}" for key, item in value.items())
+            if isinstance(value, dict)
+            else (inner + _indented(item, level + 1, escape) for item in value)
+        )
+        return ends[0] + ",".join(items) + "\n" + " " * level + ends[1]
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, str):
+        return escape(value)
+    raise TypeError(f"no JSON for {type(value).__name__}")

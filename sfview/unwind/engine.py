@@ -25,7 +25,10 @@ based on N, not dereferenced: it reads the frame's N like any other.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import bisect
+import copy
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -155,6 +158,73 @@ class Backtrace:
     missing_address: int | None = None
     """When it ended for want of a memory word: that word's address (the debugger asks for it)."""
 
+    def __iter__(self) -> Iterator[Frame]:
+        """The frames, as a `Walk` gives them: the printers take either."""
+        return iter(self.frames)
+
+
+class Places:
+    """The CFA and PC of every frame walked, to tell a loop: the first frame that had a place, or None.
+
+    A walk's CFAs mostly grow (each caller's frame is above its callee's): those that grow past every
+    earlier one are kept in three arrays of machine words, in order, found by bisection (24 bytes a frame:
+    a 131,072-frame chain keeps 3 MB, not a dict's 15 MB); the others (a signal frame, an AArch64 chain's
+    saved FP, a value past 64 bits) in a dict."""
+
+    def __init__(self, earlier: dict[tuple[int, int], int] | None = None) -> None:
+        self.cfas, self.pcs, self.numbers = array("Q"), array("Q"), array("Q")
+        self.others: dict[tuple[int, int], int] = {} if earlier is None else earlier
+
+    def first(self, cfa: int, pc: int, number: int) -> int:
+        """The number of the first frame with this CFA and PC; `number` (kept as that frame's) when none had them."""
+        before = self.others.get((cfa, pc))
+        if before is not None:
+            return before
+        at = bisect.bisect_left(self.cfas, cfa)
+        if at < len(self.cfas) and self.cfas[at] == cfa and self.pcs[at] == pc:
+            return self.numbers[at]
+        if at == len(self.cfas) and min(cfa, pc, number) >= 0 and max(cfa, pc, number) <= ADDRESS_MASK:
+            self.cfas.append(cfa)
+            self.pcs.append(pc)
+            self.numbers.append(number)
+        else:
+            self.others[cfa, pc] = number
+        return number
+
+
+class Walk:
+    """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
+    so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
+    What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop."""
+
+    def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: Places | None = None) -> None:
+        self.unwinder, self.first, self.limit = unwinder, first, limit
+        self.seen = Places() if seen is None else seen
+        self.stop = ""
+        """Why the walk ended, in words ("" until it has)."""
+        self.missing_address: int | None = None
+
+    def __iter__(self) -> Iterator[Frame]:
+        """`first`, then its callers, until the walk stops or there are `limit` frames (the last of which is
+        given as found, not stepped)."""
+        frame, limit, seen = self.first, self.limit, self.seen
+        while limit is None or frame.number + 1 < limit:
+            caller, stop, missing = self.unwinder.step(frame)
+            if caller is None:
+                self.stop, self.missing_address = stop, missing
+                yield frame
+                return
+            if frame.cfa is not None:
+                before = seen.first(frame.cfa, frame.pc, frame.number)
+                if before != frame.number:
+                    self.stop = f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops"
+                    yield frame
+                    return
+            yield frame
+            frame = caller
+        self.stop = f"stopped after {limit} frames (the limit asked for)"
+        yield frame
+
 
 # The registers a called function must give back as it found them (each psABI's list), which the
 # caller therefore still has where no rule says otherwise, by SFrame ABI. SP is the CFA.
@@ -198,6 +268,11 @@ class Machine:
         """Carried to the caller where no rule names them (none for an ABI without a list here)."""
         return CALLEE_SAVED.get(self.abi, frozenset())
 
+    def kept(self, registers: dict[int, int]) -> dict[int, int]:
+        """The callee-saved ones of a frame's registers: what its caller still has, where no rule says otherwise."""
+        saved = self.callee_saved
+        return {reg: value for reg, value in registers.items() if reg in saved}
+
     def what(self, regnum: int) -> str:
         """A register's part in a step: `RA` for the return-address column, `FP`, else its name."""
         return "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
@@ -228,29 +303,33 @@ class Unwinder:
         """Reads the 8-byte word at an address; None where no memory is known."""
         self.pac_mask = pac_mask if pac_mask is not None else ADDRESS_MASK & ~((1 << USER_VA_BITS) - 1)
 
+    def following(self, cfi: str) -> Unwinder:
+        """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
+        other = copy.copy(self)
+        other.cfi = cfi
+        return other
+
     # The walk ---------------------------------------------------------------
 
     def backtrace(self, pc: int, registers: dict[int, int], limit: int | None = None) -> Backtrace:
         """Every frame from `pc` and `registers` (DWARF numbers) up to where the walk stops, or `limit` frames."""
-        frames = [Frame(0, pc, dict(registers))]
-        stop, missing = self.walk(frames, limit)
-        return Backtrace(frames, stop, missing)
+        walk = self.frames(pc, registers, limit)
+        return Backtrace(list(walk), walk.stop, walk.missing_address)
+
+    def frames(self, pc: int, registers: dict[int, int], limit: int | None = None) -> Walk:
+        """The same frames as `backtrace`, found as they are asked for: a printer that writes each and lets
+        it go holds two frames at a time, whatever the depth of the stack."""
+        return Walk(self, Frame(0, pc, dict(registers)), limit)
 
     def walk(self, frames: list[Frame], limit: int | None = None) -> tuple[str, int | None]:
         """Add callers to `frames` until the walk stops (why, and the memory word it wanted), or until
         there are `limit` frames. A frame whose CFA and PC an earlier frame had is a loop: it stops."""
-        seen = {(f.cfa, f.pc): f.number for f in frames[:-1] if f.cfa is not None}
-        while limit is None or len(frames) < limit:
-            frame = frames[-1]
-            caller, stop, missing = self.step(frame)
-            if caller is None:
-                return stop, missing
-            if frame.cfa is not None:
-                before = seen.setdefault((frame.cfa, frame.pc), frame.number)
-                if before != frame.number:
-                    return f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops", None
-            frames.append(caller)
-        return f"stopped after {limit} frames (the limit asked for)", None
+        seen = Places({(f.cfa, f.pc): f.number for f in frames[:-1] if f.cfa is not None})
+        found = Walk(self, frames[-1], limit, seen)
+        walk = iter(found)
+        next(walk)  # the last frame given, which `frames` holds
+        frames.extend(walk)
+        return found.stop, found.missing_address
 
     def step(self, frame: Frame) -> Step:
         """The caller of `frame` (filling in how it was found), or None and why not."""
@@ -278,11 +357,12 @@ class Unwinder:
         for trampoline in sigframe.trampolines(self.machine.abi):
             code = trampoline.code
             for start in ((pc - offset) & ADDRESS_MASK for offset in trampoline.starts):
-                words = [self.read(start + offset) for offset in range(0, len(code), 8)]
-                if None in words:
-                    continue
-                held = b"".join(word.to_bytes(8, order) for word in words if word is not None)
-                if held.startswith(code):
+                # word by word, the first that differs ends the comparison: every frame is asked this
+                for at in range(0, len(code), 8):
+                    word = self.read(start + at)
+                    if word is None or word.to_bytes(8, order)[: len(code) - at] != code[at : at + 8]:
+                        break
+                else:
                     return trampoline
         return None
 
@@ -370,7 +450,7 @@ class Unwinder:
         if cfa.value is None:
             return None, self._unknown(cfa), cfa.address
         frame.cfa = cfa.value
-        caller = {reg: value for reg, value in frame.registers.items() if reg in m.callee_saved}
+        caller = m.kept(frame.registers)
         caller[m.sp] = (cfa.value + m.sp_val_offset) & ADDRESS_MASK
         if m.sp_val_offset:
             text = f"CFA {m.sp_val_offset:+d} = {cfa.value:#x} - {-m.sp_val_offset:#x} = {caller[m.sp]:#x}"
@@ -560,7 +640,7 @@ class Unwinder:
         comp = Computation("RA", Rule(Kind.SAME), "unchanged (in LR)", f"{m.name(m.ra)} = {lr:#x}", lr)
         frame.computations.append(comp)
         frame.cfa = sp
-        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        caller = m.kept(frame.registers)
         caller[m.sp] = sp
         if lr & self.pac_mask:
             lr = self._strip(frame, comp.rule, lr)
@@ -601,7 +681,7 @@ class Unwinder:
         frame.lookup = f"no FDE covers {where}: its prologue from {start:#x} ({done}) leaves the RA at SP" + (
             " + 8" if pushed else ""
         )
-        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        caller = m.kept(frame.registers)
         if pushed:
             saved_fp = self.read(sp)
             frame.computations.append(
@@ -667,7 +747,7 @@ class Unwinder:
             sp_rule, sp_formula, caller_sp = Rule(Kind.VALUE, m.fp, 16), "fp + 16", fp + 16
         frame.computations.append(Computation("SP", sp_rule, sp_formula, f"{sp_formula} = {caller_sp:#x}", caller_sp))
         frame.cfa = caller_sp
-        caller = {r: v for r, v in frame.registers.items() if r in m.callee_saved}
+        caller = m.kept(frame.registers)
         caller.update({m.sp: caller_sp, m.fp: saved_fp, m.ra: ra})
         return Frame(frame.number + 1, ra, caller), "", None
 
