@@ -21,11 +21,10 @@ shows thirty. x86-64 is printed in AT&T syntax, as `objdump -d` prints it.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
-from typing import overload
 
 import capstone
 
@@ -33,6 +32,7 @@ from sfview.document import Document
 from sfview.generated.sframe import Sframe
 from sfview.inputs.code import loaded_code, section_code
 from sfview.sframe import describe
+from sfview.sframe.lazy import Lazy
 from sfview.sframe.section import ADDRESS_MASK, Function
 
 __all__ = ["Instruction", "Instructions", "Listing", "disassemble", "instruction_at", "listing"]
@@ -68,7 +68,7 @@ Decoded = tuple[int, int, str, str]
 """What Capstone's `disasm_lite` gives for an instruction: its address, size, mnemonic and operands."""
 
 
-class Instructions(Sequence[Instruction]):
+class Instructions(Lazy[Instruction]):
     """A function's instructions as Capstone cut them, each made an `Instruction` when first asked for.
 
     An instruction is on the row `Function.row_for` gives at its address; it
@@ -78,6 +78,7 @@ class Instructions(Sequence[Instruction]):
     """
 
     def __init__(self, func: Function, code: bytes, decoded: list[Decoded]) -> None:
+        super().__init__()
         self.func = func
         self.code = code
         self.decoded = decoded
@@ -86,26 +87,9 @@ class Instructions(Sequence[Instruction]):
         starts = {} if func.pcmask else {(func.start_address + s) & ADDRESS_MASK: i for i, s in enumerate(rows.starts)}
         self._starts = sorted(starts.items())
         """Where each row starts (the last row of those starting at one address), by address."""
-        self._made: dict[int, Instruction] = {}
 
     def __len__(self) -> int:
         return len(self.decoded)
-
-    @overload
-    def __getitem__(self, index: int) -> Instruction: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Instruction]: ...
-    def __getitem__(self, index: int | slice) -> Instruction | list[Instruction]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        made = self._made.get(index)
-        if made is None:
-            made = self._made[index] = self._make(index)
-        return made
 
     def _row_index(self, line: int) -> int | None:
         row = self.func.row_for(self.addresses[line])
