@@ -214,14 +214,20 @@ class CfiOutline:
     """
 
     def __init__(self, abi: Abi, parts: list[tuple[FdeHeaders, Sequence[int]]]) -> None:
-        """`parts`: each section's headers, and which of its FDEs are in (in section order)."""
+        """`parts`: each section's headers, and which of its FDEs are in (in section order).
+
+        What it takes from the headers is copied (each FDE's section, and its offset there where the
+        headers kept its index), so that they can go once it is made: at 40,000 FDEs they are a megabyte.
+        """
         self.abi = abi
-        self._parts = [headers for headers, _ in parts]
+        self._frames = [headers.frames for headers, _ in parts]
         self.sections = sorted({headers.frames.name for headers, kept in parts if kept})
         self.starts = array.array("Q")
         self.sizes: array.array[int] | list[int] = array.array("q")
         self._part = array.array("B")
-        self._index = array.array("Q")
+        self._offset = array.array("Q")
+        self.shapes = array.array("q")
+        """Each FDE's shape, a number for its section and its shape there; -1 when it has none."""
         for number, (headers, kept) in enumerate(parts):
             whole = isinstance(kept, range) and kept == range(len(headers))
             self.starts.extend(headers.starts if whole else (headers.starts[i] for i in kept))
@@ -231,31 +237,26 @@ class CfiOutline:
             except OverflowError:  # a damaged `address_range` past 2^63 (a list holds them)
                 self.sizes = [*self.sizes, *sizes]
             self._part.extend(bytes([number]) * len(kept))
-            self._index.extend(kept)
-        starts = self.starts
-        if any(map(operator.gt, starts, itertools.islice(starts, 1, None))):
+            self._offset.extend(headers.offsets if whole else (headers.offsets[i] for i in kept))
+            shapes = headers.shapes
+            self.shapes.extend(shapes[i] * len(parts) + number if shapes[i] >= 0 else -1 for i in kept)
+        if any(map(operator.gt, self.starts, itertools.islice(self.starts, 1, None))):
             order = array.array("Q", self._order())
-            self.starts = array.array("Q", (starts[k] for k in order))
-            sizes = self.sizes
+            self.starts = array.array("Q", (self.starts[k] for k in order))
             try:
-                self.sizes = array.array("q", (sizes[k] for k in order))
+                self.sizes = array.array("q", (self.sizes[k] for k in order))
             except OverflowError:  # a damaged `address_range` past 2^63
-                self.sizes = [sizes[k] for k in order]
+                self.sizes = [self.sizes[k] for k in order]
             self._part = array.array("B", (self._part[k] for k in order))
-            self._index = array.array("Q", (self._index[k] for k in order))
-        count, parts_of, index = len(self._parts), self._part, self._index
-        self.shapes = array.array(
-            "q", (self._parts[p].shapes[i] * count + p if self._parts[p].shapes[i] >= 0 else -1
-                  for p, i in zip(parts_of, index, strict=True))
-        )  # fmt: skip
-        """Each FDE's shape, a number for its section and its shape there; -1 when it has none."""
+            self._offset = array.array("Q", (self._offset[k] for k in order))
+            self.shapes = array.array("q", (self.shapes[k] for k in order))
 
     def _order(self) -> Iterator[int]:
         """The entries in `CfiTable`'s order: by address, `.eh_frame` first at one, else as they came. Nearly
         in order already (crt's `_start` comes first): those in order are kept, the others sorted and merged
         in, so that 40,000 FDEs need no object each."""
         starts, part = self.starts, self._part
-        debug = [headers.frames.name != ".eh_frame" for headers in self._parts]
+        debug = [frames.name != ".eh_frame" for frames in self._frames]
 
         def key(k: int) -> tuple[int, bool, int]:
             return starts[k], debug[part[k]], k
@@ -286,7 +287,9 @@ class CfiOutline:
 
     def function(self, i: int) -> CfiFunction:
         """FDE number `i` with its rows."""
-        return self._parts[self._part[i]].function(self._index[i])
+        from sfview.dwarf.ehframe import fde_function  # ehframe builds this module's types
+
+        return fde_function(self._frames[self._part[i]], self._offset[i], self.abi)
 
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)

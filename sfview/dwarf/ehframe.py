@@ -179,9 +179,14 @@ class FdeHeaders:
 
     def function(self, i: int) -> CfiFunction:
         """The `i`th FDE with its rows."""
-        fde = self.frames.fde_at(self.offsets[i])
-        assert fde is not None  # read whole before: it reads again
-        return self.frames.function(fde, self.abi)
+        return fde_function(self.frames, self.offsets[i], self.abi)
+
+
+def fde_function(frames: FrameSection, offset: int, abi: Abi) -> CfiFunction:
+    """The FDE at `offset` of `frames`, read whole before (by its headers), with its rows."""
+    fde = frames.fde_at(offset)
+    assert fde is not None  # read whole before: it reads again
+    return frames.function(fde, abi)
 
 
 def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
