@@ -30,7 +30,7 @@ from elftools.dwarf.callframe import FDE, CallFrameInfo, CallFrameInstruction, C
 from elftools.dwarf.constants import DW_CFA
 from elftools.dwarf.structs import DWARFStructs
 from elftools.elf.elffile import ELFFile
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from toolchains import toolchain
 
@@ -444,8 +444,23 @@ def frame_section_bytes(draw: st.DrawFn) -> tuple[str, bytes, bool, int]:
     return (".eh_frame" if eh else ".debug_frame"), bytes(out), little, address_size
 
 
+CIE_SETS_LOC = (
+    ".debug_frame",
+    b"\x00\x00\x00\x10\xff\xff\xff\xff\x03zR\x00\x01x\x10\x01\x00\x00\x00\x00\x00\x00\x00\x1b"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00D\xc0\x03\x00\x00\x03\x00\x00\t\x07\x00-"
+    b"\x00\x80\x00\x00\x00\x00\x1b\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00D\xc0\x03\x00\x00"
+    b"\x03\x00\x00\t\x07\x00-\x00\x80\x00",
+    False,
+    4,
+)
+"""Found by the test below on CI: a CIE whose initial instructions hold `DW_CFA_set_loc 0`, and two FDEs
+of the same instructions at 0 and 4 that toggle the RA's signing state. The set_loc makes each FDE's rows
+its own: they were taken as one shape, and the second FDE's first row as signed."""
+
+
 @settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(frame_section_bytes(), st.sampled_from([ABIS["EM_X86_64"], ABIS["EM_AARCH64"]]))
+@example(CIE_SETS_LOC, ABIS["EM_X86_64"])
 def test_generated_sections_read_as_pyelftools_reads_them(section: tuple[str, bytes, bool, int], abi: Abi) -> None:
     name, data, little, address_size = section
     reference, ours = _outcomes(name, data, 0x1000, little, address_size, abi)

@@ -119,6 +119,8 @@ class Cie:
     """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
     table: tuple[Line, ...] | None = None
     """The rows its instructions give (decoded when an FDE first needs them)."""
+    sets_loc: bool = False
+    """Its instructions set an absolute address (`DW_CFA_set_loc`): its FDEs' rows are their own."""
 
 
 @dataclass(slots=True)
@@ -133,7 +135,8 @@ class Fde:
     instructions: tuple[Instruction, ...]
     key: bytes | None
     """The instruction bytes, when the rows may be shared with every FDE of the same CIE and bytes
-    (None when a `DW_CFA_set_loc` makes them absolute, or the instructions ran past the entry)."""
+    (None when a `DW_CFA_set_loc`, its own or its CIE's, makes them absolute, or the instructions ran
+    past the entry)."""
     signs: bool
     """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
 
@@ -404,7 +407,7 @@ class FrameSection:
             return self._read_cie(offset, end, pos)
         start, size, location_offset, pos = self._fde_fields(cie, pos)
         instructions, key, signs, after = self._instructions_at(pos, end)
-        fde = Fde(offset, end, cie, start, size, location_offset, instructions, key, signs)
+        fde = Fde(offset, end, cie, start, size, location_offset, instructions, None if cie.sets_loc else key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -429,7 +432,7 @@ class FrameSection:
         end = offset + 4 + length
         instructions, key, signs, after = self._instructions_at(pos, end)
         start += self.address + offset + 8
-        fde = Fde(offset, end, cie, start, size, offset + 8, instructions, key, signs)
+        fde = Fde(offset, end, cie, start, size, offset + 8, instructions, None if cie.sets_loc else key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -499,6 +502,7 @@ class FrameSection:
             pos = self._augmentation(augmentation, pos, fields)
         instructions, _, signs, after = self._instructions_at(pos, end)
         cie = Cie(offset, end, code_align, data_align, ra_reg, fields.get("R"), fields.get("L"), instructions, signs)
+        cie.sets_loc = any(op == SET_LOC for op, _, _ in instructions)
         self._entries[offset] = cie
         return cie, after
 
