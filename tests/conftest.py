@@ -87,6 +87,17 @@ def v3_section(
     return header + struct.pack("<qII", start, size, 0) + block
 
 
+def count_layouts(monkeypatch: pytest.MonkeyPatch, screen: object) -> list[int]:
+    """A list that grows by one each time `screen`'s class lays its screen out (while `monkeypatch` holds):
+    a move that should only repaint must leave it empty."""
+    layouts: list[int] = []
+    laid_out = type(screen)._refresh_layout
+    monkeypatch.setattr(
+        type(screen), "_refresh_layout", lambda this, *a, **k: (layouts.append(1), laid_out(this, *a, **k))
+    )
+    return layouts
+
+
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]):
     return lambda *args: run_cli(*args, capsys=capsys)

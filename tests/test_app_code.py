@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA
+from conftest import DATA, count_layouts
 
 from sfview.app.app import SfviewApp
 from sfview.app.widgets.code_table import INSTRUCTION_WIDTH
@@ -84,11 +84,7 @@ async def test_n_with_the_instructions_shown_lays_nothing_out(monkeypatch) -> No
         ex.fde_table.focus()
         await pilot.pause()  # the footer takes the FDE table's keys (a layout of its own)
         regions = (ex.fde_table.region, ex.code_table.region)
-        layouts = []
-        laid_out = type(ex)._refresh_layout
-        monkeypatch.setattr(
-            type(ex), "_refresh_layout", lambda screen, *a, **k: (layouts.append(1), laid_out(screen, *a, **k))
-        )
+        layouts = count_layouts(monkeypatch, ex)
         counts = set()
         for key in "n" * (len(app.section) - 1) + "p" * 3:
             await pilot.press(key)

@@ -8,7 +8,7 @@ terminal the explorer is made for.
 from __future__ import annotations
 
 import pytest
-from conftest import DATA
+from conftest import DATA, count_layouts
 
 from sfview.app.app import SfviewApp
 from sfview.app.widgets.fde_table import SYMBOL_AT_LEAST, FdeTable
@@ -290,11 +290,7 @@ async def test_down_through_functions_of_any_rows_lays_nothing_out(monkeypatch) 
         ex = app.explorer
         await pilot.pause()
         regions = (ex.fde_table.region, ex.fre_table.region)
-        layouts = []
-        laid_out = type(ex)._refresh_layout
-        monkeypatch.setattr(
-            type(ex), "_refresh_layout", lambda screen, *a, **k: (layouts.append(1), laid_out(screen, *a, **k))
-        )
+        layouts = count_layouts(monkeypatch, ex)
         rows = set()
         for _ in range(len(app.section) - 1):
             await pilot.press("down")
