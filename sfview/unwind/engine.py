@@ -30,9 +30,10 @@ import copy
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from functools import cached_property, partial
+from typing import NamedTuple, TypeVar
 
-from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
+from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
 from sfview.sframe.rules import CFA, Kind, Rule
@@ -43,6 +44,8 @@ ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
 """Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
 SIGNED = "signed: strip the PAC bits"
+LOAD = "*({:#x}) = {:#x}"
+"""The arithmetic of a word loaded from a known address: `*(0x7ffc…) = 0x5555…`."""
 
 
 @dataclass
@@ -75,20 +78,39 @@ class Rules(NamedTuple):
     mangled_ra: bool
 
 
-@dataclass(frozen=True)
-class Computation:
-    """One value worked out for a frame: `CFA = rsp + 16 = 0x7ffc…c0 + 0x10 = 0x7ffc…d0`."""
+Words = str | Callable[[], str]
+"""Words of a computation: the text, or what writes it when it is first read."""
 
-    what: str
-    """`CFA`, `RA`, `FP`, `SP` (the caller's, on the frame-pointer chain), or another register's name."""
-    rule: AnyRule
-    formula: str
-    """The rule with register names: `rsp + 16`, `*(CFA - 8)`, `unchanged`, an expression's operations."""
-    arithmetic: str
-    """The same with the numbers put in."""
-    value: int | None
-    address: int | None = None
-    """The memory word read, when the rule loads one."""
+
+class Computation:
+    """One value worked out for a frame: `CFA = rsp + 16 = 0x7ffc…c0 + 0x10 = 0x7ffc…d0`.
+
+    `what`: `CFA`, `RA`, `FP`, `SP` (the caller's, on the frame-pointer chain), or another register's
+    name; `value`, and `address`, the memory word read when the rule loads one, are worked out with the
+    step. The words saying how, `formula` (the rule with register names: `rsp + 16`, `*(CFA - 8)`,
+    `unchanged`, an expression's operations) and `arithmetic` (the same with the numbers put in), are
+    written when first read (`--explain`, `--json`, the debugger): a backtrace printed one line a frame
+    reads none, and writing them took half its time (a 131,071-frame chain: 400,000 strings)."""
+
+    __slots__ = ("_arithmetic", "_formula", "address", "rule", "value", "what")
+
+    def __init__(
+        self, what: str, rule: AnyRule, formula: Words, arithmetic: Words, value: int | None, address: int | None = None
+    ) -> None:
+        self.what, self.rule, self.value, self.address = what, rule, value, address
+        self._formula, self._arithmetic = formula, arithmetic
+
+    @property
+    def formula(self) -> str:
+        if not isinstance(self._formula, str):
+            self._formula = self._formula()
+        return self._formula
+
+    @property
+    def arithmetic(self) -> str:
+        if not isinstance(self._arithmetic, str):
+            self._arithmetic = self._arithmetic()
+        return self._arithmetic
 
     @property
     def text(self) -> str:
@@ -99,7 +121,7 @@ class Computation:
         return f"{self.what} {self.formula}: {self.arithmetic}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Frame:
     """One frame of the backtrace, and how its caller was found from it."""
 
@@ -192,14 +214,44 @@ class Places:
         return number
 
 
+SframeLookup = tuple[Module | None, Function | None, Row | None, str]
+"""What covers a PC in SFrame: the module, the FDE and its row, and how the row was chosen."""
+DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None]
+"""What covers a PC in DWARF CFI: the module, the FDE and its row."""
+T = TypeVar("T")
+
+
+class Lookups:
+    """What a walk found at a PC, which depends on the PC alone (and on the code the memory holds, which a
+    walk does not change): the sigreturn trampoline there, the module, FDE and row that cover it. A deep
+    recursion meets a few PCs over and over, and looks each up once; a walk of PCs all different looks up
+    every one, and keeps the last `KEPT` of each kind at most."""
+
+    KEPT = 4096
+
+    def __init__(self) -> None:
+        self.trampolines: dict[int, sigframe.Trampoline | None] = {}
+        self.sframe: dict[int, SframeLookup] = {}
+        self.dwarf: dict[tuple[int, bool], DwarfLookup] = {}
+
+    def keep(self, table: dict, key: object, found: T) -> T:
+        """`found` remembered under `key` in `table` (emptied first when it holds `KEPT`)."""
+        if len(table) >= self.KEPT:
+            table.clear()
+        table[key] = found
+        return found
+
+
 class Walk:
     """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
-    What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop."""
+    What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop, and what it
+    found at the PCs it met last (`Lookups`)."""
 
     def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: Places | None = None) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
         self.seen = Places() if seen is None else seen
+        self.lookups = Lookups()
         self.stop = ""
         """Why the walk ended, in words ("" until it has)."""
         self.missing_address: int | None = None
@@ -209,7 +261,7 @@ class Walk:
         given as found, not stepped)."""
         frame, limit, seen = self.first, self.limit, self.seen
         while limit is None or frame.number + 1 < limit:
-            caller, stop, missing = self.unwinder.step(frame)
+            caller, stop, missing = self.unwinder.step(frame, self.lookups)
             if caller is None:
                 self.stop, self.missing_address = stop, missing
                 yield frame
@@ -277,6 +329,13 @@ class Machine:
         """A register's part in a step: `RA` for the return-address column, `FP`, else its name."""
         return "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
 
+    @cached_property
+    def chain_rules(self) -> tuple[Rule, Rule, Rule]:
+        """The frame-pointer chain's rules: the caller's FP is the word at FP, the RA the word after it, the
+        caller's SP above the record (`fp + 16`, x86-64) or at the saved FP (AArch64: the caller's record)."""
+        fp, ra = Rule(Kind.VALUE, self.fp, 0, True), Rule(Kind.VALUE, self.fp, 8, True)
+        return fp, ra, fp if self.aarch64 else Rule(Kind.VALUE, self.fp, 16)
+
 
 Step = tuple[Frame | None, str, int | None]
 """The caller, or None and why not (and the memory word that was wanting, if one)."""
@@ -331,9 +390,13 @@ class Unwinder:
         frames.extend(walk)
         return found.stop, found.missing_address
 
-    def step(self, frame: Frame) -> Step:
-        """The caller of `frame` (filling in how it was found), or None and why not."""
-        trampoline = self._trampoline_at(frame.pc)
+    def step(self, frame: Frame, lookups: Lookups | None = None) -> Step:
+        """The caller of `frame` (filling in how it was found), or None and why not; `lookups`: what the
+        walk found at the PCs it met (a step alone looks up its own)."""
+        lookups = Lookups() if lookups is None else lookups
+        trampoline = lookups.trampolines.get(frame.pc, False)
+        if trampoline is False:
+            trampoline = lookups.keep(lookups.trampolines, frame.pc, self._trampoline_at(frame.pc))
         if trampoline is not None:
             frame.signal = True
             if self.cfi != "sframe" and not self.machine.aarch64:
@@ -341,11 +404,11 @@ class Unwinder:
                 # on the signal frame), where the file has some; else the kernel's signal-frame layout.
                 # AArch64: the layout first, as gdb's prepended sigtramp unwinder: the vDSO's CFI for
                 # `__kernel_rt_sigreturn` gives x29, x30 and the PC from the frame record, not the SP.
-                found = self._dwarf_rules(frame, quiet=True)
+                found = self._dwarf_rules(frame, lookups, quiet=True)
                 if isinstance(found, Rules):
                     return self._apply(frame, found)
             return self._signal_frame(frame, trampoline)
-        found = self._dwarf_rules(frame) if self.cfi == "dwarf" else self._sframe_rules(frame)
+        found = self._dwarf_rules(frame, lookups) if self.cfi == "dwarf" else self._sframe_rules(frame, lookups)
         if not isinstance(found, Rules):
             return found  # a stop, or a caller found by a heuristic
         return self._apply(frame, found)
@@ -393,48 +456,55 @@ class Unwinder:
         frame.cfa = caller.get(m.sp)
         return Frame(frame.number + 1, pc, caller, interrupted=True), "", None
 
-    def _sframe_rules(self, frame: Frame) -> Rules | Step:
+    def _sframe_rules(self, frame: Frame, lookups: Lookups) -> Rules | Step:
         """The rules of the SFrame row for the frame's PC."""
-        module, func = self._function_for(frame.lookup_pc)
+        found = lookups.sframe.get(frame.lookup_pc)
+        if found is None:
+            found = lookups.keep(lookups.sframe, frame.lookup_pc, self._sframe_lookup(frame.lookup_pc))
+        module, func, row, frame.lookup = found
         frame.module = module
         if func is None:
             if self.cfi != "sframe" and module is not None and module.cfi is not None and module.cfi() is not None:
                 # Code without SFrame data (a library built without --gsframe, as glibc is; crt files'
                 # `_start`): its DWARF CFI, as gdb would, before the frame-pointer guess.
                 frame.dwarf = True
-                return self._dwarf_rules(frame, [module])
+                return self._dwarf_rules(frame, lookups, [module])
             return self._no_rules(frame, module)
         frame.function = func
-        assert module is not None
-        row = func.row_for((frame.lookup_pc - module.bias) & ADDRESS_MASK)
         if row is None:
             return None, f"fdes[{func.index}] covers {frame.lookup_pc:#x} but none of its rows does", None
         frame.row = row
-        frame.lookup = self._lookup_text(func, frame.lookup_pc - module.bias)
         if row.ra_undefined:
             return None, "the outermost frame: its row says the return address is undefined", None
         m = self.machine
         return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
 
-    def _dwarf_rules(self, frame: Frame, modules: list[Module] | None = None, quiet: bool = False) -> Rules | Step:
+    def _sframe_lookup(self, pc: int) -> SframeLookup:
+        """The module, FDE and row for `pc`, and how the row was chosen."""
+        module, func = self._function_for(pc)
+        if func is None:
+            return module, None, None, ""
+        assert module is not None
+        row = func.row_for((pc - module.bias) & ADDRESS_MASK)
+        return module, func, row, self._lookup_text(func, pc - module.bias) if row is not None else ""
+
+    def _dwarf_rules(
+        self, frame: Frame, lookups: Lookups, modules: list[Module] | None = None, quiet: bool = False
+    ) -> Rules | Step:
         """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`), in
-        `modules` (all of them by default). `quiet`: only look, leave the frame as it was when none."""
-        owner = None
-        for module in self.modules if modules is None else modules:
-            address = (frame.lookup_pc - module.bias) & ADDRESS_MASK
-            table = module.cfi() if module.cfi is not None else None
-            fde = table.find(address) if table is not None else None
-            if fde is not None:
-                break
-            if owner is None and module.name_at(address, address):
-                owner = module
-        else:
+        `modules` (all of them by default, else the one whose symbols name the PC). `quiet`: only look,
+        leave the frame as it was when none."""
+        key = (frame.lookup_pc, modules is None)
+        found = lookups.dwarf.get(key)
+        if found is None:
+            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(frame.lookup_pc, modules))
+        module, fde, row = found
+        if fde is None:
             if quiet:
                 return None, "", None
-            frame.module = owner
-            return self._no_rules(frame, owner, "DWARF CFI")
+            frame.module = module
+            return self._no_rules(frame, module, "DWARF CFI")
         frame.module = module
-        row = fde.row_for(address)
         frame.lookup = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
         if row is None:
             return None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
@@ -442,6 +512,19 @@ class Unwinder:
             return None, "the outermost frame: DWARF says the return address is undefined", None
         m = self.machine
         return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp, **row.others}, row.ra_signed)
+
+    def _dwarf_lookup(self, pc: int, modules: list[Module] | None) -> DwarfLookup:
+        """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one."""
+        owner = None
+        for module in self.modules if modules is None else modules:
+            address = (pc - module.bias) & ADDRESS_MASK
+            table = module.cfi() if module.cfi is not None else None
+            fde = table.find(address) if table is not None else None
+            if fde is not None:
+                return module, fde, fde.row_for(address)
+            if owner is None and module.name_at(address, address):
+                owner = module
+        return owner, None, None
 
     def _apply(self, frame: Frame, rules: Rules) -> Step:
         """Work out the CFA, then every register the rules name; the caller's frame, or why there is none."""
@@ -453,7 +536,8 @@ class Unwinder:
         caller = m.kept(frame.registers)
         caller[m.sp] = (cfa.value + m.sp_val_offset) & ADDRESS_MASK
         if m.sp_val_offset:
-            text = f"CFA {m.sp_val_offset:+d} = {cfa.value:#x} - {-m.sp_val_offset:#x} = {caller[m.sp]:#x}"
+            text = partial("CFA {:+d} = {:#x} - {:#x} = {:#x}".format, m.sp_val_offset, cfa.value, -m.sp_val_offset,
+                           caller[m.sp])  # fmt: skip
             sp_rule = Rule(Kind.VALUE, CFA, m.sp_val_offset)
             frame.computations.append(Computation("SP", sp_rule, f"CFA {m.sp_val_offset:+d}", text, caller[m.sp]))
         order = sorted(rules.registers, key=lambda reg: (reg != m.ra, reg != m.fp, reg))
@@ -505,33 +589,44 @@ class Unwinder:
             comp = self._expression(what, rule, frame, cfa)
             frame.computations.append(comp)
             return comp
-        m = self.machine
-        formula = describe.formula(m.abi, rule)
+        formula = partial(describe.formula, self.machine.abi, rule)
         if rule.kind is not Kind.VALUE:
             # Not tracked (or the RA padding word): the register still holds the caller's value.
             reg = same if same is not None else -2
             value = frame.registers.get(reg)
-            text = f"{m.name(reg)} = {value:#x}" if value is not None else f"{m.name(reg)}, which is not known"
-            comp = Computation(what, rule, formula, text, value)
+            comp = Computation(what, rule, formula, partial(self._kept_words, reg, value), value)
         else:
             base = cfa if rule.base == CFA else frame.registers.get(rule.base)
-            base_name = "CFA" if rule.base == CFA else m.name(rule.base)
             if base is None:
-                comp = Computation(what, rule, formula, f"{base_name} is not known", None)
+                comp = Computation(what, rule, formula, partial(self._unknown_words, rule), None)
             else:
                 address = (base + rule.offset) & ADDRESS_MASK
-                sign = "-" if rule.offset < 0 else "+"
-                sum_text = (
-                    f"{base_name} {sign} {abs(rule.offset)} = {base:#x} {sign} {abs(rule.offset):#x} = {address:#x}"
-                )
                 if rule.deref:
                     value = self.read(address)
-                    loaded = f"{value:#x}" if value is not None else "not in memory"
-                    comp = Computation(what, rule, formula, f"*({sum_text}) = {loaded}", value, address)
+                    comp = Computation(what, rule, formula, partial(self._sum_words, rule, base, address, value),
+                                       value, address)  # fmt: skip
                 else:
-                    comp = Computation(what, rule, formula, sum_text, address)
+                    comp = Computation(what, rule, formula, partial(self._sum_words, rule, base, address), address)
         frame.computations.append(comp)
         return comp
+
+    def _kept_words(self, reg: int, value: int | None) -> str:
+        """`rbp = 0x…`: the arithmetic of a register the rule leaves as it is."""
+        name = self.machine.name(reg)
+        return f"{name} = {value:#x}" if value is not None else f"{name}, which is not known"
+
+    def _unknown_words(self, rule: Rule) -> str:
+        """`rbp is not known`: the arithmetic of a rule whose base register the frame lacks."""
+        return f"{self.machine.name(rule.base)} is not known"
+
+    def _sum_words(self, rule: Rule, base: int, address: int, *loaded: int | None) -> str:
+        """`rsp + 16 = 0x… + 0x10 = 0x…`; with a `loaded` word, `*(CFA - 8 = …) = 0x…` (or `not in memory`)."""
+        name = "CFA" if rule.base == CFA else self.machine.name(rule.base)
+        sign, offset = "-" if rule.offset < 0 else "+", abs(rule.offset)
+        text = f"{name} {sign} {offset} = {base:#x} {sign} {offset:#x} = {address:#x}"
+        if not loaded:
+            return text
+        return f"*({text}) = {loaded[0]:#x}" if loaded[0] is not None else f"*({text}) = not in memory"
 
     def _expression(self, what: str, rule: Unexpressible, frame: Frame, cfa: int | None) -> Computation:
         """A DWARF expression rule, evaluated: the CFA's own (`DW_CFA_def_cfa_expression`), or a
@@ -566,7 +661,8 @@ class Unwinder:
         """A signed return address without its authentication code, the masking recorded."""
         keep = ~self.pac_mask & ADDRESS_MASK
         stripped = signed & keep
-        frame.computations.append(Computation("RA", rule, SIGNED, f"{signed:#x} & {keep:#x} = {stripped:#x}", stripped))
+        words = partial("{:#x} & {:#x} = {:#x}".format, signed, keep, stripped)
+        frame.computations.append(Computation("RA", rule, SIGNED, words, stripped))
         return stripped
 
     @staticmethod
@@ -728,24 +824,23 @@ class Unwinder:
             return None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None
         frame.fallback, frame.heuristic = True, "frame-pointer chain"
         frame.lookup = f"no FDE covers {where}: frame-pointer chain"
-        frame.computations.append(
-            Computation("FP", Rule(Kind.VALUE, m.fp, 0, True), "*(fp)", f"*({fp:#x}) = {saved_fp:#x}", saved_fp, fp)
-        )
-        frame.computations.append(
-            Computation("RA", Rule(Kind.VALUE, m.fp, 8, True), "*(fp + 8)", f"*({fp + 8:#x}) = {ra:#x}", ra, fp + 8)
-        )
+        fp_rule, ra_rule, sp_rule = m.chain_rules
+        frame.computations.append(Computation("FP", fp_rule, "*(fp)", partial(LOAD.format, fp, saved_fp), saved_fp, fp))
+        frame.computations.append(Computation("RA", ra_rule, "*(fp + 8)", partial(LOAD.format, fp + 8, ra), ra, fp + 8))
         if m.aarch64:
             # A saved LR may be signed (pac-ret): the chain has no row to say so, and stripping an
             # unsigned user address changes nothing.
             if ra & self.pac_mask:
-                ra = self._strip(frame, Rule(Kind.VALUE, m.fp, 8, True), ra)
+                ra = self._strip(frame, ra_rule, ra)
             # The frame record {FP, LR} sits at the bottom of a frame (`stp x29, x30, [sp, -N]!;
             # mov x29, sp`), so the caller's SP at the call is where the caller's record is: the
             # saved FP. (FP + 16 is x86-64's: `push rbp; mov rbp, rsp` puts the record at the top.)
-            sp_rule, sp_formula, caller_sp = Rule(Kind.VALUE, m.fp, 0, True), "*(fp)", saved_fp
+            sp_formula, caller_sp = "*(fp)", saved_fp
         else:
-            sp_rule, sp_formula, caller_sp = Rule(Kind.VALUE, m.fp, 16), "fp + 16", fp + 16
-        frame.computations.append(Computation("SP", sp_rule, sp_formula, f"{sp_formula} = {caller_sp:#x}", caller_sp))
+            sp_formula, caller_sp = "fp + 16", fp + 16
+        frame.computations.append(
+            Computation("SP", sp_rule, sp_formula, partial("{} = {:#x}".format, sp_formula, caller_sp), caller_sp)
+        )
         frame.cfa = caller_sp
         caller = m.kept(frame.registers)
         caller.update({m.sp: caller_sp, m.fp: saved_fp, m.ra: ra})
