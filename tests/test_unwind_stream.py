@@ -172,6 +172,31 @@ def test_sframe_and_dwarf_are_walked_side_by_side_no_further_than_needed() -> No
     assert endless.taken == 4
 
 
+def _frame_json(frame) -> dict:
+    """A frame's document, as `sfview unwind --json` writes it (from its own template)."""
+    from sfview.inputs.demangle import demangle
+
+    name = frame.name()
+    return {
+        "number": frame.number,
+        "pc": frame.pc,
+        "function": name or None,
+        "demangled": demangle(name) if name.startswith("_Z") else None,
+        "module": frame.module.name if frame.module else None,
+        "fde": frame.function.index if frame.function else None,
+        "fre": frame.row.index if frame.row else None,
+        "lookup": frame.lookup,
+        "fallback": frame.fallback,
+        "heuristic": frame.heuristic or None,
+        "signal": frame.signal,
+        "dwarf": frame.dwarf,
+        "computations": [
+            {"what": c.what, "formula": c.formula, "arithmetic": c.arithmetic, "value": c.value, "address": c.address}
+            for c in frame.computations
+        ],
+    }
+
+
 def _json_of(trace, notes: list[str]) -> str:
     import io
 
@@ -187,7 +212,6 @@ def test_json_is_written_as_json_dumps_writes_it(chain: tuple[Path, int], notes:
     """The hand-made indented JSON against the library's, `json.dumps(doc, indent=1)`: a real core's walk, the
     chain's first 300 frames, and a frame with names JSON must escape."""
     from sfview.inputs.core import read_core
-    from sfview.output.backtrace import _frame_json
     from sfview.sframe.rules import Kind, Rule
     from sfview.unwind import session
     from sfview.unwind.engine import Backtrace, Computation, Frame, Module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
@@ -108,70 +108,54 @@ def _registers(frame: Frame, machine: Machine) -> str:
     return ", ".join(f"{machine.name(n)}={frame.registers[n]:#x}" for n in known)
 
 
-def _frame_json(frame: Frame) -> dict[str, Any]:
-    name = frame.name()
-    return {
-        "number": frame.number,
-        "pc": frame.pc,
-        "function": name or None,
-        "demangled": demangle(name) if name.startswith("_Z") else None,
-        "module": frame.module.name if frame.module else None,
-        "fde": frame.function.index if frame.function else None,
-        "fre": frame.row.index if frame.row else None,
-        "lookup": frame.lookup,
-        "fallback": frame.fallback,
-        "heuristic": frame.heuristic or None,
-        "signal": frame.signal,
-        "dwarf": frame.dwarf,
-        "computations": [
-            {"what": c.what, "formula": c.formula, "arithmetic": c.arithmetic, "value": c.value, "address": c.address}
-            for c in frame.computations
-        ],
-    }
-
-
 def write_json(out: TextIO, trace: Trace, notes: list[str]) -> None:
     """`{"frames": [...], "stop": ..., "missing_address": ..., "notes": [...]}` as `json.dumps(indent=1)`
     writes it, each frame written as the walk gives it (the rest, known at the end, after them)."""
     from json.encoder import encode_basestring_ascii  # only --json needs it
 
-    scalar = _Scalars(encode_basestring_ascii)
     out.write('{\n "frames": [\n')
     for number, frame in enumerate(trace):
         out.write(",\n  " if number else "  ")
-        out.write(_frame_text(_frame_json(frame), scalar))
+        out.write(_frame_text(frame, encode_basestring_ascii))
     rest = {"stop": trace.stop, "missing_address": trace.missing_address, "notes": notes}
     out.write("\n ],\n" + _indented(rest, 0, encode_basestring_ascii)[2:] + "\n")
 
 
-class _Scalars(dict[type, Callable[[Any], str]]):
-    """JSON for a value by its type, as `json.dumps` writes it (strings by the C escaper); a type not
-    foreseen (an int's subclass) by `_indented`, which asks `isinstance`."""
+def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
+    """A frame as `json.dumps(indent=1)` writes its document in the list of frames: `number`, `pc`,
+    `function` (its name and offset), `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
+    `fallback`, `heuristic`, `signal`, `dwarf`, and `computations` (`what`, `formula`, `arithmetic`,
+    `value`, `address` of each). Written from one template: walking a dict of it with `_indented` took two
+    thirds of `--json`'s time on a deep stack (tests/test_unwind_stream.py holds the document as a dict,
+    and compares the two)."""
+    name = frame.name()
 
-    def __init__(self, escape: Callable[[str], str]) -> None:
-        super().__init__({str: escape, int: int.__repr__, bool: _boolean, type(None): lambda _: "null"})
+    def text(value: str | None) -> str:
+        return "null" if value is None else escape(value)
 
-    def __missing__(self, kind: type) -> Callable[[Any], str]:
-        return lambda value: _indented(value, 0, self[str])
+    def number(value: int | None) -> str:
+        return "null" if value is None else int.__repr__(value)
+
+    steps = [
+        f'{{\n     "what": {text(c.what)},\n     "formula": {text(c.formula)},\n     "arithmetic": '
+        f'{text(c.arithmetic)},\n     "value": {number(c.value)},\n     "address": {number(c.address)}\n    }}'
+        for c in frame.computations
+    ]
+    computations = "[\n    " + ",\n    ".join(steps) + "\n   ]" if steps else "[]"
+    return (
+        f'{{\n   "number": {number(frame.number)},\n   "pc": {number(frame.pc)},\n   "function": {text(name or None)},'
+        f'\n   "demangled": {text(demangle(name) if name.startswith("_Z") else None)},'
+        f'\n   "module": {text(frame.module.name if frame.module else None)},'
+        f'\n   "fde": {number(frame.function.index if frame.function else None)},'
+        f'\n   "fre": {number(frame.row.index if frame.row else None)},\n   "lookup": {text(frame.lookup)},'
+        f'\n   "fallback": {_boolean(frame.fallback)},\n   "heuristic": {text(frame.heuristic or None)},'
+        f'\n   "signal": {_boolean(frame.signal)},\n   "dwarf": {_boolean(frame.dwarf)},'
+        f'\n   "computations": {computations}\n  }}'
+    )
 
 
 def _boolean(value: bool) -> str:
     return "true" if value else "false"
-
-
-def _frame_text(doc: dict[str, Any], scalar: _Scalars) -> str:
-    """A frame's document (`_frame_json`: scalars, and its computations, a list of dicts of scalars) as
-    `json.dumps(indent=1)` writes it in the list of frames: the one shape every frame has, written
-    without `_indented`'s walk of the value, which took two thirds of `--json`'s time on a deep stack."""
-    key = scalar[str]
-    fields = [f"{key(name)}: {scalar[type(value)](value)}" for name, value in doc.items() if name != "computations"]
-    steps = [
-        ",\n     ".join(f"{key(name)}: {scalar[type(value)](value)}" for name, value in step.items())
-        for step in doc["computations"]
-    ]
-    computations = "[\n    {\n     " + "\n    },\n    {\n     ".join(steps) + "\n    }\n   ]" if steps else "[]"
-    fields.append(f"{key('computations')}: {computations}")
-    return "{\n   " + ",\n   ".join(fields) + "\n  }"
 
 
 def _indented(value: object, level: int, escape: Callable[[str], str]) -> str:
@@ -189,7 +173,7 @@ def _indented(value: object, level: int, escape: Callable[[str], str]) -> str:
         )
         return ends[0] + ",".join(items) + "\n" + " " * level + ends[1]
     if value is None or isinstance(value, bool):
-        return "null" if value is None else "true" if value else "false"
+        return "null" if value is None else _boolean(value)
     if isinstance(value, int):
         return int.__repr__(value)
     if isinstance(value, str):

@@ -70,8 +70,8 @@ AnyRule = Rule | Unexpressible
 
 
 class Rules(NamedTuple):
-    """What a row says: the CFA rule, and a rule for each caller's register it mentions (the RA
-    column among them); whether the saved RA is signed."""
+    """What a row says: the CFA rule, and a rule for each caller's register it mentions, in the order a
+    step works them out (the RA column, the FP, then the others by number); whether the saved RA is signed."""
 
     cfa: AnyRule
     registers: dict[int, AnyRule]
@@ -214,10 +214,10 @@ class Places:
         return number
 
 
-SframeLookup = tuple[Module | None, Function | None, Row | None, str]
-"""What covers a PC in SFrame: the module, the FDE and its row, and how the row was chosen."""
-DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None]
-"""What covers a PC in DWARF CFI: the module, the FDE and its row."""
+SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
+"""What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
+DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None]
+"""What covers a PC in DWARF CFI: the module, the FDE and its row, and what the row says."""
 T = TypeVar("T")
 
 
@@ -461,7 +461,7 @@ class Unwinder:
         found = lookups.sframe.get(frame.lookup_pc)
         if found is None:
             found = lookups.keep(lookups.sframe, frame.lookup_pc, self._sframe_lookup(frame.lookup_pc))
-        module, func, row, frame.lookup = found
+        module, func, row, frame.lookup, rules = found
         frame.module = module
         if func is None:
             if self.cfi != "sframe" and module is not None and module.cfi is not None and module.cfi() is not None:
@@ -476,17 +476,20 @@ class Unwinder:
         frame.row = row
         if row.ra_undefined:
             return None, "the outermost frame: its row says the return address is undefined", None
-        m = self.machine
-        return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
+        return rules
 
     def _sframe_lookup(self, pc: int) -> SframeLookup:
         """The module, FDE and row for `pc`, and how the row was chosen."""
         module, func = self._function_for(pc)
         if func is None:
-            return module, None, None, ""
+            return module, None, None, "", None
         assert module is not None
         row = func.row_for((pc - module.bias) & ADDRESS_MASK)
-        return module, func, row, self._lookup_text(func, pc - module.bias) if row is not None else ""
+        if row is None:
+            return module, func, None, "", None
+        m = self.machine
+        rules = Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
+        return module, func, row, self._lookup_text(func, pc - module.bias), rules
 
     def _dwarf_rules(
         self, frame: Frame, lookups: Lookups, modules: list[Module] | None = None, quiet: bool = False
@@ -498,7 +501,7 @@ class Unwinder:
         found = lookups.dwarf.get(key)
         if found is None:
             found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(frame.lookup_pc, modules))
-        module, fde, row = found
+        module, fde, row, rules = found
         if fde is None:
             if quiet:
                 return None, "", None
@@ -510,8 +513,7 @@ class Unwinder:
             return None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
         if row.ra.kind == Kind.UNDEFINED:
             return None, "the outermost frame: DWARF says the return address is undefined", None
-        m = self.machine
-        return Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp, **row.others}, row.ra_signed)
+        return rules
 
     def _dwarf_lookup(self, pc: int, modules: list[Module] | None) -> DwarfLookup:
         """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one."""
@@ -521,10 +523,15 @@ class Unwinder:
             table = module.cfi() if module.cfi is not None else None
             fde = table.find(address) if table is not None else None
             if fde is not None:
-                return module, fde, fde.row_for(address)
+                row = fde.row_for(address)
+                if row is None:
+                    return module, fde, None, None
+                m = self.machine
+                others = dict(sorted(row.others.items()))
+                return module, fde, row, Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed)
             if owner is None and module.name_at(address, address):
                 owner = module
-        return owner, None, None
+        return owner, None, None, None
 
     def _apply(self, frame: Frame, rules: Rules) -> Step:
         """Work out the CFA, then every register the rules name; the caller's frame, or why there is none."""
@@ -540,9 +547,7 @@ class Unwinder:
                            caller[m.sp])  # fmt: skip
             sp_rule = Rule(Kind.VALUE, CFA, m.sp_val_offset)
             frame.computations.append(Computation("SP", sp_rule, f"CFA {m.sp_val_offset:+d}", text, caller[m.sp]))
-        order = sorted(rules.registers, key=lambda reg: (reg != m.ra, reg != m.fp, reg))
-        for reg in order:
-            rule = rules.registers[reg]
+        for reg, rule in rules.registers.items():
             if isinstance(rule, Rule) and rule.kind is Kind.UNDEFINED:
                 caller.pop(reg, None)
                 continue
