@@ -41,9 +41,10 @@ def _with_alloca_return() -> int:
     return int(re.search(r"#\d+\s+(0x[0-9a-f]+) in with_alloca ", bt).group(1), 16)
 
 
-def chain_core(folder: Path, stack_bytes: int) -> tuple[Path, int]:
+def chain_core(folder: Path, stack_bytes: int, returns: tuple[int, ...] | None = None) -> tuple[Path, int]:
     """The core with its stack `stack_bytes` long, one chain of frames `{next FP, RA}` from its bottom
-    to its top, the thread's rsp and rbp at the first and its PC the first RA; and how many frames."""
+    to its top, the thread's rsp and rbp at the first and its PC the first RA; and how many frames. The
+    RAs are `returns` in turn (by default `with_alloca`'s and `NOWHERE`)."""
     core = Elf.of(CORE.read_bytes())
     notes = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)
     pos = notes["p_offset"]
@@ -62,8 +63,10 @@ def chain_core(folder: Path, stack_bytes: int) -> tuple[Path, int]:
     )
     top = stack["p_vaddr"] + stack["p_memsz"]
     bottom, offset = top - stack_bytes, (len(core.data) + 4095) & ~4095
-    returns = (_with_alloca_return(), NOWHERE)
-    chain = b"".join(struct.pack("<QQ", va + 16, returns[n % 2]) for n, va in enumerate(range(bottom, top - 16, 16)))
+    returns = returns or (_with_alloca_return(), NOWHERE)
+    chain = b"".join(
+        struct.pack("<QQ", va + 16, returns[n % len(returns)]) for n, va in enumerate(range(bottom, top - 16, 16))
+    )
     core.data += bytes(offset - len(core.data)) + chain + bytes(16)
     values = stack | {"p_offset": offset, "p_vaddr": bottom, "p_filesz": stack_bytes, "p_memsz": stack_bytes}
     PHDR.pack_into(core.data, at, *(values[name] for name in PHDR_FIELDS))
@@ -137,6 +140,34 @@ def test_the_engine_gives_the_frames_of_a_walk_one_at_a_time(chain: tuple[Path, 
     whole = started.unwinder.backtrace(started.pc, started.registers, 1000)
     assert given == [(f.number, f.pc, f.heuristic, [c.text for c in f.computations]) for f in whole.frames]
     assert walk.stop == whole.stop == "stopped after 1000 frames (the limit asked for)" and frames > 1000
+
+
+def test_a_chain_in_the_programs_text_is_walked_to_its_end_without_writing_its_arithmetic(tmp_path: Path) -> None:
+    """A legitimate deep stack: every RA `with_alloca`'s, in the program's text (a recursion through a function
+    that keeps a frame pointer), each frame found by its SFrame row. Printed one line a frame, the walk writes
+    none of the arithmetic it did (`--explain`, `--json` and the debugger read it, written then), and it looks
+    its PC up once, however deep the stack."""
+    import io
+
+    from sfview.inputs.core import read_core
+    from sfview.output.backtrace import write_text
+    from sfview.unwind import session
+
+    core, frames = chain_core(tmp_path, 1 << 16, (_with_alloca_return(),))
+    started = session.from_core(str(PROGRAM), read_core(str(core)), None, [], None)
+    walk = started.unwinder.frames(started.pc, started.registers)
+    trace = started.unwinder.backtrace(started.pc, started.registers)
+    out = io.StringIO()
+    write_text(out, trace)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == frames + 2 and all(line.endswith(" in with_alloca ()") for line in lines[:-1])
+    assert lines[-1] == "stopped: the return address is 0: the outermost frame"
+    stepped = [c for frame in trace.frames for c in frame.computations]
+    assert len(stepped) == 3 * (frames + 1) and not any(isinstance(c._arithmetic, str) for c in stepped)
+    assert trace.frames[1].computations[0].text.startswith("CFA = rbp + 16 = ")
+    assert sum(1 for _ in walk) == frames + 1 and walk.stop == trace.stop
+    # one PC: its trampoline asked once, its row twice (frame 0 is looked up at its PC, the others at PC - 1)
+    assert len(walk.lookups.trampolines) == 1 and len(walk.lookups.sframe) == 2
 
 
 def test_sframe_and_dwarf_are_walked_side_by_side_no_further_than_needed() -> None:

@@ -30,7 +30,7 @@ import copy
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from typing import NamedTuple, TypeVar
 
 from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiTable, EhFrameIndex, Unexpressible
@@ -315,7 +315,7 @@ class Machine:
     def name(self, regnum: int) -> str:
         return describe.register_name(self.abi, regnum)
 
-    @property
+    @cached_property
     def callee_saved(self) -> frozenset[int]:
         """Carried to the caller where no rule names them (none for an ABI without a list here)."""
         return CALLEE_SAVED.get(self.abi, frozenset())
@@ -594,7 +594,7 @@ class Unwinder:
             comp = self._expression(what, rule, frame, cfa)
             frame.computations.append(comp)
             return comp
-        formula = partial(describe.formula, self.machine.abi, rule)
+        formula = partial(_formula, self.machine.abi, rule)
         if rule.kind is not Kind.VALUE:
             # Not tracked (or the RA padding word): the register still holds the caller's value.
             reg = same if same is not None else -2
@@ -850,6 +850,10 @@ class Unwinder:
         caller = m.kept(frame.registers)
         caller.update({m.sp: caller_sp, m.fp: saved_fp, m.ra: ra})
         return Frame(frame.number + 1, ra, caller), "", None
+
+
+_formula = lru_cache(maxsize=4096)(describe.formula)
+"""A rule's formula (`*(CFA - 8)`), written once for the few rules a walk meets over and over."""
 
 
 PLT_SECTIONS = (".plt", ".iplt", ".plt.sec", ".plt.got")
