@@ -334,10 +334,11 @@ class EhFrameIndex:
             return None
         try:
             fde = self._eh_frame.fde_at(self._offsets[i])
-            func = self._eh_frame.function(fde, self.abi) if fde is not None else None
+            if fde is None or not (fde.start & ADDRESS_MASK) <= pc < (fde.start & ADDRESS_MASK) + fde.size:
+                return None  # a PC past the nearest FDE's end: its rows are not worked out
+            return self._eh_frame.function(fde, self.abi)
         except InputError:
             return None
-        return func if func is not None and func.start_address <= pc < func.end_address else None
 
 
 def read_cfi_outline(elf: ELFFile) -> CfiOutline:
