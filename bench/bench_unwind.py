@@ -13,6 +13,11 @@ binary search, not decode the section. Two figures:
   and a static build of the same program (built here, its core written by
   gdb's `generate-core-file`), whose C library has DWARF CFI alone and no
   `.eh_frame_hdr`: the frames below `main` are walked with `.eh_frame`;
+* with `--chain`: the adversarial core of `tests/test_unwind_stream.py` (`chain_core`), the fixture's
+  stack rewritten into a 2 MB frame-pointer chain of 131,071 frames, and the same chain with every
+  RA in the program's text (a legitimate deep recursion): `sfview unwind` in each output mode
+  beside gdb's `bt` (which stops the first after 5 frames: its guess at a PC in no function is a
+  frameless one, and two frames then unwind the PC from one stack slot);
 * on the 40,000-function benchmark binary (`make_big.py`), the per-frame
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
@@ -21,7 +26,7 @@ Beside each pair, the floor: Python starting and importing pyelftools' ELF
 reader, and nothing else (what sfview cannot go below while it reads ELF
 files with pyelftools).
 
-Usage: python bench/bench_unwind.py [--repeat N]
+Usage: python bench/bench_unwind.py [--repeat N] [--chain]
 """
 
 from __future__ import annotations
@@ -110,6 +115,50 @@ def against_gdb(program: Path, core: Path, repeat: int) -> None:
     print(f"sfview found {frames} frames, gdb printed {gdb_frames}\n")
 
 
+CHAIN_MODES = ((), ("--json",), ("--explain",), ("--cfi", "both"), ("--cfi", "dwarf"), ("--cfi", "sframe"))
+"""The output modes `--chain` times: each writes every frame of the chain."""
+
+
+def chain_cores(folder: Path) -> list[tuple[str, Path]]:
+    """The chain core of `tests/test_unwind_stream.py` with 2 MB of stack, and the same chain with every RA
+    `with_alloca`'s (in the program's text)."""
+    sys.path.insert(0, str(REPO_ROOT / "tests"))
+    from test_unwind_stream import _with_alloca_return, chain_core
+
+    cores = []
+    for name, returns in (("adversarial", None), ("in the text", (_with_alloca_return(),))):
+        (folder / name).mkdir()
+        cores.append((name, chain_core(folder / name, 2 << 20, returns)[0]))
+    return cores
+
+
+def chain_modes(core: Path, repeat: int) -> None:
+    """`sfview unwind` of a chain core in each output mode, interleaved with gdb's `bt` on it."""
+    env = child_env()
+    gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(PROGRAM), str(core)]
+    runs: dict[tuple[str, ...], list] = {mode: [] for mode in CHAIN_MODES}
+    theirs = []
+    run_measured(sfview_argv("unwind", str(PROGRAM), "--core", str(core)), env=env)  # warm-up
+    for _ in range(repeat):
+        for mode in CHAIN_MODES:
+            runs[mode].append(run_measured(sfview_argv("unwind", str(PROGRAM), "--core", str(core), *mode), env=env))
+        if shutil.which("gdb"):
+            theirs.append(run_measured(gdb, env=env))
+    print(f"{'':16} {'best':>8} {'median':>8} {'CPU median':>11} {'peak RSS':>9} {'frames':>8}")
+    for mode, measured in (*runs.items(), (("gdb bt",), theirs)):
+        if not measured:
+            continue
+        if not all(r.ok for r in measured):
+            print(f"{' '.join(mode) or 'text':16} FAILED: {measured[0].stderr.decode(errors='replace')[:200]}")
+            continue
+        s, cpu = Summary.of(measured), statistics.median(r.cpu_s for r in measured)
+        out = measured[0].stdout.decode(errors="replace")
+        frames = out.count('"number"') if "--json" in mode else out.count("\n#") + out.startswith("#")
+        label = " ".join(mode) or "text"
+        print(f"{label:16} {s.best_s:7.2f}s {s.median_s:7.2f}s {cpu:9.2f} s {s.peak_rss_mb:6.1f} MB {frames:8}")
+    print()
+
+
 OWNERS = ("elftools", "sfview")
 """The packages whose import cost `import_shares` separates from the rest."""
 
@@ -185,7 +234,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--chain", action="store_true", help="time the 131,071-frame chain cores alone, every mode")
     args = parser.parse_args(argv)
+    if args.chain:
+        with tempfile.TemporaryDirectory() as folder:
+            for name, core in chain_cores(Path(folder)):
+                print(f"sfview unwind of the chain core ({name}, {core.stat().st_size >> 10} KB), {args.repeat} runs")
+                chain_modes(core, args.repeat)
+        return 0
     against_gdb(PROGRAM, CORE, args.repeat)
     with tempfile.TemporaryDirectory() as folder:
         deep = deep_core(Path(folder))

@@ -115,8 +115,7 @@ def write_json(out: TextIO, trace: Trace, notes: list[str]) -> None:
 
     out.write('{\n "frames": [\n')
     for number, frame in enumerate(trace):
-        out.write(",\n  " if number else "  ")
-        out.write(_frame_text(frame, encode_basestring_ascii))
+        out.write((",\n  " if number else "  ") + _frame_text(frame, encode_basestring_ascii))
     rest = {"stop": trace.stop, "missing_address": trace.missing_address, "notes": notes}
     out.write("\n ],\n" + _indented(rest, 0, encode_basestring_ascii)[2:] + "\n")
 
@@ -129,29 +128,28 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     thirds of `--json`'s time on a deep stack (tests/test_unwind_stream.py holds the document as a dict,
     and compares the two)."""
     name = frame.name()
-
-    def text(value: str | None) -> str:
-        return "null" if value is None else escape(value)
-
-    def number(value: int | None) -> str:
-        return "null" if value is None else int.__repr__(value)
-
+    demangled = escape(demangle(name)) if name.startswith("_Z") else "null"
     steps = [
-        f'{{\n     "what": {text(c.what)},\n     "formula": {text(c.formula)},\n     "arithmetic": '
-        f'{text(c.arithmetic)},\n     "value": {number(c.value)},\n     "address": {number(c.address)}\n    }}'
+        f'{{\n     "what": {escape(c.what)},\n     "formula": {escape(c.formula)},\n     "arithmetic": '
+        f'{escape(c.arithmetic)},\n     "value": {_number(c.value)},\n     "address": {_number(c.address)}\n    }}'
         for c in frame.computations
     ]
     computations = "[\n    " + ",\n    ".join(steps) + "\n   ]" if steps else "[]"
     return (
-        f'{{\n   "number": {number(frame.number)},\n   "pc": {number(frame.pc)},\n   "function": {text(name or None)},'
-        f'\n   "demangled": {text(demangle(name) if name.startswith("_Z") else None)},'
-        f'\n   "module": {text(frame.module.name if frame.module else None)},'
-        f'\n   "fde": {number(frame.function.index if frame.function else None)},'
-        f'\n   "fre": {number(frame.row.index if frame.row else None)},\n   "lookup": {text(frame.lookup)},'
-        f'\n   "fallback": {_boolean(frame.fallback)},\n   "heuristic": {text(frame.heuristic or None)},'
+        f'{{\n   "number": {frame.number:d},\n   "pc": {frame.pc:d},'
+        f'\n   "function": {escape(name) if name else "null"},'
+        f'\n   "demangled": {demangled},\n   "module": {escape(frame.module.name) if frame.module else "null"},'
+        f'\n   "fde": {frame.function.index if frame.function else "null"},'
+        f'\n   "fre": {frame.row.index if frame.row else "null"},\n   "lookup": {escape(frame.lookup)},'
+        f'\n   "fallback": {_boolean(frame.fallback)},'
+        f'\n   "heuristic": {escape(frame.heuristic) if frame.heuristic else "null"},'
         f'\n   "signal": {_boolean(frame.signal)},\n   "dwarf": {_boolean(frame.dwarf)},'
         f'\n   "computations": {computations}\n  }}'
     )
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else f"{value:d}"
 
 
 def _boolean(value: bool) -> str:

@@ -817,7 +817,15 @@ class Unwinder:
         return Frame(frame.number + 1, ra, caller), "", None
 
     def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
-        """Follow the frame pointer, if it looks like one (saved FP, then RA, above it)."""
+        """Follow the frame pointer, if it looks like one (saved FP, then RA, above it).
+
+        The chain goes on whatever the PCs it meets: an RA in no module (JIT code keeps frame pointers; perf's
+        user-stack walk follows them there too) is a frame like another. gdb is no guide here: at a PC no
+        function holds, `amd64_frame_cache_1` takes the frame as frameless (the RA at SP, not the chain), and
+        the walk it then prints stops where two frames unwind the PC from one stack slot (`frame.c`,
+        `UNWIND_NO_SAVED_PC`: "frame did not save the PC"), after two frames in no module. On x86-64 each
+        step takes a record at least 16 bytes above the last (FP >= SP, the caller's SP FP + 16): the walk
+        ends within the stack the core holds; a chain that comes back on itself is a loop `Places` ends."""
         m = self.machine
         fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
         if not fp or sp is None or fp < sp or fp % 8:
