@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -173,7 +174,8 @@ def _gdb_bt(core: Path, env: dict[str, str]) -> str:
         return f"not done after {GDB_LIMIT_S} s"
     wall, out = time.perf_counter() - started, done.stdout.decode(errors="replace")
     stop = next((line for line in out.splitlines() if line.startswith("Backtrace stopped")), "")
-    return f"{wall:7.2f}s (one run), {out.count(chr(10) + '#') + out.startswith('#')} frames {stop}"
+    numbers = [int(n) for n in re.findall(r"^#(\d+)", out, re.MULTILINE)]  # gdb shows frame #0 on loading too
+    return f"{wall:7.2f}s (one run), {max(numbers, default=-1) + 1} frames; {stop}"
 
 
 OWNERS = ("elftools", "sfview")
