@@ -31,9 +31,9 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiTable, EhFrameIndex, Unexpressible
+from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
 from sfview.sframe.rules import CFA, Kind, Rule
@@ -214,10 +214,13 @@ class Places:
         return number
 
 
-SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
-"""What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
-DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None]
-"""What covers a PC in DWARF CFI: the module, the FDE and its row, and what the row says."""
+if TYPE_CHECKING:
+    from sfview.dwarf.cfi import CfiFunction, CfiRow
+
+    SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
+    """What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
+    DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None]
+    """What covers a PC in DWARF CFI: the module, the FDE and its row, and what the row says."""
 T = TypeVar("T")
 
 
