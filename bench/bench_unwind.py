@@ -17,9 +17,10 @@ binary search, not decode the section. Two figures:
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
 
-Beside each pair, the floor: Python starting and importing pyelftools' ELF
-reader, and nothing else (what sfview cannot go below while it reads ELF
-files with pyelftools).
+Beside each pair, the floor: this Python starting and doing nothing (what
+sfview cannot go below). An unwind no longer imports pyelftools (its ELF
+reading is `sfview.inputs.elfimage`), so the floor is no longer Python with
+pyelftools' ELF reader imported, as it was until then.
 
 Usage: python bench/bench_unwind.py [--repeat N]
 """
@@ -44,10 +45,10 @@ PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
 CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
 
 
-FLOOR = [sys.executable, "-c", "import elftools.elf.elffile"]
+FLOOR = [sys.executable, "-c", "pass"]
 """What any run of sfview pays before its own code: this Python starting (its site packages,
-an editable install's finder among them) and importing pyelftools' ELF reader, which the core
-and the program are read with (pyelftools' import loads its DWARF and construct modules too)."""
+an editable install's finder among them). The unwind reads the core and the program with
+`sfview.inputs.elfimage`, not pyelftools, whose import the floor counted until then."""
 
 
 def deep_core(folder: Path) -> tuple[Path, Path] | None:

@@ -249,7 +249,7 @@ def run_compare(argv: list[str]) -> int:
     section = doc.require_section()
     relocatable = doc.elf["e_type"] == "ET_REL"
     try:  # an object file's functions are paired by their relocations, whatever their addresses
-        table = read_cfi(doc.elf) if relocatable else read_cfi_outline(doc.elf)
+        table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
     except InputError as exc:
         raise exc.located(args.file) from None
     shapes = Shapes(section)

@@ -41,14 +41,15 @@ from elftools.dwarf.constants import DW_CFA
 
 from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.errors import InputError
-from sfview.inputs.elffile import ElfFile, reading, section_named
+from sfview.inputs.boundary import reading
+from sfview.inputs.elfimage import PT_GNU_EH_FRAME
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE, CallFrameInfo
-    from elftools.elf.elffile import ELFFile
 
     from sfview.dwarf.cfi import Abi
+    from sfview.inputs.elfimage import ElfImage
 
 ADDRESS_MASK = (1 << 64) - 1
 PE_OMIT = 0xFF
@@ -192,21 +193,19 @@ def fde_function(frames: FrameSection, offset: int, abi: Abi) -> CfiFunction:
     return frames.function(fde, abi)
 
 
-def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
+def frame_section(elf: ElfImage, name: str) -> FrameSection | None:
     """The file's `name` section (`.eh_frame`, `.debug_frame`) to read CFI from, None when it has none.
 
     In a relocatable object the section's relocations are applied first, as
     pyelftools' `get_dwarf_info()` does (the FDEs' `initial_location` fields
     are relocated there).
     """
-    section = section_named(elf, name)
+    section = elf.section(name)
     if section is None:
         return None
-    relocate = elf["e_type"] == "ET_REL"
     with reading(f"the {name} section"):
-        # a file read from memory (the vDSO), not an ElfFile: no relocations, nothing compressed
-        data = elf.dwarf_section_bytes(section, relocate) if isinstance(elf, ElfFile) else section.data()
-    return FrameSection(name, data, section["sh_addr"], elf.little_endian, elf.elfclass // 8)
+        data = elf.dwarf_section_bytes(section)
+    return FrameSection(name, data, section.addr, elf.little_endian, elf.elfclass // 8)
 
 
 COMMON_FDE = struct.Struct("<IIiiB")
@@ -221,20 +220,20 @@ EH_FRAME_HDR_ENCODINGS = (1, 0x1B, 0x03, 0x3B)
 """Version 1; DW_EH_PE_pcrel|sdata4; DW_EH_PE_udata4; DW_EH_PE_datarel|sdata4: what every GNU linker writes."""
 
 
-def hdr_table(elf: ELFFile, eh_frame: FrameSection) -> tuple[list[int], list[int]] | None:
+def hdr_table(elf: ElfImage, eh_frame: FrameSection) -> tuple[list[int], list[int]] | None:
     """`.eh_frame_hdr`'s sorted table (`PT_GNU_EH_FRAME`, written by the linker for unwinders): each
     FDE's start address and its offset in `.eh_frame`. None when the file has none, or one in
     encodings other than those every GNU linker writes."""
-    header = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_GNU_EH_FRAME"), None)
+    header = next((seg for seg in elf.segments if seg.type == PT_GNU_EH_FRAME), None)
     if header is None or not elf.little_endian:
         return None
-    data = header.data()
+    data = elf.segment_view(header)
     if len(data) < EH_FRAME_HDR.size:
         return None
     *encodings, _, count = EH_FRAME_HDR.unpack_from(data)
     if tuple(encodings) != EH_FRAME_HDR_ENCODINGS or len(data) < EH_FRAME_HDR.size + 8 * count:
         return None
-    base = header["p_vaddr"]
+    base = header.vaddr
     table = struct.unpack_from(f"<{2 * count}i", data, EH_FRAME_HDR.size)
     return [base + start for start in table[0::2]], [base + fde - eh_frame.address for fde in table[1::2]]
 
