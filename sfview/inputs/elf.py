@@ -22,6 +22,7 @@ from sfview.inputs.elfimage import (
     SHF_EXECINSTR,
     SHT_DYNSYM,
     SHT_NOBITS,
+    SHT_STRTAB,
     SHT_SYMTAB,
     ElfImage,
     SectionHeader,
@@ -211,8 +212,11 @@ def symbol_table(elf: ElfImage, name: str) -> SectionHeader | None:
 
 def _check_symbol_table(elf: ElfImage, table: SectionHeader) -> None:
     """What pyelftools checks as it makes a symbol table of a header (its words)."""
-    if elf.section_at(table.link) is None:
+    strings = elf.section_at(table.link)
+    if strings is None:
         raise InputError(f"no section {table.link} for its string table (the file has {len(elf.sections)})")
+    if strings.type != SHT_STRTAB:
+        raise InputError(f"its string table, section {table.link}, is not a string table (type {strings.type})")
     if table.entsize <= 0:
         raise InputError(f"Expected entry size of section {table.name!r} to be > 0")
     if table.size % table.entsize:
