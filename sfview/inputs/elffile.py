@@ -14,8 +14,8 @@ its header goes through this module:
   section names come from the headers alone, sections it cannot make objects
   of are skipped when iterating, and its DWARF sections are read by
   `section_bytes`;
-- `section_bytes` and `segment_bytes` read no more than the file holds and no
-  more than the size limit, inflate zlib and zstd, and never trust a size.
+- `section_bytes` reads no more than the file holds and no more than the
+  size limit, inflate zlib and zstd, and never trust a size.
 
 What an unwind reads (headers, notes, a few sections) is read without
 pyelftools by `elfimage.ElfImage`, whose `library` is this reader, opened
@@ -234,20 +234,6 @@ def segments(elf: ELFFile) -> list[Segment]:
         if count and end > elf.stream_len:
             raise InputError(f"they end at {end:#x}, past the end of the file ({elf.stream_len:#x} bytes)")
         return list(elf.iter_segments())
-
-
-def segment_bytes(elf: ELFFile, segment: Segment, start: int = 0, size: int | None = None) -> bytes:
-    """`size` bytes (all, when None) from `start` in a segment's file bytes, no more than the file holds."""
-    want = segment["p_filesz"] - start if size is None else min(size, segment["p_filesz"] - start)
-    with reading(f"the segment at file offset {segment['p_offset']:#x}"):
-        return _read_at(elf, segment["p_offset"] + start, max(want, 0), None)
-
-
-def segment_view(elf: ElfFile, segment: Segment) -> memoryview:
-    """A segment's file bytes as a view of the file mapped once: no copy, however many headers
-    point at the same bytes (a forged core or program with thousands of them costs nothing)."""
-    start = min(segment["p_offset"], elf.stream_len)
-    return elf.mapped[start : start + segment["p_filesz"]]
 
 
 def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:

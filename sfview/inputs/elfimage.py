@@ -149,9 +149,9 @@ class ElfImage:
     def library(self) -> ElfFile:
         """The same file as pyelftools reads it, for what only pyelftools reads (relocations, DWARF,
         the views of other commands); opened on first use."""
-        from sfview.inputs.elffile import ElfFile  # pyelftools: not for what an unwind reads
+        from sfview.inputs.elffile import open_elf  # pyelftools: not for what an unwind reads
 
-        elf = ElfFile(self.stream if self.stream is not None else io.BytesIO(self.data))
+        elf = open_elf(self.stream if self.stream is not None else io.BytesIO(self.data))
         elf.lost = self.lost
         elf.image = self
         return elf
@@ -205,7 +205,6 @@ class ElfImage:
         holds: a view of the mapped file, no copy however many headers point at the same bytes."""
         want = segment.filesz - start if size is None else min(size, segment.filesz - start)
         begin = min(segment.offset + start, self.size)
-        limits.check_size(max(want, 0), "bytes")
         return self.data[begin : begin + max(want, 0)]
 
     # Section headers --------------------------------------------------------

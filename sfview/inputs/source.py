@@ -64,8 +64,14 @@ class Source:
 
     @property
     def elf(self) -> ElfFile | None:
-        """The ELF file as pyelftools reads it (opened on first use), or None for a raw section."""
-        return self.image.library if self.image is not None else None
+        """The ELF file as pyelftools reads it (opened on first use), or None for a raw section; an
+        `InputError` naming the file when pyelftools cannot read its header."""
+        if self.image is None:
+            return None
+        try:
+            return self.image.library
+        except InputError as exc:
+            raise exc.located(self.path) from None
 
     @cached_property
     def _loaded_names(self) -> tuple[SymbolTable, dict[int, str], dict[int, Place]]:
