@@ -119,8 +119,10 @@ def import_shares(program: Path, core: Path, repeat: int) -> None:
     """Where `sfview unwind`'s import time goes (Python's own `-X importtime`, self times, median over
     the runs): each module counts to the nearest of pyelftools or sfview that imported it (pyelftools'
     `construct.debug` imports `pdb`, and with it `inspect`, `ast`, `tokenize`: pyelftools' cost), the
-    rest is Python's start and the editable install's finder. What a reader without pyelftools could
-    save at most at start-up is pyelftools' share. Not interleaved with anything: a share, not a speed."""
+    rest is Python's start and the editable install's finder. The unwind reads ELF files with
+    `sfview.inputs.elfimage`: pyelftools' share is its exceptions module alone (`cfi.DECODE_ERRORS`),
+    and a rise of it means something on the unwind's path imports pyelftools again. Not interleaved
+    with anything: a share, not a speed."""
     argv = [sys.executable, "-X", "importtime", *sfview_argv("unwind", str(program), "--core", str(core))[1:]]
     shares: dict[str, list[float]] = {name: [] for name in (*OWNERS, "other")}
     for _ in range(repeat):

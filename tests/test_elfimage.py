@@ -106,19 +106,19 @@ SMALL = [p for p in ELF_FILES if p.stat().st_size < 200_000]
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(SMALL),
-    st.lists(st.tuples(st.integers(0, 4095), st.integers(0, 255)), min_size=1, max_size=8),
-    st.one_of(st.none(), st.integers(0, 4096)),
+    st.lists(st.tuples(st.integers(0, 1 << 32), st.integers(0, 255)), min_size=1, max_size=8),
+    st.one_of(st.none(), st.integers(0, 1 << 32)),
 )
 def test_a_damaged_file_reads_as_pyelftools_reads_it_or_is_a_located_refusal(
     path: Path, changes: list[tuple[int, int]], cut: int | None
 ) -> None:
-    """Bytes changed in the headers' region and the file cut short: what both readers read is the same;
-    where `ElfImage` refuses, it is an `InputError` (what the callers locate), never another exception."""
+    """Bytes changed (half of them in the ELF header and the program headers, half anywhere: the section
+    headers are at the end) and the file cut short: what both readers read is the same; where
+    `ElfImage` refuses, it is an `InputError` (what the callers locate), never another exception."""
     data = bytearray(path.read_bytes())
-    for at, value in changes:
-        if at < len(data):
-            data[at] = value
-    data = data[:cut] if cut is not None else data
+    for i, (at, value) in enumerate(changes):
+        data[at % (1024 if i % 2 else len(data))] = value
+    data = data[: cut % (len(data) + 1)] if cut is not None else data
     try:
         image = ElfImage(bytes(data))
         segments, sections, error = image.segments, image.sections, image.headers_error
