@@ -144,3 +144,17 @@ def test_a_damaged_file_reads_as_pyelftools_reads_it_or_is_a_located_refusal(
     if theirs_sections is not None and len(theirs_sections) == len(sections):
         for ours, theirs in zip(sections, theirs_sections, strict=True):
             assert (ours.offset, ours.size, ours.link) == (theirs["sh_offset"], theirs["sh_size"], theirs["sh_link"])
+
+
+def test_a_file_that_cannot_be_mapped_is_a_located_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system that cannot map files (mmap's ENODEV) refuses the core in one located line."""
+    from sfview.inputs import elfimage
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(elfimage.mmap, "mmap", refuse)
+    core = DATA / "deep-x86_64.core"
+    with pytest.raises(InputError) as refused:
+        read_core(str(core))
+    assert str(refused.value) == f"{core}: not a readable core file: the file cannot be mapped (No such device)"

@@ -103,7 +103,12 @@ def _map(stream: BinaryIO) -> memoryview:
     if getbuffer is not None:
         return getbuffer().toreadonly()
     size = stream.seek(0, 2)
-    return memoryview(mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)) if size else memoryview(b"")
+    if not size:
+        return memoryview(b"")
+    try:
+        return memoryview(mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ))
+    except (OSError, ValueError) as exc:  # a file system that cannot map files
+        raise InputError(f"the file cannot be mapped ({getattr(exc, 'strerror', None) or exc})") from None
 
 
 class ElfImage:
