@@ -202,7 +202,7 @@ def _names_overlap(table: SectionHeader, strtab: bytes) -> InputError:
     )
 
 
-def symbol_table(elf: ElfImage, name: str) -> SectionHeader | None:
+def _symbol_table(elf: ElfImage, name: str) -> SectionHeader | None:
     """The symbol table called `name`, None when there is none (or the section of that name is not
     one); an `InputError` where pyelftools would refuse to make a table of its header."""
     table = elf.section(name)
@@ -281,7 +281,7 @@ def _symbols(elf: ElfImage, lost: list[InputError]) -> SymbolTable:
 def _function_symbols(elf: ElfImage, name: str) -> PackedSymbols:
     """The defined function symbols of the symbol table `name` (none when there is no such table), their
     names left in the string table."""
-    table = symbol_table(elf, name)
+    table = _symbol_table(elf, name)
     if table is None:
         return PackedSymbols()
     strtab, entries = _entries(elf, table)
@@ -447,7 +447,7 @@ def unwinding_symbols(elf: ElfImage, path: str, table: SymbolTable, root: str = 
     try:
         with open(found, "rb") as f:
             debug = ElfImage.of(f)
-            symtab = symbol_table(debug, ".symtab")
+            symtab = _symbol_table(debug, ".symtab")
             if symtab is None:
                 return table
             code = {header.index for header in debug.sections if header.flags & SHF_EXECINSTR}

@@ -127,9 +127,9 @@ class ElfImage:
         self.elfclass = {1: 32, 2: 64}.get(self._byte(4), 0)
         if not self.elfclass:
             raise InputError(f"Invalid EI_CLASS {bytes(self.data[4:5])!r}")
-        self.little_endian = {1: True, 2: False}.get(self._byte(5))  # type: ignore[assignment]
-        if self.little_endian is None:
+        if self._byte(5) not in (1, 2):
             raise InputError(f"Invalid EI_DATA {bytes(self.data[5:6])!r}")
+        self.little_endian = self._byte(5) == 1
         self.order = "<" if self.little_endian else ">"
         header = struct.Struct(self.order + HEADER_LAYOUT[self.elfclass])
         if self.size < 16 + header.size:
@@ -174,12 +174,12 @@ class ElfImage:
         return self.data[at] if at < self.size else -1
 
     @property
-    def type(self) -> str:
+    def type(self) -> str | int:
         """The ELF type as pyelftools names it (`ET_CORE`), or its number."""
         return ET_NAMES.get(self.e_type) or _enum_name("ENUM_E_TYPE", self.e_type)
 
     @property
-    def machine(self) -> str:
+    def machine(self) -> str | int:
         """The machine as pyelftools names it (`EM_X86_64`), or its number."""
         return EM_NAMES.get(self.e_machine) or _enum_name("ENUM_E_MACHINE", self.e_machine)
 
@@ -216,16 +216,17 @@ class ElfImage:
 
     def _first_section(self) -> SectionHeader:
         """Section header 0, which holds the counts too big for the ELF header (and is read by itself)."""
-        return self._section_header(0, {})
+        return self._section_header(0)
 
-    def _section_header(self, index: int, names: dict[int, str]) -> SectionHeader:
+    def _section_header(self, index: int) -> SectionHeader:
+        """Section header `index`, unnamed (`sections` names them once `.shstrtab` is read)."""
         if self.shentsize < self._section.size:
             raise InputError(f"Too small e_shentsize: {self.shentsize}")
         at = self.shoff + index * self.shentsize
         if at + self._section.size > self.size:
             raise InputError(f"section header {index} runs past the end of the file ({self.size:#x} bytes)")
         fields = self._section.unpack_from(self.data, at)
-        return SectionHeader(index, names.get(fields[0], ""), *fields)
+        return SectionHeader(index, "", *fields)
 
     @cached_property
     def section_count(self) -> int:
@@ -243,7 +244,7 @@ class ElfImage:
                     raise InputError(
                         f"{count} headers of {size} bytes run past the end of the file ({self.size:#x} bytes)"
                     )
-                headers = [self._section_header(i, {}) for i in range(count)]
+                headers = [self._section_header(i) for i in range(count)]
         except InputError as exc:
             return [], exc
         names = BoundedStrings(self._section_names(headers), "replace")  # as pyelftools decodes them
