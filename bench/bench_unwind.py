@@ -22,9 +22,10 @@ binary search, not decode the section. Two figures:
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
 
-Beside each pair, the floor: Python starting and importing pyelftools' ELF
-reader, and nothing else (what sfview cannot go below while it reads ELF
-files with pyelftools).
+Beside each pair, the floor: this Python starting and doing nothing (what
+sfview cannot go below). An unwind no longer imports pyelftools (its ELF
+reading is `sfview.inputs.elfimage`), so the floor is no longer Python with
+pyelftools' ELF reader imported, as it was until then.
 
 Usage: python bench/bench_unwind.py [--repeat N] [--chain]
 """
@@ -50,10 +51,10 @@ PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
 CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
 
 
-FLOOR = [sys.executable, "-c", "import elftools.elf.elffile"]
+FLOOR = [sys.executable, "-c", "pass"]
 """What any run of sfview pays before its own code: this Python starting (its site packages,
-an editable install's finder among them) and importing pyelftools' ELF reader, which the core
-and the program are read with (pyelftools' import loads its DWARF and construct modules too)."""
+an editable install's finder among them). The unwind reads the core and the program with
+`sfview.inputs.elfimage`, not pyelftools, whose import the floor counted until then."""
 
 
 def deep_core(folder: Path) -> tuple[Path, Path] | None:
@@ -186,8 +187,10 @@ def import_shares(program: Path, core: Path, repeat: int) -> None:
     """Where `sfview unwind`'s import time goes (Python's own `-X importtime`, self times, median over
     the runs): each module counts to the nearest of pyelftools or sfview that imported it (pyelftools'
     `construct.debug` imports `pdb`, and with it `inspect`, `ast`, `tokenize`: pyelftools' cost), the
-    rest is Python's start and the editable install's finder. What a reader without pyelftools could
-    save at most at start-up is pyelftools' share. Not interleaved with anything: a share, not a speed."""
+    rest is Python's start and the editable install's finder. The unwind reads ELF files with
+    `sfview.inputs.elfimage`: pyelftools' share is its exceptions module alone (`cfi.DECODE_ERRORS`),
+    and a rise of it means something on the unwind's path imports pyelftools again. Not interleaved
+    with anything: a share, not a speed."""
     argv = [sys.executable, "-X", "importtime", *sfview_argv("unwind", str(program), "--core", str(core))[1:]]
     shares: dict[str, list[float]] = {name: [] for name in (*OWNERS, "other")}
     for _ in range(repeat):

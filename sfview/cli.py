@@ -13,7 +13,6 @@ import gc
 import io
 import os
 import sys
-import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -115,6 +114,8 @@ def _dump_parser() -> argparse.ArgumentParser:
 
 
 def _app_parser() -> argparse.ArgumentParser:
+    import textwrap  # only the explorer's parser fills a paragraph: not worth every command's start
+
     from sfview.inputs.numbers import RULE
 
     width = max(map(len, SUMMARIES))
@@ -249,7 +250,7 @@ def run_compare(argv: list[str]) -> int:
     section = doc.require_section()
     relocatable = doc.elf["e_type"] == "ET_REL"
     try:  # an object file's functions are paired by their relocations, whatever their addresses
-        table = read_cfi(doc.elf) if relocatable else read_cfi_outline(doc.elf)
+        table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
     except InputError as exc:
         raise exc.located(args.file) from None
     shapes = Shapes(section)
@@ -391,12 +392,13 @@ def _positive(text: str) -> int:
 def _session(program: str, args: argparse.Namespace):
     """The unwind the arguments ask for: from `--core`, or from `--regs` and `--mem`."""
     from sfview.inputs.core import parse_registers, read_core
-    from sfview.inputs.numbers import evaluate
     from sfview.unwind import session
 
     try:
         if args.core is not None:
             return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+        from sfview.inputs.numbers import evaluate  # typed registers and memory words only, not a core
+
         symbols = _symbol_addresses(program, args.bias)
         registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs, symbols).items()}
         words = {}

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from sfview.dwarf.cfi import CfiTable
     from sfview.dwarf.compare import Placement
+    from sfview.inputs.elfimage import ElfImage
     from sfview.inputs.symbols import SymbolTable
     from sfview.sframe.fields import FieldTree
 
@@ -78,8 +79,13 @@ class Document:
 
     @property
     def elf(self) -> ELFFile | None:
-        """The ELF file (pyelftools), or None for a raw section."""
+        """The ELF file (pyelftools, opened on first use), or None for a raw section."""
         return self.source.elf
+
+    @property
+    def image(self) -> ElfImage | None:
+        """The ELF file as `struct` reads it (headers, notes, sections), or None for a raw section."""
+        return self.source.image
 
     @property
     def lost(self) -> list[InputError]:
@@ -101,10 +107,10 @@ class Document:
         """The file's DWARF CFI (`.eh_frame`, `.debug_frame`) as numeric rules; None when it has none."""
         from sfview.dwarf.cfi import read_cfi  # only the views that set SFrame beside DWARF need it
 
-        if self.elf is None:
+        if self.image is None:
             return None
         try:
-            return read_cfi(self.elf)
+            return read_cfi(self.image)
         except InputError as exc:
             self.cfi_error = exc
             self.note_loss(exc)

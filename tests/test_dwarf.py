@@ -46,11 +46,11 @@ def _compare(path: Path):
     """The comparison (`compare`, every pair kept); and for a linked file, `compare_outline`'s (what the
     command makes: FDEs by their headers, pairs of a shape seen before counted) says the same."""
     doc = Document.open(str(path))
-    table = read_cfi(doc.elf)
+    table = read_cfi(doc.image)
     section = doc.require_section()
     result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement)
     if doc.placement is None:
-        outline = compare_outline(Shapes(section), read_cfi_outline(doc.elf), doc.function_name, doc.symbols.name_at)
+        outline = compare_outline(Shapes(section), read_cfi_outline(doc.image), doc.function_name, doc.symbols.name_at)
         assert comparison.text(section, table, outline, "f") == comparison.text(section, table, result, "f")
         assert comparison.json_text(section, outline, "f") == comparison.json_text(section, result, "f")
     return doc, table, result
@@ -58,7 +58,7 @@ def _compare(path: Path):
 
 def test_cfi_rows_as_numeric_rules() -> None:
     """Rows as objdump --dwarf=frames-interp shows them for this FDE (at .eh_frame+0x9c)."""
-    table = read_cfi(Document.open(str(DATA / "shapes-x86_64-O2")).elf)
+    table = read_cfi(Document.open(str(DATA / "shapes-x86_64-O2")).image)
     func = table.find(0x1197)
     assert (func.start_address, func.size, func.fde_offset, func.cie_offset) == (0x1190, 0x24, 0x9C, 0x30)
     assert [(r.address, r.cfa) for r in func.rows] == [
@@ -159,7 +159,7 @@ def _exported(path: Path) -> tuple[str, list[str], CfiTable]:
     """The export, and its STACK CFI read back at the file's own addresses."""
     doc = Document.open(str(path))
     text, problems = symbol_file(doc)
-    return text, problems, read_stack_cfi(text, read_cfi(doc.elf).abi.name, load_address(doc.elf))
+    return text, problems, read_stack_cfi(text, read_cfi(doc.image).abi.name, load_address(doc.elf))
 
 
 @pytest.mark.parametrize("name", ELF_FIXTURES)
@@ -167,7 +167,7 @@ def test_breakpad_export_agrees_with_eh_frame(name: str) -> None:
     """At every address both describe, the exported rules are DWARF's, but where DWARF has an expression."""
     text, problems, exported = _exported(DATA / name)
     assert text.startswith("MODULE Linux ") and problems == []
-    dwarf = read_cfi(Document.open(str(DATA / name)).elf)
+    dwarf = read_cfi(Document.open(str(DATA / name)).image)
     assert exported.functions
     for diff in table_differences(exported, dwarf):
         assert isinstance(diff.right, Unexpressible), diff  # the PLT's CFA expression; SFrame's PCMASK rule
@@ -246,7 +246,7 @@ def _agrees_with_symbolic(path: Path) -> None:
     ours_text, _, ours = _exported(path)
     theirs_text, debug_id = _symbolic(path)
     assert ours_text.split()[3] == debug_id.replace("-", "").upper() + "0"
-    dwarf = read_cfi(Document.open(str(path)).elf)
+    dwarf = read_cfi(Document.open(str(path)).image)
     theirs = read_stack_cfi(theirs_text, dwarf.abi.name, load_address(Document.open(str(path)).elf))
     assert theirs.functions
     for diff in table_differences(ours, theirs):
@@ -309,7 +309,7 @@ def test_gcc_builds(built, compiler: str, build: str, source: str) -> None:
     assert result.differences(explained=False) == [] and result.compared > 0
     _, problems, exported = _exported(out)
     assert problems == []
-    for diff in table_differences(exported, read_cfi(Document.open(str(out)).elf)):
+    for diff in table_differences(exported, read_cfi(Document.open(str(out)).image)):
         assert isinstance(diff.right, Unexpressible), diff
 
 
@@ -344,7 +344,7 @@ def test_pac_ret_signing_agrees_and_exports_where_the_ra_is_saved(built) -> None
     assert any(row.mangled_ra for func in doc.require_section().functions() for row in func.rows)
     _, problems, exported = _exported(out)
     assert len(problems) == 1 and "save a signed RA" in problems[0]
-    for diff in table_differences(exported, read_cfi(Document.open(str(out)).elf)):
+    for diff in table_differences(exported, read_cfi(Document.open(str(out)).image)):
         assert isinstance(diff.right, Unexpressible), diff
 
 
@@ -436,14 +436,13 @@ def test_an_address_with_several_symbols_is_one_public_line_marked_m(monkeypatch
 def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> None:
     """An unwinder's FDE lookups through `.eh_frame_hdr` (one FDE parsed at a time) give, at the start,
     middle and last byte of every function, the very FDE and rows that reading `.eh_frame` whole gives."""
-    from elftools.elf.elffile import ELFFile
-
     from sfview.dwarf.cfi import EhFrameIndex
+    from sfview.inputs.elfimage import ElfImage
 
     if not path.exists():
         pytest.skip(f"{path} is not on this machine")
     with path.open("rb") as f:
-        elf = ELFFile(f)
+        elf = ElfImage.of(f)
         index, whole = EhFrameIndex(elf), read_cfi(elf)
         assert index.usable
         checked = 0

@@ -14,11 +14,11 @@ import subprocess
 
 import pytest
 from conftest import DATA
-from elftools.elf.elffile import ELFFile
 
 from sfview.dwarf.cfi import Unexpressible, read_cfi
 from sfview.dwarf.expression import describe, evaluate
 from sfview.generated.sframe import Sframe
+from sfview.inputs.elfimage import ElfImage
 from sfview.unwind import sigframe
 from sfview.unwind.engine import Frame, Machine, Unwinder
 
@@ -30,9 +30,9 @@ ARM = Machine(Sframe.AbiArch.aarch64_endian_little, int(Sframe.Aarch64Reg.sp), i
 def _plt_rule() -> tuple[int, Unexpressible]:
     """The PLT's CFA expression in a real program's `.eh_frame`, and the PLT's address."""
     with open(DATA / "shapes-x86_64-O2", "rb") as f:
-        elf = ELFFile(f)
+        elf = ElfImage.of(f)
         table = read_cfi(elf)
-        plt = elf.get_section_by_name(".plt")["sh_addr"]
+        plt = elf.section(".plt").addr
     fde = table.find(plt + 16)
     assert fde is not None
     rule = fde.row_for(plt + 16).cfa

@@ -29,14 +29,15 @@ import pytest
 from elftools.dwarf.callframe import FDE, CallFrameInfo, CallFrameInstruction, CFARule, RegisterRule
 from elftools.dwarf.constants import DW_CFA
 from elftools.dwarf.structs import DWARFStructs
-from elftools.elf.elffile import ELFFile
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from toolchains import toolchain
 
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, EhFrameIndex, Unexpressible, read_cfi
 from sfview.dwarf.ehframe import COMMON_FDE, FrameSection, frame_section
+from sfview.dwarf.ehframe import DW_CFA as DECODED_OPCODES
 from sfview.errors import InputError
+from sfview.inputs.elfimage import PT_GNU_EH_FRAME, ElfImage
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 DATA = Path(__file__).parent / "data"
@@ -215,8 +216,8 @@ def _assert_file_agrees(path: Path) -> int:
     """Both sections of an ELF file read alike by both; how many FDEs were compared."""
     compared = 0
     with path.open("rb") as f:
-        elf = ELFFile(f)
-        abi = ABI_OF[elf["e_machine"]]
+        elf = ElfImage.of(f)
+        abi = ABI_OF[elf.machine]
         for name in (".eh_frame", ".debug_frame"):
             section = frame_section(elf, name)
             if section is None:
@@ -235,6 +236,12 @@ ELF_FILES = sorted(
     for p in folder.iterdir()
     if p.is_file() and p.read_bytes()[:4] == b"\x7fELF" and not p.name.endswith(".core")
 )
+
+
+def test_the_opcodes_are_pyelftools_opcodes() -> None:
+    """The decoder's opcode numbers, written in `ehframe` to keep pyelftools' constants out of an
+    unwind's start, are pyelftools' `DW_CFA`, name by name."""
+    assert {name: int(DW_CFA[name]) for name in DECODED_OPCODES} == DECODED_OPCODES
 
 
 @pytest.mark.parametrize("path", ELF_FILES + SYSTEM, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -289,8 +296,8 @@ def test_the_static_index_finds_every_fde(tmp_path: Path) -> None:
     except subprocess.CalledProcessError:
         pytest.skip("no static C library here")
     with out.open("rb") as f:
-        elf = ELFFile(f)
-        assert not any(seg["p_type"] == "PT_GNU_EH_FRAME" for seg in elf.iter_segments())
+        elf = ElfImage.of(f)
+        assert not any(seg.type == PT_GNU_EH_FRAME for seg in elf.segments)
         # the index's one-struct reading of each FDE's head finds what reading every FDE whole finds
         places, whole_fdes = frame_section(elf, ".eh_frame").fde_places(), frame_section(elf, ".eh_frame").fdes()
         assert places == [(fde.start, fde.offset) for fde in whole_fdes]
@@ -471,7 +478,7 @@ def test_a_damaged_section_is_named_where_it_fails() -> None:
     """The failure names the section and the entry: an FDE whose CIE pointer leads before the section."""
     path = DATA / "shapes-x86_64-O2"
     with path.open("rb") as f:
-        elf = ELFFile(f)
+        elf = ElfImage.of(f)
         section = frame_section(elf, ".eh_frame")
         fde = section.fdes()[0]
         data = bytearray(section.data)

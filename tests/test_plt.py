@@ -33,9 +33,9 @@ LINKED = [p for p in ELF_FIXTURES if p.exists() and not p.name.endswith((".o", "
 @pytest.mark.parametrize("path", LINKED, ids=lambda p: p.name)
 def test_plt_names_match_objdump(path: Path) -> None:
     with path.open("rb") as f:
-        elf = read_elf_sframe(f).elf
+        elf = read_elf_sframe(f).image
         ours = [(s.name, s.address) for s in plt_symbols(elf)]
-        assert ours == _objdump_plt(path, elf["e_machine"])
+        assert ours == _objdump_plt(path, elf.machine)
 
 
 def test_the_plt_function_is_named_in_the_tables() -> None:

@@ -261,7 +261,7 @@ def test_breakpad_export_agrees_with_eh_frame(sid: Toolchain, programs: list[Pat
         assert text.startswith("MODULE Linux s390x ") and problems[0].startswith("Breakpad knows no s390x")
         assert ".cfa: r15 160 + .ra: r14 r15: .cfa -160 +" in text
         exported = read_stack_cfi(text, "s390x", load_address(doc.elf))
-        for diff in table_differences(exported, read_cfi(doc.elf)):
+        for diff in table_differences(exported, read_cfi(doc.image)):
             # DWARF's expressions, and the outermost frame, where SFrame's row has no CFA rule to export
             assert isinstance(diff.right, Unexpressible) or diff.left.kind is Kind.UNDEFINED, (program.name, diff)
 

@@ -37,14 +37,14 @@ from elftools.common.exceptions import ELFError
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elffile import reading
+from sfview.inputs.boundary import reading
 from sfview.sframe.rules import Rule
 
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE
-    from elftools.elf.elffile import ELFFile
 
     from sfview.dwarf.ehframe import FdeHeaders
+    from sfview.inputs.elfimage import ElfImage
 
 ADDRESS_MASK = (1 << 64) - 1
 
@@ -87,9 +87,9 @@ ABIS = {
 }
 
 
-def abi_for(elf: ELFFile) -> Abi:
+def abi_for(elf: ElfImage) -> Abi:
     """The ABI of an ELF file sfview unwinds (x86-64, AArch64 or s390x)."""
-    machine = elf["e_machine"]
+    machine = elf.machine
     if machine not in ABIS:
         raise InputError(f"machine {machine} is not one sfview reads CFI for (x86-64, AArch64, s390x)")
     return ABIS[machine]
@@ -308,7 +308,7 @@ class EhFrameIndex:
     any FDE's rows. `usable` is False when neither can be had.
     """
 
-    def __init__(self, elf: ELFFile) -> None:
+    def __init__(self, elf: ElfImage) -> None:
         from sfview.dwarf.ehframe import frame_section, hdr_table  # ehframe builds this module's types
 
         self.abi = abi_for(elf)
@@ -341,7 +341,7 @@ class EhFrameIndex:
             return None
 
 
-def read_cfi_outline(elf: ELFFile) -> CfiOutline:
+def read_cfi_outline(elf: ElfImage) -> CfiOutline:
     """What `read_cfi` reads, by the FDEs' headers (rows worked out for those asked for); raises as it does."""
     from sfview.dwarf.ehframe import frame_section  # ehframe builds this module's types
 
@@ -362,7 +362,7 @@ def read_cfi_outline(elf: ELFFile) -> CfiOutline:
     return CfiOutline(abi, parts)
 
 
-def read_cfi(elf: ELFFile) -> CfiTable:
+def read_cfi(elf: ElfImage) -> CfiTable:
     """The CFI of `.eh_frame` and `.debug_frame`, as numeric rules.
 
     Raises `InputError` when the file has neither, or when they cannot be decoded.

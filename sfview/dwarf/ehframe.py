@@ -37,18 +37,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
-from elftools.dwarf.constants import DW_CFA
-
 from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.errors import InputError
-from sfview.inputs.elffile import ElfFile, reading, section_named
+from sfview.inputs.boundary import reading
+from sfview.inputs.elfimage import PT_GNU_EH_FRAME
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE, CallFrameInfo
-    from elftools.elf.elffile import ELFFile
 
     from sfview.dwarf.cfi import Abi
+    from sfview.inputs.elfimage import ElfImage
 
 ADDRESS_MASK = (1 << 64) - 1
 PE_OMIT = 0xFF
@@ -58,42 +57,76 @@ ULEB, SLEB = "uleb", "sleb"
 ENCODED = {0x01: ULEB, 0x02: "H", 0x03: "I", 0x04: "Q", 0x09: SLEB, 0x0A: "h", 0x0B: "i", 0x0C: "q"}
 """`DW_EH_PE_*` value formats (the low four bits of an encoding); `absptr` (0) is an address."""
 
+DW_CFA = {
+    "nop": 0x00,
+    "set_loc": 0x01,
+    "advance_loc1": 0x02,
+    "advance_loc2": 0x03,
+    "advance_loc4": 0x04,
+    "offset_extended": 0x05,
+    "restore_extended": 0x06,
+    "undefined": 0x07,
+    "same_value": 0x08,
+    "register": 0x09,
+    "remember_state": 0x0A,
+    "restore_state": 0x0B,
+    "def_cfa": 0x0C,
+    "def_cfa_register": 0x0D,
+    "def_cfa_offset": 0x0E,
+    "def_cfa_expression": 0x0F,
+    "expression": 0x10,
+    "offset_extended_sf": 0x11,
+    "def_cfa_sf": 0x12,
+    "def_cfa_offset_sf": 0x13,
+    "val_offset": 0x14,
+    "val_offset_sf": 0x15,
+    "val_expression": 0x16,
+    "AARCH64_negate_ra_state": 0x2D,
+    "GNU_args_size": 0x2E,
+    "advance_loc": 0x40,
+    "offset": 0x80,
+    "restore": 0xC0,
+}
+"""The call frame opcodes the decoder reads (DWARF 5 section 7.24, GNU's and AArch64's), by pyelftools'
+names: written here because its constants module costs an unwind 1.5 ms to import;
+`tests/test_ehframe.py` checks every one against pyelftools' `DW_CFA`."""
+
 # Instructions as tuples `(op, a, b)`: the DWARF opcode, with the three kinds
 # that carry an operand in their low six bits (and the longer forms of the
 # same instruction) under one code each.
-ADVANCE = int(DW_CFA.advance_loc)
-OFFSET = int(DW_CFA.offset)
-RESTORE = int(DW_CFA.restore)
-SET_LOC = int(DW_CFA.set_loc)
-NEGATE_RA_STATE = int(DW_CFA.AARCH64_negate_ra_state)
-ARGS_SIZE = int(DW_CFA.GNU_args_size)
-REMEMBER, RESTORE_STATE = int(DW_CFA.remember_state), int(DW_CFA.restore_state)
+ADVANCE = DW_CFA["advance_loc"]
+OFFSET = DW_CFA["offset"]
+RESTORE = DW_CFA["restore"]
+SET_LOC = DW_CFA["set_loc"]
+NEGATE_RA_STATE = DW_CFA["AARCH64_negate_ra_state"]
+ARGS_SIZE = DW_CFA["GNU_args_size"]
+REMEMBER, RESTORE_STATE = DW_CFA["remember_state"], DW_CFA["restore_state"]
 Instruction = tuple[int, int, int | bytes]
 
 _OPERANDS: dict[int, tuple[int, tuple[str, ...]]] = {
-    int(DW_CFA.nop): (int(DW_CFA.nop), ()),
-    int(DW_CFA.set_loc): (SET_LOC, ("addr",)),
-    int(DW_CFA.advance_loc1): (ADVANCE, ("B",)),
-    int(DW_CFA.advance_loc2): (ADVANCE, ("H",)),
-    int(DW_CFA.advance_loc4): (ADVANCE, ("I",)),
-    int(DW_CFA.offset_extended): (OFFSET, (ULEB, ULEB)),
-    int(DW_CFA.restore_extended): (RESTORE, (ULEB,)),
-    int(DW_CFA.undefined): (int(DW_CFA.undefined), (ULEB,)),
-    int(DW_CFA.same_value): (int(DW_CFA.same_value), (ULEB,)),
-    int(DW_CFA.register): (int(DW_CFA.register), (ULEB, ULEB)),
+    DW_CFA["nop"]: (DW_CFA["nop"], ()),
+    DW_CFA["set_loc"]: (SET_LOC, ("addr",)),
+    DW_CFA["advance_loc1"]: (ADVANCE, ("B",)),
+    DW_CFA["advance_loc2"]: (ADVANCE, ("H",)),
+    DW_CFA["advance_loc4"]: (ADVANCE, ("I",)),
+    DW_CFA["offset_extended"]: (OFFSET, (ULEB, ULEB)),
+    DW_CFA["restore_extended"]: (RESTORE, (ULEB,)),
+    DW_CFA["undefined"]: (DW_CFA["undefined"], (ULEB,)),
+    DW_CFA["same_value"]: (DW_CFA["same_value"], (ULEB,)),
+    DW_CFA["register"]: (DW_CFA["register"], (ULEB, ULEB)),
     REMEMBER: (REMEMBER, ()),
     RESTORE_STATE: (RESTORE_STATE, ()),
-    int(DW_CFA.def_cfa): (int(DW_CFA.def_cfa), (ULEB, ULEB)),
-    int(DW_CFA.def_cfa_register): (int(DW_CFA.def_cfa_register), (ULEB,)),
-    int(DW_CFA.def_cfa_offset): (int(DW_CFA.def_cfa_offset), (ULEB,)),
-    int(DW_CFA.def_cfa_expression): (int(DW_CFA.def_cfa_expression), ("block",)),
-    int(DW_CFA.expression): (int(DW_CFA.expression), (ULEB, "block")),
-    int(DW_CFA.offset_extended_sf): (OFFSET, (ULEB, SLEB)),
-    int(DW_CFA.def_cfa_sf): (int(DW_CFA.def_cfa_sf), (ULEB, SLEB)),
-    int(DW_CFA.def_cfa_offset_sf): (int(DW_CFA.def_cfa_offset_sf), (SLEB,)),
-    int(DW_CFA.val_offset): (int(DW_CFA.val_offset), (ULEB, ULEB)),
-    int(DW_CFA.val_offset_sf): (int(DW_CFA.val_offset), (ULEB, SLEB)),
-    int(DW_CFA.val_expression): (int(DW_CFA.val_expression), (ULEB, "block")),
+    DW_CFA["def_cfa"]: (DW_CFA["def_cfa"], (ULEB, ULEB)),
+    DW_CFA["def_cfa_register"]: (DW_CFA["def_cfa_register"], (ULEB,)),
+    DW_CFA["def_cfa_offset"]: (DW_CFA["def_cfa_offset"], (ULEB,)),
+    DW_CFA["def_cfa_expression"]: (DW_CFA["def_cfa_expression"], ("block",)),
+    DW_CFA["expression"]: (DW_CFA["expression"], (ULEB, "block")),
+    DW_CFA["offset_extended_sf"]: (OFFSET, (ULEB, SLEB)),
+    DW_CFA["def_cfa_sf"]: (DW_CFA["def_cfa_sf"], (ULEB, SLEB)),
+    DW_CFA["def_cfa_offset_sf"]: (DW_CFA["def_cfa_offset_sf"], (SLEB,)),
+    DW_CFA["val_offset"]: (DW_CFA["val_offset"], (ULEB, ULEB)),
+    DW_CFA["val_offset_sf"]: (DW_CFA["val_offset"], (ULEB, SLEB)),
+    DW_CFA["val_expression"]: (DW_CFA["val_expression"], (ULEB, "block")),
     NEGATE_RA_STATE: (NEGATE_RA_STATE, ()),
     ARGS_SIZE: (ARGS_SIZE, (ULEB,)),
 }
@@ -192,21 +225,19 @@ def fde_function(frames: FrameSection, offset: int, abi: Abi) -> CfiFunction:
     return frames.function(fde, abi)
 
 
-def frame_section(elf: ELFFile, name: str) -> FrameSection | None:
+def frame_section(elf: ElfImage, name: str) -> FrameSection | None:
     """The file's `name` section (`.eh_frame`, `.debug_frame`) to read CFI from, None when it has none.
 
     In a relocatable object the section's relocations are applied first, as
     pyelftools' `get_dwarf_info()` does (the FDEs' `initial_location` fields
     are relocated there).
     """
-    section = section_named(elf, name)
+    section = elf.section(name)
     if section is None:
         return None
-    relocate = elf["e_type"] == "ET_REL"
     with reading(f"the {name} section"):
-        # a file read from memory (the vDSO), not an ElfFile: no relocations, nothing compressed
-        data = elf.dwarf_section_bytes(section, relocate) if isinstance(elf, ElfFile) else section.data()
-    return FrameSection(name, data, section["sh_addr"], elf.little_endian, elf.elfclass // 8)
+        data = elf.dwarf_section_bytes(section)
+    return FrameSection(name, data, section.addr, elf.little_endian, elf.elfclass // 8)
 
 
 COMMON_FDE = struct.Struct("<IIiiB")
@@ -221,20 +252,20 @@ EH_FRAME_HDR_ENCODINGS = (1, 0x1B, 0x03, 0x3B)
 """Version 1; DW_EH_PE_pcrel|sdata4; DW_EH_PE_udata4; DW_EH_PE_datarel|sdata4: what every GNU linker writes."""
 
 
-def hdr_table(elf: ELFFile, eh_frame: FrameSection) -> tuple[list[int], list[int]] | None:
+def hdr_table(elf: ElfImage, eh_frame: FrameSection) -> tuple[list[int], list[int]] | None:
     """`.eh_frame_hdr`'s sorted table (`PT_GNU_EH_FRAME`, written by the linker for unwinders): each
     FDE's start address and its offset in `.eh_frame`. None when the file has none, or one in
     encodings other than those every GNU linker writes."""
-    header = next((seg for seg in elf.iter_segments() if seg["p_type"] == "PT_GNU_EH_FRAME"), None)
+    header = next((seg for seg in elf.segments if seg.type == PT_GNU_EH_FRAME), None)
     if header is None or not elf.little_endian:
         return None
-    data = header.data()
+    data = elf.segment_view(header)
     if len(data) < EH_FRAME_HDR.size:
         return None
     *encodings, _, count = EH_FRAME_HDR.unpack_from(data)
     if tuple(encodings) != EH_FRAME_HDR_ENCODINGS or len(data) < EH_FRAME_HDR.size + 8 * count:
         return None
-    base = header["p_vaddr"]
+    base = header.vaddr
     table = struct.unpack_from(f"<{2 * count}i", data, EH_FRAME_HDR.size)
     return [base + start for start in table[0::2]], [base + fde - eh_frame.address for fde in table[1::2]]
 
@@ -720,7 +751,7 @@ class FrameSection:
             return None
         if not isinstance(entry, FDE):
             return None
-        entry.instructions = [i for i in entry.instructions if i.opcode != DW_CFA.GNU_args_size]
+        entry.instructions = [i for i in entry.instructions if i.opcode != ARGS_SIZE]
         return entry
 
 

@@ -1,9 +1,9 @@
 """A machine state from an ELF core file: registers per thread, memory, what was mapped where.
 
-pyelftools reads the core (its program headers and notes, `NT_FILE` parsed);
-what it leaves as raw bytes is unpacked here: `NT_PRSTATUS`, whose register
-block is the kernel's `user_regs_struct` of each architecture (the order
-below), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
+`elfimage.ElfImage` reads the core's program headers and splits its notes;
+the notes are unpacked here: `NT_PRSTATUS`, whose register block is the
+kernel's `user_regs_struct` of each architecture (the order below), `NT_FILE`
+(the mapped files), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
 given by name (`rip`, `rsp`, `x29`, `pc`, s390x's `pswa` and `r15`); the unwinder maps names to DWARF
 numbers. Inputs know nothing of the SFrame model.
 """
@@ -16,11 +16,9 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from elftools.elf.elffile import ELFFile
-
 from sfview.errors import InputError
-from sfview.inputs.elffile import ElfFile, open_regular_file, reason, segment_view
-from sfview.inputs.numbers import evaluate
+from sfview.inputs.boundary import open_regular_file
+from sfview.inputs.elfimage import PT_LOAD, PT_NOTE, ElfImage, Note
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
 PRSTATUS_REGS = {
@@ -62,7 +60,7 @@ PRSTATUS_REG_OFFSET = 112
 PRSTATUS_PID_OFFSET = 32
 PC_NAMES = {"EM_X86_64": "rip", "EM_AARCH64": "pc", "EM_S390": "pswa"}
 AT_PHDR, AT_ENTRY, AT_SYSINFO_EHDR = 3, 9, 33
-NT_ARM_PAC_MASK = 0x406
+NT_PRSTATUS, NT_AUXV, NT_FILE, NT_ARM_PAC_MASK = 1, 6, 0x46494C45, 0x406
 
 
 @dataclass
@@ -160,60 +158,59 @@ class Core:
 
 def read_core(path: str) -> Core:
     """Read a core file; an `InputError` names what is missing or broken."""
-    stream = open_regular_file(path)  # pyelftools reads it lazily, as long as the Core lives
+    stream = open_regular_file(path)  # mapped: its memory is read as the walk asks for it
     try:
-        elf = ElfFile(stream)
-        if elf["e_type"] != "ET_CORE":
-            raise InputError(f"not a core file (ELF type {elf['e_type']})", path=path)
-        machine = elf["e_machine"]
+        elf = ElfImage.of(stream)
+        if elf.type != "ET_CORE":
+            raise InputError(f"not a core file (ELF type {elf.type})", path=path)
+        machine = elf.machine
         if machine not in PRSTATUS_REGS:
             raise InputError(f"a core of a {machine} process: sfview unwinds x86-64, AArch64 and s390x", path=path)
-        _check_not_cut(elf, os.fstat(stream.fileno()).st_size, path)
+        _check_not_cut(elf, path)
         core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
-        for segment in elf.iter_segments():
-            if segment["p_type"] == "PT_LOAD" and segment["p_filesz"]:
+        for segment in elf.segments:
+            if segment.type == PT_LOAD and segment.filesz:
                 # a view of the file mapped once: shared by headers that point at the same bytes
-                core.memory.add(segment["p_vaddr"], segment_view(elf, segment))
-            elif segment["p_type"] == "PT_NOTE":
-                for note in segment.iter_notes():
-                    _note(core, note, elf.little_endian)
-    except InputError:
-        raise
-    except Exception as exc:  # pyelftools raises many kinds (ELFError, struct and construct errors)
-        raise InputError(f"not a readable core file: {reason(exc)}", path=path) from None
+                core.memory.add(segment.vaddr, elf.segment_view(segment))
+            elif segment.type == PT_NOTE:
+                for note in elf.notes(elf.segment_view(segment)):
+                    _note(core, note, elf)
+    except InputError as exc:
+        raise (
+            exc if exc.path is not None else InputError(f"not a readable core file: {exc.message}", path=path)
+        ) from None
     if not core.threads:
         raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
     return core
 
 
-def _check_not_cut(elf: ELFFile, size: int, path: str) -> None:
+def _check_not_cut(elf: ElfImage, path: str) -> None:
     """Refuse a truncated core at once: a segment whose bytes the file does not hold.
 
     Without this, a core cut short reads as a process with less memory (the
     walk then stops for a word "nobody has given"), or fails deep in the
-    notes with pyelftools' words for a short read.
+    notes for a short read.
     """
-    headers_end = elf["e_phoff"] + elf["e_phnum"] * elf["e_phentsize"]
-    if headers_end > size:
+    headers_end = elf.phoff + elf.e_phnum * elf.phentsize
+    if headers_end > elf.size:
         raise InputError(
-            f"the core is cut short: its program headers end at {headers_end:#x}, the file has {size:#x} bytes",
+            f"the core is cut short: its program headers end at {headers_end:#x}, the file has {elf.size:#x} bytes",
             path=path,
         )
-    for index, segment in enumerate(elf.iter_segments()):
-        end = segment["p_offset"] + segment["p_filesz"]
-        if end > size:
-            what = "notes" if segment["p_type"] == "PT_NOTE" else f"memory at {segment['p_vaddr']:#x}"
+    for index, segment in enumerate(elf.segments):
+        end = segment.offset + segment.filesz
+        if end > elf.size:
+            what = "notes" if segment.type == PT_NOTE else f"memory at {segment.vaddr:#x}"
             raise InputError(
                 f"the core is cut short: its segment {index} ({what}) needs file bytes up to {end:#x}, "
-                f"the file has {size:#x} bytes",
+                f"the file has {elf.size:#x} bytes",
                 path=path,
             )
 
 
-def _note(core: Core, note: dict, little_endian: bool) -> None:
-    kind, desc = note["n_type"], note["n_desc"]
-    order = "<" if little_endian else ">"
-    if kind == "NT_PRSTATUS":
+def _note(core: Core, note: Note, elf: ElfImage) -> None:
+    kind, desc, order = note.type, note.desc, elf.order
+    if kind == NT_PRSTATUS:
         names = PRSTATUS_REGS[core.machine]
         end = PRSTATUS_REG_OFFSET + 8 * len(names)
         if len(desc) < end:
@@ -221,21 +218,38 @@ def _note(core: Core, note: dict, little_endian: bool) -> None:
         (tid,) = struct.unpack_from(order + "i", desc, PRSTATUS_PID_OFFSET)
         values = struct.unpack_from(f"{order}{len(names)}Q", desc, PRSTATUS_REG_OFFSET)
         core.threads.append(Thread(tid, dict(zip(names, values, strict=True))))
-    elif kind == "NT_AUXV":
+    elif kind == NT_AUXV:
         words = struct.unpack_from(f"{order}{len(desc) // 8}Q", desc)
         core.auxv = {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
-    elif kind == "NT_FILE":
-        for entry, name in zip(desc["Elf_Nt_File_Entry"], desc["filename"], strict=False):
-            path = os.fsdecode(name)
-            core.mappings.append(Mapping(entry["vm_start"], entry["vm_end"], entry["page_offset"], path))
+    elif kind == NT_FILE:
+        core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I"), core.path))
     elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
         data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
         core.pac_mask = insn_mask or data_mask
 
 
+def _mappings(desc: bytes, word: str, path: str) -> list[Mapping]:
+    """`NT_FILE`'s mappings: a count and the page size, then (start, end, page offset) of each, then
+    their file names, NUL-terminated (as the kernel's `fill_files_note` writes them)."""
+    size = struct.calcsize(word)
+    if len(desc) < 2 * size:
+        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its header", path=path)
+    (count,) = struct.unpack_from(word, desc)
+    names_at = (2 + 3 * count) * size
+    if names_at > len(desc):
+        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its {count} mappings", path=path)
+    ranges = struct.unpack_from(f"{word[0]}{3 * count}{word[1]}", desc, 2 * size)
+    names = desc[names_at:].split(b"\0")[:count]
+    return [
+        Mapping(ranges[3 * i], ranges[3 * i + 1], ranges[3 * i + 2], os.fsdecode(name)) for i, name in enumerate(names)
+    ]
+
+
 def parse_registers(text: str, names: Callable[[str], int | None] | None = None) -> dict[str, int]:
     """`pc=0x1000,sp=0x7ff0,fp=0x7ff8` → {"pc": 0x1000, ...}, each value by the one number rule
     (`main+0x34`, with `names` giving a name's address); an `InputError` says what is wrong."""
+    from sfview.inputs.numbers import evaluate  # only for typed registers, not a core's
+
     out: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, text_value = item.partition("=")

@@ -1,8 +1,8 @@
 """Finding the SFrame bytes and the function names inside an ELF file.
 
-pyelftools does the ELF reading. The section is found by name (`.sframe`), or,
-when the section headers are gone, through the `PT_GNU_SFRAME` program header,
-which pyelftools does not name yet (it reports the bare number).
+`elfimage.ElfImage` does the ELF reading (pyelftools only for a relocatable
+object's relocations). The section is found by name (`.sframe`), or, when the
+section headers are gone, through the `PT_GNU_SFRAME` program header.
 """
 
 from __future__ import annotations
@@ -12,29 +12,33 @@ import os
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, TypeVar
-
-from elftools.elf.constants import SH_FLAGS
-from elftools.elf.relocation import RelocationSection
-from elftools.elf.sections import SymbolTableSection
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from sfview.errors import InputError
-from sfview.inputs.elffile import (
-    BoundedStrings,
-    ElfFile,
-    build_id,
-    names_bound,
-    open_elf,
-    reading,
-    section_bytes,
-    section_named,
-    segment_bytes,
-    segments,
+from sfview.inputs import limits
+from sfview.inputs.boundary import BoundedStrings, names_bound, reading
+from sfview.inputs.elfimage import (
+    PT_GNU_SFRAME,
+    SHF_COMPRESSED,
+    SHF_EXECINSTR,
+    SHT_DYNSYM,
+    SHT_NOBITS,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+    ElfImage,
+    SectionHeader,
 )
 from sfview.inputs.plt import plt_symbols
 from sfview.inputs.symbols import PackedSymbols, Place, Symbol, SymbolTable
 
-PT_GNU_SFRAME = 0x6474E554
+if TYPE_CHECKING:
+    from elftools.elf.relocation import RelocationSection
+
+    from sfview.inputs.elffile import ElfFile
+
+SHT_SUNW_LDYNSYM = 0x6FFFFFF3
+SYMBOL_TABLES = (SHT_SYMTAB, SHT_DYNSYM, SHT_SUNW_LDYNSYM)
+"""The section types pyelftools reads as symbol tables."""
 STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
 SHN_UNDEF = 0
 
@@ -58,7 +62,7 @@ class ElfSframe:
     file_offset: int
     origin: str
     info: ElfInfo
-    elf: ElfFile
+    image: ElfImage
     """The file itself, for what comes beside the section (`.eh_frame`, notes, program headers)."""
     names: Callable[[], Names]
     """Reads, when called, the function symbols and (relocatable objects only) maps from
@@ -77,9 +81,8 @@ def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
     unreadable or have no `.sframe`, through `PT_GNU_SFRAME`. What is damaged
     around it costs what depends on it (`lost`), not the section.
     """
-    elf = open_elf(stream)
-    with reading("the ELF header"):
-        info = ElfInfo(elf["e_machine"], elf["e_type"], elf.elfclass, elf.little_endian)
+    elf = open_image(stream)
+    info = ElfInfo(elf.machine, elf.type, elf.elfclass, elf.little_endian)
     found, unreadable = _from_section(elf), [e.message for e in (elf.headers_error,) if e is not None]
     if found is None:
         try:
@@ -97,24 +100,32 @@ def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
 def function_symbols(stream: BinaryIO) -> SymbolTable:
     """The function symbols of any ELF file, one with no SFrame too (an unwinder still names its frames).
 
-    A file pyelftools cannot read gives no names, as a damaged table does.
+    A file that cannot be read gives no names, as a damaged table does.
     """
     try:
-        return _symbols(open_elf(stream), [])
+        return _symbols(open_image(stream), [])
     except InputError:
         return SymbolTable([], "unreadable")
 
 
-def _names(elf: ElfFile, origin: str, lost: list[InputError]) -> Names:
+def open_image(stream: BinaryIO) -> ElfImage:
+    """The ELF file in `stream`; an `InputError` when not even its header can be read."""
+    try:
+        return ElfImage.of(stream)
+    except InputError as exc:
+        raise InputError(f"not a readable ELF file: {exc.message}") from None
+
+
+def _names(elf: ElfImage, origin: str, lost: list[InputError]) -> Names:
     """Function names, read only when a view needs them (a text dump does not).
 
     A damaged symbol table costs the names, not the section: it gives none,
     and says why in `lost`.
     """
     try:
-        relocatable = elf["e_type"] == "ET_REL"
+        relocatable = elf.type == "ET_REL"
         symbols = SymbolTable([], "none") if relocatable else _symbols(elf, lost)
-        names, places = _relocated_names(elf) if relocatable and origin.startswith(".sframe") else ({}, {})
+        names, places = _relocated_names(elf.library) if relocatable and origin.startswith(".sframe") else ({}, {})
     except InputError as exc:
         lost.append(InputError(f"no function names: {exc.message}"))
         return SymbolTable([], "unreadable"), {}, {}
@@ -126,24 +137,33 @@ T = TypeVar("T")
 Found = tuple[bytes, int, int, str, InputError | None]
 
 
-def _from_section(elf: ElfFile) -> Found | None:
-    section = section_named(elf, ".sframe")
+def _from_section(elf: ElfImage) -> Found | None:
+    section = elf.section(".sframe")
     if section is None:
         return None
-    data = section_bytes(section, partial=True)
-    offset, size = section["sh_offset"], section["sh_size"]
-    compressed = section["sh_flags"] & SH_FLAGS.SHF_COMPRESSED
-    cut = None if compressed or len(data) == size else _cut(".sframe section", size, offset, len(data))
-    return data, section["sh_addr"], offset, ".sframe section", cut
+    data = elf.section_bytes(section, partial=True)
+    compressed = section.flags & SHF_COMPRESSED
+    cut = (
+        None
+        if compressed or len(data) == section.size
+        else _cut(".sframe section", section.size, section.offset, len(data))
+    )
+    return data, section.addr, section.offset, ".sframe section", cut
 
 
-def _from_segment(elf: ElfFile) -> Found | None:
-    for segment in segments(elf):
-        if segment["p_type"] in (PT_GNU_SFRAME, "PT_GNU_SFRAME"):
-            data = segment_bytes(elf, segment)
-            size, offset = segment["p_filesz"], segment["p_offset"]
-            cut = None if len(data) == size else _cut("PT_GNU_SFRAME segment", size, offset, len(data))
-            return data, segment["p_vaddr"], offset, "PT_GNU_SFRAME segment", cut
+def _from_segment(elf: ElfImage) -> Found | None:
+    for segment in elf.segments:
+        if segment.type == PT_GNU_SFRAME:
+            with reading(f"the segment at file offset {segment.offset:#x}"):
+                view = elf.segment_view(segment)
+                limits.check_size(len(view), "bytes")  # copied: the section model keeps its bytes
+                data = bytes(view)
+            cut = (
+                None
+                if len(data) == segment.filesz
+                else _cut("PT_GNU_SFRAME segment", segment.filesz, segment.offset, len(data))
+            )
+            return data, segment.vaddr, segment.offset, "PT_GNU_SFRAME segment", cut
     return None
 
 
@@ -163,7 +183,7 @@ class _RawSymbol:
     shndx: int
 
 
-def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> Iterator[_RawSymbol]:
+def _raw_symbols(elf: ElfImage, table: SectionHeader) -> Iterator[_RawSymbol]:
     """Every entry of a symbol table, made as it is asked for (a list of 40,000 was 5 MB at once)."""
     strtab, entries = _entries(elf, table)
     names = BoundedStrings(strtab, "surrogateescape")
@@ -174,7 +194,7 @@ def _raw_symbols(elf: ElfFile, table: SymbolTableSection) -> Iterator[_RawSymbol
         yield _RawSymbol(name, value, size, kind, shndx)
 
 
-def _names_overlap(table: SymbolTableSection, strtab: bytes) -> InputError:
+def _names_overlap(table: SectionHeader, strtab: bytes) -> InputError:
     """What a symbol table whose names run on into each other past `BoundedStrings`' bound costs."""
     return InputError(
         f"{table.name}: its names run to more than twice its string table's {len(strtab)} bytes together:"
@@ -182,20 +202,45 @@ def _names_overlap(table: SymbolTableSection, strtab: bytes) -> InputError:
     )
 
 
-def _entries(elf: ElfFile, table: SymbolTableSection) -> tuple[bytes, Iterator[tuple[int, int, int, int, int]]]:
+def _symbol_table(elf: ElfImage, name: str) -> SectionHeader | None:
+    """The symbol table called `name`, None when there is none (or the section of that name is not
+    one); an `InputError` where pyelftools would refuse to make a table of its header."""
+    table = elf.section(name)
+    if table is None or table.type not in SYMBOL_TABLES:
+        return None
+    with reading(f"the {name} section header"):
+        _check_symbol_table(elf, table)
+    return table
+
+
+def _check_symbol_table(elf: ElfImage, table: SectionHeader) -> None:
+    """What pyelftools checks as it makes a symbol table of a header (its words)."""
+    strings = elf.section_at(table.link)
+    if strings is None:
+        raise InputError(f"no section {table.link} for its string table (the file has {len(elf.sections)})")
+    if strings.type != SHT_STRTAB:
+        raise InputError(f"its string table, section {table.link}, is not a string table (type {strings.type})")
+    if table.entsize <= 0:
+        raise InputError(f"Expected entry size of section {table.name!r} to be > 0")
+    if table.size % table.entsize:
+        raise InputError(f"Expected section size to be a multiple of entry size in section {table.name!r}")
+
+
+def _entries(elf: ElfImage, table: SectionHeader) -> tuple[bytes, Iterator[tuple[int, int, int, int, int]]]:
     """A symbol table's string table, and its entries: (name offset, value, size, type, section index).
 
-    pyelftools finds the table and its string table; the entries are unpacked
-    here with `struct`, because pyelftools' per-symbol objects take over a
-    second for the 40,000 symbols of a big program.
+    Unpacked with `struct`: pyelftools' per-symbol objects take over a second
+    for the 40,000 symbols of a big program.
     """
-    order = "<" if elf.little_endian else ">"
     layout = "IBBHQQ" if elf.elfclass == 64 else "IIIBBH"
-    entry = struct.Struct(order + layout)
-    with reading(f"the string table of {table.name} (section {table['sh_link']})"):
-        strtab = section_bytes(elf.get_section(table["sh_link"]))
-    data = section_bytes(table)
-    step = table["sh_entsize"]
+    entry = struct.Struct(elf.order + layout)
+    with reading(f"the string table of {table.name} (section {table.link})"):
+        strings = elf.section_at(table.link)
+        if strings is None:
+            raise InputError(f"no section {table.link}")
+        strtab = elf.section_bytes(strings)
+    data = elf.section_bytes(table)
+    step = table.entsize
     if step < entry.size:
         raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
     wide = elf.elfclass == 64
@@ -212,16 +257,16 @@ def _entries(elf: ElfFile, table: SymbolTableSection) -> tuple[bytes, Iterator[t
     return strtab, entries()
 
 
-def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
+def _symbols(elf: ElfImage, lost: list[InputError]) -> SymbolTable:
     """Function symbols from `.symtab`, else `.dynsym`; code sections for what they leave unnamed.
 
     A table that cannot be read costs its own names (said in `lost`): the next
     table, and the PLT's, still name what they can.
     """
     sections = [
-        Symbol(name, header["sh_addr"], header["sh_size"])
-        for _, name, header in elf.section_headers
-        if header["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and header["sh_addr"] and name
+        Symbol(header.name, header.addr, header.size)
+        for header in elf.sections
+        if header.flags & SHF_EXECINSTR and header.addr and header.name
     ]
     plt = _lossy(lambda: plt_symbols(elf), "the PLT", lost) or []
     for name in (".symtab", ".dynsym"):
@@ -233,11 +278,11 @@ def _symbols(elf: ElfFile, lost: list[InputError]) -> SymbolTable:
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
-def _function_symbols(elf: ElfFile, name: str) -> PackedSymbols:
+def _function_symbols(elf: ElfImage, name: str) -> PackedSymbols:
     """The defined function symbols of the symbol table `name` (none when there is no such table), their
     names left in the string table."""
-    table = section_named(elf, name)
-    if not isinstance(table, SymbolTableSection):
+    table = _symbol_table(elf, name)
+    if table is None:
         return PackedSymbols()
     strtab, entries = _entries(elf, table)
     symbols = PackedSymbols(strtab)
@@ -278,14 +323,15 @@ def _relocated_names(elf: ElfFile, target_name: str = ".sframe") -> tuple[dict[i
     against each one says which section and offset it will point to, and the
     function symbol defined there names it.
     """
+    from elftools.elf.relocation import RelocationSection  # pyelftools reads a `.o`'s relocations
+
     names: dict[int, str] = {}
     places: dict[int, Place] = {}
     by_place = {}
-    for section in elf.iter_sections():
-        if isinstance(section, SymbolTableSection):
-            for sym in _raw_symbols(elf, section):
-                if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.shndx != SHN_UNDEF:
-                    by_place[(sym.shndx, sym.value)] = sym.name
+    for table in _symbol_tables(elf.image):
+        for sym in _raw_symbols(elf.image, table):
+            if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.shndx != SHN_UNDEF:
+                by_place[(sym.shndx, sym.value)] = sym.name
     unreadable = []
     for section in elf.iter_sections():
         if not isinstance(section, RelocationSection):
@@ -300,6 +346,17 @@ def _relocated_names(elf: ElfFile, target_name: str = ".sframe") -> tuple[dict[i
     return names, places
 
 
+def _symbol_tables(elf: ElfImage) -> Iterator[SectionHeader]:
+    """Every symbol table of the file pyelftools would make one of (as its `iter_sections` skips the others)."""
+    for table in elf.sections:
+        if table.type in SYMBOL_TABLES:
+            try:
+                _check_symbol_table(elf, table)
+            except InputError:
+                continue
+            yield table
+
+
 def _relocations_of(
     elf: ElfFile,
     section: RelocationSection,
@@ -309,6 +366,8 @@ def _relocations_of(
     places: dict[int, Place],
 ) -> None:
     """Add what the relocations of one section say about `target_name`'s fields to `names` and `places`."""
+    from elftools.elf.sections import SymbolTableSection  # as `_relocated_names`
+
     target = elf.get_section(section["sh_info"])
     if target is None or target.name != target_name:
         return
@@ -343,19 +402,19 @@ DEBUG_ROOT = "/usr/lib/debug"
 `debug-file-directory` default."""
 
 
-def _build_id_hex(elf: ElfFile) -> str | None:
-    """The GNU build-id as hex (the one reader, `elffile.build_id`); None without one, or for a file read
+def _build_id_hex(elf: ElfImage) -> str | None:
+    """The GNU build-id as hex (the one reader, `ElfImage.build_id`); None without one, or for a file read
     from memory (the vDSO), which has no debug file."""
-    if not isinstance(elf, ElfFile):
+    if elf.stream is None:
         return None
     try:
-        found = build_id(elf)
+        found = elf.build_id()
     except InputError:  # a damaged note costs the build-id, nothing else
         return None
     return found.hex() if found else None
 
 
-def debug_file(elf: ElfFile, path: str, root: str = DEBUG_ROOT) -> str | None:
+def debug_file(elf: ElfImage, path: str, root: str = DEBUG_ROOT) -> str | None:
     """The separate debug file of `path`, found as gdb finds it: by build-id under `root`
     (`.build-id/ab/cdef….debug`), else by `.gnu_debuglink` next to the file, in its `.debug/`, or
     under `root` followed by its directory."""
@@ -364,10 +423,10 @@ def debug_file(elf: ElfFile, path: str, root: str = DEBUG_ROOT) -> str | None:
         candidate = os.path.join(root, ".build-id", found[:2], found[2:] + ".debug")
         if os.path.isfile(candidate):
             return candidate
-    link = elf.get_section_by_name(".gnu_debuglink")
-    if link is None or link["sh_type"] == "SHT_NOBITS":
+    link = elf.section(".gnu_debuglink")
+    if link is None or link.type == SHT_NOBITS:
         return None
-    name = link.data().split(b"\0", 1)[0].decode("utf-8", "replace")
+    name = elf.section_bytes(link, partial=True).split(b"\0", 1)[0].decode("utf-8", "replace")
     here = os.path.dirname(os.path.realpath(path))
     for folder in (here, os.path.join(here, ".debug"), root + here):
         candidate = os.path.join(folder, name)
@@ -376,7 +435,7 @@ def debug_file(elf: ElfFile, path: str, root: str = DEBUG_ROOT) -> str | None:
     return None
 
 
-def unwinding_symbols(elf: ElfFile, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
+def unwinding_symbols(elf: ElfImage, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
     """The names a debugger gives a file's PCs: its `.symtab`; without one (a distribution's library,
     a stripped program), its separate debug file's `.symtab` with the file's PLT entries; else `table`
     (`.dynsym`, or nothing)."""
@@ -387,11 +446,11 @@ def unwinding_symbols(elf: ElfFile, path: str, table: SymbolTable, root: str = D
         return table
     try:
         with open(found, "rb") as f:
-            debug = ElfFile(f)
-            symtab = debug.get_section_by_name(".symtab")
-            if not isinstance(symtab, SymbolTableSection):
+            debug = ElfImage.of(f)
+            symtab = _symbol_table(debug, ".symtab")
+            if symtab is None:
                 return table
-            code = {i for i, sec in enumerate(debug.iter_sections()) if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR}
+            code = {header.index for header in debug.sections if header.flags & SHF_EXECINSTR}
             # functions, and the untyped labels of assembly code (ld.so's `_start`), as gdb's minimal symbols
             symbols = [
                 Symbol(sym.name, sym.value, sym.size)

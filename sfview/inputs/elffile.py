@@ -6,27 +6,27 @@ where a header links to the wrong kind of section, a RecursionError, a
 MemoryError when it believes a size). Everything read from an ELF file beyond
 its header goes through this module:
 
-- `reading(what)` turns any failure into an `InputError` that says what was
-  being read and why it failed; the caller decides what the loss costs (the
-  names, the placement, the build-id, the CFI), never the SFrame section;
+- `boundary.reading(what)` turns any failure into an `InputError` that says
+  what was being read and why it failed; the caller decides what the loss
+  costs (the names, the placement, the build-id, the CFI), never the SFrame
+  section;
 - `ElfFile` is pyelftools' `ELFFile` made to cost only what is damaged: its
   section names come from the headers alone, sections it cannot make objects
   of are skipped when iterating, and its DWARF sections are read by
   `section_bytes`;
-- `section_bytes` and `segment_bytes` read no more than the file holds and no
-  more than the size limit, inflate zlib and zstd, and never trust a size.
+- `section_bytes` reads no more than the file holds and no more than the
+  size limit, inflate zlib and zstd, and never trust a size.
+
+What an unwind reads (headers, notes, a few sections) is read without
+pyelftools by `elfimage.ElfImage`, whose `library` is this reader, opened
+when something only pyelftools reads (relocations, DWARF) is asked for.
 """
 
 from __future__ import annotations
 
 import io
 import mmap
-import os
-import stat
-import struct
-import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, BinaryIO
 
@@ -39,30 +39,8 @@ from elftools.elf.segments import Segment
 
 from sfview.errors import InputError
 from sfview.inputs import limits
-
-SHF_COMPRESSED = 0x800
-ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD = 1, 2
-NT_GNU_BUILD_ID = 3
-
-
-def reason(exc: BaseException) -> str:
-    """Why reading failed, in words (some exceptions have none: a MemoryError, an empty struct.error)."""
-    if isinstance(exc, RecursionError):
-        return "its references lead back to themselves"
-    if isinstance(exc, MemoryError):
-        return "it asks for more memory than there is"
-    return str(exc) or f"its bytes are not what pyelftools expects ({type(exc).__name__})"
-
-
-@contextmanager
-def reading(what: str) -> Iterator[None]:
-    """Any failure inside, whatever pyelftools, struct or zlib raise, as an `InputError` naming `what`."""
-    try:
-        yield
-    except InputError as exc:  # said once, when the reader inside already put it first
-        raise InputError(exc.message if exc.message.startswith(what) else f"{what}: {exc.message}") from None
-    except Exception as exc:  # the boundary: pyelftools has no single error type
-        raise InputError(f"{what}: {reason(exc)}") from None
+from sfview.inputs.boundary import BoundedStrings, reading, reason
+from sfview.inputs.elfimage import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, inflate
 
 
 class ElfFile(ELFFile):
@@ -89,6 +67,14 @@ class ElfFile(ELFFile):
         if self.stream_len == 0:
             return memoryview(b"")
         return memoryview(mmap.mmap(self.stream.fileno(), 0, access=mmap.ACCESS_READ))
+
+    @cached_property
+    def image(self) -> ElfImage:
+        """The same file for the struct-based reader (what the CFI decoder reads), this reader its library."""
+        image = ElfImage(self.mapped)
+        image.library = self
+        image.lost = self.lost
+        return image
 
     @cached_property
     def section_headers(self) -> list[tuple[int, str, Any]]:
@@ -173,54 +159,6 @@ class ElfFile(ELFFile):
         return stream.getvalue()
 
 
-NAMES_SLACK = 1 << 20
-"""Names in a string table may share bytes (a linker merges a name that ends another), but only so
-much: with the NULs of one gone, every name ran on into the same 8 MB string, one copy each (420 MB
-and 12 s for section names, 380 MB for symbols, from an 8 MB file)."""
-
-
-def names_bound(table: bytes) -> int:
-    """How many bytes of names a string table may give in all: twice itself and `NAMES_SLACK`."""
-    return 2 * len(table) + NAMES_SLACK
-
-
-class BoundedStrings:
-    """Names from a string table's bytes, by offset (decoded with `errors`), all of them together no
-    more than twice the table and `NAMES_SLACK`: past that, `at` says None."""
-
-    def __init__(self, table: bytes, errors: str) -> None:
-        self.table = table
-        self.errors = errors
-        self.left = names_bound(table)
-
-    def at(self, offset: int) -> str | None:
-        """The name at `offset` ("" outside the table), None once the names run past the bound."""
-        end = self.table.find(b"\0", offset)
-        end = len(self.table) if end < 0 else end
-        self.left -= max(end - offset, 0)
-        if self.left < 0:
-            return None
-        return self.table[offset:end].decode("utf-8", self.errors)
-
-
-def open_regular_file(path: str) -> BinaryIO:
-    """`path` opened for reading, if it is a regular file; an `InputError` naming it otherwise.
-
-    A FIFO would block for ever in `open` itself, a device such as /dev/zero
-    never end: inputs (a program, a raw section, a core) are regular files.
-    """
-    if not path:
-        raise InputError("an empty file name", path="")
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise InputError(
-                "not a regular file (a directory, a FIFO or a device): there is nothing to read", path=path
-            )
-        return open(path, "rb")
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), path=path) from None
-
-
 def open_elf(stream: BinaryIO) -> ElfFile:
     """The ELF file in `stream`; an `InputError` when not even its header can be read."""
     try:
@@ -284,23 +222,7 @@ def _inflate(section: Section, stored: bytes) -> bytes:
     kind, size = fields["ch_type"], fields["ch_size"]
     limits.check_size(size, "bytes once inflated")
     kind = {"ELFCOMPRESS_ZLIB": ELFCOMPRESS_ZLIB, "ELFCOMPRESS_ZSTD": ELFCOMPRESS_ZSTD}.get(kind, kind)
-    if kind == ELFCOMPRESS_ZLIB:
-        try:
-            out = zlib.decompressobj().decompress(stored[head:], size + 1)
-        except zlib.error as exc:
-            raise InputError(f"its zlib stream is corrupt ({exc})") from None
-    elif kind == ELFCOMPRESS_ZSTD:
-        import zstandard  # only for the rare zstd section
-
-        try:
-            out = zstandard.ZstdDecompressor().stream_reader(stored[head:], read_across_frames=True).read(size + 1)
-        except zstandard.ZstdError as exc:
-            raise InputError(f"its zstd stream is corrupt ({exc})") from None
-    else:
-        raise InputError(f"compressed in a way sfview does not know (ch_type {kind})")
-    if len(out) != size:
-        raise InputError(f"it inflates to {len(out)} bytes, but its compression header says {size}")
-    return out
+    return inflate(kind, size, stored[head:])
 
 
 def segments(elf: ELFFile) -> list[Segment]:
@@ -312,20 +234,6 @@ def segments(elf: ELFFile) -> list[Segment]:
         if count and end > elf.stream_len:
             raise InputError(f"they end at {end:#x}, past the end of the file ({elf.stream_len:#x} bytes)")
         return list(elf.iter_segments())
-
-
-def segment_bytes(elf: ELFFile, segment: Segment, start: int = 0, size: int | None = None) -> bytes:
-    """`size` bytes (all, when None) from `start` in a segment's file bytes, no more than the file holds."""
-    want = segment["p_filesz"] - start if size is None else min(size, segment["p_filesz"] - start)
-    with reading(f"the segment at file offset {segment['p_offset']:#x}"):
-        return _read_at(elf, segment["p_offset"] + start, max(want, 0), None)
-
-
-def segment_view(elf: ElfFile, segment: Segment) -> memoryview:
-    """A segment's file bytes as a view of the file mapped once: no copy, however many headers
-    point at the same bytes (a forged core or program with thousands of them costs nothing)."""
-    start = min(segment["p_offset"], elf.stream_len)
-    return elf.mapped[start : start + segment["p_filesz"]]
 
 
 def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:
@@ -340,37 +248,3 @@ def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:
 def load_address(elf: ELFFile) -> int:
     """Where the module's addresses count from: the first loadable segment's address less its offset (0 for PIE)."""
     return min((seg["p_vaddr"] - seg["p_offset"] for seg in segments(elf) if seg["p_type"] == "PT_LOAD"), default=0)
-
-
-def build_id(elf: ElfFile) -> bytes | None:
-    """The GNU build-id note's bytes, if the file has one.
-
-    The notes are split here with `struct` over bytes already read: pyelftools'
-    note reader reads as many bytes as a note's header claims, from the file.
-    """
-    order = "<" if elf.little_endian else ">"
-    for _, name, header in elf.section_headers:
-        if header["sh_type"] != "SHT_NOTE":
-            continue
-        with reading(f"the {name or 'unnamed'} note section header"):
-            section = elf._make_section(header)
-        data = section_bytes(section)
-        with reading(f"the notes of {name or 'an unnamed section'}"):
-            for kind, owner, desc in _notes(data, order):
-                if kind == NT_GNU_BUILD_ID and owner == b"GNU\0" and desc:
-                    return desc
-    return None
-
-
-def _notes(data: bytes, order: str) -> Iterator[tuple[int, bytes, bytes]]:
-    """(type, name, descriptor) of each note in a note section, stopping where one runs past the end."""
-    pos = 0
-    while pos + 12 <= len(data):
-        namesz, descsz, kind = struct.unpack_from(order + "III", data, pos)
-        name_at = pos + 12
-        desc_at = name_at + (namesz + 3) // 4 * 4
-        end = desc_at + (descsz + 3) // 4 * 4
-        if desc_at + descsz > len(data):
-            return
-        yield kind, data[name_at : name_at + namesz], data[desc_at : desc_at + descsz]
-        pos = end

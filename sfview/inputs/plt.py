@@ -2,8 +2,9 @@
 
 No symbol covers a PLT entry; objdump makes one up ("synthetic symbols") from
 where each entry jumps: the GOT slot it loads its target from is the place a
-dynamic relocation (`JUMP_SLOT`, or `GLOB_DAT` for `.plt.got`) names. pyelftools
-reads the sections and relocations; the jump itself is decoded here, because
+dynamic relocation (`JUMP_SLOT`, or `GLOB_DAT` for `.plt.got`) names.
+`elfimage.ElfImage` reads the sections, the relocations and symbols are
+unpacked here with `struct`; the jump itself is decoded here too, because
 no library at hand decodes PLT stubs: x86-64's `jmp *disp32(%rip)` (`ff 25`),
 and AArch64's `adrp x16, page` + `ldr x17, [x16, #off]`.
 """
@@ -11,33 +12,34 @@ and AArch64's `adrp x16, page` + `ldr x17, [x16, #off]`.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationSection
-
-from sfview.inputs.elffile import section_bytes
+from sfview.errors import InputError
+from sfview.inputs.boundary import BoundedStrings
+from sfview.inputs.elfimage import SHT_DYNSYM, SHT_REL, SHT_RELA, SHT_SYMTAB, ElfImage, SectionHeader
 from sfview.inputs.symbols import Symbol
+
+SHT_PROGBITS = 1
 
 PLT_SECTIONS = (".plt", ".plt.sec", ".plt.got")
 X86_JMP_GOT = b"\xff\x25"  # jmp *disp32(%rip)
 
 
-def plt_symbols(elf: ELFFile) -> list[Symbol]:
+def plt_symbols(elf: ElfImage) -> list[Symbol]:
     """A `name@plt` symbol for every PLT entry whose GOT slot a dynamic relocation names."""
     slots = _got_slot_names(elf)
     if not slots:
         return []
-    decode = {"EM_X86_64": _x86_64_target, "EM_AARCH64": _aarch64_target}.get(elf["e_machine"])
+    decode = {"EM_X86_64": _x86_64_target, "EM_AARCH64": _aarch64_target}.get(elf.machine)
     if decode is None:
         return []
     out = []
     for name in PLT_SECTIONS:
-        section = elf.get_section_by_name(name)
-        if section is None or section["sh_type"] != "SHT_PROGBITS":
+        section = elf.section(name)
+        if section is None or section.type != SHT_PROGBITS:
             continue
-        size = section["sh_entsize"] or 16
-        data, base = section_bytes(section), section["sh_addr"]
+        size = section.entsize or 16
+        data, base = elf.section_bytes(section), section.addr
         for start in range(0, len(data) - size + 1, size):
             target = decode(data[start : start + size], base + start, elf.little_endian)
             if target in slots:
@@ -45,24 +47,42 @@ def plt_symbols(elf: ELFFile) -> list[Symbol]:
     return out
 
 
-def _got_slot_names(elf: ELFFile) -> dict[int, str]:
+def _got_slot_names(elf: ElfImage) -> dict[int, str]:
     """GOT address → the function a dynamic relocation will put there."""
     names: dict[int, str] = {}
-    for section in elf.iter_sections():
-        if not isinstance(section, RelocationSection) or section.name not in (".rela.plt", ".rel.plt", ".rela.dyn"):
+    for section in elf.sections:
+        if section.type not in (SHT_REL, SHT_RELA) or section.name not in (".rela.plt", ".rel.plt", ".rela.dyn"):
             continue
-        symtab = elf.get_section(section["sh_link"])
-        if symtab is None or not hasattr(symtab, "get_symbol"):
+        symtab = elf.section_at(section.link)
+        if symtab is None or symtab.type not in (SHT_SYMTAB, SHT_DYNSYM):
             continue
+        symbol_name = _symbol_names(elf, symtab)
         for offset, sym in _relocations(elf, section):
             if sym:
-                name = symtab.get_symbol(sym).name
+                name = symbol_name(sym)
                 if name:
                     names[offset] = name
     return names
 
 
-def _relocations(elf: ELFFile, section: RelocationSection) -> Iterator[tuple[int, int]]:
+def _symbol_names(elf: ElfImage, symtab: SectionHeader) -> Callable[[int], str]:
+    """Symbol number → its name, read from the table as it is asked for (as pyelftools' `get_symbol`,
+    which fails for a number past the table)."""
+    strtab = elf.section_at(symtab.link)
+    strings = elf.section_bytes(strtab) if strtab is not None else b""
+    data, step = elf.section_bytes(symtab), symtab.entsize
+    names = BoundedStrings(strings, "replace")
+
+    def name(number: int) -> str:
+        if not step or (number + 1) * step > len(data):
+            raise InputError(f"no symbol {number} in {symtab.name} ({len(data) // max(step, 1)} symbols)")
+        (offset,) = struct.unpack_from(elf.order + "I", data, number * step)
+        return names.at(offset) or ""
+
+    return name
+
+
+def _relocations(elf: ElfImage, section: SectionHeader) -> Iterator[tuple[int, int]]:
     """(r_offset, symbol index) of each relocation.
 
     Written by hand with `struct` where pyelftools' `iter_relocations` would do: it parses an entry in
@@ -70,14 +90,15 @@ def _relocations(elf: ELFFile, section: RelocationSection) -> Iterator[tuple[int
     binary, 0.55 s of a 0.8 s `sfview check`; `struct` reads them in 10 ms). Entries of another size
     than the ELF class's go through pyelftools.
     """
-    rela = section.is_RELA()
+    rela = section.type == SHT_RELA
     char = "Q" if elf.elfclass == 64 else "I"
-    entry = struct.Struct(("<" if elf.little_endian else ">") + char * (3 if rela else 2))
-    if section["sh_entsize"] != entry.size or section["sh_size"] % entry.size:
-        yield from ((r["r_offset"], r["r_info_sym"]) for r in section.iter_relocations())
+    entry = struct.Struct(elf.order + char * (3 if rela else 2))
+    if section.entsize != entry.size or section.size % entry.size:
+        relocations = elf.library.get_section(section.index).iter_relocations()
+        yield from ((r["r_offset"], r["r_info_sym"]) for r in relocations)
         return
     shift = 32 if elf.elfclass == 64 else 8  # ELF64_R_SYM / ELF32_R_SYM
-    for offset, info, *_ in entry.iter_unpack(section_bytes(section)):
+    for offset, info, *_ in entry.iter_unpack(elf.section_bytes(section)):
         yield offset, info >> shift
 
 

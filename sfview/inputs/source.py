@@ -11,15 +11,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import cached_property
-
-from elftools.elf.elffile import ELFFile
+from typing import TYPE_CHECKING
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs import limits
+from sfview.inputs.boundary import open_regular_file
 from sfview.inputs.elf import ElfInfo, read_elf_sframe
-from sfview.inputs.elffile import open_regular_file
+from sfview.inputs.elfimage import ElfImage
 from sfview.inputs.symbols import Place, SymbolTable
+
+if TYPE_CHECKING:
+    from sfview.inputs.elffile import ElfFile
 
 ELF_MAGIC = b"\x7fELF"
 SFRAME_MAGICS = tuple(int(Sframe.Magic.sframe).to_bytes(2, order) for order in ("little", "big"))
@@ -37,7 +40,7 @@ class Source:
         address: int,
         file_offset: int,
         elf_info: ElfInfo | None = None,
-        elf: ELFFile | None = None,
+        image: ElfImage | None = None,
         names: Callable[[], tuple[SymbolTable, dict[int, str], dict[int, Place]]] | None = None,
         cut: InputError | None = None,
         lost: list[InputError] | None = None,
@@ -50,14 +53,25 @@ class Source:
         self.file_offset = file_offset
         self.elf_info = elf_info
         """What the ELF header says (machine, type, class), for the header summary."""
-        self.elf = elf
-        """The ELF file (pyelftools), or None for a raw section."""
+        self.image = image
+        """The ELF file (read with `struct`: headers, notes, sections), or None for a raw section."""
         self._names = names
         self.cut = cut
         """The file holds fewer bytes than the section says: `data` is what it holds."""
         self.lost = lost if lost is not None else []
         """What around the section could not be read, each with why (the names, the placement...):
         said once the command is done, costing only what depended on it."""
+
+    @property
+    def elf(self) -> ElfFile | None:
+        """The ELF file as pyelftools reads it (opened on first use), or None for a raw section; an
+        `InputError` naming the file when pyelftools cannot read its header."""
+        if self.image is None:
+            return None
+        try:
+            return self.image.library
+        except InputError as exc:
+            raise exc.located(self.path) from None
 
     @cached_property
     def _loaded_names(self) -> tuple[SymbolTable, dict[int, str], dict[int, Place]]:
@@ -100,10 +114,10 @@ def open_source(path: str, base: int | None = None) -> Source:
     """Read `path` as an ELF file or a raw section (`base`: its load address).
 
     Only a regular file is read: a FIFO would block for ever, a device such
-    as /dev/zero never end. An ELF file is read as pyelftools asks, the
-    section and what names it, not whole: a 2 GB sparse file costs nothing.
+    as /dev/zero never end. An ELF file is mapped and read where it is asked
+    for, the section and what names it, not whole: a 2 GB sparse file costs nothing.
     """
-    f = open_regular_file(path)  # an ELF file stays open while pyelftools reads it on demand
+    f = open_regular_file(path)  # an ELF file stays open: pyelftools may read it too, on demand
     try:
         head = f.read(4)
     except OSError as exc:
@@ -133,7 +147,7 @@ def open_source(path: str, base: int | None = None) -> Source:
             address,
             found.file_offset,
             found.info,
-            found.elf,
+            found.image,
             found.names,
             found.cut,
             found.lost,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elffile import build_id, load_address, section_bytes, section_named
+from sfview.inputs.elffile import load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
 from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
@@ -72,7 +72,7 @@ def module_id(doc: Document) -> bytes:
     elf = doc.elf
     assert elf is not None
     try:
-        return build_id(elf) or text_hash(elf)
+        return elf.image.build_id() or text_hash(elf)
     except InputError as exc:
         doc.note_loss(InputError(f"MODULE id left as zeros: {exc.message}"))
         return bytes(16)
@@ -102,7 +102,7 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     """
     elf = doc.elf
     assert elf is not None
-    abi = abi_for(elf)
+    abi = abi_for(elf.image)
     section = doc.require_section()
     try:
         base = load_address(elf)

@@ -17,14 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from elftools.elf.constants import P_FLAGS
-from elftools.elf.elffile import ELFFile
-
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
 from sfview.inputs.elf import function_symbols, unwinding_symbols
-from sfview.inputs.elffile import ElfFile, segment_view, segments
+from sfview.inputs.elfimage import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe import describe
 from sfview.unwind.engine import Machine, Module, Unwinder
@@ -33,6 +30,7 @@ if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiTable, EhFrameIndex
     from sfview.inputs.symbols import SymbolTable
 
+NT_GNU_BUILD_ID = 3
 PAGE_SIZE = 4096
 """The smallest page a Linux process maps (x86-64, AArch64): every load bias is a multiple of it."""
 ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64", "EM_S390": "s390x"}
@@ -59,17 +57,17 @@ def register_numbers(machine: Machine) -> dict[str, int]:
     return names
 
 
-def _load_bias(elf: ELFFile, mapped_at: int) -> int:
+def _load_bias(elf: ElfImage, mapped_at: int) -> int:
     """The bias of a file whose offset 0 is mapped at `mapped_at`: that minus its first segment's address."""
-    first = min((seg["p_vaddr"] - seg["p_offset"] for seg in segments(elf) if seg["p_type"] == "PT_LOAD"), default=0)
+    first = min((seg.vaddr - seg.offset for seg in elf.segments if seg.type == PT_LOAD), default=0)
     return mapped_at - first
 
 
-def _is_the_mapped_file(elf: ELFFile, machine: str, memory: Memory, bias: int, found: str, notes: list[str]) -> bool:
+def _is_the_mapped_file(elf: ElfImage, machine: str, memory: Memory, bias: int, found: str, notes: list[str]) -> bool:
     """Whether a library found here can stand for the one the process mapped: the program's machine
     (a guest's `/lib/libc.so.6` may be the host's), and the core's bytes of it, where it has them."""
-    if elf["e_machine"] != machine:
-        notes.append(f"{found}: a library for {elf['e_machine']}, not {machine}: not used (give --sysroot)")
+    if elf.machine != machine:
+        notes.append(f"{found}: a library for {elf.machine}, not {machine}: not used (give --sysroot)")
         return False
     if _same_file(elf, memory, bias) is False:  # another build than the process had: it would mislead
         notes.append(f"{found}: not the file the process had mapped (its first page differs): not used")
@@ -78,18 +76,18 @@ def _is_the_mapped_file(elf: ELFFile, machine: str, memory: Memory, bias: int, f
 
 
 def _module_without_sframe(
-    found: str, bias_of: Callable[[ELFFile], int], path: str, memory: Memory, notes: list[str], machine: str
+    found: str, bias_of: Callable[[ElfImage], int], path: str, memory: Memory, notes: list[str], machine: str
 ) -> Module | None:
     """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
     try:
         with open(found, "rb") as f:
             data = f.read()
-        elf = ElfFile(io.BytesIO(data))
+        elf = ElfImage.of(io.BytesIO(data))  # a file: its build-id finds its debug file
         bias = bias_of(elf)
         if not _is_the_mapped_file(elf, machine, memory, bias, found, notes):
             return None
         _add_read_only_segments(memory, elf, bias)
-    except Exception:  # not a readable ELF file: pyelftools has no single error type; the note already says why
+    except Exception:  # not a readable ELF file, whatever the reader raised: the note already says why
         return None
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     return Module(
@@ -102,7 +100,7 @@ def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
     return lambda address, lookup: table().name_at(address, lookup)
 
 
-def _cfi(elf: ELFFile) -> CfiTable | EhFrameIndex | None:
+def _cfi(elf: ElfImage) -> CfiTable | EhFrameIndex | None:
     """A library's DWARF CFI, for unwinding with it (`--cfi dwarf`, or where it has no SFrame data);
     None when it has none. Through `.eh_frame_hdr`, an FDE at a time, when the library has one."""
     from sfview.dwarf.cfi import DECODE_ERRORS, EhFrameIndex, read_cfi
@@ -121,10 +119,10 @@ def _auxv_bias(doc: Document, core: Core) -> int:
     program with `PT_PHDR`) and against the page size: a core of another
     program fits neither, and is refused rather than unwound into nonsense.
     """
-    elf = doc.elf
+    elf = doc.image
     assert elf is not None
-    bias = core.auxv[AT_ENTRY] - elf["e_entry"]
-    phdr = next((seg["p_vaddr"] for seg in segments(elf) if seg["p_type"] == "PT_PHDR"), None)
+    bias = core.auxv[AT_ENTRY] - elf.entry
+    phdr = next((seg.vaddr for seg in elf.segments if seg.type == PT_PHDR), None)
     fits = bias % PAGE_SIZE == 0
     if fits and phdr is not None and AT_PHDR in core.auxv:
         fits = core.auxv[AT_PHDR] - phdr == bias
@@ -134,41 +132,41 @@ def _auxv_bias(doc: Document, core: Core) -> int:
             where += f", program headers at {core.auxv[AT_PHDR]:#x}"
         raise InputError(
             f"not a core of {os.path.basename(doc.path)}: the process had its {where}, "
-            f"which fit no load address of this program (entry {elf['e_entry']:#x}"
+            f"which fit no load address of this program (entry {elf.entry:#x}"
             + (f", PT_PHDR {phdr:#x})" if phdr is not None else ")"),
             path=core.path,
         )
     return bias
 
 
-def _same_file(elf: ELFFile, memory: Memory, bias: int) -> bool | None:
+def _same_file(elf: ElfImage, memory: Memory, bias: int) -> bool | None:
     """Whether the process had this very file mapped at `bias`: its first page (ELF header, program
     headers, build-id note) as the core holds it is the file's. None when the core holds no such
     bytes (qemu-user's cores)."""
-    first = next((seg for seg in segments(elf) if seg["p_type"] == "PT_LOAD" and seg["p_offset"] == 0), None)
-    if first is None or not first["p_filesz"]:
+    first = next((seg for seg in elf.segments if seg.type == PT_LOAD and seg.offset == 0), None)
+    if first is None or not first.filesz:
         return None
-    expected = bytes(segment_view(elf, first)[:PAGE_SIZE])
-    held = memory.bytes_at(first["p_vaddr"] + bias, len(expected))
+    expected = bytes(elf.segment_view(first, 0, PAGE_SIZE))
+    held = memory.bytes_at(first.vaddr + bias, len(expected))
     if held is None:
         return None
     return held == expected or _same_build_id(elf, memory, bias)
 
 
-def _same_build_id(elf: ELFFile, memory: Memory, bias: int) -> bool:
+def _same_build_id(elf: ElfImage, memory: Memory, bias: int) -> bool:
     """Whether the process holds this file's GNU build-id note where the file puts it: a `strip`ped
     copy of the file that ran (strip drops section headers and may shrink `.sframe`'s padding, so its
     first page differs) is the same build."""
-    for seg in elf.iter_segments():
-        if seg["p_type"] != "PT_NOTE":
+    for seg in elf.segments:
+        if seg.type != PT_NOTE:
             continue
-        for note in seg.iter_notes():
-            if note["n_type"] != "NT_GNU_BUILD_ID":
+        notes = elf.segment_view(seg)
+        for note in elf.notes(notes):
+            if note.type != NT_GNU_BUILD_ID:
                 continue
-            elf.stream.seek(note["n_offset"])
-            expected = elf.stream.read(note["n_size"])
-            address = seg["p_vaddr"] + note["n_offset"] - seg["p_offset"] + bias
-            return len(expected) == note["n_size"] and memory.bytes_at(address, len(expected)) == expected
+            expected = bytes(notes[note.offset : note.offset + note.size])
+            address = seg.vaddr + note.offset + bias
+            return len(expected) == note.size and memory.bytes_at(address, len(expected)) == expected
     return False
 
 
@@ -178,7 +176,7 @@ def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
     Two small programs can share an entry point and program header address, so
     `AT_ENTRY` alone lets a core of one be unwound with the other's names.
     """
-    elf = doc.elf
+    elf = doc.image
     assert elf is not None
     if _same_file(elf, core.memory, bias) is False:
         raise InputError(
@@ -189,27 +187,27 @@ def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
         )
 
 
-def _first_address(elf: ELFFile) -> int:
-    return min((seg["p_vaddr"] for seg in segments(elf) if seg["p_type"] == "PT_LOAD"), default=0)
+def _first_address(elf: ElfImage) -> int:
+    return min((seg.vaddr for seg in elf.segments if seg.type == PT_LOAD), default=0)
 
 
-def _add_read_only_segments(memory: Memory, elf: ELFFile, bias: int) -> None:
+def _add_read_only_segments(memory: Memory, elf: ElfImage, bias: int) -> None:
     """The file's read-only loadable bytes as memory, where the core holds none.
 
     A core often leaves out what the files hold (qemu-user writes text
     segments with no bytes); read-only segments hold in the process what they
     hold in the file, so they fill that gap. Writable ones may have changed.
     """
-    for seg in segments(elf):
-        if seg["p_type"] != "PT_LOAD" or seg["p_flags"] & P_FLAGS.PF_W or not seg["p_filesz"]:
+    for seg in elf.segments:
+        if seg.type != PT_LOAD or seg.flags & PF_W or not seg.filesz:
             continue
-        start = seg["p_vaddr"] + bias
-        if memory.read(start, 1) is None and memory.read(start + seg["p_filesz"] - 1, 1) is None:
-            memory.add(start, segment_view(elf, seg))
+        start = seg.vaddr + bias
+        if memory.read(start, 1) is None and memory.read(start + seg.filesz - 1, 1) is None:
+            memory.add(start, elf.segment_view(seg))
 
 
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
-    elf = doc.elf
+    elf = doc.image
     cfi = functools.cache(lambda: _cfi(elf) if elf is not None else None)  # a raw section has none
     if elf is None:
         return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
@@ -225,8 +223,8 @@ def _vdso(core: Core, machine: str) -> Module | None:
     if not image or not image.startswith(b"\x7fELF"):
         return None
     try:
-        elf = ELFFile(io.BytesIO(image))
-        if elf["e_machine"] != machine:
+        elf = ElfImage(image)
+        if elf.machine != machine:
             return None
         bias = _load_bias(elf, start)
         symbols = function_symbols(io.BytesIO(image))
@@ -240,13 +238,13 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     doc = Document.open(program)
     section = doc.require_section()
     machine = Machine.of(section)
-    elf = doc.elf
+    elf = doc.image
     if elf is None:
         raise InputError("needs the program's ELF file, not a raw section", path=program)
-    if elf["e_machine"] != core.machine:
+    if elf.machine != core.machine:
         raise InputError(
             f"the core is of a {ELF_MACHINES.get(core.machine, core.machine)} process, the program is "
-            f"{ELF_MACHINES.get(elf['e_machine'], elf['e_machine'])}",
+            f"{ELF_MACHINES.get(elf.machine, elf.machine)}",
             path=core.path,
         )
     notes: list[str] = []
@@ -268,7 +266,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     _check_program_bytes(doc, core, bias)
     modules = [_module(doc, bias)]
     _add_read_only_segments(core.memory, elf, bias)
-    libraries: list[tuple[str, Callable[[ELFFile], int]]] = [
+    libraries: list[tuple[str, Callable[[ElfImage], int]]] = [
         (path, functools.partial(_load_bias, mapped_at=start)) for path, start in mapped.items() if path != program_path
     ]
     if not mapped:
@@ -287,17 +285,17 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             lib = Document.open(found)
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
-            without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf["e_machine"])
+            without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf.machine)
             if without is not None:
                 modules.append(without)
             continue
-        assert lib.elf is not None
-        lib_bias = bias_of(lib.elf)
-        if not _is_the_mapped_file(lib.elf, elf["e_machine"], core.memory, lib_bias, found, notes):
+        assert lib.image is not None
+        lib_bias = bias_of(lib.image)
+        if not _is_the_mapped_file(lib.image, elf.machine, core.memory, lib_bias, found, notes):
             continue
         modules.append(_module(lib, lib_bias, path))
-        _add_read_only_segments(core.memory, lib.elf, lib_bias)
-    vdso = _vdso(core, elf["e_machine"])
+        _add_read_only_segments(core.memory, lib.image, lib_bias)
+    vdso = _vdso(core, elf.machine)
     if vdso is not None:
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
@@ -323,13 +321,13 @@ def _thread(core: Core, tid: int | None):
     raise InputError(f"no thread {tid} in the core (threads: {tids})", path=core.path)
 
 
-def _linked_libraries(elf: ELFFile, bias: int, memory: Memory) -> list[tuple[str, int]]:
+def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:
     """For a core without `NT_FILE` (qemu-user's): the libraries the dynamic linker had loaded, with
     their load biases, from its list in the process's memory."""
-    dynamic = next((seg for seg in segments(elf) if seg["p_type"] == "PT_DYNAMIC"), None)
+    dynamic = next((seg for seg in elf.segments if seg.type == PT_DYNAMIC), None)
     if dynamic is None:  # a static program
         return []
-    return loaded_objects(memory.read, memory.little_endian, dynamic["p_vaddr"] + bias, dynamic["p_memsz"])
+    return loaded_objects(memory.read, memory.little_endian, dynamic.vaddr + bias, dynamic.memsz)
 
 
 def _is_elf(path: str) -> bool:
@@ -379,8 +377,8 @@ def from_registers(program: str, typed: dict[str, int], words: dict[int, int], b
 
 def _bias_hint(doc: Document, pc: int, bias: int) -> list[str]:
     """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses."""
-    elf = doc.elf
-    if elf is None or elf["e_type"] != "ET_DYN" or bias or doc.require_section().find_function(pc) is not None:
+    elf = doc.image
+    if elf is None or elf.type != "ET_DYN" or bias or doc.require_section().find_function(pc) is not None:
         return []
     return [
         f"{os.path.basename(doc.path)} is position-independent (ET_DYN) and no FDE covers pc {pc:#x} at its link"

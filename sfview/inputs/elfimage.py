@@ -1,0 +1,380 @@
+"""The ELF structures an unwind reads, unpacked with `struct`: header, program and section headers,
+section names, a section's or a segment's bytes, notes.
+
+Why not pyelftools here: importing its ELF reader loads its DWARF modules and
+construct (about 16 ms of a 66 ms `sfview unwind` of a static program, where
+gdb's whole `bt` took 41 ms), and an unwind reads only a core's notes and
+memory and, of each file, its headers and two or three sections. pyelftools
+stays the reference: `tests/test_elfimage.py` compares every field read here
+with its reading, on every fixture and on damaged files. What this reader does
+not do (relocations, DWARF) stays with pyelftools (`elffile.ElfFile`).
+
+Numbers are kept as numbers; the names pyelftools gives the header's type and
+machine (`ET_CORE`, `EM_X86_64`), which messages and the architecture tables
+use, are given by `ElfImage.type` and `ElfImage.machine`.
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import struct
+from collections.abc import Iterator
+from functools import cached_property
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+
+from sfview.errors import InputError
+from sfview.inputs import limits
+from sfview.inputs.boundary import BoundedStrings, reading
+
+if TYPE_CHECKING:
+    from sfview.inputs.elffile import ElfFile
+
+ELF_MAGIC = b"\x7fELF"
+ET_REL = 1
+ET_NAMES = {0: "ET_NONE", 1: "ET_REL", 2: "ET_EXEC", 3: "ET_DYN", 4: "ET_CORE"}
+EM_NAMES = {3: "EM_386", 22: "EM_S390", 40: "EM_ARM", 62: "EM_X86_64", 183: "EM_AARCH64", 243: "EM_RISCV"}
+"""pyelftools' names of the machines sfview meets; any other is named by pyelftools' table (`machine`)."""
+PT_LOAD, PT_DYNAMIC, PT_NOTE, PT_PHDR = 1, 2, 4, 6
+PT_GNU_EH_FRAME, PT_GNU_SFRAME = 0x6474E550, 0x6474E554
+PF_X, PF_W = 1, 2
+SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_NOTE, SHT_NOBITS, SHT_REL, SHT_DYNSYM = 2, 3, 4, 7, 8, 9, 11
+SHF_EXECINSTR, SHF_COMPRESSED = 0x4, 0x800
+SHN_XINDEX = 0xFFFF
+PN_XNUM = 0xFFFF
+ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD = 1, 2
+NT_GNU_BUILD_ID = 3
+NOTE_HEADER = 12
+"""namesz, descsz, type: three 4-byte words in both classes (as Linux and pyelftools read them)."""
+
+# The layouts of the ELF specification, by class, without the byte order.
+HEADER_LAYOUT = {32: "HHIIIIIHHHHHH", 64: "HHIQQQIHHHHHH"}
+"""After e_ident's 16 bytes: e_type ... e_shstrndx."""
+SEGMENT_LAYOUT = {32: "IIIIIIII", 64: "IIQQQQQQ"}
+SECTION_LAYOUT = {32: "IIIIIIIIII", 64: "IIQQQQIIQQ"}
+CHDR_LAYOUT = {32: "III", 64: "IIQQ"}
+
+
+class Segment(NamedTuple):
+    """A program header."""
+
+    type: int
+    flags: int
+    offset: int
+    vaddr: int
+    paddr: int
+    filesz: int
+    memsz: int
+    align: int
+
+
+class SectionHeader(NamedTuple):
+    """A section header, with its index and its name from `.shstrtab` ("" when it has none)."""
+
+    index: int
+    name: str
+    name_offset: int
+    type: int
+    flags: int
+    addr: int
+    offset: int
+    size: int
+    link: int
+    info: int
+    addralign: int
+    entsize: int
+
+
+class Note(NamedTuple):
+    """One note: its type, name (with its NUL, as stored) and descriptor, and where it starts."""
+
+    type: int
+    name: bytes
+    desc: bytes
+    offset: int
+    """From the start of the bytes the notes were split from."""
+    size: int
+    """Header, name and descriptor, each padded to 4 bytes."""
+
+
+def _map(stream: BinaryIO) -> memoryview:
+    """The whole file, mapped (read by the OS as it is used), or the bytes a test holds in memory."""
+    getbuffer = getattr(stream, "getbuffer", None)
+    if getbuffer is not None:
+        return getbuffer().toreadonly()
+    size = stream.seek(0, 2)
+    if not size:
+        return memoryview(b"")
+    try:
+        return memoryview(mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ))
+    except (OSError, ValueError) as exc:  # a file system that cannot map files
+        raise InputError(f"the file cannot be mapped ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+class ElfImage:
+    """An ELF file read from its bytes (a mapped file, or an image such as the vDSO's from a core).
+
+    Building one reads the header and no more; an `InputError` says why when
+    there is no ELF header. Program and section headers are read when asked
+    for, each refusal naming the table and why.
+    """
+
+    def __init__(self, data: bytes | memoryview) -> None:
+        self.data = memoryview(data).toreadonly()
+        self.size = len(self.data)
+        if bytes(self.data[:4]) != ELF_MAGIC:
+            raise InputError("Magic number does not match")
+        self.elfclass = {1: 32, 2: 64}.get(self._byte(4), 0)
+        if not self.elfclass:
+            raise InputError(f"Invalid EI_CLASS {bytes(self.data[4:5])!r}")
+        if self._byte(5) not in (1, 2):
+            raise InputError(f"Invalid EI_DATA {bytes(self.data[5:6])!r}")
+        self.little_endian = self._byte(5) == 1
+        self.order = "<" if self.little_endian else ">"
+        header = struct.Struct(self.order + HEADER_LAYOUT[self.elfclass])
+        if self.size < 16 + header.size:
+            raise InputError(f"its header needs {16 + header.size} bytes, the file has {self.size}")
+        (self.e_type, self.e_machine, _, self.entry, self.phoff, self.shoff, _, _, self.phentsize, self.e_phnum,
+         self.shentsize, self.e_shnum, self.e_shstrndx) = header.unpack_from(self.data, 16)  # fmt: skip
+        self._segment = struct.Struct(self.order + SEGMENT_LAYOUT[self.elfclass])
+        self._section = struct.Struct(self.order + SECTION_LAYOUT[self.elfclass])
+        self.stream: BinaryIO | None = None
+        """The file it was mapped from, which `library` reads too."""
+        self.lost: list[InputError] = []
+        """What the readers could not do here and what it cost (a DWARF section left unrelocated)."""
+
+    @classmethod
+    def of(cls, stream: BinaryIO) -> ElfImage:
+        """The ELF file open in `stream`, mapped whole."""
+        image = cls(_map(stream))
+        image.stream = stream
+        return image
+
+    @cached_property
+    def library(self) -> ElfFile:
+        """The same file as pyelftools reads it, for what only pyelftools reads (relocations, DWARF,
+        the views of other commands); opened on first use."""
+        from sfview.inputs.elffile import open_elf  # pyelftools: not for what an unwind reads
+
+        elf = open_elf(self.stream if self.stream is not None else io.BytesIO(self.data))
+        elf.lost = self.lost
+        elf.image = self
+        return elf
+
+    def dwarf_section_bytes(self, header: SectionHeader) -> bytes:
+        """A DWARF section's bytes (`.eh_frame`, `.debug_frame`); in a relocatable object, with its
+        relocations applied by pyelftools (relocations that cannot be read cost the relocated
+        addresses, said in `lost`)."""
+        if self.e_type != ET_REL:
+            return self.section_bytes(header)
+        elf = self.library
+        return elf.dwarf_section_bytes(elf.get_section(header.index), relocate=True)
+
+    def _byte(self, at: int) -> int:
+        return self.data[at] if at < self.size else -1
+
+    @property
+    def type(self) -> str | int:
+        """The ELF type as pyelftools names it (`ET_CORE`), or its number."""
+        return ET_NAMES.get(self.e_type) or _enum_name("ENUM_E_TYPE", self.e_type)
+
+    @property
+    def machine(self) -> str | int:
+        """The machine as pyelftools names it (`EM_X86_64`), or its number."""
+        return EM_NAMES.get(self.e_machine) or _enum_name("ENUM_E_MACHINE", self.e_machine)
+
+    # Program headers --------------------------------------------------------
+
+    @cached_property
+    def segments(self) -> list[Segment]:
+        """The program headers; an `InputError` (saying where the table is) when they cannot be read."""
+        what = f"the program headers (e_phoff {self.phoff:#x}, {self.e_phnum} of {self.phentsize} bytes)"
+        with reading(what):
+            count = self.e_phnum if self.e_phnum < PN_XNUM else self._first_section().info
+            if count and self.phentsize < self._segment.size:
+                raise InputError(f"Too small e_phentsize: {self.phentsize}")
+            end = self.phoff + count * self.phentsize
+            if count and end > self.size:
+                raise InputError(f"they end at {end:#x}, past the end of the file ({self.size:#x} bytes)")
+            return [Segment(*self._unpack_segment(self.phoff + i * self.phentsize)) for i in range(count)]
+
+    def _unpack_segment(self, at: int) -> tuple[int, ...]:
+        fields = self._segment.unpack_from(self.data, at)
+        if self.elfclass == 32:  # p_flags comes after p_memsz in ELF32
+            kind, offset, vaddr, paddr, filesz, memsz, flags, align = fields
+            return kind, flags, offset, vaddr, paddr, filesz, memsz, align
+        return fields
+
+    def segment_view(self, segment: Segment, start: int = 0, size: int | None = None) -> memoryview:
+        """`size` bytes (all, when None) from `start` in a segment's file bytes, as many as the file
+        holds: a view of the mapped file, no copy however many headers point at the same bytes."""
+        want = segment.filesz - start if size is None else min(size, segment.filesz - start)
+        begin = min(segment.offset + start, self.size)
+        return self.data[begin : begin + max(want, 0)]
+
+    # Section headers --------------------------------------------------------
+
+    def _first_section(self) -> SectionHeader:
+        """Section header 0, which holds the counts too big for the ELF header (and is read by itself)."""
+        return self._section_header(0)
+
+    def _section_header(self, index: int) -> SectionHeader:
+        """Section header `index`, unnamed (`sections` names them once `.shstrtab` is read)."""
+        if self.shentsize < self._section.size:
+            raise InputError(f"Too small e_shentsize: {self.shentsize}")
+        at = self.shoff + index * self.shentsize
+        if at + self._section.size > self.size:
+            raise InputError(f"section header {index} runs past the end of the file ({self.size:#x} bytes)")
+        fields = self._section.unpack_from(self.data, at)
+        return SectionHeader(index, "", *fields)
+
+    @cached_property
+    def section_count(self) -> int:
+        """How many section headers the ELF header (or section header 0) says there are."""
+        if not self.shoff:
+            return 0
+        return self.e_shnum or self._first_section().size
+
+    @cached_property
+    def _sections(self) -> tuple[list[SectionHeader], InputError | None]:
+        try:
+            with reading(f"the section headers (e_shoff {self.shoff:#x})"):
+                count, size = self.section_count, max(self.shentsize, 1)
+                if count and self.shoff + count * size > self.size:
+                    raise InputError(
+                        f"{count} headers of {size} bytes run past the end of the file ({self.size:#x} bytes)"
+                    )
+                headers = [self._section_header(i) for i in range(count)]
+        except InputError as exc:
+            return [], exc
+        names = BoundedStrings(self._section_names(headers), "replace")  # as pyelftools decodes them
+        return [header._replace(name=names.at(header.name_offset) or "") for header in headers], None
+
+    @property
+    def sections(self) -> list[SectionHeader]:
+        """Every section header, in order, named; none when the table cannot be read (`headers_error` says why)."""
+        return self._sections[0]
+
+    @property
+    def headers_error(self) -> InputError | None:
+        """Why the section headers could not be read."""
+        return self._sections[1]
+
+    def _section_names(self, headers: list[SectionHeader]) -> bytes:
+        """`.shstrtab`'s bytes, as many as the file holds; none when there is no such table (the
+        sections are still there, unnamed)."""
+        index = self.e_shstrndx if self.e_shstrndx != SHN_XINDEX else headers[0].link if headers else 0
+        if not 0 < index < len(headers) or headers[index].type == SHT_NOBITS:
+            return b""
+        try:
+            return self.section_bytes(headers[index], partial=True)
+        except InputError:
+            return b""
+
+    def section(self, name: str) -> SectionHeader | None:
+        """The first section called `name`, None when there is none."""
+        return next((header for header in self.sections if header.name == name), None)
+
+    def section_at(self, index: int) -> SectionHeader | None:
+        """Section `index`, None when there is no such section."""
+        sections = self.sections
+        return sections[index] if 0 <= index < len(sections) else None
+
+    def section_bytes(self, header: SectionHeader, prefix: int | None = None, *, partial: bool = False) -> bytes:
+        """A section's contents, inflated if compressed (zlib, zstd).
+
+        A section the file holds only part of is an `InputError`, or with
+        `partial`, the bytes the file holds (the caller compares with the
+        size to say so). A size over `limits.max_size` is refused before
+        anything is read. `prefix`: only that many bytes are wanted.
+        """
+        name = header.name or "unnamed"
+        with reading(f"the {name} section (file offset {header.offset:#x}, {header.size} bytes)"):
+            if header.type == SHT_NOBITS:
+                raise InputError("it has no contents in this file (SHT_NOBITS)")
+            if header.flags & SHF_COMPRESSED:
+                return self._inflate(self._read_at(header.offset, header.size, None))[:prefix]
+            data = self._read_at(header.offset, header.size, prefix)
+            wanted = header.size if prefix is None else min(header.size, prefix)
+            if not partial and len(data) < wanted:
+                raise InputError(f"the file holds only {len(data)} of its bytes")
+            return data
+
+    def _read_at(self, offset: int, size: int, prefix: int | None) -> bytes:
+        """Up to `size` bytes from `offset` (`prefix` at most), no more than the file holds; over the limit, refused."""
+        held = max(0, min(size, self.size - offset))
+        want = held if prefix is None else min(held, prefix)
+        limits.check_size(want, "bytes")
+        return bytes(self.data[offset : offset + want])
+
+    def _inflate(self, stored: bytes) -> bytes:
+        """A compressed section's bytes (its `Elf_Chdr`, then the stream), inflated; no more than it claims."""
+        chdr = struct.Struct(self.order + CHDR_LAYOUT[self.elfclass])
+        if len(stored) < chdr.size:
+            raise InputError(
+                f"compressed, but holds {len(stored)} bytes, fewer than its compression header's {chdr.size}"
+            )
+        kind, *fields = chdr.unpack_from(stored)
+        size = fields[0] if self.elfclass == 32 else fields[1]  # ELF64 has a reserved word first
+        limits.check_size(size, "bytes once inflated")
+        return inflate(kind, size, stored[chdr.size :])
+
+    # Notes ------------------------------------------------------------------
+
+    def notes(self, data: bytes | memoryview) -> Iterator[Note]:
+        """The notes in a note section's or segment's bytes, in order, stopping where one runs past them
+        (as pyelftools, which stops once no whole header is left)."""
+        header = struct.Struct(self.order + "III")
+        pos = 0
+        while pos + NOTE_HEADER < len(data):
+            namesz, descsz, kind = header.unpack_from(data, pos)
+            desc_at = pos + NOTE_HEADER + (namesz + 3) // 4 * 4
+            end = desc_at + (descsz + 3) // 4 * 4
+            if desc_at + descsz > len(data):
+                return
+            name = bytes(data[pos + NOTE_HEADER : pos + NOTE_HEADER + namesz])
+            yield Note(kind, name, bytes(data[desc_at : desc_at + descsz]), pos, end - pos)
+            pos = end
+
+    def build_id(self) -> bytes | None:
+        """The GNU build-id note's bytes, if the file has one (its note sections searched in order)."""
+        for header in self.sections:
+            if header.type != SHT_NOTE:
+                continue
+            data = self.section_bytes(header)
+            with reading(f"the notes of {header.name or 'an unnamed section'}"):
+                for note in self.notes(data):
+                    if note.type == NT_GNU_BUILD_ID and note.name == b"GNU\0" and note.desc:
+                        return note.desc
+        return None
+
+
+def inflate(kind: int, size: int, stream: bytes) -> bytes:
+    """A section's compressed `stream` (`ch_type` `kind`), inflated to its `size` bytes and no more."""
+    if kind == ELFCOMPRESS_ZLIB:
+        import zlib  # only for a compressed section
+
+        try:
+            out = zlib.decompressobj().decompress(stream, size + 1)
+        except zlib.error as exc:
+            raise InputError(f"its zlib stream is corrupt ({exc})") from None
+    elif kind == ELFCOMPRESS_ZSTD:
+        import zstandard  # only for the rare zstd section
+
+        try:
+            out = zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True).read(size + 1)
+        except zstandard.ZstdError as exc:
+            raise InputError(f"its zstd stream is corrupt ({exc})") from None
+    else:
+        raise InputError(f"compressed in a way sfview does not know (ch_type {kind})")
+    if len(out) != size:
+        raise InputError(f"it inflates to {len(out)} bytes, but its compression header says {size}")
+    return out
+
+
+def _enum_name(table: str, value: int) -> str | int:
+    """pyelftools' name for a header value sfview has no name of its own for (a refusal's message
+    only: its tables load its construct library)."""
+    from elftools.elf import enums
+
+    return next((name for name, number in getattr(enums, table).items() if number == value), value)
