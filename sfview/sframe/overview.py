@@ -204,11 +204,13 @@ class Overview:
                 column = self._columns[name] = [values[k] for k in self.shape]
         return column
 
-    def keeping(self, order: Iterable[int], test: Callable[[Shape], bool]) -> list[int]:
-        """The functions of `order` whose shape passes `test` (each shape tested once). Once `ready`."""
-        kept = {k for k, shape in enumerate(self.shapes) if test(shape)}
-        shape = self.shape
-        return [i for i in order if shape[i] in kept]
+    def passing(self, test: Callable[[Shape], bool]) -> bytes:
+        """A byte per function, by FDE index: 1 if its shape passes `test`, else 0. Once `ready`.
+
+        Each shape is tested once, and the bytes made by a C loop (`map`): a million functions in
+        tens of milliseconds, for a filter word typed."""
+        passes = [1 if test(shape) else 0 for shape in self.shapes]
+        return bytes(map(passes.__getitem__, self.shape))
 
     def count(self, test: Callable[[Shape], bool]) -> int:
         """How many functions have a shape that passes `test`. Once `ready`."""
