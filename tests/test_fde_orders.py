@@ -39,12 +39,14 @@ FILTERS = [
 
 @pytest.mark.parametrize("reverse", [False, True])
 def test_an_order_is_python_sorts(reverse: bool) -> None:
-    """Numbers packed with their index (the top of 64 bits included), strings, floats: ascending and read
-    backwards as `sorted` with a key has them (stable: by index among equals, both ways)."""
+    """Numbers packed with their index (the top of 64 bits included), strings, floats, keys already in order
+    (a `range`): ascending and read backwards as `sorted` with a key has them (by index among equals, both
+    ways)."""
     rng = random.Random(19)
     for size in (0, 1, 2, 7, 1000):
         numbers = array("Q", (rng.choice([0, 1, 7, 2**63, 2**64 - 1, rng.getrandbits(64)]) for _ in range(size)))
-        for keys in (numbers, list(numbers), [rng.choice(WORDS) for _ in range(size)], range(size)):
+        words = [rng.choice(WORDS) for _ in range(size)]
+        for keys in (numbers, list(numbers), array("Q", sorted(numbers)), words, sorted(words), range(size)):
             made = order_of(keys)
             expected = sorted(range(size), key=keys.__getitem__, reverse=reverse)
             assert list(made.descending() if reverse else made.ascending) == expected

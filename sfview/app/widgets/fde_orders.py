@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from itertools import compress, islice, pairwise
-from operator import ne
+from operator import le, ne
 from typing import NamedTuple
 
 __all__ = ["Ordered", "SortOrders", "argsort"]
@@ -48,10 +48,12 @@ class Ordered(NamedTuple):
 def argsort(keys: Sequence[object]) -> Sequence[int]:
     """The indexes of `keys` in the order of their values (by index among equals), as a compact array.
 
-    Integer keys (a column kept as an array) are sorted packed with their index into one number, without a
-    key function: a million functions then cost one number each while sorting, not three objects."""
-    if isinstance(keys, range):
-        return keys
+    Keys already in order (a section's starts, most often: FDEs are sorted by them) give a `range`, which
+    takes no memory. Integer keys (a column kept as an array) are sorted packed with their index into one
+    number, without a key function: a million functions then cost one number each while sorting, not three
+    objects."""
+    if all(map(le, keys, islice(keys, 1, None))):
+        return range(len(keys))
     if isinstance(keys, array):
         bits = len(keys).bit_length()
         packed = [key << bits | index for index, key in enumerate(keys)]
