@@ -20,6 +20,7 @@ import pytest
 from conftest import DATA, fuzzed_section
 
 from sfview.app.app import SfviewApp
+from sfview.app.widgets import fde_orders
 from sfview.app.widgets.fde_orders import order_of
 from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTable, note
 from sfview.check.catalogue import Severity
@@ -37,11 +38,13 @@ FILTERS = [
 """Typed one after the other, as a person would: longer (narrowing), shorter, other words."""
 
 
+@pytest.mark.parametrize("piece", [3, 64, fde_orders.PIECE])
 @pytest.mark.parametrize("reverse", [False, True])
-def test_an_order_is_python_sorts(reverse: bool) -> None:
+def test_an_order_is_python_sorts(monkeypatch: pytest.MonkeyPatch, reverse: bool, piece: int) -> None:
     """Numbers packed with their index (the top of 64 bits included), strings, floats, keys already in order
     (a `range`): ascending and read backwards as `sorted` with a key has them (by index among equals, both
-    ways)."""
+    ways), whatever the pieces the C loops go through at once."""
+    monkeypatch.setattr(fde_orders, "PIECE", piece)
     rng = random.Random(19)
     for size in (0, 1, 2, 7, 1000):
         numbers = array("Q", (rng.choice([0, 1, 7, 2**63, 2**64 - 1, rng.getrandbits(64)]) for _ in range(size)))
@@ -140,7 +143,8 @@ async def _agree(source: Source, seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(3))
-async def test_sorts_and_filters_of_a_section_with_ties(seed: int) -> None:
+async def test_sorts_and_filters_of_a_section_with_ties(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    monkeypatch.setattr(fde_orders, "PIECE", [fde_orders.PIECE, 100, 7][seed])
     await _agree(_tied_source(3000, seed), seed)
 
 
