@@ -17,11 +17,13 @@ import pytest
 from conftest import DATA, fuzzed_section, load_section_fixture
 from rich.console import Console
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from sfview.app.app import SfviewApp
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets import structure_tree
+from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
 from sfview.document import Document
@@ -645,3 +647,38 @@ async def test_the_heap_is_collected_and_frozen_again_while_nobody_types() -> No
         app._last_input -= 2.0  # two seconds of quiet
         app._collect_when_idle()
         assert app._collections_seen != seen and gc.get_freeze_count() > 0
+
+
+async def test_the_footer_is_made_again_only_when_its_keys_change(monkeypatch) -> None:
+    """Moving the focus tells the footer twice that the bindings changed: it is made again once when the keys
+    it shows change (the letters' keys go while the filter line takes letters, and come back on `escape`),
+    not at all when they do not (15 ms and a layout of the screen each time, at `escape`)."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = app.explorer.query_one(KeyFooter)
+        made: list[int] = []
+        recompose = KeyFooter.recompose
+
+        async def counted(self: KeyFooter) -> None:
+            made.append(1)
+            await recompose(self)
+
+        monkeypatch.setattr(KeyFooter, "recompose", counted)
+
+        def shown() -> list[str]:
+            return [str(key.description) for key in footer.query(FooterKey)]
+
+        for keys, letters in ((("slash", "a"), False), (("escape",), True), (("slash",), False), (("enter",), True)):
+            before = shown()
+            made.clear()
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert ("Quit" in shown()) is letters, keys
+            assert len(made) == 1 and shown() != before, keys
+        for key in ("tab", "tab", "down"):  # the FRE table, the instructions or the FDE table: their keys
+            before = footer._keys()
+            made.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert len(made) == (footer._keys() != before), key

@@ -12,9 +12,7 @@ the start.
 from __future__ import annotations
 
 import asyncio
-import random
 import threading
-from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from test_app_every_key import INPUTS, _press_everything
 
 from sfview.app.app import SfviewApp
 from sfview.app.screens import explorer as explorer_module
-from sfview.app.widgets.fde_table import COLUMNS, _argsort
+from sfview.app.widgets.fde_table import COLUMNS
 from sfview.document import Document
 from sfview.sframe.overview import Overview
 
@@ -170,18 +168,6 @@ async def test_a_filter_typed_early_is_applied_when_it_is_ready(held: Hold) -> N
         fdes = app.explorer.fde_table
         assert fdes.row_count == 1 and fdes.overview.facts(fdes.fde_at(0)).pcmask, "the PLT alone"
         assert "1 of" in app.explorer.summary.summary(SIZE[0]).plain
-
-
-@pytest.mark.parametrize("reverse", [False, True])
-def test_a_column_of_numbers_sorts_as_python_sorts_it(reverse: bool) -> None:
-    """`_argsort` packs number and index into one number to sort a million without a key function:
-    `sorted` with a key is the reference (stable: by index among equals; the top of 64 bits included)."""
-    rng = random.Random(19)
-    for size in (0, 1, 2, 7, 1000):
-        keys = array("Q", (rng.choice([0, 1, 7, 2**63, 2**64 - 1, rng.getrandbits(64)]) for _ in range(size)))
-        expected = sorted(range(size), key=keys.__getitem__, reverse=reverse)
-        assert list(_argsort(keys, reverse)) == expected
-        assert list(_argsort(list(keys), reverse)) == expected
 
 
 DAMAGED = [*sorted(INPUTS), *(f"fuzzed-{seed}" for seed in range(12))]

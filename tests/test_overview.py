@@ -83,9 +83,7 @@ def test_columns_hold_one_fact_of_every_function() -> None:
     assert list(overview.column("size")) == [f.size for f in functions]
     assert overview.column("frame") == [f.frame for f in functions]
     assert [f.pcmask for f in functions].count(True) == overview.pcmask_count == 1, "the PLT"
-    assert overview.keeping(range(len(overview)), lambda shape: shape.pcmask) == [
-        i for i, f in enumerate(functions) if f.pcmask
-    ]
+    assert list(overview.passing(lambda shape: shape.pcmask)) == [int(f.pcmask) for f in functions]
 
 
 def test_functions_share_their_shapes() -> None:

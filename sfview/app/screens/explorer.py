@@ -262,7 +262,8 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
 
     def _prepare(self) -> None:
         """In a worker thread, after the first frame: what the first screen did without, one after the other
-        (each shares the interpreter with the keys): every function gone through, the names, the checks."""
+        (each shares the interpreter with the keys): every function gone through, the names, the FDE table's
+        orders, the checks (and the order of the notes they change)."""
         listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
         if not self.overview.ready:
             try:
@@ -273,7 +274,9 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             self.app.call_from_thread(self._overview_ready)
         if not listed:
             self._load_names()
+        self.fde_table.prepare_orders()
         self._validate()
+        self.fde_table.prepare_orders()
 
     def _overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, the counts said, and a sort or a filter

@@ -3,10 +3,16 @@
 The rows are a view of the section's functions: `order` holds the FDE index
 each row shows. Sorting, filtering and sizing the columns work on the
 section's `Overview` (a few facts of every function, from one pass of the
-bulk reader) and on the list of names, never on a `Function` per FDE, so that
-40,000 functions sort in a few tens of milliseconds. A row's cells are made
-only when it is drawn; only a function that cannot be decoded is asked for
-its `Function`, to show its error.
+bulk reader) and on the list of names, never on a `Function` per FDE. A row's
+cells are made only when it is drawn; only a function that cannot be decoded
+is asked for its `Function`, to show its error.
+
+A key must answer within 40 ms on a million functions, where one Python
+statement per function already takes more: each column's order is made once
+(`SortOrders`, in the worker after the overview: `prepare_orders`), and a
+filter word is tested by C loops (`map`, `compress`) over a byte per
+function; a longer filter narrows the rows already kept rather than starting
+again.
 
 On a big section the table is on the screen before the overview is whole:
 its rows are then in FDE order, each function read alone as it is drawn, the
@@ -20,9 +26,11 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Sequence
-from operator import add
+from itertools import compress, repeat
+from operator import add, contains
 from typing import NamedTuple
 
+from sfview.app.widgets.fde_orders import INDEX, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
@@ -43,6 +51,9 @@ FILTER_WORDS: dict[str, Callable[[Shape], bool]] = {
 }
 """Filter words that keep functions by attribute; `problems` is the other one, any other word is part of a name."""
 PROBLEMS = "problems"
+FEW_ROWS = 10
+"""A name word is tested on the rows kept so far when they are fewer than one function in this many; else on
+every name in FDE order (names read in memory order cost a fifth of names read in a sorted order's)."""
 VARIABLE = "var"
 """The frame column of a function whose CFA some row computes from FP: no fixed size."""
 
@@ -111,7 +122,11 @@ class FdeTable(RowTable):
         """Each FDE's row (-1: hidden), once asked for and while the order is not FDE order."""
         self.waiting = False
         """A sort or a filter was asked for before the overview was ready: done when it is."""
-        self._keys: dict[int, Sequence[object]] = {}
+        self.orders = SortOrders()
+        self._applied: list[str] = []
+        """The filter's words that made `order` (of `_sorted`)."""
+        self._lowered: list[str] | None = None
+        """The names in lower case (what a filter word is looked for in, and the symbol column sorts by)."""
         self._value_widths = self._measure()
         self.columns = self._make_columns()
 
@@ -165,7 +180,8 @@ class FdeTable(RowTable):
     def names_changed(self, names: list[str]) -> None:
         """The names have arrived: the symbol column as wide as the widest, and sorted or filtered by them."""
         self.names = names
-        self._keys.pop(SYMBOL, None)
+        self._lowered = None
+        self.orders.forget(SYMBOL)
         self._value_widths[SYMBOL] = max(map(len, names), default=0)
         self._reorder(sort=self.sort.column == SYMBOL)
 
@@ -184,7 +200,20 @@ class FdeTable(RowTable):
 
         Returns False when that waits for the overview (it is done when the overview is ready)."""
         self.query = query
-        return self._reorder(sort=False)
+        return self._reorder(sort=False, narrowing=True)
+
+    def prepare_orders(self) -> None:
+        """Each column's order not made yet (in a worker thread, after the overview, the names, the checks):
+        a sort key then only swaps the order the table shows."""
+        if self.overview.ready:
+            for column in range(len(COLUMNS)):
+                if column not in self.orders:
+                    self.orders.make(column, self._sort_keys(column))
+
+    @property
+    def orders_made(self) -> bool:
+        """Every column's order is made (`prepare_orders`): no sort key has to wait for one."""
+        return all(column in self.orders for column in range(len(COLUMNS)))
 
     def overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, and what was asked for meanwhile done."""
@@ -199,7 +228,7 @@ class FdeTable(RowTable):
     def set_problems(self, problems: dict[int, Severity]) -> None:
         """The functions a check of the section found problems in: flagged, and kept by the `problems` word."""
         self.problems = problems
-        self._keys.pop(NOTES, None)
+        self.orders.forget(NOTES)
         self._value_widths = self._measure()
         self.columns = self._make_columns()
         self._reorder(sort=self.sort.column == NOTES)
@@ -223,63 +252,88 @@ class FdeTable(RowTable):
         short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "")
         return f"{total} FDEs · {pcmask} PCMASK · {flexible} flexible", short
 
-    def _reorder(self, *, sort: bool) -> bool:
+    def _reorder(self, *, sort: bool, narrowing: bool = False) -> bool:
         """Rows again after a new sort, filter or names; the columns too, as the titles show the sort.
 
-        The cursor stays on its function; if the filter hides it, it goes to the first row, which
-        becomes the selection. Before the overview is ready, only what needs no sort and no filter is
-        done (new names); the rest waits (returns False).
+        A new filter (`narrowing`) that narrows the last one looks only at the rows that one kept. The
+        cursor stays on its function; if the filter hides it, it goes to the first row, which becomes the
+        selection. Before the overview is ready, only what needs no sort and no filter is done (new names);
+        the rest waits (returns False).
         """
         if not self.overview.ready and (self.sort != Sort(0) or self.filtered):
             self.waiting = True
             self.columns = self._make_columns()
             return False
         current = self.order[self.cursor] if self.order else None
+        words = self.query.lower().split()
         if sort:
-            keys = self._sort_keys(self.sort.column)
-            if self.sort == Sort(0):
-                self._sorted = range(len(self.overview))
-            else:
-                self._sorted = _argsort(keys, self.sort.reverse)
-        self.order = self._kept(self._sorted)
+            self._sorted = self._sorted_by(self.sort)
+        if narrowing and not sort and _narrows(self._applied, words):
+            self.order = self._kept(self.order, [w for w in words if w not in self._applied])
+        else:
+            self.order = self._kept(self._sorted, words)
+        self._applied = words
         self._rows = None
         self.columns = self._make_columns()
         self.rows_changed()
-        row = self.row_of(current) if current is not None else None
+        row = _row_in(self.order, current) if current is not None else None
         if row is not None:
             self.move_cursor(row, notify=False)
         elif self.order:
             self.row_highlighted.publish(0)
         return True
 
-    def _kept(self, order: Sequence[int]) -> Sequence[int]:
-        """The rows of `order` the filter keeps."""
-        words = self.query.lower().split()
-        if not words:
-            return order
-        overview, names = self.overview, self._lowered_names()
-        for word in words:
-            test = FILTER_WORDS.get(word)
-            if test is not None:
-                order = overview.keeping(order, test)
-            elif word == PROBLEMS:
-                broken = set(overview.keeping(order, lambda shape: shape.broken))
-                order = [i for i in order if i in broken or i in self.problems]
-            else:
-                order = [i for i in order if word in names[i]]
+    def _sorted_by(self, sort: Sort) -> Sequence[int]:
+        """Every FDE index in the order `sort` asks for: made beforehand (`prepare_orders`), else now."""
+        order = self.orders.get(sort.column, sort.reverse)
+        if order is None:
+            self.orders.make(sort.column, self._sort_keys(sort.column))
+            order = self.orders.get(sort.column, sort.reverse)
+            assert order is not None, "made just now, from the values as they are"
         return order
 
-    def _lowered_names(self) -> Sequence[str]:
-        lowered = self._keys.get(SYMBOL)
+    def _kept(self, order: Sequence[int], words: list[str]) -> Sequence[int]:
+        """The rows of `order` that every word of `words` keeps."""
+        for word in words:
+            if not order:
+                break
+            if word not in FILTER_WORDS and word != PROBLEMS and len(order) * FEW_ROWS < len(self.overview):
+                names = self._lowered_names()  # few rows: their names looked at one by one
+                order = array(INDEX, compress(order, map(contains, map(names.__getitem__, order), repeat(word))))
+                continue
+            kept = self._passing(word)
+            count = kept.count(1)
+            if count == len(kept):
+                continue
+            if not count:
+                order = array(INDEX)
+            elif order == range(len(kept)):  # every function, in FDE order: as the bytes are
+                order = array(INDEX, compress(order, kept))
+            else:
+                order = array(INDEX, compress(order, map(kept.__getitem__, order)))
+        return order
+
+    def _passing(self, word: str) -> bytes | bytearray:
+        """A byte per function, by FDE index: 1 if filter word `word` keeps it."""
+        test = FILTER_WORDS.get(word)
+        if test is not None:
+            return self.overview.passing(test)
+        if word == PROBLEMS:
+            kept = bytearray(self.overview.passing(lambda shape: shape.broken))
+            for index in self.problems:
+                if 0 <= index < len(kept):
+                    kept[index] = 1
+            return kept
+        return bytearray(map(contains, self._lowered_names(), repeat(word)))
+
+    def _lowered_names(self) -> list[str]:
+        lowered = self._lowered
         if lowered is None:
-            lowered = self._keys[SYMBOL] = [name.lower() for name in self.names]
-        return lowered  # type: ignore[return-value]
+            lowered = self._lowered = [name.lower() for name in self.names]
+        return lowered
 
     def _sort_keys(self, column: int) -> Sequence[object]:
-        """Column `column`'s value for each FDE, as it sorts (made once a column)."""
-        keys = self._keys.get(column)
-        if keys is not None:
-            return keys
+        """Column `column`'s value for each FDE, as it sorts."""
         o = self.overview
         spec = COLUMNS[column]
         if spec.field:
@@ -298,7 +352,6 @@ class FdeTable(RowTable):
             keys = [notes[k] for k in o.shape]
             for index, problem in self.problems.items():
                 keys[index] = note(o.facts(index), problem)
-        self._keys[column] = keys
         return keys
 
     # ------------------------------------------------------------------ columns
@@ -353,18 +406,24 @@ class FdeTable(RowTable):
         return columns
 
 
-def _argsort(keys: Sequence[object], reverse: bool) -> array[int]:
-    """The indexes of `keys` in the order of their values (by index among equals), as a compact array.
+def _narrows(old: list[str], new: list[str]) -> bool:
+    """Whether filter `new` keeps only functions filter `old` keeps: each old word is a new one, or a part of
+    a name that a new word (a part of a name too) holds. Then `new` need only look at what `old` kept."""
+    names = [word for word in new if word not in FILTER_WORDS and word != PROBLEMS]
+    return all(
+        word in new or (word not in FILTER_WORDS and word != PROBLEMS and any(word in name for name in names))
+        for word in old
+    )
 
-    Integer keys (a column kept as an array) are sorted packed with their index into one number, without a
-    key function: a million functions then cost one number each while sorting, not three objects."""
-    if isinstance(keys, array):
-        bits = len(keys).bit_length()
-        sign = -1 if reverse else 1
-        packed = [(sign * key) << bits | index for index, key in enumerate(keys)]
-        packed.sort()
-        return array("L", map(((1 << bits) - 1).__and__, packed))
-    return array("L", sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse))
+
+def _row_in(order: Sequence[int], index: int) -> int | None:
+    """The row of `order` that shows FDE `index`, None if none does (a C loop: `index`)."""
+    if isinstance(order, range):
+        return order.index(index) if index in order else None
+    try:
+        return order.index(index)
+    except ValueError:
+        return None
 
 
 def _frame_text(frame: int | None) -> str:

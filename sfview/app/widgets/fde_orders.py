@@ -1,0 +1,157 @@
+"""`SortOrders`: the FDE table's rows in the order of each column, made once rather than at each key.
+
+Why: sorting a million functions takes a third of a second in Python, far
+more than a key may (40 ms). So each column's order is made once, in the
+worker that goes through the section (`FdeTable.prepare_orders`), and a sort
+key only swaps the order the table shows.
+
+The worker shares the interpreter with the keys: what it does in C (a sort,
+a `map` over every function) it does a piece at a time (`PIECE`).
+
+An order is kept ascending, equal values in FDE order. Descending is the
+same order read from the end, with each run of equal values put back in FDE
+order (as `sorted(..., reverse=True)` keeps equals): the runs are found once,
+with the order, so reading it backwards is a copy and a few slices, not a
+sort.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Sequence, Sized
+from itertools import compress, islice, pairwise
+from operator import le, ne
+from typing import Any, NamedTuple
+
+__all__ = ["INDEX", "Ordered", "SortOrders", "argsort", "order_of"]
+
+INDEX = "I"
+"""The typecode of an order: FDE indexes are 32-bit (`num_fdes` is a u32)."""
+PIECE = 1 << 15
+"""Items one C loop (a sort, a `map`) goes through at once while the orders are made in the worker. A C loop
+holds the interpreter from start to end: over a million functions a sort held it a third of a second, and a
+key pressed meanwhile waited as long; over 32,768, a few milliseconds (30 ms at most, measured, for a million
+numbers; 60 for a million names)."""
+
+
+class Ordered(NamedTuple):
+    """A column's order: FDE indexes by ascending value (by index among equals), and where equal values run."""
+
+    ascending: Sequence[int]
+    ties: array[int]
+    """The start and end (positions in `ascending`) of each run of two or more equal values, one after the other."""
+
+    def descending(self) -> Sequence[int]:
+        """FDE indexes by descending value, by index among equals."""
+        count, ties = len(self.ascending), self.ties
+        order = self.ascending[::-1]
+        if not ties:
+            return order
+        order = order if isinstance(order, array) else array(INDEX, order)
+        for start, end in zip(islice(ties, 0, None, 2), islice(ties, 1, None, 2), strict=True):
+            order[count - end : count - start] = order[count - end : count - start][::-1]
+        return order
+
+
+def argsort(keys: Sequence[Any]) -> Sequence[int]:
+    """The indexes of `keys` in the order of their values (by index among equals), as a compact array.
+
+    Keys already in order (a section's starts, most often: FDEs are sorted by them) give a `range`, which
+    takes no memory. Integer keys (a column kept as an array) are sorted packed with their index into one
+    number, without a key function: a million functions then cost one number each while sorting, not three
+    objects."""
+    if all(all(map(le, keys[start : start + PIECE], keys[start + 1 : start + PIECE + 1])) for start in _pieces(keys)):
+        return range(len(keys))
+    if isinstance(keys, array):
+        bits = len(keys).bit_length()
+        packed = _sorted([key << bits | index for index, key in enumerate(keys)])
+        low = ((1 << bits) - 1).__and__
+        order = array(INDEX)
+        for start in _pieces(packed):
+            order.extend(map(low, packed[start : start + PIECE]))
+        return order
+    return array(INDEX, _sorted(range(len(keys)), keys.__getitem__))
+
+
+def order_of(keys: Sequence[Any]) -> Ordered:
+    """`keys`' ascending order and its runs of equal values (found with C loops: `map`, `compress`)."""
+    ascending = argsort(keys)
+    values: list[Any] = []
+    for start in _pieces(ascending):
+        values.extend(map(keys.__getitem__, ascending[start : start + PIECE]))
+    changes = [0]
+    for start in _pieces(values):
+        after = range(max(start, 1), min(start + PIECE, len(values)))
+        changes.extend(
+            compress(after, map(ne, values[after.start - 1 : after.stop - 1], values[after.start : after.stop]))
+        )
+    changes.append(len(values))
+    ties = array(INDEX)
+    for start, end in pairwise(changes):
+        if end - start > 1:
+            ties.extend((start, end))
+    return Ordered(ascending, ties)
+
+
+def _pieces(items: Sized) -> range:
+    """Where each piece of `items` a C loop goes through at once starts (see `PIECE`)."""
+    return range(0, len(items), PIECE)
+
+
+def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None) -> list[Any]:
+    """`sorted(items, key=key)` (stable) in sorts of about `PIECE` items, so that none holds the interpreter
+    for long: each piece sorted, then each cut where the values of a sample of them fall (the same values in
+    the same bucket), and each bucket (its part of every piece, in their order) sorted and put after the last
+    (a sample sort). Merging the sorted pieces two at a time held it 65 ms for a million numbers at the end."""
+    runs = [sorted(items[start : start + PIECE], key=key) for start in _pieces(items)]
+    if len(runs) < 2:
+        return runs[0] if runs else []
+    step = max(PIECE // len(runs), 1)
+    sample = sorted((run[i] for run in runs for i in range(0, len(run), step)), key=key)
+    splitters = [v if key is None else key(v) for v in sample[len(sample) // len(runs) :: len(sample) // len(runs)]]
+    cuts = [[0, *(bisect_left(run, value, key=key) for value in splitters), len(run)] for run in runs]
+    result: list[Any] = []
+    for bucket in range(len(splitters) + 1):
+        part: list[Any] = []
+        for run, cut in zip(runs, cuts, strict=True):
+            part += run[cut[bucket] : cut[bucket + 1]]
+        result += sorted(part, key=key)
+    return result
+
+
+class SortOrders:
+    """Each column's `Ordered`, once made (`make`, from any thread), until its values change (`forget`)."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, Ordered] = {}
+        self._versions: dict[int, int] = {}
+        """How many times each column's values changed: an order made from older values is not kept."""
+        self._descending: tuple[int, Sequence[int]] | None = None
+        """The last descending order read (its column), for `R` pressed twice."""
+
+    def __contains__(self, column: int) -> bool:
+        return column in self._made
+
+    def make(self, column: int, keys: Sequence[object]) -> None:
+        """Column `column`'s order, from its values `keys` (in a worker thread, or at once when asked for)."""
+        version = self._versions.get(column, 0)
+        made = order_of(keys)
+        if self._versions.get(column, 0) == version:  # the values did not change meanwhile
+            self._made[column] = made
+
+    def forget(self, column: int) -> None:
+        """Column `column`'s values changed (names arrived, problems found): its order is made again."""
+        self._versions[column] = self._versions.get(column, 0) + 1
+        self._made.pop(column, None)
+        if self._descending is not None and self._descending[0] == column:
+            self._descending = None
+
+    def get(self, column: int, reverse: bool) -> Sequence[int] | None:
+        """The FDE indexes by column `column`'s values (descending if `reverse`), None until made."""
+        made = self._made.get(column)
+        if made is None or not reverse:
+            return made.ascending if made is not None else None
+        if self._descending is None or self._descending[0] != column:
+            self._descending = column, made.descending()
+        return self._descending[1]

@@ -1,0 +1,157 @@
+"""The FDE table's sorts and filters against the straightforward ones they replace.
+
+The table sorts by orders made once (`SortOrders`: ascending, descending read
+from it with its runs of equals put back in FDE order) and filters with C
+loops over a byte per function, narrowing the rows already kept as a filter
+grows. Here `sorted(..., key=...)` with the column's value and a plain test of
+every word on every function are the reference, on sections with many equal
+values (starts, sizes, names, notes) and on damaged ones.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+from array import array
+from pathlib import Path
+
+import pytest
+from conftest import DATA, fuzzed_section
+
+from sfview.app.app import SfviewApp
+from sfview.app.widgets import fde_orders
+from sfview.app.widgets.fde_orders import order_of
+from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTable, note
+from sfview.check.catalogue import Severity
+from sfview.document import Document
+from sfview.inputs.source import Source
+from sfview.sframe.section import ADDRESS_MASK
+
+SIZE = (120, 36)
+WORDS = ["Alpha", "alphabet", "beta", "BETA_2", "gamma", "", "_Z3fooi", "delta.cold"]
+FILTERS = [
+    "a", "al", "alp", "alpha", "alph", "alpha b", "alpha be", "alpha pcmask", "alpha pcmask f", "alpha pcmask flex",
+    "pcmask", "signal", "key:a", "key:b", "problems", "problems e", "problems et", "et problems", "e", "", "zzz",
+    "zzzz", "BeTa", "beta_", "fle", "flex", "flex alpha",
+]  # fmt: skip
+"""Typed one after the other, as a person would: longer (narrowing), shorter, other words."""
+
+
+@pytest.mark.parametrize("piece", [3, 64, fde_orders.PIECE])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_an_order_is_python_sorts(monkeypatch: pytest.MonkeyPatch, reverse: bool, piece: int) -> None:
+    """Numbers packed with their index (the top of 64 bits included), strings, floats, keys already in order
+    (a `range`): ascending and read backwards as `sorted` with a key has them (by index among equals, both
+    ways), whatever the pieces the C loops go through at once."""
+    monkeypatch.setattr(fde_orders, "PIECE", piece)
+    rng = random.Random(19)
+    for size in (0, 1, 2, 7, 1000):
+        numbers = array("Q", (rng.choice([0, 1, 7, 2**63, 2**64 - 1, rng.getrandbits(64)]) for _ in range(size)))
+        words = [rng.choice(WORDS) for _ in range(size)]
+        for keys in (numbers, list(numbers), array("Q", sorted(numbers)), words, sorted(words), range(size)):
+            made = order_of(keys)
+            expected = sorted(range(size), key=keys.__getitem__, reverse=reverse)
+            assert list(made.descending() if reverse else made.ascending) == expected
+        frames = [rng.choice([-math.inf, 0, 8, 16]) for _ in range(size)]
+        made = order_of(frames)
+        assert list(made.descending() if reverse else made.ascending) == sorted(
+            range(size), key=frames.__getitem__, reverse=reverse
+        )
+
+
+def _tied_source(functions: int, seed: int) -> Source:
+    """A version 2 AMD64 section of `functions` functions, one row each, whose starts and sizes repeat (not
+    sorted: the header does not say so), so that every column has runs of equal values."""
+    rng = random.Random(seed)
+    header = struct.pack("<HBB", 0xDEE2, 2, 0) + struct.pack(
+        "<BbbBIIIII", 3, 0, -8, 0, functions, functions, 3 * functions, 0, 20 * functions
+    )
+    address = 0x100000
+    fdes = b"".join(
+        struct.pack(
+            "<iIIIBBH",
+            0x1000 + 16 * rng.randrange(functions // 2) - address,
+            rng.choice([7, 16, 32, 48]),
+            3 * i,
+            1,
+            rng.choice([0, 0x20, 0x01]),  # FRE type, key B
+            0,
+            0,
+        )
+        for i in range(functions)
+    )
+    return Source("tied.sframe", "raw section", header + fdes + bytes([0, 0x03, 8]) * functions, address, 0)
+
+
+def _value(table: FdeTable, column: int, index: int) -> object:
+    """What column `column` sorts FDE `index` by, from its facts as `Overview.facts` gives them alone."""
+    facts = table.overview.facts(index)
+    title = COLUMNS[column].title
+    values = {
+        "#": index,
+        "start": facts.start,
+        "end": (facts.start + facts.size) & ADDRESS_MASK,
+        "size": facts.size,
+        "symbol": table.names[index].lower(),
+        "FREs": facts.num_fres,
+        "frame": -math.inf if facts.frame is None else facts.frame,
+        "FRE type": facts.fre_type,
+        "PC type": facts.pc_type,
+        "key": facts.pauth_key,
+        "notes": note(facts, table.problems.get(index)),
+    }
+    return values[title]
+
+
+def _keeps(table: FdeTable, query: str, index: int) -> bool:
+    facts = table.overview.facts(index)
+    for word in query.lower().split():
+        if word in FILTER_WORDS:
+            kept = FILTER_WORDS[word](facts)  # a `Facts` has a `Shape`'s attributes
+        elif word == PROBLEMS:
+            kept = facts.broken or index in table.problems
+        else:
+            kept = word in table.names[index].lower()
+        if not kept:
+            return False
+    return True
+
+
+async def _agree(source: Source, seed: int) -> None:
+    rng = random.Random(seed)
+    app = SfviewApp(Document(source))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.explorer.fde_table
+        count = len(table.overview)
+        table.names_changed([rng.choice(WORDS) + rng.choice(["", "", str(rng.randrange(3))]) for _ in range(count)])
+        table.set_problems(
+            {rng.randrange(count): rng.choice([Severity.ERROR, Severity.WARNING]) for _ in range(count // 5)}
+        )
+        for column in range(len(COLUMNS)):
+            for reverse in (False, True):
+                table.sort_by(column, reverse)
+                values = [_value(table, column, i) for i in range(count)]
+                expected = sorted(range(count), key=values.__getitem__, reverse=reverse)
+                assert list(table.order) == expected, (COLUMNS[column].title, reverse)
+                for query in rng.sample(FILTERS, 8) if column else FILTERS:
+                    table.filter(query)
+                    assert list(table.order) == [i for i in expected if _keeps(table, query, i)], query
+                table.filter("")
+                assert list(table.order) == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_sorts_and_filters_of_a_section_with_ties(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    monkeypatch.setattr(fde_orders, "PIECE", [fde_orders.PIECE, 100, 7][seed])
+    await _agree(_tied_source(3000, seed), seed)
+
+
+async def test_sorts_and_filters_of_a_real_section() -> None:
+    await _agree(Document.open(str(DATA / "shapes-x86_64-O2")).source, 0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_sorts_and_filters_of_a_damaged_section(tmp_path: Path, seed: int) -> None:
+    await _agree(Document.open(str(fuzzed_section(seed, tmp_path))).source, seed)
