@@ -54,10 +54,28 @@ class KeyFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._width = 0
+        self._composed: list[Key] | None = None
+        """The keys composed last (None: none yet)."""
 
     def compose(self) -> ComposeResult:
+        shown = self._keys()
+        self._composed = shown
+        self.styles.grid_size_columns = len(shown)
+        for binding, enabled, tooltip, key_display in shown:
+            yield FooterKey(
+                binding.key, key_display, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
+            ).data_bind(compact=Footer.compact)
+
+    async def recompose(self) -> None:
+        """Textual's, only when other keys are to be shown: a focus moved announces new bindings twice, and
+        each recompose mounted and styled a dozen keys anew (tens of ms of a tab's first look), mostly the same."""
+        if self._keys() != self._composed:
+            await super().recompose()
+
+    def _keys(self) -> list[Key]:
+        """The keys to show, as `compose` shows them: the active bindings' that fit the width."""
         if not self._bindings_ready:
-            return
+            return []
         seen: set[str] = set()
         keys: list[Key] = []
         active = self.screen.active_bindings
@@ -73,11 +91,7 @@ class KeyFooter(Footer):
             used = sum(key_width(k[3], k[0].description) for k in shown)
             if used + key_width(display, binding.description) <= width:
                 shown.append((binding, palette[2], palette[3], display))
-        self.styles.grid_size_columns = len(shown)
-        for binding, enabled, tooltip, key_display in shown:
-            yield FooterKey(
-                binding.key, key_display, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
-            ).data_bind(compact=Footer.compact)
+        return shown
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._width:
