@@ -20,7 +20,8 @@ from rich.console import Console
 from textual.widgets import Static, Tree
 
 from sfview.app.app import SfviewApp
-from sfview.app.screens.explorer import SWITCH_INTERVAL_S, ExplorerScreen
+from sfview.app.screens import explorer as explorer_screen
+from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, ExplorerScreen
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets import structure_tree
@@ -337,6 +338,30 @@ async def test_the_work_after_the_first_screen_hands_the_interpreter_back_sooner
             await pilot.pause(0.01)
     assert seen == [SWITCH_INTERVAL_S] and before > SWITCH_INTERVAL_S
     assert sys.getswitchinterval() == before
+
+
+async def test_the_checks_wait_while_keys_are_pressed() -> None:
+    """In the checks' thread, `_give_way` waits while a key was pressed within `KEYS_BUSY_S`, and no longer;
+    not at all once the keys have stopped. (A clock of the test's own: tests do not time.)"""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down")
+        await pilot.pause()
+        clock = [app.last_input + KEYS_BUSY_S / 10]
+        naps: list[float] = []
+
+        def nap(seconds: float) -> None:
+            naps.append(seconds)
+            clock[0] += seconds
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(explorer_screen.time, "monotonic", lambda: clock[0])
+            patch.setattr(explorer_screen.time, "sleep", nap)
+            app.explorer._give_way()
+            assert naps and app.last_input + KEYS_BUSY_S <= clock[0] < app.last_input + KEYS_BUSY_S * 1.5
+            naps.clear()
+            app.explorer._give_way()
+            assert not naps, "the keys stopped: the checks go on at once"
 
 
 async def test_the_footer_is_composed_again_only_when_its_keys_change(monkeypatch) -> None:
