@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import io
 import struct
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import DATA, fuzzed_section, load_section_fixture
+from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture
 from rich.console import Console
-from textual.widgets import Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import Static, Tree
 
 from sfview.app.app import SfviewApp
+from sfview.app.screens import explorer as explorer_screen
+from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, ExplorerScreen
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets import structure_tree
-from sfview.app.widgets.footer import KeyFooter
+from sfview.app.widgets.footer import FooterKey, KeyFooter
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
 from sfview.document import Document
@@ -252,6 +254,140 @@ async def test_the_chunks_of_a_huge_section_are_grouped(monkeypatch) -> None:
         app.explorer.goto_offset(app.section.function(5).span.start)  # into the other group
         await pilot.pause()
         assert tree_path(app).startswith("fdes[5]")
+
+
+def _tree_nodes(node) -> int:
+    return 1 + sum(_tree_nodes(child) for child in node.children)
+
+
+async def _first_open_of_the_tree(functions: int) -> tuple[int, int]:
+    """Nodes the tree holds, and times Textual's tree was invalidated, once the Structure tab is first shown."""
+    app = SfviewApp(Document(_synthetic_source(functions)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        invalidated = []
+        tree = app.explorer.structure
+        textual_invalidate = Tree._invalidate
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Tree, "_invalidate", lambda this: (invalidated.append(1), textual_invalidate(this)))
+            await pilot.press("2")
+            await pilot.pause()
+        assert tree_path(app) == "fdes[0]"
+        return _tree_nodes(tree.root), len(invalidated)
+
+
+async def test_the_first_look_at_the_tree_costs_what_it_shows_not_the_section(monkeypatch) -> None:
+    """However many functions, the first look builds the header's fields, one group, one chunk, one FDE each
+    (the chunk's FDEs): ten times the functions, the same nodes but for the top level's groups; and a chunk of
+    FDEs is added at once (Textual's tree invalidated once per node opened, not once per FDE)."""
+    monkeypatch.setattr(structure_tree, "CHUNK", 50)
+    monkeypatch.setattr(structure_tree, "CHUNKS_AT_MOST", 4)
+    small_nodes, small_invalidated = await _first_open_of_the_tree(1000)
+    big_nodes, big_invalidated = await _first_open_of_the_tree(10000)
+    # Each level opened holds at most CHUNKS_AT_MOST groups or CHUNK FDEs, whatever the count: one level more.
+    assert big_nodes - small_nodes <= 2 * structure_tree.CHUNKS_AT_MOST, (small_nodes, big_nodes)
+    assert big_nodes < 100 + structure_tree.CHUNK
+    assert max(small_invalidated, big_invalidated) < structure_tree.CHUNK // 2, "once a node opened, not a child"
+
+
+async def test_the_tree_counts_its_lines_as_textual_draws_them() -> None:
+    """`get_label_width` counts cells; Textual's own draws every label to count them: the same widths, expanded
+    or not, leaf or not, with names and without."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        tree = app.explorer.structure
+        fdes = next(c for c in tree.root.children if tree.field_of(c).name == "fdes")
+        fdes.children[1].expand()
+        await pilot.pause()
+        nodes = [tree.get_node_at_line(line) for line in range(tree.last_line + 1)]
+        assert any(n.allow_expand and n.is_expanded for n in nodes) and any(not n.allow_expand for n in nodes)
+        assert any(n.allow_expand and not n.is_expanded for n in nodes)
+        assert [tree.get_label_width(n) for n in nodes] == [Tree.get_label_width(tree, n) for n in nodes]
+
+
+async def test_a_move_in_the_hex_pane_is_shown_everywhere_before_the_key_is_done(monkeypatch) -> None:
+    """The hex pane tells the screen at once (a signal): the selection follows in the same handler, in the
+    same frame as the hex pane's own lines, and nothing is laid out."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("x")
+        await pilot.pause()
+        layouts = count_layouts(monkeypatch, ex)
+        for _ in range(12):
+            ex.hex_view.action_cursor_down()  # no pause: what follows is the key's own doing
+            assert ex.selected.field is app.explorer.fields.field_at(ex.hex_view.cursor)
+            await pilot.pause()
+        assert not layouts
+
+
+async def test_the_work_after_the_first_screen_hands_the_interpreter_back_sooner(monkeypatch) -> None:
+    """While the overview, the names and the checks run in their thread, the switch interval is
+    `SWITCH_INTERVAL_S` (the keys wait less for the interpreter); it is set back after."""
+    before = sys.getswitchinterval()
+    seen = []
+    validate = ExplorerScreen._validate
+    monkeypatch.setattr(
+        ExplorerScreen, "_validate", lambda this: (seen.append(sys.getswitchinterval()), validate(this))
+    )
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        while app.explorer.summary.problems is None:
+            await pilot.pause(0.01)
+    assert seen == [SWITCH_INTERVAL_S] and before > SWITCH_INTERVAL_S
+    assert sys.getswitchinterval() == before
+
+
+async def test_the_checks_wait_while_keys_are_pressed() -> None:
+    """In the checks' thread, `_give_way` waits while a key was pressed within `KEYS_BUSY_S`, and no longer;
+    not at all once the keys have stopped. (A clock of the test's own: tests do not time.)"""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down")
+        await pilot.pause()
+        clock = [app.last_input + KEYS_BUSY_S / 10]
+        naps: list[float] = []
+
+        def nap(seconds: float) -> None:
+            naps.append(seconds)
+            clock[0] += seconds
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(explorer_screen.time, "monotonic", lambda: clock[0])
+            patch.setattr(explorer_screen.time, "sleep", nap)
+            app.explorer._give_way()
+            assert naps and app.last_input + KEYS_BUSY_S <= clock[0] < app.last_input + KEYS_BUSY_S * 1.5
+            naps.clear()
+            app.explorer._give_way()
+            assert not naps, "the keys stopped: the checks go on at once"
+
+
+async def test_the_footer_is_composed_again_only_when_its_keys_change(monkeypatch) -> None:
+    """A focus moved announces new bindings more than once: the footer is composed once at most, and
+    always shows the keys of the pane that has the focus."""
+    composed = []
+    compose = KeyFooter.compose
+
+    def counted(footer: KeyFooter):
+        composed.append(1)
+        yield from compose(footer)
+
+    monkeypatch.setattr(KeyFooter, "compose", counted)
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        for key in ("x", "2", "1", "tab", "i", "x", "f", "1"):
+            composed.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            assert len(composed) <= 1, key
+            shown = [k.action for k in footer.query(FooterKey)]
+            assert shown == [binding.action for binding, *_ in footer._keys()], key
+        assert "ask_search" not in shown, "the hex pane's keys went with its focus"
 
 
 # ---------------------------------------------------------------- teaching
@@ -658,13 +794,13 @@ async def test_the_footer_is_made_again_only_when_its_keys_change(monkeypatch) -
         await pilot.pause()
         footer = app.explorer.query_one(KeyFooter)
         made: list[int] = []
-        recompose = KeyFooter.recompose
+        compose = KeyFooter.compose
 
-        async def counted(self: KeyFooter) -> None:
+        def counted(self: KeyFooter):
             made.append(1)
-            await recompose(self)
+            yield from compose(self)
 
-        monkeypatch.setattr(KeyFooter, "recompose", counted)
+        monkeypatch.setattr(KeyFooter, "compose", counted)
 
         def shown() -> list[str]:
             return [str(key.description) for key in footer.query(FooterKey)]

@@ -174,7 +174,7 @@ async def test_a_section_whose_rest_is_unreadable_shows_its_header(tmp_path: Pat
 
 
 async def test_a_check_that_fails_says_so_in_the_problems_tab(monkeypatch) -> None:
-    def failing(doc, profile=None):
+    def failing(doc, pace=None):
         raise ValueError("a damage nobody foresaw")
 
     monkeypatch.setattr(explorer, "check_document", failing)

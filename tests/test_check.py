@@ -12,8 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
+from conftest import DATA, ELF_FIXTURES, SECTIONS, fuzzed_section, load_section_fixture, run_process, v3_section
 
+from sfview.check import run
 from sfview.check.catalogue import CHECKS
 from sfview.check.run import Program, check, check_bytes
 from sfview.errors import InputError
@@ -337,3 +338,18 @@ def test_row_blocks_are_sorted_only_when_two_share_a_byte(seed: int) -> None:
     assert blocks.reach == max([low] + [b[1] for b in kept])
     assert len(blocks) == len(kept)
     assert list(blocks.in_order()) == kept
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_checks_pause_every_few_functions_and_find_the_same(seed: int, tmp_path: Path, monkeypatch) -> None:
+    """`pace` is called before every `PACE_EVERY`th function (the explorer waits in it while keys are pressed)
+    and changes nothing found: a damaged section's diagnostics are the same with it and without."""
+    monkeypatch.setattr(run, "PACE_EVERY", 3)
+    data = fuzzed_section(seed, tmp_path).read_bytes()
+    try:
+        section = Section(data, 0x1000)
+    except InputError:
+        pytest.skip("the damage broke the header: no function is walked")
+    paced = []
+    assert list(check(section, pace=lambda: paced.append(1))) == list(check(section))
+    assert len(paced) == -(-len(section) // 3)

@@ -133,3 +133,26 @@ def test_the_magic_reads_in_hex() -> None:
 
     magic = FieldTree(Section((DATA / "shapes-x86_64-O2.sframe").read_bytes())).field_at(0)
     assert (magic.path, magic.display) == ("preamble.magic", "0xdee2")
+
+
+def _blocks_by_the_model(section: Section) -> list[tuple[int, int]]:
+    """Each function's FRE block (the offset its `func_start_fre_off` points at) with its index, sorted."""
+    return sorted((section.function(i).attr_offset, i) for i in range(len(section)))
+
+
+@pytest.mark.parametrize("path", SECTIONS[::3], ids=lambda p: p.stem)
+def test_the_fre_blocks_read_from_the_fde_array_are_the_models(path: Path) -> None:
+    """`_fre_block_starts` reads the FRE offsets straight from the FDE array (and sorts them only if need be):
+    the same blocks, in the same order, as each function of the model says; blocks that start before their
+    FDE's predecessor's (shuffled) as well."""
+    content, base, _ = load_section_fixture(path)
+    section = Section(content, base)
+    starts, indexes = FieldTree(section)._fre_block_starts()
+    assert list(zip(starts, indexes, strict=True)) == _blocks_by_the_model(section)
+    if len(section) > 2:
+        shuffled = bytearray(content)  # the first two FDEs swapped: their blocks out of FDE order
+        first, size = section.fde_start, section.fde_size
+        shuffled[first : first + 2 * size] = content[first + size : first + 2 * size] + content[first : first + size]
+        section = Section(bytes(shuffled), base)
+        starts, indexes = FieldTree(section)._fre_block_starts()
+        assert list(zip(starts, indexes, strict=True)) == _blocks_by_the_model(section)

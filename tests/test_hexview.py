@@ -32,7 +32,7 @@ def hex_x(index: int) -> int:
 
 
 class HexApp(App[None]):
-    """Composes one HexView and records every CursorMoved it posts."""
+    """Composes one HexView and records every move of the cursor it publishes (`cursor_moved`)."""
 
     def __init__(self, data: bytes, base_address: int = BASE, view_class: type[HexView] = HexView) -> None:
         super().__init__()
@@ -44,9 +44,8 @@ class HexApp(App[None]):
     def compose(self) -> ComposeResult:
         yield self.view_class(self.data, self.base_address, id="hex")
 
-    def on_hex_view_cursor_moved(self, message: HexView.CursorMoved) -> None:
-        assert message.control is self.query_one(HexView)
-        self.moves.append(message.offset)
+    def on_mount(self) -> None:
+        self.query_one(HexView).cursor_moved.subscribe(self, self.moves.append, immediate=True)
 
 
 def sample(size: int) -> bytes:
@@ -99,7 +98,7 @@ def test_line_text_out_of_range_and_wide_offsets() -> None:
 # ---------------------------------------------------------------- cursor
 
 
-async def test_cursor_keys_post_cursor_moved() -> None:
+async def test_cursor_keys_publish_cursor_moved() -> None:
     app = HexApp(sample(4096))
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(HexView)

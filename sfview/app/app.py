@@ -107,6 +107,11 @@ class SfviewApp(App[None]):
         gc.freeze()
         self._collections_seen = gc.get_stats()[0]["collections"]
 
+    @property
+    def last_input(self) -> float:
+        """When a key was last pressed or a button clicked (`time.monotonic`), 0 before any."""
+        return self._last_input
+
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown):
             self._last_input = time.monotonic()

@@ -38,6 +38,9 @@ FDE_TYPES = {int(t) for t in Sframe.FdeType}
 SAME_CHECK_PER_FUNCTION = 3
 """How many times one check speaks about the rows of one function before it only counts."""
 
+PACE_EVERY = 256
+"""Functions checked between two calls of `check`'s `pace` (about a millisecond of checking)."""
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -84,9 +87,9 @@ def _header_field(name: str) -> tuple[int, int, str]:
     return start, start + struct.calcsize(char), f"header.{name}"
 
 
-def check_document(doc: Document) -> Iterator[Diagnostic]:
+def check_document(doc: Document, pace: Callable[[], None] | None = None) -> Iterator[Diagnostic]:
     """`check` on an opened file: an ELF file's code ranges and symbols included, an object file's
-    unrelocated starts left alone, a header that cannot be read reported."""
+    unrelocated starts left alone, a header that cannot be read reported. `pace`: as `check`'s."""
     elf_info = doc.source.elf_info
     relocatable = elf_info is not None and elf_info.elf_type == "ET_REL"
     program = None
@@ -98,7 +101,7 @@ def check_document(doc: Document) -> Iterator[Diagnostic]:
             doc.note_loss(InputError(f"functions not checked against the code's ranges: {exc.message}"))
     if doc.section is None:
         return check_bytes(doc.data, doc.source.address)
-    return check(doc.section, relocatable=relocatable, program=program)
+    return check(doc.section, relocatable=relocatable, program=program, pace=pace)
 
 
 def check_bytes(data: bytes, address: int = 0, **options: Any) -> Iterator[Diagnostic]:
@@ -121,19 +124,22 @@ def check(
     *,
     relocatable: bool = False,
     program: Program | None = None,
+    pace: Callable[[], None] | None = None,
 ) -> Iterator[Diagnostic]:
     """Every problem found in `section`: the header's, then each function's and its rows', then the whole's.
 
     `relocatable`: the section comes from an object file, whose function starts
     are not relocated yet (all 0): their order and overlaps are not checked.
     `program`: the ELF file's code ranges and symbols, to check functions against.
+    `pace`: called every `PACE_EVERY` functions; a caller that runs the checks beside something more
+    pressing (the explorer's keys) waits in it, rather than the checks being cut in pieces it must keep.
 
     What one consumer (the kernel, a libsframe release) does with the section is its profile's
     verdict (`sfview.consumers`), apart from these problems of the format.
     """
     yield from _header(section)
     walk = _Walk(section, relocatable, program)
-    yield from walk.functions()
+    yield from walk.functions(pace)
     yield from walk.totals()
 
 
@@ -334,10 +340,12 @@ class _Walk:
         """For a row list the bulk reader hands out again (by its identity): whether its patterns and order are
         clean, its first start and its last (what `_clean` asks of the function's size and type)."""
 
-    def functions(self) -> Iterator[Diagnostic]:
+    def functions(self, pace: Callable[[], None] | None = None) -> Iterator[Diagnostic]:
         section = self.section
         reader = Bulk(section)
-        for walked in reader.functions():
+        for count, walked in enumerate(reader.functions()):
+            if pace is not None and not count % PACE_EVERY:
+                pace()
             if isinstance(walked, int):
                 yield from self._model_function(section.function(walked))
                 continue

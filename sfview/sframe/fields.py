@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import operator
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from kaitaistruct import KaitaiStruct
@@ -179,7 +181,7 @@ class FieldTree:
             doc=TYPES["section"]["doc"],
             loader=self._section_children,
         )
-        self._fre_starts: list[tuple[int, int]] | None = None
+        self._fre_starts: tuple[list[int], Sequence[int]] | None = None
         self._function_fields: dict[int, Field] = {}
         sec = section
         self.fdes_field = Field(
@@ -472,11 +474,11 @@ class FieldTree:
 
     def _fre_record_at(self, offset: int) -> Field | None:
         """The FRE (or v3 attribute block) holding `offset`, found by FRE block starts."""
-        starts = self._fre_block_starts()
-        i = bisect.bisect_right(starts, (offset, len(starts))) - 1
+        starts, indexes = self._fre_block_starts()
+        i = bisect.bisect_right(starts, offset) - 1  # the last block starting at or before it (of ties, the last FDE)
         if i < 0:
             return None
-        index = starts[i][1]
+        index = indexes[i]
         fde = self.function_field(index)
         for child in fde.children():
             if child.name in ("fres", "attr") and offset in child.span:
@@ -488,20 +490,28 @@ class FieldTree:
                 return rows[at] if at is not None else None
         return None
 
-    def _fre_block_starts(self) -> list[tuple[int, int]]:
-        """(section offset of each function's FRE block, FDE index), sorted.
+    def _fre_block_starts(self) -> tuple[list[int], Sequence[int]]:
+        """The section offset of each function's FRE block, sorted, and the FDE index of each.
 
         Read straight from the FDE array, where the generated layout puts the
-        FRE offset field, so that 40,000 functions need no decoding at all.
+        FRE offset field, so that a million functions need no decoding at all:
+        one `iter_unpack` over the array, sorted only if the blocks are not
+        already in FDE order (they are, as linkers write them). A list of
+        (offset, index) pairs sorted was 290 ms at 1,000,075 functions, the first
+        time the hex cursor went into the rows.
         """
         if self._fre_starts is None:
             sec = self.section
             at, char = layout.FDE[sec.version].fields["func_start_fre_off"]
-            unpack = struct.Struct(("<" if sec.little_endian else ">") + char).unpack_from
-            data = sec.data
-            self._fre_starts = sorted(
-                (sec.fre_start + unpack(data, sec.fde_start + i * sec.fde_size + at)[0], i) for i in range(sec.num_fdes)
-            )
+            width = struct.calcsize("<" + char)
+            record = struct.Struct(("<" if sec.little_endian else ">") + f"{at}x{char}{sec.fde_size - at - width}x")
+            array = memoryview(sec.data)[sec.fde_start : sec.fde_start + sec.num_fdes * sec.fde_size]
+            offsets = [sec.fre_start + off for (off,) in record.iter_unpack(array)]
+            if all(map(operator.le, offsets, islice(offsets, 1, None))):
+                self._fre_starts = (offsets, range(len(offsets)))
+            else:
+                indexes = sorted(range(len(offsets)), key=offsets.__getitem__)  # stable: ties in FDE order
+                self._fre_starts = ([offsets[i] for i in indexes], indexes)
         return self._fre_starts
 
     # Teaching -----------------------------------------------------------

@@ -25,6 +25,10 @@ pane's behaviour is in its widget (`widgets/`).
 
 from __future__ import annotations
 
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import islice
 from typing import ClassVar
 
@@ -88,6 +92,17 @@ FIRST_FRAMES_S = 0.1
 
 PROGRESS_EVERY_S = 0.25
 """How often the header's progress indicator is drawn again while the overview is made."""
+
+SWITCH_INTERVAL_S = 0.001
+"""How long a thread holds the interpreter when another asks for it, while the work after the first screen runs
+beside the keys (Python's default is 5 ms). The keys' thread gives it up each time it waits (for the terminal, for
+its next message), a dozen times a key, and each time it waited up to 5 ms to have it back from the worker: a move
+on a million functions took 30-40 ms while the checks ran, 13 ms after. With 1 ms it takes it back sooner, and the
+worker, which never waits, loses little."""
+
+KEYS_BUSY_S = 0.1
+"""How long after a key the checks' thread waits before it takes its share of the interpreter again: a key's
+handling and its frame take tens of milliseconds, and people press the next one a tenth of a second later."""
 
 FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])} (enter: keep, escape: clear)"
 """What the empty filter line says it takes."""
@@ -236,6 +251,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self.hex_view.cursor_moved.subscribe(self, self._hex_moved, immediate=True)
         if self.section is None:
             self._show_broken()
             return
@@ -264,19 +280,20 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         """In a worker thread, after the first frame: what the first screen did without, one after the other
         (each shares the interpreter with the keys): every function gone through, the names, the FDE table's
         orders, the checks (and the order of the notes they change)."""
-        listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
-        if not self.overview.ready:
-            try:
-                self.overview.build(Document(self.source).require_section())  # a model of the thread's own
-            except Exception as exc:  # a damaged file the model did not foresee: said, not "working…" forever
-                self.app.call_from_thread(self._status, f"The functions could not all be read: {exc}")
-                return
-            self.app.call_from_thread(self._overview_ready)
-        if not listed:
-            self._load_names()
-        self.fde_table.prepare_orders()
-        self._validate()
-        self.fde_table.prepare_orders()
+        with _keys_first():
+            listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
+            if not self.overview.ready:
+                try:
+                    self.overview.build(Document(self.source).require_section())  # a model of the thread's own
+                except Exception as exc:  # a damaged file the model did not foresee: said, not "working…" forever
+                    self.app.call_from_thread(self._status, f"The functions could not all be read: {exc}")
+                    return
+                self.app.call_from_thread(self._overview_ready)
+            if not listed:
+                self._load_names()
+            self.fde_table.prepare_orders()
+            self._validate()
+            self.fde_table.prepare_orders()
 
     def _overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, the counts said, and a sort or a filter
@@ -319,13 +336,20 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
         A check that fails says so in the Problems tab, rather than leaving it blank."""
         try:
-            found = check_document(Document(self.source))
+            found = check_document(Document(self.source), pace=self._give_way)
             shown = list(islice(found, PROBLEMS_SHOWN))
             more = sum(1 for _ in found)
         except Exception as exc:  # a damaged file the checks did not foresee: said, not a blank tab
             self.app.call_from_thread(self.problems.failed, f"{type(exc).__name__}: {exc}")
             return
         self.app.call_from_thread(self._validated, shown, more)
+
+    def _give_way(self) -> None:
+        """In the checks' thread, every few hundred functions: while keys are being pressed (one within
+        `KEYS_BUSY_S`), wait, so that the keys' thread has the interpreter to itself; the checks go on when the
+        keys stop. Sharing it, a move on a million functions took twice its time while the checks ran."""
+        while time.monotonic() - self.app.last_input < KEYS_BUSY_S:
+            time.sleep(KEYS_BUSY_S / 4)
 
     def _validated(self, diagnostics: list[Diagnostic], more: int) -> None:
         """The checks are done: list the problems, count them in the header, mark their functions."""
@@ -438,9 +462,6 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
     def _field_highlighted(self, field: Field) -> None:
         self._select(Selection.of(field), origin="tree")
 
-    def on_hex_view_cursor_moved(self, message: HexView.CursorMoved) -> None:
-        self._hex_moved(message.offset)
-
     def _hex_moved(self, offset: int) -> None:
         """The innermost field at the byte under the hex cursor is the selection."""
         if self.section is None:
@@ -468,7 +489,9 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
 
     def _select(self, selection: Selection, origin: str | None) -> None:
         """Show `selection` in every pane but `origin`, the one it was chosen in."""
-        self.selected = selection
+        previous, self.selected = self.selected, selection
+        # A byte chosen in the same row of the same function leaves the tables as they were.
+        same_row = previous is not None and (previous.fde, previous.fre) == (selection.fde, selection.fre)
         field = selection.field
         relayout = self._show_tables(selection, origin)
         self.hex_view.highlight(field.span.start, field.span.end, self._boundaries(field), scroll=origin != "hex")
@@ -487,11 +510,14 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         if relayout:
             self.refresh(layout=True)
         else:
-            self.refresh(*(pane.region for pane in self._selection_panes() if pane.region))
+            tables = not (origin == "hex" and same_row)
+            self.refresh(*(pane.region for pane in self._selection_panes(tables) if pane.region))
 
-    def _selection_panes(self) -> tuple[Widget, ...]:
-        """The panes a new selection changes (those on a hidden tab have no region on the screen)."""
-        return (self.tables, self.hex_view, self.structure_pane, self.frame_picture, self.status_line)
+    def _selection_panes(self, tables: bool) -> tuple[Widget, ...]:
+        """The panes a new selection changes (those on a hidden tab have no region on the screen); the tables
+        only if they changed (`tables`): half the lines a move in the hex pane painted were theirs, unchanged."""
+        panes = (self.hex_view, self.structure_pane, self.frame_picture, self.status_line)
+        return (self.tables, *panes) if tables else panes
 
     def _show_tables(self, selection: Selection, origin: str | None) -> bool:
         """The FDE and FRE tables on `selection` now if their tab is shown (or the frame picture, which
@@ -716,6 +742,20 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             self.minimize()
         elif self.focused is not None:
             self.maximize(self.focused, container=False)
+
+
+@contextmanager
+def _keys_first() -> Iterator[None]:
+    """The interpreter handed back to the keys' thread sooner while a worker runs beside it (`SWITCH_INTERVAL_S`).
+
+    The switch interval is the process's; it is set back when the worker is done.
+    """
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def _pattern_text(pattern: bytes) -> str:

@@ -6,10 +6,6 @@ the right: at 80 columns that was `? Help` and `q Quit`, the two keys a new
 user looks for. This footer keeps the app's keys (help, quit) first, then
 the screen's in their order, as many as the width holds, and shows them in
 their usual order.
-
-It is made again only when the keys it shows change: moving the focus (from
-the filter line back to the table, on `escape`) tells it the bindings changed,
-twice, and making it again costs 15 ms each time.
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -59,31 +54,28 @@ class KeyFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._width = 0
-        self._shown: list[Key] | None = None
-        """The keys shown, as last composed."""
-
-    def bindings_changed(self, screen: Screen) -> None:
-        """The bindings changed: made again after this frame if that changes the keys shown."""
-        self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._recompose_if_changed)
-
-    async def _recompose_if_changed(self) -> None:
-        if self.is_attached and self._keys() != self._shown:
-            await self.recompose()
+        self._composed: list[Key] | None = None
+        """The keys composed last (None: none yet)."""
 
     def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
-            return
-        shown = self._shown = self._keys()
+        shown = self._keys()
+        self._composed = shown
         self.styles.grid_size_columns = len(shown)
         for binding, enabled, tooltip, key_display in shown:
             yield FooterKey(
                 binding.key, key_display, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
             ).data_bind(compact=Footer.compact)
 
+    async def recompose(self) -> None:
+        """Textual's, only when other keys are to be shown: a focus moved announces new bindings twice, and
+        each recompose mounted and styled a dozen keys anew (tens of ms of a tab's first look), mostly the same."""
+        if self._keys() != self._composed:
+            await super().recompose()
+
     def _keys(self) -> list[Key]:
-        """The keys to show: those that fit, then the command palette's if there is room left."""
+        """The keys to show, as `compose` shows them: the active bindings' that fit the width."""
+        if not self._bindings_ready:
+            return []
         seen: set[str] = set()
         keys: list[Key] = []
         active = self.screen.active_bindings

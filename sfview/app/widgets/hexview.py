@@ -40,6 +40,7 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.signal import Signal
 from textual.strip import Strip
 
 __all__ = ["BYTES_PER_LINE", "HexView"]
@@ -171,22 +172,6 @@ class HexView(ScrollView, can_focus=True):
     stands out on plain and highlighted bytes alike (its background must be the plain
     one: reversing turns the column colour into the cursor block)."""
 
-    class CursorMoved(Message):
-        """The user (or `move_cursor(..., notify=True)`) moved the cursor to a new byte."""
-
-        def __init__(self, offset: int, hex_view: HexView | None = None) -> None:
-            """Args: offset: section offset now under the cursor; hex_view: the sender."""
-            super().__init__()
-            self.offset = offset
-            """Section offset of the byte under the cursor."""
-            self.hex_view = hex_view
-            """The `HexView` whose cursor moved."""
-
-        @property
-        def control(self) -> HexView | None:
-            """The `HexView` that sent the message (for `@on(..., "#id")` selectors)."""
-            return self.hex_view
-
     class SearchRequested(Message):
         """`/` was pressed: the screen asks what to look for, then calls `search`."""
 
@@ -220,6 +205,14 @@ class HexView(ScrollView, can_focus=True):
         # bytes and the styles, so scrolling back and forth reuses them.
         self._plain_cache: LRUCache[int, Strip] = LRUCache(1024)
         self._per_line = BYTES_PER_LINE
+        self.cursor_moved: Signal[int] = Signal(self, "cursor-moved")
+        """Published with the section offset now under the cursor when the user (or
+        `move_cursor(..., notify=True)`) moves it.
+
+        A signal, not a message, as `RowTable.row_highlighted`: a subscriber told at
+        once updates the other panes in the frame that moves the cursor; a message
+        arrived after the hex pane's own lines were painted, and every move took two frames.
+        """
         self._set_data(data)
 
     # ------------------------------------------------------------------ properties
@@ -261,7 +254,7 @@ class HexView(ScrollView, can_focus=True):
         """Put the cursor on `offset` (clamped to the data) and scroll it into view.
 
         `notify=False` is for the app syncing the cursor to a selection made elsewhere:
-        posting `CursorMoved` then would echo back into the handler that caused it.
+        publishing `cursor_moved` then would echo back into the handler that caused it.
         """
         self._set_cursor(offset, notify=notify)
 
@@ -604,7 +597,7 @@ class HexView(ScrollView, can_focus=True):
             self.refresh_line(offset // self._per_line + 1)
         self._scroll_cursor_into_view()
         if notify and offset != old:
-            self.post_message(self.CursorMoved(offset, self))
+            self.cursor_moved.publish(offset)
 
     @property
     def visible_lines(self) -> int:

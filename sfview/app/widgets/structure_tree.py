@@ -13,7 +13,8 @@ are chunked the same way (`fres[0..999]`): a function may have a million.
 
 from __future__ import annotations
 
-from rich.text import Text
+from rich.cells import cell_len
+from rich.text import Text, TextType
 from textual import on
 from textual.signal import Signal
 from textual.widgets import Tree
@@ -50,6 +51,8 @@ class StructureTree(Tree[NodeData]):
         self.problems: dict[int, Severity] = {}
         """FDEs a check of the section found problems in (their worst severity), said on their nodes."""
         self.names = names
+        self._adding = False
+        """Children are being added to a node: the tree is invalidated once they all are (`_load`)."""
         super().__init__(self._label(fields.root), data=fields.root, id=id)
         self.guide_depth = 3
         self._loaded: set[int] = set()
@@ -121,6 +124,20 @@ class StructureTree(Tree[NodeData]):
         if id(node) in self._loaded:
             return
         self._loaded.add(id(node))
+        self._adding = True
+        try:
+            self._add_children(node)
+        finally:
+            self._adding = False
+            self._invalidate()
+
+    def _invalidate(self) -> None:
+        """Textual's, once per node opened rather than once per child added (`TreeNode.add` invalidates the
+        tree and asks for a layout each time: a third of adding a chunk's thousand FDEs)."""
+        if not self._adding:
+            super()._invalidate()
+
+    def _add_children(self, node: TreeNode[NodeData]) -> None:
         field = self.field_of(node)
         if field is self.fields.fdes_field:
             self._add_fdes(node, range(len(self.section)))
@@ -219,6 +236,19 @@ class StructureTree(Tree[NodeData]):
         return found
 
     # ------------------------------------------------------------------ labels
+
+    def process_label(self, label: TextType) -> Text:
+        """A one-line `Text` as it is: Textual's own cuts every label at its first line (`Text.split`, a copy),
+        twice per node added, which was a fifth of adding a chunk's thousand FDEs."""
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
+
+    def get_label_width(self, node: TreeNode[NodeData]) -> int:
+        """The cells of the node's line, counted: Textual's own draws the label (a copy, styled) to count them,
+        for every line of the tree each time a node is added or opened (a thousand FDEs and their chunks)."""
+        icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
+        return cell_len(icon) + node.label.cell_len
 
     def _fde_label(self, index: int) -> Text:
         func = self.section.function(index)
