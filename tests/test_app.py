@@ -336,6 +336,7 @@ async def test_the_work_after_the_first_screen_hands_the_interpreter_back_sooner
     async with app.run_test(size=SIZE) as pilot:
         while app.explorer.summary.problems is None:
             await pilot.pause(0.01)
+        await app.workers.wait_for_complete()  # the notes' order is made after the checks
     assert seen == [SWITCH_INTERVAL_S] and before > SWITCH_INTERVAL_S
     assert sys.getswitchinterval() == before
 
