@@ -68,6 +68,14 @@ def test_unreadable_program_headers_cost_the_placement_not_the_section(cli, tmp_
         assert "addresses written from 0" in export.err
 
 
+@pytest.mark.parametrize("threads", [(), ("--thread", "all")], ids=["one-thread", "all-threads"])
+def test_a_program_whose_program_headers_cannot_be_read_is_named_by_unwind(cli, tmp_path: Path, threads) -> None:
+    """`--thread all` named no file for what the program's headers cost (one thread's walk did)."""
+    path = write(tmp_path, Elf.of(DEEP.read_bytes()).set_header(e_phoff=1 << 40))
+    result = cli("unwind", path, "--core", str(DATA / "deep-x86_64.core"), *threads)
+    assert result.code == 2 and result.err.startswith(f"sfview: {path}: the program headers")
+
+
 @pytest.mark.parametrize("fields", [{"sh_entsize": 0x17}, {"sh_link": 0}, {"sh_offset": 1 << 40}, {"sh_size": 1 << 40}])
 def test_a_damaged_symbol_table_costs_the_names(cli, tmp_path: Path, fields) -> None:
     path = write(tmp_path, Elf.of(PROGRAM.read_bytes()).set_section(".symtab", **fields))
