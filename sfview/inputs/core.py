@@ -95,17 +95,28 @@ class Memory:
     words: dict[int, int] = field(default_factory=dict)
     """Words a person typed: address → 8-byte value; they take precedence."""
 
+    _pending: list[tuple[int, bytes | memoryview]] = field(default_factory=list)
+    """Ranges added since the last read, sorted in at the next one: one sort, not an insertion each
+    (200,000 `PT_LOAD`s in reverse order took 4.9 s of list inserts)."""
+
     def add(self, start: int, data: bytes | memoryview) -> None:
-        """Make `data` readable at `start` (ranges are kept sorted); a view is kept as it is, not copied."""
-        if not data:
-            return
-        i = bisect.bisect_left(self._starts, start)
-        self._starts.insert(i, start)
-        self._ranges.insert(i, (start, data))
+        """Make `data` readable at `start`; a view is kept as it is, not copied. Of ranges that start at
+        the same address, the first added is read."""
+        if data:
+            self._pending.append((start, data))
+
+    def _settle(self) -> None:
+        """Sort the ranges added since the last read in among the others (a stable sort: the ones added
+        first end up last of those with the same start, where a lookup finds them)."""
+        if self._pending:
+            self._ranges = sorted([*reversed(self._pending), *self._ranges], key=lambda item: item[0])
+            self._starts = [start for start, _ in self._ranges]
+            self._pending.clear()
 
     def bytes_at(self, address: int, size: int) -> bytes | None:
         """The `size` bytes at `address` as the memory holds them (code, for the disassembly), or None when one
         range does not hold them all."""
+        self._settle()
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0:
             return None
@@ -116,6 +127,7 @@ class Memory:
 
     def bytes_from(self, address: int) -> bytes | None:
         """The bytes from `address` to the end of the range holding it (a whole mapping of the core)."""
+        self._settle()
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0 or address >= self._starts[i] + len(self._ranges[i][1]):
             return None
