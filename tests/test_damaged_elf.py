@@ -543,3 +543,9 @@ def test_an_eh_frame_that_inflates_to_megabytes_of_zero_terminators_is_walked_at
         0,
         cli("compare", str(PROGRAM)).out.replace(str(PROGRAM), "PROGRAM"),
     )
+
+
+def test_a_machine_without_cfi_registers_is_refused_by_export_with_the_file_s_name(cli, tmp_path: Path) -> None:
+    path = write(tmp_path, Elf.of(PROGRAM.read_bytes()).set_header(e_machine=0xFFFF))
+    result = cli("export", "--breakpad", path)
+    assert result.code == 2 and result.err.startswith(f"sfview: {path}: machine 65535 is not one")

@@ -141,6 +141,7 @@ class OutOfBytes(Exception):
 NONZERO = re.compile(rb"[^\0]")
 """A byte that is not zero: where a run of `.eh_frame` zero terminators ends."""
 
+
 @dataclass(slots=True)
 class Cie:
     offset: int
