@@ -312,7 +312,10 @@ def run_app(argv: list[str]) -> int:
 
         core = read_core(args.core)
         thread = None if args.thread == "all" else args.thread
-        started = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
+        try:
+            started = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
+        except InputError as exc:
+            raise _of_program(exc, args.file) from None
         threads = _threads(args.file, core, args.lib_dir, args.sysroot)
     else:
         started = _session(args.file, args) if args.regs is not None else None

@@ -70,11 +70,13 @@ def test_unreadable_program_headers_cost_the_placement_not_the_section(cli, tmp_
         assert "addresses written from 0" in export.err
 
 
-@pytest.mark.parametrize("threads", [(), ("--thread", "all")], ids=["one-thread", "all-threads"])
-def test_a_program_whose_program_headers_cannot_be_read_is_named_by_unwind(cli, tmp_path: Path, threads) -> None:
-    """`--thread all` named no file for what the program's headers cost (one thread's walk did)."""
+@pytest.mark.parametrize(
+    "command", [("unwind",), ("unwind", "--thread", "all"), ()], ids=["one-thread", "all-threads", "app"]
+)
+def test_a_program_whose_program_headers_cannot_be_read_is_named_by_unwind(cli, tmp_path: Path, command) -> None:
+    """`--thread all` and the app named no file for what the program's headers cost (one thread's walk did)."""
     path = write(tmp_path, Elf.of(DEEP.read_bytes()).set_header(e_phoff=1 << 40))
-    result = cli("unwind", path, "--core", str(DATA / "deep-x86_64.core"), *threads)
+    result = cli(*command[:1], path, *command[1:], "--core", str(DATA / "deep-x86_64.core"))
     assert result.code == 2 and result.err.startswith(f"sfview: {path}: the program headers")
 
 
