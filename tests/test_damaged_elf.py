@@ -551,3 +551,25 @@ def test_a_machine_without_cfi_registers_is_refused_by_export_with_the_file_s_na
     path = write(tmp_path, Elf.of(PROGRAM.read_bytes()).set_header(e_machine=0xFFFF))
     result = cli("export", "--breakpad", path)
     assert result.code == 2 and result.err.startswith(f"sfview: {path}: machine 65535 is not one")
+
+
+@pytest.mark.parametrize("field, value", [("count", 1 << 60), ("descsz", 8)], ids=["count-huge", "note-8-bytes"])
+def test_a_damaged_nt_file_note_costs_the_mapped_files_not_the_core(cli, tmp_path, field, value) -> None:
+    """The whole core was refused for its `NT_FILE` note; the walk finds the program by AT_ENTRY and the
+    libraries through the dynamic linker's list, as for a core without one."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    pos = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
+    while struct.unpack_from("<I", core.data, pos + 8)[0] != 0x46494C45:  # NT_FILE
+        namesz, descsz = struct.unpack_from("<II", core.data, pos)
+        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    desc = pos + 12 + (struct.unpack_from("<I", core.data, pos)[0] + 3) // 4 * 4
+    core.poke(*((desc, struct.pack("<Q", value)) if field == "count" else (pos + 4, struct.pack("<I", value))))
+    path = write(tmp_path, core, "damaged.core")
+    result = cli("unwind", str(DEEP), "--core", path)
+    good = cli("unwind", str(DEEP), "--core", str(DATA / "deep-x86_64.core"))
+    frames = [line.split(" from ")[0] for line in result.out.splitlines() if line.startswith("#")]
+    assert result.code == 0 and frames == [
+        line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")
+    ]
+    assert f"note: {path}: an NT_FILE note of" in result.out
+    assert "note: an unreadable NT_FILE note: the program's load bias" in result.out

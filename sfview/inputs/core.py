@@ -154,6 +154,8 @@ class Core:
     auxv: dict[int, int]
     pac_mask: int | None
     """The mask of pointer-authentication bits (`NT_ARM_PAC_MASK`, instruction key), when the core has one."""
+    damaged: list[str] = field(default_factory=list)
+    """What the core's damaged notes cost (an `NT_FILE` that cannot be read: the mapped files), one line each."""
 
     @property
     def pc_name(self) -> str:
@@ -234,22 +236,25 @@ def _note(core: Core, note: Note, elf: ElfImage) -> None:
         words = struct.unpack_from(f"{order}{len(desc) // 8}Q", desc)
         core.auxv = {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
     elif kind == NT_FILE:
-        core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I"), core.path))
+        try:
+            core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I")))
+        except InputError as exc:  # costs the mapped files (the load bias then comes from AT_ENTRY), not the core
+            core.damaged.append(f"{core.path}: {exc.message}: the mapped files are not known")
     elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
         data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
         core.pac_mask = insn_mask or data_mask
 
 
-def _mappings(desc: bytes, word: str, path: str) -> list[Mapping]:
+def _mappings(desc: bytes, word: str) -> list[Mapping]:
     """`NT_FILE`'s mappings: a count and the page size, then (start, end, page offset) of each, then
     their file names, NUL-terminated (as the kernel's `fill_files_note` writes them)."""
     size = struct.calcsize(word)
     if len(desc) < 2 * size:
-        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its header", path=path)
+        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its header")
     (count,) = struct.unpack_from(word, desc)
     names_at = (2 + 3 * count) * size
     if names_at > len(desc):
-        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its {count} mappings", path=path)
+        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its {count} mappings")
     ranges = struct.unpack_from(f"{word[0]}{3 * count}{word[1]}", desc, 2 * size)
     names = desc[names_at:].split(b"\0")[:count]
     return [

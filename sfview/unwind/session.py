@@ -247,7 +247,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             f"{ELF_MACHINES.get(elf.machine, elf.machine)}",
             path=core.path,
         )
-    notes: list[str] = []
+    notes: list[str] = list(core.damaged)
+    without_files = "an unreadable NT_FILE note" if core.damaged else "no NT_FILE note"
     mapped = core.mapped_files()
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
@@ -258,7 +259,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if mapped:
             notes.append(f"the core maps no file named {name}; the program's load bias {bias:#x} comes from AT_ENTRY")
         else:
-            notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
+            notes.append(f"{without_files}: the program's load bias {bias:#x} comes from AT_ENTRY")
     else:
         raise InputError(
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
@@ -273,7 +274,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         linked = _linked_libraries(elf, bias, core.memory)
         libraries = [(path, lambda _elf, lib_bias=lib_bias: lib_bias) for path, lib_bias in linked]
         if linked:
-            notes.append(f"no NT_FILE note: {len(linked)} libraries from the dynamic linker's list in memory")
+            notes.append(f"{without_files}: {len(linked)} libraries from the dynamic linker's list in memory")
     for path, bias_of in libraries:
         found = _find_library(path, lib_dirs, sysroot)
         if found is None:
