@@ -572,4 +572,15 @@ def test_a_damaged_nt_file_note_costs_the_mapped_files_not_the_core(cli, tmp_pat
         line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")
     ]
     assert f"note: {path}: an NT_FILE note of" in result.out
-    assert "note: an unreadable NT_FILE note: the program's load bias" in result.out
+    assert "note: no readable NT_FILE note: the program's load bias" in result.out
+
+
+@pytest.mark.parametrize("field", [0, 4], ids=["namesz", "descsz"])
+def test_a_core_whose_notes_stop_at_a_note_running_past_its_segment_says_where(cli, tmp_path, field) -> None:
+    """A first note claiming 4 GB left no thread's registers, and the refusal did not say why."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    at = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
+    path = write(tmp_path, core.poke(at + field, struct.pack("<I", 0xFFFFFFF0)), "damaged.core")
+    result = cli("unwind", str(DEEP), "--core", path)
+    assert result.code == 2 and result.err.startswith(f"sfview: {path}: the core has no NT_PRSTATUS note")
+    assert f"its notes stop at file offset {at:#x}: a note of namesz" in result.err

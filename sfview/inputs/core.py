@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import open_regular_file
-from sfview.inputs.elfimage import PT_LOAD, PT_NOTE, ElfImage, Note
+from sfview.inputs.elfimage import NOTE_HEADER, PT_LOAD, PT_NOTE, ElfImage, Note
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
 PRSTATUS_REGS = {
@@ -155,7 +155,8 @@ class Core:
     pac_mask: int | None
     """The mask of pointer-authentication bits (`NT_ARM_PAC_MASK`, instruction key), when the core has one."""
     damaged: list[str] = field(default_factory=list)
-    """What the core's damaged notes cost (an `NT_FILE` that cannot be read: the mapped files), one line each."""
+    """What the core's damaged notes cost (an `NT_FILE` that cannot be read: the mapped files), one line
+    each, without the core's name."""
 
     @property
     def pc_name(self) -> str:
@@ -187,15 +188,30 @@ def read_core(path: str) -> Core:
                 # a view of the file mapped once: shared by headers that point at the same bytes
                 core.memory.add(segment.vaddr, elf.segment_view(segment))
             elif segment.type == PT_NOTE:
-                for note in elf.notes(elf.segment_view(segment)):
-                    _note(core, note, elf)
+                _notes(core, elf, elf.segment_view(segment), segment.offset)
     except InputError as exc:
         raise (
             exc if exc.path is not None else InputError(f"not a readable core file: {exc.message}", path=path)
         ) from None
     if not core.threads:
-        raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
+        why = "".join(f" ({damage})" for damage in core.damaged)  # why the notes gave none
+        raise InputError(f"the core has no NT_PRSTATUS note: no thread's registers{why}", path=path)
     return core
+
+
+def _notes(core: Core, elf: ElfImage, notes: memoryview, file_offset: int) -> None:
+    """Read the notes of one `PT_NOTE` segment; where one runs past the segment, the rest are lost, and
+    `core.damaged` says where (a core with no thread's registers then says why)."""
+    end = 0
+    for note in elf.notes(notes):
+        _note(core, note, elf)
+        end = note.offset + note.size
+    if len(notes) - end > NOTE_HEADER:  # as `notes` (and pyelftools), a bare header at the end is no note
+        namesz, descsz = struct.unpack_from(elf.order + "II", notes, end)
+        core.damaged.append(
+            f"its notes stop at file offset {file_offset + end:#x}: a note of namesz {namesz}, "
+            f"descsz {descsz} runs past the end of its segment ({len(notes)} bytes)"
+        )
 
 
 def _check_not_cut(elf: ElfImage, path: str) -> None:
@@ -239,7 +255,7 @@ def _note(core: Core, note: Note, elf: ElfImage) -> None:
         try:
             core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I")))
         except InputError as exc:  # costs the mapped files (the load bias then comes from AT_ENTRY), not the core
-            core.damaged.append(f"{core.path}: {exc.message}: the mapped files are not known")
+            core.damaged.append(f"{exc.message}: the mapped files are not known")
     elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
         data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
         core.pac_mask = insn_mask or data_mask

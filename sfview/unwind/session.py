@@ -247,8 +247,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             f"{ELF_MACHINES.get(elf.machine, elf.machine)}",
             path=core.path,
         )
-    notes: list[str] = list(core.damaged)
-    without_files = "an unreadable NT_FILE note" if core.damaged else "no NT_FILE note"
+    notes = [f"{core.path}: {damage}" for damage in core.damaged]
+    without_files = "no readable NT_FILE note" if core.damaged else "no NT_FILE note"
     mapped = core.mapped_files()
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
