@@ -261,7 +261,7 @@ def _note(core: Core, note: Note, elf: ElfImage) -> None:
         core.pac_mask = insn_mask or data_mask
 
 
-def _mappings(desc: bytes, word: str) -> list[Mapping]:
+def _mappings(desc: memoryview, word: str) -> list[Mapping]:
     """`NT_FILE`'s mappings: a count and the page size, then (start, end, page offset) of each, then
     their file names, NUL-terminated (as the kernel's `fill_files_note` writes them)."""
     size = struct.calcsize(word)
@@ -272,7 +272,7 @@ def _mappings(desc: bytes, word: str) -> list[Mapping]:
     if names_at > len(desc):
         raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its {count} mappings")
     ranges = struct.unpack_from(f"{word[0]}{3 * count}{word[1]}", desc, 2 * size)
-    names = desc[names_at:].split(b"\0")[:count]
+    names = bytes(desc[names_at:]).split(b"\0")[:count]
     return [
         Mapping(ranges[3 * i], ranges[3 * i + 1], ranges[3 * i + 2], os.fsdecode(name)) for i, name in enumerate(names)
     ]
