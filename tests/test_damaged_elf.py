@@ -584,3 +584,43 @@ def test_a_core_whose_notes_stop_at_a_note_running_past_its_segment_says_where(c
     result = cli("unwind", str(DEEP), "--core", path)
     assert result.code == 2 and result.err.startswith(f"sfview: {path}: the core has no NT_PRSTATUS note")
     assert f"its notes stop at file offset {at:#x}: a note of namesz" in result.err
+
+
+def test_a_vdso_address_pointing_at_a_big_mapping_does_not_copy_it(cli, tmp_path: Path) -> None:
+    """`AT_SYSINFO_EHDR` pointing at a 128 MB mapping that starts as an ELF header: the mapping was copied
+    whole to read the vDSO from it (600 MB of a 600 KB sparse core took 1.9 GB)."""
+    import tracemalloc
+
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    pos = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
+    while struct.unpack_from("<I", core.data, pos + 8)[0] != 6:  # NT_AUXV
+        namesz, descsz = struct.unpack_from("<II", core.data, pos)
+        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    namesz, descsz = struct.unpack_from("<II", core.data, pos)
+    auxv = pos + 12 + (namesz + 3) // 4 * 4
+    for at in range(auxv, auxv + descsz, 16):
+        if struct.unpack_from("<Q", core.data, at)[0] == 33:  # AT_SYSINFO_EHDR
+            core.poke(at + 8, struct.pack("<Q", 1 << 44))
+    size, load_at = 128 << 20, (len(core.data) + 4095) & ~4095
+    header = core.header()
+    rows = bytes(core.data[header["e_phoff"] : header["e_phoff"] + header["e_phnum"] * 56])
+    rows += struct.pack("<IIQQQQQQ", PT_LOAD, 5, load_at, 1 << 44, 0, size, size, 4096)
+    path = tmp_path / "vdso.core"
+    with path.open("wb") as f:
+        f.write(core.bytes())
+        f.seek(load_at)
+        f.write(b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HH", 3, 62))
+        f.seek(load_at + size)
+        f.write(rows)
+        f.seek(32)
+        f.write(struct.pack("<Q", load_at + size))
+        f.seek(56)
+        f.write(struct.pack("<H", header["e_phnum"] + 1))
+    tracemalloc.start()
+    try:
+        result = cli("unwind", str(DEEP), "--core", str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.code == 0 and "in stop_here ()" in result.out
+    assert peak < 64 << 20

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
-from sfview.inputs.elf import function_symbols, unwinding_symbols
+from sfview.inputs.elf import function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.elfimage import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe import describe
@@ -220,14 +220,14 @@ def _vdso(core: Core, machine: str) -> Module | None:
     symbols name its frames (`clock_gettime`), its `.eh_frame` unwinds them, as gdb does."""
     start = core.auxv.get(AT_SYSINFO_EHDR)
     image = core.memory.bytes_from(start) if start else None
-    if not image or not image.startswith(b"\x7fELF"):
+    if image is None or image[:4] != b"\x7fELF":
         return None
     try:
         elf = ElfImage(image)
         if elf.machine != machine:
             return None
         bias = _load_bias(elf, start)
-        symbols = function_symbols(io.BytesIO(image))
+        symbols = image_symbols(elf)
     except Exception:  # a vDSO image the core holds damaged or in part: its frames go unnamed
         return None
     return Module("[vdso]", None, bias, symbols.name_at, cfi=functools.cache(lambda: _cfi(elf)))
