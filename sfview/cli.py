@@ -312,7 +312,10 @@ def run_app(argv: list[str]) -> int:
 
         core = read_core(args.core)
         thread = None if args.thread == "all" else args.thread
-        started = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
+        try:
+            started = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
+        except InputError as exc:
+            raise _of_program(exc, args.file) from None
         threads = _threads(args.file, core, args.lib_dir, args.sysroot)
     else:
         started = _session(args.file, args) if args.regs is not None else None
@@ -412,7 +415,13 @@ def _session(program: str, args: argparse.Namespace):
             words[machine_word(at, f"--mem {item!r}")] = machine_word(word, f"--mem {item!r}")
         return session.from_registers(program, registers, words, args.bias)
     except InputError as exc:
-        raise exc if exc.path is not None or exc.message.startswith("--") else exc.located(program) from None
+        raise _of_program(exc, program) from None
+
+
+def _of_program(exc: InputError, program: str) -> InputError:
+    """An unwind's error that names no file, named as the program's (what the core or an option
+    says is already named so): `--thread all` and one thread alike."""
+    return exc if exc.path is not None or exc.message.startswith("--") else exc.located(program)
 
 
 def _symbol_addresses(program: str, bias: int) -> Callable[[str], int | None]:
@@ -468,7 +477,10 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
     if not args.core:
         raise InputError("--thread all needs --core: typed registers are one thread's")
     core = read_core(args.core)
-    first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
+    try:
+        first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
+    except InputError as exc:
+        raise _of_program(exc, args.program) from None
     for number, thread in reversed(list(enumerate(core.threads, 1))):
         started = session.for_thread(first, core, thread.tid)
         unwinder = started.unwinder.following(args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import open_regular_file
-from sfview.inputs.elfimage import PT_LOAD, PT_NOTE, ElfImage, Note
+from sfview.inputs.elfimage import NOTE_HEADER, PT_LOAD, PT_NOTE, ElfImage, Note
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
 PRSTATUS_REGS = {
@@ -95,17 +95,28 @@ class Memory:
     words: dict[int, int] = field(default_factory=dict)
     """Words a person typed: address → 8-byte value; they take precedence."""
 
+    _pending: list[tuple[int, bytes | memoryview]] = field(default_factory=list)
+    """Ranges added since the last read, sorted in at the next one: one sort, not an insertion each
+    (200,000 `PT_LOAD`s in reverse order took 4.9 s of list inserts)."""
+
     def add(self, start: int, data: bytes | memoryview) -> None:
-        """Make `data` readable at `start` (ranges are kept sorted); a view is kept as it is, not copied."""
-        if not data:
-            return
-        i = bisect.bisect_left(self._starts, start)
-        self._starts.insert(i, start)
-        self._ranges.insert(i, (start, data))
+        """Make `data` readable at `start`; a view is kept as it is, not copied. Of ranges that start at
+        the same address, the first added is read."""
+        if data:
+            self._pending.append((start, data))
+
+    def _settle(self) -> None:
+        """Sort the ranges added since the last read in among the others (a stable sort: the ones added
+        first end up last of those with the same start, where a lookup finds them)."""
+        if self._pending:
+            self._ranges = sorted([*reversed(self._pending), *self._ranges], key=lambda item: item[0])
+            self._starts = [start for start, _ in self._ranges]
+            self._pending.clear()
 
     def bytes_at(self, address: int, size: int) -> bytes | None:
         """The `size` bytes at `address` as the memory holds them (code, for the disassembly), or None when one
         range does not hold them all."""
+        self._settle()
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0:
             return None
@@ -114,13 +125,15 @@ class Memory:
             return None
         return bytes(data[address - start : address - start + size])
 
-    def bytes_from(self, address: int) -> bytes | None:
-        """The bytes from `address` to the end of the range holding it (a whole mapping of the core)."""
+    def bytes_from(self, address: int) -> memoryview | None:
+        """The bytes from `address` to the end of the range holding it (a whole mapping of the core), as
+        a view: a copy of a mapping an `AT_SYSINFO_EHDR` pointed at was 600 MB for a 600 KB sparse core."""
+        self._settle()
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0 or address >= self._starts[i] + len(self._ranges[i][1]):
             return None
         start, data = self._ranges[i]
-        return bytes(data[address - start :])  # a copy: the ranges are views of the mapped core
+        return memoryview(data)[address - start :]
 
     def read(self, address: int, size: int = 8) -> int | None:
         """The unsigned `size`-byte word at `address`, or None when nothing covers it."""
@@ -142,6 +155,9 @@ class Core:
     auxv: dict[int, int]
     pac_mask: int | None
     """The mask of pointer-authentication bits (`NT_ARM_PAC_MASK`, instruction key), when the core has one."""
+    damaged: list[str] = field(default_factory=list)
+    """What the core's damaged notes cost (an `NT_FILE` that cannot be read: the mapped files), one line
+    each, without the core's name."""
 
     @property
     def pc_name(self) -> str:
@@ -173,15 +189,30 @@ def read_core(path: str) -> Core:
                 # a view of the file mapped once: shared by headers that point at the same bytes
                 core.memory.add(segment.vaddr, elf.segment_view(segment))
             elif segment.type == PT_NOTE:
-                for note in elf.notes(elf.segment_view(segment)):
-                    _note(core, note, elf)
+                _notes(core, elf, elf.segment_view(segment), segment.offset)
     except InputError as exc:
         raise (
             exc if exc.path is not None else InputError(f"not a readable core file: {exc.message}", path=path)
         ) from None
     if not core.threads:
-        raise InputError("the core has no NT_PRSTATUS note: no thread's registers", path=path)
+        why = "".join(f" ({damage})" for damage in core.damaged)  # why the notes gave none
+        raise InputError(f"the core has no NT_PRSTATUS note: no thread's registers{why}", path=path)
     return core
+
+
+def _notes(core: Core, elf: ElfImage, notes: memoryview, file_offset: int) -> None:
+    """Read the notes of one `PT_NOTE` segment; where one runs past the segment, the rest are lost, and
+    `core.damaged` says where (a core with no thread's registers then says why)."""
+    end = 0
+    for note in elf.notes(notes):
+        _note(core, note, elf)
+        end = note.offset + note.size
+    if len(notes) - end > NOTE_HEADER:  # as `notes` (and pyelftools), a bare header at the end is no note
+        namesz, descsz = struct.unpack_from(elf.order + "II", notes, end)
+        core.damaged.append(
+            f"its notes stop at file offset {file_offset + end:#x}: a note of namesz {namesz}, "
+            f"descsz {descsz} runs past the end of its segment ({len(notes)} bytes)"
+        )
 
 
 def _check_not_cut(elf: ElfImage, path: str) -> None:
@@ -222,24 +253,27 @@ def _note(core: Core, note: Note, elf: ElfImage) -> None:
         words = struct.unpack_from(f"{order}{len(desc) // 8}Q", desc)
         core.auxv = {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
     elif kind == NT_FILE:
-        core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I"), core.path))
+        try:
+            core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I")))
+        except InputError as exc:  # costs the mapped files (the load bias then comes from AT_ENTRY), not the core
+            core.damaged.append(f"{exc.message}: the mapped files are not known")
     elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
         data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
         core.pac_mask = insn_mask or data_mask
 
 
-def _mappings(desc: bytes, word: str, path: str) -> list[Mapping]:
+def _mappings(desc: memoryview, word: str) -> list[Mapping]:
     """`NT_FILE`'s mappings: a count and the page size, then (start, end, page offset) of each, then
     their file names, NUL-terminated (as the kernel's `fill_files_note` writes them)."""
     size = struct.calcsize(word)
     if len(desc) < 2 * size:
-        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its header", path=path)
+        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its header")
     (count,) = struct.unpack_from(word, desc)
     names_at = (2 + 3 * count) * size
     if names_at > len(desc):
-        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its {count} mappings", path=path)
+        raise InputError(f"an NT_FILE note of {len(desc)} bytes, too short for its {count} mappings")
     ranges = struct.unpack_from(f"{word[0]}{3 * count}{word[1]}", desc, 2 * size)
-    names = desc[names_at:].split(b"\0")[:count]
+    names = bytes(desc[names_at:]).split(b"\0")[:count]
     return [
         Mapping(ranges[3 * i], ranges[3 * i + 1], ranges[3 * i + 2], os.fsdecode(name)) for i, name in enumerate(names)
     ]

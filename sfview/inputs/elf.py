@@ -103,7 +103,16 @@ def function_symbols(stream: BinaryIO) -> SymbolTable:
     A file that cannot be read gives no names, as a damaged table does.
     """
     try:
-        return _symbols(open_image(stream), [])
+        return image_symbols(open_image(stream))
+    except InputError:
+        return SymbolTable([], "unreadable")
+
+
+def image_symbols(elf: ElfImage) -> SymbolTable:
+    """The function symbols of an ELF image already read (the vDSO, a view of a core's memory, not copied
+    to be read as a stream), as `function_symbols` gives them."""
+    try:
+        return _symbols(elf, [])
     except InputError:
         return SymbolTable([], "unreadable")
 

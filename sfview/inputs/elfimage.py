@@ -86,11 +86,15 @@ class SectionHeader(NamedTuple):
 
 
 class Note(NamedTuple):
-    """One note: its type, name (with its NUL, as stored) and descriptor, and where it starts."""
+    """One note: its type, name (with its NUL, as stored) and descriptor, and where it starts.
+
+    Name and descriptor are views of the bytes the notes were split from, not copies: a sparse core's
+    note of 600 MB was copied whole (1.2 GB of memory) though no reader wanted it.
+    """
 
     type: int
-    name: bytes
-    desc: bytes
+    name: memoryview
+    desc: memoryview
     offset: int
     """From the start of the bytes the notes were split from."""
     size: int
@@ -325,6 +329,7 @@ class ElfImage:
         """The notes in a note section's or segment's bytes, in order, stopping where one runs past them
         (as pyelftools, which stops once no whole header is left)."""
         header = struct.Struct(self.order + "III")
+        data = memoryview(data)
         pos = 0
         while pos + NOTE_HEADER < len(data):
             namesz, descsz, kind = header.unpack_from(data, pos)
@@ -332,8 +337,8 @@ class ElfImage:
             end = desc_at + (descsz + 3) // 4 * 4
             if desc_at + descsz > len(data):
                 return
-            name = bytes(data[pos + NOTE_HEADER : pos + NOTE_HEADER + namesz])
-            yield Note(kind, name, bytes(data[desc_at : desc_at + descsz]), pos, end - pos)
+            name = data[pos + NOTE_HEADER : pos + NOTE_HEADER + namesz]
+            yield Note(kind, name, data[desc_at : desc_at + descsz], pos, end - pos)
             pos = end
 
     def build_id(self) -> bytes | None:
@@ -345,7 +350,7 @@ class ElfImage:
             with reading(f"the notes of {header.name or 'an unnamed section'}"):
                 for note in self.notes(data):
                     if note.type == NT_GNU_BUILD_ID and note.name == b"GNU\0" and note.desc:
-                        return note.desc
+                        return bytes(note.desc)
         return None
 
 

@@ -102,7 +102,10 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     """
     elf = doc.elf
     assert elf is not None
-    abi = abi_for(elf.image)
+    try:
+        abi = abi_for(elf.image)
+    except InputError as exc:  # a machine it has no CFI registers for: the file is refused, by name
+        raise exc.located(doc.path) from None
     section = doc.require_section()
     try:
         base = load_address(elf)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
-from sfview.inputs.elf import function_symbols, unwinding_symbols
+from sfview.inputs.elf import function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.elfimage import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe import describe
@@ -220,14 +220,14 @@ def _vdso(core: Core, machine: str) -> Module | None:
     symbols name its frames (`clock_gettime`), its `.eh_frame` unwinds them, as gdb does."""
     start = core.auxv.get(AT_SYSINFO_EHDR)
     image = core.memory.bytes_from(start) if start else None
-    if not image or not image.startswith(b"\x7fELF"):
+    if image is None or image[:4] != b"\x7fELF":
         return None
     try:
         elf = ElfImage(image)
         if elf.machine != machine:
             return None
         bias = _load_bias(elf, start)
-        symbols = function_symbols(io.BytesIO(image))
+        symbols = image_symbols(elf)
     except Exception:  # a vDSO image the core holds damaged or in part: its frames go unnamed
         return None
     return Module("[vdso]", None, bias, symbols.name_at, cfi=functools.cache(lambda: _cfi(elf)))
@@ -247,7 +247,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             f"{ELF_MACHINES.get(elf.machine, elf.machine)}",
             path=core.path,
         )
-    notes: list[str] = []
+    notes = [f"{core.path}: {damage}" for damage in core.damaged]
+    without_files = "no readable NT_FILE note" if core.damaged else "no NT_FILE note"
     mapped = core.mapped_files()
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
@@ -258,7 +259,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if mapped:
             notes.append(f"the core maps no file named {name}; the program's load bias {bias:#x} comes from AT_ENTRY")
         else:
-            notes.append(f"no NT_FILE note: the program's load bias {bias:#x} comes from AT_ENTRY")
+            notes.append(f"{without_files}: the program's load bias {bias:#x} comes from AT_ENTRY")
     else:
         raise InputError(
             f"the core maps no file named {name} and has no AT_ENTRY: is it a core of {name}?", path=core.path
@@ -273,7 +274,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         linked = _linked_libraries(elf, bias, core.memory)
         libraries = [(path, lambda _elf, lib_bias=lib_bias: lib_bias) for path, lib_bias in linked]
         if linked:
-            notes.append(f"no NT_FILE note: {len(linked)} libraries from the dynamic linker's list in memory")
+            notes.append(f"{without_files}: {len(linked)} libraries from the dynamic linker's list in memory")
     for path, bias_of in libraries:
         found = _find_library(path, lib_dirs, sysroot)
         if found is None:
