@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from sfview.errors import InputError
-from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, names_bound, reading
 from sfview.inputs.elfimage import (
     PT_GNU_SFRAME,
@@ -164,9 +163,7 @@ def _from_segment(elf: ElfImage) -> Found | None:
     for segment in elf.segments:
         if segment.type == PT_GNU_SFRAME:
             with reading(f"the segment at file offset {segment.offset:#x}"):
-                view = elf.segment_view(segment)
-                limits.check_size(len(view), "bytes")  # copied: the section model keeps its bytes
-                data = bytes(view)
+                data = elf.segment_bytes(segment)  # copied: the section model keeps its bytes
             cut = (
                 None
                 if len(data) == segment.filesz

@@ -72,6 +72,7 @@ class ElfFile(ELFFile):
     def image(self) -> ElfImage:
         """The same file for the struct-based reader (what the CFI decoder reads), this reader its library."""
         image = ElfImage(self.mapped)
+        image.stream = self.stream
         image.library = self
         image.lost = self.lost
         return image
