@@ -25,7 +25,6 @@ when something only pyelftools reads (relocations, DWARF) is asked for.
 from __future__ import annotations
 
 import io
-import mmap
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any, BinaryIO
@@ -60,19 +59,9 @@ class ElfFile(ELFFile):
         """What pyelftools' readers could not do here and what it cost (a DWARF section left unrelocated)."""
 
     @cached_property
-    def mapped(self) -> memoryview:
-        """The whole file, mapped (read by the OS page by page as it is used), or the bytes in memory."""
-        if isinstance(self.stream, io.BytesIO):
-            return self.stream.getbuffer().toreadonly()
-        if self.stream_len == 0:
-            return memoryview(b"")
-        return memoryview(mmap.mmap(self.stream.fileno(), 0, access=mmap.ACCESS_READ))
-
-    @cached_property
     def image(self) -> ElfImage:
         """The same file for the struct-based reader (what the CFI decoder reads), this reader its library."""
-        image = ElfImage(self.mapped)
-        image.stream = self.stream
+        image = ElfImage.of(self.stream)
         image.library = self
         image.lost = self.lost
         return image
