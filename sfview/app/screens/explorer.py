@@ -191,7 +191,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.code_table = CodeTable(doc, self.overview, id="code")
         self.tables = TableStack(self.fde_table, self.fre_table, self.code_table, id="tables")
         self.structure_pane = TabPane("Structure", id="structure")
-        self.structure = StructureTree(self.fields, self.names, id="tree")
+        self.structure = StructureTree(self.fields, self.names, self.overview, id="tree")
         self.detail = FieldDetail(self.fields, self.source, id="detail")
         self.frame_picture = FramePicture(id="frame-picture")
         self.problems = ProblemList(id="problems")

@@ -9,6 +9,8 @@ chunks the chunks are grouped in turn (`fdes[0..99999]`): a million functions
 would otherwise open as a thousand chunks, each line of which the tree
 measures again on every change (a first look at the tab took 600 ms). A function's rows
 are chunked the same way (`fres[0..999]`): a function may have a million.
+A chunk's FDE labels come from the overview's start column once it is ready,
+not from a thousand functions decoded (`_fde_labels`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sfview.app.names import Names
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
 from sfview.sframe.fields import Field, FieldTree, RowFields
+from sfview.sframe.overview import Overview
 from sfview.sframe.section import Span
 
 __all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK_TYPE", "StructureTree"]
@@ -45,9 +48,11 @@ NodeData = Field | int
 class StructureTree(Tree[NodeData]):
     """Header, FDEs, each function's FREs, down to every field and bit."""
 
-    def __init__(self, fields: FieldTree, names: Names, *, id: str | None = None) -> None:
+    def __init__(self, fields: FieldTree, names: Names, overview: Overview, *, id: str | None = None) -> None:
         self.fields = fields
         self.section = fields.section
+        self.overview = overview
+        """Every function's start, once ready: a chunk's labels without decoding its functions."""
         self.problems: dict[int, Severity] = {}
         """FDEs a check of the section found problems in (their worst severity), said on their nodes."""
         self.names = names
@@ -184,8 +189,8 @@ class StructureTree(Tree[NodeData]):
         """One node per FDE, or per chunk of `CHUNK` FDEs when there are more (per group of chunks when
         there are more than `CHUNKS_AT_MOST` chunks)."""
         if len(indexes) <= CHUNK:
-            for index in indexes:
-                self._fde_nodes[index] = node.add(self._fde_label(index), data=index)
+            for index, label in zip(indexes, self._fde_labels(indexes), strict=True):
+                self._fde_nodes[index] = node.add(label, data=index)
             return
         size = self.section.fde_size
         start = self.section.fde_start
@@ -250,14 +255,35 @@ class StructureTree(Tree[NodeData]):
         icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
         return cell_len(icon) + node.label.cell_len
 
+    def _fde_labels(self, indexes: range) -> list[Text]:
+        """The labels of a chunk's FDEs, as `_fde_label` makes them. Once the overview is ready, from its start
+        column and the names listed from it: decoding and naming a thousand functions one by one was 57 ms of
+        opening a chunk of a million. A function the overview says is broken (its FDE may not decode) is still
+        decoded, as is every function before the overview is ready."""
+        if not self.overview.ready:
+            return [self._fde_label(index) for index in indexes]
+        starts = self.overview.start[indexes.start : indexes.stop]
+        names = self.names.listing(self.section, starts, first=indexes.start)
+        broken = [shape.broken for shape in self.overview.shapes]
+        shape = self.overview.shape
+        return [
+            self._fde_label(index) if broken[shape[index]] else self._readable_label(index, start, name)
+            for index, start, name in zip(indexes, starts, names, strict=True)
+        ]
+
     def _fde_label(self, index: int) -> Text:
+        """FDE `index`'s label, its function decoded: `fdes[3]  0x1040  main`, or that it cannot be decoded."""
         func = self.section.function(index)
-        label = Text.assemble((f"fdes[{index}]", "bold"))
         if func.error:
+            label = Text.assemble((f"fdes[{index}]", "bold"))
             label.append("  cannot be decoded", style="red")
             return label
-        label.append(f"  {func.start_address:#x}")
-        name = self.names.of(func)
+        return self._readable_label(index, func.start_address, self.names.of(func))
+
+    def _readable_label(self, index: int, start: int, name: str) -> Text:
+        """The label of an FDE that can be decoded: its index, start address, name and problem (if any)."""
+        label = Text.assemble((f"fdes[{index}]", "bold"))
+        label.append(f"  {start:#x}")
         if name:
             label.append(f"  {name}", style="italic")
         problem = self.problems.get(index)

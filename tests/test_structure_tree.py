@@ -1,0 +1,77 @@
+"""The Structure tab's FDE labels made from the overview equal those made by decoding each function."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DATA, fuzzed_section
+from rich.text import Text
+
+from sfview.app.names import Names
+from sfview.app.widgets.structure_tree import StructureTree
+from sfview.check.catalogue import Severity
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.sframe.overview import Overview
+
+FUZZ_SEEDS = range(60)
+
+
+def _tree(path: Path) -> StructureTree:
+    """A tree of the file's section, its overview whole and its names read."""
+    doc = Document.open(str(path))
+    section = doc.require_section()
+    names = Names(doc)
+    names.load()
+    tree = StructureTree(doc.fields, names, Overview.of(section))
+    tree.problems = {index: Severity.ERROR if index % 2 else Severity.WARNING for index in range(1, len(section), 3)}
+    return tree
+
+
+def _as_compared(labels: list[Text]) -> list[tuple[str, list[object], object]]:
+    return [(label.plain, list(label.spans), label.style) for label in labels]
+
+
+def _assert_same_labels(tree: StructureTree) -> None:
+    """Every FDE's label, by chunks of 3 (so that chunks start past 0), both ways."""
+    count = len(tree.section)
+    for first in range(0, count, 3):
+        chunk = range(first, min(first + 3, count))
+        fast = tree._fde_labels(chunk)
+        assert _as_compared(fast) == _as_compared([tree._fde_label(index) for index in chunk])
+
+
+@pytest.mark.parametrize(
+    "name", ["shapes-x86_64-O2", "shapes-x86_64-O2.o", "libshapes-x86_64.so", "shapes-aarch64-O2", "deep-x86_64"]
+)
+def test_a_chunks_labels_from_the_overview_are_those_of_its_functions(name: str) -> None:
+    tree = _tree(DATA / name)
+    _assert_same_labels(tree)
+    labels = tree._fde_labels(range(len(tree.section)))
+    assert any(span.style == "italic" for label in labels for span in label.spans), "names are in the labels"
+
+
+def test_a_damaged_sections_labels_from_the_overview_are_those_of_its_functions(tmp_path: Path) -> None:
+    """Fuzzed sections: FDEs that cannot be decoded, or whose rows cannot, are labelled as before."""
+    undecodable = trees = 0
+    for seed in FUZZ_SEEDS:
+        try:
+            tree = _tree(fuzzed_section(seed, tmp_path))
+        except InputError:  # a header the model refuses: no tree to label
+            continue
+        _assert_same_labels(tree)
+        trees += 1
+        undecodable += sum("cannot be decoded" in label.plain for label in tree._fde_labels(range(len(tree.section))))
+    assert trees > len(FUZZ_SEEDS) // 2, "most fuzzed sections are read"
+    assert undecodable, "some fuzzed FDE cannot be decoded"
+
+
+def test_before_the_overview_is_ready_labels_come_from_the_functions() -> None:
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"))
+    names = Names(doc)
+    names.load()
+    tree = StructureTree(doc.fields, names, Overview(doc.require_section()))
+    chunk = range(len(tree.section))
+    assert _as_compared(tree._fde_labels(chunk)) == _as_compared([tree._fde_label(index) for index in chunk])
+    assert not tree.section._functions.count(None), "each function decoded"
