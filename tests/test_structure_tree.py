@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DATA, fuzzed_section
+from conftest import DATA, fuzzed_section, v3_section
 from rich.text import Text
 
 from sfview.app.names import Names
@@ -50,6 +50,18 @@ def test_a_chunks_labels_from_the_overview_are_those_of_its_functions(name: str)
     _assert_same_labels(tree)
     labels = tree._fde_labels(range(len(tree.section)))
     assert any(span.style == "italic" for label in labels for span in label.spans), "names are in the labels"
+
+
+@pytest.mark.parametrize("flags", [0x1, 0x5], ids=["absolute", "pcrel"])
+def test_a_version_3_flexible_functions_label_from_the_overview_is_that_of_its_function(
+    tmp_path: Path, flags: int
+) -> None:
+    """A flexible FDE (read through the model by the overview too), its start written relative or not."""
+    path = tmp_path / "v3.sframe"
+    path.write_bytes(v3_section(1, [(0, 0, [0x3 << 3 | 0x1, 16, 0x1, 0])], flags=flags, size=16))
+    tree = _tree(path)
+    _assert_same_labels(tree)
+    assert "0x1000" in tree._fde_labels(range(1))[0].plain
 
 
 def test_a_damaged_sections_labels_from_the_overview_are_those_of_its_functions(tmp_path: Path) -> None:
