@@ -19,6 +19,11 @@ lives here rather than in `rules.py` because SFrame itself never needs it.
 
 Each row keeps where it came from: the section and the byte offset of its FDE
 (and of the FDE's CIE); a row does not name the instruction that started it.
+
+No dataclasses here (named tuples, and plain classes with slots for the rows
+and functions): `sfview unwind` walks libc with DWARF CFI, and importing
+`dataclasses` (with `inspect`) and building its classes cost about 10 ms of
+that command's 44 ms start (issue 16).
 """
 
 from __future__ import annotations
@@ -30,8 +35,7 @@ import itertools
 import operator
 import struct
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from elftools.common.exceptions import ELFError
 
@@ -49,8 +53,7 @@ if TYPE_CHECKING:
 ADDRESS_MASK = (1 << 64) - 1
 
 
-@dataclass(frozen=True, slots=True)
-class Unexpressible:
+class Unexpressible(NamedTuple):
     """A DWARF rule that is an expression: nothing numeric can stand for it."""
 
     what: str
@@ -65,8 +68,7 @@ class Unexpressible:
 CfiRule = Rule | Unexpressible
 
 
-@dataclass(frozen=True, slots=True)
-class Abi:
+class Abi(NamedTuple):
     """The DWARF register numbers that matter for unwinding on one machine."""
 
     name: str
@@ -95,24 +97,52 @@ def abi_for(elf: ElfImage) -> Abi:
     return ABIS[machine]
 
 
-@dataclass(slots=True)
 class CfiRow:
-    """One line of an FDE's table: the rules from `address` to the next row."""
+    """One line of an FDE's table: the rules from `address` to the next row. Equal to a row of the same
+    rules (the differential tests compare tables)."""
 
     address: int
     cfa: CfiRule
     ra: CfiRule
     fp: CfiRule
-    others: dict[int, CfiRule] = field(default_factory=dict)
+    others: dict[int, CfiRule]
     """Rules for the other registers (callee-saved ones SFrame does not track)."""
-    ra_signed: bool = False
+    ra_signed: bool
     """AArch64: the saved RA is signed here (`DW_CFA_AARCH64_negate_ra_state` toggled it), as
     SFrame's mangled-RA bit says."""
 
+    __slots__ = ("address", "cfa", "fp", "others", "ra", "ra_signed")
+    __hash__ = None  # equal by value, and changeable: as a dataclass's
 
-@dataclass(slots=True)
+    def __init__(
+        self,
+        address: int,
+        cfa: CfiRule,
+        ra: CfiRule,
+        fp: CfiRule,
+        others: dict[int, CfiRule] | None = None,
+        ra_signed: bool = False,
+    ) -> None:
+        self.address = address
+        self.cfa = cfa
+        self.ra = ra
+        self.fp = fp
+        self.others = {} if others is None else others
+        self.ra_signed = ra_signed
+
+    def _values(self) -> tuple:
+        return self.address, self.cfa, self.ra, self.fp, self.others, self.ra_signed
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, CfiRow) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"CfiRow{self._values()!r}"
+
+
 class CfiFunction:
-    """One FDE: its address range, its rows, and where its bytes are."""
+    """One FDE: its address range, its rows, and where its bytes are. Equal to a function of the same
+    values (the differential tests compare tables)."""
 
     start_address: int
     size: int
@@ -122,14 +152,59 @@ class CfiFunction:
     fde_offset: int
     """Offset of the FDE in its section."""
     cie_offset: int
-    entry_source: Callable[[], FDE | None] | None = None
+    entry_source: Callable[[], FDE | None] | None
     """Gives pyelftools' object for the FDE, which describes its instructions (None for a table read
     from elsewhere, such as a Breakpad file)."""
-    fde_size: int = 0
+    fde_size: int
     """Bytes the FDE takes in its section (its length field included)."""
-    location_offset: int = 0
+    location_offset: int
     """Offset in its section of the FDE's `initial_location` field: in an object file, the relocation
     there says where the function will be."""
+
+    __slots__ = (
+        "cie_offset",
+        "entry_source",
+        "fde_offset",
+        "fde_size",
+        "location_offset",
+        "rows",
+        "section",
+        "size",
+        "start_address",
+    )
+    __hash__ = None  # equal by value, and changeable: as a dataclass's
+
+    def __init__(
+        self,
+        start_address: int,
+        size: int,
+        rows: list[CfiRow],
+        section: str,
+        fde_offset: int,
+        cie_offset: int,
+        entry_source: Callable[[], FDE | None] | None = None,
+        fde_size: int = 0,
+        location_offset: int = 0,
+    ) -> None:
+        self.start_address = start_address
+        self.size = size
+        self.rows = rows
+        self.section = section
+        self.fde_offset = fde_offset
+        self.cie_offset = cie_offset
+        self.entry_source = entry_source
+        self.fde_size = fde_size
+        self.location_offset = location_offset
+
+    def _values(self) -> tuple:
+        return (self.start_address, self.size, self.rows, self.section, self.fde_offset, self.cie_offset,
+                self.entry_source, self.fde_size, self.location_offset)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, CfiFunction) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"CfiFunction{self._values()!r}"
 
     @property
     def end_address(self) -> int:

@@ -6,6 +6,10 @@ kernel's `user_regs_struct` of each architecture (the order below), `NT_FILE`
 (the mapped files), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
 given by name (`rip`, `rsp`, `x29`, `pc`, s390x's `pswa` and `r15`); the unwinder maps names to DWARF
 numbers. Inputs know nothing of the SFrame model.
+
+No dataclasses here (a named tuple, and plain classes): `sfview unwind` reads
+cores here, and importing `dataclasses` (with `inspect`) and building its
+classes cost about 10 ms of that command's 44 ms start (issue 16).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import bisect
 import os
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import open_regular_file
@@ -63,16 +67,20 @@ AT_PHDR, AT_ENTRY, AT_SYSINFO_EHDR = 3, 9, 33
 NT_PRSTATUS, NT_AUXV, NT_FILE, NT_ARM_PAC_MASK = 1, 6, 0x46494C45, 0x406
 
 
-@dataclass
 class Thread:
     """One thread's registers as the core saved them."""
 
     tid: int
     registers: dict[str, int]
 
+    __slots__ = ("registers", "tid")
 
-@dataclass(frozen=True)
-class Mapping:
+    def __init__(self, tid: int, registers: dict[str, int]) -> None:
+        self.tid = tid
+        self.registers = registers
+
+
+class Mapping(NamedTuple):
     """A file mapped into the process (`NT_FILE`): where, and from which offset of the file."""
 
     start: int
@@ -81,7 +89,6 @@ class Mapping:
     path: str
 
 
-@dataclass
 class Memory:
     """Readable memory: the core's `PT_LOAD` contents, then words and ranges added by hand.
 
@@ -89,15 +96,20 @@ class Memory:
     can say which address it needed instead of failing.
     """
 
-    little_endian: bool = True
-    _starts: list[int] = field(default_factory=list)
-    _ranges: list[tuple[int, bytes | memoryview]] = field(default_factory=list)
-    words: dict[int, int] = field(default_factory=dict)
+    little_endian: bool
+    words: dict[int, int]
     """Words a person typed: address → 8-byte value; they take precedence."""
 
-    _pending: list[tuple[int, bytes | memoryview]] = field(default_factory=list)
+    _pending: list[tuple[int, bytes | memoryview]]
     """Ranges added since the last read, sorted in at the next one: one sort, not an insertion each
     (200,000 `PT_LOAD`s in reverse order took 4.9 s of list inserts)."""
+
+    def __init__(self, little_endian: bool = True) -> None:
+        self.little_endian = little_endian
+        self._starts: list[int] = []
+        self._ranges: list[tuple[int, bytes | memoryview]] = []
+        self.words = {}
+        self._pending = []
 
     def add(self, start: int, data: bytes | memoryview) -> None:
         """Make `data` readable at `start`; a view is kept as it is, not copied. Of ranges that start at
@@ -143,7 +155,6 @@ class Memory:
         return None if held is None else int.from_bytes(held, "little" if self.little_endian else "big")
 
 
-@dataclass
 class Core:
     """What an ELF core file says about the process it was taken of."""
 
@@ -155,9 +166,28 @@ class Core:
     auxv: dict[int, int]
     pac_mask: int | None
     """The mask of pointer-authentication bits (`NT_ARM_PAC_MASK`, instruction key), when the core has one."""
-    damaged: list[str] = field(default_factory=list)
+    damaged: list[str]
     """What the core's damaged notes cost (an `NT_FILE` that cannot be read: the mapped files), one line
     each, without the core's name."""
+
+    def __init__(
+        self,
+        path: str,
+        machine: str,
+        threads: list[Thread],
+        memory: Memory,
+        mappings: list[Mapping],
+        auxv: dict[int, int],
+        pac_mask: int | None,
+    ) -> None:
+        self.path = path
+        self.machine = machine
+        self.threads = threads
+        self.memory = memory
+        self.mappings = mappings
+        self.auxv = auxv
+        self.pac_mask = pac_mask
+        self.damaged = []
 
     @property
     def pc_name(self) -> str:

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.generated.sframe import Sframe
 from sfview.sframe.rules import CFA, STACK_SLOT, Kind, Rule
@@ -249,9 +248,9 @@ def rule_json(section: Section, rule: Rule, text: str) -> dict[str, object]:
 # The explorer's notation, explained -----------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Notation:
-    """One symbol of the explorer's notation and what it means."""
+class Notation(NamedTuple):
+    """One symbol of the explorer's notation and what it means (a named tuple, not a dataclass: see
+    `sfview.sframe.rules`, the unwind's start)."""
 
     symbol: str
     short: str

@@ -21,6 +21,11 @@ evaluated by `sfview.dwarf.expression`), the caller's SP is the CFA, and the
 callee-saved registers no rule mentions are carried over unchanged (the
 ABI says the callee keeps them). A rule "saved in register N" is a `Rule`
 based on N, not dereferenced: it reads the frame's N like any other.
+
+`Module`, `Frame`, `Backtrace` and `Machine` are plain classes, not
+dataclasses: importing `dataclasses` (with `inspect`) and building the
+classes on `sfview unwind`'s path cost about 10 ms of that command's 44 ms
+start (issue 16: no slower than gdb's `bt`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ import bisect
 import copy
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -48,7 +52,6 @@ LOAD = "*({:#x}) = {:#x}"
 """The arithmetic of a word loaded from a known address: `*(0x7ffc…) = 0x5555…`."""
 
 
-@dataclass
 class Module:
     """A program or shared library mapped into the process, with its SFrame section."""
 
@@ -59,10 +62,26 @@ class Module:
     name_at: Callable[[int, int], str]
     """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`), its symbol
     found at a second address (for a return address, its call's: `SymbolTable.name_at`)."""
-    library: str | None = None
+    library: str | None
     """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
-    cfi: Callable[[], CfiTable | EhFrameIndex | None] | None = None
+    cfi: Callable[[], CfiTable | EhFrameIndex | None] | None
     """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
+
+    def __init__(
+        self,
+        name: str,
+        section: Section | None,
+        bias: int,
+        name_at: Callable[[int, int], str],
+        library: str | None = None,
+        cfi: Callable[[], CfiTable | EhFrameIndex | None] | None = None,
+    ) -> None:
+        self.name = name
+        self.section = section
+        self.bias = bias
+        self.name_at = name_at
+        self.library = library
+        self.cfi = cfi
 
 
 AnyRule = Rule | Unexpressible
@@ -121,7 +140,6 @@ class Computation:
         return f"{self.what} {self.formula}: {self.arithmetic}"
 
 
-@dataclass(slots=True)
 class Frame:
     """One frame of the backtrace, and how its caller was found from it."""
 
@@ -129,25 +147,74 @@ class Frame:
     pc: int
     registers: dict[int, int]
     """The frame's known registers, by DWARF number (frame 0: all the core gives)."""
-    module: Module | None = None
-    function: Function | None = None
-    row: Row | None = None
-    lookup: str = ""
+    module: Module | None
+    function: Function | None
+    row: Row | None
+    lookup: str
     """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
-    computations: list[Computation] = field(default_factory=list)
-    fallback: bool = False
+    computations: list[Computation]
+    fallback: bool
     """Found by a heuristic: no FDE covered its PC (`heuristic` says which)."""
-    heuristic: str = ""
+    heuristic: str
     """`frame-pointer chain`, or `LR (PLT stub)`: which guess found the caller, when no rule did."""
-    signal: bool = False
+    signal: bool
     """A sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers were saved
     by the kernel in the signal frame."""
-    dwarf: bool = False
+    dwarf: bool
     """Unwound with DWARF CFI in an SFrame walk: its code has no SFrame data."""
-    interrupted: bool = False
+    interrupted: bool
     """The caller of a signal frame: its PC is the instruction the signal stopped, looked up as it is."""
-    cfa: int | None = None
+    cfa: int | None
     """The CFA the step worked out (the caller's SP), for telling a loop."""
+
+    __slots__ = (
+        "cfa",
+        "computations",
+        "dwarf",
+        "fallback",
+        "function",
+        "heuristic",
+        "interrupted",
+        "lookup",
+        "module",
+        "number",
+        "pc",
+        "registers",
+        "row",
+        "signal",
+    )
+
+    def __init__(
+        self,
+        number: int,
+        pc: int,
+        registers: dict[int, int],
+        module: Module | None = None,
+        function: Function | None = None,
+        row: Row | None = None,
+        lookup: str = "",
+        computations: list[Computation] | None = None,
+        fallback: bool = False,
+        heuristic: str = "",
+        signal: bool = False,
+        dwarf: bool = False,
+        interrupted: bool = False,
+        cfa: int | None = None,
+    ) -> None:
+        self.number = number
+        self.pc = pc
+        self.registers = registers
+        self.module = module
+        self.function = function
+        self.row = row
+        self.lookup = lookup
+        self.computations = [] if computations is None else computations
+        self.fallback = fallback
+        self.heuristic = heuristic
+        self.signal = signal
+        self.dwarf = dwarf
+        self.interrupted = interrupted
+        self.cfa = cfa
 
     @property
     def lookup_pc(self) -> int:
@@ -172,13 +239,17 @@ class Frame:
         return changed, sorted(n for n in caller.registers if n not in changed)
 
 
-@dataclass
 class Backtrace:
     frames: list[Frame]
     stop: str
     """Why the walk ended, in words."""
-    missing_address: int | None = None
+    missing_address: int | None
     """When it ended for want of a memory word: that word's address (the debugger asks for it)."""
+
+    def __init__(self, frames: list[Frame], stop: str, missing_address: int | None = None) -> None:
+        self.frames = frames
+        self.stop = stop
+        self.missing_address = missing_address
 
     def __iter__(self) -> Iterator[Frame]:
         """The frames, as a `Walk` gives them: the printers take either."""
@@ -293,7 +364,6 @@ CALLEE_SAVED = {
 }
 
 
-@dataclass
 class Machine:
     """The architecture's register numbering (from the section's ABI)."""
 
@@ -302,13 +372,33 @@ class Machine:
     fp: int
     ra: int
     aarch64: bool
-    sp_val_offset: int = 0
+    sp_val_offset: int
     """The caller's SP is the CFA plus this (s390x: -160, the register save area; elsewhere 0)."""
-    big_endian: bool = False
+    big_endian: bool
     """The machine's byte order (s390x): how memory words hold code."""
-    fp_chain: bool = True
+    fp_chain: bool
     """Frames keep a record of the caller's FP and RA where the FP points (x86-64's `push rbp; mov rbp,
     rsp`, AArch64's frame record); s390x code keeps none (its back chain is an option, off by default)."""
+
+    def __init__(
+        self,
+        abi: int,
+        sp: int,
+        fp: int,
+        ra: int,
+        aarch64: bool,
+        sp_val_offset: int = 0,
+        big_endian: bool = False,
+        fp_chain: bool = True,
+    ) -> None:
+        self.abi = abi
+        self.sp = sp
+        self.fp = fp
+        self.ra = ra
+        self.aarch64 = aarch64
+        self.sp_val_offset = sp_val_offset
+        self.big_endian = big_endian
+        self.fp_chain = fp_chain
 
     @classmethod
     def of(cls, section: Section) -> Machine:

@@ -6,6 +6,10 @@ its own SFrame section and load bias (from `NT_FILE`, or for a core without
 one, as qemu-user writes them, from `AT_ENTRY` in `NT_AUXV`); the registers of
 the chosen thread; the core's memory. From typed registers: the program
 alone, at its link addresses, and the memory words given.
+
+`Session` is a plain class, not a dataclass: importing `dataclasses` (with
+`inspect`) and building the classes on `sfview unwind`'s path cost about
+10 ms of that command's 44 ms start (issue 16).
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ import functools
 import io
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sfview.document import Document
@@ -36,7 +39,6 @@ PAGE_SIZE = 4096
 ELF_MACHINES = {"EM_X86_64": "x86-64", "EM_AARCH64": "AArch64", "EM_S390": "s390x"}
 
 
-@dataclass
 class Session:
     """Everything an unwind needs, and what was noticed while gathering it."""
 
@@ -45,7 +47,21 @@ class Session:
     """None until a person gives it."""
     registers: dict[int, int]
     memory: Memory
-    notes: list[str] = field(default_factory=list)
+    notes: list[str]
+
+    def __init__(
+        self,
+        unwinder: Unwinder,
+        pc: int | None,
+        registers: dict[int, int],
+        memory: Memory,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.unwinder = unwinder
+        self.pc = pc
+        self.registers = registers
+        self.memory = memory
+        self.notes = [] if notes is None else notes
 
 
 def register_numbers(machine: Machine) -> dict[str, int]:

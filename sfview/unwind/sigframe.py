@@ -18,7 +18,7 @@ whose `struct rt_sigframe` qemu-user copies; `arch/s390/kernel/signal.c`, whose
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sfview.generated.sframe import Sframe
 
@@ -26,9 +26,9 @@ PC = -1
 """Where the interrupted PC is saved (it has no DWARF register number on AArch64)."""
 
 
-@dataclass(frozen=True)
-class Trampoline:
-    """One architecture's sigreturn trampoline and its signal frame."""
+class Trampoline(NamedTuple):
+    """One architecture's sigreturn trampoline and its signal frame (a named tuple, not a dataclass:
+    see `sfview.sframe.rules`, the unwind's start)."""
 
     code: bytes
     """The trampoline's instructions, from its first byte."""
