@@ -98,9 +98,39 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     return args
 
 
+class _TerminalWidth(argparse.HelpFormatter):
+    """argparse's formatter, the terminal's width asked for when help or usage is written, not when it is made.
+
+    argparse makes a formatter for every argument it adds (to check its metavar), and each asked `shutil`
+    for the width: importing it (with bz2, lzma and zlib) was 1.5 ms of `sfview unwind`'s 36 ms start
+    (issue 16). The width is still `shutil`'s, worked out as argparse works it out.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        width_for_now = 0 if width is None else width  # the terminal's is asked for in format_help
+        super().__init__(prog, indent_increment, max_help_position, width_for_now)
+        self._asked = (max_help_position, width)
+
+    def format_help(self) -> str:
+        max_help_position, width = self._asked
+        if width is None:
+            import shutil
+
+            width = shutil.get_terminal_size().columns - 2
+        self._width = width
+        self._max_help_position = min(max_help_position, max(width - 20, self._indent_increment * 2))
+        return super().format_help()
+
+
+class _RawDescription(argparse.RawDescriptionHelpFormatter, _TerminalWidth):
+    """The explorer's formatter: its epilog (the commands' list) kept as written."""
+
+
 def _dump_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sfview dump", description="Print an SFrame section as `readelf --sframe` does (or as JSON)."
+        prog="sfview dump",
+        formatter_class=_TerminalWidth,
+        description="Print an SFrame section as `readelf --sframe` does (or as JSON).",
     )
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument(
@@ -126,7 +156,7 @@ def _app_parser() -> argparse.ArgumentParser:
         + "\n".join(f"  {name:<{width}}  {line}" for name, line in SUMMARIES.items())
         + "\n\n"
         + textwrap.fill(f"numbers (--regs, --mem, --bias, --base, and in the app): {RULE}", 79),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawDescription,
     )
     parser.add_argument("--version", action="version", version=f"sfview {_version()}")
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
@@ -191,6 +221,7 @@ def _raise_first(doc: Document, errors: list[InputError], where: str) -> None:
 def _compare_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sfview compare",
+        formatter_class=_TerminalWidth,
         description="Compare the SFrame rules with the same file's DWARF CFI (.eh_frame, .debug_frame). "
         "Exit 0: they agree where both describe the code; 1: they disagree; 2: unreadable input.",
     )
@@ -201,7 +232,9 @@ def _compare_parser() -> argparse.ArgumentParser:
 
 def _export_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sfview export", description="Write the SFrame rules in another format (Breakpad STACK CFI)."
+        prog="sfview export",
+        formatter_class=_TerminalWidth,
+        description="Write the SFrame rules in another format (Breakpad STACK CFI).",
     )
     parser.add_argument("file", help="an ELF file with .sframe")
     parser.add_argument("--breakpad", action="store_true", required=True, help="a Breakpad symbol file")
@@ -364,6 +397,7 @@ def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> 
 def _unwind_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sfview unwind",
+        formatter_class=_TerminalWidth,
         description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",
     )
     parser.add_argument("program", help="the program (an ELF file with .sframe)")
@@ -494,6 +528,7 @@ def _check_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="sfview check",
+        formatter_class=_TerminalWidth,
         description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found, or a "
         "profile's consumer refuses the section, crashes or fails a lookup; 2: a file cannot be read at all.",
     )
