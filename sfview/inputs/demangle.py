@@ -22,7 +22,8 @@ from functools import cache
 
 __all__ = ["both", "demangle"]
 
-_PARTS = re.compile(r"^(?P<symbol>_Z[^@+]*)(?P<rest>(?:@.*|\+0x[0-9a-f]+)?)$")
+_PARTS = r"^(?P<symbol>_Z[^@+]*)(?P<rest>(?:@.*|\+0x[0-9a-f]+)?)$"
+"""Compiled (by `re`'s cache) when a C++ name is first met, not when every unwind starts."""
 
 
 @cache
@@ -41,7 +42,7 @@ def demangle(name: str) -> str:
     """`name` as people read it: a C++ symbol demangled, whatever follows it (`+0x12`, `@plt`) kept."""
     if not name.startswith("_Z"):
         return name
-    m = _PARTS.match(name)
+    m = re.match(_PARTS, name)
     if m is None:
         return name
     return _symbol(m["symbol"]) + m["rest"]

@@ -31,7 +31,6 @@ start (issue 16: no slower than gdb's `bt`).
 from __future__ import annotations
 
 import bisect
-import copy
 from array import array
 from collections.abc import Callable, Iterator
 from functools import cached_property, lru_cache, partial
@@ -457,9 +456,7 @@ class Unwinder:
 
     def following(self, cfi: str) -> Unwinder:
         """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
-        other = copy.copy(self)
-        other.cfi = cfi
-        return other
+        return Unwinder(self.modules, self.machine, self.read, self.pac_mask, cfi)  # not `copy`: 0.7 ms to import
 
     # The walk ---------------------------------------------------------------
 
