@@ -13,6 +13,7 @@ import re
 import resource
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,44 @@ def test_gcc_x86_64_programs_unwind_as_gdb_does(tmp_path: Path, flags: list[str]
     result = run_process("unwind", str(program), "--core", str(core))
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout) == expected
+
+
+NOT_IMPORTED_BY_AN_UNWIND = {
+    "dataclasses": "importing it (and inspect, ast, dis) and building the classes took ~10 ms of a 44 ms start",
+    "inspect": "dataclasses' import of it, 4 ms",
+    "shutil": "argparse's terminal width (with bz2, lzma, zlib): asked for only to write help or usage",
+    "copy": "an unwinder following other rules is made, not copied",
+    "elftools.elf": "pyelftools' ELF reader: the unwind reads ELF files with sfview.inputs.elfimage",
+    "elftools.dwarf": "pyelftools' DWARF reader: .eh_frame is read by sfview.dwarf.ehframe",
+    "elftools.construct": "pyelftools' parser library",
+    "textual": "the explorer's UI",
+    "sfview.generated.sframe_debug": "the position-recording parser, for locating a damaged record only",
+}
+"""Modules `sfview unwind` of a static program must not import, and why (issue 16: its start is most of
+its time, and gdb's `bt` of the same core takes ~38 ms)."""
+
+
+def test_a_static_program_unwinds_as_gdb_does_and_imports_only_what_the_unwind_needs(tmp_path: Path) -> None:
+    """A static build of the deep program (its libc has DWARF CFI and no `.eh_frame_hdr`): the frames gdb
+    finds, and none of the modules `NOT_IMPORTED_BY_AN_UNWIND` names loaded, as the `sfview` command
+    runs it (`sfview.entry.run`, what the console script calls)."""
+    need("gcc", "gdb")
+    program = tmp_path / "deep-static"
+    built = subprocess.run(["gcc", "-O2", "-static", "-Wa,--gsframe", "-o", str(program), str(SRC / "deep.c")],
+                           capture_output=True, text=True)  # fmt: skip
+    if built.returncode != 0:
+        pytest.skip(f"gcc cannot link a static program (libc6-dev's libc.a missing?): {built.stderr[-200:]}")
+    core, bt = _gdb_core(program, tmp_path)
+    code = "import sys\nfrom sfview.entry import run\nstatus = run()\nprint('MODULES', *sys.modules)\nsys.exit(status)"
+    result = subprocess.run([sys.executable, "-c", code, "unwind", str(program), "--core", str(core)],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    output, _, modules = result.stdout.partition("MODULES ")
+    assert our_frames(output) == gdb_frames(bt) and "[DWARF CFI]" in output, output + bt
+    loaded = modules.split()
+    assert "sfview.unwind.engine" in loaded, "the list is the unwind's"
+    found = {name: why for name, why in NOT_IMPORTED_BY_AN_UNWIND.items() if name in loaded}
+    assert not found, f"sfview unwind imported: {found}"
 
 
 def test_a_call_through_a_shared_library_unwinds_as_gdb_does(tmp_path: Path) -> None:
