@@ -22,8 +22,12 @@ binary search, not decode the section. Two figures:
   lookup (FDE by binary search, then its row) for PCs across the section:
   time per lookup, and how many FDEs each decoded.
 
-Beside each pair, the floor: this Python starting and doing nothing (what
-sfview cannot go below). An unwind no longer imports pyelftools (its ELF
+sfview runs as users run it: the `sfview` console script beside this Python
+(`pip install .` or `pip install -e .` put it there; run this with the venv's
+Python to time that copy), with this checkout kept off `PYTHONPATH`; without
+the script, `python -m sfview` from this checkout. The first line printed says
+which. Beside each pair, the floor: this Python starting and doing nothing
+(what sfview cannot go below). An unwind no longer imports pyelftools (its ELF
 reading is `sfview.inputs.elfimage`), so the floor is no longer Python with
 pyelftools' ELF reader imported, as it was until then.
 
@@ -33,6 +37,7 @@ Usage: python bench/bench_unwind.py [--repeat N] [--chain]
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import shutil
@@ -49,6 +54,26 @@ sys.path.insert(0, str(REPO_ROOT))
 
 PROGRAM = REPO_ROOT / "tests" / "data" / "deep-x86_64"
 CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
+
+
+SCRIPT = Path(sys.executable).with_name("sfview")
+"""The console script pip installs beside the Python that runs this (not resolved: a venv's Python is a link)."""
+
+
+def sfview_command(*args: str) -> list[str]:
+    """What a user runs: the `sfview` console script, else `python -m sfview` from this checkout."""
+    return [str(SCRIPT), *args] if SCRIPT.exists() else sfview_argv(*args)
+
+
+def sfview_env() -> dict[str, str]:
+    """The measured children's environment; for the console script without this checkout on `PYTHONPATH`,
+    so that an installed copy runs its own code."""
+    env = child_env()
+    if SCRIPT.exists():
+        env.pop("PYTHONPATH")
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 FLOOR = [sys.executable, "-c", "pass"]
@@ -89,8 +114,8 @@ def static_program() -> tuple[Path, Path] | None:
 
 
 def against_gdb(program: Path, core: Path, repeat: int) -> None:
-    env = child_env()
-    sfview = sfview_argv("unwind", str(program), "--core", str(core))
+    env = sfview_env()
+    sfview = sfview_command("unwind", str(program), "--core", str(core))
     gdb = ["gdb", "-batch", "-nx", "-ex", "bt", str(program), str(core)]
     ours, theirs, floor = [], [], []
     run_measured(sfview, env=env)  # warm-up: files into the page cache
@@ -141,13 +166,13 @@ GDB_LIMIT_S = 60
 def chain_modes(core: Path, repeat: int) -> None:
     """`sfview unwind` of a chain core in each output mode, interleaved, and gdb's `bt` on it (within
     `GDB_LIMIT_S`). Each run's output is counted, not kept (`--json` of the chain is 200 MB)."""
-    env = child_env()
+    env = sfview_env()
     runs: dict[tuple[str, ...], list] = {mode: [] for mode in CHAIN_MODES}
     frames: dict[tuple[str, ...], int] = {}
-    run_measured(sfview_argv("unwind", str(PROGRAM), "--core", str(core)), env=env)  # warm-up
+    run_measured(sfview_command("unwind", str(PROGRAM), "--core", str(core)), env=env)  # warm-up
     for _ in range(repeat):
         for mode in CHAIN_MODES:
-            run = run_measured(sfview_argv("unwind", str(PROGRAM), "--core", str(core), *mode), env=env)
+            run = run_measured(sfview_command("unwind", str(PROGRAM), "--core", str(core), *mode), env=env)
             out = run.stdout.decode(errors="replace")
             frames[mode] = out.count('"number"') if "--json" in mode else out.count("\n#") + out.startswith("#")
             run.stdout = b""
@@ -187,14 +212,15 @@ def import_shares(program: Path, core: Path, repeat: int) -> None:
     """Where `sfview unwind`'s import time goes (Python's own `-X importtime`, self times, median over
     the runs): each module counts to the nearest of pyelftools or sfview that imported it (pyelftools'
     `construct.debug` imports `pdb`, and with it `inspect`, `ast`, `tokenize`: pyelftools' cost), the
-    rest is Python's start and the editable install's finder. The unwind reads ELF files with
+    rest is Python's start (and an editable install's finder). The unwind reads ELF files with
     `sfview.inputs.elfimage`: pyelftools' share is its exceptions module alone (`cfi.DECODE_ERRORS`),
     and a rise of it means something on the unwind's path imports pyelftools again. Not interleaved
     with anything: a share, not a speed."""
-    argv = [sys.executable, "-X", "importtime", *sfview_argv("unwind", str(program), "--core", str(core))[1:]]
+    argv = sfview_command("unwind", str(program), "--core", str(core))
+    env = dict(sfview_env(), PYTHONPROFILEIMPORTTIME="1")  # `-X importtime`, for the console script too
     shares: dict[str, list[float]] = {name: [] for name in (*OWNERS, "other")}
     for _ in range(repeat):
-        stderr = subprocess.run(argv, env=child_env(), capture_output=True, check=True).stderr.decode()
+        stderr = subprocess.run(argv, env=env, capture_output=True, check=True).stderr.decode()
         for name, ms in _owned_import_times(stderr).items():
             shares[name].append(ms)
     medians = ", ".join(f"{name} {statistics.median(ms):.1f} ms" for name, ms in shares.items())
@@ -258,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--chain", action="store_true", help="time the 131,071-frame chain cores alone, every mode")
     args = parser.parse_args(argv)
+    print(f"sfview run as: {' '.join(sfview_command())}\n")
     if args.chain:
         with tempfile.TemporaryDirectory() as folder:
             for name, core in chain_cores(Path(folder)):
