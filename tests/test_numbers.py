@@ -3,6 +3,8 @@ registers added up, the same in the app's prompts, the debugger's boxes and on t
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 from conftest import DATA, run_process
 
@@ -87,3 +89,27 @@ def test_help_lists_every_command_and_the_rule() -> None:
     assert "decimal has a trailing dot" in shown.stdout
     said = run_process("--version")
     assert said.returncode == 0 and said.stdout.strip() == f"sfview {version('sfview')}"
+
+
+@pytest.mark.parametrize("columns", [40, 80, 200])
+def test_help_and_usage_wrap_to_the_terminal_as_argparse_s_own_formatter_wraps_them(
+    monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    """Each parser's formatter asks for the terminal's width only when it writes (`cli._TerminalWidth`, for
+    the unwind's start): its help and usage are argparse's own formatter's, at every width."""
+    from sfview import cli
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    helps = set()
+    for make in (cli._app_parser, cli._dump_parser, cli._check_parser, cli._compare_parser, cli._export_parser,
+                 cli._unwind_parser):  # fmt: skip
+        ours, reference = make(), make()
+        raw = issubclass(ours.formatter_class, argparse.RawDescriptionHelpFormatter)
+        reference.formatter_class = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
+        assert ours.formatter_class is not reference.formatter_class
+        assert (ours.format_help(), ours.format_usage()) == (reference.format_help(), reference.format_usage())
+        helps.add(ours.format_help())
+    assert len(helps) == 6
+    narrow = cli._unwind_parser().format_usage()
+    monkeypatch.setenv("COLUMNS", "1000")
+    assert narrow.count("\n") > cli._unwind_parser().format_usage().count("\n") == 1, "the width is the terminal's"
