@@ -14,7 +14,7 @@ from sfview.app.app import SfviewApp
 from sfview.app.widgets.fde_table import SYMBOL_AT_LEAST, FdeTable
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.row_table import RowTable
-from sfview.app.widgets.table_stack import share_height
+from sfview.app.widgets.table_stack import share_height, wanted
 from sfview.check.catalogue import Severity
 from sfview.document import Document
 from sfview.sframe.overview import Overview
@@ -300,3 +300,32 @@ async def test_down_through_functions_of_any_rows_lays_nothing_out(monkeypatch) 
         assert len(rows) >= 3, "functions of different numbers of rows were shown"
         assert ex.fre_table.size.height >= max(rows) + 1 or ex.fde_table.size.height >= ex.fre_table.size.height
         assert not layouts
+
+
+@pytest.mark.parametrize("height", [20, 24])
+async def test_the_filter_line_opened_or_closed_shares_the_height_in_the_same_layout(monkeypatch, height) -> None:
+    """The filter line takes a line from the tables or gives it back: every layout of the screen gives the FDE
+    table its share of the height the stack has in it, not the one it had before (shared after the `Resize`,
+    that took one more layout of the screen, 5 ms of `escape` on a million functions)."""
+    app = explorer()
+    async with app.run_test(size=(120, height)) as pilot:
+        ex = app.explorer
+        await pilot.pause()
+        stale: list[tuple[int, int, int]] = []
+        laid_out = type(ex)._refresh_layout
+
+        def checked(screen, *args, **kwargs) -> None:
+            laid_out(screen, *args, **kwargs)
+            stack, fdes, fres = ex.tables, ex.fde_table, ex.fre_table
+            share = share_height(stack.size.height, wanted(fdes), wanted(fres))
+            if fdes.size.height != share:
+                stale.append((stack.size.height, fdes.size.height, share))
+
+        monkeypatch.setattr(type(ex), "_refresh_layout", checked)
+        heights = set()
+        for key in ("slash", "escape", "slash", "enter", "escape"):
+            await pilot.press(key)
+            await pilot.pause()
+            heights.add(ex.tables.size.height)
+        assert heights == {ex.tables.size.height, ex.tables.size.height - 1}, "the filter line took a line"
+        assert not stale
