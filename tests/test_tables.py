@@ -182,6 +182,46 @@ async def test_going_to_a_function_the_filter_hides_clears_the_filter() -> None:
         assert any("cleared" in n.message for n in app._notifications)
 
 
+async def test_escape_gives_back_the_rows_and_the_selection_from_before_the_filter() -> None:
+    """A filter that keeps the selected function, then `escape`: the rows in the order they were (sorted by
+    size), the same function selected on the same row, and the focus in the table at once (`Screen.set_focus`:
+    the footer's keys then change in the key's frame)."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        table = ex.fde_table
+        await pilot.press("S", "S", "S")  # by size
+        named = {f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()}
+        row = next(row for row, fde in enumerate(shown(table)) if fde in named and row)
+        await pilot.press(*["down"] * row)
+        before = shown(table), ex.selected.fde, table.cursor
+        assert before[1] in named and before[0] != list(range(9))
+        await pilot.press("slash", *"frame")
+        assert sorted(shown(table)) == sorted(named) and ex.selected.fde == before[1]
+        ex.action_clear_filter()
+        assert app.focused is table, "focused at once, not after the next frame"
+        await pilot.pause()
+        assert (shown(table), ex.selected.fde, table.cursor) == before
+        assert not ex.filter_bar.display and "9 FDEs" in summary(app) and "shown" not in summary(app)
+
+
+async def test_sorting_with_a_filter_keeps_the_filter() -> None:
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        table = ex.fde_table
+        await pilot.press("slash", *"frame", "enter")
+        named = [f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()]
+        assert shown(table) == named and app.focused is table
+        await pilot.press("S", "S", "S", "R")  # by size, largest first
+        sizes = [app.section.function(i).size for i in shown(table)]
+        assert sorted(shown(table)) == named and sizes == sorted(sizes, reverse=True)
+        assert shown(table) != named, "the order changed"
+        assert table.query == "frame" and ex.filter_bar.display and ex.filter_line.value == "frame"
+        assert "3 of 9 FDEs shown" in summary(app)
+        assert table.cursor == 0 and ex.selected.fde == shown(table)[0]
+
+
 # ---------------------------------------------------------------- widths
 
 
