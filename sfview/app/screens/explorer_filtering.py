@@ -59,8 +59,13 @@ class Filtering(_Base):
         self.set_focus(self.fde_table)
 
     def _clear_filter(self) -> None:
+        """Every function again, the filter line closed; the whole screen drawn in the next frame. The line
+        closed moves every pane under it, drawn anew in that frame anyway, while the header (its count) came
+        in a frame of its own, 30 ms later in tmux at a million functions: its widget told the screen after
+        the frame had started (1.5 ms more of `escape`'s CPU, drawn at once)."""
         self.filter_bar.remove_class("-shown")
         self._filter("")
+        self.refresh()
 
     def _filter(self, query: str) -> None:
         """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
