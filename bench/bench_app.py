@@ -12,7 +12,10 @@ misses something the other sees:
   pressed in the FDE table the wall time of
   `press` + `pause` (which includes the Pilot's own idle detection, a few
   ms of sleeping) and the CPU time spent; the same for sorting every
-  function (`S`, `R`) and typing a filter a key at a time;
+  function (`S`, `R`) and the filter bar's moves: opening it (`/`), typing
+  a filter a key at a time, `enter`, `escape` (in the line and in the
+  table), sorting what it keeps (each timed alone, the keys leading to it
+  not);
 * a real process in a detached tmux session, as a person runs it: from
   spawning `python -m sfview BINARY` until the FDE table and the status line
   are on the screen, until the header's "working…" is gone (the overview),
@@ -21,7 +24,10 @@ misses something the other sees:
   VmHWM. Its keys start half a second after the overview is ready: on a
   million functions the checks (the Problems tab's) still run in a thread
   then, for seconds, as for a person who starts moving at once; and the
-  first open of the Structure tab, until the tree shows the selected FDE.
+  first open of the Structure tab, until the tree shows the selected FDE;
+  and the filter bar's moves as headless. A lone escape key reaches the app
+  only after Textual's wait for the rest of an escape sequence (`ESCDELAY`,
+  100 ms unless set): the two escapes include it.
 
 Usage: python bench/bench_app.py [--binary PATH] [--keys N] [--size WxH] [--json] [--no-tmux]
 """
@@ -124,15 +130,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         jumps["go to address (chunk not yet opened in the tree)"] = (time.perf_counter() - started_goto) * 1000
         sort_walls, sort_cpus = await per_key("S", 3)  # by start, by end, by size: each a sort of every function
         reverse_walls, reverse_cpus = await per_key("R", 1)
-        await pilot.press("slash")
-        filter_walls: list[float] = []
-        filter_cpus: list[float] = []
-        for key in "f3999":  # a name filter, narrowed a key at a time
-            walls, cpus = await per_key(key, 1)
-            filter_walls += walls
-            filter_cpus += cpus
-        assert app.explorer.fde_table.row_count < len(app.section)
-        clear_walls, clear_cpus = await per_key("escape", 1)
+        filter_bar = await _filter_bar_keys(app, pilot, per_key, max(keys // 4, 10))
         panes = await _pane_keys(app, pilot, per_key, keys)
     return {
         "fdes": app.section.num_fdes,
@@ -146,8 +144,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         "jumps_ms": jumps,
         "tree_nodes_on_first_open": tree_nodes,
         "sort_key": {"wall": _stats(sort_walls + reverse_walls), "cpu": _stats(sort_cpus + reverse_cpus)},
-        "filter_key": {"wall": _stats(filter_walls), "cpu": _stats(filter_cpus)},
-        "clear_filter": {"wall": _stats(clear_walls), "cpu": _stats(clear_cpus)},
+        **filter_bar,
         **panes,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
@@ -156,6 +153,47 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
 def _nodes(node) -> int:
     """Nodes of the tree from `node` down, `node` included: what opening it built."""
     return 1 + sum(_nodes(child) for child in node.children)
+
+
+FILTER = "f3999"
+"""The filter typed a key at a time: a name (40,000 functions: 11 of them keep it; a million: none, 9 names)."""
+FILTER_BAR_KEYS = (
+    ("open_filter", "opening the filter bar (/)"),
+    ("filter_key", f"typing a filter ({FILTER})"),
+    ("enter_filter", "enter in the filter"),
+    ("clear_filter", "escape in the filter (clears)"),
+    ("sort_filtered_key", "sort (S) with the filter kept"),
+    ("clear_kept_filter", "escape in the table (clears)"),
+)
+"""The filter bar's moves, each timed alone (`_filter_bar_keys`), headless and in tmux."""
+
+
+async def _filter_bar_keys(app, pilot, per_key, count: int) -> dict[str, object]:
+    """Each move of the filter bar, `count` times at least, the keys that lead to it not timed: in turns, `/`
+    and a name typed a key at a time, then `escape` while typing it (the footer's letters' keys come back, and
+    every row), or `enter` on it, `S` on the rows it kept and `escape` in the table."""
+    samples: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _ in FILTER_BAR_KEYS}
+
+    async def timed(name: str, key: str) -> None:
+        walls, cpus = await per_key(key, 1)
+        samples[name][0].extend(walls)
+        samples[name][1].extend(cpus)
+
+    table = app.explorer.fde_table
+    for cycle in range(2 * count):
+        await timed("open_filter", "slash")
+        for key in FILTER:
+            await timed("filter_key", key)
+        assert table.row_count < len(app.section), "the filter keeps some of the functions"
+        if cycle % 2:
+            await timed("clear_filter", "escape")
+        else:
+            await timed("enter_filter", "enter")
+            await timed("sort_filtered_key", "S")
+            assert table.filtered, "the sort kept the filter"
+            await timed("clear_kept_filter", "escape")
+        assert not table.filtered and table.row_count == len(app.section)
+    return {name: {"wall": _stats(walls), "cpu": _stats(cpus)} for name, (walls, cpus) in samples.items()}
 
 
 PANE_KEYS = (
@@ -256,6 +294,55 @@ def _typing_in_the_symbol_dialog(text: str) -> list[float]:
     return samples
 
 
+def _filter_bar_shown(screen: list[str]) -> bool:
+    return any(line.startswith(" filter ") for line in screen)
+
+
+def _letters_in_the_footer(screen: list[str]) -> bool:
+    """The footer shows the letters' keys (`q Quit`): the filter line does not have the focus."""
+    return bool(screen) and "q Quit" in screen[-1]
+
+
+def _filtered(screen: list[str]) -> bool:
+    """The header counts the functions the filter shows (`11 of 40003 FDEs shown`)."""
+    return any("FDEs shown" in line for line in screen[:3])
+
+
+def _filter_bar_in_tmux(count: int) -> dict[str, list[float]]:
+    """The filter bar's moves as `_filter_bar_keys` makes them, each from the key sent until the screen shows
+    all it changes: the bar, the footer's keys, the header's count, the line typed, the status line."""
+    samples: dict[str, list[float]] = {name: [] for name, _ in FILTER_BAR_KEYS}
+    _wait_for(lambda: not any("Go to symbol" in line for line in _screen()), "the symbol dialog to close")
+    time.sleep(0.3)
+
+    def timed(name: str, key: str, shown: Callable[[list[str]], bool]) -> None:
+        sent = time.perf_counter()
+        _tmux("send-keys", "-t", SESSION, *(("-l", key) if len(key) == 1 else (key,)))
+        _wait_for(lambda: shown(_screen()), f"{name} ({key})")
+        samples[name].append(time.perf_counter() - sent)
+        time.sleep(0.05)  # one key at a time, as a person presses them
+
+    for cycle in range(2 * count):
+        timed("open_filter", "/", lambda sc: _filter_bar_shown(sc) and not _letters_in_the_footer(sc))
+        for typed in range(1, len(FILTER) + 1):
+            line = f" filter {FILTER[:typed]}"
+            timed(
+                "filter_key",
+                FILTER[typed - 1],
+                lambda sc, line=line: _filtered(sc) and any(ln.rstrip() == line for ln in sc),
+            )
+        if cycle % 2:
+            cleared = lambda sc: not _filter_bar_shown(sc) and _letters_in_the_footer(sc) and not _filtered(sc)  # noqa: E731
+            timed("clear_filter", "Escape", cleared)
+        else:
+            timed("enter_filter", "Enter", lambda sc: _filter_bar_shown(sc) and _letters_in_the_footer(sc))
+            before = _status_line()
+            timed("sort_filtered_key", "S", lambda sc, before=before: "functions by" in sc[-2] and sc[-2] != before)
+            cleared = lambda sc: not _filter_bar_shown(sc) and not _filtered(sc)  # noqa: E731
+            timed("clear_kept_filter", "Escape", cleared)
+    return samples
+
+
 def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object]:
     env = child_env()
     command = shlex.join(["env", f"PYTHONPATH={env['PYTHONPATH']}", *sfview_argv(str(binary))])
@@ -295,7 +382,8 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object
         structure_tab = time.perf_counter() - sent
         time.sleep(0.5)
         tree = moves("Down", keys // 2, lambda n, before, now: now != before)
-        symbol_keys = _typing_in_the_symbol_dialog("f3999")
+        symbol_keys = _typing_in_the_symbol_dialog(FILTER)
+        filter_bar = _filter_bar_in_tmux(max(keys // 4, 10))
         pid = int(_tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
         peak = _peak_rss_mb(pid)
     finally:
@@ -309,6 +397,7 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int]) -> dict[str, object
         "structure_tab_s": structure_tab,
         "tree_key": _stats(tree),
         "symbol_dialog_key": _stats(symbol_keys),
+        **{name: _stats(samples) for name, samples in filter_bar.items()},
         "peak_rss_mb": peak,
     }
 
@@ -329,8 +418,7 @@ def print_report(figures: dict[str, object]) -> None:
         ("idle_key", "key bound to nothing"),
         ("down_key", "down in the FDE table"),
         ("sort_key", "sort (S, R), every FDE"),
-        ("filter_key", "typing a filter (f3999)"),
-        ("clear_filter", "clearing it (escape)"),
+        *FILTER_BAR_KEYS,
         *PANE_KEYS,
         ("disassembly_per_function", "disassembly alone, a function"),
     )
@@ -357,6 +445,7 @@ def print_report(figures: dict[str, object]) -> None:
             ("hex_pane_key", "down in the hex pane"),
             ("tree_key", "down in the tree"),
             ("symbol_dialog_key", "typing in go-to-symbol"),
+            *FILTER_BAR_KEYS,
         )
         for name, label in rows:
             ms = real[name]
