@@ -290,6 +290,36 @@ async def test_the_first_look_at_the_tree_costs_what_it_shows_not_the_section(mo
     assert max(small_invalidated, big_invalidated) < structure_tree.CHUNK // 2, "once a node opened, not a child"
 
 
+async def test_the_first_look_at_the_tree_shows_the_selected_fde_in_its_first_layout(monkeypatch) -> None:
+    """The tree is brought to the selection before the tab's first frame, and scrolled to it in the layout that
+    gives it its size: the first layout after the key, which draws the tab, already shows the selected FDE under
+    the cursor (the reveal used to wait for that frame, and a second layout showed it)."""
+    app = SfviewApp(Document(_synthetic_source(CHUNK + 5)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        chosen = 3 * SIZE[1]  # several screens down the chunk
+        app.explorer.fde_table.move_cursor(chosen)
+        await pilot.pause()
+        tree = app.explorer.structure
+        drawn: list[tuple[str, list[str]]] = []
+
+        def looked(screen: ExplorerScreen, *args, **kwargs) -> None:
+            laid_out(screen, *args, **kwargs)
+            window = tree.scrollable_content_region.reset_offset
+            if window and not drawn:  # the tree's state as that layout drew it
+                node = tree.cursor_node
+                drawn.append((tree.field_of(node).path if node else "", [s.text for s in tree.render_lines(window)]))
+
+        laid_out = ExplorerScreen._refresh_layout
+        monkeypatch.setattr(ExplorerScreen, "_refresh_layout", looked)
+        await pilot.press("2")
+        assert drawn, "the tab was laid out"
+        path, lines = drawn[0]
+        assert path == f"fdes[{chosen}]"
+        assert any(f"fdes[{chosen}]  0x" in line for line in lines), lines
+        assert tree.scroll_offset.y > 0, "scrolled: the FDE is not on the tree's first screen"
+
+
 async def test_the_tree_counts_its_lines_as_textual_draws_them() -> None:
     """`get_label_width` counts cells; Textual's own draws every label to count them: the same widths, expanded
     or not, leaf or not, with names and without."""

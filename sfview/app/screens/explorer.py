@@ -475,7 +475,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
 
     def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         if message.pane.id == "structure" and self._reveal_pending is not None:
-            self.call_after_refresh(self._reveal, self._reveal_pending)
+            self._reveal(self._reveal_pending)  # before the tab's first frame: shown revealed, one layout
         if message.pane.id in ("functions", "frame"):
             self.refresh(layout=self._flush_tables())
         if message.pane.id == "frame":

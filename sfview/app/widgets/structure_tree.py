@@ -18,6 +18,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text, TextType
 from textual import on
+from textual.geometry import Region, Size
 from textual.signal import Signal
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -64,6 +65,8 @@ class StructureTree(Tree[NodeData]):
         """`id()` of every node whose children have been added."""
         self._fde_nodes: dict[int, TreeNode[NodeData]] = {}
         """The FDE nodes built so far, by FDE index."""
+        self._scroll_pending = False
+        """The cursor was put on a node before the tree had a size: it is scrolled to when it has one."""
         self.field_highlighted: Signal[Field] = Signal(self, "field-highlighted")
         """Published with the field under the cursor when the user moves it.
 
@@ -96,7 +99,11 @@ class StructureTree(Tree[NodeData]):
             node = self._child_for(node, step)
         with self.prevent(Tree.NodeHighlighted):
             _ = self.last_line  # lays the new nodes out, so that `node.line` is current
-            self.move_cursor(node)
+            if self.size.height:
+                self.move_cursor(node)
+            else:  # never laid out (its tab not shown yet): scrolled to once it has its size (`_size_updated`)
+                self.cursor_line = node.line
+                self._scroll_pending = True
 
     def problems_changed(self, problems: dict[int, Severity]) -> None:
         """A check of the section found problems in these functions: say so on their nodes."""
@@ -107,6 +114,18 @@ class StructureTree(Tree[NodeData]):
         """The names have arrived: label the FDE nodes already built with them."""
         for index, node in self._fde_nodes.items():
             node.set_label(self._fde_label(index))
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Textual's; and the first time the tree has a size, the cursor `reveal` placed scrolled into view
+        now, in the layout that gives the size, not a frame later: the Structure tab's first look is one layout
+        and one frame (`move_cursor` before the tab is shown scrolls by a window of no height, and Textual's
+        scrolling waits for the next refresh)."""
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if self._scroll_pending and self.scrollable_content_region.height:
+            self._scroll_pending = False
+            line = Region(0, self.cursor_line, 1, 1)  # the cursor's line, as `scroll_to_line` scrolls to it
+            self.scroll_to_region(line, animate=False, immediate=True, force=True, origin_visible=False, x_axis=False)
+        return resized
 
     # ------------------------------------------------------------------ loading
 
