@@ -291,9 +291,9 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
                 self.app.call_from_thread(self._overview_ready)
             if not listed:
                 self._load_names()
-            self.fde_table.prepare_orders()
+            self.fde_table.prepare_orders(self._give_way)
             self._validate()
-            self.fde_table.prepare_orders()
+            self.fde_table.prepare_orders(self._give_way)
 
     def _overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, the counts said, and a sort or a filter
@@ -345,9 +345,10 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.app.call_from_thread(self._validated, shown, more)
 
     def _give_way(self) -> None:
-        """In the checks' thread, every few hundred functions: while keys are being pressed (one within
-        `KEYS_BUSY_S`), wait, so that the keys' thread has the interpreter to itself; the checks go on when the
-        keys stop. Sharing it, a move on a million functions took twice its time while the checks ran."""
+        """In the worker's thread, every few hundred functions checked or every piece of a column's order
+        (`SortOrders`): while keys are being pressed (one within `KEYS_BUSY_S`), wait, so that the keys' thread
+        has the interpreter to itself; the work goes on when the keys stop. Sharing it, a move on a million
+        functions took twice its time while the checks ran, two to four times while the orders were made."""
         while time.monotonic() - self.app.last_input < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
 
