@@ -3,12 +3,15 @@
 Every node is a `fields.Field`, labelled with its value and what it means.
 Nothing is built before it is opened: a node's children are added when it is
 expanded. The FDE array of a big section is split into chunks of `CHUNK`
-(`fdes[0..999]`), so that opening it adds dozens of nodes, not 40,000, and an
+(`fdes[0..199]`), so that opening it adds hundreds of nodes, not 40,000, and an
 FDE node holds only its index until it is opened itself. Past `CHUNKS_AT_MOST`
-chunks the chunks are grouped in turn (`fdes[0..99999]`): a million functions
-would otherwise open as a thousand chunks, each line of which the tree
-measures again on every change (a first look at the tab took 600 ms). A function's rows
-are chunked the same way (`fres[0..999]`): a function may have a million.
+chunks the chunks are grouped in turn (`fdes[0..39999]`): a million functions
+would otherwise open as five thousand chunks, each line of which the tree
+measures again on every change (a first look at the tab took 600 ms). A first
+look opens the group and the chunk of the selected FDE: a few hundred nodes
+(each costs about 10 µs to label, add and lay out: with chunks of 1,000 it
+was a third of the tab's first frame). A function's rows are chunked too
+(`fres[0..999]`, by `ROW_CHUNK`): a function may have a million.
 A chunk's FDE labels come from the overview's start column once it is ready,
 not from a thousand functions decoded (`_fde_labels`).
 """
@@ -30,12 +33,15 @@ from sfview.sframe.fields import Field, FieldTree, RowFields
 from sfview.sframe.overview import Overview
 from sfview.sframe.section import Span
 
-__all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK_TYPE", "StructureTree"]
+__all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK", "ROW_CHUNK_TYPE", "StructureTree"]
 
-CHUNK = 1000
+CHUNK = 200
 """FDEs per chunk node when the section has more than this many."""
-CHUNKS_AT_MOST = 100
-"""Chunks shown side by side at most; more are grouped by this many (and so on)."""
+CHUNKS_AT_MOST = 200
+"""Chunks shown side by side at most; more are grouped by this many (and so on). 40,000 functions are 200
+chunks side by side; a million, 26 groups of 200 chunks."""
+ROW_CHUNK = 1000
+"""A function's rows per chunk node when it has more than this many."""
 
 CHUNK_TYPE = "fde_chunk"
 """`Field.type_name` of the chunk nodes, which the tree makes up (they are no part of the format)."""
@@ -173,17 +179,17 @@ class StructureTree(Tree[NodeData]):
             rows = field.parent.children()
             for index in range(first, last + 1):
                 self._add(node, rows[index])
-        elif isinstance(children := field.children(), RowFields) and len(children) > CHUNK:
+        elif isinstance(children := field.children(), RowFields) and len(children) > ROW_CHUNK:
             self._add_row_chunks(node, field, children)
         else:
             for child in children:
                 self._add(node, child)
 
     def _add_row_chunks(self, node: TreeNode[NodeData], fres: Field, rows: RowFields) -> None:
-        """A function's rows by chunks of `CHUNK`, each cut by the rows' positions (no row decoded)."""
+        """A function's rows by chunks of `ROW_CHUNK`, each cut by the rows' positions (no row decoded)."""
         positions = rows.func.rows.positions
-        for first in range(0, len(rows), CHUNK):
-            last = min(first + CHUNK, len(rows)) - 1
+        for first in range(0, len(rows), ROW_CHUNK):
+            last = min(first + ROW_CHUNK, len(rows)) - 1
             end = positions[last + 1] if last + 1 < len(positions) else fres.span.end
             chunk = Field(
                 f"fres[{first}..{last}]",
@@ -192,7 +198,7 @@ class StructureTree(Tree[NodeData]):
                 "group",
                 value=(first, last),
                 type_name=ROW_CHUNK_TYPE,
-                doc=f"Rows {first} to {last}. (sfview groups the rows of a long function by {CHUNK}; "
+                doc=f"Rows {first} to {last}. (sfview groups the rows of a long function by {ROW_CHUNK}; "
                 "the groups are not part of the format.)",
                 parent=fres,
             )
