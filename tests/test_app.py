@@ -8,6 +8,7 @@ and the tree cursor against `FieldTree.field_at`, go-to against
 
 from __future__ import annotations
 
+import gc
 import io
 import struct
 import sys
@@ -25,6 +26,7 @@ from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, Explorer
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets import fde_orders, structure_tree
+from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.footer import FooterKey, KeyFooter
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
@@ -424,6 +426,24 @@ async def test_the_orders_are_made_at_the_pace_the_checks_are(monkeypatch) -> No
     functions = len(app.section)
     assert {"prepare_orders", "argsort", "order_of", "_sorted"} <= set(callers)
     assert callers.count("order_of") >= functions // 2, "every piece of the values read and compared"
+
+
+async def test_no_cycles_are_collected_while_the_orders_are_made(monkeypatch) -> None:
+    """While the worker makes the FDE table's orders (lists of a million numbers, young while they are made),
+    the automatic collections are off, so that none walks those lists in the keys' thread; on again after."""
+    seen = []
+    prepare = FdeTable.prepare_orders
+    monkeypatch.setattr(
+        FdeTable, "prepare_orders", lambda this, pace: (seen.append(gc.isenabled()), prepare(this, pace))
+    )
+    assert gc.isenabled()
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        while app.explorer.summary.problems is None:
+            await pilot.pause(0.01)
+        await app.workers.wait_for_complete()
+        assert gc.isenabled(), "on again once the orders are made"
+    assert seen == [False, False], "the orders made before the checks and after (their notes column)"
 
 
 async def test_the_footer_is_composed_again_only_when_its_keys_change(monkeypatch) -> None:
