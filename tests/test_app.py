@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture
 from rich.console import Console
+from textual import events
+from textual.app import App
+from textual.geometry import Size
 from textual.widgets import Static, Tree
 
 from sfview.app.app import SfviewApp
@@ -405,6 +408,21 @@ async def test_the_checks_wait_while_keys_are_pressed() -> None:
             naps.clear()
             app.explorer._give_way()
             assert not naps, "the keys stopped: the checks go on at once"
+
+
+async def test_the_driver_notes_a_key_as_it_reads_it() -> None:
+    """The driver's input thread notes a key or a click (`last_input`) before it sends it on, so that the worker
+    stops for it without waiting for the keys' thread to get to it; other messages leave the time alone."""
+    app = explorer()
+    driver = app.driver_class(app)
+    assert isinstance(driver, App.get_driver_class(app)), "Textual's driver for the platform, noting"
+    sent: list[object] = []
+    driver.send_message = sent.append  # no app running to send it to
+    driver.process_message(events.Resize(Size(80, 24), Size(80, 24)))
+    assert app.last_input == 0.0 and len(sent) == 1
+    before = time.monotonic()
+    driver.process_message(events.Key("down", None))
+    assert before <= app.last_input <= time.monotonic() and len(sent) == 2
 
 
 async def test_the_orders_are_made_at_the_pace_the_checks_are(monkeypatch) -> None:
