@@ -32,11 +32,12 @@ misses something the other sees:
   million functions the worker still makes the sort orders and runs the
   checks (the Problems tab's) then, for seconds, as for a person who starts
   moving at once (the report says whether the checks were done by the last
-  move). The Structure tab's first open happens once a process: it is timed
-  in `--opens` fresh sessions (3 by default) for its median and 90th
-  percentile, each as a person gets there: half a second after the overview,
-  `--keys` moves down the FDE table (the worker still busy), then `2`, until
-  the tree shows the selected FDE's line.
+  move: the header counts the problems once they are, if they found any).
+  The Structure tab's first open happens once a process: it is timed in
+  `--opens` fresh sessions (3 by default) for its median and 90th
+  percentile, each as a person gets there: half a second after the
+  overview, `--keys` moves down the FDE table (the worker still busy), then
+  `2`, until the tree shows the selected FDE's line.
 
 Usage: python bench/bench_app.py [--binary PATH] [--keys N] [--opens N] [--size WxH] [--json] [--no-tmux]
 """
@@ -450,8 +451,8 @@ def print_report(figures: dict[str, object]) -> None:
                 print(f"  {'':26}  (fresh processes, {figures['opens']}: key sent → the selected FDE's line shown)")
             if name == "fde_table_key":
                 print(
-                    f"  {'':26}  (the checks {'done' if real['checks_done_after_fde_keys'] else 'still running'}"
-                    " at the last move)"
+                    f"  {'':26}  (at the last move, the checks "
+                    f"{'were done' if real['checks_done_after_fde_keys'] else 'still ran, or had found nothing'})"
                 )
         print(f"  peak RSS (VmHWM)            {real['peak_rss_mb']:7.1f} MB")
     elif real is not None:
