@@ -326,13 +326,13 @@ async def test_the_first_look_at_the_tree_shows_the_selected_fde_in_its_first_la
 
 
 async def test_the_first_look_at_a_grouped_section_builds_a_few_hundred_nodes() -> None:
-    """With the tree's own chunk sizes, a section big enough to be grouped (a million functions are 26 groups)
+    """With the tree's own chunk sizes, a section big enough to be grouped (a million functions are 21 groups)
     opens as its header, its groups, one group's chunks and one chunk's FDEs: a few hundred nodes, each about
     10 µs of the tab's first frame (chunks of 1,000 FDEs made it 1,116 nodes, a third of that frame)."""
     functions = structure_tree.CHUNK * structure_tree.CHUNKS_AT_MOST + 1
     nodes, _ = await _first_open_of_the_tree(functions)
-    assert nodes <= 2 * structure_tree.CHUNK + 20, nodes
-    assert nodes <= 450, nodes
+    assert nodes <= structure_tree.CHUNK + structure_tree.CHUNKS_AT_MOST + 20, nodes
+    assert nodes <= 500, nodes
 
 
 async def test_the_tree_counts_its_lines_as_textual_draws_them() -> None:

@@ -5,7 +5,7 @@ Nothing is built before it is opened: a node's children are added when it is
 expanded. The FDE array of a big section is split into chunks of `CHUNK`
 (`fdes[0..199]`), so that opening it adds hundreds of nodes, not 40,000, and an
 FDE node holds only its index until it is opened itself. Past `CHUNKS_AT_MOST`
-chunks the chunks are grouped in turn (`fdes[0..39999]`): a million functions
+chunks the chunks are grouped in turn (`fdes[0..49999]`): a million functions
 would otherwise open as five thousand chunks, each line of which the tree
 measures again on every change (a first look at the tab took 600 ms). A first
 look opens the group and the chunk of the selected FDE: a few hundred nodes
@@ -37,9 +37,9 @@ __all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK", "ROW_CHUNK_TYPE", "StructureTree"
 
 CHUNK = 200
 """FDEs per chunk node when the section has more than this many."""
-CHUNKS_AT_MOST = 200
-"""Chunks shown side by side at most; more are grouped by this many (and so on). 40,000 functions are 200
-chunks side by side; a million, 26 groups of 200 chunks."""
+CHUNKS_AT_MOST = 250
+"""Chunks shown side by side at most; more are grouped by this many (and so on). 40,000 functions are 201
+chunks side by side; a million, 21 groups of 250 chunks."""
 ROW_CHUNK = 1000
 """A function's rows per chunk node when it has more than this many."""
 
