@@ -11,8 +11,10 @@ back as a new one.
 
 The tree and the detail panel are only brought to the selection while their
 tab is shown (or when it is next shown): opening the tree's path can mean
-adding a thousand FDE nodes, and a new explanation means a new layout, which
-nobody should wait for while moving through the FDE table.
+adding hundreds of nodes, and a new explanation means a new layout, which
+nobody should wait for while moving through the FDE table. When the tab is
+shown, they are brought to it before the tab's first frame, which then shows
+the selection (one layout, not two: `StructureTree.reveal`).
 
 Other screens (the unwinding debugger) point the explorer at something with
 `show_row`, `goto_address` and `goto_offset`.

@@ -13,7 +13,7 @@ look opens the group and the chunk of the selected FDE: a few hundred nodes
 was a third of the tab's first frame). A function's rows are chunked too
 (`fres[0..999]`, by `ROW_CHUNK`): a function may have a million.
 A chunk's FDE labels come from the overview's start column once it is ready,
-not from a thousand functions decoded (`_fde_labels`).
+not from its functions decoded (`_fde_labels`).
 """
 
 from __future__ import annotations
