@@ -466,30 +466,6 @@ async def test_the_names_of_a_big_section_are_listed_at_the_pace_the_checks_are(
     assert callers.count("listing") == -(-functions // 100)
 
 
-async def test_the_worker_measures_the_names_it_lists(monkeypatch) -> None:
-    """The widest name (the symbol column's width) is measured by the worker that listed the names, not by the
-    keys' thread when they arrive (15 ms for a million names, which a key pressed then waited for): the same
-    width as measured from the names."""
-    told: list[tuple[list[str], int | None]] = []
-    names_changed = FdeTable.names_changed
-    monkeypatch.setattr(
-        FdeTable,
-        "names_changed",
-        lambda this, names, widest=None: (told.append((names, widest)), names_changed(this, names, widest)),
-    )
-    source = _synthetic_source(explorer_screen.NAMES_IN_THE_BACKGROUND + 1)
-    named = {0x1000 + 16 * i: f"f{'x' * (i % 37)}" for i in range(0, explorer_screen.NAMES_IN_THE_BACKGROUND, 7)}
-    monkeypatch.setattr(Source, "name_at", lambda this, address, offset=None: named.get(address, ""))
-    app = SfviewApp(Document(source))
-    async with app.run_test(size=SIZE) as pilot:
-        while app.explorer.summary.problems is None:
-            await pilot.pause(0.01)
-        await app.workers.wait_for_complete()
-    assert len(told) == 1
-    names, widest = told[0]
-    assert widest == max(map(len, names)) == 37
-
-
 async def test_no_cycles_are_collected_while_the_orders_are_made(monkeypatch) -> None:
     """While the worker makes the FDE table's orders (lists of a million numbers, young while they are made),
     the automatic collections are off, so that none walks those lists in the keys' thread; on again after."""

@@ -20,7 +20,7 @@ from sfview.inputs.demangle import demangle
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
 from sfview.sframe.section import Function, Section
 
-__all__ = ["LISTED_BETWEEN_PACES", "Names"]
+__all__ = ["Names"]
 
 LISTED_BETWEEN_PACES = 1024
 """Names listed between two calls of `listing`'s `pace` (about a millisecond)."""

@@ -45,7 +45,7 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.history import History
-from sfview.app.names import LISTED_BETWEEN_PACES, Names
+from sfview.app.names import Names
 from sfview.app.screens.explorer_dwarf import DwarfBeside
 from sfview.app.screens.explorer_filtering import Filtering
 from sfview.app.screens.explorer_navigation import Navigation
@@ -326,12 +326,10 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
         self.names.load()
         names = self.names.listing(self.section, self.overview.column("start"), pace=self._give_way)
-        pieces = range(0, len(names), LISTED_BETWEEN_PACES)
-        widest = max((max(map(len, names[at : at + LISTED_BETWEEN_PACES])) for at in pieces), default=0)
-        self.app.call_from_thread(self._names_loaded, names, new, widest)
+        self.app.call_from_thread(self._names_loaded, names, new)
 
-    def _names_loaded(self, names: list[str], new: bool, widest: int) -> None:
-        self.fde_table.names_changed(names, widest)
+    def _names_loaded(self, names: list[str], new: bool = True) -> None:
+        self.fde_table.names_changed(names)
         if not new:
             return
         self.structure.names_changed()

@@ -177,14 +177,12 @@ class FdeTable(RowTable):
         index = self.order[row]
         return self.overview.facts(index).broken or self.problems.get(index) is Severity.ERROR
 
-    def names_changed(self, names: list[str], widest: int | None = None) -> None:
-        """The names have arrived: the symbol column as wide as the widest, and sorted or filtered by them.
-        `widest`: the longest name's length, if the worker that listed them measured it (a million names take
-        15 ms to measure, which a key arriving meanwhile would wait for)."""
+    def names_changed(self, names: list[str]) -> None:
+        """The names have arrived: the symbol column as wide as the widest, and sorted or filtered by them."""
         self.names = names
         self._lowered = None
         self.orders.forget(SYMBOL)
-        self._value_widths[SYMBOL] = max(map(len, names), default=0) if widest is None else widest
+        self._value_widths[SYMBOL] = max(map(len, names), default=0)
         self._reorder(sort=self.sort.column == SYMBOL)
 
     # ------------------------------------------------------------------ sorting and filtering
