@@ -23,7 +23,6 @@ from textual.app import App
 from textual.geometry import Size
 from textual.widgets import Static, Tree
 
-from sfview.app import names as names_module
 from sfview.app.app import SfviewApp
 from sfview.app.screens import explorer as explorer_screen
 from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, ExplorerScreen
@@ -445,25 +444,6 @@ async def test_the_orders_are_made_at_the_pace_the_checks_are(monkeypatch) -> No
     functions = len(app.section)
     assert {"prepare_orders", "argsort", "order_of", "_sorted"} <= set(callers)
     assert callers.count("order_of") >= functions // 2, "every piece of the values read and compared"
-
-
-async def test_the_names_of_a_big_section_are_listed_at_the_pace_the_checks_are(monkeypatch) -> None:
-    """Above `NAMES_IN_THE_BACKGROUND` functions the worker lists the names (a second for a million): giving way
-    to the keys every `LISTED_BETWEEN_PACES` names, as the checks do every few hundred functions."""
-    monkeypatch.setattr(names_module, "LISTED_BETWEEN_PACES", 100)
-    callers: list[str] = []
-    give_way = ExplorerScreen._give_way
-    monkeypatch.setattr(
-        ExplorerScreen, "_give_way", lambda this: (callers.append(sys._getframe(1).f_code.co_name), give_way(this))
-    )
-    functions = explorer_screen.NAMES_IN_THE_BACKGROUND + 1
-    app = SfviewApp(Document(_synthetic_source(functions)))
-    async with app.run_test(size=SIZE) as pilot:
-        while app.explorer.summary.problems is None:
-            await pilot.pause(0.01)
-        await app.workers.wait_for_complete()
-        assert app.explorer.names.ready
-    assert callers.count("listing") == -(-functions // 100)
 
 
 async def test_no_cycles_are_collected_while_the_orders_are_made(monkeypatch) -> None:

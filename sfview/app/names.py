@@ -12,7 +12,7 @@ each FDE's start field says where its function will be (`.text+0x40`), and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 
 from sfview.document import Document
@@ -21,9 +21,6 @@ from sfview.inputs.symbols import Place, Symbol, SymbolTable
 from sfview.sframe.section import Function, Section
 
 __all__ = ["Names"]
-
-LISTED_BETWEEN_PACES = 1024
-"""Names listed between two calls of `listing`'s `pace` (about a millisecond)."""
 
 
 class Names:
@@ -43,26 +40,15 @@ class Names:
         """The function's name as people read it (C++ demangled), "" before the names are read."""
         return demangle(self.doc.function_name(func)) if self.ready else ""
 
-    def listing(
-        self, section: Section, starts: Sequence[int], first: int = 0, pace: Callable[[], None] | None = None
-    ) -> list[str]:
+    def listing(self, section: Section, starts: Sequence[int], first: int = 0) -> list[str]:
         """The names of FDEs `first`, `first + 1`... (every function by default) from their start addresses
         (`Overview` gives them all): no `Function` each, so that 40,000 names take tens of milliseconds, not
-        seconds. The same names as `of`. `pace`: called every `LISTED_BETWEEN_PACES` names, by a worker that
-        waits there while keys come (a million names take a second)."""
+        seconds. The same names as `of`."""
         if not self.ready:
             return [""] * len(starts)
         name_at, size = self.source.name_at, section.fde_size
         offset = section.fde_start + first * size
-        names: list[str] = []
-        for piece in range(0, len(starts), LISTED_BETWEEN_PACES):
-            if pace is not None:
-                pace()
-            names += [
-                demangle(name_at(start, offset + index * size))
-                for index, start in enumerate(starts[piece : piece + LISTED_BETWEEN_PACES], piece)
-            ]
-        return names
+        return [demangle(name_at(start, offset + index * size)) for index, start in enumerate(starts)]
 
     def count(self) -> str:
         """`14 names from .symtab`, `8 names from relocations` (a `.o`), or `no names`, once read."""

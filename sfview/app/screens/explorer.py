@@ -325,7 +325,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         """In a worker thread: read the symbol table and name every function, then show the names."""
         new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
         self.names.load()
-        names = self.names.listing(self.section, self.overview.column("start"), pace=self._give_way)
+        names = self.names.listing(self.section, self.overview.column("start"))
         self.app.call_from_thread(self._names_loaded, names, new)
 
     def _names_loaded(self, names: list[str], new: bool = True) -> None:
