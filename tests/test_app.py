@@ -8,6 +8,7 @@ and the tree cursor against `FieldTree.field_at`, go-to against
 
 from __future__ import annotations
 
+import gc
 import io
 import struct
 import sys
@@ -17,6 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture
 from rich.console import Console
+from textual import events
+from textual.app import App
+from textual.geometry import Size
 from textual.widgets import Static, Tree
 
 from sfview.app.app import SfviewApp
@@ -24,7 +28,8 @@ from sfview.app.screens import explorer as explorer_screen
 from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, ExplorerScreen
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
-from sfview.app.widgets import structure_tree
+from sfview.app.widgets import fde_orders, structure_tree
+from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.footer import FooterKey, KeyFooter
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
@@ -290,6 +295,46 @@ async def test_the_first_look_at_the_tree_costs_what_it_shows_not_the_section(mo
     assert max(small_invalidated, big_invalidated) < structure_tree.CHUNK // 2, "once a node opened, not a child"
 
 
+async def test_the_first_look_at_the_tree_shows_the_selected_fde_in_its_first_layout(monkeypatch) -> None:
+    """The tree is brought to the selection before the tab's first frame, and scrolled to it in the layout that
+    gives it its size: the first layout after the key, which draws the tab, already shows the selected FDE under
+    the cursor (the reveal used to wait for that frame, and a second layout showed it)."""
+    app = SfviewApp(Document(_synthetic_source(CHUNK + 5)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        chosen = 3 * SIZE[1]  # several screens down the chunk
+        app.explorer.fde_table.move_cursor(chosen)
+        await pilot.pause()
+        tree = app.explorer.structure
+        drawn: list[tuple[str, list[str]]] = []
+
+        def looked(screen: ExplorerScreen, *args, **kwargs) -> None:
+            laid_out(screen, *args, **kwargs)
+            window = tree.scrollable_content_region.reset_offset
+            if window and not drawn:  # the tree's state as that layout drew it
+                node = tree.cursor_node
+                drawn.append((tree.field_of(node).path if node else "", [s.text for s in tree.render_lines(window)]))
+
+        laid_out = ExplorerScreen._refresh_layout
+        monkeypatch.setattr(ExplorerScreen, "_refresh_layout", looked)
+        await pilot.press("2")
+        assert drawn, "the tab was laid out"
+        path, lines = drawn[0]
+        assert path == f"fdes[{chosen}]"
+        assert any(f"fdes[{chosen}]  0x" in line for line in lines), lines
+        assert tree.scroll_offset.y > 0, "scrolled: the FDE is not on the tree's first screen"
+
+
+async def test_the_first_look_at_a_grouped_section_builds_a_few_hundred_nodes() -> None:
+    """With the tree's own chunk sizes, a section big enough to be grouped (a million functions are 21 groups)
+    opens as its header, its groups, one group's chunks and one chunk's FDEs: a few hundred nodes, each about
+    10 µs of the tab's first frame (chunks of 1,000 FDEs made it 1,116 nodes, a third of that frame)."""
+    functions = structure_tree.CHUNK * structure_tree.CHUNKS_AT_MOST + 1
+    nodes, _ = await _first_open_of_the_tree(functions)
+    assert nodes <= structure_tree.CHUNK + structure_tree.CHUNKS_AT_MOST + 20, nodes
+    assert nodes <= 500, nodes
+
+
 async def test_the_tree_counts_its_lines_as_textual_draws_them() -> None:
     """`get_label_width` counts cells; Textual's own draws every label to count them: the same widths, expanded
     or not, leaf or not, with names and without."""
@@ -363,6 +408,60 @@ async def test_the_checks_wait_while_keys_are_pressed() -> None:
             naps.clear()
             app.explorer._give_way()
             assert not naps, "the keys stopped: the checks go on at once"
+
+
+async def test_the_driver_notes_a_key_as_it_reads_it() -> None:
+    """The driver's input thread notes a key or a click (`last_input`) before it sends it on, so that the worker
+    stops for it without waiting for the keys' thread to get to it; other messages leave the time alone."""
+    app = explorer()
+    driver = app.driver_class(app)
+    assert isinstance(driver, App.get_driver_class(app)), "Textual's driver for the platform, noting"
+    sent: list[object] = []
+    driver.send_message = sent.append  # no app running to send it to
+    driver.process_message(events.Resize(Size(80, 24), Size(80, 24)))
+    assert app.last_input == 0.0 and len(sent) == 1
+    before = time.monotonic()
+    driver.process_message(events.Key("down", None))
+    assert before <= app.last_input <= time.monotonic() and len(sent) == 2
+
+
+async def test_the_orders_are_made_at_the_pace_the_checks_are(monkeypatch) -> None:
+    """The worker makes the FDE table's orders as it runs the checks: giving way to the keys (`_give_way`)
+    before every piece of every column's order, not only between columns (a column of a million functions
+    held the keys two to four times their time for a third of a second)."""
+    monkeypatch.setattr(fde_orders, "PIECE", 2)
+    callers: list[str] = []
+    give_way = ExplorerScreen._give_way
+    monkeypatch.setattr(
+        ExplorerScreen, "_give_way", lambda this: (callers.append(sys._getframe(1).f_code.co_name), give_way(this))
+    )
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        while app.explorer.summary.problems is None:
+            await pilot.pause(0.01)
+        await app.workers.wait_for_complete()
+        assert app.explorer.fde_table.orders_made
+    functions = len(app.section)
+    assert {"prepare_orders", "argsort", "order_of", "_sorted"} <= set(callers)
+    assert callers.count("order_of") >= functions // 2, "every piece of the values read and compared"
+
+
+async def test_no_cycles_are_collected_while_the_orders_are_made(monkeypatch) -> None:
+    """While the worker makes the FDE table's orders (lists of a million numbers, young while they are made),
+    the automatic collections are off, so that none walks those lists in the keys' thread; on again after."""
+    seen = []
+    prepare = FdeTable.prepare_orders
+    monkeypatch.setattr(
+        FdeTable, "prepare_orders", lambda this, pace: (seen.append(gc.isenabled()), prepare(this, pace))
+    )
+    assert gc.isenabled()
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        while app.explorer.summary.problems is None:
+            await pilot.pause(0.01)
+        await app.workers.wait_for_complete()
+        assert gc.isenabled(), "on again once the orders are made"
+    assert seen == [False, False], "the orders made before the checks and after (their notes column)"
 
 
 async def test_the_footer_is_composed_again_only_when_its_keys_change(monkeypatch) -> None:

@@ -60,6 +60,36 @@ def test_an_order_is_python_sorts(monkeypatch: pytest.MonkeyPatch, reverse: bool
         )
 
 
+@pytest.mark.parametrize("piece", [3, 64])
+def test_an_order_made_at_a_pace_is_the_same_and_paced_every_piece(monkeypatch: pytest.MonkeyPatch, piece: int) -> None:
+    """The worker's orders wait for the keys between pieces (`pace`): it is called before every piece of every
+    C loop (the sorted runs, the merge's buckets, the values read, the runs of equals found), and the order made
+    is the one made at once."""
+    monkeypatch.setattr(fde_orders, "PIECE", piece)
+    rng = random.Random(23)
+    size = 40 * piece
+    numbers = array("Q", (rng.choice([0, 7, 2**63, rng.getrandbits(64)]) for _ in range(size)))
+    words = [rng.choice(WORDS) for _ in range(size)]
+    for keys in (numbers, words, range(size)):
+        paced: list[int] = []
+        made = order_of(keys, lambda paced=paced: paced.append(1))
+        assert made == order_of(keys)
+        assert len(paced) >= len(keys) // piece, "at least once per piece of the keys"
+    calls: list[int] = []
+    sort = sorted
+
+    def counted_sort(items, key=None):
+        calls.append(1)
+        return sort(items, key=key)
+
+    monkeypatch.setattr(fde_orders, "sorted", counted_sort, raising=False)
+    paces: list[int] = []
+    order_of(numbers, lambda: paces.append(len(calls)))
+    # Between two paces, one sort (a piece, or a bucket), and once the sample the buckets are cut by
+    between = [b - a for a, b in zip(paces, [*paces[1:], len(calls)], strict=True)]
+    assert max(between) <= 2, between
+
+
 def _tied_source(functions: int, seed: int) -> Source:
     """A version 2 AMD64 section of `functions` functions, one row each, whose starts and sizes repeat (not
     sorted: the header does not say so), so that every column has runs of equal values."""

@@ -24,6 +24,9 @@ from sfview.errors import InputError
 from sfview.sframe.section import Section
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+    from textual.message import Message
+
     from sfview.app.screens.debugger import DebuggerScreen, Threads
     from sfview.unwind.session import Session
 
@@ -107,14 +110,34 @@ class SfviewApp(App[None]):
         gc.freeze()
         self._collections_seen = gc.get_stats()[0]["collections"]
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, which also notes when a key or a click comes (`last_input`) as it reads it, in its
+        input thread. The worker that runs beside the keys (`ExplorerScreen._give_way`) then stops for a key
+        before the keys' thread, which shares the interpreter with it, has got to the key: that took it 3-10 ms
+        while the worker ran, at 1M functions."""
+        app = self
+
+        class NotingDriver(super().get_driver_class()):  # type: ignore[misc]
+            def process_message(self, message: Message) -> None:
+                """In the driver's input thread: each message read from the terminal, before it is sent."""
+                if isinstance(message, events.Key | events.MouseDown):
+                    app.note_input()
+                super().process_message(message)
+
+        return NotingDriver
+
+    def note_input(self) -> None:
+        """A key or a click came (from any thread): the worker waits (`last_input`)."""
+        self._last_input = time.monotonic()
+
     @property
     def last_input(self) -> float:
         """When a key was last pressed or a button clicked (`time.monotonic`), 0 before any."""
         return self._last_input
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key | events.MouseDown):
-            self._last_input = time.monotonic()
+        if isinstance(event, events.Key | events.MouseDown):  # also keys sent by tests, which no driver reads
+            self.note_input()
         await super().on_event(event)
 
     def _collect_when_idle(self) -> None:

@@ -11,8 +11,10 @@ back as a new one.
 
 The tree and the detail panel are only brought to the selection while their
 tab is shown (or when it is next shown): opening the tree's path can mean
-adding a thousand FDE nodes, and a new explanation means a new layout, which
-nobody should wait for while moving through the FDE table.
+adding hundreds of nodes, and a new explanation means a new layout, which
+nobody should wait for while moving through the FDE table. When the tab is
+shown, they are brought to it before the tab's first frame, which then shows
+the selection (one layout, not two: `StructureTree.reveal`).
 
 Other screens (the unwinding debugger) point the explorer at something with
 `show_row`, `goto_address` and `goto_offset`.
@@ -25,6 +27,7 @@ pane's behaviour is in its widget (`widgets/`).
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Iterator
@@ -291,9 +294,11 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
                 self.app.call_from_thread(self._overview_ready)
             if not listed:
                 self._load_names()
-            self.fde_table.prepare_orders()
+            with _uncollected():
+                self.fde_table.prepare_orders(self._give_way)
             self._validate()
-            self.fde_table.prepare_orders()
+            with _uncollected():
+                self.fde_table.prepare_orders(self._give_way)
 
     def _overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, the counts said, and a sort or a filter
@@ -345,9 +350,10 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.app.call_from_thread(self._validated, shown, more)
 
     def _give_way(self) -> None:
-        """In the checks' thread, every few hundred functions: while keys are being pressed (one within
-        `KEYS_BUSY_S`), wait, so that the keys' thread has the interpreter to itself; the checks go on when the
-        keys stop. Sharing it, a move on a million functions took twice its time while the checks ran."""
+        """In the worker's thread, every few hundred functions checked or every piece of a column's order
+        (`SortOrders`): while keys are being pressed (one within `KEYS_BUSY_S`), wait, so that the keys' thread
+        has the interpreter to itself; the work goes on when the keys stop. Sharing it, a move on a million
+        functions took twice its time while the checks ran, two to four times while the orders were made."""
         while time.monotonic() - self.app.last_input < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
 
@@ -475,7 +481,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
 
     def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         if message.pane.id == "structure" and self._reveal_pending is not None:
-            self.call_after_refresh(self._reveal, self._reveal_pending)
+            self._reveal(self._reveal_pending)  # before the tab's first frame: shown revealed, one layout
         if message.pane.id in ("functions", "frame"):
             self.refresh(layout=self._flush_tables())
         if message.pane.id == "frame":
@@ -756,6 +762,26 @@ def _keys_first() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(before)
+
+
+@contextmanager
+def _uncollected() -> Iterator[None]:
+    """No automatic collection of cycles while the worker makes the FDE table's orders (the process's switch,
+    set back after).
+
+    The orders are made of lists of up to a million numbers or names (pieces sorted, merged), young while they
+    are made: each young collection meanwhile walks them, in whichever thread allocates the object that sets
+    it off, the keys' too (3-4 ms a collection, a few per key; the Structure tab's first open spent 8 ms of its
+    40 so). The orders make no cycles; the keys' are collected once the orders are done, or by the app's idle
+    collections before (`SfviewApp._collect_when_idle`).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _pattern_text(pattern: bytes) -> str:

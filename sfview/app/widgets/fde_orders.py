@@ -6,7 +6,10 @@ worker that goes through the section (`FdeTable.prepare_orders`), and a sort
 key only swaps the order the table shows.
 
 The worker shares the interpreter with the keys: what it does in C (a sort,
-a `map` over every function) it does a piece at a time (`PIECE`).
+a `map` over every function) it does a piece at a time (`PIECE`), and
+before each piece it calls its `pace`, in which it waits while keys are
+pressed (`ExplorerScreen._give_way`): sharing the interpreter, a move on a
+million functions took two to four times its time while the orders were made.
 
 An order is kept ascending, equal values in FDE order. Descending is the
 same order read from the end, with each run of equal values put back in FDE
@@ -24,7 +27,10 @@ from itertools import compress, islice, pairwise
 from operator import le, ne
 from typing import Any, NamedTuple
 
-__all__ = ["INDEX", "Ordered", "SortOrders", "argsort", "order_of"]
+__all__ = ["INDEX", "Ordered", "Pace", "SortOrders", "argsort", "order_of"]
+
+Pace = Callable[[], None]
+"""Called before each piece of work: where the worker making the orders waits while keys come."""
 
 INDEX = "I"
 """The typecode of an order: FDE indexes are 32-bit (`num_fdes` is a u32)."""
@@ -54,34 +60,49 @@ class Ordered(NamedTuple):
         return order
 
 
-def argsort(keys: Sequence[Any]) -> Sequence[int]:
+def _no_pace() -> None:
+    """The pace of an order made at once (a key that asked for it): no waiting."""
+
+
+def argsort(keys: Sequence[Any], pace: Pace = _no_pace) -> Sequence[int]:
     """The indexes of `keys` in the order of their values (by index among equals), as a compact array.
 
     Keys already in order (a section's starts, most often: FDEs are sorted by them) give a `range`, which
     takes no memory. Integer keys (a column kept as an array) are sorted packed with their index into one
     number, without a key function: a million functions then cost one number each while sorting, not three
     objects."""
-    if all(all(map(le, keys[start : start + PIECE], keys[start + 1 : start + PIECE + 1])) for start in _pieces(keys)):
+    for start in _pieces(keys):
+        pace()
+        if not all(map(le, keys[start : start + PIECE], keys[start + 1 : start + PIECE + 1])):
+            break
+    else:
         return range(len(keys))
     if isinstance(keys, array):
         bits = len(keys).bit_length()
-        packed = _sorted([key << bits | index for index, key in enumerate(keys)])
+        packed: list[int] = []
+        for start in _pieces(keys):
+            pace()
+            packed.extend(key << bits | index for index, key in enumerate(keys[start : start + PIECE], start))
+        packed = _sorted(packed, pace=pace)
         low = ((1 << bits) - 1).__and__
         order = array(INDEX)
         for start in _pieces(packed):
+            pace()
             order.extend(map(low, packed[start : start + PIECE]))
         return order
-    return array(INDEX, _sorted(range(len(keys)), keys.__getitem__))
+    return array(INDEX, _sorted(range(len(keys)), keys.__getitem__, pace))
 
 
-def order_of(keys: Sequence[Any]) -> Ordered:
+def order_of(keys: Sequence[Any], pace: Pace = _no_pace) -> Ordered:
     """`keys`' ascending order and its runs of equal values (found with C loops: `map`, `compress`)."""
-    ascending = argsort(keys)
+    ascending = argsort(keys, pace)
     values: list[Any] = []
     for start in _pieces(ascending):
+        pace()
         values.extend(map(keys.__getitem__, ascending[start : start + PIECE]))
     changes = [0]
     for start in _pieces(values):
+        pace()
         after = range(max(start, 1), min(start + PIECE, len(values)))
         changes.extend(
             compress(after, map(ne, values[after.start - 1 : after.stop - 1], values[after.start : after.stop]))
@@ -99,12 +120,15 @@ def _pieces(items: Sized) -> range:
     return range(0, len(items), PIECE)
 
 
-def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None) -> list[Any]:
+def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None, pace: Pace = _no_pace) -> list[Any]:
     """`sorted(items, key=key)` (stable) in sorts of about `PIECE` items, so that none holds the interpreter
     for long: each piece sorted, then each cut where the values of a sample of them fall (the same values in
     the same bucket), and each bucket (its part of every piece, in their order) sorted and put after the last
     (a sample sort). Merging the sorted pieces two at a time held it 65 ms for a million numbers at the end."""
-    runs = [sorted(items[start : start + PIECE], key=key) for start in _pieces(items)]
+    runs = []
+    for start in _pieces(items):
+        pace()
+        runs.append(sorted(items[start : start + PIECE], key=key))
     if len(runs) < 2:
         return runs[0] if runs else []
     step = max(PIECE // len(runs), 1)
@@ -113,6 +137,7 @@ def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None) -> li
     cuts = [[0, *(bisect_left(run, value, key=key) for value in splitters), len(run)] for run in runs]
     result: list[Any] = []
     for bucket in range(len(splitters) + 1):
+        pace()
         part: list[Any] = []
         for run, cut in zip(runs, cuts, strict=True):
             part += run[cut[bucket] : cut[bucket + 1]]
@@ -133,10 +158,11 @@ class SortOrders:
     def __contains__(self, column: int) -> bool:
         return column in self._made
 
-    def make(self, column: int, keys: Sequence[object]) -> None:
-        """Column `column`'s order, from its values `keys` (in a worker thread, or at once when asked for)."""
+    def make(self, column: int, keys: Sequence[object], pace: Pace = _no_pace) -> None:
+        """Column `column`'s order, from its values `keys` (in a worker thread, at its `pace`; or at once when
+        asked for)."""
         version = self._versions.get(column, 0)
-        made = order_of(keys)
+        made = order_of(keys, pace)
         if self._versions.get(column, 0) == version:  # the values did not change meanwhile
             self._made[column] = made
 

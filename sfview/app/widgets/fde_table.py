@@ -30,7 +30,7 @@ from itertools import compress, repeat
 from operator import add, contains
 from typing import NamedTuple
 
-from sfview.app.widgets.fde_orders import INDEX, SortOrders
+from sfview.app.widgets.fde_orders import INDEX, Pace, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
@@ -206,13 +206,14 @@ class FdeTable(RowTable):
         self.query = query
         return self._reorder(sort=False, narrowing=True)
 
-    def prepare_orders(self) -> None:
-        """Each column's order not made yet (in a worker thread, after the overview, the names, the checks):
-        a sort key then only swaps the order the table shows."""
+    def prepare_orders(self, pace: Pace) -> None:
+        """Each column's order not made yet (in a worker thread, after the overview, the names, the checks, at
+        its `pace`: see `SortOrders`): a sort key then only swaps the order the table shows."""
         if self.overview.ready:
             for column in range(len(COLUMNS)):
                 if column not in self.orders:
-                    self.orders.make(column, self._sort_keys(column))
+                    pace()
+                    self.orders.make(column, self._sort_keys(column), pace)
 
     @property
     def orders_made(self) -> bool:

@@ -3,14 +3,17 @@
 Every node is a `fields.Field`, labelled with its value and what it means.
 Nothing is built before it is opened: a node's children are added when it is
 expanded. The FDE array of a big section is split into chunks of `CHUNK`
-(`fdes[0..999]`), so that opening it adds dozens of nodes, not 40,000, and an
+(`fdes[0..199]`), so that opening it adds hundreds of nodes, not 40,000, and an
 FDE node holds only its index until it is opened itself. Past `CHUNKS_AT_MOST`
-chunks the chunks are grouped in turn (`fdes[0..99999]`): a million functions
-would otherwise open as a thousand chunks, each line of which the tree
-measures again on every change (a first look at the tab took 600 ms). A function's rows
-are chunked the same way (`fres[0..999]`): a function may have a million.
+chunks the chunks are grouped in turn (`fdes[0..49999]`): a million functions
+would otherwise open as five thousand chunks, each line of which the tree
+measures again on every change (a first look at the tab took 600 ms). A first
+look opens the group and the chunk of the selected FDE: a few hundred nodes
+(each costs about 10 µs to label, add and lay out: with chunks of 1,000 it
+was a third of the tab's first frame). A function's rows are chunked too
+(`fres[0..999]`, by `ROW_CHUNK`): a function may have a million.
 A chunk's FDE labels come from the overview's start column once it is ready,
-not from a thousand functions decoded (`_fde_labels`).
+not from its functions decoded (`_fde_labels`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text, TextType
 from textual import on
+from textual.geometry import Region, Size
 from textual.signal import Signal
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -29,12 +33,15 @@ from sfview.sframe.fields import Field, FieldTree, RowFields
 from sfview.sframe.overview import Overview
 from sfview.sframe.section import Span
 
-__all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK_TYPE", "StructureTree"]
+__all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK", "ROW_CHUNK_TYPE", "StructureTree"]
 
-CHUNK = 1000
+CHUNK = 200
 """FDEs per chunk node when the section has more than this many."""
-CHUNKS_AT_MOST = 100
-"""Chunks shown side by side at most; more are grouped by this many (and so on)."""
+CHUNKS_AT_MOST = 250
+"""Chunks shown side by side at most; more are grouped by this many (and so on). 40,000 functions are 201
+chunks side by side; a million, 21 groups of 250 chunks."""
+ROW_CHUNK = 1000
+"""A function's rows per chunk node when it has more than this many."""
 
 CHUNK_TYPE = "fde_chunk"
 """`Field.type_name` of the chunk nodes, which the tree makes up (they are no part of the format)."""
@@ -64,6 +71,8 @@ class StructureTree(Tree[NodeData]):
         """`id()` of every node whose children have been added."""
         self._fde_nodes: dict[int, TreeNode[NodeData]] = {}
         """The FDE nodes built so far, by FDE index."""
+        self._scroll_pending = False
+        """The cursor was put on a node before the tree had a size: it is scrolled to when it has one."""
         self.field_highlighted: Signal[Field] = Signal(self, "field-highlighted")
         """Published with the field under the cursor when the user moves it.
 
@@ -96,7 +105,11 @@ class StructureTree(Tree[NodeData]):
             node = self._child_for(node, step)
         with self.prevent(Tree.NodeHighlighted):
             _ = self.last_line  # lays the new nodes out, so that `node.line` is current
-            self.move_cursor(node)
+            if self.size.height:
+                self.move_cursor(node)
+            else:  # never laid out (its tab not shown yet): scrolled to once it has its size (`_size_updated`)
+                self.cursor_line = node.line
+                self._scroll_pending = True
 
     def problems_changed(self, problems: dict[int, Severity]) -> None:
         """A check of the section found problems in these functions: say so on their nodes."""
@@ -107,6 +120,18 @@ class StructureTree(Tree[NodeData]):
         """The names have arrived: label the FDE nodes already built with them."""
         for index, node in self._fde_nodes.items():
             node.set_label(self._fde_label(index))
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Textual's; and the first time the tree has a size, the cursor `reveal` placed scrolled into view
+        now, in the layout that gives the size, not a frame later: the Structure tab's first look is one layout
+        and one frame (`move_cursor` before the tab is shown scrolls by a window of no height, and Textual's
+        scrolling waits for the next refresh)."""
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if self._scroll_pending and self.scrollable_content_region.height:
+            self._scroll_pending = False
+            line = Region(0, self.cursor_line, 1, 1)  # the cursor's line, as `scroll_to_line` scrolls to it
+            self.scroll_to_region(line, animate=False, immediate=True, force=True, origin_visible=False, x_axis=False)
+        return resized
 
     # ------------------------------------------------------------------ loading
 
@@ -154,17 +179,17 @@ class StructureTree(Tree[NodeData]):
             rows = field.parent.children()
             for index in range(first, last + 1):
                 self._add(node, rows[index])
-        elif isinstance(children := field.children(), RowFields) and len(children) > CHUNK:
+        elif isinstance(children := field.children(), RowFields) and len(children) > ROW_CHUNK:
             self._add_row_chunks(node, field, children)
         else:
             for child in children:
                 self._add(node, child)
 
     def _add_row_chunks(self, node: TreeNode[NodeData], fres: Field, rows: RowFields) -> None:
-        """A function's rows by chunks of `CHUNK`, each cut by the rows' positions (no row decoded)."""
+        """A function's rows by chunks of `ROW_CHUNK`, each cut by the rows' positions (no row decoded)."""
         positions = rows.func.rows.positions
-        for first in range(0, len(rows), CHUNK):
-            last = min(first + CHUNK, len(rows)) - 1
+        for first in range(0, len(rows), ROW_CHUNK):
+            last = min(first + ROW_CHUNK, len(rows)) - 1
             end = positions[last + 1] if last + 1 < len(positions) else fres.span.end
             chunk = Field(
                 f"fres[{first}..{last}]",
@@ -173,7 +198,7 @@ class StructureTree(Tree[NodeData]):
                 "group",
                 value=(first, last),
                 type_name=ROW_CHUNK_TYPE,
-                doc=f"Rows {first} to {last}. (sfview groups the rows of a long function by {CHUNK}; "
+                doc=f"Rows {first} to {last}. (sfview groups the rows of a long function by {ROW_CHUNK}; "
                 "the groups are not part of the format.)",
                 parent=fres,
             )
