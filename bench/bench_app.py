@@ -41,8 +41,9 @@ misses something the other sees:
   overview, `--keys` moves down the FDE table (the worker still busy), then
   `2`, until the tree shows the selected FDE's line; and
   the filter bar's moves as headless. A lone escape key reaches the app
-  only after Textual's wait for the rest of an escape sequence (`ESCDELAY`,
-  100 ms unless set): the two escapes include it.
+  only after the wait for the rest of an escape sequence (`ESCDELAY`,
+  sfview's 10 ms unless set; `sfview/app/driver.py`): the two escapes
+  include it.
 
 Usage: python bench/bench_app.py [--binary PATH] [--keys N] [--opens N] [--size WxH] [--json] [--no-tmux]
 """

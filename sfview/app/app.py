@@ -18,6 +18,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from sfview.app.commands import SfviewCommands
+from sfview.app.driver import noting_driver
 from sfview.app.screens.explorer import ExplorerScreen
 from sfview.document import Document
 from sfview.errors import InputError
@@ -25,7 +26,6 @@ from sfview.sframe.section import Section
 
 if TYPE_CHECKING:
     from textual.driver import Driver
-    from textual.message import Message
 
     from sfview.app.screens.debugger import DebuggerScreen, Threads
     from sfview.unwind.session import Session
@@ -111,20 +111,9 @@ class SfviewApp(App[None]):
         self._collections_seen = gc.get_stats()[0]["collections"]
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver, which also notes when a key or a click comes (`last_input`) as it reads it, in its
-        input thread. The worker that runs beside the keys (`ExplorerScreen._give_way`) then stops for a key
-        before the keys' thread, which shares the interpreter with it, has got to the key: that took it 3-10 ms
-        while the worker ran, at 1M functions."""
-        app = self
-
-        class NotingDriver(super().get_driver_class()):  # type: ignore[misc]
-            def process_message(self, message: Message) -> None:
-                """In the driver's input thread: each message read from the terminal, before it is sent."""
-                if isinstance(message, events.Key | events.MouseDown):
-                    app.note_input()
-                super().process_message(message)
-
-        return NotingDriver
+        """Textual's driver, noting each key or click as its input thread reads it, and handing a lone escape
+        on in milliseconds (`driver.py` says why)."""
+        return noting_driver(super().get_driver_class(), self.note_input)
 
     def note_input(self) -> None:
         """A key or a click came (from any thread): the worker waits (`last_input`)."""

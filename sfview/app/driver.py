@@ -1,0 +1,111 @@
+"""The terminal driver: Textual's, noting each key as it reads it, and handing a lone escape on in milliseconds.
+
+Two changes to Textual's driver for the platform, both in its input thread:
+
+* every key or click read is noted (`SfviewApp.note_input`) before it is sent
+  to the app: the worker that runs beside the keys
+  (`ExplorerScreen._give_way`) stops for it before the keys' thread, which
+  shares the interpreter with it, has got to the key (that took it 3-10 ms
+  while the worker ran, at 1M functions);
+* a lone escape byte is handed on as the escape key once the parser's own
+  wait for the rest of an escape sequence is over (`ESCDELAY`), not at the
+  next of the input loop's 0.1 s wake-ups: Textual's Linux loop only looks at
+  the parser's deadline when `select` returns, so `escape` reached the app
+  100-110 ms after it was typed whatever `ESCDELAY` said (measured in tmux).
+  And unless `ESCDELAY` is set, that wait is `ESCAPE_DELAY_MS`, not
+  Textual's 100 ms. Terminals that speak the kitty keyboard protocol send
+  an unambiguous escape, which Textual asks for: there, neither applies.
+
+The input loop is Textual 8's `LinuxDriver.run_input_thread` with only its
+`select` timeout changed; `tests/test_driver.py` fails when Textual's loop
+changes, so that this one is looked at again.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+from codecs import getincrementaldecoder
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual import constants, events
+from textual._parser import ParseError
+from textual._time import get_time
+from textual._xterm_parser import XTermParser
+from textual.drivers.linux_driver import LinuxDriver
+
+if TYPE_CHECKING:
+    from textual.driver import Driver
+    from textual.message import Message
+
+__all__ = ["ESCAPE_DELAY_MS", "IDLE_WAIT_S", "noting_driver", "select_timeout"]
+
+ESCAPE_DELAY_MS = 10
+"""How long a lone escape byte waits for the rest of a sequence, unless `ESCDELAY` says: tmux's `escape-time`
+(10 ms since tmux 3.5). A terminal writes a key's whole sequence at once, so its bytes come in one read;
+Textual's 100 ms only delays the escape key."""
+
+IDLE_WAIT_S = 0.1
+"""The input loop's `select` timeout with no escape pending: Textual's, so that it sees `exit_event` as soon."""
+
+
+def select_timeout(parser: XTermParser) -> float:
+    """How long the input loop may wait for bytes: until the parser's escape deadline, if one is pending."""
+    deadline = parser._timeout_time  # Textual 8: set by `Parser.feed` when the parser awaits a timed read
+    if deadline is None:
+        return IDLE_WAIT_S
+    return min(IDLE_WAIT_S, max(0.0, deadline - get_time()))
+
+
+def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Driver]:
+    """`base` (Textual's driver for the platform) calling `note_input` for each key or click it reads, and, on
+    Linux and macOS, with the escape key handed on after `ESCAPE_DELAY_MS`."""
+
+    class NotingDriver(base):  # type: ignore[misc,valid-type]
+        def process_message(self, message: Message) -> None:
+            """In the driver's input thread: each message read from the terminal, before it is sent."""
+            if isinstance(message, events.Key | events.MouseDown):
+                note_input()
+            super().process_message(message)
+
+    if not issubclass(base, LinuxDriver):
+        return NotingDriver
+
+    class PromptDriver(NotingDriver):
+        def run_input_thread(self) -> None:
+            """Textual's input loop (`LinuxDriver.run_input_thread`), its `select` waiting no longer than the
+            parser's escape deadline (`select_timeout`)."""
+            assert isinstance(self, LinuxDriver)
+            if "ESCDELAY" not in os.environ:
+                constants.ESCAPE_DELAY = ESCAPE_DELAY_MS / 1000  # read by XTermParser at each escape byte
+            selector = selectors.SelectSelector()
+            selector.register(self.fileno, selectors.EVENT_READ)
+            parser = XTermParser(self._debug)
+            decode = getincrementaldecoder("utf-8")().decode
+
+            def process_selector_events(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+                for index, (_key, mask) in enumerate(ready):
+                    if mask & selectors.EVENT_READ:
+                        data = decode(os.read(self.fileno, 1024 * 4), final=final and index == len(ready) - 1)
+                        if not data:  # stdin piped, and at its end
+                            break
+                        for event in parser.feed(data):
+                            self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+
+            try:
+                while not self.exit_event.is_set():
+                    process_selector_events(selector.select(select_timeout(parser)))
+                selector.unregister(self.fileno)
+                process_selector_events(selector.select(IDLE_WAIT_S), final=True)
+            finally:
+                selector.close()
+                try:
+                    for _event in parser.feed(""):
+                        pass
+                except (EOFError, ParseError):
+                    pass
+
+    return PromptDriver

@@ -1,0 +1,102 @@
+"""The terminal driver's input thread (`sfview/app/driver.py`): a lone escape byte handed on after the escape
+delay, not at the input loop's next 0.1 s wake-up; `ESCDELAY` still obeyed; Textual's loop, which ours
+follows, unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import selectors
+import threading
+import time
+
+import pytest
+from conftest import DATA
+from textual import constants, events
+from textual.drivers.linux_driver import LinuxDriver
+
+from sfview.app import driver as sfview_driver
+from sfview.app.app import SfviewApp
+from sfview.document import Document
+
+TEXTUAL_LOOP_SHA256 = "d796af6d69db337d6fa6bd463984f7d17188d991dbb22f60efb92a8a9619507c"
+"""Of `LinuxDriver.run_input_thread`'s source in Textual 8.2.8."""
+
+
+def _escape_through_the_input_thread(monkeypatch: pytest.MonkeyPatch) -> tuple[list[float], list[object]]:
+    """Runs the app's driver's input thread on a pipe, writes a lone escape byte, and gives the `select`
+    timeouts the loop asked for after the byte was read, and the messages it sent."""
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
+    driver = app.driver_class(app)
+    assert isinstance(driver, LinuxDriver)
+    read_end, write_end = os.pipe()
+    driver.fileno = read_end
+    sent: list[object] = []
+    driver.send_message = sent.append  # no app running to send it to
+    byte_read = threading.Event()
+    timeouts: list[float] = []
+
+    class Recording(selectors.SelectSelector):
+        def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+            if byte_read.is_set():
+                timeouts.append(timeout if timeout is not None else float("inf"))
+            ready = super().select(timeout)
+            if ready:
+                byte_read.set()
+            return ready
+
+    monkeypatch.setattr(selectors, "SelectSelector", Recording)
+    thread = threading.Thread(target=driver.run_input_thread, daemon=True)
+    thread.start()
+    try:
+        os.write(write_end, b"\x1b")
+        deadline = time.monotonic() + 5
+        while not any(isinstance(m, events.Key) for m in sent) and time.monotonic() < deadline:
+            time.sleep(0.001)
+    finally:
+        driver.exit_event.set()
+        os.close(write_end)
+        thread.join(5)
+        os.close(read_end)
+    return timeouts, sent
+
+
+async def test_a_lone_escape_is_handed_on_after_the_escape_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the escape byte is read, the loop waits no longer than the escape delay before it hands the key
+    on (Textual's loop waited its 0.1 s whatever the delay); the default delay is tmux's 10 ms."""
+    monkeypatch.delenv("ESCDELAY", raising=False)
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", constants.ESCAPE_DELAY)  # put back after the test
+    timeouts, sent = _escape_through_the_input_thread(monkeypatch)
+    keys = [m for m in sent if isinstance(m, events.Key)]
+    assert [key.key for key in keys] == ["escape"]
+    assert constants.ESCAPE_DELAY == 0.010
+    assert timeouts and timeouts[0] <= 0.010, f"select waited {timeouts[0]} s after the escape byte"
+
+
+async def test_escdelay_in_the_environment_is_obeyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's `ESCDELAY` (which Textual reads at import) is left as it is, and the loop waits for it."""
+    monkeypatch.setenv("ESCDELAY", "40")
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.040)
+    timeouts, sent = _escape_through_the_input_thread(monkeypatch)
+    assert [m.key for m in sent if isinstance(m, events.Key)] == ["escape"]
+    assert constants.ESCAPE_DELAY == 0.040
+    assert timeouts and 0.010 < timeouts[0] <= 0.040
+
+
+def test_with_nothing_pending_the_loop_wakes_as_textual_s_does() -> None:
+    """No escape pending: the loop's timeout is Textual's 0.1 s, so that it sees the exit as soon."""
+    from textual._xterm_parser import XTermParser
+
+    parser = XTermParser()
+    assert sfview_driver.select_timeout(parser) == sfview_driver.IDLE_WAIT_S == 0.1
+    list(parser.feed("a"))
+    assert sfview_driver.select_timeout(parser) == 0.1
+
+
+def test_textual_s_input_loop_is_the_one_ours_follows() -> None:
+    """`driver.py`'s input loop is Textual's `LinuxDriver.run_input_thread` with its `select` timeout changed:
+    when Textual's changes (a new release), this fails, so that ours is compared with it again and the hash
+    below updated."""
+    source = inspect.getsource(LinuxDriver.run_input_thread)
+    assert hashlib.sha256(source.encode()).hexdigest() == TEXTUAL_LOOP_SHA256
