@@ -8,6 +8,7 @@ import hashlib
 import inspect
 import os
 import selectors
+import sys
 import threading
 import time
 
@@ -28,10 +29,10 @@ def _escape_through_the_input_thread(monkeypatch: pytest.MonkeyPatch) -> tuple[l
     """Runs the app's driver's input thread on a pipe, writes a lone escape byte, and gives the `select`
     timeouts the loop asked for after the byte was read, and the messages it sent."""
     app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
-    driver = app.driver_class(app)
-    assert isinstance(driver, LinuxDriver)
     read_end, write_end = os.pipe()
-    driver.fileno = read_end
+    monkeypatch.setattr(sys, "__stdin__", os.fdopen(read_end, "rb", closefd=False))  # the driver reads it
+    driver = app.driver_class(app)
+    assert isinstance(driver, LinuxDriver) and driver.fileno == read_end
     sent: list[object] = []
     driver.send_message = sent.append  # no app running to send it to
     byte_read = threading.Event()
