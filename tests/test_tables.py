@@ -390,3 +390,33 @@ async def test_the_filter_line_opened_or_closed_shares_the_height_in_the_same_la
             heights.add(ex.tables.size.height)
         assert heights == {ex.tables.size.height, ex.tables.size.height - 1}, "the filter line took a line"
         assert not stale
+
+
+async def test_a_letter_that_changes_no_row_lays_nothing_out(monkeypatch) -> None:
+    """A letter typed in the filter that leaves the rows as they were (none kept, and none still) is a repaint
+    of the filter line, not a layout of the screen: `Input` sets its virtual size (its text's width) at every
+    letter, which laid the whole screen out (3 ms of each letter on a million functions; `FilterLine`)."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("slash", "z")
+        await pilot.pause()
+        layouts = count_layouts(monkeypatch, ex)
+        await pilot.press(*"z" * 130)  # past the line's width: its text scrolls
+        await pilot.pause()
+        assert ex.fde_table.row_count == 0 and not layouts
+        line = ex.filter_line
+        assert 0 < line.scroll_x == line.virtual_size.width - line.scrollable_content_region.width, "the end shown"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_the_filter_line_ends_at_the_screen_edge(width: int) -> None:
+    """The filter line takes what its prompt leaves of the width: as wide as the screen (`Input`'s 100%), it ran
+    past the screen's edge by the prompt's width, and a long filter's end and cursor with it."""
+    app = explorer()
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.press("slash", *"z" * width)
+        await pilot.pause()
+        line = app.explorer.filter_line
+        assert line.region.right == width and line.region.x > 0
+        assert line.scroll_x + line.scrollable_content_region.width == line.virtual_size.width, "the end shown"
