@@ -491,3 +491,47 @@ async def test_enter_and_escape_in_the_table_lay_the_screen_out_once(monkeypatch
         assert ex.fde_table.row_count == len(app.section) and not ex.filter_bar.display
         assert len(layouts) == 1
         await _as_a_new_layout_finds_it(pilot, ex)
+
+
+async def test_a_name_word_is_looked_for_in_the_names_joined_not_name_by_name(monkeypatch) -> None:
+    """A part of a name that no name holds keeps nothing without a test of each name (a million of them took
+    12 ms of the filter's first letter in a program without symbols); one that names hold keeps those."""
+    from sfview.app.widgets import fde_table
+
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        tests: list[str] = []
+        monkeypatch.setattr(fde_table, "contains", lambda name, word: (tests.append(name), word in name)[1])
+        await pilot.press("slash", "z")
+        await pilot.pause()
+        assert ex.fde_table.row_count == 0 and not tests
+        await pilot.press("backspace", *"frame")
+        await pilot.pause()
+        assert [app.doc.function_name(app.section.function(i)) for i in shown(ex.fde_table)] == [
+            "medium_frame",
+            "huge_frame",
+            "dynamic_frame",
+        ]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_names_holding_keeps_the_names_that_hold_the_word(seed: int) -> None:
+    """`names_holding` against a test of each name: the same bytes, or None when many names hold the word."""
+    import random
+    from itertools import repeat
+    from operator import contains
+
+    from sfview.app.widgets.fde_table import FEW_HOLDERS, SEPARATOR, names_holding
+
+    rng = random.Random(seed)
+    for _ in range(50):
+        names = ["".join(rng.choice("ab_.") for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(0, 2000))]
+        word = "".join(rng.choice("ab_.") for _ in range(rng.randint(1, 4)))
+        kept = names_holding(SEPARATOR.join(names), word, len(names))
+        expected = bytearray(map(contains, names, repeat(word)))
+        if kept is None:
+            assert expected.count(1) > len(names) // FEW_HOLDERS
+        else:
+            assert kept == expected
+    assert names_holding(SEPARATOR.join(["ab", "cd"]), f"b{SEPARATOR}c", 2) == bytearray(2), "not across two names"
