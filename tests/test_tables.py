@@ -390,3 +390,148 @@ async def test_the_filter_line_opened_or_closed_shares_the_height_in_the_same_la
             heights.add(ex.tables.size.height)
         assert heights == {ex.tables.size.height, ex.tables.size.height - 1}, "the filter line took a line"
         assert not stale
+
+
+def _laid_out(ex) -> list[object]:
+    """What a layout of the screen decides for the tables: each one's region, virtual size and scrollbars, and
+    the stack's virtual size."""
+    tables = (ex.fde_table, ex.fre_table)
+    return [(t.region, t.virtual_size, t.show_vertical_scrollbar, t.show_horizontal_scrollbar) for t in tables] + [
+        ex.tables.virtual_size
+    ]
+
+
+async def _as_a_new_layout_finds_it(pilot, ex) -> None:
+    """The screen laid out once more, by Textual from the start, decides for the tables what they show now."""
+    shown = _laid_out(ex)
+    ex.refresh(layout=True)
+    await pilot.pause()
+    assert _laid_out(ex) == shown
+
+
+@pytest.mark.parametrize(("size", "path"), [((80, 18), SHAPES), ((120, 20), AARCH64)])
+async def test_a_filter_letter_that_keeps_no_function_lays_the_screen_out_once(monkeypatch, size, path) -> None:
+    """The filter's first letter keeps no function (a million functions without symbols: `f`): the FDE table
+    becomes its header line and its scrollbar goes, and `escape` brings both back; each in one layout of the
+    screen. Before, three each: the letter's own (the filter line's new virtual size), the table's, and the one
+    its scrollbar shown or hidden after the layout asked for (23 ms of the letter's 30-50 on a million
+    functions). The tables' scrollbars are decided as the screen is laid out (`RowTable.fit`), as a layout of
+    the screen from the start decides them."""
+    app = explorer(path)
+    async with app.run_test(size=size) as pilot:
+        ex = app.explorer
+        table = ex.fde_table
+        await pilot.press("slash", "escape", "slash")  # the footer's keys made for both (once: a layout more)
+        await pilot.pause()
+        assert table.show_vertical_scrollbar, "more functions than the table has lines"
+        layouts = count_layouts(monkeypatch, ex)
+        await pilot.press("z")
+        await pilot.pause()
+        assert table.row_count == 0 and not table.show_vertical_scrollbar and table.size.height == 1
+        assert len(layouts) == 1
+        await _as_a_new_layout_finds_it(pilot, ex)
+        layouts.clear()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.row_count == len(app.section) and table.show_vertical_scrollbar and not ex.filter_bar.display
+        assert len(layouts) == 1
+        await _as_a_new_layout_finds_it(pilot, ex)
+
+
+async def test_a_letter_that_changes_no_row_lays_nothing_out(monkeypatch) -> None:
+    """A letter typed in the filter that leaves the rows as they were (none kept, and none still) is a repaint
+    of the filter line, not a layout of the screen: `Input` sets its virtual size (its text's width) at every
+    letter, which laid the whole screen out (3 ms of each letter on a million functions; `FilterLine`)."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        await pilot.press("slash", "z")
+        await pilot.pause()
+        layouts = count_layouts(monkeypatch, ex)
+        await pilot.press(*"z" * 130)  # past the line's width: its text scrolls
+        await pilot.pause()
+        assert ex.fde_table.row_count == 0 and not layouts
+        line = ex.filter_line
+        assert 0 < line.scroll_x == line.virtual_size.width - line.scrollable_content_region.width, "the end shown"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_the_filter_line_ends_at_the_screen_edge(width: int) -> None:
+    """The filter line takes what its prompt leaves of the width: as wide as the screen (`Input`'s 100%), it ran
+    past the screen's edge by the prompt's width, and a long filter's end and cursor with it."""
+    app = explorer()
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.press("slash", *"z" * width)
+        await pilot.pause()
+        line = app.explorer.filter_line
+        assert line.region.right == width and line.region.x > 0
+        assert line.scroll_x + line.scrollable_content_region.width == line.virtual_size.width, "the end shown"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 32)])
+async def test_enter_and_escape_in_the_table_lay_the_screen_out_once(monkeypatch, size) -> None:
+    """`enter` in the filter line (the footer's keys change) lays the screen out once (before, its footer's keys
+    asked for a second layout after the first; `KeyFooter._show`); `escape` in the table then closes the filter
+    line and brings back every function and the FDE table's scrollbar in one layout too (before, three: the
+    scrollbar shown after the layout asked for one more, the stack's new virtual size one more again;
+    `TableStack._fit`)."""
+    app = explorer(AARCH64)
+    async with app.run_test(size=size) as pilot:
+        ex = app.explorer
+        await pilot.press("slash", "escape", "slash", *"frame")  # the footer's keys made for both (once)
+        await pilot.pause()
+        layouts = count_layouts(monkeypatch, ex)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert 0 < ex.fde_table.row_count < len(app.section) and app.focused is ex.fde_table
+        assert len(layouts) == 1, "the footer's keys and the filter line in one layout"
+        layouts.clear()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert ex.fde_table.row_count == len(app.section) and not ex.filter_bar.display
+        assert len(layouts) == 1
+        await _as_a_new_layout_finds_it(pilot, ex)
+
+
+async def test_a_name_word_is_looked_for_in_the_names_joined_not_name_by_name(monkeypatch) -> None:
+    """A part of a name that no name holds keeps nothing without a test of each name (a million of them took
+    12 ms of the filter's first letter in a program without symbols); one that names hold keeps those."""
+    from sfview.app.widgets import fde_table
+
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        ex = app.explorer
+        tests: list[str] = []
+        monkeypatch.setattr(fde_table, "contains", lambda name, word: (tests.append(name), word in name)[1])
+        await pilot.press("slash", "z")
+        await pilot.pause()
+        assert ex.fde_table.row_count == 0 and not tests
+        await pilot.press("backspace", *"frame")
+        await pilot.pause()
+        assert [app.doc.function_name(app.section.function(i)) for i in shown(ex.fde_table)] == [
+            "medium_frame",
+            "huge_frame",
+            "dynamic_frame",
+        ]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_names_holding_keeps_the_names_that_hold_the_word(seed: int) -> None:
+    """`names_holding` against a test of each name: the same bytes, or None when many names hold the word."""
+    import random
+    from itertools import repeat
+    from operator import contains
+
+    from sfview.app.widgets.fde_table import FEW_HOLDERS, SEPARATOR, names_holding
+
+    rng = random.Random(seed)
+    for _ in range(50):
+        names = ["".join(rng.choice("ab_.") for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(0, 2000))]
+        word = "".join(rng.choice("ab_.") for _ in range(rng.randint(1, 4)))
+        kept = names_holding(SEPARATOR.join(names), word, len(names))
+        expected = bytearray(map(contains, names, repeat(word)))
+        if kept is None:
+            assert expected.count(1) > len(names) // FEW_HOLDERS
+        else:
+            assert kept == expected
+    assert names_holding(SEPARATOR.join(["ab", "cd"]), f"b{SEPARATOR}c", 2) == bytearray(2), "not across two names"

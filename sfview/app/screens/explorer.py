@@ -41,7 +41,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.history import History
@@ -54,6 +54,7 @@ from sfview.app.selection import Selection
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
+from sfview.app.widgets.filter_line import FilterLine
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
@@ -186,7 +187,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         names = self.names.listing(self.section, self.overview.column("start")) if ready else [""] * len(self.section)
         self.fde_table = FdeTable(self.section, self.overview, names, id="fdes")
         self.fre_table = FreTable(self.section, self.overview, id="fres")
-        self.filter_line = Input(placeholder=FILTER_HINT, id="fde-filter")
+        self.filter_line = FilterLine(placeholder=FILTER_HINT, id="fde-filter")
         self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
         self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
         self.fre_note = Static(id="fre-note")
@@ -260,6 +261,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             return
         # Told at once (signals), so that the other panes follow in the same frame.
         self.fde_table.row_highlighted.subscribe(self, self._fde_highlighted, immediate=True)
+        self.watch(self.filter_line, "value", self._filter_typed, init=False)
         self.fre_table.row_highlighted.subscribe(self, self._fre_highlighted, immediate=True)
         self.code_table.row_highlighted.subscribe(self, self._code_highlighted, immediate=True)
         self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)

@@ -41,9 +41,12 @@ class Filtering(_Base):
         self.filter_bar.add_class("-shown")
         self.set_focus(self.filter_line)
 
-    def on_input_changed(self, message: Input.Changed) -> None:
-        if message.input is self.filter_line:
-            self._filter(message.value)
+    def _filter_typed(self, value: str) -> None:
+        """The filter line's text changed: the rows filtered in the handling of the key that changed it, not
+        on the line's `Changed` message (see `FilterLine`), so that the letter and the rows it keeps are laid
+        out once, in one frame. A text set by `_filter` itself is the table's query already: nothing to do."""
+        if value != self.fde_table.query:
+            self._filter(value)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         """`enter`: back to the table, the filter kept (and shown, while there is one)."""
@@ -69,10 +72,11 @@ class Filtering(_Base):
 
     def _filter(self, query: str) -> None:
         """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
-        if self.filter_line.value != query:
+        waiting = not self.fde_table.filter(query)
+        if self.filter_line.value != query:  # after the table took the query: `_filter_typed` has nothing to do
             with self.filter_line.prevent(Input.Changed):
                 self.filter_line.value = query
-        if not self.fde_table.filter(query):
+        if waiting:
             self._status(f"working… the filter applies once every function is read ({self._progress_text()})")
         self.summary.counts_changed()
         self.tables.share()

@@ -11,8 +11,9 @@ A key must answer within 40 ms on a million functions, where one Python
 statement per function already takes more: each column's order is made once
 (`SortOrders`, in the worker after the overview: `prepare_orders`), and a
 filter word is tested by C loops (`map`, `compress`) over a byte per
-function; a longer filter narrows the rows already kept rather than starting
-again.
+function, a part of a name by one search through every name joined
+(`names_holding`); a longer filter narrows the rows already kept rather than
+starting again.
 
 On a big section the table is on the screen before the overview is whole:
 its rows are then in FDE order, each function read alone as it is drawn, the
@@ -24,20 +25,21 @@ asked for meanwhile is kept (`waiting`) and done when the overview is ready
 from __future__ import annotations
 
 import math
+import re
 from array import array
 from collections.abc import Callable, Sequence
-from itertools import compress, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, contains
 from typing import NamedTuple
 
-from sfview.app.widgets.fde_orders import INDEX, Pace, SortOrders
+from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
 from sfview.sframe.overview import Overview, Shape
 from sfview.sframe.section import ADDRESS_MASK, Section
 
-__all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable"]
+__all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable", "names_holding"]
 
 SYMBOL_AT_LEAST = 8
 """The symbol column gives up width down to this many cells, when the table is narrow."""
@@ -54,6 +56,11 @@ PROBLEMS = "problems"
 FEW_ROWS = 10
 """A name word is tested on the rows kept so far when they are fewer than one function in this many; else on
 every name in FDE order (names read in memory order cost a fifth of names read in a sorted order's)."""
+SEPARATOR = "\0"
+"""Between two names in the names joined (`names_holding`): no name holds it (a C string ends at it)."""
+FEW_HOLDERS = 100
+"""`names_holding` finds the names that hold a word in the names joined while they are at most one in this many;
+past that, testing each name costs less than finding each one (`map` over the names)."""
 VARIABLE = "var"
 """The frame column of a function whose CFA some row computes from FP: no fixed size."""
 
@@ -127,6 +134,9 @@ class FdeTable(RowTable):
         """The filter's words that made `order` (of `_sorted`)."""
         self._lowered: list[str] | None = None
         """The names in lower case (what a filter word is looked for in, and the symbol column sorts by)."""
+        self._joined: tuple[list[str], str | None] | None = None
+        """The lowered names joined into one text (`names_holding`; None if a name holds `SEPARATOR`), with the
+        list they were joined from (made in the worker, from names that may have changed since)."""
         self._passes: dict[str, bytes | bytearray] = {}
         """The bytes `_passing` made for each word of the filter: a sort with the filter kept tests no function
         again (a million names or shapes, 10-17 ms of each `S`)."""
@@ -184,6 +194,7 @@ class FdeTable(RowTable):
         """The names have arrived: the symbol column as wide as the widest, and sorted or filtered by them."""
         self.names = names
         self._lowered = None
+        self._joined = None
         self._passes.clear()
         self.orders.forget(SYMBOL)
         self._value_widths[SYMBOL] = max(map(len, names), default=0)
@@ -214,6 +225,7 @@ class FdeTable(RowTable):
                 if column not in self.orders:
                     pace()
                     self.orders.make(column, self._sort_keys(column), pace)
+            self._names_joined(pace)
 
     @property
     def orders_made(self) -> bool:
@@ -338,13 +350,31 @@ class FdeTable(RowTable):
                 if 0 <= index < len(kept):
                     kept[index] = 1
             return kept
-        return bytearray(map(contains, self._lowered_names(), repeat(word)))
+        joined = self._names_joined()
+        kept = names_holding(joined, word, len(self.names)) if joined is not None else None
+        return kept if kept is not None else bytearray(map(contains, self._lowered_names(), repeat(word)))
 
     def _lowered_names(self) -> list[str]:
         lowered = self._lowered
         if lowered is None:
             lowered = self._lowered = [name.lower() for name in self.names]
         return lowered
+
+    def _names_joined(self, pace: Pace | None = None) -> str | None:
+        """The lowered names joined, `SEPARATOR` between them, for `names_holding`; None if a name holds the
+        separator. Made in the worker with the orders (`prepare_orders`), at its `pace`, a piece at a time: one
+        `join` of a million names held the interpreter 30 ms, as long as a key then waited."""
+        lowered = self._lowered_names()
+        joined = self._joined
+        if joined is None or joined[0] is not lowered:
+            pieces = []
+            for start in range(0, len(lowered), PIECE):
+                if pace is not None:
+                    pace()
+                pieces.append(SEPARATOR.join(lowered[start : start + PIECE]))
+            text = SEPARATOR.join(pieces)
+            joined = self._joined = (lowered, text if text.count(SEPARATOR) == max(len(lowered) - 1, 0) else None)
+        return joined[1]
 
     def _sort_keys(self, column: int) -> Sequence[object]:
         """Column `column`'s value for each FDE, as it sorts."""
@@ -418,6 +448,28 @@ class FdeTable(RowTable):
             yields_to = SYMBOL_AT_LEAST if i == SYMBOL else 0
             columns.append(Column(title, max(len(title), width), spec.right, yields_to))
         return columns
+
+
+def names_holding(joined: str, word: str, count: int) -> bytearray | None:
+    """A byte per name, 1 for each that holds `word`, from the `count` names `joined` (`SEPARATOR` between them);
+    None when more than one name in `FEW_HOLDERS` holds it (testing each name then costs less).
+
+    Why: a word tested name by name costs a million Python comparisons on a million functions (12 ms of the
+    filter's first letter), even when no name holds it, as in a program without symbols (every name empty).
+    One search through the text of every name costs a fraction of that: none found, none kept; else each
+    occurrence found (`re`, up to the limit) is a name, its index the separators before it (`str.count`).
+    """
+    kept = bytearray(count)
+    found = joined.find(word) if SEPARATOR not in word else -1  # no name holds the separator
+    if found < 0:
+        return kept
+    limit = count // FEW_HOLDERS
+    starts = list(islice(map(re.Match.start, re.compile(re.escape(word)).finditer(joined, found)), limit + 1))
+    if len(starts) > limit:
+        return None
+    for index in accumulate(map(joined.count, repeat(SEPARATOR), chain((0,), starts), starts)):
+        kept[index] = 1
+    return kept
 
 
 def _narrows(old: list[str], new: list[str]) -> bool:

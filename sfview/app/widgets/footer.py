@@ -113,15 +113,26 @@ class KeyFooter(Footer):
             await super().recompose()
 
     def _show(self, shown: list[Key]) -> bool:
-        """Show `shown`, hiding the other keys made, if they are all made in that order; else False."""
+        """Show `shown`, hiding the other keys made, if they are all made in that order; else False.
+
+        The screen is laid out for the keys at once (`Screen.refresh`), and the footer and its keys do not ask
+        for it again: each asks when its own messages are next handled (Textual 8's `Widget._layout_required`,
+        turned into a `Layout` message for the screen in `Widget._check_refresh`), and on a million functions
+        they were handled after the screen had been laid out with them, which laid it out a second time
+        (`enter` and `escape` in the filter line: two layouts, 4-5 ms more). A key shown or hidden marks the
+        footer's arrangement as changed itself (`NodeList.updated`, through the display rule).
+        """
         if not _in_order(self._made, shown):
             return False
         self._composed = shown
         self.styles.grid_size_columns = len(shown)
         showing = set(shown)
-        for key, footer_key in zip(self._made, self.query_children(FooterKey), strict=True):
+        footer_keys = list(self.query_children(FooterKey))
+        for key, footer_key in zip(self._made, footer_keys, strict=True):
             footer_key.display = key in showing
         self.screen.refresh(layout=True)  # in the frame coming, not after each key's own refresh asks for it
+        for widget in (self, *footer_keys):  # asked for just now, for the layout the screen will make
+            widget._layout_required = False
         return True
 
     def _keys(self) -> list[Key]:

@@ -25,10 +25,12 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.css.styles import RenderStyles
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.signal import Signal
 from textual.strip import Strip
+from textual.widget import Widget
 
 __all__ = ["Column", "RowTable"]
 
@@ -66,6 +68,19 @@ def _line_width(widths: list[int]) -> int:
     """Cells a line takes with columns that wide (0: left out), gaps included."""
     shown = [w for w in widths if w]
     return sum(shown) + len(GAP) * max(len(shown) - 1, 0)
+
+
+def _scrollbars(styles: RenderStyles, virtual: Size, container: Size) -> tuple[bool, bool]:
+    """Whether a widget of `styles`, `container` (its size less border and padding) and `virtual` shows its
+    vertical and horizontal scrollbars: Textual 8's rules (`Widget._refresh_scrollbars`), for `RowTable.fit`."""
+    overflow_x, overflow_y = styles.overflow_x, styles.overflow_y
+    vertical = overflow_y == "scroll" or (overflow_y == "auto" and virtual.height > container.height)
+    horizontal = overflow_x == "scroll" or (overflow_x == "auto" and virtual.width > container.width)
+    if overflow_x == "auto" and vertical and not horizontal:  # the vertical one narrows the lines
+        horizontal = virtual.width > container.width - styles.scrollbar_size_vertical
+    if overflow_y == "auto" and horizontal and not vertical:  # the horizontal one takes a line
+        vertical = virtual.height > container.height - styles.scrollbar_size_horizontal
+    return vertical, horizontal
 
 
 class _Styles(NamedTuple):
@@ -210,6 +225,43 @@ class RowTable(ScrollView, can_focus=True):
             if self.view_width == width:
                 break
         return resized
+
+    def fit(self, size: Size) -> None:
+        """Take now the scrollbars and the virtual size the table will have at `size`, the size the screen is
+        being laid out with (see `TableStack.arrange`), without asking for another layout.
+
+        Why: Textual decides a table's scrollbars after a layout, from the size that layout gave it
+        (`Widget._refresh_scrollbars`); a scrollbar shown or hidden then lays the whole screen out again, and the
+        lines' new width (the virtual size) once more. The filter's first letter on a million functions, which
+        leaves the FDE table its header line, took three layouts of the screen so (23 ms), `escape` as many.
+        Decided here by Textual's own rules for the size coming, they are what Textual finds after the layout:
+        it changes nothing, and asks for nothing.
+
+        Relies on Textual 8's `show_vertical_scrollbar` and `show_horizontal_scrollbar` (reactives that lay out
+        when set, hence `set_reactive`) and its rules for `overflow` (`auto`: a scrollbar when the virtual size
+        exceeds the size; one shown narrows the other way); `tests/test_tables.py` checks that the layout that
+        follows finds them unchanged.
+        """
+        styles = self.styles
+        container = size - styles.gutter.totals
+        rows = self.row_count + 1  # + the header line
+        vertical = self.show_vertical_scrollbar
+        for _ in range(2):  # again if the scrollbar decided changed the lines' width it was decided with
+            view = container.width - (styles.scrollbar_size_vertical if vertical else 0)
+            virtual = Size(_line_width(self.widths(view)), rows)
+            shown = _scrollbars(styles, virtual, container)
+            if shown[0] == vertical:
+                break
+            vertical = shown[0]
+        self.set_reactive(ScrollView.virtual_size, virtual)
+        self.set_reactive(ScrollView.show_vertical_scrollbar, shown[0])
+        self.set_reactive(ScrollView.show_horizontal_scrollbar, shown[1])
+        for bar, show in ((self._vertical_scrollbar, shown[0]), (self._horizontal_scrollbar, shown[1])):
+            if bar is None:  # made by Textual when first shown (a layout more, once)
+                continue
+            bar.styles.set_rule("display", "block" if show else "none")  # as `_refresh_scrollbars` sets it
+            if show:  # the virtual size the layout gives a scrollbar: the table's inner size (a new one lays out)
+                bar.set_reactive(Widget.virtual_size, container)
 
     @property
     def view_width(self) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from textual.containers import Vertical
 from textual.css.scalar import Scalar
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
@@ -87,7 +87,21 @@ class TableStack(Vertical):
         height = self._share_of(size.height)
         if height is not None:
             self.above.styles.set_rule("height", Scalar.from_number(height))
-        return super().arrange(size, optimal)
+        arranged = super().arrange(size, optimal)
+        if not optimal:
+            self._fit(size, arranged)
+        return arranged
+
+    def _fit(self, size: Size, arranged: DockArrangeResult) -> None:
+        """What the layout being made will find, set before it does, so that it asks for no other: each table's
+        scrollbars and virtual size for its new size (`RowTable.fit`), and the stack's own virtual size (its
+        size, or what its tables cover). Textual lays the screen out again for any widget whose virtual size a
+        layout changed (`Widget._size_updated`): the stack's, whenever the filter line opens or closes above it.
+        """
+        for placement in arranged.placements:
+            if isinstance(placement.widget, RowTable):
+                placement.widget.fit(placement.region.size)
+        self.set_reactive(Widget.virtual_size, Region(0, 0, *size).union(arranged.total_region).size)
 
     def _zoomed(self, widget: Widget | None) -> None:
         """A table zoomed to the whole screen takes its height from the stylesheet (all of it), not its share."""
