@@ -22,7 +22,7 @@ from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
-from sfview.sframe.bulk import FDE_INFOS, Bulk, FastFunction, bare_function
+from sfview.sframe.bulk import FDE_INFOS, Block, Bulk, FastFunction, bare_function
 from sfview.sframe.bulk import Row as BulkRow
 from sfview.sframe.rules import Kind, Rule
 from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
@@ -209,6 +209,10 @@ class _Template(NamedTuple):
     """How many lines the function takes."""
 
 
+UNCOMMON = _Template("", "", (), [], 0)
+"""What a block of rows whose functions each print their own title is made into (`lines` 0: not the common case)."""
+
+
 class _BulkDump:
     """Every function through the bulk reader, each written out as one string (the hot path of a dump).
 
@@ -241,20 +245,20 @@ class _BulkDump:
     def run(self) -> None:
         """The dump of every function, in FDE order (a function the bulk reader finds unusual through the model)."""
         section, pieces, flush = self.section, self.pieces, self.flush
-        append, common, plain = pieces.append, self.templates[False], self.plain
+        append = pieces.append
         limit = min(ADDRESS_MASK - (1 << 32), INT32_MAX)  # addresses to the end of the function do not wrap
         pending = 0
         for walked in self.reader.functions(bare=True):
             try:  # most functions: rows the reader keeps, all read (`Bare`)
-                index, start, size, info, _, _, _, _, rows = walked
+                index, start, size, _, _, block = walked
             except ValueError:  # a function and its rows, of its own or cut short
                 pending += self._other(*walked)
             except TypeError:  # an index: the function is unusual, the model reads it and words its error
                 _model_function(section, walked, pieces, self.errors, flush)
                 pending += 1
             else:
-                if plain[info.byte] and size <= INT32_MAX and start + size <= limit:
-                    full, _, starts, flagged, lines = common.get(id(rows)) or self._template(rows, False)
+                full, _, starts, flagged, lines = block.made or self._made(block)
+                if lines and size <= INT32_MAX and start + size <= limit:
                     if lines == 4:  # one to three rows, most functions: their addresses without a map
                         append(full % (index, start, size, start + starts[0]))
                     elif lines == 5:
@@ -267,10 +271,17 @@ class _BulkDump:
                         self._after_rows(bare_function(walked), flagged)
                     pending += lines
                 else:
-                    pending += self._other(bare_function(walked), rows)
+                    pending += self._other(bare_function(walked), block.rows)
             if flush is not None and pending > CHUNK_LINES:
                 flush(pieces)
                 pending = 0
+
+    def _made(self, block: Block) -> _Template:
+        """What the dump keeps with a block of rows the reader hands out again: the template its functions
+        print, or `UNCOMMON` when the FDE's info byte gives them a title of their own (PCMASK, a signal
+        frame, a B key)."""
+        made = block.made = self._template(block.rows, False) if self.plain[block.info.byte] else UNCOMMON
+        return made
 
     def _other(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow]) -> int:
         """A function the common case leaves out (a PCMASK one, a signal frame, a B key, an address that
@@ -297,7 +308,7 @@ class _BulkDump:
     def _template(self, rows: list[BulkRow], pcmask: bool) -> _Template:
         """What every function with these rows prints, as templates (made once for each distinct block)."""
         columns = [self.texts.get(key) or self._describe(key) for _, key in rows]
-        part = "".join(f"    %016x{text.replace('%', '%%')}\n" for text in columns)
+        part = "".join(f"    %.16x{text.replace('%', '%%')}\n" for text in columns)
         full = COMMON_TITLE + TABLE_HEADS[pcmask] + "\n" + part
         flagged = [(j, problem) for j, (_, key) in enumerate(rows) for problem in self.problems.get(key, ())]
         made = self.templates[pcmask][id(rows)] = _Template(
