@@ -179,6 +179,23 @@ def test_a_dump_of_an_executable_loads_no_pyelftools() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", None], ids=["utf-8 buffer", "utf-16 buffer", "text only"])
+def test_a_streamed_dump_is_the_text_in_its_place(encoding: str | None) -> None:
+    """`write` gives a UTF-8 stream its bytes straight to its buffer (after what the stream already held), any
+    other stream the text: either way what `text` returns, where it was written."""
+    section = Document.open(str(DATA / "shapes-x86_64-O2")).require_section()
+    expected = "before\n" + readelf.text(section)[0] + "after\n"
+    stream: io.TextIOBase = io.StringIO() if encoding is None else io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+    stream.write("before\n")
+    readelf.write(section, stream)  # type: ignore[arg-type]
+    stream.write("after\n")
+    stream.flush()
+    if isinstance(stream, io.StringIO):
+        assert stream.getvalue() == expected
+    else:
+        assert stream.buffer.getvalue() == expected.encode(encoding)  # type: ignore[attr-defined]
+
+
 def _info(**fields: int) -> int:
     """An FDE info byte with these bit fields set, placed where the generated layout says."""
     from sfview.generated import sframe_layout as layout

@@ -14,6 +14,7 @@ section's version, that is the binutils that emits it:
 
 from __future__ import annotations
 
+import codecs
 import struct
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TextIO
@@ -143,6 +144,38 @@ CHUNK_LINES = 4096
 """Lines a streamed dump gathers before it writes them: few writes, little memory."""
 
 
+ENCODING = "utf-8"
+"""What the dump is made in: bytes, for a `%` on bytes formats a function a third faster than on text (0.40
+against 0.63 us on a million functions), and they go to a UTF-8 stream's buffer without an encoding pass."""
+
+
+class _Pieces:
+    """The dump as it is made, in `ENCODING`, and where it goes when `flush`ed (`sink`: nowhere before the end)."""
+
+    def __init__(self, errors: str, sink: Callable[[bytes], object] | None = None) -> None:
+        self.bytes: list[bytes] = []
+        self.errors = errors
+        """What the encoding does with what it cannot encode: the stream's own choice, so that the bytes are
+        those the stream would have written."""
+        self.sink = sink
+
+    def add(self, text: str) -> None:
+        self.bytes.append(text.encode(ENCODING, self.errors))
+
+    def encode(self, text: str) -> bytes:
+        return text.encode(ENCODING, self.errors)
+
+    def flush(self) -> None:
+        """What is gathered written out, if it goes anywhere before the end."""
+        if self.sink is not None:
+            self.sink(b"".join(self.bytes))
+            self.bytes.clear()
+
+    def full(self) -> bool:
+        """Whether enough is gathered to be written out (never, when it is all kept to the end)."""
+        return self.sink is not None and len(self.bytes) > CHUNK_LINES
+
+
 def write(section: Section, out: TextIO, notes: RowNotes | None = None) -> list[InputError]:
     """The dump written to `out` as it is made, a few thousand lines at a time; the problems met.
 
@@ -150,16 +183,19 @@ def write(section: Section, out: TextIO, notes: RowNotes | None = None) -> list[
     for 40,000 functions, which is memory, and time, to build and then copy.
     `notes`, when given, is told of every row the dump prints that `check`
     calls an error, in the same pass (a second pass was a quarter of a dump's time).
+    A UTF-8 stream over a buffer (standard output) is given the bytes; another, their text.
     """
-    pieces = [_head(section)]
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is not None and encoding and codecs.lookup(encoding).name == ENCODING:
+        out.flush()  # what the stream holds comes first
+        pieces = _Pieces(out.errors or "strict", buffer.write)
+    else:  # surrogates pass both ways: the text as it was made
+        pieces = _Pieces("surrogatepass", lambda chunk: out.write(chunk.decode(ENCODING, "surrogatepass")))
+    pieces.add(_head(section))
     errors: list[InputError] = []
-
-    def flush(pieces: list[str]) -> None:
-        out.write("".join(pieces))
-        pieces.clear()
-
-    _BulkDump(section, pieces, errors, flush, notes).run()
-    flush(pieces)
+    _BulkDump(section, pieces, errors, notes).run()
+    pieces.flush()
     return errors
 
 
@@ -174,14 +210,15 @@ def text(section: Section, *, bulk: bool = True) -> tuple[str, list[InputError]]
     takes every function through the model: the two must agree, and a test
     makes sure they do.
     """
-    pieces = [_head(section)]
+    pieces = _Pieces("surrogatepass")
+    pieces.add(_head(section))
     errors: list[InputError] = []
     if bulk:
         _BulkDump(section, pieces, errors).run()
     else:
         for index in range(section.num_fdes):
             _model_function(section, index, pieces, errors)
-    return "".join(pieces), errors
+    return b"".join(pieces.bytes).decode(ENCODING, "surrogatepass"), errors
 
 
 def _head(section: Section) -> str:
@@ -197,9 +234,9 @@ COMMON_TITLE = "\n    func idx [%d]: pc = %#x, size = %d bytes\n"
 class _Template(NamedTuple):
     """What every function with one block of rows prints."""
 
-    full: str
+    full: bytes
     """Title, column heads and rows, a `%` template of the index, address, size and each row's address."""
-    rows: str
+    rows: bytes
     """The rows alone, a template of each row's address."""
     starts: tuple[int, ...]
     """The rows' start offsets."""
@@ -209,7 +246,7 @@ class _Template(NamedTuple):
     """How many lines the function takes."""
 
 
-UNCOMMON = _Template("", "", (), [], 0)
+UNCOMMON = _Template(b"", b"", (), [], 0)
 """What a block of rows whose functions each print their own title is made into (`lines` 0: not the common case)."""
 
 
@@ -225,12 +262,11 @@ class _BulkDump:
     def __init__(
         self,
         section: Section,
-        pieces: list[str],
+        pieces: _Pieces,
         errors: list[InputError],
-        flush: Callable[[list[str]], None] | None = None,
         notes: RowNotes | None = None,
     ) -> None:
-        self.section, self.pieces, self.errors, self.flush, self.notes = section, pieces, errors, flush, notes
+        self.section, self.pieces, self.errors, self.notes = section, pieces, errors, notes
         self.reader = Bulk(section)
         self.texts: dict[bytes, str] = {}
         """A row pattern's columns, by its key."""
@@ -244,8 +280,8 @@ class _BulkDump:
 
     def run(self) -> None:
         """The dump of every function, in FDE order (a function the bulk reader finds unusual through the model)."""
-        section, pieces, flush = self.section, self.pieces, self.flush
-        append = pieces.append
+        section, pieces = self.section, self.pieces
+        append, streamed = pieces.bytes.append, pieces.sink is not None
         limit = min(ADDRESS_MASK - (1 << 32), INT32_MAX)  # addresses to the end of the function do not wrap
         pending = 0
         for walked in self.reader.functions(bare=True):
@@ -254,7 +290,7 @@ class _BulkDump:
             except ValueError:  # a function and its rows, of its own or cut short
                 pending += self._other(*walked)
             except TypeError:  # an index: the function is unusual, the model reads it and words its error
-                _model_function(section, walked, pieces, self.errors, flush)
+                _model_function(section, walked, pieces, self.errors)
                 pending += 1
             else:
                 full, _, starts, flagged, lines = block.made or self._made(block)
@@ -272,8 +308,8 @@ class _BulkDump:
                     pending += lines
                 else:
                     pending += self._other(bare_function(walked), block.rows)
-            if flush is not None and pending > CHUNK_LINES:
-                flush(pieces)
+            if streamed and pending > CHUNK_LINES:
+                pieces.flush()
                 pending = 0
 
     def _made(self, block: Block) -> _Template:
@@ -293,7 +329,9 @@ class _BulkDump:
             return CHUNK_LINES + 1  # written out already
         assert isinstance(rows, list)
         _, part, starts, flagged, lines = self.templates[pcmask].get(id(rows)) or self._template(rows, pcmask)
-        self.pieces.append(f"\n{self._title(func)}\n{TABLE_HEADS[pcmask]}\n{part % tuple(map(base.__add__, starts))}")
+        pieces = self.pieces
+        title = pieces.encode(f"\n{self._title(func)}\n{TABLE_HEADS[pcmask]}\n")
+        pieces.bytes.append(title + part % tuple(map(base.__add__, starts)))
         self._after_rows(func, flagged)
         return lines
 
@@ -308,8 +346,8 @@ class _BulkDump:
     def _template(self, rows: list[BulkRow], pcmask: bool) -> _Template:
         """What every function with these rows prints, as templates (made once for each distinct block)."""
         columns = [self.texts.get(key) or self._describe(key) for _, key in rows]
-        part = "".join(f"    %.16x{text.replace('%', '%%')}\n" for text in columns)
-        full = COMMON_TITLE + TABLE_HEADS[pcmask] + "\n" + part
+        part = self.pieces.encode("".join(f"    %.16x{text.replace('%', '%%')}\n" for text in columns))
+        full = self.pieces.encode(COMMON_TITLE + TABLE_HEADS[pcmask] + "\n") + part
         flagged = [(j, problem) for j, (_, key) in enumerate(rows) for problem in self.problems.get(key, ())]
         made = self.templates[pcmask][id(rows)] = _Template(
             full, part, tuple(s for s, _ in rows), flagged, len(rows) + 3
@@ -332,17 +370,17 @@ class _BulkDump:
     def _rows_one_by_one(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow], base: int) -> None:
         """A function whose rows are its own (or very many, read as they are written out), or whose addresses
         wrap: line by line."""
-        pieces, flush, notes, texts = self.pieces, self.flush, self.notes, self.texts
-        pieces.append(f"\n{self._title(func)}\n{TABLE_HEADS[func.info.pcmask]}\n")
+        pieces, notes, texts = self.pieces, self.notes, self.texts
+        pieces.add(f"\n{self._title(func)}\n{TABLE_HEADS[func.info.pcmask]}\n")
         mask = base + func.size + (1 << 32) > ADDRESS_MASK
         for j, (start, key) in enumerate(rows):
             columns = texts.get(key) or self._describe(key)
-            pieces.append(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}\n")
+            pieces.add(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}\n")
             if notes is not None:
                 for problem in self.problems[key]:
                     notes.add(func.index, j, problem)
-            if flush is not None and len(pieces) > CHUNK_LINES:
-                flush(pieces)
+            if pieces.full():
+                pieces.flush()
         if not func.complete:
             self._rows_error(func)
 
@@ -351,7 +389,7 @@ class _BulkDump:
         problem = self.section.function(func.index).rows.error
         assert problem is not None, "the bulk reader and the model stop at the same row"
         self.errors.append(problem)
-        self.pieces.append(_problem(problem) + "\n")
+        self.pieces.add(_problem(problem) + "\n")
 
 
 def _problem(error: InputError) -> str:
@@ -363,26 +401,25 @@ def _problem(error: InputError) -> str:
 def _model_function(
     section: Section,
     index: int,
-    pieces: list[str],
+    pieces: _Pieces,
     errors: list[InputError],
-    flush: Callable[[list[str]], None] | None = None,
 ) -> None:
     """Function `index` through the Kaitai model: its lines, then the problem that cut it short, if any."""
     func = section.function(index)
     if func.error is not None:
         errors.append(func.error)
-        pieces.append(f"\n    func idx [{index}]:\n{_problem(func.error)}\n")
+        pieces.add(f"\n    func idx [{index}]:\n{_problem(func.error)}\n")
         return
     pauth_b = section.is_aarch64 and func.pauth_key == Sframe.PauthKey.key_b
     title = _title(section, func.index, func.start_address, func.size, func.signal, func.flexible, pauth_b)
-    pieces.append(f"\n{title}\n{TABLE_HEADS[func.pcmask]}\n")
+    pieces.add(f"\n{title}\n{TABLE_HEADS[func.pcmask]}\n")
     for row in func.rows:
-        pieces.append(_row_line(section, func, row) + "\n")
-        if flush is not None and len(pieces) > CHUNK_LINES:
-            flush(pieces)
+        pieces.add(_row_line(section, func, row) + "\n")
+        if pieces.full():
+            pieces.flush()
     if func.rows_error is not None:
         errors.append(func.rows_error)
-        pieces.append(_problem(func.rows_error) + "\n")
+        pieces.add(_problem(func.rows_error) + "\n")
 
 
 def _row_line(section: Section, func: Function, row: Row) -> str:
