@@ -189,11 +189,11 @@ class Bulk:
         last = [0] * len(fields)
         last[i_off] = fre_end - fre_start
         after = next(records, None)
+        block_end = fre_start + after[i_off] if after is not None else fre_end
         for index, following in enumerate(chain(records, (tuple(last),)) if after is not None else ()):
             record, after = after, following
-            block_end = fre_start + after[i_off]
+            pos, block_end = block_end, fre_start + after[i_off]  # where this function's rows start, and the next's
             if quick:  # most functions: rows already read for another, all of them (a slice past the end is empty)
-                pos = fre_start + record[i_off]
                 block = blocks.get((record[i_info], record[i_count], data[pos:block_end]))
                 if block is not None and pos <= fre_end:  # an offset is unsigned: never before `fre_start`
                     start = (base + index * step + record[i_start]) & ADDRESS_MASK
