@@ -346,7 +346,7 @@ class _BulkDump:
     def _template(self, rows: list[BulkRow], pcmask: bool) -> _Template:
         """What every function with these rows prints, as templates (made once for each distinct block)."""
         columns = [self.texts.get(key) or self._describe(key) for _, key in rows]
-        part = self.pieces.encode("".join(f"    %.16x{text.replace('%', '%%')}\n" for text in columns))
+        part = self.pieces.encode("".join(f"    %016x{text.replace('%', '%%')}\n" for text in columns))
         full = self.pieces.encode(COMMON_TITLE + TABLE_HEADS[pcmask] + "\n") + part
         flagged = [(j, problem) for j, (_, key) in enumerate(rows) for problem in self.problems.get(key, ())]
         made = self.templates[pcmask][id(rows)] = _Template(
