@@ -253,6 +253,25 @@ def test_notes_count_every_row_of_a_shared_block(cli, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("gap", [0, 3], ids=["at its end", "past its end"])
+def test_rows_past_the_fre_subsection_are_not_a_block_read_before(gap: int) -> None:
+    """Function 1's rows start at the FRE sub-section's end, or past it, on bytes the same as function 0's block
+    (which the sub-section holds): the bulk reader must not hand out function 0's rows again, but leave it to
+    the model, which stops where a row would start outside the sub-section, and says so."""
+    import struct
+
+    from sfview.sframe.section import Section
+
+    block = bytes([0, 0x03, 8]) + bytes(gap)  # one row, CFA = SP + 8; the sub-section ends after it
+    offsets = [0, len(block), 2 * len(block)]
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 * (i + 1), 0x100, off, 1, 0, 0, 0) for i, off in enumerate(offsets))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 3, 3, 3, 0, len(fdes))
+    section = Section(header + fdes + block * 3)
+    text = readelf.text(section)[0]
+    assert text == readelf.text(section, bulk=False)[0]
+    assert text.count("  sp+8  ") == 1, "function 0's row only"
+
+
 @pytest.mark.parametrize("info", [0, _info(signal_frame=1)], ids=["plain", "signal"])
 def test_rows_past_the_top_of_the_address_space_wrap(info: int) -> None:
     """A function 8 bytes below the top of the address space: its third row is at 0, as readelf prints it."""

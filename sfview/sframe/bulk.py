@@ -113,10 +113,17 @@ class Block:
     """How many bytes the rows take."""
     complete: bool
     """All `count` rows were read (only such a block is handed out as `Bare`)."""
+    last: int
+    """Where the last row starts, from where the rows start: the same bytes elsewhere read as the same rows
+    only while this row still starts inside the FRE sub-section, as the model reads them (`NO_ROWS`: anywhere)."""
     made: Any = None
     """What a caller makes of these rows, kept with them for the next function that has them (the dump's
     text template): one attribute to read, where a table of the caller's by the list's identity was a
     call and a lookup for every function."""
+
+
+NO_ROWS = -(1 << 64)
+"""`Block.last` of a block of no rows: before the start of any section, from any place."""
 
 
 Bare = tuple[int, int, int, int, int, Block]
@@ -195,7 +202,7 @@ class Bulk:
             pos, block_end = block_end, fre_start + after[i_off]  # where this function's rows start, and the next's
             if quick:  # most functions: rows already read for another, all of them (a slice past the end is empty)
                 block = blocks.get((record[i_info], record[i_count], data[pos:block_end]))
-                if block is not None and pos <= fre_end:  # an offset is unsigned: never before `fre_start`
+                if block is not None and pos + block.last < fre_end:  # (an offset is unsigned: pos >= fre_start)
                     start = (base + index * step + record[i_start]) & ADDRESS_MASK
                     yield index, start, record[i_size], pos, record[i_rep] if i_rep is not None else 0, block
                     continue
@@ -219,7 +226,9 @@ class Bulk:
             # already read gives the same rows, when its reading stayed within the bytes of the key.
             # And FDEs that point at the same rows (with the same count) read the same rows.
             key = (info.byte, count, data[pos:block_end])
-            known = blocks.get(key) or same_place.get((info.byte, count, pos))
+            known = blocks.get(key)
+            if known is None or pos + known.last >= fre_end:  # rows past the sub-section's end: not these
+                known = same_place.get((info.byte, count, pos))
             if known is not None:
                 if bare and known.complete:
                     yield index, start, record[i_size], pos, rep, known
@@ -233,7 +242,9 @@ class Bulk:
                 yield func, self._walk(func, pos, address, fre_end, limit)  # read as it is written out
                 continue
             rows = list(self._walk(func, pos, address, fre_end, limit))
-            entry = same_place[(info.byte, count, pos)] = Block(info, count, rows, func.rows_end - pos, func.complete)
+            length = func.rows_end - pos
+            last = length - address.size - len(rows[-1][1]) if rows else NO_ROWS
+            entry = same_place[(info.byte, count, pos)] = Block(info, count, rows, length, func.complete, last)
             if func.complete and func.rows_end <= block_end:
                 blocks[key] = entry
                 func.shared = True
