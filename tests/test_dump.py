@@ -253,6 +253,25 @@ def test_notes_count_every_row_of_a_shared_block(cli, tmp_path: Path) -> None:
     )
 
 
+def test_rows_addresses_of_every_number_of_digits() -> None:
+    """The common template writes a row's address as zeros and `%x`, for as many digits as the function's rows
+    have: functions whose rows cross from one number of digits to the next (0xffc: 0xffc, 0x1000, 0x1004),
+    start on the boundary, or go back and forth between two numbers, must print what the model prints."""
+    import struct
+
+    from sfview.sframe.section import Section
+
+    block = b"".join(bytes([4 * j, 0x03, 8 * (j + 1)]) for j in range(3))  # rows at +0, +4, +8
+    starts = [0, 0x4, 0xF, 0x10, 0xFF8, 0xFFC, 0x1000, 0xFF4, 0x10000, 0xFFFC, 0x0FFFFFF8, 0x10000000, 0x7FFFFEF0, 0x8]
+    fdes = b"".join(struct.pack("<iIIIBBH", start, 0x10, 0, 3, 0, 0, 0) for start in starts)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 0, 3, 0, -8, 0, len(starts), 3 * len(starts), len(block), 0,
+                         len(fdes))  # fmt: skip
+    section = Section(header + fdes + block)
+    text = readelf.text(section)[0]
+    assert text == readelf.text(section, bulk=False)[0]
+    assert "    0000000000001000  sp+16 " in text and "    0000000010000000  sp+8 " in text
+
+
 @pytest.mark.parametrize("gap", [0, 3], ids=["at its end", "past its end"])
 def test_rows_past_the_fre_subsection_are_not_a_block_read_before(gap: int) -> None:
     """Function 1's rows start at the FRE sub-section's end, or past it, on bytes the same as function 0's block

@@ -247,10 +247,23 @@ class _Template(NamedTuple):
     """The rows `notes` is told of, and what each breaks."""
     lines: int
     """How many lines the function takes."""
+    low: int = 0
+    high: int = 1 << 64
+    """`full` prints the rows of a function that starts from `low`, before `high` (`_padded`)."""
 
 
 UNCOMMON = _Template(b"", b"", (), [], 0)
 """What a block of rows whose functions each print their own title is made into (`lines` 0: not the common case)."""
+
+ROW_ADDRESS = "%016x"
+"""A row's address in a template: 16 hex digits, zero-padded."""
+
+
+def _padded(digits: int) -> str:
+    """A row's address of exactly `digits` hex digits, as `ROW_ADDRESS` prints it: the zeros written out, the
+    digits by `%x`, which a `%` on bytes formats straight into its result, where a width or a precision
+    makes a str first (0.055 against 0.11 us: an eighth of a dump's time on a million functions)."""
+    return "0" * (16 - digits) + "%x"
 
 
 class _BulkDump:
@@ -277,6 +290,9 @@ class _BulkDump:
         """What `notes` finds wrong in a row pattern, by its key."""
         self.templates: tuple[dict[int, _Template], dict[int, _Template]] = ({}, {})
         """By a shared row list's identity, for PCINC and PCMASK functions: what they print, as templates."""
+        self.padded: dict[tuple[int, int], _Template] = {}
+        """By a shared row list's identity and a number of digits: the template of the functions whose rows'
+        addresses have that many (`_padded`)."""
         aarch64 = section.is_aarch64
         self.plain = [not (i.pcmask or i.signal or (aarch64 and i.pauth_key_b)) for i in FDE_INFOS]
         """By FDE info byte: whether a function's title is the common one, and its rows at its address."""
@@ -296,7 +312,9 @@ class _BulkDump:
                 _model_function(section, walked, pieces, self.errors)
                 pending += 1
             else:
-                full, _, starts, flagged, lines = block.made or self._made(block)
+                full, _, starts, flagged, lines, low, high = block.made or self._made(block, start)
+                if not low <= start < high:  # rows' addresses of another number of digits
+                    full, _, starts, flagged, lines, low, high = self._made(block, start)
                 if lines and size <= INT32_MAX and start + size <= limit:
                     if lines == 4:  # one to three rows, most functions: their addresses without a map
                         append(full % (index, start, size, start + starts[0]))
@@ -315,11 +333,23 @@ class _BulkDump:
                 pieces.flush()
                 pending = 0
 
-    def _made(self, block: Block) -> _Template:
+    def _made(self, block: Block, start: int) -> _Template:
         """What the dump keeps with a block of rows the reader hands out again: the template its functions
-        print, or `UNCOMMON` when the FDE's info byte gives them a title of their own (PCMASK, a signal
-        frame, a B key)."""
-        made = block.made = self._template(block.rows, False) if self.plain[block.info.byte] else UNCOMMON
+        print, for rows' addresses of as many digits as those of the function at `start` (the next function
+        mostly starts near it), or `UNCOMMON` when the FDE's info byte gives them a title of their own
+        (PCMASK, a signal frame, a B key)."""
+        if not self.plain[block.info.byte]:
+            made = block.made = UNCOMMON
+            return made
+        rows = block.rows
+        digits = max(1, (start.bit_length() + 3) // 4)
+        low, high = 16 ** (digits - 1) if digits > 1 else 0, 16**digits - max((s for s, _ in rows), default=0)
+        if low <= start < high:  # every row's address has `digits` digits
+            made = self.padded.get((id(rows), digits)) or self._template(rows, False, digits, low, high)
+        else:  # the rows' addresses do not all have as many digits (from `high` on): padded by `%016x`, there
+            generic = self.templates[False].get(id(rows)) or self._template(rows, False)
+            made = generic._replace(low=high, high=16**digits)
+        block.made = made
         return made
 
     def _other(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow]) -> int:
@@ -331,7 +361,7 @@ class _BulkDump:
             self._rows_one_by_one(func, rows, base)
             return CHUNK_LINES + 1  # written out already
         assert isinstance(rows, list)
-        _, part, starts, flagged, lines = self.templates[pcmask].get(id(rows)) or self._template(rows, pcmask)
+        _, part, starts, flagged, lines, _, _ = self.templates[pcmask].get(id(rows)) or self._template(rows, pcmask)
         pieces = self.pieces
         title = pieces.encode(f"\n{self._title(func)}\n{TABLE_HEADS[pcmask]}\n")
         pieces.bytes.append(title + part % tuple(map(base.__add__, starts)))
@@ -346,15 +376,21 @@ class _BulkDump:
         if not func.complete:
             self._rows_error(func)
 
-    def _template(self, rows: list[BulkRow], pcmask: bool) -> _Template:
-        """What every function with these rows prints, as templates (made once for each distinct block)."""
+    def _template(
+        self, rows: list[BulkRow], pcmask: bool, digits: int | None = None, low: int = 0, high: int = 1 << 64
+    ) -> _Template:
+        """What every function with these rows prints, as templates (made once for each distinct block); with
+        `digits`, for functions from `low` to `high`, whose rows' addresses all have that many digits."""
         columns = [self.texts.get(key) or self._describe(key) for _, key in rows]
-        part = self.pieces.encode("".join(f"    %016x{text.replace('%', '%%')}\n" for text in columns))
+        address = ROW_ADDRESS if digits is None else _padded(digits)
+        part = self.pieces.encode("".join(f"    {address}{text.replace('%', '%%')}\n" for text in columns))
         full = self.pieces.encode(COMMON_TITLE + TABLE_HEADS[pcmask] + "\n") + part
         flagged = [(j, problem) for j, (_, key) in enumerate(rows) for problem in self.problems.get(key, ())]
-        made = self.templates[pcmask][id(rows)] = _Template(
-            full, part, tuple(s for s, _ in rows), flagged, len(rows) + 3
-        )
+        made = _Template(full, part, tuple(s for s, _ in rows), flagged, len(rows) + 3, low, high)
+        if digits is None:
+            self.templates[pcmask][id(rows)] = made
+        else:
+            self.padded[id(rows), digits] = made
         return made
 
     def _describe(self, key: bytes) -> str:
