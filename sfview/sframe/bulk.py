@@ -193,11 +193,11 @@ class Bulk:
         # functions never have a million tuples at once; each once (a second pass over the records, a step
         # behind, was a tenth of the reading).
         records = self._fde.iter_unpack(memoryview(data)[fde_start:end])
-        last = [0] * len(fields)
-        last[i_off] = fre_end - fre_start
+        closing = [0] * len(fields)
+        closing[i_off] = fre_end - fre_start
         after = next(records, None)
         block_end = fre_start + after[i_off] if after is not None else fre_end
-        for index, following in enumerate(chain(records, (tuple(last),)) if after is not None else ()):
+        for index, following in enumerate(chain(records, (tuple(closing),)) if after is not None else ()):
             record, after = after, following
             pos, block_end = block_end, fre_start + after[i_off]  # where this function's rows start, and the next's
             if quick:  # most functions: rows already read for another, all of them (a slice past the end is empty)
