@@ -669,8 +669,35 @@ class _Output:
             os.dup2(null, self.inner.fileno())
             os.close(null)
 
+    @property
+    def buffer(self) -> _BinaryOutput:
+        """The stream's bytes (what `dump` writes), dropped as its text is once the reader has gone; none
+        (AttributeError) for a stream of text only."""
+        if not hasattr(self.inner, "buffer"):
+            raise AttributeError("buffer")
+        return _BinaryOutput(self)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+class _BinaryOutput:
+    """`_Output`'s buffer: bytes written to the stream's own, or nowhere once its reader has gone."""
+
+    def __init__(self, outer: _Output) -> None:
+        self.outer = outer
+
+    def write(self, data: bytes) -> int:
+        outer = self.outer
+        if not outer.gone:
+            try:
+                return outer.inner.buffer.write(data)
+            except BrokenPipeError:
+                outer._reader_gone()
+        return len(data)
+
+    def flush(self) -> None:
+        self.outer.flush()
 
 
 def _flush_quietly() -> None:

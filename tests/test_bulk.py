@@ -126,10 +126,10 @@ def _bare_as_records(data: bytes) -> None:
         return
     bares = 0
     for bare, walked in zip(Bulk(section).functions(bare=True), Bulk(section).functions(), strict=True):
-        if isinstance(bare, tuple) and len(bare) == 9:
+        if isinstance(bare, tuple) and len(bare) == 6:
             bares += 1
             func, rows = walked
-            assert (bare_function(bare), bare[-1]) == (func, rows)
+            assert (bare_function(bare), bare[-1].rows) == (func, rows)
             assert func.shared and func.complete
         elif isinstance(bare, int):
             assert bare == walked

@@ -301,6 +301,11 @@ def test_the_exit_status_survives_a_closed_pipe(tmp_path: Path) -> None:
     assert _pipestatus("check", *big) == 1
     assert _pipestatus("check", *big, "/nonexistent") == 2
     assert _pipestatus("compare", str(OBJECT)) in (0, 1)
+    cut_short = tmp_path / "cut-short.sframe"  # FDE 6 of an undefined FRE type: the dump ends in its error
+    data = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    data[28 + 17 * 6 + 16] = 0x0F
+    cut_short.write_bytes(bytes(data))
+    assert _pipestatus("dump", str(cut_short)) == 2, "the dump writes bytes to the stream's buffer: dropped the same"
     unreadable = tmp_path / "cut"
     unreadable.write_bytes(b"\x7fELF")
     assert _pipestatus("compare", str(unreadable)) == 2

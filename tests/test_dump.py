@@ -164,6 +164,38 @@ def test_a_dump_loads_neither_the_ui_nor_the_debug_parser() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_a_dump_of_an_executable_loads_no_pyelftools() -> None:
+    """The dump of an executable reads its ELF structures with `elfimage` (struct): importing pyelftools, its
+    DWARF modules and construct, was a quarter of the start-up (19 ms of 82), paid on every dump for `check`'s
+    code ranges, which the dump's notes never ask for."""
+    code = (
+        "import sys, io, contextlib\n"
+        "from sfview.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['dump', {str(DATA / 'shapes-x86_64-O2')!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('elftools')))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", None], ids=["utf-8 buffer", "utf-16 buffer", "text only"])
+def test_a_streamed_dump_is_the_text_in_its_place(encoding: str | None) -> None:
+    """`write` gives a UTF-8 stream its bytes straight to its buffer (after what the stream already held), any
+    other stream the text: either way what `text` returns, where it was written."""
+    section = Document.open(str(DATA / "shapes-x86_64-O2")).require_section()
+    expected = "before\n" + readelf.text(section)[0] + "after\n"
+    stream: io.TextIOBase = io.StringIO() if encoding is None else io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+    stream.write("before\n")
+    readelf.write(section, stream)  # type: ignore[arg-type]
+    stream.write("after\n")
+    stream.flush()
+    if isinstance(stream, io.StringIO):
+        assert stream.getvalue() == expected
+    else:
+        assert stream.buffer.getvalue() == expected.encode(encoding)  # type: ignore[attr-defined]
+
+
 def _info(**fields: int) -> int:
     """An FDE info byte with these bit fields set, placed where the generated layout says."""
     from sfview.generated import sframe_layout as layout
@@ -219,6 +251,44 @@ def test_notes_count_every_row_of_a_shared_block(cli, tmp_path: Path) -> None:
         f"sfview: {raw}: note: fdes[0].fres[1]: row 1 has 0 offsets; on AMD64 little-endian a row has 1 or 2 "
         "(and 2 more rows like it) (offset-count-impossible)\n"
     )
+
+
+def test_rows_addresses_of_every_number_of_digits() -> None:
+    """The common template writes a row's address as zeros and `%x`, for as many digits as the function's rows
+    have: functions whose rows cross from one number of digits to the next (0xffc: 0xffc, 0x1000, 0x1004),
+    start on the boundary, or go back and forth between two numbers, must print what the model prints."""
+    import struct
+
+    from sfview.sframe.section import Section
+
+    block = b"".join(bytes([4 * j, 0x03, 8 * (j + 1)]) for j in range(3))  # rows at +0, +4, +8
+    starts = [0, 0x4, 0xF, 0x10, 0xFF8, 0xFFC, 0x1000, 0xFF4, 0x10000, 0xFFFC, 0x0FFFFFF8, 0x10000000, 0x7FFFFEF0, 0x8]
+    fdes = b"".join(struct.pack("<iIIIBBH", start, 0x10, 0, 3, 0, 0, 0) for start in starts)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 0, 3, 0, -8, 0, len(starts), 3 * len(starts), len(block), 0,
+                         len(fdes))  # fmt: skip
+    section = Section(header + fdes + block)
+    text = readelf.text(section)[0]
+    assert text == readelf.text(section, bulk=False)[0]
+    assert "    0000000000001000  sp+16 " in text and "    0000000010000000  sp+8 " in text
+
+
+@pytest.mark.parametrize("gap", [0, 3], ids=["at its end", "past its end"])
+def test_rows_past_the_fre_subsection_are_not_a_block_read_before(gap: int) -> None:
+    """Function 1's rows start at the FRE sub-section's end, or past it, on bytes the same as function 0's block
+    (which the sub-section holds): the bulk reader must not hand out function 0's rows again, but leave it to
+    the model, which stops where a row would start outside the sub-section, and says so."""
+    import struct
+
+    from sfview.sframe.section import Section
+
+    block = bytes([0, 0x03, 8]) + bytes(gap)  # one row, CFA = SP + 8; the sub-section ends after it
+    offsets = [0, len(block), 2 * len(block)]
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 * (i + 1), 0x100, off, 1, 0, 0, 0) for i, off in enumerate(offsets))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 3, 3, 3, 0, len(fdes))
+    section = Section(header + fdes + block * 3)
+    text = readelf.text(section)[0]
+    assert text == readelf.text(section, bulk=False)[0]
+    assert text.count("  sp+8  ") == 1, "function 0's row only"
 
 
 @pytest.mark.parametrize("info", [0, _info(signal_frame=1)], ids=["plain", "signal"])

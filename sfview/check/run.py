@@ -23,7 +23,6 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elffile import executable_ranges
 from sfview.sframe import describe
 from sfview.sframe.bulk import Bulk
 from sfview.sframe.records import START_ADDR_SIZES, info_bits
@@ -94,6 +93,8 @@ def check_document(doc: Document, pace: Callable[[], None] | None = None) -> Ite
     relocatable = elf_info is not None and elf_info.elf_type == "ET_REL"
     program = None
     if doc.elf is not None and not relocatable:
+        from sfview.inputs.elffile import executable_ranges  # pyelftools: not for `dump`, which uses `RowNotes`
+
         symbols = doc.symbols
         try:
             program = Program(executable_ranges(doc.elf), symbols.starts_at if len(symbols) else None)

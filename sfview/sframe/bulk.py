@@ -23,8 +23,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import zip_longest
-from typing import NamedTuple
+from itertools import chain
+from typing import Any, NamedTuple
 
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
@@ -101,16 +101,41 @@ class FastFunction:
     """Section offset where the rows read end (known, like `complete`, once they have been gone through)."""
 
 
-Bare = tuple[int, int, int, FdeInfo, int, int, int, int, list[Row]]
+@dataclass(slots=True)
+class Block:
+    """A block of rows the reader read once, all of them, and hands out again for every function whose FDE
+    has the same info byte and row count and whose row bytes are the same (`Bare`)."""
+
+    info: FdeInfo
+    count: int
+    rows: list[Row]
+    length: int
+    """How many bytes the rows take."""
+    complete: bool
+    """All `count` rows were read (only such a block is handed out as `Bare`)."""
+    last: int
+    """Where the last row starts, from where the rows start: the same bytes elsewhere read as the same rows
+    only while this row still starts inside the FRE sub-section, as the model reads them (`NO_ROWS`: anywhere)."""
+    made: Any = None
+    """What a caller makes of these rows, kept with them for the next function that has them (the dump's
+    text template): one attribute to read, where a table of the caller's by the list's identity was a
+    call and a lookup for every function."""
+
+
+NO_ROWS = -(1 << 64)
+"""`Block.last` of a block of no rows: before the start of any section, from any place."""
+
+
+Bare = tuple[int, int, int, int, int, Block]
 """A function whose rows are a block the reader keeps, all read, as `Bulk.functions(bare=True)` gives it:
-its index, start address, size, info, rep size, number of rows, where its rows start and end, and its
-rows. `bare_function` makes its `FastFunction`."""
+its index, start address, size, where its rows start, its rep size, and the block. `bare_function` makes
+its `FastFunction`."""
 
 
 def bare_function(bare: Bare) -> FastFunction:
     """The `FastFunction` of a `Bare` function (`shared` and `complete`)."""
-    index, start, size, info, rep, count, pos, end, _ = bare
-    return FastFunction(index, start, size, info, rep, count, pos, True, end, True)
+    index, start, size, pos, rep, block = bare
+    return FastFunction(index, start, size, block.info, rep, block.count, pos, True, pos + block.length, True)
 
 
 class Bulk:
@@ -160,11 +185,27 @@ class Bulk:
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, infos = self._starts, FDE_INFOS
         v3 = self._attr is not None
-        blocks: dict[tuple[int, int, bytes], tuple[list[Row], int, bool]] = {}  # rows, their bytes, all read
-        same_place: dict[tuple[int, int, int], tuple[list[Row], int, bool]] = {}
-        # With each record the one after it: where the next function's block starts, this one's end if in order.
-        for index, (record, after) in enumerate(zip_longest(*self._records(memoryview(data)[fde_start:end], fde_size))):
-            block_end = fre_start + after[i_off] if after is not None else fre_end
+        quick = bare and not v3 and not relocated
+        blocks: dict[tuple[int, int, bytes], Block] = {}  # by info byte, row count and the rows' bytes
+        same_place: dict[tuple[int, int, int], Block] = {}  # by info byte, row count and where the rows start
+        # With each record the one after it: where the next function's block starts, this one's end if in order
+        # (after the last, a record that says the sub-section's end). Read as they are used, so that a million
+        # functions never have a million tuples at once; each once (a second pass over the records, a step
+        # behind, was a tenth of the reading).
+        records = self._fde.iter_unpack(memoryview(data)[fde_start:end])
+        closing = [0] * len(fields)
+        closing[i_off] = fre_end - fre_start
+        after = next(records, None)
+        block_end = fre_start + after[i_off] if after is not None else fre_end
+        for index, following in enumerate(chain(records, (tuple(closing),)) if after is not None else ()):
+            record, after = after, following
+            pos, block_end = block_end, fre_start + after[i_off]  # where this function's rows start, and the next's
+            if quick:  # most functions: rows already read for another, all of them (a slice past the end is empty)
+                block = blocks.get((record[i_info], record[i_count], data[pos:block_end]))
+                if block is not None and pos + block.last < fre_end:  # (an offset is unsigned: pos >= fre_start)
+                    start = (base + index * step + record[i_start]) & ADDRESS_MASK
+                    yield index, start, record[i_size], pos, record[i_rep] if i_rep is not None else 0, block
+                    continue
             start = (base + index * step + record[i_start]) & ADDRESS_MASK
             if relocated:
                 start = relocated.get(fde_start + index * fde_size + self._start_field, start) & ADDRESS_MASK
@@ -184,38 +225,33 @@ class Bulk:
             # Functions repeat their row blocks byte for byte (every small leaf: one row, `sp+8`): a block
             # already read gives the same rows, when its reading stayed within the bytes of the key.
             # And FDEs that point at the same rows (with the same count) read the same rows.
-            key = (info.fre_type, count, data[pos : block_end if block_end > pos else pos])
+            key = (info.byte, count, data[pos:block_end])
             known = blocks.get(key)
-            if known is None:
-                known = same_place.get((info.fre_type, count, pos))
+            if known is None or pos + known.last >= fre_end:  # rows past the sub-section's end: not these
+                known = same_place.get((info.byte, count, pos))
             if known is not None:
-                rows, length, complete = known
-                if bare and complete:
-                    yield index, start, record[i_size], info, rep, count, pos, pos + length, rows
+                if bare and known.complete:
+                    yield index, start, record[i_size], pos, rep, known
                     continue
-                yield (
-                    FastFunction(index, start, record[i_size], info, rep, count, pos, complete, pos + length, True),
-                    rows,
-                )
+                rows_end = pos + known.length
+                func = FastFunction(index, start, record[i_size], info, rep, count, pos, known.complete, rows_end, True)
+                yield func, known.rows
                 continue
             func = FastFunction(index, start, record[i_size], info, rep, count, pos)
             if count > LISTED_ROWS:
                 yield func, self._walk(func, pos, address, fre_end, limit)  # read as it is written out
                 continue
             rows = list(self._walk(func, pos, address, fre_end, limit))
-            same_place[(info.fre_type, count, pos)] = entry = rows, func.rows_end - pos, func.complete
+            length = func.rows_end - pos
+            last = length - address.size - len(rows[-1][1]) if rows else NO_ROWS
+            entry = same_place[(info.byte, count, pos)] = Block(info, count, rows, length, func.complete, last)
             if func.complete and func.rows_end <= block_end:
                 blocks[key] = entry
                 func.shared = True
                 if bare:
-                    yield index, start, func.size, info, rep, count, pos, func.rows_end, rows
+                    yield index, start, func.size, pos, rep, entry
                     continue
             yield func, rows
-
-    def _records(self, table: memoryview, size: int) -> tuple[Iterator[tuple[int, ...]], Iterator[tuple[int, ...]]]:
-        """The FDE records, and the same from the second on (to know where the next function's rows start):
-        read as they are used, so that a million functions never have a million tuples at once."""
-        return self._fde.iter_unpack(table), self._fde.iter_unpack(table[size:])
 
     def _walk(self, func: FastFunction, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[Row]:
         """(start offset, pattern key) of the function's rows from `pos`; when done, `func.complete` and
