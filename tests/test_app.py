@@ -452,7 +452,7 @@ async def test_no_cycles_are_collected_while_the_orders_are_made(monkeypatch) ->
     seen = []
     prepare = FdeTable.prepare_orders
     monkeypatch.setattr(
-        FdeTable, "prepare_orders", lambda this, pace: (seen.append(gc.isenabled()), prepare(this, pace))
+        FdeTable, "prepare_orders", lambda this, *args: (seen.append(gc.isenabled()), prepare(this, *args))
     )
     assert gc.isenabled()
     app = explorer()

@@ -535,3 +535,94 @@ def test_names_holding_keeps_the_names_that_hold_the_word(seed: int) -> None:
         else:
             assert kept == expected
     assert names_holding(SEPARATOR.join(["ab", "cd"]), f"b{SEPARATOR}c", 2) == bytearray(2), "not across two names"
+
+
+# ---------------------------------------------------------------- a sort before the worker's orders
+
+
+def _worker_held(monkeypatch) -> list[int]:
+    """A big section's worker that has not made the orders yet (held, never run), each section a big one
+    (`ORDERS_AT_ONCE`); gives the columns whose orders are made (`SortOrders.make`) from then on."""
+    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.widgets import fde_orders, fde_table
+
+    monkeypatch.setattr(fde_table, "ORDERS_AT_ONCE", 0)
+    monkeypatch.setattr(ExplorerScreen, "_prepare", lambda screen: None)
+    made: list[int] = []
+    make = fde_orders.SortOrders.make
+
+    def recorded(orders: fde_orders.SortOrders, column: int, *args: object) -> None:
+        made.append(column)
+        make(orders, column, *args)
+
+    monkeypatch.setattr(fde_orders.SortOrders, "make", recorded)
+    return made
+
+
+async def test_a_sort_waits_for_the_worker_s_order_rather_than_make_it_in_the_key(monkeypatch) -> None:
+    """On a big section whose orders the worker has not made yet, `S` makes none in the key (a million functions:
+    0.65 s of it): the rows stay, the header and the status line say the sort is coming, and the worker makes
+    that column's order first; when it comes, the rows are sorted and the first one selected."""
+    made = _worker_held(monkeypatch)
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press("down", "down", "S")  # by start
+        assert made == [] and table.waiting and shown(table) == list(range(9))
+        assert "sorting by start…" in summary(app) and "working… the functions sort by start" in str(
+            app.explorer.status_line.render()
+        )
+        await pilot.press("escape", "down")  # keys go on meanwhile
+        assert table.waiting and table.cursor == 3
+        table.prepare_orders(lambda: None, app.explorer._order_made)  # the worker, at last
+        await pilot.pause()
+        assert made[0] == 1, "the column waited for, first"
+        starts = [app.section.function(i).start_address for i in shown(table)]
+        assert starts == sorted(starts) and not table.waiting and table.cursor == 0
+        assert "sorting" not in summary(app)
+        assert "functions by start, ascending" in str(app.explorer.status_line.render())
+
+
+async def test_a_sort_still_waiting_when_the_worker_ends_is_made_then(monkeypatch) -> None:
+    """A sort that waits for an order the worker did not make (it stopped, or the order was forgotten after)
+    is made when the worker says it is done."""
+    made = _worker_held(monkeypatch)
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press("S", "S", "S")  # by size
+        assert table.waiting and made == []
+        table.expect_orders(False)
+        sizes = [app.section.function(i).size for i in shown(table)]
+        assert made == [3] and not table.waiting and sizes == sorted(sizes)
+
+
+@pytest.mark.parametrize("query", ["frame", "pcmask", "_f", "a"])
+async def test_the_rows_a_filter_keeps_are_sorted_alone_as_the_whole_order_sorts_them(monkeypatch, query) -> None:
+    """While a sort waits for its column's order, the few rows a filter keeps are sorted alone, in the order
+    the column's whole order gives them (equal values in FDE order, reversed too), every column, problems in
+    the notes; no whole order made in the key."""
+    from sfview.app.widgets import fde_table
+
+    made = _worker_held(monkeypatch)
+    monkeypatch.setattr(fde_table, "FEW_TO_SORT", 1)  # fewer than every function: few
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        table.set_problems({4: Severity.ERROR, 6: Severity.WARNING, 7: Severity.WARNING})
+        app.explorer._filter(query)
+        await pilot.pause()
+        kept = shown(table)
+        assert 0 < len(kept) < 9
+        alone = {}
+        for at in range(1, len(fde_table.COLUMNS)):
+            for reverse in (False, True):
+                assert table.sort_by(at, reverse), "the rows kept, sorted alone"
+                alone[at, reverse] = shown(table)
+                if fde_table.COLUMNS[at].title == "notes":  # the problems' notes among them, as shown
+                    assert column(table, "notes") == sorted(column(table, "notes"), reverse=reverse)
+        assert made == [], "no whole order made"
+        table.prepare_orders(lambda: None)
+        for (at, reverse), rows in alone.items():
+            whole = table.orders.get(at, reverse)
+            assert rows == [i for i in whole if i in kept], (fde_table.COLUMNS[at].title, reverse)

@@ -169,6 +169,8 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self._tables_pending: Selection | None = None
         self._progress: Timer | None = None
         """Draws the header's progress indicator again while the overview is made."""
+        self.sort_asked = False
+        """A sort key waits for its column's order (`FdeTable.waiting`): its first row is selected when it comes."""
         self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
             self.names.load()
@@ -275,6 +277,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         # overview's pass holds the interpreter for seconds: it waits for the frames after the first too (the
         # status line, the tab's underline), which would otherwise come half a second later.
         start = lambda: self.run_worker(self._prepare, thread=True, exit_on_error=False)  # noqa: E731
+        self.fde_table.expect_orders(True)
         if self.overview.ready:
             self.call_after_refresh(start)
         else:
@@ -285,6 +288,12 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         """In a worker thread, after the first frame: what the first screen did without, one after the other
         (each shares the interpreter with the keys): every function gone through, the names, the FDE table's
         orders, the checks (and the order of the notes they change)."""
+        try:
+            self._prepare_all()
+        finally:  # a sort still waiting for its order makes it now
+            self.app.call_from_thread(self.fde_table.expect_orders, False)
+
+    def _prepare_all(self) -> None:
         with _keys_first():
             listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
             if not self.overview.ready:
@@ -297,10 +306,22 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             if not listed:
                 self._load_names()
             with _uncollected():
-                self.fde_table.prepare_orders(self._give_way)
+                self.fde_table.prepare_orders(self._give_way, self._order_made_in_the_worker)
             self._validate()
             with _uncollected():
-                self.fde_table.prepare_orders(self._give_way)
+                self.fde_table.prepare_orders(self._give_way, self._order_made_in_the_worker)
+
+    def _order_made_in_the_worker(self) -> None:
+        self.app.call_from_thread(self._order_made)
+
+    def _order_made(self) -> None:
+        """The worker made a column's order: a sort that waited for it done, its first row selected if a key
+        asked for it (`sort_functions`)."""
+        if self.fde_table.order_made():
+            self.summary.counts_changed()
+            if self.sort_asked:
+                self.sort_asked = False
+                self.sorted_shown()
 
     def _overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, the counts said, and a sort or a filter
@@ -312,7 +333,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.fre_table.measure(self.overview)
         self.summary.counts_changed()
         self.tables.share()
-        if waiting and self.fde_table.sort != Sort(0):
+        if waiting and not self.fde_table.waiting and self.fde_table.sort != Sort(0):
             self.sorted_shown()
 
     async def _fill_structure_tab(self) -> None:

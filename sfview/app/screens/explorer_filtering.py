@@ -96,8 +96,13 @@ class Filtering(_Base):
         largest frame, the most rows: what was asked), the status line saying so."""
         if self.section is not None:
             if not self.fde_table.sort_by(column, reverse):
-                self._status(f"working… the functions sort once every one is read ({self._progress_text()})")
+                if self.overview.ready:
+                    self.sort_asked = True
+                    self._status(f"working… the functions sort by {COLUMNS[column].title} once its order is made")
+                else:
+                    self._status(f"working… the functions sort once every one is read ({self._progress_text()})")
                 return
+            self.sort_asked = False
             self.sorted_shown()
 
     def sorted_shown(self) -> None:

@@ -61,6 +61,13 @@ SEPARATOR = "\0"
 FEW_HOLDERS = 100
 """`names_holding` finds the names that hold a word in the names joined while they are at most one in this many;
 past that, testing each name costs less than finding each one (`map` over the names)."""
+FEW_TO_SORT = 100
+"""While a sort waits for its column's order, the rows a filter keeps are sorted alone when they are fewer than one
+function in this many (10,000 of a million: ten-odd milliseconds)."""
+ORDERS_AT_ONCE = 100_000
+"""Up to this many functions a column's order the worker has not made yet is made when a sort asks for it (tens
+of milliseconds); past it, the sort waits for the worker (`expect_orders`): on a million functions one took
+0.65 s of the key, and its temporary lists 30 MB more at the peak."""
 VARIABLE = "var"
 """The frame column of a function whose CFA some row computes from FP: no fixed size."""
 
@@ -125,10 +132,15 @@ class FdeTable(RowTable):
         self.order: Sequence[int] = range(len(overview))
         """The FDE index each row shows."""
         self._sorted: Sequence[int] = self.order
+        """Every FDE in the order of the sort `_sorted_for`: `sort`, or the one before while its order is made."""
+        self._sorted_for: Sort | None = self.sort
         self._rows: array[int] | None = None
         """Each FDE's row (-1: hidden), once asked for and while the order is not FDE order."""
         self.waiting = False
-        """A sort or a filter was asked for before the overview was ready: done when it is."""
+        """A sort or a filter was asked for before the overview was ready, or a sort before the worker had made
+        its column's order: done when it is (`overview_ready`, `order_made`)."""
+        self._orders_coming = False
+        """A worker makes the columns' orders (`expect_orders`): a sort waits for its order rather than make it."""
         self.orders = SortOrders()
         self._applied: list[str] = []
         """The filter's words that made `order` (of `_sorted`)."""
@@ -217,15 +229,36 @@ class FdeTable(RowTable):
         self.query = query
         return self._reorder(sort=False, narrowing=True)
 
-    def prepare_orders(self, pace: Pace) -> None:
+    def expect_orders(self, coming: bool) -> None:
+        """Whether a worker is to make the columns' orders (`prepare_orders`): on a big section, a sort asked for
+        meanwhile then waits for its column's order (`order_made`) rather than make it in the key. When the
+        worker is done, a sort still waiting is done at once."""
+        self._orders_coming = coming
+        if not coming and self._sorted_for != self.sort and self.overview.ready:
+            self._reorder(sort=True)
+
+    def prepare_orders(self, pace: Pace, made: Callable[[], None] = lambda: None) -> None:
         """Each column's order not made yet (in a worker thread, after the overview, the names, the checks, at
-        its `pace`: see `SortOrders`): a sort key then only swaps the order the table shows."""
+        its `pace`: see `SortOrders`), the one a sort waits for first, `made` told after each: a sort key then
+        only swaps the order the table shows."""
         if self.overview.ready:
-            for column in range(len(COLUMNS)):
-                if column not in self.orders:
-                    pace()
-                    self.orders.make(column, self._sort_keys(column), pace)
+            while (column := self._next_order()) is not None:
+                pace()
+                self.orders.make(column, self._sort_keys(column), pace)
+                made()
             self._names_joined(pace)
+
+    def _next_order(self) -> int | None:
+        """The column whose order to make next: the one a sort waits for, else the first not made."""
+        if self._sorted_for != self.sort and self.sort.column not in self.orders:
+            return self.sort.column
+        return next((column for column in range(len(COLUMNS)) if column not in self.orders), None)
+
+    def order_made(self) -> bool:
+        """The worker made an order (`prepare_orders`): a sort that waited for it done. Whether one was."""
+        if self._sorted_for != self.sort and self.overview.ready and self.sort.column in self.orders:
+            return self._reorder(sort=True)
+        return False
 
     @property
     def orders_made(self) -> bool:
@@ -262,13 +295,14 @@ class FdeTable(RowTable):
         if not self.overview.ready:
             working = f"{total} FDEs · working… {self.overview.done * 100 // max(total, 1)}%"
             return working, working
+        sorting = f" · sorting by {COLUMNS[self.sort.column].title}…" if self.waiting else ""  # `_reorder`
         if self.filtered:
-            shown = f"{len(self.order)} of {total} FDEs shown"
+            shown = f"{len(self.order)} of {total} FDEs shown{sorting}"
             return shown, shown
         pcmask, flexible = self.overview.pcmask_count, self.overview.flexible_count
         kinds = [f"{n} {kind}" for n, kind in ((pcmask, "PCMASK"), (flexible, "flexible")) if n]
-        short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "")
-        return f"{total} FDEs · {pcmask} PCMASK · {flexible} flexible", short
+        short = f"{total} FDEs" + (f" ({', '.join(kinds)})" if kinds else "") + sorting
+        return f"{total} FDEs · {pcmask} PCMASK · {flexible} flexible{sorting}", short
 
     def _reorder(self, *, sort: bool, narrowing: bool = False) -> bool:
         """Rows again after a new sort, filter or names; the columns too, as the titles show the sort.
@@ -282,14 +316,20 @@ class FdeTable(RowTable):
             self.waiting = True
             self.columns = self._make_columns()
             return False
+        if sort or self._sorted_for != self.sort:
+            made = self._sorted_by(self.sort)
+            self._sorted_for = None if made is None else self.sort
+            self._sorted = self._sorted if made is None else made
         current = self.order[self.cursor] if self.order else None
         words = self.query.lower().split()
-        if sort:
-            self._sorted = self._sorted_by(self.sort)
-        if narrowing and not sort and _narrows(self._applied, words):
+        few = self._few_sorted(words) if self._sorted_for != self.sort and words else None
+        if few is not None:
+            self.order = few
+        elif narrowing and not sort and _narrows(self._applied, words):
             self.order = self._kept(self.order, [w for w in words if w not in self._applied])
         else:
             self.order = self._kept(self._sorted, words)
+        self.waiting = self._sorted_for != self.sort and few is None
         self._applied = words
         self._passes = {word: kept for word, kept in self._passes.items() if word in words}
         self._rows = None
@@ -300,11 +340,26 @@ class FdeTable(RowTable):
             self.move_cursor(row, notify=False)
         elif self.order:
             self.row_highlighted.publish(0)
-        return True
+        return not self.waiting
 
-    def _sorted_by(self, sort: Sort) -> Sequence[int]:
-        """Every FDE index in the order `sort` asks for: made beforehand (`prepare_orders`), else now."""
+    def _few_sorted(self, words: list[str]) -> Sequence[int] | None:
+        """The rows `words` keep sorted alone, when they are fewer than one function in `FEW_TO_SORT`: no
+        column's whole order is needed for them (on a million functions it took 0.65 s in a key)."""
+        n = len(self.overview)
+        kept = array(INDEX, sorted(self.order)) if words == self._applied else self._kept(range(n), words)
+        if len(kept) * FEW_TO_SORT >= n:
+            return None
+        keys = self._sort_keys(self.sort.column, kept)
+        return array(
+            INDEX, map(kept.__getitem__, sorted(range(len(kept)), key=keys.__getitem__, reverse=self.sort.reverse))
+        )
+
+    def _sorted_by(self, sort: Sort) -> Sequence[int] | None:
+        """Every FDE index in the order `sort` asks for: made beforehand (`prepare_orders`), else now, or None
+        when the worker is to make it (a big section: `ORDERS_AT_ONCE`)."""
         order = self.orders.get(sort.column, sort.reverse)
+        if order is None and self._orders_coming and len(self.overview) > ORDERS_AT_ONCE:
+            return None
         if order is None:
             self.orders.make(sort.column, self._sort_keys(sort.column))
             order = self.orders.get(sort.column, sort.reverse)
@@ -376,26 +431,39 @@ class FdeTable(RowTable):
             joined = self._joined = (lowered, text if text.count(SEPARATOR) == max(len(lowered) - 1, 0) else None)
         return joined[1]
 
-    def _sort_keys(self, column: int) -> Sequence[object]:
-        """Column `column`'s value for each FDE, as it sorts."""
+    def _sort_keys(self, column: int, rows: Sequence[int] | None = None) -> Sequence[object]:
+        """Column `column`'s value for each FDE, as it sorts (FDE `i`'s at `i`); or for `rows` alone, each at
+        its place in `rows` (`_few_sorted`: a few rows sorted without the column's whole order)."""
         o = self.overview
         spec = COLUMNS[column]
+        every = rows is None
+        if rows is None:
+            rows, shape_of = range(len(o)), o.shape
+        else:
+            shape_of = array("L", map(o.shape.__getitem__, rows))
         if spec.field:
-            keys = o.column(spec.field)
+            keys = o.column(spec.field) if every else [getattr(o.facts(i), spec.field) for i in rows]
         elif spec.title == "#":
-            keys = range(len(o))
+            keys = rows
         elif spec.title == "end":
-            keys = array("Q", (end & ADDRESS_MASK for end in map(add, o.start, o.size)))
+            starts, sizes = (
+                (o.start, o.size) if every else (map(o.start.__getitem__, rows), map(o.size.__getitem__, rows))
+            )
+            keys = array("Q", (end & ADDRESS_MASK for end in map(add, starts, sizes)))
         elif spec.title == "symbol":
-            keys = self._lowered_names()
+            lowered = self._lowered_names()
+            keys = lowered if every else [lowered[i] for i in rows]
         elif spec.title == "frame":  # a function without a CFA before every other
             frames = [-math.inf if shape.frame is None else shape.frame for shape in o.shapes]
-            keys = [frames[k] for k in o.shape]
+            keys = [frames[k] for k in shape_of]
         else:
             notes = [note(shape, None) for shape in o.shapes]
-            keys = [notes[k] for k in o.shape]
+            keys = [notes[k] for k in shape_of]
+            place = range(len(o)) if every else {index: at for at, index in enumerate(rows)}
             for index, problem in self.problems.items():
-                keys[index] = note(o.facts(index), problem)
+                at = place[index] if every else place.get(index)
+                if at is not None:
+                    keys[at] = note(o.facts(index), problem)
         return keys
 
     # ------------------------------------------------------------------ columns
