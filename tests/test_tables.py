@@ -626,3 +626,27 @@ async def test_the_rows_a_filter_keeps_are_sorted_alone_as_the_whole_order_sorts
         for (at, reverse), rows in alone.items():
             whole = table.orders.get(at, reverse)
             assert rows == [i for i in whole if i in kept], (fde_table.COLUMNS[at].title, reverse)
+
+
+async def test_escape_with_a_sort_waiting_shows_every_row_and_says_the_sort_comes(monkeypatch) -> None:
+    """A filter kept, `S` sorts the few rows alone; `escape` then shows every function in the order they had
+    (the sort's whole order not made yet), the header and the status line saying so, until it comes."""
+    from sfview.app.widgets import fde_table
+
+    _worker_held(monkeypatch)
+    monkeypatch.setattr(fde_table, "FEW_TO_SORT", 1)
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.explorer.fde_table
+        await pilot.press("slash", *"frame", "enter", "S", "S", "S")  # by size, the three frame functions alone
+        sizes = [app.section.function(i).size for i in shown(table)]
+        assert len(sizes) == 3 and sizes == sorted(sizes) and not table.waiting
+        await pilot.press("escape")
+        assert shown(table) == list(range(9)) and table.waiting
+        assert "sorting by size…" in summary(app)
+        assert "working… the functions sort by size" in str(app.explorer.status_line.render())
+        table.prepare_orders(lambda: None, app.explorer._order_made)
+        await pilot.pause()
+        sizes = [app.section.function(i).size for i in shown(table)]
+        assert sizes == sorted(sizes) and "sorting" not in summary(app)
+        assert "functions by size, ascending" in str(app.explorer.status_line.render())

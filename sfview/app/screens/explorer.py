@@ -322,6 +322,8 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             if self.sort_asked:
                 self.sort_asked = False
                 self.sorted_shown()
+            else:
+                self._say_sort()
 
     def _overview_ready(self) -> None:
         """Every function has been gone through: the columns exact, the counts said, and a sort or a filter

@@ -76,7 +76,9 @@ class Filtering(_Base):
         if self.filter_line.value != query:  # after the table took the query: `_filter_typed` has nothing to do
             with self.filter_line.prevent(Input.Changed):
                 self.filter_line.value = query
-        if waiting:
+        if waiting and self.overview.ready:  # a sort waits for its column's order: the rows are kept meanwhile
+            self._say_sort_waits()
+        elif waiting:
             self._status(f"working… the filter applies once every function is read ({self._progress_text()})")
         self.summary.counts_changed()
         self.tables.share()
@@ -98,7 +100,8 @@ class Filtering(_Base):
             if not self.fde_table.sort_by(column, reverse):
                 if self.overview.ready:
                     self.sort_asked = True
-                    self._status(f"working… the functions sort by {COLUMNS[column].title} once its order is made")
+                    self._say_sort_waits()
+                    self.summary.counts_changed()
                 else:
                     self._status(f"working… the functions sort once every one is read ({self._progress_text()})")
                 return
@@ -115,6 +118,10 @@ class Filtering(_Base):
     def _progress_text(self) -> str:
         """How far the overview is: `37% read`."""
         return f"{self.overview.done * 100 // max(len(self.overview), 1)}% read"
+
+    def _say_sort_waits(self) -> None:
+        title = COLUMNS[self.fde_table.sort.column].title
+        self._status(f"working… the functions sort by {title} once its order is made")
 
     def _say_sort(self) -> None:
         sort = self.fde_table.sort
