@@ -153,30 +153,27 @@ def test_bulk_json_is_the_model_json_on_damaged_sections(tmp_path: Path, seed: i
 
 def test_a_dump_loads_neither_the_ui_nor_the_debug_parser() -> None:
     """Start-up stays lean: the text dump of a raw section needs no Textual and no position records."""
-    code = (
-        "import sys, io, contextlib\n"
-        "from sfview.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    main(['dump', {str(DATA / 'shapes-x86_64-O2.sframe')!r}])\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('textual', 'sfview.generated.sframe_debug'))))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    assert _modules_a_dump_loads(DATA / "shapes-x86_64-O2.sframe", ("textual", "sfview.generated.sframe_debug")) == "[]"
 
 
 def test_a_dump_of_an_executable_loads_no_pyelftools() -> None:
     """The dump of an executable reads its ELF structures with `elfimage` (struct): importing pyelftools, its
     DWARF modules and construct, was a quarter of the start-up (19 ms of 82), paid on every dump for `check`'s
     code ranges, which the dump's notes never ask for."""
+    assert _modules_a_dump_loads(DATA / "shapes-x86_64-O2", ("elftools",)) == "[]"
+
+
+def _modules_a_dump_loads(path: Path, prefixes: tuple[str, ...]) -> str:
+    """The modules named `prefixes…` that `sfview dump PATH` imports, in a fresh interpreter, as it prints them."""
     code = (
         "import sys, io, contextlib\n"
         "from sfview.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    main(['dump', {str(DATA / 'shapes-x86_64-O2')!r}])\n"
-        "print(sorted(m for m in sys.modules if m.startswith('elftools')))\n"
+        f"    main(['dump', {str(path)!r}])\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({prefixes!r})))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    return result.stdout.strip()
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", None], ids=["utf-8 buffer", "utf-16 buffer", "text only"])
