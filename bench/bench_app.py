@@ -350,8 +350,11 @@ def _typing_in_the_symbol_dialog(text: str) -> list[float]:
     return samples
 
 
-def _filter_bar_shown(screen: list[str]) -> bool:
-    return any(line.startswith(" filter ") for line in screen)
+def _filter_hint_shown(screen: list[str]) -> bool:
+    """The filter line, always above the FDE table, shows what it takes: it holds no filter."""
+    from sfview.app.screens.explorer import FILTER_HINT
+
+    return any(line.startswith(f" filter {FILTER_HINT[:40]}") for line in screen)
 
 
 def _letters_in_the_footer(screen: list[str]) -> bool:
@@ -379,7 +382,7 @@ def _filter_bar_in_tmux(count: int) -> dict[str, list[float]]:
         time.sleep(0.05)  # one key at a time, as a person presses them
 
     for cycle in range(2 * count):
-        timed("open_filter", "/", lambda sc: _filter_bar_shown(sc) and not _letters_in_the_footer(sc))
+        timed("open_filter", "/", lambda sc: not _letters_in_the_footer(sc))
         for typed in range(1, len(FILTER) + 1):
             line = f" filter {FILTER[:typed]}"
             timed(
@@ -388,13 +391,13 @@ def _filter_bar_in_tmux(count: int) -> dict[str, list[float]]:
                 lambda sc, line=line: _filtered(sc) and any(ln.rstrip() == line for ln in sc),
             )
         if cycle % 2:
-            cleared = lambda sc: not _filter_bar_shown(sc) and _letters_in_the_footer(sc) and not _filtered(sc)  # noqa: E731
+            cleared = lambda sc: _filter_hint_shown(sc) and _letters_in_the_footer(sc) and not _filtered(sc)  # noqa: E731
             timed("clear_filter", "Escape", cleared)
         else:
-            timed("enter_filter", "Enter", lambda sc: _filter_bar_shown(sc) and _letters_in_the_footer(sc))
+            timed("enter_filter", "Enter", _letters_in_the_footer)
             before = _status_line()
             timed("sort_filtered_key", "S", lambda sc, before=before: "functions by" in sc[-2] and sc[-2] != before)
-            cleared = lambda sc: not _filter_bar_shown(sc) and not _filtered(sc)  # noqa: E731
+            cleared = lambda sc: _filter_hint_shown(sc) and not _filtered(sc)  # noqa: E731
             timed("clear_kept_filter", "Escape", cleared)
     return samples
 

@@ -14,13 +14,15 @@ import struct
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture
 from rich.console import Console
 from textual import events
 from textual.app import App
-from textual.geometry import Size
+from textual.binding import Binding
+from textual.geometry import Region, Size
 from textual.widgets import Static, Tree
 
 from sfview.app.app import SfviewApp
@@ -30,7 +32,7 @@ from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets import fde_orders, structure_tree
 from sfview.app.widgets.fde_table import FdeTable
-from sfview.app.widgets.footer import FooterKey, KeyFooter
+from sfview.app.widgets.footer import KeyFooter, key_width
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
 from sfview.document import Document
@@ -464,30 +466,36 @@ async def test_no_cycles_are_collected_while_the_orders_are_made(monkeypatch) ->
     assert seen == [False, False], "the orders made before the checks and after (their notes column)"
 
 
-async def test_the_footer_is_composed_again_only_when_its_keys_change(monkeypatch) -> None:
-    """A focus moved announces new bindings more than once: the footer is composed once at most, and
-    always shows the keys of the pane that has the focus."""
-    composed = []
-    compose = KeyFooter.compose
+def footer_words(footer: KeyFooter) -> list[str]:
+    """The footer's line as Textual draws it, in words."""
+    return footer.render_lines(Region(0, 0, footer.size.width, 1))[0].text.split()
 
-    def counted(footer: KeyFooter):
-        composed.append(1)
-        yield from compose(footer)
 
-    monkeypatch.setattr(KeyFooter, "compose", counted)
+def keys_words(footer: KeyFooter) -> list[str]:
+    """The words the keys the footer holds should draw: each key, then what it does."""
+    return [word for binding, _, _, shown in footer.keys for word in (shown, *binding.description.split())]
+
+
+async def test_the_footer_draws_the_focused_panes_keys_and_lays_nothing_out_for_them(monkeypatch) -> None:
+    """Each focus move shows the keys of the pane that has the focus, drawn on the footer's line; new keys
+    repaint that line and lay nothing out (a dozen `FooterKey` widgets shown again took 9 ms of `escape` on a
+    million functions, half of it laying the screen out)."""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         footer = app.screen.query_one(KeyFooter)
         for key in ("x", "2", "1", "tab", "i", "x", "f", "1"):
-            composed.clear()
             await pilot.press(key)
             await pilot.pause()
-            await pilot.pause()
-            assert len(composed) <= 1, key
-            shown = [k.action for k in shown_keys(footer)]
-            assert shown == [binding.action for binding, *_ in footer._keys()], key
-        assert "ask_search" not in shown, "the hex pane's keys went with its focus"
+            assert footer.keys == footer._keys(), key
+            assert footer_words(footer) == keys_words(footer), key
+        assert "ask_search" not in [binding.action for binding, *_ in footer.keys], "the hex pane's keys went"
+        layouts = count_layouts(monkeypatch, app.screen)
+        before = footer.keys
+        await pilot.press("x")  # the FDE table to the hex pane: its keys, nothing else moves
+        await pilot.pause()
+        assert footer.keys != before and footer_words(footer) == keys_words(footer)
+        assert layouts == [], "a repaint"
 
 
 # ---------------------------------------------------------------- teaching
@@ -885,51 +893,60 @@ async def test_the_heap_is_collected_and_frozen_again_while_nobody_types() -> No
         assert app._collections_seen != seen and gc.get_freeze_count() > 0
 
 
-async def test_the_footer_is_made_again_only_when_its_keys_change(monkeypatch) -> None:
-    """Moving the focus tells the footer twice that the bindings changed: it is made again once when the keys
-    it shows change to keys it has not made before (the letters' keys go while the filter line takes letters);
-    keys it made before are shown again (`escape`, `enter`), not made again: the same widgets, laid out in
-    the frame of the key (making a dozen keys anew took 20 ms of `escape` on a million functions)."""
+async def test_the_letters_keys_leave_the_footer_while_the_filter_line_takes_letters() -> None:
+    """The filter line takes the letters: their keys go from the footer while it has the focus, and `escape`
+    or `enter` brings them back, `? Help` and `q Quit` with them."""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         footer = app.explorer.query_one(KeyFooter)
-        made: list[int] = []
-        compose = KeyFooter.compose
-
-        def counted(self: KeyFooter):
-            made.append(1)
-            yield from compose(self)
-
-        monkeypatch.setattr(KeyFooter, "compose", counted)
-
-        def shown() -> list[str]:
-            return [str(key.description) for key in shown_keys(footer)]
-
-        quit_key = None
-        steps = ((("slash", "a"), False, 1), (("escape",), True, 0), (("slash",), False, 0), (("enter",), True, 0))
-        for keys, letters, composed in steps:
-            before = shown()
-            made.clear()
+        steps = ((("slash", "a"), False), (("escape",), True), (("slash",), False), (("enter",), True))
+        for keys, letters in steps:
             await pilot.press(*keys)
             await pilot.pause()
-            assert ("Quit" in shown()) is letters, keys
-            assert len(made) == composed and shown() != before, keys
-            assert [k.action for k in shown_keys(footer)] == [binding.action for binding, *_ in footer._keys()], keys
-            quit_key = quit_key or next(key for key in footer.query(FooterKey) if key.description == "Quit")
-            assert quit_key.is_attached and quit_key.display is letters, "the same key, hidden and shown again"
-        for key in ("tab", "tab", "down"):  # the FRE table, the instructions or the FDE table: their keys
-            before = footer._keys()
-            made.clear()
-            await pilot.press(key)
-            await pilot.pause()
-            assert len(made) <= (footer._keys() != before), key
-            assert [k.action for k in shown_keys(footer)] == [binding.action for binding, *_ in footer._keys()], key
+            assert ("Quit" in footer_words(footer)) is letters, keys
+            assert ("Address" in footer_words(footer)) is letters, keys
+            assert footer_words(footer) == keys_words(footer), keys
 
 
-def shown_keys(footer: KeyFooter) -> list[FooterKey]:
-    """The footer's keys on the screen (the others it made are hidden), left to right."""
-    keys = [key for key in footer.query(FooterKey) if key.display]
-    assert all(key.region.width for key in keys), "laid out"
-    assert [key.region.x for key in keys] == sorted(key.region.x for key in keys), "in their order"
-    return keys
+async def test_a_click_on_a_footer_key_presses_it_and_the_mouse_shows_its_tooltip() -> None:
+    """As on Textual's footer: a click on a key presses it, the key under the mouse is highlighted with its
+    tooltip shown, and one that does nothing where the focus is (its `check_action` says None) is dim and
+    only rings the bell."""
+
+    class Keys(App[None]):
+        BINDINGS: ClassVar = [("a", "ring", "Ring"), Binding("b", "off", "Off", tooltip="does nothing here")]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rung: list[str] = []
+
+        def compose(self):
+            yield KeyFooter()
+
+        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+            return None if action == "off" else True
+
+        def action_ring(self) -> None:
+            self.rung.append("a")
+
+        def bell(self) -> None:
+            self.rung.append("bell")
+
+    app = Keys()
+    async with app.run_test(size=(60, 3)) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        ring_at, off_at = 1, key_width("a", "Ring") + 1
+        assert footer_words(footer) == ["a", "Ring", "b", "Off", "^p", "palette"]
+        await pilot.click(KeyFooter, offset=(ring_at, 0))
+        await pilot.click(KeyFooter, offset=(off_at, 0))
+        assert app.rung == ["a", "bell"]
+        await pilot.hover(KeyFooter, offset=(off_at, 0))
+        assert footer.tooltip == "does nothing here"
+        drawn = footer.render_lines(Region(0, 0, footer.size.width, 1))[0]
+        styles = {segment.text.strip(): segment.style for segment in drawn if segment.text.strip()}
+        assert styles["b"].color != styles["a"].color and styles["Off"].color != styles["Ring"].color, "dim"
+        assert styles["b"].bgcolor != styles["a"].bgcolor, "the key under the mouse highlighted"
+        await pilot.hover(KeyFooter, offset=(footer.size.width - 1, 0))
+        assert footer.tooltip is None

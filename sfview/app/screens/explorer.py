@@ -108,7 +108,7 @@ KEYS_BUSY_S = 0.1
 """How long after a key the checks' thread waits before it takes its share of the interpreter again: a key's
 handling and its frame take tens of milliseconds, and people press the next one a tenth of a second later."""
 
-FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])} (enter: keep, escape: clear)"
+FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])}"
 """What the empty filter line says it takes."""
 
 WIDE = 176

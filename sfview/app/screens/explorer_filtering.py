@@ -38,7 +38,6 @@ class Filtering(_Base):
         if self.section is None:
             return
         self.tabs.active = "functions"
-        self.filter_bar.add_class("-shown")
         self.set_focus(self.filter_line)
 
     def _filter_typed(self, value: str) -> None:
@@ -49,24 +48,21 @@ class Filtering(_Base):
             self._filter(value)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
-        """`enter`: back to the table, the filter kept (and shown, while there is one)."""
+        """`enter`: back to the table, the filter kept (the line shows it)."""
         if message.input is self.filter_line:
-            self.filter_bar.set_class(bool(message.value.strip()), "-shown")
             self.set_focus(self.fde_table)
 
     def action_clear_filter(self) -> None:
-        """`escape`: every function again, and the filter line closed."""
-        if self.section is None or not (self.fde_table.filtered or self.filter_bar.has_class("-shown")):
+        """`escape`: every function again, the filter line emptied and left."""
+        if self.section is None or not (self.fde_table.filtered or self.focused is self.filter_line):
             return
         self._clear_filter()
         self.set_focus(self.fde_table)
 
     def _clear_filter(self) -> None:
-        """Every function again, the filter line closed; the whole screen drawn in the next frame. The line
-        closed moves every pane under it, drawn anew in that frame anyway, while the header (its count) came
-        in a frame of its own, 30 ms later in tmux at a million functions: its widget told the screen after
-        the frame had started (1.5 ms more of `escape`'s CPU, drawn at once)."""
-        self.filter_bar.remove_class("-shown")
+        """Every function again, the filter line emptied; the whole screen drawn in the next frame: the header
+        (its count) came in a frame of its own, 30 ms later in tmux at a million functions, as its widget told
+        the screen after the frame had started."""
         self._filter("")
         self.refresh()
 

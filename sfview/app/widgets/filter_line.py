@@ -17,6 +17,9 @@ frame of its own.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import Input
@@ -25,7 +28,13 @@ __all__ = ["FilterLine"]
 
 
 class FilterLine(Input):
-    """An `Input` of a fixed size, whose text only repaints it."""
+    """An `Input` of a fixed size, whose text only repaints it; the footer says what `enter` and `escape` do in it
+    (the line's hint, always above the table, says what it takes)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Keep"),
+        Binding("escape", "screen.clear_filter", "Clear"),
+    ]
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
     """`Widget.virtual_size` without its layout (Textual 8 names the reactive so; `tests/test_tables.py`

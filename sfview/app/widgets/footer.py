@@ -1,4 +1,5 @@
-"""`KeyFooter`: the footer's keys by priority, so that a narrow terminal keeps the ones a person needs.
+"""`KeyFooter`: the focused pane's keys on one line, by priority, so that a narrow terminal keeps the ones a
+person needs, and repainted, never laid out, when they change.
 
 Textual's `Footer` shows every key in the order the bindings come (the
 focused pane's, the screen's, then the app's) and cuts what does not fit at
@@ -7,23 +8,29 @@ user looks for. This footer keeps the app's keys (help, quit) first, then
 the screen's in their order, as many as the width holds, and shows them in
 their usual order.
 
-Each key is made once: the keys of another focus are shown by hiding the
-others (`display`), not by composing the footer anew, and in the frame of
-the key that moved the focus. The filter line takes the letters' keys and
-`escape` or `enter` gives them back: composing a dozen keys anew took 20 ms
-of those keys on a million functions, and a frame of its own after them.
+It is one widget drawing one line, not Textual's container of a `FooterKey`
+per key, written by hand for what that cost: the filter line takes the
+letters' keys and `escape` or `enter` gives them back, and a dozen keys shown
+again (each a widget, laid out at its width, restyled and drawn) took 9 ms
+of `escape`'s 25 in a real terminal on a million functions (3.6 ms drawing
+them, 3.5 ms more laying the screen out), while a line of text in a widget
+of a fixed size is drawn alone (about 0.2 ms) and lays nothing out. What the
+keys did besides is kept: a click presses the key (a bell if it is
+disabled), the key under the mouse is highlighted and shows its tooltip, a
+disabled key is dim; the styles are `FooterKey`'s, under the same names.
 """
 
 from __future__ import annotations
 
-from itertools import pairwise
+from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widget import Widget
 
 __all__ = ["KeyFooter"]
 
@@ -31,10 +38,12 @@ FIRST = ("help", "quit")
 """Actions kept whatever the width: how to learn the rest, and how to leave."""
 KEY_PADDING = 3
 """Cells a footer key takes besides its key and description (a space between, a space each side)."""
+DISABLED = Style(dim=True)
+"""A key that does nothing where the focus is (Textual's `FooterKey.-disabled`)."""
 
 
 def key_width(key_display: str, description: str) -> int:
-    return len(key_display) + len(description) + KEY_PADDING
+    return cell_len(key_display) + cell_len(description) + KEY_PADDING
 
 
 Key = tuple[Binding, bool, str, str]
@@ -57,88 +66,65 @@ def fitting(keys: list[Key], width: int) -> list[Key]:
     ]
 
 
-class KeyFooter(Footer):
-    """A `Footer` that drops the least needed keys rather than cut help and quit, and that hides and shows
-    the keys it made rather than make them again."""
+class KeyFooter(Widget, can_focus=False):
+    """The keys of the focused pane, help and quit kept whatever the width, drawn as one line."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"footer-key--key", "footer-key--description", "footer-key--hover"}
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .footer-key--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .footer-key--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .footer-key--hover {
+            background: $block-hover-background;
+        }
+    }
+    """
 
     def __init__(self) -> None:
         super().__init__()
-        self._width = 0
-        self._composed: list[Key] | None = None
-        """The keys shown last (None: none yet)."""
-        self._made: list[Key] = []
-        """Every key a `FooterKey` is mounted for, in the footer's order: those not shown are hidden."""
-
-    def compose(self) -> ComposeResult:
-        shown = self._keys()
-        self._made = _merged(self._made, shown)
-        self._composed = shown
-        self.styles.grid_size_columns = len(shown)
-        showing = set(shown)
-        for key in self._made:
-            binding, enabled, tooltip, key_display = key
-            footer_key = FooterKey(
-                binding.key, key_display, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
-            ).data_bind(compact=Footer.compact)
-            footer_key.display = key in showing
-            yield footer_key
+        self.keys: list[Key] = []
+        """The keys shown, left to right."""
+        self._hovered: int | None = None
+        """The index in `keys` of the key under the mouse."""
 
     def on_mount(self) -> None:
-        self.call_next(self._told_at_once)
+        """Told of new bindings at once, in the handler that moved the focus (Textual's `Footer` is told after
+        the messages waiting): the keys change in that key's frame, not in one of their own after it."""
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed, immediate=True)
 
-    def _told_at_once(self) -> None:
-        """Told of new bindings at once, in the handler that moved the focus, rather than after the messages
-        waiting (as `Footer.on_mount` subscribed): the keys shown and hidden then are laid out in that key's
-        frame, not in one of their own a frame or two later (on a million functions, in tmux, the footer came
-        50 ms after `enter` in the filter line, the rest of the screen 10 ms after it)."""
-        signal = self.screen.bindings_updated_signal
-        signal.unsubscribe(self)
-        signal.subscribe(self, self.bindings_changed, immediate=True)
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def bindings_changed(self, screen: Screen) -> None:
-        """Keys made before shown and hidden at once; other keys as Textual does (recomposed after a refresh)."""
-        if screen.app.app_focus and self.is_attached and screen is self.screen and self._bindings_ready:
-            shown = self._keys()
-            if shown == self._composed or self._show(shown):
-                return
-        self.call_next(super().bindings_changed, screen)  # from the footer, as its keys are bound to it
+    def _bindings_changed(self, screen: Screen) -> None:
+        """The focus moved or a binding changed: the keys shown again, unless the terminal lost the focus (no
+        widget has it then: the keys would be the screen's alone until it comes back, as in `Footer`)."""
+        if screen.app.app_focus and screen is self.screen:
+            self._show(self._keys())
 
-    async def recompose(self) -> None:
-        """Textual's, only when other keys are to be shown and they are not all made, in that order (a key
-        new, or in another order): the filter line takes the letters' keys from the footer and `escape` or
-        `enter` gives them back, and composing a dozen keys anew (mounted, styled) took 20 ms of those keys
-        on a million functions."""
-        shown = self._keys()
-        if shown != self._composed and not self._show(shown):
-            await super().recompose()
+    def on_resize(self, event: events.Resize) -> None:
+        self._show(self._keys())
 
-    def _show(self, shown: list[Key]) -> bool:
-        """Show `shown`, hiding the other keys made, if they are all made in that order; else False.
-
-        The screen is laid out for the keys at once (`Screen.refresh`), and the footer and its keys do not ask
-        for it again: each asks when its own messages are next handled (Textual 8's `Widget._layout_required`,
-        turned into a `Layout` message for the screen in `Widget._check_refresh`), and on a million functions
-        they were handled after the screen had been laid out with them, which laid it out a second time
-        (`enter` and `escape` in the filter line: two layouts, 4-5 ms more). A key shown or hidden marks the
-        footer's arrangement as changed itself (`NodeList.updated`, through the display rule).
-        """
-        if not _in_order(self._made, shown):
-            return False
-        self._composed = shown
-        self.styles.grid_size_columns = len(shown)
-        showing = set(shown)
-        footer_keys = list(self.query_children(FooterKey))
-        for key, footer_key in zip(self._made, footer_keys, strict=True):
-            footer_key.display = key in showing
-        self.screen.refresh(layout=True)  # in the frame coming, not after each key's own refresh asks for it
-        for widget in (self, *footer_keys):  # asked for just now, for the layout the screen will make
-            widget._layout_required = False
-        return True
+    def _show(self, keys: list[Key]) -> None:
+        if keys != self.keys:
+            self.keys = keys
+            self._hover(None)
+            self.refresh()
 
     def _keys(self) -> list[Key]:
-        """The keys to show, as `compose` shows them: the active bindings' that fit the width."""
-        if not self._bindings_ready:
-            return []
+        """The keys to show: the active bindings' that fit the width, the command palette's at the end when
+        there is room left for it."""
         seen: set[str] = set()
         keys: list[Key] = []
         active = self.screen.active_bindings
@@ -149,30 +135,60 @@ class KeyFooter(Footer):
         width = self.size.width or self.app.size.width
         shown = fitting(keys, width)
         palette = active.get(self.app.COMMAND_PALETTE_BINDING)
-        if palette is not None:  # the command palette's key, at the right, when there is room left for it
+        if palette is not None:
             binding, display = palette[1], self.app.get_key_display(palette[1])
             used = sum(key_width(k[3], k[0].description) for k in shown)
             if used + key_width(display, binding.description) <= width:
-                shown.append((binding, palette[2], palette[3], display))
+                shown.append((binding, palette[2], palette[3] or binding.description, display))
         return shown
 
-    def on_resize(self, event: events.Resize) -> None:
-        if event.size.width != self._width:
-            self._width = event.size.width
-            self.call_after_refresh(self.recompose)
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("footer-key--key")
+        description_style = self.get_component_rich_style("footer-key--description")
+        line = Text(no_wrap=True, end="")
+        for index, (binding, enabled, _tooltip, key_display) in enumerate(self.keys):
+            start = len(line)
+            line.append(f" {key_display} ", key_style)
+            line.append(f"{binding.description} ", description_style)
+            if index == self._hovered:
+                line.stylize(self.get_component_rich_style("footer-key--hover", partial=True), start)
+            if not enabled:
+                line.stylize(DISABLED, start)
+        return line
 
+    def key_at(self, x: int) -> Key | None:
+        """The key drawn at column `x` of the footer, if any."""
+        index = self._index_at(x)
+        return None if index is None else self.keys[index]
 
-def _in_order(made: list[Key], shown: list[Key]) -> bool:
-    """Whether every key of `shown` is one of `made`, in the same order: showing them is hiding the others."""
-    remaining = iter(made)
-    return all(key in remaining for key in shown)
+    def _index_at(self, x: int) -> int | None:
+        start = 0
+        for index, (binding, _enabled, _tooltip, key_display) in enumerate(self.keys):
+            start += key_width(key_display, binding.description)
+            if x < start:
+                return index
+        return None
 
+    def _hover(self, index: int | None) -> None:
+        """The key under the mouse highlighted, its tooltip the footer's."""
+        if index != self._hovered:
+            self._hovered = index
+            self.tooltip = None if index is None else (self.keys[index][2] or None)
+            self.refresh()
 
-def _merged(made: list[Key], shown: list[Key]) -> list[Key]:
-    """`shown` in its order, with each key of `made` it leaves out kept (hidden) after the key it came after
-    in `made`: the footer's keys, each made once, in an order that shows both sets by hiding the others."""
-    merged = list(shown)
-    for before, key in pairwise([None, *made]):
-        if key not in merged:
-            merged.insert(merged.index(before) + 1 if before in merged else 0, key)
-    return merged
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._hover(self._index_at(event.x))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._hover(None)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A click presses the key, as on Textual's footer (a bell for a key that does nothing here)."""
+        key = self.key_at(event.x)
+        if key is None:
+            return
+        binding, enabled, _tooltip, _display = key
+        if enabled:
+            self.app.simulate_key(binding.key)
+        else:
+            self.app.bell()
