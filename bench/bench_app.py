@@ -40,10 +40,9 @@ misses something the other sees:
   percentile, each as a person gets there: half a second after the
   overview, `--keys` moves down the FDE table (the worker still busy), then
   `2`, until the tree shows the selected FDE's line; and
-  the filter bar's moves as headless. A lone escape key reaches the app
-  only after the wait for the rest of an escape sequence (`ESCDELAY`,
-  sfview's 10 ms unless set; `sfview/app/driver.py`): the two escapes
-  include it.
+  the filter bar's moves as headless. tmux writes an escape key alone, and
+  sfview hands an escape byte read alone on at once (`sfview/app/driver.py`,
+  `ALONE`): with `ESCDELAY` set, the two escapes include that wait.
 
 Usage: python bench/bench_app.py [--binary PATH] [--keys N] [--opens N] [--size WxH] [--json] [--no-tmux]
 """

@@ -1,6 +1,6 @@
-"""The terminal driver's input thread (`sfview/app/driver.py`): a lone escape byte handed on after the escape
-delay, not at the input loop's next 0.1 s wake-up; `ESCDELAY` still obeyed; Textual's loop, which ours
-follows, unchanged."""
+"""The terminal driver's input thread (`sfview/app/driver.py`): an escape byte read alone handed on at once, one
+that ends a longer read after the escape delay, not at the input loop's next 0.1 s wake-up; `ESCDELAY` still
+obeyed; Textual's loop, which ours follows, unchanged."""
 
 from __future__ import annotations
 
@@ -25,18 +25,21 @@ TEXTUAL_LOOP_SHA256 = "d796af6d69db337d6fa6bd463984f7d17188d991dbb22f60efb92a8a9
 """Of `LinuxDriver.run_input_thread`'s source in Textual 8.2.8."""
 
 
-def _escape_through_the_input_thread(monkeypatch: pytest.MonkeyPatch) -> tuple[list[float], list[object]]:
-    """Runs the app's driver's input thread on a pipe, writes a lone escape byte, and gives the `select`
-    timeouts the loop asked for after the byte was read, and the messages it sent."""
+def _escape_through_the_input_thread(
+    monkeypatch: pytest.MonkeyPatch, written: bytes = b"\x1b"
+) -> tuple[list[float], list[object]]:
+    """Runs the app's driver's input thread on a pipe, writes `written` (a lone escape byte), and gives the
+    `select` timeouts the loop asked for after the bytes were read, and the messages it sent, each with how many
+    of those `select`s came before it."""
     app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
     read_end, write_end = os.pipe()
     monkeypatch.setattr(sys, "__stdin__", os.fdopen(read_end, "rb", closefd=False))  # the driver reads it
     driver = app.driver_class(app)
     assert isinstance(driver, LinuxDriver) and driver.fileno == read_end
     sent: list[object] = []
-    driver.send_message = sent.append  # no app running to send it to
     byte_read = threading.Event()
     timeouts: list[float] = []
+    driver.send_message = lambda message: sent.append((message, len(timeouts)))  # no app running to send it to
 
     class Recording(selectors.SelectSelector):
         def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
@@ -51,9 +54,9 @@ def _escape_through_the_input_thread(monkeypatch: pytest.MonkeyPatch) -> tuple[l
     thread = threading.Thread(target=driver.run_input_thread, daemon=True)
     thread.start()
     try:
-        os.write(write_end, b"\x1b")
+        os.write(write_end, written)
         deadline = time.monotonic() + 5
-        while not any(isinstance(m, events.Key) for m in sent) and time.monotonic() < deadline:
+        while not any(isinstance(m, events.Key) and m.key == "escape" for m, _ in sent) and time.monotonic() < deadline:
             time.sleep(0.001)
     finally:
         driver.exit_event.set()
@@ -63,24 +66,39 @@ def _escape_through_the_input_thread(monkeypatch: pytest.MonkeyPatch) -> tuple[l
     return timeouts, sent
 
 
-async def test_a_lone_escape_is_handed_on_after_the_escape_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once the escape byte is read, the loop waits no longer than the escape delay before it hands the key
-    on (Textual's loop waited its 0.1 s whatever the delay); the default delay is tmux's 10 ms."""
+def _keys(sent: list[object]) -> list[tuple[str, int]]:
+    return [(message.key, selects) for message, selects in sent if isinstance(message, events.Key)]
+
+
+async def test_an_escape_read_alone_is_handed_on_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An escape byte that is the whole of its read is the escape key, sent before the loop waits again (the
+    rest of a sequence comes in the same read: a terminal writes it at once)."""
     monkeypatch.delenv("ESCDELAY", raising=False)
     monkeypatch.setattr(constants, "ESCAPE_DELAY", constants.ESCAPE_DELAY)  # put back after the test
-    timeouts, sent = _escape_through_the_input_thread(monkeypatch)
-    keys = [m for m in sent if isinstance(m, events.Key)]
-    assert [key.key for key in keys] == ["escape"]
+    _timeouts, sent = _escape_through_the_input_thread(monkeypatch)
+    assert _keys(sent) == [("escape", 0)], "sent before any wait"
+
+
+async def test_an_escape_at_the_end_of_a_read_waits_the_escape_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An escape byte after other bytes in a read may begin a sequence whose rest is still to come: the loop
+    waits for it no longer than the escape delay, tmux's 10 ms (Textual's loop waited its 0.1 s whatever the
+    delay); a whole sequence in a read is its key."""
+    monkeypatch.delenv("ESCDELAY", raising=False)
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", constants.ESCAPE_DELAY)
+    timeouts, sent = _escape_through_the_input_thread(monkeypatch, b"\x1b[Aa\x1b")
+    assert [key for key, _ in _keys(sent)] == ["up", "a", "escape"]
     assert constants.ESCAPE_DELAY == 0.010
     assert timeouts and timeouts[0] <= 0.010, f"select waited {timeouts[0]} s after the escape byte"
+    assert _keys(sent)[-1][1] >= 1, "the escape after the wait"
 
 
 async def test_escdelay_in_the_environment_is_obeyed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A user's `ESCDELAY` (which Textual reads at import) is left as it is, and the loop waits for it."""
+    """A user's `ESCDELAY` (which Textual reads at import) is left as it is, and the loop waits for it, for an
+    escape read alone too."""
     monkeypatch.setenv("ESCDELAY", "40")
     monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.040)
     timeouts, sent = _escape_through_the_input_thread(monkeypatch)
-    assert [m.key for m in sent if isinstance(m, events.Key)] == ["escape"]
+    assert [key for key, _ in _keys(sent)] == ["escape"]
     assert constants.ESCAPE_DELAY == 0.040
     assert timeouts and 0.010 < timeouts[0] <= 0.040
 

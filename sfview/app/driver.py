@@ -13,8 +13,10 @@ Two changes to Textual's driver for the platform, both in its input thread:
   the parser's deadline when `select` returns, so `escape` reached the app
   100-110 ms after it was typed whatever `ESCDELAY` said (measured in tmux).
   And unless `ESCDELAY` is set, that wait is `ESCAPE_DELAY_MS`, not
-  Textual's 100 ms. Terminals that speak the kitty keyboard protocol send
-  an unambiguous escape, which Textual asks for: there, neither applies.
+  Textual's 100 ms; and an escape byte that came alone in its read is the
+  escape key at once, without the wait (`ALONE`). Terminals that speak the
+  kitty keyboard protocol send an unambiguous escape, which Textual asks
+  for: there, none of this applies.
 
 The input loop is Textual 8's `LinuxDriver.run_input_thread` with only its
 `select` timeout changed; `tests/test_driver.py` fails when Textual's loop
@@ -39,12 +41,18 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.message import Message
 
-__all__ = ["ESCAPE_DELAY_MS", "IDLE_WAIT_S", "noting_driver", "select_timeout"]
+__all__ = ["ALONE", "ESCAPE_DELAY_MS", "IDLE_WAIT_S", "noting_driver", "select_timeout"]
 
 ESCAPE_DELAY_MS = 10
 """How long a lone escape byte waits for the rest of a sequence, unless `ESCDELAY` says: tmux's `escape-time`
 (10 ms since tmux 3.5). A terminal writes a key's whole sequence at once, so its bytes come in one read;
 Textual's 100 ms only delays the escape key."""
+
+ALONE = "\x1b"
+"""A read that holds this and nothing else is the escape key, handed on at once unless `ESCDELAY` is set: a
+terminal (tmux, and ssh, which sends what it read from one) writes a key's sequence in one write, so the rest
+of a sequence comes in the same read as its escape byte; crossterm and Bubble Tea decide so, without a timer.
+The wait was 10 ms of every `escape` (a third of it in tmux on a million functions)."""
 
 IDLE_WAIT_S = 0.1
 """The input loop's `select` timeout with no escape pending: Textual's, so that it sees `exit_event` as soon."""
@@ -77,7 +85,8 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
             """Textual's input loop (`LinuxDriver.run_input_thread`), its `select` waiting no longer than the
             parser's escape deadline (`select_timeout`)."""
             assert isinstance(self, LinuxDriver)
-            if "ESCDELAY" not in os.environ:
+            alone_is_the_key = "ESCDELAY" not in os.environ
+            if alone_is_the_key:
                 constants.ESCAPE_DELAY = ESCAPE_DELAY_MS / 1000  # read by XTermParser at each escape byte
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)
@@ -92,6 +101,8 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
                             break
                         for event in parser.feed(data):
                             self.process_message(event)
+                        if data == ALONE and alone_is_the_key:
+                            parser._timeout_time = get_time()  # the wait over: `tick` hands the key on
                 for event in parser.tick():
                     self.process_message(event)
 

@@ -177,6 +177,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.hex_view = HexView(self.source.data, self.source.address, id="hex")
         self.hex_view.border_title = "bytes"
         self.status_line = Static(id="status")
+        self.footer = KeyFooter()
         self._status_shown = ""
         if self.section is None:
             self.summary = HeaderSummary(self.source, None, self.error, self.names, id="summary")
@@ -254,7 +255,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
                     yield self.problems
             yield self.hex_view
         yield self.status_line
-        yield KeyFooter()
+        yield self.footer
 
     def on_mount(self) -> None:
         self.hex_view.cursor_moved.subscribe(self, self._hex_moved, immediate=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import messages
 from textual.widgets import Input
 
 from sfview.app.widgets.fde_table import COLUMNS
@@ -60,11 +61,14 @@ class Filtering(_Base):
         self.set_focus(self.fde_table)
 
     def _clear_filter(self) -> None:
-        """Every function again, the filter line emptied; the whole screen drawn in the next frame: the header
-        (its count) came in a frame of its own, 30 ms later in tmux at a million functions, as its widget told
-        the screen after the frame had started."""
+        """Every function again, the filter line emptied, drawn in the next frame with the header's count and
+        the footer's keys. Each widget tells the screen it changed when its own messages are next handled, and
+        at a million functions the header's and the line's came after the frame (the layout that the rows
+        brought back ask for): 30 ms later in tmux. Drawing the whole screen again after the key caught them,
+        in a second frame when there was a layout: 5 ms more of `escape` in tmux. So the screen is told here."""
         self._filter("")
-        self.refresh()
+        for widget in (self.summary, self.filter_line, self.footer):
+            self.post_message(messages.Update(widget))
 
     def _filter(self, query: str) -> None:
         """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
