@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import pytest
 from conftest import DATA, count_layouts
+from textual.widget import Widget
 
 from sfview.app.app import SfviewApp
 from sfview.app.widgets.fde_table import SYMBOL_AT_LEAST, FdeTable
+from sfview.app.widgets.filter_line import FilterLine
+from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.table_stack import share_height
@@ -638,3 +641,37 @@ async def test_escape_with_a_sort_waiting_shows_every_row_and_says_the_sort_come
         sizes = [app.section.function(i).size for i in shown(table)]
         assert sizes == sorted(sizes) and "sorting" not in summary(app)
         assert "functions by size, ascending" in str(app.explorer.status_line.render())
+
+
+@pytest.mark.parametrize("keys", [("slash", *"frame"), ("slash", *"frame", "enter")])
+async def test_escape_draws_the_count_the_line_and_the_keys_in_its_first_frame(monkeypatch, keys) -> None:
+    """`escape` brings every function back, which lays the screen out: the header's count, the emptied filter
+    line and the footer's keys are drawn in that frame, not in one after it (their widgets told the screen
+    when their own messages were next handled, which at a million functions came after the frame had begun;
+    here they never come; `Filtering._clear_filter`)."""
+    app = explorer(AARCH64)
+    async with app.run_test(size=(120, 32)) as pilot:
+        ex = app.explorer
+        await pilot.press(*keys)
+        await pilot.pause()
+        frames: list[set[str]] = []
+        drawn: set[str] = set()
+        refresh, render_lines = type(ex)._compositor_refresh, Widget.render_lines
+
+        def counted(screen) -> None:
+            drawn.clear()
+            refresh(screen)
+            frames.append(set(drawn))
+
+        def noted(widget, crop):
+            drawn.add(type(widget).__name__)
+            return render_lines(widget, crop)
+
+        monkeypatch.setattr(type(ex), "_compositor_refresh", counted)
+        monkeypatch.setattr(Widget, "render_lines", noted)
+        for late in (HeaderSummary, FilterLine, KeyFooter):  # their own notices after the frame, as at 1M
+            monkeypatch.setattr(late, "_check_refresh", lambda widget: None)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert ex.fde_table.row_count == len(app.section) and ex.filter_line.value == ""
+        assert frames and {"HeaderSummary", "FilterLine", "KeyFooter"} <= frames[0], frames
