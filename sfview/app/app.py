@@ -44,6 +44,7 @@ class SfviewApp(App[None]):
 
     CSS_PATH = Path(__file__).with_name("sfview.tcss")  # absolute: subclasses elsewhere find it too
     TITLE = "sfview"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyFooter"  # the footer under a zoomed pane (`z`), as Textual keeps its `Footer`
     COMMANDS: ClassVar = App.COMMANDS | {SfviewCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
