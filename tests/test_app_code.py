@@ -82,7 +82,7 @@ async def test_n_with_the_instructions_shown_lays_nothing_out(monkeypatch) -> No
         await pilot.press("i")
         await pilot.pause()
         ex.fde_table.focus()
-        await pilot.pause()  # the footer takes the FDE table's keys (a layout of its own)
+        await pilot.pause()  # the focus and the footer's keys settled before the moves counted
         regions = (ex.fde_table.region, ex.code_table.region)
         layouts = count_layouts(monkeypatch, ex)
         counts = set()

@@ -14,7 +14,7 @@ letters' keys and `escape` or `enter` gives them back, and a dozen keys shown
 again (each a widget, laid out at its width, restyled and drawn) took 9 ms
 of `escape`'s 25 in a real terminal on a million functions (3.6 ms drawing
 them, 3.5 ms more laying the screen out), while a line of text in a widget
-of a fixed size is drawn alone (about 0.2 ms) and lays nothing out. What the
+of a fixed size is drawn alone (about 0.6 ms) and lays nothing out. What the
 keys did besides is kept: a click presses the key (a bell if it is
 disabled), the key under the mouse is highlighted and shows its tooltip, a
 disabled key is dim; the styles are `FooterKey`'s, under the same names.
