@@ -23,8 +23,8 @@ misses something the other sees:
   the screen after 40-50). So the Structure tab's first open is timed from
   the key posted to the frame that draws the selected FDE's line in the tree
   (its `render_line`), as tmux sees it, with the CPU spent until then; and at
-  the same place as in tmux, a function in a full chunk (the cursor after
-  the moves down), before the jumps;
+  the same place and time as in tmux, a function in a full chunk (the cursor
+  after the moves down), `BEFORE_THE_TREE_S` after the last, before the jumps;
 * a real process in a detached tmux session, as a person runs it: from
   spawning `python -m sfview BINARY` until the FDE table and the status line
   are on the screen, until the header's "working…" is gone (the overview),
@@ -39,7 +39,8 @@ misses something the other sees:
   `--opens` fresh sessions (3 by default) for its median and 90th
   percentile, each as a person gets there: half a second after the
   overview, `--keys` moves down the FDE table (the worker still busy), then
-  `2`, until the tree shows the selected FDE's line; and
+  `2` (`BEFORE_THE_TREE_S` later), until the tree shows the selected FDE's
+  line; and
   the filter bar's moves as headless. tmux writes an escape key alone, and
   sfview hands an escape byte read alone on at once (`sfview/app/driver.py`,
   `ALONE`): with `ESCDELAY` set, the two escapes include that wait.
@@ -75,6 +76,9 @@ SESSION = "sfview-bench-app"
 POLL_TIMEOUT_S = 30.0
 POLL_PAUSE_S = 0.002
 """Between two `capture-pane`s: polling flat out would take a CPU from the app being measured."""
+BEFORE_THE_TREE_S = 0.3
+"""Between the last move down the FDE table and `2`, headless and in tmux: a person looks at the function reached
+before asking for its structure (the explorer readies the hidden tree once no key has come for a while)."""
 
 
 def _stats(samples: list[float]) -> dict[str, float]:
@@ -136,6 +140,7 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         idle_walls, idle_cpus = await per_key("f12", keys // 2)  # bound to nothing: the Pilot's own cost
         down_walls, down_cpus = await per_key("down", keys)
         assert app.explorer.fde_table.cursor == keys
+        await asyncio.sleep(BEFORE_THE_TREE_S)
         first_open = await _first_open(app, pilot)
         tree_nodes = _nodes(app.explorer.structure.root)
         await pilot.press("1")
@@ -436,7 +441,7 @@ def _first_opens(binary: Path, keys: int, size: tuple[int, int], opens: int) -> 
             _start(binary, size)
             time.sleep(0.5)
             _moves("Down", keys, lambda n, before, now: f"fdes[{n}] at" in now)
-            time.sleep(0.3)
+            time.sleep(BEFORE_THE_TREE_S)
             wanted = f"fdes[{keys}]  0x"
             sent = time.perf_counter()
             _tmux("send-keys", "-t", SESSION, "2")

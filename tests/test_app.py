@@ -23,6 +23,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.widgets import Static, Tree
 
 from sfview.app.app import SfviewApp
@@ -34,7 +35,7 @@ from sfview.app.widgets import fde_orders, structure_tree
 from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.footer import KeyFooter, key_width
 from sfview.app.widgets.header import HeaderSummary
-from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE
+from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.inputs.source import Source
 from sfview.sframe import describe
@@ -337,6 +338,103 @@ async def test_the_first_look_at_a_grouped_section_builds_a_few_hundred_nodes() 
     assert nodes <= 500, nodes
 
 
+def _expanded(tree: StructureTree) -> list[str]:
+    """The paths of the tree's expanded nodes, in the tree's order."""
+    return [
+        tree.field_of(tree.get_node_at_line(line)).path
+        for line in range(tree.last_line + 1)
+        if tree.get_node_at_line(line).is_expanded
+    ]
+
+
+async def _readied(pilot, app: SfviewApp) -> None:
+    """Pause until the hidden tree has been brought to the selection (`TREE_READY_AFTER_S` made short)."""
+    for _ in range(100):
+        await pilot.pause(0.01)
+        if app.explorer._reveal_pending is None:
+            return
+    raise AssertionError("the hidden tree was not readied")
+
+
+async def test_the_tree_is_readied_while_nobody_types_and_its_first_look_builds_nothing(monkeypatch) -> None:
+    """Once no key has come for `TREE_READY_AFTER_S`, the hidden tree is brought to the selection: showing its
+    tab then adds no node in the key's handling (at a million functions, 470 nodes and their lines were a third
+    of that key), and shows the selected FDE under the cursor."""
+    monkeypatch.setattr(explorer_screen, "TREE_READY_AFTER_S", 0.02)
+    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    async with app.run_test(size=SIZE) as pilot:
+        chosen = 2 * CHUNK + 7
+        app.explorer.fde_table.move_cursor(chosen)
+        await _readied(pilot, app)
+        tree = app.explorer.structure
+        assert tree.field_of(tree.cursor_node).path == f"fdes[{chosen}]", "readied while hidden"
+        added = []
+        add_children = StructureTree._add_children
+        monkeypatch.setattr(
+            StructureTree, "_add_children", lambda this, node: (added.append(node), add_children(this, node))
+        )
+        await pilot.press("2")
+        await pilot.pause()
+        assert tree_path(app) == f"fdes[{chosen}]"
+        assert not added, "no node built in the key's handling"
+        assert any(
+            f"fdes[{chosen}]  0x" in strip.text
+            for strip in tree.render_lines(tree.scrollable_content_region.reset_offset)
+        )
+
+
+async def test_a_tree_readied_for_a_selection_left_since_opens_as_if_revealed_when_shown(monkeypatch) -> None:
+    """What the hidden tree opened for a selection nobody saw it show is closed again when it is brought to the
+    next: the tab shows the nodes it would have, had it been brought to the selection as it was shown (what it
+    showed before stays open), and a chunk closed so is opened again when its FDE is chosen."""
+    monkeypatch.setattr(explorer_screen, "TREE_READY_AFTER_S", 0.02)
+
+    async def shown_after(*readied: int) -> tuple[list[str], str]:
+        app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("2", "1")  # seen: the first chunk
+            for index in readied:
+                app.explorer.fde_table.move_cursor(index)
+                await _readied(pilot, app)
+            app.explorer.fde_table.move_cursor(CHUNK + 3)
+            await pilot.press("2")  # at once: not readied
+            await pilot.pause()
+            return _expanded(app.explorer.structure), tree_path(app)
+
+    at_once = await shown_after()
+    assert at_once == (["", "fdes", f"fdes[0..{CHUNK - 1}]", f"fdes[{CHUNK}..{2 * CHUNK - 1}]"], f"fdes[{CHUNK + 3}]")
+    assert await shown_after(CHUNK + 9, 3 * CHUNK + 2) == at_once
+
+
+async def test_the_focus_leaving_the_tree_or_coming_back_redraws_its_lines_without_measuring_them(monkeypatch) -> None:
+    """New styles (the focus gained or lost) change how the tree's lines are drawn, not which they are: they are
+    drawn again, in the new style, without being made again from every node (Textual's tree does, and lays
+    the screen out: 1.1 ms at the Structure tab's first open of a million functions)."""
+    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        tree = app.explorer.structure
+
+        def cursor_line() -> Strip:
+            window = tree.scrollable_content_region.reset_offset
+            return tree.render_lines(window)[tree.cursor_line - tree.scroll_offset.y]
+
+        focused = cursor_line()
+        built: list[int] = []
+        build = Tree._build
+        monkeypatch.setattr(Tree, "_build", lambda this: (built.append(1), build(this)))
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is not tree
+        blurred = cursor_line()
+        assert blurred.text == focused.text and blurred != focused, "drawn again, in the style without the focus"
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is tree and cursor_line() == focused
+        assert not built, "the lines were not made again"
+
+
 async def test_the_tree_counts_its_lines_as_textual_draws_them() -> None:
     """`get_label_width` counts cells; Textual's own draws every label to count them: the same widths, expanded
     or not, leaf or not, with names and without."""
@@ -356,7 +454,8 @@ async def test_the_tree_counts_its_lines_as_textual_draws_them() -> None:
 
 async def test_a_move_in_the_hex_pane_is_shown_everywhere_before_the_key_is_done(monkeypatch) -> None:
     """The hex pane tells the screen at once (a signal): the selection follows in the same handler, in the
-    same frame as the hex pane's own lines, and nothing is laid out."""
+    same frame as the hex pane's own lines, and nothing is laid out (keys keep coming: the hidden tree is not
+    readied meanwhile)."""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         ex = app.explorer
@@ -364,6 +463,7 @@ async def test_a_move_in_the_hex_pane_is_shown_everywhere_before_the_key_is_done
         await pilot.pause()
         layouts = count_layouts(monkeypatch, ex)
         for _ in range(12):
+            app.note_input()  # as the key would
             ex.hex_view.action_cursor_down()  # no pause: what follows is the key's own doing
             assert ex.selected.field is app.explorer.fields.field_at(ex.hex_view.cursor)
             await pilot.pause()

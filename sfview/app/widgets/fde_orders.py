@@ -21,10 +21,10 @@ sort.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence, Sized
-from itertools import compress, islice, pairwise
-from operator import le, ne
+from itertools import chain, compress, groupby, islice, repeat
+from operator import le, lt, ne, sub
 from typing import Any, NamedTuple
 
 __all__ = ["INDEX", "Ordered", "Pace", "SortOrders", "argsort", "order_of"]
@@ -83,36 +83,57 @@ def argsort(keys: Sequence[Any], pace: Pace = _no_pace) -> Sequence[int]:
         for start in _pieces(keys):
             pace()
             packed.extend(key << bits | index for index, key in enumerate(keys[start : start + PIECE], start))
-        packed = _sorted(packed, pace=pace)
-        low = ((1 << bits) - 1).__and__
-        order = array(INDEX)
-        for start in _pieces(packed):
-            pace()
-            order.extend(map(low, packed[start : start + PIECE]))
-        return order
-    return array(INDEX, _sorted(range(len(keys)), keys.__getitem__, pace))
+        return _compact(_sorted(packed, pace=pace), pace, ((1 << bits) - 1).__and__)
+    return _compact(_sorted(range(len(keys)), keys.__getitem__, pace), pace)
+
+
+def _compact(indexes: list[int], pace: Pace, index: Callable[[int], int] = int) -> array[int]:
+    """`indexes` (each through `index`) as an order's compact array, a piece at a time: a million of them in one
+    `array` held the interpreter 50 ms. The list is emptied as it goes (its pieces replaced by `None`), so that
+    its numbers are freed a piece at a time too: a million at the end held it 10 ms."""
+    order = array(INDEX)
+    for start in _pieces(indexes):
+        pace()
+        piece = indexes[start : start + PIECE]
+        order.extend(map(index, piece))
+        indexes[start : start + PIECE] = repeat(None, len(piece))
+    return order
 
 
 def order_of(keys: Sequence[Any], pace: Pace = _no_pace) -> Ordered:
-    """`keys`' ascending order and its runs of equal values (found with C loops: `map`, `compress`)."""
+    """`keys`' ascending order and its runs of equal values (found with C loops: `map`, `compress`).
+
+    The values in order are read a piece at a time, each piece with the last value of the one before, and where
+    they change kept in an array: a list of a million values, and one of a million changes, were freed at the
+    end in one go, which held the interpreter 13 ms."""
     ascending = argsort(keys, pace)
-    values: list[Any] = []
+    changes = array(INDEX, [0])
+    last: list[Any] = []  # the value before the piece
     for start in _pieces(ascending):
         pace()
-        values.extend(map(keys.__getitem__, ascending[start : start + PIECE]))
-    changes = [0]
-    for start in _pieces(values):
-        pace()
-        after = range(max(start, 1), min(start + PIECE, len(values)))
-        changes.extend(
-            compress(after, map(ne, values[after.start - 1 : after.stop - 1], values[after.start : after.stop]))
-        )
-    changes.append(len(values))
+        values = last + list(map(keys.__getitem__, ascending[start : start + PIECE]))
+        changes.extend(compress(range(start - len(last) + 1, start + PIECE), map(ne, values, values[1:])))
+        last = values[-1:]
+    changes.append(len(ascending))
+    return Ordered(ascending, _ties(changes, pace))
+
+
+def _ties(changes: Sequence[int], pace: Pace = _no_pace) -> array[int]:
+    """The runs of two or more equal values, from where the values change (`changes`, the length last): their
+    start and end, one after the other. Found by C loops, a piece at a time: a million distinct values are a
+    million changes, which a Python loop over every pair went through in 50 ms without a pace (a key pressed
+    meanwhile shared the interpreter with it: 30-40 ms later to the screen, in tmux at a million functions)."""
     ties = array(INDEX)
-    for start, end in pairwise(changes):
-        if end - start > 1:
-            ties.extend((start, end))
-    return Ordered(ascending, ties)
+    if changes[-1] == len(changes) - 1:  # every value differs from the one before (the starts, most often)
+        return ties
+    for start in range(0, len(changes) - 1, PIECE):
+        pace()
+        stop = min(start + PIECE, len(changes) - 1)
+        starts, ends = changes[start:stop], changes[start + 1 : stop + 1]
+        ties.extend(
+            chain.from_iterable(compress(zip(starts, ends, strict=True), map(lt, repeat(1), map(sub, ends, starts))))
+        )
+    return ties
 
 
 def _pieces(items: Sized) -> range:
@@ -124,7 +145,12 @@ def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None, pace:
     """`sorted(items, key=key)` (stable) in sorts of about `PIECE` items, so that none holds the interpreter
     for long: each piece sorted, then each cut where the values of a sample of them fall (the same values in
     the same bucket), and each bucket (its part of every piece, in their order) sorted and put after the last
-    (a sample sort). Merging the sorted pieces two at a time held it 65 ms for a million numbers at the end."""
+    (a sample sort). Merging the sorted pieces two at a time held it 65 ms for a million numbers at the end.
+
+    The values equal to a sample's value are a bucket of their own, not sorted: each piece has them in its
+    order, so the pieces' parts one after the other are in order already. A column of few values (the FRE type,
+    the frame size) otherwise left most of a million functions in one bucket, whose sort held the interpreter
+    25-45 ms, as long as a key pressed meanwhile waited."""
     runs = []
     for start in _pieces(items):
         pace()
@@ -133,15 +159,21 @@ def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None, pace:
         return runs[0] if runs else []
     step = max(PIECE // len(runs), 1)
     sample = sorted((run[i] for run in runs for i in range(0, len(run), step)), key=key)
-    splitters = [v if key is None else key(v) for v in sample[len(sample) // len(runs) :: len(sample) // len(runs)]]
-    cuts = [[0, *(bisect_left(run, value, key=key) for value in splitters), len(run)] for run in runs]
+    every = len(sample) // len(runs)
+    splitters = [value for value, _ in groupby(v if key is None else key(v) for v in sample[every::every])]
+    cuts = []
+    for run in runs:
+        bounds = ((bisect_left(run, v, key=key), bisect_right(run, v, key=key)) for v in splitters)
+        cuts.append([0, *chain.from_iterable(bounds), len(run)])
     result: list[Any] = []
-    for bucket in range(len(splitters) + 1):
+    for bucket in range(2 * len(splitters) + 1):
         pace()
-        part: list[Any] = []
-        for run, cut in zip(runs, cuts, strict=True):
-            part += run[cut[bucket] : cut[bucket + 1]]
-        result += sorted(part, key=key)
+        parts = (run[cut[bucket] : cut[bucket + 1]] for run, cut in zip(runs, cuts, strict=True))
+        if bucket % 2:  # the values equal to a splitter
+            for part in parts:
+                result += part
+        else:
+            result += sorted(chain.from_iterable(parts), key=key)
     return result
 
 
