@@ -587,8 +587,56 @@ def test_a_core_whose_notes_stop_at_a_note_running_past_its_segment_says_where(c
     at = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
     path = write(tmp_path, core.poke(at + field, struct.pack("<I", 0xFFFFFFF0)), "damaged.core")
     result = cli("unwind", str(DEEP), "--core", path)
-    assert result.code == 2 and result.err.startswith(f"sfview: {path}: the core has no NT_PRSTATUS note")
+    assert result.code == 2 and result.err.startswith(f"sfview: {path}: the core has no readable NT_PRSTATUS note")
     assert f"its notes stop at file offset {at:#x}: a note of namesz" in result.err
+
+
+def _thread_notes(core: Elf) -> tuple[int, int]:
+    """Where the core's notes start in the file, and where its first NT_PRSTATUS note starts among them."""
+    at = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
+    pos = at
+    while struct.unpack_from("<I", core.data, pos + 8)[0] != 1:  # NT_PRSTATUS: the thread's registers
+        namesz, descsz = struct.unpack_from("<II", core.data, pos)
+        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    return at, pos
+
+
+def test_a_thread_whose_registers_are_cut_short_is_left_out_not_the_core(cli, tmp_path) -> None:
+    """A core of two threads whose first NT_PRSTATUS note is too short for its registers: the whole core was
+    refused; now that thread is left out, the note says where, and the other thread is walked as gdb did."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    at, pos = _thread_notes(core)
+    namesz, descsz = struct.unpack_from("<II", core.data, pos)
+    thread = bytes(core.data[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4])
+    desc_at = 12 + (namesz + 3) // 4 * 4
+    short = bytearray(thread[: desc_at + 200])  # 200 bytes: the registers begin at 112 and need 216 more
+    struct.pack_into("<I", short, 4, 200)
+    notes = bytes(core.data[at : at + next(s for _, s in core.segments() if s["p_type"] == PT_NOTE)["p_filesz"]])
+    moved = (len(core.data) + 3) & ~3
+    held = notes[: pos - at] + bytes(short) + notes[pos - at :]
+    core.data += bytes(moved - len(core.data)) + held
+    core.set_segment(PT_NOTE, p_offset=moved, p_filesz=len(held))
+    path = write(tmp_path, core, "short-thread.core")
+    result = cli("unwind", str(DEEP), "--core", path)
+    good = cli("unwind", str(DEEP), "--core", str(DATA / "deep-x86_64.core"))
+    frames = [line.split(" from ")[0] for line in result.out.splitlines() if line.startswith("#")]
+    assert result.code == 0, result.err
+    assert frames == [line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")]
+    assert (
+        f"note: {path}: the NT_PRSTATUS note at file offset {moved + pos - at:#x} has 200 bytes, too short for a "
+        "thread's registers (328): that thread is left out" in result.out
+    )
+
+
+def test_a_core_whose_only_thread_is_cut_short_is_refused_saying_where(cli, tmp_path) -> None:
+    """Its one NT_PRSTATUS note too short for the registers: no thread to walk, and the refusal says why."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    _, pos = _thread_notes(core)
+    path = write(tmp_path, core.poke(pos + 4, struct.pack("<I", 200)), "short.core")
+    result = cli("unwind", str(DEEP), "--core", path)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.startswith(f"sfview: {path}: the core has no readable NT_PRSTATUS note: no thread's registers")
+    assert f"(the NT_PRSTATUS note at file offset {pos:#x} has 200 bytes, too short" in result.err
 
 
 def test_a_vdso_address_pointing_at_a_big_mapping_does_not_copy_it(cli, tmp_path: Path) -> None:

@@ -226,7 +226,8 @@ def read_core(path: str) -> Core:
         ) from None
     if not core.threads:
         why = "".join(f" ({damage})" for damage in core.damaged)  # why the notes gave none
-        raise InputError(f"the core has no NT_PRSTATUS note: no thread's registers{why}", path=path)
+        readable = " readable" if core.damaged else ""
+        raise InputError(f"the core has no{readable} NT_PRSTATUS note: no thread's registers{why}", path=path)
     return core
 
 
@@ -235,7 +236,7 @@ def _notes(core: Core, elf: ElfImage, notes: memoryview, file_offset: int) -> No
     `core.damaged` says where (a core with no thread's registers then says why)."""
     end = 0
     for note in elf.notes(notes):
-        _note(core, note, elf)
+        _note(core, note, elf, file_offset + note.offset)
         end = note.offset + note.size
     if len(notes) - end > NOTE_HEADER:  # as `notes` (and pyelftools), a bare header at the end is no note
         namesz, descsz = struct.unpack_from(elf.order + "II", notes, end)
@@ -269,13 +270,19 @@ def _check_not_cut(elf: ElfImage, path: str) -> None:
             )
 
 
-def _note(core: Core, note: Note, elf: ElfImage) -> None:
+def _note(core: Core, note: Note, elf: ElfImage, at: int) -> None:
+    """Read one note (at file offset `at`). A damaged one costs what it holds, not the core: a thread's
+    registers cut short leave that thread out, and `core.damaged` says where."""
     kind, desc, order = note.type, note.desc, elf.order
     if kind == NT_PRSTATUS:
         names = PRSTATUS_REGS[core.machine]
         end = PRSTATUS_REG_OFFSET + 8 * len(names)
         if len(desc) < end:
-            raise InputError(f"an NT_PRSTATUS note of {len(desc)} bytes, too short for its registers", path=core.path)
+            core.damaged.append(
+                f"the NT_PRSTATUS note at file offset {at:#x} has {len(desc)} bytes, too short for a thread's "
+                f"registers ({end}): that thread is left out"
+            )
+            return
         (tid,) = struct.unpack_from(order + "i", desc, PRSTATUS_PID_OFFSET)
         values = struct.unpack_from(f"{order}{len(names)}Q", desc, PRSTATUS_REG_OFFSET)
         core.threads.append(Thread(tid, dict(zip(names, values, strict=True))))
