@@ -388,7 +388,7 @@ def _add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> 
         "--thread",
         type=_thread,
         help="the thread (its id, as the core gives it); default the first; `all`: every thread, as gdb's"
-        " `thread apply all bt` prints them",
+        " `thread apply all bt` prints them (with --json, one document of `threads`)",
     )
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")
@@ -503,7 +503,7 @@ def _write_backtrace(walk: Walk, args: argparse.Namespace, notes: list[str]) -> 
 
 def _unwind_all_threads(args: argparse.Namespace) -> int:
     """Every thread of the core, as gdb's `thread apply all bt` prints them: numbered in the core's order,
-    the last first, each under its `Thread N (Thread 0x… (LWP tid)):` line."""
+    the last first, each under its `Thread N (Thread 0x… (LWP tid)):` line; with `--json`, one document."""
     from sfview.inputs.core import read_core
     from sfview.output import backtrace
     from sfview.unwind import session
@@ -515,11 +515,20 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
         first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
     except InputError as exc:
         raise _of_program(exc, args.program) from None
-    for number, thread in reversed(list(enumerate(core.threads, 1))):
-        started = session.for_thread(first, core, thread.tid)
-        unwinder = started.unwinder.following(args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf")
+    cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
+    threads = list(reversed(list(enumerate(core.threads, 1))))
+
+    def walk(tid: int) -> Walk:
+        started = session.for_thread(first, core, tid)
+        return started.unwinder.following(cfi).frames(started.pc, started.registers)
+
+    if args.json:
+        backtrace.write_json_threads(sys.stdout, ((n, t.tid, walk(t.tid)) for n, t in threads), first.notes)
+        return 0
+    for number, thread in threads:
         sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
-        _write_backtrace(unwinder.frames(started.pc, started.registers), args, started.notes)
+        last = number == threads[-1][0]  # the notes are the core's and its files': said once, at the end
+        backtrace.write_text(sys.stdout, walk(thread.tid), explain=args.explain, notes=first.notes if last else None)
     return 0
 
 

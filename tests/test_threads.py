@@ -3,6 +3,7 @@ debugger. gdb is the oracle for how threads are numbered and titled and for each
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -66,6 +67,34 @@ def test_thread_all_titles_and_orders_threads_as_gdb(threads: tuple[Path, Path, 
         assert all(pc in walked for pc in pcs[1:]), (title, pcs, ours[title])
         compared += len(pcs[1:])
     assert compared >= 3
+
+
+def test_thread_all_says_the_notes_once_and_as_json_is_one_document(threads: tuple[Path, Path, str]) -> None:
+    """The notes are the core's and its files' (a library without SFrame data): said once, after the last
+    thread, not after each; `--json` is one document (it was a JSON document per thread between the titles,
+    which no parser reads), each thread's frames those `--thread TID --json` gives, in gdb's order."""
+    program, core, bt = threads
+    argv = ["unwind", str(program), "--core", str(core)]
+    text = run_process(*argv, "--thread", "all").stdout
+    one = run_process(*argv).stdout
+    notes = [line for line in one.splitlines() if line.startswith("note: ")]
+    assert notes, "the libraries the core maps have no SFrame data here: there is something to say once"
+    assert [line for line in text.splitlines() if line.startswith("note: ")] == notes
+    assert text.rstrip("\n").endswith(notes[-1]), "after the last thread"
+
+    result = run_process(*argv, "--thread", "all", "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert result.stdout == json.dumps(document, indent=1) + "\n", "written as json.dumps writes it"
+    assert [(t["thread"], t["tid"]) for t in document["threads"]] == [
+        (int(number), int(tid)) for number, tid in re.findall(r"^Thread (\d+) \(.*LWP (\d+)\)\):$", bt, re.M)
+    ]
+    for thread in document["threads"]:
+        alone = json.loads(run_process(*argv, "--thread", str(thread["tid"]), "--json").stdout)
+        assert {key: thread[key] for key in ("frames", "stop", "missing_address")} == {
+            key: alone[key] for key in ("frames", "stop", "missing_address")
+        }
+        assert alone["notes"] == document["notes"] == [note.removeprefix("note: ") for note in notes]
 
 
 def test_thread_all_needs_a_core() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from sfview.inputs.demangle import demangle
@@ -111,13 +111,40 @@ def _registers(frame: Frame, machine: Machine) -> str:
 def write_json(out: TextIO, trace: Trace, notes: list[str]) -> None:
     """`{"frames": [...], "stop": ..., "missing_address": ..., "notes": [...]}` as `json.dumps(indent=1)`
     writes it, each frame written as the walk gives it (the rest, known at the end, after them)."""
+    _write_walk(out, trace, 0, {}, {"notes": notes})
+    out.write("\n")
+
+
+def write_json_threads(out: TextIO, walks: Iterable[tuple[int, int, Trace]], notes: list[str]) -> None:
+    """Every thread's walk in one document, as `json.dumps(indent=1)` writes it: `{"threads": [{"thread": N,
+    "tid": LWP, "frames": [...], "stop": ..., "missing_address": ...}, ...], "notes": [...]}`, the threads in
+    the order given (gdb's: the last first), the notes of the core and its files once."""
     from json.encoder import encode_basestring_ascii  # only --json needs it
 
-    out.write('{\n "frames": [\n')
+    out.write('{\n "threads": [')
+    for count, (number, tid, trace) in enumerate(walks):
+        out.write(("," if count else "") + "\n  ")
+        _write_walk(out, trace, 2, {"thread": number, "tid": tid}, {})
+    out.write(f'\n ],\n "notes": {_indented(notes, 1, encode_basestring_ascii)}\n}}\n')
+
+
+def _write_walk(out: TextIO, trace: Trace, level: int, head: dict[str, object], tail: dict[str, object]) -> None:
+    """One walk as the object `json.dumps(indent=1)` writes at nesting `level`: `head`'s members, the frames
+    as the walk gives them, then `stop`, `missing_address` (known once the frames are all given) and `tail`'s."""
+    from json.encoder import encode_basestring_ascii as escape  # only --json needs it
+
+    pad = " " * (level + 1)
+    out.write(
+        "{\n" + "".join(f"{pad}{escape(key)}: {_indented(value, level + 1, escape)},\n" for key, value in head.items())
+    )
+    out.write(f'{pad}"frames": [')
+    shift = "\n" + " " * level  # a frame's template is written for the frames of a walk at nesting 0
     for number, frame in enumerate(trace):
-        out.write((",\n  " if number else "  ") + _frame_text(frame, encode_basestring_ascii))
-    rest = {"stop": trace.stop, "missing_address": trace.missing_address, "notes": notes}
-    out.write("\n ],\n" + _indented(rest, 0, encode_basestring_ascii)[2:] + "\n")
+        text = _frame_text(frame, escape)
+        out.write(("," if number else "") + "\n" + pad + " " + (text.replace("\n", shift) if level else text))
+    rest = {"stop": trace.stop, "missing_address": trace.missing_address, **tail}
+    members = ",".join(f"\n{pad}{escape(key)}: {_indented(value, level + 1, escape)}" for key, value in rest.items())
+    out.write(f"\n{pad}],{members}\n{' ' * level}}}")
 
 
 def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
