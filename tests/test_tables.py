@@ -12,7 +12,7 @@ from conftest import DATA, count_layouts
 from textual.widget import Widget
 
 from sfview.app.app import SfviewApp
-from sfview.app.widgets.fde_table import SYMBOL_AT_LEAST, FdeTable
+from sfview.app.widgets.fde_table import ADDRESS_MASK, COLUMNS, NOTES, SYMBOL_AT_LEAST, FdeTable
 from sfview.app.widgets.filter_line import FilterLine
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.header import HeaderSummary
@@ -675,3 +675,44 @@ async def test_escape_draws_the_count_the_line_and_the_keys_in_its_first_frame(m
         await pilot.pause()
         assert ex.fde_table.row_count == len(app.section) and ex.filter_line.value == ""
         assert frames and {"HeaderSummary", "FilterLine", "KeyFooter"} <= frames[0], frames
+
+
+@pytest.mark.parametrize("path", [AARCH64, OBJECT, SHAPES], ids=["aarch64", "object", "x86_64"])
+async def test_the_columns_measured_in_the_worker_are_those_measured_in_the_keys_thread(path, monkeypatch) -> None:
+    """The worker measures the columns the overview alone decides (`measure_overview`): the overview ready,
+    the checks done and the names come then go through no function in the keys' thread (at a million
+    functions, 80 ms each time, a key waiting), and the widths are those worked out there, and the ends'
+    as every function's start plus size says."""
+    doc = Document.open(str(path))
+    section = doc.require_section()
+    overview = Overview.of(section)
+    names = [doc.function_name(f) for f in section.functions()]
+    measured = FdeTable(section, overview, names)._value_widths
+    ends = [(f.start_address + f.size) & ADDRESS_MASK for f in section.functions()]
+    assert measured[[c.title for c in COLUMNS].index("end")] == len(f"{max(ends):#x}")
+
+    app = explorer(path)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        table = app.explorer.fde_table
+        table.measure_overview()
+        monkeypatch.setattr(FdeTable, "_widths_of_overview", lambda self: pytest.fail("measured in the keys' thread"))
+        table.overview_ready()
+        table.names_changed(names, max(map(len, names)))
+        table.set_problems({0: Severity.ERROR})
+        assert table._value_widths[NOTES] == len("error")  # the notes measured again, not the overview's columns
+        table.set_problems({})
+        assert table._value_widths == measured
+
+
+def test_an_end_past_the_top_of_the_address_space_is_measured_as_it_wraps() -> None:
+    """A function running past 2**64 ends where the address wraps (as the end column shows it): the widest
+    end is the others', not a 17-digit number."""
+    doc = Document.open(str(SHAPES))
+    section = doc.require_section()
+    overview = Overview.of(section)
+    others = [(f.start_address + f.size) & ADDRESS_MASK for f in section.functions()][1:]
+    overview.start[0], overview.size[0] = ADDRESS_MASK - 15, 32
+    table = FdeTable(section, overview, [""] * len(section), widest=0)
+    table.measure_overview()
+    assert table._value_widths[[c.title for c in COLUMNS].index("end")] == len(f"{max(others):#x}")

@@ -195,7 +195,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.tabs = TabbedContent(id="views")
         ready = self.overview.ready
         names = self.names.listing(self.section, self.overview.column("start")) if ready else [""] * len(self.section)
-        self.fde_table = FdeTable(self.section, self.overview, names, id="fdes")
+        self.fde_table = FdeTable(self.section, self.overview, names, widest=None if ready else 0, id="fdes")
         self.fre_table = FreTable(self.section, self.overview, id="fres")
         self.filter_line = FilterLine(placeholder=FILTER_HINT, id="fde-filter")
         self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
@@ -310,6 +310,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
                 except Exception as exc:  # a damaged file the model did not foresee: said, not "working…" forever
                     self.app.call_from_thread(self._status, f"The functions could not all be read: {exc}")
                     return
+                self.fde_table.measure_overview()
                 self.app.call_from_thread(self._overview_ready)
             if not listed:
                 self._load_names()
@@ -359,10 +360,10 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
         self.names.load()
         names = self.names.listing(self.section, self.overview.column("start"))
-        self.app.call_from_thread(self._names_loaded, names, new)
+        self.app.call_from_thread(self._names_loaded, names, new, max(map(len, names), default=0))
 
-    def _names_loaded(self, names: list[str], new: bool = True) -> None:
-        self.fde_table.names_changed(names)
+    def _names_loaded(self, names: list[str], new: bool = True, widest: int | None = None) -> None:
+        self.fde_table.names_changed(names, widest)
         if not new:
             return
         self.structure.names_changed()

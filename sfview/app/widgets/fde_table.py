@@ -118,12 +118,23 @@ def note(facts: Shape, problem: Severity | None) -> str:
 class FdeTable(RowTable):
     """The section's FDEs: address range, size, name, FRE count, frame size and encoding of each."""
 
-    def __init__(self, section: Section, overview: Overview, names: list[str], *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        section: Section,
+        overview: Overview,
+        names: list[str],
+        *,
+        widest: int | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.section = section
         self.overview = overview
         self.names = names
         """Each function's name, by FDE index ("" until the names are read)."""
+        self._names_width: int | None = widest
+        """The longest name's length, if known (as before the names are read: 0), else worked out (`_measure`);
+        given by `names_changed`."""
         self.problems: dict[int, Severity] = {}
         """FDEs a check of the section found problems in (their worst severity): flagged in the notes
         column, and kept by the `problems` filter word besides those that cannot be decoded."""
@@ -152,6 +163,8 @@ class FdeTable(RowTable):
         self._passes: dict[str, bytes | bytearray] = {}
         """The bytes `_passing` made for each word of the filter: a sort with the filter kept tests no function
         again (a million names or shapes, 10-17 ms of each `S`)."""
+        self._overview_widths: list[int] | None = None
+        """The widths of the columns the overview alone decides, once it is ready (`measure_overview`)."""
         self._value_widths = self._measure()
         self.columns = self._make_columns()
 
@@ -202,14 +215,16 @@ class FdeTable(RowTable):
         index = self.order[row]
         return self.overview.facts(index).broken or self.problems.get(index) is Severity.ERROR
 
-    def names_changed(self, names: list[str]) -> None:
-        """The names have arrived: the symbol column as wide as the widest, and sorted or filtered by them."""
+    def names_changed(self, names: list[str], widest: int | None = None) -> None:
+        """The names have arrived: the symbol column as wide as the widest (its length `widest`, if the worker
+        that listed them measured it: a million names, 20 ms), and sorted or filtered by them."""
         self.names = names
         self._lowered = None
         self._joined = None
         self._passes.clear()
         self.orders.forget(SYMBOL)
-        self._value_widths[SYMBOL] = max(map(len, names), default=0)
+        self._names_width = widest if widest is not None else max(map(len, names), default=0)
+        self._value_widths[SYMBOL] = self._names_width
         self._reorder(sort=self.sort.column == SYMBOL)
 
     # ------------------------------------------------------------------ sorting and filtering
@@ -481,15 +496,37 @@ class FdeTable(RowTable):
         """A click on a title sorts by that column; on the sorted one, reverses."""
         self.sort_by(column, not self.sort.reverse if column == self.sort.column else False)
 
+    def measure_overview(self) -> None:
+        """In the worker, once the overview is ready: the widest value of every column the overview alone
+        decides, kept for `_measure`. Going through a million functions' starts, ends, sizes and counts took
+        80 ms, which the keys' thread spent twice (the overview ready, then the checks done), a key pressed
+        meanwhile waiting for it."""
+        self._overview_widths = self._widths_of_overview()
+
     def _measure(self) -> list[int]:
         """The widest value of each column, from the overview (the symbol column's, when the names come);
         before it is ready, from the functions read so far."""
         o = self.overview
         if not len(o):
             return [0] * len(COLUMNS)
+        kept = self._overview_widths if o.ready else None
+        widths = list(kept) if kept is not None else self._widths_of_overview()
+        shapes = o.shapes if o.ready else [o.facts(i) for i in o.sampled]
+        notes = [note(shape, None) for shape in shapes] + [note(o.facts(i), p) for i, p in self.problems.items()]
+        if self._names_width is None:
+            self._names_width = max(map(len, self.names), default=0)
+        widths[SYMBOL] = self._names_width
+        widths[NOTES] = max(map(len, notes))
+        return widths
+
+    def _widths_of_overview(self) -> list[int]:
+        """`_measure`'s widths of the columns the overview alone decides (the symbol's and the notes' left 0)."""
+        o = self.overview
         if o.ready:
             starts, sizes, counts, shapes = o.start, o.size, o.num_fres, o.shapes
-            ends = max(end & ADDRESS_MASK for end in map(add, starts, sizes))
+            ends = max(map(add, starts, sizes))  # C loops: masked one by one only where an end wraps
+            if ends > ADDRESS_MASK:
+                ends = max(end & ADDRESS_MASK for end in map(add, starts, sizes))
         else:
             read = [o.facts(i) for i in o.sampled]
             starts, sizes, counts, shapes = (
@@ -500,19 +537,18 @@ class FdeTable(RowTable):
             )
             ends = max((f.start + f.size) & ADDRESS_MASK for f in read)
         frames = [shape.frame for shape in shapes if shape.frame is not None]
-        notes = [note(shape, None) for shape in shapes] + [note(o.facts(i), p) for i, p in self.problems.items()]
         return [
             len(str(len(o) - 1)),
             len(f"{max(starts):#x}"),
             len(f"{ends:#x}"),
             len(str(max(sizes))),
-            max(map(len, self.names)),
+            0,
             len(str(max(counts))),
             max((len(str(min(frames))), len(str(max(frames))))) if frames else 0,
             max(len(describe.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
             max(len(describe.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
             max(len(describe.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
-            max(map(len, notes)),
+            0,
         ]
 
     def _make_columns(self) -> list[Column]:
