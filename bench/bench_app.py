@@ -303,8 +303,18 @@ async def _pane_keys(app, pilot, per_key, keys: int) -> dict[str, object]:
 # ---------------------------------------------------------------- tmux
 
 
+OWN_COSTS: dict[str, list[float]] = {"send-keys": [], "capture-pane": []}
+"""How long each `tmux send-keys` and `capture-pane` took: the bench's own share of every tmux figure (a key's
+figure starts before its `send-keys` is spawned, and ends when a `capture-pane` that began after the screen
+changed returns)."""
+
+
 def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+    started = time.perf_counter()
+    out = subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+    if args[0] in OWN_COSTS:
+        OWN_COSTS[args[0]].append(time.perf_counter() - started)
+    return out
 
 
 def _screen() -> list[str]:
@@ -488,6 +498,8 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int], opens: int) -> dict
         "symbol_dialog_key": _stats(symbol_keys),
         **{name: _stats(samples) for name, samples in filter_bar.items()},
         "peak_rss_mb": peak,
+        "send_keys": _stats(OWN_COSTS["send-keys"]),
+        "capture_pane": _stats(OWN_COSTS["capture-pane"]),
     }
 
 
@@ -551,6 +563,12 @@ def print_report(figures: dict[str, object]) -> None:
                     f"{'were done' if real['checks_done_after_fde_keys'] else 'still ran, or had found nothing'})"
                 )
         print(f"  peak RSS (VmHWM)            {real['peak_rss_mb']:7.1f} MB")
+        send, capture = real["send_keys"], real["capture_pane"]
+        print(
+            f"  the bench's own, in each figure above: `tmux send-keys` {send['median_ms']:.1f} ms median"
+            f" ({send['p90_ms']:.1f} p90), `capture-pane` {capture['median_ms']:.1f} ms ({capture['p90_ms']:.1f}),"
+            f" one every {capture['median_ms'] + POLL_PAUSE_S * 1000:.1f} ms while waiting"
+        )
     elif real is not None:
         print(f"\nreal process in tmux: {real}")
 
