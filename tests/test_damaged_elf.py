@@ -408,10 +408,7 @@ def test_every_thread_of_a_core_of_many_threads_is_walked_without_reading_the_fi
     core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
     notes = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)
     held = bytes(core.data[notes["p_offset"] : notes["p_offset"] + notes["p_filesz"]])
-    pos = 0
-    while struct.unpack_from("<I", held, pos + 8)[0] != 1:  # NT_PRSTATUS: the thread's registers
-        namesz, descsz = struct.unpack_from("<II", held, pos)
-        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    pos = _note_in(core, 1)[1] - notes["p_offset"]  # NT_PRSTATUS: the thread's registers
     namesz, descsz = struct.unpack_from("<II", held, pos)
     thread = held[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4]
     offset = (len(core.data) + 3) & ~3
@@ -563,10 +560,7 @@ def test_a_damaged_nt_file_note_costs_the_mapped_files_not_the_core(cli, tmp_pat
     """The whole core was refused for its `NT_FILE` note; the walk finds the program by AT_ENTRY and the
     libraries through the dynamic linker's list, as for a core without one."""
     core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
-    pos = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
-    while struct.unpack_from("<I", core.data, pos + 8)[0] != 0x46494C45:  # NT_FILE
-        namesz, descsz = struct.unpack_from("<II", core.data, pos)
-        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    _, pos = _note_in(core, 0x46494C45)  # NT_FILE
     desc = pos + 12 + (struct.unpack_from("<I", core.data, pos)[0] + 3) // 4 * 4
     core.poke(*((desc, struct.pack("<Q", value)) if field == "count" else (pos + 4, struct.pack("<I", value))))
     path = write(tmp_path, core, "damaged.core")
@@ -591,11 +585,11 @@ def test_a_core_whose_notes_stop_at_a_note_running_past_its_segment_says_where(c
     assert f"its notes stop at file offset {at:#x}: a note of namesz" in result.err
 
 
-def _thread_notes(core: Elf) -> tuple[int, int]:
-    """Where the core's notes start in the file, and where its first NT_PRSTATUS note starts among them."""
+def _note_in(core: Elf, kind: int) -> tuple[int, int]:
+    """Where the core's notes start in the file, and where its first note of type `kind` starts."""
     at = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
     pos = at
-    while struct.unpack_from("<I", core.data, pos + 8)[0] != 1:  # NT_PRSTATUS: the thread's registers
+    while struct.unpack_from("<I", core.data, pos + 8)[0] != kind:
         namesz, descsz = struct.unpack_from("<II", core.data, pos)
         pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
     return at, pos
@@ -605,7 +599,7 @@ def test_a_thread_whose_registers_are_cut_short_is_left_out_not_the_core(cli, tm
     """A core of two threads whose first NT_PRSTATUS note is too short for its registers: the whole core was
     refused; now that thread is left out, the note says where, and the other thread is walked as gdb did."""
     core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
-    at, pos = _thread_notes(core)
+    at, pos = _note_in(core, 1)  # NT_PRSTATUS: the thread's registers
     namesz, descsz = struct.unpack_from("<II", core.data, pos)
     thread = bytes(core.data[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4])
     desc_at = 12 + (namesz + 3) // 4 * 4
@@ -631,7 +625,7 @@ def test_a_thread_whose_registers_are_cut_short_is_left_out_not_the_core(cli, tm
 def test_a_core_whose_only_thread_is_cut_short_is_refused_saying_where(cli, tmp_path) -> None:
     """Its one NT_PRSTATUS note too short for the registers: no thread to walk, and the refusal says why."""
     core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
-    _, pos = _thread_notes(core)
+    _, pos = _note_in(core, 1)  # NT_PRSTATUS
     path = write(tmp_path, core.poke(pos + 4, struct.pack("<I", 200)), "short.core")
     result = cli("unwind", str(DEEP), "--core", path)
     assert result.code == 2 and "Traceback" not in result.err
@@ -645,10 +639,7 @@ def test_a_vdso_address_pointing_at_a_big_mapping_does_not_copy_it(cli, tmp_path
     import tracemalloc
 
     core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
-    pos = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)["p_offset"]
-    while struct.unpack_from("<I", core.data, pos + 8)[0] != 6:  # NT_AUXV
-        namesz, descsz = struct.unpack_from("<II", core.data, pos)
-        pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    _, pos = _note_in(core, 6)  # NT_AUXV
     namesz, descsz = struct.unpack_from("<II", core.data, pos)
     auxv = pos + 12 + (namesz + 3) // 4 * 4
     for at in range(auxv, auxv + descsz, 16):

@@ -156,12 +156,8 @@ class KeyFooter(Widget, can_focus=False):
                 line.stylize(DISABLED, start)
         return line
 
-    def key_at(self, x: int) -> Key | None:
-        """The key drawn at column `x` of the footer, if any."""
-        index = self._index_at(x)
-        return None if index is None else self.keys[index]
-
     def _index_at(self, x: int) -> int | None:
+        """The index in `keys` of the key drawn at column `x` of the footer, if any."""
         start = 0
         for index, (binding, _enabled, _tooltip, key_display) in enumerate(self.keys):
             start += key_width(key_display, binding.description)
@@ -184,10 +180,10 @@ class KeyFooter(Widget, can_focus=False):
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         """A click presses the key, as on Textual's footer (a bell for a key that does nothing here)."""
-        key = self.key_at(event.x)
-        if key is None:
+        index = self._index_at(event.x)
+        if index is None:
             return
-        binding, enabled, _tooltip, _display = key
+        binding, enabled, _tooltip, _display = self.keys[index]
         if enabled:
             self.app.simulate_key(binding.key)
         else:
