@@ -576,6 +576,29 @@ def keys_words(footer: KeyFooter) -> list[str]:
     return [word for binding, _, _, shown in footer.keys for word in (shown, *binding.description.split())]
 
 
+async def test_a_focus_move_draws_what_it_changes_not_the_whole_screen(monkeypatch) -> None:
+    """Textual's screen draws itself whole again when its focus changes (`Screen.focused` repaints): a second
+    frame of the whole screen right after each frame of a focus move (the Structure tab's first open, `tab`,
+    `x`), which held the interpreter while the first waited to be written. The explorer's does not."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        whole: list[str] = []
+        update_widgets = type(screen._compositor).update_widgets
+        monkeypatch.setattr(
+            type(screen._compositor),
+            "update_widgets",
+            lambda this, widgets: (whole.extend(key for _ in [0] if screen in widgets), update_widgets(this, widgets)),
+        )
+        for key in ("x", "tab", "2", "1", "3", "1"):
+            focused = app.focused
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.focused is not focused, key
+            assert not whole, f"{key}: the whole screen drawn again"
+
+
 async def test_the_footer_draws_the_focused_panes_keys_and_lays_nothing_out_for_them(monkeypatch) -> None:
     """Each focus move shows the keys of the pane that has the focus, drawn on the footer's line; new keys
     repaint that line and lay nothing out (a dozen `FooterKey` widgets shown again took 9 ms of `escape` on a
