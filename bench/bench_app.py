@@ -28,9 +28,12 @@ misses something the other sees:
 * a real process in a detached tmux session, as a person runs it: from
   spawning `python -m sfview BINARY` until the FDE table and the status line
   are on the screen, until the header's "working…" is gone (the overview),
-  and per key (`tmux send-keys`) until the status line names the new
-  selection, polling `tmux capture-pane`; its peak memory is the process's
-  VmHWM. Its keys start half a second after the overview is ready: on a
+  and per key (`send-keys`) until the status line names the new
+  selection (`capture-pane`), both over a tmux control-mode client
+  (`tmux_control.py`), the screen read again each time the pane writes
+  (a `tmux` process per command, every 2 ms while waiting, took a CPU's
+  share from the app measured); its peak memory is the process's VmHWM.
+  Its keys start half a second after the overview is ready: on a
   million functions the worker still makes the sort orders and runs the
   checks (the Problems tab's) then, for seconds, as for a person who starts
   moving at once (the report says whether the checks were done by the last
@@ -66,6 +69,7 @@ from typing import TYPE_CHECKING
 
 import make_big
 from _common import REPO_ROOT, big_binary, child_env, sfview_argv
+from tmux_control import Control
 
 sys.path.insert(0, str(REPO_ROOT))
 
@@ -74,8 +78,10 @@ if TYPE_CHECKING:  # textual is imported as part of the start-up measured
 
 SESSION = "sfview-bench-app"
 POLL_TIMEOUT_S = 30.0
-POLL_PAUSE_S = 0.002
-"""Between two `capture-pane`s: polling flat out would take a CPU from the app being measured."""
+POLL_PAUSE_S = 0.0005
+"""Headless, between two looks for the frame that draws the Structure tab's selected line."""
+LOOK_AGAIN_S = 0.05
+"""In tmux, how long the bench waits for the pane to write before it reads the screen again anyway."""
 BEFORE_THE_TREE_S = 0.3
 """Between the last move down the FDE table and `2`, headless and in tmux: a person looks at the function reached
 before asking for its structure (the explorer readies the hidden tree once no key has come for a while)."""
@@ -201,7 +207,7 @@ async def _first_open(app, pilot) -> dict[str, float]:
         while not drawn:
             if time.perf_counter() - wall > POLL_TIMEOUT_S:
                 raise SystemExit(f"timed out waiting for the tree to show {wanted!r}")
-            await asyncio.sleep(POLL_PAUSE_S / 4)
+            await asyncio.sleep(POLL_PAUSE_S)
         cpu = time.process_time() - cpu
         await pressed
         await pilot.pause()
@@ -304,17 +310,31 @@ async def _pane_keys(app, pilot, per_key, keys: int) -> dict[str, object]:
 
 
 OWN_COSTS: dict[str, list[float]] = {"send-keys": [], "capture-pane": []}
-"""How long each `tmux send-keys` and `capture-pane` took: the bench's own share of every tmux figure (a key's
-figure starts before its `send-keys` is spawned, and ends when a `capture-pane` that began after the screen
-changed returns)."""
+"""How long each `send-keys` and `capture-pane` took, sent and answered over the control client: the bench's own
+share of every tmux figure (a key's figure starts before its `send-keys` is sent, and ends when a `capture-pane`
+asked for after the pane wrote returns)."""
+
+CLIENT: list[Control] = []
+"""The control client attached to the session while it lives (`_start`, `_kill`)."""
 
 
 def _tmux(*args: str) -> str:
+    """A tmux command: over the control client while one is attached, else by a `tmux` process."""
     started = time.perf_counter()
-    out = subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+    if CLIENT and args[0] != "kill-session":
+        out = CLIENT[0].command(*args)
+    else:
+        out = subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
     if args[0] in OWN_COSTS:
         OWN_COSTS[args[0]].append(time.perf_counter() - started)
     return out
+
+
+def _kill() -> None:
+    """The session ended, and the app with it; its control client detached first."""
+    if CLIENT:
+        CLIENT.pop().close()
+    _tmux("kill-session", "-t", SESSION)
 
 
 def _screen() -> list[str]:
@@ -328,13 +348,17 @@ def _status_line() -> str:
 
 
 def _wait_for(predicate: Callable[[], bool], what: str) -> float:
-    """Poll until `predicate` holds; the time it took."""
+    """Look at the screen until `predicate` holds, again each time the pane writes (or after `LOOK_AGAIN_S`
+    without a write); the time it took."""
     started = time.perf_counter()
-    while not predicate():
+    output = CLIENT[0].output
+    while True:
+        output.clear()  # a write while `predicate` reads the screen is looked at again
+        if predicate():
+            return time.perf_counter() - started
         if time.perf_counter() - started > POLL_TIMEOUT_S:
             raise SystemExit(f"timed out waiting for {what}; the screen shows:\n" + "\n".join(_screen()))
-        time.sleep(POLL_PAUSE_S)
-    return time.perf_counter() - started
+        output.wait(LOOK_AGAIN_S)
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -433,9 +457,13 @@ def _start(binary: Path, size: tuple[int, int]) -> tuple[float, float]:
     """`python -m sfview BINARY` in a fresh detached session: times to its first screen and to the overview."""
     env = child_env()
     command = shlex.join(["env", f"PYTHONPATH={env['PYTHONPATH']}", *sfview_argv(str(binary))])
-    _tmux("kill-session", "-t", SESSION)
+    _kill()
     started = time.perf_counter()
     _tmux("new-session", "-d", "-s", SESSION, "-x", str(size[0]), "-y", str(size[1]), command)
+    CLIENT.append(Control(SESSION))
+    shown = _tmux("display-message", "-p", "-t", SESSION, "#{window_width}x#{window_height}").strip()
+    if shown != f"{size[0]}x{size[1]}":
+        raise SystemExit(f"the session is {shown}, not {size[0]}x{size[1]}")
     _wait_for(lambda: "fdes[0] at" in _status_line() and any(" 0x" in line for line in _screen()), "first screen")
     first_screen = time.perf_counter() - started
     _wait_for(lambda: not any("working…" in line for line in _screen()), "the overview")
@@ -458,7 +486,7 @@ def _first_opens(binary: Path, keys: int, size: tuple[int, int], opens: int) -> 
             _wait_for(lambda wanted=wanted: any(wanted in line for line in _screen()), "the structure tab")
             samples.append(time.perf_counter() - sent)
         finally:
-            _tmux("kill-session", "-t", SESSION)
+            _kill()
     return samples
 
 
@@ -485,7 +513,7 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int], opens: int) -> dict
         pid = int(_tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
         peak = _peak_rss_mb(pid)
     finally:
-        _tmux("kill-session", "-t", SESSION)
+        _kill()
     return {
         "first_screen_s": first_screen,
         "overview_ready_s": overview_ready,
@@ -540,7 +568,7 @@ def print_report(figures: dict[str, object]) -> None:
     print(f"  peak RSS (this process)     {head['peak_rss_mb']:7.1f} MB")
     real = figures.get("tmux")
     if isinstance(real, dict):
-        print("\nreal process in tmux (key sent → status line updated, polling capture-pane)")
+        print("\nreal process in tmux (key sent → the screen shows the move, read each time the pane writes)")
         print(f"  spawn to first screen       {real['first_screen_s']:7.3f} s")
         print(f"  spawn to overview ready     {real['overview_ready_s']:7.3f} s   (the header's working… gone)")
         rows = (
@@ -565,9 +593,9 @@ def print_report(figures: dict[str, object]) -> None:
         print(f"  peak RSS (VmHWM)            {real['peak_rss_mb']:7.1f} MB")
         send, capture = real["send_keys"], real["capture_pane"]
         print(
-            f"  the bench's own, in each figure above: `tmux send-keys` {send['median_ms']:.1f} ms median"
-            f" ({send['p90_ms']:.1f} p90), `capture-pane` {capture['median_ms']:.1f} ms ({capture['p90_ms']:.1f}),"
-            f" one every {capture['median_ms'] + POLL_PAUSE_S * 1000:.1f} ms while waiting"
+            f"  the bench's own, in each figure above (over tmux's control connection): `send-keys`"
+            f" {send['median_ms']:.2f} ms median ({send['p90_ms']:.2f} p90), `capture-pane` {capture['median_ms']:.2f}"
+            f" ms ({capture['p90_ms']:.2f}), one each time the pane writes"
         )
     elif real is not None:
         print(f"\nreal process in tmux: {real}")
