@@ -56,6 +56,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import resource
 import shlex
 import shutil
@@ -372,20 +373,40 @@ def _peak_rss_mb(pid: int) -> float:
     return int(kib) / 1024
 
 
-def _typing_in_the_symbol_dialog(text: str) -> list[float]:
-    """Open go-to-symbol (`s`), type `text` a key at a time: per key, until the list of matches changes."""
+def _typing_in_the_symbol_dialog(binary: Path, text: str) -> list[float]:
+    """Open go-to-symbol (`s`), type `text` a key at a time: per key, until the dialog shows the text typed and
+    the matches for it (not any change: the letter alone was drawn 25-40 ms before its matches)."""
+    from sfview.app.screens.goto import SYMBOLS_SHOWN
+    from sfview.document import Document
+    from sfview.inputs.demangle import demangle
+    from sfview.inputs.symbols import SymbolSearch
+
+    search = SymbolSearch(Document.open(str(binary)).source.symbols)
     _tmux("send-keys", "-t", SESSION, "s")
     _wait_for(lambda: any("Go to symbol" in line for line in _screen()), "the symbol dialog")
+    time.sleep(0.1)  # a person reads the dialog before typing (its list is laid out again a frame after it shows)
     samples = []
-    for key in text:
-        before = _screen()
+    for typed in range(1, len(text) + 1):
+        found, _ = search.find(text[:typed], SYMBOLS_SHOWN)
+        names = [demangle(symbol.name) for symbol in found]
         sent = time.perf_counter()
-        _tmux("send-keys", "-t", SESSION, "-l", key)
-        _wait_for(lambda before=before: _screen() != before, f"matches for {key!r}")
+        _tmux("send-keys", "-t", SESSION, "-l", text[typed - 1])
+        shown = lambda screen, typed=typed, names=names: _matches_shown(screen, text[:typed], names)  # noqa: E731
+        _wait_for(lambda shown=shown: shown(_screen()), f"matches for {text[:typed]!r}")
         samples.append(time.perf_counter() - sent)
         time.sleep(0.05)
     _tmux("send-keys", "-t", SESSION, "Escape")
     return samples
+
+
+def _matches_shown(screen: list[str], text: str, names: list[str]) -> bool:
+    """The symbol dialog's line holds `text` and its list the first of `names`, in order (or says none match)."""
+    if not any(re.search(rf"▊  {re.escape(text)} +▎", line) for line in screen):
+        return False
+    listed = [match.group(1) for line in screen if (match := re.search(r"▊ (.+?)  0x[0-9a-f]+  \d+ bytes", line))]
+    if not names:
+        return not listed and any("no match" in line for line in screen)
+    return bool(listed) and listed == names[: len(listed)]
 
 
 def _filter_hint_shown(screen: list[str]) -> bool:
@@ -508,7 +529,7 @@ def _in_tmux(binary: Path, keys: int, size: tuple[int, int], opens: int) -> dict
         _wait_for(lambda: any("─ ▼ fdes[" in ln or "─ ▶ fdes[" in ln for ln in _screen()), "the structure tab")
         time.sleep(0.5)
         tree = _moves("Down", keys // 2, lambda n, before, now: now != before)
-        symbol_keys = _typing_in_the_symbol_dialog(FILTER)
+        symbol_keys = _typing_in_the_symbol_dialog(binary, FILTER)
         filter_bar = _filter_bar_in_tmux(max(keys // 4, 10))
         pid = int(_tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
         peak = _peak_rss_mb(pid)

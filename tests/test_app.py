@@ -24,12 +24,12 @@ from textual.app import App
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widgets import Static, Tree
+from textual.widgets import Input, Static, Tree
 
 from sfview.app.app import SfviewApp
 from sfview.app.screens import explorer as explorer_screen
 from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, ExplorerScreen
-from sfview.app.screens.goto import GotoNumber, GotoSymbol
+from sfview.app.screens.goto import SYMBOLS_SHOWN, GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.widgets import fde_orders, structure_tree
 from sfview.app.widgets.fde_table import FdeTable
@@ -38,6 +38,7 @@ from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.inputs.source import Source
+from sfview.inputs.symbols import SymbolSearch
 from sfview.sframe import describe
 from sfview.sframe.fields import FieldTree
 
@@ -709,6 +710,21 @@ async def test_go_to_symbol() -> None:
         await pilot.press("down", "down", "down", "enter")  # into the list, then down to the third match
         assert app.explorer.fde_table.cursor == 5
         assert "huge_frame" in status(app)
+
+
+async def test_go_to_symbols_matches_follow_the_line_in_the_same_frame() -> None:
+    """The matches change as the line's text does, not a message later: on `Input.Changed` they were drawn a
+    frame after the letter (25-40 ms later in tmux, Textual drawing at most 60 frames a second)."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        dialog = app.screen
+        assert isinstance(dialog, GotoSymbol)
+        dialog.query_one("#goto-input", Input).value = "frame"
+        assert [s.name for s in dialog.matches] == ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
+        await pilot.press("backspace", "backspace")
+        expected, _ = SymbolSearch(dialog.symbols).find("fra", SYMBOLS_SHOWN)
+        assert dialog.matches == expected
 
 
 async def test_go_to_symbol_without_names() -> None:
