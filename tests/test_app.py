@@ -585,13 +585,14 @@ async def test_a_focus_move_draws_what_it_changes_not_the_whole_screen(monkeypat
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.screen
-        whole: list[str] = []
+        whole: list[bool] = []
         update_widgets = type(screen._compositor).update_widgets
-        monkeypatch.setattr(
-            type(screen._compositor),
-            "update_widgets",
-            lambda this, widgets: (whole.extend(key for _ in [0] if screen in widgets), update_widgets(this, widgets)),
-        )
+
+        def noting_the_whole_screen(compositor, widgets) -> None:
+            whole.extend([True] if screen in widgets else [])
+            update_widgets(compositor, widgets)
+
+        monkeypatch.setattr(type(screen._compositor), "update_widgets", noting_the_whole_screen)
         for key in ("x", "tab", "2", "1", "3", "1"):
             focused = app.focused
             await pilot.press(key)
