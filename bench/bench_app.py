@@ -391,8 +391,8 @@ def _typing_in_the_symbol_dialog(binary: Path, text: str) -> list[float]:
         names = [demangle(symbol.name) for symbol in found]
         sent = time.perf_counter()
         _tmux("send-keys", "-t", SESSION, "-l", text[typed - 1])
-        shown = lambda screen, typed=typed, names=names: _matches_shown(screen, text[:typed], names)  # noqa: E731
-        _wait_for(lambda shown=shown: shown(_screen()), f"matches for {text[:typed]!r}")
+        line = text[:typed]
+        _wait_for(lambda line=line, names=names: _matches_shown(_screen(), line, names), f"matches for {line!r}")
         samples.append(time.perf_counter() - sent)
         time.sleep(0.05)
     _tmux("send-keys", "-t", SESSION, "Escape")
