@@ -7,13 +7,13 @@ bulk reader) and on the list of names, never on a `Function` per FDE. A row's
 cells are made only when it is drawn; only a function that cannot be decoded
 is asked for its `Function`, to show its error.
 
-A key must answer at once on a million functions, where one Python
-statement per function already takes too long: each column's order is made once
-(`SortOrders`, in the worker after the overview: `prepare_orders`), and a
-filter word is tested by C loops (`map`, `compress`) over a byte per
-function, a part of a name by one search through every name joined
-(`names_holding`); a longer filter narrows the rows already kept rather than
-starting again.
+A key must answer within `bench/bench_app.py`'s goal on a million functions,
+where one Python statement per function already takes longer: each column's
+order is made once (`SortOrders`, in the worker after the overview:
+`prepare_orders`), and a filter word is tested by C loops (`map`, `compress`)
+over a byte per function, a part of a name by one search through every name
+joined (`names_holding`); a longer filter narrows the rows already kept rather
+than starting again.
 
 On a big section the table is on the screen before the overview is whole:
 its rows are then in FDE order, each function read alone as it is drawn, the
