@@ -1,5 +1,4 @@
-"""A tmux control-mode client (`tmux -C attach`): commands sent and answered over one connection, and word each
-time the pane writes.
+"""A tmux control-mode client (`tmux -C attach`): commands answered over one connection, the pane's writes signalled.
 
 Why: a `tmux` process per command (`send-keys` for each key, `capture-pane` polled while waiting for the screen
 to change) costs a CPU's time that, on a machine of two cores, is taken from the app being measured and from tmux

@@ -70,6 +70,8 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
     Linux and macOS, with the escape key handed on after `ESCAPE_DELAY_MS`."""
 
     class NotingDriver(base):  # type: ignore[misc,valid-type]
+        """`base`, noting each key or click before it is sent to the app."""
+
         def process_message(self, message: Message) -> None:
             """In the driver's input thread: each message read from the terminal, before it is sent."""
             if isinstance(message, events.Key | events.MouseDown):
@@ -80,6 +82,8 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
         return NotingDriver
 
     class PromptDriver(NotingDriver):
+        """Linux and macOS: the noting driver, its input loop handing a lone escape on (`ESCAPE_DELAY_MS`, `ALONE`)."""
+
         def run_input_thread(self) -> None:
             """Textual's input loop (`LinuxDriver.run_input_thread`), its `select` waiting no longer than the
             parser's escape deadline (`select_timeout`)."""

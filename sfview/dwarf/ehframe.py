@@ -145,6 +145,8 @@ NONZERO = re.compile(rb"[^\0]")
 
 
 class Cie:
+    """A CIE as read: its alignment factors, RA column, pointer encodings and initial instructions."""
+
     offset: int
     end: int
     """Where the entry ends by its length field."""
@@ -201,6 +203,8 @@ class Cie:
 
 
 class Fde:
+    """An FDE as read: its CIE, its address range, where its `initial_location` lies, its instructions."""
+
     offset: int
     end: int
     cie: Cie

@@ -1,5 +1,4 @@
-"""`KeyFooter`: the focused pane's keys on one line, by priority, so that a narrow terminal keeps the ones a
-person needs, and repainted, never laid out, when they change.
+"""`KeyFooter`: the focused pane's keys on one line, by priority; repainted, never laid out, when they change.
 
 Textual's `Footer` shows every key in the order the bindings come (the
 focused pane's, the screen's, then the app's) and cuts what does not fit at
