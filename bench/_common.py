@@ -137,7 +137,7 @@ def child_env() -> dict[str, str]:
     env = dict(os.environ, LC_ALL="C")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     # As a user's Python runs it: with its bytecode cached (some shells and tools turn that off,
-    # and then every run compiles sfview anew, 20 ms). The warm-up run writes the cache.
+    # and then every run compiles sfview anew). The warm-up run writes the cache.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 

@@ -16,11 +16,10 @@ misses something the other sees:
   a filter a key at a time, `enter`, `escape` (in the line and in the
   table), sorting what it keeps (each timed alone, the keys leading to it
   not). The Pilot's wall time is not the app's: `press` waits for every animation to end and then,
-  like `pause`, for 20 ms windows with under 1 ms of CPU (a key bound to
-  nothing costs 60 ms of it). A tab's key is the worst: the tab's underline
-  slides for 0.3 s, a frame every 1/60 s, and `press` waits for all of it (a
-  first look at the Structure tab measured 440 ms so, where the tree was on
-  the screen after 40-50). So the Structure tab's first open is timed from
+  like `pause`, for a quiet window with little CPU (a key bound to nothing,
+  `idle_key`, shows that cost). A tab's key is the worst: `press` waits for
+  the tab's underline to finish sliding, long after the tree is on the
+  screen. So the Structure tab's first open is timed from
   the key posted to the frame that draws the selected FDE's line in the tree
   (its `render_line`), as tmux sees it, with the CPU spent until then; and at
   the same place and time as in tmux, a function in a full chunk (the cursor
@@ -31,7 +30,7 @@ misses something the other sees:
   and per key (`send-keys`) until the status line names the new
   selection (`capture-pane`), both over a tmux control-mode client
   (`tmux_control.py`), the screen read again each time the pane writes
-  (a `tmux` process per command, every 2 ms while waiting, took a CPU's
+  (a `tmux` process per command, polling while waiting, would take a CPU's
   share from the app measured); its peak memory is the process's VmHWM.
   Its keys start half a second after the overview is ready: on a
   million functions the worker still makes the sort orders and runs the
@@ -375,7 +374,7 @@ def _peak_rss_mb(pid: int) -> float:
 
 def _typing_in_the_symbol_dialog(binary: Path, text: str) -> list[float]:
     """Open go-to-symbol (`s`), type `text` a key at a time: per key, until the dialog shows the text typed and
-    the matches for it (not any change: the letter alone was drawn 25-40 ms before its matches)."""
+    the matches for it (not any change: a frame drawing the letter before its matches must not count)."""
     from sfview.app.screens.goto import SYMBOLS_SHOWN
     from sfview.document import Document
     from sfview.inputs.demangle import demangle

@@ -4,7 +4,7 @@
 Why: both read every function's SFrame rows; `compare` also reads every DWARF
 FDE. readelf's dumps of the same two tables (`--debug-dump=frames-interp` for
 compare, `--sframe` for export) are the scale: the goal is 10 times theirs at
-most (issue 19). The ratios are of the best times of one interleaved run.
+most. The ratios are of the best times of one interleaved run.
 
 `--baseline DIR`: also run the same commands from another checkout of sfview
 (`git worktree add /tmp/before main`), in the same run, for a before/after.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`sfview dump`, `dump --json` and `check` on a million functions, beside `readelf --sframe`.
 
-Why: the goals for 1,000,000 functions (issue 19) are `dump` within 2x
+Why: the goals for 1,000,000 functions are `dump` within 2x
 readelf and 100 MB, `dump --json` within 100 MB, `check` within 5 s and
 150 MB. The input is `make_million.py`'s: make_big.py's section repeated 25
 times in a small ELF file. `check` reads the same section as a raw section

@@ -27,9 +27,8 @@ sfview runs as users run it: the `sfview` console script beside this Python
 Python to time that copy), with this checkout kept off `PYTHONPATH`; without
 the script, `python -m sfview` from this checkout. The first line printed says
 which. Beside each pair, the floor: this Python starting and doing nothing
-(what sfview cannot go below). An unwind no longer imports pyelftools (its ELF
-reading is `sfview.inputs.elfimage`), so the floor is no longer Python with
-pyelftools' ELF reader imported, as it was until then.
+(what sfview cannot go below; an unwind reads ELF files with
+`sfview.inputs.elfimage`, not pyelftools).
 
 Usage: python bench/bench_unwind.py [--repeat N] [--chain]
 """
@@ -78,8 +77,7 @@ def sfview_env() -> dict[str, str]:
 
 FLOOR = [sys.executable, "-c", "pass"]
 """What any run of sfview pays before its own code: this Python starting (its site packages,
-an editable install's finder among them). The unwind reads the core and the program with
-`sfview.inputs.elfimage`, not pyelftools, whose import the floor counted until then."""
+an editable install's finder among them)."""
 
 
 def deep_core(folder: Path) -> tuple[Path, Path] | None:
@@ -165,7 +163,7 @@ GDB_LIMIT_S = 60
 
 def chain_modes(core: Path, repeat: int) -> None:
     """`sfview unwind` of a chain core in each output mode, interleaved, and gdb's `bt` on it (within
-    `GDB_LIMIT_S`). Each run's output is counted, not kept (`--json` of the chain is 200 MB)."""
+    `GDB_LIMIT_S`). Each run's output is counted, not kept (`--json` of the chain is hundreds of megabytes)."""
     env = sfview_env()
     runs: dict[tuple[str, ...], list] = {mode: [] for mode in CHAIN_MODES}
     frames: dict[tuple[str, ...], int] = {}

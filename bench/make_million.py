@@ -3,7 +3,7 @@
 
 Why: programs with 300,000 to 1,000,000 functions (browsers, compilers) are
 where unwind tables are most worth looking at, and compiling a million
-functions would take an hour. So the 40,003-function section of
+functions would take far too long. So the 40,003-function section of
 `make_big.py`'s binary is repeated 25 times at shifted addresses, each copy
 with its own rows (1,000,075 functions, 2.3 million rows, 24 MB), and put into
 a small ELF file with `objcopy --add-section`, where readelf and sfview both

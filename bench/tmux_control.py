@@ -1,12 +1,9 @@
-"""A tmux control-mode client (`tmux -C attach`): commands sent and answered over one connection, and word each
-time the pane writes.
+"""A tmux control-mode client (`tmux -C attach`): commands answered over one connection, the pane's writes signalled.
 
-Why: `bench_app` drove tmux by spawning a `tmux` process per command, `send-keys` for each key and `capture-pane`
-every 2 ms while it waited for the screen to change, each 2-3 ms of a CPU. On a machine of two cores that ran
-beside the app being measured, and beside tmux drawing what the app wrote: the Structure tab's first open at a
-million functions measured 34.3 ms median and 49.3 p90 so, against 24.1 and 34.5 through this client, the same
-code, interleaved (ten fresh processes each). Here a command costs tmux a line read on its socket, and the screen
-is read again only when the pane has written.
+Why: a `tmux` process per command (`send-keys` for each key, `capture-pane` polled while waiting for the screen
+to change) costs a CPU's time that, on a machine of two cores, is taken from the app being measured and from tmux
+drawing what the app wrote, and inflates every figure. Here a command costs tmux a line read on its socket, and
+the screen is read again only when the pane has written.
 
 The control protocol (tmux(1), CONTROL MODE): each command's output comes between `%begin` and `%end` (or
 `%error`) lines; notifications are lines of their own between blocks, `%output %PANE DATA` among them, sent as

@@ -1,7 +1,7 @@
 """The `sfview` command's entry point, importing nothing before it can catch Ctrl-C.
 
 Importing the command line (argparse, pyelftools, Kaitai, Textual for the
-app) takes tens of milliseconds; a Ctrl-C then would end in a traceback from
+app) takes a noticeable while; a Ctrl-C then would end in a traceback from
 an import. Here the import itself runs under the handler.
 """
 

@@ -1,4 +1,4 @@
-"""The one exception sfview raises for bad input, and how it names the place.
+"""`InputError`, the exception for a bad input file, and how it names the place.
 
 Bad input is the normal case for a debugging tool: every problem with a file
 becomes an `InputError` that says which file, which byte and what is wrong, and
@@ -23,7 +23,7 @@ class InputError(Exception):
         """How to name `offset` for a person (set by the loader, e.g. a file offset too)."""
 
     def __reduce__(self) -> tuple:
-        """Pickle with its position (a dump decodes big sections in other processes)."""
+        """Pickle with its position and file (the keyword arguments the default pickling drops)."""
         return (self.__class__, (self.message,), self.__dict__)
 
     def located(self, path: str, where: str | None = None) -> InputError:

@@ -1,19 +1,18 @@
-"""The terminal driver: Textual's, noting each key as it reads it, and handing a lone escape on in milliseconds.
+"""The terminal driver: Textual's, noting each key as it reads it, and handing a lone escape on without delay.
 
 Two changes to Textual's driver for the platform, both in its input thread:
 
 * every key or click read is noted (`SfviewApp.note_input`) before it is sent
-  to the app: the worker that runs beside the keys
-  (`ExplorerScreen._give_way`) stops for it before the keys' thread, which
-  shares the interpreter with it, has got to the key (that took it 3-10 ms
-  while the worker ran, at 1M functions);
+  to the app: the explorer's background worker, which shares the interpreter
+  with the keys' thread, stops for it before that thread has got to the key,
+  which otherwise waits for the worker's next pause;
 * a lone escape byte is handed on as the escape key once the parser's own
   wait for the rest of an escape sequence is over (`ESCDELAY`), not at the
-  next of the input loop's 0.1 s wake-ups: Textual's Linux loop only looks at
-  the parser's deadline when `select` returns, so `escape` reached the app
-  100-110 ms after it was typed whatever `ESCDELAY` said (measured in tmux).
+  next of the input loop's wake-ups (`IDLE_WAIT_S`): Textual's Linux loop only
+  looks at the parser's deadline when `select` returns, so `escape` reached
+  the app a whole wake-up late whatever `ESCDELAY` said.
   And unless `ESCDELAY` is set, that wait is `ESCAPE_DELAY_MS`, not
-  Textual's 100 ms; and an escape byte that came alone in its read is the
+  Textual's longer default; and an escape byte that came alone in its read is the
   escape key at once, without the wait (`ALONE`). Terminals that speak the
   kitty keyboard protocol send an unambiguous escape, which Textual asks
   for: there, none of this applies.
@@ -45,14 +44,14 @@ __all__ = ["ALONE", "ESCAPE_DELAY_MS", "IDLE_WAIT_S", "noting_driver", "select_t
 
 ESCAPE_DELAY_MS = 10
 """How long a lone escape byte waits for the rest of a sequence, unless `ESCDELAY` says: tmux's `escape-time`
-(10 ms since tmux 3.5). A terminal writes a key's whole sequence at once, so its bytes come in one read;
-Textual's 100 ms only delays the escape key."""
+(its default since tmux 3.5). A terminal writes a key's whole sequence at once, so its bytes come in one read;
+Textual's longer default only delays the escape key."""
 
 ALONE = "\x1b"
 """A read that holds this and nothing else is the escape key, handed on at once unless `ESCDELAY` is set: a
 terminal (tmux, and ssh, which sends what it read from one) writes a key's sequence in one write, so the rest
 of a sequence comes in the same read as its escape byte; crossterm and Bubble Tea decide so, without a timer.
-The wait was 10 ms of every `escape` (a third of it in tmux on a million functions)."""
+Waiting `ESCAPE_DELAY_MS` would be a good part of every `escape` on a large file."""
 
 IDLE_WAIT_S = 0.1
 """The input loop's `select` timeout with no escape pending: Textual's, so that it sees `exit_event` as soon."""
@@ -71,6 +70,8 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
     Linux and macOS, with the escape key handed on after `ESCAPE_DELAY_MS`."""
 
     class NotingDriver(base):  # type: ignore[misc,valid-type]
+        """`base`, noting each key or click before it is sent to the app."""
+
         def process_message(self, message: Message) -> None:
             """In the driver's input thread: each message read from the terminal, before it is sent."""
             if isinstance(message, events.Key | events.MouseDown):
@@ -81,6 +82,8 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
         return NotingDriver
 
     class PromptDriver(NotingDriver):
+        """Linux and macOS: the noting driver, its input loop handing a lone escape on (`ESCAPE_DELAY_MS`, `ALONE`)."""
+
         def run_input_thread(self) -> None:
             """Textual's input loop (`LinuxDriver.run_input_thread`), its `select` waiting no longer than the
             parser's escape deadline (`select_timeout`)."""

@@ -14,6 +14,8 @@ from enum import Enum
 
 
 class Severity(Enum):
+    """How much a problem matters: wrong, most likely a mistake, or worth knowing."""
+
     ERROR = "error"
     """A consumer (libsframe, the kernel's unwinder) rejects the section, or unwinds wrongly with it."""
     WARNING = "warning"
@@ -24,6 +26,8 @@ class Severity(Enum):
 
 @dataclass(frozen=True)
 class Check:
+    """One check of the catalogue: a stable id, a severity, what it looks at, where its rule is written."""
+
     id: str
     severity: Severity
     about: str

@@ -1,7 +1,7 @@
 """Running the checks of `catalogue.py` over a section: every problem, named at its bytes.
 
 Functions and rows come from the bulk reader (`sframe/bulk.py`), so that a
-40,000-function section is checked in a fraction of a second; a function
+large section is checked without an object per function or row; a function
 the bulk reader finds unusual is read through the model, whose errors name
 the exact bytes. Work is bounded by the section's size, never by counts in
 the header, and diagnostics are produced as they are found (an iterator), so
@@ -38,7 +38,7 @@ SAME_CHECK_PER_FUNCTION = 3
 """How many times one check speaks about the rows of one function before it only counts."""
 
 PACE_EVERY = 256
-"""Functions checked between two calls of `check`'s `pace` (about a millisecond of checking)."""
+"""Functions checked between two calls of `check`'s `pace`: few enough for a caller's key to wait little."""
 
 
 @dataclass(frozen=True)
@@ -273,7 +273,7 @@ class _Facts(NamedTuple):
 
 class _Blocks:
     """(start, end, index) of the functions' FRE bytes that lie inside the FRE sub-section, in three arrays
-    (a million functions' tuples would be a hundred megabytes), and whether any two share a byte.
+    (a tuple per function would weigh several times as much), and whether any two share a byte.
 
     The linker sorts FDEs, not their rows, so blocks come out of order; only blocks that overlap have
     something to say, and in sorted order. Which bytes are taken is kept in a byte array as the blocks
@@ -314,7 +314,7 @@ class _Blocks:
 
     def in_order(self) -> Iterator[tuple[int, int, int]]:
         """The blocks, sorted. Each is packed into one integer to be sorted (start and end are below `high`,
-        an index below 2**32): 50 MB for a million functions, where as many tuples took 160."""
+        an index below 2**32): far less memory than as many tuples."""
         width = max(self.high.bit_length(), 32)
         mask = (1 << width) - 1
         inside = zip(self.starts, self.ends, self.indexes, strict=True)
@@ -526,7 +526,7 @@ class _Walk:
         if program is None or not facts.size:
             return
         start, end = facts.start, facts.start + facts.size
-        for lo, hi in program.text:  # a loop, not any(): this runs for each of 40,000 functions
+        for lo, hi in program.text:  # a loop, not any(): this runs for every function
             if lo <= start and end <= hi:
                 break
         else:
@@ -542,7 +542,7 @@ class _Walk:
 
     def _rows(self, facts: _Facts, rows: Iterable[_Row], here: tuple[int, int, None]) -> Iterator[Diagnostic]:
         """The checks of a function's rows: where each starts, then what its pattern says (found once for
-        each distinct pattern: a section has a few hundred among 90,000 rows)."""
+        each distinct pattern: a section has a few hundred among tens of thousands of rows)."""
         index, size, pcmask = facts.index, facts.size, facts.pcmask
         said: dict[str, int] = {}  # how often each check spoke of this function's rows
 

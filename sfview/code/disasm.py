@@ -10,12 +10,12 @@ sp+16`), and a row that starts inside an instruction (which no compiler
 emits) says so on the instruction it starts in.
 
 Only one function is disassembled at a time, when it is shown, and the
-binary as a whole is never decoded. Capstone cuts the whole function at once
-(a few hundred thousand instructions a second: 10 ms for the largest of the
-40,000-function bench binary, 11,000 instructions); each line is made an
-`Instruction`, its row looked up and its change worded, only when it is
-asked for (`Instructions`), as making all 11,000 took 50 ms more and a screen
-shows thirty. x86-64 is printed in AT&T syntax, as `objdump -d` prints it.
+binary as a whole is never decoded. Capstone cuts the whole function at once,
+which is quick even for a function of thousands of instructions; each line
+is made an `Instruction`, its row looked up and its change worded, only when
+it is asked for (`Instructions`), as making them all costs several times the
+cutting and a screen shows thirty. x86-64 is printed in AT&T syntax, as
+`objdump -d` prints it.
 """
 
 from __future__ import annotations

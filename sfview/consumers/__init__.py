@@ -51,6 +51,8 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Profile:
+    """A consumer profile: its name for `--profile`, who it is for people, and how it judges a section."""
+
     name: str
     title: str
     """Who the consumer is, for people: `the Linux kernel's SFrame reader (v14 series)`."""
@@ -65,5 +67,6 @@ PROFILES: dict[str, Profile] = {}
 
 
 def register(profile: Profile) -> Profile:
+    """Add `profile` to `PROFILES` under its name (each consumer module does so when imported)."""
     PROFILES[profile.name] = profile
     return profile

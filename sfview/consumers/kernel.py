@@ -113,6 +113,8 @@ class KernelRow(NamedTuple):
 
 @dataclass
 class KernelFunction:
+    """One FDE as the kernel's validation reads it: its fields, where its rows start, the rows read."""
+
     index: int
     address: int
     size: int

@@ -122,6 +122,8 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Header:
+    """`sframe_header` as the library holds it: the preamble's version and flags, then the header's fields."""
+
     version: int
     flags: int
     abi: int

@@ -20,10 +20,9 @@ lives here rather than in `rules.py` because SFrame itself never needs it.
 Each row keeps where it came from: the section and the byte offset of its FDE
 (and of the FDE's CIE); a row does not name the instruction that started it.
 
-No dataclasses here (named tuples, and plain classes with slots for the rows
-and functions): `sfview unwind` walks libc with DWARF CFI, and importing
-`dataclasses` (with `inspect`) and building its classes cost about 10 ms of
-that command's 44 ms start (issue 16).
+No dataclasses here (named tuples, and plain classes with slots): `sfview
+unwind` imports this module, and its start-up must not pay for `dataclasses`
+(`NOT_IMPORTED_BY_AN_UNWIND` in tests/test_unwind.py guards it).
 """
 
 from __future__ import annotations
@@ -219,7 +218,7 @@ class CfiFunction:
 
     @property
     def entry(self) -> FDE | None:
-        """pyelftools' FDE, read when asked for (reading every FDE so took longer than comparing them)."""
+        """pyelftools' FDE, read when asked for (reading every FDE so would take longer than comparing them)."""
         return self.entry_source() if self.entry_source is not None else None
 
     @property
@@ -292,7 +291,7 @@ class CfiOutline:
         """`parts`: each section's headers, and which of its FDEs are in (in section order).
 
         What it takes from the headers is copied (each FDE's section, and its offset there where the
-        headers kept its index), so that they can go once it is made: at 40,000 FDEs they are a megabyte.
+        headers kept its index), so that the headers, large for a large file, can go once it is made.
         """
         self.abi = abi
         self._frames = [headers.frames for headers, _ in parts]
@@ -369,7 +368,7 @@ class CfiOutline:
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)
 """What pyelftools raises on damaged CFI is not one exception type: these are the ones damaged
-`.eh_frame` bytes were seen to raise (OverflowError for a huge length)."""
+`.eh_frame` bytes raise (OverflowError for a huge length)."""
 
 
 class EhFrameIndex:

@@ -121,6 +121,8 @@ class Agreed:
 
 @dataclass(slots=True)
 class Comparison:
+    """What `compare` found: the pairs it compared, the functions one side alone describes, the pairs that agreed."""
+
     pairs: list[Pair]
     only: list[OneSided]
     agreed: Agreed = field(default_factory=Agreed)

@@ -1,10 +1,9 @@
 """`.eh_frame` and `.debug_frame` read with `struct`, each distinct instruction string decoded once.
 
 pyelftools builds a construct `Container` per CIE and FDE header, an object
-per instruction and a dict per table line: 7 s for the 40,003 FDEs of
-`bench/make_big.py`'s binary, where `readelf --debug-dump=frames-interp`
-takes 0.04 s. Yet a program's FDEs say very few different things: the 40,003
-FDEs of that binary hold a few hundred distinct instruction strings (every
+per instruction and a dict per table line: far slower than readelf on a
+large program. Yet a program's FDEs say very few different things: tens of
+thousands of FDEs hold a few hundred distinct instruction strings (every
 leaf function: none at all; every `push rbp` prologue: the same three
 bytes). So here the headers are read with `struct`, the instructions are
 parsed once per distinct byte string, and the rows of a CIE and an
@@ -26,8 +25,8 @@ Rows are the `CfiRow` objects of `cfi.py`; a row's `others` dict is shared by
 every FDE that repeats the row, so it is not to be changed.
 
 `Cie` and `Fde` are plain classes with slots, not dataclasses: `sfview unwind`
-reads libc's `.eh_frame` here, and importing `dataclasses` (with `inspect`) and
-building its classes cost about 10 ms of that command's 44 ms start (issue 16).
+reads libc's `.eh_frame` here, and its start-up must not pay for `dataclasses`
+(`NOT_IMPORTED_BY_AN_UNWIND` in tests/test_unwind.py guards it).
 """
 
 from __future__ import annotations
@@ -92,7 +91,7 @@ DW_CFA = {
     "restore": 0xC0,
 }
 """The call frame opcodes the decoder reads (DWARF 5 section 7.24, GNU's and AArch64's), by pyelftools'
-names: written here because its constants module costs an unwind 1.5 ms to import;
+names: written here so that an unwind does not import pyelftools' constants module;
 `tests/test_ehframe.py` checks every one against pyelftools' `DW_CFA`."""
 
 # Instructions as tuples `(op, a, b)`: the DWARF opcode, with the three kinds
@@ -146,6 +145,8 @@ NONZERO = re.compile(rb"[^\0]")
 
 
 class Cie:
+    """A CIE as read: its alignment factors, RA column, pointer encodings and initial instructions."""
+
     offset: int
     end: int
     """Where the entry ends by its length field."""
@@ -202,6 +203,8 @@ class Cie:
 
 
 class Fde:
+    """An FDE as read: its CIE, its address range, where its `initial_location` lies, its instructions."""
+
     offset: int
     end: int
     cie: Cie
@@ -418,7 +421,7 @@ class FrameSection:
                     continue
             entry, offset = self._entry_at(at)
             if isinstance(entry, Fde):
-                del entries[at]  # read once by the walk: kept, 40,000 FDEs would be 8 MB
+                del entries[at]  # read once by the walk: kept, every FDE would stay in memory
                 shape = (entry.cie.offset, entry.key) if entry.key is not None else None
                 if headers.add(entry.start, entry.size, shape, at):
                     unsettled.append(at)
@@ -537,8 +540,8 @@ class FrameSection:
 
     def _past_terminators(self, pos: int) -> int:
         """Where the zero terminators that follow one at `pos` end: the next word with a byte set (or the
-        last, partial word). Each is an entry of nothing, walked past at once: a 200 KB file whose
-        compressed `.eh_frame` inflates to 200 MB of zeros took minutes a word at a time."""
+        last, partial word). Each is an entry of nothing, walked past at once: a small file whose
+        compressed `.eh_frame` inflates to a huge run of zeros would take minutes a word at a time."""
         found = NONZERO.search(self.data, pos)
         stop = found.start() if found else len(self.data)
         return pos + (stop - pos) // 4 * 4
@@ -809,7 +812,7 @@ class FrameSection:
     def pyelftools_entry(self, offset: int) -> FDE | None:
         """pyelftools' object for the FDE at `offset`: it describes the instructions in readelf's words
         (`DW_CFA_def_cfa_offset: 16`), one FDE when the app asks for it (pyelftools' reader, and the
-        construct library under it, imported then: a third of `compare`'s start-up otherwise)."""
+        construct library under it, imported then, not at `compare`'s start-up)."""
         from elftools.dwarf.callframe import FDE, CallFrameInfo
         from elftools.dwarf.structs import DWARFStructs
 

@@ -151,8 +151,8 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     """A frame as `json.dumps(indent=1)` writes its document in the list of frames: `number`, `pc`,
     `function` (its name and offset), `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
     `fallback`, `heuristic`, `signal`, `dwarf`, and `computations` (`what`, `formula`, `arithmetic`,
-    `value`, `address` of each). Written from one template: walking a dict of it with `_indented` took two
-    thirds of `--json`'s time on a deep stack (tests/test_unwind_stream.py holds the document as a dict,
+    `value`, `address` of each). Written from one template: walking a dict of it with `_indented` would be
+    most of `--json`'s time on a deep stack (tests/test_unwind_stream.py holds the document as a dict,
     and compares the two)."""
     name = frame.name()
     demangled = escape(demangle(name)) if name.startswith("_Z") else "null"

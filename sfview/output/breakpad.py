@@ -98,7 +98,7 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     each), and why functions cannot be decoded or their rows stop short (what it left out).
 
     Written as it goes, a few hundred lines at a time: the whole file as one string (and its lines as a
-    list) was 40 bytes of memory per section byte.
+    list) would cost many times the section's size in memory.
     """
     elf = doc.elf
     assert elf is not None
@@ -129,7 +129,8 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
 def _public_records(doc: Document, base: int) -> Iterator[list[str]]:
     """`PUBLIC` records from the symbol table, `CHUNK` at a time.
 
-    The symbols come by address: those of one address by name (no key per symbol: 40,000 would be 5 MB).
+    The symbols come by address and only those of one address are sorted, by name: no sort key is made for
+    every symbol of the program.
     """
     lines: list[str] = []
     for address, group in itertools.groupby(doc.symbols.by_address(), key=operator.attrgetter("address")):

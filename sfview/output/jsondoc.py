@@ -142,8 +142,8 @@ def write(doc: Document, out: TextIO, *, bulk: bool = True) -> list[InputError]:
 
 
 WRITE_SIZE = 1 << 16
-"""Characters of JSON gathered before they are written (64 KB): a write for each piece of a million functions was a
-fifth of the time."""
+"""Characters of JSON gathered before they are written (64 KB): a write per function's piece would cost a good
+part of a large dump."""
 
 
 def _write_bulk(
@@ -285,7 +285,7 @@ INFO_MEMBERS = ("info", "fre_type", "pc_type", "fde_type", "pauth_key", "signal_
 
 def _bulk_head_text(doc: Document, section: Section, fast: FastFunction, info: str) -> str:
     """`_bulk_head` as JSON, its rows to follow: written out here, since a function is printed a million
-    times (json.dumps of a dict for each was a third of the time); strings still through json.dumps."""
+    times (json.dumps of a dict for each would weigh on the whole dump); strings still through json.dumps."""
     fde = section.fde_start + fast.index * section.fde_size
     symbol = doc.source.name_at(fast.start_address, fde)
     demangled = _demangled(symbol)

@@ -1,4 +1,4 @@
-"""`sfview dump`: the section as binutils prints it, or as JSON.
+"""`sfview dump`'s text: the section as binutils prints it (`jsondoc.py` writes `--json`).
 
 The text follows libsframe's dumper (`readelf --sframe`, `objdump --sframe`)
 byte for byte. Its wording changed with the format, so the dialect follows the
@@ -145,9 +145,8 @@ CHUNK_LINES = 4096
 
 
 ENCODING = "utf-8"
-"""What the dump is made in: bytes, for a `%` on bytes formats a function a third faster than on text (0.40
-against 0.63 us, over 300,000 functions of bench/make_million.py's file), and they go to a UTF-8 stream's
-buffer without an encoding pass."""
+"""What the dump is made in: bytes, for a `%` on bytes formats a function faster than on text, and they go
+to a UTF-8 stream's buffer without an encoding pass."""
 
 
 class _Pieces:
@@ -182,10 +181,10 @@ class _Pieces:
 def write(section: Section, out: TextIO, notes: RowNotes | None = None) -> list[InputError]:
     """The dump written to `out` as it is made, a few thousand lines at a time; the problems met.
 
-    What `text` returns, without ever holding the whole of it: 9 MB of text
-    for 40,000 functions, which is memory, and time, to build and then copy.
+    What `text` returns, without ever holding the whole of it: a large
+    section's text is memory, and time, to build and then copy.
     `notes`, when given, is told of every row the dump prints that `check`
-    calls an error, in the same pass (a second pass was a quarter of a dump's time).
+    calls an error, in the same pass (a second pass would cost a good part of a dump).
     A UTF-8 stream over a buffer (standard output) is given the bytes; another, their text.
     """
     buffer = getattr(out, "buffer", None)
@@ -262,15 +261,15 @@ ROW_ADDRESS = "%016x"
 def _padded(digits: int) -> str:
     """A row's address of exactly `digits` hex digits, as `ROW_ADDRESS` prints it: the zeros written out, the
     digits by `%x`, which a `%` on bytes formats straight into its result, where a width or a precision
-    makes a str first (0.055 against 0.11 us: an eighth of a dump's time on a million functions)."""
+    makes a str first (twice the time, on every row of a dump)."""
     return "0" * (16 - digits) + "%x"
 
 
 class _BulkDump:
     """Every function through the bulk reader, each written out as one piece of bytes (the hot path of a dump).
 
-    Functions share their blocks of rows (891 distinct among 40,000
-    functions): each block's rows become one `%` template, title and column
+    Functions share their blocks of rows (a few hundred distinct among tens
+    of thousands of functions): each block's rows become one `%` template, title and column
     heads included, so that a function costs one formatting of its index,
     address, size and row addresses, not one per line.
     """

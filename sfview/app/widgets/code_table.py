@@ -87,7 +87,7 @@ class CodeTable(RowTable):
 
         Returns whether the screen must be laid out again: never, as the table's height is its share of
         the stack whatever it holds (`TableStack.share`), so that `n` repaints the panes and lays out
-        nothing (a layout of the whole screen for each function was 5-10 ms of a 25 ms key).
+        nothing (a layout of the whole screen for each function would be a good part of the key).
         """
         if func is self.function and self.listing is not None:
             return False
@@ -95,7 +95,7 @@ class CodeTable(RowTable):
         self.listing = None
         if not self.display:
             return False
-        from sfview.code.disasm import listing  # Capstone loads on the first look, not at start-up (50 ms)
+        from sfview.code.disasm import listing  # Capstone loads on the first look, not at start-up
 
         self.listing = listing(self.doc, func)
         widest = max((len(ins.change) for ins in self.listing.instructions.changes()), default=0)

@@ -1,15 +1,16 @@
 """`SortOrders`: the FDE table's rows in the order of each column, made once rather than at each key.
 
-Why: sorting a million functions takes a third of a second in Python, far
-more than a key may (40 ms). So each column's order is made once, in the
-worker that goes through the section (`FdeTable.prepare_orders`), and a sort
-key only swaps the order the table shows.
+Why: sorting a million functions in Python takes far longer than a key may.
+So each column's order is made once, in the worker that goes through the
+section (`FdeTable.prepare_orders`), and a sort key only swaps the order the
+table shows.
 
 The worker shares the interpreter with the keys: what it does in C (a sort,
 a `map` over every function) it does a piece at a time (`PIECE`), and
 before each piece it calls its `pace`, in which it waits while keys are
-pressed (`ExplorerScreen._give_way`): sharing the interpreter, a move on a
-million functions took two to four times its time while the orders were made.
+pressed (the explorer's background worker gives way to them): sharing the
+interpreter unpaced, a move on a million functions would take several times
+its time while the orders are made.
 
 An order is kept ascending, equal values in FDE order. Descending is the
 same order read from the end, with each run of equal values put back in FDE
@@ -36,9 +37,8 @@ INDEX = "I"
 """The typecode of an order: FDE indexes are 32-bit (`num_fdes` is a u32)."""
 PIECE = 1 << 15
 """Items one C loop (a sort, a `map`) goes through at once while the orders are made in the worker. A C loop
-holds the interpreter from start to end: over a million functions a sort held it a third of a second, and a
-key pressed meanwhile waited as long; over 32,768, a few milliseconds (30 ms at most, measured, for a million
-numbers; 60 for a million names)."""
+holds the interpreter from start to end, and a key pressed meanwhile waits as long: over a million functions,
+far longer than a key may; over `PIECE` items, briefly."""
 
 
 class Ordered(NamedTuple):
@@ -89,8 +89,8 @@ def argsort(keys: Sequence[Any], pace: Pace = _no_pace) -> Sequence[int]:
 
 def _compact(indexes: list[int], pace: Pace, index: Callable[[int], int] = int) -> array[int]:
     """`indexes` (each through `index`) as an order's compact array, a piece at a time: a million of them in one
-    `array` held the interpreter 50 ms. The list is emptied as it goes (its pieces replaced by `None`), so that
-    its numbers are freed a piece at a time too: a million at the end held it 10 ms."""
+    `array` call would hold the interpreter as long as a key may wait. The list is emptied as it goes (its pieces
+    replaced by `None`), so that its numbers are freed a piece at a time too, not all at the end in one go."""
     order = array(INDEX)
     for start in _pieces(indexes):
         pace()
@@ -104,8 +104,8 @@ def order_of(keys: Sequence[Any], pace: Pace = _no_pace) -> Ordered:
     """`keys`' ascending order and its runs of equal values (found with C loops: `map`, `compress`).
 
     The values in order are read a piece at a time, each piece with the last value of the one before, and where
-    they change kept in an array: a list of a million values, and one of a million changes, were freed at the
-    end in one go, which held the interpreter 13 ms."""
+    they change kept in an array: a list of a million values, and one of a million changes, would be freed at
+    the end in one go, holding the interpreter while a key waits."""
     ascending = argsort(keys, pace)
     changes = array(INDEX, [0])
     last: list[Any] = []  # the value before the piece
@@ -121,8 +121,8 @@ def order_of(keys: Sequence[Any], pace: Pace = _no_pace) -> Ordered:
 def _ties(changes: Sequence[int], pace: Pace = _no_pace) -> array[int]:
     """The runs of two or more equal values, from where the values change (`changes`, the length last): their
     start and end, one after the other. Found by C loops, a piece at a time: a million distinct values are a
-    million changes, which a Python loop over every pair went through in 50 ms without a pace (a key pressed
-    meanwhile shared the interpreter with it: 30-40 ms later to the screen, in tmux at a million functions)."""
+    million changes, which a Python loop over every pair goes through without a pace, a key pressed meanwhile
+    sharing the interpreter with it and reaching the screen late."""
     ties = array(INDEX)
     if changes[-1] == len(changes) - 1:  # every value differs from the one before (the starts, most often)
         return ties
@@ -145,12 +145,12 @@ def _sorted(items: Sequence[Any], key: Callable[[Any], Any] | None = None, pace:
     """`sorted(items, key=key)` (stable) in sorts of about `PIECE` items, so that none holds the interpreter
     for long: each piece sorted, then each cut where the values of a sample of them fall (the same values in
     the same bucket), and each bucket (its part of every piece, in their order) sorted and put after the last
-    (a sample sort). Merging the sorted pieces two at a time held it 65 ms for a million numbers at the end.
+    (a sample sort). Merging the sorted pieces two at a time would hold it long at the end.
 
     The values equal to a sample's value are a bucket of their own, not sorted: each piece has them in its
     order, so the pieces' parts one after the other are in order already. A column of few values (the FRE type,
-    the frame size) otherwise left most of a million functions in one bucket, whose sort held the interpreter
-    25-45 ms, as long as a key pressed meanwhile waited."""
+    the frame size) would otherwise leave most of a million functions in one bucket, whose sort would hold the
+    interpreter as long as a key pressed meanwhile waits."""
     runs = []
     for start in _pieces(items):
         pace()

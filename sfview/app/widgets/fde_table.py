@@ -7,13 +7,13 @@ bulk reader) and on the list of names, never on a `Function` per FDE. A row's
 cells are made only when it is drawn; only a function that cannot be decoded
 is asked for its `Function`, to show its error.
 
-A key must answer within 40 ms on a million functions, where one Python
-statement per function already takes more: each column's order is made once
-(`SortOrders`, in the worker after the overview: `prepare_orders`), and a
-filter word is tested by C loops (`map`, `compress`) over a byte per
-function, a part of a name by one search through every name joined
-(`names_holding`); a longer filter narrows the rows already kept rather than
-starting again.
+A key must answer within `bench/bench_app.py`'s goal on a million functions,
+where one Python statement per function already takes longer: each column's
+order is made once (`SortOrders`, in the worker after the overview:
+`prepare_orders`), and a filter word is tested by C loops (`map`, `compress`)
+over a byte per function, a part of a name by one search through every name
+joined (`names_holding`); a longer filter narrows the rows already kept rather
+than starting again.
 
 On a big section the table is on the screen before the overview is whole:
 its rows are then in FDE order, each function read alone as it is drawn, the
@@ -55,7 +55,7 @@ FILTER_WORDS: dict[str, Callable[[Shape], bool]] = {
 PROBLEMS = "problems"
 FEW_ROWS = 10
 """A name word is tested on the rows kept so far when they are fewer than one function in this many; else on
-every name in FDE order (names read in memory order cost a fifth of names read in a sorted order's)."""
+every name in FDE order (names read in memory order cost far less than names read in a sorted order)."""
 SEPARATOR = "\0"
 """Between two names in the names joined (`names_holding`): no name holds it (a C string ends at it)."""
 FEW_HOLDERS = 100
@@ -63,11 +63,11 @@ FEW_HOLDERS = 100
 past that, testing each name costs less than finding each one (`map` over the names)."""
 FEW_TO_SORT = 100
 """While a sort waits for its column's order, the rows a filter keeps are sorted alone when they are fewer than one
-function in this many (10,000 of a million: ten-odd milliseconds)."""
+function in this many (then quick enough for a key)."""
 ORDERS_AT_ONCE = 100_000
-"""Up to this many functions a column's order the worker has not made yet is made when a sort asks for it (tens
-of milliseconds); past it, the sort waits for the worker (`expect_orders`): on a million functions one took
-0.65 s of the key, and its temporary lists 30 MB more at the peak."""
+"""Up to this many functions a column's order the worker has not made yet is made when a sort asks for it; past
+it, the sort waits for the worker (`expect_orders`): on a million functions making one in the key would take far
+too long, and its temporary lists would raise the peak memory."""
 VARIABLE = "var"
 """The frame column of a function whose CFA some row computes from FP: no fixed size."""
 
@@ -162,7 +162,7 @@ class FdeTable(RowTable):
         list they were joined from (made in the worker, from names that may have changed since)."""
         self._passes: dict[str, bytes | bytearray] = {}
         """The bytes `_passing` made for each word of the filter: a sort with the filter kept tests no function
-        again (a million names or shapes, 10-17 ms of each `S`)."""
+        again (a million names or shapes tested at each `S` otherwise)."""
         self._overview_widths: list[int] | None = None
         """The widths of the columns the overview alone decides, once it is ready (`measure_overview`)."""
         self._value_widths = self._measure()
@@ -217,7 +217,8 @@ class FdeTable(RowTable):
 
     def names_changed(self, names: list[str], widest: int | None = None) -> None:
         """The names have arrived: the symbol column as wide as the widest (its length `widest`, if the worker
-        that listed them measured it: a million names, 20 ms), and sorted or filtered by them."""
+        that listed them worked it out, sparing the keys' thread a pass over every name), and sorted or
+        filtered by them."""
         self.names = names
         self._lowered = None
         self._joined = None
@@ -359,11 +360,11 @@ class FdeTable(RowTable):
 
     def _few_sorted(self, words: list[str]) -> Sequence[int] | None:
         """The rows `words` keep sorted alone, when they are fewer than one function in `FEW_TO_SORT`: no
-        column's whole order is needed for them (on a million functions it took 0.65 s in a key)."""
+        column's whole order is needed for them (on a million functions, making it in a key is far too slow)."""
         n = len(self.overview)
         kept = self.order if words == self._applied else self._kept(range(n), words)  # the same rows, any order
         if len(kept) * FEW_TO_SORT >= n:
-            return None  # counted before the rows are put in FDE order: a million of them took a third of a second
+            return None  # counted before the rows are put in FDE order: sorting a million of them is slow
         kept = array(INDEX, sorted(kept))
         keys = self._sort_keys(self.sort.column, kept)
         return array(
@@ -399,7 +400,7 @@ class FdeTable(RowTable):
                 order = array(INDEX)
             elif order == range(len(kept)):  # every function, in FDE order: as the bytes are
                 order = array(INDEX, compress(order, kept))
-            else:  # `filter` calls the byte's item directly: 30 ms over a million, `compress` of a `map` 40
+            else:  # `filter` calls the byte's item directly: quicker than `compress` of a `map`
                 order = array(INDEX, filter(kept.__getitem__, order))
         return order
 
@@ -434,7 +435,7 @@ class FdeTable(RowTable):
     def _names_joined(self, pace: Pace | None = None) -> str | None:
         """The lowered names joined, `SEPARATOR` between them, for `names_holding`; None if a name holds the
         separator. Made in the worker with the orders (`prepare_orders`), at its `pace`, a piece at a time: one
-        `join` of a million names held the interpreter 30 ms, as long as a key then waited."""
+        `join` of a million names would hold the interpreter, and a key would wait as long."""
         lowered = self._lowered_names()
         joined = self._joined
         if joined is None or joined[0] is not lowered:
@@ -462,7 +463,7 @@ class FdeTable(RowTable):
             keys = o.column(spec.field) if every else [getattr(o.facts(i), spec.field) for i in rows]
         elif spec.title == "#":
             keys = rows
-        elif spec.title == "end":  # C loops, a piece at a time: a generator went through a million in 80 ms, unpaced
+        elif spec.title == "end":  # C loops, a piece at a time: a generator would hold the interpreter, unpaced
             starts, sizes = (
                 (o.start, o.size)
                 if every
@@ -498,9 +499,9 @@ class FdeTable(RowTable):
 
     def measure_overview(self) -> None:
         """In the worker, once the overview is ready: the widest value of every column the overview alone
-        decides, kept for `_measure`. Going through a million functions' starts, ends, sizes and counts took
-        80 ms, which the keys' thread spent twice (the overview ready, then the checks done), a key pressed
-        meanwhile waiting for it."""
+        decides, kept for `_measure`. Going through a million functions' starts, ends, sizes and counts is too
+        long for the keys' thread, which would do it twice (the overview ready, then the checks done), a key
+        pressed meanwhile waiting for it."""
         self._overview_widths = self._widths_of_overview()
 
     def _measure(self) -> list[int]:
@@ -567,7 +568,7 @@ def names_holding(joined: str, word: str, count: int) -> bytearray | None:
     """A byte per name, 1 for each that holds `word`, from the `count` names `joined` (`SEPARATOR` between them);
     None when more than one name in `FEW_HOLDERS` holds it (testing each name then costs less).
 
-    Why: a word tested name by name costs a million Python comparisons on a million functions (12 ms of the
+    Why: a word tested name by name costs a million Python comparisons on a million functions (most of the
     filter's first letter), even when no name holds it, as in a program without symbols (every name empty).
     One search through the text of every name costs a fraction of that: none found, none kept; else each
     occurrence found (`re`, up to the limit) is a name, its index the separators before it (`str.count`).

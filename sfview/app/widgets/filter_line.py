@@ -2,17 +2,17 @@
 
 Textual's `Input` sets its virtual size (the width of its text) at every
 letter typed, and `Widget.virtual_size` is a reactive that lays the whole
-screen out when it changes: 3 ms of every letter typed in the filter on a
-million functions, for a line whose size never changes (its bar's width, one
-line; the stylesheet sets both). Here a new virtual size is only repainted:
+screen out when it changes: a layout for every letter typed in the filter,
+for a line whose size never changes (its bar's width, one line; the
+stylesheet sets both). Here a new virtual size is only repainted:
 the text still scrolls, as `Input` scrolls it from the virtual size set, at
 once, by the same assignment.
 
 The filter itself is applied by the screen as the value changes (a watcher,
 called in the handling of the key), not on the `Changed` message that the
 line posts: the message reaches the screen after a frame has been laid out
-for the letter alone, and the layout the filter asks for then came in a
-frame of its own.
+for the letter alone, and the layout the filter asks for would then come in
+a frame of its own.
 """
 
 from __future__ import annotations

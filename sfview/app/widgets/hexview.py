@@ -211,7 +211,7 @@ class HexView(ScrollView, can_focus=True):
 
         A signal, not a message, as `RowTable.row_highlighted`: a subscriber told at
         once updates the other panes in the frame that moves the cursor; a message
-        arrived after the hex pane's own lines were painted, and every move took two frames.
+        would arrive after the hex pane's own lines were painted, and every move would take two frames.
         """
         self._set_data(data)
 

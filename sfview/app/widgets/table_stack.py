@@ -7,15 +7,14 @@ when both fit, each gets what it asks and the FRE table the rest; else the
 one that asks less gets what it asks, up to half, and the other the rest.
 The FRE table asks for the rows of the section's biggest function, not the
 shown one's (`RowTable.rows_wanted`): the shares stay put from one function
-to the next, where following each function's rows laid out the whole screen
-on nearly every move (36 layouts in 40 `down`s at 1,000,000 functions).
+to the next, where following each function's rows would lay out the whole
+screen on nearly every move.
 
 The stack is a container of its own, so that whatever else its tab shows (a
 filter line, notes under the rows) is laid out first: its size is then
 exactly the two tables'. It shares a new size as it is arranged in it
 (`arrange`), in the same layout: shared after the `Resize`, the filter line
-opened or closed above cost a second layout of the screen (5 ms of `escape`
-on a million functions).
+opened or closed above would cost a second layout of the screen.
 """
 
 from __future__ import annotations
