@@ -739,7 +739,7 @@ async def test_go_to_symbol_without_names() -> None:
     async with stripped.run_test(size=SIZE) as pilot:
         await pilot.press("s")
         assert isinstance(stripped.screen, GotoSymbol)
-        assert [s.name for s in stripped.symbols.symbols] == ["printf@plt", "__cxa_finalize@plt"]
+        assert [s.name for s in stripped.doc.symbols.symbols] == ["printf@plt", "__cxa_finalize@plt"]
 
 
 async def test_go_to_offset_selects_the_field_there() -> None:
