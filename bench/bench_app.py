@@ -380,7 +380,7 @@ def _typing_in_the_symbol_dialog(binary: Path, text: str) -> list[float]:
     from sfview.inputs.demangle import demangle
     from sfview.inputs.symbols import SymbolSearch
 
-    search = SymbolSearch(Document.open(str(binary)).source.symbols)
+    search = SymbolSearch(Document.open(str(binary)).symbols)
     _tmux("send-keys", "-t", SESSION, "s")
     _wait_for(lambda: any("Go to symbol" in line for line in _screen()), "the symbol dialog")
     time.sleep(0.1)  # a person reads the dialog before typing (its list is laid out again a frame after it shows)

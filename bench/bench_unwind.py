@@ -28,7 +28,7 @@ Python to time that copy), with this checkout kept off `PYTHONPATH`; without
 the script, `python -m sfview` from this checkout. The first line printed says
 which. Beside each pair, the floor: this Python starting and doing nothing
 (what sfview cannot go below; an unwind reads ELF files with
-`sfview.inputs.elfimage`, not pyelftools).
+`sfview.inputs.elf.image`, not pyelftools).
 
 Usage: python bench/bench_unwind.py [--repeat N] [--chain]
 """
@@ -211,7 +211,7 @@ def import_shares(program: Path, core: Path, repeat: int) -> None:
     the runs): each module counts to the nearest of pyelftools or sfview that imported it (pyelftools'
     `construct.debug` imports `pdb`, and with it `inspect`, `ast`, `tokenize`: pyelftools' cost), the
     rest is Python's start (and an editable install's finder). The unwind reads ELF files with
-    `sfview.inputs.elfimage`: pyelftools' share is its exceptions module alone (`cfi.DECODE_ERRORS`),
+    `sfview.inputs.elf.image`: pyelftools' share is its exceptions module alone (`cfi.DECODE_ERRORS`),
     and a rise of it means something on the unwind's path imports pyelftools again. Not interleaved
     with anything: a share, not a speed."""
     argv = sfview_command("unwind", str(program), "--core", str(core))

@@ -189,7 +189,7 @@ def real_sections(extra: list[Path]) -> list[dict]:
             cases.append(case(f"{folder.parent.name}/{path.name}", data, d["section_base"]))
     for path in extra:
         doc = Document.open(str(path), None)
-        cases.append(case(path.name, doc.data, doc.source.address, _text(doc)))
+        cases.append(case(path.name, doc.data, doc.address, _text(doc)))
     return cases
 
 

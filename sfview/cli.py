@@ -281,7 +281,7 @@ def run_compare(argv: list[str]) -> int:
     args = _parse(_compare_parser(), argv)
     doc = _elf_document(args.file)
     section = doc.require_section()
-    relocatable = doc.elf["e_type"] == "ET_REL"
+    relocatable = doc.relocatable
     try:  # an object file's functions are paired by their relocations, whatever their addresses
         table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
     except InputError as exc:

@@ -37,7 +37,7 @@ from sfview.app.widgets.footer import KeyFooter, key_width
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
-from sfview.inputs.source import Source
+from sfview.inputs.opening import raw_section
 from sfview.inputs.symbols import SymbolSearch
 from sfview.sframe import describe
 from sfview.sframe.fields import FieldTree
@@ -178,7 +178,7 @@ async def test_the_hex_cursor_selects_the_innermost_field() -> None:
 async def test_every_byte_leads_the_tree_to_its_field(name: str) -> None:
     """Versions 1, 2, 2 with PC-relative starts, 3 (attribute blocks): the tree reaches every field."""
     data, base, _ = load_section_fixture(DATA / "sections" / f"{name}.json")
-    app = SfviewApp(Document(Source(name, "raw section", data, base, 0)))
+    app = SfviewApp(Document(name, raw_section(data, base)))
     fields = FieldTree(app.section)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
@@ -223,7 +223,7 @@ async def test_the_hidden_tables_follow_the_tree_when_their_tab_is_shown() -> No
 
 
 async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde() -> None:
-    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
         assert app.explorer.fde_table.cursor == 3 * CHUNK + 4
@@ -247,7 +247,7 @@ async def test_choosing_an_fde_chunk_of_a_big_section_does_not_build_every_fde()
 async def test_the_chunks_of_a_huge_section_are_grouped(monkeypatch) -> None:
     """Past `CHUNKS_AT_MOST` chunks, the tree groups them: a first look opens one group and one chunk."""
     monkeypatch.setattr(structure_tree, "CHUNKS_AT_MOST", 2)
-    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end", "2")
         assert tree_path(app) == f"fdes[{3 * CHUNK + 4}]"
@@ -271,7 +271,7 @@ def _tree_nodes(node) -> int:
 
 async def _first_open_of_the_tree(functions: int) -> tuple[int, int]:
     """Nodes the tree holds, and times Textual's tree was invalidated, once the Structure tab is first shown."""
-    app = SfviewApp(Document(_synthetic_source(functions)))
+    app = SfviewApp(_synthetic_document(functions))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         invalidated = []
@@ -303,7 +303,7 @@ async def test_the_first_look_at_the_tree_shows_the_selected_fde_in_its_first_la
     """The tree is brought to the selection before the tab's first frame, and scrolled to it in the layout that
     gives it its size: the first layout after the key, which draws the tab, already shows the selected FDE under
     the cursor (the reveal used to wait for that frame, and a second layout showed it)."""
-    app = SfviewApp(Document(_synthetic_source(CHUNK + 5)))
+    app = SfviewApp(_synthetic_document(CHUNK + 5))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         chosen = 3 * SIZE[1]  # several screens down the chunk
@@ -362,7 +362,7 @@ async def test_the_tree_is_readied_while_nobody_types_and_its_first_look_builds_
     tab then adds no node in the key's handling (at a million functions, 470 nodes and their lines were a third
     of that key), and shows the selected FDE under the cursor."""
     monkeypatch.setattr(explorer_screen, "TREE_READY_AFTER_S", 0.02)
-    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
     async with app.run_test(size=SIZE) as pilot:
         chosen = 2 * CHUNK + 7
         app.explorer.fde_table.move_cursor(chosen)
@@ -391,7 +391,7 @@ async def test_a_tree_readied_for_a_selection_left_since_opens_as_if_revealed_wh
     monkeypatch.setattr(explorer_screen, "TREE_READY_AFTER_S", 0.02)
 
     async def shown_after(*readied: int) -> tuple[list[str], str]:
-        app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+        app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("2", "1")  # seen: the first chunk
             for index in readied:
@@ -411,7 +411,7 @@ async def test_the_focus_leaving_the_tree_or_coming_back_redraws_its_lines_witho
     """New styles (the focus gained or lost) change how the tree's lines are drawn, not which they are: they are
     drawn again, in the new style, without being made again from every node (Textual's tree does, and lays
     the screen out: 1.1 ms at the Structure tab's first open of a million functions)."""
-    app = SfviewApp(Document(_synthetic_source(3 * CHUNK + 5)))
+    app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
         await pilot.pause()
@@ -739,7 +739,7 @@ async def test_go_to_symbol_without_names() -> None:
     async with stripped.run_test(size=SIZE) as pilot:
         await pilot.press("s")
         assert isinstance(stripped.screen, GotoSymbol)
-        assert [s.name for s in stripped.source.symbols.symbols] == ["printf@plt", "__cxa_finalize@plt"]
+        assert [s.name for s in stripped.doc.symbols.symbols] == ["printf@plt", "__cxa_finalize@plt"]
 
 
 async def test_go_to_offset_selects_the_field_there() -> None:
@@ -869,14 +869,14 @@ async def test_random_corruption_never_crashes_the_explorer(tmp_path: Path, seed
 # ---------------------------------------------------------------- helpers
 
 
-def _synthetic_source(functions: int) -> Source:
+def _synthetic_document(functions: int) -> Document:
     """A version 2 AMD64 section of `functions` 16-byte functions, one row each (CFA = SP + 8)."""
     header = struct.pack("<HBB", 0xDEE2, 2, 1) + struct.pack(
         "<BbbBIIIII", 3, 0, -8, 0, functions, functions, 3 * functions, 0, 20 * functions
     )
     address = 0x100000
     fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i - address, 16, 3 * i, 1, 0, 0, 0) for i in range(functions))
-    return Source("synthetic.sframe", "raw section", header + fdes + bytes([0, 0x03, 8]) * functions, address, 0)
+    return Document("synthetic.sframe", raw_section(header + fdes + bytes([0, 0x03, 8]) * functions, address))
 
 
 async def test_the_explorer_is_a_screen_and_the_palette_asks_the_screen_on_top() -> None:

@@ -35,7 +35,7 @@ def _imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("room", sorted(FORBIDDEN))
 def test_rooms_import_only_downstream(room: str) -> None:
-    for path in sorted((PACKAGE / room).glob("*.py")):
+    for path in sorted((PACKAGE / room).rglob("*.py")):
         bad = {name for name in _imports(path) for prefix in FORBIDDEN[room] if name.startswith(prefix)}
         assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}"
 

@@ -37,8 +37,8 @@ def _sections() -> list[tuple[str, bytes, int]]:
     out = [(path.stem, *load_section_fixture(path)[:2]) for path in SECTIONS]
     for path in ELF_FIXTURES:
         if path.exists() and not path.name.endswith("-no-sframe"):
-            source = Document.open(str(path)).source
-            out.append((path.name, source.data, source.address))
+            doc = Document.open(str(path))
+            out.append((path.name, doc.data, doc.address))
     flexible = v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)
     out.append(("flexible", flexible, 0))
     return out

@@ -126,7 +126,7 @@ def test_an_object_file_is_disassembled_from_its_sections() -> None:
     objdump = toolchain("2.40", "x86_64").tool("objdump")
     out = subprocess.run([objdump, "-d", str(path)], capture_output=True, text=True, check=True).stdout
     for func in doc.section.functions():
-        place = doc.source.relocated_places[func.span.start]
+        place = doc.relocated_places[func.span.start]
         block = out.split(f"Disassembly of section {place.section}:")[1].split("Disassembly of section")[0]
         theirs = {int(m[1], 16) for line in block.splitlines() if (m := OBJDUMP_LINE.match(line)) and m[3]}
         ours = {ins.address - func.start_address + place.offset for ins in listing(doc, func).instructions}

@@ -222,7 +222,7 @@ def test_an_elf_file_registers_its_executable_segment(tmp_path: Path) -> None:
         assert text is not None
         verdict = judge_document(doc)
         assert (verdict.accepted, verdict.lookups) == (True, []), verdict
-        outside = judge(doc.data, doc.source.address, (text[1], text[1] + 1))
+        outside = judge(doc.data, doc.address, (text[1], text[1] + 1))
         assert (outside.error, outside.rule) == (EINVAL, "__read_fde: func_addr outside the text")
 
 

@@ -157,7 +157,7 @@ def test_a_dump_loads_neither_the_ui_nor_the_debug_parser() -> None:
 
 
 def test_a_dump_of_an_executable_loads_no_pyelftools() -> None:
-    """The dump of an executable reads its ELF structures with `elfimage` (struct): importing pyelftools, its
+    """The dump of an executable reads its ELF structures with `elf.image` (struct): importing pyelftools, its
     DWARF modules and construct, was a quarter of the start-up (19 ms of 82), paid on every dump for `check`'s
     code ranges, which the dump's notes never ask for."""
     assert _modules_a_dump_loads(DATA / "shapes-x86_64-O2", ("elftools",)) == "[]"

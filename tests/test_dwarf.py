@@ -377,7 +377,7 @@ def test_compare_and_export_say_what_they_left_out(cli, tmp_path: Path) -> None:
     doc = Document.open(str(path))
     section = doc.require_section()
     data = bytearray(path.read_bytes())
-    data[doc.source.file_offset + section.function(1).info_offset] = 0xFF  # an undefined FRE type
+    data[doc.file_offset + section.function(1).info_offset] = 0xFF  # an undefined FRE type
     damaged = tmp_path / "sfgarbage"
     damaged.write_bytes(bytes(data))
     compared = cli("compare", str(damaged))
@@ -419,7 +419,7 @@ def test_an_address_with_several_symbols_is_one_public_line_marked_m(monkeypatch
     doc = Document.open(str(DATA / "shapes-x86_64-O2"))
     main = next(sym for sym in doc.symbols.symbols if sym.name == "main")
     aliased = SymbolTable([*doc.symbols.symbols, Symbol("main_alias", main.address, main.size)], ".symtab")
-    monkeypatch.setattr(type(doc.source), "symbols", property(lambda _: aliased))
+    monkeypatch.setattr(type(doc), "symbols", property(lambda _: aliased))
     text, _ = symbol_file(doc)
     publics = [line for line in text.splitlines() if line.startswith("PUBLIC ")]
     assert f"PUBLIC m {main.address:x} 0 main" in publics
@@ -437,7 +437,7 @@ def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> N
     """An unwinder's FDE lookups through `.eh_frame_hdr` (one FDE parsed at a time) give, at the start,
     middle and last byte of every function, the very FDE and rows that reading `.eh_frame` whole gives."""
     from sfview.dwarf.cfi import EhFrameIndex
-    from sfview.inputs.elfimage import ElfImage
+    from sfview.inputs.elf.image import ElfImage
 
     if not path.exists():
         pytest.skip(f"{path} is not on this machine")

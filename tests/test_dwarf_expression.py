@@ -18,7 +18,7 @@ from conftest import DATA
 from sfview.dwarf.cfi import Unexpressible, read_cfi
 from sfview.dwarf.expression import describe, evaluate
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elfimage import ElfImage
+from sfview.inputs.elf.image import ElfImage
 from sfview.unwind import sigframe
 from sfview.unwind.engine import Frame, Machine, Unwinder
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import DATA
 
 from sfview.document import Document
-from sfview.inputs.source import open_source
+from sfview.errors import InputError
 
 
 def without_section_headers(data: bytes) -> bytes:
@@ -23,9 +23,9 @@ def without_section_headers(data: bytes) -> bytes:
 def test_segment_is_used_when_section_headers_are_gone(cli, tmp_path: Path) -> None:
     stripped = tmp_path / "sstripped"
     stripped.write_bytes(without_section_headers((DATA / "shapes-x86_64-O2").read_bytes()))
-    source = open_source(str(stripped))
-    assert source.origin == "PT_GNU_SFRAME segment"
-    assert source.address == 0x141A8
+    doc = Document.open(str(stripped))
+    assert doc.origin == "PT_GNU_SFRAME segment"
+    assert doc.address == 0x141A8
     result = cli("dump", str(stripped))
     assert result.code == 0
     assert result.out == (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
@@ -36,7 +36,7 @@ def test_symbols_come_from_symtab_then_dynsym() -> None:
     assert full.symbols.origin == ".symtab"
     section = full.require_section()
     assert full.function_name(section.function(5)) == "huge_frame"
-    stripped = open_source(str(DATA / "shapes-x86_64-O2-stripped"))
+    stripped = Document.open(str(DATA / "shapes-x86_64-O2-stripped"))
     assert stripped.symbols.origin == "PLT entries", "no .symtab, no defined function in .dynsym: only PLT names"
     lib = Document.open(str(DATA / "libshapes-x86_64.so"))
     names = {lib.function_name(f) for f in lib.require_section().functions()}
@@ -44,18 +44,44 @@ def test_symbols_come_from_symtab_then_dynsym() -> None:
 
 
 def test_base_overrides_the_section_address() -> None:
-    source = open_source(str(DATA / "shapes-x86_64-O2"), base=0x1000)
-    assert source.address == 0x1000
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"), base=0x1000)
+    assert doc.address == 0x1000
 
 
 def test_aarch64_and_relocatable_origins() -> None:
     arm = Document.open(str(DATA / "shapes-aarch64-O2"))
-    assert arm.source.elf_info is not None and arm.source.elf_info.machine == "EM_AARCH64"
+    assert arm.image is not None and arm.image.machine == "EM_AARCH64"
     assert arm.elf is not None and arm.elf["e_machine"] == "EM_AARCH64", "the ELF file itself stays reachable"
     assert arm.require_section().is_aarch64
-    obj = open_source(str(DATA / "shapes-x86_64-O2.o"))
-    assert obj.elf_info is not None and obj.elf_info.elf_type == "ET_REL"
+    obj = Document.open(str(DATA / "shapes-x86_64-O2.o"))
+    assert obj.relocatable
     assert obj.origin == ".sframe section"
+
+
+def test_relocatable_is_answered_once_by_the_image() -> None:
+    """A `.o` is relocatable, a linked file and a raw section are not; the Document asks its image."""
+    obj, linked = Document.open(str(DATA / "shapes-x86_64-O2.o")), Document.open(str(DATA / "shapes-x86_64-O2"))
+    assert obj.relocatable and obj.image is not None and obj.image.relocatable
+    assert not linked.relocatable and linked.image is not None and not linked.image.relocatable
+    assert not Document.open(str(DATA / "shapes-x86_64-O2.sframe")).relocatable
+
+
+def test_the_image_and_the_view_know_nothing_of_each_other() -> None:
+    """The Document holds the struct image and pyelftools' view side by side: no pointer back."""
+    doc = Document.open(str(DATA / "shapes-x86_64-O2.o"))
+    assert doc.elf is not None and doc.elf is doc.elf, "opened once"
+    assert not hasattr(doc.elf, "image") and not hasattr(doc.image, "library")
+    assert Document.open(str(DATA / "shapes-x86_64-O2.sframe")).elf is None
+
+
+def test_a_model_of_its_own_shares_the_rest_of_the_file() -> None:
+    """`with_own_model` (for a worker thread): a new `Section`, the same image, names and losses."""
+    doc = Document.open(str(DATA / "shapes-x86_64-O2"))
+    twin = doc.with_own_model()
+    assert twin.section is not None and twin.section is not doc.section
+    assert twin.image is doc.image and twin.symbols is doc.symbols
+    twin.note_loss(InputError("a loss"))
+    assert [exc.message for exc in doc.lost] == ["a loss"]
 
 
 def test_unnamed_code_is_named_by_section_as_objdump_does() -> None:

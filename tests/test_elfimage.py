@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sfview.errors import InputError
 from sfview.inputs.core import Memory, read_core
-from sfview.inputs.elfimage import PT_NOTE, SHF_COMPRESSED, SHT_NOBITS, ElfImage
+from sfview.inputs.elf.image import PT_NOTE, SHF_COMPRESSED, SHT_NOBITS, ElfImage
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path("/work/wt/shared/fixtures/elf")
@@ -151,7 +151,7 @@ def test_a_damaged_file_reads_as_pyelftools_reads_it_or_is_a_located_refusal(
 
 def test_a_file_that_cannot_be_mapped_is_a_located_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A file system that cannot map files (mmap's ENODEV) refuses the core in one located line."""
-    from sfview.inputs import elfimage
+    from sfview.inputs.elf import image as elfimage
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(19, "No such device")

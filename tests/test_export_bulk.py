@@ -26,7 +26,7 @@ def _both(data: bytes, address: int, machine: str) -> tuple[tuple, tuple]:
 @pytest.mark.parametrize("path", [p for p in ELF_FIXTURES if "no-sframe" not in p.name], ids=lambda p: p.name)
 def test_light_records_write_what_the_model_writes(path) -> None:
     doc = Document.open(str(path))
-    light, model = _both(doc.data, doc.source.address, doc.elf["e_machine"])
+    light, model = _both(doc.data, doc.address, doc.elf["e_machine"])
     assert light == model and light[0]
 
 

@@ -26,7 +26,7 @@ from sfview.app.widgets.fde_orders import order_of
 from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTable, note
 from sfview.check.catalogue import Severity
 from sfview.document import Document
-from sfview.inputs.source import Source
+from sfview.inputs.opening import raw_section
 from sfview.sframe.section import ADDRESS_MASK
 
 SIZE = (120, 36)
@@ -128,7 +128,7 @@ def test_the_runs_of_equal_values_are_found_a_piece_at_a_time(monkeypatch: pytes
         assert len(paced) >= (len(changes) - 1) // piece or not expected, "once a piece of the changes"
 
 
-def _tied_source(functions: int, seed: int) -> Source:
+def _tied_document(functions: int, seed: int) -> Document:
     """A version 2 AMD64 section of `functions` functions, one row each, whose starts and sizes repeat (not
     sorted: the header does not say so), so that every column has runs of equal values."""
     rng = random.Random(seed)
@@ -149,7 +149,7 @@ def _tied_source(functions: int, seed: int) -> Source:
         )
         for i in range(functions)
     )
-    return Source("tied.sframe", "raw section", header + fdes + bytes([0, 0x03, 8]) * functions, address, 0)
+    return Document("tied.sframe", raw_section(header + fdes + bytes([0, 0x03, 8]) * functions, address))
 
 
 def _value(table: FdeTable, column: int, index: int) -> object:
@@ -186,9 +186,9 @@ def _keeps(table: FdeTable, query: str, index: int) -> bool:
     return True
 
 
-async def _agree(source: Source, seed: int) -> None:
+async def _agree(doc: Document, seed: int) -> None:
     rng = random.Random(seed)
-    app = SfviewApp(Document(source))
+    app = SfviewApp(doc)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         table = app.explorer.fde_table
@@ -213,13 +213,13 @@ async def _agree(source: Source, seed: int) -> None:
 @pytest.mark.parametrize("seed", range(3))
 async def test_sorts_and_filters_of_a_section_with_ties(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     monkeypatch.setattr(fde_orders, "PIECE", [fde_orders.PIECE, 100, 7][seed])
-    await _agree(_tied_source(3000, seed), seed)
+    await _agree(_tied_document(3000, seed), seed)
 
 
 async def test_sorts_and_filters_of_a_real_section() -> None:
-    await _agree(Document.open(str(DATA / "shapes-x86_64-O2")).source, 0)
+    await _agree(Document.open(str(DATA / "shapes-x86_64-O2")), 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
 async def test_sorts_and_filters_of_a_damaged_section(tmp_path: Path, seed: int) -> None:
-    await _agree(Document.open(str(fuzzed_section(seed, tmp_path))).source, seed)
+    await _agree(Document.open(str(fuzzed_section(seed, tmp_path))), seed)

@@ -30,7 +30,7 @@ from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
-from sfview.inputs.source import Source
+from sfview.inputs.opening import raw_section
 from sfview.output import jsondoc, readelf
 from sfview.sframe.fields import FieldTree
 from sfview.sframe.section import Section
@@ -122,7 +122,7 @@ def exercise(data: bytes, address: int, folder: Path) -> None:
     assert readelf.text(Section(data, address), bulk=False)[0] == text
     for error in errors:
         assert error.offset is None or 0 <= error.offset < len(data), f"an offset outside the section: {error}"
-    jsondoc.write(Document(Source("mutant", "raw section", data, address, 0)), Sink())
+    jsondoc.write(Document("mutant", raw_section(data, address)), Sink())
     tree = FieldTree(section)
     for offset in range(0, len(data), max(1, len(data) // 7)):
         tree.field_at(offset)

@@ -24,7 +24,7 @@ from sfview.app.screens.help import HelpScreen, help_text
 from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
 from sfview.inputs.core import read_core
-from sfview.inputs.source import Source
+from sfview.inputs.opening import raw_section
 from sfview.sframe import describe
 from sfview.sframe.rules import Kind
 from sfview.unwind import session
@@ -115,7 +115,7 @@ async def test_an_address_in_a_relocatable_object_is_not_guessed() -> None:
     """Every function of a .o starts at 0: `g 10` names each function that holds it, and picks none."""
     app = explorer(OBJECT)
     async with app.run_test(size=SIZE) as pilot:
-        places = app.source.relocated_places
+        places = app.doc.relocated_places
         section = app.section
         holding = [
             f.index
@@ -248,12 +248,12 @@ def test_aarch64_keeps_the_return_address_in_the_link_register() -> None:
 def test_an_undefined_ra_and_a_flexible_rule() -> None:
     """Version 3: a row without offsets is the outermost frame; a flexible CFA loaded from memory has no size."""
     outermost = v3_section(0, [(0, 1, [8]), (4, 1, [])])
-    section = Document(Source("v3", "raw section", outermost, 0, 0)).section
+    section = Document("v3", raw_section(outermost, 0)).section
     func = section.function(0)
     assert "RA undefined: the outermost frame" in picture(section, func, func.rows[1]).plain
     # Flexible: CFA = *(rbp + 16) (control word: rbp, deref_p, reg_p); RA at CFA-8 (deref_p alone).
     flexible = v3_section(1, [(0, 1, [(6 << 3) | 3, 16, 2, -8])])
-    section = Document(Source("flex", "raw section", flexible, 0, 0)).section
+    section = Document("flex", raw_section(flexible, 0)).section
     func = section.function(0)
     assert func.flexible
     text = picture(section, func, func.rows[0]).plain
@@ -285,7 +285,7 @@ def test_the_legend_names_only_what_the_version_can_show() -> None:
     assert "undef" not in describe.legend(v1) and "U =" not in describe.legend(v1)
     aarch64 = Document.open(str(DATA / "shapes-aarch64-O2")).section
     assert not aarch64.fixed_ra_offset and "f =" not in describe.legend(aarch64)
-    v3 = Document(Source("v3", "raw section", v3_section(0, [(0, 1, [8])]), 0, 0)).section
+    v3 = Document("v3", raw_section(v3_section(0, [(0, 1, [8])]), 0)).section
     assert "undef = outermost" in describe.legend(v3) and "(fp+8)" in describe.legend(v3)
 
 
@@ -301,7 +301,7 @@ def test_the_help_speaks_of_the_version_at_hand() -> None:
     v1 = help_text(Document.open(str(FP_BUILD)).section)
     assert "attr" not in v1 and "attribute" not in v1, "no version 3 attribute blocks in a version 1 help"
     assert "binutils 2.40" in v1 and "prints it u" in v1
-    v3 = help_text(Document(Source("v3", "raw section", v3_section(0, [(0, 1, [8])]), 0, 0)).section)
+    v3 = help_text(Document("v3", raw_section(v3_section(0, [(0, 1, [8])]), 0)).section)
     assert "Attribute block fields" in v3 and "func_info2" in v3
 
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA, ELF_FIXTURES
 
 from sfview.document import Document
-from sfview.inputs.elf import read_elf_sframe
+from sfview.inputs.elf.locate import read_elf_sframe
 from sfview.inputs.plt import plt_symbols
 
 OBJDUMPS = {"EM_X86_64": "objdump", "EM_AARCH64": "aarch64-linux-gnu-objdump"}

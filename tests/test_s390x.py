@@ -33,7 +33,7 @@ from sfview.app.app import SfviewApp
 from sfview.document import Document
 from sfview.dwarf.cfi import Unexpressible, read_cfi
 from sfview.dwarf.compare import table_differences
-from sfview.inputs.source import Source
+from sfview.inputs.opening import raw_section
 from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
 from sfview.sframe import describe
 from sfview.sframe.records import START_ADDR_SIZES
@@ -178,7 +178,7 @@ def test_version_2_keeps_fp_and_ra_in_registers_by_the_low_bit() -> None:
     (33 → 16, f0; 35 → 17, f2); an even one a CFA offset; an RA of 0 the padding word. binutils 2.45,
     which wrote these, is not at hand to compare with: this follows its header's macros."""
     data = v2_s390x_section([(0, [0]), (4, [20, -48, -72]), (8, [0, 33, 35]), (12, [0, 0, 35])])
-    doc = Document(Source("v2", "raw section", data, 0, 0))
+    doc = Document("v2", raw_section(data, 0))
     section = doc.require_section()
     stack, registers, padding = list(section.function(0).rows)[1:]
     assert (stack.cfa.offset, stack.ra.offset, stack.ra.deref, stack.fp.offset) == (320, -48, True, -72)
@@ -229,7 +229,7 @@ def test_an_implausible_cfa_offset_is_still_flagged(sid: Toolchain, tmp_path: Pa
     section = doc.require_section()
     row = next(iter(section.function(0).rows))
     assert row.offsets[0] == 0 and row.cfa.offset == 160
-    cfa_at = doc.source.file_offset + row.span.start + 2  # 1-byte start address, info byte, then the CFA's
+    cfa_at = doc.file_offset + row.span.start + 2  # 1-byte start address, info byte, then the CFA's
     data = bytearray(program.read_bytes())
     assert data[cfa_at] == 0
     data[cfa_at] = 256 - 21

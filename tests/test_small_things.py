@@ -63,7 +63,7 @@ async def test_o_takes_file_offsets_as_check_prints_them() -> None:
     """`sfview check` says `section offset 0x3d (file offset 0x141e5)`: either goes to the same byte."""
     app = explorer()
     async with app.run_test(size=(100, 32)) as pilot:
-        file_offset = app.explorer.source.file_offset
+        file_offset = app.explorer.doc.file_offset
         assert file_offset == 0x141A8
         await pilot.press("o", *f"{file_offset + 0x3D:x}", "enter")
         await pilot.pause()
@@ -136,7 +136,7 @@ async def test_the_hex_pane_shows_every_column_at_any_width(width: int, per_line
         await pilot.pause()
         hexview = app.explorer.hex_view
         assert hexview.bytes_per_line == per_line
-        data = app.explorer.source.data
+        data = app.explorer.doc.data
         line = hexview.line_text(1)
         assert line.endswith(
             data[per_line : 2 * per_line]

@@ -101,7 +101,7 @@ NOT_IMPORTED_BY_AN_UNWIND = {
     "inspect": "dataclasses' import of it, 4 ms",
     "shutil": "argparse's terminal width (with bz2, lzma, zlib): asked for only to write help or usage",
     "copy": "an unwinder following other rules is made, not copied",
-    "elftools.elf": "pyelftools' ELF reader: the unwind reads ELF files with sfview.inputs.elfimage",
+    "elftools.elf": "pyelftools' ELF reader: the unwind reads ELF files with sfview.inputs.elf.image",
     "elftools.dwarf": "pyelftools' DWARF reader: .eh_frame is read by sfview.dwarf.ehframe",
     "elftools.construct": "pyelftools' parser library",
     "textual": "the explorer's UI",

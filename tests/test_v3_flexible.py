@@ -14,7 +14,7 @@ import json
 from conftest import AARCH64, run_process, v3_section
 
 from sfview.document import Document
-from sfview.inputs.source import Source
+from sfview.inputs.opening import raw_section
 from sfview.output.readelf import text
 from sfview.sframe import describe
 from sfview.sframe.fields import FieldTree
@@ -164,7 +164,7 @@ def test_the_app_notation_agrees_with_the_table_and_the_tree() -> None:
 
 def test_every_byte_of_a_flexible_section_belongs_to_one_field() -> None:
     data = v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)
-    tree = Document(Source("flex", "raw section", data, 0, 0)).fields
+    tree = Document("flex", raw_section(data, 0)).fields
     for offset in range(len(data)):
         field = tree.field_at(offset)
         assert offset in field.span, f"offset {offset:#x}: {field.path}"

@@ -57,7 +57,6 @@ class SfviewApp(App[None]):
     def __init__(self, doc: Document, session: Session | None = None, threads: Threads | None = None) -> None:
         super().__init__()
         self.doc = doc
-        self.source = doc.source
         self.section: Section | None = doc.section
         self.error: InputError | None = doc.error
         self.explorer = ExplorerScreen(doc)

@@ -80,7 +80,7 @@ class SfviewCommands(Provider):
             yield Hit(1.0, f"Go to address {number:#x}", partial(explorer.goto_address, number))
             yield Hit(0.9, f"Go to section offset {number:#x}", partial(explorer.goto_offset, number))
         if query.strip():
-            for rank, symbol in enumerate(explorer.source.symbols.search(query, SYMBOL_HITS)):
+            for rank, symbol in enumerate(explorer.doc.symbols.search(query, SYMBOL_HITS)):
                 yield Hit(
                     0.8 - rank / 100,
                     f"Go to {symbol.name}",

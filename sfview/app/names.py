@@ -28,12 +28,11 @@ class Names:
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
-        self.source = doc.source
         self.ready = False
 
     def load(self) -> None:
         """Read the names (in a worker thread for a big section)."""
-        _ = len(self.source.symbols)
+        _ = len(self.doc.symbols)
         self.ready = True
 
     def of(self, func: Function) -> str:
@@ -46,13 +45,13 @@ class Names:
         seconds. The same names as `of`."""
         if not self.ready:
             return [""] * len(starts)
-        name_at, size = self.source.name_at, section.fde_size
+        name_at, size = self.doc.name_at, section.fde_size
         offset = section.fde_start + first * size
         return [demangle(name_at(start, offset + index * size)) for index, start in enumerate(starts)]
 
     def count(self) -> str:
         """`14 names from .symtab`, `8 names from relocations` (a `.o`), or `no names`, once read."""
-        symbols, relocated = self.source.symbols, self.source.relocated_names
+        symbols, relocated = self.doc.symbols, self.doc.relocated_names
         if relocated:
             return f"{len(relocated)} names from relocations"
         return f"{len(symbols)} names from {symbols.origin}" if len(symbols) else "no names"
@@ -62,11 +61,11 @@ class Names:
     @property
     def relocatable(self) -> bool:
         """Whether the functions' places come from relocations (a `.o`): addresses alone are ambiguous."""
-        return bool(self.source.relocated_places)
+        return bool(self.doc.relocated_places)
 
     def place_of(self, func: Function) -> Place | None:
         """Where the relocation on the function's start field puts it (`.text+0x40`), if it has one."""
-        return self.source.relocated_places.get(func.span.start)
+        return self.doc.relocated_places.get(func.span.start)
 
     def holding(self, address: int, section: str | None = None) -> list[tuple[Function, Place]]:
         """The functions whose place holds `address` (in `section`, else in any), each with that place."""
@@ -82,11 +81,11 @@ class Names:
 
     def named(self, name: str) -> Place | None:
         """A function (by the name its relocation gives it) or a code section, as a place."""
-        for func_offset, func_name in self.source.relocated_names.items():
-            place = self.source.relocated_places.get(func_offset)
+        for func_offset, func_name in self.doc.relocated_names.items():
+            place = self.doc.relocated_places.get(func_offset)
             if func_name == name and place is not None:
                 return place
-        sections = {place.section for place in self.source.relocated_places.values()}
+        sections = {place.section for place in self.doc.relocated_places.values()}
         return Place(name, 0) if name in sections else None
 
     @cached_property

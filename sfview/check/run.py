@@ -89,11 +89,10 @@ def _header_field(name: str) -> tuple[int, int, str]:
 def check_document(doc: Document, pace: Callable[[], None] | None = None) -> Iterator[Diagnostic]:
     """`check` on an opened file: an ELF file's code ranges and symbols included, an object file's
     unrelocated starts left alone, a header that cannot be read reported. `pace`: as `check`'s."""
-    elf_info = doc.source.elf_info
-    relocatable = elf_info is not None and elf_info.elf_type == "ET_REL"
+    relocatable = doc.relocatable
     program = None
     if doc.elf is not None and not relocatable:
-        from sfview.inputs.elffile import executable_ranges  # pyelftools: not for `dump`, which uses `RowNotes`
+        from sfview.inputs.elf.pyelftools_view import executable_ranges  # pyelftools: `dump` uses `RowNotes`
 
         symbols = doc.symbols
         try:
@@ -101,7 +100,7 @@ def check_document(doc: Document, pace: Callable[[], None] | None = None) -> Ite
         except InputError as exc:  # no program headers: the checks against the code's ranges are left out
             doc.note_loss(InputError(f"functions not checked against the code's ranges: {exc.message}"))
     if doc.section is None:
-        return check_bytes(doc.data, doc.source.address)
+        return check_bytes(doc.data, doc.address)
     return check(doc.section, relocatable=relocatable, program=program, pace=pace)
 
 

@@ -205,7 +205,7 @@ def code_bytes(doc: Document, func: Function) -> bytes | str:
     size = min(func.size, MAX_CODE)
     if not size:
         return "no code: the function's size is 0"
-    place = doc.source.relocated_places.get(func.span.start)
+    place = doc.relocated_places.get(func.span.start)
     if place is not None:  # an object file: the function's section and offset, from the relocation
         code = section_code(elf, place.section, place.offset, size)
     else:

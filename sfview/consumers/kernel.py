@@ -37,7 +37,7 @@ from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elffile import executable_ranges
+from sfview.inputs.elf.pyelftools_view import executable_ranges
 
 SERIES = "v14 series (unwind_user/sframe, flexible FDEs; dylanbhatch/linux 3231d5c5)"
 
@@ -491,7 +491,7 @@ def text_range(doc: Document) -> tuple[int, int] | None:
 
 def judge_document(doc: Document) -> Verdict:
     """The verdict on an opened file's section, its executable segment as the text."""
-    return judge(doc.data, doc.source.address, text_range(doc))
+    return judge(doc.data, doc.address, text_range(doc))
 
 
 PROFILE = register(Profile("kernel", f"the Linux kernel's SFrame reader ({SERIES})", judge, judge_document))

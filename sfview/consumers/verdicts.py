@@ -24,4 +24,4 @@ def judge_document(doc: Document, name: str) -> Verdict:
     profile = profiles()[name]
     if profile.judge_document is not None:
         return profile.judge_document(doc)
-    return profile.judge(doc.data, doc.source.address)
+    return profile.judge(doc.data, doc.address)

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE
 
     from sfview.dwarf.ehframe import FdeHeaders
-    from sfview.inputs.elfimage import ElfImage
+    from sfview.inputs.elf.image import ElfImage
 
 ADDRESS_MASK = (1 << 64) - 1
 

@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, NoReturn
 from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
-from sfview.inputs.elfimage import PT_GNU_EH_FRAME
+from sfview.inputs.elf.image import PT_GNU_EH_FRAME
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE, CallFrameInfo
 
     from sfview.dwarf.cfi import Abi
-    from sfview.inputs.elfimage import ElfImage
+    from sfview.inputs.elf.image import ElfImage
 
 ADDRESS_MASK = (1 << 64) - 1
 PE_OMIT = 0xFF

@@ -1,8 +1,7 @@
-"""The boundary between sfview and a file's bytes, without any ELF reader: failures turned into
-located `InputError`s, string tables read within a bound, inputs opened only when they are files.
+"""Guards shared by every reader of an input's bytes: failures as `InputError`s, bounded string tables, regular files.
 
-Kept apart from `elffile` (pyelftools) and `elfimage` (struct) so that both
-readers, and the CFI decoder, share them without importing pyelftools.
+Used by the ELF readers (`elf.image` with struct, `elf.pyelftools_view`), the
+core reader and the CFI decoder alike, so it imports no ELF reader itself.
 """
 
 from __future__ import annotations

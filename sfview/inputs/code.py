@@ -13,7 +13,7 @@ import os
 from elftools.elf.elffile import ELFFile
 
 from sfview.errors import InputError
-from sfview.inputs.elffile import section_named_quietly, segments
+from sfview.inputs.elf.pyelftools_view import section_named_quietly, segments
 
 __all__ = ["loaded_code", "section_code"]
 

@@ -1,6 +1,6 @@
 """A machine state from an ELF core file: registers per thread, memory, what was mapped where.
 
-`elfimage.ElfImage` reads the core's program headers and splits its notes;
+`elf.image.ElfImage` reads the core's program headers and splits its notes;
 the notes are unpacked here: `NT_PRSTATUS`, whose register block is the
 kernel's `user_regs_struct` of each architecture (the order below), `NT_FILE`
 (the mapped files), `NT_AUXV` (pairs of words) and `NT_ARM_PAC_MASK`. Registers are
@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import open_regular_file
-from sfview.inputs.elfimage import NOTE_HEADER, PT_LOAD, PT_NOTE, ElfImage, Note
+from sfview.inputs.elf.image import NOTE_HEADER, PT_LOAD, PT_NOTE, ElfImage, Note
 
 # The kernel's `user_regs_struct`, in order, as NT_PRSTATUS holds it after the 112-byte `elf_prstatus` head.
 PRSTATUS_REGS = {

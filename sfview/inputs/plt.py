@@ -3,7 +3,7 @@
 No symbol covers a PLT entry; objdump makes one up ("synthetic symbols") from
 where each entry jumps: the GOT slot it loads its target from is the place a
 dynamic relocation (`JUMP_SLOT`, or `GLOB_DAT` for `.plt.got`) names.
-`elfimage.ElfImage` reads the sections, the relocations and symbols are
+`elf.image.ElfImage` reads the sections, the relocations and symbols are
 unpacked here with `struct`; the jump itself is decoded here too, because
 no library at hand decodes PLT stubs: x86-64's `jmp *disp32(%rip)` (`ff 25`),
 and AArch64's `adrp x16, page` + `ldr x17, [x16, #off]`.
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import BoundedStrings
-from sfview.inputs.elfimage import SHT_DYNSYM, SHT_REL, SHT_RELA, SHT_SYMTAB, ElfImage, SectionHeader
+from sfview.inputs.elf.image import SHT_DYNSYM, SHT_REL, SHT_RELA, SHT_SYMTAB, ElfImage, SectionHeader
 from sfview.inputs.symbols import Symbol
 
 SHT_PROGBITS = 1
@@ -94,7 +94,9 @@ def _relocations(elf: ElfImage, section: SectionHeader) -> Iterator[tuple[int, i
     char = "Q" if elf.elfclass == 64 else "I"
     entry = struct.Struct(elf.order + char * (3 if rela else 2))
     if section.entsize != entry.size or section.size % entry.size:
-        relocations = elf.library.get_section(section.index).iter_relocations()
+        from sfview.inputs.elf.pyelftools_view import open_view  # pyelftools: only for entries of another size
+
+        relocations = open_view(elf).get_section(section.index).iter_relocations()
         yield from ((r["r_offset"], r["r_info_sym"]) for r in relocations)
         return
     shift = 32 if elf.elfclass == 64 else 8  # ELF64_R_SYM / ELF32_R_SYM

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elffile import load_address, section_bytes, section_named
+from sfview.inputs.elf.pyelftools_view import load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
 from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
@@ -69,10 +69,10 @@ def text_hash(elf: ELFFile) -> bytes:
 def module_id(doc: Document) -> bytes:
     """The module's identifier: its build-id, else the hash of its code; a damaged note or `.text` costs
     the identifier (zeros, said as a loss), not the export."""
-    elf = doc.elf
-    assert elf is not None
+    elf, image = doc.elf, doc.image
+    assert elf is not None and image is not None
     try:
-        return elf.image.build_id() or text_hash(elf)
+        return image.build_id() or text_hash(elf)
     except InputError as exc:
         doc.note_loss(InputError(f"MODULE id left as zeros: {exc.message}"))
         return bytes(16)
@@ -100,10 +100,10 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     Written as it goes, a few hundred lines at a time: the whole file as one string (and its lines as a
     list) would cost many times the section's size in memory.
     """
-    elf = doc.elf
-    assert elf is not None
+    elf, image = doc.elf, doc.image
+    assert elf is not None and image is not None
     try:
-        abi = abi_for(elf.image)
+        abi = abi_for(image)
     except InputError as exc:  # a machine it has no CFI registers for: the file is refused, by name
         raise exc.located(doc.path) from None
     section = doc.require_section()
@@ -121,7 +121,7 @@ def write_symbol_file(doc: Document, write: Callable[[str], object]) -> tuple[li
     _write_lines(records, write)
     if abi.name in UNKNOWN_TO_BREAKPAD:
         problems.insert(0, UNKNOWN_TO_BREAKPAD[abi.name])
-    if elf["e_type"] == "ET_REL":
+    if doc.relocatable:
         problems.insert(0, "a relocatable object: STACK CFI addresses are unrelocated (as the object holds them)")
     return problems, shapes.errors()
 

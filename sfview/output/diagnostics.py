@@ -14,7 +14,7 @@ from sfview.output.safe_text import printable
 
 def line(doc: Document, diag: Diagnostic) -> str:
     """`FILE: section offset 0x4a (file offset 0x…): error fdes-unsorted: fdes[2]: …`."""
-    where = doc.source.where(diag.start)
+    where = doc.where(diag.start)
     return printable(f"{doc.path}: {where}: {diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}")
 
 
@@ -85,7 +85,7 @@ def as_json(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | No
                 "fre": d.fre,
                 "section_offset": d.start,
                 "end": d.end,
-                "file_offset": doc.source.file_offset + d.start if doc.source.file_offset else None,
+                "file_offset": doc.file_offset + d.start if doc.file_offset else None,
                 "spec": d.check.spec,
             }
             for d in diags

@@ -75,13 +75,12 @@ def _pattern_json(section: Section, key: bytes, pattern: Pattern) -> str:
 
 
 def _header_json(doc: Document, section: Section) -> dict[str, Any]:
-    source = doc.source
     return {
-        "file": source.path,
-        "origin": source.origin,
-        "section_address": source.address,
-        "section_size": len(source.data),
-        "file_offset": source.file_offset,
+        "file": doc.path,
+        "origin": doc.origin,
+        "section_address": doc.address,
+        "section_size": len(doc.data),
+        "file_offset": doc.file_offset,
         "header": {
             "version": section.version,
             "version_name": describe.VERSION_NAMES[section.version],
@@ -246,7 +245,7 @@ def _error(doc: Document, func: Function, errors: list[InputError]) -> Callable[
 
 def _bulk_head(doc: Document, section: Section, fast: FastFunction) -> dict[str, Any]:
     fde = section.fde_start + fast.index * section.fde_size
-    symbol = doc.source.name_at(fast.start_address, fde)
+    symbol = doc.name_at(fast.start_address, fde)
     return {
         "index": fast.index,
         "address": fast.start_address,
@@ -287,7 +286,7 @@ def _bulk_head_text(doc: Document, section: Section, fast: FastFunction, info: s
     """`_bulk_head` as JSON, its rows to follow: written out here, since a function is printed a million
     times (json.dumps of a dict for each would weigh on the whole dump); strings still through json.dumps."""
     fde = section.fde_start + fast.index * section.fde_size
-    symbol = doc.source.name_at(fast.start_address, fde)
+    symbol = doc.name_at(fast.start_address, fde)
     demangled = _demangled(symbol)
     return (
         f'{{"index": {fast.index}, "address": {fast.start_address}, "size": {fast.size}, '

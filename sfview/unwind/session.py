@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
-from sfview.inputs.elf import function_symbols, image_symbols, unwinding_symbols
-from sfview.inputs.elfimage import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
+from sfview.inputs.elf.image import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
+from sfview.inputs.elf.names import function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe import describe
 from sfview.unwind.engine import Machine, Module, Unwinder

@@ -173,7 +173,6 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
     def __init__(self, doc: Document) -> None:
         super().__init__(id="explorer")
         self.doc = doc
-        self.source = doc.source
         self.section: Section | None = doc.section
         self.error: InputError | None = doc.error
         self.selected: Selection | None = None
@@ -189,13 +188,13 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.names = Names(doc)
         if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
             self.names.load()
-        self.hex_view = HexView(self.source.data, self.source.address, id="hex")
+        self.hex_view = HexView(self.doc.data, self.doc.address, id="hex")
         self.hex_view.border_title = "bytes"
         self.status_line = Static(id="status")
         self.footer = KeyFooter()
         self._status_shown = ""
         if self.section is None:
-            self.summary = HeaderSummary(self.source, None, self.error, self.names, id="summary")
+            self.summary = HeaderSummary(self.doc, None, self.error, self.names, id="summary")
             return
         # The panes of a readable section; without one, only the bytes and the error are shown.
         self.fields = doc.fields
@@ -214,7 +213,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.tables = TableStack(self.fde_table, self.fre_table, self.code_table, id="tables")
         self.structure_pane = TabPane("Structure", id="structure")
         self.structure = StructureTree(self.fields, self.names, self.overview, id="tree")
-        self.detail = FieldDetail(self.fields, self.source, id="detail")
+        self.detail = FieldDetail(self.fields, self.doc, id="detail")
         self.frame_picture = FramePicture(id="frame-picture")
         self.problems = ProblemList(id="problems")
         self.consumer_line = Static(_format_line(), id="consumer-verdict", markup=False)
@@ -222,7 +221,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         """Whose view the Problems tab takes: the format's checks, or a consumer's (`v` cycles)."""
         self.verdicts: dict[str, Verdict] = {}
         self.summary = HeaderSummary(
-            self.source, self.section, self.error, self.names, self.fde_table.counts, id="summary"
+            self.doc, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
 
     @staticmethod
@@ -314,7 +313,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
             listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
             if not self.overview.ready:
                 try:
-                    self.overview.build(Document(self.source).require_section())  # a model of the thread's own
+                    self.overview.build(self.doc.with_own_model().require_section())  # a model of the thread's own
                 except Exception as exc:  # a damaged file the model did not foresee: said, not "working…" forever
                     self.app.call_from_thread(self._status, f"The functions could not all be read: {exc}")
                     return
@@ -384,7 +383,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
         A check that fails says so in the Problems tab, rather than leaving it blank."""
         try:
-            found = check_document(Document(self.source), pace=self._give_way)
+            found = check_document(self.doc.with_own_model(), pace=self._give_way)
             shown = list(islice(found, PROBLEMS_SHOWN))
             more = sum(1 for _ in found)
         except Exception as exc:  # a damaged file the checks did not foresee: said, not a blank tab
@@ -438,7 +437,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
 
     def _judge(self, name: str) -> None:
         """In a worker thread: the consumer's verdict, on a document of its own."""
-        verdict = judge_document(Document(self.source), name)
+        verdict = judge_document(self.doc.with_own_model(), name)
         self.app.call_from_thread(self._judged, verdict)
 
     def _judged(self, verdict: Verdict) -> None:
@@ -514,7 +513,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
     def _hex_moved(self, offset: int) -> None:
         """The innermost field at the byte under the hex cursor is the selection."""
         if self.section is None:
-            self._status(self.source.where(offset))
+            self._status(self.doc.where(offset))
         else:
             self._select(Selection.of(self.fields.field_at(offset)), origin="hex")
         found, match = self.hex_view.match_number(), self.hex_view.match
@@ -804,7 +803,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         name = field.path or "section"
         if field.display:
             return field.display, f"the value of {name}"
-        return self.source.data[field.span.start : field.span.end].hex(" "), f"the bytes of {name}"
+        return self.doc.data[field.span.start : field.span.end].hex(" "), f"the bytes of {name}"
 
     def _path_to_copy(self) -> tuple[str, str]:
         """The focused table's row as text (its cells, two spaces apart), else the field's path."""

@@ -107,7 +107,7 @@ class Navigation(_Base):
         """Put the hex cursor on section offset `offset` and select the field there."""
         if offset is None:
             return
-        size, file_offset = len(self.source.data), self.source.file_offset
+        size, file_offset = len(self.doc.data), self.doc.file_offset
         said = ""
         if not 0 <= offset < size and file_offset and file_offset <= offset < file_offset + size:
             said = f"file offset {offset:#x} = section offset {offset - file_offset:#x}: "
@@ -144,11 +144,11 @@ class Navigation(_Base):
         """A name's address, or in a relocatable object its place (a function's or a section's)."""
         if self.names.relocatable:
             return self.names.named(name)
-        symbol = self.source.symbols.named(name)
+        symbol = self.doc.symbols.named(name)
         return symbol.address if symbol is not None else None
 
     def action_goto_symbol(self) -> None:
-        symbols = self.names.relocated_symbols if self.names.relocatable else self.source.symbols
+        symbols = self.names.relocated_symbols if self.names.relocatable else self.doc.symbols
         if not len(symbols):
             self.app.notify("This file has no function names (stripped?).", severity="warning")
             return

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sfview.inputs.source import Source
+from sfview.document import Document
 from sfview.sframe import docs
 from sfview.sframe.fields import Bit, Field, FieldTree
 
@@ -35,10 +35,10 @@ class FieldDetail(VerticalScroll):
 
     ALLOW_MAXIMIZE = True  # `z`: a long explanation on the whole screen (Textual's scroll containers refuse)
 
-    def __init__(self, fields: FieldTree, source: Source, *, id: str | None = None) -> None:
+    def __init__(self, fields: FieldTree, doc: Document, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.fields = fields
-        self.source = source
+        self.doc = doc
         self.field: Field | None = None
         self.consumer_rule: Callable[[Field], str | None] | None = None
         """The chosen consumer's rule that fails at a field's row (`kernel: __read_fre: ...`), if any."""
@@ -86,7 +86,7 @@ class FieldDetail(VerticalScroll):
         size = len(span)
         kind = field.type_name or field.kind
         address = self.fields.section.address + span.start
-        where = self.source.where(span.start)
+        where = self.doc.where(span.start)
         return f"{kind} · {size} byte{'s' if size != 1 else ''} at {where}, address {address:#x}"
 
     def _value(self, field: Field) -> Text:

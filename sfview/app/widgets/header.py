@@ -16,8 +16,8 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from sfview.app.names import Names
+from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.source import Source
 from sfview.output.readelf import header_only
 from sfview.sframe import describe
 from sfview.sframe.section import Section
@@ -43,7 +43,7 @@ class HeaderSummary(Widget):
 
     def __init__(
         self,
-        source: Source,
+        doc: Document,
         section: Section | None,
         error: InputError | None,
         names: Names,
@@ -52,7 +52,7 @@ class HeaderSummary(Widget):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self.source = source
+        self.doc = doc
         self.section = section
         self.error = error
         self.names = names
@@ -82,7 +82,7 @@ class HeaderSummary(Widget):
             # Always the short forms: a line that changed its words with the width (or the filter's
             # counts) would move under the eye; every field is in full in the Structure tab.
             text.append("\n" + SEPARATOR.join(short for _, short in self._section_facts(self.section) if short))
-        elif header := header_only(self.source.data):  # what can be read of it: its preamble and header
+        elif header := header_only(self.doc.data):  # what can be read of it: its preamble and header
             facts = [line.strip() for line in header.splitlines()[2:] if line.strip()]
             text.append("\n" + _fit([(fact, fact) for fact in facts], width))
         if self.problems:
@@ -92,15 +92,15 @@ class HeaderSummary(Widget):
         return text
 
     def _file_facts(self) -> list[Fact]:
-        source = self.source
-        size = f"{len(source.data)} bytes at address {source.address:#x}"
-        facts = [(source.path, os.path.basename(source.path)), (source.origin, source.origin), (size, size)]
-        if source.file_offset:
-            facts.append((f"file offset {source.file_offset:#x}", ""))
-        if source.elf is None and source.address == 0:
+        doc = self.doc
+        size = f"{len(doc.data)} bytes at address {doc.address:#x}"
+        facts = [(doc.path, os.path.basename(doc.path)), (doc.origin, doc.origin), (size, size)]
+        if doc.file_offset:
+            facts.append((f"file offset {doc.file_offset:#x}", ""))
+        if doc.elf is None and doc.address == 0:
             # Start addresses count from the section's: at 0, they wrap to 0xffff… below it.
             facts.append(("its load address: --base ADDR", "--base ADDR"))
-        if source.elf is not None and self.names.ready:
+        if doc.elf is not None and self.names.ready:
             facts.append((self.names.count(), ""))
         return facts
 

@@ -7,7 +7,7 @@ gdb's whole `bt` took 41 ms), and an unwind reads only a core's notes and
 memory and, of each file, its headers and two or three sections. pyelftools
 stays the reference: `tests/test_elfimage.py` compares every field read here
 with its reading, on every fixture and on damaged files. What this reader does
-not do (relocations, DWARF) stays with pyelftools (`elffile.ElfFile`).
+not do (relocations, DWARF) stays with pyelftools (`pyelftools_view.ElfFile`).
 
 Numbers are kept as numbers; the names pyelftools gives the header's type and
 machine (`ET_CORE`, `EM_X86_64`), which messages and the architecture tables
@@ -22,14 +22,11 @@ import os
 import struct
 from collections.abc import Iterator
 from functools import cached_property
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from sfview.errors import InputError
 from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, reading
-
-if TYPE_CHECKING:
-    from sfview.inputs.elffile import ElfFile
 
 ELF_MAGIC = b"\x7fELF"
 ET_REL = 1
@@ -144,7 +141,7 @@ class ElfImage:
         self._segment = struct.Struct(self.order + SEGMENT_LAYOUT[self.elfclass])
         self._section = struct.Struct(self.order + SECTION_LAYOUT[self.elfclass])
         self.stream: BinaryIO | None = None
-        """The file it was mapped from, which `library` reads too."""
+        """The file it was mapped from, which a pyelftools view of it reads too."""
         self.lost: list[InputError] = []
         """What the readers could not do here and what it cost (a DWARF section left unrelocated)."""
 
@@ -155,25 +152,21 @@ class ElfImage:
         image.stream = stream
         return image
 
-    @cached_property
-    def library(self) -> ElfFile:
-        """The same file as pyelftools reads it, for what only pyelftools reads (relocations, DWARF,
-        the views of other commands); opened on first use."""
-        from sfview.inputs.elffile import open_elf  # pyelftools: not for what an unwind reads
-
-        elf = open_elf(self.stream if self.stream is not None else io.BytesIO(self.data))
-        elf.lost = self.lost
-        elf.image = self
-        return elf
+    @property
+    def relocatable(self) -> bool:
+        """Whether this is a relocatable object (`ET_REL`, a `.o`): its addresses are not known until linked."""
+        return self.e_type == ET_REL
 
     def dwarf_section_bytes(self, header: SectionHeader) -> bytes:
         """A DWARF section's bytes (`.eh_frame`, `.debug_frame`); in a relocatable object, with its
         relocations applied by pyelftools (relocations that cannot be read cost the relocated
         addresses, said in `lost`)."""
-        if self.e_type != ET_REL:
+        if not self.relocatable:
             return self.section_bytes(header)
-        elf = self.library
-        return elf.dwarf_section_bytes(elf.get_section(header.index), relocate=True)
+        from sfview.inputs.elf.pyelftools_view import open_view  # pyelftools: not for what an unwind reads
+
+        view = open_view(self)
+        return view.dwarf_section_bytes(view.get_section(header.index), relocate=True)
 
     def _byte(self, at: int) -> int:
         return self.data[at] if at < self.size else -1
@@ -362,6 +355,14 @@ class ElfImage:
                     if note.type == NT_GNU_BUILD_ID and note.name == b"GNU\0" and note.desc:
                         return bytes(note.desc)
         return None
+
+
+def open_image(stream: BinaryIO) -> ElfImage:
+    """The ELF file in `stream`; an `InputError` when not even its header can be read."""
+    try:
+        return ElfImage.of(stream)
+    except InputError as exc:
+        raise InputError(f"not a readable ELF file: {exc.message}") from None
 
 
 def inflate(kind: int, size: int, stream: bytes) -> bytes:

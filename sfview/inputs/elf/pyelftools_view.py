@@ -1,25 +1,22 @@
-"""The one boundary between sfview and an ELF file's bytes.
+"""pyelftools' view of an ELF file, for what only pyelftools reads: relocations, DWARF, the views' sections.
 
-pyelftools reads the ELF structures; what it raises on a damaged file is not
-one exception type (its own, struct's, construct's, zlib's, an AttributeError
-where a header links to the wrong kind of section, a RecursionError, a
-MemoryError when it believes a size). Everything read from an ELF file beyond
-its header goes through this module:
+pyelftools raises on a damaged file not one exception type but many (its own,
+struct's, construct's, zlib's, an AttributeError where a header links to the
+wrong kind of section, a RecursionError, a MemoryError when it believes a
+size); everything read through it goes through `boundary.reading`, which turns
+them into `InputError`s saying what was being read. Here:
 
-- `boundary.reading(what)` turns any failure into an `InputError` that says
-  what was being read and why it failed; the caller decides what the loss
-  costs (the names, the placement, the build-id, the CFI), never the SFrame
-  section;
 - `ElfFile` is pyelftools' `ELFFile` made to cost only what is damaged: its
   section names come from the headers alone, sections it cannot make objects
   of are skipped when iterating, and its DWARF sections are read by
   `section_bytes`;
 - `section_bytes` reads no more than the file holds and no more than the
-  size limit, inflate zlib and zstd, and never trust a size.
+  size limit, inflates zlib and zstd, and never trusts a size.
 
 What an unwind reads (headers, notes, a few sections) is read without
-pyelftools by `elfimage.ElfImage`, whose `library` is this reader, opened
-when something only pyelftools reads (relocations, DWARF) is asked for.
+pyelftools by `image.ElfImage`; `open_view` opens this view of the same file
+when something only pyelftools reads is asked for. The view knows nothing of
+the image it was opened from: `document.Document` holds both.
 """
 
 from __future__ import annotations
@@ -39,7 +36,7 @@ from elftools.elf.segments import Segment
 from sfview.errors import InputError
 from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, reading, reason
-from sfview.inputs.elfimage import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, inflate
+from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, inflate
 
 
 class ElfFile(ELFFile):
@@ -51,20 +48,13 @@ class ElfFile(ELFFile):
     where readelf dumps the rest. Here names come from the headers alone.
     """
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, lost: list[InputError]) -> None:
         super().__init__(stream)
         self.headers_error: InputError | None = None
         """Why the section headers could not all be read (the rest of them is used)."""
-        self.lost: list[InputError] = []
-        """What pyelftools' readers could not do here and what it cost (a DWARF section left unrelocated)."""
-
-    @cached_property
-    def image(self) -> ElfImage:
-        """The same file for the struct-based reader (what the CFI decoder reads), this reader its library."""
-        image = ElfImage.of(self.stream)
-        image.library = self
-        image.lost = self.lost
-        return image
+        self.lost = lost
+        """What pyelftools' readers could not do here and what it cost (a DWARF section left unrelocated):
+        the list of the image it was opened from, said with the rest."""
 
     @cached_property
     def section_headers(self) -> list[tuple[int, str, Any]]:
@@ -149,10 +139,11 @@ class ElfFile(ELFFile):
         return stream.getvalue()
 
 
-def open_elf(stream: BinaryIO) -> ElfFile:
-    """The ELF file in `stream`; an `InputError` when not even its header can be read."""
+def open_view(image: ElfImage) -> ElfFile:
+    """pyelftools' view of the file `image` was read from (its stream, or its bytes for an image held in
+    memory), its losses said in the image's `lost`; an `InputError` when pyelftools cannot read its header."""
     try:
-        return ElfFile(stream)
+        return ElfFile(image.stream if image.stream is not None else io.BytesIO(image.data), image.lost)
     except Exception as exc:  # as `reading`
         raise InputError(f"not a readable ELF file: {reason(exc)}") from None
 

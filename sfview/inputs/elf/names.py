@@ -1,12 +1,8 @@
-"""Finding the SFrame bytes and the function names inside an ELF file.
+"""The function names of an ELF file: its symbol tables and PLT, a `.o`'s relocations, separate debug files.
 
-`elfimage.ElfImage` does the ELF reading (pyelftools only for a relocatable
-object's relocations). The section is found by name (`.sframe`), or, when the
-section headers are gone, through the `PT_GNU_SFRAME` program header.
-
-Its records are named tuples, not dataclasses: `sfview unwind` reads ELF files
-here, and importing `dataclasses` (with `inspect`) and building its classes
-cost about 10 ms of that command's 44 ms start (issue 16).
+Symbol tables are unpacked with `struct` from `image.ElfImage`; only a
+relocatable object's relocations are read by pyelftools (`pyelftools_view`).
+A damaged table costs the names it holds, never the SFrame section.
 """
 
 from __future__ import annotations
@@ -19,9 +15,7 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TypeVar
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import BoundedStrings, names_bound, reading
-from sfview.inputs.elfimage import (
-    PT_GNU_SFRAME,
-    SHF_COMPRESSED,
+from sfview.inputs.elf.image import (
     SHF_EXECINSTR,
     SHT_DYNSYM,
     SHT_NOBITS,
@@ -29,6 +23,7 @@ from sfview.inputs.elfimage import (
     SHT_SYMTAB,
     ElfImage,
     SectionHeader,
+    open_image,
 )
 from sfview.inputs.plt import plt_symbols
 from sfview.inputs.symbols import PackedSymbols, Place, Symbol, SymbolTable
@@ -36,7 +31,7 @@ from sfview.inputs.symbols import PackedSymbols, Place, Symbol, SymbolTable
 if TYPE_CHECKING:
     from elftools.elf.relocation import RelocationSection
 
-    from sfview.inputs.elffile import ElfFile
+    from sfview.inputs.elf.pyelftools_view import ElfFile
 
 SHT_SUNW_LDYNSYM = 0x6FFFFFF3
 SYMBOL_TABLES = (SHT_SYMTAB, SHT_DYNSYM, SHT_SUNW_LDYNSYM)
@@ -44,57 +39,34 @@ SYMBOL_TABLES = (SHT_SYMTAB, SHT_DYNSYM, SHT_SUNW_LDYNSYM)
 STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
 SHN_UNDEF = 0
 
-Names = tuple[SymbolTable, dict[int, str], dict[int, Place]]
+
+class FunctionNames(NamedTuple):
+    """What names the functions of a file's SFrame section."""
+
+    symbols: SymbolTable
+    """The function symbols (none for a relocatable object, whose functions all start at 0)."""
+    relocated_names: dict[int, str]
+    """Relocatable objects: section offset of an FDE's start field → the function it will point to."""
+    relocated_places: dict[int, Place]
+    """Relocatable objects: section offset of an FDE's start field → where its function is
+    (`.text+0x40`): until the object is linked, every function starts at 0."""
 
 
-class ElfInfo(NamedTuple):
-    """What the ELF header says about the file, for the header summary."""
+def read_names(elf: ElfImage, origin: str, lost: list[InputError]) -> FunctionNames:
+    """The function names of the file whose SFrame bytes came from `origin`, read only when a view
+    needs them (a text dump does not).
 
-    machine: str
-    elf_type: str
-    elfclass: int
-    little_endian: bool
-
-
-class ElfSframe(NamedTuple):
-    data: bytes
-    address: int
-    file_offset: int
-    origin: str
-    info: ElfInfo
-    image: ElfImage
-    """The file itself, for what comes beside the section (`.eh_frame`, notes, program headers)."""
-    names: Callable[[], Names]
-    """Reads, when called, the function symbols and (relocatable objects only) maps from
-    the section offset of each FDE's start field to the function it will point to, and
-    to the section and offset the relocation puts it at."""
-    cut: InputError | None = None
-    """The file holds fewer bytes than the section or segment says: `data` is what it holds."""
-    lost: list[InputError] | None = None
-    """What could not be read on the way (the names fill it in when they are read)."""
-
-
-def read_elf_sframe(stream: BinaryIO) -> ElfSframe:
-    """The SFrame bytes of an ELF file, their address, and the function names.
-
-    The section is found by its header; when the section headers are
-    unreadable or have no `.sframe`, through `PT_GNU_SFRAME`. What is damaged
-    around it costs what depends on it (`lost`), not the section.
+    A damaged symbol table costs the names, not the section: it gives none,
+    and says why in `lost`.
     """
-    elf = open_image(stream)
-    info = ElfInfo(elf.machine, elf.type, elf.elfclass, elf.little_endian)
-    found, unreadable = _from_section(elf), [e.message for e in (elf.headers_error,) if e is not None]
-    if found is None:
-        try:
-            found = _from_segment(elf)
-        except InputError as exc:
-            unreadable.append(exc.message)
-    if found is None:
-        why = "".join(f"; {what}" for what in unreadable) or " (built without -Wa,--gsframe?)"
-        raise InputError(f"no .sframe section and no PT_GNU_SFRAME segment{why}")
-    data, address, file_offset, origin, cut = found
-    lost = elf.lost
-    return ElfSframe(data, address, file_offset, origin, info, elf, lambda: _names(elf, origin, lost), cut, lost)
+    try:
+        relocatable = elf.relocatable
+        symbols = SymbolTable([], "none") if relocatable else _symbols(elf, lost)
+        names, places = _relocated_names(elf) if relocatable and origin.startswith(".sframe") else ({}, {})
+    except InputError as exc:
+        lost.append(InputError(f"no function names: {exc.message}"))
+        return FunctionNames(SymbolTable([], "unreadable"), {}, {})
+    return FunctionNames(symbols, names, places)
 
 
 def function_symbols(stream: BinaryIO) -> SymbolTable:
@@ -117,68 +89,7 @@ def image_symbols(elf: ElfImage) -> SymbolTable:
         return SymbolTable([], "unreadable")
 
 
-def open_image(stream: BinaryIO) -> ElfImage:
-    """The ELF file in `stream`; an `InputError` when not even its header can be read."""
-    try:
-        return ElfImage.of(stream)
-    except InputError as exc:
-        raise InputError(f"not a readable ELF file: {exc.message}") from None
-
-
-def _names(elf: ElfImage, origin: str, lost: list[InputError]) -> Names:
-    """Function names, read only when a view needs them (a text dump does not).
-
-    A damaged symbol table costs the names, not the section: it gives none,
-    and says why in `lost`.
-    """
-    try:
-        relocatable = elf.type == "ET_REL"
-        symbols = SymbolTable([], "none") if relocatable else _symbols(elf, lost)
-        names, places = _relocated_names(elf.library) if relocatable and origin.startswith(".sframe") else ({}, {})
-    except InputError as exc:
-        lost.append(InputError(f"no function names: {exc.message}"))
-        return SymbolTable([], "unreadable"), {}, {}
-    return symbols, names, places
-
-
 T = TypeVar("T")
-
-Found = tuple[bytes, int, int, str, InputError | None]
-
-
-def _from_section(elf: ElfImage) -> Found | None:
-    section = elf.section(".sframe")
-    if section is None:
-        return None
-    data = elf.section_bytes(section, partial=True)
-    compressed = section.flags & SHF_COMPRESSED
-    cut = (
-        None
-        if compressed or len(data) == section.size
-        else _cut(".sframe section", section.size, section.offset, len(data))
-    )
-    return data, section.addr, section.offset, ".sframe section", cut
-
-
-def _from_segment(elf: ElfImage) -> Found | None:
-    for segment in elf.segments:
-        if segment.type == PT_GNU_SFRAME:
-            with reading(f"the segment at file offset {segment.offset:#x}"):
-                data = elf.segment_bytes(segment)  # copied: the section model keeps its bytes
-            cut = (
-                None
-                if len(data) == segment.filesz
-                else _cut("PT_GNU_SFRAME segment", segment.filesz, segment.offset, len(data))
-            )
-            return data, segment.vaddr, segment.offset, "PT_GNU_SFRAME segment", cut
-    return None
-
-
-def _cut(what: str, size: int, offset: int, held: int) -> InputError:
-    return InputError(
-        f"the {what} is cut short: {size} bytes from file offset {offset:#x}, but the file holds only {held}"
-        " (shown as far as it goes)"
-    )
 
 
 class _RawSymbol(NamedTuple):
@@ -314,14 +225,21 @@ def _lossy(read: Callable[[], T], what: str, lost: list[InputError]) -> T | None
         return None
 
 
-def relocated_places(elf: ElfFile, target: str) -> dict[int, Place]:
-    """For a relocatable object: offset in section `target` of each relocated field → the section
-    and offset it will point to (`.eh_frame`'s FDEs, to pair them with `.sframe`'s).
-    An `InputError` when the relocations or the symbols they name cannot be read."""
-    return _relocated_names(elf, target)[1]
+def relocated_places(image: ElfImage, view: ElfFile, target: str) -> dict[int, Place]:
+    """For a relocatable object (`image`, and pyelftools' `view` of it): offset in section `target` of
+    each relocated field → the section and offset it will point to (`.eh_frame`'s FDEs, to pair them
+    with `.sframe`'s). An `InputError` when the relocations or the symbols they name cannot be read."""
+    return _relocations(image, view, target)[1]
 
 
-def _relocated_names(elf: ElfFile, target_name: str = ".sframe") -> tuple[dict[int, str], dict[int, Place]]:
+def _relocated_names(image: ElfImage) -> tuple[dict[int, str], dict[int, Place]]:
+    """`_relocations` of `.sframe`, read through a pyelftools view opened for them."""
+    from sfview.inputs.elf.pyelftools_view import open_view  # pyelftools reads a `.o`'s relocations
+
+    return _relocations(image, open_view(image), ".sframe")
+
+
+def _relocations(image: ElfImage, elf: ElfFile, target_name: str) -> tuple[dict[int, str], dict[int, Place]]:
     """For a relocatable object: section offset of each relocated field of `target_name` → function
     name, and → the section and offset it will point to.
 
@@ -334,8 +252,8 @@ def _relocated_names(elf: ElfFile, target_name: str = ".sframe") -> tuple[dict[i
     names: dict[int, str] = {}
     places: dict[int, Place] = {}
     by_place = {}
-    for table in _symbol_tables(elf.image):
-        for sym in _raw_symbols(elf.image, table):
+    for table in _symbol_tables(image):
+        for sym in _raw_symbols(image, table):
             if sym.type in (STT_FUNC, STT_GNU_IFUNC) and sym.shndx != SHN_UNDEF:
                 by_place[(sym.shndx, sym.value)] = sym.name
     unreadable = []
@@ -372,7 +290,7 @@ def _relocations_of(
     places: dict[int, Place],
 ) -> None:
     """Add what the relocations of one section say about `target_name`'s fields to `names` and `places`."""
-    from elftools.elf.sections import SymbolTableSection  # as `_relocated_names`
+    from elftools.elf.sections import SymbolTableSection  # as `_relocations`
 
     target = elf.get_section(section["sh_info"])
     if target is None or target.name != target_name:
