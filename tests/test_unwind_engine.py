@@ -20,16 +20,16 @@ import pytest
 from conftest import SECTIONS, load_section_fixture
 from test_v3_flexible import amd64_section
 
+from sfview import ADDRESS_MASK
 from sfview.sframe.section import Section
 from sfview.unwind.engine import Frame, Machine, Module, Unwinder
 
-MASK = (1 << 64) - 1
 SP, FP, LR = 0x7FFF_0000, 0x7FFF_0800, 0x4444
 
 
 def memory(address: int) -> int:
     """Made-up memory: every word is a function of its address, so expected values can be computed."""
-    return (address * 3 + 1) & MASK
+    return (address * 3 + 1) & ADDRESS_MASK
 
 
 def unwinder(section: Section, read=memory) -> Unwinder:
@@ -61,7 +61,7 @@ def objdump_rows(text: str) -> list[tuple[int, bool, str, int, str, str]]:
 
 def _saved(column: str, cfa: int) -> int | None:
     m = re.fullmatch(r"c([+-]\d+)", column)
-    return memory((cfa + int(m.group(1))) & MASK) if m else None
+    return memory((cfa + int(m.group(1))) & ADDRESS_MASK) if m else None
 
 
 @pytest.mark.parametrize("path", SECTIONS, ids=[p.stem for p in SECTIONS])

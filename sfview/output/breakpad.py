@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -27,7 +28,6 @@ from sfview.inputs.elffile import load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
 from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
-from sfview.sframe.section import ADDRESS_MASK
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile

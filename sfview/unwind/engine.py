@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
@@ -43,7 +44,6 @@ from sfview.sframe.rules import CFA, Kind, Rule
 from sfview.sframe.section import Function, Row, Section
 from sfview.unwind import sigframe
 
-ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
 """Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
 SIGNED = "signed: strip the PAC bits"

@@ -25,6 +25,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sfview import ADDRESS_MASK
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
 from sfview.code.disasm import instruction_at
@@ -33,7 +34,6 @@ from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
-from sfview.sframe.section import ADDRESS_MASK
 from sfview.unwind.engine import Frame, Unwinder
 from sfview.unwind.session import Session, register_numbers
 
