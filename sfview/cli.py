@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sfview.entry import EXIT_INTERRUPTED
 from sfview.errors import InputError
+from sfview.unwind.engine import RuleSource
 
 if TYPE_CHECKING:
     from sfview.app.screens.debugger import Threads
@@ -405,7 +406,7 @@ def _unwind_parser() -> argparse.ArgumentParser:
     parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
     parser.add_argument(
         "--cfi",
-        choices=("sframe", "dwarf", "both"),
+        choices=[choice for choice in RULE_SOURCES if choice is not None],
         help="unwind with SFrame alone (by default, code without SFrame data is unwound with its DWARF CFI),"
         " with DWARF CFI (.eh_frame) alone, or both ways and show where they part",
     )
@@ -472,6 +473,16 @@ def _symbol_addresses(program: str, bias: int) -> Callable[[str], int | None]:
     return address
 
 
+RULE_SOURCES = {
+    "sframe": RuleSource.SFRAME,
+    "dwarf": RuleSource.DWARF,
+    "both": RuleSource.SFRAME_DWARF,
+    None: RuleSource.SFRAME_DWARF,
+}
+"""`--cfi`'s choices and the rules the walk follows for each (`both`: SFrame, DWARF CFI where it has none,
+with the two walks of each alone compared; none given: the same walk alone)."""
+
+
 def run_unwind(argv: list[str]) -> int:
     from sfview.output import backtrace
 
@@ -479,13 +490,13 @@ def run_unwind(argv: list[str]) -> int:
     if args.thread == "all":
         return _unwind_all_threads(args)
     started = _session(args.program, args)
-    unwinder = started.unwinder.following(args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf")
+    unwinder = started.unwinder.following(RULE_SOURCES[args.cfi])
     notes = list(started.notes)
     if args.cfi == "both":
         # Two walks that share nothing but the heuristics each would use alone: SFrame with its own
         # fallbacks (as the kernel's unwinder), DWARF CFI with its own.
-        sframe, dwarf = (unwinder.following(cfi).frames(started.pc, started.registers, args.limit)
-                         for cfi in ("sframe", "dwarf"))  # fmt: skip
+        sframe, dwarf = (unwinder.following(source).frames(started.pc, started.registers, args.limit)
+                         for source in (RuleSource.SFRAME, RuleSource.DWARF))  # fmt: skip
         notes.insert(0, backtrace.agreement(sframe, dwarf, unwinder.machine))
     _write_backtrace(unwinder.frames(started.pc, started.registers, args.limit), args, notes)
     return 0
@@ -515,12 +526,12 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
         first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
     except InputError as exc:
         raise _of_program(exc, args.program) from None
-    cfi = args.cfi if args.cfi in ("sframe", "dwarf") else "sframe+dwarf"
+    source = RULE_SOURCES[args.cfi]
     threads = list(reversed(list(enumerate(core.threads, 1))))
 
     def walk(tid: int) -> Walk:
         started = session.for_thread(first, core, tid)
-        return started.unwinder.following(cfi).frames(started.pc, started.registers)
+        return started.unwinder.following(source).frames(started.pc, started.registers)
 
     if args.json:
         backtrace.write_json_threads(sys.stdout, ((n, t.tid, walk(t.tid)) for n, t in threads), first.notes)
