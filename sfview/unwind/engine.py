@@ -140,6 +140,24 @@ class Computation:
         return f"{self.what} {self.formula}: {self.arithmetic}"
 
 
+class Found(Enum):
+    """How a frame's caller was found: by the rules of the row for its PC, from the signal frame, or by a
+    heuristic where no rule covers the PC (the heuristics' values are their words, as backtraces show them)."""
+
+    RULES = "rules"
+    """By the rules of the row for its PC (or not yet: the walk stopped at it, or has not stepped it)."""
+    SIGNAL_FRAME = "signal frame"
+    """The frame is a sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers
+    are the ones the kernel saved in the signal frame."""
+    LINK_REGISTER = "LR (PLT stub)"
+    PROLOGUE_ANALYSIS = "prologue analysis"
+    FRAME_POINTER_CHAIN = "frame-pointer chain"
+
+
+HEURISTICS = frozenset({Found.LINK_REGISTER, Found.PROLOGUE_ANALYSIS, Found.FRAME_POINTER_CHAIN})
+"""The ways of finding a caller that are guesses, where no rule covers the PC."""
+
+
 class Frame:
     """One frame of the backtrace, and how its caller was found from it."""
 
@@ -153,13 +171,8 @@ class Frame:
     lookup: str
     """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
     computations: list[Computation]
-    fallback: bool
-    """Found by a heuristic: no FDE covered its PC (`heuristic` says which)."""
-    heuristic: str
-    """`frame-pointer chain`, or `LR (PLT stub)`: which guess found the caller, when no rule did."""
-    signal: bool
-    """A sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers were saved
-    by the kernel in the signal frame."""
+    found: Found
+    """How its caller was found."""
     dwarf: bool
     """Unwound with DWARF CFI in an SFrame walk: its code has no SFrame data."""
     interrupted: bool
@@ -171,9 +184,8 @@ class Frame:
         "cfa",
         "computations",
         "dwarf",
-        "fallback",
+        "found",
         "function",
-        "heuristic",
         "interrupted",
         "lookup",
         "module",
@@ -181,7 +193,6 @@ class Frame:
         "pc",
         "registers",
         "row",
-        "signal",
     )
 
     def __init__(
@@ -194,9 +205,7 @@ class Frame:
         row: Row | None = None,
         lookup: str = "",
         computations: list[Computation] | None = None,
-        fallback: bool = False,
-        heuristic: str = "",
-        signal: bool = False,
+        found: Found = Found.RULES,
         dwarf: bool = False,
         interrupted: bool = False,
         cfa: int | None = None,
@@ -209,19 +218,32 @@ class Frame:
         self.row = row
         self.lookup = lookup
         self.computations = [] if computations is None else computations
-        self.fallback = fallback
-        self.heuristic = heuristic
-        self.signal = signal
+        self.found = found
         self.dwarf = dwarf
         self.interrupted = interrupted
         self.cfa = cfa
+
+    @property
+    def signal(self) -> bool:
+        """A sigreturn trampoline: its caller's registers were saved by the kernel in the signal frame."""
+        return self.found is Found.SIGNAL_FRAME
+
+    @property
+    def fallback(self) -> bool:
+        """Its caller found by a heuristic: no FDE covered its PC (`heuristic` says which)."""
+        return self.found in HEURISTICS
+
+    @property
+    def heuristic(self) -> str:
+        """`frame-pointer chain`, or `LR (PLT stub)`: which guess found the caller, when no rule did; else ""."""
+        return self.found.value if self.found in HEURISTICS else ""
 
     @property
     def lookup_pc(self) -> int:
         """The PC looked up, and named: `pc - 1` for a frame that made a call (its return address can
         point just past the function, after a call that never returns); `pc` itself for the innermost
         frame, a frame a signal interrupted and a sigreturn trampoline, none of which was called."""
-        if self.number == 0 or self.interrupted or self.signal:
+        if self.number == 0 or self.interrupted or self.found is Found.SIGNAL_FRAME:
             return self.pc
         return (self.pc - 1) & ADDRESS_MASK
 
@@ -504,7 +526,7 @@ class Unwinder:
         if trampoline is False:
             trampoline = lookups.keep(lookups.trampolines, frame.pc, self._trampoline_at(frame.pc))
         if trampoline is not None:
-            frame.signal = True
+            frame.found = Found.SIGNAL_FRAME
             if self.rule_source is not RuleSource.SFRAME and not self.machine.aarch64:
                 # x86-64: the trampoline's own CFI (glibc's `__restore_rt`, every register an expression
                 # on the signal frame), where the file has some; else the kernel's signal-frame layout.
@@ -688,9 +710,11 @@ class Unwinder:
         if return_address == 0:
             return Step(None, "the return address is 0: the outermost frame", None)
         sp = frame.registers.get(m.sp)
-        if frame.number > 0 and not (frame.interrupted or frame.signal) and sp is not None and cfa.value <= sp:
+        signal = frame.found is Found.SIGNAL_FRAME
+        called = frame.number > 0 and not (frame.interrupted or signal)  # its PC a return address
+        if called and sp is not None and cfa.value <= sp:
             return Step(None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None)
-        if frame.number > 0 and not (frame.interrupted or frame.signal) and return_address == frame.pc:
+        if called and return_address == frame.pc:
             ra_rule = rules.registers.get(m.ra)
             if not isinstance(ra_rule, Unexpressible) and not (ra_rule is not None and ra_rule.deref):
                 # the RA still in its register, its value this frame's own PC: every caller the same, the
@@ -698,7 +722,7 @@ class Unwinder:
                 kept = f"the RA {return_address:#x}, kept in a register, is this frame's PC"
                 return Step(None, f"{kept}: a loop, the walk stops", None)
         caller[m.ra] = return_address
-        return Step(Frame(frame.number + 1, return_address, caller, interrupted=frame.signal), "", None)
+        return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
 
     # Rules with numbers ---------------------------------------------------------
 
@@ -853,7 +877,7 @@ class Unwinder:
         lr, sp = frame.registers.get(m.ra), frame.registers.get(m.sp)
         if lr is None or sp is None:
             return Step(None, f"no FDE covers {where}, a PLT stub, and LR or SP is not known", None)
-        frame.fallback, frame.heuristic = True, "LR (PLT stub)"
+        frame.found = Found.LINK_REGISTER
         frame.lookup = f"no FDE covers {where}: a PLT stub saves nothing, the return address is in LR"
         comp = Computation("RA", Rule(Kind.SAME), "unchanged (in LR)", f"{m.name(m.ra)} = {lr:#x}", lr)
         frame.computations.append(comp)
@@ -932,7 +956,7 @@ class Unwinder:
                         f"rsp + {above} = {sp:#x} + {above:#x} = {frame.cfa:#x}", frame.cfa)
         )  # fmt: skip
         caller.update({m.sp: frame.cfa, m.ra: ra})
-        frame.fallback, frame.heuristic = True, "prologue analysis"
+        frame.found = Found.PROLOGUE_ANALYSIS
         return Step(Frame(frame.number + 1, ra, caller), "", None)
 
     def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
@@ -954,7 +978,7 @@ class Unwinder:
             return Step(None, f"no FDE covers {where}; the frame-pointer chain needs the words at {fp:#x}", fp)
         if not ra:
             return Step(None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None)
-        frame.fallback, frame.heuristic = True, "frame-pointer chain"
+        frame.found = Found.FRAME_POINTER_CHAIN
         frame.lookup = f"no FDE covers {where}: frame-pointer chain"
         fp_rule, ra_rule, sp_rule = m.chain_rules
         frame.computations.append(Computation("FP", fp_rule, "*(fp)", partial(LOAD.format, fp, saved_fp), saved_fp, fp))
