@@ -66,6 +66,9 @@ class Module:
     """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
     cfi: Callable[[], CfiTable | EhFrameIndex | None] | None
     """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
+    function_at: Callable[[int], Symbol | None] | None
+    """The file's function symbol holding an address of its own (`SymbolTable.at`): where a function
+    starts, for reading its prologue."""
 
     def __init__(
         self,
@@ -75,6 +78,7 @@ class Module:
         name_at: Callable[[int, int], str],
         library: str | None = None,
         cfi: Callable[[], CfiTable | EhFrameIndex | None] | None = None,
+        function_at: Callable[[int], Symbol | None] | None = None,
     ) -> None:
         self.name = name
         self.section = section
@@ -82,6 +86,7 @@ class Module:
         self.name_at = name_at
         self.library = library
         self.cfi = cfi
+        self.function_at = function_at
 
 
 AnyRule = Rule | Unexpressible
@@ -309,6 +314,7 @@ class Places:
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiFunction, CfiRow
+    from sfview.inputs.symbols import Symbol
 
     SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
     """What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
@@ -891,12 +897,15 @@ class Unwinder:
 
     def _amd64_prologue_state(self, frame: Frame) -> tuple[int, bool] | None:
         """Where the frame's function starts, and whether its `push %rbp` has run; None when `mov
-        %rsp,%rbp` has run too (a frame pointer), or when no symbol says where the function starts (a
-        section's name) or it is a PLT's."""
-        name, _, offset = frame.name().partition("+")
-        if not name or name.startswith(".") or _in_stub(name):
+        %rsp,%rbp` has run too (a frame pointer), or when no function symbol holds the PC (the symbol
+        that names it, at its lookup PC) or it is a PLT's."""
+        module = frame.module
+        if module is None or module.function_at is None:
             return None
-        start = (frame.pc - int(offset, 16)) & ADDRESS_MASK if offset.startswith("0x") else frame.pc
+        symbol = module.function_at((frame.lookup_pc - module.bias) & ADDRESS_MASK)
+        if symbol is None or not symbol.name or symbol.name.startswith(".") or _in_stub(symbol.name):
+            return None
+        start = (symbol.address + module.bias) & ADDRESS_MASK
         word = self.read(start)
         if word is None:
             return None
