@@ -7,6 +7,7 @@ import sys
 
 from sfview.cli.common import TerminalWidth, address, parse, raise_first, say, say_losses
 from sfview.document import Document
+from sfview.errors import InputError
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,25 +30,30 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     args = parse(parser(), argv)
     doc = Document.open(args.file, args.base)
-    # Each format's writer is imported when it is asked for: the text dump loads no JSON, the JSON no text.
-    if doc.section is None and not args.json:
-        from sfview.output import readelf
-
-        sys.stdout.write(readelf.header_only(doc.data))  # what can be read of it: its preamble and header
-    section = doc.require_section()
     if args.json:
-        from sfview.output import jsondoc
+        from sfview.output import jsondoc  # each format's writer is imported when it is asked for
 
+        doc.require_section()
         errors = jsondoc.write(doc, sys.stdout)
     else:
-        from sfview.check.run import RowNotes
-        from sfview.output import readelf
-
-        notes = RowNotes(section)
-        errors = readelf.write(section, sys.stdout, notes)
-        if not errors and doc.error is None:  # else the command ends in its error: one line says it
-            for note in notes.notes():  # what the dump printed that `check` calls an error (readelf says nothing)
-                say(f"{doc.path}: note: {note}")
+        errors = _write_text(doc)
     say_losses(doc)
     raise_first(doc, errors, "each in the dump")
     return 0
+
+
+def _write_text(doc: Document) -> list[InputError]:
+    """The section as readelf prints it, then what it printed that `check` calls an error (readelf says
+    nothing), one note a line on stderr; the problems met in the section."""
+    from sfview.check.run import RowNotes
+    from sfview.output import readelf
+
+    if doc.section is None:
+        sys.stdout.write(readelf.header_only(doc.data))  # what can be read of it: its preamble and header
+    section = doc.require_section()
+    notes = RowNotes(section)
+    errors = readelf.write(section, sys.stdout, notes)
+    if not errors and doc.error is None:  # else the command ends in its error: one line says it
+        for note in notes.notes():
+            say(f"{doc.path}: note: {note}")
+    return errors

@@ -5,17 +5,11 @@ from __future__ import annotations
 import argparse
 import textwrap
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
 
 from sfview.cli import COMMANDS
 from sfview.cli.common import TerminalWidth, add_state_arguments, address, parse
 from sfview.document import Document
-from sfview.errors import InputError
 from sfview.inputs.numbers import RULE
-
-if TYPE_CHECKING:
-    from sfview.app.screens.debugger import Threads
-    from sfview.inputs.core import Core
 
 
 class _RawDescription(argparse.RawDescriptionHelpFormatter, TerminalWidth):
@@ -52,40 +46,11 @@ def run(argv: list[str]) -> int:
     args = parse(parser(), argv)
     doc = Document.open(args.file, args.base)
     first, threads = None, None
-    if args.core is not None:  # the unwinder loads only when a state is given to start from
-        from sfview.cli.state import of_program
-        from sfview.inputs.core import read_core
-        from sfview.unwind import session
+    if args.core is not None or args.regs is not None:
+        from sfview.cli import state  # the unwinder loads only when a state is given to start from
 
-        core = read_core(args.core)
-        thread = None if args.thread == "all" else args.thread
-        try:
-            first = session.from_core(args.file, core, thread, args.lib_dir, args.sysroot)
-        except InputError as exc:
-            raise of_program(exc, args.file) from None
-        threads = debugger_threads(args.file, core, args.lib_dir, args.sysroot)
-    elif args.regs is not None:
-        from sfview.cli.state import started
-
-        first = started(args.file, args)
+        first, threads = state.for_debugger(args.file, args)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
     SfviewApp(doc, first, threads).run()
     return 0
-
-
-def debugger_threads(program: str, core: Core, lib_dirs: list[str], sysroot: str | None) -> Threads | None:
-    """A core's threads for the debugger's list (`t`), when it has more than one."""
-    if len(core.threads) < 2:
-        return None
-    from sfview.app.screens.debugger import Threads
-    from sfview.output.backtrace import thread_title
-    from sfview.unwind import session
-
-    return Threads(
-        [
-            (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
-            for n, t in enumerate(core.threads, 1)
-        ],
-        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
-    )

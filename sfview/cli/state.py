@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from sfview.cli.common import machine_word
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.core import parse_registers, read_core
+from sfview.inputs.core import Core, parse_registers, read_core
+from sfview.output.backtrace import thread_title
 from sfview.unwind import session
 from sfview.unwind.session import Session
+
+if TYPE_CHECKING:
+    from sfview.app.screens.debugger import Threads
 
 
 def started(program: str, args: argparse.Namespace) -> Session:
@@ -38,6 +43,35 @@ def started(program: str, args: argparse.Namespace) -> Session:
         return session.from_registers(program, registers, words, args.bias)
     except InputError as exc:
         raise of_program(exc, program) from None
+
+
+def for_debugger(program: str, args: argparse.Namespace) -> tuple[Session, Threads | None]:
+    """The state the explorer's debugger opens on, and a core's threads for its list (`t`): with
+    `--thread all`, the debugger starts on the first."""
+    if args.core is None:
+        return started(program, args), None
+    core = read_core(args.core)
+    thread = None if args.thread == "all" else args.thread
+    try:
+        first = session.from_core(program, core, thread, args.lib_dir, args.sysroot)
+    except InputError as exc:
+        raise of_program(exc, program) from None
+    return first, debugger_threads(program, core, args.lib_dir, args.sysroot)
+
+
+def debugger_threads(program: str, core: Core, lib_dirs: list[str], sysroot: str | None) -> Threads | None:
+    """A core's threads for the debugger's list (`t`), when it has more than one."""
+    if len(core.threads) < 2:
+        return None
+    from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
+
+    return Threads(
+        [
+            (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
+            for n, t in enumerate(core.threads, 1)
+        ],
+        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+    )
 
 
 def of_program(exc: InputError, program: str) -> InputError:
