@@ -45,14 +45,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sfview.consumers.kernel import CRASH, ULONG, Refused, lookups, register_section  # noqa: E402
+from sfview import ADDRESS_MASK  # noqa: E402
+from sfview.consumers.kernel import CRASH, Refused, lookups, register_section  # noqa: E402
 from sfview.document import Document  # noqa: E402
 from sfview.generated import sframe_layout as layout  # noqa: E402
 
 HARNESS = ROOT / "scripts" / "kernel_harness" / "harness.c"
 SCAN_LIMIT = 0x400
 """The harness looks up each function's first bytes only (a mutant's function may be 4 GiB long)."""
-ANY_TEXT = (0, ULONG)
+ANY_TEXT = (0, ADDRESS_MASK)
 HEADER = layout.PREAMBLE.size + layout.HEADER.size
 
 
@@ -147,7 +148,7 @@ def scanned(data: bytes, address: int) -> list[tuple[int, int]]:
     for i in range(fields["num_fdes"]):
         at = start + i * fde.size
         off, size, _ = struct.unpack_from(order + fde.format, data, at)
-        lo = (address + at + off) & ULONG
+        lo = (address + at + off) & ADDRESS_MASK
         spans.append((lo, lo + min(size, SCAN_LIMIT)))
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
@@ -318,7 +319,7 @@ class Mutator:
             data = data[: r.randrange(len(data))]
         elif kind == "text":
             lo, hi = scanned_bounds(bytes(data), base["address"])
-            text = r.choice([[lo, hi], [lo + 1, hi], [lo, max(lo + 1, hi - 1)], [0, lo], [hi, ULONG]])
+            text = r.choice([[lo, hi], [lo + 1, hi], [lo, max(lo + 1, hi - 1)], [0, lo], [hi, ADDRESS_MASK]])
         elif kind == "multi":
             out = base
             for _ in range(r.randrange(2, 4)):
@@ -331,8 +332,8 @@ def scanned_bounds(data: bytes, address: int) -> tuple[int, int]:
     try:
         spans = scanned(data, address)
     except struct.error:
-        return (0, ULONG)
-    return (spans[0][0], spans[-1][1]) if spans else (0, ULONG)
+        return (0, ADDRESS_MASK)
+    return (spans[0][0], spans[-1][1]) if spans else (0, ADDRESS_MASK)
 
 
 # Crafted sections -----------------------------------------------------------------------

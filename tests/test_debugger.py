@@ -10,6 +10,7 @@ from sfview.app.screens.goto import GotoNumber
 from sfview.document import Document
 from sfview.inputs.core import read_core
 from sfview.unwind import session
+from sfview.unwind.engine import RuleSource
 
 PROGRAM = DATA / "deep-x86_64"
 CORE = DATA / "deep-x86_64.core"
@@ -90,7 +91,9 @@ async def test_each_step_with_dwarf_cfi_too() -> None:
         assert "With DWARF CFI instead:" in text
         assert "DWARF CFI: the FDE at .eh_frame+0x" in text
         assert "the same caller: SFrame and DWARF agree here" in text
-        assert debugger.unwinder.cfi == "sframe+dwarf", "the walk itself still follows SFrame (DWARF where it has none)"
+        assert debugger.unwinder.rule_source is RuleSource.SFRAME_DWARF, (
+            "the walk itself still follows SFrame (DWARF where it has none)"
+        )
 
 
 async def test_a_step_shows_the_registers_that_changed_and_run_pages_a_long_walk(monkeypatch) -> None:

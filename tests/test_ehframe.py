@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from toolchains import toolchain
 
+from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, EhFrameIndex, Unexpressible, read_cfi
 from sfview.dwarf.ehframe import COMMON_FDE, FrameSection, frame_section
 from sfview.dwarf.ehframe import DW_CFA as DECODED_OPCODES
@@ -42,7 +43,6 @@ from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "elf"
-ADDRESS_MASK = (1 << 64) - 1
 S390X = Abi("s390x", 15, 11, 14)
 """s390x's DWARF numbers (r15 the SP, r11 the FP, r14 the RA): sfview unwinds no s390x, but reads its CFI."""
 ABI_OF = {**ABIS, "EM_S390": S390X}

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA, fuzzed_section
 
+from sfview import ADDRESS_MASK
 from sfview.app.app import SfviewApp
 from sfview.app.widgets import fde_orders
 from sfview.app.widgets.fde_orders import order_of
@@ -27,7 +28,6 @@ from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTab
 from sfview.check.catalogue import Severity
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
-from sfview.sframe.section import ADDRESS_MASK
 
 SIZE = (120, 36)
 WORDS = ["Alpha", "alphabet", "beta", "BETA_2", "gamma", "", "_Z3fooi", "delta.cold"]

@@ -95,14 +95,14 @@ def test_help_lists_every_command_and_the_rule() -> None:
 def test_help_and_usage_wrap_to_the_terminal_as_argparse_s_own_formatter_wraps_them(
     monkeypatch: pytest.MonkeyPatch, columns: int
 ) -> None:
-    """Each parser's formatter asks for the terminal's width only when it writes (`cli._TerminalWidth`, for
+    """Each parser's formatter asks for the terminal's width only when it writes (`cli.common.TerminalWidth`, for
     the unwind's start): its help and usage are argparse's own formatter's, at every width."""
-    from sfview import cli
+    from sfview.cli import check, compare, dump, explore, export, unwind
 
     monkeypatch.setenv("COLUMNS", str(columns))
     helps = set()
-    for make in (cli._app_parser, cli._dump_parser, cli._check_parser, cli._compare_parser, cli._export_parser,
-                 cli._unwind_parser):  # fmt: skip
+    for make in (explore.parser, dump.parser, check.parser, compare.parser, export.parser,
+                 unwind.parser):  # fmt: skip
         ours, reference = make(), make()
         raw = issubclass(ours.formatter_class, argparse.RawDescriptionHelpFormatter)
         reference.formatter_class = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
@@ -110,6 +110,6 @@ def test_help_and_usage_wrap_to_the_terminal_as_argparse_s_own_formatter_wraps_t
         assert (ours.format_help(), ours.format_usage()) == (reference.format_help(), reference.format_usage())
         helps.add(ours.format_help())
     assert len(helps) == 6
-    narrow = cli._unwind_parser().format_usage()
+    narrow = unwind.parser().format_usage()
     monkeypatch.setenv("COLUMNS", "1000")
-    assert narrow.count("\n") > cli._unwind_parser().format_usage().count("\n") == 1, "the width is the terminal's"
+    assert narrow.count("\n") > unwind.parser().format_usage().count("\n") == 1, "the width is the terminal's"

@@ -15,10 +15,11 @@ from conftest import fuzzed_section, v3_section
 from test_bulk import SAMPLES
 from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.sframe.overview import Facts, Overview
 from sfview.sframe.rules import Kind
-from sfview.sframe.section import ADDRESS_MASK, Section
+from sfview.sframe.section import Section
 
 
 def _model_facts(section: Section, index: int) -> Facts:

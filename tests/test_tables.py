@@ -11,8 +11,9 @@ import pytest
 from conftest import DATA, count_layouts
 from textual.widget import Widget
 
+from sfview import ADDRESS_MASK
 from sfview.app.app import SfviewApp
-from sfview.app.widgets.fde_table import ADDRESS_MASK, COLUMNS, NOTES, SYMBOL_AT_LEAST, FdeTable
+from sfview.app.widgets.fde_table import COLUMNS, NOTES, SYMBOL_AT_LEAST, FdeTable
 from sfview.app.widgets.filter_line import FilterLine
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.header import HeaderSummary

@@ -127,6 +127,6 @@ async def test_t_lists_the_threads_and_walks_the_one_chosen(threads: tuple[Path,
 
 
 def session_threads(program: str, core):
-    from sfview.cli import _threads
+    from sfview.cli.state import debugger_threads
 
-    return _threads(program, core, [], None)
+    return debugger_threads(program, core, [], None)

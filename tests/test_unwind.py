@@ -299,7 +299,7 @@ def test_dwarf_cfi_walks_the_same_stack(tmp_path: Path, flags: list[str]) -> Non
 def test_where_sframe_and_dwarf_part_is_named() -> None:
     from sfview.generated.sframe import Sframe
     from sfview.output.backtrace import agreement
-    from sfview.unwind.engine import Backtrace, Frame, Machine
+    from sfview.unwind.engine import Backtrace, Found, Frame, Machine
 
     x86 = Machine(Sframe.AbiArch.amd64_endian_little, 7, 6, 16, False)
     same = [Frame(0, 0x1000, {7: 0x10}), Frame(1, 0x2000, {7: 0x20})]
@@ -312,7 +312,7 @@ def test_where_sframe_and_dwarf_part_is_named() -> None:
     shorter = agreement(Backtrace(same[:1], "no FDE"), Backtrace(same, "end"), x86)
     assert shorter == "DWARF CFI agrees on the 1 frames both find; DWARF CFI goes further (SFrame stopped: no FDE)"
     # A caller both walks found by the frame-pointer chain: the same, but not by either's data.
-    guessed = [Frame(0, 0x1000, {7: 0x10}, fallback=True, heuristic="frame-pointer chain"), same[1]]
+    guessed = [Frame(0, 0x1000, {7: 0x10}, found=Found.FRAME_POINTER_CHAIN), same[1]]
     twice = agreement(Backtrace(guessed, "end"), Backtrace(list(guessed), "end"), x86)
     assert twice.endswith("; found by the same heuristic in both walks, not by either's data: #1 (frame-pointer chain)")
     # Registers SFrame does not describe (a callee-saved rbx DWARF restores) are not compared.

@@ -20,16 +20,16 @@ import pytest
 from conftest import SECTIONS, load_section_fixture
 from test_v3_flexible import amd64_section
 
+from sfview import ADDRESS_MASK
 from sfview.sframe.section import Section
-from sfview.unwind.engine import Frame, Machine, Module, Unwinder
+from sfview.unwind.engine import Found, Frame, Machine, Module, Unwinder
 
-MASK = (1 << 64) - 1
 SP, FP, LR = 0x7FFF_0000, 0x7FFF_0800, 0x4444
 
 
 def memory(address: int) -> int:
     """Made-up memory: every word is a function of its address, so expected values can be computed."""
-    return (address * 3 + 1) & MASK
+    return (address * 3 + 1) & ADDRESS_MASK
 
 
 def unwinder(section: Section, read=memory) -> Unwinder:
@@ -61,7 +61,7 @@ def objdump_rows(text: str) -> list[tuple[int, bool, str, int, str, str]]:
 
 def _saved(column: str, cfa: int) -> int | None:
     m = re.fullmatch(r"c([+-]\d+)", column)
-    return memory((cfa + int(m.group(1))) & MASK) if m else None
+    return memory((cfa + int(m.group(1))) & ADDRESS_MASK) if m else None
 
 
 @pytest.mark.parametrize("path", SECTIONS, ids=[p.stem for p in SECTIONS])
@@ -188,3 +188,21 @@ def test_without_an_fde_a_frame_pointer_that_is_not_one_ends_the_walk(fp: int) -
     frame = Frame(0, 0x9_0000, {7: SP, 6: fp})
     caller, stop, _ = unwinder(_x86_section()).step(frame)
     assert caller is None and "no FDE covers 0x90000" in stop
+
+
+@pytest.mark.parametrize(
+    ("found", "fallback", "heuristic", "signal"),
+    [
+        (Found.RULES, False, "", False),
+        (Found.SIGNAL_FRAME, False, "", True),
+        (Found.LINK_REGISTER, True, "LR (PLT stub)", False),
+        (Found.PROLOGUE_ANALYSIS, True, "prologue analysis", False),
+        (Found.FRAME_POINTER_CHAIN, True, "frame-pointer chain", False),
+    ],
+)
+def test_how_a_caller_was_found_as_the_printers_read_it(
+    found: Found, fallback: bool, heuristic: str, signal: bool
+) -> None:
+    frame = Frame(1, 0x1000, {}, found=found)
+    assert (frame.fallback, frame.heuristic, frame.signal) == (fallback, heuristic, signal)
+    assert frame.lookup_pc == (0x1000 if signal else 0xFFF), "a trampoline's PC is looked up as it is"

@@ -28,12 +28,13 @@ from operator import itemgetter
 
 import capstone
 
+from sfview import ADDRESS_MASK
 from sfview.document import Document
 from sfview.generated.sframe import Sframe
 from sfview.inputs.code import loaded_code, section_code
 from sfview.sframe import describe
 from sfview.sframe.lazy import Lazy
-from sfview.sframe.section import ADDRESS_MASK, Function
+from sfview.sframe.section import Function
 
 __all__ = ["Instruction", "Instructions", "Listing", "disassemble", "instruction_at", "listing"]
 

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from sfview import ADDRESS_MASK
 from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
@@ -45,7 +46,6 @@ EINVAL = "-EINVAL"
 EFAULT = "-EFAULT"
 CRASH = "crash"
 
-ULONG = (1 << 64) - 1
 """`unsigned long` arithmetic wraps at 64 bits."""
 
 PREAMBLE_SIZE = layout.PREAMBLE.size
@@ -166,7 +166,7 @@ class _Reader:
         self.data = data
         self.size = len(data)
         self.base = address
-        self.text = text if text is not None else (0, ULONG)
+        self.text = text if text is not None else (0, ADDRESS_MASK)
         self.order = "<"
 
     def field(self, fmt: str, offset: int) -> int:
@@ -218,7 +218,7 @@ class _Reader:
         """`__read_fde`: the function's start must lie in the text, its attributes in the FRE sub-section."""
         at = self.fdes_start + index * FDE.size
         start_off, size, fres_off = struct.unpack_from(self.order + FDE.format, self.data, at)
-        func_addr = (self.base + at + start_off) & ULONG
+        func_addr = (self.base + at + start_off) & ADDRESS_MASK
         if not self.text[0] <= func_addr < self.text[1]:
             raise Refused(EINVAL, "__read_fde: func_addr outside the text", at + FDE.fields["func_start"][0])
         fda_at = self.fres_start + fres_off
@@ -383,7 +383,7 @@ def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
     for k, function in enumerate(functions):
         # __find_fde takes the last function starting at or before the PC (validation made their starts
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
-        owned_end = functions[k + 1].address if k + 1 < len(functions) else ULONG + 1
+        owned_end = functions[k + 1].address if k + 1 < len(functions) else ADDRESS_MASK + 1
         end = function.address + function.size
         if rules is not None or not function.clean:
             out += _find_fre(function, min(end, owned_end), rules, registered.notes)

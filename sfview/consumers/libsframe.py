@@ -24,6 +24,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sfview import ADDRESS_MASK
 from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, SORTED, Release, error_text
 from sfview.errors import InputError
@@ -710,7 +711,7 @@ def _describe(result: Decoder | Refusal | Crash) -> str:
 
 def relative(pc: int, address: int) -> int:
     """A PC as `sframe_find_fre` takes it: relative to the section's start, signed."""
-    offset = (pc - address) & ((1 << 64) - 1)
+    offset = (pc - address) & ADDRESS_MASK
     return offset - (1 << 64) if offset >> 63 else offset
 
 

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from elftools.common.exceptions import ELFError
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.boundary import reading
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
 
     from sfview.dwarf.ehframe import FdeHeaders
     from sfview.inputs.elf.image import ElfImage
-
-ADDRESS_MASK = (1 << 64) - 1
 
 
 class Unexpressible(NamedTuple):

@@ -40,6 +40,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from sfview.dwarf.cfi import Abi
     from sfview.inputs.elf.image import ElfImage
 
-ADDRESS_MASK = (1 << 64) - 1
 PE_OMIT = 0xFF
 PE_PCREL = 0x10
 """`DW_EH_PE_pcrel`: the value is relative to the address of the field that holds it."""

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
+from sfview import ADDRESS_MASK
+
 if TYPE_CHECKING:
     from elftools.dwarf.dwarf_expr import DWARFExprOp, DWARFExprParser
 
-MASK = (1 << 64) - 1
 SIGN = 1 << 63
 MAX_STEPS = 10_000
 """A `bra` loop in a damaged expression must end: no CFI expression takes more than a few dozen steps."""
@@ -157,7 +158,7 @@ class _Machine:
         return self.stack.pop()
 
     def push(self, value: int) -> None:
-        self.stack.append(value & MASK)
+        self.stack.append(value & ADDRESS_MASK)
 
     def run(self, op: DWARFExprOp) -> int | None:
         """Do one operation; for `skip` and a taken `bra`, the jump (bytes from the operation's end)."""

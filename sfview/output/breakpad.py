@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -27,7 +28,6 @@ from sfview.inputs.elf.pyelftools_view import load_address, section_bytes, secti
 from sfview.output.safe_text import printable
 from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
-from sfview.sframe.section import ADDRESS_MASK
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
@@ -186,7 +186,7 @@ def section_stack_cfi(
     return writer.records(), problems
 
 
-Step = tuple[int, str, str | None, bool, tuple[tuple[str, str], ...]]
+RowRecord = tuple[int, str, str | None, bool, tuple[tuple[str, str], ...]]
 """What one row writes, wherever its function is: its start offset; its rules as a `STACK CFI INIT`
 record's body; what changed from the row before as a `STACK CFI` record's body (None: nothing did);
 whether its saved RA is signed; and the rules Breakpad cannot hold, (column, why) each."""
@@ -195,7 +195,7 @@ whether its saved RA is signed; and the rules Breakpad cannot hold, (column, why
 class _CfiWriter:
     """STACK CFI records for SFrame functions, in Breakpad's register names.
 
-    A function's rows are worked out once per shape into `Step`s (what each row writes, relative to the
+    A function's rows are worked out once per shape into `RowRecord`s (what each row writes, relative to the
     function's start): the functions of a program share a few hundred. What is kept until every function
     is read (the records go out in address order) is, per function, its start, size and steps' number:
     the records themselves are written as they go out.
@@ -211,7 +211,7 @@ class _CfiWriter:
         self.problems = problems
         self.signed: set[int] = set()
         """Functions whose saved RA is signed somewhere (pac-ret)."""
-        self._steps: list[tuple[Step, ...]] = []
+        self._steps: list[tuple[RowRecord, ...]] = []
         self._said: list[bool] = []
         """Per steps: whether writing them says something (a signed RA, a rule left out)."""
         self._by_shape: dict[tuple[int, bytes], int] = {}
@@ -258,7 +258,7 @@ class _CfiWriter:
         self._records[len(self._which)] = out
         self._add(func.index, func.start_address, func.size, -1)
 
-    def _keep(self, steps: tuple[Step, ...]) -> int:
+    def _keep(self, steps: tuple[RowRecord, ...]) -> int:
         self._steps.append(steps)
         self._said.append(any(signed or left_out for _, _, _, signed, left_out in steps))
         return len(self._steps) - 1
@@ -310,7 +310,7 @@ class _CfiWriter:
         return True
 
     def _format(
-        self, steps: tuple[Step, ...], start: int, size: int, index: int, pcmask: bool = False, say: bool = False
+        self, steps: tuple[RowRecord, ...], start: int, size: int, index: int, pcmask: bool = False, say: bool = False
     ) -> list[str]:
         """The records of a function (or a PCMASK block) at `start` of `size` bytes; `say`: also say what
         its rows leave out, and note a signed RA."""
@@ -331,9 +331,9 @@ class _CfiWriter:
                 out.append(f"STACK CFI {address - base:x} {changed}")
         return out
 
-    def _make_steps(self, rows: Iterable[tuple[int, Rule, Rule, Rule, bool]]) -> tuple[Step, ...]:
+    def _make_steps(self, rows: Iterable[tuple[int, Rule, Rule, Rule, bool]]) -> tuple[RowRecord, ...]:
         """What each row writes: (start offset, CFA, RA, FP, signed RA) each."""
-        steps: list[Step] = []
+        steps: list[RowRecord] = []
         previous: dict[str, str] = {}
         fp = self.fp_name
         for offset, cfa, ra, fp_rule, signed in rows:

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from sfview import ADDRESS_MASK
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
@@ -26,7 +27,7 @@ from sfview.sframe.bulk import Bulk, FastFunction, Pattern
 from sfview.sframe.bulk import Row as BulkRow
 from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
 from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
+from sfview.sframe.section import Function, Row, Section
 
 CHUNK_ROWS = 4096
 """Rows gathered before they are written: few writes, little memory."""

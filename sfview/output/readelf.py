@@ -19,6 +19,7 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
@@ -26,7 +27,7 @@ from sfview.sframe import describe
 from sfview.sframe.bulk import FDE_INFOS, Block, Bulk, FastFunction, bare_function
 from sfview.sframe.bulk import Row as BulkRow
 from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
+from sfview.sframe.section import Function, Row, Section
 
 if TYPE_CHECKING:
     from sfview.check.run import Problem, RowNotes

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
 from sfview.sframe.rules import Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Section, Span
+from sfview.sframe.section import Function, Section, Span
 from sfview.sframe.section import Row as ModelRow
 
 Row = tuple[int, bytes]

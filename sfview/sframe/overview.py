@@ -22,11 +22,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from sfview import ADDRESS_MASK
 from sfview.generated.sframe import Sframe
 from sfview.sframe.bulk import Bulk
 from sfview.sframe.records import START_ADDR_SIZES
 from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Section
+from sfview.sframe.section import Function, Section
 
 __all__ = ["Facts", "FrameSize", "Overview", "Shape", "frame_size"]
 

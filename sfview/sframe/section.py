@@ -30,6 +30,7 @@ from typing import Any
 
 from kaitaistruct import KaitaiStructError
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
@@ -38,7 +39,6 @@ from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, U
 from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
 from sfview.sframe.stream import BufferStream
 
-ADDRESS_MASK = (1 << 64) - 1
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
 FLEXIBLE = int(Sframe.FdeType.flexible)

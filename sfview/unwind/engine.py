@@ -33,9 +33,11 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Callable, Iterator
+from enum import Enum
 from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
@@ -43,7 +45,6 @@ from sfview.sframe.rules import CFA, Kind, Rule
 from sfview.sframe.section import Function, Row, Section
 from sfview.unwind import sigframe
 
-ADDRESS_MASK = (1 << 64) - 1
 USER_VA_BITS = 48
 """Without a PAC mask from the core, signed return addresses keep the low 48 bits (user space on Linux)."""
 SIGNED = "signed: strip the PAC bits"
@@ -65,6 +66,9 @@ class Module:
     """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
     cfi: Callable[[], CfiTable | EhFrameIndex | None] | None
     """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
+    function_at: Callable[[int], Symbol | None] | None
+    """The file's function symbol holding an address of its own (`SymbolTable.at`): where a function
+    starts, for reading its prologue."""
 
     def __init__(
         self,
@@ -74,6 +78,7 @@ class Module:
         name_at: Callable[[int, int], str],
         library: str | None = None,
         cfi: Callable[[], CfiTable | EhFrameIndex | None] | None = None,
+        function_at: Callable[[int], Symbol | None] | None = None,
     ) -> None:
         self.name = name
         self.section = section
@@ -81,6 +86,7 @@ class Module:
         self.name_at = name_at
         self.library = library
         self.cfi = cfi
+        self.function_at = function_at
 
 
 AnyRule = Rule | Unexpressible
@@ -139,6 +145,24 @@ class Computation:
         return f"{self.what} {self.formula}: {self.arithmetic}"
 
 
+class Found(Enum):
+    """How a frame's caller was found: by the rules of the row for its PC, from the signal frame, or by a
+    heuristic where no rule covers the PC (the heuristics' values are their words, as backtraces show them)."""
+
+    RULES = "rules"
+    """By the rules of the row for its PC (or not yet: the walk stopped at it, or has not stepped it)."""
+    SIGNAL_FRAME = "signal frame"
+    """The frame is a sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers
+    are the ones the kernel saved in the signal frame."""
+    LINK_REGISTER = "LR (PLT stub)"
+    PROLOGUE_ANALYSIS = "prologue analysis"
+    FRAME_POINTER_CHAIN = "frame-pointer chain"
+
+
+HEURISTICS = frozenset({Found.LINK_REGISTER, Found.PROLOGUE_ANALYSIS, Found.FRAME_POINTER_CHAIN})
+"""The ways of finding a caller that are guesses, where no rule covers the PC."""
+
+
 class Frame:
     """One frame of the backtrace, and how its caller was found from it."""
 
@@ -152,13 +176,8 @@ class Frame:
     lookup: str
     """How the row was chosen (PCINC, or the PCMASK offset in its block)."""
     computations: list[Computation]
-    fallback: bool
-    """Found by a heuristic: no FDE covered its PC (`heuristic` says which)."""
-    heuristic: str
-    """`frame-pointer chain`, or `LR (PLT stub)`: which guess found the caller, when no rule did."""
-    signal: bool
-    """A sigreturn trampoline (gdb's `<signal handler called>`): its caller's registers were saved
-    by the kernel in the signal frame."""
+    found: Found
+    """How its caller was found."""
     dwarf: bool
     """Unwound with DWARF CFI in an SFrame walk: its code has no SFrame data."""
     interrupted: bool
@@ -170,9 +189,8 @@ class Frame:
         "cfa",
         "computations",
         "dwarf",
-        "fallback",
+        "found",
         "function",
-        "heuristic",
         "interrupted",
         "lookup",
         "module",
@@ -180,7 +198,6 @@ class Frame:
         "pc",
         "registers",
         "row",
-        "signal",
     )
 
     def __init__(
@@ -193,9 +210,7 @@ class Frame:
         row: Row | None = None,
         lookup: str = "",
         computations: list[Computation] | None = None,
-        fallback: bool = False,
-        heuristic: str = "",
-        signal: bool = False,
+        found: Found = Found.RULES,
         dwarf: bool = False,
         interrupted: bool = False,
         cfa: int | None = None,
@@ -208,19 +223,32 @@ class Frame:
         self.row = row
         self.lookup = lookup
         self.computations = [] if computations is None else computations
-        self.fallback = fallback
-        self.heuristic = heuristic
-        self.signal = signal
+        self.found = found
         self.dwarf = dwarf
         self.interrupted = interrupted
         self.cfa = cfa
+
+    @property
+    def signal(self) -> bool:
+        """A sigreturn trampoline: its caller's registers were saved by the kernel in the signal frame."""
+        return self.found is Found.SIGNAL_FRAME
+
+    @property
+    def fallback(self) -> bool:
+        """Its caller found by a heuristic: no FDE covered its PC (`heuristic` says which)."""
+        return self.found in HEURISTICS
+
+    @property
+    def heuristic(self) -> str:
+        """`frame-pointer chain`, or `LR (PLT stub)`: which guess found the caller, when no rule did; else ""."""
+        return self.found.value if self.found in HEURISTICS else ""
 
     @property
     def lookup_pc(self) -> int:
         """The PC looked up, and named: `pc - 1` for a frame that made a call (its return address can
         point just past the function, after a call that never returns); `pc` itself for the innermost
         frame, a frame a signal interrupted and a sigreturn trampoline, none of which was called."""
-        if self.number == 0 or self.interrupted or self.signal:
+        if self.number == 0 or self.interrupted or self.found is Found.SIGNAL_FRAME:
             return self.pc
         return (self.pc - 1) & ADDRESS_MASK
 
@@ -286,6 +314,7 @@ class Places:
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiFunction, CfiRow
+    from sfview.inputs.symbols import Symbol
 
     SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
     """What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
@@ -429,8 +458,23 @@ class Machine:
         return fp, ra, fp if self.aarch64 else Rule(Kind.VALUE, self.fp, 16)
 
 
-Step = tuple[Frame | None, str, int | None]
-"""The caller, or None and why not (and the memory word that was wanting, if one)."""
+class Step(NamedTuple):
+    """What one step found: the caller, or None and why not (and the memory word that was wanting, if one)."""
+
+    caller: Frame | None
+    stop: str
+    missing_address: int | None
+
+
+class RuleSource(Enum):
+    """Whose rules a walk follows (`sfview unwind --cfi`); where none has a rule, the heuristics."""
+
+    SFRAME = "sframe"
+    """SFrame alone, as the kernel's unwinder would."""
+    DWARF = "dwarf"
+    """The files' DWARF CFI (`.eh_frame`, `.debug_frame`) alone."""
+    SFRAME_DWARF = "sframe+dwarf"
+    """SFrame, and DWARF CFI for code that has no SFrame data."""
 
 
 class Unwinder:
@@ -442,21 +486,21 @@ class Unwinder:
         machine: Machine,
         read: Callable[[int], int | None],
         pac_mask: int | None = None,
-        cfi: str = "sframe+dwarf",
+        rule_source: RuleSource = RuleSource.SFRAME_DWARF,
     ) -> None:
         self.modules = modules
-        self.cfi = cfi
-        """Whose rules the walk follows: `sframe+dwarf` (SFrame, and DWARF CFI for code that has no
-        SFrame data), `sframe` (SFrame alone, as the kernel's unwinder would), or `dwarf` (the files'
-        `.eh_frame` and `.debug_frame`). Where neither has a rule, the frame-pointer chain."""
+        self.rule_source = rule_source
+        """Whose rules the walk follows. Where none has a rule, the heuristics (the frame-pointer chain)."""
         self.machine = machine
         self.read = read
         """Reads the 8-byte word at an address; None where no memory is known."""
         self.pac_mask = pac_mask if pac_mask is not None else ADDRESS_MASK & ~((1 << USER_VA_BITS) - 1)
 
-    def following(self, cfi: str) -> Unwinder:
+    def following(self, rule_source: RuleSource) -> Unwinder:
         """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
-        return Unwinder(self.modules, self.machine, self.read, self.pac_mask, cfi)  # not `copy`: 0.7 ms to import
+        return Unwinder(
+            self.modules, self.machine, self.read, self.pac_mask, rule_source
+        )  # not `copy`: 0.7 ms to import
 
     # The walk ---------------------------------------------------------------
 
@@ -488,8 +532,8 @@ class Unwinder:
         if trampoline is False:
             trampoline = lookups.keep(lookups.trampolines, frame.pc, self._trampoline_at(frame.pc))
         if trampoline is not None:
-            frame.signal = True
-            if self.cfi != "sframe" and not self.machine.aarch64:
+            frame.found = Found.SIGNAL_FRAME
+            if self.rule_source is not RuleSource.SFRAME and not self.machine.aarch64:
                 # x86-64: the trampoline's own CFI (glibc's `__restore_rt`, every register an expression
                 # on the signal frame), where the file has some; else the kernel's signal-frame layout.
                 # AArch64: the layout first, as gdb's prepended sigtramp unwinder: the vDSO's CFI for
@@ -498,7 +542,8 @@ class Unwinder:
                 if isinstance(found, Rules):
                     return self._apply(frame, found)
             return self._signal_frame(frame, trampoline)
-        found = self._dwarf_rules(frame, lookups) if self.cfi == "dwarf" else self._sframe_rules(frame, lookups)
+        dwarf = self.rule_source is RuleSource.DWARF
+        found = self._dwarf_rules(frame, lookups) if dwarf else self._sframe_rules(frame, lookups)
         if not isinstance(found, Rules):
             return found  # a stop, or a caller found by a heuristic
         return self._apply(frame, found)
@@ -526,7 +571,7 @@ class Unwinder:
         frame.lookup = "the sigreturn trampoline: the interrupted registers are in the signal frame at SP"
         sp = frame.registers.get(m.sp)
         if sp is None:
-            return None, "a signal frame, but SP is not known", None
+            return Step(None, "a signal frame, but SP is not known", None)
         caller: dict[int, int] = {}
         pc = None
         for reg, offset in trampoline.saved.items():
@@ -534,7 +579,7 @@ class Unwinder:
             value = self.read(address)
             what = "PC" if reg == sigframe.PC else m.name(reg)
             if value is None:
-                return None, f"the signal frame's saved {what} needs the memory word at {address:#x}", address
+                return Step(None, f"the signal frame's saved {what} needs the memory word at {address:#x}", address)
             rule = Rule(Kind.VALUE, m.sp, offset, True)
             arithmetic = f"*({m.name(m.sp)} + {offset} = {sp:#x} + {offset:#x} = {address:#x}) = {value:#x}"
             frame.computations.append(Computation(what, rule, f"*(sp + {offset})", arithmetic, value, address))
@@ -544,7 +589,7 @@ class Unwinder:
                 caller[reg] = value
         assert pc is not None
         frame.cfa = caller.get(m.sp)
-        return Frame(frame.number + 1, pc, caller, interrupted=True), "", None
+        return Step(Frame(frame.number + 1, pc, caller, interrupted=True), "", None)
 
     def _sframe_rules(self, frame: Frame, lookups: Lookups) -> Rules | Step:
         """The rules of the SFrame row for the frame's PC."""
@@ -554,7 +599,12 @@ class Unwinder:
         module, func, row, frame.lookup, rules = found
         frame.module = module
         if func is None:
-            if self.cfi != "sframe" and module is not None and module.cfi is not None and module.cfi() is not None:
+            if (
+                self.rule_source is not RuleSource.SFRAME
+                and module is not None
+                and module.cfi is not None
+                and module.cfi() is not None
+            ):
                 # Code without SFrame data (a library built without --gsframe, as glibc is; crt files'
                 # `_start`): its DWARF CFI, as gdb would, before the frame-pointer guess.
                 frame.dwarf = True
@@ -562,10 +612,10 @@ class Unwinder:
             return self._no_rules(frame, module)
         frame.function = func
         if row is None:
-            return None, f"fdes[{func.index}] covers {frame.lookup_pc:#x} but none of its rows does", None
+            return Step(None, f"fdes[{func.index}] covers {frame.lookup_pc:#x} but none of its rows does", None)
         frame.row = row
         if row.ra_undefined:
-            return None, "the outermost frame: its row says the return address is undefined", None
+            return Step(None, "the outermost frame: its row says the return address is undefined", None)
         return rules
 
     def _sframe_lookup(self, pc: int) -> SframeLookup:
@@ -594,15 +644,17 @@ class Unwinder:
         module, fde, row, rules = found
         if fde is None:
             if quiet:
-                return None, "", None
+                return Step(None, "", None)
             frame.module = module
-            return self._no_rules(frame, module, "DWARF CFI")
+            return self._no_rules(frame, module, RuleSource.DWARF)
         frame.module = module
         frame.lookup = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
         if row is None:
-            return None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
+            return Step(
+                None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
+            )
         if row.ra.kind == Kind.UNDEFINED:
-            return None, "the outermost frame: DWARF says the return address is undefined", None
+            return Step(None, "the outermost frame: DWARF says the return address is undefined", None)
         return rules
 
     def _dwarf_lookup(self, pc: int, modules: list[Module] | None) -> DwarfLookup:
@@ -628,7 +680,7 @@ class Unwinder:
         m = self.machine
         cfa = self._value("CFA", rules.cfa, frame, None)
         if cfa.value is None:
-            return None, self._unknown(cfa), cfa.address
+            return Step(None, self._unknown(cfa), cfa.address)
         frame.cfa = cfa.value
         caller = m.kept(frame.registers)
         caller[m.sp] = (cfa.value + m.sp_val_offset) & ADDRESS_MASK
@@ -649,7 +701,7 @@ class Unwinder:
             if comp.value is not None:
                 caller[reg] = comp.value
             elif reg == m.ra:
-                return None, self._unknown(comp), comp.address
+                return Step(None, self._unknown(comp), comp.address)
             else:
                 # Only the CFA and the RA make the caller; a register that cannot be worked out (an FP
                 # restored after its `pop`, from what the frame no longer holds; an s390x FP kept in a
@@ -658,23 +710,25 @@ class Unwinder:
                 caller.pop(reg, None)
         return_address = caller.get(m.ra)
         if return_address is None:  # a CIE whose return-address column is another register: no rule for it
-            return None, f"no rule gives the RA ({m.name(m.ra)}) and it is not a register the caller keeps", None
+            return Step(None, f"no rule gives the RA ({m.name(m.ra)}) and it is not a register the caller keeps", None)
         if rules.mangled_ra:
             return_address = self._strip(frame, rules.registers[m.ra], return_address)
         if return_address == 0:
-            return None, "the return address is 0: the outermost frame", None
+            return Step(None, "the return address is 0: the outermost frame", None)
         sp = frame.registers.get(m.sp)
-        if frame.number > 0 and not (frame.interrupted or frame.signal) and sp is not None and cfa.value <= sp:
-            return None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None
-        if frame.number > 0 and not (frame.interrupted or frame.signal) and return_address == frame.pc:
+        signal = frame.found is Found.SIGNAL_FRAME
+        called = frame.number > 0 and not (frame.interrupted or signal)  # its PC a return address
+        if called and sp is not None and cfa.value <= sp:
+            return Step(None, f"the CFA {cfa.value:#x} does not grow past SP {sp:#x}: a loop, the walk stops", None)
+        if called and return_address == frame.pc:
             ra_rule = rules.registers.get(m.ra)
             if not isinstance(ra_rule, Unexpressible) and not (ra_rule is not None and ra_rule.deref):
                 # the RA still in its register, its value this frame's own PC: every caller the same, the
                 # CFA alone moving (a damaged row, walked with no memory to end it)
                 kept = f"the RA {return_address:#x}, kept in a register, is this frame's PC"
-                return None, f"{kept}: a loop, the walk stops", None
+                return Step(None, f"{kept}: a loop, the walk stops", None)
         caller[m.ra] = return_address
-        return Frame(frame.number + 1, return_address, caller, interrupted=frame.signal), "", None
+        return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
 
     # Rules with numbers ---------------------------------------------------------
 
@@ -803,30 +857,33 @@ class Unwinder:
 
     # Heuristics, where no rule covers the PC ----------------------------------------
 
-    def _no_rules(self, frame: Frame, module: Module | None, data: str = "SFrame") -> Step:
-        """No FDE for the PC: on AArch64, frame 0 in a PLT stub returns through LR (a stub saves
-        nothing, as gdb's prologue analysis finds); otherwise the frame-pointer chain."""
+    def _no_rules(self, frame: Frame, module: Module | None, looked_in: RuleSource = RuleSource.SFRAME) -> Step:
+        """No FDE for the PC in the data `looked_in` (SFrame, or DWARF CFI): on AArch64, frame 0 in a PLT
+        stub returns through LR (a stub saves nothing, as gdb's prologue analysis finds); otherwise the
+        frame-pointer chain (on x86-64, after DWARF CFI, gdb's prologue analysis first)."""
+        sframe = looked_in is RuleSource.SFRAME
         where = f"{frame.lookup_pc:#x}"
         if module is not None:
-            lacking = module.section is None if data == "SFrame" else module.cfi is None or module.cfi() is None
+            lacking = module.section is None if sframe else module.cfi is None or module.cfi() is None
+            data = "SFrame" if sframe else "DWARF CFI"
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
         if self.machine.aarch64 and frame.number == 0 and module is not None and _in_stub(frame.name()):
             return self._link_register(frame, where)
-        if data != "SFrame" and self.machine.abi == Sframe.AbiArch.amd64_endian_little and module is not None:
+        if not sframe and self.machine.abi == Sframe.AbiArch.amd64_endian_little and module is not None:
             analysed = self._amd64_prologue(frame, where)
             if analysed is not None:
                 return analysed
         if not self.machine.fp_chain:
             abi = describe.abi_name(self.machine.abi)
-            return None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None
+            return Step(None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None)
         return self._frame_pointer_chain(frame, where)
 
     def _link_register(self, frame: Frame, where: str) -> Step:
         m = self.machine
         lr, sp = frame.registers.get(m.ra), frame.registers.get(m.sp)
         if lr is None or sp is None:
-            return None, f"no FDE covers {where}, a PLT stub, and LR or SP is not known", None
-        frame.fallback, frame.heuristic = True, "LR (PLT stub)"
+            return Step(None, f"no FDE covers {where}, a PLT stub, and LR or SP is not known", None)
+        frame.found = Found.LINK_REGISTER
         frame.lookup = f"no FDE covers {where}: a PLT stub saves nothing, the return address is in LR"
         comp = Computation("RA", Rule(Kind.SAME), "unchanged (in LR)", f"{m.name(m.ra)} = {lr:#x}", lr)
         frame.computations.append(comp)
@@ -836,16 +893,19 @@ class Unwinder:
         if lr & self.pac_mask:
             lr = self._strip(frame, comp.rule, lr)
         caller[m.ra] = lr
-        return Frame(frame.number + 1, lr, caller), "", None
+        return Step(Frame(frame.number + 1, lr, caller), "", None)
 
     def _amd64_prologue_state(self, frame: Frame) -> tuple[int, bool] | None:
         """Where the frame's function starts, and whether its `push %rbp` has run; None when `mov
-        %rsp,%rbp` has run too (a frame pointer), or when no symbol says where the function starts (a
-        section's name) or it is a PLT's."""
-        name, _, offset = frame.name().partition("+")
-        if not name or name.startswith(".") or _in_stub(name):
+        %rsp,%rbp` has run too (a frame pointer), or when no function symbol holds the PC (the symbol
+        that names it, at its lookup PC) or it is a PLT's."""
+        module = frame.module
+        if module is None or module.function_at is None:
             return None
-        start = (frame.pc - int(offset, 16)) & ADDRESS_MASK if offset.startswith("0x") else frame.pc
+        symbol = module.function_at((frame.lookup_pc - module.bias) & ADDRESS_MASK)
+        if symbol is None or not symbol.name or symbol.name.startswith(".") or _in_stub(symbol.name):
+            return None
+        start = (symbol.address + module.bias) & ADDRESS_MASK
         word = self.read(start)
         if word is None:
             return None
@@ -880,16 +940,18 @@ class Unwinder:
                             if saved_fp is not None else f"*(rsp = {sp:#x}): not in memory", saved_fp, sp)
             )  # fmt: skip
             if saved_fp is None:
-                return None, f"no FDE covers {where}; the prologue analysis needs the word at {sp:#x}", sp
+                return Step(None, f"no FDE covers {where}; the prologue analysis needs the word at {sp:#x}", sp)
             caller[m.fp] = saved_fp
         ra_at = sp + (8 if pushed else 0)
         ra = self.read(ra_at)
         if ra is None:
-            return None, f"no FDE covers {where}; the prologue analysis needs the word at {ra_at:#x}", ra_at
+            return Step(None, f"no FDE covers {where}; the prologue analysis needs the word at {ra_at:#x}", ra_at)
         if not self.name_at(ra, ra - 1):
             # ld.so's and crt's `_start` push nothing and have no CFI: the word at SP is argc (gdb
             # prints it, and the stack words after it, as frames)
-            return None, f"no FDE covers {where}; the prologue analysis finds {ra:#x} at {ra_at:#x}, in no module", None
+            return Step(
+                None, f"no FDE covers {where}; the prologue analysis finds {ra:#x} at {ra_at:#x}, in no module", None
+            )
         formula, at_text = (
             ("*(rsp + 8)", f"rsp + 8 = {sp:#x} + 0x8 = {ra_at:#x}") if pushed else ("*(rsp)", f"rsp = {sp:#x}")
         )
@@ -903,8 +965,8 @@ class Unwinder:
                         f"rsp + {above} = {sp:#x} + {above:#x} = {frame.cfa:#x}", frame.cfa)
         )  # fmt: skip
         caller.update({m.sp: frame.cfa, m.ra: ra})
-        frame.fallback, frame.heuristic = True, "prologue analysis"
-        return Frame(frame.number + 1, ra, caller), "", None
+        frame.found = Found.PROLOGUE_ANALYSIS
+        return Step(Frame(frame.number + 1, ra, caller), "", None)
 
     def _frame_pointer_chain(self, frame: Frame, where: str) -> Step:
         """Follow the frame pointer, if it looks like one (saved FP, then RA, above it).
@@ -919,13 +981,13 @@ class Unwinder:
         m = self.machine
         fp, sp = frame.registers.get(m.fp), frame.registers.get(m.sp)
         if not fp or sp is None or fp < sp or fp % 8:
-            return None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None
+            return Step(None, f"no FDE covers {where}, and the frame pointer does not point into the stack", None)
         saved_fp, ra = self.read(fp), self.read(fp + 8)
         if ra is None or saved_fp is None:
-            return None, f"no FDE covers {where}; the frame-pointer chain needs the words at {fp:#x}", fp
+            return Step(None, f"no FDE covers {where}; the frame-pointer chain needs the words at {fp:#x}", fp)
         if not ra:
-            return None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None
-        frame.fallback, frame.heuristic = True, "frame-pointer chain"
+            return Step(None, f"no FDE covers {where}; the frame-pointer chain ends (RA 0)", None)
+        frame.found = Found.FRAME_POINTER_CHAIN
         frame.lookup = f"no FDE covers {where}: frame-pointer chain"
         fp_rule, ra_rule, sp_rule = m.chain_rules
         frame.computations.append(Computation("FP", fp_rule, "*(fp)", partial(LOAD.format, fp, saved_fp), saved_fp, fp))
@@ -947,7 +1009,7 @@ class Unwinder:
         frame.cfa = caller_sp
         caller = m.kept(frame.registers)
         caller.update({m.sp: caller_sp, m.fp: saved_fp, m.ra: ra})
-        return Frame(frame.number + 1, ra, caller), "", None
+        return Step(Frame(frame.number + 1, ra, caller), "", None)
 
 
 _formula = lru_cache(maxsize=4096)(describe.formula)

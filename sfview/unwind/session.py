@@ -31,7 +31,7 @@ from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiTable, EhFrameIndex
-    from sfview.inputs.symbols import SymbolTable
+    from sfview.inputs.symbols import Symbol, SymbolTable
 
 NT_GNU_BUILD_ID = 3
 PAGE_SIZE = 4096
@@ -106,14 +106,18 @@ def _module_without_sframe(
     except Exception:  # not a readable ELF file, whatever the reader raised: the note already says why
         return None
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
-    return Module(
-        os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi=functools.cache(lambda: _cfi(elf))
-    )
+    cfi = functools.cache(lambda: _cfi(elf))
+    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi, _lazy_functions(symbols))
 
 
 def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
     """`name_at` of a table read when a frame is first named (a library's debug file is big)."""
     return lambda address, lookup: table().name_at(address, lookup)
+
+
+def _lazy_functions(table: Callable[[], SymbolTable]) -> Callable[[int], Symbol | None]:
+    """`at` (the function symbol holding an address) of a table read when first asked."""
+    return lambda address: table().at(address)
 
 
 def _cfi(elf: ElfImage) -> CfiTable | EhFrameIndex | None:
@@ -225,10 +229,11 @@ def _add_read_only_segments(memory: Memory, elf: ElfImage, bias: int) -> None:
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     elf = doc.image
     cfi = functools.cache(lambda: _cfi(elf) if elf is not None else None)  # a raw section has none
+    name = os.path.basename(doc.path)
     if elf is None:
-        return Module(os.path.basename(doc.path), doc.section, bias, doc.symbols.name_at, library, cfi=cfi)
+        return Module(name, doc.section, bias, doc.symbols.name_at, library, cfi, doc.symbols.at)
     symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
-    return Module(os.path.basename(doc.path), doc.section, bias, _lazy_names(symbols), library, cfi=cfi)
+    return Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols))
 
 
 def _vdso(core: Core, machine: str) -> Module | None:
@@ -246,7 +251,7 @@ def _vdso(core: Core, machine: str) -> Module | None:
         symbols = image_symbols(elf)
     except Exception:  # a vDSO image the core holds damaged or in part: its frames go unnamed
         return None
-    return Module("[vdso]", None, bias, symbols.name_at, cfi=functools.cache(lambda: _cfi(elf)))
+    return Module("[vdso]", None, bias, symbols.name_at, None, functools.cache(lambda: _cfi(elf)), symbols.at)
 
 
 def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str], sysroot: str | None) -> Session:

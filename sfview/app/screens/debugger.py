@@ -25,6 +25,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sfview import ADDRESS_MASK
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
 from sfview.code.disasm import instruction_at
@@ -33,8 +34,7 @@ from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
-from sfview.sframe.section import ADDRESS_MASK
-from sfview.unwind.engine import Frame, Unwinder
+from sfview.unwind.engine import Frame, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
 
 if TYPE_CHECKING:
@@ -234,11 +234,7 @@ class DebuggerScreen(Screen[None]):
     def _dwarf_check(self, frame: Frame) -> Text:
         """The same step with DWARF CFI (`.eh_frame`): the caller it finds, and whether SFrame's is the same."""
         mirror = Frame(frame.number, frame.pc, dict(frame.registers))
-        walked_with, self.unwinder.cfi = self.unwinder.cfi, "dwarf"
-        try:
-            caller, stop, _ = self.unwinder.step(mirror)
-        finally:
-            self.unwinder.cfi = walked_with
+        caller, stop, _ = self.unwinder.following(RuleSource.DWARF).step(mirror)
         out = Text("\nWith DWARF CFI instead:\n", style="bold")
         out.append(f"  {mirror.lookup or 'no FDE'}\n")
         for comp in mirror.computations:

@@ -32,12 +32,13 @@ from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, contains
 from typing import NamedTuple
 
+from sfview import ADDRESS_MASK
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
 from sfview.sframe.overview import Overview, Shape
-from sfview.sframe.section import ADDRESS_MASK, Section
+from sfview.sframe.section import Section
 
 __all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable", "names_holding"]
 

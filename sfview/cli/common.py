@@ -1,0 +1,257 @@
+"""What the commands share: their argument types, the help's formatter, `--max-size`, saying, output.
+
+Every input problem ends as one line on stderr (`sfview: FILE: where: what`)
+and exit status 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import gc
+import io
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from sfview import ADDRESS_MASK
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.inputs import limits
+
+EXIT_BAD_INPUT = 2
+
+
+def machine_word(value: int, what: str) -> int:
+    """`value` if it fits a 64-bit machine word, else an `InputError` naming `what` and the value.
+
+    The one check of every number typed for an address, register or memory
+    word (`--base`, `--bias`, `--regs`, `--mem`): a parser of richer
+    expressions calls it on what it computes.
+    """
+    if not 0 <= value <= ADDRESS_MASK:
+        raise InputError(f"{what}: {value:#x} does not fit a 64-bit machine word (0 to {ADDRESS_MASK:#x})")
+    return value
+
+
+def address(text: str) -> int:
+    """An address by the one number rule (`sfview.inputs.numbers`): hex, decimal with a dot."""
+    from sfview.inputs.numbers import evaluate  # only an address typed needs the rule's parser
+
+    value = evaluate(text)
+    if not isinstance(value, int):
+        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000, 1000, or 4096. in decimal)")
+    try:
+        return machine_word(value, "address")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.message}") from None
+
+
+def _thread(text: str) -> int | str:
+    """`--thread`: a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a thread id: {text!r} (write 12345, or all)") from None
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (write 268435456 or 0x10000000)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (more than 0)")
+    return value
+
+
+def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """The machine state to unwind from: a core file, or registers and memory words typed here."""
+    state = parser.add_mutually_exclusive_group(required=required)
+    state.add_argument("--core", help="a core file of the program")
+    state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
+    parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
+    parser.add_argument(
+        "--bias", type=address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"
+    )
+    parser.add_argument(
+        "--thread",
+        type=_thread,
+        help="the thread (its id, as the core gives it); default the first; `all`: every thread, as gdb's"
+        " `thread apply all bt` prints them (with --json, one document of `threads`)",
+    )
+    parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
+    parser.add_argument("--sysroot", help="a root to find the core's libraries under")
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The arguments, with `--max-size` added to the parser and the limit it gives applied to this process."""
+    parser.add_argument(
+        "--max-size",
+        type=_size,
+        default=limits.DEFAULT_MAX_SIZE,
+        metavar="BYTES",
+        help=f"the most bytes read of one section, raw file or inflated stream (default {limits.DEFAULT_MAX_SIZE})",
+    )
+    args = parser.parse_args(argv)
+    limits.max_size = args.max_size
+    return args
+
+
+class TerminalWidth(argparse.HelpFormatter):
+    """argparse's formatter, the terminal's width asked for when help or usage is written, not when it is made.
+
+    argparse makes a formatter for every argument it adds (to check its
+    metavar), and each asked `shutil` for the width: importing it (with bz2,
+    lzma and zlib) is not worth a command's start. The width is still
+    `shutil`'s, worked out as argparse works it out.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        width_for_now = 0 if width is None else width  # the terminal's is asked for in format_help
+        super().__init__(prog, indent_increment, max_help_position, width_for_now)
+        self._asked = (max_help_position, width)
+
+    def format_help(self) -> str:
+        max_help_position, width = self._asked
+        if width is None:
+            import shutil  # only to write help or usage: see the class's docstring
+
+            width = shutil.get_terminal_size().columns - 2
+        self._width = width
+        self._max_help_position = min(max_help_position, max(width - 20, self._indent_increment * 2))
+        return super().format_help()
+
+
+def say(message: str) -> None:
+    """`sfview: MESSAGE` on stderr, what the file put in it escaped."""
+    from sfview.output.safe_text import printable  # only a command that has something to say needs it
+
+    print(f"sfview: {printable(message)}", file=sys.stderr)
+
+
+def say_losses(doc: Document) -> None:
+    """What around the section could not be read and what it cost, one line each on stderr."""
+    for exc in doc.lost:
+        say(str(exc))
+
+
+def raise_first(doc: Document, errors: list[InputError], where: str) -> None:
+    """After the output: the section's first problem as the command's error (exit 2), with how many more."""
+    error = doc.error or (doc.locate(errors[0]) if errors else None)
+    if error is not None and len(errors) > 1:
+        more = len(errors) - 1
+        error = InputError(f"{error.message} (and {more} more problem{'s' * (more > 1)}, {where})",
+                           offset=error.offset, path=error.path, where=error.where)  # fmt: skip
+    if error is not None:
+        sys.stdout.flush()
+        raise error
+
+
+def elf_document(path: str) -> Document:
+    """The opened ELF file, with its SFrame section readable."""
+    doc = Document.open(path)
+    doc.require_section()
+    if doc.elf is None:
+        raise InputError("a raw section: this command needs the ELF file around it", path=path)
+    return doc
+
+
+def collector_paused(command: Callable[[list[str]], int]) -> Callable[[list[str]], int]:
+    """`command` with the cyclic collector paused: compare and export keep what they build until they end
+    (the symbols, the FDE outline, each shape's outcome), and the collector's passes over it free nothing
+    but take a tenth of the time."""
+
+    @functools.wraps(command)
+    def run(argv: list[str]) -> int:
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return command(argv)
+        finally:
+            if paused:
+                gc.enable()
+
+    return run
+
+
+class Output:
+    """Standard output for the commands: once its reader has gone (`sfview check BAD | head -1`), the
+    rest is dropped and the command goes on, so that it still ends with the exit status it earns
+    (1 for problems, 2 for an unreadable file) rather than one a closed pipe chose."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self.inner.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.inner.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        """What is still buffered goes nowhere: the descriptor is pointed at /dev/null, so that the
+        interpreter's last flush at exit does not fail again."""
+        self.gone = True
+        with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.inner.fileno())
+            os.close(null)
+
+    @property
+    def buffer(self) -> _BinaryOutput:
+        """The stream's bytes (what `dump` writes), dropped as its text is once the reader has gone; none
+        (AttributeError) for a stream of text only."""
+        if not hasattr(self.inner, "buffer"):
+            raise AttributeError("buffer")
+        return _BinaryOutput(self)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class _BinaryOutput:
+    """`Output`'s buffer: bytes written to the stream's own, or nowhere once its reader has gone."""
+
+    def __init__(self, outer: Output) -> None:
+        self.outer = outer
+
+    def write(self, data: bytes) -> int:
+        outer = self.outer
+        if not outer.gone:
+            try:
+                return outer.inner.buffer.write(data)
+            except BrokenPipeError:
+                outer._reader_gone()
+        return len(data)
+
+    def flush(self) -> None:
+        self.outer.flush()
+
+
+def flush_quietly() -> None:
+    """Standard output flushed, or dropped if it cannot be."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        drop_stdout()
+
+
+def drop_stdout() -> None:
+    """What could not be written is dropped: the interpreter would try again at exit and fail with a traceback."""
+    with contextlib.suppress(OSError):
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces stdout until the process ends

@@ -1,0 +1,50 @@
+"""`sfview compare`: the SFrame rules beside the same file's DWARF CFI, address range by range."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sfview.cli.common import TerminalWidth, collector_paused, elf_document, parse, raise_first, say_losses
+from sfview.dwarf.cfi import read_cfi, read_cfi_outline
+from sfview.dwarf.compare import compare, compare_outline
+from sfview.errors import InputError
+from sfview.output import comparison
+from sfview.sframe.bulk import Shapes
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfview compare",
+        formatter_class=TerminalWidth,
+        description="Compare the SFrame rules with the same file's DWARF CFI (.eh_frame, .debug_frame). "
+        "Exit 0: they agree where both describe the code; 1: they disagree; 2: unreadable input.",
+    )
+    parser.add_argument("file", help="an ELF file with .sframe and .eh_frame")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser
+
+
+@collector_paused
+def run(argv: list[str]) -> int:
+    args = parse(parser(), argv)
+    doc = elf_document(args.file)
+    section = doc.require_section()
+    relocatable = doc.relocatable
+    try:  # an object file's functions are paired by their relocations, whatever their addresses
+        table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
+    except InputError as exc:
+        raise exc.located(args.file) from None
+    shapes = Shapes(section)
+    if relocatable:
+        functions = list(shapes.with_rows())
+        result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
+    else:
+        result = compare_outline(shapes, table, doc.function_name, doc.symbols.name_at)
+    if args.json:
+        sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
+    else:
+        sys.stdout.write(comparison.text(section, table, result, args.file))
+    say_losses(doc)
+    raise_first(doc, shapes.errors(), "left out of the comparison")
+    return 0 if result.agrees else 1

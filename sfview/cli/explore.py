@@ -1,0 +1,56 @@
+"""`sfview FILE`: the explorer opened on a file, or the unwinding debugger on a core or typed registers."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from importlib.metadata import PackageNotFoundError, version
+
+from sfview.cli import COMMANDS
+from sfview.cli.common import TerminalWidth, add_state_arguments, address, parse
+from sfview.document import Document
+from sfview.inputs.numbers import RULE
+
+
+class _RawDescription(argparse.RawDescriptionHelpFormatter, TerminalWidth):
+    """The explorer's formatter: its epilog (the commands' list) kept as written."""
+
+
+def parser() -> argparse.ArgumentParser:
+    width = max(map(len, COMMANDS))
+    parser = argparse.ArgumentParser(
+        prog="sfview",
+        description="Explore the SFrame stack-trace section of an ELF file (`sfview FILE`), or run a command.",
+        epilog="commands (`sfview COMMAND --help` for each):\n"
+        + "\n".join(f"  {name:<{width}}  {line}" for name, line in COMMANDS.items())
+        + "\n\n"
+        + textwrap.fill(f"numbers (--regs, --mem, --bias, --base, and in the app): {RULE}", 79),
+        formatter_class=_RawDescription,
+    )
+    parser.add_argument("--version", action="version", version=f"sfview {_version()}")
+    parser.add_argument("file", help="an ELF file, or a raw .sframe section")
+    parser.add_argument("--base", type=address, default=None, help="load address of a raw section (default 0)")
+    add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
+    return parser
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's)."""
+    try:
+        return version("sfview")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
+def run(argv: list[str]) -> int:
+    args = parse(parser(), argv)
+    doc = Document.open(args.file, args.base)
+    first, threads = None, None
+    if args.core is not None or args.regs is not None:
+        from sfview.cli import state  # the unwinder loads only when a state is given to start from
+
+        first, threads = state.for_debugger(args.file, args)
+    from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
+
+    SfviewApp(doc, first, threads).run()
+    return 0

@@ -1,0 +1,92 @@
+"""The machine state an unwind starts from, as `unwind` and the explorer's arguments give it.
+
+From `--core` (a thread of a core file), or from `--regs` and `--mem` typed
+by the numbers rule, names of the program allowed (`pc=main+0x34`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sfview.cli.common import machine_word
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.inputs.core import Core, parse_registers, read_core
+from sfview.output.backtrace import thread_title
+from sfview.unwind import session
+from sfview.unwind.session import Session
+
+if TYPE_CHECKING:
+    from sfview.app.screens.debugger import Threads
+
+
+def started(program: str, args: argparse.Namespace) -> Session:
+    """The unwind the arguments ask for: from `--core`, or from `--regs` and `--mem`."""
+    try:
+        if args.core is not None:
+            return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
+        from sfview.inputs.numbers import evaluate  # typed registers and memory words only, not a core
+
+        symbols = _symbol_addresses(program, args.bias)
+        registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs, symbols).items()}
+        words = {}
+        for item in args.mem:
+            address, sep, value = item.partition("=")
+            at = evaluate(address, lambda name: registers.get(name.lower(), symbols(name)))
+            word = evaluate(value, symbols)
+            if not (sep and isinstance(at, int) and isinstance(word, int)):
+                why = next((f": {v}" for v in (at, word) if isinstance(v, str)), "")
+                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136, sp+8=main+0x34){why}")
+            words[machine_word(at, f"--mem {item!r}")] = machine_word(word, f"--mem {item!r}")
+        return session.from_registers(program, registers, words, args.bias)
+    except InputError as exc:
+        raise of_program(exc, program) from None
+
+
+def for_debugger(program: str, args: argparse.Namespace) -> tuple[Session, Threads | None]:
+    """The state the explorer's debugger opens on, and a core's threads for its list (`t`): with
+    `--thread all`, the debugger starts on the first."""
+    if args.core is None:
+        return started(program, args), None
+    core = read_core(args.core)
+    thread = None if args.thread == "all" else args.thread
+    try:
+        first = session.from_core(program, core, thread, args.lib_dir, args.sysroot)
+    except InputError as exc:
+        raise of_program(exc, program) from None
+    return first, debugger_threads(program, core, args.lib_dir, args.sysroot)
+
+
+def debugger_threads(program: str, core: Core, lib_dirs: list[str], sysroot: str | None) -> Threads | None:
+    """A core's threads for the debugger's list (`t`), when it has more than one."""
+    if len(core.threads) < 2:
+        return None
+    from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
+
+    return Threads(
+        [
+            (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
+            for n, t in enumerate(core.threads, 1)
+        ],
+        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+    )
+
+
+def of_program(exc: InputError, program: str) -> InputError:
+    """An unwind's error that names no file, named as the program's (what the core or an option
+    says is already named so): `--thread all` and one thread alike."""
+    return exc if exc.path is not None or exc.message.startswith("--") else exc.located(program)
+
+
+def _symbol_addresses(program: str, bias: int) -> Callable[[str], int | None]:
+    """A name of the program → its address where it is loaded (`bias` past its link address), for
+    `--regs pc=main+0x34` and `--mem`."""
+    symbols = Document.open(program).symbols
+
+    def address(name: str) -> int | None:
+        symbol = symbols.named(name)
+        return symbol.address + bias if symbol is not None else None
+
+    return address

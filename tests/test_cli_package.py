@@ -1,0 +1,39 @@
+"""The command line as a package: a module per command, the dispatcher importing only the one that runs."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+from conftest import DATA
+
+from sfview.cli import COMMANDS, unwind
+from sfview.unwind.engine import RuleSource
+
+
+def test_a_command_loads_its_own_module_and_no_other_command_s() -> None:
+    code = (
+        "import sys, io, contextlib\n"
+        "from sfview.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['dump', {str(DATA / 'shapes-x86_64-O2.sframe')!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('sfview.cli')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['sfview.cli', 'sfview.cli.common', 'sfview.cli.dump']"
+
+
+@pytest.mark.parametrize("name", [*sorted(COMMANDS), "explore"])
+def test_each_command_module_holds_its_parser_and_its_run(name: str) -> None:
+    module = importlib.import_module(f"sfview.cli.{name}")
+    assert callable(module.run)
+    assert module.parser().prog == ("sfview" if name == "explore" else f"sfview {name}")
+
+
+def test_each_cfi_choice_names_a_rule_source() -> None:
+    """`--cfi`'s choices are the mapping's keys, each a rule source; no choice is SFrame with DWARF beside it."""
+    (choices,) = [a.choices for a in unwind.parser()._actions if a.dest == "cfi"]
+    assert list(choices) == ["sframe", "dwarf", "both"] == [c for c in unwind.RULE_SOURCES if c is not None]
+    assert unwind.RULE_SOURCES[None] is unwind.RULE_SOURCES["both"] is RuleSource.SFRAME_DWARF
