@@ -7,11 +7,11 @@ an import. Here the import itself runs under the handler.
 
 import sys
 
-EXIT_INTERRUPTED = 130
-"""As a shell reports a command ended by Ctrl-C (128 + SIGINT)."""
+from sfview import EXIT_INTERRUPTED  # the package itself: nothing to import
 
 
 def run() -> int:
+    """Run the command line; a Ctrl-C at any point, imports included, ends it with one line."""
     try:
         from sfview.cli import run as command
 

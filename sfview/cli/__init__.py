@@ -13,8 +13,8 @@ import gc
 import io
 import sys
 
+from sfview import EXIT_INTERRUPTED
 from sfview.cli.common import EXIT_BAD_INPUT, Output, drop_stdout, flush_quietly, say
-from sfview.entry import EXIT_INTERRUPTED
 from sfview.errors import InputError
 
 COMMANDS = {
