@@ -21,8 +21,8 @@ from sfview.inputs.symbols import SymbolTable
 from sfview.sframe.section import Function, Section
 
 if TYPE_CHECKING:
-    from sfview.dwarf.cfi import CfiTable
     from sfview.dwarf.compare import Placement
+    from sfview.dwarf.tables import CfiTable
     from sfview.inputs.elf.image import ElfImage
     from sfview.inputs.elf.locate import Located
     from sfview.inputs.elf.pyelftools_view import ElfFile

@@ -20,8 +20,9 @@ from conftest import DATA
 from test_gcc import _compiler as gcc_with_sframe
 
 from sfview.document import Document
-from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi, read_cfi_outline
+from sfview.dwarf.cfi import ABIS, Unexpressible
 from sfview.dwarf.compare import compare, compare_outline, same_rule, table_differences
+from sfview.dwarf.tables import CfiTable, read_cfi, read_cfi_outline
 from sfview.output import comparison
 from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
 from sfview.sframe.bulk import Shapes
@@ -109,9 +110,9 @@ def test_a_changed_rule_is_a_disagreement() -> None:
 
 
 def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sfview.dwarf.cfi as cfi
+    import sfview.cli.compare as command  # where the command looks the reader up
 
-    real = cfi.read_cfi_outline
+    real = command.read_cfi_outline
 
     def changed(elf):
         """The FDE at 0x1190 (its instructions its own: no other FDE's outcome stands for it) saves the RA
@@ -128,7 +129,7 @@ def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPa
         outline.function = altered
         return outline
 
-    monkeypatch.setattr(cfi, "read_cfi_outline", changed)
+    monkeypatch.setattr(command, "read_cfi_outline", changed)
     result = cli("compare", str(DATA / "shapes-x86_64-O2"))
     assert result.code == 1
     assert "disagreements: 1\n  0x1197..0x11b0 medium_frame: RA: SFrame *(CFA - 8) (FDE 4 at .sframe+0x60" in result.out
@@ -436,7 +437,7 @@ def test_an_address_with_several_symbols_is_one_public_line_marked_m(monkeypatch
 def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> None:
     """An unwinder's FDE lookups through `.eh_frame_hdr` (one FDE parsed at a time) give, at the start,
     middle and last byte of every function, the very FDE and rows that reading `.eh_frame` whole gives."""
-    from sfview.dwarf.cfi import EhFrameIndex
+    from sfview.dwarf.tables import EhFrameIndex
     from sfview.inputs.elf.image import ElfImage
 
     if not path.exists():

@@ -15,8 +15,9 @@ import subprocess
 import pytest
 from conftest import DATA
 
-from sfview.dwarf.cfi import Unexpressible, read_cfi
+from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.expression import describe, evaluate
+from sfview.dwarf.tables import read_cfi
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elf.image import ElfImage
 from sfview.unwind import sigframe

@@ -34,9 +34,10 @@ from hypothesis import strategies as st
 from toolchains import toolchain
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, EhFrameIndex, Unexpressible, read_cfi
+from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, Unexpressible
 from sfview.dwarf.ehframe import COMMON_FDE, FrameSection, frame_section
 from sfview.dwarf.ehframe import DW_CFA as DECODED_OPCODES
+from sfview.dwarf.tables import EhFrameIndex, read_cfi
 from sfview.errors import InputError
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME, ElfImage
 from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule

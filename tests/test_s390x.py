@@ -31,8 +31,9 @@ from toolchains import Toolchain, toolchain
 
 from sfview.app.app import SfviewApp
 from sfview.document import Document
-from sfview.dwarf.cfi import Unexpressible, read_cfi
+from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.compare import table_differences
+from sfview.dwarf.tables import read_cfi
 from sfview.inputs.opening import raw_section
 from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
 from sfview.sframe import describe

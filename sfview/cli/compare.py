@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from sfview.cli.common import TerminalWidth, collector_paused, elf_document, parse, raise_first, say_losses
-from sfview.dwarf.cfi import read_cfi, read_cfi_outline
 from sfview.dwarf.compare import compare, compare_outline
+from sfview.dwarf.tables import read_cfi, read_cfi_outline
 from sfview.errors import InputError
 from sfview.output import comparison
 from sfview.sframe.bulk import Shapes

@@ -29,12 +29,14 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiRule, CfiTable, Unexpressible
+from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiRule, Unexpressible
+from sfview.dwarf.tables import CfiTable
 from sfview.sframe.bulk import Shaped, functions_with_rows
 from sfview.sframe.rules import CFA, Kind, Rule
 
 if TYPE_CHECKING:
-    from sfview.dwarf.cfi import Abi, CfiOutline
+    from sfview.dwarf.cfi import Abi
+    from sfview.dwarf.tables import CfiOutline
     from sfview.sframe.bulk import RowsFunction, Shapes
     from sfview.sframe.section import Function, Row, Section
 

@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, CfiTable, abi_for
+from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, abi_for
+from sfview.dwarf.tables import CfiTable
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elf.pyelftools_view import load_address, section_bytes, section_named

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from sfview.dwarf.cfi import CfiOutline, CfiRule, CfiTable, Unexpressible
+from sfview.dwarf.cfi import CfiRule, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
+from sfview.dwarf.tables import CfiOutline, CfiTable
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
 from sfview.sframe.describe import register_name, rule_formula

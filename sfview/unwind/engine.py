@@ -38,7 +38,8 @@ from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
+from sfview.dwarf.cfi import Unexpressible
+from sfview.dwarf.tables import CfiTable, EhFrameIndex
 from sfview.generated.sframe import Sframe
 from sfview.sframe import describe
 from sfview.sframe.rules import CFA, Kind, Rule

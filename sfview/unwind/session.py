@@ -30,7 +30,7 @@ from sfview.sframe import describe
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
-    from sfview.dwarf.cfi import CfiTable, EhFrameIndex
+    from sfview.dwarf.tables import CfiTable, EhFrameIndex
     from sfview.inputs.symbols import Symbol, SymbolTable
 
 NT_GNU_BUILD_ID = 3
@@ -123,7 +123,8 @@ def _lazy_functions(table: Callable[[], SymbolTable]) -> Callable[[int], Symbol 
 def _cfi(elf: ElfImage) -> CfiTable | EhFrameIndex | None:
     """A library's DWARF CFI, for unwinding with it (`--cfi dwarf`, or where it has no SFrame data);
     None when it has none. Through `.eh_frame_hdr`, an FDE at a time, when the library has one."""
-    from sfview.dwarf.cfi import DECODE_ERRORS, EhFrameIndex, read_cfi
+    from sfview.dwarf.cfi import DECODE_ERRORS
+    from sfview.dwarf.tables import EhFrameIndex, read_cfi
 
     try:
         index = EhFrameIndex(elf)
