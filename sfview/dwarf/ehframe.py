@@ -307,7 +307,12 @@ def frame_section(elf: ElfImage, name: str) -> FrameSection | None:
     if section is None:
         return None
     with reading(f"the {name} section"):
-        data = elf.dwarf_section_bytes(section)
+        if elf.relocatable:
+            from sfview.inputs.elf.pyelftools_view import relocated_section_bytes  # pyelftools: for a .o only
+
+            data = relocated_section_bytes(elf, section)
+        else:
+            data = elf.section_bytes(section)
     return FrameSection(name, data, section.addr, elf.little_endian, elf.elfclass // 8)
 
 

@@ -157,17 +157,6 @@ class ElfImage:
         """Whether this is a relocatable object (`ET_REL`, a `.o`): its addresses are not known until linked."""
         return self.e_type == ET_REL
 
-    def dwarf_section_bytes(self, header: SectionHeader) -> bytes:
-        """A DWARF section's bytes (`.eh_frame`, `.debug_frame`); in a relocatable object, with its
-        relocations applied by pyelftools (relocations that cannot be read cost the relocated
-        addresses, said in `lost`)."""
-        if not self.relocatable:
-            return self.section_bytes(header)
-        from sfview.inputs.elf.pyelftools_view import open_view  # pyelftools: not for what an unwind reads
-
-        view = open_view(self)
-        return view.dwarf_section_bytes(view.get_section(header.index), relocate=True)
-
     def _byte(self, at: int) -> int:
         return self.data[at] if at < self.size else -1
 

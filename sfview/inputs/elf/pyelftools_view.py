@@ -36,7 +36,7 @@ from elftools.elf.segments import Segment
 from sfview.errors import InputError
 from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, reading, reason
-from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, inflate
+from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, SectionHeader, inflate
 
 
 class ElfFile(ELFFile):
@@ -146,6 +146,14 @@ def open_view(image: ElfImage) -> ElfFile:
         return ElfFile(image.stream if image.stream is not None else io.BytesIO(image.data), image.lost)
     except Exception as exc:  # as `reading`
         raise InputError(f"not a readable ELF file: {reason(exc)}") from None
+
+
+def relocated_section_bytes(image: ElfImage, header: SectionHeader) -> bytes:
+    """A relocatable object's DWARF section (`.eh_frame`, `.debug_frame`) with its relocations applied by
+    pyelftools, as its `get_dwarf_info()` applies them; relocations that cannot be read cost the relocated
+    addresses (said in the image's `lost`)."""
+    view = open_view(image)
+    return view.dwarf_section_bytes(view.get_section(header.index), relocate=True)
 
 
 def section_named(elf: ELFFile, name: str) -> Section | None:
