@@ -8,7 +8,7 @@ key only swaps the order the table shows.
 The worker shares the interpreter with the keys: what it does in C (a sort,
 a `map` over every function) it does a piece at a time (`PIECE`), and
 before each piece it calls its `pace`, in which it waits while keys are
-pressed (`ExplorerScreen._give_way`): sharing the interpreter, a move on a
+pressed (`Background.give_way`): sharing the interpreter, a move on a
 million functions took two to four times its time while the orders were made.
 
 An order is kept ascending, equal values in FDE order. Descending is the
