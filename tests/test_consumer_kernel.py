@@ -237,17 +237,17 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
     app = SfviewApp(Document.open(str(path), 0))
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.explorer
-        assert str(screen.state.consumer_line.render()).startswith("format: the format's own checks  (v: kernel")
+        assert str(screen.consumer_line.render()).startswith("format: the format's own checks  (v: kernel")
         await pilot.press("v")
         assert screen.tabs.active == "problems-tab"
         for _ in range(100):  # the verdict is worked out in a thread
             if "kernel" in screen.state.verdicts:
                 break
             await pilot.pause(0.05)
-        line = str(screen.state.consumer_line.render())
+        line = str(screen.consumer_line.render())
         assert line.startswith("kernel: accepted, but lookups at 0x1004-0x1020 fail with -EINVAL")
         assert "sframe_init_cfa_rule_data: CFA control word reg_p clear" in line
-        assert screen.state.consumer_line.has_class("-bad")
+        assert screen.consumer_line.has_class("-bad")
         table = screen.fre_table
         assert "kernel" in [c.title for c in table.columns]
         at = [c.title for c in table.columns].index("kernel")
@@ -270,7 +270,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
                 break
         assert cycle == ["libsframe-2.40", "libsframe-2.44", "libsframe-2.47", "format"]
         assert "kernel" not in [c.title for c in table.columns]
-        assert str(screen.state.consumer_line.render()).startswith("format:")
+        assert str(screen.consumer_line.render()).startswith("format:")
 
 
 def test_v_is_bound_once_and_in_the_help() -> None:
