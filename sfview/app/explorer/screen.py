@@ -165,10 +165,15 @@ class ExplorerScreen(Screen[None]):
             self.source, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
         self.dwarf = DwarfBeside(doc, self.section)
-        self.panes = Panes(
+        self.panes = self._panes(self.section)
+        self.background = self._background(self.section)
+
+    def _panes(self, section: Section) -> Panes:
+        """The part that keeps the panes on one selection, handed the widgets it brings to it."""
+        return Panes(
             self,
             state=self.state,
-            section=self.section,
+            section=section,
             fields=self.fields,
             overview=self.overview,
             names=self.names,
@@ -190,10 +195,13 @@ class ExplorerScreen(Screen[None]):
             clear_filter=self._clear_filter,
             last_input=self._last_input,
         )
-        self.background = Background(
+
+    def _background(self, section: Section) -> Background:
+        """The part that runs the work after the first screen, handed where each result goes."""
+        return Background(
             self,
             source=self.source,
-            section=self.section,
+            section=section,
             overview=self.overview,
             names=self.names,
             state=self.state,
