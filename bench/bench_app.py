@@ -190,7 +190,7 @@ async def _first_open(app, pilot) -> dict[str, float]:
     sliding and for the process to idle (see the module's docstring)."""
     from sfview.app.widgets.structure_tree import StructureTree
 
-    wanted = f"fdes[{app.explorer.selected.fde}]  0x"
+    wanted = f"fdes[{app.explorer.state.selected.fde}]  0x"
     drawn: list[float] = []
     render_line = StructureTree.render_line
 
@@ -410,7 +410,7 @@ def _matches_shown(screen: list[str], text: str, names: list[str]) -> bool:
 
 def _filter_hint_shown(screen: list[str]) -> bool:
     """The filter line, always above the FDE table, shows what it takes: it holds no filter."""
-    from sfview.app.screens.explorer import FILTER_HINT
+    from sfview.app.explorer.screen import FILTER_HINT
 
     return any(line.startswith(f" filter {FILTER_HINT[:40]}") for line in screen)
 

@@ -90,10 +90,12 @@ def v3_section(
 def count_layouts(monkeypatch: pytest.MonkeyPatch, screen: object) -> list[int]:
     """A list that grows by one each time `screen`'s class lays its screen out (while `monkeypatch` holds):
     a move that should only repaint must leave it empty."""
+    from sfview.app.textual_compat import REFRESH_LAYOUT
+
     layouts: list[int] = []
-    laid_out = type(screen)._refresh_layout
+    laid_out = getattr(type(screen), REFRESH_LAYOUT)
     monkeypatch.setattr(
-        type(screen), "_refresh_layout", lambda this, *a, **k: (layouts.append(1), laid_out(this, *a, **k))
+        type(screen), REFRESH_LAYOUT, lambda this, *a, **k: (layouts.append(1), laid_out(this, *a, **k))
     )
     return layouts
 

@@ -27,10 +27,12 @@ from textual.strip import Strip
 from textual.widgets import Input, Static, Tree
 
 from sfview.app.app import SfviewApp
-from sfview.app.screens import explorer as explorer_screen
-from sfview.app.screens.explorer import KEYS_BUSY_S, SWITCH_INTERVAL_S, ExplorerScreen
+from sfview.app.explorer import background, panes
+from sfview.app.explorer.background import KEYS_BUSY_S, SWITCH_INTERVAL_S, Background
+from sfview.app.explorer.screen import ExplorerScreen
 from sfview.app.screens.goto import SYMBOLS_SHOWN, GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
+from sfview.app.textual_compat import REFRESH_LAYOUT, notifications
 from sfview.app.widgets import fde_orders, structure_tree
 from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.footer import KeyFooter, key_width
@@ -319,8 +321,8 @@ async def test_the_first_look_at_the_tree_shows_the_selected_fde_in_its_first_la
                 node = tree.cursor_node
                 drawn.append((tree.field_of(node).path if node else "", [s.text for s in tree.render_lines(window)]))
 
-        laid_out = ExplorerScreen._refresh_layout
-        monkeypatch.setattr(ExplorerScreen, "_refresh_layout", looked)
+        laid_out = getattr(ExplorerScreen, REFRESH_LAYOUT)
+        monkeypatch.setattr(ExplorerScreen, REFRESH_LAYOUT, looked)
         await pilot.press("2")
         assert drawn, "the tab was laid out"
         path, lines = drawn[0]
@@ -352,7 +354,7 @@ async def _readied(pilot, app: SfviewApp) -> None:
     """Pause until the hidden tree has been brought to the selection (`TREE_READY_AFTER_S` made short)."""
     for _ in range(100):
         await pilot.pause(0.01)
-        if app.explorer._reveal_pending is None:
+        if app.explorer.state.reveal_pending is None:
             return
     raise AssertionError("the hidden tree was not readied")
 
@@ -361,7 +363,7 @@ async def test_the_tree_is_readied_while_nobody_types_and_its_first_look_builds_
     """Once no key has come for `TREE_READY_AFTER_S`, the hidden tree is brought to the selection: showing its
     tab then adds no node in the key's handling (at a million functions, 470 nodes and their lines were a third
     of that key), and shows the selected FDE under the cursor."""
-    monkeypatch.setattr(explorer_screen, "TREE_READY_AFTER_S", 0.02)
+    monkeypatch.setattr(panes, "TREE_READY_AFTER_S", 0.02)
     app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
     async with app.run_test(size=SIZE) as pilot:
         chosen = 2 * CHUNK + 7
@@ -388,7 +390,7 @@ async def test_a_tree_readied_for_a_selection_left_since_opens_as_if_revealed_wh
     """What the hidden tree opened for a selection nobody saw it show is closed again when it is brought to the
     next: the tab shows the nodes it would have, had it been brought to the selection as it was shown (what it
     showed before stays open), and a chunk closed so is opened again when its FDE is chosen."""
-    monkeypatch.setattr(explorer_screen, "TREE_READY_AFTER_S", 0.02)
+    monkeypatch.setattr(panes, "TREE_READY_AFTER_S", 0.02)
 
     async def shown_after(*readied: int) -> tuple[list[str], str]:
         app = SfviewApp(_synthetic_document(3 * CHUNK + 5))
@@ -466,7 +468,7 @@ async def test_a_move_in_the_hex_pane_is_shown_everywhere_before_the_key_is_done
         for _ in range(12):
             app.note_input()  # as the key would
             ex.hex_view.action_cursor_down()  # no pause: what follows is the key's own doing
-            assert ex.selected.field is app.explorer.fields.field_at(ex.hex_view.cursor)
+            assert ex.state.selected.field is app.explorer.fields.field_at(ex.hex_view.cursor)
             await pilot.pause()
         assert not layouts
 
@@ -476,10 +478,8 @@ async def test_the_work_after_the_first_screen_hands_the_interpreter_back_sooner
     `SWITCH_INTERVAL_S` (the keys wait less for the interpreter); it is set back after."""
     before = sys.getswitchinterval()
     seen = []
-    validate = ExplorerScreen._validate
-    monkeypatch.setattr(
-        ExplorerScreen, "_validate", lambda this: (seen.append(sys.getswitchinterval()), validate(this))
-    )
+    validate = Background.validate
+    monkeypatch.setattr(Background, "validate", lambda this: (seen.append(sys.getswitchinterval()), validate(this)))
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         while app.explorer.summary.problems is None:
@@ -490,7 +490,7 @@ async def test_the_work_after_the_first_screen_hands_the_interpreter_back_sooner
 
 
 async def test_the_checks_wait_while_keys_are_pressed() -> None:
-    """In the checks' thread, `_give_way` waits while a key was pressed within `KEYS_BUSY_S`, and no longer;
+    """In the checks' thread, `give_way` waits while a key was pressed within `KEYS_BUSY_S`, and no longer;
     not at all once the keys have stopped. (A clock of the test's own: tests do not time.)"""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
@@ -504,12 +504,12 @@ async def test_the_checks_wait_while_keys_are_pressed() -> None:
             clock[0] += seconds
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(explorer_screen.time, "monotonic", lambda: clock[0])
-            patch.setattr(explorer_screen.time, "sleep", nap)
-            app.explorer._give_way()
+            patch.setattr(background.time, "monotonic", lambda: clock[0])
+            patch.setattr(background.time, "sleep", nap)
+            app.explorer.background.give_way()
             assert naps and app.last_input + KEYS_BUSY_S <= clock[0] < app.last_input + KEYS_BUSY_S * 1.5
             naps.clear()
-            app.explorer._give_way()
+            app.explorer.background.give_way()
             assert not naps, "the keys stopped: the checks go on at once"
 
 
@@ -529,14 +529,14 @@ async def test_the_driver_notes_a_key_as_it_reads_it() -> None:
 
 
 async def test_the_orders_are_made_at_the_pace_the_checks_are(monkeypatch) -> None:
-    """The worker makes the FDE table's orders as it runs the checks: giving way to the keys (`_give_way`)
+    """The worker makes the FDE table's orders as it runs the checks: giving way to the keys (`give_way`)
     before every piece of every column's order, not only between columns (a column of a million functions
     held the keys two to four times their time for a third of a second)."""
     monkeypatch.setattr(fde_orders, "PIECE", 2)
     callers: list[str] = []
-    give_way = ExplorerScreen._give_way
+    give_way = Background.give_way
     monkeypatch.setattr(
-        ExplorerScreen, "_give_way", lambda this: (callers.append(sys._getframe(1).f_code.co_name), give_way(this))
+        Background, "give_way", lambda this: (callers.append(sys._getframe(1).f_code.co_name), give_way(this))
     )
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
@@ -686,7 +686,7 @@ async def test_go_to_an_address_no_function_covers() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g", *"10", "enter")
         assert app.explorer.fde_table.cursor == 0
-        assert any("No function covers 0x10" in n.message for n in app._notifications)
+        assert any("No function covers 0x10" in n.message for n in notifications(app))
 
 
 async def test_go_to_address_rejects_what_is_not_hex() -> None:
@@ -734,7 +734,7 @@ async def test_go_to_symbol_without_names() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")
         assert not isinstance(app.screen, GotoSymbol)
-        assert any("no function names" in n.message for n in app._notifications)
+        assert any("no function names" in n.message for n in notifications(app))
     stripped = explorer(DATA / "shapes-x86_64-O2-stripped")
     async with stripped.run_test(size=SIZE) as pilot:
         await pilot.press("s")
@@ -881,7 +881,7 @@ def _synthetic_document(functions: int) -> Document:
 
 async def test_the_explorer_is_a_screen_and_the_palette_asks_the_screen_on_top() -> None:
     from sfview.app.commands import SfviewCommands
-    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.explorer.screen import ExplorerScreen
 
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
@@ -897,7 +897,7 @@ async def test_panes_pass_a_selection_with_fde_and_fre() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "down", "tab", "down")  # FDE 2, then its second row
-        selected = app.explorer.selected
+        selected = app.explorer.state.selected
         assert selected is not None and (selected.fde, selected.fre) == (2, 1)
         assert selected.field.path == "fdes[2].fres[1]"
 
@@ -943,7 +943,7 @@ async def test_go_to_a_name_or_a_name_plus_an_offset() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g", *"huge_frame+0x16", "enter")
-        selected = app.explorer.selected
+        selected = app.explorer.state.selected
         assert selected is not None and (selected.fde, selected.fre) == (5, 1), "huge_frame's second row, at +0x16"
         await pilot.press("g", *"no_such", "enter")
         assert "neither a hex number nor a function name: 'no_such'" in str(
@@ -952,7 +952,7 @@ async def test_go_to_a_name_or_a_name_plus_an_offset() -> None:
         await pilot.press("escape", "g", *"1100", "enter")  # between main and small_leaf
         await pilot.pause()
         assert any("No function covers 0x1100: after main (ends 0x108b), before small_leaf (0x1180)" in n.message
-                   for n in app._notifications)  # fmt: skip
+                   for n in notifications(app))  # fmt: skip
 
 
 async def test_problems_are_found_on_open_listed_and_shown_at_their_bytes(tmp_path: Path) -> None:
@@ -982,7 +982,10 @@ async def test_problems_are_found_on_open_listed_and_shown_at_their_bytes(tmp_pa
         assert [d.check.id for d in app.explorer.problems.diagnostics] == ["fdes-unsorted", "offset-size-undefined"]
         await pilot.press("down", "enter")
         assert app.explorer.hex_view.cursor == 0xC6 and app.explorer.hex_view.highlighted == (0xC6, 0xC7)
-        assert app.explorer.selected is not None and (app.explorer.selected.fde, app.explorer.selected.fre) == (5, 1)
+        assert app.explorer.state.selected is not None and (
+            app.explorer.state.selected.fde,
+            app.explorer.state.selected.fre,
+        ) == (5, 1)
         assert status(app).startswith("error offset-size-undefined: fdes[5].fres[1]: ")
 
 
@@ -1016,21 +1019,21 @@ async def test_the_heap_is_collected_and_frozen_again_while_nobody_types() -> No
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_threshold()[2] >= 100, "no automatic full collection every ~15 moves"
-        app._freeze_the_heap()
-        seen = app._collections_seen
-        app._collect_when_idle()
-        assert app._collections_seen == seen, "nothing allocated: nothing to collect"
+        app.heap.freeze()
+        seen = app.heap.collections_seen
+        app.heap.collect_when_idle(app.last_input)
+        assert app.heap.collections_seen == seen, "nothing allocated: nothing to collect"
         # Input as of now, as the key below will say: else the app's own idle check (every half second) may
         # collect the garbage before the key is read, as the test cannot know when its timer fires.
         app._last_input = time.monotonic()
         garbage = [[object()] for _ in range(20_000)]
         del garbage
         await pilot.press("down")  # input just now: not yet
-        app._collect_when_idle()
-        assert app._collections_seen == seen
+        app.heap.collect_when_idle(app.last_input)
+        assert app.heap.collections_seen == seen
         app._last_input -= 2.0  # two seconds of quiet
-        app._collect_when_idle()
-        assert app._collections_seen != seen and gc.get_freeze_count() > 0
+        app.heap.collect_when_idle(app.last_input)
+        assert app.heap.collections_seen != seen and gc.get_freeze_count() > 0
 
 
 async def test_the_letters_keys_leave_the_footer_while_the_filter_line_takes_letters() -> None:

@@ -33,7 +33,7 @@ async def test_i_shows_the_functions_instructions_in_place_of_its_rows() -> None
         assert cells[4] == "▶ 1: CFA sp+8 → sp+16"  # right after `pushq %rbx`
         await pilot.press("down")  # onto row 1's first instruction: row 1 is the selection
         row = app.section.function(MAIN).rows[1]
-        assert ex.selected.fre == 1 and ex.fre_table.cursor == 1
+        assert ex.state.selected.fre == 1 and ex.fre_table.cursor == 1
         assert ex.hex_view.highlighted == (row.span.start, row.span.end)
         await pilot.press("i")  # the rows again, on the same row
         assert ex.fre_table.display and not ex.code_table.display and ex.fre_table.cursor == 1
@@ -48,7 +48,7 @@ async def test_go_to_an_address_lands_on_its_instruction() -> None:
         line = ex.code_table.listing.line_of(0x1058)
         assert ex.code_table.listing.instructions[line].address == 0x1057
         assert ex.code_table.cursor == line
-        assert ex.selected.fde == MAIN and ex.selected.fre == 1
+        assert ex.state.selected.fde == MAIN and ex.state.selected.fre == 1
 
 
 async def test_dwarf_beside_each_rows_first_instruction() -> None:
@@ -136,7 +136,7 @@ async def test_a_row_chosen_in_the_rows_shows_the_instruction_that_made_it() -> 
         await pilot.pause()
         code = ex.code_table
         line = code.listing.first_of_row(2)
-        assert ex.selected.fde == 7 and ex.selected.fre == 2 and line > code.size.height
+        assert ex.state.selected.fde == 7 and ex.state.selected.fre == 2 and line > code.size.height
         top, rows = code.scroll_offset.y, code.scrollable_content_region.height - 1
         assert code.cursor == line and top <= line - 1 and line < top + rows
         made, first = code.listing.instructions[line - 1 : line + 1]
@@ -159,5 +159,5 @@ async def test_at_80x24_i_says_whole_which_instruction_made_a_row_and_where_to_s
         assert len(shown) <= ex.status_line.content_region.width
         await pilot.press("down", "f")  # row 1's first instruction: the frame after `pushq %rbx`
         await pilot.pause()
-        assert ex.tabs.active == "frame" and ex.selected.fre == 1
+        assert ex.tabs.active == "frame" and ex.state.selected.fre == 1
         assert "CFA offset 8 → 16: push" in str(ex.frame_picture.query_one("#frame-text").render())

@@ -17,7 +17,7 @@ from elf_edit import Elf
 from test_bounded import v2_section
 
 from sfview.app.app import SfviewApp
-from sfview.app.screens import explorer
+from sfview.app.explorer import background
 from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
 from sfview.errors import InputError
@@ -177,7 +177,7 @@ async def test_a_check_that_fails_says_so_in_the_problems_tab(monkeypatch) -> No
     def failing(doc, pace=None):
         raise ValueError("a damage nobody foresaw")
 
-    monkeypatch.setattr(explorer, "check_document", failing)
+    monkeypatch.setattr(background, "check_document", failing)
     app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")

@@ -21,7 +21,7 @@ from conftest import DATA, fuzzed_section
 from test_app_every_key import INPUTS, _press_everything
 
 from sfview.app.app import SfviewApp
-from sfview.app.screens import explorer as explorer_module
+from sfview.app.explorer import background
 from sfview.app.widgets.fde_table import COLUMNS
 from sfview.document import Document
 from sfview.sframe.overview import Overview
@@ -45,7 +45,7 @@ class Hold:
                 assert self.release.wait(30), "the test let the overview go"
             build(overview, *args, **kwargs)
 
-        self.monkeypatch.setattr(explorer_module, "OVERVIEW_IN_THE_BACKGROUND", 0)
+        self.monkeypatch.setattr(background, "OVERVIEW_IN_THE_BACKGROUND", 0)
         self.monkeypatch.setattr(Overview, "build", held_build)
 
     def set(self) -> None:
@@ -152,7 +152,7 @@ async def test_a_sort_and_a_filter_asked_for_early_are_done_when_it_is_ready(hel
         await ready(app, pilot)
         frames = [-1 if f is None else f for f in app.explorer.overview.column("frame")]
         assert [frames[i] for i in fdes.order] == sorted(frames, reverse=True)
-        assert fdes.cursor == 0 and app.explorer.selected.fde == fdes.order[0], "the largest frame, selected"
+        assert fdes.cursor == 0 and app.explorer.state.selected.fde == fdes.order[0], "the largest frame, selected"
 
 
 async def test_a_filter_typed_early_is_applied_when_it_is_ready(held: Hold) -> None:

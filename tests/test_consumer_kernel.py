@@ -241,7 +241,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
         await pilot.press("v")
         assert screen.tabs.active == "problems-tab"
         for _ in range(100):  # the verdict is worked out in a thread
-            if "kernel" in screen.verdicts:
+            if "kernel" in screen.state.verdicts:
                 break
             await pilot.pause(0.05)
         line = str(screen.consumer_line.render())
@@ -257,7 +257,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
         await pilot.press("down")
         await pilot.press("2")
         await pilot.pause()
-        assert screen.selected is not None and screen.selected.fre == 1
+        assert screen.state.selected is not None and screen.state.selected.fre == 1
         console = Console(width=120, file=io.StringIO(), record=True)
         console.print(screen.detail.query_one("#detail-text", Static).content)
         text = console.export_text()
@@ -265,8 +265,8 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
         cycle = []
         for _ in range(len(profiles()) + 1):
             await pilot.press("v")
-            cycle.append(screen.consumer)
-            if screen.consumer == "format":
+            cycle.append(screen.state.consumer)
+            if screen.state.consumer == "format":
                 break
         assert cycle == ["libsframe-2.40", "libsframe-2.44", "libsframe-2.47", "format"]
         assert "kernel" not in [c.title for c in table.columns]
@@ -274,7 +274,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
 
 
 def test_v_is_bound_once_and_in_the_help() -> None:
-    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.explorer.screen import ExplorerScreen
     from sfview.app.screens.help import KEYS
 
     keys = [b.key for b in ExplorerScreen.BINDINGS]

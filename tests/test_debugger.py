@@ -37,7 +37,7 @@ async def test_stepping_a_core_shows_the_arithmetic_and_points_the_explorer() ->
         assert "CFA = rsp + 48 = 0x7fffffffec30 + 0x30 = 0x7fffffffec60" in text
         assert "*(CFA - 8 = 0x7fffffffec60 - 0x8 = 0x7fffffffec58) = 0x5555555551c5" in text
         await pilot.press("escape")
-        selected = app.explorer.selected
+        selected = app.explorer.state.selected
         assert selected is not None and (selected.fde, selected.fre) == (4, 1), "the FDE and FRE of the last step"
         await pilot.press("u", "r")
         assert [f.name().split("+")[0] for f in debugger.frames[:6]] == [

@@ -117,13 +117,13 @@ async def test_the_explorer_shows_and_finds_cxx_names(thrower: Path) -> None:
         assert "ns::thrower(int)" in names and not any(n.startswith("_Z") for n in names)
         await pilot.press("s", *"ns::thrower(d", "enter")  # go to symbol, by the C++ name
         await pilot.pause()
-        func = doc.section.function(ex.selected.fde)
+        func = doc.section.function(ex.state.selected.fde)
         assert doc.function_name(func) == "_ZN2ns7throwerEd"
         assert "ns::thrower(double)" in str(ex.status_line.render())
         await pilot.press("s", *"_ZN2ns7throwerEi", "enter")  # and by the raw one
         await pilot.pause()
-        assert doc.function_name(doc.section.function(ex.selected.fde)) == "_ZN2ns7throwerEi"
+        assert doc.function_name(doc.section.function(ex.state.selected.fde)) == "_ZN2ns7throwerEi"
         await pilot.press("g", *"ns::thrower(int)+0x4", "enter")  # a name in an address, in either form
         await pilot.pause()
-        func = doc.section.function(ex.selected.fde)
+        func = doc.section.function(ex.state.selected.fde)
         assert doc.function_name(func) == "_ZN2ns7throwerEi"

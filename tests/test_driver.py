@@ -105,7 +105,7 @@ async def test_escdelay_in_the_environment_is_obeyed(monkeypatch: pytest.MonkeyP
 
 def test_with_nothing_pending_the_loop_wakes_as_textual_s_does() -> None:
     """No escape pending: the loop's timeout is Textual's 0.1 s, so that it sees the exit as soon."""
-    from textual._xterm_parser import XTermParser
+    from sfview.app.textual_compat import XTermParser
 
     parser = XTermParser()
     assert sfview_driver.select_timeout(parser) == sfview_driver.IDLE_WAIT_S == 0.1

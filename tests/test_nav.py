@@ -17,10 +17,11 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
 from sfview.app.app import SfviewApp
-from sfview.app.history import History
+from sfview.app.explorer.state import History
 from sfview.app.screens.debugger import DebuggerScreen
 from sfview.app.screens.goto import Prompt, parse_pattern
 from sfview.app.screens.help import HelpScreen, help_text
+from sfview.app.textual_compat import notifications
 from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
 from sfview.inputs.core import read_core
@@ -36,13 +37,13 @@ SIZE = (120, 40)
 
 
 def chosen(app: SfviewApp) -> tuple[int | None, int | None]:
-    selected = app.explorer.selected
+    selected = app.explorer.state.selected
     assert selected is not None
     return selected.fde, selected.fre
 
 
 def messages(app: SfviewApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in notifications(app)]
 
 
 # ---------------------------------------------------------------- history
@@ -104,7 +105,7 @@ async def test_a_backtrace_frame_shown_from_the_debugger_is_a_jump() -> None:
         frame = debugger.frames[1]
         assert app.screen is app.explorer
         assert chosen(app) == (frame.function.index, frame.row.index)
-        places = app.explorer.history.places
+        places = app.explorer.state.history.places
         assert len(places) >= 2 and (places[-2].fde, places[-2].fre) != chosen(app)
 
 

@@ -40,11 +40,11 @@ async def test_sorting_selects_the_top_row() -> None:
         assert ex.fde_table.sort.column == 6
         sizes = [int(ex.fde_table.row_cells(r)[6]) for r in range(ex.fde_table.row_count)]
         assert sizes == sorted(sizes)
-        assert ex.fde_table.cursor == 0 and ex.selected.fde == ex.fde_table.fde_at(0)
+        assert ex.fde_table.cursor == 0 and ex.state.selected.fde == ex.fde_table.fde_at(0)
         await pilot.press("R")  # the largest first, and selected
         assert ex.fde_table.cursor == 0 and ex.fde_table.scroll_offset.y == 0
         assert int(ex.fde_table.row_cells(0)[6]) == max(sizes)
-        assert ex.selected.fde == ex.fde_table.fde_at(0) == 5  # huge_frame
+        assert ex.state.selected.fde == ex.fde_table.fde_at(0) == 5  # huge_frame
         assert "frame" in status(app) and "descending" in status(app)
 
 
@@ -67,10 +67,10 @@ async def test_o_takes_file_offsets_as_check_prints_them() -> None:
         assert file_offset == 0x141A8
         await pilot.press("o", *f"{file_offset + 0x3D:x}", "enter")
         await pilot.pause()
-        assert app.explorer.selected.field.path == "fdes[1].func_info"
+        assert app.explorer.state.selected.field.path == "fdes[1].func_info"
         assert f"file offset {file_offset + 0x3D:#x} = section offset 0x3d" in status(app)
         await pilot.press("o", *"3d", "enter")
-        assert app.explorer.selected.field.path == "fdes[1].func_info"
+        assert app.explorer.state.selected.field.path == "fdes[1].func_info"
 
 
 @pytest.mark.parametrize("name", ["shapes-x86_64-O2", "shapes-x86_64-O0-fp", "shapes-aarch64-O0-fp"])

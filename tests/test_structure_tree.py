@@ -8,7 +8,7 @@ import pytest
 from conftest import DATA, fuzzed_section, v3_section
 from rich.text import Text
 
-from sfview.app.names import Names
+from sfview.app.names import ExplorerNames
 from sfview.app.widgets.structure_tree import StructureTree
 from sfview.check.catalogue import Severity
 from sfview.document import Document
@@ -22,7 +22,7 @@ def _tree(path: Path) -> StructureTree:
     """A tree of the file's section, its overview whole and its names read."""
     doc = Document.open(str(path))
     section = doc.require_section()
-    names = Names(doc)
+    names = ExplorerNames(doc)
     names.load()
     tree = StructureTree(doc.fields, names, Overview.of(section))
     tree.problems = {index: Severity.ERROR if index % 2 else Severity.WARNING for index in range(1, len(section), 3)}
@@ -81,7 +81,7 @@ def test_a_damaged_sections_labels_from_the_overview_are_those_of_its_functions(
 
 def test_before_the_overview_is_ready_labels_come_from_the_functions() -> None:
     doc = Document.open(str(DATA / "shapes-x86_64-O2"))
-    names = Names(doc)
+    names = ExplorerNames(doc)
     names.load()
     tree = StructureTree(doc.fields, names, Overview(doc.require_section()))
     chunk = range(len(tree.section))

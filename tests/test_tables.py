@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from sfview import ADDRESS_MASK
 from sfview.app.app import SfviewApp
+from sfview.app.textual_compat import notifications
 from sfview.app.widgets.fde_table import COLUMNS, NOTES, SYMBOL_AT_LEAST, FdeTable
 from sfview.app.widgets.filter_line import FilterLine
 from sfview.app.widgets.footer import KeyFooter
@@ -63,15 +64,15 @@ async def test_s_sorts_by_the_next_column_and_r_reverses() -> None:
         assert column(table, "size") == [str(size) for size in sizes]
         assert [c.title for c in table.columns][3] == "size▲"
         top = shown(table)[0]
-        assert table.cursor == 0 and app.explorer.selected.fde == top, "the top row (the answer) is selected"
+        assert table.cursor == 0 and app.explorer.state.selected.fde == top, "the top row (the answer) is selected"
         assert app.explorer.fre_table.function is app.section.function(top)
-        before = app.explorer.selected.fde
+        before = app.explorer.state.selected.fde
         await pilot.press("R")
         assert [app.section.function(i).size for i in shown(table)] == sorted(sizes, reverse=True)
         assert [c.title for c in table.columns][3] == "size▼"
-        assert table.cursor == 0 and app.explorer.selected.fde == shown(table)[0]
+        assert table.cursor == 0 and app.explorer.state.selected.fde == shown(table)[0]
         await pilot.press("[")  # the selection the sort moved from is in the history
-        assert app.explorer.selected.fde == before
+        assert app.explorer.state.selected.fde == before
 
 
 async def test_sorting_by_name_and_among_equals_by_index() -> None:
@@ -124,7 +125,7 @@ async def test_the_filter_pcmask_keeps_only_the_plt() -> None:
         pcmask = [func.index for func in app.section.functions() if func.pcmask]
         assert shown(table) == pcmask == [1]
         assert "1 of 9 FDEs shown" in summary(app)
-        assert app.explorer.selected.fde == 1, "the function chosen before is hidden: the first shown is chosen"
+        assert app.explorer.state.selected.fde == 1, "the function chosen before is hidden: the first shown is chosen"
         assert app.explorer.fre_table.function is app.section.function(1)
         await pilot.press("enter")
         assert app.focused is table and app.explorer.filter_line.value == "pcmask", "the filter stays, and shows"
@@ -146,7 +147,7 @@ async def test_filter_words_combine_with_names() -> None:
         await pilot.press(*" signal")
         assert shown(table) == [] and "0 of 9 FDEs shown" in summary(app)
         await pilot.press("down", "up", "S", "R")  # nothing to move to or sort: nothing breaks
-        assert app.explorer.selected.fde in named
+        assert app.explorer.state.selected.fde in named
 
 
 async def test_the_problems_word_keeps_what_the_screen_is_given() -> None:
@@ -183,7 +184,7 @@ async def test_going_to_a_function_the_filter_hides_clears_the_filter() -> None:
         await pilot.press("g", *"1060", "enter")
         assert table.row_count == 9 and not table.filtered
         assert table.fde_at(table.cursor) == 2 and app.explorer.fre_table.cursor == 1
-        assert any("cleared" in n.message for n in app._notifications)
+        assert any("cleared" in n.message for n in notifications(app))
 
 
 async def test_escape_gives_back_the_rows_and_the_selection_from_before_the_filter() -> None:
@@ -198,14 +199,14 @@ async def test_escape_gives_back_the_rows_and_the_selection_from_before_the_filt
         named = {f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()}
         row = next(row for row, fde in enumerate(shown(table)) if fde in named and row)
         await pilot.press(*["down"] * row)
-        before = shown(table), ex.selected.fde, table.cursor
+        before = shown(table), ex.state.selected.fde, table.cursor
         assert before[1] in named and before[0] != list(range(9))
         await pilot.press("slash", *"frame")
-        assert sorted(shown(table)) == sorted(named) and ex.selected.fde == before[1]
+        assert sorted(shown(table)) == sorted(named) and ex.state.selected.fde == before[1]
         ex.action_clear_filter()
         assert app.focused is table, "focused at once, not after the next frame"
         await pilot.pause()
-        assert (shown(table), ex.selected.fde, table.cursor) == before
+        assert (shown(table), ex.state.selected.fde, table.cursor) == before
         assert ex.filter_line.value == "" and "9 FDEs" in summary(app) and "shown" not in summary(app)
 
 
@@ -223,7 +224,7 @@ async def test_sorting_with_a_filter_keeps_the_filter() -> None:
         assert shown(table) != named, "the order changed"
         assert table.query == "frame" and ex.filter_line.value == "frame"
         assert "3 of 9 FDEs shown" in summary(app)
-        assert table.cursor == 0 and ex.selected.fde == shown(table)[0]
+        assert table.cursor == 0 and ex.state.selected.fde == shown(table)[0]
 
 
 async def test_a_sort_with_a_filter_kept_tests_no_function_again_until_the_names_change(monkeypatch) -> None:
@@ -535,11 +536,11 @@ def test_names_holding_keeps_the_names_that_hold_the_word(seed: int) -> None:
 def _worker_held(monkeypatch) -> list[int]:
     """A big section's worker that has not made the orders yet (held, never run), each section a big one
     (`ORDERS_AT_ONCE`); gives the columns whose orders are made (`SortOrders.make`) from then on."""
-    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.explorer.background import Background
     from sfview.app.widgets import fde_orders, fde_table
 
     monkeypatch.setattr(fde_table, "ORDERS_AT_ONCE", 0)
-    monkeypatch.setattr(ExplorerScreen, "_prepare", lambda screen: None)
+    monkeypatch.setattr(Background, "prepare", lambda background: None)
     made: list[int] = []
     make = fde_orders.SortOrders.make
 
@@ -566,7 +567,7 @@ async def test_a_sort_waits_for_the_worker_s_order_rather_than_make_it_in_the_ke
         )
         await pilot.press("escape", "down")  # keys go on meanwhile
         assert table.waiting and table.cursor == 3
-        table.prepare_orders(lambda: None, app.explorer._order_made)  # the worker, at last
+        table.prepare_orders(lambda: None, app.explorer.order_made)  # the worker, at last
         await pilot.pause()
         assert made[0] == 1, "the column waited for, first"
         starts = [app.section.function(i).start_address for i in shown(table)]
@@ -637,7 +638,7 @@ async def test_escape_with_a_sort_waiting_shows_every_row_and_says_the_sort_come
         assert shown(table) == list(range(9)) and table.waiting
         assert "sorting by size…" in summary(app)
         assert "working… the functions sort by size" in str(app.explorer.status_line.render())
-        table.prepare_orders(lambda: None, app.explorer._order_made)
+        table.prepare_orders(lambda: None, app.explorer.order_made)
         await pilot.pause()
         sizes = [app.section.function(i).size for i in shown(table)]
         assert sizes == sorted(sizes) and "sorting" not in summary(app)

@@ -1,6 +1,6 @@
 """`SfviewApp`: opens the Document, installs the screens, keeps the global keys.
 
-The explorer (`screens/explorer.py`) is the first screen; the help and go-to
+The explorer (`explorer/screen.py`) is the first screen; the help and go-to
 dialogs are pushed over it, and further screens (the unwinding debugger) sit
 beside it. What the command palette offers comes from the screen on top
 (`commands.py`).
@@ -8,7 +8,6 @@ beside it. What the command palette offers comes from the screen on top
 
 from __future__ import annotations
 
-import gc
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -19,7 +18,8 @@ from textual.binding import Binding, BindingType
 
 from sfview.app.commands import SfviewCommands
 from sfview.app.driver import noting_driver
-from sfview.app.screens.explorer import ExplorerScreen
+from sfview.app.explorer.background import IDLE_COLLECTION_CHECK_S, Heap
+from sfview.app.explorer.screen import ExplorerScreen
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.sframe.section import Section
@@ -31,12 +31,6 @@ if TYPE_CHECKING:
     from sfview.unwind.session import Session
 
 __all__ = ["SfviewApp"]
-
-IDLE_COLLECTION_CHECK_S = 0.5
-IDLE_BEFORE_COLLECTING_S = 1.0
-SETTLE_EVERY_S = 60.0
-FULL_COLLECTION_AFTER = 500
-"""Middle-generation collections between two automatic full ones (Python's default: 10)."""
 
 
 class SfviewApp(App[None]):
@@ -67,19 +61,13 @@ class SfviewApp(App[None]):
         self.debugger: DebuggerScreen | None = None
         self._last_input = 0.0
         """When a key or a click last came (`time.monotonic()`)."""
-        self._collections_seen = 0
-        """Young-generation collections counted at the last freeze: a measure of allocation since."""
-        self._settled_at = time.monotonic()
-        """When the whole heap, frozen part included, was last collected."""
+        self.heap = Heap()
+        """The garbage collector's policy: frozen after the first screen, collected while nobody types."""
 
     def on_mount(self) -> None:
-        # Full collections while keys come: only after this many young ones (Python's default is 10,
-        # one full collection every ~15 moves, 20 ms each over Textual's line caches); the idle
-        # collections below do that work between keys.
-        young, middle, _ = gc.get_threshold()
-        gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
-        self.call_after_refresh(self._freeze_the_heap)
-        self.set_interval(IDLE_COLLECTION_CHECK_S, self._collect_when_idle)
+        self.heap.collect_less_often()
+        self.call_after_refresh(self.heap.freeze)
+        self.set_interval(IDLE_COLLECTION_CHECK_S, lambda: self.heap.collect_when_idle(self._last_input))
         if self.session is not None:
             self.call_after_refresh(self.open_debugger)
 
@@ -99,17 +87,6 @@ class SfviewApp(App[None]):
             self.install_screen(self.debugger, "debugger")
         self.push_screen("debugger")
 
-    def _freeze_the_heap(self) -> None:
-        """After the first screen, move everything built so far out of the cyclic GC's sight.
-
-        The section's model, the widgets and Textual itself live as long as the
-        app; left in the collected generations, every full collection walks them
-        again, and a key press that triggers one takes 100 ms instead of 20.
-        """
-        gc.collect()
-        gc.freeze()
-        self._collections_seen = gc.get_stats()[0]["collections"]
-
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver, noting each key or click as its input thread reads it, and handing a lone escape
         on in milliseconds (`driver.py` says why)."""
@@ -128,32 +105,6 @@ class SfviewApp(App[None]):
         if isinstance(event, events.Key | events.MouseDown):  # also keys sent by tests, which no driver reads
             self.note_input()
         await super().on_event(event)
-
-    def _collect_when_idle(self) -> None:
-        """While nobody types, the full collections spared the keys, done between them.
-
-        What the app builds after its first screen (the structure tab, names,
-        the check's findings, the tree's nodes, Textual's line caches) lives
-        long too: measured on 40,000 functions, 13 full collections in 200 moves
-        in the tree took 20-30 ms each, the slowest moves. So after a second of
-        no input and some allocation, what was built since is collected and
-        frozen (a few ms); once a minute, the frozen heap too (40-50 ms), so that
-        cycles that died after they were frozen (closed dialogs) are freed.
-        """
-        if time.monotonic() - self._last_input < IDLE_BEFORE_COLLECTING_S:
-            return
-        if gc.get_stats()[0]["collections"] == self._collections_seen:
-            return  # nothing much allocated since
-        if time.monotonic() - self._settled_at > SETTLE_EVERY_S:
-            self.settle_heap()
-        else:
-            self._freeze_the_heap()
-
-    def settle_heap(self) -> None:
-        """Collect everything, the frozen part too, and freeze what is left."""
-        gc.unfreeze()
-        self._freeze_the_heap()
-        self._settled_at = time.monotonic()
 
     def get_default_screen(self) -> ExplorerScreen:
         """The explorer is the screen at the bottom of the stack: the others are pushed over it."""

@@ -17,7 +17,7 @@ from sfview.app.screens.goto import parse_number
 from sfview.app.widgets.fde_table import COLUMNS
 
 if TYPE_CHECKING:
-    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.explorer.screen import ExplorerScreen
 
 __all__ = ["SfviewCommands"]
 
@@ -31,11 +31,13 @@ class SfviewCommands(Provider):
     @property
     def explorer(self) -> ExplorerScreen | None:
         """The explorer, when the palette was opened over it."""
-        from sfview.app.screens.explorer import ExplorerScreen
+        from sfview.app.explorer.screen import ExplorerScreen
 
         return self.screen if isinstance(self.screen, ExplorerScreen) else None
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        from sfview.app.explorer.panes import Tab
+
         explorer = self.explorer
         if explorer is None:
             return []
@@ -51,8 +53,8 @@ class SfviewCommands(Provider):
                 for i, spec in enumerate(COLUMNS)
             ),
             ("Reverse the functions' order", explorer.action_sort_reverse, "the FDE table's rows, the other way"),
-            ("Show functions", partial(explorer.action_show_tab, "functions"), "the FDE and FRE tables"),
-            ("Show structure", partial(explorer.action_show_tab, "structure"), "the field tree and the detail panel"),
+            ("Show functions", partial(explorer.action_show_tab, Tab.FUNCTIONS), "the FDE and FRE tables"),
+            ("Show structure", partial(explorer.action_show_tab, Tab.STRUCTURE), "the field tree and the detail panel"),
             ("Back", explorer.action_back, "the place before the last jump ([, alt+left, ctrl+o)"),
             ("Forward", explorer.action_forward, "the place after, once gone back (], alt+right)"),
             ("Show the frame", explorer.action_toggle_frame, "the selected row's stack frame drawn to scale"),

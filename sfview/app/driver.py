@@ -3,9 +3,10 @@
 Two changes to Textual's driver for the platform, both in its input thread:
 
 * every key or click read is noted (`SfviewApp.note_input`) before it is sent
-  to the app: the explorer's background worker, which shares the interpreter
-  with the keys' thread, stops for it before that thread has got to the key,
-  which otherwise waits for the worker's next pause;
+  to the app: the worker that runs beside the keys
+  (`Background.give_way`) stops for it before the keys' thread, which
+  shares the interpreter with it, has got to the key, which otherwise
+  waits for the worker's next pause;
 * a lone escape byte is handed on as the escape key once the parser's own
   wait for the rest of an escape sequence is over (`ESCDELAY`), not at the
   next of the input loop's wake-ups (`IDLE_WAIT_S`): Textual's Linux loop only
@@ -31,10 +32,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import constants, events
-from textual._parser import ParseError
-from textual._time import get_time
-from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+
+from sfview.app.textual_compat import ParseError, XTermParser, end_parser_wait, get_time, parser_deadline
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -59,7 +59,7 @@ IDLE_WAIT_S = 0.1
 
 def select_timeout(parser: XTermParser) -> float:
     """How long the input loop may wait for bytes: until the parser's escape deadline, if one is pending."""
-    deadline = parser._timeout_time  # Textual 8: set by `Parser.feed` when the parser awaits a timed read
+    deadline = parser_deadline(parser)
     if deadline is None:
         return IDLE_WAIT_S
     return min(IDLE_WAIT_S, max(0.0, deadline - get_time()))
@@ -105,7 +105,7 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
                         for event in parser.feed(data):
                             self.process_message(event)
                         if data == ALONE and alone_is_the_key:
-                            parser._timeout_time = get_time()  # the wait over: `tick` hands the key on
+                            end_parser_wait(parser)  # `tick` hands the key on
                 for event in parser.tick():
                     self.process_message(event)
 

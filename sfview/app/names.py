@@ -20,10 +20,10 @@ from sfview.inputs.demangle import demangle
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
 from sfview.sframe.section import Function, Section
 
-__all__ = ["Names"]
+__all__ = ["ExplorerNames"]
 
 
-class Names:
+class ExplorerNames:
     """`of(func)` is the function's name once `load()` has run, "" before."""
 
     def __init__(self, doc: Document) -> None:

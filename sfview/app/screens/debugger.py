@@ -38,7 +38,7 @@ from sfview.unwind.engine import Frame, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
 
 if TYPE_CHECKING:
-    from sfview.app.screens.explorer import ExplorerScreen
+    from sfview.app.explorer.screen import ExplorerScreen
 
 __all__ = ["DebuggerScreen", "ThreadPicker", "Threads"]
 

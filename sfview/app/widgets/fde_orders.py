@@ -8,9 +8,9 @@ table shows.
 The worker shares the interpreter with the keys: what it does in C (a sort,
 a `map` over every function) it does a piece at a time (`PIECE`), and
 before each piece it calls its `pace`, in which it waits while keys are
-pressed (the explorer's background worker gives way to them): sharing the
-interpreter unpaced, a move on a million functions would take several times
-its time while the orders are made.
+pressed (`Background.give_way`): sharing the interpreter unpaced, a move on
+a million functions would take several times its time while the orders are
+made.
 
 An order is kept ascending, equal values in FDE order. Descending is the
 same order read from the end, with each run of equal values put back in FDE

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
 
-from sfview.app.names import Names
+from sfview.app.names import ExplorerNames
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import header_only
@@ -46,7 +46,7 @@ class HeaderSummary(Widget):
         doc: Document,
         section: Section | None,
         error: InputError | None,
-        names: Names,
+        names: ExplorerNames,
         fde_counts: Callable[[], Fact] | None = None,
         *,
         id: str | None = None,

@@ -30,7 +30,7 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from sfview.app.names import Names
+from sfview.app.names import ExplorerNames
 from sfview.check.catalogue import Severity
 from sfview.sframe import describe
 from sfview.sframe.fields import Field, FieldTree, RowFields
@@ -59,7 +59,7 @@ NodeData = Field | int
 class StructureTree(Tree[NodeData]):
     """Header, FDEs, each function's FREs, down to every field and bit."""
 
-    def __init__(self, fields: FieldTree, names: Names, overview: Overview, *, id: str | None = None) -> None:
+    def __init__(self, fields: FieldTree, names: ExplorerNames, overview: Overview, *, id: str | None = None) -> None:
         self.fields = fields
         self.section = fields.section
         self.overview = overview
@@ -150,7 +150,7 @@ class StructureTree(Tree[NodeData]):
         (`_invalidate`), and lays the screen out for: new styles (the focus gained or lost, at each visit of the
         tab) change how the lines are drawn, not which they are nor how wide. Only the lines drawn are dropped:
         the Structure tab's first open at a million functions measured its 476 lines again in the key (1.1 ms),
-        after they had been made while nobody typed (`ExplorerScreen._ready_the_tree`)."""
+        after they had been made while nobody typed (`Panes.ready_the_tree`)."""
         super(Tree, self).notify_style_update()
         self._line_cache.clear()
         self.refresh()

@@ -1,0 +1,310 @@
+"""The work after the first screen, in a worker thread, and how the app shares the interpreter with it.
+
+What the first screen did without is done in one worker, one part after the
+other: every function gone through (the overview), the names, the FDE table's
+orders, the checks (and the orders of the notes they change). Each part hands
+its result to the keys' thread (`Deliveries`), and gives way while keys come
+(`Background.give_way`): the worker holds the interpreter less often
+(`keys_first`) and no automatic collection walks what it builds
+(`uncollected`). A consumer's verdict (`v`) is judged in a worker of its own.
+
+`Heap` is the app's garbage-collection policy: the heap built for the first
+screen frozen, full collections rare while keys come and done while nobody
+types.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from typing import NamedTuple
+
+from textual.screen import Screen
+from textual.timer import Timer
+
+from sfview.app.explorer.state import ExplorerState
+from sfview.app.names import ExplorerNames
+from sfview.app.widgets.fde_table import FdeTable
+from sfview.app.widgets.header import HeaderSummary
+from sfview.check.run import Diagnostic, check_document
+from sfview.consumers import Verdict
+from sfview.consumers.verdicts import judge_document
+from sfview.document import Document
+from sfview.sframe.overview import SAMPLED, Overview
+from sfview.sframe.section import Section
+
+__all__ = ["Background", "Deliveries", "Heap", "first_overview", "keys_first", "uncollected"]
+
+PROBLEMS_SHOWN = 2000
+"""Problems listed in the app at most (`sfview check` lists them all): a broken section may have a million."""
+
+NAMES_IN_THE_BACKGROUND = 5000
+"""Above this many functions, the symbol table is read in a thread, after the first screen."""
+
+OVERVIEW_IN_THE_BACKGROUND = 5000
+"""Above this many functions, the overview (every function gone through: what sorting, filtering and the
+columns' widths need) is made in a thread, after the first screen; until then the header says "working…"."""
+
+FIRST_FRAMES_S = 0.1
+"""How long after the first frame the overview's pass starts: the frames that finish the first screen come first."""
+
+PROGRESS_EVERY_S = 0.25
+"""How often the header's progress indicator is drawn again while the overview is made."""
+
+SWITCH_INTERVAL_S = 0.001
+"""How long a thread holds the interpreter when another asks for it, while the work after the first screen runs
+beside the keys (Python's default is 5 ms). The keys' thread gives it up each time it waits (for the terminal, for
+its next message), a dozen times a key, and each time it waited up to 5 ms to have it back from the worker: a move
+on a million functions took 30-40 ms while the checks ran, 13 ms after. With 1 ms it takes it back sooner, and the
+worker, which never waits, loses little."""
+
+KEYS_BUSY_S = 0.1
+"""How long after a key the checks' thread waits before it takes its share of the interpreter again: a key's
+handling and its frame take tens of milliseconds, and people press the next one a tenth of a second later."""
+
+IDLE_COLLECTION_CHECK_S = 0.5
+IDLE_BEFORE_COLLECTING_S = 1.0
+SETTLE_EVERY_S = 60.0
+FULL_COLLECTION_AFTER = 500
+"""Middle-generation collections between two automatic full ones (Python's default: 10)."""
+
+
+def first_overview(section: Section) -> Overview:
+    """The overview as the first screen has it: whole for a small section; for a big one, the first
+    screenful of functions and the last read alone, the rest left to the worker (`Background`)."""
+    if section.num_fdes <= OVERVIEW_IN_THE_BACKGROUND:
+        return Overview.of(section)
+    overview = Overview(section)
+    overview.sample(sorted({*range(min(SAMPLED, section.num_fdes)), section.num_fdes - 1}))
+    return overview
+
+
+class Deliveries(NamedTuple):
+    """What the worker hands to the keys' thread (each called there, through `App.call_from_thread`)."""
+
+    say: Callable[[str], None]
+    """A line for the status line (the overview could not be made)."""
+    overview_ready: Callable[[], None]
+    """Every function has been gone through."""
+    names_loaded: Callable[[list[str], bool, int | None], None]
+    """The functions' names (whether they are new, not only listed now), and the widest's width."""
+    order_made: Callable[[], None]
+    """A column's order for the FDE table was made."""
+    validated: Callable[[list[Diagnostic], int], None]
+    """The problems found (the first `PROBLEMS_SHOWN`), and how many more."""
+    check_failed: Callable[[str], None]
+    """The checks failed: why."""
+    judged: Callable[[Verdict], None]
+    """A consumer's verdict."""
+
+
+class Background:
+    """The explorer's workers: started by `start` once the first screen is shown, on a model of their own."""
+
+    def __init__(
+        self,
+        screen: Screen[None],
+        *,
+        doc: Document,
+        section: Section,
+        overview: Overview,
+        names: ExplorerNames,
+        state: ExplorerState,
+        fde_table: FdeTable,
+        summary: HeaderSummary,
+        deliver: Deliveries,
+        last_input: Callable[[], float],
+    ) -> None:
+        self.screen = screen
+        self.doc = doc
+        self.section = section
+        self.overview = overview
+        self.names = names
+        self.state = state
+        self.fde_table = fde_table
+        self.summary = summary
+        self.deliver = deliver
+        self.last_input = last_input
+        """When a key was last pressed (`SfviewApp.last_input`): the worker waits for the keys to stop."""
+        self.progress: Timer | None = None
+        """Draws the header's progress indicator again while the overview is made."""
+
+    def start(self) -> None:
+        """The worker, after the first frame: a thread started now would share the interpreter with painting it.
+        The overview's pass holds the interpreter for seconds: it waits for the frames after the first too (the
+        status line, the tab's underline), which would otherwise come half a second later."""
+        screen = self.screen
+        start = lambda: screen.run_worker(self.prepare, thread=True, exit_on_error=False)  # noqa: E731
+        self.fde_table.expect_orders(True)
+        if self.overview.ready:
+            screen.call_after_refresh(start)
+        else:
+            self.progress = screen.set_interval(PROGRESS_EVERY_S, self.summary.counts_changed)
+            screen.call_after_refresh(screen.set_timer, FIRST_FRAMES_S, start)
+
+    def prepare(self) -> None:
+        """In a worker thread, after the first frame: what the first screen did without, one after the other
+        (each shares the interpreter with the keys): every function gone through, the names, the FDE table's
+        orders, the checks (and the order of the notes they change)."""
+        try:
+            self._prepare_all()
+        finally:  # a sort still waiting for its order makes it now
+            self.screen.app.call_from_thread(self.fde_table.expect_orders, False)
+
+    def _prepare_all(self) -> None:
+        call = self.screen.app.call_from_thread
+        with keys_first():
+            listed = self.overview.ready and self.names.ready  # the names are listed by the overview's starts
+            if not self.overview.ready:
+                try:
+                    self.overview.build(self.doc.with_own_model().require_section())  # a model of the thread's own
+                except Exception as exc:  # a damaged file the model did not foresee: said, not "working…" forever
+                    call(self.deliver.say, f"The functions could not all be read: {exc}")
+                    return
+                self.fde_table.measure_overview()
+                call(self._overview_ready)
+            if not listed:
+                self._load_names()
+            with uncollected():
+                self.fde_table.prepare_orders(self.give_way, self._order_made)
+            self.validate()
+            with uncollected():
+                self.fde_table.prepare_orders(self.give_way, self._order_made)
+
+    def _order_made(self) -> None:
+        self.screen.app.call_from_thread(self.deliver.order_made)
+
+    def _overview_ready(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+        self.deliver.overview_ready()
+
+    def _load_names(self) -> None:
+        """In a worker thread: read the symbol table and name every function, then show the names."""
+        new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
+        self.names.load()
+        names = self.names.listing(self.section, self.overview.column("start"))
+        self.screen.app.call_from_thread(self.deliver.names_loaded, names, new, max(map(len, names), default=0))
+
+    def validate(self) -> None:
+        """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
+        A check that fails says so in the Problems tab, rather than leaving it blank."""
+        try:
+            found = check_document(self.doc.with_own_model(), pace=self.give_way)
+            shown = list(islice(found, PROBLEMS_SHOWN))
+            more = sum(1 for _ in found)
+        except Exception as exc:  # a damaged file the checks did not foresee: said, not a blank tab
+            self.screen.app.call_from_thread(self.deliver.check_failed, f"{type(exc).__name__}: {exc}")
+            return
+        self.screen.app.call_from_thread(self.deliver.validated, shown, more)
+
+    def give_way(self) -> None:
+        """In the worker's thread, every few hundred functions checked or every piece of a column's order
+        (`SortOrders`): while keys are being pressed (one within `KEYS_BUSY_S`), wait, so that the keys' thread
+        has the interpreter to itself; the work goes on when the keys stop. Sharing it, a move on a million
+        functions took twice its time while the checks ran, two to four times while the orders were made."""
+        while time.monotonic() - self.last_input() < KEYS_BUSY_S:
+            time.sleep(KEYS_BUSY_S / 4)
+
+    def judge(self) -> None:
+        """The verdict of the consumer chosen (`ExplorerState.consumer`), in a worker thread of its own."""
+        self.screen.run_worker(lambda: self._judge(self.state.consumer), thread=True, exit_on_error=False)
+
+    def _judge(self, name: str) -> None:
+        """In a worker thread: the consumer's verdict, on a document of its own."""
+        verdict = judge_document(self.doc.with_own_model(), name)
+        self.screen.app.call_from_thread(self.deliver.judged, verdict)
+
+
+@contextmanager
+def keys_first() -> Iterator[None]:
+    """The interpreter handed back to the keys' thread sooner while a worker runs beside it (`SWITCH_INTERVAL_S`).
+
+    The switch interval is the process's; it is set back when the worker is done.
+    """
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """No automatic collection of cycles while the worker makes the FDE table's orders (the process's switch,
+    set back after).
+
+    The orders are made of lists of up to a million numbers or names (pieces sorted, merged), young while they
+    are made: each young collection meanwhile walks them, in whichever thread allocates the object that sets
+    it off, the keys' too (3-4 ms a collection, a few per key; the Structure tab's first open spent 8 ms of its
+    40 so). The orders make no cycles; the keys' are collected once the orders are done, or by the app's idle
+    collections before (`Heap.collect_when_idle`).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Heap:
+    """The app's garbage-collection policy: what the app built frozen, full collections while nobody types."""
+
+    def __init__(self) -> None:
+        self.collections_seen = 0
+        """Young-generation collections counted at the last freeze: a measure of allocation since."""
+        self.settled_at = time.monotonic()
+        """When the whole heap, frozen part included, was last collected."""
+
+    @staticmethod
+    def collect_less_often() -> None:
+        """Full collections while keys come: only after `FULL_COLLECTION_AFTER` young ones (Python's default is
+        10, one full collection every ~15 moves, 20 ms each over Textual's line caches); the idle collections
+        (`collect_when_idle`) do that work between keys."""
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
+
+    def freeze(self) -> None:
+        """After the first screen, move everything built so far out of the cyclic GC's sight.
+
+        The section's model, the widgets and Textual itself live as long as the
+        app; left in the collected generations, every full collection walks them
+        again, and a key press that triggers one takes 100 ms instead of 20.
+        """
+        gc.collect()
+        gc.freeze()
+        self.collections_seen = gc.get_stats()[0]["collections"]
+
+    def collect_when_idle(self, last_input: float) -> None:
+        """While nobody types (no input since `last_input`), the full collections spared the keys, done
+        between them.
+
+        What the app builds after its first screen (the structure tab, names,
+        the check's findings, the tree's nodes, Textual's line caches) lives
+        long too: measured on 40,000 functions, 13 full collections in 200 moves
+        in the tree took 20-30 ms each, the slowest moves. So after a second of
+        no input and some allocation, what was built since is collected and
+        frozen (a few ms); once a minute, the frozen heap too (40-50 ms), so that
+        cycles that died after they were frozen (closed dialogs) are freed.
+        """
+        if time.monotonic() - last_input < IDLE_BEFORE_COLLECTING_S:
+            return
+        if gc.get_stats()[0]["collections"] == self.collections_seen:
+            return  # nothing much allocated since
+        if time.monotonic() - self.settled_at > SETTLE_EVERY_S:
+            self.settle()
+        else:
+            self.freeze()
+
+    def settle(self) -> None:
+        """Collect everything, the frozen part too, and freeze what is left."""
+        gc.unfreeze()
+        self.freeze()
+        self.settled_at = time.monotonic()

@@ -1,0 +1,796 @@
+"""`ExplorerScreen`: the section's panes, composed of the explorer's parts.
+
+The screen lays the panes out, keeps the keys, and applies what its parts
+answer: `state.py` holds the selection and the history, `panes.py` brings
+every pane to a selection, `navigation.py` and `filtering.py` say where a
+jump lands and what a sort or a filter waits for, `background.py` runs the
+work after the first screen, `dwarf_beside.py` says what DWARF CFI has beside
+the rows; each pane's behaviour is in its widget (`widgets/`).
+
+Other screens (the unwinding debugger) point the explorer at something with
+`show_row`, `goto_address` and `goto_offset`.
+
+The focus moves at once (`Screen.set_focus`), not after the next frame as
+`Widget.focus` moves it, where the filter line takes or leaves it: the
+footer's keys (the letters' go while the filter line has the focus) then
+change in the frame that shows the rest, not in a frame of their own, which
+laid out and drew the screen once more (on a million functions, `enter`
+showed its footer 50 ms after the key).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import messages
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, Static, TabbedContent, TabPane
+
+from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
+from sfview.app.explorer import filtering, navigation
+from sfview.app.explorer.background import NAMES_IN_THE_BACKGROUND, Background, Deliveries, first_overview
+from sfview.app.explorer.dwarf_beside import DwarfBeside
+from sfview.app.explorer.filtering import Waits
+from sfview.app.explorer.navigation import Landing, Refusal, Way
+from sfview.app.explorer.panes import Origin, Panes, Tab
+from sfview.app.explorer.state import ExplorerState, Selection
+from sfview.app.names import ExplorerNames
+from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
+from sfview.app.widgets.code_table import CodeTable
+from sfview.app.widgets.detail import FieldDetail
+from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
+from sfview.app.widgets.filter_line import FilterLine
+from sfview.app.widgets.footer import KeyFooter
+from sfview.app.widgets.frame_picture import FramePicture
+from sfview.app.widgets.fre_table import FreTable
+from sfview.app.widgets.header import HeaderSummary
+from sfview.app.widgets.hexview import HexView
+from sfview.app.widgets.problems import ProblemList
+from sfview.app.widgets.row_table import RowTable
+from sfview.app.widgets.structure_tree import StructureTree
+from sfview.app.widgets.table_stack import TableStack
+from sfview.check.catalogue import Severity
+from sfview.check.run import Diagnostic
+from sfview.consumers import Verdict
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.inputs.symbols import Place, Symbol
+from sfview.output.diagnostics import verdict_text
+from sfview.sframe import describe
+from sfview.sframe.fields import Field
+from sfview.sframe.section import Section
+
+__all__ = ["ExplorerScreen"]
+
+FILTER_HINT = f"part of a name, or {', '.join([*FILTER_WORDS, PROBLEMS])}"
+"""What the empty filter line says it takes."""
+
+WIDE = 176
+"""From this width the hex pane (97 columns, its full lines) sits beside the tabs instead of below them."""
+
+
+def _format_line() -> str:
+    """The Problems tab's first line while the format's checks alone are shown."""
+    names = consumer_names()
+    return f"format: the format's own checks  (v: {names[1]}'s verdict)" if len(names) > 1 else "format"
+
+
+class ExplorerScreen(Screen[None]):
+    """Explore one SFrame section: tables, structure tree, detail, hex, all linked."""
+
+    HORIZONTAL_BREAKPOINTS: ClassVar = [(0, "-narrow"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS: ClassVar = [(0, "-short"), (40, "-tall")]
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "goto_address", "Address"),
+        Binding("s", "goto_symbol", "Symbol"),
+        Binding("o", "goto_offset", "Offset"),
+        Binding("n", "next_function", "Next"),
+        Binding("p", "previous_function", "Prev", show=False),
+        # `[`/`]` first: the footer shows the first key, and every terminal (tmux too) sends them.
+        Binding("left_square_bracket,alt+left,ctrl+o", "back", "Back"),
+        Binding("right_square_bracket,alt+right", "forward", "Forward", show=False),
+        Binding("i", "toggle_code", "Code"),
+        Binding("f", "toggle_frame", "Frame"),
+        Binding("z", "zoom", "Zoom"),
+        Binding("1", "show_tab('functions')", "Functions", show=False),
+        Binding("2", "show_tab('structure')", "Structure", show=False),
+        Binding("3", "show_tab('frame')", "Frame", show=False),
+        Binding("4", "show_tab('problems')", "Problems", show=False),
+        Binding("exclamation_mark", "show_tab('problems')", "Problems", show=False),
+        Binding("x", "focus_hex", "Hex pane", show=False),
+        Binding("ctrl+f", "search_bytes", "Search bytes", show=False),
+        Binding("c", "copy('value')", "Copy value", show=False),
+        Binding("C", "copy('path')", "Copy path or row", show=False),
+        Binding("u", "unwind", "Unwind"),
+        Binding("d", "toggle_dwarf", "DWARF", show=False),
+        Binding("v", "next_consumer", "Consumer", show=False),
+        Binding("slash", "filter", "Filter"),
+        Binding("S", "sort_next", "Sort", show=False),
+        Binding("R", "sort_reverse", "Reverse", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """Textual's, without drawing the whole screen again when the focus moves: the widgets whose style the
+    focus changes are restyled and drawn by Textual anyway (`Screen._update_focus_styles`), and the screen
+    itself draws nothing of the focus. Drawn again, the screen was a second frame (14.7 KB, 3.5 ms) right after
+    every frame of a focus change, which held the interpreter while the first one waited to be written out
+    (2.8 ms, in a timeline of the Structure tab's first open at a million functions)."""
+
+    def __init__(self, doc: Document) -> None:
+        super().__init__(id="explorer")
+        self.doc = doc
+        self.section: Section | None = doc.section
+        self.error: InputError | None = doc.error
+        self.state = ExplorerState()
+        self.names = ExplorerNames(doc)
+        if self.section is None or len(self.section) <= NAMES_IN_THE_BACKGROUND:
+            self.names.load()
+        self.hex_view = HexView(self.doc.data, self.doc.address, id="hex")
+        self.hex_view.border_title = "bytes"
+        self.status_line = Static(id="status")
+        self.footer = KeyFooter()
+        if self.section is None:
+            self.summary = HeaderSummary(self.doc, None, self.error, self.names, id="summary")
+            return
+        # The panes of a readable section; without one, only the bytes and the error are shown.
+        self.fields = doc.fields
+        self.overview = first_overview(self.section)
+        self.tabs = TabbedContent(id="views")
+        ready = self.overview.ready
+        names = self.names.listing(self.section, self.overview.column("start")) if ready else [""] * len(self.section)
+        self.fde_table = FdeTable(self.section, self.overview, names, widest=None if ready else 0, id="fdes")
+        self.fre_table = FreTable(self.section, self.overview, id="fres")
+        self.filter_line = FilterLine(placeholder=FILTER_HINT, id="fde-filter")
+        self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
+        self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
+        self.fre_note = Static(id="fre-note")
+        self.dwarf_note = Static(id="dwarf-note")
+        self.code_table = CodeTable(doc, self.overview, id="code")
+        self.tables = TableStack(self.fde_table, self.fre_table, self.code_table, id="tables")
+        self.structure_pane = TabPane("Structure", id=Tab.STRUCTURE.pane_id)
+        self.structure = StructureTree(self.fields, self.names, self.overview, id="tree")
+        self.detail = FieldDetail(self.fields, self.doc, id="detail")
+        self.frame_picture = FramePicture(id="frame-picture")
+        self.problems = ProblemList(id="problems")
+        self.consumer_line = Static(_format_line(), id="consumer-verdict", markup=False)
+        self.summary = HeaderSummary(
+            self.doc, self.section, self.error, self.names, self.fde_table.counts, id="summary"
+        )
+        self.dwarf = DwarfBeside(doc, self.section)
+        self.panes = self._panes(self.section)
+        self.background = self._background(self.section)
+
+    def _panes(self, section: Section) -> Panes:
+        """The part that keeps the panes on one selection, handed the widgets it brings to it."""
+        return Panes(
+            self,
+            state=self.state,
+            section=section,
+            fields=self.fields,
+            overview=self.overview,
+            names=self.names,
+            dwarf=self.dwarf,
+            tabs=self.tabs,
+            tables=self.tables,
+            fde_table=self.fde_table,
+            fre_table=self.fre_table,
+            code_table=self.code_table,
+            fre_note=self.fre_note,
+            dwarf_note=self.dwarf_note,
+            structure_pane=self.structure_pane,
+            structure=self.structure,
+            detail=self.detail,
+            frame_picture=self.frame_picture,
+            hex_view=self.hex_view,
+            status_line=self.status_line,
+            say=self._status,
+            clear_filter=self._clear_filter,
+            last_input=self._last_input,
+        )
+
+    def _background(self, section: Section) -> Background:
+        """The part that runs the work after the first screen, handed where each result goes."""
+        return Background(
+            self,
+            doc=self.doc,
+            section=section,
+            overview=self.overview,
+            names=self.names,
+            state=self.state,
+            fde_table=self.fde_table,
+            summary=self.summary,
+            deliver=Deliveries(
+                say=self._status,
+                overview_ready=self._overview_ready,
+                names_loaded=self._names_loaded,
+                order_made=self.order_made,
+                validated=self._validated,
+                check_failed=self.problems.failed,
+                judged=self._judged,
+            ),
+            last_input=self._last_input,
+        )
+
+    def _last_input(self) -> float:
+        """When a key was last pressed (`SfviewApp.last_input`)."""
+        return self.app.last_input  # type: ignore[attr-defined]
+
+    @property
+    def problem_functions(self) -> dict[int, Severity]:
+        """The FDEs a check of the section found problems in, with their worst severity: flagged in the
+        FDE table, kept by its filter word `problems` (besides those that cannot be decoded)."""
+        return self.fde_table.problems if self.section is not None else {}
+
+    @problem_functions.setter
+    def problem_functions(self, problems: dict[int, Severity]) -> None:
+        if self.section is not None:
+            self.fde_table.set_problems(problems)
+            self.summary.counts_changed()
+            self.tables.share()
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield self.summary
+        if self.section is None:
+            yield self.hex_view
+        else:
+            with self.tabs:
+                with TabPane("Functions", id=Tab.FUNCTIONS.pane_id):
+                    yield self.filter_bar
+                    yield self.tables
+                    yield self.fre_legend
+                    yield self.fre_note
+                    yield self.dwarf_note
+                yield self.structure_pane  # filled after the first frame
+                with TabPane("Frame", id=Tab.FRAME.pane_id):
+                    yield self.frame_picture
+                with TabPane("Problems", id=Tab.PROBLEMS.pane_id):
+                    yield self.consumer_line
+                    yield self.problems
+            yield self.hex_view
+        yield self.status_line
+        yield self.footer
+
+    def on_mount(self) -> None:
+        self.hex_view.cursor_moved.subscribe(self, self._hex_moved, immediate=True)
+        if self.section is None:
+            self._show_broken()
+            return
+        # Told at once (signals), so that the other panes follow in the same frame.
+        self.fde_table.row_highlighted.subscribe(self, self._fde_highlighted, immediate=True)
+        self.watch(self.filter_line, "value", self._filter_typed, init=False)
+        self.fre_table.row_highlighted.subscribe(self, self._fre_highlighted, immediate=True)
+        self.code_table.row_highlighted.subscribe(self, self._code_highlighted, immediate=True)
+        self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)
+        self.fde_table.focus()
+        self.call_after_refresh(self._fill_structure_tab)
+        first = self.fields.function_field(0) if len(self.section) else self.fields.root
+        self.panes.select(Selection.of(first), Origin.JUMP)
+        if self.error is not None:
+            self._status(str(self.error))
+        self.background.start()
+
+    async def _fill_structure_tab(self) -> None:
+        """Mount the tree and the detail panel, which nobody sees at start, after the first frame.
+
+        Textual's `Lazy` does the same, but fails if the app quits first. Side by side in the pane itself
+        (`#structure` lays them out): a container between them was one more to draw on every frame of the tab.
+        """
+        if self.structure_pane.is_attached:  # not when the app quit before its first frame
+            await self.structure_pane.mount(self.structure, self.detail)
+
+    def _show_broken(self) -> None:
+        """No section model: the error, and the bytes with the cursor on the offending one."""
+        self.add_class("-broken")
+        self.hex_view.focus()
+        offset = self.error.offset if self.error is not None else None
+        if offset is not None:
+            self.hex_view.highlight(offset, offset + 1)
+            self.hex_view.move_cursor(offset, notify=False)
+        self._status(str(self.error))
+
+    def _status(self, text: str) -> None:
+        """The status line (one line, so no layout to redo)."""
+        self.state.status_shown = text
+        self.status_line.update(text, layout=False)
+
+    # ------------------------------------------------------------------ what the worker delivers
+
+    def order_made(self) -> None:
+        """The worker made a column's order: a sort that waited for it done, its first row selected if a key
+        asked for it (`sort_functions`)."""
+        if self.fde_table.order_made():
+            self.summary.counts_changed()
+            if self.state.sort_asked:
+                self.state.sort_asked = False
+                self.sorted_shown()
+            else:
+                self._say_sort()
+
+    def _overview_ready(self) -> None:
+        """Every function has been gone through: the columns exact, the counts said, and a sort or a filter
+        asked for meanwhile done."""
+        waiting = self.fde_table.waiting
+        self.fde_table.overview_ready()
+        self.fre_table.measure(self.overview)
+        self.summary.counts_changed()
+        self.tables.share()
+        if waiting and not self.fde_table.waiting and self.fde_table.sort != Sort(0):
+            self.sorted_shown()
+
+    def _names_loaded(self, names: list[str], new: bool = True, widest: int | None = None) -> None:
+        self.fde_table.names_changed(names, widest)
+        if not new:
+            return
+        self.structure.names_changed()
+        self.summary.refresh(layout=True)
+        if self.state.selected is not None:
+            self._status(self.panes.status_text(self.state.selected))
+
+    def _validated(self, diagnostics: list[Diagnostic], more: int) -> None:
+        """The checks are done: list the problems, count them in the header, mark their functions."""
+        self.problems.show(diagnostics, more)
+        worst: dict[int, Severity] = {}
+        for diag in diagnostics:
+            if (
+                diag.fde is not None
+                and diag.severity is not Severity.INFO
+                and worst.get(diag.fde) is not Severity.ERROR
+            ):
+                worst[diag.fde] = diag.severity
+        counted = [d for d in diagnostics if d.severity is not Severity.INFO]
+        self.summary.problems = len(counted) + more
+        self.summary.refresh(layout=True)
+        label = f"Problems ({len(counted) + more})" if counted or more else "Problems"
+        self.tabs.get_tab(Tab.PROBLEMS.pane_id).label = label
+        self.problem_functions = worst
+        self.fre_table.set_problems({(d.fde, d.fre) for d in counted if d.fde is not None and d.fre is not None})
+        self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
+        self.structure.problems_changed(worst)
+
+    # ------------------------------------------------------------------ consumers
+
+    def action_next_consumer(self) -> None:
+        """The next consumer of the cycle (format, kernel, libsframe...): its verdict on top of the Problems
+        tab, its failing rows marked in the FRE table, its rule in the field detail."""
+        if self.section is None:
+            return
+        state = self.state
+        names = consumer_names()
+        state.consumer = names[(names.index(state.consumer) + 1) % len(names)]
+        self.action_show_tab(Tab.PROBLEMS)
+        if state.consumer == FORMAT:
+            self._show_consumer(None)
+        elif state.consumer in state.verdicts:
+            self._show_consumer(state.verdicts[state.consumer])
+        else:
+            self.consumer_line.update(f"{state.consumer}: judging the section…")
+            self.background.judge()
+
+    def _judged(self, verdict: Verdict) -> None:
+        self.state.verdicts[verdict.consumer] = verdict
+        if self.state.consumer == verdict.consumer:
+            self._show_consumer(verdict)
+
+    def _show_consumer(self, verdict: Verdict | None) -> None:
+        """The chosen consumer's verdict shown everywhere it applies (None: the format's checks alone)."""
+        names = consumer_names()
+        following = names[(names.index(self.state.consumer) + 1) % len(names)]
+        if verdict is None:
+            self.consumer_line.update(_format_line())
+            self.fre_table.show_consumer(None)
+            self.detail.consumer_rule = None
+        else:
+            marks = ConsumerMarks(verdict)
+            self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following})")
+            self.fre_table.show_consumer(marks.mark, verdict.consumer)
+            self.detail.consumer_rule = lambda field: self._consumer_rule(marks, field)
+        self.consumer_line.set_class(verdict is not None and (not verdict.accepted or bool(verdict.lookups)), "-bad")
+        if self.state.selected is not None and self.detail.field is not None:
+            self.detail.show(self.detail.field)
+        self.tables.share()
+
+    def _consumer_rule(self, marks: ConsumerMarks, field: Field) -> str | None:
+        if field.fde is None or field.fre is None:
+            return None
+        func = self.section.function(field.fde)
+        return marks.explain(func, func.rows[field.fre])
+
+    def on_problem_list_chosen(self, message: ProblemList.Chosen) -> None:
+        """A problem chosen: its bytes, field, function and row selected; what is wrong on the status line."""
+        diag = message.diagnostic
+        self.goto_offset(diag.start)
+        self.hex_view.highlight(diag.start, max(diag.end, diag.start + 1))
+        self._status(f"{diag.severity.value} {diag.check.id}: {diag.path}: {diag.message}")
+        self.problems.focus()
+
+    # ------------------------------------------------------------------ what the panes report
+
+    def _fde_highlighted(self, row: int) -> None:
+        """Another function chosen in the FDE table: a jump, kept in the history."""
+        index = self.fde_table.fde_at(row)
+        selection = Selection(index, None, self.fields.function_field(index))
+        self._record(selection)
+        self.panes.select(selection, Origin.FDES)
+
+    def _fre_highlighted(self, index: int) -> None:
+        func = self.fre_table.function
+        if func is not None:
+            self.panes.select(Selection(func.index, index, self.panes.row_field(func.index, index)), Origin.FRES)
+
+    def _code_highlighted(self, line: int) -> None:
+        """An instruction chosen: the row it is on is the selection (unless it is already)."""
+        func, fre = self.code_table.function, self.code_table.fre_at(line)
+        selected = self.state.selected
+        if func is not None and fre is not None and (selected is None or selected.fre != fre):
+            self.panes.select(Selection(func.index, fre, self.panes.row_field(func.index, fre)), Origin.CODE)
+
+    def _field_highlighted(self, field: Field) -> None:
+        self.panes.select(Selection.of(field), Origin.TREE)
+
+    def _hex_moved(self, offset: int) -> None:
+        """The innermost field at the byte under the hex cursor is the selection."""
+        if self.section is None:
+            self._status(self.doc.where(offset))
+        else:
+            self.panes.select(Selection.of(self.fields.field_at(offset)), Origin.HEX)
+        found, match = self.hex_view.match_number(), self.hex_view.match
+        if found is not None and match is not None and match[0] == offset:
+            pattern = _pattern_text(self.hex_view.pattern)
+            self._status(f"match {found[0]} of {found[1]} for {pattern}: {self.state.status_shown}")
+
+    def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
+        tab = Tab.of_pane(message.pane.id)
+        if tab is Tab.STRUCTURE and self.state.reveal_pending is not None:
+            self.panes.reveal(self.state.reveal_pending)  # before the tab's first frame: shown revealed, one layout
+        if tab in (Tab.FUNCTIONS, Tab.FRAME) and self.panes.flush_tables():
+            self.refresh(repaint=False, layout=True)  # not drawn whole again: the tab's layout draws what changed
+        if tab is Tab.FRAME:
+            self.panes.show_frame()
+
+    def on_frame_picture_step(self, message: FramePicture.Step) -> None:
+        """`←`/`→` in the frame picture: the FRE table's cursor moves, and the picture follows it."""
+        self.fre_table.move_cursor(self.fre_table.cursor + message.delta)
+
+    # ------------------------------------------------------------------ going to places
+
+    def goto_address(self, target: int | Place | None) -> None:
+        """Select the function an unwinder would use for `target`, and its row (`navigation.address_landing`)."""
+        if target is None:
+            return
+        self._land(navigation.address_landing(self.section, self.names, target))
+
+    def _land(self, landing: Landing | Refusal) -> None:
+        """A jump to where `landing` says, or what it refuses said."""
+        if isinstance(landing, Refusal):
+            self._refuse(landing)
+            return
+        self._jump(self.panes.selection_of(landing.fde, landing.fre))
+        if landing.fre is not None:
+            self.code_table.show_row(landing.fre, landing.pc)
+        self._status(landing.status)
+
+    def _refuse(self, refusal: Refusal) -> None:
+        self.app.notify(refusal.message, title=refusal.title, severity=refusal.severity, timeout=refusal.timeout)
+        if refusal.status:
+            self._status(refusal.status)
+
+    def goto_symbol(self, symbol: Symbol | None) -> None:
+        if symbol is None:
+            return
+        self.goto_address(navigation.symbol_target(self.names, symbol))
+
+    def goto_offset(self, offset: int | None) -> None:
+        """Put the hex cursor on section offset `offset` and select the field there."""
+        if offset is None:
+            return
+        landing = navigation.offset_landing(len(self.doc.data), self.doc.file_offset, offset)
+        if isinstance(landing, Refusal):
+            self._refuse(landing)
+            return
+        self.hex_view.focus()
+        self.hex_view.move_cursor(landing.offset, notify=False)
+        if self.section is not None:
+            self._record(Selection.of(self.fields.field_at(landing.offset)))
+        self._hex_moved(landing.offset)
+        if landing.said:
+            self._status(landing.said + self.state.status_shown)
+
+    def action_goto_address(self) -> None:
+        hint = "The function and row an unwinder uses for a PC."
+        if self.names.relocatable:
+            hint += " In this .o every function starts at 0: name the section (.text+0x10) or the function."
+        self.app.push_screen(GotoNumber("Go to address", hint, self._lookup), self.goto_address)
+
+    def _lookup(self, name: str) -> int | Place | None:
+        return navigation.lookup(self.names, self.doc.symbols, name)
+
+    def action_goto_symbol(self) -> None:
+        symbols = self.names.relocated_symbols if self.names.relocatable else self.doc.symbols
+        if not len(symbols):
+            self.app.notify("This file has no function names (stripped?).", severity="warning")
+            return
+        self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
+
+    def action_goto_offset(self) -> None:
+        hint = "The field that holds a byte of the section: a section offset, or a file offset inside it."
+        prompt = GotoNumber("Go to offset", hint)
+        self.app.push_screen(prompt, self.goto_offset)
+
+    def show_row(self, fde: int, fre: int | None) -> None:
+        """Select function `fde` (and its row `fre`) in every pane: how other screens point at the section."""
+        if self.section is None:
+            return
+        self._jump(self.panes.selection_of(fde, fre))
+
+    def _record(self, selection: Selection) -> None:
+        """A jump to `selection`: the place left and the place reached go into the history."""
+        if self.state.selected is not None:
+            self.state.history.jump(self.state.selected, selection)
+
+    def _jump(self, selection: Selection) -> None:
+        """Select `selection` in every pane, as a jump (kept in the history)."""
+        self._record(selection)
+        self.panes.select(selection, Origin.JUMP)
+
+    def action_back(self) -> None:
+        self._walk_history(Way.BACK)
+
+    def action_forward(self) -> None:
+        self._walk_history(Way.FORWARD)
+
+    def _walk_history(self, way: Way) -> None:
+        """Back or forward one place in the history; at either end, say so."""
+        if self.state.selected is None:
+            return
+        place = navigation.walk(self.state.history, self.state.selected, way)
+        if place is None:
+            self.app.bell()
+            self._status(f"nothing further {way.value} in the history")
+            return
+        self.panes.select(place, Origin.JUMP)
+        self._status(f"{way.value} ({self.state.history.position}): {self.panes.status_text(place)}")
+
+    def action_next_function(self) -> None:
+        if self.section is not None:
+            self.panes.flush_tables()
+            self.fde_table.move_cursor(self.fde_table.cursor + 1)
+
+    def action_previous_function(self) -> None:
+        if self.section is not None:
+            self.panes.flush_tables()
+            self.fde_table.move_cursor(self.fde_table.cursor - 1)
+
+    # ------------------------------------------------------------------ sorting and filtering
+
+    def action_filter(self) -> None:
+        """The filter line, to type in (on the Functions tab)."""
+        if self.section is None:
+            return
+        self.tabs.active = Tab.FUNCTIONS.pane_id
+        self.set_focus(self.filter_line)
+
+    def _filter_typed(self, value: str) -> None:
+        """The filter line's text changed: the rows filtered in the handling of the key that changed it, not
+        on the line's `Changed` message (see `FilterLine`), so that the letter and the rows it keeps are laid
+        out once, in one frame. A text set by `_filter` itself is the table's query already: nothing to do."""
+        if value != self.fde_table.query:
+            self._filter(value)
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """`enter`: back to the table, the filter kept (the line shows it)."""
+        if message.input is self.filter_line:
+            self.set_focus(self.fde_table)
+
+    def action_clear_filter(self) -> None:
+        """`escape`: every function again, the filter line emptied and left."""
+        if self.section is None or not (self.fde_table.filtered or self.focused is self.filter_line):
+            return
+        self._clear_filter()
+        self.set_focus(self.fde_table)
+
+    def _clear_filter(self) -> None:
+        """Every function again, the filter line emptied, drawn in the next frame with the header's count and
+        the footer's keys. Each widget tells the screen it changed when its own messages are next handled, and
+        at a million functions the header's and the line's came after the frame (the layout that the rows
+        brought back ask for): 30 ms later in tmux. Drawing the whole screen again after the key caught them,
+        in a second frame when there was a layout: 5 ms more of `escape` in tmux. So the screen is told here."""
+        self._filter("")
+        for widget in (self.summary, self.filter_line, self.footer):
+            self.post_message(messages.Update(widget))
+
+    def _filter(self, query: str) -> None:
+        """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
+        waiting = filtering.waits(self.fde_table.filter(query), self.overview.ready)
+        if self.filter_line.value != query:  # after the table took the query: `_filter_typed` has nothing to do
+            with self.filter_line.prevent(Input.Changed):
+                self.filter_line.value = query
+        said = filtering.filter_said(self.fde_table.sort, waiting, self.overview)
+        if said is not None:
+            self._status(said)
+        self.summary.counts_changed()
+        self.tables.share()
+
+    def action_sort_next(self) -> None:
+        """Sort the FDE table by the next column (after the last, by index again)."""
+        if self.section is not None:
+            self.sort_functions(*filtering.next_sort(self.fde_table.sort))
+
+    def action_sort_reverse(self) -> None:
+        if self.section is not None:
+            self.sort_functions(*filtering.reversed_sort(self.fde_table.sort))
+
+    def sort_functions(self, column: int, reverse: bool = False) -> None:
+        """The FDE table sorted by column `column` (an index in `COLUMNS`), the first row selected (the
+        largest frame, the most rows: what was asked), the status line saying so."""
+        if self.section is None:
+            return
+        waiting = filtering.waits(self.fde_table.sort_by(column, reverse), self.overview.ready)
+        if waiting is not Waits.NOT:
+            self._status(filtering.sort_said(self.fde_table.sort, waiting, self.overview))
+            if waiting is Waits.FOR_ORDER:
+                self.state.sort_asked = True
+                self.summary.counts_changed()
+            return
+        self.state.sort_asked = False
+        self.sorted_shown()
+
+    def sorted_shown(self) -> None:
+        """The FDE table was sorted: its first row (the largest frame, the most rows) selected, and said."""
+        if self.fde_table.row_count:  # the top rows are the answer: the selection goes there
+            self.fde_table.move_cursor(0, notify=False)
+            self._fde_highlighted(0)
+        self._say_sort()
+
+    def _say_sort(self) -> None:
+        self._status(filtering.sort_said(self.fde_table.sort, Waits.NOT, self.overview))
+
+    # ------------------------------------------------------------------ tabs and panes
+
+    def action_unwind(self) -> None:
+        self.app.open_debugger()  # type: ignore[attr-defined]
+
+    def action_show_tab(self, tab: str | Tab) -> None:
+        if self.section is None:
+            return
+        tab = Tab(tab)
+        target = {
+            Tab.FUNCTIONS: self.fde_table,
+            Tab.STRUCTURE: self.structure,
+            Tab.FRAME: self.frame_picture,
+            Tab.PROBLEMS: self.problems,
+        }[tab]
+        if not target.is_mounted:  # the structure tab's panes arrive after the first frame
+            self.call_after_refresh(self.action_show_tab, tab)
+            return
+        self.tabs.active = tab.pane_id
+        target.focus()
+
+    def action_toggle_frame(self) -> None:
+        """The frame picture of the selected row, or back to the tables."""
+        if self.section is not None:
+            self.action_show_tab(Tab.FUNCTIONS if self.panes.tab is Tab.FRAME else Tab.FRAME)
+
+    def action_toggle_code(self) -> None:
+        """The selected function's instructions in place of its rows (`i`), or the rows again."""
+        if self.section is None:
+            return
+        self.action_show_tab(Tab.FUNCTIONS)
+        shown = self.tables.swap()
+        func = self.fre_table.function
+        if shown is self.code_table and func is not None:
+            self.code_table.show_function(func)
+            if self.state.selected is not None and self.state.selected.fre is not None:
+                self.code_table.show_row(self.state.selected.fre)
+            missing = self.code_table.listing.missing if self.code_table.listing is not None else ""
+            self._status(missing or "▶ a row starts, with its change: the instruction just above made it (f: frame)")
+        shown.focus()
+
+    def action_focus_hex(self) -> None:
+        self.hex_view.focus()
+
+    # ------------------------------------------------------------------ DWARF beside the rows
+
+    def action_toggle_dwarf(self) -> None:
+        """DWARF CFI beside each row, or not: read (in a thread: 40,000 FDEs take seconds) on first use."""
+        if self.section is None or self.doc.elf is None:
+            self.app.notify("Only an ELF file has DWARF CFI to compare with.", severity="warning")
+            return
+        if self.fre_table.dwarf is not None:
+            self.fre_table.show_dwarf(None)
+            self.code_table.show_dwarf(None)
+            self.dwarf_note.remove_class("-shown")
+            return
+        if self.dwarf.read:
+            self._dwarf_read()
+            return
+        self._status("reading DWARF CFI (.eh_frame, .debug_frame)…")
+        self.run_worker(self._read_dwarf, thread=True, exit_on_error=False)
+
+    def _read_dwarf(self) -> None:
+        try:
+            _ = self.doc.cfi
+        except Exception as exc:  # whatever the reader did not foresee: said on the status line, not "reading…"
+            self.app.call_from_thread(self._status, f"DWARF CFI cannot be read: {type(exc).__name__}: {exc}")
+            return
+        self.app.call_from_thread(self._dwarf_read)
+
+    def _dwarf_read(self) -> None:
+        if self.doc.cfi is None:
+            why = self.doc.cfi_error.message if self.doc.cfi_error is not None else "no .eh_frame or .debug_frame"
+            self._status(f"DWARF CFI: {why}")
+            self.app.notify(f"No DWARF CFI to show: {why}", severity="warning")
+            return
+        self.fre_table.show_dwarf(self.dwarf.beside)
+        self.code_table.show_dwarf(self.dwarf.beside)
+        self.dwarf_note.add_class("-shown")
+        if self.fre_table.function is not None:
+            self.dwarf_note.update(self.dwarf.fde_text(self.fre_table.function))
+        self._status("DWARF CFI beside each row: `=` where it agrees with SFrame, else DWARF's rules (`d` hides it)")
+
+    # ------------------------------------------------------------------ search and copy
+
+    def on_hex_view_search_requested(self) -> None:
+        self.action_search_bytes()
+
+    def action_search_bytes(self) -> None:
+        hint = 'Hex bytes (e2 de, e2de) or text in quotes ("main"); then n / N in the hex pane: next / previous.'
+        prompt = Prompt("Search the bytes", hint, 'e2 de, e2de or "text"', parse_pattern)
+        self.app.push_screen(prompt, self.search_bytes)
+
+    def search_bytes(self, pattern: bytes | None) -> None:
+        """Find `pattern` from the hex cursor on, put the cursor on it and select the field there."""
+        if not pattern:
+            return
+        self.hex_view.focus()
+        offset = self.hex_view.search(pattern)
+        if offset is None:
+            self.app.notify(f"{_pattern_text(pattern)} is not in the section.", severity="warning")
+            return
+        self._hex_moved(offset)
+
+    def action_copy(self, what: str) -> None:
+        """`c` the selected value; `C` the row of the focused table, else the selected field's path."""
+        if self.state.selected is None:
+            return
+        text, label = self._value_to_copy() if what == "value" else self._path_to_copy()
+        self.app.copy_to_clipboard(text)
+        shown = text if len(text) <= 60 else text[:59] + "…"
+        self.app.notify(f"{label}: {shown}", title="Copied")
+
+    def _value_to_copy(self) -> tuple[str, str]:
+        """The selected field's value as shown; for a structure, its bytes in hex."""
+        field = self.state.selected.field
+        name = field.path or "section"
+        if field.display:
+            return field.display, f"the value of {name}"
+        return self.doc.data[field.span.start : field.span.end].hex(" "), f"the bytes of {name}"
+
+    def _path_to_copy(self) -> tuple[str, str]:
+        """The focused table's row as text (its cells, two spaces apart), else the field's path."""
+        table = self.focused
+        if isinstance(table, RowTable) and table.row_count:
+            cells = "  ".join(cell.strip() for cell in table.row_cells(table.cursor))
+            return cells, f"row {table.cursor} of the {'FDE' if table is self.fde_table else 'FRE'} table"
+        return self.state.selected.field.path or "section", "the path"
+
+    def action_zoom(self) -> None:
+        """The focused pane on the whole screen, or back."""
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused, container=False)
+
+
+def _pattern_text(pattern: bytes) -> str:
+    """What was searched for as it was typed: `"main"` for printable text, else `e2 de`."""
+    text = pattern.decode("ascii", "replace")
+    return f'"{text}"' if text.isprintable() and text.isascii() else pattern.hex(" ")
