@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.elffile import section_bytes, section_named
+from sfview.inputs.elf.pyelftools_view import section_bytes, section_named
 from sfview.sframe import describe
 from sfview.sframe.rules import Rule
 from sfview.sframe.section import Function, Row, Section
