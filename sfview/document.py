@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 from sfview.errors import InputError
 from sfview.inputs.source import Source, open_source
-from sfview.sframe.section import Function, Section
+from sfview.sframe.model.section import Function, Section
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
+    from sfview.app.fields import FieldTree
     from sfview.dwarf.cfi import CfiTable
     from sfview.dwarf.compare import Placement
     from sfview.inputs.elfimage import ElfImage
     from sfview.inputs.symbols import SymbolTable
-    from sfview.sframe.fields import FieldTree
 
 
 class Document:
@@ -143,7 +143,7 @@ class Document:
     @cached_property
     def fields(self) -> FieldTree:
         """The section as a tree of fields, for people learning the format."""
-        from sfview.sframe.fields import FieldTree  # the debug parser: only the app and `check` need it
+        from sfview.app.fields import FieldTree  # the debug parser: only the app and `check` need it
 
         return FieldTree(self.require_section())
 

@@ -17,13 +17,13 @@ from elf_edit import Elf
 from test_bounded import v2_section
 
 from sfview.app.app import SfviewApp
+from sfview.app.fields import FieldTree
 from sfview.app.screens import explorer
 from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import read_core
-from sfview.sframe.fields import FieldTree
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 from sfview.unwind import session
 
 SIZE = (100, 32)

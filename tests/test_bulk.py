@@ -1,6 +1,6 @@
 """The bulk reader and the Kaitai model say the same thing, error text included.
 
-`sfview dump` reads sections in bulk (`sframe/bulk.py`, `struct` formats from
+`sfview dump` reads sections in bulk (`sframe/bulk/reader.py`, `struct` formats from
 the generated layout) and hands anything unusual to the Kaitai model. Both
 paths must give the same text and stop at the same error: on every fixture,
 and on thousands of sections with random damage.
@@ -17,8 +17,8 @@ from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import text
-from sfview.sframe.bulk import Bulk, bare_function, functions_with_rows
-from sfview.sframe.section import Row, Section
+from sfview.sframe.bulk.reader import Bulk, bare_function, functions_with_rows
+from sfview.sframe.model.section import Row, Section
 
 
 def _both(data: bytes, address: int = 0) -> None:

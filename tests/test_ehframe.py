@@ -38,7 +38,7 @@ from sfview.dwarf.ehframe import COMMON_FDE, FrameSection, frame_section
 from sfview.dwarf.ehframe import DW_CFA as DECODED_OPCODES
 from sfview.errors import InputError
 from sfview.inputs.elfimage import PT_GNU_EH_FRAME, ElfImage
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
+from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "elf"

@@ -27,7 +27,7 @@ from sfview.app.widgets.fde_table import COLUMNS, FILTER_WORDS, PROBLEMS, FdeTab
 from sfview.check.catalogue import Severity
 from sfview.document import Document
 from sfview.inputs.source import Source
-from sfview.sframe.section import ADDRESS_MASK
+from sfview.sframe.model.section import ADDRESS_MASK
 
 SIZE = (120, 36)
 WORDS = ["Alpha", "alphabet", "beta", "BETA_2", "gamma", "", "_Z3fooi", "delta.cold"]

@@ -16,9 +16,9 @@ from test_bulk import SAMPLES
 from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 
 from sfview.errors import InputError
-from sfview.sframe.overview import Facts, Overview
-from sfview.sframe.rules import Kind
-from sfview.sframe.section import ADDRESS_MASK, Section
+from sfview.sframe.bulk.overview import Facts, Overview
+from sfview.sframe.model.rules import Kind
+from sfview.sframe.model.section import ADDRESS_MASK, Section
 
 
 def _model_facts(section: Section, index: int) -> Facts:

@@ -13,7 +13,7 @@ from sfview.app.widgets.structure_tree import StructureTree
 from sfview.check.catalogue import Severity
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.sframe.overview import Overview
+from sfview.sframe.bulk.overview import Overview
 
 FUZZ_SEEDS = range(60)
 

@@ -20,7 +20,7 @@ import pytest
 from conftest import SECTIONS, load_section_fixture
 from test_v3_flexible import amd64_section
 
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 from sfview.unwind.engine import Frame, Machine, Module, Unwinder
 
 MASK = (1 << 64) - 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sfview.sframe.fields import Field
+from sfview.app.fields import Field
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Running the checks of `catalogue.py` over a section: every problem, named at its bytes.
 
-Functions and rows come from the bulk reader (`sframe/bulk.py`), so that a
+Functions and rows come from the bulk reader (`sframe/bulk/reader.py`), so that a
 40,000-function section is checked in a fraction of a second; a function
 the bulk reader finds unusual is read through the model, whose errors name
 the exact bytes. Work is bounded by the section's size, never by counts in
@@ -23,11 +23,11 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe import describe
-from sfview.sframe.bulk import Bulk
-from sfview.sframe.records import START_ADDR_SIZES, info_bits
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import Function, Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model import terms
+from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
+from sfview.sframe.model.rules import Kind, Rule
+from sfview.sframe.model.section import Function, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -183,12 +183,12 @@ class RowNotes:
 
 def _header(section: Section) -> Iterator[Diagnostic]:
     flags_at = layout.PREAMBLE.fields["flags"][0]
-    known = describe.KNOWN_FLAGS & ~(Sframe.Flag.frame_pointer if section.version >= 3 else 0)
+    known = terms.KNOWN_FLAGS & ~(Sframe.Flag.frame_pointer if section.version >= 3 else 0)
     if section.flags & ~known:
         yield _diag(
             "flags-unknown",
             f"flags {section.flags:#04x} set bits {section.flags & ~known:#04x}, which version {section.version} "
-            f"does not define (it defines {', '.join(describe.flag_names(known))})",
+            f"does not define (it defines {', '.join(terms.flag_names(known))})",
             flags_at,
             flags_at + 1,
             "preamble.flags",
@@ -507,7 +507,7 @@ class _Walk:
         if facts.pauth_b and not section.is_aarch64:
             yield _diag(
                 "pauth-key-not-aarch64",
-                f"pointer-authentication key B on {describe.abi_name(section.abi)}",
+                f"pointer-authentication key B on {terms.abi_name(section.abi)}",
                 *here,
                 fde=index,
             )
@@ -578,7 +578,7 @@ class _Walk:
         """What a row's info byte and rules (whatever its start) break: (check id, message with `{j}`
         for the row's number)."""
         section = self.section
-        abi = describe.abi_name(section.abi)
+        abi = terms.abi_name(section.abi)
         out: list[tuple[str, str]] = []
         if info_bits(info, "fre_info", "mangled_ra") and not section.is_aarch64:
             out.append(("mangled-ra-not-aarch64", f"row {{j}} marks its RA signed on {abi}"))
@@ -628,11 +628,11 @@ class _Walk:
                 continue
             if word.reserved or word.high:
                 out.append(("flex-reserved-bits", f"row {{j}}: {name} = {word.value:#x} sets reserved bits"))
-            if word.reg_p and not describe.has_register(abi, word.regnum):
+            if word.reg_p and not terms.has_register(abi, word.regnum):
                 out.append(
                     (
                         "flex-register-unknown",
-                        f"row {{j}}: {name} names register {word.regnum}, which {describe.abi_name(abi)} does not have",
+                        f"row {{j}}: {name} names register {word.regnum}, which {terms.abi_name(abi)} does not have",
                     )
                 )
         extra = getattr(flex, "extra", None)

@@ -29,9 +29,9 @@ from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, SORTED,
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.bulk import Bulk
-from sfview.sframe.records import START_ADDR_SIZES, info_bits
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
+from sfview.sframe.model.section import Section
 
 HEADER_AT = layout.PREAMBLE.size
 FIXED_HEADER = layout.PREAMBLE.size + layout.HEADER.size

@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiRule, CfiTable, Unexpressible
-from sfview.sframe.bulk import Shaped, functions_with_rows
-from sfview.sframe.rules import CFA, Kind, Rule
+from sfview.sframe.bulk.reader import Shaped, functions_with_rows
+from sfview.sframe.model.rules import CFA, Kind, Rule
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import Abi, CfiOutline
-    from sfview.sframe.bulk import RowsFunction, Shapes
-    from sfview.sframe.section import Function, Row, Section
+    from sfview.sframe.bulk.reader import RowsFunction, Shapes
+    from sfview.sframe.model.section import Function, Row, Section
 
 COLUMNS = ("cfa", "ra", "fp")
 RA_SIGNING = "ra signing"

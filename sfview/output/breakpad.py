@@ -25,15 +25,15 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elffile import load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
-from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
-from sfview.sframe.section import ADDRESS_MASK
+from sfview.sframe.bulk.reader import RowsFunction, Shaped, Shapes
+from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
+from sfview.sframe.model.section import ADDRESS_MASK
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.document import Document
-    from sfview.sframe.section import Function
+    from sfview.sframe.model.section import Function
 
 CHUNK = 512
 """Lines written at once: few enough to cost no memory, enough that each write is worth its call."""

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 from sfview.dwarf.cfi import CfiOutline, CfiRule, CfiTable, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
 from sfview.inputs.demangle import demangle
+from sfview.output.rule_notation import rule_formula
 from sfview.output.safe_text import printable_lines
-from sfview.sframe.describe import register_name, rule_formula
+from sfview.sframe.model.terms import register_name
 
 if TYPE_CHECKING:
     from sfview.dwarf.compare import Comparison, Difference, Pair
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
 
 def dwarf_formula(section: Section, value: CfiRule) -> str:

@@ -21,22 +21,40 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.demangle import demangle
-from sfview.sframe import describe
-from sfview.sframe.bulk import Bulk, FastFunction, Pattern
-from sfview.sframe.bulk import Row as BulkRow
-from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
+from sfview.output import rule_notation
+from sfview.sframe.bulk.reader import Bulk, FastFunction, Pattern
+from sfview.sframe.bulk.reader import Row as BulkRow
+from sfview.sframe.model import terms
+from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
+from sfview.sframe.model.rules import CFA, Kind, Rule
+from sfview.sframe.model.section import ADDRESS_MASK, Function, Row, Section
 
 CHUNK_ROWS = 4096
 """Rows gathered before they are written: few writes, little memory."""
 
 
+def rule_json(section: Section, rule: Rule, text: str) -> dict[str, object]:
+    """A rule as numbers for JSON, with its register named, its `text` and its formula beside."""
+    out: dict[str, object] = {"text": text, "kind": rule.kind.value}
+    if rule.padding:
+        out["padding"] = True
+    if rule.kind is Kind.VALUE:
+        out.update(
+            base="cfa" if rule.base == CFA else rule.base,
+            base_name=terms.register_name(section.abi, rule.base),
+            offset=rule.offset,
+            deref=rule.deref,
+            fixed=rule.fixed,
+        )
+    out["formula"] = rule_notation.rule_formula(section, rule)
+    return out
+
+
 def _rules_json(section: Section, cfa: Rule, fp: Rule, ra: Rule, cfa_text: str) -> dict[str, Any]:
     return {
-        "cfa": describe.rule_json(section, cfa, cfa_text),
-        "fp": describe.rule_json(section, fp, describe.app_saved(section, fp)),
-        "ra": describe.rule_json(section, ra, describe.app_saved(section, ra)),
+        "cfa": rule_json(section, cfa, cfa_text),
+        "fp": rule_json(section, fp, rule_notation.saved_text(section, fp)),
+        "ra": rule_json(section, ra, rule_notation.saved_text(section, ra)),
     }
 
 
@@ -48,12 +66,12 @@ def _row_json(section: Section, row: Row) -> dict[str, Any]:
         "section_offset": row.span.start,
         "size": len(row.span),
         "info": row.info,
-        "cfa_base_reg": describe.BASE_REG_NAMES[row.base_reg],
+        "cfa_base_reg": terms.BASE_REG_NAMES[row.base_reg],
         "offset_size": row.offset_size,
         "offsets": list(row.offsets),
         "mangled_ra": row.mangled_ra,
         "ra_undefined": row.ra_undefined,
-        **_rules_json(section, row.cfa, row.fp, row.ra, describe.app_cfa(section, row.cfa)),
+        **_rules_json(section, row.cfa, row.fp, row.ra, rule_notation.cfa_text(section, row.cfa)),
     }
 
 
@@ -61,10 +79,10 @@ def _pattern_json(section: Section, key: bytes, pattern: Pattern) -> str:
     """What a bulk row's pattern says, as the JSON members that follow its position (no braces)."""
     info = key[0]
     base = info_bits(info, "fre_info", "cfa_base_reg")
-    cfa_text = describe.app_cfa(section, pattern.cfa)
+    cfa_text = rule_notation.cfa_text(section, pattern.cfa)
     members = {
         "info": info,
-        "cfa_base_reg": describe.BASE_REG_NAMES[base],
+        "cfa_base_reg": terms.BASE_REG_NAMES[base],
         "offset_size": OFFSET_SIZES[info_bits(info, "fre_info", "offset_size")],
         "offsets": list(pattern.offsets),
         "mangled_ra": pattern.mangled_ra,
@@ -84,11 +102,11 @@ def _header_json(doc: Document, section: Section) -> dict[str, Any]:
         "file_offset": source.file_offset,
         "header": {
             "version": section.version,
-            "version_name": describe.VERSION_NAMES[section.version],
+            "version_name": terms.VERSION_NAMES[section.version],
             "flags": section.flags,
-            "flag_names": describe.flag_names(section.flags),
+            "flag_names": terms.flag_names(section.flags),
             "abi_arch": section.abi,
-            "abi_name": describe.abi_name(section.abi),
+            "abi_name": terms.abi_name(section.abi),
             "endian": section.endian,
             "cfa_fixed_fp_offset": section.fixed_fp_offset,
             "cfa_fixed_ra_offset": section.fixed_ra_offset,
@@ -99,9 +117,9 @@ def _header_json(doc: Document, section: Section) -> dict[str, Any]:
             "fdeoff": section.header.fdeoff,
             "freoff": section.header.freoff,
             "registers": {
-                "sp": describe.register_name(section.abi, section.sp_reg),
-                "fp": describe.register_name(section.abi, section.fp_reg),
-                "ra": describe.register_name(section.abi, section.ra_reg),
+                "sp": terms.register_name(section.abi, section.sp_reg),
+                "fp": terms.register_name(section.abi, section.fp_reg),
+                "ra": terms.register_name(section.abi, section.ra_reg),
             },
             # How a row's stored CFA offset (`offsets[0]`) becomes its rule's (s390x: x 8 + 160), and
             # where the caller's SP is (the CFA plus this: s390x -160).
@@ -216,10 +234,10 @@ def _model_head(doc: Document, func: Function) -> dict[str, Any]:
         head.update(
             {
                 "info": func.info_byte,
-                "fre_type": describe.FRE_TYPE_NAMES[func.fre_type],
-                "pc_type": describe.PC_TYPE_NAMES[func.pc_type],
-                "fde_type": describe.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
-                "pauth_key": describe.PAUTH_KEY_NAMES[func.pauth_key],
+                "fre_type": terms.FRE_TYPE_NAMES[func.fre_type],
+                "pc_type": terms.PC_TYPE_NAMES[func.pc_type],
+                "fde_type": terms.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
+                "pauth_key": terms.PAUTH_KEY_NAMES[func.pauth_key],
                 "signal_frame": func.signal,
                 "rep_size": func.rep_size,
                 "num_fres": func.num_fres,
@@ -263,10 +281,10 @@ def _bulk_head_members(fast: FastFunction) -> dict[str, Any]:
     info = fast.info
     return {
         "info": info.byte,
-        "fre_type": describe.FRE_TYPE_NAMES[info.fre_type],
-        "pc_type": describe.PC_TYPE_NAMES[info.pc_type],
-        "fde_type": describe.FDE_TYPE_NAMES[int(Sframe.FdeType.default)],
-        "pauth_key": describe.PAUTH_KEY_NAMES[info.pauth_key],
+        "fre_type": terms.FRE_TYPE_NAMES[info.fre_type],
+        "pc_type": terms.PC_TYPE_NAMES[info.pc_type],
+        "fde_type": terms.FDE_TYPE_NAMES[int(Sframe.FdeType.default)],
+        "pauth_key": terms.PAUTH_KEY_NAMES[info.pauth_key],
         "signal_frame": info.signal,
         "rep_size": fast.rep_size,
         "num_fres": fast.num_fres,

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, NamedTuple, TextIO
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe import describe
-from sfview.sframe.bulk import FDE_INFOS, Block, Bulk, FastFunction, bare_function
-from sfview.sframe.bulk import Row as BulkRow
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Row, Section
+from sfview.output.rule_notation import short_register, value_text
+from sfview.sframe.bulk.reader import FDE_INFOS, Block, Bulk, FastFunction, bare_function
+from sfview.sframe.bulk.reader import Row as BulkRow
+from sfview.sframe.model import terms
+from sfview.sframe.model.rules import Kind, Rule
+from sfview.sframe.model.section import ADDRESS_MASK, Function, Row, Section
 
 if TYPE_CHECKING:
     from sfview.check.run import Problem, RowNotes
@@ -60,7 +61,7 @@ def _flag_lines(flags: int, version: int) -> list[str]:
         return ["    Flags: NONE"]
     lines = []
     prefix = "Flags: "
-    for bit, name in describe.FLAG_NAMES:
+    for bit, name in terms.FLAG_NAMES:
         if flags & bit and not (version >= 3 and bit == Sframe.Flag.frame_pointer):
             flags &= ~bit
             lines.append(f"{prefix:>11}{name}{',' if flags else ''}")
@@ -82,7 +83,7 @@ def _header_lines(section: Section) -> list[str]:
 
 
 def _header_text(version: int, flags: int, fixed_fp: int, fixed_ra: int, num_fdes: int, num_fres: int) -> list[str]:
-    lines = ["  Header :", "", f"    Version: {describe.VERSION_NAMES[version]}"]
+    lines = ["  Header :", "", f"    Version: {terms.VERSION_NAMES[version]}"]
     if version == 1:
         lines.append(f"    Flags: {_flags_v1(flags)}")
     else:
@@ -125,11 +126,49 @@ def _title(section: Section, index: int, start: int, size: int, signal: bool, fl
     return title
 
 
+# Rules as binutils writes them ----------------------------------------------
+
+
+def binutils_cfa(section: Section, rule: Rule) -> str:
+    """The CFA column; binutils 2.40 (version 1) wrote it `%s+%d`, so `sp+-8`."""
+    if rule.kind is not Kind.VALUE:
+        return "u"
+    if section.version == 1:
+        return f"{short_register(section, rule.base)}+{rule.offset}"
+    return value_text(section, rule)
+
+
+def binutils_saved(section: Section, rule: Rule) -> str:
+    """An FP column: `c-16`, `(fp+0)`, or `u` when the row does not track it."""
+    return value_text(section, rule) if rule.kind is Kind.VALUE else "u"
+
+
+def binutils_ra(section: Section, rule: Rule) -> str:
+    """The RA column without its `[s]`.
+
+    Version 1 (binutils 2.40) shows an RA the header fixes as `u` and has no
+    padding word (`c+0`); later versions show `f` and `U`.
+    """
+    if rule.padding:
+        return "U" if section.version >= 2 else "c+0"
+    if rule.kind is not Kind.VALUE:
+        return "u"
+    if rule.fixed:
+        return "f" if section.version >= 2 else "u"
+    return binutils_saved(section, rule)
+
+
+def binutils_columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled_ra: bool) -> tuple[str, str, str]:
+    """(CFA, FP, RA) exactly as the binutils of the section's version prints a row's rules."""
+    ra_text = binutils_ra(section, ra) + ("[s]" if mangled_ra else "   ")
+    return binutils_cfa(section, cfa), binutils_saved(section, fp), ra_text
+
+
 def _columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled: bool) -> str:
     """What follows a row's start address: its three columns, or `RA undefined`."""
     if ra.kind is Kind.UNDEFINED:
         return "  RA undefined"
-    cfa_text, fp_text, ra_text = describe.binutils_columns(section, cfa, fp, ra, mangled)
+    cfa_text, fp_text, ra_text = binutils_columns(section, cfa, fp, ra, mangled)
     return f"  {cfa_text:<10}{fp_text:<10}{ra_text:<13}"
 
 

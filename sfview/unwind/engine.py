@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sfview.dwarf.cfi import CfiTable, EhFrameIndex, Unexpressible
 from sfview.generated.sframe import Sframe
-from sfview.sframe import describe
-from sfview.sframe.rules import CFA, Kind, Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.output import rule_notation
+from sfview.sframe.model import terms
+from sfview.sframe.model.rules import CFA, Kind, Rule
+from sfview.sframe.model.section import Function, Row, Section
 from sfview.unwind import sigframe
 
 ADDRESS_MASK = (1 << 64) - 1
@@ -405,7 +406,7 @@ class Machine:
         return cls(*abi, section.sp_val_offset, not section.little_endian, not section.is_s390x)
 
     def name(self, regnum: int) -> str:
-        return describe.register_name(self.abi, regnum)
+        return terms.register_name(self.abi, regnum)
 
     @cached_property
     def callee_saved(self) -> frozenset[int]:
@@ -817,7 +818,7 @@ class Unwinder:
             if analysed is not None:
                 return analysed
         if not self.machine.fp_chain:
-            abi = describe.abi_name(self.machine.abi)
+            abi = terms.abi_name(self.machine.abi)
             return None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None
         return self._frame_pointer_chain(frame, where)
 
@@ -950,7 +951,7 @@ class Unwinder:
         return Frame(frame.number + 1, ra, caller), "", None
 
 
-_formula = lru_cache(maxsize=4096)(describe.formula)
+_formula = lru_cache(maxsize=4096)(rule_notation.formula)
 """A rule's formula (`*(CFA - 8)`), written once for the few rules a walk meets over and over."""
 
 

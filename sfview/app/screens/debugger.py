@@ -33,7 +33,7 @@ from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
-from sfview.sframe.section import ADDRESS_MASK
+from sfview.sframe.model.section import ADDRESS_MASK
 from sfview.unwind.engine import Frame, Unwinder
 from sfview.unwind.session import Session, register_numbers
 

@@ -45,7 +45,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from sfview.app import notation
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
+from sfview.app.fields import Field, RowFields
 from sfview.app.history import History
 from sfview.app.names import Names
 from sfview.app.screens.explorer_dwarf import DwarfBeside
@@ -73,10 +75,8 @@ from sfview.consumers.verdicts import judge_document
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.diagnostics import verdict_text
-from sfview.sframe import describe
-from sfview.sframe.fields import Field, RowFields
-from sfview.sframe.overview import SAMPLED, Overview
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.overview import SAMPLED, Overview
+from sfview.sframe.model.section import Section
 
 __all__ = ["ExplorerScreen"]
 
@@ -207,7 +207,7 @@ class ExplorerScreen(Navigation, Filtering, DwarfBeside, Screen[None]):
         self.fre_table = FreTable(self.section, self.overview, id="fres")
         self.filter_line = FilterLine(placeholder=FILTER_HINT, id="fde-filter")
         self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
-        self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
+        self.fre_legend = Static(notation.legend(self.section), id="fre-legend", markup=False)
         self.fre_note = Static(id="fre-note")
         self.dwarf_note = Static(id="dwarf-note")
         self.code_table = CodeTable(doc, self.overview, id="code")

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from sfview.app.screens.goto import GotoNumber, GotoSymbol
 from sfview.app.selection import Selection
 from sfview.inputs.symbols import Place, Symbol
-from sfview.sframe import describe
-from sfview.sframe.section import Function
+from sfview.output import rule_notation
+from sfview.sframe.model.section import Function
 
 if TYPE_CHECKING:
     from sfview.app.screens.explorer import ExplorerScreen
@@ -91,7 +91,7 @@ class Navigation(_Base):
         self._jump(Selection(func.index, row.index, self._row_field(func.index, row.index)))
         self.code_table.show_row(row.index, pc)
         name = self.names.of(func)
-        rules = describe.app_rules(self.section, row)
+        rules = rule_notation.rules_text(self.section, row)
         status = f"{where} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
         if func.pcmask:
             offset = (pc - func.start_address) % (func.block_size or 1 << 64)

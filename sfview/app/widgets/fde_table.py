@@ -35,9 +35,9 @@ from typing import NamedTuple
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
-from sfview.sframe import describe
-from sfview.sframe.overview import Overview, Shape
-from sfview.sframe.section import ADDRESS_MASK, Section
+from sfview.sframe.bulk.overview import Overview, Shape
+from sfview.sframe.model import terms
+from sfview.sframe.model.section import ADDRESS_MASK, Section
 
 __all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable", "names_holding"]
 
@@ -205,9 +205,9 @@ class FdeTable(RowTable):
             name,
             str(facts.num_fres),
             _frame_text(facts.frame),
-            describe.FRE_TYPE_NAMES.get(facts.fre_type, str(facts.fre_type)),
-            describe.PC_TYPE_NAMES.get(facts.pc_type, str(facts.pc_type)),
-            describe.PAUTH_KEY_NAMES.get(facts.pauth_key, "?"),
+            terms.FRE_TYPE_NAMES.get(facts.fre_type, str(facts.fre_type)),
+            terms.PC_TYPE_NAMES.get(facts.pc_type, str(facts.pc_type)),
+            terms.PAUTH_KEY_NAMES.get(facts.pauth_key, "?"),
             note(facts, self.problems.get(index)),
         )
 
@@ -545,9 +545,9 @@ class FdeTable(RowTable):
             0,
             len(str(max(counts))),
             max((len(str(min(frames))), len(str(max(frames))))) if frames else 0,
-            max(len(describe.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
-            max(len(describe.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
-            max(len(describe.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
+            max(len(terms.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
+            max(len(terms.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
+            max(len(terms.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
             0,
         ]
 

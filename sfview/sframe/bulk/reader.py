@@ -29,10 +29,10 @@ from typing import Any, NamedTuple
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
-from sfview.sframe.rules import Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Section, Span
-from sfview.sframe.section import Row as ModelRow
+from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
+from sfview.sframe.model.rules import Rule
+from sfview.sframe.model.section import ADDRESS_MASK, Function, Section, Span
+from sfview.sframe.model.section import Row as ModelRow
 
 Row = tuple[int, bytes]
 """A row as the bulk reader hands it out: its start offset, and its pattern key (info byte and offsets)."""

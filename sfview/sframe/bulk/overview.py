@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from sfview.generated.sframe import Sframe
-from sfview.sframe.bulk import Bulk
-from sfview.sframe.records import START_ADDR_SIZES
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import ADDRESS_MASK, Function, Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.records import START_ADDR_SIZES
+from sfview.sframe.model.rules import Kind, Rule
+from sfview.sframe.model.section import ADDRESS_MASK, Function, Section
 
 __all__ = ["Facts", "FrameSize", "Overview", "Shape", "frame_size"]
 

@@ -33,10 +33,10 @@ from kaitaistruct import KaitaiStructError
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.lazy import Lazy
-from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
-from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
-from sfview.sframe.stream import BufferStream
+from sfview.sframe.model.lazy import Lazy
+from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
+from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
+from sfview.sframe.model.stream import BufferStream
 
 ADDRESS_MASK = (1 << 64) - 1
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
