@@ -276,7 +276,7 @@ def run_compare(argv: list[str]) -> int:
     from sfview.dwarf.cfi import read_cfi, read_cfi_outline
     from sfview.dwarf.compare import compare, compare_outline
     from sfview.output import comparison
-    from sfview.sframe.bulk.reader import Shapes
+    from sfview.sframe.bulk.shapes import Shapes
 
     args = _parse(_compare_parser(), argv)
     doc = _elf_document(args.file)

@@ -2,7 +2,8 @@
 
 bytes → Kaitai objects (`sfview/generated`) → the format model (`sfview/sframe`)
 → engines and outputs → views (`sfview/app`). Inputs (`sfview/inputs`) find
-bytes and names and know nothing of the model; the model never imports a view.
+bytes and names and know nothing of the model; the model never imports a view,
+nor the bulk reader built on it (`sfview/sframe/bulk`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,21 @@ PACKAGE = Path(__file__).parent.parent / "sfview"
 
 # Room → modules (prefixes) it must not import.
 FORBIDDEN = {
-    "sframe": ("sfview.app", "sfview.output", "sfview.inputs", "sfview.document", "sfview.cli", "textual", "rich"),
+    "sframe": (
+        "sfview.app",
+        "sfview.output",
+        "sfview.inputs",
+        "sfview.document",
+        "sfview.cli",
+        "sfview.check",
+        "sfview.dwarf",
+        "sfview.unwind",
+        "sfview.code",
+        "sfview.consumers",
+        "textual",
+        "rich",
+    ),
+    "sframe/model": ("sfview.sframe.bulk",),
     "inputs": ("sfview.sframe", "sfview.app", "sfview.output", "sfview.document", "textual", "rich"),
     "output": ("sfview.app", "textual", "rich"),
 }
@@ -35,7 +50,7 @@ def _imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("room", sorted(FORBIDDEN))
 def test_rooms_import_only_downstream(room: str) -> None:
-    for path in sorted((PACKAGE / room).glob("*.py")):
+    for path in sorted((PACKAGE / room).rglob("*.py")):
         bad = {name for name in _imports(path) for prefix in FORBIDDEN[room] if name.startswith(prefix)}
         assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}"
 

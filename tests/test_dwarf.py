@@ -24,7 +24,7 @@ from sfview.dwarf.cfi import ABIS, CfiTable, Unexpressible, read_cfi, read_cfi_o
 from sfview.dwarf.compare import compare, compare_outline, same_rule, table_differences
 from sfview.output import comparison
 from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
-from sfview.sframe.bulk.reader import Shapes
+from sfview.sframe.bulk.shapes import Shapes
 from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 ELF_FIXTURES = [

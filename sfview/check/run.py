@@ -350,33 +350,25 @@ class _Walk:
             if isinstance(walked, int):
                 yield from self._model_function(section.function(walked))
                 continue
-            fast, fast_rows = walked
-            width = START_ADDR_SIZES[fast.info.fre_type]
-            attr = fast.fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
-            facts = _Facts(
-                fast.index,
-                fast.start_address,
-                fast.size,
-                fast.info.pcmask,
-                fast.info.pauth_key_b,
-                fast.info.signal,
-                fast.rep_size,
-                fast.num_fres,
-            )
+            index, start, size, pos, rep_size, block = walked
+            info, fast_rows = block.info, block.rows
+            width = START_ADDR_SIZES[info.fre_type]
+            attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
+            facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
             # Rows that can start before the end (each at least a start and an info byte; the last may end past it)
-            room = (max(0, min(section.fre_end, len(section.data)) - fast.fres_start) + width) // (width + 1)
+            room = (max(0, min(section.fre_end, len(section.data)) - pos) + width) // (width + 1)
             # Known before the rows are gone through: a list has been read, and a count past the room is cut.
-            cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
+            cut_short = (isinstance(fast_rows, list) and not block.complete) or 0 < room < block.count
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
-                yield from self._rows_error(section.function(fast.index))
-            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask, fast.shared):
+                yield from self._rows_error(section.function(index))
+            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, size, info.pcmask, block.shared):
                 rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
             else:
-                rows = self._bulk_rows(reader, fast.fres_start, width, fast_rows)
+                rows = self._bulk_rows(reader, pos, width, fast_rows)
             yield from self._function(facts, rows)
-            self.blocks.append((attr, fast.rows_end, fast.index))  # known once the rows have been gone through
-            if not fast.complete and not cut_short:
-                yield from self._rows_error(section.function(fast.index))
+            self.blocks.append((attr, pos + block.length, index))  # known once the rows have been gone through
+            if not block.complete and not cut_short:
+                yield from self._rows_error(section.function(index))
 
     def _model_function(self, func: Function) -> Iterator[Diagnostic]:
         if func.error is not None:

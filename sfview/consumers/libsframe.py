@@ -731,8 +731,8 @@ def _samples(section: Section) -> Iterator[tuple[int, int, int, int]]:
                 continue
             index, start, size, starts = walked, func.start_address, func.size, [r.start_offset for r in func.rows]
         else:
-            fast, rows = walked
-            index, start, size, starts = fast.index, fast.start_address, fast.size, [r[0] for r in rows]
+            index, start, size, _, _, block = walked
+            starts = [r[0] for r in block.rows]
         if not size:
             continue
         ends = [*starts[1:], size][: len(starts)]

@@ -22,8 +22,7 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.demangle import demangle
 from sfview.output import rule_notation
-from sfview.sframe.bulk.reader import Bulk, FastFunction, Pattern
-from sfview.sframe.bulk.reader import Row as BulkRow
+from sfview.sframe.bulk.reader import Bulk, BulkFunction, Pattern
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
 from sfview.sframe.model.rules import CFA, Kind, Rule
@@ -178,23 +177,22 @@ def _write_bulk(
     size = 0
     infos: dict[int, str] = {}
     for n, walked in enumerate(reader.functions()):
-        if isinstance(walked, int) or not isinstance(walked[1], list):  # the model's, or rows read as written
+        if isinstance(walked, int) or not isinstance(walked[5].rows, list):  # the model's, or rows read as written
             out.write("".join(pieces) + (",\n  " if n else "\n  "))
             pieces, size = [], 0
             if isinstance(walked, int):
                 func = section.function(walked)
                 _write_function(out, _model_head(doc, func), _model_rows(section, func), _error(doc, func, errors))
             else:
-                fast, rows = walked
-                _write_function(out, _bulk_head(doc, section, fast), _bulk_rows(section, fast, rows, fragment),
-                                lambda fast=fast: _bulk_error(doc, section, fast, errors))  # fmt: skip
+                _write_function(out, _bulk_head(doc, section, walked), _bulk_rows(section, walked, fragment),
+                                lambda func=walked: _bulk_error(doc, section, func, errors))  # fmt: skip
             continue
-        fast, rows = walked
-        info = infos.get(fast.info.byte) or infos.setdefault(fast.info.byte, _info_json(fast))
-        text = _bulk_head_text(doc, section, fast, info)
-        if rows:
-            text += "\n   " + ",\n   ".join(_bulk_rows(section, fast, rows, fragment))
-        problem = _bulk_error(doc, section, fast, errors)
+        block = walked[5]
+        info = infos.get(block.info.byte) or infos.setdefault(block.info.byte, _info_json(walked))
+        text = _bulk_head_text(doc, section, walked, info)
+        if block.rows:
+            text += "\n   " + ",\n   ".join(_bulk_rows(section, walked, fragment))
+        problem = _bulk_error(doc, section, walked, errors)
         text += "]" + (f', "error": {json.dumps(problem)}' if problem else "") + "}"
         pieces.append((",\n  " if n else "\n  ") + text)
         size += len(text)
@@ -262,23 +260,25 @@ def _error(doc: Document, func: Function, errors: list[InputError]) -> Callable[
     return problem
 
 
-def _bulk_head(doc: Document, section: Section, fast: FastFunction) -> dict[str, Any]:
-    fde = section.fde_start + fast.index * section.fde_size
-    symbol = doc.source.name_at(fast.start_address, fde)
+def _bulk_head(doc: Document, section: Section, func: BulkFunction) -> dict[str, Any]:
+    index, start, size, _, _, _ = func
+    fde = section.fde_start + index * section.fde_size
+    symbol = doc.source.name_at(start, fde)
     return {
-        "index": fast.index,
-        "address": fast.start_address,
-        "size": fast.size,
+        "index": index,
+        "address": start,
+        "size": size,
         "symbol": symbol or None,
         "demangled": _demangled(symbol),
         "section_offset": fde,
-        **_bulk_head_members(fast),
+        **_bulk_head_members(func),
     }
 
 
-def _bulk_head_members(fast: FastFunction) -> dict[str, Any]:
+def _bulk_head_members(func: BulkFunction) -> dict[str, Any]:
     """What a function's JSON says after its place: what its info byte gives, and its counts."""
-    info = fast.info
+    _, _, _, _, rep_size, block = func
+    info = block.info
     return {
         "info": info.byte,
         "fre_type": terms.FRE_TYPE_NAMES[info.fre_type],
@@ -286,14 +286,14 @@ def _bulk_head_members(fast: FastFunction) -> dict[str, Any]:
         "fde_type": terms.FDE_TYPE_NAMES[int(Sframe.FdeType.default)],
         "pauth_key": terms.PAUTH_KEY_NAMES[info.pauth_key],
         "signal_frame": info.signal,
-        "rep_size": fast.rep_size,
-        "num_fres": fast.num_fres,
+        "rep_size": rep_size,
+        "num_fres": block.count,
     }
 
 
-def _info_json(fast: FastFunction) -> str:
+def _info_json(func: BulkFunction) -> str:
     """The members of a function's JSON its FDE info byte gives, as `_bulk_head` writes them (no braces)."""
-    head = _bulk_head_members(fast)
+    head = _bulk_head_members(func)
     return json.dumps({name: head[name] for name in INFO_MEMBERS})[1:-1]
 
 
@@ -301,26 +301,25 @@ INFO_MEMBERS = ("info", "fre_type", "pc_type", "fde_type", "pauth_key", "signal_
 """The members of a function's JSON that follow from its FDE info byte alone (the same for many functions)."""
 
 
-def _bulk_head_text(doc: Document, section: Section, fast: FastFunction, info: str) -> str:
+def _bulk_head_text(doc: Document, section: Section, func: BulkFunction, info: str) -> str:
     """`_bulk_head` as JSON, its rows to follow: written out here, since a function is printed a million
     times (json.dumps of a dict for each was a third of the time); strings still through json.dumps."""
-    fde = section.fde_start + fast.index * section.fde_size
-    symbol = doc.source.name_at(fast.start_address, fde)
+    index, start, size, _, rep_size, block = func
+    fde = section.fde_start + index * section.fde_size
+    symbol = doc.source.name_at(start, fde)
     demangled = _demangled(symbol)
     return (
-        f'{{"index": {fast.index}, "address": {fast.start_address}, "size": {fast.size}, '
+        f'{{"index": {index}, "address": {start}, "size": {size}, '
         f'"symbol": {json.dumps(symbol) if symbol else "null"}, '
         f'"demangled": {"null" if demangled is None else json.dumps(demangled)}, "section_offset": {fde}, '
-        f'{info}, "rep_size": {fast.rep_size}, "num_fres": {fast.num_fres}, "fres": ['
+        f'{info}, "rep_size": {rep_size}, "num_fres": {block.count}, "fres": ['
     )
 
 
-def _bulk_rows(
-    section: Section, fast: FastFunction, rows: Iterable[BulkRow], fragment: Callable[[bytes], str]
-) -> Iterator[str]:
-    width = START_ADDR_SIZES[fast.info.fre_type]
-    pos, start_address = fast.fres_start, fast.start_address
-    for j, (start, key) in enumerate(rows):
+def _bulk_rows(section: Section, func: BulkFunction, fragment: Callable[[bytes], str]) -> Iterator[str]:
+    _, start_address, _, pos, _, block = func
+    width = START_ADDR_SIZES[block.info.fre_type]
+    for j, (start, key) in enumerate(block.rows):
         size = width + len(key)
         address = (start_address + start) & ADDRESS_MASK
         yield (
@@ -330,10 +329,10 @@ def _bulk_rows(
         pos += size
 
 
-def _bulk_error(doc: Document, section: Section, fast: FastFunction, errors: list[InputError]) -> str | None:
-    if fast.complete:
+def _bulk_error(doc: Document, section: Section, func: BulkFunction, errors: list[InputError]) -> str | None:
+    if func[5].complete:
         return None
-    found = section.function(fast.index).rows.error
+    found = section.function(func[0]).rows.error
     assert found is not None, "the bulk reader and the model stop at the same row"
     errors.append(found)
     return str(doc.locate(found))

@@ -35,7 +35,7 @@ from typing import NamedTuple
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
-from sfview.sframe.bulk.overview import Overview, Shape
+from sfview.sframe.bulk.overview import Facts, Overview
 from sfview.sframe.model import terms
 from sfview.sframe.model.section import ADDRESS_MASK, Section
 
@@ -44,7 +44,7 @@ __all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable", "names_holding"]
 SYMBOL_AT_LEAST = 8
 """The symbol column gives up width down to this many cells, when the table is narrow."""
 
-FILTER_WORDS: dict[str, Callable[[Shape], bool]] = {
+FILTER_WORDS: dict[str, Callable[[Facts], bool]] = {
     "pcmask": lambda f: f.pcmask,
     "flex": lambda f: f.flexible,
     "signal": lambda f: f.signal,
@@ -106,7 +106,7 @@ SYMBOL = [spec.title for spec in COLUMNS].index("symbol")
 NOTES = [spec.title for spec in COLUMNS].index("notes")
 
 
-def note(facts: Shape, problem: Severity | None) -> str:
+def note(facts: Facts, problem: Severity | None) -> str:
     """What the notes column says of a function: the rarest of its attributes that matters most."""
     if facts.broken or problem is Severity.ERROR:
         return "error"

@@ -26,16 +26,14 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple
 
-from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, info_bits
+from sfview.sframe.model.records import FRE_LENGTHS, info_bits
 from sfview.sframe.model.rules import Rule
-from sfview.sframe.model.section import ADDRESS_MASK, Function, Section, Span
-from sfview.sframe.model.section import Row as ModelRow
+from sfview.sframe.model.section import ADDRESS_MASK, Section
 
-Row = tuple[int, bytes]
-"""A row as the bulk reader hands it out: its start offset, and its pattern key (info byte and offsets)."""
+BulkRow = tuple[int, bytes]
+"""A row as the bulk reader hands it out: its start offset, and its pattern key (info byte and data words)."""
 
 LISTED_ROWS = 4096
 """Rows of a function beyond this many are handed out as they are read, never held in a list (or shared)."""
@@ -80,62 +78,43 @@ def _fde_info(byte: int) -> FdeInfo:
 FDE_INFOS = [_fde_info(byte) for byte in range(256)]
 
 
-@dataclass(slots=True)
-class FastFunction:
-    """The facts of one FDE a whole-section pass needs (see `Function` for their meaning)."""
-
-    index: int
-    start_address: int
-    size: int
-    info: FdeInfo
-    rep_size: int
-    num_fres: int
-    fres_start: int
-    complete: bool = True
-    """All `num_fres` rows were read; else the rows stop where one cannot be (`Function.rows_error` says why).
-    Known once the rows have been gone through."""
-    rows_end: int = 0
-    shared: bool = False
-    """The rows list is kept by the reader and handed out again for every function whose row bytes are
-    the same: callers may keep what they make of it by its identity."""
-    """Section offset where the rows read end (known, like `complete`, once they have been gone through)."""
+NO_ROWS = -(1 << 64)
+"""`Block.last` of a block of no rows: before the start of any section, from any place."""
 
 
 @dataclass(slots=True)
 class Block:
-    """A block of rows the reader read once, all of them, and hands out again for every function whose FDE
-    has the same info byte and row count and whose row bytes are the same (`Bare`)."""
+    """The rows of one or more functions, as the reader read them: what every function with these rows
+    shares (its FDE info byte, its row count, the rows), so that a caller works each block out once.
+
+    A function of more than `LISTED_ROWS` rows has a block of its own whose rows are an iterator to go
+    through once; `length` and `complete` are known when it has been gone through."""
 
     info: FdeInfo
     count: int
-    rows: list[Row]
-    length: int
+    """The FDE's row count (`func_num_fres`)."""
+    rows: list[BulkRow] | Iterator[BulkRow]
+    length: int = 0
     """How many bytes the rows take."""
-    complete: bool
-    """All `count` rows were read (only such a block is handed out as `Bare`)."""
-    last: int
+    complete: bool = True
+    """All `count` rows were read; else the rows stop where one cannot be (`Function.rows_error` says why)."""
+    last: int = NO_ROWS
     """Where the last row starts, from where the rows start: the same bytes elsewhere read as the same rows
     only while this row still starts inside the FRE sub-section, as the model reads them (`NO_ROWS`: anywhere)."""
+    shared: bool = False
+    """The reader hands this block out for more than one function (every function whose rows are these
+    bytes, or that points at these rows): callers may keep what they make of it (`made`, or by its identity)."""
     made: Any = None
     """What a caller makes of these rows, kept with them for the next function that has them (the dump's
     text template): one attribute to read, where a table of the caller's by the list's identity was a
     call and a lookup for every function."""
 
 
-NO_ROWS = -(1 << 64)
-"""`Block.last` of a block of no rows: before the start of any section, from any place."""
-
-
-Bare = tuple[int, int, int, int, int, Block]
-"""A function whose rows are a block the reader keeps, all read, as `Bulk.functions(bare=True)` gives it:
-its index, start address, size, where its rows start, its rep size, and the block. `bare_function` makes
-its `FastFunction`."""
-
-
-def bare_function(bare: Bare) -> FastFunction:
-    """The `FastFunction` of a `Bare` function (`shared` and `complete`)."""
-    index, start, size, pos, rep, block = bare
-    return FastFunction(index, start, size, block.info, rep, block.count, pos, True, pos + block.length, True)
+BulkFunction = tuple[int, int, int, int, int, Block]
+"""A function as the bulk reader hands it out: its index, start address, size, the section offset where its
+rows start, its rep size, and its `Block` of rows (its info byte's fields, its row count, the rows). A plain
+tuple, unpacked by its readers: the reader makes one for every function of the section, and a named tuple's
+constructor is a Python call each."""
 
 
 class Bulk:
@@ -158,15 +137,11 @@ class Bulk:
 
     # Functions ------------------------------------------------------------
 
-    def functions(self, bare: bool = False) -> Iterator[tuple[FastFunction, list[Row] | Iterator[Row]] | Bare | int]:
-        """Every function in FDE order with its rows as (start offset, pattern key), or its
-        index when it needs the Kaitai path. Rows come as a list (the same list for functions
-        whose row bytes repeat), or for a function of more than `LISTED_ROWS` as an iterator
-        to go through once.
+    def functions(self) -> Iterator[BulkFunction | int]:
+        """Every function in FDE order as a `BulkFunction`, or its index when it needs the Kaitai path.
 
-        `bare`: a function whose rows are a block the reader keeps, all read (`shared` and
-        `complete`: most functions of a program) comes as a `Bare` tuple, not a `FastFunction`
-        and its rows; making the record was a third of a million-function dump's reading.
+        A block of rows is handed out again for every function whose rows are the same bytes, or that points
+        at the same rows (`Block.shared`): most functions of a program share theirs with another.
 
         One loop for functions and rows, its lookups hoisted: on a big section
         the cost of a method call per function would be a third of the pass.
@@ -185,7 +160,7 @@ class Bulk:
         fre_start, fre_end, limit = section.fre_start, section.fre_end, len(data)
         starts, infos = self._starts, FDE_INFOS
         v3 = self._attr is not None
-        quick = bare and not v3 and not relocated
+        quick = not v3 and not relocated
         blocks: dict[tuple[int, int, bytes], Block] = {}  # by info byte, row count and the rows' bytes
         same_place: dict[tuple[int, int, int], Block] = {}  # by info byte, row count and where the rows start
         # With each record the one after it: where the next function's block starts, this one's end if in order
@@ -230,38 +205,32 @@ class Bulk:
             if known is None or pos + known.last >= fre_end:  # rows past the sub-section's end: not these
                 known = same_place.get((info.byte, count, pos))
             if known is not None:
-                if bare and known.complete:
-                    yield index, start, record[i_size], pos, rep, known
-                    continue
-                rows_end = pos + known.length
-                func = FastFunction(index, start, record[i_size], info, rep, count, pos, known.complete, rows_end, True)
-                yield func, known.rows
+                known.shared = True
+                yield index, start, record[i_size], pos, rep, known
                 continue
-            func = FastFunction(index, start, record[i_size], info, rep, count, pos)
+            block = Block(info, count, [])
             if count > LISTED_ROWS:
-                yield func, self._walk(func, pos, address, fre_end, limit)  # read as it is written out
+                block.rows = self._walk(block, pos, address, fre_end, limit)  # read as it is written out
+                yield index, start, record[i_size], pos, rep, block
                 continue
-            rows = list(self._walk(func, pos, address, fre_end, limit))
-            length = func.rows_end - pos
-            last = length - address.size - len(rows[-1][1]) if rows else NO_ROWS
-            entry = same_place[(info.byte, count, pos)] = Block(info, count, rows, length, func.complete, last)
-            if func.complete and func.rows_end <= block_end:
-                blocks[key] = entry
-                func.shared = True
-                if bare:
-                    yield index, start, func.size, pos, rep, entry
-                    continue
-            yield func, rows
+            rows = block.rows = list(self._walk(block, pos, address, fre_end, limit))
+            block.last = block.length - address.size - len(rows[-1][1]) if rows else NO_ROWS
+            same_place[(info.byte, count, pos)] = block
+            if block.complete and pos + block.length <= block_end:
+                blocks[key] = block
+                block.shared = True
+            yield index, start, record[i_size], pos, rep, block
 
-    def _walk(self, func: FastFunction, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[Row]:
-        """(start offset, pattern key) of the function's rows from `pos`; when done, `func.complete` and
-        `func.rows_end` say whether all were read and where they ended (fewer rows when one cannot be read,
-        where the model's `Rows` stops too, and says why)."""
+    def _walk(self, block: Block, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[BulkRow]:
+        """(start offset, pattern key) of the block's rows from `pos`; when done, `block.complete` and
+        `block.length` say whether all were read and how many bytes they took (fewer rows when one cannot be
+        read, where the model's `Rows` stops too, and says why)."""
         data, lengths = self.data, FRE_LENGTHS
         unpack, width = address.unpack_from, address.size
+        first = pos
         read = 0
         try:
-            for _ in range(func.num_fres):
+            for _ in range(block.count):
                 info_at = pos + width
                 # An undefined offset size has a length past any section: one test catches both.
                 row_end = info_at + lengths[data[info_at]]
@@ -272,8 +241,8 @@ class Bulk:
                 pos = row_end
         except IndexError:  # the start address is the section's last byte: no info byte
             pass
-        func.complete = read == func.num_fres
-        func.rows_end = pos
+        block.complete = read == block.count
+        block.length = pos - first
 
     def _v3_attr(self, attr_pos: int) -> tuple[FdeInfo, int, int, int] | None:
         """A version 3 function's info, rep size, row count and where its rows start, from its attribute
@@ -300,136 +269,3 @@ class Bulk:
             mangled = bool(info_bits(info, "fre_info", "mangled_ra"))
             found = self._patterns[key] = Pattern(cfa, fp, ra, mangled, offsets)
         return found
-
-
-@dataclass(slots=True)
-class RowsFunction:
-    """A function as the engines that go through every row (compare, export) see it: what `Function`
-    says of it, its rows the model's `Row`s, made from the bulk reader's patterns rather than Kaitai
-    objects (a fifth of the time, on 40,000 functions)."""
-
-    section: Section
-    index: int
-    start_address: int
-    size: int
-    span: Span
-    rows: list[ModelRow]
-    pcmask: bool = False
-    """PCINC only: a PCMASK function (a PLT) is the model's, which knows the block its rows repeat every."""
-    block_size: int = 0
-    error: None = None
-    rows_error: None = None
-
-    row_for = Function.row_for
-
-
-def functions_with_rows(section: Section) -> list[RowsFunction | Function]:
-    """Every function in FDE order, rows decoded (`iter_functions_with_rows`, all at once: compare pairs them)."""
-    return list(iter_functions_with_rows(section))
-
-
-def iter_functions_with_rows(section: Section) -> Iterator[RowsFunction | Function]:
-    """Every function in FDE order, rows decoded: through the bulk reader, or (a function it leaves to
-    the Kaitai path, or whose rows stop short, or a PCMASK one) the model's `Function`, errors and all.
-
-    Made one at a time, so that a writer that drops each function once written (export) holds one: the
-    model keeps every function it decodes, 85 bytes of memory per section byte for 10,000 functions."""
-    return Shapes(section).with_rows()
-
-
-class Shaped(NamedTuple):
-    """A function the bulk reader read whole: its facts, its rows as (start offset, pattern key), and its
-    shape, the same for every function whose rows are the same bytes: what is worked out from one
-    function's rows relative to its start (an export's records, a comparison) holds for all of them."""
-
-    func: FastFunction
-    rows: list[Row]
-    shape: tuple[int, bytes]
-    """The FRE type and the rows' bytes."""
-
-
-class Shapes:
-    """A section's functions in FDE order for the engines that go through every row (compare, export):
-    `Shaped` for each the bulk reader reads whole (PCMASK ones too: their rows repeat every block, which
-    the model's `Function` knows), the model's `Function` for the others (those the bulk reader leaves to
-    the Kaitai path, or whose rows stop short), errors and all.
-
-    A caller builds a function's model rows (`rows_function`) only when it needs them: most functions of a
-    program share their shape with another, and what was worked out for that one holds."""
-
-    def __init__(self, section: Section) -> None:
-        self.section = section
-        self.bulk = Bulk(section)
-        self._made: dict[bytes, tuple] = {}
-        self._left: list[Function] = []
-        """The functions handed out as the model's because the bulk reader could not read them whole."""
-
-    def __iter__(self) -> Iterator[Shaped | Function]:
-        data = self.section.data
-        for item in self.bulk.functions():
-            if isinstance(item, int):
-                yield self._model(item)
-                continue
-            func, rows = item
-            rows = rows if isinstance(rows, list) else list(rows)
-            if not func.complete:  # the model says why rows stop
-                yield self._model(func.index)
-                continue
-            yield Shaped(func, rows, (func.info.fre_type, data[func.fres_start : func.rows_end]))
-
-    def with_rows(self) -> Iterator[RowsFunction | Function]:
-        """Every function with its model rows (`iter_functions_with_rows`)."""
-        for item in self:
-            yield self.model_function(item) if isinstance(item, Shaped) else item
-
-    def model_function(self, shaped: Shaped) -> RowsFunction | Function:
-        """A function read whole with its model rows: the model's own for a PCMASK one (which knows the
-        block its rows repeat every), else made from the patterns."""
-        return self.section.function(shaped.func.index) if shaped.func.info.pcmask else self.rows_function(shaped)
-
-    def _model(self, index: int) -> Function:
-        func = self.section.function(index)
-        self._left.append(func)  # the section keeps it too
-        return func
-
-    def errors(self) -> list[InputError]:
-        """Why the functions handed out so far as the model's (not PCMASK ones read whole) cannot be
-        decoded, or their rows stop short: what the engines leave out."""
-        errors = []
-        for func in self._left:
-            if func.error is None:
-                _ = func.rows  # finds the rows, and why they stop
-            errors += [e for e in (func.error, func.rows_error) if e is not None]
-        return errors
-
-    def rows_function(self, shaped: Shaped) -> RowsFunction:
-        """The function with its rows as the model's `Row`s (made from the patterns, not Kaitai objects)."""
-        func, made, bulk, section = shaped.func, self._made, self.bulk, self.section
-        start, width = func.start_address, START_ADDR_SIZES[func.info.fre_type]
-        pos = func.fres_start
-        model_rows = []
-        for index, (offset, key) in enumerate(shaped.rows):
-            facts = made.get(key)
-            if facts is None:
-                facts = made[key] = _row_facts(bulk, key)
-            end = pos + width + len(key)
-            model_rows.append(ModelRow(index, offset, (start + offset) & ADDRESS_MASK, Span(pos, end), *facts))
-            pos = end
-        place = section.fde_start + func.index * section.fde_size
-        return RowsFunction(section, func.index, start, func.size, Span(place, place + section.fde_size), model_rows)
-
-
-def _row_facts(bulk: Bulk, key: bytes) -> tuple:
-    """A row's fields after its place (`Row`'s info, base_reg, offset_size, offsets, mangled_ra, cfa, fp, ra)."""
-    info = key[0]
-    pattern = bulk.pattern(key)
-    return (
-        info,
-        info_bits(info, "fre_info", "cfa_base_reg"),
-        OFFSET_SIZES[info_bits(info, "fre_info", "offset_size")],
-        pattern.offsets,
-        pattern.mangled_ra,
-        pattern.cfa,
-        pattern.fp,
-        pattern.ra,
-    )
