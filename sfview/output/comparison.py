@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def dwarf_formula(section: Section, value: CfiRule) -> str:
-    """A DWARF rule as a formula, as `describe.rule_formula` writes SFrame's."""
+    """A DWARF rule as a formula, as `rule_notation.rule_formula` writes SFrame's."""
     if isinstance(value, Unexpressible):
         return value.what
     return rule_formula(section, value)
