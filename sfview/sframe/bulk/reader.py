@@ -102,8 +102,9 @@ class Block:
     """Where the last row starts, from where the rows start: the same bytes elsewhere read as the same rows
     only while this row still starts inside the FRE sub-section, as the model reads them (`NO_ROWS`: anywhere)."""
     shared: bool = False
-    """The reader hands this block out for more than one function (every function whose rows are these
-    bytes, or that points at these rows): callers may keep what they make of it (`made`, or by its identity)."""
+    """The reader keeps this block and hands it out again, to every later function whose rows are these bytes
+    (set from the first function on) or that points at these rows (from the second): callers may keep what
+    they make of it (`made`, or by its identity)."""
     made: Any = None
     """What a caller makes of these rows, kept with them for the next function that has them (the dump's
     text template): one attribute to read, where a table of the caller's by the list's identity was a
