@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from sfview.app.app import SfviewApp  # noqa: E402 - after making the checkout importable
 from sfview.document import Document  # noqa: E402
 from sfview.inputs.core import read_core  # noqa: E402
-from sfview.sframe.section import Section  # noqa: E402
+from sfview.sframe.model.section import Section  # noqa: E402
 from sfview.unwind import session  # noqa: E402
 
 SHAPES = "tests/data/shapes-x86_64-O2"

@@ -18,7 +18,7 @@ from sfview.errors import InputError
 from sfview.inputs.elf.names import FunctionNames
 from sfview.inputs.opening import open_input
 from sfview.inputs.symbols import SymbolTable
-from sfview.sframe.section import Function, Section
+from sfview.sframe.model.section import Function, Section
 
 if TYPE_CHECKING:
     from sfview.dwarf.compare import Placement
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from sfview.inputs.elf.locate import Located
     from sfview.inputs.elf.pyelftools_view import ElfFile
     from sfview.inputs.symbols import Place
-    from sfview.sframe.fields import FieldTree
 
 
 class Document:
@@ -178,13 +177,6 @@ class Document:
             sframe=lambda func: self.relocated_places.get(func.span.start),
             dwarf=lambda cfi: cfi_places[cfi.section].get(cfi.location_offset),
         )
-
-    @cached_property
-    def fields(self) -> FieldTree:
-        """The section as a tree of fields, for people learning the format."""
-        from sfview.sframe.fields import FieldTree  # the debug parser: only the app and `check` need it
-
-        return FieldTree(self.require_section())
 
     # Asking ----------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from toolchains import toolchain
 from sfview.consumers import libsframe as model
 from sfview.consumers.libsframe_releases import CODES, RELEASES
 from sfview.errors import InputError
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 HARNESS = Path(__file__).with_name("libsframe_harness.c")
 HOST_LIBSFRAME = Path("/usr/lib/x86_64-linux-gnu/libsframe.so.0")

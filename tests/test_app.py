@@ -30,6 +30,7 @@ from sfview.app.app import SfviewApp
 from sfview.app.explorer import background, panes
 from sfview.app.explorer.background import KEYS_BUSY_S, SWITCH_INTERVAL_S, Background
 from sfview.app.explorer.screen import ExplorerScreen
+from sfview.app.fields import FieldTree
 from sfview.app.screens.goto import SYMBOLS_SHOWN, GotoNumber, GotoSymbol
 from sfview.app.screens.help import HelpScreen
 from sfview.app.textual_compat import REFRESH_LAYOUT, notifications
@@ -41,8 +42,8 @@ from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
 from sfview.inputs.symbols import SymbolSearch
-from sfview.sframe import describe
-from sfview.sframe.fields import FieldTree
+from sfview.output import rule_notation
+from sfview.sframe.model import terms
 
 SHAPES = DATA / "shapes-x86_64-O2"
 SIZE = (100, 32)
@@ -106,10 +107,10 @@ async def test_choosing_a_function_fills_the_fre_table() -> None:
             data = app.section.data[row.span.start : row.span.end].hex(" ")
             expected = (
                 f"{row.address:#x}",
-                describe.app_cfa(app.section, row.cfa),
-                describe.app_saved(app.section, row.fp),
-                describe.app_saved(app.section, row.ra),
-                describe.BASE_REG_NAMES[row.base_reg],
+                rule_notation.cfa_text(app.section, row.cfa),
+                rule_notation.saved_text(app.section, row.fp),
+                rule_notation.saved_text(app.section, row.ra),
+                terms.BASE_REG_NAMES[row.base_reg],
             )
             assert cells[1:6] == expected
             assert cells[-1] == data

@@ -18,12 +18,12 @@ from test_bounded import v2_section
 
 from sfview.app.app import SfviewApp
 from sfview.app.explorer import background
+from sfview.app.fields import FieldTree
 from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import read_core
-from sfview.sframe.fields import FieldTree
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 from sfview.unwind import session
 
 SIZE = (100, 32)

@@ -24,7 +24,7 @@ from sfview.app.app import SfviewApp
 from sfview.app.explorer import background
 from sfview.app.widgets.fde_table import COLUMNS
 from sfview.document import Document
-from sfview.sframe.overview import Overview
+from sfview.sframe.bulk.overview import Overview
 
 SHAPES = DATA / "shapes-x86_64-O2"
 SIZE = (120, 36)

@@ -2,7 +2,8 @@
 
 bytes → Kaitai objects (`sfview/generated`) → the format model (`sfview/sframe`)
 → engines and outputs → views (`sfview/app`). Inputs (`sfview/inputs`) find
-bytes and names and know nothing of the model; the model never imports a view.
+bytes and names and know nothing of the model; the model never imports a view,
+nor the bulk reader built on it (`sfview/sframe/bulk`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,21 @@ PACKAGE = Path(__file__).parent.parent / "sfview"
 
 # Room → modules (prefixes) it must not import.
 FORBIDDEN = {
-    "sframe": ("sfview.app", "sfview.output", "sfview.inputs", "sfview.document", "sfview.cli", "textual", "rich"),
+    "sframe": (
+        "sfview.app",
+        "sfview.output",
+        "sfview.inputs",
+        "sfview.document",
+        "sfview.cli",
+        "sfview.check",
+        "sfview.dwarf",
+        "sfview.unwind",
+        "sfview.code",
+        "sfview.consumers",
+        "textual",
+        "rich",
+    ),
+    "sframe/model": ("sfview.sframe.bulk",),
     "inputs": ("sfview.sframe", "sfview.app", "sfview.output", "sfview.document", "textual", "rich"),
     "output": ("sfview.app", "textual", "rich"),
 }

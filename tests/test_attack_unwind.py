@@ -18,7 +18,7 @@ from conftest import AARCH64, DATA, v3_section
 from elf_edit import Elf
 from test_v3_flexible import PCREL_SORTED, reg
 
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 SP, LR = 31, 30

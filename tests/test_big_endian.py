@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import SECTIONS, load_section_fixture
 
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 FDE_LAYOUT = {1: "iIIIB", 2: "iIIIBBH", 3: "qII"}
 ADDR = {0: "B", 1: "H", 2: "I"}

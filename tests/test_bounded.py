@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sfview.output import readelf
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 
 def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False) -> bytes:

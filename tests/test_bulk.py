@@ -1,6 +1,6 @@
 """The bulk reader and the Kaitai model say the same thing, error text included.
 
-`sfview dump` reads sections in bulk (`sframe/bulk.py`, `struct` formats from
+`sfview dump` reads sections in bulk (`sframe/bulk/reader.py`, `struct` formats from
 the generated layout) and hands anything unusual to the Kaitai model. Both
 paths must give the same text and stop at the same error: on every fixture,
 and on thousands of sections with random damage.
@@ -17,8 +17,9 @@ from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import text
-from sfview.sframe.bulk import Bulk, bare_function, functions_with_rows
-from sfview.sframe.section import Row, Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.bulk.shapes import functions_with_rows
+from sfview.sframe.model.section import Row, Section
 
 
 def _both(data: bytes, address: int = 0) -> None:
@@ -117,32 +118,46 @@ def test_rows_for_compare_and_export_are_the_models_in_damaged_sections() -> Non
         _rows_both_ways(mutant)
 
 
-def _bare_as_records(data: bytes) -> None:
-    """`Bulk.functions(bare=True)` (what dump reads) against `functions()`: the same functions in the same
-    order, a bare one the same record and rows as the reader's `FastFunction` of it (shared, all read)."""
+def _functions_as_model(data: bytes) -> None:
+    """Every `BulkFunction` (what dump, JSON, check and the overview read) against the model's `Function`:
+    the same start, size, rep size, row count and info byte fields, rows that start where the model's do,
+    and that stop where the model's stop."""
     try:
-        section = Section(data)
+        section, model = Section(data), Section(data)
     except InputError:
         return
-    bares = 0
-    for bare, walked in zip(Bulk(section).functions(bare=True), Bulk(section).functions(), strict=True):
-        if isinstance(bare, tuple) and len(bare) == 6:
-            bares += 1
-            func, rows = walked
-            assert (bare_function(bare), bare[-1].rows) == (func, rows)
-            assert func.shared and func.complete
-        elif isinstance(bare, int):
-            assert bare == walked
-        else:
-            assert (bare[0], list(bare[1])) == (walked[0], list(walked[1]))
-    assert bares or not any(isinstance(w, tuple) and w[0].shared and w[0].complete for w in Bulk(section).functions())
+    for walked in Bulk(section).functions():
+        if isinstance(walked, int):
+            continue
+        index, start, size, pos, rep_size, block = walked
+        func, info = model.function(index), block.info
+        starts = [offset for offset, _ in block.rows]
+        assert (start, size, pos, rep_size, block.count) == (
+            func.start_address,
+            func.size,
+            func.fres_start,
+            func.rep_size,
+            func.num_fres,
+        )
+        assert (info.fre_type, info.pc_type, info.pauth_key, info.signal) == (
+            func.fre_type,
+            func.pc_type,
+            func.pauth_key,
+            func.signal,
+        )
+        assert starts == [row.start_offset for row in func.rows]
+        positions = func.rows.positions
+        assert (block.complete, pos + block.length) == (
+            func.rows_error is None,
+            positions[-1] if len(positions) else func.fres_start,
+        )
 
 
 @pytest.mark.parametrize(("name", "data", "address"), SAMPLES, ids=[s[0] for s in SAMPLES])
-def test_bare_functions_are_the_records(name: str, data: bytes, address: int) -> None:
-    _bare_as_records(data)
+def test_bulk_functions_are_the_models(name: str, data: bytes, address: int) -> None:
+    _functions_as_model(data)
 
 
-def test_bare_functions_are_the_records_in_damaged_sections() -> None:
+def test_bulk_functions_are_the_models_in_damaged_sections() -> None:
     for mutant in _mutants(11, 400):
-        _bare_as_records(mutant)
+        _functions_as_model(mutant)

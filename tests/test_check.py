@@ -19,7 +19,7 @@ from sfview.check.catalogue import CHECKS
 from sfview.check.run import Program, check, check_bytes
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 SECTION = (DATA / "shapes-x86_64-O2.sframe").read_bytes()
 MODEL = Section(SECTION)

@@ -19,7 +19,7 @@ from toolchains import toolchain
 
 from sfview.code.disasm import Instructions, listing
 from sfview.document import Document
-from sfview.sframe.rules import Kind
+from sfview.sframe.model.rules import Kind
 
 OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\t([0-9a-f ]+?)\s*(?:\t(.*))?$")
 

@@ -208,7 +208,7 @@ def test_bulk_dump_of_every_kind_of_function_is_the_model_dump(seed: int) -> Non
     import random
     import struct
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
     rng = random.Random(seed)
     blocks = [[(4 * j, 8 * (j + 1)) for j in range(n)] for n in (1, 2, 3, 5, 9)]
@@ -256,7 +256,7 @@ def test_rows_addresses_of_every_number_of_digits() -> None:
     start on the boundary, or go back and forth between two numbers, must print what the model prints."""
     import struct
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
     block = b"".join(bytes([4 * j, 0x03, 8 * (j + 1)]) for j in range(3))  # rows at +0, +4, +8
     starts = [0, 0x4, 0xF, 0x10, 0xFF8, 0xFFC, 0x1000, 0xFF4, 0x10000, 0xFFFC, 0x0FFFFFF8, 0x10000000, 0x7FFFFEF0, 0x8]
@@ -276,7 +276,7 @@ def test_rows_past_the_fre_subsection_are_not_a_block_read_before(gap: int) -> N
     the model, which stops where a row would start outside the sub-section, and says so."""
     import struct
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
     block = bytes([0, 0x03, 8]) + bytes(gap)  # one row, CFA = SP + 8; the sub-section ends after it
     offsets = [0, len(block), 2 * len(block)]
@@ -293,7 +293,7 @@ def test_rows_past_the_top_of_the_address_space_wrap(info: int) -> None:
     """A function 8 bytes below the top of the address space: its third row is at 0, as readelf prints it."""
     import struct
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
     block = bytes([0, 0x03, 8, 4, 0x03, 16, 8, 0x03, 24])
     fdes = struct.pack("<iIIIBBH", 0xF8, 0x100, 0, 3, info, 4, 0)

@@ -25,8 +25,8 @@ from sfview.dwarf.compare import compare, compare_outline, same_rule, table_diff
 from sfview.dwarf.tables import CfiTable, read_cfi, read_cfi_outline
 from sfview.output import comparison
 from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
-from sfview.sframe.bulk import Shapes
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
+from sfview.sframe.bulk.shapes import Shapes
+from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 ELF_FIXTURES = [
     "shapes-x86_64-O2",

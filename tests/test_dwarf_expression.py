@@ -142,7 +142,7 @@ def test_callee_saved_registers_are_carried_and_others_dropped() -> None:
     from conftest import load_section_fixture
     from test_unwind_engine import SECTIONS
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
     from sfview.unwind.engine import Module
 
     data, base, _ = load_section_fixture(next(p for p in SECTIONS if p.stem == "test-fp-x86_64-2.44"))

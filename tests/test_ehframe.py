@@ -40,7 +40,7 @@ from sfview.dwarf.ehframe import DW_CFA as DECODED_OPCODES
 from sfview.dwarf.tables import EhFrameIndex, read_cfi
 from sfview.errors import InputError
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME, ElfImage
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
+from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "elf"

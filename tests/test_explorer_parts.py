@@ -14,12 +14,13 @@ from sfview.app.explorer.filtering import Waits
 from sfview.app.explorer.navigation import Landing, OffsetLanding, Refusal, Way
 from sfview.app.explorer.panes import Tab
 from sfview.app.explorer.state import History, Selection
+from sfview.app.fields import FieldTree
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.fde_table import COLUMNS, Sort
 from sfview.document import Document
 from sfview.inputs.symbols import Place
-from sfview.sframe import describe
-from sfview.sframe.overview import Overview
+from sfview.output import rule_notation
+from sfview.sframe.bulk.overview import Overview
 
 SHAPES = DATA / "shapes-x86_64-O2"
 OBJECT = DATA / "shapes-x86_64-O2.o"
@@ -43,7 +44,10 @@ def test_an_address_lands_on_the_function_and_row_an_unwinder_uses() -> None:
     pc = func.start_address + row.start_offset
     landing = navigation.address_landing(section, names, pc)
     assert landing == Landing(
-        2, row.index, pc, f"{pc:#x} → fdes[2] {names.of(func)}, FRE {row.index}: {describe.app_rules(section, row)}"
+        2,
+        row.index,
+        pc,
+        f"{pc:#x} → fdes[2] {names.of(func)}, FRE {row.index}: {rule_notation.rules_text(section, row)}",
     )
 
 
@@ -99,7 +103,7 @@ def test_an_offset_is_a_section_offset_or_a_file_offset_inside_the_section() -> 
 
 def test_the_history_is_walked_both_ways() -> None:
     doc, _ = _names()
-    fields = doc.fields
+    fields = FieldTree(doc.require_section())
     a, b = (Selection.of(fields.function_field(index)) for index in (0, 1))
     history: History[Selection] = History()
     history.jump(a, b)

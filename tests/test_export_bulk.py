@@ -9,8 +9,8 @@ from sfview.document import Document
 from sfview.dwarf.cfi import ABIS
 from sfview.errors import InputError
 from sfview.output.breakpad import section_stack_cfi, stack_cfi
-from sfview.sframe.bulk import Shapes, iter_functions_with_rows
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.shapes import Shapes, iter_functions_with_rows
+from sfview.sframe.model.section import Section
 
 
 def _both(data: bytes, address: int, machine: str) -> tuple[tuple, tuple]:

@@ -176,7 +176,7 @@ def _keeps(table: FdeTable, query: str, index: int) -> bool:
     facts = table.overview.facts(index)
     for word in query.lower().split():
         if word in FILTER_WORDS:
-            kept = FILTER_WORDS[word](facts)  # a `Facts` has a `Shape`'s attributes
+            kept = FILTER_WORDS[word](facts)  # a function's `Facts`, as the shapes the words test
         elif word == PROBLEMS:
             kept = facts.broken or index in table.problems
         else:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, SECTIONS, load_section_fixture
 
+from sfview.app.fields import FieldTree
 from sfview.document import Document
-from sfview.sframe.fields import FieldTree
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_a_row_that_cannot_be_decoded_is_shown_as_far_as_it_goes() -> None:
     """An FRE whose info byte says offset size 3: the record, its info byte and bit fields, the problem said."""
     from conftest import DATA
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
     raw = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
     raw[0xC6] = 0x63
@@ -129,7 +129,7 @@ def test_a_row_that_cannot_be_decoded_is_shown_as_far_as_it_goes() -> None:
 def test_the_magic_reads_in_hex() -> None:
     from conftest import DATA
 
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
     magic = FieldTree(Section((DATA / "shapes-x86_64-O2.sframe").read_bytes())).field_at(0)
     assert (magic.path, magic.display) == ("preamble.magic", "0xdee2")

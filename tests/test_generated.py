@@ -13,7 +13,7 @@ from conftest import SECTIONS, load_section_fixture
 from sfview.generated import sframe_docs
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.stream import BufferStream
+from sfview.sframe.model.stream import BufferStream
 
 ROOT = Path(__file__).parent.parent
 GENERATED = ROOT / "sfview" / "generated"

@@ -11,9 +11,9 @@ from conftest import DATA, v3_section
 
 from sfview.document import Document
 from sfview.output import readelf as dump
-from sfview.sframe import describe
-from sfview.sframe.rules import Kind
-from sfview.sframe.section import Section
+from sfview.output import rule_notation
+from sfview.sframe.model.rules import Kind
+from sfview.sframe.model.section import Section
 
 
 def test_find_function_and_row_like_an_unwinder() -> None:
@@ -21,7 +21,7 @@ def test_find_function_and_row_like_an_unwinder() -> None:
     func = section.find_function(0x11D1 + 5)
     assert func is not None and func.index == 5
     row = func.row_for(0x11D1 + 5)
-    assert row is not None and describe.app_cfa(section, row.cfa) == "sp+70016"
+    assert row is not None and rule_notation.cfa_text(section, row.cfa) == "sp+70016"
     assert section.find_function(0x1) is None
     assert section.find_function(func.end_address) is None or section.find_function(func.end_address) is not func
 
@@ -43,12 +43,20 @@ def test_v3_flexible_rules() -> None:
     func = section.function(0)
     assert (func.start_address, func.fde_type, func.num_fres) == (0x1000, 1, 2)
     first, second = func.rows
-    assert (describe.app_cfa(section, first.cfa), first.ra_padding, describe.app_saved(section, first.fp)) == (
+    assert (
+        rule_notation.cfa_text(section, first.cfa),
+        first.ra_padding,
+        rule_notation.saved_text(section, first.fp),
+    ) == (
         "sp+8",
         True,
         "c-16",
     )
-    assert (describe.app_cfa(section, second.cfa), second.ra.kind, second.fp.kind) == ("(fp+48)", Kind.SAME, Kind.SAME)
+    assert (rule_notation.cfa_text(section, second.cfa), second.ra.kind, second.fp.kind) == (
+        "(fp+48)",
+        Kind.SAME,
+        Kind.SAME,
+    )
     text, errors = dump.text(section)
     assert errors == []
     assert 'func idx [0]: pc = 0x1000, size = 64 bytes, attr = "F"' in text

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_bulk import SAMPLES
 
+from sfview.app.fields import FieldTree
 from sfview.check.run import check, check_bytes
 from sfview.consumers.verdicts import profiles
 from sfview.document import Document
@@ -32,8 +33,7 @@ from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.inputs.opening import raw_section
 from sfview.output import jsondoc, readelf
-from sfview.sframe.fields import FieldTree
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 from sfview.unwind.session import from_registers
 
 EXTREMES = (0, 1, 0x7FFFFFFF, 0xFFFFFFFF)

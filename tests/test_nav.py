@@ -16,6 +16,7 @@ from test_app import explorer, status
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
+from sfview.app import notation
 from sfview.app.app import SfviewApp
 from sfview.app.explorer.state import History
 from sfview.app.screens.debugger import DebuggerScreen
@@ -26,8 +27,8 @@ from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
 from sfview.inputs.core import read_core
 from sfview.inputs.opening import raw_section
-from sfview.sframe import describe
-from sfview.sframe.rules import Kind
+from sfview.sframe.model import terms
+from sfview.sframe.model.rules import Kind
 from sfview.unwind import session
 
 FP_BUILD = DATA / "shapes-x86_64-O0-fp"
@@ -243,7 +244,7 @@ def test_aarch64_keeps_the_return_address_in_the_link_register() -> None:
     section = doc.section
     func, row = next((f, r) for f in section.functions() for r in f.rows if r.ra.kind is Kind.SAME)
     text = picture(section, func, row).plain
-    assert f"RA still in {describe.register_name(section.abi, section.ra_reg)}, the link register" in text
+    assert f"RA still in {terms.register_name(section.abi, section.ra_reg)}, the link register" in text
 
 
 def test_an_undefined_ra_and_a_flexible_rule() -> None:
@@ -282,19 +283,19 @@ async def test_the_frame_tab_follows_the_fre_table() -> None:
 def test_the_legend_names_only_what_the_version_can_show() -> None:
     v1 = Document.open(str(FP_BUILD)).section
     assert v1.version == 1 and v1.fixed_ra_offset
-    assert "f = header's RA CFA-8 (the dump: u)" in describe.legend(v1)
-    assert "undef" not in describe.legend(v1) and "U =" not in describe.legend(v1)
+    assert "f = header's RA CFA-8 (the dump: u)" in notation.legend(v1)
+    assert "undef" not in notation.legend(v1) and "U =" not in notation.legend(v1)
     aarch64 = Document.open(str(DATA / "shapes-aarch64-O2")).section
-    assert not aarch64.fixed_ra_offset and "f =" not in describe.legend(aarch64)
+    assert not aarch64.fixed_ra_offset and "f =" not in notation.legend(aarch64)
     v3 = Document("v3", raw_section(v3_section(0, [(0, 1, [8])]), 0)).section
-    assert "undef = outermost" in describe.legend(v3) and "(fp+8)" in describe.legend(v3)
+    assert "undef = outermost" in notation.legend(v3) and "(fp+8)" in notation.legend(v3)
 
 
 async def test_the_legend_is_under_the_fre_table() -> None:
     app = explorer(FP_BUILD)
     async with app.run_test(size=SIZE):
         legend = app.explorer.fre_legend
-        assert str(legend.render()) == describe.legend(app.section)
+        assert str(legend.render()) == notation.legend(app.section)
         assert legend.region.y == app.explorer.fre_table.region.bottom
 
 

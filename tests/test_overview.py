@@ -17,9 +17,9 @@ from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
 
 from sfview import ADDRESS_MASK
 from sfview.errors import InputError
-from sfview.sframe.overview import Facts, Overview
-from sfview.sframe.rules import Kind
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.overview import Facts, Overview
+from sfview.sframe.model.rules import Kind
+from sfview.sframe.model.section import Section
 
 
 def _model_facts(section: Section, index: int) -> Facts:

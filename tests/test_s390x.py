@@ -29,16 +29,18 @@ from test_unwind import _gdb_multiarch, gdb_frames, need, our_frames
 from textual.widgets import Static
 from toolchains import Toolchain, toolchain
 
+from sfview.app import notation
 from sfview.app.app import SfviewApp
+from sfview.app.fields import FieldTree
 from sfview.document import Document
 from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.compare import table_differences
 from sfview.dwarf.tables import read_cfi
 from sfview.inputs.opening import raw_section
+from sfview.output import rule_notation
 from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
-from sfview.sframe import describe
-from sfview.sframe.records import START_ADDR_SIZES
-from sfview.sframe.rules import Kind
+from sfview.sframe.model.records import START_ADDR_SIZES
+from sfview.sframe.model.rules import Kind
 
 SOURCES = DATA / "src"
 SYSROOT = "/usr/s390x-linux-gnu"
@@ -123,7 +125,7 @@ def test_the_field_tree_teaches_the_stored_cfa_offset(sid: Toolchain, programs: 
     """Each default row's CFA offset field says `stored N → N x 8 + 160 = M`, M being what readelf prints."""
     program = next(p for p in programs if p.name == "shapes.c-O2")
     printed = {int(address, 16): int(offset) for address, _, offset in ROW.findall(sid.readelf_sframe(program))}
-    tree = Document.open(str(program)).fields
+    tree = FieldTree(Document.open(str(program)).require_section())
     checked = 0
     for func in tree.section.functions():
         for row in func.rows:
@@ -139,11 +141,11 @@ def test_the_explorer_names_s390x_registers(sid: Toolchain, tmp_path: Path) -> N
     program = _build(sid, "s390x-cfi.s", "O2-object", tmp_path)
     section = Document.open(str(program)).require_section()
     both = list(section.function(0).rows)[2]
-    assert describe.app_rules(section, both) == "CFA sp+160 FP f2+0 RA f0+0"
-    assert describe.saved_words(section, "RA", both.ra) == "RA kept in register f0, not on the stack"
+    assert rule_notation.rules_text(section, both) == "CFA sp+160 FP f2+0 RA f0+0"
+    assert notation.saved_words(section, "RA", both.ra) == "RA kept in register f0, not on the stack"
     first = next(iter(section.function(0).rows))
-    assert describe.saved_words(section, "RA", first.ra) == "RA still in r14, where the call put it: not saved (yet)"
-    assert describe.cfa_words(section, list(section.function(5).rows)[2].cfa) == (
+    assert notation.saved_words(section, "RA", first.ra) == "RA still in r14, where the call put it: not saved (yet)"
+    assert notation.cfa_words(section, list(section.function(5).rows)[2].cfa) == (
         "CFA = r15 + 100160: the frame is 100000 bytes, from SP up to the caller's SP at CFA -160 "
         "(above it, the caller's 160-byte register save area)"
     )
@@ -185,7 +187,7 @@ def test_version_2_keeps_fp_and_ra_in_registers_by_the_low_bit() -> None:
     assert (stack.cfa.offset, stack.ra.offset, stack.ra.deref, stack.fp.offset) == (320, -48, True, -72)
     assert (registers.ra.base, registers.ra.deref, registers.fp.base, registers.fp.deref) == (16, False, 17, False)
     assert padding.ra_padding and padding.fp.base == 17
-    assert describe.app_rules(section, registers) == "CFA sp+160 FP f2+0 RA f0+0"
+    assert rule_notation.rules_text(section, registers) == "CFA sp+160 FP f2+0 RA f0+0"
     meanings = [doc.fields.field_at(registers.span.start + 2 + k).meaning for k in range(3)]
     assert meanings == [
         "stored 0 → 0 x 8 + 160 = 160: CFA = SP + 160",

@@ -9,7 +9,7 @@ from conftest import SECTIONS, load_section_fixture
 from kaitaistruct import BytesIO, KaitaiStream, KaitaiStruct
 
 from sfview.generated.sframe_debug import Sframe as SframeDebug
-from sfview.sframe.stream import BufferStream
+from sfview.sframe.model.stream import BufferStream
 
 
 def snapshot(obj: object, depth: int = 0) -> object:

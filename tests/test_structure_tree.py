@@ -8,12 +8,13 @@ import pytest
 from conftest import DATA, fuzzed_section, v3_section
 from rich.text import Text
 
+from sfview.app.fields import FieldTree
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.structure_tree import StructureTree
 from sfview.check.catalogue import Severity
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.sframe.overview import Overview
+from sfview.sframe.bulk.overview import Overview
 
 FUZZ_SEEDS = range(60)
 
@@ -24,7 +25,7 @@ def _tree(path: Path) -> StructureTree:
     section = doc.require_section()
     names = ExplorerNames(doc)
     names.load()
-    tree = StructureTree(doc.fields, names, Overview.of(section))
+    tree = StructureTree(FieldTree(doc.require_section()), names, Overview.of(section))
     tree.problems = {index: Severity.ERROR if index % 2 else Severity.WARNING for index in range(1, len(section), 3)}
     return tree
 
@@ -83,7 +84,7 @@ def test_before_the_overview_is_ready_labels_come_from_the_functions() -> None:
     doc = Document.open(str(DATA / "shapes-x86_64-O2"))
     names = ExplorerNames(doc)
     names.load()
-    tree = StructureTree(doc.fields, names, Overview(doc.require_section()))
+    tree = StructureTree(FieldTree(doc.require_section()), names, Overview(doc.require_section()))
     chunk = range(len(tree.section))
     assert _as_compared(tree._fde_labels(chunk)) == _as_compared([tree._fde_label(index) for index in chunk])
     assert not tree.section._functions.count(None), "each function decoded"

@@ -22,7 +22,7 @@ from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.table_stack import share_height
 from sfview.check.catalogue import Severity
 from sfview.document import Document
-from sfview.sframe.overview import Overview
+from sfview.sframe.bulk.overview import Overview
 
 SHAPES = DATA / "shapes-x86_64-O2"
 AARCH64 = DATA / "shapes-aarch64-O2"

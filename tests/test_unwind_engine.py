@@ -21,7 +21,7 @@ from conftest import SECTIONS, load_section_fixture
 from test_v3_flexible import amd64_section
 
 from sfview import ADDRESS_MASK
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 from sfview.unwind.engine import Found, Frame, Machine, Module, Unwinder
 
 SP, FP, LR = 0x7FFF_0000, 0x7FFF_0800, 0x4444

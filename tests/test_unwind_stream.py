@@ -243,7 +243,7 @@ def test_json_is_written_as_json_dumps_writes_it(chain: tuple[Path, int], notes:
     """The hand-made indented JSON against the library's, `json.dumps(doc, indent=1)`: a real core's walk, the
     chain's first 300 frames, and a frame with names JSON must escape."""
     from sfview.inputs.core import read_core
-    from sfview.sframe.rules import Kind, Rule
+    from sfview.sframe.model.rules import Kind, Rule
     from sfview.unwind import session
     from sfview.unwind.engine import Backtrace, Computation, Frame, Module
 

@@ -13,13 +13,13 @@ import json
 
 from conftest import AARCH64, run_process, v3_section
 
+from sfview.app.fields import FieldTree
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
+from sfview.output import rule_notation
 from sfview.output.readelf import text
-from sfview.sframe import describe
-from sfview.sframe.fields import FieldTree
-from sfview.sframe.rules import CFA, Kind
-from sfview.sframe.section import Section
+from sfview.sframe.model.rules import CFA, Kind
+from sfview.sframe.model.section import Section
 
 PCREL_SORTED = 0x5
 SAVED = 0b010  # control word: reg_p 0, deref_p 1: the value was saved at CFA + offset
@@ -159,12 +159,12 @@ def test_the_tree_explains_a_control_word_as_a_control_word() -> None:
 def test_the_app_notation_agrees_with_the_table_and_the_tree() -> None:
     section = amd64_section()
     row = section.function(0).rows[4]
-    assert describe.app_rules(section, row) == "CFA fp+16 FP (fp+0) RA rcx+0"  # DWARF 2 is rcx on AMD64
+    assert rule_notation.rules_text(section, row) == "CFA fp+16 FP (fp+0) RA rcx+0"  # DWARF 2 is rcx on AMD64
 
 
 def test_every_byte_of_a_flexible_section_belongs_to_one_field() -> None:
     data = v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)
-    tree = Document("flex", raw_section(data, 0)).fields
+    tree = FieldTree(Document("flex", raw_section(data, 0)).require_section())
     for offset in range(len(data)):
         field = tree.field_at(offset)
         assert offset in field.span, f"offset {offset:#x}: {field.path}"

@@ -22,7 +22,7 @@ from sfview.app.explorer.background import IDLE_COLLECTION_CHECK_S, Heap
 from sfview.app.explorer.screen import ExplorerScreen
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 if TYPE_CHECKING:
     from textual.driver import Driver

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sfview.consumers import LookupFailure, Verdict
 from sfview.consumers.verdicts import profiles
-from sfview.sframe.section import Function, Row
+from sfview.sframe.model.section import Function, Row
 
 FORMAT = "format"
 """The first consumer of the cycle: no consumer, the format's own checks."""

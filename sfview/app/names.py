@@ -18,7 +18,7 @@ from functools import cached_property
 from sfview.document import Document
 from sfview.inputs.demangle import demangle
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
-from sfview.sframe.section import Function, Section
+from sfview.sframe.model.section import Function, Section
 
 __all__ = ["ExplorerNames"]
 

@@ -1,6 +1,6 @@
 """Running the checks of `catalogue.py` over a section: every problem, named at its bytes.
 
-Functions and rows come from the bulk reader (`sframe/bulk.py`), so that a
+Functions and rows come from the bulk reader (`sframe/bulk/reader.py`), so that a
 large section is checked without an object per function or row; a function
 the bulk reader finds unusual is read through the model, whose errors name
 the exact bytes. Work is bounded by the section's size, never by counts in
@@ -23,11 +23,11 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe import describe
-from sfview.sframe.bulk import Bulk
-from sfview.sframe.records import START_ADDR_SIZES, info_bits
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import Function, Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model import terms
+from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
+from sfview.sframe.model.rules import Kind, Rule
+from sfview.sframe.model.section import Function, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -182,12 +182,12 @@ class RowNotes:
 
 def _header(section: Section) -> Iterator[Diagnostic]:
     flags_at = layout.PREAMBLE.fields["flags"][0]
-    known = describe.KNOWN_FLAGS & ~(Sframe.Flag.frame_pointer if section.version >= 3 else 0)
+    known = terms.KNOWN_FLAGS & ~(Sframe.Flag.frame_pointer if section.version >= 3 else 0)
     if section.flags & ~known:
         yield _diag(
             "flags-unknown",
             f"flags {section.flags:#04x} set bits {section.flags & ~known:#04x}, which version {section.version} "
-            f"does not define (it defines {', '.join(describe.flag_names(known))})",
+            f"does not define (it defines {', '.join(terms.flag_names(known))})",
             flags_at,
             flags_at + 1,
             "preamble.flags",
@@ -349,33 +349,25 @@ class _Walk:
             if isinstance(walked, int):
                 yield from self._model_function(section.function(walked))
                 continue
-            fast, fast_rows = walked
-            width = START_ADDR_SIZES[fast.info.fre_type]
-            attr = fast.fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
-            facts = _Facts(
-                fast.index,
-                fast.start_address,
-                fast.size,
-                fast.info.pcmask,
-                fast.info.pauth_key_b,
-                fast.info.signal,
-                fast.rep_size,
-                fast.num_fres,
-            )
+            index, start, size, pos, rep_size, block = walked
+            info, fast_rows = block.info, block.rows
+            width = START_ADDR_SIZES[info.fre_type]
+            attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
+            facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
             # Rows that can start before the end (each at least a start and an info byte; the last may end past it)
-            room = (max(0, min(section.fre_end, len(section.data)) - fast.fres_start) + width) // (width + 1)
+            room = (max(0, min(section.fre_end, len(section.data)) - pos) + width) // (width + 1)
             # Known before the rows are gone through: a list has been read, and a count past the room is cut.
-            cut_short = (isinstance(fast_rows, list) and not fast.complete) or 0 < room < fast.num_fres
+            cut_short = (isinstance(fast_rows, list) and not block.complete) or 0 < room < block.count
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
-                yield from self._rows_error(section.function(fast.index))
-            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, fast.size, fast.info.pcmask, fast.shared):
+                yield from self._rows_error(section.function(index))
+            if isinstance(fast_rows, list) and self._clean(reader, fast_rows, size, info.pcmask, block.shared):
                 rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
             else:
-                rows = self._bulk_rows(reader, fast.fres_start, width, fast_rows)
+                rows = self._bulk_rows(reader, pos, width, fast_rows)
             yield from self._function(facts, rows)
-            self.blocks.append((attr, fast.rows_end, fast.index))  # known once the rows have been gone through
-            if not fast.complete and not cut_short:
-                yield from self._rows_error(section.function(fast.index))
+            self.blocks.append((attr, pos + block.length, index))  # known once the rows have been gone through
+            if not block.complete and not cut_short:
+                yield from self._rows_error(section.function(index))
 
     def _model_function(self, func: Function) -> Iterator[Diagnostic]:
         if func.error is not None:
@@ -506,7 +498,7 @@ class _Walk:
         if facts.pauth_b and not section.is_aarch64:
             yield _diag(
                 "pauth-key-not-aarch64",
-                f"pointer-authentication key B on {describe.abi_name(section.abi)}",
+                f"pointer-authentication key B on {terms.abi_name(section.abi)}",
                 *here,
                 fde=index,
             )
@@ -577,7 +569,7 @@ class _Walk:
         """What a row's info byte and rules (whatever its start) break: (check id, message with `{j}`
         for the row's number)."""
         section = self.section
-        abi = describe.abi_name(section.abi)
+        abi = terms.abi_name(section.abi)
         out: list[tuple[str, str]] = []
         if info_bits(info, "fre_info", "mangled_ra") and not section.is_aarch64:
             out.append(("mangled-ra-not-aarch64", f"row {{j}} marks its RA signed on {abi}"))
@@ -627,11 +619,11 @@ class _Walk:
                 continue
             if word.reserved or word.high:
                 out.append(("flex-reserved-bits", f"row {{j}}: {name} = {word.value:#x} sets reserved bits"))
-            if word.reg_p and not describe.has_register(abi, word.regnum):
+            if word.reg_p and not terms.has_register(abi, word.regnum):
                 out.append(
                     (
                         "flex-register-unknown",
-                        f"row {{j}}: {name} names register {word.regnum}, which {describe.abi_name(abi)} does not have",
+                        f"row {{j}}: {name} names register {word.regnum}, which {terms.abi_name(abi)} does not have",
                     )
                 )
         extra = getattr(flex, "extra", None)

@@ -10,7 +10,7 @@ from sfview.dwarf.compare import compare, compare_outline
 from sfview.dwarf.tables import read_cfi, read_cfi_outline
 from sfview.errors import InputError
 from sfview.output import comparison
-from sfview.sframe.bulk import Shapes
+from sfview.sframe.bulk.shapes import Shapes
 
 
 def parser() -> argparse.ArgumentParser:

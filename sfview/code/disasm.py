@@ -32,9 +32,10 @@ from sfview import ADDRESS_MASK
 from sfview.document import Document
 from sfview.generated.sframe import Sframe
 from sfview.inputs.code import loaded_code, section_code
-from sfview.sframe import describe
-from sfview.sframe.lazy import Lazy
-from sfview.sframe.section import Function
+from sfview.output import rule_notation
+from sfview.sframe.model import terms
+from sfview.sframe.model.lazy import Lazy
+from sfview.sframe.model.section import Function
 
 __all__ = ["Instruction", "Instructions", "Listing", "disassemble", "instruction_at", "listing"]
 
@@ -104,7 +105,7 @@ class Instructions(Lazy[Instruction]):
         notes = []
         if row is not None and (line == 0 or self._row_index(line - 1) != row):
             rows = self.func.rows
-            delta = describe.rule_delta(self.func.section, rows[row - 1] if row > 0 else None, rows[row])
+            delta = rule_notation.rule_delta(self.func.section, rows[row - 1] if row > 0 else None, rows[row])
             notes.append(f"▶ {row}: {delta}")
         starts = self._starts
         for i in range(bisect_right(starts, address, key=itemgetter(0)), len(starts)):
@@ -217,7 +218,7 @@ def code_bytes(doc: Document, func: Function) -> bytes | str:
 def listing(doc: Document, func: Function) -> Listing:
     """`func`'s instructions, each with its row, the first of each row with what the row changed."""
     if func.section.abi not in MACHINES:
-        return Listing.none(func, f"no code: sfview cannot disassemble ABI {describe.abi_name(func.section.abi)}")
+        return Listing.none(func, f"no code: sfview cannot disassemble ABI {terms.abi_name(func.section.abi)}")
     code = code_bytes(doc, func)
     if isinstance(code, str):
         return Listing.none(func, code)

@@ -30,9 +30,9 @@ from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, SORTED,
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.bulk import Bulk
-from sfview.sframe.records import START_ADDR_SIZES, info_bits
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
+from sfview.sframe.model.section import Section
 
 HEADER_AT = layout.PREAMBLE.size
 FIXED_HEADER = layout.PREAMBLE.size + layout.HEADER.size
@@ -734,8 +734,8 @@ def _samples(section: Section) -> Iterator[tuple[int, int, int, int]]:
                 continue
             index, start, size, starts = walked, func.start_address, func.size, [r.start_offset for r in func.rows]
         else:
-            fast, rows = walked
-            index, start, size, starts = fast.index, fast.start_address, fast.size, [r[0] for r in rows]
+            index, start, size, _, _, block = walked
+            starts = [r[0] for r in block.rows]
         if not size:
             continue
         ends = [*starts[1:], size][: len(starts)]

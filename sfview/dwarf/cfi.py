@@ -2,7 +2,7 @@
 
 `ehframe.py` reads `.eh_frame` and `.debug_frame` (after pyelftools' reading
 of them, which a differential test keeps it to) into per-FDE tables whose
-rules are `sfview.sframe.rules.Rule`, so that the comparison and the
+rules are `sfview.sframe.model.rules.Rule`, so that the comparison and the
 exporters compute with one vocabulary:
 
 - CFA `reg + offset` → `Rule(VALUE, reg, offset)`;
@@ -36,7 +36,7 @@ from elftools.common.exceptions import ELFError
 
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
-from sfview.sframe.rules import Rule
+from sfview.sframe.model.rules import Rule
 
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE

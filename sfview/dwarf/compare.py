@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiFunction, CfiRow, CfiRule, Unexpressible
 from sfview.dwarf.tables import CfiTable
-from sfview.sframe.bulk import Shaped, functions_with_rows
-from sfview.sframe.rules import CFA, Kind, Rule
+from sfview.sframe.bulk.shapes import Shaped, functions_with_rows
+from sfview.sframe.model.rules import CFA, Kind, Rule
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import Abi
     from sfview.dwarf.tables import CfiOutline
-    from sfview.sframe.bulk import RowsFunction, Shapes
-    from sfview.sframe.section import Function, Row, Section
+    from sfview.sframe.bulk.shapes import Shapes
+    from sfview.sframe.model.section import Function, Row, Section
 
 COLUMNS = ("cfa", "ra", "fp")
 RA_SIGNING = "ra signing"
@@ -190,7 +190,7 @@ def compare(
     name_of: Callable[[Function], str],
     name_at: Callable[[int], str],
     placement: Placement | None = None,
-    functions: Sequence[Function | RowsFunction] | None = None,
+    functions: Sequence[Function | Shaped] | None = None,
 ) -> Comparison:
     """Compare every function of `section` with `table`.
 
@@ -231,7 +231,7 @@ def compare(
     return Comparison(pairs, only)
 
 
-def _sframe_only(func: Function | RowsFunction, name: str) -> OneSided:
+def _sframe_only(func: Function | Shaped, name: str) -> OneSided:
     return OneSided("sframe", func.start_address, func.size, func.span.start, ".sframe", name, None)
 
 
@@ -287,10 +287,10 @@ def compare_outline(
     outcomes: dict[tuple[tuple[int, bytes], int], _Outcome | None] = {}
     starts, sizes, shapes_of, count = outline.starts, outline.sizes, outline.shapes, len(outline)
     for item in shapes:
-        func: Function | RowsFunction | None = None
-        shaped = item if isinstance(item, Shaped) and not item.func.info.pcmask else None
+        func: Function | Shaped | None = None
+        shaped = item if isinstance(item, Shaped) and not item.pcmask else None
         if shaped is not None:
-            start, size = shaped.func.start_address, shaped.func.size
+            start, size = shaped.start_address, shaped.size
             # The common case first, as the loop below would find it: one FDE, at the same address and of the
             # same size, and an outcome for the two shapes.
             i = bisect.bisect_right(starts, start) - 1

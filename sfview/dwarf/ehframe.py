@@ -45,7 +45,7 @@ from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpr
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, rule
+from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
     from elftools.dwarf.callframe import FDE, CallFrameInfo

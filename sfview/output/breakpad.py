@@ -27,14 +27,14 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elf.pyelftools_view import load_address, section_bytes, section_named
 from sfview.output.safe_text import printable
-from sfview.sframe.bulk import RowsFunction, Shaped, Shapes
-from sfview.sframe.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
+from sfview.sframe.bulk.shapes import Shaped, Shapes
+from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, Rule, rule
 
 if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
     from sfview.document import Document
-    from sfview.sframe.section import Function
+    from sfview.sframe.model.section import Function
 
 CHUNK = 512
 """Lines written at once: few enough to cost no memory, enough that each write is worth its call."""
@@ -161,7 +161,7 @@ def _write_lines(groups: Iterable[list[str]], write: Callable[[str], object]) ->
 
 
 def stack_cfi(
-    functions: Iterable[Function | RowsFunction], abi: Abi, base: int, budget: int | None = None
+    functions: Iterable[Function | Shaped], abi: Abi, base: int, budget: int | None = None
 ) -> tuple[list[str], list[str]]:
     """`STACK CFI` records for SFrame functions (by address), and what they had to leave out.
 
@@ -227,20 +227,19 @@ class _CfiWriter:
         """Every function of a section, each shape's steps worked out once."""
         bulk = shapes.bulk
         for item in shapes:
-            if not isinstance(item, Shaped) or item.func.info.pcmask:  # a PLT's blocks: the model knows them
-                self.function(item if not isinstance(item, Shaped) else shapes.section.function(item.func.index))
+            if not isinstance(item, Shaped) or item.pcmask:  # a PLT's blocks: the model knows them
+                self.function(item if not isinstance(item, Shaped) else shapes.section.function(item.index))
                 continue
-            func = item.func
-            if not item.rows or not func.size:
+            if not item.bulk_rows or not item.size:
                 continue
             which = self._by_shape.get(item.shape)
             if which is None:
-                patterns = ((offset, bulk.pattern(key)) for offset, key in item.rows)
+                patterns = ((offset, bulk.pattern(key)) for offset, key in item.bulk_rows)
                 steps = self._make_steps((offset, p.cfa, p.ra, p.fp, p.mangled_ra) for offset, p in patterns)
                 which = self._by_shape[item.shape] = self._keep(steps)
-            self._add(func.index, func.start_address, func.size, which)
+            self._add(item.index, item.start_address, item.size, which)
 
-    def function(self, func: Function | RowsFunction) -> None:
+    def function(self, func: Function | Shaped) -> None:
         """One function, from its model rows."""
         if func.error is not None:
             self.problems.append(f"fdes[{func.index}] left out: its FDE cannot be decoded")
@@ -295,7 +294,7 @@ class _CfiWriter:
             else:
                 yield self._format(self._steps[which], starts[i], self._sizes[i], self._indexes[i])
 
-    def _affordable(self, func: Function | RowsFunction, step: int) -> bool:
+    def _affordable(self, func: Function | Shaped, step: int) -> bool:
         """Whether a PCMASK function's blocks, each written out (Breakpad cannot say a block repeats), fit
         the budget: a `func_size` of 4 GB over 16-byte blocks would be 268 million of them."""
         blocks = -(-func.size // step)

@@ -9,16 +9,17 @@ from sfview.dwarf.cfi import CfiRule, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
 from sfview.dwarf.tables import CfiOutline, CfiTable
 from sfview.inputs.demangle import demangle
+from sfview.output.rule_notation import rule_formula
 from sfview.output.safe_text import printable_lines
-from sfview.sframe.describe import register_name, rule_formula
+from sfview.sframe.model.terms import register_name
 
 if TYPE_CHECKING:
     from sfview.dwarf.compare import Comparison, Difference, Pair
-    from sfview.sframe.section import Section
+    from sfview.sframe.model.section import Section
 
 
 def dwarf_formula(section: Section, value: CfiRule) -> str:
-    """A DWARF rule as a formula, as `describe.rule_formula` writes SFrame's."""
+    """A DWARF rule as a formula, as `rule_notation.rule_formula` writes SFrame's."""
     if isinstance(value, Unexpressible):
         return value.what
     return rule_formula(section, value)

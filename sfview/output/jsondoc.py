@@ -22,22 +22,39 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.demangle import demangle
-from sfview.sframe import describe
-from sfview.sframe.bulk import Bulk, FastFunction, Pattern
-from sfview.sframe.bulk import Row as BulkRow
-from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.output import rule_notation
+from sfview.sframe.bulk.reader import Bulk, BulkFunction, Pattern
+from sfview.sframe.model import terms
+from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
+from sfview.sframe.model.rules import CFA, Kind, Rule
+from sfview.sframe.model.section import Function, Row, Section
 
 CHUNK_ROWS = 4096
 """Rows gathered before they are written: few writes, little memory."""
 
 
+def rule_json(section: Section, rule: Rule, text: str) -> dict[str, object]:
+    """A rule as numbers for JSON, with its register named, its `text` and its formula beside."""
+    out: dict[str, object] = {"text": text, "kind": rule.kind.value}
+    if rule.padding:
+        out["padding"] = True
+    if rule.kind is Kind.VALUE:
+        out.update(
+            base="cfa" if rule.base == CFA else rule.base,
+            base_name=terms.register_name(section.abi, rule.base),
+            offset=rule.offset,
+            deref=rule.deref,
+            fixed=rule.fixed,
+        )
+    out["formula"] = rule_notation.rule_formula(section, rule)
+    return out
+
+
 def _rules_json(section: Section, cfa: Rule, fp: Rule, ra: Rule, cfa_text: str) -> dict[str, Any]:
     return {
-        "cfa": describe.rule_json(section, cfa, cfa_text),
-        "fp": describe.rule_json(section, fp, describe.app_saved(section, fp)),
-        "ra": describe.rule_json(section, ra, describe.app_saved(section, ra)),
+        "cfa": rule_json(section, cfa, cfa_text),
+        "fp": rule_json(section, fp, rule_notation.saved_text(section, fp)),
+        "ra": rule_json(section, ra, rule_notation.saved_text(section, ra)),
     }
 
 
@@ -49,12 +66,12 @@ def _row_json(section: Section, row: Row) -> dict[str, Any]:
         "section_offset": row.span.start,
         "size": len(row.span),
         "info": row.info,
-        "cfa_base_reg": describe.BASE_REG_NAMES[row.base_reg],
+        "cfa_base_reg": terms.BASE_REG_NAMES[row.base_reg],
         "offset_size": row.offset_size,
         "offsets": list(row.offsets),
         "mangled_ra": row.mangled_ra,
         "ra_undefined": row.ra_undefined,
-        **_rules_json(section, row.cfa, row.fp, row.ra, describe.app_cfa(section, row.cfa)),
+        **_rules_json(section, row.cfa, row.fp, row.ra, rule_notation.cfa_text(section, row.cfa)),
     }
 
 
@@ -62,10 +79,10 @@ def _pattern_json(section: Section, key: bytes, pattern: Pattern) -> str:
     """What a bulk row's pattern says, as the JSON members that follow its position (no braces)."""
     info = key[0]
     base = info_bits(info, "fre_info", "cfa_base_reg")
-    cfa_text = describe.app_cfa(section, pattern.cfa)
+    cfa_text = rule_notation.cfa_text(section, pattern.cfa)
     members = {
         "info": info,
-        "cfa_base_reg": describe.BASE_REG_NAMES[base],
+        "cfa_base_reg": terms.BASE_REG_NAMES[base],
         "offset_size": OFFSET_SIZES[info_bits(info, "fre_info", "offset_size")],
         "offsets": list(pattern.offsets),
         "mangled_ra": pattern.mangled_ra,
@@ -84,11 +101,11 @@ def _header_json(doc: Document, section: Section) -> dict[str, Any]:
         "file_offset": doc.file_offset,
         "header": {
             "version": section.version,
-            "version_name": describe.VERSION_NAMES[section.version],
+            "version_name": terms.VERSION_NAMES[section.version],
             "flags": section.flags,
-            "flag_names": describe.flag_names(section.flags),
+            "flag_names": terms.flag_names(section.flags),
             "abi_arch": section.abi,
-            "abi_name": describe.abi_name(section.abi),
+            "abi_name": terms.abi_name(section.abi),
             "endian": section.endian,
             "cfa_fixed_fp_offset": section.fixed_fp_offset,
             "cfa_fixed_ra_offset": section.fixed_ra_offset,
@@ -99,9 +116,9 @@ def _header_json(doc: Document, section: Section) -> dict[str, Any]:
             "fdeoff": section.header.fdeoff,
             "freoff": section.header.freoff,
             "registers": {
-                "sp": describe.register_name(section.abi, section.sp_reg),
-                "fp": describe.register_name(section.abi, section.fp_reg),
-                "ra": describe.register_name(section.abi, section.ra_reg),
+                "sp": terms.register_name(section.abi, section.sp_reg),
+                "fp": terms.register_name(section.abi, section.fp_reg),
+                "ra": terms.register_name(section.abi, section.ra_reg),
             },
             # How a row's stored CFA offset (`offsets[0]`) becomes its rule's (s390x: x 8 + 160), and
             # where the caller's SP is (the CFA plus this: s390x -160).
@@ -160,23 +177,22 @@ def _write_bulk(
     size = 0
     infos: dict[int, str] = {}
     for n, walked in enumerate(reader.functions()):
-        if isinstance(walked, int) or not isinstance(walked[1], list):  # the model's, or rows read as written
+        if isinstance(walked, int) or not isinstance(walked[5].rows, list):  # the model's, or rows read as written
             out.write("".join(pieces) + (",\n  " if n else "\n  "))
             pieces, size = [], 0
             if isinstance(walked, int):
                 func = section.function(walked)
                 _write_function(out, _model_head(doc, func), _model_rows(section, func), _error(doc, func, errors))
             else:
-                fast, rows = walked
-                _write_function(out, _bulk_head(doc, section, fast), _bulk_rows(section, fast, rows, fragment),
-                                lambda fast=fast: _bulk_error(doc, section, fast, errors))  # fmt: skip
+                _write_function(out, _bulk_head(doc, section, walked), _bulk_rows(section, walked, fragment),
+                                lambda func=walked: _bulk_error(doc, section, func, errors))  # fmt: skip
             continue
-        fast, rows = walked
-        info = infos.get(fast.info.byte) or infos.setdefault(fast.info.byte, _info_json(fast))
-        text = _bulk_head_text(doc, section, fast, info)
-        if rows:
-            text += "\n   " + ",\n   ".join(_bulk_rows(section, fast, rows, fragment))
-        problem = _bulk_error(doc, section, fast, errors)
+        block = walked[5]
+        info = infos.get(block.info.byte) or infos.setdefault(block.info.byte, _info_json(walked))
+        text = _bulk_head_text(doc, section, walked, info)
+        if block.rows:
+            text += "\n   " + ",\n   ".join(_bulk_rows(section, walked, fragment))
+        problem = _bulk_error(doc, section, walked, errors)
         text += "]" + (f', "error": {json.dumps(problem)}' if problem else "") + "}"
         pieces.append((",\n  " if n else "\n  ") + text)
         size += len(text)
@@ -216,10 +232,10 @@ def _model_head(doc: Document, func: Function) -> dict[str, Any]:
         head.update(
             {
                 "info": func.info_byte,
-                "fre_type": describe.FRE_TYPE_NAMES[func.fre_type],
-                "pc_type": describe.PC_TYPE_NAMES[func.pc_type],
-                "fde_type": describe.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
-                "pauth_key": describe.PAUTH_KEY_NAMES[func.pauth_key],
+                "fre_type": terms.FRE_TYPE_NAMES[func.fre_type],
+                "pc_type": terms.PC_TYPE_NAMES[func.pc_type],
+                "fde_type": terms.FDE_TYPE_NAMES.get(func.fde_type, str(func.fde_type)),
+                "pauth_key": terms.PAUTH_KEY_NAMES[func.pauth_key],
                 "signal_frame": func.signal,
                 "rep_size": func.rep_size,
                 "num_fres": func.num_fres,
@@ -244,38 +260,40 @@ def _error(doc: Document, func: Function, errors: list[InputError]) -> Callable[
     return problem
 
 
-def _bulk_head(doc: Document, section: Section, fast: FastFunction) -> dict[str, Any]:
-    fde = section.fde_start + fast.index * section.fde_size
-    symbol = doc.name_at(fast.start_address, fde)
+def _bulk_head(doc: Document, section: Section, func: BulkFunction) -> dict[str, Any]:
+    index, start, size, _, _, _ = func
+    fde = section.fde_start + index * section.fde_size
+    symbol = doc.name_at(start, fde)
     return {
-        "index": fast.index,
-        "address": fast.start_address,
-        "size": fast.size,
+        "index": index,
+        "address": start,
+        "size": size,
         "symbol": symbol or None,
         "demangled": _demangled(symbol),
         "section_offset": fde,
-        **_bulk_head_members(fast),
+        **_bulk_head_members(func),
     }
 
 
-def _bulk_head_members(fast: FastFunction) -> dict[str, Any]:
+def _bulk_head_members(func: BulkFunction) -> dict[str, Any]:
     """What a function's JSON says after its place: what its info byte gives, and its counts."""
-    info = fast.info
+    _, _, _, _, rep_size, block = func
+    info = block.info
     return {
         "info": info.byte,
-        "fre_type": describe.FRE_TYPE_NAMES[info.fre_type],
-        "pc_type": describe.PC_TYPE_NAMES[info.pc_type],
-        "fde_type": describe.FDE_TYPE_NAMES[int(Sframe.FdeType.default)],
-        "pauth_key": describe.PAUTH_KEY_NAMES[info.pauth_key],
+        "fre_type": terms.FRE_TYPE_NAMES[info.fre_type],
+        "pc_type": terms.PC_TYPE_NAMES[info.pc_type],
+        "fde_type": terms.FDE_TYPE_NAMES[int(Sframe.FdeType.default)],
+        "pauth_key": terms.PAUTH_KEY_NAMES[info.pauth_key],
         "signal_frame": info.signal,
-        "rep_size": fast.rep_size,
-        "num_fres": fast.num_fres,
+        "rep_size": rep_size,
+        "num_fres": block.count,
     }
 
 
-def _info_json(fast: FastFunction) -> str:
+def _info_json(func: BulkFunction) -> str:
     """The members of a function's JSON its FDE info byte gives, as `_bulk_head` writes them (no braces)."""
-    head = _bulk_head_members(fast)
+    head = _bulk_head_members(func)
     return json.dumps({name: head[name] for name in INFO_MEMBERS})[1:-1]
 
 
@@ -283,26 +301,25 @@ INFO_MEMBERS = ("info", "fre_type", "pc_type", "fde_type", "pauth_key", "signal_
 """The members of a function's JSON that follow from its FDE info byte alone (the same for many functions)."""
 
 
-def _bulk_head_text(doc: Document, section: Section, fast: FastFunction, info: str) -> str:
+def _bulk_head_text(doc: Document, section: Section, func: BulkFunction, info: str) -> str:
     """`_bulk_head` as JSON, its rows to follow: written out here, since a function is printed a million
     times (json.dumps of a dict for each would weigh on the whole dump); strings still through json.dumps."""
-    fde = section.fde_start + fast.index * section.fde_size
-    symbol = doc.name_at(fast.start_address, fde)
+    index, start, size, _, rep_size, block = func
+    fde = section.fde_start + index * section.fde_size
+    symbol = doc.name_at(start, fde)
     demangled = _demangled(symbol)
     return (
-        f'{{"index": {fast.index}, "address": {fast.start_address}, "size": {fast.size}, '
+        f'{{"index": {index}, "address": {start}, "size": {size}, '
         f'"symbol": {json.dumps(symbol) if symbol else "null"}, '
         f'"demangled": {"null" if demangled is None else json.dumps(demangled)}, "section_offset": {fde}, '
-        f'{info}, "rep_size": {fast.rep_size}, "num_fres": {fast.num_fres}, "fres": ['
+        f'{info}, "rep_size": {rep_size}, "num_fres": {block.count}, "fres": ['
     )
 
 
-def _bulk_rows(
-    section: Section, fast: FastFunction, rows: Iterable[BulkRow], fragment: Callable[[bytes], str]
-) -> Iterator[str]:
-    width = START_ADDR_SIZES[fast.info.fre_type]
-    pos, start_address = fast.fres_start, fast.start_address
-    for j, (start, key) in enumerate(rows):
+def _bulk_rows(section: Section, func: BulkFunction, fragment: Callable[[bytes], str]) -> Iterator[str]:
+    _, start_address, _, pos, _, block = func
+    width = START_ADDR_SIZES[block.info.fre_type]
+    for j, (start, key) in enumerate(block.rows):
         size = width + len(key)
         address = (start_address + start) & ADDRESS_MASK
         yield (
@@ -312,10 +329,10 @@ def _bulk_rows(
         pos += size
 
 
-def _bulk_error(doc: Document, section: Section, fast: FastFunction, errors: list[InputError]) -> str | None:
-    if fast.complete:
+def _bulk_error(doc: Document, section: Section, func: BulkFunction, errors: list[InputError]) -> str | None:
+    if func[5].complete:
         return None
-    found = section.function(fast.index).rows.error
+    found = section.function(func[0]).rows.error
     assert found is not None, "the bulk reader and the model stop at the same row"
     errors.append(found)
     return str(doc.locate(found))

@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import codecs
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe import describe
-from sfview.sframe.bulk import FDE_INFOS, Block, Bulk, FastFunction, bare_function
-from sfview.sframe.bulk import Row as BulkRow
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.output.rule_notation import short_register, value_text
+from sfview.sframe.bulk.reader import FDE_INFOS, Block, Bulk, BulkFunction, BulkRow
+from sfview.sframe.model import terms
+from sfview.sframe.model.rules import Kind, Rule
+from sfview.sframe.model.section import Function, Row, Section
 
 if TYPE_CHECKING:
     from sfview.check.run import Problem, RowNotes
@@ -61,7 +61,7 @@ def _flag_lines(flags: int, version: int) -> list[str]:
         return ["    Flags: NONE"]
     lines = []
     prefix = "Flags: "
-    for bit, name in describe.FLAG_NAMES:
+    for bit, name in terms.FLAG_NAMES:
         if flags & bit and not (version >= 3 and bit == Sframe.Flag.frame_pointer):
             flags &= ~bit
             lines.append(f"{prefix:>11}{name}{',' if flags else ''}")
@@ -83,7 +83,7 @@ def _header_lines(section: Section) -> list[str]:
 
 
 def _header_text(version: int, flags: int, fixed_fp: int, fixed_ra: int, num_fdes: int, num_fres: int) -> list[str]:
-    lines = ["  Header :", "", f"    Version: {describe.VERSION_NAMES[version]}"]
+    lines = ["  Header :", "", f"    Version: {terms.VERSION_NAMES[version]}"]
     if version == 1:
         lines.append(f"    Flags: {_flags_v1(flags)}")
     else:
@@ -126,11 +126,49 @@ def _title(section: Section, index: int, start: int, size: int, signal: bool, fl
     return title
 
 
+# Rules as binutils writes them ----------------------------------------------
+
+
+def binutils_cfa(section: Section, rule: Rule) -> str:
+    """The CFA column; binutils 2.40 (version 1) wrote it `%s+%d`, so `sp+-8`."""
+    if rule.kind is not Kind.VALUE:
+        return "u"
+    if section.version == 1:
+        return f"{short_register(section, rule.base)}+{rule.offset}"
+    return value_text(section, rule)
+
+
+def binutils_saved(section: Section, rule: Rule) -> str:
+    """An FP column: `c-16`, `(fp+0)`, or `u` when the row does not track it."""
+    return value_text(section, rule) if rule.kind is Kind.VALUE else "u"
+
+
+def binutils_ra(section: Section, rule: Rule) -> str:
+    """The RA column without its `[s]`.
+
+    Version 1 (binutils 2.40) shows an RA the header fixes as `u` and has no
+    padding word (`c+0`); later versions show `f` and `U`.
+    """
+    if rule.padding:
+        return "U" if section.version >= 2 else "c+0"
+    if rule.kind is not Kind.VALUE:
+        return "u"
+    if rule.fixed:
+        return "f" if section.version >= 2 else "u"
+    return binutils_saved(section, rule)
+
+
+def binutils_columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled_ra: bool) -> tuple[str, str, str]:
+    """(CFA, FP, RA) exactly as the binutils of the section's version prints a row's rules."""
+    ra_text = binutils_ra(section, ra) + ("[s]" if mangled_ra else "   ")
+    return binutils_cfa(section, cfa), binutils_saved(section, fp), ra_text
+
+
 def _columns(section: Section, cfa: Rule, fp: Rule, ra: Rule, mangled: bool) -> str:
     """What follows a row's start address: its three columns, or `RA undefined`."""
     if ra.kind is Kind.UNDEFINED:
         return "  RA undefined"
-    cfa_text, fp_text, ra_text = describe.binutils_columns(section, cfa, fp, ra, mangled)
+    cfa_text, fp_text, ra_text = binutils_columns(section, cfa, fp, ra, mangled)
     return f"  {cfa_text:<10}{fp_text:<10}{ra_text:<13}"
 
 
@@ -303,11 +341,9 @@ class _BulkDump:
         append, streamed = pieces.bytes.append, pieces.sink is not None
         limit = min(ADDRESS_MASK - (1 << 32), INT32_MAX)  # addresses to the end of the function do not wrap
         pending = 0
-        for walked in self.reader.functions(bare=True):
-            try:  # most functions: rows the reader keeps, all read (`Bare`)
+        for walked in self.reader.functions():
+            try:  # most functions: a block of rows the reader hands out again, all read
                 index, start, size, _, _, block = walked
-            except ValueError:  # a function and its rows, of its own or cut short
-                pending += self._other(*walked)
             except TypeError:  # an index: the function is unusual, the model reads it and words its error
                 _model_function(section, walked, pieces, self.errors)
                 pending += 1
@@ -325,10 +361,10 @@ class _BulkDump:
                     else:
                         append(full % (index, start, size, *map(start.__add__, starts)))
                     if flagged:
-                        self._after_rows(bare_function(walked), flagged)
+                        self._after_rows(walked, flagged)
                     pending += lines
                 else:
-                    pending += self._other(bare_function(walked), block.rows)
+                    pending += self._other(walked)
             if streamed and pending > CHUNK_LINES:
                 pieces.flush()
                 pending = 0
@@ -337,7 +373,9 @@ class _BulkDump:
         """What the dump keeps with a block of rows the reader hands out again: the template its functions
         print, for rows' addresses of as many digits as those of the function at `start` (the next function
         mostly starts near it), or `UNCOMMON` when the FDE's info byte gives them a title of their own
-        (PCMASK, a signal frame, a B key)."""
+        (PCMASK, a signal frame, a B key), or while no other function has these rows, or they stop short."""
+        if not (block.shared and block.complete):
+            return UNCOMMON  # not kept: the block may be handed out again, and shared then
         if not self.plain[block.info.byte]:
             made = block.made = UNCOMMON
             return made
@@ -352,13 +390,14 @@ class _BulkDump:
         block.made = made
         return made
 
-    def _other(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow]) -> int:
+    def _other(self, func: BulkFunction) -> int:
         """A function the common case leaves out (a PCMASK one, a signal frame, a B key, an address that
-        wraps, rows of its own); the lines it added."""
-        pcmask = func.info.pcmask
-        base = 0 if pcmask else func.start_address
-        if not func.shared or base + func.size + (1 << 32) > ADDRESS_MASK:  # near the top: addresses wrap
-            self._rows_one_by_one(func, rows, base)
+        wraps, rows of its own or cut short); the lines it added."""
+        _, start, size, _, _, block = func
+        pcmask, rows = block.info.pcmask, block.rows
+        base = 0 if pcmask else start
+        if not block.shared or base + size + (1 << 32) > ADDRESS_MASK:  # near the top: addresses wrap
+            self._rows_one_by_one(func, base)
             return CHUNK_LINES + 1  # written out already
         assert isinstance(rows, list)
         _, part, starts, flagged, lines, _, _ = self.templates[pcmask].get(id(rows)) or self._template(rows, pcmask)
@@ -368,13 +407,14 @@ class _BulkDump:
         self._after_rows(func, flagged)
         return lines
 
-    def _after_rows(self, func: FastFunction, flagged: list[tuple[int, Problem]]) -> None:
+    def _after_rows(self, func: BulkFunction, flagged: list[tuple[int, Problem]]) -> None:
         """`notes` told of the rows it judges, and why the rows stop early, if they do."""
+        index, block = func[0], func[5]
         if self.notes is not None:
             for j, problem in flagged:
-                self.notes.add(func.index, j, problem)
-        if not func.complete:
-            self._rows_error(func)
+                self.notes.add(index, j, problem)
+        if not block.complete:
+            self._rows_error(index)
 
     def _template(
         self, rows: list[BulkRow], pcmask: bool, digits: int | None = None, low: int = 0, high: int = 1 << 64
@@ -401,31 +441,33 @@ class _BulkDump:
             self.problems[key] = self.notes.judge(key, pattern.cfa)
         return text
 
-    def _title(self, func: FastFunction) -> str:
-        info = func.info
+    def _title(self, func: BulkFunction) -> str:
+        index, start, size, _, _, block = func
+        info = block.info
         pauth_b = self.section.is_aarch64 and info.pauth_key_b
-        return _title(self.section, func.index, func.start_address, func.size, info.signal, False, pauth_b)
+        return _title(self.section, index, start, size, info.signal, False, pauth_b)
 
-    def _rows_one_by_one(self, func: FastFunction, rows: list[BulkRow] | Iterator[BulkRow], base: int) -> None:
+    def _rows_one_by_one(self, func: BulkFunction, base: int) -> None:
         """A function whose rows are its own (or very many, read as they are written out), or whose addresses
         wrap: line by line."""
+        index, _, size, _, _, block = func
         pieces, notes, texts = self.pieces, self.notes, self.texts
-        pieces.add(f"\n{self._title(func)}\n{TABLE_HEADS[func.info.pcmask]}\n")
-        mask = base + func.size + (1 << 32) > ADDRESS_MASK
-        for j, (start, key) in enumerate(rows):
+        pieces.add(f"\n{self._title(func)}\n{TABLE_HEADS[block.info.pcmask]}\n")
+        mask = base + size + (1 << 32) > ADDRESS_MASK
+        for j, (start, key) in enumerate(block.rows):
             columns = texts.get(key) or self._describe(key)
             pieces.add(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}\n")
             if notes is not None:
                 for problem in self.problems[key]:
-                    notes.add(func.index, j, problem)
+                    notes.add(index, j, problem)
             if pieces.full():
                 pieces.flush()
-        if not func.complete:
-            self._rows_error(func)
+        if not block.complete:
+            self._rows_error(index)
 
-    def _rows_error(self, func: FastFunction) -> None:
+    def _rows_error(self, index: int) -> None:
         """The rows stop early: the model says why."""
-        problem = self.section.function(func.index).rows.error
+        problem = self.section.function(index).rows.error
         assert problem is not None, "the bulk reader and the model stop at the same row"
         self.errors.append(problem)
         self.pieces.add(_problem(problem) + "\n")

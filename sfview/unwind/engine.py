@@ -41,9 +41,10 @@ from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.tables import CfiTable, EhFrameIndex
 from sfview.generated.sframe import Sframe
-from sfview.sframe import describe
-from sfview.sframe.rules import CFA, Kind, Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.output import rule_notation
+from sfview.sframe.model import terms
+from sfview.sframe.model.rules import CFA, Kind, Rule
+from sfview.sframe.model.section import Function, Row, Section
 from sfview.unwind import sigframe
 
 USER_VA_BITS = 48
@@ -435,7 +436,7 @@ class Machine:
         return cls(*abi, section.sp_val_offset, not section.little_endian, not section.is_s390x)
 
     def name(self, regnum: int) -> str:
-        return describe.register_name(self.abi, regnum)
+        return terms.register_name(self.abi, regnum)
 
     @cached_property
     def callee_saved(self) -> frozenset[int]:
@@ -875,7 +876,7 @@ class Unwinder:
             if analysed is not None:
                 return analysed
         if not self.machine.fp_chain:
-            abi = describe.abi_name(self.machine.abi)
+            abi = terms.abi_name(self.machine.abi)
             return Step(None, f"no FDE covers {where}, and {abi} code keeps no frame-pointer chain", None)
         return self._frame_pointer_chain(frame, where)
 
@@ -1013,7 +1014,7 @@ class Unwinder:
         return Step(Frame(frame.number + 1, ra, caller), "", None)
 
 
-_formula = lru_cache(maxsize=4096)(describe.formula)
+_formula = lru_cache(maxsize=4096)(rule_notation.formula)
 """A rule's formula (`*(CFA - 8)`), written once for the few rules a walk meets over and over."""
 
 

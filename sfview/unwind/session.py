@@ -26,7 +26,7 @@ from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
 from sfview.inputs.elf.image import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.elf.names import function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
-from sfview.sframe import describe
+from sfview.sframe.model import terms
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ class Session:
 
 def register_numbers(machine: Machine) -> dict[str, int]:
     """Register names a person or a core uses → DWARF numbers (`rsp`, `x29`, and `sp`/`fp`/`lr`)."""
-    names = {reg.name: int(reg) for reg in describe.registers(machine.abi)}
+    names = {reg.name: int(reg) for reg in terms.registers(machine.abi)}
     names.update({"sp": machine.sp, "fp": machine.fp})
     if machine.aarch64:
         names["lr"] = machine.ra

@@ -34,8 +34,8 @@ from sfview.check.run import Diagnostic, check_document
 from sfview.consumers import Verdict
 from sfview.consumers.verdicts import judge_document
 from sfview.document import Document
-from sfview.sframe.overview import SAMPLED, Overview
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.overview import SAMPLED, Overview
+from sfview.sframe.model.section import Section
 
 __all__ = ["Background", "Deliveries", "Heap", "first_overview", "keys_first", "uncollected"]
 

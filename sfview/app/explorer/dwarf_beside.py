@@ -12,9 +12,9 @@ from __future__ import annotations
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.elf.pyelftools_view import section_bytes, section_named
-from sfview.sframe import describe
-from sfview.sframe.rules import Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.output import rule_notation
+from sfview.sframe.model.rules import Rule
+from sfview.sframe.model.section import Function, Row, Section
 
 __all__ = ["DwarfBeside"]
 
@@ -61,7 +61,7 @@ class DwarfBeside:
         if theirs is None:
             return "no FDE" if cfi is None else "no row"
         differ = [
-            f"{name} {describe.app_rule(self.section, theirs_rule) if isinstance(theirs_rule, Rule) else 'expr'}"
+            f"{name} {rule_notation.rule_text(self.section, theirs_rule) if isinstance(theirs_rule, Rule) else 'expr'}"
             for name, ours, theirs_rule in (
                 ("CFA", row.cfa, theirs.cfa),
                 ("FP", row.fp, theirs.fp),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import Enum, auto
 
 from sfview.app.widgets.fde_table import COLUMNS, Sort
-from sfview.sframe.overview import Overview
+from sfview.sframe.bulk.overview import Overview
 
 __all__ = ["Waits", "filter_said", "next_sort", "reversed_sort", "sort_said", "waits"]
 

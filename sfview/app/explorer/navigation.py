@@ -18,8 +18,8 @@ from textual.notifications import SeverityLevel
 from sfview.app.explorer.state import History, Selection
 from sfview.app.names import ExplorerNames
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
-from sfview.sframe import describe
-from sfview.sframe.section import Function, Section
+from sfview.output import rule_notation
+from sfview.sframe.model.section import Function, Section
 
 __all__ = [
     "Landing",
@@ -122,7 +122,7 @@ def _row_landing(section: Section, names: ExplorerNames, func: Function, pc: int
     if row is None:
         return Landing(func.index, None, pc, f"{where}: fdes[{func.index}], but none of its rows covers it")
     name = names.of(func)
-    rules = describe.app_rules(section, row)
+    rules = rule_notation.rules_text(section, row)
     status = f"{where} → fdes[{func.index}]{f' {name}' if name else ''}, FRE {row.index}: {rules}"
     if func.pcmask:
         offset = (pc - func.start_address) % (func.block_size or 1 << 64)

@@ -32,6 +32,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from sfview.app.explorer.background import KEYS_BUSY_S
 from sfview.app.explorer.dwarf_beside import DwarfBeside
 from sfview.app.explorer.state import ExplorerState, Selection
+from sfview.app.fields import Field, FieldTree, RowFields
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
@@ -41,9 +42,8 @@ from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.hexview import HexView
 from sfview.app.widgets.structure_tree import CHUNK_TYPE, ROW_CHUNK_TYPE, StructureTree
 from sfview.app.widgets.table_stack import TableStack
-from sfview.sframe.fields import Field, FieldTree, RowFields
-from sfview.sframe.overview import Overview
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.overview import Overview
+from sfview.sframe.model.section import Section
 
 __all__ = ["Origin", "Panes", "Tab"]
 

@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
+from sfview.app import notation
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.explorer import filtering, navigation
 from sfview.app.explorer.background import NAMES_IN_THE_BACKGROUND, Background, Deliveries, first_overview
@@ -39,6 +40,7 @@ from sfview.app.explorer.filtering import Waits
 from sfview.app.explorer.navigation import Landing, Refusal, Way
 from sfview.app.explorer.panes import Origin, Panes, Tab
 from sfview.app.explorer.state import ExplorerState, Selection
+from sfview.app.fields import Field, FieldTree
 from sfview.app.names import ExplorerNames
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
 from sfview.app.widgets.code_table import CodeTable
@@ -61,9 +63,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
 from sfview.output.diagnostics import verdict_text
-from sfview.sframe import describe
-from sfview.sframe.fields import Field
-from sfview.sframe.section import Section
+from sfview.sframe.model.section import Section
 
 __all__ = ["ExplorerScreen"]
 
@@ -140,7 +140,7 @@ class ExplorerScreen(Screen[None]):
             self.summary = HeaderSummary(self.doc, None, self.error, self.names, id="summary")
             return
         # The panes of a readable section; without one, only the bytes and the error are shown.
-        self.fields = doc.fields
+        self.fields = FieldTree(self.section)
         self.overview = first_overview(self.section)
         self.tabs = TabbedContent(id="views")
         ready = self.overview.ready
@@ -149,7 +149,7 @@ class ExplorerScreen(Screen[None]):
         self.fre_table = FreTable(self.section, self.overview, id="fres")
         self.filter_line = FilterLine(placeholder=FILTER_HINT, id="fde-filter")
         self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
-        self.fre_legend = Static(describe.legend(self.section), id="fre-legend", markup=False)
+        self.fre_legend = Static(notation.legend(self.section), id="fre-legend", markup=False)
         self.fre_note = Static(id="fre-note")
         self.dwarf_note = Static(id="dwarf-note")
         self.code_table = CodeTable(doc, self.overview, id="code")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from sfview.app.consumer_marks import FORMAT
+from sfview.app.fields import Field
 from sfview.consumers import Verdict
-from sfview.sframe.fields import Field
 
 __all__ = ["ExplorerState", "History", "Selection"]
 

@@ -1,9 +1,9 @@
 """The help screen (`?`): the keys, what every column and notation means, and the section's records.
 
 What it says of the format is said for the section at hand: the notation
-the FRE table can show in its version (`describe.notation`), and the fields
+the FRE table can show in its version (`notation.notation`), and the fields
 of its FDEs and FREs with the docs `sframe.ksy` gives them, less what they
-say of other versions (`docs.for_version`).
+say of other versions (`format_docs.for_version`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from sfview.app import format_docs, notation
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_docs import TYPES
-from sfview.sframe import describe, docs
-from sfview.sframe.section import Section
+from sfview.sframe.model import terms
+from sfview.sframe.model.section import Section
 
 __all__ = ["HelpScreen", "help_text"]
 
@@ -193,20 +194,20 @@ def _cell(text: str) -> str:
 
 def _notation(section: Section) -> str:
     """The FRE table's notation, as this section's version and ABI can show it."""
-    rows = [(f"`{n.symbol}`", n.long) for n in describe.notation(section)]
-    title = f"Notation in this section (version {section.version}, {describe.abi_name(section.abi)})"
+    rows = [(f"`{n.symbol}`", n.long) for n in notation.notation(section)]
+    title = f"Notation in this section (version {section.version}, {terms.abi_name(section.abi)})"
     return _table(title, ("symbol", "means"), rows)
 
 
 def _fields(section: Section) -> str:
     """The fields of this version's FDEs and FREs, with the docs `sframe.ksy` gives them."""
     version = section.version
-    parts = [f"## The records of a version {version} section", "", docs.type_doc("fde", version), ""]
+    parts = [f"## The records of a version {version} section", "", format_docs.type_doc("fde", version), ""]
     parts.append(_field_table("FDE fields", "fde", list(layout.FDE[version].fields), version))
     if version >= 3:
-        parts += [docs.type_doc("fde_attr", version), ""]
+        parts += [format_docs.type_doc("fde_attr", version), ""]
         parts.append(_field_table("Attribute block fields", "fde_attr", list(layout.FDE_ATTR.fields), version))
-    parts += [docs.type_doc("fre", version), ""]
+    parts += [format_docs.type_doc("fre", version), ""]
     parts.append(_field_table("FRE fields", "fre", TYPES["fre"]["seq"], version))
     parts.append(_field_table("FRE info byte", "fre_info", TYPES["fre_info"]["seq"], version))
     return "\n".join(parts)
@@ -214,7 +215,7 @@ def _fields(section: Section) -> str:
 
 def _field_table(title: str, type_name: str, names: list[str], version: int) -> str:
     """One record's fields and their docs (fields whose doc is all about other versions left out)."""
-    rows = [(f"`{name}`", docs.field_doc(type_name, name, version)) for name in names]
+    rows = [(f"`{name}`", format_docs.field_doc(type_name, name, version)) for name in names]
     lines = [f"**{title}**", "", "| field | what it is |", "|---|---|"]
     lines += [f"| {name} | {_cell(doc)} |" for name, doc in rows if doc]
     return "\n".join(lines) + "\n"

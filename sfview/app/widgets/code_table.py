@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.document import Document
-from sfview.sframe.overview import Overview
-from sfview.sframe.section import Function, Row
+from sfview.sframe.bulk.overview import Overview
+from sfview.sframe.model.section import Function, Row
 
 if TYPE_CHECKING:
     from sfview.code.disasm import Listing

@@ -17,9 +17,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from sfview.app import format_docs
+from sfview.app.fields import Bit, Field, FieldTree
 from sfview.document import Document
-from sfview.sframe import docs
-from sfview.sframe.fields import Bit, Field, FieldTree
 
 __all__ = ["FieldDetail"]
 
@@ -159,5 +159,5 @@ class FieldDetail(VerticalScroll):
 def _unwrap(doc: str, version: int) -> str:
     """A `.ksy` doc as flowing paragraphs of plain text (its line breaks are only where the source
     was wrapped), less what it says of other versions than `version`."""
-    paragraphs = (docs.for_version(paragraph, version) for paragraph in doc.strip().split("\n\n"))
+    paragraphs = (format_docs.for_version(paragraph, version) for paragraph in doc.strip().split("\n\n"))
     return "\n\n".join(paragraph for paragraph in paragraphs if paragraph)

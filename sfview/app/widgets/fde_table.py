@@ -36,16 +36,16 @@ from sfview import ADDRESS_MASK
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.check.catalogue import Severity
-from sfview.sframe import describe
-from sfview.sframe.overview import Overview, Shape
-from sfview.sframe.section import Section
+from sfview.sframe.bulk.overview import Facts, Overview
+from sfview.sframe.model import terms
+from sfview.sframe.model.section import Section
 
 __all__ = ["COLUMNS", "FILTER_WORDS", "FdeTable", "names_holding"]
 
 SYMBOL_AT_LEAST = 8
 """The symbol column gives up width down to this many cells, when the table is narrow."""
 
-FILTER_WORDS: dict[str, Callable[[Shape], bool]] = {
+FILTER_WORDS: dict[str, Callable[[Facts], bool]] = {
     "pcmask": lambda f: f.pcmask,
     "flex": lambda f: f.flexible,
     "signal": lambda f: f.signal,
@@ -107,7 +107,7 @@ SYMBOL = [spec.title for spec in COLUMNS].index("symbol")
 NOTES = [spec.title for spec in COLUMNS].index("notes")
 
 
-def note(facts: Shape, problem: Severity | None) -> str:
+def note(facts: Facts, problem: Severity | None) -> str:
     """What the notes column says of a function: the rarest of its attributes that matters most."""
     if facts.broken or problem is Severity.ERROR:
         return "error"
@@ -206,9 +206,9 @@ class FdeTable(RowTable):
             name,
             str(facts.num_fres),
             _frame_text(facts.frame),
-            describe.FRE_TYPE_NAMES.get(facts.fre_type, str(facts.fre_type)),
-            describe.PC_TYPE_NAMES.get(facts.pc_type, str(facts.pc_type)),
-            describe.PAUTH_KEY_NAMES.get(facts.pauth_key, "?"),
+            terms.FRE_TYPE_NAMES.get(facts.fre_type, str(facts.fre_type)),
+            terms.PC_TYPE_NAMES.get(facts.pc_type, str(facts.pc_type)),
+            terms.PAUTH_KEY_NAMES.get(facts.pauth_key, "?"),
             note(facts, self.problems.get(index)),
         )
 
@@ -547,9 +547,9 @@ class FdeTable(RowTable):
             0,
             len(str(max(counts))),
             max((len(str(min(frames))), len(str(max(frames))))) if frames else 0,
-            max(len(describe.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
-            max(len(describe.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
-            max(len(describe.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
+            max(len(terms.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
+            max(len(terms.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
+            max(len(terms.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
             0,
         ]
 

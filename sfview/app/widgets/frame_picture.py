@@ -10,7 +10,7 @@ frame. Under it: what changed from the row before, and the CFA offset of
 every row of the function as a sparkline.
 
 The rules are the model's numeric `Rule`s; every word comes from
-`describe.py`. Long runs of slots the row says nothing about (locals, other
+`notation.py`. Long runs of slots the row says nothing about (locals, other
 saved registers) are folded into one line, so that a 4 KB frame still fits.
 """
 
@@ -26,9 +26,10 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from sfview.sframe import describe
-from sfview.sframe.rules import STACK_SLOT, Kind, Rule
-from sfview.sframe.section import Function, Row, Section
+from sfview.app import notation
+from sfview.output import rule_notation
+from sfview.sframe.model.rules import STACK_SLOT, Kind, Rule
+from sfview.sframe.model.section import Function, Row, Section
 
 __all__ = ["FramePicture", "picture"]
 
@@ -75,17 +76,17 @@ def slots(section: Section, row: Row) -> list[Slot | int]:
     saved = {rule.offset: what for what, rule in (("FP", row.fp), ("RA", row.ra)) if rule.saved_on_stack}
     pointers: dict[int, list[str]] = {}
     if size is not None:
-        pointers.setdefault(-size, []).append(describe.pointer_label(section, section.sp_reg))
+        pointers.setdefault(-size, []).append(notation.pointer_label(section, section.sp_reg))
     if fp_at is not None:
-        pointers.setdefault(fp_at, []).append(describe.pointer_label(section, section.fp_reg))
+        pointers.setdefault(fp_at, []).append(notation.pointer_label(section, section.fp_reg))
     if section.sp_val_offset:
-        pointers.setdefault(section.sp_val_offset, []).append(describe.caller_sp_label(section))
+        pointers.setdefault(section.sp_val_offset, []).append(notation.caller_sp_label(section))
     out: list[Slot | int] = []
     above = 0
     for offset in sorted({o for o in (*saved, *pointers) if o < 0}, reverse=True):
         out += _blank(above, offset, size)
         what = saved.get(offset)
-        label = describe.slot_label(section, what, row.mangled_ra and what == "RA") if what else ""
+        label = notation.slot_label(section, what, row.mangled_ra and what == "RA") if what else ""
         out.append(Slot(offset, label, " ".join(pointers.get(offset, [])), _below(offset, size)))
         above = offset
     return out
@@ -114,8 +115,8 @@ def _stack_lines(section: Section, row: Row) -> Text:
     right = max([len(_beside(slot.offset, size, fp_at)) for slot in named] + [len(_beside(0, size, fp_at))])
     box = 30
     out = Text()
-    out.append(f"{'':>{left}} {'':>{right}}  ┊ {describe.CALLER_FRAME:<{box - 2}} ┊\n", style="dim")
-    out.append(f"{'CFA':>{left}} {_beside(0, size, fp_at):>{right}}  ┼{'─' * box}┼  {describe.cfa_label(section)}\n")
+    out.append(f"{'':>{left}} {'':>{right}}  ┊ {notation.CALLER_FRAME:<{box - 2}} ┊\n", style="dim")
+    out.append(f"{'CFA':>{left}} {_beside(0, size, fp_at):>{right}}  ┼{'─' * box}┼  {notation.cfa_label(section)}\n")
     for item in items:
         if isinstance(item, int):
             fold = f"⋮ {item} slots, {item * STACK_SLOT} bytes"
@@ -126,10 +127,10 @@ def _stack_lines(section: Section, row: Row) -> Text:
         out.append(f"{where:>{left}} {_beside(item.offset, size, fp_at):>{right}}  ")
         out.append(f"│ {item.label or '·':<{box - 2}} │", style=style)
         out.append(f"  {item.pointers}" if item.pointers else "", style="bold")
-        out.append(f"  {describe.BELOW_SP}" if item.below_sp and item.label else "", style="dim")
+        out.append(f"  {notation.BELOW_SP}" if item.below_sp and item.label else "", style="dim")
         out.append("\n")
     if size is None:
-        out.append(f"{'':>{left}} {'':>{right}}  ┊ {describe.SP_UNKNOWN:<{box - 2}} ┊\n", style="dim")
+        out.append(f"{'':>{left}} {'':>{right}}  ┊ {notation.SP_UNKNOWN:<{box - 2}} ┊\n", style="dim")
     return out
 
 
@@ -158,7 +159,7 @@ def sparkline(section: Section, func: Function, current: int) -> Text:
     marks = "".join(SPARK[min(len(SPARK) - 1, s * len(SPARK) // (top + 1))] if s is not None else "·" for s in sizes)
     known = [s for s in sizes if s is not None]
     scale = f", {min(known)}..{max(known)} bytes" if known else ""
-    out = Text(f"{describe.SPARKLINE_TITLE}: rows {first}..{first + len(shown) - 1}{scale}\n", style="bold")
+    out = Text(f"{notation.SPARKLINE_TITLE}: rows {first}..{first + len(shown) - 1}{scale}\n", style="bold")
     out.append(f"  {marks}\n")
     out.append(f"  {' ' * (current - first)}^ row {current}\n", style="bold")
     return out
@@ -168,14 +169,14 @@ def picture(section: Section, func: Function, row: Row, name: str = "") -> Text:
     """Everything the pane shows for `row` of `func`, as one text: the drawing first, the words after."""
     out = Text()
     title = f"fdes[{func.index}]{f' {name}' if name else ''} · FRE {row.index} of {len(func.rows)} at {row.address:#x}"
-    out.append(f"{title}: {describe.app_rules(section, row)}\n", style="bold underline")
-    out.append(describe.cfa_words(section, row.cfa) + "\n")
+    out.append(f"{title}: {rule_notation.rules_text(section, row)}\n", style="bold underline")
+    out.append(notation.cfa_words(section, row.cfa) + "\n")
     if row.cfa.kind is Kind.VALUE and not row.cfa.deref:
         out.append_text(_stack_lines(section, row))
     before = func.rows[row.index - 1] if row.index else None
-    out.append(describe.row_change(section, before, row) + "\n", style="italic")
+    out.append(notation.row_change(section, before, row) + "\n", style="italic")
     out.append(
-        describe.saved_words(section, "RA", row.ra) + "; " + describe.saved_words(section, "FP", row.fp) + "\n\n"
+        notation.saved_words(section, "RA", row.ra) + "; " + notation.saved_words(section, "FP", row.fp) + "\n\n"
     )
     out.append_text(sparkline(section, func, row.index))
     return out
@@ -212,7 +213,7 @@ class FramePicture(VerticalScroll, can_focus=True):
         rows = func.rows
         if not rows:
             self.shown = None
-            self._text.update(describe.NO_ROWS)
+            self._text.update(notation.NO_ROWS)
             return
         index = min(index or 0, len(rows) - 1)
         self.shown = (func, index)

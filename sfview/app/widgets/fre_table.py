@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sfview.app.widgets.row_table import Column, RowTable
-from sfview.sframe import describe
-from sfview.sframe.overview import Overview
-from sfview.sframe.records import OFFSET_SIZES
-from sfview.sframe.section import Function, Row, Section
+from sfview.output import rule_notation
+from sfview.sframe.bulk.overview import Overview
+from sfview.sframe.model import terms
+from sfview.sframe.model.records import OFFSET_SIZES
+from sfview.sframe.model.section import Function, Row, Section
 
 __all__ = ["FreTable"]
 
@@ -65,10 +66,10 @@ class FreTable(RowTable):
         return [
             Column.fitting("#", [str(max(overview.most_rows - 1, 0))], right=True),
             Column.fitting("start", [f"{overview.last_address:#x}" + (PCMASK_MARK if pcmask else "")]),
-            Column.fitting("CFA", (describe.app_cfa(section, cfa) for cfa, _, _ in rules)),
-            Column.fitting("FP", (describe.app_saved(section, fp) for _, fp, _ in rules)),
-            Column.fitting("RA", (describe.app_saved(section, ra) for _, _, ra in rules)),
-            Column.fitting("base", describe.BASE_REG_NAMES.values()),
+            Column.fitting("CFA", (rule_notation.cfa_text(section, cfa) for cfa, _, _ in rules)),
+            Column.fitting("FP", (rule_notation.saved_text(section, fp) for _, fp, _ in rules)),
+            Column.fitting("RA", (rule_notation.saved_text(section, ra) for _, _, ra in rules)),
+            Column.fitting("base", terms.BASE_REG_NAMES.values()),
             Column.fitting("off.size", (str(size) for size in OFFSET_SIZES.values()), right=True),
             Column.fitting("mangled", MANGLED.values()),
             Column.fitting("bytes", [" ".join(["00"] * overview.widest_row)], optional=True),
@@ -94,12 +95,12 @@ class FreTable(RowTable):
         return (
             str(row.index),
             f"{row.address:#x}" + (PCMASK_MARK if func.pcmask else ""),
-            describe.app_cfa(func.section, row.cfa),
-            describe.app_saved(func.section, row.fp),
-            describe.app_saved(func.section, row.ra),
+            rule_notation.cfa_text(func.section, row.cfa),
+            rule_notation.saved_text(func.section, row.fp),
+            rule_notation.saved_text(func.section, row.ra),
             *([self.dwarf(func, row)] if self.dwarf is not None else []),
             *([self.consumer(func, row)] if self.consumer is not None else []),
-            describe.BASE_REG_NAMES[row.base_reg],
+            terms.BASE_REG_NAMES[row.base_reg],
             str(row.offset_size),
             MANGLED[row.mangled_ra],
             func.section.data[row.span.start : row.span.end].hex(" "),

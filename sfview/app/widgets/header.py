@@ -19,8 +19,8 @@ from sfview.app.names import ExplorerNames
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import header_only
-from sfview.sframe import describe
-from sfview.sframe.section import Section
+from sfview.sframe.model import terms
+from sfview.sframe.model.section import Section
 
 __all__ = ["HeaderSummary"]
 
@@ -105,9 +105,9 @@ class HeaderSummary(Widget):
         return facts
 
     def _section_facts(self, section: Section) -> list[Fact]:
-        version = describe.VERSION_NAMES.get(section.version, f"version {section.version}")
-        flags = describe.flag_names(section.flags)
-        abi = describe.abi_name(section.abi)
+        version = terms.VERSION_NAMES.get(section.version, f"version {section.version}")
+        flags = terms.flag_names(section.flags)
+        abi = terms.abi_name(section.abi)
         assert self.fde_counts is not None, "a section comes with its FDE table"
         fres = f"{section.num_fres} FREs"
         facts = [

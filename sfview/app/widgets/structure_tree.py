@@ -30,12 +30,12 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from sfview.app.fields import Field, FieldTree, RowFields
 from sfview.app.names import ExplorerNames
 from sfview.check.catalogue import Severity
-from sfview.sframe import describe
-from sfview.sframe.fields import Field, FieldTree, RowFields
-from sfview.sframe.overview import Overview
-from sfview.sframe.section import Span
+from sfview.output import rule_notation
+from sfview.sframe.bulk.overview import Overview
+from sfview.sframe.model.section import Span
 
 __all__ = ["CHUNK", "CHUNK_TYPE", "ROW_CHUNK", "ROW_CHUNK_TYPE", "StructureTree"]
 
@@ -384,7 +384,7 @@ class StructureTree(Tree[NodeData]):
                 label.append("  cannot be decoded", style="red")
             elif index is not None and row is not None and field.type_name == "fre":
                 decoded = self.section.function(index).rows[row]
-                label.append(f"  {decoded.address:#x}  {describe.app_rules(self.section, decoded)}")
+                label.append(f"  {decoded.address:#x}  {rule_notation.rules_text(self.section, decoded)}")
             label.append(f"  {field.span.start:#x}..{field.span.end:#x}", style="dim")
             return label
         name = field.name

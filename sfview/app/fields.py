@@ -21,14 +21,16 @@ from typing import Any
 
 from kaitaistruct import KaitaiStruct
 
+from sfview.app import notation
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
-from sfview.sframe import describe
-from sfview.sframe.lazy import Lazy
-from sfview.sframe.records import OFFSET_SIZES, START_ADDR_SIZES
-from sfview.sframe.section import FLEX_WORDS, PARSE_ERRORS, Function, Row, Section, Span
-from sfview.sframe.stream import BufferStream
+from sfview.output import rule_notation
+from sfview.sframe.model import terms
+from sfview.sframe.model.lazy import Lazy
+from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES
+from sfview.sframe.model.section import FLEX_WORDS, PARSE_ERRORS, Function, Row, Section, Span
+from sfview.sframe.model.stream import BufferStream
 
 
 @dataclass(eq=False)
@@ -707,18 +709,18 @@ def _offsets(section: Section, node: Field) -> str:
     if k == 0:
         offset = section.cfa_offset(node.value)
         sign = "-" if offset < 0 else "+"
-        rule = f"CFA = {describe.BASE_REG_NAMES[row.base_reg].upper()} {sign} {abs(offset)}"
-        decoded = describe.stored_cfa_offset(section, node.value)
+        rule = f"CFA = {terms.BASE_REG_NAMES[row.base_reg].upper()} {sign} {abs(offset)}"
+        decoded = notation.stored_cfa_offset(section, node.value)
         return f"{decoded}: {rule}" if decoded else rule
     if k == section.ra_index:
         if row.ra_padding:
-            return f"0, the padding word: {describe.saved_words(section, 'RA', row.ra)}"
+            return f"0, the padding word: {notation.saved_words(section, 'RA', row.ra)}"
         if not row.ra.saved_on_stack and row.ra.is_value:
-            return f"{describe.stored_register(section, node.value)}: the caller's return address is there"
+            return f"{notation.stored_register(section, node.value)}: the caller's return address is there"
         return f"the caller's return address is saved at CFA {node.value:+d}"
     if k == section.fp_index:
         if not row.fp.saved_on_stack and row.fp.is_value:
-            return f"{describe.stored_register(section, node.value)}: the caller's frame pointer is there"
+            return f"{notation.stored_register(section, node.value)}: the caller's frame pointer is there"
         return f"the caller's frame pointer is saved at CFA {node.value:+d}"
     return "an offset this ABI gives no meaning"
 
@@ -747,13 +749,13 @@ def _entity_rule(section: Section, node: Field) -> str:
     entity = _entity(node)
     if row is None or entity not in _ENTITY_NAMES:
         return ""
-    return f"{_ENTITY_NAMES[entity]} = {describe.rule_formula(section, getattr(row, entity))}"
+    return f"{_ENTITY_NAMES[entity]} = {rule_notation.rule_formula(section, getattr(row, entity))}"
 
 
 def _control_word(section: Section, node: Field) -> str:
     if _entity(node) == "ra" and node.value == 0:
         row = _row_of(section, node)
-        default = f"; {describe.saved_words(section, 'RA', row.ra)}" if row is not None and row.ra_padding else ""
+        default = f"; {notation.saved_words(section, 'RA', row.ra)}" if row is not None and row.ra_padding else ""
         return f"0, the padding word: no RA offset word follows, the RA keeps its default rule{default}"
     return _entity_rule(section, node)
 
@@ -763,7 +765,7 @@ def _flex_offset(section: Section, node: Field) -> str:
     if holder is None:
         return ""
     rule = _entity_rule(section, holder)
-    decoded = describe.stored_cfa_offset(section, int(node.value)) if _entity(holder) == "cfa" else ""
+    decoded = notation.stored_cfa_offset(section, int(node.value)) if _entity(holder) == "cfa" else ""
     return f"{decoded}: {rule}" if decoded and rule else rule
 
 
@@ -785,7 +787,7 @@ def _control_bit(section: Section, node: Field) -> str:
     if node.name == "regnum":
         if not reg_p:
             return "unused: the base is the CFA"
-        return f"DWARF register {value}: {describe.register_name(section.abi, value)}"
+        return f"DWARF register {value}: {terms.register_name(section.abi, value)}"
     return "0, as required" if not value else "1: a reserved bit is set (invalid)"
 
 
@@ -798,7 +800,7 @@ def _sub_section_offset(section: Section, node: Field) -> str:
 
 
 def _abi(section: Section, node: Field) -> str:
-    return describe.abi_name(int(node.value))
+    return terms.abi_name(int(node.value))
 
 
 def _fixed(section: Section, node: Field) -> str:

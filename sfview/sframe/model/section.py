@@ -34,10 +34,10 @@ from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.lazy import Lazy
-from sfview.sframe.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
-from sfview.sframe.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
-from sfview.sframe.stream import BufferStream
+from sfview.sframe.model.lazy import Lazy
+from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
+from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
+from sfview.sframe.model.stream import BufferStream
 
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 

@@ -12,7 +12,7 @@ for the rows on the screen.
 
 What is kept is a few bytes a function, not an object each: the start, size
 and FRE count in arrays, and the rest (frame size, encoding, attributes) as
-the index of its `Shape`, of which a section has a few hundred distinct ones.
+the index of its shape (`Facts`), of which a section has a few hundred distinct ones.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Any, NamedTuple
 
 from sfview import ADDRESS_MASK
 from sfview.generated.sframe import Sframe
-from sfview.sframe.bulk import Bulk
-from sfview.sframe.records import START_ADDR_SIZES
-from sfview.sframe.rules import Kind, Rule
-from sfview.sframe.section import Function, Section
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.records import START_ADDR_SIZES
+from sfview.sframe.model.rules import Kind, Rule
+from sfview.sframe.model.section import Function, Section
 
-__all__ = ["Facts", "FrameSize", "Overview", "Shape", "frame_size"]
+__all__ = ["Facts", "FrameSize", "Overview", "frame_size"]
 
 PROGRESS_EVERY = 4096
 """Functions gone through between two updates of `Overview.done` (what the progress indicator shows)."""
@@ -65,30 +65,11 @@ def frame_size(cfas: Sequence[Rule], sp: int | None = None) -> FrameSize | None:
     return FrameSize(max(offsets), variable) if offsets else None
 
 
-class Shape(NamedTuple):
-    """What a function is besides where it is and how many rows it has: many functions share one."""
-
-    frame: int | None
-    """`frame_size` of its rows."""
-    fre_type: int
-    pc_type: int
-    pauth_key: int
-    signal: bool
-    flexible: bool
-    broken: bool
-    """The FDE or one of its rows cannot be decoded."""
-
-    @property
-    def pcmask(self) -> bool:
-        return self.pc_type == Sframe.PcType.pcmask
-
-    @property
-    def key_b(self) -> bool:
-        return self.pauth_key == Sframe.PauthKey.key_b
-
-
 class Facts(NamedTuple):
-    """One function's facts (see `Function` for what each means)."""
+    """One function's facts (see `Function` for what each means).
+
+    The facts from `frame` on are the function's shape, which many functions share: `Overview.shapes` holds
+    each distinct one once, as facts whose `start`, `size` and `num_fres` are 0 (`SHAPE` picks them out)."""
 
     start: int
     size: int
@@ -111,6 +92,10 @@ class Facts(NamedTuple):
     @property
     def key_b(self) -> bool:
         return self.pauth_key == Sframe.PauthKey.key_b
+
+
+SHAPE = slice(3, None)
+"""The facts that make a function's shape (`Facts`): all but where it is and how many rows it has."""
 
 
 class _Block(NamedTuple):
@@ -143,7 +128,8 @@ class Overview:
         self.num_fres = array("Q")
         self.shape = array("L")
         """Each function's index in `shapes`."""
-        self.shapes: list[Shape] = []
+        self.shapes: list[Facts] = []
+        """Each distinct shape, once (`Facts` whose `start`, `size` and `num_fres` are 0)."""
         self.shape_counts: dict[int, int] = {}
         """How many functions have each shape."""
         self.rules: set[tuple[Rule, Rule, Rule]] = set()
@@ -173,7 +159,8 @@ class Overview:
     def facts(self, index: int) -> Facts:
         """FDE `index`'s facts: from the arrays once `ready`, before that read alone (through the model)."""
         if self.ready:
-            return Facts(self.start[index], self.size[index], self.num_fres[index], *self.shapes[self.shape[index]])
+            shape = self.shapes[self.shape[index]]
+            return Facts(self.start[index], self.size[index], self.num_fres[index], *shape[SHAPE])
         facts = self._alone.get(index)
         if facts is None:
             facts = self._alone[index] = _model_facts(self.section.function(index))[0]
@@ -199,11 +186,11 @@ class Overview:
         FDE table makes each column's order once."""
         if name in ("start", "size", "num_fres"):
             return getattr(self, name)
-        field = Shape._fields.index(name)
+        field = Facts._fields.index(name)
         values = [shape[field] for shape in self.shapes]
         return [values[k] for k in self.shape]
 
-    def passing(self, test: Callable[[Shape], bool]) -> bytes:
+    def passing(self, test: Callable[[Facts], bool]) -> bytes:
         """A byte per function, by FDE index: 1 if its shape passes `test`, else 0. Once `ready`.
 
         Each shape is tested once, and the bytes made by a C loop (`map`): a million functions in
@@ -211,7 +198,7 @@ class Overview:
         passes = [1 if test(shape) else 0 for shape in self.shapes]
         return bytes(map(passes.__getitem__, self.shape))
 
-    def count(self, test: Callable[[Shape], bool]) -> int:
+    def count(self, test: Callable[[Facts], bool]) -> int:
         """How many functions have a shape that passes `test`. Once `ready`."""
         return sum(n for k, n in self.shape_counts.items() if test(self.shapes[k]))
 
@@ -238,12 +225,9 @@ class Overview:
         """
         reader = Bulk(section)
         starts, sizes, counts, shape_of = array("Q"), array("Q"), array("Q"), array("L")
-        shapes: list[Shape] = []
+        shapes: list[Facts] = []
         shape_ids: dict[tuple[Any, ...], int] = {}
         whole = Overview(section)  # the section-wide figures, made aside too
-        # The bulk reader hands out one list per distinct block of rows and keeps it (`shared`):
-        # what was made of such a list is kept by its id.
-        blocks: dict[int, tuple[Iterable[tuple[int, bytes]], _Block]] = {}
         last = 0
         for done, item in enumerate(reader.functions()):
             if isinstance(item, int):
@@ -252,25 +236,26 @@ class Overview:
                 whole._note(block)
                 start, size, count = facts.start, facts.size, facts.num_fres
                 key: tuple[Any, ...] = (facts.frame, getattr(facts.frame, "variable", False), *facts[4:])
-                shape = Shape(*facts[3:])
+                shape = Facts(0, 0, 0, *facts[SHAPE])
             else:
-                fast, rows = item
-                known = blocks.get(id(rows)) if fast.shared else None
-                if known is None:
-                    known = rows, whole._block(reader, rows, fast.info.fre_type)  # rows gone through once
-                    if fast.shared:  # the reader keeps this list, and hands it out again
-                        blocks[id(rows)] = known
-                block = known[1]
-                info = fast.info
-                start, size, count = fast.start_address, fast.size, fast.num_fres
+                _, start, size, _, _, read = item
+                info, count = read.info, read.count
+                block = read.made
+                if block is None:
+                    block = whole._block(reader, read.rows, info.fre_type)  # rows gone through once
+                    if read.shared:  # the reader hands these rows out again
+                        read.made = block
+                complete = read.complete  # known once the rows have been gone through
                 # One of the 256 decoded info bytes: `id` is stable.
-                key = (block.frame, getattr(block.frame, "variable", False), id(info), fast.complete)
+                key = (block.frame, getattr(block.frame, "variable", False), id(info), complete)
                 shape = None
             k = shape_ids.get(key)
             if k is None:
                 if shape is None:
-                    shape = Shape(block.frame, info.fre_type, info.pc_type, info.pauth_key, info.signal, False, False)
-                    shape = shape if fast.complete else shape._replace(broken=True)
+                    broken = not complete
+                    shape = Facts(
+                        0, 0, 0, block.frame, info.fre_type, info.pc_type, info.pauth_key, info.signal, False, broken
+                    )
                 k = shape_ids[key] = len(shapes)
                 shapes.append(shape)
             starts.append(start)
