@@ -142,7 +142,7 @@ class Document:
     @cached_property
     def cfi(self) -> CfiTable | None:
         """The file's DWARF CFI (`.eh_frame`, `.debug_frame`) as numeric rules; None when it has none."""
-        from sfview.dwarf.cfi import read_cfi  # only the views that set SFrame beside DWARF need it
+        from sfview.dwarf.tables import read_cfi  # only the views that set SFrame beside DWARF need it
 
         if self.image is None:
             return None

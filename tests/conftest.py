@@ -1,4 +1,15 @@
-"""Shared test helpers: where the fixtures are, and running sfview as a user does."""
+"""Shared test helpers: where the fixtures are, running sfview as a user does, and the lanes.
+
+The tests live in lanes by what they cover: `model/` (the format model, the
+bulk reader, inputs and engines, without the command line), `commands/` (the
+commands as a user runs them, bad input above all), `app/` (the explorer,
+driven as a person drives it), `oracles/` (sfview against the real tools:
+each binutils release's readelf, gdb, qemu, objdump, libsframe, the kernel's
+reader, the Kaitai compiler) and `house/` (the layering and the style). Every
+test under `oracles/` is marked `oracle`, as are the few elsewhere that run a
+real tool; fuzzing and every-key sweeps are marked `slow`. `pytest` runs
+everything; `pytest -m "not oracle and not slow"` is the inner loop.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +26,7 @@ import pytest
 from sfview.cli import main
 
 DATA = Path(__file__).parent / "data"
+ORACLES = Path(__file__).parent / "oracles"
 SECTIONS = sorted((DATA / "sections").glob("*.json"))
 ELF_FIXTURES = sorted(
     p.with_name(p.name.removesuffix(".readelf-sframe.txt")) for p in DATA.glob("*.readelf-sframe.txt")
@@ -103,3 +115,10 @@ def count_layouts(monkeypatch: pytest.MonkeyPatch, screen: object) -> list[int]:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]):
     return lambda *args: run_cli(*args, capsys=capsys)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under `oracles/` is an oracle test: it runs a real tool (marked here, not in each file)."""
+    for item in items:
+        if ORACLES in item.path.parents:
+            item.add_marker(pytest.mark.oracle)

@@ -21,11 +21,11 @@ from typing import Any
 
 from kaitaistruct import KaitaiStruct
 
+from sfview import rule_notation
 from sfview.app import notation
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
-from sfview.output import rule_notation
 from sfview.sframe.model import terms
 from sfview.sframe.model.lazy import Lazy
 from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES

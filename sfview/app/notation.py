@@ -4,7 +4,7 @@
 legend under it and for the help); `cfa_words`, `saved_words`, `slot_label`
 and `row_change` put a row into sentences and labels for the frame picture
 and the field tree. The rules themselves are written by
-`sfview.output.rule_notation`, which JSON shares.
+`sfview.rule_notation`, which JSON shares.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.generated.sframe import Sframe
-from sfview.output.rule_notation import formula, rule_formula, rule_text
+from sfview.rule_notation import formula, rule_formula, rule_text
 from sfview.sframe.model.rules import CFA, STACK_SLOT, Kind, Rule
 from sfview.sframe.model.terms import register_name
 

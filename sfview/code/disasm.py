@@ -28,11 +28,10 @@ from operator import itemgetter
 
 import capstone
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, rule_notation
 from sfview.document import Document
 from sfview.generated.sframe import Sframe
 from sfview.inputs.code import loaded_code, section_code
-from sfview.output import rule_notation
 from sfview.sframe.model import terms
 from sfview.sframe.model.lazy import Lazy
 from sfview.sframe.model.section import Function

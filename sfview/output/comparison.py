@@ -9,8 +9,8 @@ from sfview.dwarf.cfi import CfiRule, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
 from sfview.dwarf.tables import CfiOutline, CfiTable
 from sfview.inputs.demangle import demangle
-from sfview.output.rule_notation import rule_formula
 from sfview.output.safe_text import printable_lines
+from sfview.rule_notation import rule_formula
 from sfview.sframe.model.terms import register_name
 
 if TYPE_CHECKING:

@@ -17,12 +17,11 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, rule_notation
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.demangle import demangle
-from sfview.output import rule_notation
 from sfview.sframe.bulk.reader import Bulk, BulkFunction, Pattern
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits

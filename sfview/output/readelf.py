@@ -23,7 +23,7 @@ from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.output.rule_notation import short_register, value_text
+from sfview.rule_notation import short_register, value_text
 from sfview.sframe.bulk.reader import FDE_INFOS, Block, Bulk, BulkFunction, BulkRow
 from sfview.sframe.model import terms
 from sfview.sframe.model.rules import Kind, Rule

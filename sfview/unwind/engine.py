@@ -37,11 +37,10 @@ from enum import Enum
 from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, rule_notation
 from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.tables import CfiTable, EhFrameIndex
 from sfview.generated.sframe import Sframe
-from sfview.output import rule_notation
 from sfview.sframe.model import terms
 from sfview.sframe.model.rules import CFA, Kind, Rule
 from sfview.sframe.model.section import Function, Row, Section

@@ -9,10 +9,10 @@ this says what they show.
 
 from __future__ import annotations
 
+from sfview import rule_notation
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.elf.pyelftools_view import section_bytes, section_named
-from sfview.output import rule_notation
 from sfview.sframe.model.rules import Rule
 from sfview.sframe.model.section import Function, Row, Section
 

@@ -15,10 +15,10 @@ from typing import NamedTuple
 
 from textual.notifications import SeverityLevel
 
+from sfview import rule_notation
 from sfview.app.explorer.state import History, Selection
 from sfview.app.names import ExplorerNames
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
-from sfview.output import rule_notation
 from sfview.sframe.model.section import Function, Section
 
 __all__ = [

@@ -26,8 +26,8 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from sfview import rule_notation
 from sfview.app import notation
-from sfview.output import rule_notation
 from sfview.sframe.model.rules import STACK_SLOT, Kind, Rule
 from sfview.sframe.model.section import Function, Row, Section
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sfview import rule_notation
 from sfview.app.widgets.row_table import Column, RowTable
-from sfview.output import rule_notation
 from sfview.sframe.bulk.overview import Overview
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import OFFSET_SIZES

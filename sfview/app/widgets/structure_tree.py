@@ -30,10 +30,10 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from sfview import rule_notation
 from sfview.app.fields import Field, FieldTree, RowFields
 from sfview.app.names import ExplorerNames
 from sfview.check.catalogue import Severity
-from sfview.output import rule_notation
 from sfview.sframe.bulk.overview import Overview
 from sfview.sframe.model.section import Span
 

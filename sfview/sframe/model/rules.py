@@ -4,7 +4,7 @@ After pyelftools' `dwarf/callframe.py`, which decodes CFI into plain rule
 objects (`CFARule(reg, offset)`, `RegisterRule(type, arg)`) and leaves words
 to `descriptions.py`: a `Rule` here holds DWARF register numbers and offsets,
 never display text. The views turn rules into words (`sfview.output.readelf`
-readelf's `sp+16`/`c-8`/`f`/`u`, `sfview.output.rule_notation` sfview's own),
+readelf's `sp+16`/`c-8`/`f`/`u`, `sfview.rule_notation` sfview's own),
 with the register names `terms` gives per ABI; the unwinder computes with
 them directly.
 

@@ -4,7 +4,7 @@ Facts of the format, not notation: the names come from the enums of
 `sframe.ksy` (in the generated parser), spelled as binutils' `sframe.h` and
 readelf spell them, and every view (the dump, JSON, check, the app, the
 unwinder) asks here for them. How rules are written as text is the views'
-business (`sfview.output.rule_notation`, `sfview.output.readelf`,
+business (`sfview.rule_notation`, `sfview.output.readelf`,
 `sfview.app.notation`).
 """
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from conftest import DATA
 
+from sfview import rule_notation
 from sfview.app.explorer import filtering, navigation
 from sfview.app.explorer.filtering import Waits
 from sfview.app.explorer.navigation import Landing, OffsetLanding, Refusal, Way
@@ -19,7 +20,6 @@ from sfview.app.names import ExplorerNames
 from sfview.app.widgets.fde_table import COLUMNS, Sort
 from sfview.document import Document
 from sfview.inputs.symbols import Place
-from sfview.output import rule_notation
 from sfview.sframe.bulk.overview import Overview
 
 SHAPES = DATA / "shapes-x86_64-O2"

@@ -41,6 +41,7 @@ def _plt_rule() -> tuple[int, Unexpressible]:
     return plt, rule
 
 
+@pytest.mark.oracle
 def test_the_plt_expression_reads_as_readelf_reads_it() -> None:
     if shutil.which("readelf") is None:
         pytest.skip("readelf (binutils) is not installed: it is the reference for the text")

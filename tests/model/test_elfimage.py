@@ -23,7 +23,7 @@ from sfview.errors import InputError
 from sfview.inputs.core import Memory, read_core
 from sfview.inputs.elf.image import PT_NOTE, SHF_COMPRESSED, SHT_NOBITS, ElfImage
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 SHARED = Path("/work/wt/shared/fixtures/elf")
 FILES = sorted({p.resolve() for folder in (DATA, SHARED) if folder.is_dir() for p in folder.iterdir() if p.is_file()})
 ELF_FILES = [p for p in FILES if p.read_bytes()[:4] == b"\x7fELF"]

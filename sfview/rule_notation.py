@@ -6,10 +6,10 @@ in every version, unlike readelf's (`sfview.output.readelf`), which follows
 the binutils of each version. `formula` writes a rule with the ABI's register
 names (`rsp + 16`, `*(CFA - 8)`) where a person computes with registers.
 
-Here because both the outputs and the app write rules so, and the app may
-import `sfview.output` while `sfview.output` never imports the app; what only
-the app says of rules (the legend, a row as a picture of the stack) is
-`sfview.app.notation`.
+Beside the model, below the engines and the views, because the outputs, the
+unwinder, the disassembly and the app all write rules so; what only the app
+says of rules (the legend, a row as a picture of the stack) is
+`sfview.app.notation`, and readelf's notation is `sfview.output.readelf`.
 """
 
 from __future__ import annotations

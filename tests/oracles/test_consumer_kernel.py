@@ -25,7 +25,7 @@ from sfview.consumers.kernel import CRASH, EFAULT, EINVAL, judge, judge_document
 from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = json.loads((ROOT / "tests" / "data" / "consumers" / "kernel" / "corpus.json").read_text())["sections"]
 ERRNO = {-22: EINVAL, -14: EFAULT}
 

@@ -21,6 +21,7 @@ import struct
 import tempfile
 from pathlib import Path
 
+import pytest
 from conftest import DATA
 from elf_edit import EHDR_FIELDS, PHDR, PHDR_FIELDS, SHDR_FIELDS, Elf
 from hypothesis import HealthCheck, given, settings
@@ -28,6 +29,8 @@ from hypothesis import strategies as st
 
 from sfview.cli import main
 from sfview.inputs import limits
+
+pytestmark = pytest.mark.slow
 
 BASES = {name: (DATA / name).read_bytes() for name in ("shapes-x86_64-O2", "shapes-x86_64-O2.o", "deep-x86_64")}
 SECTIONS = (".sframe", ".eh_frame", ".eh_frame_hdr", ".symtab", ".strtab", ".rela.eh_frame", ".rela.sframe",

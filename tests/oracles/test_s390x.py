@@ -29,6 +29,7 @@ from test_unwind import _gdb_multiarch, gdb_frames, need, our_frames
 from textual.widgets import Static
 from toolchains import Toolchain, toolchain
 
+from sfview import rule_notation
 from sfview.app import notation
 from sfview.app.app import SfviewApp
 from sfview.app.fields import FieldTree
@@ -37,7 +38,6 @@ from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.compare import table_differences
 from sfview.dwarf.tables import read_cfi
 from sfview.inputs.opening import raw_section
-from sfview.output import rule_notation
 from sfview.output.breakpad import load_address, read_stack_cfi, symbol_file
 from sfview.sframe.model.records import START_ADDR_SIZES
 from sfview.sframe.model.rules import Kind

@@ -42,8 +42,8 @@ from sfview.errors import InputError
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME, ElfImage
 from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
-DATA = Path(__file__).parent / "data"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "elf"
+DATA = Path(__file__).parents[1] / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "elf"
 S390X = Abi("s390x", 15, 11, 14)
 """s390x's DWARF numbers (r15 the SP, r11 the FP, r14 the RA): sfview unwinds no s390x, but reads its CFI."""
 ABI_OF = {**ABIS, "EM_S390": S390X}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA, v3_section
 from elf_edit import Elf
-from test_bounded import v2_section
+from handmade import v2_section
 
 from sfview.app.app import SfviewApp
 from sfview.app.explorer import background
@@ -25,6 +25,8 @@ from sfview.errors import InputError
 from sfview.inputs.core import read_core
 from sfview.sframe.model.section import Section
 from sfview.unwind import session
+
+pytestmark = pytest.mark.slow
 
 SIZE = (100, 32)
 NEVER = {"q", "ctrl+q", "ctrl+c", "ctrl+z"}

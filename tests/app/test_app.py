@@ -26,6 +26,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import Input, Static, Tree
 
+from sfview import rule_notation
 from sfview.app.app import SfviewApp
 from sfview.app.explorer import background, panes
 from sfview.app.explorer.background import KEYS_BUSY_S, SWITCH_INTERVAL_S, Background
@@ -42,7 +43,6 @@ from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
 from sfview.inputs.symbols import SymbolSearch
-from sfview.output import rule_notation
 from sfview.sframe.model import terms
 
 SHAPES = DATA / "shapes-x86_64-O2"

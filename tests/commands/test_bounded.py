@@ -16,27 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from handmade import v2_section
 
 from sfview.output import readelf
 from sfview.sframe.model.section import Section
-
-
-def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False) -> bytes:
-    """A version 2 AMD64 section from the spec: each function its rows (start, CFA offset), 1-byte fields.
-    `reverse`: the FDEs list the functions in the opposite order of their row blocks."""
-    blocks, offsets = b"", []
-    for rows in functions:
-        offsets.append(len(blocks))
-        blocks += b"".join(bytes([start, 0x03]) + struct.pack("<b", cfa) for start, cfa in rows)
-    order = range(len(functions) - 1, -1, -1) if reverse else range(len(functions))
-    fdes = b"".join(
-        struct.pack("<iIIIBBH", 0x1000 + 0x100 * i, 0x100, offsets[i], len(functions[i]), 0, 0, 0) for i in order
-    )
-    num_fres = sum(map(len, functions))
-    header = struct.pack(
-        "<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(functions), num_fres, len(blocks), 0, len(fdes)
-    )
-    return header + fdes + blocks
 
 
 def sized(size: int, seed: int = 1) -> bytes:

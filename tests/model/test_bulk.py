@@ -11,10 +11,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import ELF_FIXTURES, SECTIONS, load_section_fixture, v3_section
-from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
+from handmade import SAMPLES
 
-from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.readelf import text
 from sfview.sframe.bulk.reader import Bulk
@@ -32,20 +30,6 @@ def _both(data: bytes, address: int = 0) -> None:
     slow, slow_errors = text(Section(data, address), bulk=False)
     assert fast == slow
     assert [(str(e), e.offset) for e in fast_errors] == [(str(e), e.offset) for e in slow_errors]
-
-
-def _sections() -> list[tuple[str, bytes, int]]:
-    out = [(path.stem, *load_section_fixture(path)[:2]) for path in SECTIONS]
-    for path in ELF_FIXTURES:
-        if path.exists() and not path.name.endswith("-no-sframe"):
-            doc = Document.open(str(path))
-            out.append((path.name, doc.data, doc.address))
-    flexible = v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)
-    out.append(("flexible", flexible, 0))
-    return out
-
-
-SAMPLES = _sections()
 
 
 @pytest.mark.parametrize(("name", "data", "address"), SAMPLES, ids=[s[0] for s in SAMPLES])

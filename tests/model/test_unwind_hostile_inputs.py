@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conftest import AARCH64, DATA, v3_section
 from elf_edit import Elf
-from test_v3_flexible import PCREL_SORTED, reg
+from handmade import PCREL_SORTED, reg
 
 from sfview.sframe.model.section import Section
 from sfview.unwind.engine import Machine, Module, Unwinder

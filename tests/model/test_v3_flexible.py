@@ -12,36 +12,15 @@ from __future__ import annotations
 import json
 
 from conftest import AARCH64, run_process, v3_section
+from handmade import AMD64_ROWS, PCREL_SORTED, R10, RBP, SAVED, reg
 
+from sfview import rule_notation
 from sfview.app.fields import FieldTree
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
-from sfview.output import rule_notation
 from sfview.output.readelf import text
 from sfview.sframe.model.rules import CFA, Kind
 from sfview.sframe.model.section import Section
-
-PCREL_SORTED = 0x5
-SAVED = 0b010  # control word: reg_p 0, deref_p 1: the value was saved at CFA + offset
-
-
-def reg(n: int, deref: bool = False) -> int:
-    """A control word whose base is DWARF register `n`."""
-    return (n << 3) | 1 | (2 if deref else 0)
-
-
-RSP, RBP, R10 = 7, 6, 10
-
-AMD64_ROWS = [
-    (0, 1, [reg(RSP), 8]),  # CFA only: the RA is the header's (f), the FP untracked (u)
-    (1, 1, [reg(RSP), 16, 0]),  # RA padding word
-    (2, 1, [reg(RSP), 16, SAVED, -8]),  # RA saved at CFA-8, given by the row
-    (3, 1, [reg(RSP), 16, 0, SAVED, -16]),  # RA padding, FP at CFA-16
-    (4, 0, [reg(RBP), 16, reg(2), 0, reg(RBP, True), 0]),  # RA in r2, FP loaded from (fp+0)
-    (5, 0, [reg(RBP, True), -48, reg(RBP, True), 8, SAVED, -16]),  # dereferenced CFA, negative offset
-    (6, 1, [reg(R10), 0]),  # CFA from a register that is neither SP nor FP
-    (7, 1, []),  # no words: the outermost frame
-]
 
 # Each line as objdump writes it, less the blanks that pad its last column.
 AMD64_LINES = [

@@ -16,7 +16,7 @@ import pytest
 from sfview.app import textual_compat
 from sfview.app.textual_compat import PRIVATE, Private
 
-PACKAGE = Path(__file__).parent.parent / "sfview"
+PACKAGE = Path(__file__).parents[2] / "sfview"
 
 
 def _owner(private: Private) -> type:

@@ -262,6 +262,7 @@ def test_names_from_the_file_cannot_forge_lines(cli, tmp_path: Path) -> None:
     assert "\x1b" not in compare.out
 
 
+@pytest.mark.oracle
 def test_a_non_ascii_function_name_is_exported_to_a_file(cli, tmp_path: Path) -> None:
     source = tmp_path / "cafe.c"
     source.write_text("int café(void) { return 1; }\nint main(void) { return café(); }\n", encoding="utf-8")

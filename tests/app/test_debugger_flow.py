@@ -17,6 +17,8 @@ from sfview.document import Document
 from sfview.inputs.core import read_core
 from sfview.unwind import session
 
+pytestmark = pytest.mark.oracle  # each instruction shown is compared with objdump's
+
 PROGRAM = DATA / "deep-x86_64"
 CORE = DATA / "deep-x86_64.core"
 SIZE = (130, 40)

@@ -16,14 +16,13 @@ from __future__ import annotations
 import io
 import random
 import signal
-import struct
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from handmade import SAMPLES, mutate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bulk import SAMPLES
 
 from sfview.app.fields import FieldTree
 from sfview.check.run import check, check_bytes
@@ -36,58 +35,9 @@ from sfview.output import jsondoc, readelf
 from sfview.sframe.model.section import Section
 from sfview.unwind.session import from_registers
 
-EXTREMES = (0, 1, 0x7FFFFFFF, 0xFFFFFFFF)
+pytestmark = pytest.mark.slow
+
 SECONDS_EACH = 10
-
-
-def _field_spots(data: bytes) -> list[tuple[int, str]]:
-    """Where the header's and the first FDEs' fields are, with their struct chars."""
-    spots = [(layout.PREAMBLE.size + at, char) for at, char in layout.HEADER.fields.values()]
-    try:
-        section = Section(data)
-    except InputError:
-        return spots
-    fde = layout.FDE[section.version]
-    for index in range(min(len(section), 8)):
-        start = section.fde_start + index * section.fde_size
-        spots += [(start + at, char) for at, char in fde.fields.values()]
-    return spots
-
-
-def mutate(rng: random.Random, data: bytes) -> bytes:
-    mutant = bytearray(data)
-    order = "<" if data[0] == 0xE2 else ">"
-    kind = rng.randrange(7)
-    if kind == 0:  # bytes flipped
-        for _ in range(rng.randint(1, 8)):
-            mutant[rng.randrange(2, len(mutant))] = rng.randrange(256)
-    elif kind == 1:  # a field overwritten with an extreme value
-        at, char = rng.choice(_field_spots(data))
-        size = struct.calcsize(char)
-        if at + size <= len(mutant):
-            mutant[at : at + size] = (rng.choice(EXTREMES) & ((1 << (8 * size)) - 1)).to_bytes(
-                size, "little" if order == "<" else "big"
-            )
-    elif kind == 2:  # a count inflated
-        at, char = rng.choice([s for s in _field_spots(data) if s[1] in "IH"])
-        size = struct.calcsize(char)
-        if at + size <= len(mutant):
-            value = int.from_bytes(mutant[at : at + size], "little" if order == "<" else "big")
-            value = min(value * rng.choice((2, 16, 1000)) + 1, (1 << (8 * size)) - 1)
-            mutant[at : at + size] = value.to_bytes(size, "little" if order == "<" else "big")
-    elif kind == 3:  # cut short
-        del mutant[rng.randrange(2, len(mutant)) :]
-    elif kind == 4:  # lengthened
-        mutant += bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
-    elif kind == 5:  # a record spliced over another
-        size = rng.choice((5, 16, 17, 20))
-        src, dst = rng.randrange(4, len(mutant)), rng.randrange(4, len(mutant))
-        chunk = mutant[src : src + size]
-        mutant[dst : dst + len(chunk)] = chunk
-    else:  # one bit
-        bit = rng.randrange(16, len(mutant) * 8)
-        mutant[bit // 8] ^= 1 << (bit % 8)
-    return bytes(mutant)
 
 
 def corpus(seed: int, count: int) -> Iterator[tuple[str, bytes, int]]:

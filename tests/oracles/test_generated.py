@@ -15,7 +15,7 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.stream import BufferStream
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 GENERATED = ROOT / "sfview" / "generated"
 COMPILER = ROOT / "tools" / "kaitai"
 

@@ -12,8 +12,7 @@ import random
 
 import pytest
 from conftest import fuzzed_section, v3_section
-from test_bulk import SAMPLES
-from test_v3_flexible import AMD64_ROWS, PCREL_SORTED
+from handmade import AMD64_ROWS, PCREL_SORTED, SAMPLES
 
 from sfview import ADDRESS_MASK
 from sfview.errors import InputError

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from conftest import DATA, v3_section
 
+from sfview import rule_notation
 from sfview.document import Document
 from sfview.output import readelf as dump
-from sfview.output import rule_notation
 from sfview.sframe.model.rules import Kind
 from sfview.sframe.model.section import Section
 

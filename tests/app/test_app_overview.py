@@ -26,6 +26,8 @@ from sfview.app.widgets.fde_table import COLUMNS
 from sfview.document import Document
 from sfview.sframe.bulk.overview import Overview
 
+pytestmark = pytest.mark.slow
+
 SHAPES = DATA / "shapes-x86_64-O2"
 SIZE = (120, 36)
 

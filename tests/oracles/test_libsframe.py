@@ -21,12 +21,10 @@ from pathlib import Path
 
 import pytest
 from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
+from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, mutate, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import CRASH, Library, library, predict, queries
-from test_big_endian import to_big_endian
-from test_mutants import mutate
-from test_v3_flexible import AMD64_ROWS, PCREL_SORTED, SAVED, reg
 from toolchains import toolchain
 
 from sfview.consumers import PROFILES, Verdict

@@ -1,0 +1,173 @@
+"""Sections built by hand and damaged on purpose, shared by the test lanes.
+
+Written from the specification, not from `sframe.ksy`, so that the tests
+check the description rather than repeat it: a version 2 AMD64 section of
+given rows, version 3 rows with flexible FDEs, a byte-swapped twin of any
+section, and the mutations a damaged section gets. `SAMPLES` holds every
+fixture's section (and a version 3 flexible one) to start from.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+from conftest import ELF_FIXTURES, SECTIONS, load_section_fixture, v3_section
+
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.generated import sframe_layout as layout
+from sfview.sframe.model.section import Section
+
+PCREL_SORTED = 0x5
+SAVED = 0b010  # control word: reg_p 0, deref_p 1: the value was saved at CFA + offset
+
+
+def reg(n: int, deref: bool = False) -> int:
+    """A control word whose base is DWARF register `n`."""
+    return (n << 3) | 1 | (2 if deref else 0)
+
+
+RSP, RBP, R10 = 7, 6, 10
+
+AMD64_ROWS = [
+    (0, 1, [reg(RSP), 8]),  # CFA only: the RA is the header's (f), the FP untracked (u)
+    (1, 1, [reg(RSP), 16, 0]),  # RA padding word
+    (2, 1, [reg(RSP), 16, SAVED, -8]),  # RA saved at CFA-8, given by the row
+    (3, 1, [reg(RSP), 16, 0, SAVED, -16]),  # RA padding, FP at CFA-16
+    (4, 0, [reg(RBP), 16, reg(2), 0, reg(RBP, True), 0]),  # RA in r2, FP loaded from (fp+0)
+    (5, 0, [reg(RBP, True), -48, reg(RBP, True), 8, SAVED, -16]),  # dereferenced CFA, negative offset
+    (6, 1, [reg(R10), 0]),  # CFA from a register that is neither SP nor FP
+    (7, 1, []),  # no words: the outermost frame
+]
+
+
+def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False) -> bytes:
+    """A version 2 AMD64 section from the spec: each function its rows (start, CFA offset), 1-byte fields.
+    `reverse`: the FDEs list the functions in the opposite order of their row blocks."""
+    blocks, offsets = b"", []
+    for rows in functions:
+        offsets.append(len(blocks))
+        blocks += b"".join(bytes([start, 0x03]) + struct.pack("<b", cfa) for start, cfa in rows)
+    order = range(len(functions) - 1, -1, -1) if reverse else range(len(functions))
+    fdes = b"".join(
+        struct.pack("<iIIIBBH", 0x1000 + 0x100 * i, 0x100, offsets[i], len(functions[i]), 0, 0, 0) for i in order
+    )
+    num_fres = sum(map(len, functions))
+    header = struct.pack(
+        "<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(functions), num_fres, len(blocks), 0, len(fdes)
+    )
+    return header + fdes + blocks
+
+
+FDE_LAYOUT = {1: "iIIIB", 2: "iIIIBBH", 3: "qII"}
+ADDR = {0: "B", 1: "H", 2: "I"}
+OFFSET = {0: "b", 1: "h", 2: "i"}
+
+
+def _swap(buf: bytearray, at: int, fmt: str) -> int:
+    """Rewrite the fields `fmt` at `at` from little- to big-endian; return the end."""
+    values = struct.unpack_from("<" + fmt, buf, at)
+    struct.pack_into(">" + fmt, buf, at, *values)
+    return at + struct.calcsize("<" + fmt)
+
+
+def to_big_endian(data: bytes) -> bytes:
+    src = bytearray(data)
+    out = bytearray(data)
+    version = src[2]
+    num_fdes, _, _, fdeoff, freoff = struct.unpack_from("<5I", src, 8)
+    header_end = 28 + src[7]
+    _swap(out, 0, "H")
+    _swap(out, 8, "5I")
+    if src[4] == 2:  # AArch64 little-endian → AArch64 big-endian
+        out[4] = 1
+    fde_size = struct.calcsize("<" + FDE_LAYOUT[version])
+    fre_start = header_end + freoff
+    for i in range(num_fdes):
+        at = header_end + fdeoff + i * fde_size
+        fields = struct.unpack_from("<" + FDE_LAYOUT[version], src, at)
+        _swap(out, at, FDE_LAYOUT[version])
+        fre_off = fields[2]
+        if version == 3:
+            num_fres, info = struct.unpack_from("<HB", src, fre_start + fre_off)
+            pos = _swap(out, fre_start + fre_off, "H") + 3
+        else:
+            num_fres, info = fields[3], fields[4]
+            pos = fre_start + fre_off
+        for _ in range(num_fres):
+            addr = ADDR[info & 0xF]
+            pos = _swap(out, pos, addr)
+            fre_info = src[pos]
+            pos += 1
+            count, size = (fre_info >> 1) & 0xF, (fre_info >> 5) & 3
+            for _ in range(count):
+                pos = _swap(out, pos, OFFSET[size])
+    return bytes(out)
+
+
+EXTREMES = (0, 1, 0x7FFFFFFF, 0xFFFFFFFF)
+
+
+def _field_spots(data: bytes) -> list[tuple[int, str]]:
+    """Where the header's and the first FDEs' fields are, with their struct chars."""
+    spots = [(layout.PREAMBLE.size + at, char) for at, char in layout.HEADER.fields.values()]
+    try:
+        section = Section(data)
+    except InputError:
+        return spots
+    fde = layout.FDE[section.version]
+    for index in range(min(len(section), 8)):
+        start = section.fde_start + index * section.fde_size
+        spots += [(start + at, char) for at, char in fde.fields.values()]
+    return spots
+
+
+def mutate(rng: random.Random, data: bytes) -> bytes:
+    mutant = bytearray(data)
+    order = "<" if data[0] == 0xE2 else ">"
+    kind = rng.randrange(7)
+    if kind == 0:  # bytes flipped
+        for _ in range(rng.randint(1, 8)):
+            mutant[rng.randrange(2, len(mutant))] = rng.randrange(256)
+    elif kind == 1:  # a field overwritten with an extreme value
+        at, char = rng.choice(_field_spots(data))
+        size = struct.calcsize(char)
+        if at + size <= len(mutant):
+            mutant[at : at + size] = (rng.choice(EXTREMES) & ((1 << (8 * size)) - 1)).to_bytes(
+                size, "little" if order == "<" else "big"
+            )
+    elif kind == 2:  # a count inflated
+        at, char = rng.choice([s for s in _field_spots(data) if s[1] in "IH"])
+        size = struct.calcsize(char)
+        if at + size <= len(mutant):
+            value = int.from_bytes(mutant[at : at + size], "little" if order == "<" else "big")
+            value = min(value * rng.choice((2, 16, 1000)) + 1, (1 << (8 * size)) - 1)
+            mutant[at : at + size] = value.to_bytes(size, "little" if order == "<" else "big")
+    elif kind == 3:  # cut short
+        del mutant[rng.randrange(2, len(mutant)) :]
+    elif kind == 4:  # lengthened
+        mutant += bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
+    elif kind == 5:  # a record spliced over another
+        size = rng.choice((5, 16, 17, 20))
+        src, dst = rng.randrange(4, len(mutant)), rng.randrange(4, len(mutant))
+        chunk = mutant[src : src + size]
+        mutant[dst : dst + len(chunk)] = chunk
+    else:  # one bit
+        bit = rng.randrange(16, len(mutant) * 8)
+        mutant[bit // 8] ^= 1 << (bit % 8)
+    return bytes(mutant)
+
+
+def _sections() -> list[tuple[str, bytes, int]]:
+    out = [(path.stem, *load_section_fixture(path)[:2]) for path in SECTIONS]
+    for path in ELF_FIXTURES:
+        if path.exists() and not path.name.endswith("-no-sframe"):
+            doc = Document.open(str(path))
+            out.append((path.name, doc.data, doc.address))
+    flexible = v3_section(1, AMD64_ROWS, fixed_ra=-8, info=0x80, flags=PCREL_SORTED)
+    out.append(("flexible", flexible, 0))
+    return out
+
+
+SAMPLES = _sections()
