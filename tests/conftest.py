@@ -47,6 +47,20 @@ def run_cli(*args: str, capsys: pytest.CaptureFixture[str]) -> Result:
     return Result(code, captured.out, captured.err)
 
 
+PEAK = (
+    "import atexit, sys\n"
+    "def peak():\n"
+    "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+    "    sys.stderr.write('VmHWM ' + status.split()[0] + '\\n')\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'sfview'\n"
+    "from sfview.cli import run\n"
+    "run()\n"
+)
+"""Runs sfview, then says its peak resident memory (VmHWM: of this process's own memory since exec,
+where getrusage would also count the memory of the process that started it)."""
+
+
 def run_process(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     """Run `python -m sfview ARGS` as a separate process, as a shell would."""
     return subprocess.run([sys.executable, "-m", "sfview", *args], capture_output=True, text=True, timeout=120)

@@ -171,3 +171,27 @@ def _sections() -> list[tuple[str, bytes, int]]:
 
 
 SAMPLES = _sections()
+
+
+def mutants(seed: int, count: int) -> list[bytes]:
+    """Sections with bytes flipped, fields overwritten with extreme values, or cut short."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        _, data, _ = rng.choice(SAMPLES)
+        mutant = bytearray(data)
+        kind = rng.randrange(4)
+        if kind == 0:
+            for _ in range(rng.randint(1, 6)):
+                mutant[rng.randrange(2, len(mutant))] = rng.randrange(256)
+        elif kind == 1:
+            at = rng.randrange(2, max(3, len(mutant) - 4))
+            value = rng.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF])
+            mutant[at : at + 4] = value.to_bytes(4, "little" if data[0] == 0xE2 else "big")
+        elif kind == 2:
+            del mutant[rng.randrange(2, len(mutant)) :]
+        else:
+            bit = rng.randrange(16, len(mutant) * 8)
+            mutant[bit // 8] ^= 1 << (bit % 8)
+        out.append(bytes(mutant))
+    return out

@@ -138,7 +138,7 @@ def check(
     verdict (`sfview.consumers`), apart from these problems of the format.
     """
     yield from _header(section)
-    walk = _Walk(section, relocatable, program)
+    walk = _Pass(section, relocatable, program)
     yield from walk.functions(pace)
     yield from walk.totals()
 
@@ -154,7 +154,7 @@ class RowNotes:
 
     def __init__(self, section: Section) -> None:
         self.section = section
-        self._walk = _Walk(section, relocatable=False, program=None)
+        self._walk = _Pass(section, relocatable=False, program=None)
         self._seen: dict[Problem, tuple[int, int, int]] = {}  # problem → first function, first row, how many
 
     def judge(self, key: bytes, cfa: Rule) -> tuple[Problem, ...]:
@@ -254,7 +254,7 @@ class _Row(NamedTuple):
     span: tuple[int, int]
     """The row's bytes in the section [start, end)."""
     problems: tuple[tuple[str, str], ...]
-    """What its pattern breaks (`_Walk.pattern_problems`)."""
+    """What its pattern breaks (`_Pass.pattern_problems`)."""
 
 
 class _Facts(NamedTuple):
@@ -321,7 +321,7 @@ class _Blocks:
         return ((value >> 2 * width, (value >> width) & mask, value & mask) for value in packed)
 
 
-class _Walk:
+class _Pass:
     """One pass over the functions, keeping what the section-wide checks need at the end."""
 
     def __init__(self, section: Section, relocatable: bool, program: Program | None) -> None:

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PEAK
 from handmade import v2_section
 
 from sfview.output import readelf
@@ -35,20 +36,6 @@ def sized(size: int, seed: int = 1) -> bytes:
 
 
 COMMANDS = {"dump": ["dump"], "json": ["dump", "--json"], "check": ["check"]}
-
-
-PEAK = (
-    "import atexit, sys\n"
-    "def peak():\n"
-    "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
-    "    sys.stderr.write('VmHWM ' + status.split()[0] + '\\n')\n"
-    "atexit.register(peak)\n"
-    "sys.argv[0] = 'sfview'\n"
-    "from sfview.cli import run\n"
-    "run()\n"
-)
-"""Runs sfview, then says its peak resident memory (VmHWM: of this process's own memory since exec,
-where getrusage would also count the memory of the process that started it)."""
 
 
 def run(name: str, data: bytes, folder: Path) -> tuple[int, int]:

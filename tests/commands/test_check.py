@@ -300,12 +300,12 @@ def test_the_command_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_no_damage_makes_check_raise(seed: int) -> None:
     """Bit flips, extreme values, truncations of every fixture: check reports, it never raises."""
-    from test_bulk import _mutants
+    from handmade import mutants
 
     from sfview.errors import InputError
 
     reported = 0
-    for mutant in _mutants(seed, 500):
+    for mutant in mutants(seed, 500):
         try:
             section = Section(mutant)
         except InputError:

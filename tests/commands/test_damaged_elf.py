@@ -371,7 +371,7 @@ def test_a_raw_section_over_the_limit_is_refused_before_it_is_read(tmp_path: Pat
 
 def _peak_kb(*args: str) -> tuple[int, subprocess.CompletedProcess[str]]:
     """Peak resident memory (VmHWM, KB) of `sfview ARGS` in a process of its own."""
-    from test_bounded import PEAK
+    from conftest import PEAK
 
     script = PEAK.replace("\nrun()\n", "\nsys.exit(run())\n")  # with its exit status
     assert script != PEAK
@@ -462,7 +462,7 @@ def test_compare_of_a_pcmask_function_over_a_2_gb_dwarf_fde_says_each_difference
 
 def test_dump_notes_what_check_calls_an_error(cli, tmp_path: Path) -> None:
     """Undefined flag bits print as the defined ones would; a row with no offsets prints `u`: both noted."""
-    from test_bounded import v2_section
+    from handmade import v2_section
 
     data = bytearray(v2_section([[(0, 8)], [(0, 8), (4, 16)]]))
     data[3] |= 0x80

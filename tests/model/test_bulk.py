@@ -8,10 +8,8 @@ and on thousands of sections with random damage.
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from handmade import SAMPLES
+from handmade import SAMPLES, mutants
 
 from sfview.errors import InputError
 from sfview.output.readelf import text
@@ -37,33 +35,9 @@ def test_bulk_and_model_agree_on_fixtures(name: str, data: bytes, address: int) 
     _both(data, address)
 
 
-def _mutants(seed: int, count: int) -> list[bytes]:
-    """Sections with bytes flipped, fields overwritten with extreme values, or cut short."""
-    rng = random.Random(seed)
-    out = []
-    for _ in range(count):
-        _, data, _ = rng.choice(SAMPLES)
-        mutant = bytearray(data)
-        kind = rng.randrange(4)
-        if kind == 0:
-            for _ in range(rng.randint(1, 6)):
-                mutant[rng.randrange(2, len(mutant))] = rng.randrange(256)
-        elif kind == 1:
-            at = rng.randrange(2, max(3, len(mutant) - 4))
-            value = rng.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF])
-            mutant[at : at + 4] = value.to_bytes(4, "little" if data[0] == 0xE2 else "big")
-        elif kind == 2:
-            del mutant[rng.randrange(2, len(mutant)) :]
-        else:
-            bit = rng.randrange(16, len(mutant) * 8)
-            mutant[bit // 8] ^= 1 << (bit % 8)
-        out.append(bytes(mutant))
-    return out
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_bulk_and_model_agree_on_damaged_sections(seed: int) -> None:
-    for mutant in _mutants(seed, 600):
+    for mutant in mutants(seed, 600):
         _both(mutant)
 
 
@@ -98,7 +72,7 @@ def test_rows_for_compare_and_export_are_the_models(name: str, data: bytes, addr
 
 
 def test_rows_for_compare_and_export_are_the_models_in_damaged_sections() -> None:
-    for mutant in _mutants(7, 400):
+    for mutant in mutants(7, 400):
         _rows_both_ways(mutant)
 
 
@@ -143,5 +117,5 @@ def test_bulk_functions_are_the_models(name: str, data: bytes, address: int) -> 
 
 
 def test_bulk_functions_are_the_models_in_damaged_sections() -> None:
-    for mutant in _mutants(11, 400):
+    for mutant in mutants(11, 400):
         _functions_as_model(mutant)

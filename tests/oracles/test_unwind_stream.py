@@ -80,7 +80,7 @@ def chain_core(folder: Path, stack_bytes: int, returns: tuple[int, ...] | None =
 def peak(core: Path, *options: str, out: Path) -> int:
     """`sfview unwind` of the program on `core` in a process of its own, its output to `out`: its peak
     resident memory (VmHWM, KB)."""
-    from test_bounded import PEAK
+    from conftest import PEAK
 
     with out.open("wb") as sink:
         done = subprocess.run([sys.executable, "-c", PEAK, "unwind", str(PROGRAM), "--core", str(core), *options],
