@@ -498,9 +498,9 @@ class FieldTree:
         Read straight from the FDE array, where the generated layout puts the
         FRE offset field, so that a million functions need no decoding at all:
         one `iter_unpack` over the array, sorted only if the blocks are not
-        already in FDE order (they are, as linkers write them). A list of
-        (offset, index) pairs sorted was 290 ms at 1,000,075 functions, the first
-        time the hex cursor went into the rows.
+        already in FDE order (they are, as linkers write them): sorting a list
+        of (offset, index) pairs would hold up the first move of the hex cursor
+        into the rows of a big section.
         """
         if self._fre_starts is None:
             sec = self.section

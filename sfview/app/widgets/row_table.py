@@ -2,7 +2,7 @@
 
 Textual's `DataTable` measures every cell when rows are added and re-measures
 on idle, which costs a second layout and frame each time its rows change; it
-also cannot hold 40,000 rows (a second to fill, ten to show). This table asks
+also cannot hold tens of thousands of rows (far too slow to fill and show). This table asks
 its subclass for a row's cells only when that row is drawn, and keeps a fixed
 header line on top. The FDE and FRE tables are both built on it.
 
@@ -126,7 +126,7 @@ class RowTable(ScrollView, can_focus=True):
     its rows (its share of a stack) is laid out again anyway. A table whose height never does (the
     instructions) sets False: then only its scrollbars follow (`_scroll_update`, what Textual's own
     resize does; a scrollbar shown or hidden still lays out), and a new function under `n` is a
-    repaint, not a layout of the whole screen (which, for the FRE table, measured 2 ms slower at p90)."""
+    repaint, not a layout of the whole screen (slower for the FRE table)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -232,8 +232,8 @@ class RowTable(ScrollView, can_focus=True):
 
         Why: Textual decides a table's scrollbars after a layout, from the size that layout gave it
         (`Widget._refresh_scrollbars`); a scrollbar shown or hidden then lays the whole screen out again, and the
-        lines' new width (the virtual size) once more. The filter's first letter on a million functions, which
-        leaves the FDE table its header line, took three layouts of the screen so (23 ms), `escape` as many.
+        lines' new width (the virtual size) once more. The filter's first letter on a big section, which leaves
+        the FDE table its header line, would take three layouts of the screen so, `escape` as many.
         Decided here by Textual's own rules for the size coming, they are what Textual finds after the layout:
         it changes nothing, and asks for nothing.
 
