@@ -70,6 +70,7 @@ class Field:
 
     @property
     def has_children(self) -> bool:
+        """Whether the field has sub-fields, built or still to build."""
         return self.loader is not None or bool(self._children)
 
     def children(self) -> Sequence[Field]:
@@ -138,6 +139,7 @@ def enum_name(enum: str, value: int) -> str | None:
 
 
 def display_value(value: Any, enum: str | None = None) -> str:
+    """A value as a person reads it: `1 (yes)`, `ADDR2 (1)`, `16 (0x10)`, `e2 de`; "" for anything else."""
     if isinstance(value, bool):
         return "1 (yes)" if value else "0 (no)"
     if enum is not None and isinstance(value, int):

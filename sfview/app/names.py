@@ -24,7 +24,7 @@ __all__ = ["ExplorerNames"]
 
 
 class ExplorerNames:
-    """`of(func)` is the function's name once `load()` has run, "" before."""
+    """The explorer's function names: `of(func)` is the function's name once `load()` has run, "" before."""
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc

@@ -484,6 +484,7 @@ class ExplorerScreen(Screen[None]):
             self._status(refusal.status)
 
     def goto_symbol(self, symbol: Symbol | None) -> None:
+        """Go to the symbol chosen in the go-to-symbol dialog (None: the dialog was dismissed)."""
         if symbol is None:
             return
         self.goto_address(navigation.symbol_target(self.names, symbol))

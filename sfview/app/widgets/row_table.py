@@ -39,6 +39,8 @@ GAP = " "
 
 @dataclass(frozen=True)
 class Column:
+    """One column of a `RowTable`: its title, its width, its alignment, and how it gives way when narrow."""
+
     title: str
     width: int
     """As wide as the title and the widest value."""
@@ -146,6 +148,7 @@ class RowTable(ScrollView, can_focus=True):
 
     @property
     def row_count(self) -> int:
+        """How many rows the table holds."""
         raise NotImplementedError
 
     def row_cells(self, index: int) -> tuple[str, ...]:
@@ -266,7 +269,7 @@ class RowTable(ScrollView, can_focus=True):
     @property
     def view_width(self) -> int:
         """Cells a line shows: the table's width less its vertical scrollbar's (laid out to the whole
-        width, the last column went under the scrollbar, and a horizontal one took a line for it)."""
+        width, the last column would go under the scrollbar, and a horizontal one would take a line for it)."""
         return self.scrollable_content_region.width
 
     # ------------------------------------------------------------------ public API
