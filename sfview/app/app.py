@@ -111,6 +111,6 @@ class SfviewApp(App[None]):
         return self.explorer
 
     def action_help(self) -> None:
-        from sfview.app.screens.help import HelpScreen  # Markdown costs 0.1 s to import: not at start-up
+        from sfview.app.screens.help import HelpScreen  # Markdown is slow to import: not at start-up
 
         self.push_screen(HelpScreen(self.section))

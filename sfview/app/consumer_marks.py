@@ -33,7 +33,7 @@ def consumer_names() -> list[str]:
 
 @dataclass
 class ConsumerMarks:
-    """One verdict, asked row by row."""
+    """A consumer's verdict on the section, asked row by row (by the FRE table and the field detail)."""
 
     verdict: Verdict
 
@@ -45,6 +45,7 @@ class ConsumerMarks:
 
     @property
     def name(self) -> str:
+        """The consumer's name (`kernel`), which starts the field detail's line."""
         return self.verdict.consumer
 
     def failure(self, func: Function, row: Row) -> tuple[str, str] | None:

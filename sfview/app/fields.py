@@ -70,6 +70,7 @@ class Field:
 
     @property
     def has_children(self) -> bool:
+        """Whether the field has sub-fields, built or still to build."""
         return self.loader is not None or bool(self._children)
 
     def children(self) -> Sequence[Field]:
@@ -138,6 +139,7 @@ def enum_name(enum: str, value: int) -> str | None:
 
 
 def display_value(value: Any, enum: str | None = None) -> str:
+    """A value as a person reads it: `1 (yes)`, `ADDR2 (1)`, `16 (0x10)`, `e2 de`; "" for anything else."""
     if isinstance(value, bool):
         return "1 (yes)" if value else "0 (no)"
     if enum is not None and isinstance(value, int):
@@ -498,9 +500,9 @@ class FieldTree:
         Read straight from the FDE array, where the generated layout puts the
         FRE offset field, so that a million functions need no decoding at all:
         one `iter_unpack` over the array, sorted only if the blocks are not
-        already in FDE order (they are, as linkers write them). A list of
-        (offset, index) pairs sorted was 290 ms at 1,000,075 functions, the first
-        time the hex cursor went into the rows.
+        already in FDE order (they are, as linkers write them): sorting a list
+        of (offset, index) pairs would hold up the first move of the hex cursor
+        into the rows of a big section.
         """
         if self._fre_starts is None:
             sec = self.section

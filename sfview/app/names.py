@@ -1,8 +1,8 @@
 """Function names for the explorer, which may arrive after the first screen.
 
-Reading the symbol table of a big binary takes a few tenths of a second (0.2 s
-for 40,000 functions): the explorer reads it in a thread and shows the
-functions without names until then, rather than make the first screen wait.
+Reading the symbol table of a big binary takes a noticeable while: the
+explorer reads it in a thread and shows the functions without names until
+then, rather than make the first screen wait.
 
 In a relocatable object (`.o`) every function starts at 0 until it is linked:
 an address alone cannot say which function it is in. There the relocation on
@@ -24,7 +24,7 @@ __all__ = ["ExplorerNames"]
 
 
 class ExplorerNames:
-    """`of(func)` is the function's name once `load()` has run, "" before."""
+    """The explorer's function names: `of(func)` is the function's name once `load()` has run, "" before."""
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
@@ -41,8 +41,8 @@ class ExplorerNames:
 
     def listing(self, section: Section, starts: Sequence[int], first: int = 0) -> list[str]:
         """The names of FDEs `first`, `first + 1`... (every function by default) from their start addresses
-        (`Overview` gives them all): no `Function` each, so that 40,000 names take tens of milliseconds, not
-        seconds. The same names as `of`."""
+        (`Overview` gives them all): no `Function` each, which would make a big section's names far slower.
+        The same names as `of`."""
         if not self.ready:
             return [""] * len(starts)
         name_at, size = self.doc.name_at, section.fde_size

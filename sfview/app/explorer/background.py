@@ -57,10 +57,10 @@ PROGRESS_EVERY_S = 0.25
 
 SWITCH_INTERVAL_S = 0.001
 """How long a thread holds the interpreter when another asks for it, while the work after the first screen runs
-beside the keys (Python's default is 5 ms). The keys' thread gives it up each time it waits (for the terminal, for
-its next message), a dozen times a key, and each time it waited up to 5 ms to have it back from the worker: a move
-on a million functions took 30-40 ms while the checks ran, 13 ms after. With 1 ms it takes it back sooner, and the
-worker, which never waits, loses little."""
+beside the keys (shorter than Python's default). The keys' thread gives it up each time it waits (for the
+terminal, for its next message), a dozen times a key, and each time waits a whole default interval to have it back
+from the worker, which makes a move several times slower while the checks run. With a short interval it takes it
+back sooner, and the worker, which never waits, loses little."""
 
 KEYS_BUSY_S = 0.1
 """How long after a key the checks' thread waits before it takes its share of the interpreter again: a key's
@@ -136,7 +136,7 @@ class Background:
     def start(self) -> None:
         """The worker, after the first frame: a thread started now would share the interpreter with painting it.
         The overview's pass holds the interpreter for seconds: it waits for the frames after the first too (the
-        status line, the tab's underline), which would otherwise come half a second later."""
+        status line, the tab's underline), which would otherwise come only once a share of the pass is done."""
         screen = self.screen
         start = lambda: screen.run_worker(self.prepare, thread=True, exit_on_error=False)  # noqa: E731
         self.fde_table.expect_orders(True)
@@ -205,8 +205,8 @@ class Background:
     def give_way(self) -> None:
         """In the worker's thread, every few hundred functions checked or every piece of a column's order
         (`SortOrders`): while keys are being pressed (one within `KEYS_BUSY_S`), wait, so that the keys' thread
-        has the interpreter to itself; the work goes on when the keys stop. Sharing it, a move on a million
-        functions took twice its time while the checks ran, two to four times while the orders were made."""
+        has the interpreter to itself; the work goes on when the keys stop. Shared, a move on a big section takes
+        several times as long while the checks run or the orders are made."""
         while time.monotonic() - self.last_input() < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
 
@@ -241,9 +241,8 @@ def uncollected() -> Iterator[None]:
 
     The orders are made of lists of up to a million numbers or names (pieces sorted, merged), young while they
     are made: each young collection meanwhile walks them, in whichever thread allocates the object that sets
-    it off, the keys' too (3-4 ms a collection, a few per key; the Structure tab's first open spent 8 ms of its
-    40 so). The orders make no cycles; the keys' are collected once the orders are done, or by the app's idle
-    collections before (`Heap.collect_when_idle`).
+    it off, the keys' too, a few times per key. The orders make no cycles; the keys' are collected once the
+    orders are done, or by the app's idle collections meanwhile (`Heap.collect_when_idle`).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -265,8 +264,8 @@ class Heap:
 
     @staticmethod
     def collect_less_often() -> None:
-        """Full collections while keys come: only after `FULL_COLLECTION_AFTER` young ones (Python's default is
-        10, one full collection every ~15 moves, 20 ms each over Textual's line caches); the idle collections
+        """Full collections while keys come: only after `FULL_COLLECTION_AFTER` young ones (Python's default
+        makes one every few moves, each walking Textual's line caches); the idle collections
         (`collect_when_idle`) do that work between keys."""
         young, middle, _ = gc.get_threshold()
         gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
@@ -276,7 +275,7 @@ class Heap:
 
         The section's model, the widgets and Textual itself live as long as the
         app; left in the collected generations, every full collection walks them
-        again, and a key press that triggers one takes 100 ms instead of 20.
+        again, and a key press that triggers one takes several times as long.
         """
         gc.collect()
         gc.freeze()
@@ -288,11 +287,11 @@ class Heap:
 
         What the app builds after its first screen (the structure tab, names,
         the check's findings, the tree's nodes, Textual's line caches) lives
-        long too: measured on 40,000 functions, 13 full collections in 200 moves
-        in the tree took 20-30 ms each, the slowest moves. So after a second of
-        no input and some allocation, what was built since is collected and
-        frozen (a few ms); once a minute, the frozen heap too (40-50 ms), so that
-        cycles that died after they were frozen (closed dialogs) are freed.
+        long too, and the full collections that walk it are the slowest moves in
+        the tree. So after `IDLE_BEFORE_COLLECTING_S` of no input and some
+        allocation, what was built since is collected and frozen; every
+        `SETTLE_EVERY_S`, the frozen heap too, so that cycles that died after
+        they were frozen (closed dialogs) are freed.
         """
         if time.monotonic() - last_input < IDLE_BEFORE_COLLECTING_S:
             return

@@ -173,8 +173,8 @@ class Panes:
         # Each pane changed above asks for its repaint a moment later, by message;
         # Textual paints on a fixed beat (60 a second), so the first request to
         # arrive gets a frame of its own and the rest wait a frame or two. Asking
-        # now puts everything in one frame: 20 ms a move instead of 45. Only for
-        # the panes a selection changes: the whole screen was a third of a move.
+        # now puts everything in one frame, which halves a move. Only for the
+        # panes a selection changes: the whole screen would cost a third of a move.
         if relayout:
             self.screen.refresh(layout=True)
         else:
@@ -183,7 +183,7 @@ class Panes:
 
     def _selection_panes(self, tables: bool) -> tuple[Widget, ...]:
         """The panes a new selection changes (those on a hidden tab have no region on the screen); the tables
-        only if they changed (`tables`): half the lines a move in the hex pane painted were theirs, unchanged."""
+        only if they changed (`tables`): a move in the hex pane would otherwise paint them again, unchanged."""
         panes = (self.hex_view, self.structure_pane, self.frame_picture, self.status_line)
         return (self.tables, *panes) if tables else panes
 
@@ -307,10 +307,9 @@ class Panes:
         """The hidden tree and detail panel brought to the selection once no key has come for
         `TREE_READY_AFTER_S`, so that showing their tab has nothing left to do but lay it out and draw it.
 
-        Revealed as the tab was shown, its first look at a million functions added 470 nodes and measured their
-        lines, and the detail worked out its new explanation, all in the key: from the key to the tree drawn,
-        headless, 28-44 ms of CPU (median 29 of 6 runs); readied before, 18-33 (median 20). A key that comes
-        meanwhile waits for it (a few milliseconds: a chunk's 200 FDEs and their lines), which is why it waits
+        Revealed as the tab is shown, its first look at a big section adds hundreds of nodes and measures their
+        lines, and the detail works out its new explanation, all in the key; readied before, the key does a
+        third less. A key that comes meanwhile waits for it (a chunk's FDEs and their lines), which is why it waits
         for the keys to stop; and for the overview, before which a chunk's labels are decoded one by one while
         the overview's pass holds the interpreter. The tree shows what it would have
         (`StructureTree.reveal(hidden=True)`).

@@ -14,8 +14,8 @@ The focus moves at once (`Screen.set_focus`), not after the next frame as
 `Widget.focus` moves it, where the filter line takes or leaves it: the
 footer's keys (the letters' go while the filter line has the focus) then
 change in the frame that shows the rest, not in a frame of their own, which
-laid out and drew the screen once more (on a million functions, `enter`
-showed its footer 50 ms after the key).
+would lay out and draw the screen once more (`enter` would show its footer
+noticeably after the key).
 """
 
 from __future__ import annotations
@@ -119,9 +119,8 @@ class ExplorerScreen(Screen[None]):
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     """Textual's, without drawing the whole screen again when the focus moves: the widgets whose style the
     focus changes are restyled and drawn by Textual anyway (`Screen._update_focus_styles`), and the screen
-    itself draws nothing of the focus. Drawn again, the screen was a second frame (14.7 KB, 3.5 ms) right after
-    every frame of a focus change, which held the interpreter while the first one waited to be written out
-    (2.8 ms, in a timeline of the Structure tab's first open at a million functions)."""
+    itself draws nothing of the focus. Drawn again, the screen would be a second frame right after every frame
+    of a focus change, which holds the interpreter while the first one waits to be written out."""
 
     def __init__(self, doc: Document) -> None:
         super().__init__(id="explorer")
@@ -282,7 +281,8 @@ class ExplorerScreen(Screen[None]):
         """Mount the tree and the detail panel, which nobody sees at start, after the first frame.
 
         Textual's `Lazy` does the same, but fails if the app quits first. Side by side in the pane itself
-        (`#structure` lays them out): a container between them was one more to draw on every frame of the tab.
+        (`#structure` lays them out): a container between them would be one more to draw on every frame of the
+        tab.
         """
         if self.structure_pane.is_attached:  # not when the app quit before its first frame
             await self.structure_pane.mount(self.structure, self.detail)
@@ -484,6 +484,7 @@ class ExplorerScreen(Screen[None]):
             self._status(refusal.status)
 
     def goto_symbol(self, symbol: Symbol | None) -> None:
+        """Go to the symbol chosen in the go-to-symbol dialog (None: the dialog was dismissed)."""
         if symbol is None:
             return
         self.goto_address(navigation.symbol_target(self.names, symbol))
@@ -600,9 +601,9 @@ class ExplorerScreen(Screen[None]):
     def _clear_filter(self) -> None:
         """Every function again, the filter line emptied, drawn in the next frame with the header's count and
         the footer's keys. Each widget tells the screen it changed when its own messages are next handled, and
-        at a million functions the header's and the line's came after the frame (the layout that the rows
-        brought back ask for): 30 ms later in tmux. Drawing the whole screen again after the key caught them,
-        in a second frame when there was a layout: 5 ms more of `escape` in tmux. So the screen is told here."""
+        on a big section the header's and the line's come after the frame (the layout that the rows brought
+        back ask for), a frame or two late. Drawing the whole screen again after the key would catch them, but
+        in a second frame when there is a layout. So the screen is told here."""
         self._filter("")
         for widget in (self.summary, self.filter_line, self.footer):
             self.post_message(messages.Update(widget))

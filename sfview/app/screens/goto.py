@@ -131,8 +131,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
 
     def _show_matches(self, text: str) -> None:
         """The matches for the line's text, shown in the handling of the key that changed it (a watch): on the
-        line's `Changed` message they came a frame after the letter, and Textual draws at most 60 frames a
-        second: 25-40 ms after it, measured in tmux, against 5 for the letter."""
+        line's `Changed` message they would come a frame after the letter, and Textual draws at most 60 frames
+        a second: noticeably after the letter itself."""
         self.matches, count = self.search.find(text, SYMBOLS_SHOWN)
         options = self.query_one("#goto-matches", OptionList)
         options.clear_options()

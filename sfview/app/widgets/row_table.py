@@ -2,7 +2,7 @@
 
 Textual's `DataTable` measures every cell when rows are added and re-measures
 on idle, which costs a second layout and frame each time its rows change; it
-also cannot hold 40,000 rows (a second to fill, ten to show). This table asks
+also cannot hold tens of thousands of rows (far too slow to fill and show). This table asks
 its subclass for a row's cells only when that row is drawn, and keeps a fixed
 header line on top. The FDE and FRE tables are both built on it.
 
@@ -39,6 +39,8 @@ GAP = " "
 
 @dataclass(frozen=True)
 class Column:
+    """One column of a `RowTable`: its title, its width, its alignment, and how it gives way when narrow."""
+
     title: str
     width: int
     """As wide as the title and the widest value."""
@@ -126,7 +128,7 @@ class RowTable(ScrollView, can_focus=True):
     its rows (its share of a stack) is laid out again anyway. A table whose height never does (the
     instructions) sets False: then only its scrollbars follow (`_scroll_update`, what Textual's own
     resize does; a scrollbar shown or hidden still lays out), and a new function under `n` is a
-    repaint, not a layout of the whole screen (which, for the FRE table, measured 2 ms slower at p90)."""
+    repaint, not a layout of the whole screen (slower for the FRE table)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -146,6 +148,7 @@ class RowTable(ScrollView, can_focus=True):
 
     @property
     def row_count(self) -> int:
+        """How many rows the table holds."""
         raise NotImplementedError
 
     def row_cells(self, index: int) -> tuple[str, ...]:
@@ -232,8 +235,8 @@ class RowTable(ScrollView, can_focus=True):
 
         Why: Textual decides a table's scrollbars after a layout, from the size that layout gave it
         (`Widget._refresh_scrollbars`); a scrollbar shown or hidden then lays the whole screen out again, and the
-        lines' new width (the virtual size) once more. The filter's first letter on a million functions, which
-        leaves the FDE table its header line, took three layouts of the screen so (23 ms), `escape` as many.
+        lines' new width (the virtual size) once more. The filter's first letter on a big section, which leaves
+        the FDE table its header line, would take three layouts of the screen so, `escape` as many.
         Decided here by Textual's own rules for the size coming, they are what Textual finds after the layout:
         it changes nothing, and asks for nothing.
 
@@ -266,7 +269,7 @@ class RowTable(ScrollView, can_focus=True):
     @property
     def view_width(self) -> int:
         """Cells a line shows: the table's width less its vertical scrollbar's (laid out to the whole
-        width, the last column went under the scrollbar, and a horizontal one took a line for it)."""
+        width, the last column would go under the scrollbar, and a horizontal one would take a line for it)."""
         return self.scrollable_content_region.width
 
     # ------------------------------------------------------------------ public API

@@ -7,10 +7,10 @@ expanded. The FDE array of a big section is split into chunks of `CHUNK`
 FDE node holds only its index until it is opened itself. Past `CHUNKS_AT_MOST`
 chunks the chunks are grouped in turn (`fdes[0..49999]`): a million functions
 would otherwise open as five thousand chunks, each line of which the tree
-measures again on every change (a first look at the tab took 600 ms). A first
-look opens the group and the chunk of the selected FDE: a few hundred nodes
-(each costs about 10 µs to label, add and lay out: with chunks of 1,000 it
-was a third of the tab's first frame). A function's rows are chunked too
+measures again on every change, which makes a first look at the tab slow. A
+first look opens the group and the chunk of the selected FDE: a few hundred
+nodes, each to be labelled, added and laid out (which is why `CHUNK` is a few
+hundred, not a thousand). A function's rows are chunked too
 (`fres[0..999]`, by `ROW_CHUNK`): a function may have a million.
 A chunk's FDE labels come from the overview's start column once it is ready,
 not from its functions decoded (`_fde_labels`).
@@ -149,8 +149,8 @@ class StructureTree(Tree[NodeData]):
         """Textual's, but for the tree's lines, which Textual's makes again from every node it shows
         (`_invalidate`), and lays the screen out for: new styles (the focus gained or lost, at each visit of the
         tab) change how the lines are drawn, not which they are nor how wide. Only the lines drawn are dropped:
-        the Structure tab's first open at a million functions measured its 476 lines again in the key (1.1 ms),
-        after they had been made while nobody typed (`Panes.ready_the_tree`)."""
+        else the Structure tab's first open would measure all its lines again in the key, after they had been
+        made while nobody typed (`Panes.ready_the_tree`)."""
         super(Tree, self).notify_style_update()
         self._line_cache.clear()
         self.refresh()
@@ -162,8 +162,7 @@ class StructureTree(Tree[NodeData]):
 
     def render_line(self, y: int) -> Strip:
         """Textual's, drawn in the style `render_lines` worked out, not worked out again for every line: it goes
-        through the styles of every ancestor, a quarter of drawing the tree's lines (at the Structure tab's first
-        open, the tree's 20 lines were a fifth of its frame)."""
+        through the styles of every ancestor, a good part of drawing the tree's lines."""
         scroll_x, scroll_y = self.scroll_offset
         return self._render_line(y + scroll_y, scroll_x, scroll_x + self.size.width, self._line_style)
 
@@ -212,7 +211,7 @@ class StructureTree(Tree[NodeData]):
 
     def _invalidate(self) -> None:
         """Textual's, once per node opened rather than once per child added (`TreeNode.add` invalidates the
-        tree and asks for a layout each time: a third of adding a chunk's thousand FDEs)."""
+        tree and asks for a layout each time, a good part of adding a chunk's FDEs)."""
         if not self._adding:
             super()._invalidate()
 
@@ -323,7 +322,7 @@ class StructureTree(Tree[NodeData]):
 
     def process_label(self, label: TextType) -> Text:
         """A one-line `Text` as it is: Textual's own cuts every label at its first line (`Text.split`, a copy),
-        twice per node added, which was a fifth of adding a chunk's thousand FDEs."""
+        twice per node added, a good part of adding a chunk's FDEs."""
         if isinstance(label, Text) and "\n" not in label.plain:
             return label
         return super().process_label(label)
@@ -336,8 +335,8 @@ class StructureTree(Tree[NodeData]):
 
     def _fde_labels(self, indexes: range) -> list[Text]:
         """The labels of a chunk's FDEs, as `_fde_label` makes them. Once the overview is ready, from its start
-        column and the names listed from it: decoding and naming a thousand functions one by one was 57 ms of
-        opening a chunk of a million. A function the overview says is broken (its FDE may not decode) is still
+        column and the names listed from it: decoding and naming a chunk's functions one by one would be most of
+        opening it. A function the overview says is broken (its FDE may not decode) is still
         decoded, as is every function before the overview is ready."""
         if not self.overview.ready:
             return [self._fde_label(index) for index in indexes]
