@@ -13,7 +13,7 @@ binary search, not decode the section. Two figures:
   and a static build of the same program (built here, its core written by
   gdb's `generate-core-file`), whose C library has DWARF CFI alone and no
   `.eh_frame_hdr`: the frames below `main` are walked with `.eh_frame`;
-* with `--chain`: the adversarial core of `tests/test_unwind_stream.py` (`chain_core`), the fixture's
+* with `--chain`: the adversarial core of `tests/oracles/test_unwind_stream.py` (`chain_core`), the fixture's
   stack rewritten into a 2 MB frame-pointer chain of 131,071 frames, and the same chain with every
   RA in the program's text (a legitimate deep recursion): `sfview unwind` in each output mode
   beside gdb's `bt` (which stops the first after 5 frames: its guess at a PC in no function is a
@@ -145,7 +145,7 @@ CHAIN_MODES = ((), ("--json",), ("--explain",), ("--cfi", "both"), ("--cfi", "dw
 
 
 def chain_cores(folder: Path) -> list[tuple[str, Path]]:
-    """The chain core of `tests/test_unwind_stream.py` with 2 MB of stack, and the same chain with every RA
+    """The chain core of `tests/oracles/test_unwind_stream.py` with 2 MB of stack, and the same chain with every RA
     `with_alloca`'s (in the program's text)."""
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from test_unwind_stream import _with_alloca_return, chain_core

@@ -13,7 +13,7 @@ big-endian ones, then:
   `sfview.consumers.kernel`, and prints how often they agree (registration: accepted or the
   same error; lookups: the same failing PC ranges with the same error) and every disagreement;
 - with --write DIR, writes a small corpus of those sections with the kernel's verdicts
-  (`tests/data/consumers/kernel/corpus.json`), which tests/test_consumer_kernel.py holds the
+  (`tests/data/consumers/kernel/corpus.json`), which tests/oracles/test_consumer_kernel.py holds the
   profile to.
 
     python scripts/kernel_corpus.py --kernel-source /tmp/kernel-sframe/sframe-core.c \

@@ -19,7 +19,7 @@ Two changes to Textual's driver for the platform, both in its input thread:
   for: there, none of this applies.
 
 The input loop is Textual 8's `LinuxDriver.run_input_thread` with only its
-`select` timeout changed; `tests/test_driver.py` fails when Textual's loop
+`select` timeout changed; `tests/app/test_driver.py` fails when Textual's loop
 changes, so that this one is looked at again.
 """
 

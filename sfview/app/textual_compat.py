@@ -6,7 +6,7 @@ drawing and invalidation, a scroll view's scrollbars and size updates. What
 can be imported or read through this module is (`ParseError`, `XTermParser`,
 `get_time`, `parser_deadline`, ...); what is overridden or used on a drawing
 path (where a call more would cost every line drawn) is named in `PRIVATE`,
-which `tests/test_textual_compat.py` checks against the installed Textual:
+which `tests/app/test_textual_compat.py` checks against the installed Textual:
 each member still there, a method's parameters as sfview calls or overrides
 them. The tests' own uses of Textual's privates are named here too.
 """
@@ -88,7 +88,7 @@ PRIVATE = (
         None,
         "structure_tree.py drops the lines drawn when only the style changed",
     ),
-    Private("textual.widgets._tree:Tree", "_build", (), "tests/test_app.py counts the tree's builds"),
+    Private("textual.widgets._tree:Tree", "_build", (), "tests/app/test_app.py counts the tree's builds"),
     Private(
         "textual.widget:Widget",
         "_scroll_update",
@@ -102,13 +102,13 @@ PRIVATE = (
         "textual.widget:Widget", "_horizontal_scrollbar", None, "row_table.py sets the scrollbars the layout will find"
     ),
     Private("textual.screen:Screen", REFRESH_LAYOUT, ("size", "scroll"), "the tests count layouts by wrapping it"),
-    Private("textual.screen:Screen", "_compositor", None, "tests/test_app.py counts what each frame draws"),
-    Private("textual.screen:Screen", "_compositor_refresh", (), "tests/test_tables.py counts the frames drawn"),
+    Private("textual.screen:Screen", "_compositor", None, "tests/app/test_app.py counts what each frame draws"),
+    Private("textual.screen:Screen", "_compositor_refresh", (), "tests/app/test_tables.py counts the frames drawn"),
     Private(
-        "textual.widgets._markdown:MarkdownBlock", "_content", None, "tests/test_nav.py reads the help's paragraphs"
+        "textual.widgets._markdown:MarkdownBlock", "_content", None, "tests/app/test_nav.py reads the help's paragraphs"
     ),
     Private("textual.app:App", "_notifications", None, "the tests read the notifications shown (`notifications`)"),
-    Private("textual.app:App", "_exit", None, "tests/test_small_things.py: whether the app is leaving"),
+    Private("textual.app:App", "_exit", None, "tests/app/test_daily_use.py: whether the app is leaving"),
 )
 """Every private Textual member sfview and its tests use (besides the private modules imported above): read,
 called, overridden or wrapped."""

@@ -11,7 +11,7 @@ row a lookup returns. Bytes are read as the library reads them, so that a
 section the format calls broken is judged by what the code does with it, not
 by what the specification says; `check` keeps saying the latter.
 
-The tests (tests/test_libsframe.py) run each release's own `libsframe.so`
+The tests (tests/oracles/test_libsframe.py) run each release's own `libsframe.so`
 on every fixture and thousands of mutants, with every allocation ending at
 an unreadable page, and compare each answer with this model's.
 """

@@ -22,7 +22,7 @@ Each row keeps where it came from: the section and the byte offset of its FDE
 
 No dataclasses here (named tuples, and plain classes with slots): `sfview
 unwind` imports this module, and its start-up must not pay for `dataclasses`
-(`NOT_IMPORTED_BY_AN_UNWIND` in tests/test_unwind.py guards it).
+(`NOT_IMPORTED_BY_AN_UNWIND` in tests/oracles/test_unwind.py guards it).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ parsed once per distinct byte string, and the rows of a CIE and an
 instruction string are worked out once, relative to the function's start,
 then shifted to each FDE that repeats them.
 
-What the rows are is pyelftools' reading, kept exactly (`tests/test_ehframe.py`
+What the rows are is pyelftools' reading, kept exactly (`tests/oracles/test_ehframe.py`
 compares the two over every fixture, the binaries the tests build and
 thousands of generated sections, rows and failures alike), including where a
 damaged section takes it: an entry is read where the previous one's
@@ -26,7 +26,7 @@ every FDE that repeats the row, so it is not to be changed.
 
 `Cie` and `Fde` are plain classes with slots, not dataclasses: `sfview unwind`
 reads libc's `.eh_frame` here, and its start-up must not pay for `dataclasses`
-(`NOT_IMPORTED_BY_AN_UNWIND` in tests/test_unwind.py guards it).
+(`NOT_IMPORTED_BY_AN_UNWIND` in tests/oracles/test_unwind.py guards it).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ DW_CFA = {
 }
 """The call frame opcodes the decoder reads (DWARF 5 section 7.24, GNU's and AArch64's), by pyelftools'
 names: written here so that an unwind does not import pyelftools' constants module;
-`tests/test_ehframe.py` checks every one against pyelftools' `DW_CFA`."""
+`tests/oracles/test_ehframe.py` checks every one against pyelftools' `DW_CFA`."""
 
 # Instructions as tuples `(op, a, b)`: the DWARF opcode, with the three kinds
 # that carry an operand in their low six bits (and the longer forms of the

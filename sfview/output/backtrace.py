@@ -152,7 +152,7 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     `function` (its name and offset), `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
     `fallback`, `heuristic`, `signal`, `dwarf`, and `computations` (`what`, `formula`, `arithmetic`,
     `value`, `address` of each). Written from one template: walking a dict of it with `_indented` would be
-    most of `--json`'s time on a deep stack (tests/test_unwind_stream.py holds the document as a dict,
+    most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds the document as a dict,
     and compares the two)."""
     name = frame.name()
     demangled = escape(demangle(name)) if name.startswith("_Z") else "null"
@@ -186,7 +186,7 @@ def _boolean(value: bool) -> str:
 def _indented(value: object, level: int, escape: Callable[[str], str]) -> str:
     """`value` as `json.dumps(value, indent=1)` writes it at nesting `level`: that, with an indent, runs
     Python's own encoder, several times slower than the C string escaper (`escape`) used here for each
-    string (the library stays the reference: tests/test_unwind_stream.py compares the two)."""
+    string (the library stays the reference: tests/oracles/test_unwind_stream.py compares the two)."""
     if isinstance(value, dict | list):
         inner, ends = "\n" + " " * (level + 1), "{}" if isinstance(value, dict) else "[]"
         if not value:

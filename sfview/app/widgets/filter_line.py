@@ -37,5 +37,5 @@ class FilterLine(Input):
     ]
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
-    """`Widget.virtual_size` without its layout (Textual 8 names the reactive so; `tests/test_tables.py`
+    """`Widget.virtual_size` without its layout (Textual 8 names the reactive so; `tests/app/test_tables.py`
     checks that typing in the line lays nothing out)."""

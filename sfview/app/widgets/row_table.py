@@ -242,7 +242,7 @@ class RowTable(ScrollView, can_focus=True):
 
         Relies on Textual 8's `show_vertical_scrollbar` and `show_horizontal_scrollbar` (reactives that lay out
         when set, hence `set_reactive`) and its rules for `overflow` (`auto`: a scrollbar when the virtual size
-        exceeds the size; one shown narrows the other way); `tests/test_tables.py` checks that the layout that
+        exceeds the size; one shown narrows the other way); `tests/app/test_tables.py` checks that the layout that
         follows finds them unchanged.
         """
         styles = self.styles
