@@ -7,9 +7,7 @@ kernel's `user_regs_struct` of each architecture (the order below), `NT_FILE`
 given by name (`rip`, `rsp`, `x29`, `pc`, s390x's `pswa` and `r15`); the unwinder maps names to DWARF
 numbers. Inputs know nothing of the SFrame model.
 
-No dataclasses here (a named tuple, and plain classes): `sfview unwind` reads
-cores here, and importing `dataclasses` (with `inspect`) and building its
-classes cost about 10 ms of that command's 44 ms start (issue 16).
+No dataclasses here (a named tuple, and plain classes): `sfview unwind` reads cores here (see `sfview.unwind`).
 """
 
 from __future__ import annotations

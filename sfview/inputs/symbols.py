@@ -1,8 +1,6 @@
 """Function names for addresses, from whatever symbol table the input had.
 
-`Symbol` and `Place` are named tuples, not dataclasses: `sfview unwind` reads
-symbols, and importing `dataclasses` (with `inspect`) and building its classes
-cost about 10 ms of that command's 44 ms start (issue 16).
+`Symbol` and `Place` are named tuples, not dataclasses: `sfview unwind` reads symbols (see `sfview.unwind`).
 """
 
 from __future__ import annotations

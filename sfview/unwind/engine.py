@@ -22,10 +22,8 @@ callee-saved registers no rule mentions are carried over unchanged (the
 ABI says the callee keeps them). A rule "saved in register N" is a `Rule`
 based on N, not dereferenced: it reads the frame's N like any other.
 
-`Module`, `Frame`, `Backtrace` and `Machine` are plain classes, not
-dataclasses: importing `dataclasses` (with `inspect`) and building the
-classes on `sfview unwind`'s path cost about 10 ms of that command's 44 ms
-start (issue 16: no slower than gdb's `bt`).
+`Module`, `Frame`, `Backtrace` and `Machine` are plain classes, not dataclasses, for the unwind's start-up
+(see `sfview.unwind`).
 """
 
 from __future__ import annotations

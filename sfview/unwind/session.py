@@ -7,9 +7,7 @@ one, as qemu-user writes them, from `AT_ENTRY` in `NT_AUXV`); the registers of
 the chosen thread; the core's memory. From typed registers: the program
 alone, at its link addresses, and the memory words given.
 
-`Session` is a plain class, not a dataclass: importing `dataclasses` (with
-`inspect`) and building the classes on `sfview unwind`'s path cost about
-10 ms of that command's 44 ms start (issue 16).
+`Session` is a plain class, not a dataclass, for the unwind's start-up (see `sfview.unwind`).
 """
 
 from __future__ import annotations
