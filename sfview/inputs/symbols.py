@@ -94,7 +94,7 @@ def _by_address(packed: PackedSymbols) -> array:
 
     Sorted by address, each packed with its index into one integer; only
     symbols that share an address are then ordered by size and name (their
-    names decoded). A key of three for each symbol was a hundred bytes a symbol."""
+    names decoded). A key of three for each symbol would cost many times the packed symbol."""
     addresses = packed.addresses
     keyed = sorted((address << 32) | i for i, address in enumerate(addresses))
     order = array("I", (key & 0xFFFFFFFF for key in keyed))
@@ -169,7 +169,7 @@ class SymbolTable:
 
     def by_address(self) -> Iterator[Symbol]:
         """Every symbol, by address, each made as it is taken: one pass over them (export's `PUBLIC`
-        records) then needs no list of them all, which was 6 MB for a program of 40,000 functions."""
+        records) then needs no list of them all."""
         return self._symbols.each()
 
     def __len__(self) -> int:

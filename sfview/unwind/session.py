@@ -325,7 +325,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
 
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     """The same program, libraries and memory, with one thread's registers: every thread of a core
-    walked without reading the files again (a 1.3 MB core of 2,000 threads took 5 minutes so)."""
+    walked without reading the files again (reading them for each thread takes minutes on a core of
+    thousands of threads)."""
     state = _thread(core, thread)
     numbers = register_numbers(started.unwinder.machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}

@@ -687,7 +687,7 @@ class Section:
 
 
 def _debug() -> Any:
-    """The debug parser, which records where each field is: only errors need it, and it takes 10 ms to import."""
+    """The debug parser, which records where each field is: only errors need it, and it is slow to import."""
     from sfview.generated.sframe_debug import Sframe as SframeDebug
 
     return SframeDebug
