@@ -39,10 +39,10 @@ class Place(NamedTuple):
 class PackedSymbols:
     """Symbols held as numbers, each name in the string table it came from and decoded when asked for.
 
-    A `Symbol` for each of a big program's 40,000 functions, with its name
-    and its numbers, is 180 bytes a symbol; `check` and `dump --json` need the
-    addresses and a name at a time: here a symbol is 24 bytes, and its share
-    of the string table.
+    A `Symbol` for each of a big program's functions, with its name and its
+    numbers, is an object each; `check` and `dump --json` need the addresses
+    and a name at a time: here a symbol is three numbers in arrays, and its
+    share of the string table.
     """
 
     def __init__(self, strtab: bytes = b"") -> None:
@@ -181,7 +181,7 @@ class SymbolTable:
 
     def starts_at(self, address: int) -> bool:
         """Whether a function symbol, a PLT entry or a code section begins exactly at `address` (searched in
-        the sorted starts: a set of them cost `check` 50 bytes a symbol)."""
+        the sorted starts: a set of them would cost `check` more memory than the symbols)."""
         return self._symbols.starts_at(address) or self._sections.starts_at(address)
 
     def name_at(self, address: int, lookup: int | None = None) -> str:
