@@ -1,5 +1,4 @@
-"""The ELF structures an unwind reads, unpacked with `struct`: header, program and section headers,
-section names, a section's or a segment's bytes, notes.
+"""The ELF structures an unwind reads, unpacked with `struct`: the headers, sections and segments, notes.
 
 Why not pyelftools here: importing its ELF reader loads its DWARF modules and
 construct, a large share of an unwind's start-up (see `sfview.unwind`), and an
