@@ -15,6 +15,7 @@ from sfview.output import diagnostics
 
 
 def parser() -> argparse.ArgumentParser:
+    """`sfview check`'s arguments, its help and its usage."""
     parser = argparse.ArgumentParser(
         prog="sfview check",
         formatter_class=TerminalWidth,
@@ -36,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
-    """Exit 0 when every file is clean, 1 when a problem is found, 2 when a file cannot be read at all."""
+    """Run `sfview check` with `argv`: 0 when every file is clean, 1 when a problem is found, 2 when a file
+    cannot be read at all."""
     args = parse(parser(), argv)
     status, reports = 0, []
     for path in args.files:

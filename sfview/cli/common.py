@@ -164,7 +164,7 @@ def elf_document(path: str) -> Document:
 def collector_paused(command: Callable[[list[str]], int]) -> Callable[[list[str]], int]:
     """`command` with the cyclic collector paused: compare and export keep what they build until they end
     (the symbols, the FDE outline, each shape's outcome), and the collector's passes over it free nothing
-    but take a tenth of the time."""
+    but take time."""
 
     @functools.wraps(command)
     def run(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ from sfview.sframe.bulk.shapes import Shapes
 
 
 def parser() -> argparse.ArgumentParser:
+    """`sfview compare`'s arguments, its help and its usage."""
     parser = argparse.ArgumentParser(
         prog="sfview compare",
         formatter_class=TerminalWidth,
@@ -27,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
 
 @collector_paused
 def run(argv: list[str]) -> int:
+    """Run `sfview compare` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
     doc = elf_document(args.file)
     section = doc.require_section()

@@ -11,6 +11,7 @@ from sfview.errors import InputError
 
 
 def parser() -> argparse.ArgumentParser:
+    """`sfview dump`'s arguments, its help and its usage."""
     parser = argparse.ArgumentParser(
         prog="sfview dump",
         formatter_class=TerminalWidth,
@@ -28,6 +29,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
+    """Run `sfview dump` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
     doc = Document.open(args.file, args.base)
     if args.json:

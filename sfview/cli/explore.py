@@ -17,6 +17,7 @@ class _RawDescription(argparse.RawDescriptionHelpFormatter, TerminalWidth):
 
 
 def parser() -> argparse.ArgumentParser:
+    """`sfview FILE`'s arguments, its help and its usage."""
     width = max(map(len, COMMANDS))
     parser = argparse.ArgumentParser(
         prog="sfview",
@@ -43,6 +44,7 @@ def _version() -> str:
 
 
 def run(argv: list[str]) -> int:
+    """Run the explorer (or the debugger) with `argv`, the whole command line; its exit status."""
     args = parse(parser(), argv)
     doc = Document.open(args.file, args.base)
     first, threads = None, None

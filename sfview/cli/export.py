@@ -12,6 +12,7 @@ from sfview.output.breakpad import write_symbol_file
 
 
 def parser() -> argparse.ArgumentParser:
+    """`sfview export`'s arguments, its help and its usage."""
     parser = argparse.ArgumentParser(
         prog="sfview export",
         formatter_class=TerminalWidth,
@@ -25,6 +26,7 @@ def parser() -> argparse.ArgumentParser:
 
 @collector_paused
 def run(argv: list[str]) -> int:
+    """Run `sfview export` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
     doc = elf_document(args.file)
     if args.output == "-":

@@ -24,6 +24,7 @@ with the two walks of each alone compared; none given: the same walk alone)."""
 
 
 def parser() -> argparse.ArgumentParser:
+    """`sfview unwind`'s arguments, its help and its usage."""
     parser = argparse.ArgumentParser(
         prog="sfview unwind",
         formatter_class=TerminalWidth,
@@ -56,6 +57,7 @@ def _positive(text: str) -> int:
 
 
 def run(argv: list[str]) -> int:
+    """Run `sfview unwind` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
     if args.thread == "all":
         return _unwind_all_threads(args)

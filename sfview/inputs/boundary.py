@@ -37,8 +37,8 @@ def reading(what: str) -> Iterator[None]:
 
 NAMES_SLACK = 1 << 20
 """Names in a string table may share bytes (a linker merges a name that ends another), but only so
-much: with the NULs of one gone, every name ran on into the same 8 MB string, one copy each (420 MB
-and 12 s for section names, 380 MB for symbols, from an 8 MB file)."""
+much: with the NULs of a damaged table gone, every name runs on into the same long string, one copy
+each, and a small file makes names many times its size."""
 
 
 def names_bound(table: bytes) -> int:

@@ -7,9 +7,7 @@ kernel's `user_regs_struct` of each architecture (the order below), `NT_FILE`
 given by name (`rip`, `rsp`, `x29`, `pc`, s390x's `pswa` and `r15`); the unwinder maps names to DWARF
 numbers. Inputs know nothing of the SFrame model.
 
-No dataclasses here (a named tuple, and plain classes): `sfview unwind` reads
-cores here, and importing `dataclasses` (with `inspect`) and building its
-classes cost about 10 ms of that command's 44 ms start (issue 16).
+No dataclasses here (a named tuple, and plain classes): `sfview unwind` reads cores here (see `sfview.unwind`).
 """
 
 from __future__ import annotations
@@ -102,7 +100,7 @@ class Memory:
 
     _pending: list[tuple[int, bytes | memoryview]]
     """Ranges added since the last read, sorted in at the next one: one sort, not an insertion each
-    (200,000 `PT_LOAD`s in reverse order took 4.9 s of list inserts)."""
+    (list inserts grow with the square of a core's many `PT_LOAD`s)."""
 
     def __init__(self, little_endian: bool = True) -> None:
         self.little_endian = little_endian
@@ -139,7 +137,7 @@ class Memory:
 
     def bytes_from(self, address: int) -> memoryview | None:
         """The bytes from `address` to the end of the range holding it (a whole mapping of the core), as
-        a view: a copy of a mapping an `AT_SYSINFO_EHDR` pointed at was 600 MB for a 600 KB sparse core."""
+        a view, not a copy: a small sparse core may map far more than it holds."""
         self._settle()
         i = bisect.bisect_right(self._starts, address) - 1
         if i < 0 or address >= self._starts[i] + len(self._ranges[i][1]):

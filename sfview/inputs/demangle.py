@@ -2,12 +2,12 @@
 
 Through `cxxfilt`, which calls the C++ runtime's own `abi::__cxa_demangle`
 (libstdc++, found with ctypes): the demangler the compiler's library ships,
-so its output is the toolchain's. On the 5,866 `_Z` names of this machine's
-libstdc++ it gives exactly what `c++filt` gives but for the standard
-abbreviations (`std::istream` where `c++filt` spells out
-`std::basic_istream<char, std::char_traits<char> >`), at ~3 µs a name;
-the pure-Python and Rust candidates measured beside it got hundreds of names
-wrong (see `tests/test_demangle.py`). Without a C++ runtime on the machine
+so its output is the toolchain's. On every `_Z` name of libstdc++ it gives
+exactly what `c++filt` gives but for the standard abbreviations
+(`std::istream` where `c++filt` spells out
+`std::basic_istream<char, std::char_traits<char> >`), quickly enough for a
+whole symbol table; the pure-Python and Rust candidates tried beside it got
+hundreds of names wrong (see `tests/oracles/test_demangle.py`). Without a C++ runtime on the machine
 names are shown as they are stored.
 
 A name on screen can carry more than the symbol: `name+0x12` (an offset into

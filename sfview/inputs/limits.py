@@ -1,9 +1,10 @@
 """The most sfview reads of one thing (a raw section, an ELF section, an inflated stream).
 
-Sizes in a file are claims: a 4 KB sparse file may say it is 1 GB, a 180 KB
-compressed section may inflate to 64 MB, a header may say 1 TB. Nothing is
-read or allocated past `max_size` bytes (`--max-size` changes it); real
-sections are far below it (40,000 functions take about 1 MB of SFrame).
+Sizes in a file are claims: a small sparse file may say it is huge, a small
+compressed section may inflate to hundreds of times its size, a header may
+say anything. Nothing is read or allocated past `max_size` bytes
+(`--max-size` changes it); real sections, even of very large programs, are
+far below it.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def open_input(path: str, base: int | None = None) -> Located:
 
     Only a regular file is read: a FIFO would block for ever, a device such
     as /dev/zero never end. An ELF file is mapped and read where it is asked
-    for, the section and what names it, not whole: a 2 GB sparse file costs nothing.
+    for, the section and what names it, not whole: a large sparse file costs nothing.
     """
     f = open_regular_file(path)  # an ELF file stays open: pyelftools may read it too, on demand
     try:

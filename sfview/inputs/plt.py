@@ -85,10 +85,9 @@ def _symbol_names(elf: ElfImage, symtab: SectionHeader) -> Callable[[int], str]:
 def _relocations(elf: ElfImage, section: SectionHeader) -> Iterator[tuple[int, int]]:
     """(r_offset, symbol index) of each relocation.
 
-    Written by hand with `struct` where pyelftools' `iter_relocations` would do: it parses an entry in
-    about 13 µs, and a PIE has one relocation per pointer it holds (measured: 40,000 in the benchmark
-    binary, 0.55 s of a 0.8 s `sfview check`; `struct` reads them in 10 ms). Entries of another size
-    than the ELF class's go through pyelftools.
+    Written by hand with `struct` where pyelftools' `iter_relocations` would do: it parses an entry
+    slowly, and a PIE has one relocation per pointer it holds, so through it the relocations would be
+    most of a `sfview check`. Entries of another size than the ELF class's go through pyelftools.
     """
     rela = section.type == SHT_RELA
     char = "Q" if elf.elfclass == 64 else "I"

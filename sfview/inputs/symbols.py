@@ -1,8 +1,6 @@
 """Function names for addresses, from whatever symbol table the input had.
 
-`Symbol` and `Place` are named tuples, not dataclasses: `sfview unwind` reads
-symbols, and importing `dataclasses` (with `inspect`) and building its classes
-cost about 10 ms of that command's 44 ms start (issue 16).
+`Symbol` and `Place` are named tuples, not dataclasses: `sfview unwind` reads symbols (see `sfview.unwind`).
 """
 
 from __future__ import annotations
@@ -41,10 +39,10 @@ class Place(NamedTuple):
 class PackedSymbols:
     """Symbols held as numbers, each name in the string table it came from and decoded when asked for.
 
-    A `Symbol` for each of a big program's 40,000 functions, with its name
-    and its numbers, is 180 bytes a symbol; `check` and `dump --json` need the
-    addresses and a name at a time: here a symbol is 24 bytes, and its share
-    of the string table.
+    A `Symbol` for each of a big program's functions, with its name and its
+    numbers, is an object each; `check` and `dump --json` need the addresses
+    and a name at a time: here a symbol is three numbers in arrays, and its
+    share of the string table.
     """
 
     def __init__(self, strtab: bytes = b"") -> None:
@@ -96,7 +94,7 @@ def _by_address(packed: PackedSymbols) -> array:
 
     Sorted by address, each packed with its index into one integer; only
     symbols that share an address are then ordered by size and name (their
-    names decoded). A key of three for each symbol was a hundred bytes a symbol."""
+    names decoded). A key of three for each symbol would cost many times the packed symbol."""
     addresses = packed.addresses
     keyed = sorted((address << 32) | i for i, address in enumerate(addresses))
     order = array("I", (key & 0xFFFFFFFF for key in keyed))
@@ -171,7 +169,7 @@ class SymbolTable:
 
     def by_address(self) -> Iterator[Symbol]:
         """Every symbol, by address, each made as it is taken: one pass over them (export's `PUBLIC`
-        records) then needs no list of them all, which was 6 MB for a program of 40,000 functions."""
+        records) then needs no list of them all."""
         return self._symbols.each()
 
     def __len__(self) -> int:
@@ -183,7 +181,7 @@ class SymbolTable:
 
     def starts_at(self, address: int) -> bool:
         """Whether a function symbol, a PLT entry or a code section begins exactly at `address` (searched in
-        the sorted starts: a set of them cost `check` 50 bytes a symbol)."""
+        the sorted starts: a set of them would cost `check` more memory than the symbols)."""
         return self._symbols.starts_at(address) or self._sections.starts_at(address)
 
     def name_at(self, address: int, lookup: int | None = None) -> str:

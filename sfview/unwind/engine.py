@@ -22,10 +22,8 @@ callee-saved registers no rule mentions are carried over unchanged (the
 ABI says the callee keeps them). A rule "saved in register N" is a `Rule`
 based on N, not dereferenced: it reads the frame's N like any other.
 
-`Module`, `Frame`, `Backtrace` and `Machine` are plain classes, not
-dataclasses: importing `dataclasses` (with `inspect`) and building the
-classes on `sfview unwind`'s path cost about 10 ms of that command's 44 ms
-start (issue 16: no slower than gdb's `bt`).
+`Module`, `Frame`, `Backtrace` and `Machine` are plain classes, not dataclasses, for the unwind's start-up
+(see `sfview.unwind`).
 """
 
 from __future__ import annotations
@@ -115,7 +113,7 @@ class Computation:
     step. The words saying how, `formula` (the rule with register names: `rsp + 16`, `*(CFA - 8)`,
     `unchanged`, an expression's operations) and `arithmetic` (the same with the numbers put in), are
     written when first read (`--explain`, `--json`, the debugger): a backtrace printed one line a frame
-    reads none, and writing them took half its time (a 131,071-frame chain: 400,000 strings)."""
+    reads none, and writing them for every frame would be a large share of its time."""
 
     __slots__ = ("_arithmetic", "_formula", "address", "rule", "value", "what")
 
@@ -288,8 +286,8 @@ class Places:
     """The CFA and PC of every frame walked, to tell a loop: the first frame that had a place, or None.
 
     A walk's CFAs mostly grow (each caller's frame is above its callee's): those that grow past every
-    earlier one are kept in three arrays of machine words, in order, found by bisection (24 bytes a frame:
-    a 131,072-frame chain keeps 3 MB, not a dict's 15 MB); the others (a signal frame, an AArch64 chain's
+    earlier one are kept in three arrays of machine words, in order, found by bisection (a fifth of a
+    dict's memory on a long chain); the others (a signal frame, an AArch64 chain's
     saved FP, a value past 64 bits) in a dict."""
 
     def __init__(self, earlier: dict[tuple[int, int], int] | None = None) -> None:
@@ -501,7 +499,7 @@ class Unwinder:
         """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
         return Unwinder(
             self.modules, self.machine, self.read, self.pac_mask, rule_source
-        )  # not `copy`: 0.7 ms to import
+        )  # not `copy`: an unwind does not import it (see `sfview.unwind`)
 
     # The walk ---------------------------------------------------------------
 

@@ -7,9 +7,7 @@ one, as qemu-user writes them, from `AT_ENTRY` in `NT_AUXV`); the registers of
 the chosen thread; the core's memory. From typed registers: the program
 alone, at its link addresses, and the memory words given.
 
-`Session` is a plain class, not a dataclass: importing `dataclasses` (with
-`inspect`) and building the classes on `sfview unwind`'s path cost about
-10 ms of that command's 44 ms start (issue 16).
+`Session` is a plain class, not a dataclass, for the unwind's start-up (see `sfview.unwind`).
 """
 
 from __future__ import annotations
@@ -327,7 +325,8 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
 
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     """The same program, libraries and memory, with one thread's registers: every thread of a core
-    walked without reading the files again (a 1.3 MB core of 2,000 threads took 5 minutes so)."""
+    walked without reading the files again (reading them for each thread takes minutes on a core of
+    thousands of threads)."""
     state = _thread(core, thread)
     numbers = register_numbers(started.unwinder.machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}

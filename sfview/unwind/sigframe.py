@@ -28,7 +28,7 @@ PC = -1
 
 class Trampoline(NamedTuple):
     """One architecture's sigreturn trampoline and its signal frame (a named tuple, not a dataclass:
-    see `sfview.sframe.model.rules`, the unwind's start)."""
+    see `sfview.unwind`)."""
 
     code: bytes
     """The trampoline's instructions, from its first byte."""

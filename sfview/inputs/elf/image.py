@@ -1,11 +1,10 @@
-"""The ELF structures an unwind reads, unpacked with `struct`: header, program and section headers,
-section names, a section's or a segment's bytes, notes.
+"""The ELF structures an unwind reads, unpacked with `struct`: the headers, sections and segments, notes.
 
 Why not pyelftools here: importing its ELF reader loads its DWARF modules and
-construct (about 16 ms of a 66 ms `sfview unwind` of a static program, where
-gdb's whole `bt` took 41 ms), and an unwind reads only a core's notes and
-memory and, of each file, its headers and two or three sections. pyelftools
-stays the reference: `tests/test_elfimage.py` compares every field read here
+construct, a large share of an unwind's start-up (see `sfview.unwind`), and an
+unwind reads only a core's notes and memory and, of each file, its headers and
+two or three sections. pyelftools
+stays the reference: `tests/model/test_elfimage.py` compares every field read here
 with its reading, on every fixture and on damaged files. What this reader does
 not do (relocations, DWARF) stays with pyelftools (`pyelftools_view.ElfFile`).
 
@@ -87,7 +86,7 @@ class Note(NamedTuple):
     """One note: its type, name (with its NUL, as stored) and descriptor, and where it starts.
 
     Name and descriptor are views of the bytes the notes were split from, not copies: a sparse core's
-    note of 600 MB was copied whole (1.2 GB of memory) though no reader wanted it.
+    note may be far larger than the file, and no reader may want it.
     """
 
     type: int

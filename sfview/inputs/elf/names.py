@@ -101,7 +101,7 @@ class _RawSymbol(NamedTuple):
 
 
 def _raw_symbols(elf: ElfImage, table: SectionHeader) -> Iterator[_RawSymbol]:
-    """Every entry of a symbol table, made as it is asked for (a list of 40,000 was 5 MB at once)."""
+    """Every entry of a symbol table, made as it is asked for (a list of them all would be held at once)."""
     strtab, entries = _entries(elf, table)
     names = BoundedStrings(strtab, "surrogateescape")
     for name_off, value, size, kind, shndx in entries:

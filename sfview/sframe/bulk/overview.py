@@ -182,7 +182,7 @@ class Overview:
     def column(self, name: str) -> Sequence[Any]:
         """One fact of every function, by FDE index (`column("size")[i]`): a sort key. Once `ready`.
 
-        A fact of the shapes is a list made at each call (8 MB at a million functions), not kept: the
+        A fact of the shapes is a list made at each call, not kept (it is large for a large section): the
         FDE table makes each column's order once."""
         if name in ("start", "size", "num_fres"):
             return getattr(self, name)

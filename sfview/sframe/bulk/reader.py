@@ -2,13 +2,13 @@
 
 A dump (and a check) visits every function and every row. Through Kaitai
 that costs an object per FDE, per FRE and per info byte, and the cyclic GC
-walks them all: 25 to 50 times readelf's time on 40,000 functions. Here the
+walks them all: many times readelf's time on a large section. Here the
 records are read with `struct`, from the formats `sframe_layout.py` (generated
 from `sframe.ksy` like the parsers) gives, so the format is still written
 once. Rows repeat: a real section has a few hundred distinct FRE byte
-patterns (info byte and offsets) among 90,000 rows, so each pattern is
-decoded once, into the model's own interned rules, and callers cache what
-they make of it by the same key.
+patterns (info byte and offsets) among tens of thousands of rows, so each
+pattern is decoded once, into the model's own interned rules, and callers
+cache what they make of it by the same key.
 
 Only the common case is done here. A function that is in any way unusual (a
 version 3 flexible FDE, an undefined FRE type, FREs starting outside the FRE
@@ -108,7 +108,7 @@ class Block:
     they make of it (`made`, or by its identity)."""
     made: Any = None
     """What a caller makes of these rows, kept with them for the next function that has them (the dump's
-    text template): one attribute to read, where a table of the caller's by the list's identity was a
+    text template): one attribute to read, where a table of the caller's by the list's identity would be a
     call and a lookup for every function."""
 
 
@@ -146,7 +146,7 @@ class Bulk:
         at the same rows (`Block.shared`): most functions of a program share theirs with another.
 
         One loop for functions and rows, its lookups hoisted: on a big section
-        the cost of a method call per function would be a third of the pass.
+        the cost of a method call per function would be a large share of the pass.
         """
         section = self.section
         data = self.data
@@ -168,7 +168,7 @@ class Bulk:
         # With each record the one after it: where the next function's block starts, this one's end if in order
         # (after the last, a record that says the sub-section's end). Read as they are used, so that a million
         # functions never have a million tuples at once; each once (a second pass over the records, a step
-        # behind, was a tenth of the reading).
+        # behind, would add a tenth to the reading).
         records = self._fde.iter_unpack(memoryview(data)[fde_start:end])
         closing = [0] * len(fields)
         closing[i_off] = fre_end - fre_start

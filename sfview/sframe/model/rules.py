@@ -28,9 +28,7 @@ Every FRE gives three rules, for the CFA, the caller's FP and its RA:
 - `Kind.UNDEFINED`: the row has no offsets at all (version 3): the return
   address is undefined, this is the outermost frame.
 
-A `Rule` is a named tuple, not a dataclass: `sfview unwind` imports this
-module, and importing `dataclasses` (with `inspect`) and building its classes
-cost about 10 ms of that command's 44 ms start (issue 16: as fast as gdb's `bt`).
+A `Rule` is a named tuple, not a dataclass: `sfview unwind` imports this module (see `sfview.unwind`).
 """
 
 from __future__ import annotations

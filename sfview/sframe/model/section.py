@@ -14,9 +14,8 @@ records tell exactly which field failed and at which byte.
 Functions are decoded when first asked for, and a function's rows when first
 asked for, so that a section with 40,000 functions opens at once.
 
-`Span` and `Row` are plain classes with slots, not dataclasses: `sfview unwind`
-imports this module, and importing `dataclasses` (with `inspect`) and building
-its classes cost about 10 ms of that command's 44 ms start (issue 16).
+`Span` and `Row` are plain classes with slots, not dataclasses: `sfview unwind` imports this module (see
+`sfview.unwind`).
 """
 
 from __future__ import annotations
@@ -688,7 +687,7 @@ class Section:
 
 
 def _debug() -> Any:
-    """The debug parser, which records where each field is: only errors need it, and it takes 10 ms to import."""
+    """The debug parser, which records where each field is: only errors need it, and it is slow to import."""
     from sfview.generated.sframe_debug import Sframe as SframeDebug
 
     return SframeDebug

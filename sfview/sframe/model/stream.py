@@ -1,9 +1,9 @@
 """A faster Kaitai stream for sections held in memory.
 
 The Kaitai runtime's `KaitaiStream` wraps a file object: every field read
-goes through `read_bytes`, a file `read` and a `struct.unpack`, about 2 µs a
-field, and every debug position through `tell()`. A section with 40,000
-functions has half a million fields, so `BufferStream` reads the same values
+goes through `read_bytes`, a file `read` and a `struct.unpack`, and every
+debug position through `tell()`; a section of tens of thousands of functions
+has hundreds of thousands of fields. So `BufferStream` reads the same values
 with `struct.unpack_from` straight from the bytes and keeps its position as an
 integer. It implements exactly the reads the parser generated from
 `sframe.ksy` makes (integers, bit fields, byte arrays), with the same errors;
