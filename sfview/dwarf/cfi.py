@@ -20,9 +20,8 @@ lives here rather than in `rules.py` because SFrame itself never needs it.
 Each row keeps where it came from: the section and the byte offset of its FDE
 (and of the FDE's CIE); a row does not name the instruction that started it.
 
-No dataclasses here (named tuples, and plain classes with slots): `sfview
-unwind` imports this module, and its start-up must not pay for `dataclasses`
-(`NOT_IMPORTED_BY_AN_UNWIND` in tests/oracles/test_unwind.py guards it).
+Named tuples and plain classes with slots, not dataclasses: `sfview unwind`
+imports this module (see `sfview.unwind`).
 """
 
 from __future__ import annotations

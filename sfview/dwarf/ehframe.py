@@ -25,8 +25,7 @@ Rows are the `CfiRow` objects of `cfi.py`; a row's `others` dict is shared by
 every FDE that repeats the row, so it is not to be changed.
 
 `Cie` and `Fde` are plain classes with slots, not dataclasses: `sfview unwind`
-reads libc's `.eh_frame` here, and its start-up must not pay for `dataclasses`
-(`NOT_IMPORTED_BY_AN_UNWIND` in tests/oracles/test_unwind.py guards it).
+reads libc's `.eh_frame` here (see `sfview.unwind`).
 """
 
 from __future__ import annotations
