@@ -14,7 +14,7 @@ from sfview.sframe.model.section import Section
 
 @pytest.fixture(scope="module")
 def tree() -> FieldTree:
-    return Document.open(str(DATA / "shapes-x86_64-O2")).fields
+    return FieldTree(Document.open(str(DATA / "shapes-x86_64-O2")).require_section())
 
 
 def test_status_names_path_value_and_bytes(tree: FieldTree) -> None:
@@ -58,7 +58,7 @@ def test_every_byte_belongs_to_a_field(tree: FieldTree) -> None:
 
 
 def test_aarch64_offsets_say_what_they_save() -> None:
-    tree = Document.open(str(DATA / "shapes-aarch64-O0-fp")).fields
+    tree = FieldTree(Document.open(str(DATA / "shapes-aarch64-O0-fp")).require_section())
     meanings = [tree.field_at(off).meaning for off in range(0xA1, 0xA7)]
     assert meanings[0] == "CFA = SP + 352"
     assert meanings[2] == "the caller's return address is saved at CFA -344"
@@ -92,7 +92,7 @@ def test_v3_attribute_blocks_are_fields(path: Path) -> None:
 
 def test_fields_know_their_fde_and_row() -> None:
     """Each field carries the FDE and FRE it lies in: nothing reads them back out of a path."""
-    tree = Document.open(str(DATA / "shapes-x86_64-O2")).fields
+    tree = FieldTree(Document.open(str(DATA / "shapes-x86_64-O2")).require_section())
     section = tree.section
     row = section.function(5).rows[1]
     info = tree.field_at(row.span.start + 1)
@@ -103,7 +103,7 @@ def test_fields_know_their_fde_and_row() -> None:
 
 
 def test_sub_section_offsets_say_where_they_land() -> None:
-    tree = Document.open(str(DATA / "shapes-x86_64-O2")).fields
+    tree = FieldTree(Document.open(str(DATA / "shapes-x86_64-O2")).require_section())
     assert tree.field_at(0x14).meaning == "the FDE array starts at section offset 0x1c = header end 0x1c + 0x0"
     assert tree.field_at(0x18).meaning == "the FRE sub-section starts at section offset 0xb5 = header end 0x1c + 0x99"
 

@@ -188,7 +188,7 @@ def test_version_2_keeps_fp_and_ra_in_registers_by_the_low_bit() -> None:
     assert (registers.ra.base, registers.ra.deref, registers.fp.base, registers.fp.deref) == (16, False, 17, False)
     assert padding.ra_padding and padding.fp.base == 17
     assert rule_notation.rules_text(section, registers) == "CFA sp+160 FP f2+0 RA f0+0"
-    meanings = [doc.fields.field_at(registers.span.start + 2 + k).meaning for k in range(3)]
+    meanings = [FieldTree(section).field_at(registers.span.start + 2 + k).meaning for k in range(3)]
     assert meanings == [
         "stored 0 → 0 x 8 + 160 = 160: CFA = SP + 160",
         "stored 33 → odd: saved in register 33>>1 = f0: the caller's return address is there",
