@@ -856,6 +856,7 @@ async def test_a_function_that_cannot_be_decoded(tmp_path: Path) -> None:
         assert "Problem: section offset 0xc6: function 5: FRE 1" in detail_text(app)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 async def test_random_corruption_never_crashes_the_explorer(tmp_path: Path, seed: int) -> None:
     path = fuzzed_section(seed, tmp_path)

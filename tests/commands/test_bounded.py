@@ -118,6 +118,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_the_app_on_a_function_of_300000_rows(tmp_path: Path) -> None:
     """`g` into it, the Structure tab, the tree: rows and nodes built for what is shown (memory says so)."""
     count = 300_000
