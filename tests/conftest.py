@@ -8,7 +8,7 @@ each binutils release's readelf, gdb, qemu, objdump, libsframe, the kernel's
 reader, the Kaitai compiler) and `house/` (the layering and the style). Every
 test under `oracles/` is marked `oracle`, as are the few elsewhere that run a
 real tool; fuzzing and every-key sweeps are marked `slow`. `pytest` runs
-everything; `pytest -m "not oracle and not slow" -n auto` is the inner loop.
+everything; `pytest -m "not oracle and not slow" -n 4` is the inner loop.
 """
 
 from __future__ import annotations
