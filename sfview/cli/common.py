@@ -38,15 +38,17 @@ def machine_word(value: int, what: str) -> int:
 
 def address(text: str) -> int:
     """An address by the one number rule (`sfview.inputs.numbers`): hex, decimal with a dot."""
-    from sfview.inputs.numbers import evaluate  # only an address typed needs the rule's parser
+    from sfview.inputs.numbers import TOO_BIG, evaluate, quoted  # only an address typed needs the rule's parser
 
     value = evaluate(text)
+    if isinstance(value, str) and TOO_BIG in value:
+        raise argparse.ArgumentTypeError(f"not an address: {value}")
     if not isinstance(value, int):
-        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000, 1000, or 4096. in decimal)")
+        raise argparse.ArgumentTypeError(f"not an address: {quoted(text)} (write 0x1000, 1000, or 4096. in decimal)")
     try:
         return machine_word(value, "address")
     except InputError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: {exc.message}") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {exc.message}") from None
 
 
 def _thread(text: str) -> int | str:

@@ -18,26 +18,61 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sfview import ADDRESS_MASK
 from sfview.inputs.symbols import Place
 
-__all__ = ["RULE", "evaluate", "parse_number"]
+__all__ = ["RULE", "TOO_BIG", "evaluate", "parse_number", "quoted"]
 
 RULE = "numbers are hex (1080 = 0x1080); decimal has a trailing dot (16.); names and registers add up: main+0x34, sp+8"
 """The rule in one line, for `?` and `--help`."""
+
+TOO_BIG = "more than a 64-bit word holds"
+"""What a refusal of a number too big for a machine word says, whatever else it says."""
 
 _TERM = re.compile(r"\s*([+-])?\s*([^+\s-][^+-]*?)\s*(?=[+-]|$)")
 _HEX = re.compile(r"(?:0x)?([0-9a-f]+)", re.I)
 _DECIMAL = re.compile(r"([0-9]+)\.")
 
+_WORD_DIGITS = {16: 16, 10: 20}
+"""The most significant digits a 64-bit word has, in hex and in decimal: a number with more is refused
+before it is converted (`int()` of an unbounded string is quadratic, and refuses past 4,300 digits)."""
+
+_SHOWN = 40
+"""The most characters of a refused text that a sentence quotes (a prefix, `…`, and the length)."""
+
+
+def quoted(text: str) -> str:
+    """`text` in quotes for a sentence, cut to its start and length when long: a refusal names the text,
+    not a screenful of it."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[: _SHOWN - 8]!r}… ({len(text):,} characters)"
+
 
 def parse_number(text: str) -> int | None:
-    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule."""
+    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule, or more than a
+    64-bit word holds."""
+    number = _number(text)
+    return number if isinstance(number, int) else None
+
+
+def _number(text: str) -> int | str | None:
+    """A number by the rule; a sentence when it is one but more than a 64-bit word holds; else None."""
     text = text.strip()
     if m := _DECIMAL.fullmatch(text):
-        return int(m[1])
-    if m := _HEX.fullmatch(text):
-        return int(m[1], 16)
-    return None
+        base, kind = 10, "decimal"
+    elif m := _HEX.fullmatch(text):
+        base, kind = 16, "hex"
+    else:
+        return None
+    digits = m[1].lstrip("0") or "0"
+    most = _WORD_DIGITS[base]
+    if len(digits) > most:
+        return f"{quoted(text)}: {len(digits):,} {kind} digits, {TOO_BIG} ({most} at most)"
+    value = int(digits, base)
+    if value > ADDRESS_MASK:
+        return f"{quoted(text)}: {TOO_BIG} ({ADDRESS_MASK}. at most)"
+    return value
 
 
 def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = None) -> Place | int | str:
@@ -56,7 +91,7 @@ def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = Non
         return whole
     terms = [(m[1] or "", m[2]) for m in _TERM.finditer(text)]
     if "".join(sign + body for sign, body in terms).replace(" ", "") != text.replace(" ", ""):
-        return f"not a number or an expression of names and numbers: {text!r}"
+        return f"not a number or an expression of names and numbers: {quoted(text)}"
     total: Place | int = 0
     for position, (sign, body) in enumerate(terms):
         value = _value(body, lookup)
@@ -79,7 +114,7 @@ def _value(body: str, lookup: Callable[[str], Place | int | None] | None) -> Pla
             found = lookup(name)
             if found is not None:
                 return found
-    number = parse_number(body)
+    number = _number(body)
     if number is not None:
         return number
-    return f"neither a hex number nor a function name: {body!r}"
+    return f"neither a hex number nor a function name: {quoted(body)}"

@@ -53,6 +53,35 @@ def test_numbers_alone() -> None:
     assert parse_number("main") is None
 
 
+HUGE_DECIMAL = "9" * 5000 + "."
+"""More digits than `int()` converts (4,300) and than a 64-bit word holds."""
+
+
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [
+        (HUGE_DECIMAL, "5,000 decimal digits"),
+        ("f" * 5000, "5,000 hex digits"),
+        ("0x1" + "0" * 16, "17 hex digits"),
+        ("main+" + HUGE_DECIMAL, "5,000 decimal digits"),
+        ("18446744073709551616.", "18446744073709551615. at most"),  # 20 digits, one past the largest word
+    ],
+    ids=["decimal", "hex", "17-hex", "name+decimal", "20-decimal"],
+)
+def test_a_number_longer_than_a_word_is_refused_saying_which_and_why(text: str, digits: str) -> None:
+    """Refused before it is converted (`int()` of 5,000 decimal digits is a ValueError), with a sentence that
+    quotes the number cut short and says why."""
+    said = evaluate(text, NAMES.get)
+    assert isinstance(said, str) and "more than a 64-bit word holds" in said and digits in said, said
+    assert len(said) < 200, "the number is named, not repeated whole"
+    assert parse_number(text.removeprefix("main+")) is None
+
+
+def test_the_largest_word_and_leading_zeros_are_numbers() -> None:
+    assert evaluate("ffffffffffffffff") == evaluate("18446744073709551615.") == 2**64 - 1
+    assert evaluate("0x" + "0" * 5000 + "10") == evaluate("0" * 5000 + "16.") == 0x10
+
+
 def test_the_command_line_takes_names_and_registers() -> None:
     """`--regs pc=stop_here`, `--mem sp=…`, `--bias` in bare hex: the same walk as with every number in hex."""
     core = read_core(str(DATA / "deep-x86_64.core"))
