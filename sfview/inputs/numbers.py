@@ -29,7 +29,7 @@ RULE = "numbers are hex (1080 = 0x1080); decimal has a trailing dot (16.); names
 TOO_BIG = "more than a 64-bit word holds"
 """What a refusal of a number too big for a machine word says, whatever else it says."""
 
-_TERM = re.compile(r"\s*([+-])?\s*([^+\s-][^+-]*?)\s*(?=[+-]|$)")
+_SIGN = re.compile(r"([+-])")
 _HEX = re.compile(r"(?:0x)?([0-9a-f]+)", re.I)
 _DECIMAL = re.compile(r"([0-9]+)\.")
 
@@ -89,8 +89,8 @@ def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = Non
     whole = _value(text, lookup) if lookup is not None else None
     if whole is not None and not isinstance(whole, str):
         return whole
-    terms = [(m[1] or "", m[2]) for m in _TERM.finditer(text)]
-    if "".join(sign + body for sign, body in terms).replace(" ", "") != text.replace(" ", ""):
+    terms = _terms(text)
+    if terms is None:
         return f"not a number or an expression of names and numbers: {quoted(text)}"
     total: Place | int = 0
     for position, (sign, body) in enumerate(terms):
@@ -118,3 +118,18 @@ def _value(body: str, lookup: Callable[[str], Place | int | None] | None) -> Pla
     if number is not None:
         return number
     return f"neither a hex number nor a function name: {quoted(body)}"
+
+
+def _terms(text: str) -> list[tuple[str, str]] | None:
+    """`main + 0x34 - 8` → [("", "main"), ("+", "0x34"), ("-", "8")]: each term with the sign before it,
+    the spaces around it dropped; None when a term is missing (`1+`, `1++2`, `+`).
+
+    One split at the signs, so that the work is linear in the text (a pattern that finds the terms
+    by matching, with spaces optional around them, backtracks over a long run of spaces).
+    """
+    pieces = _SIGN.split(text)
+    terms = [("", pieces[0].strip())] if pieces[0].strip() or len(pieces) == 1 else []
+    terms += [(pieces[at], pieces[at + 1].strip()) for at in range(1, len(pieces), 2)]
+    if not terms or any(not body for _, body in terms):
+        return None
+    return terms

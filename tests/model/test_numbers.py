@@ -4,11 +4,13 @@ registers added up, the same in the app's prompts, the debugger's boxes and on t
 from __future__ import annotations
 
 import argparse
+import time
 
 import pytest
 from conftest import DATA, run_process
 
-from sfview.inputs.core import read_core
+from sfview.errors import InputError
+from sfview.inputs.core import parse_registers, read_core
 from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place
 
@@ -80,6 +82,28 @@ def test_a_number_longer_than_a_word_is_refused_saying_which_and_why(text: str, 
 def test_the_largest_word_and_leading_zeros_are_numbers() -> None:
     assert evaluate("ffffffffffffffff") == evaluate("18446744073709551615.") == 2**64 - 1
     assert evaluate("0x" + "0" * 5000 + "10") == evaluate("0" * 5000 + "16.") == 0x10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1" + " " * 100_000 + "x",  # the attack: spaces a pattern with optional spaces backtracks over
+        "1" + " " * 100_000 + "+",
+        "main" + " +" * 50_000,
+        "+".join(["1"] * 50_000),
+        "main" + "-" * 100_000 + "1",
+    ],
+    ids=["spaces-then-not-hex", "spaces-then-sign", "empty-terms", "many-terms", "signs"],
+)
+def test_an_expression_is_read_in_time_linear_in_its_length(text: str) -> None:
+    """A 100,000-character text is answered (a value or a sentence) in well under a second, by the rule and
+    in `--regs`; a parser that backtracks took minutes."""
+    start = time.perf_counter()
+    evaluate(text)
+    evaluate(text, NAMES.get)
+    with pytest.raises(InputError):
+        parse_registers(f"pc={text}x,sp=0", NAMES.get)
+    assert time.perf_counter() - start < 1.0
 
 
 def test_the_command_line_takes_names_and_registers() -> None:
