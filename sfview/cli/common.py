@@ -14,7 +14,7 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from sfview import ADDRESS_MASK
 from sfview.document import Document
@@ -102,6 +102,18 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
     args = parser.parse_args(argv)
     limits.max_size = args.max_size
     return args
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors escaped as every other message is (`say`): argparse quotes what it
+    refuses as typed (`unrecognized arguments: …`), and an argument is a name in a folder (`sfview dump *`)
+    that can hold an escape sequence. Every command's parser and the explorer's is one; the exit status
+    stays argparse's (2)."""
+
+    def error(self, message: str) -> NoReturn:
+        from sfview.output.safe_text import printable  # only a command line refused needs it
+
+        super().error(printable(message))
 
 
 class TerminalWidth(argparse.HelpFormatter):

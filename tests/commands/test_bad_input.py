@@ -274,3 +274,28 @@ def test_a_huge_base_or_bias_names_the_argument_and_the_problem(capsys, argv: li
     assert f"error: argument {option}: not an address: '99999" in said, said
     assert "5,000 decimal digits, more than a 64-bit word holds (20 at most)" in said
     assert "invalid" not in said and len(said) < 1000
+
+
+ESCAPE = "\x1b[2J"
+"""Clears the screen, when a terminal is sent it."""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dump", str(DATA / "shapes-x86_64-O2"), ESCAPE],  # `sfview dump *` in a folder with such a name
+        ["dump", str(DATA / "shapes-x86_64-O2"), f"--{ESCAPE}"],
+        ["check", str(DATA / "shapes-x86_64-O2"), f"--{ESCAPE}"],
+        ["compare", str(DATA / "shapes-x86_64-O2"), ESCAPE],
+        ["export", "--breakpad", str(DATA / "shapes-x86_64-O2"), ESCAPE],
+        ["unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0", ESCAPE],
+        ["unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0", "--cfi", ESCAPE],
+        [str(DATA / "shapes-x86_64-O2"), ESCAPE],  # the explorer's parser
+        [str(DATA / "shapes-x86_64-O2"), f"--{ESCAPE}"],
+    ],
+)
+def test_argparse_refusals_are_escaped(capsys, argv: list[str]) -> None:
+    """Every command's parser and the explorer's: what argparse quotes is escaped, as every message is."""
+    said = _refused_by_argparse(capsys, *argv)
+    assert "\x1b" not in said and "\\x1b[2J" in said, said
+    assert said.splitlines()[-1].startswith("sfview")
