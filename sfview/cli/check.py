@@ -7,7 +7,7 @@ import sys
 
 from sfview.check.catalogue import Severity
 from sfview.check.run import check_document
-from sfview.cli.common import EXIT_BAD_INPUT, TerminalWidth, address, parse, say, say_losses
+from sfview.cli.common import EXIT_BAD_INPUT, Parser, TerminalWidth, address, parse, say, say_losses
 from sfview.consumers.verdicts import judge_document, profiles
 from sfview.document import Document
 from sfview.errors import InputError
@@ -16,7 +16,7 @@ from sfview.output import diagnostics
 
 def parser() -> argparse.ArgumentParser:
     """`sfview check`'s arguments, its help and its usage."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sfview check",
         formatter_class=TerminalWidth,
         description="Find what is wrong in SFrame sections. Exit 0: clean (infos aside); 1: problems found, or a "

@@ -14,7 +14,7 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from sfview import ADDRESS_MASK
 from sfview.document import Document
@@ -38,15 +38,17 @@ def machine_word(value: int, what: str) -> int:
 
 def address(text: str) -> int:
     """An address by the one number rule (`sfview.inputs.numbers`): hex, decimal with a dot."""
-    from sfview.inputs.numbers import evaluate  # only an address typed needs the rule's parser
+    from sfview.inputs.numbers import TOO_BIG, evaluate, quoted  # only an address typed needs the rule's parser
 
     value = evaluate(text)
+    if isinstance(value, str) and TOO_BIG in value:
+        raise argparse.ArgumentTypeError(f"not an address: {value}")
     if not isinstance(value, int):
-        raise argparse.ArgumentTypeError(f"not an address: {text!r} (write 0x1000, 1000, or 4096. in decimal)")
+        raise argparse.ArgumentTypeError(f"not an address: {quoted(text)} (write 0x1000, 1000, or 4096. in decimal)")
     try:
         return machine_word(value, "address")
     except InputError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: {exc.message}") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {exc.message}") from None
 
 
 def _thread(text: str) -> int | str:
@@ -100,6 +102,18 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
     args = parser.parse_args(argv)
     limits.max_size = args.max_size
     return args
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors escaped as every other message is (`say`): argparse quotes what it
+    refuses as typed (`unrecognized arguments: …`), and an argument is a name in a folder (`sfview dump *`)
+    that can hold an escape sequence. Every command's parser and the explorer's is one; the exit status
+    stays argparse's (2)."""
+
+    def error(self, message: str) -> NoReturn:
+        from sfview.output.safe_text import printable  # only a command line refused needs it
+
+        super().error(printable(message))
 
 
 class TerminalWidth(argparse.HelpFormatter):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sfview.cli.common import TerminalWidth, collector_paused, elf_document, parse, raise_first, say_losses
+from sfview.cli.common import Parser, TerminalWidth, collector_paused, elf_document, parse, raise_first, say_losses
 from sfview.dwarf.compare import compare, compare_outline
 from sfview.dwarf.tables import read_cfi, read_cfi_outline
 from sfview.errors import InputError
@@ -15,7 +15,7 @@ from sfview.sframe.bulk.shapes import Shapes
 
 def parser() -> argparse.ArgumentParser:
     """`sfview compare`'s arguments, its help and its usage."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sfview compare",
         formatter_class=TerminalWidth,
         description="Compare the SFrame rules with the same file's DWARF CFI (.eh_frame, .debug_frame). "

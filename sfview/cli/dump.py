@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sfview.cli.common import TerminalWidth, address, parse, raise_first, say, say_losses
+from sfview.cli.common import Parser, TerminalWidth, address, parse, raise_first, say, say_losses
 from sfview.document import Document
 from sfview.errors import InputError
 
 
 def parser() -> argparse.ArgumentParser:
     """`sfview dump`'s arguments, its help and its usage."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sfview dump",
         formatter_class=TerminalWidth,
         description="Print an SFrame section as `readelf --sframe` does (or as JSON).",

@@ -7,7 +7,7 @@ import textwrap
 from importlib.metadata import PackageNotFoundError, version
 
 from sfview.cli import COMMANDS
-from sfview.cli.common import TerminalWidth, add_state_arguments, address, parse
+from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, address, parse
 from sfview.document import Document
 from sfview.inputs.numbers import RULE
 
@@ -19,7 +19,7 @@ class _RawDescription(argparse.RawDescriptionHelpFormatter, TerminalWidth):
 def parser() -> argparse.ArgumentParser:
     """`sfview FILE`'s arguments, its help and its usage."""
     width = max(map(len, COMMANDS))
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sfview",
         description="Explore the SFrame stack-trace section of an ELF file (`sfview FILE`), or run a command.",
         epilog="commands (`sfview COMMAND --help` for each):\n"

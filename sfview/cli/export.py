@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sfview.cli.common import TerminalWidth, collector_paused, elf_document, parse, raise_first, say, say_losses
+from sfview.cli.common import Parser, TerminalWidth, collector_paused, elf_document, parse, raise_first, say, say_losses
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output.breakpad import write_symbol_file
@@ -13,7 +13,7 @@ from sfview.output.breakpad import write_symbol_file
 
 def parser() -> argparse.ArgumentParser:
     """`sfview export`'s arguments, its help and its usage."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sfview export",
         formatter_class=TerminalWidth,
         description="Write the SFrame rules in another format (Breakpad STACK CFI).",

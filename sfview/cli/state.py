@@ -27,7 +27,7 @@ def started(program: str, args: argparse.Namespace) -> Session:
     try:
         if args.core is not None:
             return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
-        from sfview.inputs.numbers import evaluate  # typed registers and memory words only, not a core
+        from sfview.inputs.numbers import evaluate, quoted  # typed registers and memory words only, not a core
 
         symbols = _symbol_addresses(program, args.bias)
         registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs, symbols).items()}
@@ -38,8 +38,10 @@ def started(program: str, args: argparse.Namespace) -> Session:
             word = evaluate(value, symbols)
             if not (sep and isinstance(at, int) and isinstance(word, int)):
                 why = next((f": {v}" for v in (at, word) if isinstance(v, str)), "")
-                raise InputError(f"--mem: {item!r} is not ADDRESS=VALUE (0x7ffc1000=0x401136, sp+8=main+0x34){why}")
-            words[machine_word(at, f"--mem {item!r}")] = machine_word(word, f"--mem {item!r}")
+                raise InputError(
+                    f"--mem: {quoted(item)} is not ADDRESS=VALUE (0x7ffc1000=0x401136, sp+8=main+0x34){why}"
+                )
+            words[machine_word(at, f"--mem {quoted(item)}")] = machine_word(word, f"--mem {quoted(item)}")
         return session.from_registers(program, registers, words, args.bias)
     except InputError as exc:
         raise of_program(exc, program) from None

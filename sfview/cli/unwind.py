@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sfview.cli.common import TerminalWidth, add_state_arguments, parse
+from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, parse
 from sfview.cli.state import of_program, started
 from sfview.errors import InputError
 from sfview.inputs.core import read_core
@@ -25,7 +25,7 @@ with the two walks of each alone compared; none given: the same walk alone)."""
 
 def parser() -> argparse.ArgumentParser:
     """`sfview unwind`'s arguments, its help and its usage."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sfview unwind",
         formatter_class=TerminalWidth,
         description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",

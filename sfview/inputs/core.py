@@ -317,7 +317,7 @@ def _mappings(desc: memoryview, word: str) -> list[Mapping]:
 def parse_registers(text: str, names: Callable[[str], int | None] | None = None) -> dict[str, int]:
     """`pc=0x1000,sp=0x7ff0,fp=0x7ff8` → {"pc": 0x1000, ...}, each value by the one number rule
     (`main+0x34`, with `names` giving a name's address); an `InputError` says what is wrong."""
-    from sfview.inputs.numbers import evaluate  # only for typed registers, not a core's
+    from sfview.inputs.numbers import evaluate, quoted  # only for typed registers, not a core's
 
     out: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -325,6 +325,6 @@ def parse_registers(text: str, names: Callable[[str], int | None] | None = None)
         value = evaluate(text_value, names) if sep else None
         if not isinstance(value, int):
             why = f": {value}" if isinstance(value, str) else ""
-            raise InputError(f"--regs: {item!r} is not NAME=VALUE (pc=0x401000, pc=main+0x34){why}")
+            raise InputError(f"--regs: {quoted(item)} is not NAME=VALUE (pc=0x401000, pc=main+0x34){why}")
         out[name.strip().lower()] = value
     return out

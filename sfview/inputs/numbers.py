@@ -18,26 +18,61 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sfview import ADDRESS_MASK
 from sfview.inputs.symbols import Place
 
-__all__ = ["RULE", "evaluate", "parse_number"]
+__all__ = ["RULE", "TOO_BIG", "evaluate", "parse_number", "quoted"]
 
 RULE = "numbers are hex (1080 = 0x1080); decimal has a trailing dot (16.); names and registers add up: main+0x34, sp+8"
 """The rule in one line, for `?` and `--help`."""
 
-_TERM = re.compile(r"\s*([+-])?\s*([^+\s-][^+-]*?)\s*(?=[+-]|$)")
+TOO_BIG = "more than a 64-bit word holds"
+"""What a refusal of a number too big for a machine word says, whatever else it says."""
+
+_SIGN = re.compile(r"([+-])")
 _HEX = re.compile(r"(?:0x)?([0-9a-f]+)", re.I)
 _DECIMAL = re.compile(r"([0-9]+)\.")
 
+_WORD_DIGITS = {16: 16, 10: 20}
+"""The most significant digits a 64-bit word has, in hex and in decimal: a number with more is refused
+before it is converted (`int()` of an unbounded string is quadratic, and refuses past 4,300 digits)."""
+
+_SHOWN = 40
+"""The most characters of a refused text that a sentence quotes (a prefix, `…`, and the length)."""
+
+
+def quoted(text: str) -> str:
+    """`text` in quotes for a sentence, cut to its start and length when long: a refusal names the text,
+    not a screenful of it."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[: _SHOWN - 8]!r}… ({len(text):,} characters)"
+
 
 def parse_number(text: str) -> int | None:
-    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule."""
+    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule, or more than a
+    64-bit word holds."""
+    number = _number(text)
+    return number if isinstance(number, int) else None
+
+
+def _number(text: str) -> int | str | None:
+    """A number by the rule; a sentence when it is one but more than a 64-bit word holds; else None."""
     text = text.strip()
     if m := _DECIMAL.fullmatch(text):
-        return int(m[1])
-    if m := _HEX.fullmatch(text):
-        return int(m[1], 16)
-    return None
+        base, kind = 10, "decimal"
+    elif m := _HEX.fullmatch(text):
+        base, kind = 16, "hex"
+    else:
+        return None
+    digits = m[1].lstrip("0") or "0"
+    most = _WORD_DIGITS[base]
+    if len(digits) > most:
+        return f"{quoted(text)}: {len(digits):,} {kind} digits, {TOO_BIG} ({most} at most)"
+    value = int(digits, base)
+    if value > ADDRESS_MASK:
+        return f"{quoted(text)}: {TOO_BIG} ({ADDRESS_MASK}. at most)"
+    return value
 
 
 def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = None) -> Place | int | str:
@@ -54,9 +89,9 @@ def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = Non
     whole = _value(text, lookup) if lookup is not None else None
     if whole is not None and not isinstance(whole, str):
         return whole
-    terms = [(m[1] or "", m[2]) for m in _TERM.finditer(text)]
-    if "".join(sign + body for sign, body in terms).replace(" ", "") != text.replace(" ", ""):
-        return f"not a number or an expression of names and numbers: {text!r}"
+    terms = _terms(text)
+    if terms is None:
+        return f"not a number or an expression of names and numbers: {quoted(text)}"
     total: Place | int = 0
     for position, (sign, body) in enumerate(terms):
         value = _value(body, lookup)
@@ -79,7 +114,22 @@ def _value(body: str, lookup: Callable[[str], Place | int | None] | None) -> Pla
             found = lookup(name)
             if found is not None:
                 return found
-    number = parse_number(body)
+    number = _number(body)
     if number is not None:
         return number
-    return f"neither a hex number nor a function name: {body!r}"
+    return f"neither a hex number nor a function name: {quoted(body)}"
+
+
+def _terms(text: str) -> list[tuple[str, str]] | None:
+    """`main + 0x34 - 8` → [("", "main"), ("+", "0x34"), ("-", "8")]: each term with the sign before it,
+    the spaces around it dropped; None when a term is missing (`1+`, `1++2`, `+`).
+
+    One split at the signs, so that the work is linear in the text (a pattern that finds the terms
+    by matching, with spaces optional around them, backtracks over a long run of spaces).
+    """
+    pieces = _SIGN.split(text)
+    terms = [("", pieces[0].strip())] if pieces[0].strip() or len(pieces) == 1 else []
+    terms += [(pieces[at], pieces[at + 1].strip()) for at in range(1, len(pieces), 2)]
+    if not terms or any(not body for _, body in terms):
+        return None
+    return terms

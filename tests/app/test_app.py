@@ -701,6 +701,23 @@ async def test_go_to_address_rejects_what_is_not_hex() -> None:
         assert not isinstance(app.screen, GotoNumber)
 
 
+@pytest.mark.parametrize("key", ["g", "o"])
+async def test_go_to_refuses_a_number_longer_than_a_word(key: str) -> None:
+    """A 5,000-digit decimal (past `int()`'s 4,300) crashed the app: the dialog says why and stays open."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(key)
+        dialog = app.screen
+        assert isinstance(dialog, GotoNumber)
+        dialog.query_one("#goto-input", Input).value = "9" * 5000 + "."
+        await pilot.press("enter")
+        assert app.screen is dialog
+        said = str(dialog.query_one("#goto-message").render())
+        assert "5,000 decimal digits, more than a 64-bit word holds (20 at most)" in said, said
+        await pilot.press("escape")
+        assert not isinstance(app.screen, GotoNumber)
+
+
 async def test_go_to_symbol() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:

@@ -225,3 +225,77 @@ def test_a_compressed_section_that_claims_a_gigabyte_is_refused_at_once(tmp_path
     result = run_process("dump", str(_compressed_copy(tmp_path, ch_size=1 << 30)))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "1073741824 bytes once inflated, more than sfview reads (268435456; --max-size raises it)" in result.stderr
+
+
+HUGE_DECIMAL = "9" * 5000 + "."
+"""More digits than `int()` converts (4,300) and than a 64-bit word holds."""
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        ["--regs", f"pc={HUGE_DECIMAL},sp=0"],
+        ["--regs", "pc=0x1140,sp=0x7ff0", "--mem", f"0x7ff0={HUGE_DECIMAL}"],
+        ["--regs", "pc=0x1140,sp=0x7ff0", "--mem", f"sp+{HUGE_DECIMAL}=1"],
+    ],
+)
+def test_a_huge_decimal_typed_is_refused_in_one_line(cli, state: list[str]) -> None:
+    """A 5,000-digit decimal was a ValueError traceback (`int()` refuses past 4,300 digits): now the number
+    rule refuses it, saying which number (cut short) and why."""
+    result = cli("unwind", str(DATA / "shapes-x86_64-O2"), *state)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.count("\n") == 1 and len(result.err) < 500, result.err
+    assert "5,000 decimal digits, more than a 64-bit word holds (20 at most)" in result.err
+
+
+def _refused_by_argparse(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """What argparse says refusing `sfview ARGV`, in this process; its exit status is 2."""
+    from sfview.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(list(argv))
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dump", str(DATA / "shapes-x86_64-O2.sframe"), "--base"],
+        ["check", str(DATA / "shapes-x86_64-O2.sframe"), "--base"],
+        [str(DATA / "shapes-x86_64-O2.sframe"), "--base"],
+        ["unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0x1140,sp=0x7ff0", "--bias"],
+    ],
+)
+def test_a_huge_base_or_bias_names_the_argument_and_the_problem(capsys, argv: list[str]) -> None:
+    """Not "invalid address value" (argparse's words for a type function that raised ValueError)."""
+    said = _refused_by_argparse(capsys, *argv, HUGE_DECIMAL)
+    option = argv[-1]
+    assert f"error: argument {option}: not an address: '99999" in said, said
+    assert "5,000 decimal digits, more than a 64-bit word holds (20 at most)" in said
+    assert "invalid" not in said and len(said) < 1000
+
+
+ESCAPE = "\x1b[2J"
+"""Clears the screen, when a terminal is sent it."""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dump", str(DATA / "shapes-x86_64-O2"), ESCAPE],  # `sfview dump *` in a folder with such a name
+        ["dump", str(DATA / "shapes-x86_64-O2"), f"--{ESCAPE}"],
+        ["check", str(DATA / "shapes-x86_64-O2"), f"--{ESCAPE}"],
+        ["compare", str(DATA / "shapes-x86_64-O2"), ESCAPE],
+        ["export", "--breakpad", str(DATA / "shapes-x86_64-O2"), ESCAPE],
+        ["unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0", ESCAPE],
+        ["unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0", "--cfi", ESCAPE],
+        [str(DATA / "shapes-x86_64-O2"), ESCAPE],  # the explorer's parser
+        [str(DATA / "shapes-x86_64-O2"), f"--{ESCAPE}"],
+    ],
+)
+def test_argparse_refusals_are_escaped(capsys, argv: list[str]) -> None:
+    """Every command's parser and the explorer's: what argparse quotes is escaped, as every message is."""
+    said = _refused_by_argparse(capsys, *argv)
+    assert "\x1b" not in said and "\\x1b[2J" in said, said
+    assert said.splitlines()[-1].startswith("sfview")

@@ -4,11 +4,13 @@ registers added up, the same in the app's prompts, the debugger's boxes and on t
 from __future__ import annotations
 
 import argparse
+import time
 
 import pytest
 from conftest import DATA, run_process
 
-from sfview.inputs.core import read_core
+from sfview.errors import InputError
+from sfview.inputs.core import parse_registers, read_core
 from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place
 
@@ -51,6 +53,57 @@ def test_numbers_alone() -> None:
     assert parse_number("1030") == parse_number("0x1030") == 0x1030
     assert parse_number("16.") == 16
     assert parse_number("main") is None
+
+
+HUGE_DECIMAL = "9" * 5000 + "."
+"""More digits than `int()` converts (4,300) and than a 64-bit word holds."""
+
+
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [
+        (HUGE_DECIMAL, "5,000 decimal digits"),
+        ("f" * 5000, "5,000 hex digits"),
+        ("0x1" + "0" * 16, "17 hex digits"),
+        ("main+" + HUGE_DECIMAL, "5,000 decimal digits"),
+        ("18446744073709551616.", "18446744073709551615. at most"),  # 20 digits, one past the largest word
+    ],
+    ids=["decimal", "hex", "17-hex", "name+decimal", "20-decimal"],
+)
+def test_a_number_longer_than_a_word_is_refused_saying_which_and_why(text: str, digits: str) -> None:
+    """Refused before it is converted (`int()` of 5,000 decimal digits is a ValueError), with a sentence that
+    quotes the number cut short and says why."""
+    said = evaluate(text, NAMES.get)
+    assert isinstance(said, str) and "more than a 64-bit word holds" in said and digits in said, said
+    assert len(said) < 200, "the number is named, not repeated whole"
+    assert parse_number(text.removeprefix("main+")) is None
+
+
+def test_the_largest_word_and_leading_zeros_are_numbers() -> None:
+    assert evaluate("ffffffffffffffff") == evaluate("18446744073709551615.") == 2**64 - 1
+    assert evaluate("0x" + "0" * 5000 + "10") == evaluate("0" * 5000 + "16.") == 0x10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1" + " " * 100_000 + "x",  # the attack: spaces a pattern with optional spaces backtracks over
+        "1" + " " * 100_000 + "+",
+        "main" + " +" * 50_000,
+        "+".join(["1"] * 50_000),
+        "main" + "-" * 100_000 + "1",
+    ],
+    ids=["spaces-then-not-hex", "spaces-then-sign", "empty-terms", "many-terms", "signs"],
+)
+def test_an_expression_is_read_in_time_linear_in_its_length(text: str) -> None:
+    """A 100,000-character text is answered (a value or a sentence) in well under a second, by the rule and
+    in `--regs`; a parser that backtracks took minutes."""
+    start = time.perf_counter()
+    evaluate(text)
+    evaluate(text, NAMES.get)
+    with pytest.raises(InputError):
+        parse_registers(f"pc={text}x,sp=0", NAMES.get)
+    assert time.perf_counter() - start < 1.0
 
 
 def test_the_command_line_takes_names_and_registers() -> None:
