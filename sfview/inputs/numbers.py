@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from sfview import ADDRESS_MASK
 from sfview.inputs.symbols import Place
 
 __all__ = ["RULE", "TOO_BIG", "evaluate", "parse_number", "quoted"]
@@ -34,8 +33,12 @@ _HEX = re.compile(r"(?:0x)?([0-9a-f]+)", re.I)
 _DECIMAL = re.compile(r"([0-9]+)\.")
 
 _WORD_DIGITS = {16: 16, 10: 20}
-"""The most significant digits a 64-bit word has, in hex and in decimal: a number with more is refused
-before it is converted (`int()` of an unbounded string is quadratic, and refuses past 4,300 digits)."""
+"""The most significant digits a 64-bit word has, in hex and in decimal, as a refusal says them."""
+
+_DIGITS_READ = 64
+"""The most significant digits a number may have to be converted at all: `int()` of an unbounded string
+is quadratic, and refuses past 4,300 digits. A number a little too big for a word is still read, so that
+the caller's own check (`machine_word`) names what does not fit: a register, an address."""
 
 _SHOWN = 40
 """The most characters of a refused text that a sentence quotes (a prefix, `…`, and the length)."""
@@ -50,14 +53,14 @@ def quoted(text: str) -> str:
 
 
 def parse_number(text: str) -> int | None:
-    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule, or more than a
-    64-bit word holds."""
+    """`0x1030`, `1030` → 0x1030; `16.` → 16; None if it is not a number by the rule, or has far more
+    digits than a 64-bit word."""
     number = _number(text)
     return number if isinstance(number, int) else None
 
 
 def _number(text: str) -> int | str | None:
-    """A number by the rule; a sentence when it is one but more than a 64-bit word holds; else None."""
+    """A number by the rule; a sentence when it is one with far more digits than a 64-bit word; else None."""
     text = text.strip()
     if m := _DECIMAL.fullmatch(text):
         base, kind = 10, "decimal"
@@ -66,13 +69,9 @@ def _number(text: str) -> int | str | None:
     else:
         return None
     digits = m[1].lstrip("0") or "0"
-    most = _WORD_DIGITS[base]
-    if len(digits) > most:
-        return f"{quoted(text)}: {len(digits):,} {kind} digits, {TOO_BIG} ({most} at most)"
-    value = int(digits, base)
-    if value > ADDRESS_MASK:
-        return f"{quoted(text)}: {TOO_BIG} ({ADDRESS_MASK}. at most)"
-    return value
+    if len(digits) > _DIGITS_READ:
+        return f"{quoted(text)}: {len(digits):,} {kind} digits, {TOO_BIG} ({_WORD_DIGITS[base]} at most)"
+    return int(digits, base)
 
 
 def evaluate(text: str, lookup: Callable[[str], Place | int | None] | None = None) -> Place | int | str:
