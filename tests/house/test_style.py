@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ ROOT = Path(__file__).parents[2]
 
 
 def test_ruff_check() -> None:
-    ruff = shutil.which("ruff")
+    # beside this Python first: a venv's tools are there whether or not the venv is activated
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff is not installed (it comes with the test extras)")
     result = subprocess.run([ruff, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
