@@ -65,16 +65,21 @@ class Abi(NamedTuple):
     sp: int
     fp: int
     ra: int
+    registers: int
+    """How many DWARF register numbers the psABI gives it (0 to this less one); any other is refused, so
+    that an FDE's rules are bounded by the machine, not by the numbers it writes."""
     sp_val_offset: int = 0
     """The caller's SP is the CFA plus this (s390x: -160; elsewhere the CFA is the caller's SP)."""
 
 
-# The register numbers are the DWARF ones `sframe.ksy` names for each ABI.
+# The register numbers are the DWARF ones `sframe.ksy` names for each ABI. How many there are is each
+# psABI's DWARF register table: x86-64's ends with %bnd3 at 129, AArch64's with z31 at 127, s390x's
+# with v31 at 83.
 ABIS = {
-    "EM_X86_64": Abi("x86_64", Sframe.Amd64Reg.rsp, Sframe.Amd64Reg.rbp, Sframe.Amd64Reg.rip),
-    "EM_AARCH64": Abi("arm64", Sframe.Aarch64Reg.sp, Sframe.Aarch64Reg.x29, Sframe.Aarch64Reg.x30),
+    "EM_X86_64": Abi("x86_64", Sframe.Amd64Reg.rsp, Sframe.Amd64Reg.rbp, Sframe.Amd64Reg.rip, 130),
+    "EM_AARCH64": Abi("arm64", Sframe.Aarch64Reg.sp, Sframe.Aarch64Reg.x29, Sframe.Aarch64Reg.x30, 128),
     "EM_S390": Abi(
-        "s390x", Sframe.S390xReg.r15, Sframe.S390xReg.r11, Sframe.S390xReg.r14, Sframe.S390xAbi.sp_val_offset
+        "s390x", Sframe.S390xReg.r15, Sframe.S390xReg.r11, Sframe.S390xReg.r14, 84, Sframe.S390xAbi.sp_val_offset
     ),
 }
 
@@ -231,8 +236,11 @@ class CfiFunction:
     def expressions(self) -> list[str]:
         """What in this FDE is a DWARF expression (none: every rule is numeric)."""
         found = []
+        seen: set[int] = set()  # the `others` dicts already looked through (rows share them)
         for row in self.rows:
-            for value in (row.cfa, row.ra, row.fp, *row.others.values()):
+            others = () if id(row.others) in seen else row.others.values()
+            seen.add(id(row.others))
+            for value in (row.cfa, row.ra, row.fp, *others):
                 if isinstance(value, Unexpressible) and value.what not in found:
                     found.append(value.what)
         return found

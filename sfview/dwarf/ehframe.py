@@ -22,7 +22,10 @@ on purpose: `DW_CFA_def_cfa_sf`'s offset is factored by the data alignment
 `InputError`, naming the section and the entry's offset.
 
 Rows are the `CfiRow` objects of `cfi.py`; a row's `others` dict is shared by
-every FDE that repeats the row, so it is not to be changed.
+every FDE that repeats the row, and by the rows of one FDE between which no
+other register's rule changes, so it is not to be changed. Register numbers
+past the ABI's DWARF numbering are refused, naming the FDE: with them, an FDE
+of a few kilobytes could ask for rules of thousands of registers in each row.
 
 `Cie` and `Fde` are plain classes with slots, not dataclasses: `sfview unwind`
 reads libc's `.eh_frame` here (see `sfview.unwind`).
@@ -798,18 +801,16 @@ class FrameSection:
     ) -> tuple[tuple[int, CfiRule, CfiRule, CfiRule, dict[int, CfiRule]], ...]:
         """The rows of an FDE whose instructions are `instructions`, from `start`: (pc, CFA, RA, FP, others)."""
         if cie.table is None:
-            cie.table = tuple(_decode(cie, cie.instructions, 0, None, is_fde=False))
+            cie.table = tuple(_decode(cie, cie.instructions, 0, None, False, abi.registers))
         last = cie.table[-1] if cie.table else None
-        lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, is_fde=True)
+        lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, True, abi.registers)
         ra_reg, fp = cie.ra_reg, abi.fp
+        others: dict[int, dict[int, CfiRule]] = {}  # by the identity of the lines' shared dicts: shared alike
+        for _, _, regs in lines:
+            if id(regs) not in others:
+                others[id(regs)] = {reg: value for reg, value in regs.items() if reg not in (ra_reg, fp)}
         return tuple(
-            (
-                pc,
-                _cfa_rule(cfa),
-                regs.get(ra_reg, SAME),
-                regs.get(fp, SAME),
-                {reg: value for reg, value in regs.items() if reg not in (ra_reg, fp)},
-            )
+            (pc, _cfa_rule(cfa), regs.get(ra_reg, SAME), regs.get(fp, SAME), others[id(regs)])
             for pc, cfa, regs in lines
         )
 
@@ -838,27 +839,43 @@ class FrameSection:
         return entry
 
 
-def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Line | None, is_fde: bool) -> list[Line]:
+def _decode(
+    cie: Cie, instructions: Sequence[Instruction], start: int, last: Line | None, is_fde: bool, registers: int
+) -> list[Line]:
     """The table's lines, as pyelftools' `CFIEntry._decode_CFI_table` works them out.
 
     `last`: for an FDE, the last line of its CIE's table (None for a CIE, or a CIE without rows,
-    where `DW_CFA_restore` has nothing to restore to).
+    where `DW_CFA_restore` has nothing to restore to). A register number past `registers` (the
+    ABI's DWARF numbering) raises `ValueError` naming it.
+
+    The register rules are copied on write: a line, and a remembered state, keep the dict in force
+    and the next change copies it, so that rows that change nothing (each `DW_CFA_advance_loc`, each
+    `DW_CFA_remember_state`) share one dict rather than copy every rule.
     """
     pc = start
     cfa: CfaState = last[1] if last else (None, 0, None)
-    regs: dict[int, CfiRule] = dict(last[2]) if last else {}
+    regs: dict[int, CfiRule] = last[2] if last else {}
+    owned = last is None  # `regs` is this decoding's own, not yet kept by a line or a remembered state
     table: list[Line] = []
     stack: list[tuple[CfaState, dict[int, CfiRule]]] = []
     code_align, data_align = cie.code_align, cie.data_align
     for op, a, b in instructions:
+        if op in _NAMES_REGISTER:
+            if a >= registers or (op == 0x09 and b >= registers):
+                bad = a if a >= registers else b
+                raise ValueError(f"register {bad} is past the ABI's DWARF registers (0 to {registers - 1})")
+            if op in _SETS_RULE and not owned:
+                regs, owned = dict(regs), True
         match op:
             case 0x40:  # ADVANCE
-                table.append((pc, cfa, dict(regs)))
+                table.append((pc, cfa, regs))
+                owned = False
                 pc += a * code_align
             case 0x80:  # OFFSET
                 regs[a] = rule(Kind.VALUE, CFA, b * data_align, True)
             case 0x01:  # SET_LOC
-                table.append((pc, cfa, dict(regs)))
+                table.append((pc, cfa, regs))
+                owned = False
                 pc = a
             case 0xC0:  # RESTORE
                 if not is_fde:
@@ -870,9 +887,11 @@ def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Lin
                 else:
                     regs.pop(a, None)
             case 0x0A:  # REMEMBER
-                stack.append((cfa, dict(regs)))
+                stack.append((cfa, regs))
+                owned = False
             case 0x0B:  # RESTORE_STATE
                 cfa, regs = stack.pop()
+                owned = False
             case 0x07:
                 regs[a] = UNDEFINED
             case 0x08:
@@ -904,6 +923,12 @@ def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Lin
     if cfa[0] is not None or regs:
         table.append((pc, cfa, regs))
     return table
+
+
+_SETS_RULE = frozenset({0x80, 0xC0, 0x07, 0x08, 0x14, 0x09, 0x10, 0x16})
+"""The instructions (as decoded) that change a register's rule."""
+_NAMES_REGISTER = _SETS_RULE | {0x0C, 0x12, 0x0D}
+"""The instructions whose first operand (and `DW_CFA_register`'s second) is a register number."""
 
 
 def _cfa_rule(cfa: CfaState) -> CfiRule:
