@@ -393,14 +393,19 @@ def from_registers(program: str, typed: dict[str, int], words: dict[int, int], b
     registers = {numbers[n]: v for n, v in typed.items()}
     memory = Memory()
     memory.words.update(words)
-    unwinder = Unwinder([_module(doc, bias)], machine, memory.read)
-    return Session(unwinder, pc, registers, memory, _bias_hint(doc, pc, bias))
+    module = _module(doc, bias)
+    unwinder = Unwinder([module], machine, memory.read)
+    return Session(unwinder, pc, registers, memory, _bias_hint(doc, module, pc, bias))
 
 
-def _bias_hint(doc: Document, pc: int, bias: int) -> list[str]:
-    """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses."""
+def _bias_hint(doc: Document, module: Module, pc: int, bias: int) -> list[str]:
+    """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses: no
+    FDE covers it, SFrame's or DWARF's."""
     elf = doc.image
     if elf is None or elf.type != "ET_DYN" or bias or doc.require_section().find_function(pc) is not None:
+        return []
+    table = module.cfi() if module.cfi is not None else None
+    if table is not None and table.find(pc) is not None:
         return []
     return [
         f"{os.path.basename(doc.path)} is position-independent (ET_DYN) and no FDE covers pc {pc:#x} at its link"
