@@ -103,13 +103,17 @@ def _map(stream: BinaryIO) -> memoryview:
     getbuffer = getattr(stream, "getbuffer", None)
     if getbuffer is not None:
         return getbuffer().toreadonly()
-    size = stream.seek(0, 2)
+    try:
+        size = stream.seek(0, 2)
+    except OSError as exc:  # a file with no end to seek to (`/proc/self/status`)
+        raise InputError(f"seeking its end fails ({exc.strerror or exc}): not a regular file") from None
     if not size:
         return memoryview(b"")
     try:
         return memoryview(mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ))
-    except (OSError, ValueError) as exc:  # a file system that cannot map files
-        raise InputError(f"the file cannot be mapped ({getattr(exc, 'strerror', None) or exc})") from None
+    except (OSError, ValueError) as exc:  # a file system that cannot map files, a size that is not its own
+        reason = getattr(exc, "strerror", None) or exc
+        raise InputError(f"mapping its {size} bytes fails ({reason})") from None
 
 
 class ElfImage:
