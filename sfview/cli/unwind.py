@@ -11,7 +11,7 @@ from sfview.errors import InputError
 from sfview.inputs.core import read_core
 from sfview.output import backtrace
 from sfview.unwind import session
-from sfview.unwind.engine import RuleSource, Walk
+from sfview.unwind.engine import Crossings, RuleSource, Walk
 
 RULE_SOURCES = {
     "sframe": RuleSource.SFRAME,
@@ -95,15 +95,18 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
     source = RULE_SOURCES[args.cfi]
     threads = list(reversed(list(enumerate(core.threads, 1))))
 
-    def walk(tid: int) -> Walk:
+    crossings = Crossings()  # threads whose stacks lead into one another: each frame walked once
+
+    def walk(number: int, tid: int) -> Walk:
         begun = session.for_thread(first, core, tid)
-        return begun.unwinder.following(source).frames(begun.pc, begun.registers)
+        return begun.unwinder.following(source).frames(begun.pc, begun.registers, crossings=(crossings, number))
 
     if args.json:
-        backtrace.write_json_threads(sys.stdout, ((n, t.tid, walk(t.tid)) for n, t in threads), first.notes)
+        backtrace.write_json_threads(sys.stdout, ((n, t.tid, walk(n, t.tid)) for n, t in threads), first.notes)
         return 0
     for number, thread in threads:
         sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
         last = number == threads[-1][0]  # the notes are the core's and its files': said once, at the end
-        backtrace.write_text(sys.stdout, walk(thread.tid), explain=args.explain, notes=first.notes if last else None)
+        walked = walk(number, thread.tid)
+        backtrace.write_text(sys.stdout, walked, explain=args.explain, notes=first.notes if last else None)
     return 0
