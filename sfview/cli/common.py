@@ -55,10 +55,15 @@ def _thread(text: str) -> int | str:
     """`--thread`: a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
     if text == "all":
         return text
-    try:
+    if text.isascii() and text.isdigit() and len(text) <= _THREAD_DIGITS:
         return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a thread id: {text!r} (write 12345, or all)") from None
+    from sfview.inputs.numbers import quoted  # as for an address: only a refusal needs it
+
+    raise argparse.ArgumentTypeError(f"not a thread id: {quoted(text)} (write 12345, or all)")
+
+
+_THREAD_DIGITS = 10
+"""A thread id is a kernel pid (`pid_max` is at most 2^22): a decimal of more digits is none."""
 
 
 def _size(text: str) -> int:

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import DATA
+from conftest import DATA, run_process
 
 
 @pytest.mark.oracle
@@ -28,3 +28,12 @@ def test_a_pc_a_dwarf_fde_covers_gets_no_bias_hint(cli) -> None:
     assert "give --bias" not in result.out
     outside = cli("unwind", str(program), "--regs", "pc=0x555555559000,sp=0x7ffc0000")  # past every FDE: the note stays
     assert "no FDE covers pc 0x555555559000" in outside.out and "give --bias" in outside.out
+
+
+def test_a_thread_id_of_5000_digits_is_refused_in_one_short_line() -> None:
+    """`--thread 999…9` (5,000 digits) was echoed whole in the refusal: now its start and its length."""
+    core = DATA / "deep-x86_64.core"
+    result = run_process("unwind", str(DATA / "deep-x86_64"), "--core", str(core), "--thread", "9" * 5000)
+    assert result.returncode == 2
+    assert "not a thread id: '" in result.stderr and "… (5,000 characters)" in result.stderr
+    assert len(result.stderr) < 1000
