@@ -13,6 +13,7 @@ alone, at its link addresses, and the memory words given.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import os
 from collections.abc import Callable
@@ -91,7 +92,7 @@ def _is_the_mapped_file(elf: ElfImage, machine: str, memory: Memory, bias: int, 
 
 def _module_without_sframe(
     found: str, bias_of: Callable[[ElfImage], int], path: str, memory: Memory, notes: list[str], machine: str
-) -> Module | None:
+) -> tuple[Module, ElfImage] | None:
     """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
     try:
         with open(found, "rb") as f:
@@ -105,7 +106,59 @@ def _module_without_sframe(
         return None
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     cfi = functools.cache(lambda: _cfi(elf))
-    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi, _lazy_functions(symbols))
+    name = os.path.basename(found)
+    return Module(name, None, bias, _lazy_names(symbols), path, cfi, _lazy_functions(symbols)), elf
+
+
+class _FilesRead:
+    """The library files a core's walk has read, each once: a path that names a file read before (the
+    same device and inode, or a file of the same bytes) gets that file's module and image, not a copy.
+
+    A core may name one library under hundreds of paths (600 aliases of a 1.5 MB file held 1.76 GB).
+    """
+
+    def __init__(self) -> None:
+        self._by_inode: dict[tuple[int, int], tuple[Module, ElfImage]] = {}
+        self._by_size: dict[int, list[tuple[str, tuple[Module, ElfImage]]]] = {}
+        self._digests: dict[str, bytes] = {}
+
+    def known(self, path: str) -> tuple[Module, ElfImage] | None:
+        """What was read of the file `path` names, under this or another name; None if nothing was."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        found = self._by_inode.get((st.st_dev, st.st_ino))
+        if found is not None:
+            return found
+        for other, read in self._by_size.get(st.st_size, []):
+            if self._digest(other) == self._digest(path):
+                return read
+        return None
+
+    def add(self, path: str, read: tuple[Module, ElfImage]) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        self._by_inode[st.st_dev, st.st_ino] = read
+        self._by_size.setdefault(st.st_size, []).append((path, read))
+
+    def _digest(self, path: str) -> bytes:
+        """The file's SHA-256, read in pieces (computed once, and only for files of a size seen twice)."""
+        if path not in self._digests:
+            with open(path, "rb") as f:
+                self._digests[path] = hashlib.file_digest(f, "sha256").digest()
+        return self._digests[path]
+
+
+def _alias(read: tuple[Module, ElfImage], bias: int, path: str) -> Module | None:
+    """The module of a file read before, for another path that maps it; None at the same place (one module
+    is enough there)."""
+    module, _ = read
+    if bias == module.bias:
+        return None
+    return Module(module.name, module.section, bias, module.name_at, path, module.cfi, module.function_at)
 
 
 def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
@@ -295,6 +348,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         libraries = [(path, lambda _elf, lib_bias=lib_bias: lib_bias) for path, lib_bias in linked]
         if linked:
             notes.append(f"{without_files}: {len(linked)} libraries from the dynamic linker's list in memory")
+    files = _FilesRead()
     for path, bias_of in libraries:
         found = _find_library(path, lib_dirs, sysroot)
         if found is None:
@@ -302,19 +356,29 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             continue
         if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
             continue
+        read = files.known(found)
+        if read is not None:  # another name of a file read before: read once
+            lib_bias = bias_of(read[1])
+            alias = _alias(read, lib_bias, path)
+            if alias is not None and _is_the_mapped_file(read[1], elf.machine, core.memory, lib_bias, found, notes):
+                modules.append(alias)
+                _add_read_only_segments(core.memory, read[1], lib_bias)
+            continue
         try:
             lib = Document.open(found)
         except InputError as exc:
             notes.append(f"{found}: {exc.message}")
             without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf.machine)
             if without is not None:
-                modules.append(without)
+                modules.append(without[0])
+                files.add(found, without)
             continue
         assert lib.image is not None
         lib_bias = bias_of(lib.image)
         if not _is_the_mapped_file(lib.image, elf.machine, core.memory, lib_bias, found, notes):
             continue
         modules.append(_module(lib, lib_bias, path))
+        files.add(found, (modules[-1], lib.image))
         _add_read_only_segments(core.memory, lib.image, lib_bias)
     vdso = _vdso(core, elf.machine)
     if vdso is not None:
