@@ -6,11 +6,15 @@ before the fix its docstring names.
 
 from __future__ import annotations
 
+import json
 import shutil
+import struct
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from conftest import DATA, run_process
+from conftest import DATA, PEAK, run_process
 
 
 @pytest.mark.oracle
@@ -37,3 +41,39 @@ def test_a_thread_id_of_5000_digits_is_refused_in_one_short_line() -> None:
     assert result.returncode == 2
     assert "not a thread id: '" in result.stderr and "… (5,000 characters)" in result.stderr
     assert len(result.stderr) < 1000
+
+
+def zero_size_functions(count: int) -> bytes:
+    """A version 2 section of `count` functions of 0 bytes sharing one row: two problems each (size zero,
+    rows overlapping another function's)."""
+    block = bytes([0, 0x03, 8])
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 0x10 * i, 0, 0, 1, 0, 0, 0) for i in range(count))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, count, count, len(block), 0, len(fdes))
+    return header + fdes + block
+
+
+def test_check_says_problems_as_found_and_counts_past_the_bound(tmp_path: Path) -> None:
+    """30,000 functions, 60,000 problems: the first 1,000 of each kind said, the rest counted in a line a
+    kind (JSON: `more`), every one with --max-problems 0; the peak memory does not grow with the problems
+    (every problem was held to the end: 116 MB for 100,000 functions)."""
+    small, big = tmp_path / "small.sframe", tmp_path / "big.sframe"
+    small.write_bytes(zero_size_functions(100))
+    big.write_bytes(zero_size_functions(30_000))
+    peaks, outputs = [], []
+    for path in (small, big):
+        done = subprocess.run([sys.executable, "-c", PEAK, "check", str(path)], capture_output=True, text=True)
+        assert "Traceback" not in done.stderr
+        peaks.append(int(done.stderr.rsplit("VmHWM ", 1)[1].split()[0]))
+        outputs.append(done.stdout.splitlines())
+    lines = outputs[1]
+    assert len(lines) == 2002
+    assert lines[-2:] == [
+        f"{big}: and 29,000 more warning function-size-zero problems (--max-problems 1000)",
+        f"{big}: and 28,999 more warning fres-overlap problems (--max-problems 1000)",
+    ]
+    assert peaks[1] - peaks[0] < 10 * big.stat().st_size // 1024, f"peaks {peaks} KB"
+    every = run_process("check", "--max-problems", "0", str(big))
+    assert every.returncode == 1 and len(every.stdout.splitlines()) == 59_999
+    report = json.loads(run_process("check", "--json", "--max-problems", "10", str(big)).stdout)
+    assert len(report[0]["problems"]) == 20
+    assert report[0]["more"] == {"function-size-zero": 29_990, "fres-overlap": 29_989}
