@@ -9,6 +9,7 @@ no allocated section; these are what an adversary writes.
 from __future__ import annotations
 
 import io
+import shutil
 import struct
 import subprocess
 import sys
@@ -90,3 +91,21 @@ def test_check_holds_a_large_inflation_once(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr
         peaks.append(int(done.stderr.rsplit("VmHWM ", 1)[1].split()[0]) * 1024)
     assert peaks[1] - peaks[0] < 1.4 * size, f"peaks {peaks}"
+
+
+def test_a_compressed_relocation_section_is_read_inflated(cli, tmp_path: Path) -> None:
+    """An object whose `.rela.eh_frame` is zlib-compressed: its relocations are read from the inflated
+    bytes, the offsets readelf gives for the plain object's (they were read from the compressed bytes:
+    "Unsupported relocation type: 67108848"), and `compare` pairs as it does on the plain object."""
+    plain = DATA / "shapes-x86_64-O2.o"
+    packed = tmp_path / "packed.o"
+    packed.write_bytes(Elf.of(plain.read_bytes()).compress(".rela.eh_frame").bytes())
+    view = open_view(ElfImage.of(packed.open("rb")))
+    ours = [r["r_offset"] for r in view.get_section_by_name(".rela.eh_frame").iter_relocations()]
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) is not installed: it is the reference for the relocations")
+    dump = subprocess.run(["readelf", "-rW", str(plain)], capture_output=True, text=True, check=True).stdout
+    section = dump.split("'.rela.eh_frame'", 1)[1].split("\n\n", 1)[0]
+    theirs = [int(line.split()[0], 16) for line in section.splitlines()[2:] if line.strip()]
+    assert ours == theirs and ours
+    assert cli("compare", str(packed)).out.splitlines()[-1] == cli("compare", str(plain)).out.splitlines()[-1]

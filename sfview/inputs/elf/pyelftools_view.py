@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
 from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationHandler
+from elftools.elf.relocation import RelocationHandler, RelocationSection
 from elftools.elf.sections import Section
 from elftools.elf.segments import Segment
 
@@ -112,6 +112,17 @@ class ElfFile(ELFFile):
             except Exception:  # skipped here; `get_section` on it raises the reason
                 continue
             yield section
+
+    def _make_section(self, section_header: Any) -> Section:
+        """pyelftools' section object; a compressed relocation section reads its entries from its inflated
+        bytes (`section_bytes`), where pyelftools reads them from the stored, compressed ones (a compressed
+        `.rela.eh_frame` gave "Unsupported relocation type: 67108848")."""
+        section = super()._make_section(section_header)
+        if isinstance(section, RelocationSection) and section.compressed:
+            data = section_bytes(section)
+            # `RelocationTable`'s own reading place: its stream, offset and size
+            section._stream, section._offset, section._size = io.BytesIO(data), 0, len(data)
+        return section
 
     def _read_dwarf_section(self, section: Section, relocate_dwarf_sections: bool) -> DebugSectionDescriptor:
         """A DWARF section read by `section_bytes` (zstd too, bounded), relocated as pyelftools does."""
