@@ -77,3 +77,25 @@ def test_check_says_problems_as_found_and_counts_past_the_bound(tmp_path: Path) 
     report = json.loads(run_process("check", "--json", "--max-problems", "10", str(big)).stdout)
     assert len(report[0]["problems"]) == 20
     assert report[0]["more"] == {"function-size-zero": 29_990, "fres-overlap": 29_989}
+
+
+@pytest.mark.parametrize("form", [[], ["--json"]], ids=["text", "json"])
+def test_a_dump_of_functions_sharing_rows_stops_at_its_bound(tmp_path: Path, form: list[str]) -> None:
+    """400 FDEs that each point at one block of 2,000 rows (an 8 KB section that describes 800,000 rows):
+    the dump streams, and stops once past the bound it states (it wrote gigabytes for a 160 KB section)."""
+    rows, count = 2000, 400
+    block = b"".join(bytes([j % 256, 0x03, 8]) for j in range(rows))
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 * (i + 1), 0x1000, 0, rows, 0, 0, 0) for i in range(count))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, count, count * rows, len(block), 0, len(fdes))
+    path = tmp_path / "shared.sframe"
+    path.write_bytes(header + fdes + block)
+    done = subprocess.run(
+        [sys.executable, "-m", "sfview", "dump", *form, "--max-output", "1000000", str(path)],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"sfview: {path}: the dump passes 1,000,000 bytes (--max-output): stopped (give --max-output)\n"
+    )
+    assert 0 < len(done.stdout) <= 1_000_000  # what would pass the bound is not written
