@@ -1,0 +1,80 @@
+"""An SFrame unwinder for gdb (`gdb.unwinder.Unwinder`): the caller of every frame an SFrame FDE covers.
+
+gdb asks a Python unwinder first, before its DWARF and prologue-analysis unwinders, for every frame.
+This one answers for a frame whose PC an FDE of a loaded file's `.sframe` covers, with the CFA, the
+return address and the frame pointer the row gives (sfview's `Unwinder.step`), and the registers
+the callee keeps (the ABI's callee-saved ones) carried over as they are. Any other frame, and any
+frame where anything goes wrong (a memory word gdb cannot read, a damaged section, a bug of ours), it
+declines (returns None): gdb's own unwinders then take it as if this one were not there.
+"""
+
+from __future__ import annotations
+
+import gdb
+import gdb.unwinder
+
+from sfview import ADDRESS_MASK
+from sfview.gdb import inferior
+from sfview.unwind.engine import Frame, RuleSource
+
+NAME = "sframe"
+PC_NAMES = {"i386:x86-64": "rip"}
+"""The PC register's name in gdb, by gdb's architecture name (AArch64's is `pc`)."""
+
+
+class FrameId:
+    """A frame's identity as gdb wants it: the CFA and the start of its function."""
+
+    def __init__(self, sp: gdb.Value, pc: gdb.Value) -> None:
+        self.sp = sp
+        self.pc = pc
+
+
+class SframeUnwinder(gdb.unwinder.Unwinder):
+    """Unwinds the frames an SFrame FDE covers; declines every other frame."""
+
+    def __init__(self) -> None:
+        super().__init__(NAME)
+
+    def __call__(self, pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
+        try:
+            return _unwind(pending)
+        except Exception:  # whatever it is, gdb's own unwinders take the frame
+            return None
+
+
+def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
+    walker, _ = inferior.unwinder(RuleSource.SFRAME)
+    m = walker.machine
+    pc_name = PC_NAMES.get(pending.architecture().name(), "pc")
+    registers = inferior.registers(pending.read_register, m)
+    pc = int(pending.read_register(pc_name)) & ADDRESS_MASK
+    frame = Frame(pending.level(), pc, registers)
+    caller, _, _ = walker.step(frame)
+    if caller is None or frame.function is None or frame.module is None or frame.cfa is None:
+        return None  # no FDE here (a heuristic is gdb's business), or the row gave no caller
+    pointer = pending.read_register(pc_name).type
+    start = frame.function.start_address + frame.module.bias
+    info = pending.create_unwind_info(FrameId(gdb.Value(frame.cfa).cast(pointer), gdb.Value(start).cast(pointer)))
+    info.add_saved_register(pc_name, gdb.Value(caller.pc).cast(pointer))
+    for number, value in caller.registers.items():
+        name = m.name(number)
+        if name == pc_name:
+            continue
+        kind = pending.read_register(name).type
+        info.add_saved_register(name, gdb.Value(value).cast(kind))
+    return info
+
+
+_REGISTERED: list[SframeUnwinder] = []
+
+
+def enable(on: bool) -> None:
+    """Register the unwinder (first, before gdb's own) or remove it; gdb forgets the frames it has unwound."""
+    if on and not _REGISTERED:
+        unwinder = SframeUnwinder()
+        gdb.unwinder.register_unwinder(None, unwinder, replace=True)
+        _REGISTERED.append(unwinder)
+    elif not on and _REGISTERED:
+        gdb.frame_unwinders.remove(_REGISTERED.pop())
+    gdb.invalidate_cached_frames()

@@ -1,0 +1,192 @@
+"""The `sframe` commands inside the real gdb (batch mode), loaded by the line `sfview gdb` prints.
+
+One program (deep.c, `gcc -O2 -Wa,--gsframe`), built once for the module, stopped at `stop_here` six
+frames deep. The oracles: `sframe bt` against `sfview unwind --cfi sframe` on the core gdb writes at
+the same stop, and gdb's own frames; `sframe info` against gdb's registers and readelf's rows; the
+unwinder against gdb's `bt` of the unstripped program, on a copy whose DWARF unwind tables objcopy
+removed (gdb alone loses the stack there). AArch64 through qemu-user's gdbstub is not tested.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+
+GDB_FRAME = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+STOP = ("-ex", "break stop_here", "-ex", "run")
+
+
+def _need(*tools: str) -> None:
+    for tool in tools:
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed: it builds or runs the program the commands are tried on")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """deep.c built with SFrame; a copy without .eh_frame, .eh_frame_hdr and .debug_frame; one built
+    without SFrame; one whose .sframe has a damaged magic."""
+    _need("gcc", "gdb", "objcopy", "readelf")
+    folder = tmp_path_factory.mktemp("gdb")
+    source = str(DATA / "src" / "deep.c")
+    program = folder / "deep"
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-o", str(program), source], check=True)
+    stripped = folder / "deep-stripped"
+    subprocess.run(["objcopy", *(f"--remove-section={s}" for s in (".eh_frame", ".eh_frame_hdr", ".debug_frame")),
+                    str(program), str(stripped)], check=True)  # fmt: skip
+    plain = folder / "deep-plain"
+    subprocess.run(["gcc", "-O2", "-o", str(plain), source], check=True)
+    damaged = folder / "deep-damaged"
+    data = bytearray(program.read_bytes())
+    data[_sframe_offset(program) : _sframe_offset(program) + 2] = b"\0\0"
+    damaged.write_bytes(data)
+    damaged.chmod(0o755)
+    return {"program": program, "stripped": stripped, "plain": plain, "damaged": damaged}
+
+
+def _sframe_offset(program: Path) -> int:
+    """Where `.sframe` starts in the file, as readelf says."""
+    sections = subprocess.run(["readelf", "-SW", str(program)], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"\.sframe\s+\S+\s+\S+\s+([0-9a-f]+)", sections).group(1), 16)
+
+
+@pytest.fixture(scope="module")
+def load() -> str:
+    """The line `sfview gdb` prints."""
+    result = run_process("gdb")
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.strip()
+    assert "\n" not in line and line.startswith("python "), line
+    return line
+
+
+def gdb(load: str, program: Path, *commands: str) -> str:
+    """gdb's output (stdout and stderr) for `commands`, run in batch mode after loading the extension."""
+    args = ["gdb", "-batch", "-nx", "-ex", load]
+    for command in commands:
+        args += ["-ex", command]
+    result = subprocess.run([*args, str(program)], capture_output=True, text=True, timeout=120)
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output and "Python Exception" not in output, output
+    return output
+
+
+def frames(text: str) -> list[tuple[int, int, str]]:
+    """(number, PC, function) of every `#N  0x… in f ()` line."""
+    return [(int(n), int(pc, 16), name) for n, pc, name in GDB_FRAME.findall(text)]
+
+
+def test_the_line_loads_the_commands_into_gdb(load: str) -> None:
+    _need("gdb")
+    output = subprocess.run(["gdb", "-batch", "-nx", "-ex", load, "-ex", "help sframe"],
+                            capture_output=True, text=True, timeout=60).stdout  # fmt: skip
+    for command in ("sframe info", "sframe bt", "sframe check", "sframe unwinder"):
+        assert command in output, output
+
+
+def test_sframe_bt_is_sfview_unwind_on_a_core_of_the_same_stop(built: dict[str, Path], load: str) -> None:
+    program = built["program"]
+    core = program.with_name("deep.core")
+    output = gdb(load, program, *STOP, "bt", "sframe bt", f"generate-core-file {core}")
+    gdb_frames, ours = frames(output)[:6], frames(output)[6:]
+    unwind = run_process("unwind", "--cfi", "sframe", str(program), "--core", str(core))
+    assert unwind.returncode == 0, unwind.stderr
+    expected = frames(unwind.stdout)
+    assert ours == expected and len(expected) > 6, output + unwind.stdout
+    stopped = next(line for line in unwind.stdout.splitlines() if line.startswith("stopped: "))
+    assert stopped in output
+    # beside gdb's own: the six frames up to main are gdb's, and the line says so
+    assert [name for *_, name in gdb_frames] == ["stop_here", "leaf", "with_alloca", "recurse", "fp_func", "main"]
+    assert expected[:6] == gdb_frames
+    assert "gdb: the same 6 frames; gdb's backtrace ends at #5" in output
+
+
+def test_sframe_bt_from_a_frame_up_the_stack(built: dict[str, Path], load: str) -> None:
+    output = gdb(load, built["program"], *STOP, "bt", "up 2", "sframe bt 3")
+    found = frames(output)
+    assert found[7:] == found[2:5], output
+    assert "stopped: stopped after 3 frames" in output and "gdb: the same 3 frames" in output
+
+
+def test_sframe_info_does_gdbs_arithmetic_with_readelfs_row(built: dict[str, Path], load: str) -> None:
+    """In with_alloca (frame #2, which keeps rbp as its frame pointer): the FDE and row readelf lists for the
+    call's address, the CFA from gdb's rbp, and gdb's own frame #3 as the caller."""
+    program = built["program"]
+    output = gdb(load, program, *STOP, "bt", "info address with_alloca", "up 2", "info registers rbp rip",
+                 "sframe info")  # fmt: skip
+    rbp = int(re.search(r"^rbp\s+(0x[0-9a-f]+)", output, re.M).group(1), 16)
+    pc = int(re.search(r"^rip\s+(0x[0-9a-f]+)", output, re.M).group(1), 16)
+    start = int(re.search(r'"with_alloca" is at (0x[0-9a-f]+)', output).group(1), 16)
+    caller = next(address for n, address, _ in frames(output) if n == 3)
+    assert f"looked up at {pc - 1:#x}" in output  # a return address: its call's byte
+    fde = re.search(r"fdes\[(\d+)\]", output).group(1)
+    rows = subprocess.run(["readelf", "--sframe", str(program)], capture_output=True, text=True).stdout
+    block = rows.split(f"func idx [{fde}]:")[1].split("func idx")[0]
+    link_start = int(re.search(r"pc = (0x[0-9a-f]+)", block).group(1), 16)
+    at = pc - 1 - start + link_start
+    table = [line.split() for line in block.splitlines() if re.match(r"\s+[0-9a-f]{16}\s", line)]
+    fre = [row for row in table if int(row[0], 16) <= at][-1]
+    assert f"FRE {table.index(fre)} " in output, output
+    assert f"rules: CFA {fre[1]}, FP {fre[2]}, " in output, (fre, output)
+    cfa = re.search(r"CFA = (\w+) \+ (\d+) = (0x[0-9a-f]+)", output)
+    assert fre[1] == f"fp+{cfa.group(2)}" and cfa.group(1) == "rbp" and int(cfa.group(3), 16) == rbp, output
+    assert f"caller: {caller:#x} in recurse" in output
+
+
+def test_the_unwinder_gives_gdb_back_the_stack_it_lost(built: dict[str, Path], load: str) -> None:
+    reference = frames(gdb(load, built["program"], *STOP, "bt"))
+    assert [name for *_, name in reference][-1] == "main" and len(reference) == 6
+    alone = frames(gdb(load, built["stripped"], *STOP, "bt"))
+    assert alone != reference, "gdb loses the stack without .eh_frame"
+    output = gdb(load, built["stripped"], *STOP, "sframe unwinder on", "bt")
+    assert frames(output) == reference, output
+    # where it has DWARF CFI too, gdb with SFrame first finds the same frames
+    assert frames(gdb(load, built["program"], *STOP, "sframe unwinder on", "bt")) == reference
+    # off: gdb's own unwinders alone again
+    assert frames(gdb(load, built["stripped"], *STOP, "sframe unwinder on", "sframe unwinder off", "bt")) == alone
+
+
+def test_sframe_bt_says_why_gdb_parts_from_it(built: dict[str, Path], load: str) -> None:
+    output = gdb(load, built["stripped"], *STOP, "sframe bt")
+    assert "gdb: the same 2 frames; they part at #2" in output
+    assert "no DWARF CFI of deep-stripped covers leaf" in output, output
+
+
+def test_an_exception_in_the_unwinder_leaves_the_frame_to_gdb(built: dict[str, Path], load: str) -> None:
+    broken = "python import sfview.gdb.inferior as i; i.unwinder = lambda *args: 1 / 0"
+    output = gdb(load, built["program"], *STOP, broken, "sframe unwinder on", "bt")
+    assert frames(output) == frames(gdb(load, built["program"], *STOP, "bt"))
+
+
+def test_sframe_check_says_each_file_in_one_line(built: dict[str, Path], load: str) -> None:
+    program = built["program"]
+    output = gdb(load, program, *STOP, "sframe check")
+    count = re.search(r"Num FDEs: (\d+)", subprocess.run(["readelf", "--sframe", str(program)],
+                      capture_output=True, text=True).stdout).group(1)  # fmt: skip
+    assert f"{program}: clean ({count} FDEs)" in output
+    libc = next(line for line in output.splitlines() if "libc.so" in line)
+    assert libc.endswith("no .sframe section and no PT_GNU_SFRAME segment (built without -Wa,--gsframe?)")
+
+
+BAD = ["sframe info", "sframe bt", "sframe check", "sframe unwinder", "sframe bt -1"]
+
+
+def test_without_a_process_each_command_is_one_line_and_gdb_goes_on(built: dict[str, Path], load: str) -> None:
+    output = gdb(load, built["program"], "sframe info", "sframe bt", "print 6 * 7")
+    assert output.count("sframe: no process and no core") == 2 and "$1 = 42" in output, output
+
+
+@pytest.mark.parametrize("which", ["plain", "damaged"])
+def test_bad_sframe_is_one_line_and_gdb_goes_on(built: dict[str, Path], load: str, which: str) -> None:
+    output = gdb(load, built[which], *STOP, *BAD, "sframe unwinder on", "bt", "print 6 * 7")
+    lines = [line for line in output.splitlines() if line.startswith("sframe")]
+    assert len([line for line in lines if "no file gdb has loaded has a usable .sframe" in line]) == 2, output
+    if which == "damaged":
+        assert "bad magic 00 00" in output
+    assert "sframe unwinder: say on or off" in output and "sframe bt: needs at least 1 frame" in output
+    assert frames(output)[-1][2] == "main" and "$1 = 42" in output
