@@ -18,7 +18,7 @@ import pytest
 from conftest import DATA, run_process
 
 GDB_FRAME = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
-STOP = ("-ex", "break stop_here", "-ex", "run")
+STOP = ("break stop_here", "run")
 
 
 def _need(*tools: str) -> None:
@@ -73,6 +73,7 @@ def gdb(load: str, program: Path, *commands: str) -> str:
     result = subprocess.run([*args, str(program)], capture_output=True, text=True, timeout=120)
     output = result.stdout + result.stderr
     assert "Traceback" not in output and "Python Exception" not in output, output
+    assert "Undefined command" not in output, output
     return output
 
 
@@ -190,3 +191,79 @@ def test_bad_sframe_is_one_line_and_gdb_goes_on(built: dict[str, Path], load: st
         assert "bad magic 00 00" in output
     assert "sframe unwinder: say on or off" in output and "sframe bt: needs at least 1 frame" in output
     assert frames(output)[-1][2] == "main" and "$1 = 42" in output
+
+
+# A program nobody here wrote: zlib's minigzip, the library built into it -------------------------
+
+STEPS = 150
+"""Instructions stepped from deflate_slow's entry (into its callees too), `sframe bt` and gdb's `bt`
+compared at each stop in the program (not in the C library, which has no SFrame data on Debian 12)."""
+
+STEPPING = f"""
+import gdb
+for step in range({STEPS}):
+    gdb.execute("stepi", to_string=True)
+    if gdb.solib_name(gdb.selected_frame().pc()) is None:
+        gdb.write("STOP\\n" + gdb.execute("bt", to_string=True) + "OURS\\n" + gdb.execute("sframe bt", to_string=True))
+"""
+
+
+@pytest.fixture(scope="module")
+def minigzip(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Debian's zlib source (tools/toolchains.sh fetches it): minigzip and the whole library, built with
+    `-O2 -Wa,--gsframe`; a copy without its DWARF unwind tables; an input for it to compress."""
+    from toolchains import cache_dir
+
+    _need("gcc", "gdb", "objcopy")
+    cache = cache_dir()
+    zlib = cache / "src" / "zlib" if cache else None
+    if zlib is None or not (zlib / ".done").exists():
+        pytest.skip("Debian's zlib source could not be fetched (tools/toolchains.sh)")
+    folder = tmp_path_factory.mktemp("zlib")
+    program = folder / "minigzip"
+    sources = [str(zlib / "test" / "minigzip.c"), *sorted(str(f) for f in zlib.glob("*.c"))]
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-w", f"-I{zlib}", "-o", str(program), *sources], check=True)
+    stripped = folder / "minigzip-stripped"
+    subprocess.run(["objcopy", *(f"--remove-section={s}" for s in (".eh_frame", ".eh_frame_hdr", ".debug_frame")),
+                    str(program), str(stripped)], check=True)  # fmt: skip
+    text = folder / "input.txt"
+    text.write_bytes(b"".join(path.read_bytes() for path in sorted(zlib.glob("*.[ch]"))))
+    return {"program": program, "stripped": stripped, "input": text}
+
+
+def _compressing(files: dict[str, Path], where: str) -> tuple[str, str]:
+    return (f"break {where}", f"run < {files['input']} > /dev/null")
+
+
+def test_minigzip_stripped_of_dwarf_unwinds_with_sframe_as_gdb_did(minigzip: dict[str, Path], load: str) -> None:
+    stop = _compressing(minigzip, "longest_match")
+    reference = frames(gdb(load, minigzip["program"], *stop, "bt"))
+    names = [name for *_, name in reference]
+    assert names[:3] == ["longest_match", "deflate_slow", "deflate"] and names[-1] == "main", reference
+    assert frames(gdb(load, minigzip["stripped"], *stop, "bt")) != reference
+    assert frames(gdb(load, minigzip["stripped"], *stop, "sframe unwinder on", "bt")) == reference
+
+
+def test_minigzip_sframe_bt_is_sfview_unwind_on_its_core(minigzip: dict[str, Path], load: str) -> None:
+    program = minigzip["program"]
+    core = program.with_name("minigzip.core")
+    output = gdb(load, program, *_compressing(minigzip, "longest_match"), "sframe bt", f"generate-core-file {core}")
+    unwind = run_process("unwind", "--cfi", "sframe", str(program), "--core", str(core))
+    assert unwind.returncode == 0, unwind.stderr
+    assert frames(output) == frames(unwind.stdout) and len(frames(output)) == 9, output + unwind.stdout
+
+
+def test_minigzip_sframe_bt_at_every_instruction_is_gdbs_bt(minigzip: dict[str, Path], load: str) -> None:
+    """Stepping through deflate_slow's prologue and on, instruction by instruction: at each stop the frames
+    SFrame alone finds up to main are those gdb finds with the DWARF CFI."""
+    script = minigzip["program"].with_name("stepping.py")
+    script.write_text(STEPPING)
+    output = gdb(load, minigzip["program"], *_compressing(minigzip, "deflate_slow"), f"source {script}")
+    stops = output.split("STOP\n")[1:]
+    assert len(stops) >= STEPS // 3, output[-2000:]
+    for stop in stops:
+        theirs, ours = stop.split("OURS\n")
+        expected = frames(theirs)
+        assert expected[-1][2] == "main", theirs
+        assert frames(ours)[: len(expected)] == expected, stop
+        assert f"gdb: the same {len(expected)} frames" in ours, stop
