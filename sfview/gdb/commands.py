@@ -177,8 +177,9 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
     theirs = _gdb_frames(selected, len(ours.frames) + 1)
     for index, frame in enumerate(ours.frames):
         if index >= len(theirs):
+            past = " (`set backtrace past-main on` to go on)" if theirs[-1].name() == "main" else ""
             return (
-                f"gdb: the same {index} frames; gdb's backtrace ends at {_gdb_line(theirs[-1])},"
+                f"gdb: the same {index} frames; gdb's backtrace ends at {_gdb_line(theirs[-1])}{past},"
                 f" SFrame's goes on to #{ours.frames[-1].number}"
             )
         gdb_frame = theirs[index]

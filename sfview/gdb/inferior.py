@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import NamedTuple
 
 import gdb
@@ -57,6 +57,8 @@ class Objfiles:
     def __init__(self) -> None:
         self.opened: dict[tuple[str, int], tuple[Module, InputError | None]] = {}
         self.current: list[Mapped] | None = None
+        self.walkers: dict[RuleSource, Unwinder] = {}
+        """The unwinder over `current`, by the rules it follows."""
         self.unreadable: dict[str, str] = {}
         """Files that are not readable ELF files, and why (said once, by `sframe check`)."""
 
@@ -71,6 +73,7 @@ class Objfiles:
     def forget(self, *_event: object) -> None:
         """gdb loaded or dropped files, or a process started or ended: find them again when next asked."""
         self.current = None
+        self.walkers = {}
 
     def _find(self) -> list[Mapped]:
         sections = mapped_sections()
@@ -135,9 +138,12 @@ def memory_reader(machine: Machine) -> Callable[[int], int | None]:
 
 
 def unwinder(rule_source: RuleSource = RuleSource.SFRAME) -> tuple[Unwinder, list[Mapped]]:
-    """An unwinder over every file gdb has loaded, reading gdb's memory; raises `NoSframe` when no file has
-    SFrame data to walk with."""
+    """An unwinder over every file gdb has loaded, reading gdb's memory (made once until gdb loads or drops
+    a file); raises `NoSframe` when no file has SFrame data to walk with."""
     mapped = OBJFILES.mapped()
+    made = OBJFILES.walkers.get(rule_source)
+    if made is not None:
+        return made, mapped
     first = next((m.module.section for m in mapped if m.module.section is not None), None)
     if first is None:
         looked = ", ".join(os.path.basename(m.path) for m in mapped) or "none"
@@ -145,14 +151,18 @@ def unwinder(rule_source: RuleSource = RuleSource.SFRAME) -> tuple[Unwinder, lis
         why = f"; {damaged}" if damaged is not None else ""
         raise NoSframe(f"no file gdb has loaded has a usable .sframe section (looked at: {looked}){why}")
     machine = Machine.of(first)
-    return Unwinder([m.module for m in mapped], machine, memory_reader(machine), rule_source=rule_source), mapped
+    made = Unwinder([m.module for m in mapped], machine, memory_reader(machine), rule_source=rule_source)
+    OBJFILES.walkers[rule_source] = made
+    return made, mapped
 
 
-def registers(read: Callable[[str], object], machine: Machine) -> dict[int, int]:
-    """The registers `read` (a frame's or a pending frame's `read_register`) gives, by DWARF number; those
-    gdb does not have (`<not saved>`, `<unavailable>`) left out."""
+def registers(read: Callable[[str], object], machine: Machine, only: Collection[int] = ()) -> dict[int, int]:
+    """The registers `read` (a frame's or a pending frame's `read_register`) gives, by DWARF number (`only`
+    those, when given); those gdb does not have (`<not saved>`, `<unavailable>`) left out."""
     found = {}
     for reg in terms.registers(machine.abi):
+        if only and reg not in only:
+            continue
         try:
             value = read(reg.name)
             if value.is_optimized_out:

@@ -15,7 +15,7 @@ import gdb.unwinder
 
 from sfview import ADDRESS_MASK
 from sfview.gdb import inferior
-from sfview.unwind.engine import Frame, RuleSource
+from sfview.unwind.engine import Frame, Lookups, RuleSource, Unwinder
 
 NAME = "sframe"
 PC_NAMES = {"i386:x86-64": "rip"}
@@ -46,14 +46,17 @@ class SframeUnwinder(gdb.unwinder.Unwinder):
 def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
     walker, _ = inferior.unwinder(RuleSource.SFRAME)
     m = walker.machine
+    if _SEEN.walker is not walker:  # gdb loaded or dropped files: what was looked up is stale
+        _SEEN.walker, _SEEN.lookups = walker, Lookups()
     pc_name = PC_NAMES.get(pending.architecture().name(), "pc")
-    registers = inferior.registers(pending.read_register, m)
-    pc = int(pending.read_register(pc_name)) & ADDRESS_MASK
+    registers = inferior.registers(pending.read_register, m, m.callee_saved | {m.sp, m.fp, m.ra})
+    pc_value = pending.read_register(pc_name)
+    pc = int(pc_value) & ADDRESS_MASK
     frame = Frame(pending.level(), pc, registers)
-    caller, _, _ = walker.step(frame)
+    caller, _, _ = walker.step(frame, _SEEN.lookups)
     if caller is None or frame.function is None or frame.module is None or frame.cfa is None:
         return None  # no FDE here (a heuristic is gdb's business), or the row gave no caller
-    pointer = pending.read_register(pc_name).type
+    pointer = pc_value.type
     start = frame.function.start_address + frame.module.bias
     info = pending.create_unwind_info(FrameId(gdb.Value(frame.cfa).cast(pointer), gdb.Value(start).cast(pointer)))
     info.add_saved_register(pc_name, gdb.Value(caller.pc).cast(pointer))
@@ -61,11 +64,24 @@ def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
         name = m.name(number)
         if name == pc_name:
             continue
-        kind = pending.read_register(name).type
+        kind = _TYPES.get(name)
+        if kind is None:
+            kind = _TYPES[name] = pending.read_register(name).type
         info.add_saved_register(name, gdb.Value(value).cast(kind))
     return info
 
 
+class _Seen:
+    """What the unwinder found at the PCs it met, kept from frame to frame (and stop to stop) while the
+    files gdb has loaded stay the same (`inferior.unwinder` gives the same unwinder)."""
+
+    walker: Unwinder | None = None
+    lookups = Lookups()
+
+
+_SEEN = _Seen()
+_TYPES: dict[str, gdb.Type] = {}
+"""Each register's type in gdb, by name: what a saved value is cast to (gdb wants the register's size)."""
 _REGISTERED: list[SframeUnwinder] = []
 
 
