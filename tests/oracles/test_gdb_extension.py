@@ -4,14 +4,17 @@ One program (deep.c, `gcc -O2 -Wa,--gsframe`), built once for the module, stoppe
 frames deep. The oracles: `sframe bt` against `sfview unwind --cfi sframe` on the core gdb writes at
 the same stop, and gdb's own frames; `sframe info` against gdb's registers and readelf's rows; the
 unwinder against gdb's `bt` of the unstripped program, on a copy whose DWARF unwind tables objcopy
-removed (gdb alone loses the stack there). AArch64 through qemu-user's gdbstub is not tested.
+removed (gdb alone loses the stack there). Then the same with zlib's minigzip (Debian's source, which
+nobody here wrote), and on AArch64 with gdb-multiarch attached to qemu-user's gdbstub.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -267,3 +270,66 @@ def test_minigzip_sframe_bt_at_every_instruction_is_gdbs_bt(minigzip: dict[str, 
         assert expected[-1][2] == "main", theirs
         assert frames(ours)[: len(expected)] == expected, stop
         assert f"gdb: the same {len(expected)} frames" in ours, stop
+
+
+# AArch64: the program run by qemu-user, gdb-multiarch attached to its gdbstub ---------------------
+
+SYSROOT = "/usr/aarch64-linux-gnu"
+
+
+@pytest.fixture(scope="module")
+def aarch64(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """deep.c for AArch64 (`-O2 -Wa,--gsframe`), and a copy without its DWARF unwind tables."""
+    _need("aarch64-linux-gnu-gcc", "aarch64-linux-gnu-objcopy", "qemu-aarch64", "gdb-multiarch")
+    folder = tmp_path_factory.mktemp("aarch64")
+    program = folder / "deep"
+    compile_ = ["aarch64-linux-gnu-gcc", "-O2", "-Wa,--gsframe", "-o", str(program), str(DATA / "src" / "deep.c")]
+    subprocess.run(compile_, check=True)
+    stripped = folder / "deep-stripped"
+    subprocess.run(["aarch64-linux-gnu-objcopy", *(f"--remove-section={s}" for s in (".eh_frame", ".eh_frame_hdr",
+                    ".debug_frame")), str(program), str(stripped)], check=True)  # fmt: skip
+    return {"program": program, "stripped": stripped}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def gdb_on_qemu(load: str, program: Path, *commands: str) -> str:
+    """gdb-multiarch's output for `commands`, attached to qemu-aarch64's gdbstub running `program`, stopped
+    at `stop_here`."""
+    port = _free_port()
+    qemu = subprocess.Popen(["qemu-aarch64", "-g", str(port), "-L", SYSROOT, str(program)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        args = ["gdb-multiarch", "-batch", "-nx", "-ex", load, "-ex", f"set sysroot {SYSROOT}"]
+        for command in ("target remote :" + str(port), "break stop_here", "continue", *commands, "kill"):
+            args += ["-ex", command]
+        for _ in range(50):  # qemu listening
+            result = subprocess.run([*args, str(program)], capture_output=True, text=True, timeout=120)
+            if "Connection refused" not in result.stdout + result.stderr:
+                break
+            time.sleep(0.1)
+    finally:
+        qemu.kill()
+        qemu.wait()
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output and "Python Exception" not in output, output
+    return output
+
+
+def test_aarch64_sframe_bt_beside_gdb_multiarch(aarch64: dict[str, Path], load: str) -> None:
+    output = gdb_on_qemu(load, aarch64["program"], "bt", "sframe bt")
+    found = frames(output)
+    assert [name for *_, name in found[:6]] == ["stop_here", "leaf", "with_alloca", "recurse", "fp_func", "main"]
+    assert found[6:12] == found[:6], output
+    assert "gdb: the same 6 frames" in output
+
+
+def test_aarch64_the_unwinder_gives_gdb_back_the_stack_it_lost(aarch64: dict[str, Path], load: str) -> None:
+    reference = frames(gdb_on_qemu(load, aarch64["program"], "bt"))
+    assert len(reference) == 6, reference
+    assert frames(gdb_on_qemu(load, aarch64["stripped"], "bt")) != reference
+    assert frames(gdb_on_qemu(load, aarch64["stripped"], "sframe unwinder on", "bt")) == reference
