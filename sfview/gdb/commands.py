@@ -9,7 +9,7 @@ sfview's engines, and prints as `sfview unwind` and `sfview check` do. Whatever 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 
 import gdb
 
@@ -22,7 +22,7 @@ from sfview.gdb import inferior, unwinder
 from sfview.output import diagnostics
 from sfview.output.backtrace import explanation, frame_line
 from sfview.output.safe_text import printable
-from sfview.unwind.engine import Backtrace, Frame, RuleSource, Unwinder, Walk
+from sfview.unwind.engine import Backtrace, Frame, RuleSource, Unwinder, Walk, in_stub
 
 
 def _one_line(invoke: Callable[[gdb.Command, str, bool], None]) -> Callable[[gdb.Command, str, bool], None]:
@@ -43,7 +43,8 @@ def _one_line(invoke: Callable[[gdb.Command, str, bool], None]) -> Callable[[gdb
     return guarded
 
 
-def _write(lines: Iterator[str] | list[str]) -> None:
+def _write(lines: Iterable[str]) -> None:
+    """Each line to gdb's output, no byte of the input reaching the terminal as a control sequence."""
     for line in lines:
         gdb.write(printable(line) + "\n")
 
@@ -74,41 +75,48 @@ class SframeInfo(gdb.Command):
 
     @_one_line
     def invoke(self, arg: str, from_tty: bool) -> None:
-        inferior.require_inferior()
+        if not arg.strip():
+            inferior.require_inferior()
         walker, _ = inferior.unwinder(RuleSource.SFRAME)
-        frame = _start(walker)
-        live = not arg.strip()
-        if not live:
+        frame = _start(walker) if inferior.has_frames() else None
+        if arg.strip():
             value = gdb.parse_and_eval(arg)
             if value.type.code == gdb.TYPE_CODE_FUNC:  # `sframe info leaf`: where the function starts
                 value = value.address
+            if value is None:
+                raise gdb.GdbError(f"sframe info: {arg.strip()} has no address")
             address = int(value) & ADDRESS_MASK
-            live = address == frame.pc
-            frame = frame if live else Frame(0, address, {})
-        step = walker.step(frame)
-        lines = [f"{frame.pc:#x} in {frame.name() or '??'}" + (f" ({frame.module.name})" if frame.module else "")]
-        found = explanation(frame)
-        if not live:
-            found = found[: len(found) - len(frame.computations)]
-        lines.extend(found)
-        if frame.function is None and not live:
-            module = frame.module
-            lacking = f" (in {module.name}, which has no SFrame data)" if module and module.section is None else ""
-            lines.append(f"      no FDE covers {frame.pc:#x}{lacking}")
-        module = frame.module
-        if frame.row is not None and module is not None and module.section is not None:
-            section = module.section
-            rules = (rule_notation.cfa_text(section, frame.row.cfa), rule_notation.saved_text(section, frame.row.fp),
-                     rule_notation.saved_text(section, frame.row.ra))  # fmt: skip
-            lines.insert(3 if frame.function is not None else 2, "      rules: CFA {}, FP {}, RA {}".format(*rules))
-        if live and step.caller is not None:
-            caller, sp = step.caller, walker.machine.sp
-            name = walker.name_at(caller.pc, caller.pc - 1) or "??"
-            at = f", {walker.machine.name(sp)} {caller.registers[sp]:#x}" if sp in caller.registers else ""
-            lines.append(f"caller: {caller.pc:#x} in {name}{at}")
-        elif live:
-            lines.append(f"no caller: {step.stop}")
-        _write(lines)
+            if frame is None or address != frame.pc:  # the rules there, without a frame's registers
+                _write(info_lines(walker, Frame(0, address, {}), live=False))
+                return
+        assert frame is not None
+        _write(info_lines(walker, frame, live=True))
+
+
+def info_lines(walker: Unwinder, frame: Frame, live: bool) -> list[str]:
+    """`sframe info`'s lines for `frame`: its FDE and row, their rules, and (`live`: the frame's own
+    registers) the arithmetic and the caller they give."""
+    step = walker.step(frame)
+    module, row = frame.module, frame.row
+    lines = [f"{frame.pc:#x} in {frame.name() or '??'}" + (f" ({module.name})" if module else "")]
+    found = explanation(frame)
+    lines.extend(found if live else found[: len(found) - len(frame.computations)])
+    if row is not None and module is not None and module.section is not None:
+        section = module.section
+        rules = (rule_notation.cfa_text(section, row.cfa), rule_notation.saved_text(section, row.fp),
+                 rule_notation.saved_text(section, row.ra))  # fmt: skip
+        lines.insert(3, "      rules: CFA {}, FP {}, RA {}".format(*rules))  # after the FDE's and the row's lines
+    if frame.function is None and not live:
+        lacking = f" (in {module.name}, which has no SFrame data)" if module and module.section is None else ""
+        lines.append(f"      no FDE covers {frame.pc:#x}{lacking}")
+    if live and step.caller is not None:
+        caller, sp = step.caller, walker.machine.sp
+        name = walker.name_at(caller.pc, caller.pc - 1) or "??"
+        at = f", {walker.machine.name(sp)} {caller.registers[sp]:#x}" if sp in caller.registers else ""
+        lines.append(f"caller: {caller.pc:#x} in {name}{at}")
+    elif live:
+        lines.append(f"no caller: {step.stop}")
+    return lines
 
 
 class SframeBacktrace(gdb.Command):
@@ -179,7 +187,7 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
         if index >= len(theirs):
             past = " (`set backtrace past-main on` to go on)" if theirs[-1].name() == "main" else ""
             return (
-                f"gdb: the same {index} frames; gdb's backtrace ends at {_gdb_line(theirs[-1])}{past},"
+                f"gdb: the same {_frames(index)}; gdb's backtrace ends at {_gdb_line(theirs[-1])}{past},"
                 f" SFrame's goes on to #{ours.frames[-1].number}"
             )
         gdb_frame = theirs[index]
@@ -191,20 +199,25 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
             if index == 0:
                 return f"gdb: parts at #{frame.number}: gdb's frame is {_gdb_line(gdb_frame)}"
             why = _why_parted(walker, ours.frames[index - 1], gdb_frame, sp_name)
-            return f"gdb: the same {index} frames; they part at #{frame.number}: gdb has {_gdb_line(gdb_frame)}: {why}"
+            parted = f"they part at #{frame.number}: gdb has {_gdb_line(gdb_frame)}"
+            return f"gdb: the same {_frames(index)}; {parted}: {why}"
     if len(theirs) > len(ours.frames) and not limited:
         return (
-            f"gdb: the same {len(ours.frames)} frames; gdb goes on to {_gdb_line(theirs[len(ours.frames)])}"
+            f"gdb: the same {_frames(len(ours.frames))}; gdb goes on to {_gdb_line(theirs[len(ours.frames)])}"
             f" where SFrame stopped: {ours.stop}"
         )
-    return f"gdb: the same {len(ours.frames)} frames, with the same PC and SP"
+    return f"gdb: the same {_frames(len(ours.frames))}, with the same PC and SP"
+
+
+def _frames(count: int) -> str:
+    return f"{count} frame" if count == 1 else f"{count} frames"
 
 
 def _why_parted(walker: Unwinder, callee: Frame, gdb_caller: gdb.Frame, sp_name: str) -> str:
     """Why SFrame found another caller of `callee` than gdb did."""
     module = callee.module
     name = callee.name() or f"{callee.pc:#x}"
-    if "@plt" in name or name.split("+")[0] in (".plt", ".plt.sec", ".plt.got"):
+    if in_stub(name):
         return f"{name} is a PLT stub"
     if callee.function is None:
         if module is None:
@@ -276,6 +289,10 @@ def check_line(path: str) -> str:
     return f"{path}: {', '.join(problems)}{said}{more}"
 
 
+SWITCH = {"on": True, "off": False}
+"""`sframe unwinder`'s argument: whether gdb asks the SFrame unwinder."""
+
+
 class SframeUnwinderCommand(gdb.Command):
     """Unwind with SFrame inside gdb: `on` registers an unwinder that gives the caller of every frame an
     SFrame FDE covers (in the files that have `.sframe`), before gdb's own; `off` removes it. A frame it
@@ -288,11 +305,11 @@ class SframeUnwinderCommand(gdb.Command):
 
     @_one_line
     def invoke(self, arg: str, from_tty: bool) -> None:
-        choice = arg.strip()
-        if choice not in ("on", "off"):
+        on = SWITCH.get(arg.strip())
+        if on is None:
             raise gdb.GdbError("sframe unwinder: say on or off")
-        unwinder.enable(choice == "on")
-        gdb.write(f"sframe unwinder: {'on' if choice == 'on' else 'off'}\n")
+        unwinder.enable(on)
+        gdb.write(f"sframe unwinder: {arg.strip()}\n")
 
 
 Sframe()

@@ -175,11 +175,12 @@ def registers(read: Callable[[str], object], machine: Machine, only: Collection[
 
 def require_inferior() -> None:
     """Raise `gdb.GdbError` when there are no registers to start from (no process, no core)."""
-    if not gdb.selected_inferior().pid and not _has_frames():
+    if not gdb.selected_inferior().pid and not has_frames():
         raise gdb.GdbError("sframe: no process and no core: run the program, attach, or load a core first")
 
 
-def _has_frames() -> bool:
+def has_frames() -> bool:
+    """Whether gdb has a selected frame (a process, or a core)."""
     try:
         gdb.selected_frame()
     except gdb.error:

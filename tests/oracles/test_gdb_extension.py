@@ -185,6 +185,17 @@ def test_without_a_process_each_command_is_one_line_and_gdb_goes_on(built: dict[
     assert output.count("sframe: no process and no core") == 2 and "$1 = 42" in output, output
 
 
+def test_sframe_info_at_an_address_needs_no_process(built: dict[str, Path], load: str) -> None:
+    """The rules at a function's first byte, from the file alone: readelf's first row of its FDE."""
+    program = built["program"]
+    output = gdb(load, program, "sframe info stop_here")
+    start = re.search(r"^(0x[0-9a-f]+) in stop_here \(deep\)$", output, re.M).group(1)
+    rows = subprocess.run(["readelf", "--sframe", str(program)], capture_output=True, text=True).stdout
+    block = rows.split(f"pc = {start},")[1].split("func idx")[0]
+    first = next(line.split() for line in block.splitlines() if re.match(r"\s+[0-9a-f]{16}\s", line))
+    assert f"rules: CFA {first[1]}, FP {first[2]}, " in output and "FRE 0 " in output, output
+
+
 @pytest.mark.parametrize("which", ["plain", "damaged"])
 def test_bad_sframe_is_one_line_and_gdb_goes_on(built: dict[str, Path], load: str, which: str) -> None:
     output = gdb(load, built[which], *STOP, *BAD, "sframe unwinder on", "bt", "print 6 * 7")
