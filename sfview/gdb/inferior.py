@@ -52,10 +52,11 @@ def mapped_sections() -> dict[str | None, dict[str, int]]:
 
 
 class Objfiles:
-    """The files gdb has loaded, opened once each (by path and load bias) for the whole gdb session."""
+    """The files gdb has loaded, opened once each (by path, load bias and modification time) for the whole
+    gdb session."""
 
     def __init__(self) -> None:
-        self.opened: dict[tuple[str, int], tuple[Module, InputError | None]] = {}
+        self.opened: dict[tuple[str, int, int], tuple[Module, InputError | None]] = {}
         self.current: list[Mapped] | None = None
         self.walkers: dict[RuleSource, Unwinder] = {}
         """The unwinder over `current`, by the rules it follows."""
@@ -89,7 +90,7 @@ class Objfiles:
             bias = self._bias(path, where)
             if bias is None:
                 continue
-            key = (path, bias)
+            key = (path, bias, os.stat(path).st_mtime_ns)  # a program rebuilt since is read again
             if key not in self.opened:
                 try:
                     self.opened[key] = mapped_module(path, bias, None if path == program else path)

@@ -48,7 +48,8 @@ def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
     m = walker.machine
     if _SEEN.walker is not walker:  # gdb loaded or dropped files: what was looked up is stale
         _SEEN.walker, _SEEN.lookups = walker, Lookups()
-    pc_name = PC_NAMES.get(pending.architecture().name(), "pc")
+    arch = pending.architecture().name()
+    pc_name = PC_NAMES.get(arch, "pc")
     registers = inferior.registers(pending.read_register, m, m.callee_saved | {m.sp, m.fp, m.ra})
     pc_value = pending.read_register(pc_name)
     pc = int(pc_value) & ADDRESS_MASK
@@ -64,9 +65,9 @@ def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
         name = m.name(number)
         if name == pc_name:
             continue
-        kind = _TYPES.get(name)
+        kind = _TYPES.get((arch, name))
         if kind is None:
-            kind = _TYPES[name] = pending.read_register(name).type
+            kind = _TYPES[arch, name] = pending.read_register(name).type
         info.add_saved_register(name, gdb.Value(value).cast(kind))
     return info
 
@@ -75,13 +76,15 @@ class _Seen:
     """What the unwinder found at the PCs it met, kept from frame to frame (and stop to stop) while the
     files gdb has loaded stay the same (`inferior.unwinder` gives the same unwinder)."""
 
-    walker: Unwinder | None = None
-    lookups = Lookups()
+    def __init__(self) -> None:
+        self.walker: Unwinder | None = None
+        self.lookups = Lookups()
 
 
 _SEEN = _Seen()
-_TYPES: dict[str, gdb.Type] = {}
-"""Each register's type in gdb, by name: what a saved value is cast to (gdb wants the register's size)."""
+_TYPES: dict[tuple[str, str], gdb.Type] = {}
+"""Each register's type in gdb, by architecture and name: what a saved value is cast to (gdb wants the
+register's size)."""
 _REGISTERED: list[SframeUnwinder] = []
 
 
