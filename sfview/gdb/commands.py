@@ -143,16 +143,16 @@ class SframeBacktrace(gdb.Command):
         first = _start(walker)
         # one frame past the limit, so that the last one shown has been stepped (its module, its name)
         walk = Walk(walker, first, None if limit is None else first.number + limit + 1)
-        frames = []
+        frames, cut = [], False
         for frame in walk:
             if limit is not None and len(frames) == limit:
-                walk.stop = f"stopped after {limit} frames (the limit asked for)"
+                walk.stop, cut = f"stopped after {limit} frames (the limit asked for)", True
                 break
             mark = f"  [{frame.heuristic}]" if frame.fallback else ""
             _write([frame_line(frame) + mark])
             frames.append(frame)
         _write([f"stopped: {walk.stop}"])
-        _write([beside_gdb(walker, Backtrace(frames, walk.stop), gdb.selected_frame(), limit is not None)])
+        _write([beside_gdb(walker, Backtrace(frames, walk.stop), gdb.selected_frame(), cut)])
 
 
 def _gdb_frames(selected: gdb.Frame, count: int) -> list[gdb.Frame]:
@@ -179,7 +179,8 @@ def _gdb_line(frame: gdb.Frame) -> str:
 def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: bool) -> str:
     """Where SFrame's walk and gdb's frames part (the first frame whose PC or SP differ), and why: the
     step before it had no SFrame data (which library), went through a PLT, or took a row that differs
-    from the DWARF CFI gdb follows; or one walk ended first."""
+    from the DWARF CFI gdb follows; or one walk ended first. `limited`: the walk was cut at the frames
+    asked for (gdb's going on is no parting)."""
     m = walker.machine
     sp_name = m.name(m.sp)
     theirs = _gdb_frames(selected, len(ours.frames) + 1)
@@ -202,9 +203,11 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
             parted = f"they part at #{frame.number}: gdb has {_gdb_line(gdb_frame)}"
             return f"gdb: the same {_frames(index)}; {parted}: {why}"
     if len(theirs) > len(ours.frames) and not limited:
+        beyond = theirs[len(ours.frames)]
+        why = _why_parted(walker, ours.frames[-1], beyond, sp_name)
         return (
-            f"gdb: the same {_frames(len(ours.frames))}; gdb goes on to {_gdb_line(theirs[len(ours.frames)])}"
-            f" where SFrame stopped: {ours.stop}"
+            f"gdb: the same {_frames(len(ours.frames))}; gdb goes on to {_gdb_line(beyond)}"
+            f" where SFrame stopped ({ours.stop}): {why}"
         )
     return f"gdb: the same {_frames(len(ours.frames))}, with the same PC and SP"
 

@@ -161,6 +161,26 @@ def test_sframe_bt_says_why_gdb_parts_from_it(built: dict[str, Path], load: str)
     assert "no DWARF CFI of deep-stripped covers leaf" in output, output
 
 
+def test_sframe_bt_names_a_row_that_differs_from_dwarf(built: dict[str, Path], load: str, tmp_path: Path) -> None:
+    """stop_here's one row changed from `sp+8` to `sp+16` in a copy (its DWARF CFI left alone): the SFrame
+    walk parts from gdb's at #1, and says the row differs from the DWARF CFI gdb follows."""
+    program = built["program"]
+    info = gdb(load, program, *STOP, "sframe info")
+    assert "rules: CFA sp+8, FP u, RA f" in info, info
+    fre = int(re.search(r"FRE 0 \(section offset (0x[0-9a-f]+)\)", info).group(1), 16)
+    data = bytearray(program.read_bytes())
+    cfa_offset = _sframe_offset(program) + fre + 2  # a one-byte start address, the info byte, then the CFA offset
+    assert data[cfa_offset] == 8
+    data[cfa_offset] = 16
+    changed = tmp_path / "deep"
+    changed.write_bytes(data)
+    changed.chmod(0o755)
+    output = gdb(load, changed, *STOP, "sframe info", "sframe bt 3")
+    assert "rules: CFA sp+16, FP u, RA f" in output, output
+    assert "gdb: the same 1 frame; gdb goes on to #1  0x" in output, output
+    assert "SFrame's row for stop_here (fdes[3] FRE 0) differs from its DWARF CFI, which gdb follows" in output
+
+
 def test_an_exception_in_the_unwinder_leaves_the_frame_to_gdb(built: dict[str, Path], load: str) -> None:
     broken = "python import sfview.gdb.inferior as i; i.unwinder = lambda *args: 1 / 0"
     output = gdb(load, built["program"], *STOP, broken, "sframe unwinder on", "bt")
