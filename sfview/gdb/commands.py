@@ -156,10 +156,13 @@ class SframeBacktrace(gdb.Command):
 
 
 def _gdb_frames(selected: gdb.Frame, count: int) -> list[gdb.Frame]:
-    """gdb's own frames from the selected one, at most `count`."""
+    """gdb's own frames from the selected one, at most `count`; not the frames gdb makes for functions
+    inlined into another (each has the PC and SP of the frame it is inlined in, which holds it: a stack
+    walk sees that one only)."""
     frames, frame = [], selected
     while frame is not None and len(frames) < count:
-        frames.append(frame)
+        if frame.type() != gdb.INLINE_FRAME:
+            frames.append(frame)
         try:
             frame = frame.older()
         except gdb.error:

@@ -161,6 +161,28 @@ def test_sframe_bt_says_why_gdb_parts_from_it(built: dict[str, Path], load: str)
     assert "no DWARF CFI of deep-stripped covers leaf" in output, output
 
 
+INLINED = """
+volatile int sink;
+__attribute__((noinline)) void stop_here(void) { sink++; }
+static inline __attribute__((always_inline)) void middle(int x) { sink += x; stop_here(); sink -= x; }
+__attribute__((noinline)) void outer(int x) { middle(x); sink++; }
+int main(int argc, char **argv) { outer(argc); return 0; }
+"""
+
+
+def test_gdbs_frames_of_inlined_functions_are_no_parting(load: str, tmp_path: Path) -> None:
+    """With -g, gdb shows `middle`, inlined into `outer`, as a frame of its own at outer's PC and SP: no
+    stack walk has it, and `sframe bt` compares with the frame that holds it."""
+    _need("gcc", "gdb")
+    source, program = tmp_path / "inlined.c", tmp_path / "inlined"
+    source.write_text(INLINED)
+    subprocess.run(["gcc", "-g", "-O2", "-Wa,--gsframe", "-o", str(program), str(source)], check=True)
+    output = gdb(load, program, *STOP, "bt", "sframe bt")
+    assert re.search(r"^#1 .* in middle \(", output, re.M), output
+    assert [name for *_, name in frames("#0 " + output.rsplit("\n#0 ", 1)[1])][:3] == ["stop_here", "outer", "main"]
+    assert "gdb: the same 3 frames; gdb's backtrace ends at #3 " in output, output
+
+
 def test_sframe_bt_names_a_row_that_differs_from_dwarf(built: dict[str, Path], load: str, tmp_path: Path) -> None:
     """stop_here's one row changed from `sp+8` to `sp+16` in a copy (its DWARF CFI left alone): the SFrame
     walk parts from gdb's at #1, and says the row differs from the DWARF CFI gdb follows."""
