@@ -9,9 +9,10 @@ a gdb session (`Objfiles` keeps each module by path and load bias).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import NamedTuple
 
 import gdb
@@ -157,21 +158,30 @@ def unwinder(rule_source: RuleSource = RuleSource.SFRAME) -> tuple[Unwinder, lis
     return made, mapped
 
 
-def registers(read: Callable[[str], object], machine: Machine, only: Collection[int] = ()) -> dict[int, int]:
-    """The registers `read` (a frame's or a pending frame's `read_register`) gives, by DWARF number (`only`
-    those, when given); those gdb does not have (`<not saved>`, `<unavailable>`) left out."""
+def register_values(read: Callable[[str], gdb.Value], machine: Machine) -> dict[int, tuple[int, gdb.Value]]:
+    """The registers `read` (a frame's or a pending frame's `read_register`) gives, by DWARF number: each
+    as a number and as gdb's value; those gdb does not have (`<not saved>`, `<unavailable>`) left out."""
     found = {}
-    for reg in terms.registers(machine.abi):
-        if only and reg not in only:
-            continue
+    for number, name in register_names(machine.abi).items():
         try:
-            value = read(reg.name)
-            if value.is_optimized_out:
-                continue
-            found[int(reg)] = int(value) & ADDRESS_MASK
+            value = read(name)
+            if not value.is_optimized_out:
+                found[number] = (int(value) & ADDRESS_MASK, value)
         except (gdb.error, ValueError):
             continue
     return found
+
+
+@functools.cache
+def register_names(abi: int) -> dict[int, str]:
+    """The ABI's registers by DWARF number → their names, which gdb's are (`rsp`, `x29`): worked out once,
+    not at each of the frames the unwinder is asked for."""
+    return {int(reg): reg.name for reg in terms.registers(abi)}
+
+
+def registers(read: Callable[[str], gdb.Value], machine: Machine) -> dict[int, int]:
+    """The registers `read` gives, by DWARF number, as numbers (`register_values`)."""
+    return {number: value for number, (value, _) in register_values(read, machine).items()}
 
 
 def require_inferior() -> None:

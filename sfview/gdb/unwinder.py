@@ -2,10 +2,11 @@
 
 gdb asks a Python unwinder first, before its DWARF and prologue-analysis unwinders, for every frame.
 This one answers for a frame whose PC an FDE of a loaded file's `.sframe` covers, with the CFA, the
-return address and the frame pointer the row gives (sfview's `Unwinder.step`), and the registers
-the callee keeps (the ABI's callee-saved ones) carried over as they are. Any other frame, and any
-frame where anything goes wrong (a memory word gdb cannot read, a damaged section, a bug of ours), it
-declines (returns None): gdb's own unwinders then take it as if this one were not there.
+return address and the frame pointer the row gives (sfview's `Unwinder.step`), and every other
+register carried over as it is (as gdb's DWARF unwinder takes the registers a row leaves unspecified:
+the ABI's callee-saved ones the callee kept). Any other frame, and any frame where anything goes
+wrong (a memory word gdb cannot read, a damaged section, a bug of ours), it declines (returns None):
+gdb's own unwinders then take it as if this one were not there.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
     m = walker.machine
     if _SEEN.walker is not walker:  # gdb loaded or dropped files: what was looked up is stale
         _SEEN.walker, _SEEN.lookups = walker, Lookups()
-    arch = pending.architecture().name()
-    pc_name = PC_NAMES.get(arch, "pc")
-    registers = inferior.registers(pending.read_register, m, m.callee_saved | {m.sp, m.fp, m.ra})
+    pc_name = PC_NAMES.get(pending.architecture().name(), "pc")
+    values = inferior.register_values(pending.read_register, m)
+    registers = {number: value for number, (value, _) in values.items()}
     pc_value = pending.read_register(pc_name)
     pc = int(pc_value) & ADDRESS_MASK
     frame = Frame(pending.level(), pc, registers)
@@ -61,14 +62,23 @@ def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
     start = frame.function.start_address + frame.module.bias
     info = pending.create_unwind_info(FrameId(gdb.Value(frame.cfa).cast(pointer), gdb.Value(start).cast(pointer)))
     info.add_saved_register(pc_name, gdb.Value(caller.pc).cast(pointer))
+    names = inferior.register_names(m.abi)
     for number, value in caller.registers.items():
-        name = m.name(number)
+        name = names.get(number) or m.name(number)
         if name == pc_name:
             continue
-        kind = _TYPES.get((arch, name))
-        if kind is None:
-            kind = _TYPES[arch, name] = pending.read_register(name).type
+        held = values.get(number)
+        if held is not None and held[0] == value:  # kept: gdb's own value of it, as read
+            info.add_saved_register(name, held[1])
+            continue
+        kind = held[1].type if held is not None else pending.read_register(name).type  # gdb wants its size
         info.add_saved_register(name, gdb.Value(value).cast(kind))
+    # the registers the row leaves unsaid keep their values, as gdb's DWARF unwinder takes the registers
+    # a CFI row leaves unspecified (a callee-saved one, which the ABI says the callee kept, or one gdb then
+    # shows a variable's entry value from)
+    for number, (_, held) in values.items():
+        if number not in caller.registers:
+            info.add_saved_register(names[number], held)
     return info
 
 
@@ -82,9 +92,6 @@ class _Seen:
 
 
 _SEEN = _Seen()
-_TYPES: dict[tuple[str, str], gdb.Type] = {}
-"""Each register's type in gdb, by architecture and name: what a saved value is cast to (gdb wants the
-register's size)."""
 _REGISTERED: list[SframeUnwinder] = []
 
 

@@ -181,6 +181,12 @@ def test_gdbs_frames_of_inlined_functions_are_no_parting(load: str, tmp_path: Pa
     assert re.search(r"^#1 .* in middle \(", output, re.M), output
     assert [name for *_, name in frames("#0 " + output.rsplit("\n#0 ", 1)[1])][:3] == ["stop_here", "outer", "main"]
     assert "gdb: the same 3 frames; gdb's backtrace ends at #3 " in output, output
+    # and gdb with the SFrame unwinder prints its backtrace as it does with the DWARF CFI: the inlined
+    # frame, each argument, each entry value (the registers a row leaves unsaid kept, as gdb keeps them)
+    with_dwarf = [line for line in gdb(load, program, *STOP, "bt").splitlines() if line.startswith("#")]
+    with_sframe = gdb(load, program, *STOP, "sframe unwinder on", "bt")
+    assert [line for line in with_sframe.splitlines() if line.startswith("#")] == with_dwarf, with_sframe
+    assert "x=x@entry=1" in with_sframe
 
 
 def test_sframe_bt_names_a_row_that_differs_from_dwarf(built: dict[str, Path], load: str, tmp_path: Path) -> None:
