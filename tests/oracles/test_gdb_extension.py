@@ -49,7 +49,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     data[_sframe_offset(program) : _sframe_offset(program) + 2] = b"\0\0"
     damaged.write_bytes(data)
     damaged.chmod(0o755)
-    return {"program": program, "stripped": stripped, "plain": plain, "damaged": damaged}
+    signal = folder / "signal"
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-o", str(signal), str(DATA / "src" / "signal.c")], check=True)
+    return {"program": program, "stripped": stripped, "plain": plain, "damaged": damaged, "signal": signal}
 
 
 def _sframe_offset(program: Path) -> int:
@@ -153,6 +155,18 @@ def test_the_unwinder_gives_gdb_back_the_stack_it_lost(built: dict[str, Path], l
     assert frames(gdb(load, built["program"], *STOP, "sframe unwinder on", "bt")) == reference
     # off: gdb's own unwinders alone again
     assert frames(gdb(load, built["stripped"], *STOP, "sframe unwinder on", "sframe unwinder off", "bt")) == alone
+
+
+def test_through_a_signal_handler(built: dict[str, Path], load: str) -> None:
+    """stop_here called by a SIGSEGV handler: `sframe bt` walks through the sigreturn trampoline to main with
+    gdb's frames, and gdb with the SFrame unwinder prints its own backtrace (the trampoline is gdb's)."""
+    signal = ("handle SIGSEGV nostop noprint pass", *STOP)
+    reference = gdb(load, built["signal"], *signal, "bt")
+    assert "#2  <signal handler called>" in reference
+    output = gdb(load, built["signal"], *signal, "sframe bt", "sframe unwinder on", "bt")
+    assert "gdb: the same 6 frames" in output and output.count("#2  <signal handler called>") == 2, output
+    expected = [line for line in reference.splitlines() if line.startswith("#")]
+    assert [line for line in output.splitlines() if line.startswith("#")][-len(expected) :] == expected
 
 
 def test_sframe_bt_says_why_gdb_parts_from_it(built: dict[str, Path], load: str) -> None:
