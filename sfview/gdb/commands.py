@@ -202,12 +202,12 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
         if frame.pc != gdb_frame.pc() or (gdb_sp is not None and frame.registers.get(m.sp) != gdb_sp):
             if index == 0:
                 return f"gdb: parts at #{frame.number}: gdb's frame is {_gdb_line(gdb_frame)}"
-            why = _why_parted(walker, ours.frames[index - 1], gdb_frame, sp_name)
+            why = _why_parted(walker, ours.frames[index - 1], frame, gdb_frame)
             parted = f"they part at #{frame.number}: gdb has {_gdb_line(gdb_frame)}"
             return f"gdb: the same {_frames(index)}; {parted}: {why}"
     if len(theirs) > len(ours.frames) and not limited:
         beyond = theirs[len(ours.frames)]
-        why = _why_parted(walker, ours.frames[-1], beyond, sp_name)
+        why = _why_parted(walker, ours.frames[-1], None, beyond)
         return (
             f"gdb: the same {_frames(len(ours.frames))}; gdb goes on to {_gdb_line(beyond)}"
             f" where SFrame stopped ({ours.stop}): {why}"
@@ -216,11 +216,12 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
 
 
 def _frames(count: int) -> str:
+    """`1 frame`, `6 frames`."""
     return f"{count} frame" if count == 1 else f"{count} frames"
 
 
-def _why_parted(walker: Unwinder, callee: Frame, gdb_caller: gdb.Frame, sp_name: str) -> str:
-    """Why SFrame found another caller of `callee` than gdb did."""
+def _why_parted(walker: Unwinder, callee: Frame, found: Frame | None, gdb_caller: gdb.Frame) -> str:
+    """Why SFrame found another caller of `callee` (`found`, or None when the walk stopped there) than gdb."""
     module = callee.module
     name = callee.name() or f"{callee.pc:#x}"
     if in_stub(name):
@@ -234,12 +235,12 @@ def _why_parted(walker: Unwinder, callee: Frame, gdb_caller: gdb.Frame, sp_name:
             where = f"no FDE of {module.name} covers {callee.lookup_pc:#x}"
         guess = f", and the SFrame walk went on by the {callee.heuristic}" if callee.fallback else ""
         return f"{where} ({name}){guess}"
-    ours = _ours_pc(callee)
+    ours = f"caller pc {found.pc:#x}" if found is not None else "no caller"
     table = module.cfi() if module is not None and module.cfi is not None else None
     if table is None or table.find((callee.lookup_pc - module.bias) & ADDRESS_MASK) is None:
         return (
             f"no DWARF CFI of {module.name if module else 'any file'} covers {name}, SFrame's row does "
-            f"(caller pc {ours}): gdb, which does not read SFrame, guessed"
+            f"({ours}): gdb, which does not read SFrame, guessed"
         )
     dwarf = Frame(callee.number, callee.pc, dict(callee.registers))
     step = walker.following(RuleSource.DWARF).step(dwarf)
@@ -247,15 +248,9 @@ def _why_parted(walker: Unwinder, callee: Frame, gdb_caller: gdb.Frame, sp_name:
         rules = f"fdes[{callee.function.index}] FRE {callee.row.index if callee.row else '?'}"
         return (
             f"SFrame's row for {name} ({rules}) differs from its DWARF CFI, which gdb follows "
-            f"(SFrame: caller pc {ours}; DWARF: {step.caller.pc:#x})"
+            f"(SFrame: {ours}; DWARF: caller pc {step.caller.pc:#x})"
         )
     return f"gdb found the caller of {name} by its own means (not the DWARF CFI sfview reads)"
-
-
-def _ours_pc(frame: Frame) -> str:
-    """The return address SFrame's row gave for `frame`, as text."""
-    ra = next((c for c in frame.computations if c.what == "RA"), None)
-    return f"{ra.value:#x}" if ra is not None and ra.value is not None else "unknown"
 
 
 class SframeCheck(gdb.Command):
