@@ -302,7 +302,11 @@ class SframeUnwinderCommand(gdb.Command):
     Usage: sframe unwinder on|off"""
 
     def __init__(self) -> None:
-        super().__init__("sframe unwinder", gdb.COMMAND_STACK, gdb.COMPLETE_NONE)
+        super().__init__("sframe unwinder", gdb.COMMAND_STACK)
+
+    def complete(self, text: str, word: str) -> list[str]:
+        """`on` and `off`, as typed so far."""
+        return [choice for choice in SWITCH if choice.startswith(word or "")]
 
     @_one_line
     def invoke(self, arg: str, from_tty: bool) -> None:
