@@ -89,8 +89,8 @@ def frames(text: str) -> list[tuple[int, int, str]]:
 
 def test_the_line_loads_the_commands_into_gdb(load: str) -> None:
     _need("gdb")
-    output = subprocess.run(["gdb", "-batch", "-nx", "-ex", load, "-ex", "help sframe", "-ex",
-                             "complete sframe unwinder o"], capture_output=True, text=True, timeout=60).stdout  # fmt: skip
+    commands = ["-ex", load, "-ex", "help sframe", "-ex", "complete sframe unwinder o"]
+    output = subprocess.run(["gdb", "-batch", "-nx", *commands], capture_output=True, text=True, timeout=60).stdout
     for command in ("sframe info", "sframe bt", "sframe check", "sframe unwinder"):
         assert command in output, output
     assert "sframe unwinder off\nsframe unwinder on\n" in output
