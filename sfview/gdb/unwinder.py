@@ -54,8 +54,15 @@ def _unwind(pending: gdb.PendingFrame) -> gdb.UnwindInfo | None:
     registers = {number: value for number, (value, _) in values.items()}
     pc_value = pending.read_register(pc_name)
     pc = int(pc_value) & ADDRESS_MASK
-    frame = Frame(pending.level(), pc, registers)
+    interrupted = (pc, registers.get(m.sp)) in _SEEN.interrupted
+    frame = Frame(pending.level(), pc, registers, interrupted=interrupted)
     caller, _, _ = walker.step(frame, _SEEN.lookups)
+    if frame.signal and caller is not None:
+        # a sigreturn trampoline, which gdb's own unwinder takes: its caller is the frame the signal
+        # interrupted, whose PC is the instruction it stopped, to be looked up as it is (not less one,
+        # as a return address is); gdb asks for that frame next
+        _SEEN.interrupt(caller.pc, caller.registers.get(m.sp))
+        return None
     if caller is None or frame.function is None or frame.module is None or frame.cfa is None:
         return None  # no FDE here (a heuristic is gdb's business), or the row gave no caller
     pointer = pc_value.type
@@ -86,9 +93,20 @@ class _Seen:
     """What the unwinder found at the PCs it met, kept from frame to frame (and stop to stop) while the
     files gdb has loaded stay the same (`inferior.unwinder` gives the same unwinder)."""
 
+    KEPT = 1024
+    """Interrupted frames remembered at most (the oldest forgotten first)."""
+
     def __init__(self) -> None:
         self.walker: Unwinder | None = None
         self.lookups = Lookups()
+        self.interrupted: dict[tuple[int, int | None], None] = {}
+        """The PC and SP of each frame a signal interrupted, seen as the caller of a sigreturn trampoline."""
+
+    def interrupt(self, pc: int, sp: int | None) -> None:
+        """Remember the frame at `pc` and `sp` as one a signal interrupted."""
+        if len(self.interrupted) >= self.KEPT:
+            del self.interrupted[next(iter(self.interrupted))]
+        self.interrupted[pc, sp] = None
 
 
 _SEEN = _Seen()

@@ -170,6 +170,44 @@ def test_through_a_signal_handler(built: dict[str, Path], load: str) -> None:
     assert [line for line in output.splitlines() if line.startswith("#")][-len(expected) :] == expected
 
 
+INTERRUPTED = """
+#include <signal.h>
+volatile int sink;
+__attribute__((noinline)) void stop_here(void) { sink++; }
+void handler(int sig) { sink += sig; stop_here(); }
+__attribute__((noipa)) int work(int x) { sink += x; return sink; }
+__attribute__((noinline)) int pushes(int x) { int r = work(x); r += work(r); return r * x; }
+int main(int argc, char **argv) { signal(SIGUSR1, handler); return pushes(argc); }
+"""
+
+
+def test_a_frame_a_signal_interrupted_is_looked_up_at_its_pc(load: str, tmp_path: Path) -> None:
+    """A signal delivered (gdb's `signal SIGUSR1`) at the first instruction of one of `pushes`'s rows, its
+    handler stopped in stop_here: the interrupted frame's PC is no return address, and its row is the
+    one starting there, not the one before (which a return address's PC - 1 would find). gdb with the
+    SFrame unwinder prints the backtrace gdb prints with the DWARF CFI, with or without the CFI."""
+    _need("gcc", "gdb", "objcopy", "readelf")
+    source, program = tmp_path / "interrupted.c", tmp_path / "interrupted"
+    source.write_text(INTERRUPTED)
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-o", str(program), str(source)], check=True)
+    stripped = tmp_path / "interrupted-stripped"
+    subprocess.run(["objcopy", "--remove-section=.eh_frame", "--remove-section=.eh_frame_hdr", str(program),
+                    str(stripped)], check=True)  # fmt: skip
+    symbols = subprocess.run(["nm", str(program)], capture_output=True, text=True, check=True).stdout
+    start = int(re.search(r"^([0-9a-f]+) T pushes$", symbols, re.M).group(1), 16)
+    rows = subprocess.run(["readelf", "--sframe", str(program)], capture_output=True, text=True).stdout
+    block = rows.split(f"pc = {start:#x},")[1].split("func idx")[0]
+    starts = [int(line.split()[0], 16) for line in block.splitlines() if re.match(r"\s+[0-9a-f]{16}\s", line)]
+    assert len(starts) >= 3, block  # rows that change after the function's first byte
+    delivered = (f"break *pushes+{starts[-1] - start}", "run", "break stop_here", "signal SIGUSR1")
+    reference = frames(gdb(load, program, *delivered, "bt"))
+    assert [name for *_, name in reference[1:2]] == ["pushes"] and len(reference) >= 3, reference
+    for copy in (program, stripped):
+        assert frames(gdb(load, copy, *delivered, "sframe unwinder on", "bt")) == reference, copy
+    output = gdb(load, stripped, *delivered, "sframe bt")
+    assert frames(output)[:3] == reference[:3], output
+
+
 def test_sframe_bt_says_why_gdb_parts_from_it(built: dict[str, Path], load: str) -> None:
     output = gdb(load, built["stripped"], *STOP, "sframe bt")
     assert "gdb: the same 2 frames; they part at #2" in output
