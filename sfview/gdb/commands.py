@@ -152,7 +152,10 @@ class SframeBacktrace(gdb.Command):
             _write([frame_line(frame) + mark])
             frames.append(frame)
         _write([f"stopped: {walk.stop}"])
-        _write([beside_gdb(walker, Backtrace(frames, walk.stop), gdb.selected_frame(), cut)])
+        beside = beside_gdb(walker, Backtrace(frames, walk.stop), gdb.selected_frame(), cut)
+        # with the unwinder on, gdb's frames are SFrame's where an FDE covers the PC: said, lest they be
+        # taken for gdb's own
+        _write([f"{beside} (gdb unwinds with `sframe unwinder on`)" if unwinder.enabled() else beside])
 
 
 def _gdb_frames(selected: gdb.Frame, count: int) -> list[gdb.Frame]:

@@ -122,3 +122,8 @@ def enable(on: bool) -> None:
     elif not on and _REGISTERED:
         gdb.frame_unwinders.remove(_REGISTERED.pop())
     gdb.invalidate_cached_frames()
+
+
+def enabled() -> bool:
+    """Whether gdb asks the SFrame unwinder."""
+    return bool(_REGISTERED)
