@@ -4,7 +4,7 @@ registers of a frame, the memory.
 Everything is read through gdb's Python API (`gdb.objfiles`, `info files` for where each file's
 sections are mapped, `Frame.read_register`, `Inferior.read_memory`), so the same code serves a live
 process, a core and a remote target; nothing here writes to the inferior. The files are opened once
-a gdb session (`Objfiles` keeps each module by path and load bias).
+a gdb session (`Objfiles` keeps each module by path, load bias and modification time).
 """
 
 from __future__ import annotations
