@@ -98,6 +98,15 @@ class RuleSet(Mapping[int, CfiRule]):
     def __len__(self) -> int:
         return self._count
 
+    def items(self) -> Iterator[tuple[int, CfiRule]]:  # type: ignore[override]
+        """(register, rule) in register order, read from the blocks (not a lookup a key)."""
+        for hi, block in enumerate(self._blocks):
+            if block is not None:
+                yield from ((hi * self.BLOCK + lo, value) for lo, value in enumerate(block) if value is not None)
+
+    def values(self) -> Iterator[CfiRule]:  # type: ignore[override]
+        return (value for _, value in self.items())
+
     def __repr__(self) -> str:
         return f"RuleSet({dict(self.items())!r})"
 
