@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
     "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+    "patch": "write a copy with fields of the section changed: --set fdes[3].func_size=0x40 -o OUT",
     "serve": "serve the explorer to a web browser (textual-serve): sfview serve FILE [--port N]",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
