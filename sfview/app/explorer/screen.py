@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from rich.style import Style
 from textual import messages
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -32,7 +33,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from sfview.app import notation
+from sfview.app import notation, palette
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.explorer import editing, filtering, navigation
 from sfview.app.explorer.background import NAMES_IN_THE_BACKGROUND, Background, Deliveries, first_overview
@@ -54,6 +55,7 @@ from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
+from sfview.app.widgets.minimap import Minimap
 from sfview.app.widgets.problems import ProblemList
 from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import StructureTree
@@ -122,6 +124,7 @@ class ExplorerScreen(Screen[None]):
         Binding("ctrl+z", "undo", "Undo", show=False),
         Binding("ctrl+y", "redo", "Redo", show=False),
         Binding("w", "write", "Write copy", show=False),
+        Binding("m", "toggle_minimap", "Minimap", show=False),
     ]
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
@@ -173,6 +176,7 @@ class ExplorerScreen(Screen[None]):
             self.doc, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
         self.dwarf = DwarfBeside(doc, self.section)
+        self.minimap = Minimap(len(doc.data), palette.section_parts(self.section), id="minimap")
         self.panes = self._panes(self.section)
         self.background = self._background(self.section)
 
@@ -202,6 +206,7 @@ class ExplorerScreen(Screen[None]):
             say=self._status,
             clear_filter=self._clear_filter,
             last_input=self._last_input,
+            selected=self._selected,
         )
 
     def _background(self, section: Section) -> Background:
@@ -265,6 +270,7 @@ class ExplorerScreen(Screen[None]):
                     yield self.consumer_line
                     yield self.problems
             yield self.hex_view
+            yield self.minimap
         yield self.status_line
         yield self.footer
 
@@ -313,6 +319,43 @@ class ExplorerScreen(Screen[None]):
         """The status line (one line, so no layout to redo)."""
         self.state.status_shown = text
         self.status_line.update(text, layout=False)
+
+    # ------------------------------------------------------------------ the minimap
+
+    def action_toggle_minimap(self) -> None:
+        """`m`: the minimap at the right, and every pane's fields in their kind's colour; again: both gone."""
+        if self.section is None:
+            return
+        shown = not self.has_class("-minimap")
+        self.set_class(shown, "-minimap")
+        self.hex_view.colour_by_kind(self._kind_style if shown else None)
+        self.structure.colour_by_kind(shown)
+        self.fde_table.colour_titles(palette.TITLE_KINDS_COLOURS if shown else {})
+        self.fre_table.colour_titles(palette.ROW_TITLES_COLOURS if shown else {})
+        if shown:
+            if self.state.selected is not None:
+                self._selected(self.state.selected)
+            self.minimap.show(problems=self.hex_view.problems)
+            self.set_focus(self.minimap)
+            self._status(f"minimap: {palette.legend()}; a click or up/down goes there (m: hide it)")
+        elif self.focused is self.minimap:
+            self.set_focus(self.hex_view)
+
+    def _kind_style(self, offset: int) -> Style | None:
+        """The colour of the field at `offset`'s kind (`palette`), for the hex pane."""
+        return palette.colour_of(self.fields.field_at(offset).path)
+
+    def _selected(self, selection: Selection) -> None:
+        """A selection shown: marked on the minimap, with the bytes the hex pane shows, while it is shown."""
+        if self.has_class("-minimap"):
+            span = selection.field.span
+            self.minimap.show(selection=(span.start, span.end), view=self.hex_view.shown_bytes)
+
+    def on_minimap_jump(self, message: Minimap.Jump) -> None:
+        """A slice of the minimap chosen: the field at its first byte, the minimap keeping the focus."""
+        self.hex_view.move_cursor(message.offset, notify=False)
+        self._record(Selection.of(self.fields.field_at(message.offset)))
+        self._hex_moved(message.offset)
 
     # ------------------------------------------------------------------ editing
 
@@ -455,6 +498,7 @@ class ExplorerScreen(Screen[None]):
         self.problem_functions = worst
         self.fre_table.set_problems({(d.fde, d.fre) for d in counted if d.fde is not None and d.fre is not None})
         self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
+        self.minimap.show(problems=self.hex_view.problems)
         self.structure.problems_changed(worst)
 
     # ------------------------------------------------------------------ consumers

@@ -94,6 +94,12 @@ KEYS = (
         " number by the rule below, an enum by name (`addr4`), a flags byte by its flags (`fde_sorted|frame_pointer`);"
         " the section is decoded again and every pane, check and verdict follows",
     ),
+    (
+        "`m`",
+        "the minimap: the whole section in a column at the right, by part (header, FDEs, FREs), `!` where a check"
+        " found a problem, `◀` the selection; a click or `up`/`down` goes there. Meanwhile every kind of field has"
+        " its colour in the bytes, the tree and the tables' titles (every `func_size` alike)",
+    ),
     ("`E`", "the edits made, oldest first (`enter`: go to one's bytes)"),
     ("`ctrl+z` / `ctrl+y`", "undo the last edit / make it again"),
     ("`w`", "write the file with the edits to a copy (over the file itself only when asked twice)"),
