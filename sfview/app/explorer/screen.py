@@ -374,7 +374,7 @@ class ExplorerScreen(Screen[None]):
         prompt = Prompt(
             f"Edit {slot.path}",
             editing.hint(slot, self.doc.data, current),
-            "0x40, 16., -8., or a name",
+            "0x40, 16., -8." + (", or a name" if slot.names or slot.flags else ""),
             lambda text: editing.typed(slot, text, self.doc.data, little),
         )
         self.app.push_screen(prompt, self._edited)
