@@ -59,9 +59,10 @@ class Minimap(Widget, can_focus=True):
             super().__init__()
             self.offset = offset
 
-    def __init__(self, size: int, parts: list[tuple[int, int, Part]], *, id: str | None = None) -> None:
+    def __init__(self, length: int, parts: list[tuple[int, int, Part]], *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.length = size
+        self.length = length
+        """The section's size in bytes."""
         self.parts = parts
         """(start, end, part), in order."""
         self.problems: list[tuple[int, int]] = []
@@ -74,10 +75,11 @@ class Minimap(Widget, can_focus=True):
     @property
     def per_line(self) -> int:
         """Bytes each line stands for (at least 1)."""
-        return max(1, -(-self.length // max(1, self.size_lines)))
+        return max(1, -(-self.length // max(1, self.lines_shown)))
 
     @property
-    def size_lines(self) -> int:
+    def lines_shown(self) -> int:
+        """The minimap's lines on the screen (1 before it is laid out)."""
         return self.content_region.height or 1
 
     def show(
@@ -92,7 +94,7 @@ class Minimap(Widget, can_focus=True):
             self.problems = problems
         if selection is not None:
             self.selection = selection
-            self.line = min(selection[0] // self.per_line, self.size_lines - 1)
+            self.line = min(selection[0] // self.per_line, self.lines_shown - 1)
         if view is not None:
             self.view = view
         self.refresh()
@@ -135,7 +137,7 @@ class Minimap(Widget, can_focus=True):
         self.post_message(self.Jump(min(self.line * self.per_line, max(self.length - 1, 0))))
 
     def action_move(self, lines: int) -> None:
-        last = max(0, min(self.size_lines, -(-self.length // self.per_line)) - 1)
+        last = max(0, min(self.lines_shown, -(-self.length // self.per_line)) - 1)
         self.line = max(0, min(self.line + lines, last))
         self.refresh()
         self.post_message(self.Jump(min(self.line * self.per_line, max(self.length - 1, 0))))
