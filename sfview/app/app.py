@@ -9,6 +9,7 @@ beside it. What the command palette offers comes from the screen on top
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -117,13 +118,27 @@ class SfviewApp(App[None]):
         resume = self.explorer.resume_here(said)
         self.doc = self.doc.patched(self.edits.data)
         self.section, self.error = self.doc.section, self.doc.error
-        if self.debugger is not None:
+        if self.debugger is not None:  # made again, on the edited section, when next opened
             self.uninstall_screen(self.debugger)
+            self.debugger.remove()  # an installed screen stays the app's child, its id taken, until removed
             self.debugger = None
+        self._follow_in_the_debugger()
         first = self.explorer is self.screen_stack[0]
         self.explorer = ExplorerScreen(self.doc, resume)
         # Textual switches only a pushed screen: the first explorer (the default screen) stays under the others.
         (self.push_screen if first else self.switch_screen)(self.explorer)
+
+    def _follow_in_the_debugger(self) -> None:
+        """The state the debugger unwinds (a core's, typed registers') with the program's section as edited,
+        each thread's too; made again from the document when there is none (`session.typed`)."""
+        from sfview.unwind import session  # the unwinder: only once a state to unwind was given
+
+        section = self.section
+        if self.session is not None:
+            self.session = session.with_program_section(self.session, section)
+        if self.threads is not None:
+            load = self.threads.load
+            self.threads = replace(self.threads, load=lambda tid: session.with_program_section(load(tid), section))
 
     def write_copy(self, path: str) -> None:
         """The file written to `path` with the edits in force (an `InputError` says what kept it from being)."""

@@ -91,3 +91,27 @@ async def test_a_field_edited_in_the_tree_and_written_is_what_readelf_reads(tmp_
     assert program.read_bytes() == (DATA / "shapes-x86_64-O2").read_bytes()
     shown = subprocess.run(["readelf", "--sframe", str(copy)], capture_output=True, text=True, check=True).stdout
     assert "func idx [3]: pc = 0x1180, size = 64 bytes" in shown
+
+
+async def test_the_debugger_walks_the_edited_section_and_gdb_s_walk_again_once_undone() -> None:
+    """A core's walk, as gdb's backtrace gives it; `leaf`'s row that says CFA = rsp + 48 edited to 64: the
+    walk from the same registers now misses the return address gdb found; undone, gdb's walk again."""
+    from sfview.inputs.core import read_core
+    from sfview.unwind import session
+
+    program, core = DATA / "deep-x86_64", DATA / "deep-x86_64.core"
+    gdb = [int(line.split()[1], 16) for line in (DATA / "deep-x86_64.core.gdb-bt.txt").read_text().splitlines()[1:3]]
+    started = session.from_core(str(program), read_core(str(core)), None, [], None)
+    app = SfviewApp(Document.open(str(program)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "space")
+        assert [f.pc for f in app.screen.frames[1:]] == gdb  # #1 leaf, #2 with_alloca
+        await pilot.press("escape", "o", *"ac", "enter")  # fdes[4].fres[1].offsets[0] of leaf: 0x30
+        assert app.explorer.state.selected.field.path == "fdes[4].fres[1].offsets[0]"
+        await pilot.press("e", *"64.", "enter", "u", "space", "space")
+        walked = [f.pc for f in app.screen.frames[1:]]
+        assert walked[0] == gdb[0] and walked[1] != gdb[1]
+        assert "CFA = rsp + 64" in str(app.screen.query_one("#dbg-explain").render())  # the step from #1
+        await pilot.press("escape", "ctrl+z", "u", "space", "space")
+        assert [f.pc for f in app.screen.frames[1:]] == gdb
