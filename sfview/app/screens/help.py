@@ -92,7 +92,7 @@ KEYS = (
         "`e`",
         "edit the selected field (from the Structure tab) or, from the hex pane, the byte under the cursor: a"
         " number by the rule below, an enum by name (`addr4`), a flags byte by its flags (`fde_sorted|frame_pointer`);"
-        " the section is decoded again and every pane, check and verdict follows",
+        " the section is decoded again and every pane, check, verdict and the debugger's walk follow",
     ),
     (
         "`m`",
