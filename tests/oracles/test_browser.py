@@ -6,7 +6,7 @@ text its renderer draws), reached through a setter planted before the page's
 script runs: the page keeps its terminal in a `terminal` property and nowhere
 global. The first screen must list the functions readelf lists, with the
 names nm gives them, and `n` must do what it does in a terminal: choose the
-next function, whose rows readelf prints.
+next function, whose rows readelf prints; and a byte edited there is edited.
 """
 
 from __future__ import annotations
@@ -138,6 +138,12 @@ def _screen_when(chrome, shows) -> str:
     pytest.fail(f"the browser never showed it; its screen:\n{screen}")
 
 
+def _focus(chrome) -> None:
+    """The keyboard to the terminal, as a click gives it, without clicking a pane (which would choose what is
+    under the pointer)."""
+    chrome.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
+
+
 def _row_of(screen: str, index: int, start: int) -> str | None:
     """The functions table's line for FDE `index` starting at `start`."""
     return next((line for line in screen.splitlines() if line.startswith(f"{index} {start:#x} ")), None)
@@ -151,7 +157,7 @@ def test_the_browser_shows_the_functions_and_n_chooses_the_next(served: str, bro
         if start in names:
             assert names[start] in _row_of(screen, index, start).split(), (index, names[start])
 
-    browser.find_element("css selector", ".xterm-screen").click()
+    _focus(browser)
     from selenium.webdriver.common.action_chains import ActionChains
 
     ActionChains(browser).send_keys("nn").perform()  # in a terminal: the next function, twice
@@ -160,3 +166,21 @@ def test_the_browser_shows_the_functions_and_n_chooses_the_next(served: str, bro
     table = screen.split(f"FREs of fdes[2] {names[start]}")[1].splitlines()
     for row_start, cfa in rows:
         assert any(re.match(rf"\d+ {row_start:#x}\s+{re.escape(cfa)}\s", line) for line in table), (row_start, cfa)
+
+
+def test_an_edit_in_the_browser_is_made_and_said(served: str, browser) -> None:
+    """`x`, `e`, a value: the byte under the hex cursor changed, the section decoded again, as in a terminal."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    start = _readelf(PROGRAM)[0][0]
+    browser.get(served)
+    _screen_when(browser, lambda screen: _row_of(screen, 0, start) is not None)
+    _focus(browser)
+    ActionChains(browser).send_keys("x").perform()
+    _screen_when(browser, lambda screen: "/ Search" in screen)  # the hex pane's key in the footer: it has the focus
+    ActionChains(browser).send_keys("e").perform()
+    _screen_when(browser, lambda screen: "Edit byte 0x1c" in screen)
+    ActionChains(browser).send_keys("ff", Keys.ENTER).perform()
+    screen = _screen_when(browser, lambda screen: "edited byte 0x1c = 0xff (78 → ff)" in screen)
+    assert _row_of(screen, 0, start) is None  # the first function's start moved with its low byte
