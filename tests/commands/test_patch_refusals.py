@@ -54,3 +54,14 @@ def test_undo_and_redo_walk_the_patches_back_and_forth() -> None:
     assert edits.redo().what == "w = -2" and edits.data == bytes.fromhex("feffffff 00 000000")
     edits.apply(encode(bits, 0xF, edits.data, little_endian=False))
     assert edits.redo() is None and edits.data == bytes.fromhex("feffffff 0f 000000")
+
+
+def test_a_compressed_section_has_no_place_for_the_bytes(tmp_path: Path) -> None:
+    """Read inflated, a compressed section cannot be patched in the file: said in one line, nothing written."""
+    from test_bad_input import _compressed_copy
+
+    out = tmp_path / "out"
+    done = run_process("patch", str(_compressed_copy(tmp_path)), "--set", "fdes[3].func_size=0x40", "-o", str(out))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith("the section is not stored as it reads (compressed?): no patched copy")
+    assert not out.exists()
