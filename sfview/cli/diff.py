@@ -1,0 +1,72 @@
+"""`sfview diff A B`: two files' SFrame sections compared by meaning, not by bytes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from sfview.cli.common import Parser, TerminalWidth, collector_paused, parse, raise_first, say_losses
+from sfview.diff.engine import Side, comparable, diff
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.output import differences
+
+
+def parser() -> argparse.ArgumentParser:
+    """`sfview diff`'s arguments, its help and its usage."""
+    parser = Parser(
+        prog="sfview diff",
+        formatter_class=TerminalWidth,
+        description="Compare two SFrame sections by meaning: functions paired by name (by address where "
+        "names are missing), their rules compared PC by PC; rows split or merged, or written with another "
+        "FRE type, are encoding, not meaning. Exit 0: the same meaning; 1: different meaning; 2: unreadable "
+        "input.",
+    )
+    parser.add_argument("a", metavar="A", help="an ELF file with SFrame, or a raw section")
+    parser.add_argument("b", metavar="B", help="the other")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser
+
+
+def _open(path: str, letter: str) -> Document:
+    """One side, opened with its section readable; an error names the side as well as the file."""
+    try:
+        doc = Document.open(path)
+        doc.require_section()
+    except InputError as exc:
+        raise InputError(f"{letter}: {exc.message}", offset=exc.offset, path=exc.path, where=exc.where) from None
+    return doc
+
+
+def _namer(doc: Document) -> Callable[[int, int], str]:
+    """`Document.name_at` for every function of a section: by the relocation on its start field in a `.o`,
+    else from the symbols (`SymbolTable.quick_name_at`)."""
+    quick = doc.symbols.quick_name_at()
+    relocated = doc.relocated_names
+    if relocated:
+        return lambda address, fde_offset: relocated.get(fde_offset) or quick(address)
+    return lambda address, _: quick(address)
+
+
+@collector_paused
+def run(argv: list[str]) -> int:
+    """Run `sfview diff` with `argv` (the arguments after the command's name); its exit status."""
+    args = parse(parser(), argv)
+    doc_a, doc_b = _open(args.a, "A"), _open(args.b, "B")
+    section_a, section_b = doc_a.require_section(), doc_b.require_section()
+    why_not = comparable(section_a, section_b)
+    if why_not is not None:
+        raise InputError(f"{args.a} and {args.b}: {why_not}; nothing to compare by meaning")
+    result = diff(*(Side(doc.require_section(), _namer(doc), doc.symbols.section_at) for doc in (doc_a, doc_b)))
+    a = differences.Labelled(args.a, doc_a.origin, section_a)
+    b = differences.Labelled(args.b, doc_b.origin, section_b)
+    if args.json:
+        sys.stdout.write(differences.json_text(result, a, b) + "\n")
+    else:
+        sys.stdout.write(differences.text(result, a, b))
+    for doc in (doc_a, doc_b):
+        say_losses(doc)
+    raise_first(doc_a, result.unreadable_a, "left out of the diff")
+    raise_first(doc_b, result.unreadable_b, "left out of the diff")
+    return 0 if result.same_meaning else 1

@@ -1,0 +1,309 @@
+"""Two sections' functions paired and compared by meaning (`sfview diff`).
+
+Functions are paired by name (the n-th function of a name with the n-th of that name in the other
+section, for static functions that share one), and by start address where a function has no name; a
+function that moved is the same function. PCMASK functions (PLT entries, whose rules repeat every entry) are
+named by their code section (`.plt`, `.plt.sec`), so that a PLT is paired with the other file's PLT of the
+same name whichever entry comes first.
+
+A pair is `SAME` when its encoding (info byte, rep size, FDE type, the rows' bytes) and its size are
+equal; `ENCODING` when only the encoding differs and an unwinder gets the same rules at every PC;
+`MEANING` when at some PC it gets different ones, or the two cover different code (sizes). Each
+meaning difference is a `Change`: a range of offsets into the function, a column, and both values.
+
+The work is one pass over each section through the bulk reader: the pairs of shapes already compared
+(most functions share their rows with another) are not compared again.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
+from sfview.errors import InputError
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.rules import Rule
+from sfview.sframe.model.section import Section
+from sfview.sframe.model.terms import abi_name
+
+EXPANDED_MAX = 1 << 16
+"""The most bytes of a PCMASK function compared with a function that is not one: its rows are laid out
+block after block for that long (its size may claim gigabytes)."""
+
+
+class Verdict(enum.Enum):
+    """What a pair of functions is to each other."""
+
+    SAME = "same"
+    ENCODING = "encoded differently"
+    MEANING = "different meaning"
+
+
+class Column(enum.Enum):
+    """What differs in a `Change`."""
+
+    CFA = "CFA"
+    FP = "FP"
+    RA = "RA"
+    RA_SIGNING = "RA signed"
+    SIGNAL = "signal frame"
+    PAUTH_KEY = "PAuth key"
+    SIZE = "size"
+    """The two cover different code: the values are the sizes, the range what one covers alone."""
+    PC_TYPE = "PCMASK block"
+    """The values are the blocks the rows repeat every (0: not PCMASK)."""
+
+
+Value = Rule | bool | int | None
+"""A change's value on one side: a rule, a flag, a size; None for a PC no row covers."""
+
+
+@dataclass(slots=True)
+class Change:
+    """Offsets [start, end) into a function where one column differs, and its value on each side."""
+
+    start: int
+    end: int
+    column: Column
+    a: Value
+    b: Value
+    every: int = 0
+    """PCMASK: the change recurs every so many bytes (the blocks' least common multiple); 0 for none."""
+
+
+class Entry(NamedTuple):
+    """One function of one side, as the pairing holds it."""
+
+    name: str
+    start: int
+    size: int
+    index: int
+    """Its FDE's index."""
+    shape: Shape
+
+
+@dataclass(slots=True)
+class Pair:
+    """Two functions, one of each side, that are the same function; its verdict and the changes of meaning."""
+
+    a: Entry
+    b: Entry
+    verdict: Verdict
+    changes: list[Change] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Diff:
+    """What `diff` found: how many pairs are the same, the others, and the functions one side alone has."""
+
+    same: int = 0
+    encoding: list[Pair] = field(default_factory=list)
+    meaning: list[Pair] = field(default_factory=list)
+    only_a: list[Entry] = field(default_factory=list)
+    only_b: list[Entry] = field(default_factory=list)
+    unreadable_a: list[InputError] = field(default_factory=list)
+    unreadable_b: list[InputError] = field(default_factory=list)
+    """Why functions of either side were left out (their FDE or rows cannot be read)."""
+
+    @property
+    def same_meaning(self) -> bool:
+        """An unwinder gets the same rules from both at every PC either describes."""
+        return not self.meaning and not self.only_a and not self.only_b
+
+
+class Side(NamedTuple):
+    """One section to compare, and how its functions are named."""
+
+    section: Section
+    name_at: Callable[[int, int], str]
+    """A function's name from its start address and its FDE's section offset, or ""."""
+    section_at: Callable[[int], str]
+    """The code section an address is in (`.plt`), or "": a PCMASK function's name."""
+
+
+def comparable(a: Section, b: Section) -> str | None:
+    """Why two sections' rules cannot be compared (their ABIs number registers differently), or None."""
+    if _registers(a) == _registers(b):
+        return None
+    return f"A is {abi_name(a.abi)}, B is {abi_name(b.abi)}: their rules name different registers"
+
+
+def _registers(section: Section) -> tuple:
+    return section.is_aarch64, section.is_s390x, section.sp_reg, section.fp_reg, section.ra_reg
+
+
+def diff(a: Side, b: Side) -> Diff:
+    """Pair the functions of `a` and `b` and compare each pair (see the module's doc)."""
+    result = Diff()
+    waiting = dict(_entries(b, result.unreadable_b))
+    outcomes: dict[tuple[int, int], Verdict | None] = {}
+    same = 0
+    for key, left in _entries(a, result.unreadable_a):
+        right = waiting.pop(key, None)
+        if right is None:
+            result.only_a.append(Entry._make(left))
+            continue
+        size, shape_a, shape_b = left[2], left[4], right[4]
+        if size == right[2] and shape_a.last < size and shape_b.last < size:
+            known = (id(shape_a), id(shape_b))
+            verdict = outcomes.get(known)
+            if verdict is None and known not in outcomes:
+                verdict = outcomes[known] = _verdict(shape_a, shape_b)
+            if verdict is Verdict.SAME:
+                same += 1
+                continue
+            if verdict is Verdict.ENCODING:
+                result.encoding.append(Pair(Entry._make(left), Entry._make(right), verdict))
+                continue
+        pair = Pair(
+            Entry._make(left), Entry._make(right), Verdict.MEANING, _changes(Entry._make(left), Entry._make(right))
+        )
+        if pair.changes:
+            result.meaning.append(pair)
+        elif shape_a.encoding == shape_b.encoding:
+            same += 1
+        else:
+            pair.verdict = Verdict.ENCODING
+            result.encoding.append(pair)
+    result.same = same
+    result.only_b = sorted(map(Entry._make, waiting.values()), key=lambda entry: entry.start)
+    return result
+
+
+def _verdict(a: Shape, b: Shape) -> Verdict | None:
+    """Two shapes at one size their rows fit in: the verdict, or None when the meaning differs (see the changes)."""
+    if a.meaning != b.meaning:
+        return None
+    return Verdict.SAME if a.encoding == b.encoding else Verdict.ENCODING
+
+
+_Key = str | int | tuple[str, int]
+_Found = tuple[str, int, int, int, Shape]
+"""An `Entry`'s fields as a plain tuple: a million of them are made, and most never become an `Entry`."""
+
+
+def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _Found]]:
+    """Each readable function of a side with its pairing key: its name (with how many of that name came
+    before it, from the second on), else its start address. What cannot be read goes to `unreadable`."""
+    section, name_at = side.section, side.name_at
+    bulk = Bulk(section)
+    shapes = BulkShapes(bulk)
+    fde_start, fde_size = section.fde_start, section.fde_size
+    seen: dict[str, int] = {}
+    for walked in bulk.functions():
+        if isinstance(walked, int) or walked[5].info.pcmask:
+            index = walked if isinstance(walked, int) else walked[0]
+            found = _modelled(section, index, unreadable)
+            if found is None:
+                continue
+            start, size, shape = found
+        else:
+            index, start, size, pos, rep, block = walked
+            shape = block.made
+            if shape is None:
+                rows = block.rows if isinstance(block.rows, list) else list(block.rows)
+                if not block.complete:  # the model says why the rows stop
+                    _modelled(section, index, unreadable)
+                    continue
+                shape = shapes.of_block(block, pos, rep, rows)
+                if block.shared:
+                    block.made = shape
+        name = (shape.meaning.period and side.section_at(start)) or name_at(start, fde_start + index * fde_size)
+        if not name:
+            yield start, ("", start, size, index, shape)
+            continue
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        yield (name if not count else (name, count)), (name, start, size, index, shape)
+
+
+def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape] | None:
+    """A function the model reads: its start, size and shape, or None with why in `unreadable`."""
+    func = section.function(index)
+    if func.error is not None:
+        unreadable.append(func.error)
+        return None
+    shape = of_function(func)
+    if func.rows_error is not None:
+        unreadable.append(func.rows_error)
+        return None
+    return func.start_address, func.size, shape
+
+
+class _Laid(NamedTuple):
+    """A function's meaning laid out over the offsets compared: the rows in order, and where coverage ends."""
+
+    rows: list[MeaningRow]
+    end: int
+
+
+def _changes(a: Entry, b: Entry) -> list[Change]:
+    """Where a pair differs in meaning: the FDE's flags, the code covered, and the rules, range by range."""
+    ma, mb = a.shape.meaning, b.shape.meaning
+    common = min(a.size, b.size)
+    whole = max(a.size, b.size)
+    changes = []
+    if ma.signal != mb.signal:
+        changes.append(Change(0, whole, Column.SIGNAL, ma.signal, mb.signal))
+    if ma.pauth_key != mb.pauth_key and ma.pauth_key and mb.pauth_key:
+        changes.append(Change(0, whole, Column.PAUTH_KEY, ma.pauth_key, mb.pauth_key))
+    if a.size != b.size:
+        changes.append(Change(common, whole, Column.SIZE, a.size, b.size))
+    every = 0
+    if ma.period and mb.period:
+        span = every = min(math.lcm(ma.period, mb.period), common)
+    elif ma.period or mb.period:
+        changes.append(Change(0, whole, Column.PC_TYPE, ma.period, mb.period))
+        span = min(common, EXPANDED_MAX)
+    else:
+        span = common
+    laid_a, laid_b = _lay(ma, span), _lay(mb, span)
+    changes += _rule_changes(laid_a, laid_b, span, every)
+    return changes
+
+
+def _lay(meaning: Meaning, span: int) -> _Laid:
+    """The rows over offsets [0, span): a PCMASK function's block after block."""
+    rows = [row for row in meaning.rows if row[0] < (meaning.period or span)]
+    if meaning.period and span > meaning.period:
+        rows = [(block + row[0], *row[1:]) for block in range(0, span, meaning.period) for row in rows]
+    return _Laid([row for row in rows if row[0] < span], span)
+
+
+def _rule_changes(a: _Laid, b: _Laid, span: int, every: int) -> list[Change]:
+    """The ranges of [0, span) where a column's rule differs, adjacent ranges of the same values joined."""
+    cuts = sorted({0, *(row[0] for row in a.rows), *(row[0] for row in b.rows)})
+    changes: list[Change] = []
+    open_changes: dict[Column, Change] = {}
+    ia = ib = -1
+    for i, cut in enumerate(cuts):
+        if cut >= span:
+            break
+        end = cuts[i + 1] if i + 1 < len(cuts) else span
+        end = min(end, span)
+        while ia + 1 < len(a.rows) and a.rows[ia + 1][0] <= cut:
+            ia += 1
+        while ib + 1 < len(b.rows) and b.rows[ib + 1][0] <= cut:
+            ib += 1
+        ra = a.rows[ia] if ia >= 0 else None
+        rb = b.rows[ib] if ib >= 0 else None
+        for column, position in _RULE_COLUMNS:
+            va = ra[position] if ra is not None else None
+            vb = rb[position] if rb is not None else None
+            if va == vb:
+                open_changes.pop(column, None)
+                continue
+            last = open_changes.get(column)
+            if last is not None and last.end == cut and last.a == va and last.b == vb:
+                last.end = end
+                continue
+            change = open_changes[column] = Change(cut, end, column, va, vb, every)
+            changes.append(change)
+    return sorted(changes, key=lambda c: (c.start, list(Column).index(c.column)))
+
+
+_RULE_COLUMNS = ((Column.CFA, 1), (Column.FP, 2), (Column.RA, 3), (Column.RA_SIGNING, 4))
