@@ -83,7 +83,8 @@ class Entry(NamedTuple):
     size: int
     index: int
     """Its FDE's index."""
-    shape: Shape
+    shape: Shape | None
+    """None for a function whose rows cannot be read (`Diff.not_compared`)."""
 
 
 @dataclass(slots=True)
@@ -108,6 +109,9 @@ class Diff:
     unreadable_a: list[InputError] = field(default_factory=list)
     unreadable_b: list[InputError] = field(default_factory=list)
     """Why functions of either side were left out (their FDE or rows cannot be read)."""
+    not_compared: list[Entry] = field(default_factory=list)
+    """Functions (of either side) whose rows cannot be read: not compared, and their counterparts on the
+    other side not said to be that side's alone."""
 
     @property
     def same_meaning(self) -> bool:
@@ -144,6 +148,9 @@ def diff(a: Side, b: Side) -> Diff:
     same = 0
     for key, left in _entries(a, result.unreadable_a):
         right = waiting.pop(key, None)
+        if left[4] is None or (right is not None and right[4] is None):
+            result.not_compared += [Entry._make(found) for found in (left, right) if found and found[4] is None]
+            continue
         if right is None:
             result.only_a.append(Entry._make(left))
             continue
@@ -170,7 +177,8 @@ def diff(a: Side, b: Side) -> Diff:
             pair.verdict = Verdict.ENCODING
             result.encoding.append(pair)
     result.same = same
-    result.only_b = sorted(map(Entry._make, waiting.values()), key=lambda entry: entry.start)
+    result.not_compared += [Entry._make(found) for found in waiting.values() if found[4] is None]
+    result.only_b = sorted((Entry._make(f) for f in waiting.values() if f[4] is not None), key=lambda e: e.start)
     return result
 
 
@@ -182,7 +190,7 @@ def _verdict(a: Shape, b: Shape) -> Verdict | None:
 
 
 _Key = str | int | tuple[str, int]
-_Found = tuple[str, int, int, int, Shape]
+_Found = tuple[str, int, int, int, Shape | None]
 """An `Entry`'s fields as a plain tuple: a million of them are made, and most never become an `Entry`."""
 
 
@@ -201,6 +209,9 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
             if found is None:
                 continue
             start, size, shape = found
+            if shape is None:  # its rows cannot be read: paired, and so kept out of the other side's own
+                yield _keyed(seen, name_at(start, fde_start + index * fde_size), start, size, index, None)
+                continue
         else:
             index, start, size, pos, rep, block = walked
             shape = block.made
@@ -208,6 +219,7 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
                 rows = block.rows if isinstance(block.rows, list) else list(block.rows)
                 if not block.complete:  # the model says why the rows stop
                     _modelled(section, index, unreadable)
+                    yield _keyed(seen, name_at(start, fde_start + index * fde_size), start, size, index, None)
                     continue
                 shape = shapes.of_block(block, pos, rep, rows)
                 if block.shared:
@@ -216,13 +228,22 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
         if not name:
             yield start, ("", start, size, index, shape)
             continue
-        count = seen.get(name, 0)
-        seen[name] = count + 1
-        yield (name if not count else (name, count)), (name, start, size, index, shape)
+        yield _keyed(seen, name, start, size, index, shape)
 
 
-def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape] | None:
-    """A function the model reads: its start, size and shape, or None with why in `unreadable`."""
+def _keyed(seen: dict[str, int], name: str, start: int, size: int, index: int, shape: Shape | None) -> tuple:
+    """A function's pairing key (its name, with how many of that name came before it; its start where it
+    has no name) and its fields."""
+    if not name:
+        return start, (name, start, size, index, shape)
+    count = seen.get(name, 0)
+    seen[name] = count + 1
+    return (name if not count else (name, count)), (name, start, size, index, shape)
+
+
+def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape | None] | None:
+    """A function the model reads: its start, size and shape; why not in `unreadable`, and None for the
+    shape when only its rows cannot be read, None for all when its FDE cannot."""
     func = section.function(index)
     if func.error is not None:
         unreadable.append(func.error)
@@ -230,7 +251,7 @@ def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tup
     shape = of_function(func)
     if func.rows_error is not None:
         unreadable.append(func.rows_error)
-        return None
+        return func.start_address, func.size, None
     return func.start_address, func.size, shape
 
 

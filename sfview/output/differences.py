@@ -103,6 +103,9 @@ def text(result: Diff, a: Labelled, b: Labelled) -> str:
     for title, only in (("only in A", result.only_a), ("only in B", result.only_b)):
         lines.append(f"{title}: {len(only) or 'none'}")
         lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in only]
+    if result.not_compared:
+        lines.append(f"not compared, rows unreadable on one side: {len(result.not_compared)}")
+        lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in result.not_compared]
     lines.append(f"encoded differently: {len(result.encoding) or 'none'}")
     lines += [_encoding_line(pair) for pair in result.encoding]
     return printable_lines(lines)
@@ -124,16 +127,11 @@ def _value_json(section: Section, column: Column, value: object) -> object:
 
 
 def _entry_json(entry: Entry) -> dict[str, object]:
+    out: dict[str, object] = {"name": entry.name, "start": entry.start, "size": entry.size, "fde_index": entry.index}
     shape = entry.shape
-    return {
-        "name": entry.name,
-        "start": entry.start,
-        "size": entry.size,
-        "fde_index": entry.index,
-        "rows": shape.rows,
-        "fre_type": shape.fre_type,
-        "row_bytes": shape.length,
-    }
+    if shape is not None:
+        out.update(rows=shape.rows, fre_type=shape.fre_type, row_bytes=shape.length)
+    return out
 
 
 def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
@@ -178,10 +176,12 @@ def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
             "only_in_b": len(result.only_b),
             "unreadable_in_a": len(result.unreadable_a),
             "unreadable_in_b": len(result.unreadable_b),
+            "not_compared": len(result.not_compared),
         },
         "different_meaning": [pair_json(p) for p in result.meaning],
         "only_in_a": [_entry_json(e) for e in result.only_a],
         "only_in_b": [_entry_json(e) for e in result.only_b],
         "encoded_differently": [pair_json(p) for p in result.encoding],
+        "not_compared": [_entry_json(e) for e in result.not_compared],
     }
     return json.dumps(doc, indent=2)
