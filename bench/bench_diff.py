@@ -16,19 +16,18 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from pathlib import Path
 
-import make_million
+import make_million  # puts the checkout on sys.path
 from _common import child_env, interleaved, sfview_argv
 
-sys.path.insert(0, str(make_million.BENCH_DIR.parent))
-
-from sfview.document import Document  # noqa: E402
-from sfview.sframe.bulk.reader import Bulk  # noqa: E402
+from sfview.document import Document
+from sfview.sframe.bulk.reader import Bulk
 
 EVERY = 1000
 
 
-def changed_copy(binary, out):
+def changed_copy(binary: Path, out: Path) -> Path:
     """A copy of `binary` with the CFA offset of the first row of every `EVERY`-th function plus 8."""
     if out.exists() and out.stat().st_mtime > binary.stat().st_mtime:
         return out
@@ -39,7 +38,7 @@ def changed_copy(binary, out):
     for walked in Bulk(section).functions():
         if isinstance(walked, int) or walked[0] % EVERY:
             continue
-        index, _, _, pos, _, block = walked
+        _, _, _, pos, _, block = walked
         rows = block.rows if isinstance(block.rows, list) else list(block.rows)
         if not rows:
             continue
