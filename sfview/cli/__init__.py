@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
     "diff": "compare two files' SFrame by meaning: functions paired by name, rules PC by PC (--json)",
+    "stats": "where each section's bytes go, files side by side, beside .eh_frame (--json)",
     "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
