@@ -1,4 +1,4 @@
-"""`sfview diff` between the same programs built by binutils 2.40 (SFrame v1), 2.44 (v2) and 2.47 (v3).
+"""`sfview diff` and `sfview stats` on the same programs built by binutils 2.40 (v1), 2.44 (v2) and 2.47 (v3).
 
 The same gcc writes the same code and CFI directives for each; only the assembler and linker change.
 `diff` must find no rule that differs at any PC, only encodings (a PLT's rep size, a v3 record) and
@@ -7,12 +7,16 @@ that release's readelf lists an FDE at the function's address in one file, the o
 none at the address of the same function (its symbol, or its PLT section, found by pyelftools), and
 that file's `.eh_frame` (pyelftools' decoder) covers the function, so that it is SFrame's coverage
 that differs, not the code.
+
+`stats` must account for every byte of each section: its parts add up to the size readelf -S gives,
+none unused, and its function and row counts are the header's as that release's readelf prints them.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,7 +32,7 @@ FDE_LINE = re.compile(r"func idx \[\d+\]: pc = (0x[0-9a-f]+), size = (\d+) bytes
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> dict[tuple[str, str], tuple[Toolchain, Path]]:
-    """Each program built once by each release (-O2)."""
+    """Each program built once by each release (-O2) for x86-64; shapes.c also for AArch64 by 2.47."""
     folder = tmp_path_factory.mktemp("diff-builds")
     out = {}
     for release in ("2.40", "2.44", "2.47"):
@@ -36,6 +40,8 @@ def builds(tmp_path_factory) -> dict[tuple[str, str], tuple[Toolchain, Path]]:
         for program in PROGRAMS:
             path = build(tc, SOURCES / program, ["-O2"], folder / f"{program}-{release}")
             out[(program, release)] = (tc, path)
+    tc = toolchain("2.47", "aarch64")
+    out[("shapes.c", "2.47-aarch64")] = (tc, build(tc, SOURCES / "shapes.c", ["-O2"], folder / "shapes-aarch64"))
     return out
 
 
@@ -82,6 +88,38 @@ def confirm_only_in(owner: tuple[Toolchain, Path], other: tuple[Toolchain, Path]
     assert there not in readelf_fde_starts(other_tc, other_path), (entry, there)
     if not entry["name"].startswith(".plt"):  # ld writes no DWARF CFI for .plt.got
         assert eh_frame_covers(other_path, there), (entry, there)
+
+
+def readelf_section_sizes(tc: Toolchain, path: Path) -> dict[str, int]:
+    """Every section's size as that release's `readelf -S -W` prints it."""
+    out = subprocess.run([tc.tool("readelf"), "-S", "-W", str(path)], capture_output=True, text=True, check=True)
+    sizes = {}
+    for line in out.stdout.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m:
+            sizes[m.group(1)] = int(m.group(2), 16)
+    return sizes
+
+
+@pytest.mark.parametrize(
+    ("program", "release"),
+    [(p, r) for r in ("2.40", "2.44", "2.47") for p in PROGRAMS] + [("shapes.c", "2.47-aarch64")],
+)
+def test_stats_accounts_for_every_byte(cli, builds, program, release):
+    tc, path = builds[(program, release)]
+    result = cli("stats", "--json", str(path))
+    assert (result.code, result.err) == (0, "")
+    (doc,) = json.loads(result.out)
+    sizes = readelf_section_sizes(tc, path)
+    assert doc["bytes"] == sizes[".sframe"]
+    assert sum(doc["parts"].values()) == sizes[".sframe"], doc["parts"]
+    assert doc["parts"]["unused"] == doc["parts"]["outside the sub-sections"] == 0
+    for name in (".eh_frame", ".eh_frame_hdr", ".debug_frame"):
+        assert doc["unwind_sections"][name] == sizes.get(name)
+    dump = tc.readelf_sframe(path)
+    assert doc["functions"] == int(re.search(r"Num FDEs: (\d+)", dump).group(1))
+    assert doc["rows"] == int(re.search(r"Num FREs: (\d+)", dump).group(1))
+    assert sum(doc["rows_per_function"].values()) == doc["functions"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
