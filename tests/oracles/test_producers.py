@@ -1,0 +1,183 @@
+"""Other producers than GNU as and ld: clang (its own code, and gcc's assembly through clang's
+assembler), lld and mold (`tools/toolchains.sh` unpacks them from sid; tests/toolchains.py finds them).
+
+Each file is held to the real tools: `dump` to the newest binutils' readelf, `check` to no false
+problem (and the real one lld makes named), `compare` to the DWARF CFI the same compiler wrote,
+`stats` to readelf -S's sizes, and `diff` between producers to what the producers say themselves:
+clang's warnings for the functions it leaves out, readelf's FDE lists for those a linker leaves out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+from test_releases_compared import FDE_LINE, readelf_fde_starts, readelf_section_sizes
+from toolchains import Linker, Toolchain, llvm, toolchain
+
+SOURCES = DATA / "src"
+PROGRAMS = ("shapes.c", "leaves.c", "states.c", "signal.c")
+
+
+class Builds:
+    """Every file of the module, built once."""
+
+    def __init__(self, folder: Path) -> None:
+        self.llvm = llvm()
+        self.gas44 = toolchain("2.44", "x86_64")
+        self.gas47 = toolchain("2.47", "x86_64")
+        self.files: dict[str, Path] = {}
+        self.clang_said: dict[str, str] = {}
+        for program in PROGRAMS:
+            name = Path(program).stem
+            source = SOURCES / program
+            clang_o = folder / f"{name}-clang.o"
+            self.llvm.compile("-O2", "-c", source, "-o", clang_o)
+            self.files[f"{name}: clang .o"] = clang_o
+            exe = folder / f"{name}-clang-lld"
+            self.llvm.link(Linker.LLD, clang_o, "-o", exe)
+            self.files[f"{name}: clang + lld"] = exe
+            assembly = folder / f"{name}.s"
+            subprocess.run(["gcc", "-O2", "-S", str(source), "-o", str(assembly)], check=True)
+            self.clang_said[name] = self.llvm.compile("-c", assembly, "-o", folder / f"{name}-s-clang.o")
+            self.files[f"{name}: gcc -S, clang's assembler"] = folder / f"{name}-s-clang.o"
+            self.gas44.compile("-c", assembly, "-o", folder / f"{name}-s-gas44.o")
+            self.files[f"{name}: gcc -S, gas 2.44"] = folder / f"{name}-s-gas44.o"
+            self.gas47.compile("-c", assembly, "-o", folder / f"{name}-s-gas47.o")
+            self.files[f"{name}: gcc -S, gas 2.47"] = folder / f"{name}-s-gas47.o"
+            gas_o = folder / f"{name}-gas47.o"
+            self.gas47.compile("-O2", "-c", source, "-o", gas_o)
+            self.gas47.compile(gas_o, "-o", folder / f"{name}-gas47-ld")
+            self.files[f"{name}: gas 2.47 + ld 2.47"] = folder / f"{name}-gas47-ld"
+            self.llvm.link(Linker.MOLD, gas_o, "-o", folder / f"{name}-gas47-mold")
+            self.files[f"{name}: gas 2.47 + mold"] = folder / f"{name}-gas47-mold"
+        # two objects with SFrame in one link: lld puts their sections one after the other
+        lib = folder / "libcallback-clang.o"
+        self.llvm.compile("-O2", "-c", SOURCES / "libcallback.c", "-o", lib)
+        self.two = folder / "two-clang-lld"
+        self.llvm.link(Linker.LLD, folder / "shapes-clang.o", lib, "-o", self.two)
+        self.lib = lib
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory) -> Builds:
+    return Builds(tmp_path_factory.mktemp("producers"))
+
+
+READ_BY_EVERY_COMMAND = ("clang .o", "clang + lld", "gcc -S, clang's assembler", "gas 2.47 + mold")
+CASES = [f"{Path(p).stem}: {kind}" for p in PROGRAMS for kind in READ_BY_EVERY_COMMAND]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_dump_is_the_newest_readelfs(cli, builds, case):
+    path = builds.files[case]
+    result = cli("dump", str(path))
+    assert (result.code, result.err) == (0, "")
+    assert result.out == builds.gas47.readelf_sframe(path)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_check_finds_no_false_problem(cli, builds, case):
+    result = cli("check", str(builds.files[case]))
+    problems = [line for line in result.out.splitlines() if ": error " in line or ": warning " in line]
+    assert not problems and result.code == 0, result.out + result.err
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_compare_agrees_with_the_same_compilers_dwarf(cli, builds, case):
+    result = cli("compare", "--json", str(builds.files[case]))
+    doc = json.loads(result.out)
+    assert result.code == 0 and doc["agree"], [d for d in doc["differences"] if not d["explained"]]
+    assert doc["summary"]["bytes_disagreeing"] == 0 and doc["summary"]["bytes_compared"] > 0
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_stats_accounts_for_every_byte(cli, builds, case):
+    path = builds.files[case]
+    (doc,) = json.loads(cli("stats", "--json", str(path)).out)
+    size = readelf_section_sizes(builds.gas47, path)[".sframe"]
+    assert doc["bytes"] == sum(doc["parts"].values()) == size
+    assert doc["parts"]["unused"] == doc["parts"]["outside the sub-sections"] == 0
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_clangs_assembler_writes_what_gas_244_writes(cli, builds, program):
+    """The same assembly (gcc's) through clang's assembler and gas 2.44: the same functions, the same
+    rules (2.44 leaves out the DRAP functions clang leaves out)."""
+    name = Path(program).stem
+    a, b = builds.files[f"{name}: gcc -S, gas 2.44"], builds.files[f"{name}: gcc -S, clang's assembler"]
+    doc = json.loads(cli("diff", "--json", str(a), str(b)).out)
+    assert doc["same_meaning"] and doc["different_meaning"] == []
+    paired = doc["summary"]["same"] + doc["summary"]["encoded_differently"]
+    assert paired == len(FDE_LINE.findall(builds.gas44.readelf_sframe(a)))
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_clangs_assembler_against_gas_247(cli, builds, program):
+    """Against gas 2.47 (version 3): the same rules; the functions only gas describes are the DRAP ones
+    2.47 writes as flexible FDEs, each one clang warns it omits (its warnings name the CFA register)."""
+    name = Path(program).stem
+    a, b = builds.files[f"{name}: gcc -S, gas 2.47"], builds.files[f"{name}: gcc -S, clang's assembler"]
+    doc = json.loads(cli("diff", "--json", str(a), str(b)).out)
+    assert doc["different_meaning"] == [] and doc["only_in_b"] == []
+    warned = warned_functions(builds.clang_said[name], builds.files[f"{name}: gcc -S, gas 2.47"].parent / f"{name}.s")
+    assert {entry["name"] for entry in doc["only_in_a"]} == warned
+    gas_dump = builds.gas47.readelf_sframe(a)
+    for entry in doc["only_in_a"]:
+        assert re.search(rf"pc = {entry['start']:#x}, size = {entry['size']} bytes", gas_dump)
+
+
+def warned_functions(said: str, assembly: Path) -> set[str]:
+    """The functions of `assembly` clang's warnings say it writes no SFrame for (a CFA in neither SP nor
+    FP): each warning's line, in the function whose label comes last before it."""
+    lines = assembly.read_text().splitlines()
+    functions = {m.group(1) for line in lines if (m := re.match(r"\s*\.type\s+([\w.]+),\s*@function", line))}
+    warned = set()
+    for warning in re.finditer(rf"{re.escape(assembly.name)}:(\d+):\d+: warning: canonical Frame Address", said):
+        at = int(warning.group(1)) - 1
+        labels = (re.match(r"([\w.]+):", line) for line in reversed(lines[:at]))
+        label = next((m.group(1) for m in labels if m and m.group(1) in functions), None)
+        warned.add(label)
+    return warned
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_mold_merges_what_ld_merges(cli, builds, program):
+    """The same objects linked by ld 2.47 and mold 3.0: every function the same; what only ld describes
+    is its PLT, for which mold writes no FDE (readelf lists none at the PLT's address in mold's file)."""
+    name = Path(program).stem
+    a, b = builds.files[f"{name}: gas 2.47 + ld 2.47"], builds.files[f"{name}: gas 2.47 + mold"]
+    doc = json.loads(cli("diff", "--json", str(a), str(b)).out)
+    assert doc["different_meaning"] == [] and doc["only_in_b"] == []
+    assert doc["summary"]["same"] > 0
+    mold_fdes = readelf_fde_starts(builds.gas47, b)
+    with b.open("rb") as f:
+        from elftools.elf.elffile import ELFFile
+
+        plts = {s.name: s["sh_addr"] for s in ELFFile(f).iter_sections() if s.name.startswith(".plt")}
+    for entry in doc["only_in_a"]:
+        assert entry["name"].startswith(".plt"), entry
+        assert entry["start"] in readelf_fde_starts(builds.gas47, a)
+        assert plts.get(entry["name"]) not in mold_fdes
+
+
+def test_lld_puts_two_sections_one_after_the_other(cli, builds):
+    """lld 23 links SFrame by concatenation: the second object's section follows the first, where no
+    consumer reads it. readelf lists the first object's FDEs alone; `check` names the bytes after it."""
+    first = len(readelf_fde_starts(builds.gas47, builds.files["shapes: clang .o"]))
+    listed = readelf_fde_starts(builds.gas47, builds.two)
+    assert len(listed) == first
+    result = cli("check", str(builds.two))
+    assert result.code == 1
+    assert "warning trailing-bytes" in result.out
+    second = builds.gas47.readelf_sframe(builds.lib)
+    assert "Num FDEs" in second  # the object lld appended has a section of its own
+
+
+def test_the_versions_are_the_ones_said(builds):
+    assert builds.llvm.version.startswith("clang 23.") and "mold 3.0" in builds.llvm.version
+    assert isinstance(builds.gas47, Toolchain)
