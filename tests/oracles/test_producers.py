@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA
+from elftools.elf.elffile import ELFFile
 from test_releases_compared import FDE_LINE, readelf_fde_starts, readelf_section_sizes
-from toolchains import Linker, Toolchain, llvm, toolchain
+from toolchains import Linker, Toolchain, cache_dir, llvm, toolchain
 
 SOURCES = DATA / "src"
 PROGRAMS = ("shapes.c", "leaves.c", "states.c", "signal.c")
@@ -156,8 +157,6 @@ def test_mold_merges_what_ld_merges(cli, builds, program):
     assert doc["summary"]["same"] > 0
     mold_fdes = readelf_fde_starts(builds.gas47, b)
     with b.open("rb") as f:
-        from elftools.elf.elffile import ELFFile
-
         plts = {s.name: s["sh_addr"] for s in ELFFile(f).iter_sections() if s.name.startswith(".plt")}
     for entry in doc["only_in_a"]:
         assert entry["name"].startswith(".plt"), entry
@@ -181,3 +180,54 @@ def test_lld_puts_two_sections_one_after_the_other(cli, builds):
 def test_the_versions_are_the_ones_said(builds):
     assert builds.llvm.version.startswith("clang 23.") and "mold 3.0" in builds.llvm.version
     assert isinstance(builds.gas47, Toolchain)
+
+
+def dwarf_cfa_at(path: Path, pc: int) -> tuple[int, int]:
+    """The CFA rule (register, offset) the file's `.eh_frame` gives at `pc`, as pyelftools decodes it."""
+    with path.open("rb") as f:
+        for entry in ELFFile(f).get_dwarf_info().EH_CFI_entries():
+            header = getattr(entry, "header", {})
+            start = header.get("initial_location") if hasattr(header, "get") else None
+            if start is None or not start <= pc < start + header["address_range"]:
+                continue
+            rows = [row for row in entry.get_decoded().table if row["pc"] <= pc]
+            cfa = rows[-1]["cfa"]
+            return cfa.reg, cfa.offset
+    raise AssertionError(f"no FDE of {path}'s .eh_frame covers {pc:#x}")
+
+
+@pytest.fixture(scope="module")
+def lua_library(builds, tmp_path_factory) -> tuple[Path, Path]:
+    """Lua's loadlib.c (Debian's source), gcc -O2 -S, assembled by gas 2.44 and linked by ld 2.44, and
+    assembled by clang and linked by lld: one object each, so that lld's output is one section."""
+    cache = cache_dir()
+    source = cache / "src" / "lua5.4" / "src" / "loadlib.c" if cache else None
+    if source is None or not source.exists():
+        pytest.skip("Lua's source could not be fetched from Debian's archive (tools/toolchains.sh)")
+    folder = tmp_path_factory.mktemp("lua")
+    assembly = folder / "loadlib.s"
+    flags = ["-O2", "-fPIC", "-DLUA_USE_LINUX"]
+    subprocess.run(["gcc", *flags, "-S", str(source), "-o", str(assembly)], check=True)
+    builds.gas44.compile("-c", assembly, "-o", folder / "gas.o")
+    builds.gas44.compile("-shared", folder / "gas.o", "-o", folder / "gas.so")
+    builds.llvm.compile("-c", assembly, "-o", folder / "clang.o")
+    builds.llvm.link(Linker.LLD, "-shared", folder / "clang.o", "-o", folder / "clang.so")
+    return folder / "gas.so", folder / "clang.so"
+
+
+def test_every_meaning_difference_is_dwarfs_too(cli, lua_library):
+    """gcc's assembly of real code through gas and through clang's assembler: where the two assemblers
+    encode an instruction differently (a jump gas makes short), the code after it moves and the rows
+    with it. Each difference `diff` reports is one in DWARF too: at that PC each file's `.eh_frame`
+    (decoded by pyelftools) gives the CFA that file's SFrame gives."""
+    a, b = lua_library
+    doc = json.loads(cli("diff", "--json", str(a), str(b)).out)
+    changes = [(pair, c) for pair in doc["different_meaning"] for c in pair.get("changes", []) if c["column"] == "CFA"]
+    assert changes, "the two assemblers were expected to lay some code out differently"
+    for pair, change in changes:
+        for side, path in (("a", a), ("b", b)):
+            rule = change[side]
+            if rule is None:
+                continue
+            pc = pair[side]["start"] + change["start"]
+            assert dwarf_cfa_at(path, pc) == (rule["base"], rule["offset"]), (side, hex(pc), rule)
