@@ -31,8 +31,9 @@ from sfview.sframe.model.section import Section
 from sfview.sframe.model.terms import abi_name
 
 EXPANDED_MAX = 1 << 16
-"""The most bytes of a PCMASK function compared with a function that is not one: its rows are laid out
-block after block for that long (its size may claim gigabytes)."""
+"""The most bytes of a PCMASK function compared with a function that is not one (its rows laid out block
+after block for that long: its size may claim gigabytes), and the most rows two PCMASK functions of
+different block sizes are laid out to over their common cycle."""
 
 
 class Verdict(enum.Enum):
@@ -277,6 +278,8 @@ def _changes(a: Entry, b: Entry) -> list[Change]:
     every = 0
     if ma.period and mb.period:
         span = every = min(math.lcm(ma.period, mb.period), common)
+        if span // ma.period * len(ma.rows) + span // mb.period * len(mb.rows) > EXPANDED_MAX:
+            span = every = min(max(ma.period, mb.period), common)  # the blocks' first stretch, not their cycle
     elif ma.period or mb.period:
         changes.append(Change(0, whole, Column.PC_TYPE, ma.period, mb.period))
         span = min(common, EXPANDED_MAX)

@@ -166,3 +166,17 @@ def test_a_damaged_section_on_either_side(cli, tmp_path, damaged_side):
     assert "functions: 1 same" in result.out and "only in A: none" in result.out and "only in B: none" in result.out
     assert "not compared, rows unreadable on one side: 1\n  0x1100..0x1120" in result.out
     assert len(result.err.splitlines()) == 1 and paths[damaged_side] in result.err
+
+
+def test_damaged_sections_are_said_never_a_traceback(cli, tmp_path):
+    """Mutants of every sample section (tests/handmade.py) against a sound one, on either side, and
+    counted by `stats`: an exit status of 0, 1 or 2, every line on stderr sfview's own."""
+    from handmade import mutants
+
+    sound = write(tmp_path, "sound", v2(BASE))
+    for i, data in enumerate(mutants(seed=31, count=120)):
+        damaged = write(tmp_path, f"m{i}", data)
+        for args in (("diff", damaged, sound), ("diff", "--json", sound, damaged), ("stats", damaged)):
+            result = cli(*args)
+            assert result.code in (0, 1, 2), (args, result)
+            assert all(line.startswith("sfview: ") for line in result.err.splitlines()), (args, result.err)
