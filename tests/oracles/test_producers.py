@@ -12,13 +12,18 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import DATA
 from elftools.elf.elffile import ELFFile
+from libsframe_oracle import Library, library, predict, queries
 from test_releases_compared import FDE_LINE, readelf_fde_starts, readelf_section_sizes
 from toolchains import Linker, Toolchain, cache_dir, llvm, toolchain
+
+from sfview.consumers.libsframe_releases import RELEASES
+from sfview.document import Document
 
 SOURCES = DATA / "src"
 PROGRAMS = ("shapes.c", "leaves.c", "states.c", "signal.c")
@@ -94,6 +99,35 @@ def test_compare_agrees_with_the_same_compilers_dwarf(cli, builds, case):
     doc = json.loads(result.out)
     assert result.code == 0 and doc["agree"], [d for d in doc["differences"] if not d["explained"]]
     assert doc["summary"]["bytes_disagreeing"] == 0 and doc["summary"]["bytes_compared"] > 0
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory) -> Iterator[dict[str, Library]]:
+    folder = tmp_path_factory.mktemp("libsframe")
+    libs = {release: library(release, folder) for release in RELEASES}
+    yield libs
+    for lib in libs.values():
+        lib.close()
+
+
+@pytest.mark.parametrize("case", [*CASES, "two objects, clang + lld"])
+def test_each_libsframe_release_does_what_the_profile_says(builds, libraries, case):
+    """Each binutils release's own libsframe (decode, then a lookup around every function and row) on
+    each producer's section answers as sfview's profile of that release predicts (`check --profile`).
+
+    What they answer: 2.40 and 2.44 refuse every one (version 2 with the PCREL flag, clang's; version 3);
+    2.47 decodes every one, but finds no row for any PC in what clang wrote, linked or not: clang does
+    not set SFRAME_F_FDE_SORTED, and lld passes its section through as it is."""
+    path = builds.two if case.startswith("two") else builds.files[case]
+    data = Document.open(str(path)).data
+    asked = queries(data)
+    for release, lib in libraries.items():
+        real, said = lib.ask(data, asked), predict(release, data, asked)
+        assert real == said, (release, real.decode, said.decode)
+        assert (real.decode == 0) == (release == "2.47"), (release, real.decode)
+        if release == "2.47":
+            found = sum(1 for lookup in real.lookups if lookup[0] == 0)
+            assert (found == 0) == ("clang" in case), (case, found)
 
 
 @pytest.mark.parametrize("case", CASES)
