@@ -3,8 +3,10 @@ assembler), lld and mold (`tools/toolchains.sh` unpacks them from sid; tests/too
 
 Each file is held to the real tools: `dump` to the newest binutils' readelf, `check` to no false
 problem (and the real one lld makes named), `compare` to the DWARF CFI the same compiler wrote,
-`stats` to readelf -S's sizes, and `diff` between producers to what the producers say themselves:
-clang's warnings for the functions it leaves out, readelf's FDE lists for those a linker leaves out.
+`check --profile libsframe-*` to each release's own libsframe, `unwind` to gdb on a core, `stats` to
+readelf -S's sizes, and `diff` between producers to what the producers say themselves (clang's
+warnings for the functions it leaves out, readelf's FDE lists for those a linker leaves out) and,
+where code moved, to each file's DWARF CFI at the PCs it names.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, run_process
 from elftools.elf.elffile import ELFFile
 from libsframe_oracle import Library, library, predict, queries
 from test_releases_compared import FDE_LINE, readelf_fde_starts, readelf_section_sizes
+from test_unwind import _gdb_core, gdb_frames, need, our_frames
 from toolchains import Linker, Toolchain, cache_dir, llvm, toolchain
 
 from sfview.consumers.libsframe_releases import RELEASES
@@ -265,3 +268,22 @@ def test_every_meaning_difference_is_dwarfs_too(cli, lua_library):
                 continue
             pc = pair[side]["start"] + change["start"]
             assert dwarf_cfa_at(path, pc) == (rule["base"], rule["offset"]), (side, hex(pc), rule)
+
+
+@pytest.mark.parametrize("linker", [Linker.LLD, Linker.MOLD])
+def test_unwind_with_sframe_alone_finds_what_gdb_finds(builds, tmp_path, linker):
+    """deep.c, by clang and linked by lld, or by gas 2.47 and linked by mold: stopped in gdb at
+    `stop_here`, its core walked with SFrame alone (`--cfi sframe`) gives gdb's frames up to `main`."""
+    need("gdb")
+    program = tmp_path / f"deep-{linker.value}"
+    obj = tmp_path / "deep.o"
+    if linker is Linker.LLD:
+        builds.llvm.compile("-O2", "-c", SOURCES / "deep.c", "-o", obj)
+    else:
+        builds.gas47.compile("-O2", "-c", SOURCES / "deep.c", "-o", obj)
+    builds.llvm.link(linker, obj, "-o", program)
+    core, bt = _gdb_core(program, tmp_path)
+    expected = gdb_frames(bt)
+    assert [name for _, name in expected][:2] == ["stop_here", "leaf"] and expected[-1][1] == "main", bt
+    result = run_process("unwind", str(program), "--core", str(core), "--cfi", "sframe")
+    assert our_frames(result.stdout) == expected, result.stdout + bt
