@@ -3,7 +3,8 @@ assembler), lld and mold (`tools/toolchains.sh` unpacks them from sid; tests/too
 
 Each file is held to the real tools: `dump` to the newest binutils' readelf, `check` to no false
 problem (and the real one lld makes named), `compare` to the DWARF CFI the same compiler wrote,
-`check --profile libsframe-*` to each release's own libsframe, `unwind` to gdb on a core, `stats` to
+`check --profile libsframe-*` to each release's own libsframe, `unwind` to gdb on a core, the explorer's
+tables to readelf's rows, `stats` to
 readelf -S's sizes, and `diff` between producers to what the producers say themselves (clang's
 warnings for the functions it leaves out, readelf's FDE lists for those a linker leaves out) and,
 where code moved, to each file's DWARF CFI at the PCs it names.
@@ -25,6 +26,7 @@ from test_releases_compared import FDE_LINE, readelf_fde_starts, readelf_section
 from test_unwind import _gdb_core, gdb_frames, need, our_frames
 from toolchains import Linker, Toolchain, cache_dir, llvm, toolchain
 
+from sfview.app.app import SfviewApp
 from sfview.consumers.libsframe_releases import RELEASES
 from sfview.document import Document
 
@@ -287,3 +289,34 @@ def test_unwind_with_sframe_alone_finds_what_gdb_finds(builds, tmp_path, linker)
     assert [name for _, name in expected][:2] == ["stop_here", "leaf"] and expected[-1][1] == "main", bt
     result = run_process("unwind", str(program), "--core", str(core), "--cfi", "sframe")
     assert our_frames(result.stdout) == expected, result.stdout + bt
+
+
+def readelf_cfas(text: str) -> list[list[str]]:
+    """Each function's rows as readelf prints them: the CFA column of each row, function by function."""
+    functions: list[list[str]] = []
+    for line in text.splitlines():
+        words = line.split()
+        if line.strip().startswith("func idx ["):
+            functions.append([])
+        elif functions and len(words) >= 2 and re.fullmatch(r"[0-9a-f]{16}", words[0]):
+            functions[-1].append(words[1])
+    return functions
+
+
+@pytest.mark.parametrize("case", ["shapes: clang .o", "shapes: clang + lld", "shapes: gas 2.47 + mold", "two"])
+async def test_the_explorer_shows_what_readelf_shows(builds, case):
+    """The explorer on each producer's file: a function a line, and for each, chosen with `down`, the
+    rows readelf prints for it (their count and CFA)."""
+    path = builds.two if case == "two" else builds.files[case]
+    expected = readelf_cfas(builds.gas47.readelf_sframe(path))
+    app = SfviewApp(Document.open(str(path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.explorer.fde_table
+        assert table.row_count == len(expected)
+        for index, cfas in enumerate(expected):
+            if index:
+                await pilot.press("down")
+            await pilot.pause()
+            assert table.cursor == index
+            rows = app.explorer.fre_table
+            assert [rows.row_cells(i)[2] for i in range(rows.row_count)] == cfas, index
