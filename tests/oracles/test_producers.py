@@ -3,11 +3,11 @@ assembler), lld and mold (`tools/toolchains.sh` unpacks them from sid; tests/too
 
 Each file is held to the real tools: `dump` to the newest binutils' readelf, `check` to no false
 problem (and the real one lld makes named), `compare` to the DWARF CFI the same compiler wrote,
-`check --profile libsframe-*` to each release's own libsframe, `unwind` to gdb on a core, the explorer's
-tables to readelf's rows, `stats` to
-readelf -S's sizes, and `diff` between producers to what the producers say themselves (clang's
-warnings for the functions it leaves out, readelf's FDE lists for those a linker leaves out) and,
-where code moved, to each file's DWARF CFI at the PCs it names.
+`check --profile libsframe-*` to each release's own libsframe, `unwind` to gdb on a core, the
+explorer's tables to readelf's rows, `stats` to readelf -S's sizes, and `diff` between producers to
+what the producers say themselves (clang's warnings for the functions it leaves out, readelf's FDE
+lists for those a linker leaves out) and, where code moved, to each file's DWARF CFI at the PCs it
+names.
 """
 
 from __future__ import annotations
