@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 
 from sfview.cli.common import Parser, TerminalWidth, collector_paused, parse, raise_first, say_losses
-from sfview.diff.engine import Side, comparable, diff
+from sfview.diff.engine import Diff, Side, comparable, diff
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output import differences
@@ -49,18 +49,24 @@ def _namer(doc: Document) -> Callable[[int, int], str]:
     return lambda address, _: quick(address)
 
 
+def compared(path_a: str, path_b: str, keep_same: bool = False) -> tuple[Document, Document, Diff]:
+    """Both files opened and their sections compared (`diff.engine.diff`); an `InputError` naming the side
+    when one cannot be read, or when the two name registers differently."""
+    doc_a, doc_b = _open(path_a, "A"), _open(path_b, "B")
+    why_not = comparable(doc_a.require_section(), doc_b.require_section())
+    if why_not is not None:
+        raise InputError(f"{path_a} and {path_b}: {why_not}; nothing to compare by meaning")
+    sides = (Side(doc.require_section(), _namer(doc), doc.symbols.section_at) for doc in (doc_a, doc_b))
+    return doc_a, doc_b, diff(*sides, keep_same=keep_same)
+
+
 @collector_paused
 def run(argv: list[str]) -> int:
     """Run `sfview diff` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
-    doc_a, doc_b = _open(args.a, "A"), _open(args.b, "B")
-    section_a, section_b = doc_a.require_section(), doc_b.require_section()
-    why_not = comparable(section_a, section_b)
-    if why_not is not None:
-        raise InputError(f"{args.a} and {args.b}: {why_not}; nothing to compare by meaning")
-    result = diff(*(Side(doc.require_section(), _namer(doc), doc.symbols.section_at) for doc in (doc_a, doc_b)))
-    a = differences.Labelled(args.a, doc_a.origin, section_a)
-    b = differences.Labelled(args.b, doc_b.origin, section_b)
+    doc_a, doc_b, result = compared(args.a, args.b)
+    a = differences.Labelled(args.a, doc_a.origin, doc_a.require_section())
+    b = differences.Labelled(args.b, doc_b.origin, doc_b.require_section())
     if args.json:
         sys.stdout.write(differences.json_text(result, a, b) + "\n")
     else:

@@ -110,6 +110,9 @@ class Diff:
     unreadable_a: list[InputError] = field(default_factory=list)
     unreadable_b: list[InputError] = field(default_factory=list)
     """Why functions of either side were left out (their FDE or rows cannot be read)."""
+    kept_same: list[Pair] = field(default_factory=list)
+    """The pairs that are the same, when the caller asked for them (`diff(keep_same=True)`: a view that
+    lists every function); else only counted."""
     not_compared: list[Entry] = field(default_factory=list)
     """Functions (of either side) whose rows cannot be read: not compared, and their counterparts on the
     other side not said to be that side's alone."""
@@ -141,8 +144,9 @@ def _registers(section: Section) -> tuple:
     return section.is_aarch64, section.is_s390x, section.sp_reg, section.fp_reg, section.ra_reg
 
 
-def diff(a: Side, b: Side) -> Diff:
-    """Pair the functions of `a` and `b` and compare each pair (see the module's doc)."""
+def diff(a: Side, b: Side, keep_same: bool = False) -> Diff:
+    """Pair the functions of `a` and `b` and compare each pair (see the module's doc); `keep_same`: keep
+    the pairs that are the same too (`Diff.kept_same`)."""
     result = Diff()
     waiting = dict(_entries(b, result.unreadable_b))
     outcomes: dict[tuple[int, int], Verdict | None] = {}
@@ -163,6 +167,8 @@ def diff(a: Side, b: Side) -> Diff:
                 verdict = outcomes[known] = _verdict(shape_a, shape_b)
             if verdict is Verdict.SAME:
                 same += 1
+                if keep_same:
+                    result.kept_same.append(Pair(Entry._make(left), Entry._make(right), verdict))
                 continue
             if verdict is Verdict.ENCODING:
                 result.encoding.append(Pair(Entry._make(left), Entry._make(right), verdict))
@@ -174,6 +180,9 @@ def diff(a: Side, b: Side) -> Diff:
             result.meaning.append(pair)
         elif shape_a.encoding == shape_b.encoding:
             same += 1
+            if keep_same:
+                pair.verdict = Verdict.SAME
+                result.kept_same.append(pair)
         else:
             pair.verdict = Verdict.ENCODING
             result.encoding.append(pair)
