@@ -96,6 +96,9 @@ class Pair:
     b: Entry
     verdict: Verdict
     changes: list[Change] = field(default_factory=list)
+    entries_only: tuple[list[str], list[str]] = ([], [])
+    """Two PLTs (PCMASK functions) of different sizes: the entries, by their symbols (`memset@plt`), that
+    only A's and only B's has; their rules are the same block's, so the entries are what differs."""
 
 
 @dataclass(slots=True)
@@ -173,10 +176,11 @@ def diff(a: Side, b: Side, keep_same: bool = False) -> Diff:
             if verdict is Verdict.ENCODING:
                 result.encoding.append(Pair(Entry._make(left), Entry._make(right), verdict))
                 continue
-        pair = Pair(
-            Entry._make(left), Entry._make(right), Verdict.MEANING, _changes(Entry._make(left), Entry._make(right))
-        )
+        entry_a, entry_b = Entry._make(left), Entry._make(right)
+        pair = Pair(entry_a, entry_b, Verdict.MEANING, _changes(entry_a, entry_b))
         if pair.changes:
+            if shape_a.meaning.period and shape_b.meaning.period and entry_a.size != entry_b.size:
+                pair.entries_only = _plt_entries_only(a, entry_a, b, entry_b)
             result.meaning.append(pair)
         elif shape_a.encoding == shape_b.encoding:
             same += 1
@@ -270,6 +274,21 @@ class _Laid(NamedTuple):
 
     rows: list[MeaningRow]
     end: int
+
+
+def _plt_entries_only(a: Side, entry_a: Entry, b: Side, entry_b: Entry) -> tuple[list[str], list[str]]:
+    """The PLT entries (every block of a PCMASK function, named by the symbol at its start) only one side
+    has, as many as `EXPANDED_MAX` blocks of each (a size may claim gigabytes)."""
+
+    def names(side: Side, entry: Entry) -> list[str]:
+        period = entry.shape.meaning.period if entry.shape is not None else 0
+        if not period:
+            return []
+        starts = range(entry.start, entry.start + entry.size, period)[:EXPANDED_MAX]
+        return [name for name in (side.name_at(start, -1) for start in starts) if name and "+" not in name]
+
+    in_a, in_b = names(a, entry_a), names(b, entry_b)
+    return [n for n in in_a if n not in set(in_b)], [n for n in in_b if n not in set(in_a)]
 
 
 def _changes(a: Entry, b: Entry) -> list[Change]:

@@ -100,6 +100,9 @@ def text(result: Diff, a: Labelled, b: Labelled) -> str:
             f"  {_name(pair.a)} A {pair.a.start:#x} (size {pair.a.size:#x}) B {pair.b.start:#x} (size {pair.b.size:#x})"
         )
         lines += [_change_line(pair, change, a.section, b.section) for change in pair.changes]
+        for letter, names in zip("AB", pair.entries_only, strict=True):
+            if names:
+                lines.append(f"    PLT entries only in {letter}: {', '.join(names)}")
     for title, only in (("only in A", result.only_a), ("only in B", result.only_b)):
         lines.append(f"{title}: {len(only) or 'none'}")
         lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in only]
@@ -139,6 +142,8 @@ def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
 
     def pair_json(pair: Pair) -> dict[str, object]:
         out: dict[str, object] = {"a": _entry_json(pair.a), "b": _entry_json(pair.b), "verdict": pair.verdict.value}
+        if any(pair.entries_only):
+            out["plt_entries_only_in_a"], out["plt_entries_only_in_b"] = pair.entries_only
         if pair.changes:
             out["changes"] = [
                 {

@@ -181,3 +181,33 @@ def test_a_changed_row_is_found_where_readelf_shows_it(cli, builds, tmp_path):
     assert change["a"]["text"] == readelf_cfa_at(tc, path, address)
     assert change["b"]["text"] == readelf_cfa_at(tc, changed, address)
     assert change["a"]["text"] != change["b"]["text"]
+
+
+PLT_PROGRAMS = {
+    "one": "#include <stdio.h>\nint main(int c, char **v) { puts(v[0]); return 0; }\n",
+    "more": "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(int c, char **v) {\n"
+    '  char b[64]; strcpy(b, v[0]); puts(b); printf("%zu", strlen(b)); return atoi(v[1]);\n}\n',
+}
+
+
+def objdump_plt_entries(tc: Toolchain, path: Path) -> set[str]:
+    """The PLT entries objdump names (`<puts@plt>:`) in the file's disassembly."""
+    out = subprocess.run([tc.tool("objdump"), "-d", str(path)], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"^[0-9a-f]+ <([^>]+@plt)>:", out, re.M))
+
+
+def test_plts_are_paired_by_their_entries_symbols(cli, tmp_path):
+    """Two programs whose PLTs differ by the functions they call: `diff` pairs the two .plt FDEs and names
+    the entries only one has by their symbols, as objdump names them."""
+    tc = toolchain("2.47", "x86_64")
+    paths = {}
+    for name, text in PLT_PROGRAMS.items():
+        source = tmp_path / f"{name}.c"
+        source.write_text(text)
+        paths[name] = tmp_path / name
+        tc.compile("-O2", source, "-o", paths[name])
+    doc = json.loads(cli("diff", "--json", str(paths["one"]), str(paths["more"])).out)
+    (plt,) = [p for p in doc["different_meaning"] if p["a"]["name"] == ".plt" and p["a"]["size"] != p["b"]["size"]]
+    expected = objdump_plt_entries(tc, paths["more"]) - objdump_plt_entries(tc, paths["one"])
+    assert expected and set(plt["plt_entries_only_in_b"]) == expected
+    assert plt.get("plt_entries_only_in_a", []) == []
