@@ -320,3 +320,26 @@ async def test_the_explorer_shows_what_readelf_shows(builds, case):
             assert table.cursor == index
             rows = app.explorer.fre_table
             assert [rows.row_cells(i)[2] for i in range(rows.row_count)] == cfas, index
+
+
+def test_neither_ld_nor_mold_keeps_what_clang_writes(cli, builds, tmp_path):
+    """clang's version 2 sections with the PCREL flag, linked by ld 2.47 (which reads version 3 only) and
+    by mold 3.0: ld says it ignores each and keeps only its own PLT's FDEs; mold writes no .sframe at all,
+    which `diff` says in one line, naming the side."""
+    obj = builds.files["shapes: clang .o"]
+    ld_out = tmp_path / "clang-ld"
+    said = subprocess.run(
+        ["gcc", "-B", f"{builds.gas47.bin}/", str(obj), "-o", str(ld_out)], capture_output=True, text=True, check=True
+    ).stderr
+    assert "SFrame section ignored" in said
+    with ld_out.open("rb") as f:
+        plts = [
+            (s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in ELFFile(f).iter_sections() if s.name.startswith(".plt")
+        ]
+    starts = readelf_fde_starts(builds.gas47, ld_out)
+    assert starts and all(any(lo <= start < hi for lo, hi in plts) for start in starts)
+    mold_out = tmp_path / "clang-mold"
+    builds.llvm.link(Linker.MOLD, obj, "-o", mold_out)
+    result = cli("diff", str(builds.files["shapes: clang + lld"]), str(mold_out))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("sfview: ") and "B: no .sframe section" in result.err
