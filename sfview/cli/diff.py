@@ -53,11 +53,16 @@ def compared(path_a: str, path_b: str, keep_same: bool = False) -> tuple[Documen
     """Both files opened and their sections compared (`diff.engine.diff`); an `InputError` naming the side
     when one cannot be read, or when the two name registers differently."""
     doc_a, doc_b = _open(path_a, "A"), _open(path_b, "B")
-    why_not = comparable(doc_a.require_section(), doc_b.require_section())
-    if why_not is not None:
-        raise InputError(f"{path_a} and {path_b}: {why_not}; nothing to compare by meaning")
     sides = (Side(doc.require_section(), _namer(doc), doc.symbols.section_at) for doc in (doc_a, doc_b))
-    return doc_a, doc_b, diff(*sides, keep_same=keep_same)
+    return doc_a, doc_b, diff(*sides, keep_same=keep_same, rules=why_not(doc_a, doc_b) is None)
+
+
+def why_not(doc_a: Document, doc_b: Document) -> InputError | None:
+    """Why the two sections' rules cannot be compared (their ABIs), as the command's error; None if they can."""
+    why = comparable(doc_a.require_section(), doc_b.require_section())
+    if why is None:
+        return None
+    return InputError(f"{doc_a.path} and {doc_b.path}: {why}; functions paired by name only, rules not compared")
 
 
 @collector_paused
@@ -73,6 +78,10 @@ def run(argv: list[str]) -> int:
         sys.stdout.write(differences.text(result, a, b))
     for doc in (doc_a, doc_b):
         say_losses(doc)
+    other_abi = why_not(doc_a, doc_b)
+    if other_abi is not None:
+        sys.stdout.flush()
+        raise other_abi
     raise_first(doc_a, result.unreadable_a, "left out of the diff")
     raise_first(doc_b, result.unreadable_b, "left out of the diff")
     return 0 if result.same_meaning else 1

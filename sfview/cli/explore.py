@@ -49,9 +49,13 @@ def run(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if args.diff is not None:
         from sfview.app.screens.diff import DiffApp  # the UI loads only when it is wanted
-        from sfview.cli.diff import compared
+        from sfview.cli.diff import compared, why_not
 
-        DiffApp(*compared(args.file, args.diff, keep_same=True)).run()
+        doc_a, doc_b, result = compared(args.file, args.diff, keep_same=True)
+        other_abi = why_not(doc_a, doc_b)
+        if other_abi is not None:
+            raise other_abi
+        DiffApp(doc_a, doc_b, result).run()
         return 0
     doc = Document.open(args.file, args.base)
     first, threads = None, None

@@ -119,6 +119,8 @@ class Diff:
     not_compared: list[Entry] = field(default_factory=list)
     """Functions (of either side) whose rows cannot be read: not compared, and their counterparts on the
     other side not said to be that side's alone."""
+    paired_only: int = 0
+    """Pairs not compared at all: the two sections' ABIs name registers differently (`diff(rules=False)`)."""
 
     @property
     def same_meaning(self) -> bool:
@@ -147,9 +149,10 @@ def _registers(section: Section) -> tuple:
     return section.is_aarch64, section.is_s390x, section.sp_reg, section.fp_reg, section.ra_reg
 
 
-def diff(a: Side, b: Side, keep_same: bool = False) -> Diff:
+def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     """Pair the functions of `a` and `b` and compare each pair (see the module's doc); `keep_same`: keep
-    the pairs that are the same too (`Diff.kept_same`)."""
+    the pairs that are the same too (`Diff.kept_same`); without `rules` (sections of two ABIs), pair them
+    only, for the functions one side alone has (`Diff.paired_only` counts the pairs)."""
     result = Diff()
     waiting = dict(_entries(b, result.unreadable_b))
     outcomes: dict[tuple[int, int], Verdict | None] = {}
@@ -161,6 +164,9 @@ def diff(a: Side, b: Side, keep_same: bool = False) -> Diff:
             continue
         if right is None:
             result.only_a.append(Entry._make(left))
+            continue
+        if not rules:
+            result.paired_only += 1
             continue
         size, shape_a, shape_b = left[2], left[4], right[4]
         if size == right[2] and shape_a.last < size and shape_b.last < size:

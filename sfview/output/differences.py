@@ -62,6 +62,11 @@ def _change_line(pair: Pair, change: Change, a: Section, b: Section) -> str:
 
 
 def _counts(result: Diff) -> str:
+    if result.paired_only:
+        return (
+            f"functions: {result.paired_only} in both (rules not compared), {len(result.only_a)} only in A, "
+            f"{len(result.only_b)} only in B"
+        )
     return (
         f"functions: {result.same} same, {len(result.encoding)} encoded differently, "
         f"{len(result.meaning)} different in meaning, {len(result.only_a)} only in A, {len(result.only_b)} only in B"
@@ -92,7 +97,7 @@ def text(result: Diff, a: Labelled, b: Labelled) -> str:
         b.line("B", _functions(result, result.only_b)),
         _counts(result),
         f"bytes: {len(a.section.data)} → {len(b.section.data)} ({len(b.section.data) - len(a.section.data):+d})",
-        f"meaning: {'the same' if result.same_meaning else 'different'}",
+        f"meaning: {_meaning(result)}",
     ]
     lines.append(f"different in meaning: {len(result.meaning) or 'none'}")
     for pair in result.meaning:
@@ -114,9 +119,15 @@ def text(result: Diff, a: Labelled, b: Labelled) -> str:
     return printable_lines(lines)
 
 
+def _meaning(result: Diff) -> str:
+    if result.paired_only:
+        return "not compared (the two ABIs name registers differently)"
+    return "the same" if result.same_meaning else "different"
+
+
 def _functions(result: Diff, only: list[Entry]) -> int:
     """How many functions a side has that were compared: those paired, and `only`, its own."""
-    return result.same + len(result.encoding) + len(result.meaning) + len(only)
+    return result.same + len(result.encoding) + len(result.meaning) + result.paired_only + len(only)
 
 
 def _value_json(section: Section, column: Column, value: object) -> object:
@@ -182,6 +193,7 @@ def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
             "unreadable_in_a": len(result.unreadable_a),
             "unreadable_in_b": len(result.unreadable_b),
             "not_compared": len(result.not_compared),
+            "paired_rules_not_compared": result.paired_only,
         },
         "different_meaning": [pair_json(p) for p in result.meaning],
         "only_in_a": [_entry_json(e) for e in result.only_a],

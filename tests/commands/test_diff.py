@@ -136,12 +136,14 @@ def test_flexible_v3_against_its_default_form():
     assert [c.column for c in changed.meaning[0].changes] == [Column.CFA]
 
 
-def test_different_architectures_are_said(cli, tmp_path):
+def test_different_architectures_are_said_and_paired(cli, tmp_path):
     a = write(tmp_path, "a", v3_section(0, [(0, 1, [8])]))
     b = write(tmp_path, "b", v3_section(0, [(0, 1, [16])], abi=AARCH64))
     result = cli("diff", a, b)
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and len(result.err.splitlines()) == 1
     assert "A is AMD64 little-endian, B is AArch64 little-endian" in result.err
+    assert "functions: 1 in both (rules not compared), 0 only in A, 0 only in B" in result.out  # paired by address
+    assert "meaning: not compared" in result.out
 
 
 def test_one_side_without_sframe(cli, tmp_path):
