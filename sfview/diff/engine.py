@@ -275,13 +275,6 @@ def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tup
     return func.start_address, func.size, shape
 
 
-class _Laid(NamedTuple):
-    """A function's meaning laid out over the offsets compared: the rows in order, and where coverage ends."""
-
-    rows: list[MeaningRow]
-    end: int
-
-
 def _plt_entries_only(a: Side, entry_a: Entry, b: Side, entry_b: Entry) -> tuple[list[str], list[str]]:
     """The PLT entries (every block of a PCMASK function, named by the symbol at its start) only one side
     has, as many as `EXPANDED_MAX` blocks of each (a size may claim gigabytes)."""
@@ -294,7 +287,8 @@ def _plt_entries_only(a: Side, entry_a: Entry, b: Side, entry_b: Entry) -> tuple
         return [name for name in (side.name_at(start, -1) for start in starts) if name and "+" not in name]
 
     in_a, in_b = names(a, entry_a), names(b, entry_b)
-    return [n for n in in_a if n not in set(in_b)], [n for n in in_b if n not in set(in_a)]
+    set_a, set_b = set(in_a), set(in_b)
+    return [n for n in in_a if n not in set_b], [n for n in in_b if n not in set_a]
 
 
 def _changes(a: Entry, b: Entry) -> list[Change]:
@@ -324,17 +318,18 @@ def _changes(a: Entry, b: Entry) -> list[Change]:
     return changes
 
 
-def _lay(meaning: Meaning, span: int) -> _Laid:
+def _lay(meaning: Meaning, span: int) -> list[MeaningRow]:
     """The rows over offsets [0, span): a PCMASK function's block after block."""
     rows = [row for row in meaning.rows if row[0] < (meaning.period or span)]
     if meaning.period and span > meaning.period:
         rows = [(block + row[0], *row[1:]) for block in range(0, span, meaning.period) for row in rows]
-    return _Laid([row for row in rows if row[0] < span], span)
+    return [row for row in rows if row[0] < span]
 
 
-def _rule_changes(a: _Laid, b: _Laid, span: int, every: int) -> list[Change]:
-    """The ranges of [0, span) where a column's rule differs, adjacent ranges of the same values joined."""
-    cuts = sorted({0, *(row[0] for row in a.rows), *(row[0] for row in b.rows)})
+def _rule_changes(rows_a: list[MeaningRow], rows_b: list[MeaningRow], span: int, every: int) -> list[Change]:
+    """The ranges of [0, span) where a column's rule differs, adjacent ranges of the same values joined.
+    Where one side has no row yet, only the CFA column says so (`None`): the other columns follow from it."""
+    cuts = sorted({0, *(row[0] for row in rows_a), *(row[0] for row in rows_b)})
     changes: list[Change] = []
     open_changes: dict[Column, Change] = {}
     ia = ib = -1
@@ -343,13 +338,13 @@ def _rule_changes(a: _Laid, b: _Laid, span: int, every: int) -> list[Change]:
             break
         end = cuts[i + 1] if i + 1 < len(cuts) else span
         end = min(end, span)
-        while ia + 1 < len(a.rows) and a.rows[ia + 1][0] <= cut:
+        while ia + 1 < len(rows_a) and rows_a[ia + 1][0] <= cut:
             ia += 1
-        while ib + 1 < len(b.rows) and b.rows[ib + 1][0] <= cut:
+        while ib + 1 < len(rows_b) and rows_b[ib + 1][0] <= cut:
             ib += 1
-        ra = a.rows[ia] if ia >= 0 else None
-        rb = b.rows[ib] if ib >= 0 else None
-        for column, position in _RULE_COLUMNS:
+        ra = rows_a[ia] if ia >= 0 else None
+        rb = rows_b[ib] if ib >= 0 else None
+        for column, position in _RULE_COLUMNS if ra is not None and rb is not None else _RULE_COLUMNS[:1]:
             va = ra[position] if ra is not None else None
             vb = rb[position] if rb is not None else None
             if va == vb:
