@@ -22,6 +22,8 @@ COMMANDS = {
     "check": "say what is wrong in sections, one line a problem (--profile kernel|libsframe)",
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
+    "diff": "compare two files' SFrame by meaning: functions paired by name, rules PC by PC (--json)",
+    "stats": "where each section's bytes go, files side by side, beside .eh_frame (--json)",
     "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
     "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
 }

@@ -31,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sfview {_version()}")
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument("--base", type=address, default=None, help="load address of a raw section (default 0)")
+    parser.add_argument("--diff", metavar="B", help="compare with another file by meaning (as `sfview diff`)")
     add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
     return parser
 
@@ -46,6 +47,16 @@ def _version() -> str:
 def run(argv: list[str]) -> int:
     """Run the explorer (or the debugger) with `argv`, the whole command line; its exit status."""
     args = parse(parser(), argv)
+    if args.diff is not None:
+        from sfview.app.screens.diff import DiffApp  # the UI loads only when it is wanted
+        from sfview.cli.diff import compared, why_not
+
+        doc_a, doc_b, result = compared(args.file, args.diff, keep_same=True)
+        other_abi = why_not(doc_a, doc_b)
+        if other_abi is not None:
+            raise other_abi
+        DiffApp(doc_a, doc_b, result).run()
+        return 0
     doc = Document.open(args.file, args.base)
     first, threads = None, None
     if args.core is not None or args.regs is not None:
