@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
     "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+    "perf": "unwind a perf.data's samples with SFrame, frame pointers and DWARF: SFrame's coverage (--folded)",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 

@@ -25,7 +25,7 @@ LAYERS = [
     {"sframe"},
     {"rule_notation", "dwarf"},
     {"document"},
-    {"check", "consumers", "code", "unwind"},
+    {"check", "consumers", "code", "unwind", "profiling"},
     {"output"},
     {"app"},
     {"cli"},

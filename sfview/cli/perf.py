@@ -1,0 +1,87 @@
+"""`sfview perf`: what SFrame-based profiling would show of a `perf.data` recorded with `--call-graph dwarf`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sfview.cli.common import Parser, TerminalWidth, parse
+from sfview.errors import InputError
+from sfview.inputs.perf_data import PerfData
+from sfview.output import backtrace, profile_report
+from sfview.profiling.profile import Profile
+from sfview.profiling.walks import MAX_STACK, Mode
+
+RECORD = "perf record -e cpu-clock:u --call-graph dwarf -- PROGRAM"
+
+
+def parser() -> argparse.ArgumentParser:
+    """`sfview perf`'s arguments, its help and its usage."""
+    parser = Parser(
+        prog="sfview perf",
+        formatter_class=TerminalWidth,
+        description="Unwind every sample of a perf profile three ways (SFrame as the kernel would, frame"
+        " pointers alone, DWARF CFI as perf script does) and report how often SFrame gives DWARF's stack,"
+        f" and where and why not. Record the profile with `{RECORD}`.",
+    )
+    parser.add_argument("file", help="a perf.data recorded with --call-graph dwarf")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print the report as JSON")
+    shown.add_argument(
+        "--folded",
+        choices=[mode.value for mode in Mode],
+        help="print the stacks of one mode in the folded format (flamegraph.pl, inferno, speedscope)",
+    )
+    shown.add_argument(
+        "--sample", type=int, metavar="N", help="print sample #N's three walks, each frame with how it was found"
+    )
+    parser.add_argument(
+        "--max-stack",
+        type=int,
+        default=MAX_STACK,
+        metavar="N",
+        help=f"the frames of a walk at most (perf's --max-stack, default {MAX_STACK})",
+    )
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    """Run `sfview perf` with `argv` (the arguments after the command's name); its exit status."""
+    args = parse(parser(), argv)
+    if args.max_stack < 1:
+        raise InputError(f"--max-stack {args.max_stack}: a walk has at least one frame")
+    with PerfData(args.file) as perf:
+        profile = Profile(perf, args.max_stack)
+        if args.sample is not None:
+            return _sample(profile, args.sample, args.file)
+        counts = profile.coverage()
+    if args.folded:
+        sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
+    elif args.json:
+        sys.stdout.write(profile_report.json_text(counts, args.file, profile.notes))
+    else:
+        sys.stdout.write(profile_report.text(counts, args.file, profile.notes))
+    return 0
+
+
+def _sample(profile: Profile, number: int, path: str) -> int:
+    for sample, walked in profile.walks(lambda s: s.number == number):
+        sys.stdout.write(
+            f"sample #{number}: pid {sample.pid}, tid {sample.tid}, time {sample.time}, "
+            f"ip {sample.ip:#x}, stack copy {len(sample.stack)} of {sample.stack_asked} bytes\n"
+        )
+        if walked is None:
+            sys.stdout.write("no user registers: nothing to unwind\n")
+            return 0
+        for mode, title in (
+            (Mode.SFRAME, "SFrame (as the kernel would)"),
+            (Mode.FP, "frame pointers alone"),
+            (Mode.DWARF, "DWARF CFI (as perf script)"),
+        ):
+            sys.stdout.write(f"\n{title}:\n")
+            walk = walked[mode]
+            backtrace.write_text(
+                sys.stdout, backtrace.Backtrace(walk.frames, walk.stop, walk.missing_address), explain=True
+            )
+        return 0
+    raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)

@@ -1,0 +1,139 @@
+"""A profiled process's address space: the files it mapped, as the unwinder's modules, and their bytes.
+
+Built from the profile's `MMAP`/`MMAP2` records as they come: each executable
+mapping of a file makes a module (`sfview.unwind.session.mapped_module`) whose
+load bias is where the mapping puts the file offset it starts at, and whose
+read-only segments become readable memory (the code a walk reads, as the
+process had it). A file whose build-id differs from the one the profile
+recorded is left out and said so: it is another build than the one that ran.
+A `FORK` gives the child a copy of its parent's space; an `exec` (a `COMM`
+record that says so) an empty one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from typing import NamedTuple
+
+from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
+from sfview.inputs.core import Memory
+from sfview.inputs.elf.image import PT_LOAD, ElfImage
+from sfview.inputs.perf_data import BuildId, Mmap
+from sfview.unwind.engine import Machine, Module
+from sfview.unwind.session import mapped_module
+
+MACHINES = {
+    "x86_64": (Sframe.AbiArch.amd64_endian_little, "EM_X86_64"),
+    "aarch64": (Sframe.AbiArch.aarch64_endian_little, "EM_AARCH64"),
+}
+
+
+def machine_of(arch: str) -> Machine:
+    """The unwinder's register numbering for a profile's architecture (x86_64, aarch64)."""
+    abi, _ = MACHINES[arch]
+    if arch == "aarch64":
+        return Machine(abi, int(Sframe.Aarch64Reg.sp), int(Sframe.Aarch64Reg.x29), int(Sframe.Aarch64Reg.x30), True)
+    return Machine(abi, int(Sframe.Amd64Reg.rsp), int(Sframe.Amd64Reg.rbp), int(Sframe.Amd64Reg.rip), False)
+
+
+class Mapped(NamedTuple):
+    """An executable mapping: where, the file offset it starts at, the file, and its module if one."""
+
+    start: int
+    end: int
+    pgoff: int
+    path: str
+    module: Module | None
+
+
+class Files:
+    """The files of every process, read once each: path → its build-id check and its ELF image's build-id."""
+
+    def __init__(self, build_ids: list[BuildId], machine: str) -> None:
+        self.recorded = {entry.path: entry.build_id for entry in build_ids}
+        self.machine = machine
+        self.notes: list[str] = []
+        self._changed: dict[str, bool] = {}
+
+    def changed(self, path: str, recorded: bytes | None) -> bool:
+        """Whether the file at `path` is another build than the profile recorded (said once in `notes`)."""
+        if path not in self._changed:
+            recorded = recorded or self.recorded.get(path)
+            on_disk = _build_id(path)
+            changed = bool(recorded and on_disk and recorded.rstrip(b"\0") != on_disk)
+            if changed:
+                assert recorded is not None and on_disk is not None
+                self.notes.append(
+                    f"{path}: changed since the profile (build-id {recorded.hex()} in the profile, "
+                    f"{on_disk.hex()} on disk): its frames are left out"
+                )
+            self._changed[path] = changed
+        return self._changed[path]
+
+
+def _build_id(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return ElfImage.of(f).build_id()
+    except (OSError, InputError, ValueError):
+        return None
+
+
+class AddressSpace:
+    """One process's executable mappings, their modules, and the files' read-only bytes."""
+
+    def __init__(self, files: Files, mapped: list[Mapped] | None = None, memory: Memory | None = None) -> None:
+        self.files = files
+        self.mapped = [] if mapped is None else mapped
+        self.starts = [m.start for m in self.mapped]
+        self.memory = Memory() if memory is None else memory
+        self.version = 0
+        """Grows with every mapping added: what was worked out for the modules before is stale."""
+
+    def fork(self) -> AddressSpace:
+        return AddressSpace(self.files, list(self.mapped), self.memory)
+
+    @property
+    def modules(self) -> list[Module]:
+        return [m.module for m in self.mapped if m.module is not None]
+
+    def add(self, mmap: Mmap) -> None:
+        """An executable mapping of a file: its module, at the bias the mapping gives (none for a file
+        not found here, not ELF, or changed since the profile)."""
+        if not mmap.executable or not mmap.length:
+            return
+        module = None
+        path = mmap.path
+        if os.path.isfile(path) and not self.files.changed(path, mmap.build_id):
+
+            def bias_of(elf: ElfImage, mmap: Mmap = mmap) -> int:
+                return mmap.start - _file_address(elf, mmap.pgoff)
+
+            module = mapped_module(path, path, bias_of, self.memory, self.files.notes, self.files.machine)
+        end = mmap.start + mmap.length
+        # a new mapping replaces what it overlaps
+        kept = [m for m in self.mapped if m.end <= mmap.start or m.start >= end]
+        bisect.insort(kept, Mapped(mmap.start, end, mmap.pgoff, path, module), key=lambda m: m.start)
+        self.mapped = kept
+        self.starts = [m.start for m in kept]
+        self.version += 1
+
+    def at(self, address: int) -> Mapped | None:
+        """The executable mapping holding `address`, if one."""
+        i = bisect.bisect_right(self.starts, address) - 1
+        if i >= 0 and address < self.mapped[i].end:
+            return self.mapped[i]
+        return None
+
+
+def _file_address(elf: ElfImage, offset: int) -> int:
+    """The link-time address of a file offset: in the loadable segment holding it (the first segment's
+    rule where none does)."""
+    loads = [seg for seg in elf.segments if seg.type == PT_LOAD]
+    for seg in loads:
+        if seg.offset <= offset < seg.offset + max(seg.filesz, 1):
+            return seg.vaddr + offset - seg.offset
+    first = min(loads, key=lambda seg: seg.offset, default=None)
+    return offset if first is None else first.vaddr - first.offset + offset
