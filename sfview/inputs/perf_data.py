@@ -21,6 +21,7 @@ compressed records (`perf record -z`) are refused with a message that says so.
 from __future__ import annotations
 
 import os
+import platform
 import struct
 from collections.abc import Iterator
 from enum import IntEnum, IntFlag
@@ -237,15 +238,27 @@ class PerfData:
         if header_size < FILE_HEADER.size:
             raise self._error(f"the file header says it is {header_size} bytes, less than {FILE_HEADER.size}", 8)
         self.data_offset, self.data_size = d_off, d_size
-        if d_off + d_size > self.size:
-            raise self._error(
-                f"the data section ({d_size} bytes at {d_off:#x}) runs past the end of the file ({self.size}"
-                " bytes): the profile is cut short (was `perf record` stopped before it finished?)",
-                40,
+        self.notes: list[str] = []
+        """What could not be read and what was assumed instead, one line each."""
+        self.cut = d_off + d_size > self.size or (not d_size and self.size > d_off)
+        """The data section runs to the end of the file, not to where the header says: the records are
+        read until the file ends."""
+        if self.cut:
+            self.notes.append(
+                f"the data section ({d_size} bytes at {d_off:#x}) is cut short or was never finished (was"
+                f" `perf record` stopped before it ended?): its records are read up to the end of the file"
             )
+            self.data_size = max(self.size - d_off, 0)
         self.attrs = self._read_attrs(attr_size, a_off, a_size)
         self.features = int.from_bytes(bitmap, "little")
-        self.arch, self.build_ids = self._read_features()
+        if self.cut:
+            self.arch, self.build_ids = platform.machine(), []
+            self.notes.append(
+                f"its features (the architecture, the files' build-ids) are lost with its end: taken as"
+                f" {self.arch}, this machine's, and the files here as the ones that ran"
+            )
+        else:
+            self.arch, self.build_ids = self._read_features()
 
     def _read_attrs(self, attr_size: int, offset: int, size: int) -> list[Attr]:
         """Every attribute; the attribute's own `size` says how much of the entry is the attribute."""
@@ -343,15 +356,16 @@ class PerfData:
         f = self.file
         f.seek(at)
         while at < end:
-            if at + EVENT_HEADER.size > end:
-                raise self._error("a record header runs past the end of the data section", at)
-            head = f.read(EVENT_HEADER.size)
-            kind, misc, size = EVENT_HEADER.unpack(head)
-            if size < EVENT_HEADER.size or at + size > end:
+            head = f.read(EVENT_HEADER.size) if at + EVENT_HEADER.size <= end else b""
+            kind, misc, size = EVENT_HEADER.unpack(head) if head else (0, 0, end - at + 1)
+            if size < EVENT_HEADER.size:
+                raise self._error(f"a record of {size} bytes: no record is shorter than its header", at)
+            body = f.read(size - EVENT_HEADER.size) if at + size <= end else b""
+            if at + size > end or len(body) != size - EVENT_HEADER.size:
+                if self.cut:
+                    self.notes.append(f"the file ends inside a record at {at:#x}: the records before it are read")
+                    return
                 raise self._error(f"a record of {size} bytes, with {end - at} left in the data section", at)
-            body = f.read(size - EVENT_HEADER.size)
-            if len(body) != size - EVENT_HEADER.size:
-                raise self._error("a record: the file ends early", at)
             following = 0
             if kind == Record.SAMPLE:
                 yield self._sample(body, at, number, attr, registers)

@@ -34,6 +34,17 @@ def _depths(counts: Coverage) -> list[tuple[str, int, int]]:
     return [(key, samples, equal) for key, (samples, equal) in rows.items()]
 
 
+def _copy_short(counts: Coverage) -> list[str]:
+    """The line on stacks the stack copy cut, if any were."""
+    seen = counts.copy_short
+    if seen is None:
+        return []
+    return [
+        f"{seen.count} samples (the first #{seen.sample}): the DWARF stack ends where the stack copy of"
+        f" {counts.copy_asked} bytes does; record with --call-graph dwarf,65528 for deeper stacks"
+    ]
+
+
 def text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
     walked = counts.samples - counts.without_registers
     lines = [
@@ -46,6 +57,7 @@ def text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
         f"{_share(counts.equal_within, walked)}",
         f"frame-pointer stack = DWARF stack: {counts.equal[Mode.FP]:>8} of {walked}  "
         f"{_share(counts.equal[Mode.FP], walked)}",
+        *_copy_short(counts),
         "",
         "By depth of the DWARF stack:",
         f"  {'depth':>6} {'samples':>8} {'SFrame =':>8} {'coverage':>9}",
@@ -83,6 +95,9 @@ def json_text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
             "fp": counts.equal[Mode.FP],
             "of": walked,
         },
+        "stack_copy_short": {"samples": counts.copy_short.count, "sample": counts.copy_short.sample}
+        if counts.copy_short
+        else None,
         "by_depth": [{"depth": d, "samples": s, "sframe_equal": e} for d, s, e in _depths(counts)],
         "by_function": [
             {

@@ -49,28 +49,44 @@ class Mapped(NamedTuple):
 
 
 class Files:
-    """The files of every process, read once each: path → its build-id check and its ELF image's build-id."""
+    """Where each file a profile names is read from, decided once a file: the file at its path when it is
+    the build that ran, else perf's copy of that build in its build-id cache (`~/.debug`, or
+    `$PERF_BUILDID_DIR`), as `perf script` reads it; the vDSO from there too."""
 
     def __init__(self, build_ids: list[BuildId], machine: str) -> None:
         self.recorded = {entry.path: entry.build_id for entry in build_ids}
         self.machine = machine
         self.notes: list[str] = []
-        self._changed: dict[str, bool] = {}
+        self._found: dict[str, str | None] = {}
 
-    def changed(self, path: str, recorded: bytes | None) -> bool:
-        """Whether the file at `path` is another build than the profile recorded (said once in `notes`)."""
-        if path not in self._changed:
-            recorded = recorded or self.recorded.get(path)
-            on_disk = _build_id(path)
-            changed = bool(recorded and on_disk and recorded.rstrip(b"\0") != on_disk)
-            if changed:
-                assert recorded is not None and on_disk is not None
-                self.notes.append(
-                    f"{path}: changed since the profile (build-id {recorded.hex()} in the profile, "
-                    f"{on_disk.hex()} on disk): its frames are left out"
-                )
-            self._changed[path] = changed
-        return self._changed[path]
+    def find(self, path: str, recorded: bytes | None) -> str | None:
+        """The file to read for `path` (None, said in `notes`, when there is none of the build that ran)."""
+        if path not in self._found:
+            self._found[path] = self._find(path, recorded or self.recorded.get(path))
+        return self._found[path]
+
+    def _find(self, path: str, recorded: bytes | None) -> str | None:
+        recorded = recorded.rstrip(b"\0") if recorded else None
+        on_disk = _build_id(path) if os.path.isfile(path) else None
+        if os.path.isfile(path) and (not recorded or not on_disk or on_disk == recorded):
+            return path
+        cached = _cached(recorded) if recorded else None
+        if on_disk is not None and recorded is not None:
+            changed = (
+                f"{path}: changed since the profile (build-id {recorded.hex()} in the profile, {on_disk.hex()} here)"
+            )
+            self.notes.append(f"{changed}: read from perf's build-id cache, {cached}" if cached else
+                              f"{changed}, and no copy in perf's build-id cache: its frames are left out")  # fmt: skip
+        elif cached is None and path.startswith("/"):
+            self.notes.append(f"{path}: not found here, nor in perf's build-id cache: its frames are left out")
+        return cached
+
+
+def _cached(build_id: bytes) -> str | None:
+    """perf's copy of the file of `build_id` (`.build-id/ab/cdef…/elf`, the vDSO's `…/vdso`), if it has one."""
+    root = os.environ.get("PERF_BUILDID_DIR") or os.path.expanduser("~/.debug")
+    folder = os.path.join(root, ".build-id", build_id.hex()[:2], build_id.hex()[2:])
+    return next((os.path.join(folder, n) for n in ("elf", "vdso") if os.path.isfile(os.path.join(folder, n))), None)
 
 
 def _build_id(path: str) -> bytes | None:
@@ -106,12 +122,13 @@ class AddressSpace:
             return
         module = None
         path = mmap.path
-        if os.path.isfile(path) and not self.files.changed(path, mmap.build_id):
+        found = self.files.find(path, mmap.build_id) if path.startswith(("/", "[vdso]")) else None
+        if found is not None:
 
             def bias_of(elf: ElfImage, mmap: Mmap = mmap) -> int:
                 return mmap.start - _file_address(elf, mmap.pgoff)
 
-            module = mapped_module(path, path, bias_of, self.memory, self.files.notes, self.files.machine)
+            module = mapped_module(path, found, bias_of, self.memory, self.files.notes, self.files.machine)
         end = mmap.start + mmap.length
         # a new mapping replaces what it overlaps
         kept = [m for m in self.mapped if m.end <= mmap.start or m.start >= end]

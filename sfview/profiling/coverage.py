@@ -118,6 +118,10 @@ class Coverage:
         self.equal = {Mode.SFRAME: 0, Mode.FP: 0}
         self.equal_within = 0
         """Samples whose SFrame stack is DWARF's as far as files with SFrame go (`within_sframe`)."""
+        self.copy_short: Seen | None = None
+        """The samples whose DWARF stack ends for want of a word past the stack copy, and the first."""
+        self.copy_asked = 0
+        """The bytes of stack copy the profile asked for (`--call-graph dwarf,SIZE`)."""
         self.by_depth: Counter[int] = Counter()
         self.equal_by_depth: Counter[int] = Counter()
         self.places: dict[Place, Seen] = {}
@@ -129,9 +133,13 @@ class Coverage:
         self.samples += 1
         self.without_registers += 1
 
-    def add(self, number: int, walked: dict[Mode, Walked], sp: int) -> None:
+    def add(self, number: int, walked: dict[Mode, Walked], sp: int, copy_asked: int) -> None:
         self.samples += 1
+        self.copy_asked = max(self.copy_asked, copy_asked)
         dwarf = walked[Mode.DWARF]
+        if dwarf.missing_address is not None and dwarf.missing_address >= sp:
+            seen = self.copy_short
+            self.copy_short = Seen(1, number) if seen is None else seen._replace(count=seen.count + 1)
         reference = dwarf.pcs
         for mode in (Mode.SFRAME, Mode.FP):
             if walked[mode].pcs == reference:

@@ -30,7 +30,8 @@ class Profile:
 
     @property
     def notes(self) -> list[str]:
-        return self.files.notes
+        """What the file and the files it names lacked, one line each (complete once the samples are read)."""
+        return [*self.perf.notes, *self.files.notes]
 
     def space(self, pid: int) -> AddressSpace:
         space = self.spaces.get(pid)
@@ -65,5 +66,5 @@ class Profile:
             if walked is None:
                 counts.skip()
             else:
-                counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]])
+                counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
         return counts

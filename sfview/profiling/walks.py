@@ -92,6 +92,10 @@ class Walker:
             walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit)
             walk.lookups = lookups
             frames = list(walk)
+            for frame in frames:  # code no symbol names (a PLT without symbols): still in its file
+                if frame.module is None:
+                    mapped = space.at(frame.pc)
+                    frame.module = mapped.module if mapped is not None else None
             walked[mode] = Walked(frames, walk.stop, walk.missing_address)
         return walked
 

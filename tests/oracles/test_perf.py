@@ -1,0 +1,240 @@
+"""`sfview perf` against `perf script` on profiles recorded here.
+
+A C program with a few call levels (tests/data/perf-work.c, built with `gcc
+-Wa,--gsframe -O2`) is profiled once for the module with `perf record -e
+cpu-clock:u --call-graph dwarf` (about 0.3 s); perf's build-id cache goes to a
+folder of the test (`PERF_BUILDID_DIR`), not to the machine's `~/.debug`.
+
+- The reader: every sample's PID, TID, time and IP are the ones `perf script
+  -F pid,tid,time,ip` prints.
+- The DWARF walk: each sample's stack is `perf script --no-inline`'s callchain
+  (perf prints the PC of frame 0 and each caller's return address minus one,
+  relative to its file's mapping), for at least 99 % of the samples.
+- The report: its counts add up to the samples perf script prints, libc (which
+  Debian builds without `.sframe`, as readelf shows) is said to have none.
+- Bad input: a profile cut short is read up to the cut, and says so; a
+  profile without `--call-graph dwarf` is refused with how to record one; a
+  program rebuilt since the profile is named, its frames left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+
+from sfview.inputs.perf_data import PerfData, Sample
+from sfview.output import profile_report
+from sfview.profiling.profile import Profile
+from sfview.profiling.walks import Mode
+
+SOURCE = DATA / "perf-work.c"
+ROUNDS = "250"
+"""The program's rounds: about 0.3 s of work, a thousand samples."""
+RECORD = ["record", "-q", "-e", "cpu-clock:u"]
+ERROR_ENTRY = 0xFFFFFFFFFFFFFFFF
+"""What perf script prints as the last entry of a callchain whose unwinding failed (libdw's error)."""
+
+
+def _perf(*args: str, cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["perf", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=check)
+
+
+class Recorded:
+    """The program, its profile, and what perf needs to read the profile again."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.program = folder / "work"
+        self.data = folder / "perf.data"
+        self.env = {**os.environ, "PERF_BUILDID_DIR": str(folder / "buildid")}
+        self.chains: dict[tuple[int, str], list[int]] | None = None
+
+    def script(self, *fields: str) -> str:
+        args = ["script", "-i", str(self.data), *fields]
+        return _perf(*args, cwd=self.folder, env=self.env).stdout
+
+    def sfview(self, *args: str) -> subprocess.CompletedProcess[str]:
+        old = os.environ.get("PERF_BUILDID_DIR")
+        os.environ["PERF_BUILDID_DIR"] = self.env["PERF_BUILDID_DIR"]
+        try:
+            return run_process("perf", *args)
+        finally:
+            if old is None:
+                del os.environ["PERF_BUILDID_DIR"]
+            else:
+                os.environ["PERF_BUILDID_DIR"] = old
+
+
+def _build(folder: Path, *flags: str) -> Path:
+    program = folder / "work"
+    subprocess.run(["gcc", "-Wa,--gsframe", "-O2", *flags, "-o", str(program), str(SOURCE)], check=True)
+    return program
+
+
+def _record(recorded: Recorded, output: Path, *options: str) -> None:
+    args = [*RECORD, *options, "-o", str(output), "--", str(recorded.program), ROUNDS]
+    result = _perf(*args, cwd=recorded.folder, env=recorded.env, check=False)
+    if result.returncode != 0 or not output.exists():
+        pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    for tool in ("perf", "gcc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed: it records the profile sfview is compared on (linux-perf, gcc)")
+    recorded = Recorded(tmp_path_factory.mktemp("perf"))
+    _build(recorded.folder)
+    _record(recorded, recorded.data, "--call-graph", "dwarf")
+    return recorded
+
+
+def _samples(path: Path) -> list[Sample]:
+    with PerfData(str(path)) as perf:
+        return [record for record in perf.records() if isinstance(record, Sample)]
+
+
+def _time(ns: int) -> str:
+    """A time as perf script prints it: seconds, and microseconds cut (not rounded)."""
+    return f"{ns // 1_000_000_000}.{ns % 1_000_000_000 // 1000:06d}"
+
+
+def test_every_sample_is_perf_scripts(recorded: Recorded) -> None:
+    printed = recorded.script("--hide-call-graph", "-F", "pid,tid,time,ip")
+    theirs = sorted(
+        (int(m[1]), int(m[2]), m[3], int(m[4], 16))
+        for m in re.finditer(r"^\s*(\d+)/(\d+)\s+([\d.]+):\s+([0-9a-f]+)\s*$", printed, re.M)
+    )
+    ours = sorted((s.pid, s.tid, _time(s.time), s.ip) for s in _samples(recorded.data))
+    assert len(theirs) == len(printed.strip().splitlines()) > 200
+    assert ours == theirs
+
+
+def _perf_callchains(recorded: Recorded) -> dict[tuple[int, str], list[int]]:
+    """(TID, time) → the callchain perf script unwound with DWARF, its error entry dropped (read once)."""
+    if recorded.chains is not None:
+        return recorded.chains
+    chains = recorded.chains = {}
+    for block in recorded.script("--no-inline", "-F", "pid,tid,time,ip").strip().split("\n\n"):
+        head, *lines = block.strip().splitlines()
+        m = re.match(r"\s*\d+/(\d+)\s+([\d.]+):", head)
+        assert m, head
+        chain = [int(line.split()[0], 16) for line in lines]
+        chains[int(m[1]), m[2]] = [ip for ip in chain if ip != ERROR_ENTRY]
+    return chains
+
+
+def test_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> None:
+    chains = _perf_callchains(recorded)
+    with PerfData(str(recorded.data)) as perf:
+        profile = Profile(perf)
+        equal = total = 0
+        differing = []
+        for sample, walked in profile.walks():
+            assert walked is not None
+            space = profile.space(sample.pid)
+            ours = []
+            for frame in walked[Mode.DWARF].frames:  # as perf prints: relative to the file's mapping
+                mapped = space.at(frame.lookup_pc)
+                ours.append(frame.lookup_pc - mapped.start + mapped.pgoff if mapped else frame.lookup_pc)
+            total += 1
+            if ours == chains[sample.tid, _time(sample.time)]:
+                equal += 1
+            else:
+                differing.append(sample.number)
+    assert total == len(chains)
+    share = equal / total
+    assert share >= 0.99, f"{equal} of {total} DWARF stacks ({share:.1%}) are perf script's; not: {differing[:10]}"
+
+
+def _report(recorded: Recorded) -> dict:
+    result = recorded.sfview(str(recorded.data), "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_report_counts_every_sample(recorded: Recorded) -> None:
+    report = _report(recorded)
+    samples = len(_perf_callchains(recorded))
+    assert report["samples"] == samples and report["without_registers"] == 0
+    equal = report["equal_to_dwarf"]
+    parted = sum(place["samples"] for place in report["by_function"])
+    assert parted == samples - equal["sframe"] == sum(entry["samples"] for entry in report["by_file"])
+    assert sum(row["samples"] for row in report["by_depth"]) == samples
+    assert all(0 <= place["sample"] < samples for place in report["by_function"])
+    files = {entry["file"]: entry for entry in report["files"]}
+    assert files[str(recorded.program)]["has_sframe"]
+    libc = next(path for path in files if os.path.basename(path).startswith("libc.so"))
+    sections = subprocess.run(["readelf", "-SW", libc], capture_output=True, text=True, check=True).stdout
+    assert files[libc]["has_sframe"] == (".sframe" in sections)
+    # SFrame gives DWARF's frames as far as the program's own code goes (its caller, libc's, has none here)
+    assert equal["sframe_as_far_as_files_with_sframe_go"] >= 0.99 * samples
+
+
+def test_folded_stacks_of_each_mode(recorded: Recorded) -> None:
+    samples = len(_perf_callchains(recorded))
+    result = recorded.sfview(str(recorded.data), "--folded", "dwarf")
+    assert result.returncode == 0, result.stderr
+    assert "main;outer;middle" in result.stdout
+    with PerfData(str(recorded.data)) as perf:
+        counts = Profile(perf).coverage()
+    assert profile_report.folded(counts, Mode.DWARF) == result.stdout
+    for mode in Mode:
+        lines = profile_report.folded(counts, mode).splitlines()
+        assert sum(int(line.rsplit(" ", 1)[1]) for line in lines) == samples, mode
+
+
+def test_a_sample_opens_with_its_three_walks(recorded: Recorded) -> None:
+    number = _report(recorded)["by_function"][0]["sample"]
+    result = recorded.sfview(str(recorded.data), "--sample", str(number))
+    assert result.returncode == 0, result.stderr
+    for title in ("SFrame (as the kernel would):", "frame pointers alone:", "DWARF CFI (as perf script):"):
+        assert title in result.stdout
+    assert result.stdout.count("stopped:") == 3
+
+
+def test_a_profile_cut_short_is_read_up_to_the_cut(recorded: Recorded, tmp_path: Path) -> None:
+    data = recorded.data.read_bytes()
+    cut = tmp_path / "cut.data"
+    cut.write_bytes(data[: len(data) // 2])
+    result = recorded.sfview(str(cut), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert 0 < report["samples"] < len(_samples(recorded.data))
+    assert any("cut short" in note for note in report["notes"])
+    assert any("ends inside a record" in note for note in report["notes"])
+    header_only = tmp_path / "header.data"
+    header_only.write_bytes(data[:60])
+    result = recorded.sfview(str(header_only))
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "file header is cut short" in result.stderr
+
+
+def test_a_profile_without_user_stacks_says_how_to_record_one(recorded: Recorded) -> None:
+    plain = recorded.folder / "plain.data"
+    _record(recorded, plain)
+    result = recorded.sfview(str(plain))
+    assert result.returncode == 2
+    assert "no user registers" in result.stderr and "--call-graph dwarf" in result.stderr
+    assert result.stderr.strip().count("\n") == 0
+
+
+def test_a_program_rebuilt_since_the_profile_is_left_out(recorded: Recorded, tmp_path: Path) -> None:
+    folder = tmp_path / "rebuilt"
+    folder.mkdir()
+    data = folder / "perf.data"
+    again = Recorded(folder)
+    _build(folder)
+    _record(again, data, "--call-graph", "dwarf", "--no-buildid-cache")
+    _build(folder, "-DREBUILT=1", "-fno-inline")  # another build at the same path
+    result = again.sfview(str(data))
+    assert result.returncode == 0, result.stderr
+    assert f"note: {again.program}: changed since the profile" in result.stdout
+    assert "its frames are left out" in result.stdout
