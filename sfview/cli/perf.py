@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from sfview.cli.common import Parser, TerminalWidth, parse
 from sfview.errors import InputError
 from sfview.inputs.perf_data import PerfData
 from sfview.output import backtrace, profile_report
-from sfview.profiling.profile import Profile
+from sfview.profiling.profile import Profile, coverage
 from sfview.profiling.walks import MAX_STACK, Mode
 
+JOBS = 4
+"""The processes `sfview perf` unwinds in at most, by default."""
 RECORD = "perf record -e cpu-clock:u --call-graph dwarf -- PROGRAM"
 
 
@@ -42,6 +45,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"the frames of a walk at most (perf's --max-stack, default {MAX_STACK})",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=min(os.cpu_count() or 1, JOBS),
+        metavar="N",
+        help=f"unwind in N processes (default: the machine's processors, at most {JOBS})",
+    )
     return parser
 
 
@@ -50,17 +60,19 @@ def run(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if args.max_stack < 1:
         raise InputError(f"--max-stack {args.max_stack}: a walk has at least one frame")
+    if args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
     with PerfData(args.file) as perf:
-        profile = Profile(perf, args.max_stack)
         if args.sample is not None:
-            return _sample(profile, args.sample, args.file)
-        counts = profile.coverage()
+            return _sample(Profile(perf, args.max_stack, record=True), args.sample, args.file)
+        perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
+    counts, notes = coverage(args.file, args.max_stack, args.jobs)
     if args.folded:
         sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
     elif args.json:
-        sys.stdout.write(profile_report.json_text(counts, args.file, profile.notes))
+        sys.stdout.write(profile_report.json_text(counts, args.file, notes))
     else:
-        sys.stdout.write(profile_report.text(counts, args.file, profile.notes))
+        sys.stdout.write(profile_report.text(counts, args.file, notes))
     return 0
 
 

@@ -65,10 +65,23 @@ class Library(NamedTuple):
     equal: int
 
 
-def function_name(frame: Frame) -> str:
-    """The frame's function (`leaf`, without an offset), `[unknown]` when nothing names it."""
+NAMES_KEPT = 1 << 16
+"""The frames' names a profile remembers at most (by module and PC); past that it starts again."""
+
+
+def function_name(frame: Frame, names: dict[tuple, str] | None = None) -> str:
+    """The frame's function (`leaf`, without an offset), `[unknown]` when nothing names it; `names`: those
+    worked out before, by module and PC (a profile meets the same PCs over and over)."""
+    key = (frame.module, frame.pc, frame.lookup_pc)
+    if names is not None and key in names:
+        return names[key]
     name = frame.name().split("+")[0]
-    return name if name and not name.startswith(".") else UNKNOWN
+    name = name if name and not name.startswith(".") else UNKNOWN
+    if names is not None:
+        if len(names) >= NAMES_KEPT:
+            names.clear()
+        names[key] = name
+    return name
 
 
 def file_name(frame: Frame) -> str:
@@ -109,6 +122,13 @@ def _reason(frame: Frame, sframe: Walked, at: int, sp: int) -> Reason:
     return Reason.STOPPED if stopped else Reason.OTHER_CALLER
 
 
+def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
+    """Two counts of one thing together, the first sample of either."""
+    if one is None or other is None:
+        return one or other
+    return Seen(one.count + other.count, min(one.sample, other.sample))
+
+
 class Coverage:
     """The counts of a profile, sample after sample (`add`)."""
 
@@ -127,6 +147,7 @@ class Coverage:
         self.places: dict[Place, Seen] = {}
         self.libraries: dict[str, list] = {}
         self.folded: dict[Mode, Counter[str]] = {mode: Counter() for mode in Mode}
+        self.names: dict[tuple, str] = {}
 
     def skip(self) -> None:
         """A sample with no user registers (perf held none: a kernel thread, a sample in the kernel)."""
@@ -173,7 +194,31 @@ class Coverage:
             entry[1] += 1
             entry[2] += equal
         for mode, walk in walked.items():
-            self.folded[mode][";".join(function_name(f) for f in reversed(walk.frames))] += 1
+            self.folded[mode][";".join(function_name(f, self.names) for f in reversed(walk.frames))] += 1
+
+    def merge(self, other: Coverage) -> None:
+        """Add the counts of another share of the same profile's samples (`Profile.coverage`'s `share`)."""
+        self.samples += other.samples
+        self.without_registers += other.without_registers
+        for mode in self.equal:
+            self.equal[mode] += other.equal[mode]
+        self.equal_within += other.equal_within
+        self.copy_short = _merged(self.copy_short, other.copy_short)
+        self.copy_asked = max(self.copy_asked, other.copy_asked)
+        self.by_depth.update(other.by_depth)
+        self.equal_by_depth.update(other.equal_by_depth)
+        for place, seen in other.places.items():
+            self.places[place] = _merged(self.places.get(place), seen)
+        for path, (has, samples, equal) in other.libraries.items():
+            entry = self.libraries.setdefault(path, [has, 0, 0])
+            entry[1] += samples
+            entry[2] += equal
+        for mode, stacks in other.folded.items():
+            self.folded[mode].update(stacks)
+
+    def __getstate__(self) -> dict:
+        """What goes from a worker to the process that merges: the counts, not the names remembered."""
+        return {**self.__dict__, "names": {}}
 
     def libraries_seen(self) -> list[Library]:
         """Every file a DWARF stack went through, the most sampled first."""

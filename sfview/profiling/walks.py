@@ -60,9 +60,11 @@ class Walker:
     """Unwinds samples of one address space; what it looked up at a PC is kept for the next sample
     (it depends on the code alone), and rebuilt when the space maps another file."""
 
-    def __init__(self, machine: Machine, limit: int = MAX_STACK) -> None:
+    def __init__(self, machine: Machine, limit: int = MAX_STACK, record: bool = False) -> None:
         self.machine = machine
         self.limit = limit
+        self.record = record
+        """Whether frames keep their computations (to show a sample's walks), not only their callers."""
         self.numbers = register_numbers(machine)
         self._spaces: dict[int, tuple[int, dict[Mode, tuple[list[Module], Lookups]]]] = {}
 
@@ -88,7 +90,7 @@ class Walker:
         walked = {}
         for mode, (modules, lookups) in self._modes(space).items():
             source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
-            unwinder = Unwinder(modules, self.machine, read, None, source)
+            unwinder = Unwinder(modules, self.machine, read, None, source, record=self.record)
             walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit)
             walk.lookups = lookups
             frames = list(walk)

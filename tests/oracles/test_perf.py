@@ -178,6 +178,13 @@ def test_the_report_counts_every_sample(recorded: Recorded) -> None:
     assert equal["sframe_as_far_as_files_with_sframe_go"] >= 0.99 * samples
 
 
+def test_the_report_is_the_same_in_two_processes(recorded: Recorded) -> None:
+    one = recorded.sfview(str(recorded.data), "--json", "--jobs", "1")
+    two = recorded.sfview(str(recorded.data), "--json", "--jobs", "2")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout == two.stdout
+
+
 def test_folded_stacks_of_each_mode(recorded: Recorded) -> None:
     samples = len(_perf_callchains(recorded))
     result = recorded.sfview(str(recorded.data), "--folded", "dwarf")
