@@ -245,3 +245,33 @@ def test_a_program_rebuilt_since_the_profile_is_left_out(recorded: Recorded, tmp
     assert result.returncode == 0, result.stderr
     assert f"note: {again.program}: changed since the profile" in result.stdout
     assert "its frames are left out" in result.stdout
+
+
+NO_CFI = r"""
+#include <stdio.h>
+/* spin: a loop written in assembly without CFI directives: neither .sframe nor .eh_frame covers it */
+__asm__(".text\n.globl spin\n.type spin,@function\nspin:\n mov %rdi,%rax\n1: dec %rax\n jnz 1b\n ret\n"
+        ".size spin,.-spin\n");
+unsigned long spin(unsigned long n);
+int main(void) { unsigned long t = 0; for (int i = 0; i < 300; i++) t += spin(1000000); printf("%lu\n", t); }
+"""
+
+
+def test_where_sframe_parts_names_the_function_and_why(recorded: Recorded, tmp_path: Path) -> None:
+    if os.uname().machine != "x86_64":
+        pytest.skip("the assembly is x86-64's")
+    source = tmp_path / "spin.c"
+    source.write_text(NO_CFI)
+    again = Recorded(tmp_path)
+    subprocess.run(["gcc", "-Wa,--gsframe", "-O2", "-o", str(again.program), str(source)], check=True)
+    result = _perf(*RECORD, "--call-graph", "dwarf", "-o", str(again.data), "--", str(again.program),
+                   cwd=tmp_path, env=again.env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = _report(again)
+    places = {(p["function"], os.path.basename(p["file"])): p for p in report["by_function"]}
+    spin = places["spin", "work"]
+    assert spin["reason"] == "no_fde" and spin["samples"] > report["samples"] // 2
+    opened = again.sfview(str(again.data), "--sample", str(spin["sample"])).stdout
+    sframe, dwarf = opened.split("frame pointers alone:")[0], opened.split("DWARF CFI (as perf script):")[1]
+    assert "in spin ()" in sframe and "no FDE covers" in sframe
+    assert "in main ()" in dwarf and "prologue" in dwarf
