@@ -46,6 +46,12 @@ def parser() -> argparse.ArgumentParser:
         help=f"the frames of a walk at most (perf's --max-stack, default {MAX_STACK})",
     )
     parser.add_argument(
+        "--no-kernel-rules",
+        action="store_true",
+        help="walk SFrame with every .sframe as the format reads it, also those the kernel's reader refuses"
+        " (a version 1 or 2 section: the kernel reads version 3 alone) or where its lookups fail",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=min(os.cpu_count() or 1, JOBS),
@@ -64,9 +70,10 @@ def run(argv: list[str]) -> int:
         raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
     with PerfData(args.file) as perf:
         if args.sample is not None:
-            return _sample(Profile(perf, args.max_stack, record=True), args.sample, args.file)
+            profile = Profile(perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules)
+            return _sample(profile, args.sample, args.file)
         perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
-    counts, notes = coverage(args.file, args.max_stack, args.jobs)
+    counts, notes = coverage(args.file, args.max_stack, args.jobs, not args.no_kernel_rules)
     if args.folded:
         sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
     elif args.json:

@@ -77,7 +77,10 @@ def text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
     lines += ["", "Files the DWARF stacks go through:", f"  {'SFrame':<6} {'samples':>8} {'coverage':>9}  file"]
     for lib in counts.libraries_seen():
         has = "yes" if lib.has_sframe else "no"
+        kernel = counts.kernel.get(lib.path)
         lines.append(f"  {has:<6} {lib.samples:>8} {_share(lib.equal, lib.samples):>9}  {lib.path}")
+        if kernel:
+            lines.append(f"  {'':<6} {'':>8} {'':>9}    the kernel's reader: {kernel}")
     lines += ["", "Open a sample: sfview perf FILE --sample N (its three walks, each frame with how it was found)"]
     lines += [f"note: {note}" for note in notes]
     return printable_lines(lines)
@@ -115,7 +118,13 @@ def json_text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
             for (file, reason), seen in counts.by_file()
         ],
         "files": [
-            {"file": lib.path, "has_sframe": lib.has_sframe, "samples": lib.samples, "sframe_equal": lib.equal}
+            {
+                "file": lib.path,
+                "has_sframe": lib.has_sframe,
+                "kernel": counts.kernel.get(lib.path) or None,
+                "samples": lib.samples,
+                "sframe_equal": lib.equal,
+            }
             for lib in counts.libraries_seen()
         ],
         "notes": list(notes),

@@ -16,6 +16,7 @@ import bisect
 import os
 from typing import NamedTuple
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.core import Memory
@@ -58,6 +59,7 @@ class Files:
         self.machine = machine
         self.notes: list[str] = []
         self._found: dict[str, str | None] = {}
+        self._kernel: dict[str, KernelView | None] = {}
 
     def find(self, path: str, recorded: bytes | None) -> str | None:
         """The file to read for `path` (None, said in `notes`, when there is none of the build that ran)."""
@@ -80,6 +82,45 @@ class Files:
         elif cached is None and path.startswith("/"):
             self.notes.append(f"{path}: not found here, nor in perf's build-id cache: its frames are left out")
         return cached
+
+    def kernel(self, path: str) -> KernelView | None:
+        """What the kernel's SFrame reader makes of the `.sframe` of the file mapped at `path` (None: the
+        file has none, or is not read here)."""
+        if path not in self._kernel:
+            found = self._found.get(path)
+            self._kernel[path] = _kernel_view(found) if found else None
+        return self._kernel[path]
+
+
+class KernelView(NamedTuple):
+    """The kernel's reader on a file's `.sframe` (`sfview.consumers.kernel`): refused (its error and
+    check), or accepted with the file-address ranges where its lookup fails."""
+
+    refused: str | None
+    failing: list[tuple[int, int, str]]
+
+    @property
+    def words(self) -> str:
+        if self.refused:
+            return f"refused: {self.refused}"
+        return f"accepted, lookups fail in {len(self.failing)} ranges" if self.failing else "accepted"
+
+    def fails_at(self, address: int) -> bool:
+        i = bisect.bisect_right(self.failing, (address, ADDRESS_MASK + 1)) - 1
+        return i >= 0 and self.failing[i][0] <= address < self.failing[i][1]
+
+
+def _kernel_view(path: str) -> KernelView | None:
+    from sfview.consumers import kernel
+    from sfview.document import Document
+
+    try:
+        verdict = kernel.judge_document(Document.open(path))
+    except InputError:  # no SFrame: nothing for the kernel to read
+        return None
+    if not verdict.accepted:
+        return KernelView(f"{verdict.error} {verdict.rule}", [])
+    return KernelView(None, sorted((f.start, f.end, f"{f.error} {f.rule}") for f in verdict.lookups))
 
 
 def _cached(build_id: bytes) -> str | None:

@@ -19,7 +19,8 @@ from collections import Counter
 from enum import Enum
 from typing import NamedTuple
 
-from sfview.profiling.walks import Mode, Walked
+from sfview import ADDRESS_MASK
+from sfview.profiling.walks import KernelModule, Mode, Walked
 from sfview.unwind.engine import PLT_SECTIONS, Frame
 
 UNKNOWN = "[unknown]"
@@ -29,6 +30,8 @@ UNKNOWN = "[unknown]"
 class Reason(Enum):
     """Why the SFrame stack parts from the DWARF stack at a frame."""
 
+    KERNEL_REFUSES = "the kernel's reader refuses that file's .sframe (the frame-pointer fallback)"
+    KERNEL_LOOKUP_FAILS = "the kernel's lookup fails at the PC (the frame-pointer fallback)"
     NO_SFRAME = "no .sframe in that file (the frame-pointer fallback)"
     NO_FILE = "in no mapped file (the frame-pointer fallback)"
     PLT = "a PLT stub"
@@ -110,6 +113,11 @@ def _reason(frame: Frame, sframe: Walked, at: int, sp: int) -> Reason:
     module = frame.module
     if module is None:
         return Reason.NO_FILE
+    if isinstance(module, KernelModule):
+        if module.view.refused:
+            return Reason.KERNEL_REFUSES
+        if frame.function is None and module.view.fails_at((frame.lookup_pc - module.bias) & ADDRESS_MASK):
+            return Reason.KERNEL_LOOKUP_FAILS
     if module.section is None:
         return Reason.NO_SFRAME
     name = frame.name()
@@ -148,6 +156,8 @@ class Coverage:
         self.libraries: dict[str, list] = {}
         self.folded: dict[Mode, Counter[str]] = {mode: Counter() for mode in Mode}
         self.names: dict[tuple, str] = {}
+        self.kernel: dict[str, str] = {}
+        """File → what the kernel's reader makes of its `.sframe` (`KernelView.words`; "" for none)."""
 
     def skip(self) -> None:
         """A sample with no user registers (perf held none: a kernel thread, a sample in the kernel)."""
@@ -215,6 +225,7 @@ class Coverage:
             entry[2] += equal
         for mode, stacks in other.folded.items():
             self.folded[mode].update(stacks)
+        self.kernel.update(other.kernel)
 
     def __getstate__(self) -> dict:
         """What goes from a worker to the process that merges: the counts, not the names remembered."""

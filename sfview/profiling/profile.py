@@ -18,12 +18,12 @@ from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
 class Profile:
     """A profile's processes as its records describe them, and its samples unwound."""
 
-    def __init__(self, perf: PerfData, limit: int = MAX_STACK, record: bool = False) -> None:
+    def __init__(self, perf: PerfData, limit: int = MAX_STACK, record: bool = False, kernel_rules: bool = True) -> None:
         perf.check_unwindable()
         self.perf = perf
         self.arch = perf.arch
         self.files = Files(perf.build_ids, MACHINES[perf.arch][1])
-        self.walker = Walker(machine_of(perf.arch), limit, record)
+        self.walker = Walker(machine_of(perf.arch), limit, record, self.files.kernel if kernel_rules else None)
         self.spaces: dict[int, AddressSpace] = {}
         self.names: dict[int, str] = {}
         """PID → the process's command name (`COMM`)."""
@@ -68,26 +68,29 @@ class Profile:
                 counts.skip()
             else:
                 counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
+        for path in counts.libraries:
+            view = self.files.kernel(path)
+            counts.kernel[path] = view.words if view is not None else ""
         return counts
 
 
-def _share(path: str, limit: int, share: tuple[int, int]) -> tuple[Coverage, list[str]]:
+def _share(path: str, limit: int, kernel_rules: bool, share: tuple[int, int]) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
-        profile = Profile(perf, limit)
+        profile = Profile(perf, limit, kernel_rules=kernel_rules)
         return profile.coverage(share), profile.notes
 
 
-def coverage(path: str, limit: int = MAX_STACK, jobs: int = 1) -> tuple[Coverage, list[str]]:
+def coverage(path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True) -> tuple[Coverage, list[str]]:
     """The profile at `path` counted, and what was noticed; with `jobs` processes, each reading the whole
     file and unwinding every `jobs`-th sample (the walks are independent; the file's records are not
     the work)."""
     if jobs <= 1:
-        return _share(path, limit, (0, 1))
+        return _share(path, limit, kernel_rules, (0, 1))
     import multiprocessing  # only for more than one process
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_share, path, limit, (part, jobs)) for part in range(jobs)]
+        futures = [pool.submit(_share, path, limit, kernel_rules, (part, jobs)) for part in range(jobs)]
         results = [future.result() for future in futures]
     counts, notes = results[0]
     for other, _ in results[1:]:

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Sample
-from sfview.profiling.address_space import AddressSpace
+from sfview.profiling.address_space import AddressSpace, KernelView
 from sfview.unwind.engine import Frame, Lookups, Machine, Module, RuleSource, Unwinder, Walk
 from sfview.unwind.session import register_numbers
+
+if TYPE_CHECKING:
+    from sfview.sframe.model.section import Function, Section
 
 MAX_STACK = 127
 """perf's default `--max-stack`: the frames of a callchain at most."""
@@ -51,6 +54,26 @@ class Walked(NamedTuple):
         return tuple(frame.pc for frame in self.frames)
 
 
+class KernelModule(Module):
+    """A module as the kernel's SFrame reader has it (`KernelView`): no section where the reader refuses
+    it, no function at the PCs where its lookup fails; the walk falls back to the frame pointer there."""
+
+    def __init__(self, module: Module, view: KernelView) -> None:
+        section = None if view.refused or module.section is None else _KernelSection(module.section, view)
+        super().__init__(module.name, section, module.bias, module.name_at, module.library, None, module.function_at)
+        self.view = view
+
+
+class _KernelSection:
+    """A section's `find_function`, none where the kernel's lookup fails (all the unwinder asks of it)."""
+
+    def __init__(self, section: Section, view: KernelView) -> None:
+        self.section, self.view = section, view
+
+    def find_function(self, address: int) -> Function | None:
+        return None if self.view.fails_at(address) else self.section.find_function(address)
+
+
 def _without_rules(module: Module) -> Module:
     """The module with no SFrame and no CFI: the frame-pointer chain is all a walk has in it."""
     return Module(module.name, None, module.bias, module.name_at, module.library, None, module.function_at)
@@ -60,8 +83,17 @@ class Walker:
     """Unwinds samples of one address space; what it looked up at a PC is kept for the next sample
     (it depends on the code alone), and rebuilt when the space maps another file."""
 
-    def __init__(self, machine: Machine, limit: int = MAX_STACK, record: bool = False) -> None:
+    def __init__(
+        self,
+        machine: Machine,
+        limit: int = MAX_STACK,
+        record: bool = False,
+        kernel: Callable[[str], KernelView | None] | None = None,
+    ) -> None:
         self.machine = machine
+        self.kernel = kernel
+        """What the kernel's reader makes of the file mapped at a path; None: every section as the format
+        reads it (`--no-kernel-rules`)."""
         self.limit = limit
         self.record = record
         """Whether frames keep their computations (to show a sample's walks), not only their callers."""
@@ -75,10 +107,19 @@ class Walker:
             bare = [_without_rules(m) for m in modules]
             known = (
                 space.version,
-                {Mode.SFRAME: (modules, Lookups()), Mode.FP: (bare, Lookups()), Mode.DWARF: (modules, Lookups())},
+                {
+                    Mode.SFRAME: ([self._as_kernel(m) for m in modules], Lookups()),
+                    Mode.FP: (bare, Lookups()),
+                    Mode.DWARF: (modules, Lookups()),
+                },
             )
             self._spaces[id(space)] = known
         return known[1]
+
+    def _as_kernel(self, module: Module) -> Module:
+        """The module as SFrame's walk has it: as the kernel's reader does, unless told otherwise."""
+        view = self.kernel(module.library or "") if self.kernel is not None and module.section is not None else None
+        return module if view is None else KernelModule(module, view)
 
     def walk(self, sample: Sample, space: AddressSpace, arch: str) -> dict[Mode, Walked] | None:
         """The sample's stack in each mode; None when it holds no user registers."""
