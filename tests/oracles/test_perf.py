@@ -11,7 +11,12 @@ folder of the test (`PERF_BUILDID_DIR`), not to the machine's `~/.debug`.
   (perf prints the PC of frame 0 and each caller's return address minus one,
   relative to its file's mapping), for at least 99 % of the samples.
 - The report: its counts add up to the samples perf script prints, libc (which
-  Debian builds without `.sframe`, as readelf shows) is said to have none.
+  Debian builds without `.sframe`, as readelf shows) is said to have none; the
+  kernel's reader (`sfview.consumers.kernel`, itself held to the kernel's code)
+  refuses the system's version 1 section and accepts binutils 2.47's version
+  3, whose SFrame walk then gives DWARF's frames through the program.
+- Code without CFI (an assembly loop) is named as the place SFrame parts from
+  DWARF, with why, and its sample opens.
 - Bad input: a profile cut short is read up to the cut, and says so; a
   profile without `--call-graph dwarf` is refused with how to record one; a
   program rebuilt since the profile is named, its frames left out.
@@ -28,6 +33,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, run_process
+from toolchains import toolchain
 
 from sfview.inputs.perf_data import PerfData, Sample
 from sfview.output import profile_report
@@ -285,3 +291,17 @@ def test_where_sframe_parts_names_the_function_and_why(recorded: Recorded, tmp_p
     sframe, dwarf = opened.split("frame pointers alone:")[0], opened.split("DWARF CFI (as perf script):")[1]
     assert "in spin ()" in sframe and "no FDE covers" in sframe
     assert "in main ()" in dwarf and "prologue" in dwarf
+
+
+def test_a_version_3_program_as_the_kernel_reads_it(recorded: Recorded, tmp_path: Path) -> None:
+    """binutils 2.47 writes version 3, which the kernel's reader accepts: SFrame's walk, as the kernel
+    would make it, gives DWARF's frames as far as the program goes."""
+    again = Recorded(tmp_path)
+    toolchain("2.47", "x86_64").compile("-O2", "-o", again.program, SOURCE)
+    _record(again, again.data, "--call-graph", "dwarf")
+    report = _report(again)
+    files = {entry["file"]: entry for entry in report["files"]}
+    assert files[str(again.program)]["kernel"] == "accepted"
+    walked = report["samples"] - report["without_registers"]
+    assert report["equal_to_dwarf"]["sframe_as_far_as_files_with_sframe_go"] >= 0.99 * walked
+    assert not [p for p in report["by_function"] if p["file"] == str(again.program)]
