@@ -5,7 +5,8 @@ A C program with a few call levels (tests/data/perf-work.c, built with `gcc
 cpu-clock:u --call-graph dwarf` (about 0.3 s); perf's build-id cache goes to a
 folder of the test (`PERF_BUILDID_DIR`), not to the machine's `~/.debug`.
 
-- The reader: every sample's PID, TID, time and IP are the ones `perf script
+- The reader: every record sits at the file offset `perf report -D` prints, each
+  mapping with its fields; every sample's PID, TID, time and IP are the ones `perf script
   -F pid,tid,time,ip` prints.
 - The DWARF walk: each sample's stack is `perf script --no-inline`'s callchain
   (perf prints the PC of frame 0 and each caller's return address minus one,
@@ -35,7 +36,7 @@ import pytest
 from conftest import DATA, run_process
 from toolchains import toolchain
 
-from sfview.inputs.perf_data import PerfData, Sample
+from sfview.inputs.perf_data import Mmap, PerfData, Sample, Task
 from sfview.output import profile_report
 from sfview.profiling.profile import Profile
 from sfview.profiling.walks import Mode
@@ -121,6 +122,32 @@ def test_every_sample_is_perf_scripts(recorded: Recorded) -> None:
     ours = sorted((s.pid, s.tid, _time(s.time), s.ip) for s in _samples(recorded.data))
     assert len(theirs) == len(printed.strip().splitlines()) > 200
     assert ours == theirs
+
+
+DUMPED = re.compile(r"^(\d+) (0x[0-9a-f]+) \[(0x[0-9a-f]+)\]: PERF_RECORD_(SAMPLE|MMAP2|COMM|FORK|EXIT)(.*)$", re.M)
+"""A record as `perf report -D` prints it: time, file offset, size, type, the rest."""
+KINDS = {Sample: "SAMPLE", Mmap: "MMAP2"}
+MMAP2 = re.compile(r" (\d+)/(\d+): \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) .*\]: ([r-][w-][x-])\S* (.*)$")
+
+
+def test_every_record_is_where_perf_report_dumps_it(recorded: Recorded) -> None:
+    """The file offset of every sample, mapping and task record, and each mapping's fields, as `perf
+    report -D` prints them."""
+    dump = _perf("report", "-D", "-i", str(recorded.data), cwd=recorded.folder, env=recorded.env).stdout
+    theirs = {int(m[2], 16): (m[4], m[5]) for m in DUMPED.finditer(dump)}
+    with PerfData(str(recorded.data)) as perf:
+        ours = {record.offset: record for record in perf.records()}
+    assert sorted(ours) == sorted(theirs)
+    for offset, record in ours.items():
+        kind, rest = theirs[offset]
+        assert (record.kind.name if isinstance(record, Task) else KINDS[type(record)]) == kind
+        if kind == "MMAP2":
+            m = MMAP2.match(rest)
+            assert m, rest
+            fields = (record.pid, record.tid, record.start, record.length, record.pgoff, record.executable, record.path)
+            assert fields == (int(m[1]), int(m[2]), int(m[3], 16), int(m[4], 16), int(m[5], 16), m[6][2] == "x", m[7])
+        elif kind == "COMM":
+            assert rest.endswith(f"{record.name}:{record.pid}/{record.tid}")
 
 
 def _perf_callchains(recorded: Recorded) -> dict[tuple[int, str], list[int]]:
