@@ -38,6 +38,12 @@ def parser() -> argparse.ArgumentParser:
     shown.add_argument(
         "--sample", type=int, metavar="N", help="print sample #N's three walks, each frame with how it was found"
     )
+    shown.add_argument(
+        "--open",
+        type=int,
+        metavar="N",
+        help="open sample #N in the unwinding debugger (its registers and stack copy; `d` shows DWARF beside)",
+    )
     parser.add_argument(
         "--max-stack",
         type=int,
@@ -69,6 +75,8 @@ def run(argv: list[str]) -> int:
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
     with PerfData(args.file) as perf:
+        if args.open is not None:
+            return _open(Profile(perf, args.max_stack, record=True), args.open, args.file)
         if args.sample is not None:
             profile = Profile(perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules)
             return _sample(profile, args.sample, args.file)
@@ -104,3 +112,15 @@ def _sample(profile: Profile, number: int, path: str) -> int:
             )
         return 0
     raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
+
+
+def _open(profile: Profile, number: int, path: str) -> int:
+    found = profile.session(number)
+    if found is None:
+        raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
+    session, program = found
+    from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
+    from sfview.document import Document
+
+    SfviewApp(Document.open(program), session).run()
+    return 0

@@ -83,6 +83,10 @@ class Files:
             self.notes.append(f"{path}: not found here, nor in perf's build-id cache: its frames are left out")
         return cached
 
+    def found(self, path: str) -> str | None:
+        """The file read for `path`, once `find` has been asked."""
+        return self._found.get(path)
+
     def kernel(self, path: str) -> KernelView | None:
         """What the kernel's SFrame reader makes of the `.sframe` of the file mapped at `path` (None: the
         file has none, or is not read here)."""

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from sfview.inputs.perf_data import SP_NAMES, Mmap, PerfData, Record, Sample, Task
+from sfview.errors import InputError
+from sfview.inputs.core import Memory
+from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Mmap, PerfData, Record, Sample, Task
 from sfview.profiling.address_space import MACHINES, AddressSpace, Files, machine_of
 from sfview.profiling.coverage import Coverage
 from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
+from sfview.unwind.engine import RuleSource, Unwinder
+from sfview.unwind.session import Session
 
 
 class Profile:
@@ -40,16 +44,17 @@ class Profile:
         return space
 
     def walks(
-        self, wanted: Callable[[Sample], bool] = lambda _: True
+        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True
     ) -> Iterator[tuple[Sample, dict[Mode, Walked] | None]]:
-        """Each sample `wanted` with its walks (None for a sample without user registers), in file order."""
+        """Each sample `wanted` with its walks (None for a sample without user registers, or when not
+        `walk`ed), in file order, its process's mappings as they were."""
         for record in self.perf.records():
             if isinstance(record, Mmap):
                 self.space(record.pid).add(record)
             elif isinstance(record, Task):
                 self._task(record)
             elif wanted(record):
-                yield record, self.walker.walk(record, self.space(record.pid), self.arch)
+                yield record, self.walker.walk(record, self.space(record.pid), self.arch) if walk else None
 
     def _task(self, task: Task) -> None:
         if task.kind is Record.FORK and task.pid != task.parent and task.parent in self.spaces:
@@ -58,6 +63,34 @@ class Profile:
             self.names[task.pid] = task.name
             if task.exec:
                 self.spaces[task.pid] = AddressSpace(self.files)
+
+    def session(self, number: int) -> tuple[Session, str] | None:
+        """Sample #`number` as a machine state to step through (the debugger's): its registers, its stack
+        copy and its process's files as memory, their modules, walked with SFrame; and the file holding
+        its PC (else the first with SFrame) to explore. None when there is no such sample."""
+        for sample, _ in self.walks(lambda s: s.number == number, walk=False):
+            pc, sp = sample.registers.get(PC_NAMES[self.arch]), sample.registers.get(SP_NAMES[self.arch])
+            if pc is None or sp is None:
+                raise InputError(f"sample #{number} holds no user registers: nothing to step through")
+            memory = Memory()
+            memory.add(sp, sample.stack)
+            space = AddressSpace(self.files, memory=memory)
+            for mapped in self.space(sample.pid).mapped:
+                length = mapped.end - mapped.start
+                space.add(Mmap(0, sample.pid, sample.tid, mapped.start, length, mapped.pgoff, mapped.path, True, None))
+            machine = self.walker.machine
+            unwinder = Unwinder(space.modules, machine, memory.read, None, RuleSource.SFRAME)
+            numbers = self.walker.numbers
+            registers = {numbers[n]: v for n, v in sample.registers.items() if n in numbers}
+            held = space.at(pc)
+            owner = held.module if held is not None and held.module is not None else None
+            if owner is None or owner.section is None:
+                owner = next((m for m in space.modules if m.section is not None), None)
+            found = self.files.found(owner.library or "") if owner is not None else None
+            if found is None:
+                raise InputError(f"sample #{number}: no file it ran has SFrame to step with")
+            return Session(unwinder, pc, registers, memory, list(self.notes)), found
+        return None
 
     def coverage(self, share: tuple[int, int] = (0, 1)) -> Coverage:
         """Every sample unwound and counted; `share` (k, n): only the samples whose number is k modulo n."""

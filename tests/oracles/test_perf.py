@@ -17,7 +17,7 @@ folder of the test (`PERF_BUILDID_DIR`), not to the machine's `~/.debug`.
   refuses the system's version 1 section and accepts binutils 2.47's version
   3, whose SFrame walk then gives DWARF's frames through the program.
 - Code without CFI (an assembly loop) is named as the place SFrame parts from
-  DWARF, with why, and its sample opens.
+  DWARF, with why, and its sample opens; a sample opens in the debugger.
 - Bad input: a profile cut short is read up to the cut, and says so; a
   profile without `--call-graph dwarf` is refused with how to record one; a
   program rebuilt since the profile is named, its frames left out.
@@ -332,3 +332,35 @@ def test_a_version_3_program_as_the_kernel_reads_it(recorded: Recorded, tmp_path
     walked = report["samples"] - report["without_registers"]
     assert report["equal_to_dwarf"]["sframe_as_far_as_files_with_sframe_go"] >= 0.99 * walked
     assert not [p for p in report["by_function"] if p["file"] == str(again.program)]
+
+
+async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
+    """A sample in the program's own code, as the debugger's state: stepping it with SFrame goes through
+    the program to `main`; `d` shows DWARF's step beside each."""
+    from sfview.app.app import SfviewApp
+    from sfview.app.screens.debugger import DebuggerScreen
+    from sfview.document import Document
+
+    with PerfData(str(recorded.data)) as perf:
+        profile = Profile(perf, record=True)
+        number = next(
+            sample.number
+            for sample, walked in profile.walks()
+            if walked and walked[Mode.DWARF].frames[0].name().startswith("leaf")
+        )
+    with PerfData(str(recorded.data)) as perf:
+        found = Profile(perf, record=True).session(number)
+    assert found is not None
+    session, program = found
+    assert program == str(recorded.program)
+    app = SfviewApp(Document.open(program), session)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        await pilot.press("d", "space")
+        assert "With DWARF CFI instead:" in str(debugger.query_one("#dbg-explain").render())
+        await pilot.press("r")
+        names = [frame.name().split("+")[0] for frame in debugger.frames]
+        calls = [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]  # a recursion once
+        assert calls[:4] == ["leaf", "middle", "outer", "main"], names
