@@ -10,8 +10,10 @@ from sfview.cli.common import Parser, TerminalWidth, parse
 from sfview.errors import InputError
 from sfview.inputs.perf_data import PerfData
 from sfview.output import backtrace, profile_report
+from sfview.profiling.coverage import Coverage
 from sfview.profiling.profile import Profile, coverage
 from sfview.profiling.walks import MAX_STACK, Mode
+from sfview.unwind.session import Session
 
 JOBS = 4
 """The processes `sfview perf` unwinds in at most, by default."""
@@ -37,6 +39,11 @@ def parser() -> argparse.ArgumentParser:
     )
     shown.add_argument(
         "--sample", type=int, metavar="N", help="print sample #N's three walks, each frame with how it was found"
+    )
+    shown.add_argument(
+        "--app",
+        action="store_true",
+        help="open the places where SFrame parts from DWARF in the app, each sample a key away from the debugger",
     )
     shown.add_argument(
         "--open",
@@ -82,6 +89,8 @@ def run(argv: list[str]) -> int:
             return _sample(profile, args.sample, args.file)
         perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
     counts, notes = coverage(args.file, args.max_stack, args.jobs, not args.no_kernel_rules)
+    if args.app:
+        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules)
     if args.folded:
         sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
     elif args.json:
@@ -123,4 +132,29 @@ def _open(profile: Profile, number: int, path: str) -> int:
     from sfview.document import Document
 
     SfviewApp(Document.open(program), session).run()
+    return 0
+
+
+def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool) -> int:
+    """The samples view: the places, and each sample read again from the file when opened."""
+    program = next((lib.path for lib in counts.libraries_seen() if lib.has_sframe), None)
+    if program is None:
+        raise InputError("no file the samples ran has SFrame: nothing to step with", path=path)
+
+    def load(number: int) -> Session:
+        with PerfData(path) as perf:
+            found = Profile(perf, limit, record=True, kernel_rules=kernel_rules).session(number)
+        if found is None:
+            raise InputError(f"no sample #{number}: the profile has fewer samples")
+        return found[0]
+
+    from sfview.app.profile_app import ProfileApp  # the UI loads only when it is wanted
+    from sfview.document import Document
+
+    walked = counts.samples - counts.without_registers
+    title = (
+        f"{path}: {counts.equal[Mode.SFRAME]} of {walked} samples have SFrame's stack = DWARF's."
+        " Where they part, by function (enter: open the sample in the debugger; g: a sample by number):"
+    )
+    ProfileApp(Document.open(program), title, counts.by_function(), load).run()
     return 0

@@ -364,3 +364,48 @@ async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
         names = [frame.name().split("+")[0] for frame in debugger.frames]
         calls = [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]  # a recursion once
         assert calls[:4] == ["leaf", "middle", "outer", "main"], names
+
+
+async def test_the_samples_view_sorts_and_opens_each_sample(recorded: Recorded) -> None:
+    """`--app`: the places where SFrame parts from DWARF, sortable; enter opens the row's sample in the
+    debugger at that sample's PC, escape comes back; `g` opens any sample by its number."""
+    from textual.widgets import DataTable
+
+    from sfview.app.profile_app import ProfileApp
+    from sfview.app.screens.debugger import DebuggerScreen
+    from sfview.app.screens.samples import SamplesScreen
+    from sfview.document import Document
+
+    with PerfData(str(recorded.data)) as perf:
+        counts = Profile(perf).coverage()
+    samples = {sample.number: sample for sample in _samples(recorded.data)}
+
+    def load(number: int):
+        with PerfData(str(recorded.data)) as perf:
+            found = Profile(perf, record=True).session(number)
+        assert found is not None
+        return found[0]
+
+    places = counts.by_function()
+    app = ProfileApp(Document.open(str(recorded.program)), "places", places, load)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SamplesScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == len(places)
+        assert [int(table.get_row_at(i)[0]) for i in range(table.row_count)] == sorted(
+            (seen.count for _, seen in places), reverse=True
+        )
+        await pilot.press("S", "S")  # by the function's name
+        names = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+        assert names == sorted(names)
+        first = int(table.get_row_at(0)[1])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        assert app.screen.frames[0].pc == samples[first].ip
+        await pilot.press("escape")
+        assert isinstance(app.screen, SamplesScreen)
+        await pilot.press("g", *"7", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.frames[0].pc == samples[7].ip
