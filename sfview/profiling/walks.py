@@ -18,6 +18,7 @@ A walk stops at `limit` frames (perf's `--max-stack`, 127 by default).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
@@ -98,10 +99,12 @@ class Walker:
         self.record = record
         """Whether frames keep their computations (to show a sample's walks), not only their callers."""
         self.numbers = register_numbers(machine)
-        self._spaces: dict[int, tuple[int, dict[Mode, tuple[list[Module], Lookups]]]] = {}
+        self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, tuple[list[Module], Lookups]]]]
+        self._spaces = weakref.WeakKeyDictionary()
+        """Each space's modules per mode and lookups, as long as the space lives (an `exec` replaces it)."""
 
     def _modes(self, space: AddressSpace) -> dict[Mode, tuple[list[Module], Lookups]]:
-        known = self._spaces.get(id(space))
+        known = self._spaces.get(space)
         if known is None or known[0] != space.version:
             modules = space.modules
             bare = [_without_rules(m) for m in modules]
@@ -113,7 +116,7 @@ class Walker:
                     Mode.DWARF: (modules, Lookups()),
                 },
             )
-            self._spaces[id(space)] = known
+            self._spaces[space] = known
         return known[1]
 
     def _as_kernel(self, module: Module) -> Module:

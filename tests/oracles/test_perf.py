@@ -164,7 +164,8 @@ def _perf_callchains(recorded: Recorded) -> dict[tuple[int, str], list[int]]:
     return chains
 
 
-def test_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> None:
+def _assert_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> int:
+    """At least 99 % of the samples' DWARF stacks are perf script's callchains; the samples."""
     chains = _perf_callchains(recorded)
     with PerfData(str(recorded.data)) as perf:
         profile = Profile(perf)
@@ -185,6 +186,42 @@ def test_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> None:
     assert total == len(chains)
     share = equal / total
     assert share >= 0.99, f"{equal} of {total} DWARF stacks ({share:.1%}) are perf script's; not: {differing[:10]}"
+    return total
+
+
+def test_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> None:
+    _assert_dwarf_stacks_are_perf_scripts(recorded)
+
+
+def test_a_profile_of_several_processes(recorded: Recorded, tmp_path: Path) -> None:
+    """A shell that starts the program twice at once: each process's mappings (its fork, its exec) are
+    its own. The samples are perf script's; perf script (6.1) unwinds the forked processes' samples one
+    frame or two deep here, so their stacks are held to their own CFI: each walk of the program's
+    processes ends where DWARF says the outermost frame is (`_start`)."""
+    again = Recorded(tmp_path)
+    shutil.copy(recorded.program, again.program)
+    command = f"{again.program} 60 & {again.program} 60; wait"
+    result = _perf(*RECORD, "--call-graph", "dwarf", "-o", str(again.data), "--", "sh", "-c", command,
+                   cwd=tmp_path, env=again.env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    printed = again.script("--hide-call-graph", "-F", "pid,tid,time,ip")
+    theirs = sorted(
+        (int(m[1]), int(m[2]), m[3], int(m[4], 16))
+        for m in re.finditer(r"^\s*(\d+)/(\d+)\s+([\d.]+):\s+([0-9a-f]+)\s*$", printed, re.M)
+    )
+    samples = _samples(again.data)
+    assert sorted((s.pid, s.tid, _time(s.time), s.ip) for s in samples) == theirs
+    with PerfData(str(again.data)) as perf:
+        profile = Profile(perf)
+        ends = [
+            walked[Mode.DWARF].frames[-1].name().split("+")[0] == "_start"
+            and walked[Mode.DWARF].stop == "the outermost frame: DWARF says the return address is undefined"
+            for sample, walked in profile.walks()
+            if walked is not None and profile.names.get(sample.pid) == "work"
+        ]
+        pids = {pid for pid, name in profile.names.items() if name == "work"}
+    assert len(pids) == 2 and len(ends) > 100
+    assert sum(ends) >= 0.99 * len(ends), f"{sum(ends)} of {len(ends)}"
 
 
 def _report(recorded: Recorded) -> dict:
