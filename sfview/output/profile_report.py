@@ -101,7 +101,15 @@ def json_text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
         "stack_copy_short": {"samples": counts.copy_short.count, "sample": counts.copy_short.sample}
         if counts.copy_short
         else None,
-        "by_depth": [{"depth": d, "samples": s, "sframe_equal": e} for d, s, e in _depths(counts)],
+        "by_depth": [
+            {
+                "depth": int(d.lstrip(">")) + d.startswith(">"),
+                "or_deeper": d.startswith(">"),
+                "samples": s,
+                "sframe_equal": e,
+            }
+            for d, s, e in _depths(counts)
+        ],
         "by_function": [
             {
                 "function": p.function,

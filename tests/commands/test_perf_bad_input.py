@@ -8,6 +8,7 @@ tests/oracles/test_perf.py.
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
@@ -115,3 +116,34 @@ def test_a_sample_cut_in_its_registers(tmp_path: Path, cli) -> None:
     struct.pack_into("<H", record, 6, 40)  # the record ends inside the registers
     err = _run(tmp_path, cli, _perf_data(bytes(record[:40])))
     assert "sample #0 is cut short" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--sample", "5"], "no sample #5: the profile has fewer samples"),
+        (["--open", "5"], "no sample #5: the profile has fewer samples"),
+        (["--jobs", "0"], "--jobs 0: at least one process unwinds"),
+        (["--max-stack", "0"], "--max-stack 0: a walk has at least one frame"),
+    ],
+)
+def test_options_out_of_range(tmp_path: Path, cli, args: list[str], said: str) -> None:
+    path = tmp_path / "perf.data"
+    path.write_bytes(_perf_data(_sample()))
+    result = cli("perf", str(path), *args)
+    assert result.code == 2 and said in result.err and result.err.count("\n") == 1
+
+
+def test_a_sample_in_no_file_is_unwound_as_far_as_it_goes(tmp_path: Path, cli) -> None:
+    """The sample's PC is in no mapping the profile recorded: one frame, in no file, and said where."""
+    path = tmp_path / "perf.data"
+    path.write_bytes(_perf_data(_sample()))
+    result = cli("perf", str(path), "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["samples"] == 1 and report["by_depth"] == [
+        {"depth": 1, "or_deeper": False, "samples": 1, "sframe_equal": 1}
+    ]
+    assert report["files"] == [
+        {"file": "[unknown]", "has_sframe": False, "kernel": None, "samples": 1, "sframe_equal": 1}
+    ]
