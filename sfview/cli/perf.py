@@ -17,6 +17,8 @@ from sfview.unwind.session import Session
 
 JOBS = 4
 """The processes `sfview perf` unwinds in at most, by default."""
+ONE_PROCESS_BELOW = 64 << 20
+"""A profile smaller than this is unwound in one process by default: starting more costs more than it saves."""
 RECORD = "perf record -e cpu-clock:u --call-graph dwarf -- PROGRAM"
 
 
@@ -67,9 +69,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs",
         type=int,
-        default=min(os.cpu_count() or 1, JOBS),
+        default=None,
         metavar="N",
-        help=f"unwind in N processes (default: the machine's processors, at most {JOBS})",
+        help=f"unwind in N processes (default: one for a profile under {ONE_PROCESS_BELOW >> 20} MB, else the"
+        f" machine's processors, at most {JOBS})",
     )
     return parser
 
@@ -79,7 +82,7 @@ def run(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if args.max_stack < 1:
         raise InputError(f"--max-stack {args.max_stack}: a walk has at least one frame")
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
     with PerfData(args.file) as perf:
         if args.open is not None:
@@ -88,7 +91,8 @@ def run(argv: list[str]) -> int:
             profile = Profile(perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules)
             return _sample(profile, args.sample, args.file)
         perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
-    counts, notes = coverage(args.file, args.max_stack, args.jobs, not args.no_kernel_rules)
+        jobs = args.jobs or (1 if perf.size < ONE_PROCESS_BELOW else min(os.cpu_count() or 1, JOBS))
+    counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules)
     if args.app:
         return _app(counts, args.file, args.max_stack, not args.no_kernel_rules)
     if args.folded:
