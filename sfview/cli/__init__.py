@@ -24,6 +24,7 @@ COMMANDS = {
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
     "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
     "perf": "unwind a perf.data's samples with SFrame, frame pointers and DWARF: SFrame's coverage (--folded)",
+    "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 

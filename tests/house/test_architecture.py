@@ -27,7 +27,7 @@ LAYERS = [
     {"document"},
     {"check", "consumers", "code", "unwind", "profiling"},
     {"output"},
-    {"app"},
+    {"app", "gdb"},
     {"cli"},
     {"entry", "__main__"},
 ]
