@@ -1,7 +1,7 @@
 """A profiled process's address space: the files it mapped, as the unwinder's modules, and their bytes.
 
 Built from the profile's `MMAP`/`MMAP2` records as they come: each executable
-mapping of a file makes a module (`sfview.unwind.session.mapped_module`) whose
+mapping of a file makes a module (`sfview.unwind.session.process_module`) whose
 load bias is where the mapping puts the file offset it starts at, and whose
 read-only segments become readable memory (the code a walk reads, as the
 process had it). A file whose build-id differs from the one the profile
@@ -23,7 +23,7 @@ from sfview.inputs.core import Memory
 from sfview.inputs.elf.image import PT_LOAD, ElfImage
 from sfview.inputs.perf_data import BuildId, Mmap
 from sfview.unwind.engine import Machine, Module
-from sfview.unwind.session import mapped_module
+from sfview.unwind.session import process_module
 
 MACHINES = {
     "x86_64": (Sframe.AbiArch.amd64_endian_little, "EM_X86_64"),
@@ -173,7 +173,7 @@ class AddressSpace:
             def bias_of(elf: ElfImage, mmap: Mmap = mmap) -> int:
                 return mmap.start - _file_address(elf, mmap.pgoff)
 
-            module = mapped_module(path, found, bias_of, self.memory, self.files.notes, self.files.machine)
+            module = process_module(path, found, bias_of, self.memory, self.files.notes, self.files.machine)
         end = mmap.start + mmap.length
         # a new mapping replaces what it overlaps
         kept = [m for m in self.mapped if m.end <= mmap.start or m.start >= end]

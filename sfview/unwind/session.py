@@ -327,7 +327,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
-        module = mapped_module(path, found, bias_of, core.memory, notes, elf.machine)
+        module = process_module(path, found, bias_of, core.memory, notes, elf.machine)
         if module is not None:
             modules.append(module)
     vdso = _vdso(core, elf.machine)
@@ -337,7 +337,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
 
 
-def mapped_module(
+def process_module(
     path: str, found: str, bias_of: Callable[[ElfImage], int], memory: Memory, notes: list[str], machine: str
 ) -> Module | None:
     """The file a process mapped at `path`, read from `found`, as a module at the bias `bias_of` gives
