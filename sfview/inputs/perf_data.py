@@ -96,8 +96,6 @@ class Feature(IntEnum):
 
 BRANCH_HW_INDEX = 1 << 17
 """`PERF_SAMPLE_BRANCH_HW_INDEX` in `branch_sample_type`: each branch stack starts with an index word."""
-SAMPLE_ID_ALL = 1 << 18
-"""`sample_id_all` in the attribute's flags: every record but a sample ends with the sample's ids."""
 MISC_MMAP_BUILD_ID = 1 << 14
 """In an `MMAP2` record's misc: the record holds the file's build-id, not its device and inode."""
 MISC_COMM_EXEC = 1 << 13
@@ -124,10 +122,8 @@ class Attr(NamedTuple):
 
     sample_type: SampleType
     read_format: ReadFormat
-    sample_id_all: bool
     branch_sample_type: int
     sample_regs_user: int
-    sample_stack_user: int
 
 
 class Sample(NamedTuple):
@@ -270,18 +266,9 @@ class PerfData:
             (own_size,) = struct.unpack_from("<I", data, at + 4)
             if own_size < ATTR_MIN_SIZE or own_size + 16 > attr_size:
                 raise self._error(f"an attribute says it is {own_size} bytes in an entry of {attr_size}", offset + at)
-            sample_type, read_format, flags = struct.unpack_from("<QQQ", data, at + 24)
-            branch, regs_user, stack_user = struct.unpack_from("<QQI", data, at + 72)
-            attrs.append(
-                Attr(
-                    SampleType(sample_type),
-                    ReadFormat(read_format),
-                    bool(flags & SAMPLE_ID_ALL),
-                    branch,
-                    regs_user,
-                    stack_user,
-                )
-            )
+            sample_type, read_format = struct.unpack_from("<QQ", data, at + 24)
+            branch, regs_user = struct.unpack_from("<QQ", data, at + 72)
+            attrs.append(Attr(SampleType(sample_type), ReadFormat(read_format), branch, regs_user))
         first = attrs[0]
         if any(a.sample_type != first.sample_type or a.sample_regs_user != first.sample_regs_user for a in attrs):
             raise self._error("events of different sample layouts in one profile: record one event", offset)
