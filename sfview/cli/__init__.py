@@ -25,6 +25,7 @@ COMMANDS = {
     "diff": "compare two files' SFrame by meaning: functions paired by name, rules PC by PC (--json)",
     "stats": "where each section's bytes go, files side by side, beside .eh_frame (--json)",
     "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+    "perf": "unwind a perf.data's samples with SFrame, frame pointers and DWARF: SFrame's coverage (--folded)",
     "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""

@@ -327,27 +327,36 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
-        if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
-            continue
-        try:
-            lib = Document.open(found)
-        except InputError as exc:
-            notes.append(f"{found}: {exc.message}")
-            without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf.machine)
-            if without is not None:
-                modules.append(without)
-            continue
-        assert lib.image is not None
-        lib_bias = bias_of(lib.image)
-        if not _is_the_mapped_file(lib.image, elf.machine, core.memory, lib_bias, found, notes):
-            continue
-        modules.append(_module(lib, lib_bias, path))
-        _add_read_only_segments(core.memory, lib.image, lib_bias)
+        module = process_module(path, found, bias_of, core.memory, notes, elf.machine)
+        if module is not None:
+            modules.append(module)
     vdso = _vdso(core, elf.machine)
     if vdso is not None:
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
     return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+
+
+def process_module(
+    path: str, found: str, bias_of: Callable[[ElfImage], int], memory: Memory, notes: list[str], machine: str
+) -> Module | None:
+    """The file a process mapped at `path`, read from `found`, as a module at the bias `bias_of` gives
+    for it, its read-only segments added to `memory`; None (and why in `notes`) when it is not an ELF
+    file for `machine`, or not the one the memory shows. A file without SFrame is a module without a
+    section: its frames are named and unwound with its DWARF CFI."""
+    if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
+        return None
+    try:
+        lib = Document.open(found)
+    except InputError as exc:
+        notes.append(f"{found}: {exc.message}")
+        return _module_without_sframe(found, bias_of, path, memory, notes, machine)
+    assert lib.image is not None
+    lib_bias = bias_of(lib.image)
+    if not _is_the_mapped_file(lib.image, machine, memory, lib_bias, found, notes):
+        return None
+    _add_read_only_segments(memory, lib.image, lib_bias)
+    return _module(lib, lib_bias, path)
 
 
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
