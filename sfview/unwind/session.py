@@ -340,7 +340,7 @@ def _thread(core: Core, tid: int | None):
         if state.tid == tid:
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
-    raise InputError(f"no thread {tid} in the core (threads: {tids})", path=core.path)
+    raise InputError(f"no thread {tid} in {core.described} (threads: {tids})", path=core.path)
 
 
 def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:

@@ -1,0 +1,250 @@
+"""A running process: `sfview unwind --pid` against `gdb -p`'s `thread apply all bt` on the same stopped
+process, and the process left as it was (running on and exiting normally, or stopped if it was).
+
+The program (`tests/data/src/live.c`, built once with `-Wa,--gsframe`) holds three threads, each blocked
+reading a pipe: main at the bottom of a deep recursion, one inside a signal handler, one a few calls
+down. gdb attaches, prints, detaches; then sfview does the same; then a line on the program's stdin lets
+it finish, and it must exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+from test_unwind import need
+
+from sfview.errors import InputError
+from sfview.inputs import live
+from sfview.unwind import session
+
+DEPTH = 200
+TITLE = re.compile(r"^Thread \d+ \(.*\):$", re.M)
+FRAME = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+READ = 0
+"""x86-64's `read` system call number: what `/proc/PID/task/TID/syscall` shows of a thread blocked in it."""
+
+
+def _need_ptrace() -> None:
+    need("gcc", "gdb")
+    if os.uname().machine != "x86_64":
+        pytest.skip("the program and gdb's output compared here are x86-64's")
+    try:
+        scope = Path("/proc/sys/kernel/yama/ptrace_scope").read_text().strip()
+    except OSError:
+        scope = "0"
+    if scope != "0" and os.geteuid() != 0:
+        pytest.skip(f"ptrace_scope is {scope}: only root may attach to a process it did not start")
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _need_ptrace()
+    built = tmp_path_factory.mktemp("live") / "live"
+    subprocess.run(
+        ["gcc", "-O2", "-Wa,--gsframe", "-pthread", f"-DDEPTH={DEPTH}", str(DATA / "src" / "live.c"), "-o", str(built)],
+        check=True,
+    )
+    return built
+
+
+def _blocked_in_read(pid: int) -> bool:
+    tasks = os.listdir(f"/proc/{pid}/task")
+    return len(tasks) == 3 and all(
+        Path(f"/proc/{pid}/task/{tid}/syscall").read_text().split()[0] == str(READ) for tid in tasks
+    )
+
+
+@pytest.fixture
+def process(program: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The program, every thread blocked in `read`; killed after the test if it is still there."""
+    started = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert started.stdout is not None and started.stdout.readline() == b"ready\n"
+        _wait_until(lambda: _blocked_in_read(started.pid))
+        yield started
+    finally:
+        if started.poll() is None:
+            started.kill()
+        started.wait()
+
+
+def _wait_until(condition: Callable[[], bool]) -> None:
+    """Wait for what another process does (a bound on the wait, not a measurement)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "waited a minute in vain"
+        time.sleep(0.01)
+
+
+def _finishes_normally(process: subprocess.Popen[bytes]) -> None:
+    """The process runs on as before: each thread back in its read (a thread let go, or continued, runs a
+    moment before it blocks again), then a line lets it exit 0."""
+    _wait_until(lambda: _blocked_in_read(process.pid) and _state(process.pid) == "S")
+    process.communicate(b"\n", timeout=60)
+    assert process.returncode == 0
+
+
+def _state(pid: int, tid: int | None = None) -> str:
+    where = f"/proc/{pid}" if tid is None else f"/proc/{pid}/task/{tid}"
+    text = Path(f"{where}/stat").read_text()
+    return text[text.rfind(")") + 2]
+
+
+def _gdb(pid: int) -> str:
+    """gdb's `thread apply all bt`, every frame with its PC, named from the symbols (not from a separate
+    debug file's DWARF, which would add inlined frames: issue 30 item 5)."""
+    return subprocess.run(
+        ["gdb", "-p", str(pid), "-batch", "-nx", "-iex", "set debug-file-directory /nonexistent",
+         "-ex", "set print frame-info location-and-address", "-ex", "thread apply all bt"],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+
+
+def _by_thread(text: str) -> dict[str, list[tuple[int, str]]]:
+    """Each thread's title → its frames' (PC, name), up to `main` where gdb stops."""
+    titles, parts = TITLE.findall(text), TITLE.split(text)[1:]
+    out = {}
+    for title, body in zip(titles, parts, strict=True):
+        frames = [(int(pc, 16), name) for _, pc, name in FRAME.findall(body)]
+        names = [name for _, name in frames]
+        out[title] = frames[: names.index("main") + 1] if "main" in names else frames
+    return out
+
+
+def test_every_thread_unwinds_as_gdb_p_does_and_the_process_runs_on(process: subprocess.Popen[bytes]) -> None:
+    theirs = _by_thread(_gdb(process.pid))
+    result = run_process("unwind", "--pid", str(process.pid), "--thread", "all")
+    assert result.returncode == 0, result.stderr
+    ours = _by_thread(result.stdout)
+    assert list(ours) == list(theirs), "the same threads, numbered, titled and ordered as gdb does"
+    for title, frames in theirs.items():
+        assert [pc for pc, _ in ours[title]] == [pc for pc, _ in frames], title
+        for (pc, mine), (_, gdbs) in zip(ours[title], frames, strict=True):
+            assert gdbs == "??" or mine == gdbs, (title, hex(pc))
+    main = theirs[TITLE.findall(result.stdout)[-1]]
+    assert sum(name == "recurse" for _, name in main) == DEPTH + 1  # recurse(DEPTH) down to recurse(0)
+    assert result.stdout.count("<signal handler called>") == 1
+    _finishes_normally(process)
+
+
+def test_one_thread_and_json_give_the_same_frames(process: subprocess.Popen[bytes]) -> None:
+    """`--thread TID` (with each `--cfi`), `--json` and `--limit` read the process as they read a core."""
+    text = run_process("unwind", "--pid", str(process.pid)).stdout
+    main = [pc for pc, _ in _by_thread("Thread 1 (x):\n" + text)["Thread 1 (x):"]]
+    assert len(main) == DEPTH + 4  # read, wait_input, the recursion, main
+    document = json.loads(run_process("unwind", "--pid", str(process.pid), "--json", "--cfi", "dwarf").stdout)
+    assert [frame["pc"] for frame in document["frames"]][: len(main)] == main
+    limited = run_process("unwind", "--pid", str(process.pid), "--limit", "5").stdout
+    assert [int(pc, 16) for _, pc, _ in FRAME.findall(limited)] == main[:5]
+    # SFrame alone, as the kernel would: Debian's libc has none, and `read` keeps no frame pointer
+    alone = run_process("unwind", "--pid", str(process.pid), "--cfi", "sframe").stdout
+    assert [int(pc, 16) for _, pc, _ in FRAME.findall(alone)] == main[:1]
+    assert "which has no SFrame data" in alone
+    tids = sorted(int(t) for t in os.listdir(f"/proc/{process.pid}/task"))
+    threads = json.loads(run_process("unwind", "--pid", str(process.pid), "--thread", "all", "--json").stdout)
+    assert sorted(t["tid"] for t in threads["threads"]) == tids
+    _finishes_normally(process)
+
+
+def test_a_stopped_process_stays_stopped(process: subprocess.Popen[bytes]) -> None:
+    os.kill(process.pid, signal.SIGSTOP)
+    _wait_until(lambda: _state(process.pid) == "T")
+    result = run_process("unwind", "--pid", str(process.pid), "--thread", "all")
+    assert result.returncode == 0, result.stderr
+    assert {_state(process.pid, int(t)) for t in os.listdir(f"/proc/{process.pid}/task")} == {"T"}
+    os.kill(process.pid, signal.SIGCONT)
+    _finishes_normally(process)
+
+
+def test_a_process_traced_by_gdb_is_refused_and_left_to_gdb(process: subprocess.Popen[bytes]) -> None:
+    gdb = subprocess.Popen(
+        ["gdb", "-p", str(process.pid), "-batch", "-nx", "-ex", "shell read line"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        _wait_until(lambda: live._status_field(process.pid, "TracerPid") not in ("0", None))
+        result = run_process("unwind", "--pid", str(process.pid))
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"sfview: process {process.pid} is already traced by process {gdb.pid} (gdb): a process has one"
+            " tracer at a time (detach the other first)\n"
+        )
+    finally:
+        gdb.communicate(b"\n", timeout=60)
+    _finishes_normally(process)
+
+
+def test_another_users_process_is_refused(process: subprocess.Popen[bytes]) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to run sfview as another user")
+    need("setpriv")
+    result = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", os.sys.executable, "-m", "sfview", "unwind",
+         "--pid", str(process.pid)],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"sfview: not allowed to trace process {process.pid} (Operation not permitted)")
+    _finishes_normally(process)
+
+
+def test_no_process_a_zombie_and_a_kernel_thread_are_refused() -> None:
+    _need_ptrace()
+    done = subprocess.Popen(["true"])
+    done.wait()
+    result = run_process("unwind", "--pid", str(done.pid))
+    assert (result.returncode, result.stderr) == (2, f"sfview: no process {done.pid}\n")
+    zombie = subprocess.Popen(["true"])
+    try:
+        _wait_until(lambda: _state(zombie.pid) == "Z")
+        result = run_process("unwind", "--pid", str(zombie.pid))
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"sfview: process {zombie.pid} is a zombie: it has exited (its parent has not reaped it), no stack is"
+            " left\n"
+        )
+    finally:
+        zombie.wait()
+    kernel = next((pid for pid in _pids() if _flags(pid) & live.PF_KTHREAD), None)
+    if kernel is not None:  # none is visible in a container's own process namespace
+        result = run_process("unwind", "--pid", str(kernel))
+        assert (result.returncode, result.stderr) == (
+            2,
+            f"sfview: process {kernel} is a kernel thread: it has no user stack to unwind\n",
+        )
+
+
+def _pids() -> Iterator[int]:
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            yield int(name)
+
+
+def _flags(pid: int) -> int:
+    """A process's flags (`stat`'s ninth field), 0 when it is gone (the machine's processes come and go)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[6])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def test_a_process_killed_while_it_is_read_is_said_to_have_exited(
+    program: Path, process: subprocess.Popen[bytes]
+) -> None:
+    """SIGKILL reaches a thread that ptrace holds: what was read of it may be cut short, and is not given."""
+    exited = f"^process {process.pid} exited while sfview was reading it$"
+    with pytest.raises(InputError, match=exited), live.stopped(process.pid) as stopped:
+        session.from_core(str(program), stopped, None, [], None)
+        os.kill(process.pid, signal.SIGKILL)
+        _wait_until(lambda: _state(process.pid) == "Z")
+    process.wait(timeout=60)  # sfview, its tracer, reaped the threads; this test, its parent too, the process
+    assert not Path(f"/proc/{process.pid}").exists()
