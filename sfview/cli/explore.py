@@ -1,4 +1,5 @@
-"""`sfview FILE`: the explorer opened on a file, or the unwinding debugger on a core or typed registers."""
+"""`sfview FILE`: the explorer opened on a file, or the unwinding debugger on a core, a running process
+(a snapshot of it) or typed registers."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from sfview.cli import COMMANDS
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, address, parse
 from sfview.document import Document
+from sfview.errors import InputError
 from sfview.inputs.numbers import RULE
 
 
@@ -29,7 +31,9 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=_RawDescription,
     )
     parser.add_argument("--version", action="version", version=f"sfview {_version()}")
-    parser.add_argument("file", help="an ELF file, or a raw .sframe section")
+    parser.add_argument(
+        "file", nargs="?", help="an ELF file, or a raw .sframe section (with --pid: the process's program by default)"
+    )
     parser.add_argument("--base", type=address, default=None, help="load address of a raw section (default 0)")
     add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
     return parser
@@ -46,12 +50,18 @@ def _version() -> str:
 def run(argv: list[str]) -> int:
     """Run the explorer (or the debugger) with `argv`, the whole command line; its exit status."""
     args = parse(parser(), argv)
-    doc = Document.open(args.file, args.base)
-    first, threads = None, None
+    first, threads, program = None, None, args.file
+    if args.pid is not None:
+        from sfview.cli import state  # the unwinder loads only when a state is given to start from
+
+        program, first, threads = state.process_snapshot(args.file, args)
+    elif args.file is None:
+        raise InputError("needs a file (an ELF file, or a raw .sframe section); only with --pid is it found by itself")
+    doc = Document.open(program, args.base)
     if args.core is not None or args.regs is not None:
         from sfview.cli import state  # the unwinder loads only when a state is given to start from
 
-        first, threads = state.for_debugger(args.file, args)
+        first, threads = state.for_debugger(program, args)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
     SfviewApp(doc, first, threads).run()

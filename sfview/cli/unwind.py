@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, parse
-from sfview.cli.state import of_program, started
+from sfview.cli.state import of_program, process_program, started
 from sfview.errors import InputError
 from sfview.inputs.core import Core, Thread, read_core
 from sfview.output import backtrace
@@ -141,9 +141,7 @@ def _unwind_process(args: argparse.Namespace) -> int:
     from sfview.inputs import live  # ptrace, only for a live process
 
     with live.stopped(args.pid) as process:
-        program = args.program or process.program
-        if args.program is not None and not process.runs(args.program):
-            raise InputError(f"process {args.pid} runs {process.program}, not this file", path=args.program)
+        program = process_program(args.program, process)
         if args.thread == "all":
             first = _from_core(args, program, process, None)
             walks = [(n, t, _kept(walk)) for n, t, walk in _thread_walks(first, process, args)]

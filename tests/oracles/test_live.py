@@ -9,6 +9,7 @@ it finish, and it must exit 0.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -201,8 +202,9 @@ def test_no_process_a_zombie_and_a_kernel_thread_are_refused() -> None:
     _need_ptrace()
     done = subprocess.Popen(["true"])
     done.wait()
-    result = run_process("unwind", "--pid", str(done.pid))
-    assert (result.returncode, result.stderr) == (2, f"sfview: no process {done.pid}\n")
+    for argv in (["unwind", "--pid", str(done.pid)], ["--pid", str(done.pid)]):  # `unwind`, and the debugger
+        result = run_process(*argv)
+        assert (result.returncode, result.stderr) == (2, f"sfview: no process {done.pid}\n")
     zombie = subprocess.Popen(["true"])
     try:
         _wait_until(lambda: _state(zombie.pid) == "Z")
@@ -248,3 +250,39 @@ def test_a_process_killed_while_it_is_read_is_said_to_have_exited(
         _wait_until(lambda: _state(process.pid) == "Z")
     process.wait(timeout=60)  # sfview, its tracer, reaped the threads; this test, its parent too, the process
     assert not Path(f"/proc/{process.pid}").exists()
+
+
+async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(process: subprocess.Popen[bytes]) -> None:
+    """`sfview --pid`: the process is let go before the app opens; the debugger walks what was read, as gdb
+    walked the process, and says that it is a snapshot."""
+    from sfview.app.app import SfviewApp
+    from sfview.app.screens.debugger import DebuggerScreen, ThreadPicker
+    from sfview.cli.state import process_snapshot
+    from sfview.document import Document
+
+    theirs = _by_thread(_gdb(process.pid))
+    args = argparse.Namespace(pid=process.pid, thread=None, lib_dir=[], sysroot=None)
+    program, first, threads = process_snapshot(None, args)
+    _wait_until(lambda: _blocked_in_read(process.pid))  # let go: running, not stopped (nor traced)
+    assert live._status_field(process.pid, "TracerPid") == "0"
+    assert threads is not None
+    assert [title for title, _, _ in reversed(threads.listed)] == list(theirs)
+    app = SfviewApp(Document.open(program), first, threads)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        assert debugger.query_one("#dbg-frames").border_subtitle == f"a snapshot of process {process.pid}"
+        await pilot.press("r")
+        main = theirs[threads.listed[0][0]]
+        assert [frame.pc for frame in debugger.frames][: len(main)] == [pc for pc, _ in main]
+        await pilot.press("t")
+        assert isinstance(app.screen, ThreadPicker)
+        await pilot.press("down", "enter")  # thread 2: the one in the signal handler
+        await pilot.pause()
+        await pilot.press("r")
+        second = theirs[threads.listed[1][0]]
+        walked = [frame.pc for frame in debugger.frames if not frame.signal]
+        assert walked[: len(second)] == [pc for pc, _ in second]
+        assert any(frame.signal for frame in debugger.frames)
+    _finishes_normally(process)
