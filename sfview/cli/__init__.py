@@ -22,7 +22,7 @@ COMMANDS = {
     "check": "say what is wrong in sections, one line a problem (--profile kernel|libsframe)",
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
-    "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+    "unwind": "print a backtrace from a core, a live process (--pid) or typed registers, as gdb does (--thread all)",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 

@@ -286,3 +286,11 @@ async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(process:
         assert walked[: len(second)] == [pc for pc, _ in second]
         assert any(frame.signal for frame in debugger.frames)
     _finishes_normally(process)
+
+
+def test_a_ctrl_c_while_the_process_is_held_lets_it_go(process: subprocess.Popen[bytes]) -> None:
+    with pytest.raises(KeyboardInterrupt), live.stopped(process.pid) as stopped:
+        assert {_state(process.pid, thread.tid) for thread in stopped.threads} == {"t"}  # traced, stopped
+        raise KeyboardInterrupt
+    assert live._status_field(process.pid, "TracerPid") == "0"
+    _finishes_normally(process)
