@@ -352,26 +352,41 @@ def _name(pid: int, tid: int) -> str:
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in name)  # a name is anyone's to set
 
 
+def _mapped_files(pid: int, regions: list[Region], program: str) -> list[Mapping]:
+    """The mapped files; one deleted or replaced since it was mapped (`… (deleted)`) is read where the
+    process still holds it: the program through `/proc/PID/exe`, a library through its first mapping's
+    `/proc/PID/map_files/START-END` (root only; else it stays unfound, and said so)."""
+    held = {r.path: f"/proc/{pid}/map_files/{r.start:x}-{r.end:x}" for r in reversed(regions) if r.file_offset == 0}
+    held[program] = f"/proc/{pid}/exe"
+    mappings = []
+    for r in regions:
+        path = held.get(r.path, r.path) if r.path.endswith(" (deleted)") else r.path
+        if path.startswith("/"):
+            mappings.append(Mapping(r.start, r.end, r.file_offset, path))
+    return mappings
+
+
 def _program(pid: int) -> str:
-    link = f"/proc/{pid}/exe"
+    """The program the process runs, as `/proc/PID/exe` names it (`… (deleted)` when it is gone)."""
     try:
-        path = os.readlink(link)
+        return os.readlink(f"/proc/{pid}/exe")
     except OSError:
         raise _exited(pid) from None
-    return path if os.path.isfile(path) and not path.endswith(" (deleted)") else link
 
 
 def _read(pid: int, threads: _Threads) -> LiveProcess:
     machine = _machine()
     regions = _regions(pid)
-    mappings = [Mapping(r.start, r.end, r.file_offset, r.path) for r in regions if r.path.startswith("/")]
+    program = _program(pid)
+    mappings = _mapped_files(pid, regions, program)
     listed = [Thread(tid, _registers(pid, tid, machine), _name(pid, tid)) for tid in threads.held]
     try:
         memory = ProcessMemory(pid, regions)
     except OSError:
         raise _exited(pid) from None
     process = LiveProcess(f"process {pid}", machine, listed, memory, mappings, _auxv(pid), None)
-    process.pid, process.program = pid, _program(pid)
+    process.pid = pid
+    process.program = f"/proc/{pid}/exe" if program.endswith(" (deleted)") else program
     return process
 
 

@@ -10,9 +10,11 @@ it finish, and it must exit 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -67,6 +69,12 @@ def _blocked_in_read(pid: int) -> bool:
 @pytest.fixture
 def process(program: Path) -> Iterator[subprocess.Popen[bytes]]:
     """The program, every thread blocked in `read`; killed after the test if it is still there."""
+    with _running(program) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def _running(program: Path) -> Iterator[subprocess.Popen[bytes]]:
     started = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert started.stdout is not None and started.stdout.readline() == b"ready\n"
@@ -121,20 +129,40 @@ def _by_thread(text: str) -> dict[str, list[tuple[int, str]]]:
     return out
 
 
-def test_every_thread_unwinds_as_gdb_p_does_and_the_process_runs_on(process: subprocess.Popen[bytes]) -> None:
+def _as_gdb(process: subprocess.Popen[bytes], between: Callable[[], None] = lambda: None) -> str:
+    """`sfview unwind --pid --thread all`, held to gdb's: the same threads, numbered, titled and ordered
+    alike, PCs frame for frame, the same names where gdb has one. `between` runs after gdb, before sfview."""
     theirs = _by_thread(_gdb(process.pid))
+    between()
     result = run_process("unwind", "--pid", str(process.pid), "--thread", "all")
     assert result.returncode == 0, result.stderr
     ours = _by_thread(result.stdout)
     assert list(ours) == list(theirs), "the same threads, numbered, titled and ordered as gdb does"
-    for title, frames in theirs.items():
-        assert [pc for pc, _ in ours[title]] == [pc for pc, _ in frames], title
-        for (pc, mine), (_, gdbs) in zip(ours[title], frames, strict=True):
+    for (title, walked), frames in zip(ours.items(), theirs.values(), strict=True):
+        assert [pc for pc, _ in walked] == [pc for pc, _ in frames], title
+        for (pc, mine), (_, gdbs) in zip(walked, frames, strict=True):
             assert gdbs == "??" or mine == gdbs, (title, hex(pc))
-    main = theirs[TITLE.findall(result.stdout)[-1]]
+    return result.stdout
+
+
+def test_every_thread_unwinds_as_gdb_p_does_and_the_process_runs_on(process: subprocess.Popen[bytes]) -> None:
+    text = _as_gdb(process)
+    theirs = _by_thread(text)
+    main = theirs[TITLE.findall(text)[-1]]
     assert sum(name == "recurse" for _, name in main) == DEPTH + 1  # recurse(DEPTH) down to recurse(0)
-    assert result.stdout.count("<signal handler called>") == 1
+    assert text.count("<signal handler called>") == 1
     _finishes_normally(process)
+
+
+def test_a_program_deleted_while_it_runs_is_read_where_the_process_holds_it(program: Path, tmp_path: Path) -> None:
+    """Rebuilt or removed since it started: the program is read through `/proc/PID/exe`. gdb 13 does not (its
+    frames stop at the program's), so it is asked before the file goes."""
+    copy = tmp_path / "removed"
+    shutil.copy(program, copy)
+    with _running(copy) as process:
+        text = _as_gdb(process, copy.unlink)
+        assert "wait_input" in text and "note: " + str(copy) not in text
+        _finishes_normally(process)
 
 
 def test_one_thread_and_json_give_the_same_frames(process: subprocess.Popen[bytes]) -> None:
