@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import re
@@ -46,6 +47,23 @@ def _need_ptrace() -> None:
         scope = "0"
     if scope != "0" and os.geteuid() != 0:
         pytest.skip(f"ptrace_scope is {scope}: only root may attach to a process it did not start")
+    refused = _gdb_refused()
+    if refused:
+        pytest.skip(f"gdb -p cannot attach here (a container without ptrace?): {refused}")
+
+
+@functools.cache
+def _gdb_refused() -> str:
+    """What gdb says when it cannot attach to a process here, "" when it can."""
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        probe = subprocess.run(
+            ["gdb", "-p", str(sleeper.pid), "-batch", "-nx"], capture_output=True, text=True, timeout=120
+        )
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    return next((line for line in probe.stderr.splitlines() if line.startswith("ptrace:")), "")
 
 
 @pytest.fixture(scope="module")
