@@ -8,6 +8,7 @@ the numbers rule, names of the program allowed (`pc=main+0x34`).
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -83,8 +84,14 @@ SNAPSHOT_FRAMES = 10_000
 
 
 def process_program(given: str | None, process: LiveProcess) -> str:
-    """The program of a live process: the file given, which must be the one it runs, else its own."""
+    """The program of a live process: the file given, which must be the one it runs, else its own (not
+    qemu-user's: ptrace reads the emulator's own threads, not its guest's)."""
     if given is None:
+        if os.path.basename(process.program).startswith("qemu-"):
+            raise InputError(
+                f"process {process.pid} runs {process.program}, an emulator: ptrace reads the emulator's stacks, not"
+                " its guest's (qemu-user hands those to gdb through its gdbstub, -g PORT)"
+            )
         return process.program
     if not process.runs(given):
         raise InputError(f"process {process.pid} runs {process.program}, not this file", path=given)

@@ -340,3 +340,27 @@ def test_a_ctrl_c_while_the_process_is_held_lets_it_go(process: subprocess.Popen
         raise KeyboardInterrupt
     assert live._status_field(process.pid, "TracerPid") == "0"
     _finishes_normally(process)
+
+
+def test_a_qemu_user_process_is_refused_with_where_its_guest_is(tmp_path: Path) -> None:
+    """qemu-user runs an AArch64 program as an x86-64 process: ptrace sees the emulator, not the guest."""
+    _need_ptrace()
+    need("aarch64-linux-gnu-gcc", "qemu-aarch64")
+    guest = tmp_path / "live-aarch64"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O2", "-static", "-Wa,--gsframe", "-pthread", str(DATA / "src" / "live.c"),
+         "-o", str(guest)],
+        check=True,
+    )  # fmt: skip
+    emulated = subprocess.Popen(["qemu-aarch64", str(guest)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert emulated.stdout is not None and emulated.stdout.readline() == b"ready\n"
+        result = run_process("unwind", "--pid", str(emulated.pid))
+        assert result.returncode == 2
+        assert f"process {emulated.pid} runs " in result.stderr and "qemu-aarch64, an emulator" in result.stderr
+        emulated.communicate(b"\n", timeout=60)
+        assert emulated.returncode == 0, "let go, it runs on"
+    finally:
+        if emulated.poll() is None:
+            emulated.kill()
+        emulated.wait()
