@@ -364,3 +364,52 @@ def test_a_qemu_user_process_is_refused_with_where_its_guest_is(tmp_path: Path) 
         if emulated.poll() is None:
             emulated.kill()
         emulated.wait()
+
+
+CHURN = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static volatile int done;
+static void *nothing(void *arg) { return arg; }
+static void *churn(void *arg) {
+    while (!done) { pthread_t t; if (pthread_create(&t, 0, nothing, 0) == 0) pthread_join(t, 0); }
+    return arg;
+}
+int main(void) {
+    pthread_t a, b;
+    char c;
+    pthread_create(&a, 0, churn, 0);
+    pthread_create(&b, 0, churn, 0);
+    puts("ready");
+    fflush(stdout);
+    if (read(0, &c, 1) != 1) return 1;
+    done = 1;
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    return 0;
+}
+"""
+
+
+def test_threads_that_come_and_go_while_the_process_is_stopped(tmp_path: Path) -> None:
+    """Two threads start and end threads without a pause: each is stopped, or found gone, never waited for
+    in vain; every run walks main, and the process runs on and exits 0."""
+    _need_ptrace()
+    source, program = tmp_path / "churn.c", tmp_path / "churn"
+    source.write_text(CHURN)
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-pthread", str(source), "-o", str(program)], check=True)
+    churning = subprocess.Popen([str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert churning.stdout is not None and churning.stdout.readline() == b"ready\n"
+        for _ in range(5):
+            result = run_process("unwind", "--pid", str(churning.pid), "--thread", "all")
+            assert result.returncode == 0, result.stderr
+            assert re.search(r"^#\d+ +0x[0-9a-f]+ in main \(\)", result.stdout, re.M), result.stdout
+            assert _state(churning.pid) != "t" and live._status_field(churning.pid, "TracerPid") == "0"
+        churning.communicate(b"\n", timeout=60)
+        assert churning.returncode == 0
+    finally:
+        if churning.poll() is None:
+            churning.kill()
+        churning.wait()
