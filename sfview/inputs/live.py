@@ -213,6 +213,11 @@ def _refused(pid: int, exc: OSError) -> InputError:
             " (run sfview as root, or set it to 0)"
         )
     owner = (_status_field(pid, "Uid") or "?").split()[0]
+    if owner == str(os.getuid()):
+        return InputError(
+            f"not allowed to trace process {pid} ({exc.strerror}): it runs as this user but may not be traced"
+            " (a set-user-ID program, or one that made itself undumpable); run sfview as root"
+        )
     return InputError(
         f"not allowed to trace process {pid} ({exc.strerror}): it belongs to user {owner}, sfview runs as user"
         f" {os.getuid()} (run it as that user or as root)"
@@ -245,7 +250,7 @@ class _Threads:
                 try:
                     _ptrace(PTRACE_SEIZE, tid)
                 except OSError as exc:
-                    if exc.errno == errno.ESRCH:
+                    if exc.errno == errno.ESRCH or (_stat(self.pid, tid) or "X")[0] in "ZX":  # it exited meanwhile
                         continue
                     raise _refused(self.pid, exc) from None
                 self.held[tid] = 0

@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -230,18 +231,44 @@ def test_a_process_traced_by_gdb_is_refused_and_left_to_gdb(process: subprocess.
     _finishes_normally(process)
 
 
-def test_another_users_process_is_refused(process: subprocess.Popen[bytes]) -> None:
+def test_a_process_sfview_may_not_trace_is_refused(process: subprocess.Popen[bytes]) -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root, to run sfview as another user")
     need("setpriv")
-    result = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", os.sys.executable, "-m", "sfview", "unwind",
-         "--pid", str(process.pid)],
-        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2],
-    )  # fmt: skip
+    result = _as_nobody(sys.executable, "-m", "sfview", "unwind", "--pid", str(process.pid))
     assert result.returncode == 2
-    assert result.stderr.startswith(f"sfview: not allowed to trace process {process.pid} (Operation not permitted)")
+    assert result.stderr == (
+        f"sfview: not allowed to trace process {process.pid} (Operation not permitted): it belongs to user 0,"
+        " sfview runs as user 65534 (run it as that user or as root)\n"
+    )
     _finishes_normally(process)
+    # The same user's process, made undumpable (prctl PR_SET_DUMPABLE 0, as a set-user-ID program is)
+    undumpable = subprocess.Popen(
+        [*NOBODY, sys.executable, "-c",
+         "import ctypes, sys; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); print('ready', flush=True); sys.stdin.read(1)"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert undumpable.stdout is not None and undumpable.stdout.readline() == b"ready\n"
+        result = _as_nobody(sys.executable, "-m", "sfview", "unwind", "--pid", str(undumpable.pid))
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"sfview: not allowed to trace process {undumpable.pid} (Operation not permitted): it runs as this user"
+            " but may not be traced (a set-user-ID program, or one that made itself undumpable); run sfview as root\n"
+        )
+        undumpable.communicate(b"\n", timeout=60)
+        assert undumpable.returncode == 0
+    finally:
+        if undumpable.poll() is None:
+            undumpable.kill()
+        undumpable.wait()
+
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def _as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*NOBODY, *argv], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])
 
 
 def test_no_process_a_zombie_and_a_kernel_thread_are_refused() -> None:
