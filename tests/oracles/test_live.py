@@ -440,3 +440,11 @@ def test_threads_that_come_and_go_while_the_process_is_stopped(tmp_path: Path) -
         if churning.poll() is None:
             churning.kill()
         churning.wait()
+
+
+def test_a_signal_sent_while_the_process_is_held_reaches_it_after(process: subprocess.Popen[bytes]) -> None:
+    """Nothing is lost: a SIGTERM sent while sfview holds the process ends it once it is let go."""
+    with live.stopped(process.pid):
+        os.kill(process.pid, signal.SIGTERM)
+        assert _state(process.pid) == "t", "held: the signal waits"
+    assert process.wait(timeout=60) == -signal.SIGTERM
