@@ -448,3 +448,19 @@ def test_a_signal_sent_while_the_process_is_held_reaches_it_after(process: subpr
         os.kill(process.pid, signal.SIGTERM)
         assert _state(process.pid) == "t", "held: the signal waits"
     assert process.wait(timeout=60) == -signal.SIGTERM
+
+
+def test_the_vdso_is_read_from_the_process(program: Path, process: subprocess.Popen[bytes]) -> None:
+    """The vDSO is no file: it is read from the process's memory, where `AT_SYSINFO_EHDR` says, and names
+    what gdb names there."""
+    printed = subprocess.run(
+        ["gdb", "-p", str(process.pid), "-batch", "-nx", "-ex", "p/x &__vdso_clock_gettime"],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    address = int(re.search(r"^\$1 = (0x[0-9a-f]+)$", printed, re.M)[1], 16)
+    with live.stopped(process.pid) as stopped:
+        first = session.from_core(str(program), stopped, None, [], None)
+        vdso = next(module for module in first.unwinder.modules if module.name == "[vdso]")
+        at = address - vdso.bias
+        assert vdso.name_at(at, at) in ("clock_gettime", "__vdso_clock_gettime")
+    _finishes_normally(process)
