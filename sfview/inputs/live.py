@@ -44,7 +44,7 @@ PAGE = 4096
 MOST_PAGES_AT_ONCE = 256
 """The most pages one read asks for (1 MiB: the vDSO is two pages, a word one or two)."""
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
-"""Signals held while the threads are being stopped or let go, so that neither is left half done."""
+"""Signals held while the threads are let go, so that none is left stopped by a Ctrl-C in the middle."""
 MACHINES = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64", "s390x": "EM_S390"}
 """This machine (`uname -m`) → the ELF machine of the processes ptrace reads here (a 64-bit one)."""
 
@@ -234,6 +234,8 @@ class _Threads:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.held: dict[int, int] = {}
+        self.stopped: set[int] = set()
+        """Threads seen stopped (`waitpid`)."""
         self.dying: list[int] = []
         """Threads killed while held: no longer in a stop to detach from."""
 
@@ -272,17 +274,22 @@ class _Threads:
             return
         if not os.WIFSTOPPED(status):
             del self.held[tid]
-        elif status >> 16 != PTRACE_EVENT_STOP:
+            return
+        self.stopped.add(tid)
+        if status >> 16 != PTRACE_EVENT_STOP:
             self.held[tid] = os.WSTOPSIG(status)
 
     def let_go(self) -> None:
-        """Detach every thread, handing back its signal; a thread killed meanwhile (no longer in a stop to
-        detach from) is waited for, so that its parent can reap the process."""
+        """Detach every thread, handing back its signal. A thread seen stopped that cannot be detached was
+        killed meanwhile: it is waited for (`reap`), so that its parent can reap the process. One never seen
+        stopped (a Ctrl-C while it was awaited, a thread in an uninterruptible wait) that cannot be detached
+        yet is the kernel's to detach when sfview ends."""
         for tid, pending in self.held.items():
             try:
                 _ptrace(PTRACE_DETACH, tid, None, pending)
             except ProcessLookupError:
-                self.dying.append(tid)
+                if tid in self.stopped:
+                    self.dying.append(tid)
         self.held.clear()
 
     def reap(self) -> None:
@@ -402,8 +409,7 @@ def stopped(pid: int) -> Iterator[LiveProcess]:
     threads = _Threads(pid)
     process = None
     try:
-        with _signals_held():
-            threads.stop_all()
+        threads.stop_all()  # a Ctrl-C here too lets go what was stopped: a thread may never stop (`D` state)
         process = _read(pid, threads)
         yield process
         if (_stat(pid) or "X")[0] in "ZX":  # killed while held (SIGKILL wakes a traced thread): the read may be cut
