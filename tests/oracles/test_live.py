@@ -464,3 +464,25 @@ def test_the_vdso_is_read_from_the_process(program: Path, process: subprocess.Po
         at = address - vdso.bias
         assert vdso.name_at(at, at) in ("clock_gettime", "__vdso_clock_gettime")
     _finishes_normally(process)
+
+
+def test_a_ctrl_c_to_sfview_at_any_moment_leaves_the_process_running(process: subprocess.Popen[bytes]) -> None:
+    """Whenever the Ctrl-C comes (stopping, walking, detaching, printing), sfview ends with its one line or its
+    output, and the process is left untraced, running as before."""
+    statuses = set()
+    for delay in (0.15, 0.25, 0.3, 0.35, 0.45):  # moments spread over a run, not a measurement
+        interrupted = subprocess.Popen(
+            [sys.executable, "-m", "sfview", "unwind", "--pid", str(process.pid), "--thread", "all"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell's foreground job
+        )  # fmt: skip
+        time.sleep(delay)
+        interrupted.send_signal(signal.SIGINT)
+        _, stderr = interrupted.communicate(timeout=120)
+        statuses.add(interrupted.returncode)
+        if interrupted.returncode == -signal.SIGINT:  # still in Python's own start, before sfview's first line
+            continue
+        assert (interrupted.returncode, stderr) in ((0, ""), (130, "sfview: interrupted\n")), stderr
+        _wait_until(lambda: live._status_field(process.pid, "TracerPid") == "0")
+    assert 130 in statuses, "some Ctrl-C came while sfview ran"
+    _finishes_normally(process)
