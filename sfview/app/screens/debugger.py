@@ -316,7 +316,7 @@ class DebuggerScreen(Screen[None]):
         short = title.split(" (")[0] if title else ""  # `Thread 2`: the list (`t`) has the rest
         frames.border_title = f"backtrace of {short} (LWP {self.thread})" if title else "backtrace"
         if self.origin:
-            frames.border_subtitle = self.origin.split(",")[0]  # `a snapshot of process 1234`: the rest on mount
+            frames.border_title += ", " + self.origin.split(",")[0]  # `a snapshot of process 1234`: the rest on mount
 
     # ------------------------------------------------------------------ memory
 
