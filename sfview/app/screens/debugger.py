@@ -108,7 +108,8 @@ class DebuggerScreen(Screen[None]):
     ) -> None:
         super().__init__(id="debugger")
         self.origin = origin
-        """Where the state came from, said under the backtrace (a snapshot of a live process)."""
+        """Where the state came from when it is a snapshot of a live process, not the process itself: said
+        when the screen opens, and in the backtrace's title."""
         self.threads = threads
         self.thread: int | None = next((tid for _, tid, at in threads.listed if at == pc), None) if threads else None
         """The thread being walked (its id), when the core has several."""
@@ -316,7 +317,7 @@ class DebuggerScreen(Screen[None]):
         short = title.split(" (")[0] if title else ""  # `Thread 2`: the list (`t`) has the rest
         frames.border_title = f"backtrace of {short} (LWP {self.thread})" if title else "backtrace"
         if self.origin:
-            frames.border_title += ", " + self.origin.split(",")[0]  # `a snapshot of process 1234`: the rest on mount
+            frames.border_title += ", a snapshot"  # the whole story in the notification on mount
 
     # ------------------------------------------------------------------ memory
 
