@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
     "unwind": "print a backtrace from a core, a live process (--pid) or typed registers, as gdb does (--thread all)",
+    "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 

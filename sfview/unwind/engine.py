@@ -866,7 +866,7 @@ class Unwinder:
             lacking = module.section is None if sframe else module.cfi is None or module.cfi() is None
             data = "SFrame" if sframe else "DWARF CFI"
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
-        if self.machine.aarch64 and frame.number == 0 and module is not None and _in_stub(frame.name()):
+        if self.machine.aarch64 and frame.number == 0 and module is not None and in_stub(frame.name()):
             return self._link_register(frame, where)
         if not sframe and self.machine.abi == Sframe.AbiArch.amd64_endian_little and module is not None:
             analysed = self._amd64_prologue(frame, where)
@@ -902,7 +902,7 @@ class Unwinder:
         if module is None or module.function_at is None:
             return None
         symbol = module.function_at((frame.lookup_pc - module.bias) & ADDRESS_MASK)
-        if symbol is None or not symbol.name or symbol.name.startswith(".") or _in_stub(symbol.name):
+        if symbol is None or not symbol.name or symbol.name.startswith(".") or in_stub(symbol.name):
             return None
         start = (symbol.address + module.bias) & ADDRESS_MASK
         word = self.read(start)
@@ -1023,6 +1023,7 @@ MOV_RSP_RBP = (bytes.fromhex("4889e5"), bytes.fromhex("488bec"))
 (either encoding)."""
 
 
-def _in_stub(name: str) -> bool:
-    """Whether a PC's name puts it in a PLT stub (`puts@plt`, or a PLT section's own bytes)."""
+def in_stub(name: str) -> bool:
+    """Whether a PC's name puts it in a PLT stub (`puts@plt`, or a PLT section's own bytes): the engine's
+    heuristics and `sframe bt`'s reasons ask."""
     return "@plt" in name or name.split("+")[0] in PLT_SECTIONS

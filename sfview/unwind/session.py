@@ -106,9 +106,36 @@ def _module_without_sframe(
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file, whatever the reader raised: the note already says why
         return None
+    return _plain_module(found, elf, data, bias, path)
+
+
+def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: str | None) -> Module:
+    """A file with no SFrame section, read into `elf` from `data`: names and DWARF CFI, read when first asked."""
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     cfi = functools.cache(lambda: _cfi(elf))
-    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi, _lazy_functions(symbols))
+    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols))
+
+
+def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Module, InputError | None]:
+    """A file a debugger has mapped `bias` past its link addresses, as a module: with its SFrame section,
+    or without one and why not (no `.sframe`, a section that cannot be read at all: its frames are named
+    and said to be in it). Raises `InputError` when the file is not a readable ELF file."""
+    try:
+        doc = Document.open(path)
+    except InputError as exc:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            elf = ElfImage.of(io.BytesIO(data))
+        except OSError as error:
+            raise InputError(f"cannot read it: {error.strerror or error}", path=path) from None
+        return _plain_module(path, elf, data, bias, library), exc
+    if doc.section is None:
+        assert doc.error is not None and doc.image is not None
+        with open(path, "rb") as f:
+            data = f.read()
+        return _plain_module(path, doc.image, data, bias, library), doc.error
+    return _module(doc, bias, library), doc.error
 
 
 def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:

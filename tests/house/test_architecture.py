@@ -27,7 +27,7 @@ LAYERS = [
     {"document"},
     {"check", "consumers", "code", "unwind"},
     {"output"},
-    {"app"},
+    {"app", "gdb"},
     {"cli"},
     {"entry", "__main__"},
 ]
