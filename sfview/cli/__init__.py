@@ -24,7 +24,7 @@ COMMANDS = {
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
     "diff": "compare two files' SFrame by meaning: functions paired by name, rules PC by PC (--json)",
     "stats": "where each section's bytes go, files side by side, beside .eh_frame (--json)",
-    "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+    "unwind": "print a backtrace from a core, a live process (--pid) or typed registers, as gdb does (--thread all)",
     "perf": "unwind a perf.data's samples with SFrame, frame pointers and DWARF: SFrame's coverage (--folded)",
     "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
 }

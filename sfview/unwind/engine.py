@@ -376,6 +376,8 @@ class Walk:
             yield frame
             frame = caller
         self.stop = f"stopped after {limit} frames (the limit asked for)"
+        if frame.module is None:  # not stepped: its module is looked up here, to name it
+            frame.module = self.unwinder.module_of(frame.lookup_pc)
         yield frame
 
 
@@ -850,6 +852,10 @@ class Unwinder:
             if name:
                 return name
         return ""
+
+    def module_of(self, pc: int) -> Module | None:
+        """The module holding `pc`: its FDE's, else the one whose symbols name it."""
+        return self._function_for(pc)[0]
 
     def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
         """The module and FDE for `pc`: the first module whose section has a function there."""

@@ -46,6 +46,8 @@ class Session:
     registers: dict[int, int]
     memory: Memory
     notes: list[str]
+    origin: str | None
+    """Where the state came from, when a person must be told (a snapshot of a process that runs on)."""
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class Session:
         self.registers = registers
         self.memory = memory
         self.notes = [] if notes is None else notes
+        self.origin = None
 
 
 def register_numbers(machine: Machine) -> dict[str, int]:
@@ -376,7 +379,7 @@ def _thread(core: Core, tid: int | None):
         if state.tid == tid:
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
-    raise InputError(f"no thread {tid} in the core (threads: {tids})", path=core.path)
+    raise InputError(f"no thread {tid} in {core.described} (threads: {tids})", path=core.path)
 
 
 def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:
