@@ -25,9 +25,9 @@ LAYERS = [
     {"sframe"},
     {"rule_notation", "dwarf"},
     {"document"},
-    {"check", "consumers", "code", "unwind", "edit"},
+    {"check", "consumers", "code", "unwind", "diff", "stats", "profiling", "edit"},
     {"output"},
-    {"app"},
+    {"app", "gdb"},
     {"cli"},
     {"entry", "__main__"},
 ]
