@@ -30,6 +30,7 @@ from sfview.unwind.engine import Machine, Module, Unwinder
 if TYPE_CHECKING:
     from sfview.dwarf.tables import CfiTable, EhFrameIndex
     from sfview.inputs.symbols import Symbol, SymbolTable
+    from sfview.sframe.model.section import Section
 
 NT_GNU_BUILD_ID = 3
 PAGE_SIZE = 4096
@@ -338,6 +339,20 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
     return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+
+
+def with_program_section(started: Session, section: Section | None) -> Session:
+    """The same state, the program (the first module) unwound with `section`: its section as edited in the app
+    (None: one that no longer reads, which leaves the program to its DWARF CFI, as a consumer would)."""
+    program, *libraries = started.unwinder.modules
+    edited = Module(
+        program.name, section, program.bias, program.name_at, program.library, program.cfi, program.function_at
+    )
+    old = started.unwinder
+    unwinder = Unwinder([edited, *libraries], old.machine, old.read, old.pac_mask, old.rule_source, old.record)
+    edited_session = Session(unwinder, started.pc, dict(started.registers), started.memory, started.notes)
+    edited_session.origin = started.origin
+    return edited_session
 
 
 def process_module(

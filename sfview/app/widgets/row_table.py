@@ -17,7 +17,7 @@ cut. Past that, the table scrolls sideways.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -136,6 +136,8 @@ class RowTable(ScrollView, can_focus=True):
         self._styles: _Styles | None = None
         self._columns: list[Column] = []
         self._widths: dict[int, list[int]] = {}
+        self.title_colours: dict[str, str] = {}
+        """Column title → its colour (`colour_titles`); empty: the header in one style."""
         self.row_highlighted: Signal[int] = Signal(self, "row-highlighted")
         """Published with the row's index when the cursor moves to it (see `move_cursor`).
 
@@ -344,12 +346,31 @@ class RowTable(ScrollView, can_focus=True):
             self._styles = _Styles(base, header, error, base + cursor, error + cursor)
         return self._styles
 
+    def colour_titles(self, colours: Mapping[str, str]) -> None:
+        """Each column's title in the colour given for it (`palette`: its field's kind); empty: none."""
+        self.title_colours = dict(colours)
+        self.refresh()
+
+    def _coloured_header(self, widths: list[int], header: Style) -> Strip:
+        segments: list[Segment] = []
+        for column, width in zip(self._columns, widths, strict=True):
+            if not width:
+                continue
+            if segments:
+                segments.append(Segment(GAP, header))
+            colour = self.title_colours.get(column.title)
+            style = header + Style(color=colour) if colour else header
+            segments.append(Segment(_fit(column.title, width, column.right), style))
+        return Strip(segments)
+
     def render_line(self, y: int) -> Strip:
         """Screen line 0 is the header; line `y` shows row `scroll_y + y - 1`."""
         scroll_x, scroll_y = self.scroll_offset
         width = self.view_width
         widths = self.widths(width)
         styles = self._get_styles()
+        if y == 0 and self.title_colours:
+            return self._coloured_header(widths, styles.header).crop_extend(scroll_x, scroll_x + width, styles.header)
         if y == 0:
             text = self._line(tuple(c.title for c in self._columns), widths)
             style = styles.header
