@@ -63,23 +63,25 @@ def run(argv: list[str]) -> int:
         return _unwind_all_threads(args)
     first = started(args.program, args)
     unwinder = first.unwinder.following(RULE_SOURCES[args.cfi])
-    notes = list(first.notes)
+    found = []
     if args.cfi == "both":
         # Two walks that share nothing but the heuristics each would use alone: SFrame with its own
         # fallbacks (as the kernel's unwinder), DWARF CFI with its own.
         sframe, dwarf = (unwinder.following(source).frames(first.pc, first.registers, args.limit)
                          for source in (RuleSource.SFRAME, RuleSource.DWARF))  # fmt: skip
-        notes.insert(0, backtrace.agreement(sframe, dwarf, unwinder.machine))
-    _write_backtrace(unwinder.frames(first.pc, first.registers, args.limit), args, notes)
+        found.append(backtrace.agreement(sframe, dwarf, unwinder.machine))
+    _write_backtrace(unwinder.frames(first.pc, first.registers, args.limit), args, found, first.notes)
     return 0
 
 
-def _write_backtrace(walk: Walk, args: argparse.Namespace, notes: list[str]) -> None:
-    """A walk written to stdout frame by frame, as `--json` or `--explain` ask."""
+def _write_backtrace(walk: Walk, args: argparse.Namespace, found: list[str], notes: list[str]) -> None:
+    """A walk written to stdout frame by frame, as `--json` or `--explain` ask; what `--cfi both` found
+    after it; the notes on the core and its files on stderr once the backtrace is out (JSON: in the document)."""
     if args.json:
-        backtrace.write_json(sys.stdout, walk, notes)
+        backtrace.write_json(sys.stdout, walk, found + notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=notes)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found)
+        backtrace.write_notes(sys.stderr, notes)
 
 
 def _unwind_all_threads(args: argparse.Namespace) -> int:
@@ -104,6 +106,6 @@ def _unwind_all_threads(args: argparse.Namespace) -> int:
         return 0
     for number, thread in threads:
         sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
-        last = number == threads[-1][0]  # the notes are the core's and its files': said once, at the end
-        backtrace.write_text(sys.stdout, walk(thread.tid), explain=args.explain, notes=first.notes if last else None)
+        backtrace.write_text(sys.stdout, walk(thread.tid), explain=args.explain)
+    backtrace.write_notes(sys.stderr, first.notes)  # the core's and its files': said once, at the end
     return 0

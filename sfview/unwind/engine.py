@@ -376,6 +376,7 @@ class Walk:
             yield frame
             frame = caller
         self.stop = f"stopped after {limit} frames (the limit asked for)"
+        frame.module, _ = self.unwinder._function_for(frame.lookup_pc)  # not stepped, but named as a step names it
         yield frame
 
 

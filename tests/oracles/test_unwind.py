@@ -8,6 +8,7 @@ frame it shows up to `main` must come out with the same PC and function.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -55,6 +56,30 @@ def test_the_fixture_core_unwinds_as_gdb_did() -> None:
     expected = gdb_frames(bt, rip)
     assert len(expected) == 6
     assert our_frames(result.stdout) == expected
+
+
+@pytest.mark.parametrize("limit", [2, 5])
+def test_the_last_frame_of_a_limited_walk_is_named_as_gdb_names_it(limit: int) -> None:
+    """`--limit N` printed its last frame as `?? ()` (JSON: `function` and `module` null): the frame is
+    given without a step, and nothing had looked up whose code it is in. Its notes go to stderr, the
+    backtrace alone to stdout."""
+    argv = ["unwind", str(DATA / "deep-x86_64"), "--core", str(DATA / "deep-x86_64.core"), "--limit", str(limit)]
+    bt = (DATA / "deep-x86_64.core.gdb-bt.txt").read_text()
+    expected = gdb_frames(bt, int(re.search(r"^rip\s+(0x[0-9a-f]+)", bt, re.M).group(1), 16))[:limit]
+    text = run_process(*argv)
+    assert our_frames(text.stdout) == expected
+    assert "note:" not in text.stdout and text.stderr.startswith("note: ")
+    assert text.stdout.splitlines()[-1] == f"stopped: stopped after {limit} frames (the limit asked for)"
+    last = json.loads(run_process(*argv, "--json").stdout)["frames"][-1]
+    assert (last["pc"], last["name"], last["module"]) == (*expected[-1], "deep-x86_64")
+    need("gdb")  # JSON's `name` and `offset`, apart, as gdb's `info symbol` gives them (`leaf + 17 in …`)
+    said = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", f"info symbol {last['pc']:#x}", str(DATA / "deep-x86_64"),
+         str(DATA / "deep-x86_64.core")],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.splitlines()[-1]  # fmt: skip
+    assert said.startswith(f"{last['name']} + {last['offset']} in " if last["offset"] else f"{last['name']} in ")
+    assert last["function"] == (f"{last['name']}+{last['offset']:#x}" if last["offset"] else last["name"])
 
 
 # x86-64: gcc builds, gdb stops at stop_here and writes the core ---------------------
