@@ -208,7 +208,7 @@ def _frame_json(frame) -> dict:
     from sfview.inputs.demangle import demangle
 
     name = frame.name()
-    symbol, offset = (name.split("+0x") + ["0"])[:2] if name else (None, None)
+    symbol, offset = [*name.split("+0x"), "0"][:2] if name else (None, None)
     return {
         "number": frame.number,
         "pc": frame.pc,
