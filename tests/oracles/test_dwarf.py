@@ -230,6 +230,8 @@ def test_export_cli(cli, tmp_path: Path) -> None:
     result = cli("export", "--breakpad", str(DATA / "shapes-x86_64-O2"), "-o", str(out))
     assert (result.code, result.err) == (0, "")
     assert out.read_text().splitlines()[0] == "MODULE Linux x86_64 F170C5E825AAB7E1A0D1E65A10F783830 shapes-x86_64-O2"
+    plain = cli("export", str(DATA / "shapes-x86_64-O2"))  # Breakpad is the one format: --breakpad is optional
+    assert (plain.code, plain.err, plain.out) == (0, "", out.read_text())
 
 
 def _symbolic(path: Path) -> tuple[str, str]:
