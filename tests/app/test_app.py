@@ -1017,7 +1017,29 @@ async def test_a_clean_section_has_no_problems() -> None:
             await pilot.pause(0.05)
         assert app.explorer.summary.problems == 0
         assert "problem" not in str(app.explorer.summary.render())
-        assert "No problems found" in str(app.explorer.problems.get_option_at_index(0).prompt)
+        assert "No problem in the format's own checks" in str(app.explorer.problems.get_option_at_index(0).prompt)
+
+
+async def test_a_consumers_refusal_is_not_followed_by_every_check_passed() -> None:
+    """The Problems tab said "kernel: refused…" right above "No problems found: every check passed." on a
+    version 1 section (the kernel reads version 3 alone): the list speaks for the format's checks only."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            if app.explorer.problems.option_count:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("v")
+        for _ in range(100):
+            if "refused" in str(app.explorer.consumer_line.render()):
+                break
+            await pilot.pause(0.05)
+        assert str(app.explorer.consumer_line.render()).startswith("kernel: refused: -EINVAL")
+        shown = [
+            str(app.explorer.problems.get_option_at_index(i).prompt) for i in range(app.explorer.problems.option_count)
+        ]
+        assert not any("every check passed" in line or "No problems found" in line for line in shown), shown
+        assert "format's own checks" in shown[0]
 
 
 async def test_a_raw_section_without_its_address_says_how_to_give_it() -> None:

@@ -41,7 +41,9 @@ class ProblemList(OptionList):
         self.diagnostics = list(diagnostics)
         self.clear_options()
         if not diagnostics:
-            self.add_option(Option(Text("No problems found: every check passed.", style="green"), disabled=True))
+            # the format's checks alone: a consumer's verdict (`v`, above the list) may still refuse the section
+            clean = "No problem in the format's own checks (v: what each consumer makes of the section)."
+            self.add_option(Option(Text(clean, style="green"), disabled=True))
             return
         self.add_options(Option(_line(d), id=str(i)) for i, d in enumerate(diagnostics))
         if more:
