@@ -718,3 +718,26 @@ def test_an_end_past_the_top_of_the_address_space_is_measured_as_it_wraps() -> N
     table = FdeTable(section, overview, [""] * len(section), widest=0)
     table.measure_overview()
     assert table._value_widths[[c.title for c in COLUMNS].index("end")] == len(f"{max(others):#x}")
+
+
+def test_a_cut_name_keeps_its_start_and_its_end() -> None:
+    """Names were cut from the right: two methods of one class read the same (`geo::detail::Vec<do…`).
+    Cut, each keeps its namespace and its own end, the argument list going first, and two such names
+    stay apart."""
+    doc = Document.open(str(AARCH64))
+    section = doc.require_section()
+    stem = "geo::detail::Vec<double, 3ul>::"
+    names = [f"{stem}{('norm', 'dot')[i % 2]}(geo::detail::Vec<double, 3ul> const&) const" for i in range(len(section))]
+    table = FdeTable(section, Overview.of(section), names)
+    natural = table.widths(1000)
+    symbol = [c.title for c in table.columns].index("symbol")
+    widths = table.widths(sum(natural) + len(natural) - 1 - (len(names[0]) - len(stem) - len("norm(…) const")))
+    assert SYMBOL_AT_LEAST < widths[symbol] < len(names[0])
+
+    def symbol_cell(row: int, widths: list[int]) -> str:
+        at = sum(w + 1 for w in widths[:symbol] if w)
+        return table._line(table.row_cells(row), widths)[at : at + widths[symbol]].strip()
+
+    assert sorted(symbol_cell(row, widths) for row in range(2)) == [f"{stem}dot(…) const", f"{stem}norm(…) const"]
+    narrow = table.widths(sum(natural) + len(natural) - 1 - (natural[symbol] - 20))
+    assert {symbol_cell(row, narrow) for row in range(2)} == {"geo::d…norm(…) const", "geo::d…:dot(…) const"}

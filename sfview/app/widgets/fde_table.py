@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
-from sfview.app.widgets.row_table import Column, RowTable
+from sfview.app.widgets.row_table import Column, Cut, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe.bulk.overview import Facts, Overview
 from sfview.sframe.model import terms
@@ -561,7 +561,8 @@ class FdeTable(RowTable):
         for i, (spec, width) in enumerate(zip(COLUMNS, self._value_widths, strict=True)):
             title = spec.title + (arrow if i == self.sort.column else "")
             yields_to = SYMBOL_AT_LEAST if i == SYMBOL else 0
-            columns.append(Column(title, max(len(title), width), spec.right, yields_to))
+            how = Cut.NAME if i == SYMBOL else Cut.MIDDLE  # only the symbol yields: the rest are never cut
+            columns.append(Column(title, max(len(title), width), spec.right, yields_to, cut=how))
         return columns
 
 
