@@ -741,3 +741,33 @@ def test_a_cut_name_keeps_its_start_and_its_end() -> None:
     assert sorted(symbol_cell(row, widths) for row in range(2)) == [f"{stem}dot(…) const", f"{stem}norm(…) const"]
     narrow = table.widths(sum(natural) + len(natural) - 1 - (natural[symbol] - 20))
     assert {symbol_cell(row, narrow) for row in range(2)} == {"geo::d…norm(…) const", "geo::d…:dot(…) const"}
+
+
+def test_a_damaged_fdes_row_says_what_its_bytes_say(tmp_path) -> None:
+    """A damaged FDE's row showed `section o…` for its name, `0` FREs where 3 are stored, and `ADDR1` where
+    the info byte says 7: its name (nm's), the count readelf printed rows for, and the undefined type named."""
+    import re
+    import shutil
+    import subprocess
+
+    path = tmp_path / "damaged"
+    shutil.copy(SHAPES, path)
+    doc = Document.open(str(path))
+    func = doc.require_section().function(4)
+    data = bytearray(path.read_bytes())
+    at = doc.file_offset + func.info_offset
+    data[at] = (data[at] & 0xF0) | 7  # bits 3..0, the FRE type: 7, which no version defines
+    path.write_bytes(data)
+    doc = Document.open(str(path))
+    section = doc.require_section()
+    assert section.function(4).error is not None
+    table = FdeTable(section, Overview.of(section), [doc.function_name(f) for f in section.functions()])
+    cells = dict(zip([c.title for c in table.columns], table.row_cells(table.order.index(4)), strict=True))
+    readelf = (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+    block = readelf.split("func idx [4]: pc = 0x1190")[1].split("func idx [5]")[0]
+    stored_rows = len(re.findall(r"^\s+[0-9a-f]{16}\s", block, re.M))
+    nm = subprocess.run(["nm", str(SHAPES)], capture_output=True, text=True, check=True).stdout
+    (name,) = [line.split()[2] for line in nm.splitlines() if line.startswith("0000000000001190 ")]
+    assert (cells["symbol"], cells["FREs"], cells["FRE type"]) == (name, str(stored_rows), "7 undefined")
+    widths = table.widths(1000)
+    assert all(len(cell) <= width for cell, width in zip(table.row_cells(table.order.index(4)), widths, strict=True))
