@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import io
+import re
 import struct
 import sys
 import time
@@ -42,7 +43,6 @@ from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
-from sfview.inputs.symbols import SymbolSearch
 from sfview.sframe.model import terms
 
 SHAPES = DATA / "shapes-x86_64-O2"
@@ -724,11 +724,11 @@ async def test_go_to_symbol() -> None:
         await pilot.press("s")
         assert isinstance(app.screen, GotoSymbol)
         await type_text(pilot, "frame")
-        names = ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
-        assert [s.name for s in app.screen.matches] == names, "names that start with it first"
+        names = ["dynamic_frame", "huge_frame", "medium_frame", "frame_dummy"]
+        assert [s.name for s in app.screen.matches] == names, "functions an FDE covers first"
         await pilot.press("down", "down", "down", "enter")  # into the list, then down to the third match
-        assert app.explorer.fde_table.cursor == 5
-        assert "huge_frame" in status(app)
+        assert app.explorer.fde_table.cursor == 4
+        assert "medium_frame" in status(app)
 
 
 async def test_go_to_symbols_matches_follow_the_line_in_the_same_frame() -> None:
@@ -740,10 +740,26 @@ async def test_go_to_symbols_matches_follow_the_line_in_the_same_frame() -> None
         dialog = app.screen
         assert isinstance(dialog, GotoSymbol)
         dialog.query_one("#goto-input", Input).value = "frame"
-        assert [s.name for s in dialog.matches] == ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
+        assert [s.name for s in dialog.matches] == ["dynamic_frame", "huge_frame", "medium_frame", "frame_dummy"]
         await pilot.press("backspace", "backspace")
-        expected, _ = SymbolSearch(dialog.symbols).find("fra", SYMBOLS_SHOWN)
+        expected, _ = dialog.search.find("fra", SYMBOLS_SHOWN)
         assert dialog.matches == expected
+
+
+async def test_go_to_symbol_lists_the_functions_an_fde_covers_first() -> None:
+    """The first match of an empty line was `frame_dummy`, which no FDE covers: the names of the functions
+    readelf lists (`func idx [n]: pc = 0x…`) come first, then the rest."""
+    readelf = (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+    covered = [int(pc, 16) for pc in re.findall(r"func idx \[\d+\]: pc = (0x[0-9a-f]+)", readelf)]
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        dialog = app.screen
+        assert isinstance(dialog, GotoSymbol)
+        inside = [any(pc <= s.address < pc + 1 for pc in covered) for s in dialog.matches]
+        assert inside[0] and dialog.matches[0].name != "frame_dummy"
+        assert inside == sorted(inside, reverse=True), [s.name for s in dialog.matches]
+        assert not all(inside), "names no FDE covers are still listed, after"
 
 
 async def test_go_to_symbol_without_names() -> None:

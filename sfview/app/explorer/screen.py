@@ -519,7 +519,12 @@ class ExplorerScreen(Screen[None]):
         if not len(symbols):
             self.app.notify("This file has no function names (stripped?).", severity="warning")
             return
-        self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
+        section = self.section
+        covered = None if self.names.relocatable or section is None else section.find_function
+        self.app.push_screen(
+            GotoSymbol(symbols, None if covered is None else lambda address: covered(address) is not None),
+            self.goto_symbol,
+        )
 
     def action_goto_offset(self) -> None:
         hint = "The field that holds a byte of the section: a section offset, or a file offset inside it."
