@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from sfview import ADDRESS_MASK
 from sfview.app.app import SfviewApp
+from sfview.app.screens.sort import SortPicker
 from sfview.app.textual_compat import notifications
 from sfview.app.widgets.fde_table import COLUMNS, NOTES, SYMBOL_AT_LEAST, FdeTable
 from sfview.app.widgets.filter_line import FilterLine
@@ -52,13 +53,16 @@ def summary(app: SfviewApp) -> str:
 # ---------------------------------------------------------------- sorting
 
 
-async def test_s_sorts_by_the_next_column_and_r_reverses() -> None:
+async def test_s_sorts_by_the_column_picked_with_one_key_and_r_reverses() -> None:
+    """`S` went to the next column at each press (six to sort by frame): it asks which, one key answers."""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
         assert shown(table) == list(range(9))
         await pilot.press("down", "down")  # main, fdes[2]
-        await pilot.press("S", "S", "S")  # by start, by end, by size
+        await pilot.press("S")
+        assert isinstance(app.screen, SortPicker)
+        await pilot.press("3")  # by size, the fourth column
         sizes = [app.section.function(i).size for i in shown(table)]
         assert sizes == sorted(sizes) and shown(table) != list(range(9)), "the order changed, by size"
         assert column(table, "size") == [str(size) for size in sizes]
@@ -79,10 +83,10 @@ async def test_sorting_by_name_and_among_equals_by_index() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press(*"SSSS")  # ... then by symbol
+        await pilot.press("S", "4")  # by symbol
         names = [app.doc.function_name(app.section.function(i)).lower() for i in shown(table)]
         assert names == sorted(names) and names[0] == ".plt"
-        await pilot.press("S")  # by FREs: equal counts keep the FDE order
+        await pilot.press("S", "5")  # by FREs: equal counts keep the FDE order
         counts = [(app.section.function(i).num_fres, i) for i in shown(table)]
         assert counts == sorted(counts)
 
@@ -146,7 +150,7 @@ async def test_filter_words_combine_with_names() -> None:
         assert shown(table) == named, "AMD64 has no key B"
         await pilot.press(*" signal")
         assert shown(table) == [] and "0 of 9 FDEs shown" in summary(app)
-        await pilot.press("down", "up", "S", "R")  # nothing to move to or sort: nothing breaks
+        await pilot.press("down", "up", "S", "1", "R")  # nothing to move to or sort: nothing breaks
         assert app.explorer.state.selected.fde in named
 
 
@@ -195,7 +199,7 @@ async def test_escape_gives_back_the_rows_and_the_selection_from_before_the_filt
     async with app.run_test(size=SIZE) as pilot:
         ex = app.explorer
         table = ex.fde_table
-        await pilot.press("S", "S", "S")  # by size
+        await pilot.press("S", "3")  # by size
         named = {f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()}
         row = next(row for row, fde in enumerate(shown(table)) if fde in named and row)
         await pilot.press(*["down"] * row)
@@ -218,7 +222,7 @@ async def test_sorting_with_a_filter_keeps_the_filter() -> None:
         await pilot.press("slash", *"frame", "enter")
         named = [f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()]
         assert shown(table) == named and app.focused is table
-        await pilot.press("S", "S", "S", "R")  # by size, largest first
+        await pilot.press("S", "3", "R")  # by size, largest first
         sizes = [app.section.function(i).size for i in shown(table)]
         assert sorted(shown(table)) == named and sizes == sorted(sizes, reverse=True)
         assert shown(table) != named, "the order changed"
@@ -240,7 +244,7 @@ async def test_a_sort_with_a_filter_kept_tests_no_function_again_until_the_names
         named = sorted(shown(table))
         assert tested and len(named) == 3
         tested.clear()
-        await pilot.press("S", "S", "S", "R")
+        await pilot.press("S", "3", "R")
         assert not tested and sorted(shown(table)) == named
         renamed = [f"frame{i}" if i not in named else name for i, name in enumerate(table.names)]
         table.names_changed(renamed)
@@ -560,7 +564,7 @@ async def test_a_sort_waits_for_the_worker_s_order_rather_than_make_it_in_the_ke
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press("down", "down", "S")  # by start
+        await pilot.press("down", "down", "S", "1")  # by start
         assert made == [] and table.waiting and shown(table) == list(range(9))
         assert "sorting by start…" in summary(app) and "working… the functions sort by start" in str(
             app.explorer.status_line.render()
@@ -583,7 +587,7 @@ async def test_a_sort_still_waiting_when_the_worker_ends_is_made_then(monkeypatc
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press("S", "S", "S")  # by size
+        await pilot.press("S", "3")  # by size
         assert table.waiting and made == []
         table.expect_orders(False)
         sizes = [app.section.function(i).size for i in shown(table)]
@@ -631,7 +635,7 @@ async def test_escape_with_a_sort_waiting_shows_every_row_and_says_the_sort_come
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press("slash", *"frame", "enter", "S", "S", "S")  # by size, the three frame functions alone
+        await pilot.press("slash", *"frame", "enter", "S", "3")  # by size, the three frame functions alone
         sizes = [app.section.function(i).size for i in shown(table)]
         assert len(sizes) == 3 and sizes == sorted(sizes) and not table.waiting
         await pilot.press("escape")

@@ -43,6 +43,7 @@ from sfview.app.explorer.state import ExplorerState, Selection
 from sfview.app.fields import Field, FieldTree
 from sfview.app.names import ExplorerNames
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
+from sfview.app.screens.sort import SortPicker
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
@@ -111,7 +112,7 @@ class ExplorerScreen(Screen[None]):
         Binding("d", "toggle_dwarf", "DWARF", show=False),
         Binding("v", "next_consumer", "Consumer", show=False),
         Binding("slash", "filter", "Filter"),
-        Binding("S", "sort_next", "Sort", show=False),
+        Binding("S", "sort_pick", "Sort", show=False),
         Binding("R", "sort_reverse", "Reverse", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
@@ -625,10 +626,14 @@ class ExplorerScreen(Screen[None]):
         self.summary.counts_changed()
         self.tables.share()
 
-    def action_sort_next(self) -> None:
-        """Sort the FDE table by the next column (after the last, by index again)."""
+    def action_sort_pick(self) -> None:
+        """Ask which column to sort the FDE table by (`SortPicker`: one key), and sort by it."""
         if self.section is not None:
-            self.sort_functions(*filtering.next_sort(self.fde_table.sort))
+            self.app.push_screen(SortPicker(self.fde_table.sort.column), self._sort_picked)
+
+    def _sort_picked(self, column: int | None) -> None:
+        if column is not None:
+            self.sort_functions(column)
 
     def action_sort_reverse(self) -> None:
         if self.section is not None:
