@@ -32,6 +32,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app import notation
+from sfview.app.clipboard import to_tmux_buffer
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.explorer import filtering, navigation
 from sfview.app.explorer.background import NAMES_IN_THE_BACKGROUND, Background, Deliveries, first_overview
@@ -775,7 +776,8 @@ class ExplorerScreen(Screen[None]):
         text, label = self._value_to_copy() if what == "value" else self._path_to_copy()
         self.app.copy_to_clipboard(text)
         shown = text if len(text) <= 60 else text[:59] + "…"
-        self.app.notify(f"{label}: {shown}", title="Copied")
+        tmux = " (and to tmux's paste buffer: prefix ])" if to_tmux_buffer(text) else ""
+        self.app.notify(f"{label}: {shown}", title=f"Copied{tmux}")
 
     def _value_to_copy(self) -> tuple[str, str]:
         """The selected field's value as shown; for a structure, its bytes in hex."""
