@@ -1150,3 +1150,25 @@ async def test_a_click_on_a_footer_key_presses_it_and_the_mouse_shows_its_toolti
         assert styles["b"].bgcolor != styles["a"].bgcolor, "the key under the mouse highlighted"
         await pilot.hover(KeyFooter, offset=(footer.size.width - 1, 0))
         assert footer.tooltip is None
+
+
+async def test_the_headers_path_keeps_its_form_while_the_names_load() -> None:
+    """The header showed the whole path while the names loaded, and the base name once their count joined
+    the line: at every width, the path's form is the same before and after."""
+    path = str(SHAPES.resolve())
+    app = SfviewApp(Document.open(path))
+    async with app.run_test(size=SIZE) as pilot:
+        summary = app.explorer.summary
+        for _ in range(100):
+            if summary.names.ready:
+                break
+            await pilot.pause(0.05)
+        assert summary.names.ready
+        after = {width: summary.summary(width).plain.splitlines()[0] for width in range(40, 260)}
+        summary.names.ready = False  # as while they load
+        before = {width: summary.summary(width).plain.splitlines()[0] for width in range(40, 260)}
+        summary.names.ready = True
+        for width in range(40, 260):
+            assert before[width].startswith(path) == after[width].startswith(path), width
+        assert any(line.startswith(path) for line in after.values()), "wide enough: the whole path"
+        assert not all(line.startswith(path) for line in after.values()), "narrow: its base name"
