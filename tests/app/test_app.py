@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture
+from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture, settled
 from rich.console import Console
 from textual import events
 from textual.app import App
@@ -465,6 +465,7 @@ async def test_a_move_in_the_hex_pane_is_shown_everywhere_before_the_key_is_done
         ex = app.explorer
         await pilot.press("x")
         await pilot.pause()
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         for _ in range(12):
             app.note_input()  # as the key would
@@ -616,6 +617,7 @@ async def test_the_footer_draws_the_focused_panes_keys_and_lays_nothing_out_for_
             assert footer.keys == footer._keys(), key
             assert footer_words(footer) == keys_words(footer), key
         assert "ask_search" not in [binding.action for binding, *_ in footer.keys], "the hex pane's keys went"
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, app.screen)
         before = footer.keys
         await pilot.press("x")  # the FDE table to the hex pane: its keys, nothing else moves

@@ -8,7 +8,7 @@ terminal the explorer is made for.
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, count_layouts
+from conftest import DATA, count_layouts, settled
 from textual.widget import Widget
 
 from sfview import ADDRESS_MASK
@@ -360,6 +360,7 @@ async def test_down_through_functions_of_any_rows_lays_nothing_out(monkeypatch) 
         ex = app.explorer
         await pilot.pause()
         regions = (ex.fde_table.region, ex.fre_table.region)
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         rows = set()
         for _ in range(len(app.section) - 1):
@@ -382,6 +383,7 @@ async def test_opening_and_leaving_the_filter_line_lays_nothing_out(monkeypatch,
         ex = app.explorer
         await pilot.pause()
         height = ex.tables.size.height
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         for key in ("slash", "escape", "slash", "enter", "slash", "escape"):
             await pilot.press(key)
@@ -420,6 +422,7 @@ async def test_a_filter_letter_that_keeps_no_function_lays_the_screen_out_once(m
     async with app.run_test(size=size) as pilot:
         ex = app.explorer
         table = ex.fde_table
+        await settled(app, pilot)
         await pilot.press("slash")
         await pilot.pause()
         assert table.show_vertical_scrollbar, "more functions than the table has lines"
@@ -446,6 +449,7 @@ async def test_a_letter_that_changes_no_row_lays_nothing_out(monkeypatch) -> Non
         ex = app.explorer
         await pilot.press("slash", "z")
         await pilot.pause()
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         await pilot.press(*"z" * 130)  # past the line's width: its text scrolls
         await pilot.pause()
@@ -478,6 +482,7 @@ async def test_enter_lays_nothing_out_and_escape_in_the_table_once(monkeypatch, 
         ex = app.explorer
         await pilot.press("slash", *"frame")
         await pilot.pause()
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         await pilot.press("enter")
         await pilot.pause()
