@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from importlib.metadata import PackageNotFoundError, version
 
 from sfview.cli import COMMANDS
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, address, parse
@@ -28,19 +27,26 @@ def parser() -> argparse.ArgumentParser:
         + textwrap.fill(f"numbers (--regs, --mem, --bias, --base, and in the app): {RULE}", 79),
         formatter_class=_RawDescription,
     )
-    parser.add_argument("--version", action="version", version=f"sfview {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version number and exit")
     parser.add_argument("file", help="an ELF file, or a raw .sframe section")
     parser.add_argument("--base", type=address, default=None, help="load address of a raw section (default 0)")
     add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
     return parser
 
 
-def _version() -> str:
-    """The installed package's version (pyproject.toml's)."""
-    try:
-        return version("sfview")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "(not installed)"
+class _Version(argparse.Action):
+    """`--version`: the installed package's version (pyproject.toml's), looked up when asked for (the package
+    metadata's readers are most of what parsing the command line imports, and the explorer never needs them)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("sfview")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            found = "(not installed)"
+        print(f"sfview {found}")  # on stdout, as argparse's own `version` action writes it
+        parser.exit()
 
 
 def run(argv: list[str]) -> int:

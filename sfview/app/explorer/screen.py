@@ -20,7 +20,7 @@ noticeably after the key).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import messages
 from textual.app import ComposeResult
@@ -59,13 +59,14 @@ from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import StructureTree
 from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
-from sfview.check.run import Diagnostic
 from sfview.consumers import Verdict
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
-from sfview.output.diagnostics import verdict_text
 from sfview.sframe.model.section import Section
+
+if TYPE_CHECKING:
+    from sfview.check.run import Diagnostic
 
 __all__ = ["ExplorerScreen"]
 
@@ -392,6 +393,8 @@ class ExplorerScreen(Screen[None]):
             self.detail.consumer_rule = None
         else:
             marks = ConsumerMarks(verdict)
+            from sfview.output.diagnostics import verdict_text  # once a consumer is asked for (`v`)
+
             self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following})")
             self.fre_table.show_consumer(marks.mark, verdict.consumer)
             self.detail.consumer_rule = lambda field: self._consumer_rule(marks, field)

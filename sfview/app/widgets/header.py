@@ -18,11 +18,18 @@ from textual.widget import Widget
 from sfview.app.names import ExplorerNames
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.output.readelf import header_only
 from sfview.sframe.model import terms
 from sfview.sframe.model.section import Section
 
 __all__ = ["HeaderSummary"]
+
+
+def _header_only(data: bytes) -> str:
+    """readelf's header of a section whose rest cannot be read (`output/readelf.py`, imported for it alone)."""
+    from sfview.output.readelf import header_only
+
+    return header_only(data)
+
 
 SEPARATOR = " · "
 
@@ -89,7 +96,7 @@ class HeaderSummary(Widget):
             # Always the short forms: a line that changed its words with the width (or the filter's
             # counts) would move under the eye; every field is in full in the Structure tab.
             text.append("\n" + SEPARATOR.join(short for _, short in self._section_facts(self.section) if short))
-        elif header := header_only(self.doc.data):  # what can be read of it: its preamble and header
+        elif header := _header_only(self.doc.data):  # what can be read of it: its preamble and header
             facts = [line.strip() for line in header.splitlines()[2:] if line.strip()]
             text.append("\n" + _fit([(fact, fact) for fact in facts], width))
         if self.problems:

@@ -8,6 +8,7 @@ them its field, function and row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.message import Message
@@ -15,7 +16,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from sfview.check.catalogue import Severity
-from sfview.check.run import Diagnostic
+
+if TYPE_CHECKING:
+    from sfview.check.run import Diagnostic
 
 __all__ = ["ProblemList"]
 
