@@ -32,9 +32,10 @@ from pathlib import Path
 import make_big
 import make_million
 from _common import REPO_ROOT, child_env, sfview_argv
-from tmux_control import Control
+from tmux_control import Control, ControlError
 
 SESSION = "sfview-bench-first-screen"
+KEEPER = "sfview-bench-first-screen-keeper"
 TIMEOUT_S = 60.0
 LOOK_AGAIN_S = 0.05
 """How long to wait for the pane to write before the screen is read again anyway."""
@@ -84,6 +85,23 @@ def _bare_shown(screen: list[str]) -> bool:
     return any(SHOWN in line for line in screen)
 
 
+RETRIES: list[str] = []
+"""The runs made again because tmux's control client went unanswered (said with the figures)."""
+
+
+def _measured(name: str, run: Callable[[], float]) -> float:
+    """One run of `name`, made again (twice at most) when tmux's control client goes unanswered: on a loaded
+    machine its attach to a session just made sometimes hears nothing back."""
+    for attempt in range(3):
+        try:
+            return run()
+        except ControlError as exc:
+            RETRIES.append(name)
+            if attempt == 2:
+                raise SystemExit(f"{name}: {exc}") from None
+    raise AssertionError("unreachable")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -101,11 +119,17 @@ def main(argv: list[str] | None = None) -> int:
         "sfview, 1,000,075 functions": lambda: _in_tmux(sfview_argv(str(million)), _sfview_shown, size),
     }
     times: dict[str, list[float]] = {name: [] for name in programs}
-    for run in programs.values():
-        run()  # warm-up: bytecode cached, files in the page cache
-    for _ in range(args.repeat):
+    # A session of its own keeps the tmux server up between the runs: the server of a session killed alone
+    # goes with it, and a control client attached to the next one, started with a new server, went unanswered.
+    _tmux("new-session", "-d", "-s", KEEPER, "sleep 86400")
+    try:
         for name, run in programs.items():
-            times[name].append(run())
+            _measured(name, run)  # warm-up: bytecode cached, files in the page cache
+        for _ in range(args.repeat):
+            for name, run in programs.items():
+                times[name].append(_measured(name, run))
+    finally:
+        _tmux("kill-session", "-t", KEEPER)
     print(f"first screen, {args.size} in tmux, median (90th percentile) of {args.repeat} interleaved runs:")
     bare = statistics.median(times["bare Textual app, first screen"])
     for name, samples in times.items():
@@ -114,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         beyond = f"   {median - bare:+.3f} s beside the bare Textual app" if name.startswith("sfview") else ""
         print(f"  {name:<32} {median:6.3f} s ({p90:.3f}){beyond}")
     print(f"goal: sfview within 0.2 s of the bare Textual app ({REPO_ROOT.name})")
+    if RETRIES:
+        print(f"made again, tmux's control client unanswered: {', '.join(RETRIES)}")
     return 0
 
 

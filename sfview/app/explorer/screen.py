@@ -161,7 +161,8 @@ class ExplorerScreen(Screen[None]):
         self.detail = FieldDetail(self.fields, self.doc, id="detail")
         self.frame_picture = FramePicture(id="frame-picture")
         self.problems = ProblemList(id="problems")
-        self.consumer_line = Static(_format_line(), id="consumer-verdict", markup=False)
+        # The consumers are named once the first screen is on (naming them imports their readers)
+        self.consumer_line = Static("format: the format's own checks", id="consumer-verdict", markup=False)
         self.summary = HeaderSummary(
             self.doc, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
@@ -274,6 +275,7 @@ class ExplorerScreen(Screen[None]):
         self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)
         self.fde_table.focus()
         self.call_after_refresh(self._fill_structure_tab)
+        self.call_after_refresh(lambda: self.state.consumer == FORMAT and self.consumer_line.update(_format_line()))
         first = self.fields.function_field(0) if len(self.section) else self.fields.root
         self.panes.select(Selection.of(first), Origin.JUMP)
         if self.error is not None:
