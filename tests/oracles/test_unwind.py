@@ -228,7 +228,7 @@ def test_an_aarch64_core_unwinds_as_gdb_multiarch_does(tmp_path: Path) -> None:
     result = run_process("unwind", str(program), "--core", str(core))
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout) == expected
-    assert "program's load bias 0x0 comes from AT_ENTRY" in result.stdout, "qemu's cores have no NT_FILE"
+    assert "program's load bias 0x0 comes from AT_ENTRY" in result.stderr, "qemu's cores have no NT_FILE"
 
 
 def test_signed_return_addresses_are_stripped(tmp_path: Path) -> None:
@@ -524,9 +524,9 @@ def test_a_qemu_core_finds_its_libraries_in_the_dynamic_linkers_list(tmp_path: P
     names = [name for _, name in our_frames(result.stdout)]
     assert names[:2] == ["stop_here", "cmp"] and names[-2:] == ["sorter", "main"], result.stdout
     assert "qsort_r" in names and "from /lib/libc.so.6  [DWARF CFI]" in result.stdout
-    assert "libraries from the dynamic linker's list in memory" in result.stdout
+    assert "libraries from the dynamic linker's list in memory" in result.stderr
     host = run_process("unwind", str(program), "--core", str(core), "--lib-dir", "/usr/lib/x86_64-linux-gnu")
-    assert "libc.so.6: a library for EM_X86_64, not EM_AARCH64: not used (give --sysroot)" in host.stdout
+    assert "libc.so.6: a library for EM_X86_64, not EM_AARCH64: not used (give --sysroot)" in host.stderr
     assert "[DWARF CFI]" not in host.stdout.split("stopped:")[0].split("main ()")[0], "no host CFI for a guest"
 
 
