@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import textwrap
+from typing import TextIO
 
 from sfview.cli import COMMANDS
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, address, parse
 from sfview.document import Document
 from sfview.inputs.numbers import RULE
+from sfview.output.safe_text import printable
 
 
 class _RawDescription(argparse.RawDescriptionHelpFormatter, TerminalWidth):
@@ -49,6 +53,20 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def reading_note(core: str, out: TextIO) -> None:
+    """`reading CORE (26 MB) and the libraries it maps…` on a terminal, before the debugger's screen: a big core
+    takes seconds to read, which a blank terminal left unexplained. Nothing where `out` is not a terminal (a
+    pipe, a file: a one-line error stays the only line)."""
+    if not out.isatty():
+        return
+    try:
+        size = f" ({os.path.getsize(core) / 1e6:.0f} MB)"
+    except OSError:
+        size = ""  # read next, and said then
+    out.write(f"sfview: reading {printable(core)}{size} and the libraries it maps…\n")
+    out.flush()
+
+
 def run(argv: list[str]) -> int:
     """Run the explorer (or the debugger) with `argv`, the whole command line; its exit status."""
     args = parse(parser(), argv)
@@ -57,6 +75,8 @@ def run(argv: list[str]) -> int:
     if args.core is not None or args.regs is not None:
         from sfview.cli import state  # the unwinder loads only when a state is given to start from
 
+        if args.core is not None:
+            reading_note(args.core, sys.stderr)
         first, threads = state.for_debugger(args.file, args)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 

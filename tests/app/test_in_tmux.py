@@ -70,3 +70,24 @@ def test_copying_inside_tmux_reaches_its_paste_buffer(tmux: Tmux) -> None:
     assert "tmux's paste buffer" in shown
     row = next(line for line in screen.splitlines() if line.startswith("2 0x1050"))
     assert tmux("show-buffer").split() == row.split(), "the FDE table's row, as the screen shows it"
+
+
+def test_a_core_says_it_is_being_read_before_the_debugger_opens(tmp_path: Path) -> None:
+    """Opening a 26 MB core left the terminal blank for seconds: on a terminal, a line says what is read
+    (and how big it is) before the debugger's screen; nowhere else (a pipe keeps the one-line errors alone)."""
+    import io
+    import pty
+
+    from sfview.cli.explore import reading_note
+
+    core = DATA / "deep-x86_64.core"
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "w") as terminal:
+        reading_note(str(core), terminal)
+    said = os.read(master, 4096).decode()
+    os.close(master)
+    size = f"{core.stat().st_size / 1e6:.0f} MB"
+    assert said.replace("\r\n", "\n") == f"sfview: reading {core} ({size}) and the libraries it maps…\n"
+    piped = io.StringIO()
+    reading_note(str(core), piped)
+    assert piped.getvalue() == ""
