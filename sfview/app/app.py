@@ -89,7 +89,13 @@ class SfviewApp(App[None]):
 
             started = self.session or session.typed(self.doc)
             self.debugger = DebuggerScreen(
-                started.unwinder, started.memory, started.pc, started.registers, self.explorer, self.threads
+                started.unwinder,
+                started.memory,
+                started.pc,
+                started.registers,
+                self.explorer,
+                self.threads,
+                started.origin,
             )
             self.install_screen(self.debugger, "debugger")
         self.push_screen("debugger")

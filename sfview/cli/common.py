@@ -63,6 +63,13 @@ def _thread(text: str) -> int | str:
         ) from None
 
 
+def _process_id(text: str) -> int:
+    """`--pid`: a process id, in decimal as `ps` and the kernel write it."""
+    if not text.isdigit() or not 0 < int(text) < 1 << 31:
+        raise argparse.ArgumentTypeError(f"not a process id: {text!r} (write 12345)")
+    return int(text)
+
+
 def _size(text: str) -> int:
     try:
         value = int(text, 0)
@@ -78,6 +85,11 @@ def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> N
     state = parser.add_mutually_exclusive_group(required=required)
     state.add_argument("--core", help="a core file of the program")
     state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
+    state.add_argument(
+        "--pid",
+        type=_process_id,
+        help="a running process: stopped while it is read, then let go as it was (the program: its own by default)",
+    )
     parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
     parser.add_argument(
         "--bias", type=address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"

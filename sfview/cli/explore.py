@@ -1,4 +1,5 @@
-"""`sfview FILE`: the explorer opened on a file, or the unwinding debugger on a core or typed registers."""
+"""`sfview FILE`: the explorer opened on a file, or the unwinding debugger on a core, a running process
+(a snapshot of it) or typed registers."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TextIO
 from sfview.cli import COMMANDS
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, address, parse
 from sfview.document import Document
+from sfview.errors import InputError
 from sfview.inputs.numbers import RULE
 from sfview.output.safe_text import printable
 
@@ -32,8 +34,11 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=_RawDescription,
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version number and exit")
-    parser.add_argument("file", help="an ELF file, or a raw .sframe section")
+    parser.add_argument(
+        "file", nargs="?", help="an ELF file, or a raw .sframe section (with --pid: the process's program by default)"
+    )
     parser.add_argument("--base", type=address, default=None, help="load address of a raw section (default 0)")
+    parser.add_argument("--diff", metavar="B", help="compare with another file by meaning (as `sfview diff`)")
     add_state_arguments(parser, required=False)  # with one: the unwinding debugger opens on it
     return parser
 
@@ -70,14 +75,30 @@ def reading_note(core: str, out: TextIO) -> None:
 def run(argv: list[str]) -> int:
     """Run the explorer (or the debugger) with `argv`, the whole command line; its exit status."""
     args = parse(parser(), argv)
-    doc = Document.open(args.file, args.base)
-    first, threads = None, None
+    first, threads, program = None, None, args.file
+    if args.file is None and (args.pid is None or args.diff is not None):
+        raise InputError("needs a file (an ELF file, or a raw .sframe section); only with --pid is it found by itself")
+    if args.diff is not None:
+        from sfview.app.screens.diff import DiffApp  # the UI loads only when it is wanted
+        from sfview.cli.diff import compared, why_not
+
+        doc_a, doc_b, result = compared(args.file, args.diff, keep_same=True)
+        other_abi = why_not(doc_a, doc_b)
+        if other_abi is not None:
+            raise other_abi
+        DiffApp(doc_a, doc_b, result).run()
+        return 0
+    if args.pid is not None:
+        from sfview.cli import state  # the unwinder loads only when a state is given to start from
+
+        program, first, threads = state.process_snapshot(args.file, args)
+    doc = Document.open(program, args.base)
     if args.core is not None or args.regs is not None:
         from sfview.cli import state  # the unwinder loads only when a state is given to start from
 
         if args.core is not None:
             reading_note(args.core, sys.stderr)
-        first, threads = state.for_debugger(args.file, args)
+        first, threads = state.for_debugger(program, args)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
     SfviewApp(doc, first, threads).run()

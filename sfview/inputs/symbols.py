@@ -198,6 +198,32 @@ class SymbolTable:
         delta = address - sym.address
         return f"{sym.name}+{delta:#x}" if delta else sym.name
 
+    def quick_name_at(self) -> Callable[[int], str]:
+        """`name_at` for a pass over many addresses (`diff` names every function of two sections), most of
+        them where a symbol starts: those found in a table of the starts, addresses outside every symbol and
+        section answered "" without a search, the rest by `name_at`."""
+        packed, order = self._symbols.packed, self._symbols.order
+        addresses = packed.addresses
+        exact = {addresses[k]: k for k in order}  # where several start at one place, the last, as `at` finds
+        spans = [(r.packed.addresses[k], r.packed.addresses[k] + r.packed.sizes[k])
+                 for r in (self._symbols, self._sections) for k in r.order]  # fmt: skip
+        low = min((lo for lo, _ in spans), default=0)
+        high = max((hi for _, hi in spans), default=0)
+        name, slow = packed.name, self.name_at
+
+        def name_at(address: int) -> str:
+            k = exact.get(address)
+            if k is not None:
+                return name(k)
+            return slow(address) if low <= address <= high else ""
+
+        return name_at
+
+    def section_at(self, address: int) -> str:
+        """The code section that holds `address`, as objdump names it (`.plt`, `.text`), or ""."""
+        sym = self._sections.at(address)
+        return sym.name if sym is not None else ""
+
     @cached_property
     def by_name(self) -> tuple[list[Symbol], list[str]]:
         """The symbols in name order and their lowercased names, made once for searching."""

@@ -55,14 +55,16 @@ def explanation(frame: Frame) -> list[str]:
     return lines
 
 
-def thread_title(number: int, tid: int, registers: dict[str, int]) -> str:
+def thread_title(number: int, tid: int, registers: dict[str, int], name: str | None = None) -> str:
     """`Thread 2 (Thread 0x7ffff7dd16c0 (LWP 26082)):`, gdb's title of a thread in `thread apply all bt`.
 
     The `Thread 0x…` is glibc's `pthread_t`, which on x86-64 is the thread pointer (`fs_base`); where
-    the core does not give it, gdb's title without it (`Thread 2 (LWP 26082):`).
+    the core does not give it, gdb's title without it (`Thread 2 (LWP 26082):`). A live process's
+    threads have names, which gdb adds (`(LWP 26082) "worker"`); a core's have none.
     """
     pointer = registers.get("fs_base")
-    return f"Thread {number} (Thread {pointer:#x} (LWP {tid})):" if pointer else f"Thread {number} (LWP {tid}):"
+    target = f"Thread {pointer:#x} (LWP {tid})" if pointer else f"LWP {tid}"
+    return f"Thread {number} ({target}" + (f' "{name}"' if name else "") + "):"
 
 
 def write_text(out: TextIO, trace: Trace, *, explain: bool = False, notes: list[str] | None = None) -> None:

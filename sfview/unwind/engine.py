@@ -376,7 +376,8 @@ class Walk:
             yield frame
             frame = caller
         self.stop = f"stopped after {limit} frames (the limit asked for)"
-        frame.module, _ = self.unwinder._function_for(frame.lookup_pc)  # not stepped, but named as a step names it
+        if frame.module is None:  # not stepped: its module is looked up here, to name it
+            frame.module = self.unwinder.module_of(frame.lookup_pc)
         yield frame
 
 
@@ -448,7 +449,14 @@ class Machine:
 
     def what(self, regnum: int) -> str:
         """A register's part in a step: `RA` for the return-address column, `FP`, else its name."""
-        return "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
+        return self._whats.get(regnum) or self._whats.setdefault(
+            regnum, "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
+        )
+
+    @cached_property
+    def _whats(self) -> dict[int, str]:
+        """`what` of each register asked about, worked out once (a profile asks for millions)."""
+        return {}
 
     @cached_property
     def chain_rules(self) -> tuple[Rule, Rule, Rule]:
@@ -487,9 +495,13 @@ class Unwinder:
         read: Callable[[int], int | None],
         pac_mask: int | None = None,
         rule_source: RuleSource = RuleSource.SFRAME_DWARF,
+        record: bool = True,
     ) -> None:
         self.modules = modules
         self.rule_source = rule_source
+        self.record = record
+        """Whether each frame keeps its computations (the rules and their arithmetic, for `--explain`, JSON
+        and the debugger); without them, a frame's caller alone (a profile's thousands of walks)."""
         """Whose rules the walk follows. Where none has a rule, the heuristics (the frame-pointer chain)."""
         self.machine = machine
         self.read = read
@@ -499,7 +511,7 @@ class Unwinder:
     def following(self, rule_source: RuleSource) -> Unwinder:
         """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
         return Unwinder(
-            self.modules, self.machine, self.read, self.pac_mask, rule_source
+            self.modules, self.machine, self.read, self.pac_mask, rule_source, self.record
         )  # not `copy`: an unwind does not import it (see `sfview.unwind`)
 
     # The walk ---------------------------------------------------------------
@@ -733,7 +745,16 @@ class Unwinder:
     # Rules with numbers ---------------------------------------------------------
 
     def _value(self, what: str, rule: AnyRule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
-        """Work out one rule for `frame`, and record how."""
+        """Work out one rule for `frame`, and record how (unless the unwinder records nothing)."""
+        if not self.record and isinstance(rule, Rule):
+            if rule.kind is not Kind.VALUE:
+                return Computation(what, rule, "", "", frame.registers.get(same if same is not None else -2))
+            base = cfa if rule.base == CFA else frame.registers.get(rule.base)
+            if base is None:
+                return Computation(what, rule, "", partial(self._unknown_words, rule), None)
+            address = (base + rule.offset) & ADDRESS_MASK
+            return Computation(what, rule, "", "", self.read(address), address) if rule.deref else \
+                Computation(what, rule, "", "", address)  # fmt: skip
         if isinstance(rule, Unexpressible):
             comp = self._expression(what, rule, frame, cfa)
             frame.computations.append(comp)
@@ -832,6 +853,10 @@ class Unwinder:
                 return name
         return ""
 
+    def module_of(self, pc: int) -> Module | None:
+        """The module holding `pc`: its FDE's, else the one whose symbols name it."""
+        return self._function_for(pc)[0]
+
     def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
         """The module and FDE for `pc`: the first module whose section has a function there."""
         owner = None
@@ -867,7 +892,7 @@ class Unwinder:
             lacking = module.section is None if sframe else module.cfi is None or module.cfi() is None
             data = "SFrame" if sframe else "DWARF CFI"
             where += f" (in {module.name}{f', which has no {data} data' if lacking else ''})"
-        if self.machine.aarch64 and frame.number == 0 and module is not None and _in_stub(frame.name()):
+        if self.machine.aarch64 and frame.number == 0 and module is not None and in_stub(frame.name()):
             return self._link_register(frame, where)
         if not sframe and self.machine.abi == Sframe.AbiArch.amd64_endian_little and module is not None:
             analysed = self._amd64_prologue(frame, where)
@@ -903,7 +928,7 @@ class Unwinder:
         if module is None or module.function_at is None:
             return None
         symbol = module.function_at((frame.lookup_pc - module.bias) & ADDRESS_MASK)
-        if symbol is None or not symbol.name or symbol.name.startswith(".") or _in_stub(symbol.name):
+        if symbol is None or not symbol.name or symbol.name.startswith(".") or in_stub(symbol.name):
             return None
         start = (symbol.address + module.bias) & ADDRESS_MASK
         word = self.read(start)
@@ -1024,6 +1049,7 @@ MOV_RSP_RBP = (bytes.fromhex("4889e5"), bytes.fromhex("488bec"))
 (either encoding)."""
 
 
-def _in_stub(name: str) -> bool:
-    """Whether a PC's name puts it in a PLT stub (`puts@plt`, or a PLT section's own bytes)."""
+def in_stub(name: str) -> bool:
+    """Whether a PC's name puts it in a PLT stub (`puts@plt`, or a PLT section's own bytes): the engine's
+    heuristics and `sframe bt`'s reasons ask."""
     return "@plt" in name or name.split("+")[0] in PLT_SECTIONS

@@ -46,6 +46,8 @@ class Session:
     registers: dict[int, int]
     memory: Memory
     notes: list[str]
+    origin: str | None
+    """Where the state came from, when a person must be told (a snapshot of a process that runs on)."""
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class Session:
         self.registers = registers
         self.memory = memory
         self.notes = [] if notes is None else notes
+        self.origin = None
 
 
 def register_numbers(machine: Machine) -> dict[str, int]:
@@ -103,9 +106,36 @@ def _module_without_sframe(
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file, whatever the reader raised: the note already says why
         return None
+    return _plain_module(found, elf, data, bias, path)
+
+
+def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: str | None) -> Module:
+    """A file with no SFrame section, read into `elf` from `data`: names and DWARF CFI, read when first asked."""
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     cfi = functools.cache(lambda: _cfi(elf))
-    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), path, cfi, _lazy_functions(symbols))
+    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols))
+
+
+def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Module, InputError | None]:
+    """A file a debugger has mapped `bias` past its link addresses, as a module: with its SFrame section,
+    or without one and why not (no `.sframe`, a section that cannot be read at all: its frames are named
+    and said to be in it). Raises `InputError` when the file is not a readable ELF file."""
+    try:
+        doc = Document.open(path)
+    except InputError as exc:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            elf = ElfImage.of(io.BytesIO(data))
+        except OSError as error:
+            raise InputError(f"cannot read it: {error.strerror or error}", path=path) from None
+        return _plain_module(path, elf, data, bias, library), exc
+    if doc.section is None:
+        assert doc.error is not None and doc.image is not None
+        with open(path, "rb") as f:
+            data = f.read()
+        return _plain_module(path, doc.image, data, bias, library), doc.error
+    return _module(doc, bias, library), doc.error
 
 
 def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
@@ -300,27 +330,36 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
-        if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
-            continue
-        try:
-            lib = Document.open(found)
-        except InputError as exc:
-            notes.append(f"{found}: {exc.message}")
-            without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf.machine)
-            if without is not None:
-                modules.append(without)
-            continue
-        assert lib.image is not None
-        lib_bias = bias_of(lib.image)
-        if not _is_the_mapped_file(lib.image, elf.machine, core.memory, lib_bias, found, notes):
-            continue
-        modules.append(_module(lib, lib_bias, path))
-        _add_read_only_segments(core.memory, lib.image, lib_bias)
+        module = process_module(path, found, bias_of, core.memory, notes, elf.machine)
+        if module is not None:
+            modules.append(module)
     vdso = _vdso(core, elf.machine)
     if vdso is not None:
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
     return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+
+
+def process_module(
+    path: str, found: str, bias_of: Callable[[ElfImage], int], memory: Memory, notes: list[str], machine: str
+) -> Module | None:
+    """The file a process mapped at `path`, read from `found`, as a module at the bias `bias_of` gives
+    for it, its read-only segments added to `memory`; None (and why in `notes`) when it is not an ELF
+    file for `machine`, or not the one the memory shows. A file without SFrame is a module without a
+    section: its frames are named and unwound with its DWARF CFI."""
+    if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
+        return None
+    try:
+        lib = Document.open(found)
+    except InputError as exc:
+        notes.append(f"{found}: {exc.message}")
+        return _module_without_sframe(found, bias_of, path, memory, notes, machine)
+    assert lib.image is not None
+    lib_bias = bias_of(lib.image)
+    if not _is_the_mapped_file(lib.image, machine, memory, lib_bias, found, notes):
+        return None
+    _add_read_only_segments(memory, lib.image, lib_bias)
+    return _module(lib, lib_bias, path)
 
 
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
@@ -345,7 +384,9 @@ def _thread(core: Core, thread: int | None):
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
     numbers = "1" if len(core.threads) == 1 else f"1 to {len(core.threads)}"
-    raise InputError(f"no thread {thread} in the core (gdb's numbers {numbers}, or LWPs {tids})", path=core.path)
+    raise InputError(
+        f"no thread {thread} in {core.described} (gdb's numbers {numbers}, or LWPs {tids})", path=core.path
+    )
 
 
 def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:

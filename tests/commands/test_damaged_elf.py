@@ -32,6 +32,7 @@ COMMANDS = (
     ("compare",),
     ("compare", "--json"),
     ("export", "--breakpad"),
+    ("stats",),
 )
 
 
@@ -45,6 +46,8 @@ def every_command(cli, path: str) -> dict[tuple[str, ...], object]:
     """Each command on `path`, in this process: an exception other than sfview's own fails the test here."""
     results = {command: cli(*command, path) for command in COMMANDS}
     results[("unwind",)] = cli("unwind", path, "--regs", "pc=0x1139,sp=0x7ffc0000,fp=0")
+    results[("diff", "A")] = cli("diff", path, str(PROGRAM))  # damaged on either side
+    results[("diff", "B")] = cli("diff", str(PROGRAM), path)
     for command, result in results.items():
         assert result.code in (0, 1, 2), (command, result)
         assert "Traceback" not in result.err

@@ -25,9 +25,9 @@ LAYERS = [
     {"sframe"},
     {"rule_notation", "dwarf"},
     {"document"},
-    {"check", "consumers", "code", "unwind"},
+    {"check", "consumers", "code", "unwind", "diff", "stats", "profiling"},
     {"output"},
-    {"app"},
+    {"app", "gdb"},
     {"cli"},
     {"entry", "__main__"},
 ]

@@ -123,8 +123,12 @@ class DebuggerScreen(Screen[None]):
         registers: dict[int, int],
         explorer: ExplorerScreen,
         threads: Threads | None = None,
+        origin: str | None = None,
     ) -> None:
         super().__init__(id="debugger")
+        self.origin = origin
+        """Where the state came from when it is a snapshot of a live process, not the process itself: said
+        when the screen opens, and in the backtrace's title."""
         self.threads = threads
         self.thread: int | None = next((tid for _, tid, at in threads.listed if at == pc), None) if threads else None
         """The thread being walked (its id), when the core has several."""
@@ -173,6 +177,8 @@ class DebuggerScreen(Screen[None]):
         self.query_one("#dbg-step").border_title = "the step"
         self._fill_inputs()
         self.action_reset()
+        if self.origin:
+            self.notify(self.origin, title="Not the process itself", timeout=15)
         if self.start_pc is not None:
             frames.focus()  # space steps; tab reaches the registers
         else:
@@ -329,6 +335,8 @@ class DebuggerScreen(Screen[None]):
         frames = self.query_one("#dbg-frames", DataTable)
         short = title.split(" (")[0] if title else ""  # `Thread 2`: the list (`t`) has the rest
         frames.border_title = f"backtrace of {short} (LWP {self.thread})" if title else "backtrace"
+        if self.origin:
+            frames.border_title += ", a snapshot"  # the whole story in the notification on mount
 
     # ------------------------------------------------------------------ memory
 
