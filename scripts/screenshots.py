@@ -150,7 +150,7 @@ SHOTS = [
         "sfview: AArch64 functions, largest frame first",
         path=AARCH64,
         size=(120, 36),
-        keys=[*"SSSSSS", "R", "home"],
+        keys=["S", "6", "R", "home"],
     ),
     Shot("filtered", "sfview: the functions a filter keeps", size=(120, 30), keys=["slash", *"frame", "enter"]),
     Shot(

@@ -17,7 +17,6 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from sfview.app.commands import SfviewCommands
 from sfview.app.driver import noting_driver
 from sfview.app.explorer.background import IDLE_COLLECTION_CHECK_S, Heap
 from sfview.app.explorer.screen import ExplorerScreen
@@ -35,13 +34,21 @@ if TYPE_CHECKING:
 __all__ = ["SfviewApp"]
 
 
+def _commands() -> type:
+    """The palette's provider (`commands.py`), imported when the palette first opens: it brings Textual's
+    command palette, which the first screen does not draw."""
+    from sfview.app.commands import SfviewCommands
+
+    return SfviewCommands
+
+
 class SfviewApp(App[None]):
     """sfview's terminal app: one Document, the explorer and the screens beside it."""
 
     CSS_PATH = Path(__file__).with_name("sfview.tcss")  # absolute: subclasses elsewhere find it too
     TITLE = "sfview"
     ALLOW_IN_MAXIMIZED_VIEW = "KeyFooter"  # the footer under a zoomed pane (`z`), as Textual keeps its `Footer`
-    COMMANDS: ClassVar = App.COMMANDS | {SfviewCommands}
+    COMMANDS: ClassVar = App.COMMANDS | {lambda: _commands()}  # imported when the palette opens
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),

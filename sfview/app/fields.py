@@ -23,7 +23,7 @@ from typing import Any
 from kaitaistruct import KaitaiStruct
 
 from sfview import rule_notation
-from sfview.app import notation
+from sfview.app import format_docs, notation
 from sfview.edit.patches import Slot
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
@@ -564,7 +564,8 @@ class FieldTree:
         for b in bits:
             high, low = b.bits or (0, 0)
             raw = (word >> low) & ((1 << (high - low + 1)) - 1)
-            out.append(Bit(b.name, high, low, format(raw, f"0{high - low + 1}b"), b.display, b.doc, b.meaning))
+            doc = "" if format_docs.elsewhere(b.doc, self.section.version) else b.doc  # the meaning says it
+            out.append(Bit(b.name, high, low, format(raw, f"0{high - low + 1}b"), b.display, doc, b.meaning))
         return out
 
 
@@ -631,6 +632,11 @@ def _without(node: Field, names: tuple[str, ...]) -> Field:
 
 def explain(section: Section, node: Field) -> str:
     """A sentence on what `node`'s value means here, or "" when the doc says it all."""
+    unused = format_docs.elsewhere(node.doc, section.version)
+    if node.kind == "bits" and unused:
+        # a bit the `.ksy` gives a meaning in other versions only (bit 7, a signal frame in version 3)
+        set_or_clear = "set, though" if node.value else "clear, as"
+        return f"{set_or_clear} unused in version {section.version} ({unused})"
     owner = node.parent
     if owner is not None and owner.kind == "array":
         owner = owner.parent

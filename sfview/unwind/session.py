@@ -387,14 +387,21 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     return Session(started.unwinder, state.registers[core.pc_name], registers, started.memory, started.notes)
 
 
-def _thread(core: Core, tid: int | None):
-    if tid is None:
+def _thread(core: Core, thread: int | None):
+    """The thread `thread` names: gdb's number for it (1 to the count, in the core's order, as
+    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); the first if none."""
+    if thread is None:
         return core.threads[0]
+    if 1 <= thread <= len(core.threads):
+        return core.threads[thread - 1]
     for state in core.threads:
-        if state.tid == tid:
+        if state.tid == thread:
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
-    raise InputError(f"no thread {tid} in {core.described} (threads: {tids})", path=core.path)
+    numbers = "1" if len(core.threads) == 1 else f"1 to {len(core.threads)}"
+    raise InputError(
+        f"no thread {thread} in {core.described} (gdb's numbers {numbers}, or LWPs {tids})", path=core.path
+    )
 
 
 def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:

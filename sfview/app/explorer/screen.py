@@ -21,7 +21,7 @@ noticeably after the key).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
 from textual import messages
@@ -34,6 +34,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sfview.app import notation, palette
+from sfview.app.clipboard import to_tmux_buffer
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
 from sfview.app.explorer import editing, filtering, navigation
 from sfview.app.explorer.background import NAMES_IN_THE_BACKGROUND, Background, Deliveries, first_overview
@@ -46,6 +47,7 @@ from sfview.app.explorer.state import ExplorerState, Selection
 from sfview.app.fields import Field, FieldTree
 from sfview.app.names import ExplorerNames
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
+from sfview.app.screens.sort import SortPicker
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
@@ -61,14 +63,15 @@ from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import StructureTree
 from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
-from sfview.check.run import Diagnostic
 from sfview.consumers import Verdict
 from sfview.document import Document
 from sfview.edit.patches import Patch
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
-from sfview.output.diagnostics import verdict_text
 from sfview.sframe.model.section import Section
+
+if TYPE_CHECKING:
+    from sfview.check.run import Diagnostic
 
 __all__ = ["ExplorerScreen"]
 
@@ -116,7 +119,7 @@ class ExplorerScreen(Screen[None]):
         Binding("d", "toggle_dwarf", "DWARF", show=False),
         Binding("v", "next_consumer", "Consumer", show=False),
         Binding("slash", "filter", "Filter"),
-        Binding("S", "sort_next", "Sort", show=False),
+        Binding("S", "sort_pick", "Sort", show=False),
         Binding("R", "sort_reverse", "Reverse", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("e", "edit", "Edit", show=False),
@@ -171,7 +174,8 @@ class ExplorerScreen(Screen[None]):
         self.detail = FieldDetail(self.fields, self.doc, id="detail")
         self.frame_picture = FramePicture(id="frame-picture")
         self.problems = ProblemList(id="problems")
-        self.consumer_line = Static(_format_line(), id="consumer-verdict", markup=False)
+        # The consumers are named once the first screen is on (naming them imports their readers)
+        self.consumer_line = Static("format: the format's own checks", id="consumer-verdict", markup=False)
         self.summary = HeaderSummary(
             self.doc, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
@@ -287,6 +291,7 @@ class ExplorerScreen(Screen[None]):
         self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)
         self.fde_table.focus()
         self.call_after_refresh(self._fill_structure_tab)
+        self.call_after_refresh(lambda: self.state.consumer == FORMAT and self.consumer_line.update(_format_line()))
         first = self.fields.function_field(0) if len(self.section) else self.fields.root
         self.panes.select(Selection.of(first), Origin.JUMP)
         if self.error is not None:
@@ -535,6 +540,8 @@ class ExplorerScreen(Screen[None]):
             self.detail.consumer_rule = None
         else:
             marks = ConsumerMarks(verdict)
+            from sfview.output.diagnostics import verdict_text  # once a consumer is asked for (`v`)
+
             self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following})")
             self.fre_table.show_consumer(marks.mark, verdict.consumer)
             self.detail.consumer_rule = lambda field: self._consumer_rule(marks, field)
@@ -664,7 +671,12 @@ class ExplorerScreen(Screen[None]):
         if not len(symbols):
             self.app.notify("This file has no function names (stripped?).", severity="warning")
             return
-        self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
+        section = self.section
+        covered = None if self.names.relocatable or section is None else section.find_function
+        self.app.push_screen(
+            GotoSymbol(symbols, None if covered is None else lambda address: covered(address) is not None),
+            self.goto_symbol,
+        )
 
     def action_goto_offset(self) -> None:
         hint = "The field that holds a byte of the section: a section offset, or a file offset inside it."
@@ -765,10 +777,14 @@ class ExplorerScreen(Screen[None]):
         self.summary.counts_changed()
         self.tables.share()
 
-    def action_sort_next(self) -> None:
-        """Sort the FDE table by the next column (after the last, by index again)."""
+    def action_sort_pick(self) -> None:
+        """Ask which column to sort the FDE table by (`SortPicker`: one key), and sort by it."""
         if self.section is not None:
-            self.sort_functions(*filtering.next_sort(self.fde_table.sort))
+            self.app.push_screen(SortPicker(self.fde_table.sort.column), self._sort_picked)
+
+    def _sort_picked(self, column: int | None) -> None:
+        if column is not None:
+            self.sort_functions(column)
 
     def action_sort_reverse(self) -> None:
         if self.section is not None:
@@ -910,7 +926,8 @@ class ExplorerScreen(Screen[None]):
         text, label = self._value_to_copy() if what == "value" else self._path_to_copy()
         self.app.copy_to_clipboard(text)
         shown = text if len(text) <= 60 else text[:59] + "…"
-        self.app.notify(f"{label}: {shown}", title="Copied")
+        tmux = " (and to tmux's paste buffer: prefix ])" if to_tmux_buffer(text) else ""
+        self.app.notify(f"{label}: {shown}", title=f"Copied{tmux}")
 
     def _value_to_copy(self) -> tuple[str, str]:
         """The selected field's value as shown; for a structure, its bytes in hex."""

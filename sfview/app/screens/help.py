@@ -58,7 +58,8 @@ KEYS = (
     ),
     (
         "`S` / `R`",
-        "sort the functions by the next column / the other way round; a click on a column's title"
+        "sort the functions by a column, picked with one key (`6`: frame) / the other way round; a click on a"
+        " column's title"
         " sorts by that column, another click reverses (`▲` / `▼` mark it)",
     ),
     ("`[` / `]`", "back / forward through the places jumped to, as in a browser (also `alt+←` / `alt+→`, `ctrl+o`)"),
