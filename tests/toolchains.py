@@ -8,6 +8,7 @@ had: on CI `.ci/run` fetches them first, so none skips there.
 
 from __future__ import annotations
 
+import enum
 import functools
 import os
 import shutil
@@ -92,3 +93,48 @@ def toolchain(release: str, target: str) -> Toolchain:
     if target == "s390x" and release == "2.44":
         pytest.skip("binutils 2.44 writes no SFrame for s390x")
     return Toolchain(release, target, suite / "bin" / target, gcc, suite)
+
+
+CLANG_SFRAME = "-Wa,--gsframe,--allow-experimental-sframe"
+"""How clang is asked for SFrame: 22 and 23 refuse `--gsframe` without the second flag (21 has neither)."""
+
+
+class Linker(enum.Enum):
+    """A linker other than GNU ld, by the name `gcc -fuse-ld=` takes."""
+
+    LLD = "lld"
+    MOLD = "mold"
+
+
+@dataclass(frozen=True)
+class Llvm:
+    """The other producers `tools/toolchains.sh` unpacks from sid: clang, and lld and mold as `gcc -B` folders."""
+
+    clang: Path
+    lld: Path
+    """The folder with `ld.lld`, for `gcc -B LLD/ -fuse-ld=lld`."""
+    mold: Path
+    """The folder with `ld.mold`, for `gcc -B MOLD/ -fuse-ld=mold`."""
+    version: str
+
+    def compile(self, *args: str | Path) -> str:
+        """Run clang with SFrame asked for; what it says on stderr (its warnings)."""
+        done = subprocess.run(
+            [str(self.clang), CLANG_SFRAME, *map(str, args)], check=True, capture_output=True, text=True
+        )
+        return done.stderr
+
+    def link(self, linker: Linker, *args: str | Path) -> None:
+        """Link with this machine's gcc driver and `linker`."""
+        folder = {Linker.LLD: self.lld, Linker.MOLD: self.mold}[linker]
+        subprocess.run(["gcc", "-B", f"{folder}/", f"-fuse-ld={linker.value}", *map(str, args)], check=True)
+
+
+def llvm() -> Llvm:
+    """clang, lld and mold, or a skip that says why they cannot be had."""
+    cache = cache_dir()
+    if cache is None or not (cache / "llvm" / "VERSION").exists():
+        pytest.skip("clang, lld and mold could not be fetched from Debian's archive (tools/toolchains.sh)")
+    folder = cache / "llvm"
+    version = (folder / "VERSION").read_text().strip()
+    return Llvm(folder / "bin" / "clang", folder / "bin" / "lld", folder / "bin" / "mold", version)

@@ -28,6 +28,17 @@
 # and, for building real code with each release, Debian's source packages in
 # src/<package>/ (SOURCE_PACKAGES below: unpacked, not built).
 #
+# Other producers, from sid, in llvm/ (LLVM_VERSION below: the newest clang,
+# which writes SFrame version 2 with -Wa,--gsframe,--allow-experimental-sframe):
+#
+#   root/                      clang, lld, mold and their libraries, dpkg -x'd
+#   VERSION                    "clang 23.1.4, lld 23.1.4, mold 3.0.0"
+#   bin/clang                  clang under sid's dynamic linker, its resource
+#                              folder given (through the loader it cannot
+#                              find itself)
+#   bin/lld/ld.lld             for `gcc -B bin/lld/ -fuse-ld=lld`
+#   bin/mold/ld.mold           for `gcc -B bin/mold/ -fuse-ld=mold`
+#
 # To make more: add a suite to SUITES below with its libsframe package name.
 # Tests find the cache through tests/toolchains.py; CI runs this script first.
 set -euo pipefail
@@ -39,13 +50,16 @@ declare -A SUITES=([trixie]=libsframe1 [sid]=libsframe3)
 TARGETS=(x86-64 aarch64 s390x)
 TOOLS=(as ld readelf objdump objcopy strip)
 SOURCE_PACKAGES=(zlib bzip2 lua5.4)
+LLVM_VERSION=23
 
 complete() { [ -s "$CACHE/$1/VERSION" ] && [ -x "$CACHE/$1/bin/s390x/readelf" ]; }
 sources_complete() { for p in "${SOURCE_PACKAGES[@]}"; do [ -f "$CACHE/src/$p/.done" ] || return 1; done; }
+llvm_complete() { [ -s "$CACHE/llvm/VERSION" ] && [ -x "$CACHE/llvm/bin/mold/ld.mold" ]; }
 
 if [ "${1-}" = "--check" ]; then
   for suite in "${!SUITES[@]}"; do complete "$suite" || exit 1; done
   sources_complete || exit 1
+  llvm_complete || exit 1
   exit 0
 fi
 
@@ -117,8 +131,42 @@ EOF
   echo "$suite: binutils $(cat "$dir/VERSION") in $dir" >&2
 }
 
+fetch_llvm() { # clang, lld and mold from sid, unpacked, with wrappers (see the top of this file)
+  local dir="$CACHE/llvm" v=$LLVM_VERSION
+  local work="$dir/apt"
+  mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/debs"
+  echo "deb [trusted=yes] $MIRROR sid main" >"$work/sources.list"
+  local apt
+  read -r -a apt <<<"$(apt_options "$work")"
+  apt-get "${apt[@]}" -qq update
+  local pkgs=("clang-$v" "libclang-cpp$v" "libllvm$v" "libclang-common-$v-dev" "lld-$v" mold
+    libedit2 libffi8 libmimalloc3 libxml2-16 libz3-4 libzstd1 zlib1g libc6 libgcc-s1 libstdc++6 libbsd0 libmd0
+    libtinfo6)
+  (cd "$work/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]}")
+  rm -rf "$dir/root" "$dir/bin"
+  for deb in "$work/debs"/*.deb; do dpkg -x "$deb" "$dir/root"; done
+  local root="$dir/root" llvm="$dir/root/usr/lib/llvm-$v"
+  local loader="$root/usr/lib64/ld-linux-x86-64.so.2"
+  local libs="$root/usr/lib/x86_64-linux-gnu:$llvm/lib"
+  mkdir -p "$dir/bin/lld" "$dir/bin/mold"
+  printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" -resource-dir "%s" "$@"\n' \
+    "$loader" "$libs" "$llvm/bin/clang-$v" "$(ls -d "$llvm"/lib/clang/* | head -n 1)" >"$dir/bin/clang"
+  printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' "$loader" "$libs" "$llvm/bin/ld.lld" >"$dir/bin/lld/ld.lld"
+  printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' "$loader" "$libs" "$root/usr/bin/mold" \
+    >"$dir/bin/mold/ld.mold"
+  chmod +x "$dir/bin/clang" "$dir/bin/lld/ld.lld" "$dir/bin/mold/ld.mold"
+  local clang lld mold
+  clang=$("$dir/bin/clang" --version | head -n 1 | sed -E 's/.*version ([0-9.]+).*/\1/')
+  lld=$("$dir/bin/lld/ld.lld" --version | sed -E 's/.*LLD ([0-9.]+).*/\1/')
+  mold=$("$dir/bin/mold/ld.mold" --version | sed -E 's/^mold ([0-9.]+).*/\1/')
+  echo "clang $clang, lld $lld, mold $mold" >"$dir/VERSION"
+  rm -rf "$work/debs" "$work/archives"
+  echo "llvm: $(cat "$dir/VERSION") in $dir" >&2
+}
+
 for suite in "${!SUITES[@]}"; do
   complete "$suite" || fetch "$suite" "${SUITES[$suite]}"
 done
 sources_complete || fetch_sources
+llvm_complete || fetch_llvm
 echo "$CACHE"

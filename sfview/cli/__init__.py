@@ -22,8 +22,13 @@ COMMANDS = {
     "check": "say what is wrong in sections, one line a problem (--profile kernel|libsframe)",
     "compare": "compare SFrame's rules with the file's DWARF CFI, address range by range",
     "export": "write a Breakpad symbol file from SFrame alone (--breakpad)",
-    "unwind": "print a backtrace from a core or typed registers, as gdb does (--thread all: every thread)",
+    "diff": "compare two files' SFrame by meaning: functions paired by name, rules PC by PC (--json)",
+    "stats": "where each section's bytes go, files side by side, beside .eh_frame (--json)",
+    "unwind": "print a backtrace from a core, a live process (--pid) or typed registers, as gdb does (--thread all)",
+    "perf": "unwind a perf.data's samples with SFrame, frame pointers and DWARF: SFrame's coverage (--folded)",
     "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
+    "patch": "write a copy with fields of the section changed: --set fdes[3].func_size=0x40 -o OUT",
+    "serve": "serve the explorer to a web browser (textual-serve): sfview serve FILE [--port N]",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NamedTuple
 
 from sfview.check.run import check_document
 from sfview.cli.common import EXIT_BAD_INPUT, Parser, TerminalWidth, address, parse, say, say_losses
@@ -11,6 +12,7 @@ from sfview.consumers.verdicts import judge_document, profiles
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output import diagnostics
+from sfview.output.safe_text import printable
 
 
 def parser() -> argparse.ArgumentParser:
@@ -30,6 +32,12 @@ def parser() -> argparse.ArgumentParser:
         choices=sorted(consumers),
         help="also say what a consumer does with the section (repeatable): "
         + "; ".join(f"{k}: {v}" for k, v in consumers.items()),
+    )
+    parser.add_argument(
+        "--dwarf",
+        action="store_true",
+        help="also compare the SFrame rules with the file's DWARF CFI, as `sfview compare` does: each"
+        " disagreement is a problem (a CI gate for assemblers and linkers)",
     )
     parser.add_argument("--base", type=address, default=None, help="load address of raw sections (default 0)")
     parser.add_argument(
@@ -76,16 +84,49 @@ def run(argv: list[str]) -> int:
         say_losses(doc)
         verdicts = [judge_document(doc, name) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
-        if (refused or tally.serious) and status == 0:
+        try:
+            disagree = _against_dwarf(doc, path) if args.dwarf else None
+        except InputError as exc:
+            say(str(exc))
+            status, disagree = EXIT_BAD_INPUT, None
+        disagreeing = disagree is not None and not disagree.agrees
+        if (refused or disagreeing or tally.serious) and status == 0:
             status = 1
         if args.json:
             report = diagnostics.as_json(doc, found, verdicts)
             if tally.more():
                 report["more"] = tally.more()
+            if disagree is not None:
+                report["dwarf"] = disagree.json
             reports.append(report)
         else:
             for line in (*tally.lines(doc), *diagnostics.lines(doc, [], verdicts)):
                 print(line)
+            for line in disagree.lines if disagree is not None else []:
+                print(printable(f"{path}: error sframe-dwarf-disagreement: {line}"))
     if args.json:
         sys.stdout.write(diagnostics.json_text(reports) + "\n")
     return status
+
+
+class Disagreements(NamedTuple):
+    """What `check --dwarf` says of the section against the file's DWARF CFI."""
+
+    agrees: bool
+    lines: list[str]
+    """Each disagreement as `compare` words it."""
+    json: dict[str, object]
+    """`compare --json`'s document."""
+
+
+def _against_dwarf(doc: Document, path: str) -> Disagreements:
+    """The section against the file's DWARF CFI, by `compare`'s engine: its disagreements are problems.
+    Imported here: `check` without `--dwarf` starts without the DWARF reader."""
+    from sfview.cli.compare import compared
+    from sfview.output import comparison
+
+    if doc.elf is None:
+        raise InputError("a raw section: --dwarf needs the ELF file around it (its .eh_frame)", path=path)
+    section, result = doc.require_section(), compared(doc, path)[2]
+    lines = [comparison.difference_text(section, pair, diff) for pair, diff in result.differences(explained=False)]
+    return Disagreements(result.agrees, lines, comparison.json_document(section, result, path))

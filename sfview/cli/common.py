@@ -52,18 +52,27 @@ def address(text: str) -> int:
 
 
 def _thread(text: str) -> int | str:
-    """`--thread`: a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
+    """`--thread`: gdb's thread number or a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
     if text == "all":
         return text
     if text.isascii() and text.isdigit() and len(text) <= _THREAD_DIGITS:
         return int(text)
     from sfview.inputs.numbers import quoted  # as for an address: only a refusal needs it
 
-    raise argparse.ArgumentTypeError(f"not a thread id: {quoted(text)} (write 12345, or all)")
+    raise argparse.ArgumentTypeError(f"not a thread: {quoted(text)} (write gdb's number, 3, its LWP, 12345, or all)")
 
 
 _THREAD_DIGITS = 10
 """A thread id is a kernel pid (`pid_max` is at most 2^22): a decimal of more digits is none."""
+
+
+def _process_id(text: str) -> int:
+    """`--pid`: a process id, in decimal as `ps` and the kernel write it."""
+    if not (text.isascii() and text.isdigit() and len(text) <= _THREAD_DIGITS) or not 0 < int(text) < 1 << 31:
+        from sfview.inputs.numbers import quoted  # as for an address: only a refusal needs it
+
+        raise argparse.ArgumentTypeError(f"not a process id: {quoted(text)} (write 12345)")
+    return int(text)
 
 
 def _size(text: str) -> int:
@@ -81,6 +90,11 @@ def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> N
     state = parser.add_mutually_exclusive_group(required=required)
     state.add_argument("--core", help="a core file of the program")
     state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
+    state.add_argument(
+        "--pid",
+        type=_process_id,
+        help="a running process: stopped while it is read, then let go as it was (the program: its own by default)",
+    )
     parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
     parser.add_argument(
         "--bias", type=address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"
@@ -88,8 +102,8 @@ def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> N
     parser.add_argument(
         "--thread",
         type=_thread,
-        help="the thread (its id, as the core gives it); default the first; `all`: every thread, as gdb's"
-        " `thread apply all bt` prints them (with --json, one document of `threads`)",
+        help="the thread: gdb's number for it (`Thread 3 (… LWP 26800)` is 3) or its id (26800); default the"
+        " first; `all`: every thread, as gdb's `thread apply all bt` prints them (with --json, one document)",
     )
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")

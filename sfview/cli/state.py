@@ -1,12 +1,14 @@
 """The machine state an unwind starts from, as `unwind` and the explorer's arguments give it.
 
-From `--core` (a thread of a core file), or from `--regs` and `--mem` typed
-by the numbers rule, names of the program allowed (`pc=main+0x34`).
+From `--core` (a thread of a core file), from `--pid` (a running process,
+for the debugger a snapshot of it), or from `--regs` and `--mem` typed by
+the numbers rule, names of the program allowed (`pc=main+0x34`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,7 @@ from sfview.unwind.session import Session
 
 if TYPE_CHECKING:
     from sfview.app.screens.debugger import Threads
+    from sfview.inputs.live import LiveProcess
 
 
 def started(program: str, args: argparse.Namespace) -> Session:
@@ -73,6 +76,71 @@ def debugger_threads(program: str, core: Core, lib_dirs: list[str], sysroot: str
             for n, t in enumerate(core.threads, 1)
         ],
         lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+    )
+
+
+SNAPSHOT_FRAMES = 10_000
+"""The most frames of each thread walked for the debugger's snapshot of a live process."""
+
+
+def process_program(given: str | None, process: LiveProcess) -> str:
+    """The program of a live process: the file given, which must be the one it runs, else its own (not
+    qemu-user's: ptrace reads the emulator's own threads, not its guest's)."""
+    if given is None:
+        if os.path.basename(process.program).startswith("qemu-"):
+            raise InputError(
+                f"process {process.pid} runs {process.program}, an emulator: ptrace reads the emulator's stacks, not"
+                " its guest's (qemu-user hands those to gdb through its gdbstub, -g PORT)"
+            )
+        return process.program
+    if not process.runs(given):
+        raise InputError(f"process {process.pid} runs {process.program}, not this file", path=given)
+    return given
+
+
+def process_snapshot(given: str | None, args: argparse.Namespace) -> tuple[str, Session, Threads | None]:
+    """`--pid` for the debugger: the process stopped, each thread walked both ways (SFrame and DWARF CFI, at
+    most `SNAPSHOT_FRAMES` frames) so that the memory they read is kept, then let go at once. The debugger
+    steps through that snapshot while the process runs on: a person takes minutes, a process must not
+    wait for them. Gives the program, the session and the threads for the list (`t`)."""
+    import time
+
+    from sfview.inputs import live  # ptrace, only for a live process
+    from sfview.unwind.engine import RuleSource
+
+    with live.stopped(args.pid) as process:
+        program = process_program(given, process)
+        try:
+            first = session.from_core(program, process, None, args.lib_dir, args.sysroot)
+            for thread in process.threads:
+                begun = session.for_thread(first, process, thread.tid)
+                for source in RuleSource:
+                    for _ in begun.unwinder.following(source).frames(begun.pc, begun.registers, SNAPSHOT_FRAMES):
+                        pass
+            chosen = session.for_thread(first, process, None if args.thread == "all" else args.thread)
+        except InputError as exc:
+            raise of_program(exc, program) from None
+        taken = time.strftime("%H:%M:%S")
+    chosen.origin = (
+        f"a snapshot of process {args.pid}, taken at {taken} and let go at once: it runs on. Memory the walks"
+        " did not read is not known (m gives a word)."
+    )
+    return program, chosen, _process_threads(first, process)
+
+
+def _process_threads(first: Session, process: LiveProcess) -> Threads | None:
+    """A live process's threads for the debugger's list (`t`), when it has more than one, each walked in
+    the snapshot already taken."""
+    if len(process.threads) < 2:
+        return None
+    from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
+
+    return Threads(
+        [
+            (thread_title(n, t.tid, t.registers, t.name), t.tid, t.registers[process.pc_name])
+            for n, t in enumerate(process.threads, 1)
+        ],
+        lambda tid: session.for_thread(first, process, tid),
     )
 
 

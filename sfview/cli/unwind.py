@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, parse
-from sfview.cli.state import of_program, started
+from sfview.cli.state import of_program, process_program, started
 from sfview.errors import InputError
-from sfview.inputs.core import read_core
+from sfview.inputs.core import Core, Thread, read_core
 from sfview.output import backtrace
+from sfview.output.backtrace import Trace
 from sfview.unwind import session
-from sfview.unwind.engine import Crossings, RuleSource, Walk
+from sfview.unwind.engine import Backtrace, Crossings, RuleSource, Walk
 
 RULE_SOURCES = {
     "sframe": RuleSource.SFRAME,
@@ -28,9 +30,12 @@ def parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="sfview unwind",
         formatter_class=TerminalWidth,
-        description="Walk a stack with the program's SFrame data, from a core file or from registers you give.",
+        description="Walk a stack with the program's SFrame data, from a core file, a running process (--pid) or"
+        " registers you give.",
     )
-    parser.add_argument("program", help="the program (an ELF file with .sframe)")
+    parser.add_argument(
+        "program", nargs="?", help="the program (an ELF file with .sframe); with --pid, the process's by default"
+    )
     add_state_arguments(parser, required=True)
     parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
     parser.add_argument(
@@ -59,54 +64,98 @@ def _positive(text: str) -> int:
 def run(argv: list[str]) -> int:
     """Run `sfview unwind` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
+    if args.pid is not None:
+        return _unwind_process(args)
+    if args.program is None:
+        raise InputError("needs the program (an ELF file with .sframe); only with --pid is it found by itself")
     if args.thread == "all":
-        return _unwind_all_threads(args)
+        if not args.core:
+            raise InputError("--thread all needs --core or --pid: typed registers are one thread's")
+        core = read_core(args.core)
+        first = _from_core(args, args.program, core, None)
+        _write_threads(args, _thread_walks(first, core, args), first.notes)
+        return 0
     first = started(args.program, args)
+    walk, found = _walk(first, args)
+    _write_backtrace(walk, args, found, first.notes)
+    return 0
+
+
+def _from_core(args: argparse.Namespace, program: str, core: Core, thread: int | None) -> session.Session:
+    try:
+        return session.from_core(program, core, thread, args.lib_dir, args.sysroot)
+    except InputError as exc:
+        raise of_program(exc, program) from None
+
+
+def _walk(first: session.Session, args: argparse.Namespace) -> tuple[Walk, list[str]]:
+    """The walk `--cfi` and `--limit` ask for, and what `--cfi both` found: where the SFrame and the DWARF
+    walks part (printed after the backtrace, on stdout: it is what was asked)."""
     unwinder = first.unwinder.following(RULE_SOURCES[args.cfi])
-    notes = list(first.notes)
+    found = []
     if args.cfi == "both":
         # Two walks that share nothing but the heuristics each would use alone: SFrame with its own
         # fallbacks (as the kernel's unwinder), DWARF CFI with its own.
         sframe, dwarf = (unwinder.following(source).frames(first.pc, first.registers, args.limit)
                          for source in (RuleSource.SFRAME, RuleSource.DWARF))  # fmt: skip
-        notes.insert(0, backtrace.agreement(sframe, dwarf, unwinder.machine))
-    _write_backtrace(unwinder.frames(first.pc, first.registers, args.limit), args, notes)
-    return 0
+        found.append(backtrace.agreement(sframe, dwarf, unwinder.machine))
+    return unwinder.frames(first.pc, first.registers, args.limit), found
 
 
-def _write_backtrace(walk: Walk, args: argparse.Namespace, notes: list[str]) -> None:
-    """A walk written to stdout frame by frame, as `--json` or `--explain` ask."""
+def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], notes: list[str]) -> None:
+    """A walk written to stdout frame by frame, as `--json` or `--explain` ask; what `--cfi both` found
+    after it; the notes on the core and its files on stderr once the backtrace is out (JSON: in the document)."""
     if args.json:
-        backtrace.write_json(sys.stdout, walk, notes)
+        backtrace.write_json(sys.stdout, walk, found + notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=notes)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found)
+        backtrace.write_notes(sys.stderr, notes)
 
 
-def _unwind_all_threads(args: argparse.Namespace) -> int:
-    """Every thread of the core, as gdb's `thread apply all bt` prints them: numbered in the core's order,
-    the last first, each under its `Thread N (Thread 0x… (LWP tid)):` line; with `--json`, one document."""
-    if not args.core:
-        raise InputError("--thread all needs --core: typed registers are one thread's")
-    core = read_core(args.core)
-    try:
-        first = session.from_core(args.program, core, None, args.lib_dir, args.sysroot)
-    except InputError as exc:
-        raise of_program(exc, args.program) from None
+def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) -> Iterator[tuple[int, Thread, Walk]]:
+    """Every thread's walk, numbered in the core's order and given the last first, as gdb's `thread apply
+    all bt` does."""
     source = RULE_SOURCES[args.cfi]
-    threads = list(reversed(list(enumerate(core.threads, 1))))
-
     crossings = Crossings()  # threads whose stacks lead into one another: each frame walked once
+    for number, thread in reversed(list(enumerate(core.threads, 1))):
+        begun = session.for_thread(first, core, thread.tid)
+        unwinder = begun.unwinder.following(source)
+        yield number, thread, unwinder.frames(begun.pc, begun.registers, args.limit, crossings=(crossings, number))
 
-    def walk(number: int, tid: int) -> Walk:
-        begun = session.for_thread(first, core, tid)
-        return begun.unwinder.following(source).frames(begun.pc, begun.registers, crossings=(crossings, number))
 
+def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, Trace]], notes: list[str]) -> None:
+    """Every thread of the core, as gdb's `thread apply all bt` prints them, each under its `Thread N
+    (Thread 0x… (LWP tid)):` line; with `--json`, one document."""
     if args.json:
-        backtrace.write_json_threads(sys.stdout, ((n, t.tid, walk(n, t.tid)) for n, t in threads), first.notes)
-        return 0
-    for number, thread in threads:
-        sys.stdout.write(f"\n{backtrace.thread_title(number, thread.tid, thread.registers)}\n")
-        last = number == threads[-1][0]  # the notes are the core's and its files': said once, at the end
-        walked = walk(number, thread.tid)
-        backtrace.write_text(sys.stdout, walked, explain=args.explain, notes=first.notes if last else None)
+        backtrace.write_json_threads(sys.stdout, ((n, t.tid, trace) for n, t, trace in walks), notes)
+        return
+    for number, thread, trace in walks:
+        title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
+        sys.stdout.write(f"\n{title}\n")
+        backtrace.write_text(sys.stdout, trace, explain=args.explain)
+    backtrace.write_notes(sys.stderr, notes)  # the core's and its files': said once, at the end, on stderr
+
+
+def _kept(walk: Walk) -> Backtrace:
+    """A walk's frames all found now, while the process is stopped, to print once it runs again."""
+    return Backtrace(list(walk), walk.stop, walk.missing_address)
+
+
+def _unwind_process(args: argparse.Namespace) -> int:
+    """`--pid`: the process stopped while its threads are walked, then let go; the walks printed after."""
+    from sfview.inputs import live  # ptrace, only for a live process
+
+    with live.stopped(args.pid) as process:
+        program = process_program(args.program, process)
+        if args.thread == "all":
+            first = _from_core(args, program, process, None)
+            walks = [(n, t, _kept(walk)) for n, t, walk in _thread_walks(first, process, args)]
+        else:
+            first = _from_core(args, program, process, args.thread)
+            walk, found = _walk(first, args)
+            kept = _kept(walk)
+    if args.thread == "all":
+        _write_threads(args, walks, first.notes)
+    else:
+        _write_backtrace(kept, args, found, first.notes)
     return 0

@@ -70,12 +70,15 @@ class Thread:
 
     tid: int
     registers: dict[str, int]
+    name: str | None
+    """Its name, where the state has one (a live process's, as gdb shows it in a thread's title)."""
 
-    __slots__ = ("registers", "tid")
+    __slots__ = ("name", "registers", "tid")
 
-    def __init__(self, tid: int, registers: dict[str, int]) -> None:
+    def __init__(self, tid: int, registers: dict[str, int], name: str | None = None) -> None:
         self.tid = tid
         self.registers = registers
+        self.name = name
 
 
 class Mapping(NamedTuple):
@@ -167,6 +170,8 @@ class Core:
     damaged: list[str]
     """What the core's damaged notes cost (an `NT_FILE` that cannot be read: the mapped files), one line
     each, without the core's name."""
+    described = "the core"
+    """What the state was read from, in a message (`no thread 7 in the core`)."""
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from array import array
-from collections.abc import Iterable, Iterator, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
 from functools import cached_property
 from typing import NamedTuple
 
@@ -198,6 +198,32 @@ class SymbolTable:
         delta = address - sym.address
         return f"{sym.name}+{delta:#x}" if delta else sym.name
 
+    def quick_name_at(self) -> Callable[[int], str]:
+        """`name_at` for a pass over many addresses (`diff` names every function of two sections), most of
+        them where a symbol starts: those found in a table of the starts, addresses outside every symbol and
+        section answered "" without a search, the rest by `name_at`."""
+        packed, order = self._symbols.packed, self._symbols.order
+        addresses = packed.addresses
+        exact = {addresses[k]: k for k in order}  # where several start at one place, the last, as `at` finds
+        spans = [(r.packed.addresses[k], r.packed.addresses[k] + r.packed.sizes[k])
+                 for r in (self._symbols, self._sections) for k in r.order]  # fmt: skip
+        low = min((lo for lo, _ in spans), default=0)
+        high = max((hi for _, hi in spans), default=0)
+        name, slow = packed.name, self.name_at
+
+        def name_at(address: int) -> str:
+            k = exact.get(address)
+            if k is not None:
+                return name(k)
+            return slow(address) if low <= address <= high else ""
+
+        return name_at
+
+    def section_at(self, address: int) -> str:
+        """The code section that holds `address`, as objdump names it (`.plt`, `.text`), or ""."""
+        sym = self._sections.at(address)
+        return sym.name if sym is not None else ""
+
     @cached_property
     def by_name(self) -> tuple[list[Symbol], list[str]]:
         """The symbols in name order and their lowercased names, made once for searching."""
@@ -252,12 +278,15 @@ class SymbolSearch:
 
     Names are lowercased and sorted once (`SymbolTable.by_name`); a query that
     extends the last one only filters the last one's matches; and only the
-    `limit` best are ranked (exact, then prefix, then the rest, each in name
-    order), never the whole list.
+    `limit` best are ranked (names an FDE covers first, if told which; then
+    exact, prefix, the rest, each in name order), never the whole list.
     """
 
-    def __init__(self, table: SymbolTable) -> None:
+    def __init__(self, table: SymbolTable, covered: Callable[[int], bool] | None = None) -> None:
         self.table = table
+        self.covered = covered
+        """Whether an FDE covers an address: such names come first (`frame_dummy`, which none covers,
+        was the first match of an empty line); None: every name alike."""
         self._last: tuple[str, list[int]] | None = None
 
     def find(self, text: str, limit: int | None = None) -> tuple[list[Symbol], int]:
@@ -272,15 +301,16 @@ class SymbolSearch:
         hits = [i for i in candidates if needle in searched[i]]
         self._last = (needle, hits)
         want = len(hits) if limit is None else limit
-        exact: list[int] = []
-        prefix: list[int] = []
-        inside: list[int] = []
+        # covered (exact, prefix, inside), then the rest (exact, prefix, inside)
+        groups: list[list[int]] = [[], [], [], [], [], []]
+        covered = self.covered
         for i in hits:
             names = (lowered[i], shown[i])
-            group = exact if needle in names else prefix if any(n.startswith(needle) for n in names) else inside
+            rank = 0 if needle in names else 1 if any(n.startswith(needle) for n in names) else 2
+            group = groups[rank if covered is None or covered(ordered[i].address) else rank + 3]
             if len(group) < want:
                 group.append(i)
-            if len(exact) + len(prefix) >= want:
+            if len(groups[0]) + len(groups[1]) >= want:
                 break
-        best = (exact + prefix + inside)[:want]
+        best = [i for group in groups for i in group][:want]
         return [ordered[i] for i in best], len(hits)

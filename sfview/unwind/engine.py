@@ -411,6 +411,8 @@ class Walk:
             yield frame
             frame = caller
         self.stop = f"stopped after {limit} frames (the limit asked for)"
+        if frame.module is None:  # not stepped: its module is looked up here, to name it
+            frame.module = self.unwinder.module_of(frame.lookup_pc)
         yield frame
 
 
@@ -482,7 +484,14 @@ class Machine:
 
     def what(self, regnum: int) -> str:
         """A register's part in a step: `RA` for the return-address column, `FP`, else its name."""
-        return "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
+        return self._whats.get(regnum) or self._whats.setdefault(
+            regnum, "RA" if regnum == self.ra else "FP" if regnum == self.fp else self.name(regnum)
+        )
+
+    @cached_property
+    def _whats(self) -> dict[int, str]:
+        """`what` of each register asked about, worked out once (a profile asks for millions)."""
+        return {}
 
     @cached_property
     def chain_rules(self) -> tuple[Rule, Rule, Rule]:
@@ -521,9 +530,13 @@ class Unwinder:
         read: Callable[[int], int | None],
         pac_mask: int | None = None,
         rule_source: RuleSource = RuleSource.SFRAME_DWARF,
+        record: bool = True,
     ) -> None:
         self.modules = modules
         self.rule_source = rule_source
+        self.record = record
+        """Whether each frame keeps its computations (the rules and their arithmetic, for `--explain`, JSON
+        and the debugger); without them, a frame's caller alone (a profile's thousands of walks)."""
         """Whose rules the walk follows. Where none has a rule, the heuristics (the frame-pointer chain)."""
         self.machine = machine
         self.read = read
@@ -533,7 +546,7 @@ class Unwinder:
     def following(self, rule_source: RuleSource) -> Unwinder:
         """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
         return Unwinder(
-            self.modules, self.machine, self.read, self.pac_mask, rule_source
+            self.modules, self.machine, self.read, self.pac_mask, rule_source, self.record
         )  # not `copy`: an unwind does not import it (see `sfview.unwind`)
 
     # The walk ---------------------------------------------------------------
@@ -774,7 +787,16 @@ class Unwinder:
     # Rules with numbers ---------------------------------------------------------
 
     def _value(self, what: str, rule: AnyRule, frame: Frame, cfa: int | None, same: int | None = None) -> Computation:
-        """Work out one rule for `frame`, and record how."""
+        """Work out one rule for `frame`, and record how (unless the unwinder records nothing)."""
+        if not self.record and isinstance(rule, Rule):
+            if rule.kind is not Kind.VALUE:
+                return Computation(what, rule, "", "", frame.registers.get(same if same is not None else -2))
+            base = cfa if rule.base == CFA else frame.registers.get(rule.base)
+            if base is None:
+                return Computation(what, rule, "", partial(self._unknown_words, rule), None)
+            address = (base + rule.offset) & ADDRESS_MASK
+            return Computation(what, rule, "", "", self.read(address), address) if rule.deref else \
+                Computation(what, rule, "", "", address)  # fmt: skip
         if isinstance(rule, Unexpressible):
             comp = self._expression(what, rule, frame, cfa)
             frame.computations.append(comp)
@@ -872,6 +894,10 @@ class Unwinder:
             if name:
                 return name
         return ""
+
+    def module_of(self, pc: int) -> Module | None:
+        """The module holding `pc`: its FDE's, else the one whose symbols name it."""
+        return self._function_for(pc)[0]
 
     def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
         """The module and FDE for `pc`: the first module whose section has a function there."""

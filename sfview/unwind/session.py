@@ -31,6 +31,7 @@ from sfview.unwind.engine import Machine, Module, Unwinder
 if TYPE_CHECKING:
     from sfview.dwarf.tables import CfiTable, EhFrameIndex
     from sfview.inputs.symbols import Symbol, SymbolTable
+    from sfview.sframe.model.section import Section
 
 NT_GNU_BUILD_ID = 3
 PAGE_SIZE = 4096
@@ -47,6 +48,8 @@ class Session:
     registers: dict[int, int]
     memory: Memory
     notes: list[str]
+    origin: str | None
+    """Where the state came from, when a person must be told (a snapshot of a process that runs on)."""
 
     def __init__(
         self,
@@ -61,6 +64,7 @@ class Session:
         self.registers = registers
         self.memory = memory
         self.notes = [] if notes is None else notes
+        self.origin = None
 
 
 def register_numbers(machine: Machine) -> dict[str, int]:
@@ -380,37 +384,71 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
-        if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
-            continue
-        read = files.known(found)
-        if read is not None:  # another name of a file read before: read once
-            lib_bias = bias_of(read[1])
-            alias = _alias(read, lib_bias, path)
-            if alias is not None and _is_the_mapped_file(read[1], elf.machine, core.memory, lib_bias, found, notes):
-                modules.append(alias)
-                _add_read_only_segments(core.memory, read[1], lib_bias)
-            continue
-        try:
-            lib = Document.open(found)
-        except InputError as exc:
-            notes.append(f"{found}: {exc.message}")
-            without = _module_without_sframe(found, bias_of, path, core.memory, notes, elf.machine)
-            if without is not None:
-                modules.append(without[0])
-                files.add(found, without)
-            continue
-        assert lib.image is not None
-        lib_bias = bias_of(lib.image)
-        if not _is_the_mapped_file(lib.image, elf.machine, core.memory, lib_bias, found, notes):
-            continue
-        modules.append(_module(lib, lib_bias, path))
-        files.add(found, (modules[-1], lib.image))
-        _add_read_only_segments(core.memory, lib.image, lib_bias)
+        module = process_module(path, found, bias_of, core.memory, notes, elf.machine, files)
+        if module is not None:
+            modules.append(module)
     vdso = _vdso(core, elf.machine)
     if vdso is not None:
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
     return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+
+
+def with_program_section(started: Session, section: Section | None) -> Session:
+    """The same state, the program (the first module) unwound with `section`: its section as edited in the app
+    (None: one that no longer reads, which leaves the program to its DWARF CFI, as a consumer would)."""
+    program, *libraries = started.unwinder.modules
+    edited = Module(
+        program.name, section, program.bias, program.name_at, program.library, program.cfi, program.function_at
+    )
+    old = started.unwinder
+    unwinder = Unwinder([edited, *libraries], old.machine, old.read, old.pac_mask, old.rule_source, old.record)
+    edited_session = Session(unwinder, started.pc, dict(started.registers), started.memory, started.notes)
+    edited_session.origin = started.origin
+    return edited_session
+
+
+def process_module(
+    path: str,
+    found: str,
+    bias_of: Callable[[ElfImage], int],
+    memory: Memory,
+    notes: list[str],
+    machine: str,
+    files: _FilesRead | None = None,
+) -> Module | None:
+    """The file a process mapped at `path`, read from `found`, as a module at the bias `bias_of` gives
+    for it, its read-only segments added to `memory`; None (and why in `notes`) when it is not an ELF
+    file for `machine`, or not the one the memory shows. A file without SFrame is a module without a
+    section: its frames are named and unwound with its DWARF CFI. With `files`, a file read before
+    under another name is not read again (None where that module already stands)."""
+    if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
+        return None
+    read = files.known(found) if files is not None else None
+    if read is not None:  # another name of a file read before: read once
+        lib_bias = bias_of(read[1])
+        alias = _alias(read, lib_bias, path)
+        if alias is None or not _is_the_mapped_file(read[1], machine, memory, lib_bias, found, notes):
+            return None
+        _add_read_only_segments(memory, read[1], lib_bias)
+        return alias
+    try:
+        lib = Document.open(found)
+    except InputError as exc:
+        notes.append(f"{found}: {exc.message}")
+        without = _module_without_sframe(found, bias_of, path, memory, notes, machine)
+        if without is not None and files is not None:
+            files.add(found, without)
+        return without[0] if without is not None else None
+    assert lib.image is not None
+    lib_bias = bias_of(lib.image)
+    if not _is_the_mapped_file(lib.image, machine, memory, lib_bias, found, notes):
+        return None
+    _add_read_only_segments(memory, lib.image, lib_bias)
+    module = _module(lib, lib_bias, path)
+    if files is not None:
+        files.add(found, (module, lib.image))
+    return module
 
 
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
@@ -423,14 +461,21 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     return Session(started.unwinder, state.registers[core.pc_name], registers, started.memory, started.notes)
 
 
-def _thread(core: Core, tid: int | None):
-    if tid is None:
+def _thread(core: Core, thread: int | None):
+    """The thread `thread` names: gdb's number for it (1 to the count, in the core's order, as
+    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); the first if none."""
+    if thread is None:
         return core.threads[0]
+    if 1 <= thread <= len(core.threads):
+        return core.threads[thread - 1]
     for state in core.threads:
-        if state.tid == tid:
+        if state.tid == thread:
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
-    raise InputError(f"no thread {tid} in the core (threads: {tids})", path=core.path)
+    numbers = "1" if len(core.threads) == 1 else f"1 to {len(core.threads)}"
+    raise InputError(
+        f"no thread {thread} in {core.described} (gdb's numbers {numbers}, or LWPs {tids})", path=core.path
+    )
 
 
 def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:

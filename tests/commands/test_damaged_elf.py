@@ -32,6 +32,7 @@ COMMANDS = (
     ("compare",),
     ("compare", "--json"),
     ("export", "--breakpad"),
+    ("stats",),
 )
 
 
@@ -45,6 +46,8 @@ def every_command(cli, path: str) -> dict[tuple[str, ...], object]:
     """Each command on `path`, in this process: an exception other than sfview's own fails the test here."""
     results = {command: cli(*command, path) for command in COMMANDS}
     results[("unwind",)] = cli("unwind", path, "--regs", "pc=0x1139,sp=0x7ffc0000,fp=0")
+    results[("diff", "A")] = cli("diff", path, str(PROGRAM))  # damaged on either side
+    results[("diff", "B")] = cli("diff", str(PROGRAM), path)
     for command, result in results.items():
         assert result.code in (0, 1, 2), (command, result)
         assert "Traceback" not in result.err
@@ -571,8 +574,8 @@ def test_a_damaged_nt_file_note_costs_the_mapped_files_not_the_core(cli, tmp_pat
     assert result.code == 0 and frames == [
         line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")
     ]
-    assert f"note: {path}: an NT_FILE note of" in result.out
-    assert "note: no readable NT_FILE note: the program's load bias" in result.out
+    assert f"note: {path}: an NT_FILE note of" in result.err
+    assert "note: no readable NT_FILE note: the program's load bias" in result.err
 
 
 @pytest.mark.parametrize("field", [0, 4], ids=["namesz", "descsz"])
@@ -619,7 +622,7 @@ def test_a_thread_whose_registers_are_cut_short_is_left_out_not_the_core(cli, tm
     assert frames == [line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")]
     assert (
         f"note: {path}: the NT_PRSTATUS note at file offset {moved + pos - at:#x} has 200 bytes, too short for a "
-        "thread's registers (328): that thread is left out" in result.out
+        "thread's registers (328): that thread is left out" in result.err
     )
 
 

@@ -43,6 +43,9 @@ COMMANDS = (
     ("compare",),
     ("compare", "--json"),
     ("export", "--breakpad"),
+    ("stats",),
+    ("diff", str(DATA / "shapes-x86_64-O2")),  # the damaged file as B
+    ("diff", "--json", str(DATA / "deep-x86_64")),
     ("unwind", "--regs", "pc=0x1139,sp=0x7ffc0000,fp=0x7ffc0010", "--mem", "0x7ffc0000=0x1180"),
     ("unwind", "--cfi", "dwarf", "--regs", "pc=0x1185,sp=0x7ffc0000,fp=0"),
 )

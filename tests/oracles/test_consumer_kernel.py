@@ -237,6 +237,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
     app = SfviewApp(Document.open(str(path), 0))
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.explorer
+        await pilot.pause()  # the consumers are named once the first screen is on
         assert str(screen.consumer_line.render()).startswith("format: the format's own checks  (v: kernel")
         await pilot.press("v")
         assert screen.tabs.active == "problems-tab"

@@ -1,0 +1,164 @@
+"""`sfview perf`: what SFrame-based profiling would show of a `perf.data` recorded with `--call-graph dwarf`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from sfview.cli.common import Parser, TerminalWidth, parse
+from sfview.errors import InputError
+from sfview.inputs.perf_data import PerfData
+from sfview.output import backtrace, profile_report
+from sfview.profiling.coverage import Coverage
+from sfview.profiling.profile import Profile, coverage
+from sfview.profiling.walks import MAX_STACK, Mode
+from sfview.unwind.session import Session
+
+JOBS = 4
+"""The processes `sfview perf` unwinds in at most, by default."""
+ONE_PROCESS_BELOW = 64 << 20
+"""A profile smaller than this is unwound in one process by default: starting more costs more than it saves."""
+RECORD = "perf record -e cpu-clock:u --call-graph dwarf -- PROGRAM"
+
+
+def parser() -> argparse.ArgumentParser:
+    """`sfview perf`'s arguments, its help and its usage."""
+    parser = Parser(
+        prog="sfview perf",
+        formatter_class=TerminalWidth,
+        description="Unwind every sample of a perf profile three ways (SFrame as the kernel would, frame"
+        " pointers alone, DWARF CFI as perf script does) and report how often SFrame gives DWARF's stack,"
+        f" and where and why not. Record the profile with `{RECORD}`.",
+    )
+    parser.add_argument("file", help="a perf.data recorded with --call-graph dwarf")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print the report as JSON")
+    shown.add_argument(
+        "--folded",
+        choices=[mode.value for mode in Mode],
+        help="print the stacks of one mode in the folded format (flamegraph.pl, inferno, speedscope)",
+    )
+    shown.add_argument(
+        "--sample", type=int, metavar="N", help="print sample #N's three walks, each frame with how it was found"
+    )
+    shown.add_argument(
+        "--app",
+        action="store_true",
+        help="open the places where SFrame parts from DWARF in the app, each sample a key away from the debugger",
+    )
+    shown.add_argument(
+        "--open",
+        type=int,
+        metavar="N",
+        help="open sample #N in the unwinding debugger (its registers and stack copy; `d` shows DWARF beside)",
+    )
+    parser.add_argument(
+        "--max-stack",
+        type=int,
+        default=MAX_STACK,
+        metavar="N",
+        help=f"the frames of a walk at most (perf's --max-stack, default {MAX_STACK})",
+    )
+    parser.add_argument(
+        "--no-kernel-rules",
+        action="store_true",
+        help="walk SFrame with every .sframe as the format reads it, also those the kernel's reader refuses"
+        " (a version 1 or 2 section: the kernel reads version 3 alone) or where its lookups fail",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"unwind in N processes (default: one for a profile under {ONE_PROCESS_BELOW >> 20} MB, else the"
+        f" machine's processors, at most {JOBS})",
+    )
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    """Run `sfview perf` with `argv` (the arguments after the command's name); its exit status."""
+    args = parse(parser(), argv)
+    if args.max_stack < 1:
+        raise InputError(f"--max-stack {args.max_stack}: a walk has at least one frame")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
+    with PerfData(args.file) as perf:
+        if args.open is not None:
+            return _open(Profile(perf, args.max_stack, record=True), args.open, args.file)
+        if args.sample is not None:
+            profile = Profile(perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules)
+            return _sample(profile, args.sample, args.file)
+        perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
+        jobs = args.jobs or (1 if perf.size < ONE_PROCESS_BELOW else min(os.cpu_count() or 1, JOBS))
+    counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules)
+    if args.app:
+        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules)
+    if args.folded:
+        sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
+    elif args.json:
+        sys.stdout.write(profile_report.json_text(counts, args.file, notes))
+    else:
+        sys.stdout.write(profile_report.text(counts, args.file, notes))
+    return 0
+
+
+def _sample(profile: Profile, number: int, path: str) -> int:
+    for sample, walked in profile.walks(lambda s: s.number == number):
+        sys.stdout.write(
+            f"sample #{number}: pid {sample.pid}, tid {sample.tid}, time {sample.time}, "
+            f"ip {sample.ip:#x}, stack copy {len(sample.stack)} of {sample.stack_asked} bytes\n"
+        )
+        if walked is None:
+            sys.stdout.write("no user registers: nothing to unwind\n")
+            return 0
+        for mode, title in (
+            (Mode.SFRAME, "SFrame (as the kernel would)"),
+            (Mode.FP, "frame pointers alone"),
+            (Mode.DWARF, "DWARF CFI (as perf script)"),
+        ):
+            sys.stdout.write(f"\n{title}:\n")
+            walk = walked[mode]
+            backtrace.write_text(
+                sys.stdout, backtrace.Backtrace(walk.frames, walk.stop, walk.missing_address), explain=True
+            )
+        return 0
+    raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
+
+
+def _open(profile: Profile, number: int, path: str) -> int:
+    found = profile.session(number)
+    if found is None:
+        raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
+    session, program = found
+    from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
+    from sfview.document import Document
+
+    SfviewApp(Document.open(program), session).run()
+    return 0
+
+
+def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool) -> int:
+    """The samples view: the places, and each sample read again from the file when opened."""
+    program = next((lib.path for lib in counts.libraries_seen() if lib.has_sframe), None)
+    if program is None:
+        raise InputError("no file the samples ran has SFrame: nothing to step with", path=path)
+
+    def load(number: int) -> Session:
+        with PerfData(path) as perf:
+            found = Profile(perf, limit, record=True, kernel_rules=kernel_rules).session(number)
+        if found is None:
+            raise InputError(f"no sample #{number}: the profile has fewer samples")
+        return found[0]
+
+    from sfview.app.profile_app import ProfileApp  # the UI loads only when it is wanted
+    from sfview.document import Document
+
+    walked = counts.samples - counts.without_registers
+    title = (
+        f"{path}: {counts.equal[Mode.SFRAME]} of {walked} samples have SFrame's stack = DWARF's."
+        " Where they part, by function (enter: open the sample in the debugger; g: a sample by number):"
+    )
+    ProfileApp(Document.open(program), title, counts.by_function(), load).run()
+    return 0

@@ -1,0 +1,362 @@
+"""Two sections' functions paired and compared by meaning (`sfview diff`).
+
+Functions are paired by name (the n-th function of a name with the n-th of that name in the other
+section, for static functions that share one), and by start address where a function has no name; a
+function that moved is the same function. PCMASK functions (PLT entries, whose rules repeat every entry) are
+named by their code section (`.plt`, `.plt.sec`), so that a PLT is paired with the other file's PLT of the
+same name whichever entry comes first.
+
+A pair is `SAME` when its encoding (info byte, rep size, FDE type, the rows' bytes) and its size are
+equal; `ENCODING` when only the encoding differs and an unwinder gets the same rules at every PC;
+`MEANING` when at some PC it gets different ones, or the two cover different code (sizes). Each
+meaning difference is a `Change`: a range of offsets into the function, a column, and both values.
+
+The work is one pass over each section through the bulk reader: the pairs of shapes already compared
+(most functions share their rows with another) are not compared again.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
+from sfview.errors import InputError
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.rules import Rule
+from sfview.sframe.model.section import Section
+from sfview.sframe.model.terms import abi_name
+
+EXPANDED_MAX = 1 << 16
+"""The most bytes of a PCMASK function compared with a function that is not one (its rows laid out block
+after block for that long: its size may claim gigabytes), and the most rows two PCMASK functions of
+different block sizes are laid out to over their common cycle."""
+
+
+class Verdict(enum.Enum):
+    """What a pair of functions is to each other."""
+
+    SAME = "same"
+    ENCODING = "encoded differently"
+    MEANING = "different meaning"
+
+
+class Column(enum.Enum):
+    """What differs in a `Change`."""
+
+    CFA = "CFA"
+    FP = "FP"
+    RA = "RA"
+    RA_SIGNING = "RA signed"
+    SIGNAL = "signal frame"
+    PAUTH_KEY = "PAuth key"
+    SIZE = "size"
+    """The two cover different code: the values are the sizes, the range what one covers alone."""
+    PC_TYPE = "PCMASK block"
+    """The values are the blocks the rows repeat every (0: not PCMASK)."""
+
+
+Value = Rule | bool | int | None
+"""A change's value on one side: a rule, a flag, a size; None for a PC no row covers."""
+
+
+@dataclass(slots=True)
+class Change:
+    """Offsets [start, end) into a function where one column differs, and its value on each side."""
+
+    start: int
+    end: int
+    column: Column
+    a: Value
+    b: Value
+    every: int = 0
+    """PCMASK: the change recurs every so many bytes (the blocks' least common multiple); 0 for none."""
+
+
+class Entry(NamedTuple):
+    """One function of one side, as the pairing holds it."""
+
+    name: str
+    start: int
+    size: int
+    index: int
+    """Its FDE's index."""
+    shape: Shape | None
+    """None for a function whose rows cannot be read (`Diff.not_compared`)."""
+
+
+@dataclass(slots=True)
+class Pair:
+    """Two functions, one of each side, that are the same function; its verdict and the changes of meaning."""
+
+    a: Entry
+    b: Entry
+    verdict: Verdict
+    changes: list[Change] = field(default_factory=list)
+    entries_only: tuple[list[str], list[str]] = ([], [])
+    """Two PLTs (PCMASK functions) of different sizes: the entries, by their symbols (`memset@plt`), that
+    only A's and only B's has; their rules are the same block's, so the entries are what differs."""
+
+
+@dataclass(slots=True)
+class Diff:
+    """What `diff` found: how many pairs are the same, the others, and the functions one side alone has."""
+
+    same: int = 0
+    encoding: list[Pair] = field(default_factory=list)
+    meaning: list[Pair] = field(default_factory=list)
+    only_a: list[Entry] = field(default_factory=list)
+    only_b: list[Entry] = field(default_factory=list)
+    unreadable_a: list[InputError] = field(default_factory=list)
+    unreadable_b: list[InputError] = field(default_factory=list)
+    """Why functions of either side were left out (their FDE or rows cannot be read)."""
+    kept_same: list[Pair] = field(default_factory=list)
+    """The pairs that are the same, when the caller asked for them (`diff(keep_same=True)`: a view that
+    lists every function); else only counted."""
+    not_compared: list[Entry] = field(default_factory=list)
+    """Functions (of either side) whose rows cannot be read: not compared, and their counterparts on the
+    other side not said to be that side's alone."""
+    paired_only: int = 0
+    """Pairs not compared at all: the two sections' ABIs name registers differently (`diff(rules=False)`)."""
+
+    @property
+    def same_meaning(self) -> bool:
+        """An unwinder gets the same rules from both at every PC either describes."""
+        return not self.meaning and not self.only_a and not self.only_b
+
+
+class Side(NamedTuple):
+    """One section to compare, and how its functions are named."""
+
+    section: Section
+    name_at: Callable[[int, int], str]
+    """A function's name from its start address and its FDE's section offset, or ""."""
+    section_at: Callable[[int], str]
+    """The code section an address is in (`.plt`), or "": a PCMASK function's name."""
+
+
+def comparable(a: Section, b: Section) -> str | None:
+    """Why two sections' rules cannot be compared (their ABIs number registers differently), or None."""
+    if _registers(a) == _registers(b):
+        return None
+    return f"A is {abi_name(a.abi)}, B is {abi_name(b.abi)}: their rules name different registers"
+
+
+def _registers(section: Section) -> tuple:
+    return section.is_aarch64, section.is_s390x, section.sp_reg, section.fp_reg, section.ra_reg
+
+
+def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
+    """Pair the functions of `a` and `b` and compare each pair (see the module's doc); `keep_same`: keep
+    the pairs that are the same too (`Diff.kept_same`); without `rules` (sections of two ABIs), pair them
+    only, for the functions one side alone has (`Diff.paired_only` counts the pairs)."""
+    result = Diff()
+    waiting = dict(_entries(b, result.unreadable_b))
+    outcomes: dict[tuple[int, int], Verdict | None] = {}
+    same = 0
+    for key, left in _entries(a, result.unreadable_a):
+        right = waiting.pop(key, None)
+        if left[4] is None or (right is not None and right[4] is None):
+            result.not_compared += [Entry._make(found) for found in (left, right) if found and found[4] is None]
+            continue
+        if right is None:
+            result.only_a.append(Entry._make(left))
+            continue
+        if not rules:
+            result.paired_only += 1
+            continue
+        size, shape_a, shape_b = left[2], left[4], right[4]
+        if size == right[2] and shape_a.last < size and shape_b.last < size:
+            known = (id(shape_a), id(shape_b))
+            verdict = outcomes.get(known)
+            if verdict is None and known not in outcomes:
+                verdict = outcomes[known] = _verdict(shape_a, shape_b)
+            if verdict is Verdict.SAME:
+                same += 1
+                if keep_same:
+                    result.kept_same.append(Pair(Entry._make(left), Entry._make(right), verdict))
+                continue
+            if verdict is Verdict.ENCODING:
+                result.encoding.append(Pair(Entry._make(left), Entry._make(right), verdict))
+                continue
+        entry_a, entry_b = Entry._make(left), Entry._make(right)
+        pair = Pair(entry_a, entry_b, Verdict.MEANING, _changes(entry_a, entry_b))
+        if pair.changes:
+            if shape_a.meaning.period and shape_b.meaning.period and entry_a.size != entry_b.size:
+                pair.entries_only = _plt_entries_only(a, entry_a, b, entry_b)
+            result.meaning.append(pair)
+        elif shape_a.encoding == shape_b.encoding:
+            same += 1
+            if keep_same:
+                pair.verdict = Verdict.SAME
+                result.kept_same.append(pair)
+        else:
+            pair.verdict = Verdict.ENCODING
+            result.encoding.append(pair)
+    result.same = same
+    result.not_compared += [Entry._make(found) for found in waiting.values() if found[4] is None]
+    result.only_b = sorted((Entry._make(f) for f in waiting.values() if f[4] is not None), key=lambda e: e.start)
+    return result
+
+
+def _verdict(a: Shape, b: Shape) -> Verdict | None:
+    """Two shapes at one size their rows fit in: the verdict, or None when the meaning differs (see the changes)."""
+    if a.meaning != b.meaning:
+        return None
+    return Verdict.SAME if a.encoding == b.encoding else Verdict.ENCODING
+
+
+_Key = str | int | tuple[str, int]
+_Found = tuple[str, int, int, int, Shape | None]
+"""An `Entry`'s fields as a plain tuple: a million of them are made, and most never become an `Entry`."""
+
+
+def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _Found]]:
+    """Each readable function of a side with its pairing key: its name (with how many of that name came
+    before it, from the second on), else its start address. What cannot be read goes to `unreadable`."""
+    section, name_at = side.section, side.name_at
+    bulk = Bulk(section)
+    shapes = BulkShapes(bulk)
+    fde_start, fde_size = section.fde_start, section.fde_size
+    seen: dict[str, int] = {}
+    for walked in bulk.functions():
+        if isinstance(walked, int) or walked[5].info.pcmask:
+            index = walked if isinstance(walked, int) else walked[0]
+            found = _modelled(section, index, unreadable)
+            if found is None:
+                continue
+            start, size, shape = found
+            if shape is None:  # its rows cannot be read: paired, and so kept out of the other side's own
+                yield _keyed(seen, name_at(start, fde_start + index * fde_size), start, size, index, None)
+                continue
+        else:
+            index, start, size, pos, rep, block = walked
+            shape = block.made
+            if shape is None:
+                rows = block.rows if isinstance(block.rows, list) else list(block.rows)
+                if not block.complete:  # the model says why the rows stop
+                    _modelled(section, index, unreadable)
+                    yield _keyed(seen, name_at(start, fde_start + index * fde_size), start, size, index, None)
+                    continue
+                shape = shapes.of_block(block, pos, rep, rows)
+                if block.shared:
+                    block.made = shape
+        name = (shape.meaning.period and side.section_at(start)) or name_at(start, fde_start + index * fde_size)
+        if not name:
+            yield start, ("", start, size, index, shape)
+            continue
+        yield _keyed(seen, name, start, size, index, shape)
+
+
+def _keyed(seen: dict[str, int], name: str, start: int, size: int, index: int, shape: Shape | None) -> tuple:
+    """A function's pairing key (its name, with how many of that name came before it; its start where it
+    has no name) and its fields."""
+    if not name:
+        return start, (name, start, size, index, shape)
+    count = seen.get(name, 0)
+    seen[name] = count + 1
+    return (name if not count else (name, count)), (name, start, size, index, shape)
+
+
+def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape | None] | None:
+    """A function the model reads: its start, size and shape; why not in `unreadable`, and None for the
+    shape when only its rows cannot be read, None for all when its FDE cannot."""
+    func = section.function(index)
+    if func.error is not None:
+        unreadable.append(func.error)
+        return None
+    shape = of_function(func)
+    if func.rows_error is not None:
+        unreadable.append(func.rows_error)
+        return func.start_address, func.size, None
+    return func.start_address, func.size, shape
+
+
+def _plt_entries_only(a: Side, entry_a: Entry, b: Side, entry_b: Entry) -> tuple[list[str], list[str]]:
+    """The PLT entries (every block of a PCMASK function, named by the symbol at its start) only one side
+    has, as many as `EXPANDED_MAX` blocks of each (a size may claim gigabytes)."""
+
+    def names(side: Side, entry: Entry) -> list[str]:
+        period = entry.shape.meaning.period if entry.shape is not None else 0
+        if not period:
+            return []
+        starts = range(entry.start, entry.start + entry.size, period)[:EXPANDED_MAX]
+        return [name for name in (side.name_at(start, -1) for start in starts) if name and "+" not in name]
+
+    in_a, in_b = names(a, entry_a), names(b, entry_b)
+    set_a, set_b = set(in_a), set(in_b)
+    return [n for n in in_a if n not in set_b], [n for n in in_b if n not in set_a]
+
+
+def _changes(a: Entry, b: Entry) -> list[Change]:
+    """Where a pair differs in meaning: the FDE's flags, the code covered, and the rules, range by range."""
+    ma, mb = a.shape.meaning, b.shape.meaning
+    common = min(a.size, b.size)
+    whole = max(a.size, b.size)
+    changes = []
+    if ma.signal != mb.signal:
+        changes.append(Change(0, whole, Column.SIGNAL, ma.signal, mb.signal))
+    if ma.pauth_key != mb.pauth_key and ma.pauth_key and mb.pauth_key:
+        changes.append(Change(0, whole, Column.PAUTH_KEY, ma.pauth_key, mb.pauth_key))
+    if a.size != b.size:
+        changes.append(Change(common, whole, Column.SIZE, a.size, b.size))
+    every = 0
+    if ma.period and mb.period:
+        span = every = min(math.lcm(ma.period, mb.period), common)
+        if span // ma.period * len(ma.rows) + span // mb.period * len(mb.rows) > EXPANDED_MAX:
+            span = every = min(max(ma.period, mb.period), common)  # the blocks' first stretch, not their cycle
+    elif ma.period or mb.period:
+        changes.append(Change(0, whole, Column.PC_TYPE, ma.period, mb.period))
+        span = min(common, EXPANDED_MAX)
+    else:
+        span = common
+    laid_a, laid_b = _lay(ma, span), _lay(mb, span)
+    changes += _rule_changes(laid_a, laid_b, span, every)
+    return changes
+
+
+def _lay(meaning: Meaning, span: int) -> list[MeaningRow]:
+    """The rows over offsets [0, span): a PCMASK function's block after block."""
+    rows = [row for row in meaning.rows if row[0] < (meaning.period or span)]
+    if meaning.period and span > meaning.period:
+        rows = [(block + row[0], *row[1:]) for block in range(0, span, meaning.period) for row in rows]
+    return [row for row in rows if row[0] < span]
+
+
+def _rule_changes(rows_a: list[MeaningRow], rows_b: list[MeaningRow], span: int, every: int) -> list[Change]:
+    """The ranges of [0, span) where a column's rule differs, adjacent ranges of the same values joined.
+    Where one side has no row yet, only the CFA column says so (`None`): the other columns follow from it."""
+    cuts = sorted({0, *(row[0] for row in rows_a), *(row[0] for row in rows_b)})
+    changes: list[Change] = []
+    open_changes: dict[Column, Change] = {}
+    ia = ib = -1
+    for i, cut in enumerate(cuts):
+        if cut >= span:
+            break
+        end = cuts[i + 1] if i + 1 < len(cuts) else span
+        end = min(end, span)
+        while ia + 1 < len(rows_a) and rows_a[ia + 1][0] <= cut:
+            ia += 1
+        while ib + 1 < len(rows_b) and rows_b[ib + 1][0] <= cut:
+            ib += 1
+        ra = rows_a[ia] if ia >= 0 else None
+        rb = rows_b[ib] if ib >= 0 else None
+        for column, position in _RULE_COLUMNS if ra is not None and rb is not None else _RULE_COLUMNS[:1]:
+            va = ra[position] if ra is not None else None
+            vb = rb[position] if rb is not None else None
+            if va == vb:
+                open_changes.pop(column, None)
+                continue
+            last = open_changes.get(column)
+            if last is not None and last.end == cut and last.a == va and last.b == vb:
+                last.end = end
+                continue
+            change = open_changes[column] = Change(cut, end, column, va, vb, every)
+            changes.append(change)
+    return sorted(changes, key=lambda c: (c.start, list(Column).index(c.column)))
+
+
+_RULE_COLUMNS = ((Column.CFA, 1), (Column.FP, 2), (Column.RA, 3), (Column.RA_SIGNING, 4))

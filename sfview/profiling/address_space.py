@@ -1,0 +1,201 @@
+"""A profiled process's address space: the files it mapped, as the unwinder's modules, and their bytes.
+
+Built from the profile's `MMAP`/`MMAP2` records as they come: each executable
+mapping of a file makes a module (`sfview.unwind.session.process_module`) whose
+load bias is where the mapping puts the file offset it starts at, and whose
+read-only segments become readable memory (the code a walk reads, as the
+process had it). A file whose build-id differs from the one the profile
+recorded is left out and said so: it is another build than the one that ran.
+A `FORK` gives the child a copy of its parent's space; an `exec` (a `COMM`
+record that says so) an empty one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from typing import NamedTuple
+
+from sfview import ADDRESS_MASK
+from sfview.errors import InputError
+from sfview.generated.sframe import Sframe
+from sfview.inputs.core import Memory
+from sfview.inputs.elf.image import PT_LOAD, ElfImage
+from sfview.inputs.perf_data import BuildId, Mmap
+from sfview.unwind.engine import Machine, Module
+from sfview.unwind.session import process_module
+
+MACHINES = {
+    "x86_64": (Sframe.AbiArch.amd64_endian_little, "EM_X86_64"),
+    "aarch64": (Sframe.AbiArch.aarch64_endian_little, "EM_AARCH64"),
+}
+
+
+def machine_of(arch: str) -> Machine:
+    """The unwinder's register numbering for a profile's architecture (x86_64, aarch64)."""
+    abi, _ = MACHINES[arch]
+    if arch == "aarch64":
+        return Machine(abi, int(Sframe.Aarch64Reg.sp), int(Sframe.Aarch64Reg.x29), int(Sframe.Aarch64Reg.x30), True)
+    return Machine(abi, int(Sframe.Amd64Reg.rsp), int(Sframe.Amd64Reg.rbp), int(Sframe.Amd64Reg.rip), False)
+
+
+class Mapped(NamedTuple):
+    """An executable mapping: where, the file offset it starts at, the file, and its module if one."""
+
+    start: int
+    end: int
+    pgoff: int
+    path: str
+    module: Module | None
+
+
+class Files:
+    """Where each file a profile names is read from, decided once a file: the file at its path when it is
+    the build that ran, else perf's copy of that build in its build-id cache (`~/.debug`, or
+    `$PERF_BUILDID_DIR`), as `perf script` reads it; the vDSO from there too."""
+
+    def __init__(self, build_ids: list[BuildId], machine: str) -> None:
+        self.recorded = {entry.path: entry.build_id for entry in build_ids}
+        self.machine = machine
+        self.notes: list[str] = []
+        self._found: dict[str, str | None] = {}
+        self._kernel: dict[str, KernelView | None] = {}
+
+    def find(self, path: str, recorded: bytes | None) -> str | None:
+        """The file to read for `path` (None, said in `notes`, when there is none of the build that ran)."""
+        if path not in self._found:
+            self._found[path] = self._find(path, recorded or self.recorded.get(path))
+        return self._found[path]
+
+    def _find(self, path: str, recorded: bytes | None) -> str | None:
+        recorded = recorded.rstrip(b"\0") if recorded else None
+        on_disk = _build_id(path) if os.path.isfile(path) else None
+        if os.path.isfile(path) and (not recorded or not on_disk or on_disk == recorded):
+            return path
+        cached = _cached(recorded) if recorded else None
+        if on_disk is not None and recorded is not None:
+            changed = (
+                f"{path}: changed since the profile (build-id {recorded.hex()} in the profile, {on_disk.hex()} here)"
+            )
+            self.notes.append(f"{changed}: read from perf's build-id cache, {cached}" if cached else
+                              f"{changed}, and no copy in perf's build-id cache: its frames are left out")  # fmt: skip
+        elif cached is None and path.startswith("/"):
+            self.notes.append(f"{path}: not found here, nor in perf's build-id cache: its frames are left out")
+        return cached
+
+    def found(self, path: str) -> str | None:
+        """The file read for `path`, once `find` has been asked."""
+        return self._found.get(path)
+
+    def kernel(self, path: str) -> KernelView | None:
+        """What the kernel's SFrame reader makes of the `.sframe` of the file mapped at `path` (None: the
+        file has none, or is not read here)."""
+        if path not in self._kernel:
+            found = self._found.get(path)
+            self._kernel[path] = _kernel_view(found) if found else None
+        return self._kernel[path]
+
+
+class KernelView(NamedTuple):
+    """The kernel's reader on a file's `.sframe` (`sfview.consumers.kernel`): refused (its error and
+    check), or accepted with the file-address ranges where its lookup fails."""
+
+    refused: str | None
+    failing: list[tuple[int, int, str]]
+
+    @property
+    def words(self) -> str:
+        if self.refused:
+            return f"refused: {self.refused}"
+        return f"accepted, lookups fail in {len(self.failing)} ranges" if self.failing else "accepted"
+
+    def fails_at(self, address: int) -> bool:
+        i = bisect.bisect_right(self.failing, (address, ADDRESS_MASK + 1)) - 1
+        return i >= 0 and self.failing[i][0] <= address < self.failing[i][1]
+
+
+def _kernel_view(path: str) -> KernelView | None:
+    from sfview.consumers import kernel
+    from sfview.document import Document
+
+    try:
+        verdict = kernel.judge_document(Document.open(path))
+    except InputError:  # no SFrame: nothing for the kernel to read
+        return None
+    if not verdict.accepted:
+        return KernelView(f"{verdict.error} {verdict.rule}", [])
+    return KernelView(None, sorted((f.start, f.end, f"{f.error} {f.rule}") for f in verdict.lookups))
+
+
+def _cached(build_id: bytes) -> str | None:
+    """perf's copy of the file of `build_id` (`.build-id/ab/cdef…/elf`, the vDSO's `…/vdso`), if it has one."""
+    root = os.environ.get("PERF_BUILDID_DIR") or os.path.expanduser("~/.debug")
+    folder = os.path.join(root, ".build-id", build_id.hex()[:2], build_id.hex()[2:])
+    return next((os.path.join(folder, n) for n in ("elf", "vdso") if os.path.isfile(os.path.join(folder, n))), None)
+
+
+def _build_id(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return ElfImage.of(f).build_id()
+    except (OSError, InputError, ValueError):
+        return None
+
+
+class AddressSpace:
+    """One process's executable mappings, their modules, and the files' read-only bytes."""
+
+    def __init__(self, files: Files, mapped: list[Mapped] | None = None, memory: Memory | None = None) -> None:
+        self.files = files
+        self.mapped = [] if mapped is None else mapped
+        self.starts = [m.start for m in self.mapped]
+        self.memory = Memory() if memory is None else memory
+        self.version = 0
+        """Grows with every mapping added: what was worked out for the modules before is stale."""
+
+    def fork(self) -> AddressSpace:
+        return AddressSpace(self.files, list(self.mapped), self.memory)
+
+    @property
+    def modules(self) -> list[Module]:
+        return [m.module for m in self.mapped if m.module is not None]
+
+    def add(self, mmap: Mmap) -> None:
+        """An executable mapping of a file: its module, at the bias the mapping gives (none for a file
+        not found here, not ELF, or changed since the profile)."""
+        if not mmap.executable or not mmap.length:
+            return
+        module = None
+        path = mmap.path
+        found = self.files.find(path, mmap.build_id) if path.startswith(("/", "[vdso]")) else None
+        if found is not None:
+
+            def bias_of(elf: ElfImage, mmap: Mmap = mmap) -> int:
+                return mmap.start - _file_address(elf, mmap.pgoff)
+
+            module = process_module(path, found, bias_of, self.memory, self.files.notes, self.files.machine)
+        end = mmap.start + mmap.length
+        # a new mapping replaces what it overlaps
+        kept = [m for m in self.mapped if m.end <= mmap.start or m.start >= end]
+        bisect.insort(kept, Mapped(mmap.start, end, mmap.pgoff, path, module), key=lambda m: m.start)
+        self.mapped = kept
+        self.starts = [m.start for m in kept]
+        self.version += 1
+
+    def at(self, address: int) -> Mapped | None:
+        """The executable mapping holding `address`, if one."""
+        i = bisect.bisect_right(self.starts, address) - 1
+        if i >= 0 and address < self.mapped[i].end:
+            return self.mapped[i]
+        return None
+
+
+def _file_address(elf: ElfImage, offset: int) -> int:
+    """The link-time address of a file offset: in the loadable segment holding it (the first segment's
+    rule where none does)."""
+    loads = [seg for seg in elf.segments if seg.type == PT_LOAD]
+    for seg in loads:
+        if seg.offset <= offset < seg.offset + max(seg.filesz, 1):
+            return seg.vaddr + offset - seg.offset
+    first = min(loads, key=lambda seg: seg.offset, default=None)
+    return offset if first is None else first.vaddr - first.offset + offset

@@ -1,0 +1,158 @@
+"""One sample unwound three ways: SFrame as the kernel would, frame pointers alone, DWARF CFI.
+
+The memory of a walk is what perf recorded and what the files hold: the copy
+of the user stack from the sample's SP (as far as the kernel copied it), and
+the mapped files' read-only bytes (`AddressSpace.memory`); the registers are
+the sample's user registers. Each mode is an `Unwinder` over the same modules:
+
+- `SFRAME`: the files' SFrame sections alone (`RuleSource.SFRAME`), and where
+  no FDE covers a PC the frame-pointer chain, as the kernel's user unwinder
+  falls back to it;
+- `FP`: the frame-pointer chain alone (modules without SFrame or CFI), as
+  `perf record --call-graph fp` walks;
+- `DWARF`: the files' DWARF CFI (`RuleSource.DWARF`), the reference, as
+  `perf script` unwinds a `--call-graph dwarf` profile.
+
+A walk stops at `limit` frames (perf's `--max-stack`, 127 by default).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple
+
+from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Sample
+from sfview.profiling.address_space import AddressSpace, KernelView
+from sfview.unwind.engine import Frame, Lookups, Machine, Module, RuleSource, Unwinder, Walk
+from sfview.unwind.session import register_numbers
+
+if TYPE_CHECKING:
+    from sfview.sframe.model.section import Function, Section
+
+MAX_STACK = 127
+"""perf's default `--max-stack`: the frames of a callchain at most."""
+
+
+class Mode(Enum):
+    """How a sample's stack is walked (`--folded MODE`)."""
+
+    SFRAME = "sframe"
+    FP = "fp"
+    DWARF = "dwarf"
+
+
+class Walked(NamedTuple):
+    """One mode's stack of a sample: its frames (innermost first), why it stopped, the word it wanted."""
+
+    frames: list[Frame]
+    stop: str
+    missing_address: int | None
+
+    @property
+    def pcs(self) -> tuple[int, ...]:
+        return tuple(frame.pc for frame in self.frames)
+
+
+class KernelModule(Module):
+    """A module as the kernel's SFrame reader has it (`KernelView`): no section where the reader refuses
+    it, no function at the PCs where its lookup fails; the walk falls back to the frame pointer there."""
+
+    def __init__(self, module: Module, view: KernelView) -> None:
+        section = None if view.refused or module.section is None else _KernelSection(module.section, view)
+        super().__init__(module.name, section, module.bias, module.name_at, module.library, None, module.function_at)
+        self.view = view
+
+
+class _KernelSection:
+    """A section's `find_function`, none where the kernel's lookup fails (all the unwinder asks of it)."""
+
+    def __init__(self, section: Section, view: KernelView) -> None:
+        self.section, self.view = section, view
+
+    def find_function(self, address: int) -> Function | None:
+        return None if self.view.fails_at(address) else self.section.find_function(address)
+
+
+def _without_rules(module: Module) -> Module:
+    """The module with no SFrame and no CFI: the frame-pointer chain is all a walk has in it."""
+    return Module(module.name, None, module.bias, module.name_at, module.library, None, module.function_at)
+
+
+class Walker:
+    """Unwinds samples of one address space; what it looked up at a PC is kept for the next sample
+    (it depends on the code alone), and rebuilt when the space maps another file."""
+
+    def __init__(
+        self,
+        machine: Machine,
+        limit: int = MAX_STACK,
+        record: bool = False,
+        kernel: Callable[[str], KernelView | None] | None = None,
+    ) -> None:
+        self.machine = machine
+        self.kernel = kernel
+        """What the kernel's reader makes of the file mapped at a path; None: every section as the format
+        reads it (`--no-kernel-rules`)."""
+        self.limit = limit
+        self.record = record
+        """Whether frames keep their computations (to show a sample's walks), not only their callers."""
+        self.numbers = register_numbers(machine)
+        self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, tuple[list[Module], Lookups]]]]
+        self._spaces = weakref.WeakKeyDictionary()
+        """Each space's modules per mode and lookups, as long as the space lives (an `exec` replaces it)."""
+
+    def _modes(self, space: AddressSpace) -> dict[Mode, tuple[list[Module], Lookups]]:
+        known = self._spaces.get(space)
+        if known is None or known[0] != space.version:
+            modules = space.modules
+            bare = [_without_rules(m) for m in modules]
+            known = (
+                space.version,
+                {
+                    Mode.SFRAME: ([self._as_kernel(m) for m in modules], Lookups()),
+                    Mode.FP: (bare, Lookups()),
+                    Mode.DWARF: (modules, Lookups()),
+                },
+            )
+            self._spaces[space] = known
+        return known[1]
+
+    def _as_kernel(self, module: Module) -> Module:
+        """The module as SFrame's walk has it: as the kernel's reader does, unless told otherwise."""
+        view = self.kernel(module.library or "") if self.kernel is not None and module.section is not None else None
+        return module if view is None else KernelModule(module, view)
+
+    def walk(self, sample: Sample, space: AddressSpace, arch: str) -> dict[Mode, Walked] | None:
+        """The sample's stack in each mode; None when it holds no user registers."""
+        pc, sp = sample.registers.get(PC_NAMES[arch]), sample.registers.get(SP_NAMES[arch])
+        if pc is None or sp is None:
+            return None
+        registers = {self.numbers[n]: v for n, v in sample.registers.items() if n in self.numbers}
+        read = _reader(sample.stack, sp, space.memory.read)
+        walked = {}
+        for mode, (modules, lookups) in self._modes(space).items():
+            source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
+            unwinder = Unwinder(modules, self.machine, read, None, source, record=self.record)
+            walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit)
+            walk.lookups = lookups
+            frames = list(walk)
+            for frame in frames:  # code no symbol names (a PLT without symbols): still in its file
+                if frame.module is None:
+                    mapped = space.at(frame.pc)
+                    frame.module = mapped.module if mapped is not None else None
+            walked[mode] = Walked(frames, walk.stop, walk.missing_address)
+        return walked
+
+
+def _reader(stack: bytes, sp: int, files: Callable[[int, int], int | None]) -> Callable[..., int | None]:
+    """Reads a little-endian word: from the stack copy where it holds it, else from the files' bytes."""
+    end = sp + len(stack)
+
+    def read(address: int, size: int = 8) -> int | None:
+        if sp <= address and address + size <= end:
+            return int.from_bytes(stack[address - sp : address - sp + size], "little")
+        return files(address, size)
+
+    return read

@@ -1,0 +1,240 @@
+"""A section's bytes, part by part, and its functions and rows counted.
+
+Every byte of the section is in exactly one part: the preamble and header, the auxiliary header, the FDE
+array, the version 3 attribute blocks, the rows' start addresses (by FRE type), their info bytes, their
+offsets (by offset size), FRE sub-section bytes no function's rows take (`unused`), and bytes outside the
+sub-sections the header places (`outside`). Rows that several FDEs point at take their bytes once.
+
+The counts say what the bytes hold: functions (PCMASK, flexible, signal), rows per function, and rows
+that repeat the rules of the row before them (`redundant`: an unwinder gets the same rules without them,
+the meaning `diff` compares). One pass through the bulk reader; each block of rows is tallied once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sfview.diff.shapes import plain
+from sfview.errors import InputError
+from sfview.sframe.bulk.reader import Block, Bulk
+from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES
+from sfview.sframe.model.section import Section
+
+ROW_BINS = ((1, 1), (2, 2), (3, 3), (4, 7), (8, 15), (16, 63), (64, None))
+"""Rows per function, binned: (least, most), None for no bound."""
+
+
+@dataclass(slots=True)
+class BlockTally:
+    """What one block of rows holds, counted once per block (`Block.made`)."""
+
+    rows: int = 0
+    start_bytes: int = 0
+    info_bytes: int = 0
+    offset_rows: Counter[int] = field(default_factory=Counter)
+    """Rows by the size of their offsets (bytes; 0 for a row with none)."""
+    offset_bytes: Counter[int] = field(default_factory=Counter)
+    redundant: int = 0
+    redundant_bytes: int = 0
+    length: int = 0
+
+
+@dataclass(slots=True)
+class Tally:
+    """Where one section's bytes go, and what its functions and rows are."""
+
+    size: int
+    version: int
+    header: int
+    """The preamble and the fixed header."""
+    auxiliary: int
+    fdes: int
+    """The FDE array (in version 3, the index entries)."""
+    attributes: int = 0
+    """Version 3: the attribute blocks in front of each function's rows."""
+    start_rows: Counter[int] = field(default_factory=Counter)
+    """Rows by FRE type (the size of their start address)."""
+    start_bytes: Counter[int] = field(default_factory=Counter)
+    info_bytes: int = 0
+    offset_rows: Counter[int] = field(default_factory=Counter)
+    offset_bytes: Counter[int] = field(default_factory=Counter)
+    unused: int = 0
+    """FRE sub-section bytes that no function's rows (or attribute block) take."""
+    outside: int = 0
+    """Bytes between the header and the FDE array, between the FDE array and the FRE sub-section, and after it."""
+    functions: int = 0
+    rows_per_function: Counter[int] = field(default_factory=Counter)
+    pcmask: int = 0
+    flexible: int = 0
+    signal: int = 0
+    shared: int = 0
+    """Functions whose rows are another function's (the same bytes, pointed at twice)."""
+    rows: int = 0
+    """Rows written (shared ones once)."""
+    redundant: int = 0
+    redundant_bytes: int = 0
+    unreadable: list[InputError] = field(default_factory=list)
+    """Why functions could not be counted (their bytes are `unused`)."""
+
+    @property
+    def parts(self) -> dict[str, int]:
+        """Every part of the section, by name; they add up to `size`."""
+        parts = {"header": self.header, "auxiliary header": self.auxiliary, "FDEs": self.fdes}
+        parts["attribute blocks"] = self.attributes
+        for fre_type, width in START_ADDR_SIZES.items():
+            parts[f"FRE start addresses of {width} bytes"] = self.start_bytes.get(fre_type, 0)
+        parts["FRE info bytes"] = self.info_bytes
+        for size in OFFSET_SIZES.values():
+            parts[f"FRE offsets of {size} bytes"] = self.offset_bytes.get(size, 0)
+        parts["unused"] = self.unused
+        parts["outside the sub-sections"] = self.outside
+        return parts
+
+    def binned_rows(self) -> list[tuple[str, int]]:
+        """Functions by how many rows they have, in `ROW_BINS`."""
+        out = []
+        for least, most in ROW_BINS:
+            count = sum(
+                n for rows, n in self.rows_per_function.items() if rows >= least and (most is None or rows <= most)
+            )
+            label = str(least) if least == most else f"{least}+" if most is None else f"{least}-{most}"
+            out.append((label, count))
+        none = self.rows_per_function.get(0, 0)
+        return [("0", none), *out] if none else out
+
+
+def tally(section: Section) -> Tally:
+    """Count where `section`'s bytes go (see the module's doc)."""
+    data = section.data
+    fde_end = section.fde_start + section.num_fdes * section.fde_size
+    fre_start, fre_end = section.fre_start, section.fre_end
+    header_size = section.header_end - section.kaitai.header.auxhdr_len
+    out = Tally(
+        size=len(data),
+        version=section.version,
+        header=header_size,
+        auxiliary=section.header_end - header_size,
+        fdes=fde_end - section.fde_start,
+    )
+    out.outside = (section.fde_start - section.header_end) + (fre_start - fde_end) + (len(data) - fre_end)
+    attr_size = section.kaitai.attr_size if section.version >= 3 else 0
+    bulk = Bulk(section)
+    taken: dict[int, int] = {}
+    """Where each placed block (its attribute block, then its rows) starts → its length: each once."""
+    for walked in bulk.functions():
+        out.functions += 1
+        if isinstance(walked, int):
+            _model_function(section, walked, out, taken)
+            continue
+        _, _, _, pos, _, block = walked
+        info = block.info
+        out.pcmask += info.pcmask
+        out.signal += info.signal
+        out.rows_per_function[block.count] += 1
+        place = pos - attr_size
+        if place in taken:
+            out.shared += 1
+            continue
+        counted = block.made if isinstance(block.made, BlockTally) else None
+        if counted is None:
+            counted = _block_tally(bulk, block)
+            if block.shared:
+                block.made = counted
+        if not block.complete:
+            out.unreadable.append(_rows_error(section, walked[0]))
+        taken[place] = attr_size + counted.length
+        out.attributes += attr_size
+        _add(out, info.fre_type, counted)
+    out.unused = (fre_end - fre_start) - _covered(taken, fre_start, fre_end)
+    return out
+
+
+def _add(out: Tally, fre_type: int, counted: BlockTally) -> None:
+    out.rows += counted.rows
+    out.start_rows[fre_type] += counted.rows
+    out.start_bytes[fre_type] += counted.start_bytes
+    out.info_bytes += counted.info_bytes
+    out.offset_rows.update(counted.offset_rows)
+    out.offset_bytes.update(counted.offset_bytes)
+    out.redundant += counted.redundant
+    out.redundant_bytes += counted.redundant_bytes
+
+
+def _block_tally(bulk: Bulk, block: Block) -> BlockTally:
+    """A block's rows counted: bytes by part, and those that repeat the rules of the row before."""
+    width = START_ADDR_SIZES[block.info.fre_type]
+    rows = block.rows if isinstance(block.rows, list) else list(block.rows)
+    counted = BlockTally(rows=len(rows), length=block.length)
+    before = None
+    for _, key in rows:
+        pattern = bulk.pattern(key)
+        words = len(pattern.offsets)
+        size = (len(key) - 1) // words if words else 0
+        counted.start_bytes += width
+        counted.info_bytes += 1
+        counted.offset_rows[size] += 1
+        counted.offset_bytes[size] += len(key) - 1
+        rules = (plain(pattern.cfa), plain(pattern.fp), plain(pattern.ra), pattern.mangled_ra)
+        if rules == before:
+            counted.redundant += 1
+            counted.redundant_bytes += width + len(key)
+        before = rules
+    return counted
+
+
+def _model_function(section: Section, index: int, out: Tally, taken: dict[int, int]) -> None:
+    """A function the bulk reader leaves to the model (flexible, or unusual): counted from its rows' spans."""
+    func = section.function(index)
+    if func.error is not None:
+        out.unreadable.append(func.error)
+        return
+    rows = list(func.rows)
+    if func.rows_error is not None:
+        out.unreadable.append(func.rows_error)
+    out.pcmask += func.pcmask
+    out.flexible += func.flexible
+    out.signal += func.signal
+    out.rows_per_function[func.num_fres] += 1
+    place = func.attr_offset if func.attr_span is not None else func.fres_start
+    if place in taken:
+        out.shared += 1
+        return
+    width = START_ADDR_SIZES.get(func.fre_type, 0)
+    end = rows[-1].span.end if rows else func.fres_start
+    taken[place] = end - place
+    if func.attr_span is not None:
+        out.attributes += len(func.attr_span)
+    out.rows += len(rows)
+    before = None
+    for row in rows:
+        words = len(row.span) - width - 1
+        out.start_rows[func.fre_type] += 1
+        out.start_bytes[func.fre_type] += width
+        out.info_bytes += 1
+        size = words // len(row.offsets) if row.offsets else 0
+        out.offset_rows[size] += 1
+        out.offset_bytes[size] += words
+        rules = (plain(row.cfa), plain(row.fp), plain(row.ra), row.mangled_ra)
+        if rules == before:
+            out.redundant += 1
+            out.redundant_bytes += len(row.span)
+        before = rules
+
+
+def _rows_error(section: Section, index: int) -> InputError:
+    func = section.function(index)
+    _ = func.rows
+    return func.rows_error or func.error or InputError(f"fdes[{index}]: rows cut short")
+
+
+def _covered(taken: dict[int, int], low: int, high: int) -> int:
+    """How many bytes of [low, high) the placed blocks take, each byte once."""
+    covered = 0
+    reach = low
+    for start in sorted(taken):
+        begin, end = max(start, reach, low), min(start + taken[start], high)
+        if end > begin:
+            covered += end - begin
+            reach = end
+    return covered

@@ -1,0 +1,41 @@
+"""`sfview A --diff B`: the functions of two sections marked as `sfview diff` counts them, the selected
+one's rows side by side; sections built by hand (tests/handmade.py) that differ at one known row."""
+
+from __future__ import annotations
+
+from handmade import v2_section
+from textual.widgets import DataTable
+
+from sfview.app.screens.diff import DIFFERS, DiffApp
+from sfview.cli.diff import compared
+
+
+def cells(table: DataTable) -> list[tuple[str, ...]]:
+    return [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+async def test_functions_marked_and_rows_side_by_side(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(v2_section([[(0, 8), (1, 16)], [(0, 8)], [(0, 8), (4, 16)]]))
+    b.write_bytes(v2_section([[(0, 8), (1, 24)], [(0, 8)], [(0, 8), (2, 8), (4, 16)]]))  # a row split: encoding
+    app = DiffApp(*compared(str(a), str(b), keep_same=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        functions = screen.query_one("#diff-functions", DataTable)
+        assert [row[:4] for row in cells(functions)] == [
+            ("MEANING", "(no name)", "0x1000", "0x1000"),
+            ("same", "(no name)", "0x1100", "0x1100"),
+            ("encoding", "(no name)", "0x1200", "0x1200"),
+        ]
+        rows = screen.query_one("#diff-rows", DataTable)
+        assert cells(rows) == [
+            ("+0x0", "CFA sp+8 FP u RA f", "CFA sp+8 FP u RA f", ""),
+            ("+0x1", "CFA sp+16 FP u RA f", "CFA sp+24 FP u RA f", DIFFERS),
+        ]
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert cells(rows) == [
+            ("+0x0", "CFA sp+8 FP u RA f", "CFA sp+8 FP u RA f", ""),
+            ("+0x2", "", "CFA sp+8 FP u RA f", ""),  # B's extra row repeats the rules: no mark
+            ("+0x4", "CFA sp+16 FP u RA f", "CFA sp+16 FP u RA f", ""),
+        ]

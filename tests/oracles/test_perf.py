@@ -1,0 +1,448 @@
+"""`sfview perf` against `perf script` on profiles recorded here.
+
+A C program with a few call levels (tests/data/perf-work.c, built with `gcc
+-Wa,--gsframe -O2`) is profiled once for the module with `perf record -e
+cpu-clock:u --call-graph dwarf` (about 0.3 s); perf's build-id cache goes to a
+folder of the test (`PERF_BUILDID_DIR`), not to the machine's `~/.debug`.
+
+- The reader: every record sits at the file offset `perf report -D` prints, each
+  mapping with its fields; every sample's PID, TID, time and IP are the ones `perf script
+  -F pid,tid,time,ip` prints.
+- The DWARF walk: each sample's stack is `perf script --no-inline`'s callchain
+  (perf prints the PC of frame 0 and each caller's return address minus one,
+  relative to its file's mapping), for at least 99 % of the samples.
+- The report: its counts add up to the samples perf script prints, libc (which
+  Debian builds without `.sframe`, as readelf shows) is said to have none; the
+  kernel's reader (`sfview.consumers.kernel`, itself held to the kernel's code)
+  refuses the system's version 1 section and accepts binutils 2.47's version
+  3, whose SFrame walk then gives DWARF's frames through the program.
+- Code without CFI (an assembly loop) is named as the place SFrame parts from
+  DWARF, with why, and its sample opens; a sample opens in the debugger.
+- Bad input: a profile cut short is read up to the cut, and says so; a
+  profile without `--call-graph dwarf` is refused with how to record one; a
+  program rebuilt since the profile is named, its frames left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_process
+from toolchains import toolchain
+
+from sfview.inputs.perf_data import Mmap, PerfData, Sample, Task
+from sfview.output import profile_report
+from sfview.profiling.profile import Profile
+from sfview.profiling.walks import Mode
+
+SOURCE = DATA / "perf-work.c"
+ROUNDS = "250"
+"""The program's rounds: about 0.3 s of work, a thousand samples."""
+RECORD = ["record", "-q", "-e", "cpu-clock:u"]
+ERROR_ENTRY = 0xFFFFFFFFFFFFFFFF
+"""What perf script prints as the last entry of a callchain whose unwinding failed (libdw's error)."""
+
+
+def _perf(*args: str, cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["perf", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=check)
+
+
+class Recorded:
+    """The program, its profile, and what perf needs to read the profile again."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.program = folder / "work"
+        self.data = folder / "perf.data"
+        self.env = {**os.environ, "PERF_BUILDID_DIR": str(folder / "buildid")}
+        self.chains: dict[tuple[int, str], list[int]] | None = None
+
+    def script(self, *fields: str) -> str:
+        args = ["script", "-i", str(self.data), *fields]
+        return _perf(*args, cwd=self.folder, env=self.env).stdout
+
+    def sfview(self, *args: str) -> subprocess.CompletedProcess[str]:
+        old = os.environ.get("PERF_BUILDID_DIR")
+        os.environ["PERF_BUILDID_DIR"] = self.env["PERF_BUILDID_DIR"]
+        try:
+            return run_process("perf", *args)
+        finally:
+            if old is None:
+                del os.environ["PERF_BUILDID_DIR"]
+            else:
+                os.environ["PERF_BUILDID_DIR"] = old
+
+
+def _build(folder: Path, *flags: str) -> Path:
+    program = folder / "work"
+    subprocess.run(["gcc", "-Wa,--gsframe", "-O2", *flags, "-o", str(program), str(SOURCE)], check=True)
+    return program
+
+
+def _record(recorded: Recorded, output: Path, *options: str) -> None:
+    args = [*RECORD, *options, "-o", str(output), "--", str(recorded.program), ROUNDS]
+    result = _perf(*args, cwd=recorded.folder, env=recorded.env, check=False)
+    if result.returncode != 0 or not output.exists():
+        pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    for tool in ("perf", "gcc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed: it records the profile sfview is compared on (linux-perf, gcc)")
+    recorded = Recorded(tmp_path_factory.mktemp("perf"))
+    _build(recorded.folder)
+    _record(recorded, recorded.data, "--call-graph", "dwarf")
+    return recorded
+
+
+def _samples(path: Path) -> list[Sample]:
+    with PerfData(str(path)) as perf:
+        return [record for record in perf.records() if isinstance(record, Sample)]
+
+
+def _time(ns: int) -> str:
+    """A time as perf script prints it: seconds, and microseconds cut (not rounded)."""
+    return f"{ns // 1_000_000_000}.{ns % 1_000_000_000 // 1000:06d}"
+
+
+def test_every_sample_is_perf_scripts(recorded: Recorded) -> None:
+    printed = recorded.script("--hide-call-graph", "-F", "pid,tid,time,ip")
+    theirs = sorted(
+        (int(m[1]), int(m[2]), m[3], int(m[4], 16))
+        for m in re.finditer(r"^\s*(\d+)/(\d+)\s+([\d.]+):\s+([0-9a-f]+)\s*$", printed, re.M)
+    )
+    ours = sorted((s.pid, s.tid, _time(s.time), s.ip) for s in _samples(recorded.data))
+    assert len(theirs) == len(printed.strip().splitlines()) > 200
+    assert ours == theirs
+
+
+DUMPED = re.compile(r"^(\d+) (0x[0-9a-f]+) \[(0x[0-9a-f]+)\]: PERF_RECORD_(SAMPLE|MMAP2|COMM|FORK|EXIT)(.*)$", re.M)
+"""A record as `perf report -D` prints it: time, file offset, size, type, the rest."""
+KINDS = {Sample: "SAMPLE", Mmap: "MMAP2"}
+MMAP2 = re.compile(r" (\d+)/(\d+): \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) .*\]: ([r-][w-][x-])\S* (.*)$")
+
+
+def test_every_record_is_where_perf_report_dumps_it(recorded: Recorded) -> None:
+    """The file offset of every sample, mapping and task record, and each mapping's fields, as `perf
+    report -D` prints them."""
+    dump = _perf("report", "-D", "-i", str(recorded.data), cwd=recorded.folder, env=recorded.env).stdout
+    theirs = {int(m[2], 16): (m[4], m[5]) for m in DUMPED.finditer(dump)}
+    with PerfData(str(recorded.data)) as perf:
+        ours = {record.offset: record for record in perf.records()}
+    assert sorted(ours) == sorted(theirs)
+    for offset, record in ours.items():
+        kind, rest = theirs[offset]
+        assert (record.kind.name if isinstance(record, Task) else KINDS[type(record)]) == kind
+        if kind == "MMAP2":
+            m = MMAP2.match(rest)
+            assert m, rest
+            fields = (record.pid, record.tid, record.start, record.length, record.pgoff, record.executable, record.path)
+            assert fields == (int(m[1]), int(m[2]), int(m[3], 16), int(m[4], 16), int(m[5], 16), m[6][2] == "x", m[7])
+        elif kind == "COMM":
+            assert rest.endswith(f"{record.name}:{record.pid}/{record.tid}")
+
+
+def _perf_callchains(recorded: Recorded) -> dict[tuple[int, str], list[int]]:
+    """(TID, time) → the callchain perf script unwound with DWARF, its error entry dropped (read once)."""
+    if recorded.chains is not None:
+        return recorded.chains
+    chains = recorded.chains = {}
+    for block in recorded.script("--no-inline", "-F", "pid,tid,time,ip").strip().split("\n\n"):
+        head, *lines = block.strip().splitlines()
+        m = re.match(r"\s*\d+/(\d+)\s+([\d.]+):", head)
+        assert m, head
+        chain = [int(line.split()[0], 16) for line in lines]
+        chains[int(m[1]), m[2]] = [ip for ip in chain if ip != ERROR_ENTRY]
+    return chains
+
+
+def _assert_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> int:
+    """At least 99 % of the samples' DWARF stacks are perf script's callchains; the samples."""
+    chains = _perf_callchains(recorded)
+    with PerfData(str(recorded.data)) as perf:
+        profile = Profile(perf)
+        equal = total = 0
+        differing = []
+        for sample, walked in profile.walks():
+            assert walked is not None
+            space = profile.space(sample.pid)
+            ours = []
+            for frame in walked[Mode.DWARF].frames:  # as perf prints: relative to the file's mapping
+                mapped = space.at(frame.lookup_pc)
+                ours.append(frame.lookup_pc - mapped.start + mapped.pgoff if mapped else frame.lookup_pc)
+            total += 1
+            if ours == chains[sample.tid, _time(sample.time)]:
+                equal += 1
+            else:
+                differing.append(sample.number)
+    assert total == len(chains)
+    share = equal / total
+    assert share >= 0.99, f"{equal} of {total} DWARF stacks ({share:.1%}) are perf script's; not: {differing[:10]}"
+    return total
+
+
+def test_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> None:
+    _assert_dwarf_stacks_are_perf_scripts(recorded)
+
+
+def test_a_profile_of_several_processes(recorded: Recorded, tmp_path: Path) -> None:
+    """A shell that starts the program twice at once: each process's mappings (its fork, its exec) are
+    its own. The samples are perf script's; perf script (6.1) unwinds the forked processes' samples one
+    frame or two deep here, so their stacks are held to their own CFI: each walk of the program's
+    processes ends where DWARF says the outermost frame is (`_start`)."""
+    again = Recorded(tmp_path)
+    shutil.copy(recorded.program, again.program)
+    command = f"{again.program} 60 & {again.program} 60; wait"
+    result = _perf(*RECORD, "--call-graph", "dwarf", "-o", str(again.data), "--", "sh", "-c", command,
+                   cwd=tmp_path, env=again.env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    printed = again.script("--hide-call-graph", "-F", "pid,tid,time,ip")
+    theirs = sorted(
+        (int(m[1]), int(m[2]), m[3], int(m[4], 16))
+        for m in re.finditer(r"^\s*(\d+)/(\d+)\s+([\d.]+):\s+([0-9a-f]+)\s*$", printed, re.M)
+    )
+    samples = _samples(again.data)
+    assert sorted((s.pid, s.tid, _time(s.time), s.ip) for s in samples) == theirs
+    with PerfData(str(again.data)) as perf:
+        profile = Profile(perf)
+        ends = [
+            walked[Mode.DWARF].frames[-1].name().split("+")[0] == "_start"
+            and walked[Mode.DWARF].stop == "the outermost frame: DWARF says the return address is undefined"
+            for sample, walked in profile.walks()
+            if walked is not None and profile.names.get(sample.pid) == "work"
+        ]
+        pids = {pid for pid, name in profile.names.items() if name == "work"}
+    assert len(pids) == 2 and len(ends) > 100
+    assert sum(ends) >= 0.99 * len(ends), f"{sum(ends)} of {len(ends)}"
+
+
+def _report(recorded: Recorded) -> dict:
+    result = recorded.sfview(str(recorded.data), "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_report_counts_every_sample(recorded: Recorded) -> None:
+    report = _report(recorded)
+    samples = len(_perf_callchains(recorded))
+    assert report["samples"] == samples and report["without_registers"] == 0
+    equal = report["equal_to_dwarf"]
+    parted = sum(place["samples"] for place in report["by_function"])
+    assert parted == samples - equal["sframe"] == sum(entry["samples"] for entry in report["by_file"])
+    assert sum(row["samples"] for row in report["by_depth"]) == samples
+    assert all(0 <= place["sample"] < samples for place in report["by_function"])
+    files = {entry["file"]: entry for entry in report["files"]}
+    assert files[str(recorded.program)]["has_sframe"]
+    libc = next(path for path in files if os.path.basename(path).startswith("libc.so"))
+    sections = subprocess.run(["readelf", "-SW", libc], capture_output=True, text=True, check=True).stdout
+    assert files[libc]["has_sframe"] == (".sframe" in sections)
+    # the kernel's reader (v14 series) reads version 3 alone: binutils 2.40's version 1 is refused
+    assert files[str(recorded.program)]["kernel"].startswith("refused: -EINVAL")
+    assert "SFRAME_VERSION_3" in files[str(recorded.program)]["kernel"]
+    assert {place["reason"] for place in report["by_file"] if place["file"] == str(recorded.program)} == {
+        "kernel_refuses"
+    }
+    # as the format reads it, SFrame gives DWARF's frames as far as the program goes (libc has none here)
+    result = recorded.sfview(str(recorded.data), "--json", "--no-kernel-rules")
+    equal = json.loads(result.stdout)["equal_to_dwarf"]
+    assert equal["sframe_as_far_as_files_with_sframe_go"] >= 0.99 * samples
+
+
+def test_the_report_is_the_same_in_two_processes(recorded: Recorded) -> None:
+    one = recorded.sfview(str(recorded.data), "--json", "--jobs", "1")
+    two = recorded.sfview(str(recorded.data), "--json", "--jobs", "2")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout == two.stdout
+
+
+def test_folded_stacks_of_each_mode(recorded: Recorded) -> None:
+    samples = len(_perf_callchains(recorded))
+    result = recorded.sfview(str(recorded.data), "--folded", "dwarf")
+    assert result.returncode == 0, result.stderr
+    assert "main;outer;middle" in result.stdout
+    with PerfData(str(recorded.data)) as perf:
+        counts = Profile(perf).coverage()
+    assert profile_report.folded(counts, Mode.DWARF) == result.stdout
+    for mode in Mode:
+        lines = profile_report.folded(counts, mode).splitlines()
+        assert sum(int(line.rsplit(" ", 1)[1]) for line in lines) == samples, mode
+
+
+def test_a_sample_opens_with_its_three_walks(recorded: Recorded) -> None:
+    number = _report(recorded)["by_function"][0]["sample"]
+    result = recorded.sfview(str(recorded.data), "--sample", str(number))
+    assert result.returncode == 0, result.stderr
+    for title in ("SFrame (as the kernel would):", "frame pointers alone:", "DWARF CFI (as perf script):"):
+        assert title in result.stdout
+    assert result.stdout.count("stopped:") == 3
+
+
+def test_a_profile_cut_short_is_read_up_to_the_cut(recorded: Recorded, tmp_path: Path) -> None:
+    data = recorded.data.read_bytes()
+    cut = tmp_path / "cut.data"
+    cut.write_bytes(data[: len(data) // 2])
+    result = recorded.sfview(str(cut), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert 0 < report["samples"] < len(_samples(recorded.data))
+    assert any("cut short" in note for note in report["notes"])
+    assert any("ends inside a record" in note for note in report["notes"])
+    header_only = tmp_path / "header.data"
+    header_only.write_bytes(data[:60])
+    result = recorded.sfview(str(header_only))
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "file header is cut short" in result.stderr
+
+
+def test_a_profile_without_user_stacks_says_how_to_record_one(recorded: Recorded) -> None:
+    plain = recorded.folder / "plain.data"
+    _record(recorded, plain)
+    result = recorded.sfview(str(plain))
+    assert result.returncode == 2
+    assert "no user registers" in result.stderr and "--call-graph dwarf" in result.stderr
+    assert result.stderr.strip().count("\n") == 0
+
+
+def test_a_program_rebuilt_since_the_profile_is_left_out(recorded: Recorded, tmp_path: Path) -> None:
+    folder = tmp_path / "rebuilt"
+    folder.mkdir()
+    data = folder / "perf.data"
+    again = Recorded(folder)
+    _build(folder)
+    _record(again, data, "--call-graph", "dwarf", "--no-buildid-cache")
+    _build(folder, "-DREBUILT=1", "-fno-inline")  # another build at the same path
+    result = again.sfview(str(data))
+    assert result.returncode == 0, result.stderr
+    assert f"note: {again.program}: changed since the profile" in result.stdout
+    assert "its frames are left out" in result.stdout
+
+
+NO_CFI = r"""
+#include <stdio.h>
+/* spin: a loop written in assembly without CFI directives: neither .sframe nor .eh_frame covers it */
+__asm__(".text\n.globl spin\n.type spin,@function\nspin:\n mov %rdi,%rax\n1: dec %rax\n jnz 1b\n ret\n"
+        ".size spin,.-spin\n");
+unsigned long spin(unsigned long n);
+int main(void) { unsigned long t = 0; for (int i = 0; i < 300; i++) t += spin(1000000); printf("%lu\n", t); }
+"""
+
+
+def test_where_sframe_parts_names_the_function_and_why(recorded: Recorded, tmp_path: Path) -> None:
+    if os.uname().machine != "x86_64":
+        pytest.skip("the assembly is x86-64's")
+    source = tmp_path / "spin.c"
+    source.write_text(NO_CFI)
+    again = Recorded(tmp_path)
+    subprocess.run(["gcc", "-Wa,--gsframe", "-O2", "-o", str(again.program), str(source)], check=True)
+    result = _perf(*RECORD, "--call-graph", "dwarf", "-o", str(again.data), "--", str(again.program),
+                   cwd=tmp_path, env=again.env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    result = again.sfview(str(again.data), "--json", "--no-kernel-rules")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    places = {(p["function"], os.path.basename(p["file"])): p for p in report["by_function"]}
+    spin = places["spin", "work"]
+    assert spin["reason"] == "no_fde" and spin["samples"] > report["samples"] // 2
+    opened = again.sfview(str(again.data), "--sample", str(spin["sample"]), "--no-kernel-rules").stdout
+    sframe, dwarf = opened.split("frame pointers alone:")[0], opened.split("DWARF CFI (as perf script):")[1]
+    assert "in spin ()" in sframe and "no FDE covers" in sframe
+    assert "in main ()" in dwarf and "prologue" in dwarf
+
+
+def test_a_version_3_program_as_the_kernel_reads_it(recorded: Recorded, tmp_path: Path) -> None:
+    """binutils 2.47 writes version 3, which the kernel's reader accepts: SFrame's walk, as the kernel
+    would make it, gives DWARF's frames as far as the program goes."""
+    again = Recorded(tmp_path)
+    toolchain("2.47", "x86_64").compile("-O2", "-o", again.program, SOURCE)
+    _record(again, again.data, "--call-graph", "dwarf")
+    report = _report(again)
+    files = {entry["file"]: entry for entry in report["files"]}
+    assert files[str(again.program)]["kernel"] == "accepted"
+    walked = report["samples"] - report["without_registers"]
+    assert report["equal_to_dwarf"]["sframe_as_far_as_files_with_sframe_go"] >= 0.99 * walked
+    assert not [p for p in report["by_function"] if p["file"] == str(again.program)]
+
+
+async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
+    """A sample in the program's own code, as the debugger's state: stepping it with SFrame goes through
+    the program to `main`; `d` shows DWARF's step beside each."""
+    from sfview.app.app import SfviewApp
+    from sfview.app.screens.debugger import DebuggerScreen
+    from sfview.document import Document
+
+    with PerfData(str(recorded.data)) as perf:
+        profile = Profile(perf, record=True)
+        number = next(
+            sample.number
+            for sample, walked in profile.walks()
+            if walked and walked[Mode.DWARF].frames[0].name().startswith("leaf")
+        )
+    with PerfData(str(recorded.data)) as perf:
+        found = Profile(perf, record=True).session(number)
+    assert found is not None
+    session, program = found
+    assert program == str(recorded.program)
+    app = SfviewApp(Document.open(program), session)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen)
+        await pilot.press("d", "space")
+        assert "With DWARF CFI instead:" in str(debugger.query_one("#dbg-explain").render())
+        await pilot.press("r")
+        names = [frame.name().split("+")[0] for frame in debugger.frames]
+        calls = [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]  # a recursion once
+        assert calls[:4] == ["leaf", "middle", "outer", "main"], names
+
+
+async def test_the_samples_view_sorts_and_opens_each_sample(recorded: Recorded) -> None:
+    """`--app`: the places where SFrame parts from DWARF, sortable; enter opens the row's sample in the
+    debugger at that sample's PC, escape comes back; `g` opens any sample by its number."""
+    from textual.widgets import DataTable
+
+    from sfview.app.profile_app import ProfileApp
+    from sfview.app.screens.debugger import DebuggerScreen
+    from sfview.app.screens.samples import SamplesScreen
+    from sfview.document import Document
+
+    with PerfData(str(recorded.data)) as perf:
+        counts = Profile(perf).coverage()
+    samples = {sample.number: sample for sample in _samples(recorded.data)}
+
+    def load(number: int):
+        with PerfData(str(recorded.data)) as perf:
+            found = Profile(perf, record=True).session(number)
+        assert found is not None
+        return found[0]
+
+    places = counts.by_function()
+    app = ProfileApp(Document.open(str(recorded.program)), "places", places, load)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SamplesScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == len(places)
+        assert [int(table.get_row_at(i)[0]) for i in range(table.row_count)] == sorted(
+            (seen.count for _, seen in places), reverse=True
+        )
+        await pilot.press("S", "S")  # by the function's name
+        names = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+        assert names == sorted(names)
+        first = int(table.get_row_at(0)[1])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        assert app.screen.frames[0].pc == samples[first].ip
+        await pilot.press("escape")
+        assert isinstance(app.screen, SamplesScreen)
+        await pilot.press("g", *"7", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.frames[0].pc == samples[7].ip
