@@ -24,16 +24,29 @@ from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
 from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, mutate, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libsframe_oracle import CRASH, Library, library, predict, queries
+from libsframe_oracle import (
+    CRASH,
+    Library,
+    answer_kind,
+    compare,
+    every_pc,
+    library,
+    outcomes,
+    predict,
+    queries,
+    verdict_kinds,
+)
 from toolchains import toolchain
 
-from sfview.consumers import PROFILES, Verdict
+from sfview.consumers import Verdict
 from sfview.consumers.libsframe import own_order
 from sfview.consumers.libsframe_releases import CODES
+from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
 RELEASES = ("2.40", "2.44", "2.47")
 TITLE = "sframe_decode, sframe_find_fre"
+PROFILES = profiles()
 TALLY: Counter[str] = Counter()
 """What the mutants did, per release: crashes, refusals, acceptances (asserted on, and printed with -s)."""
 
@@ -254,3 +267,75 @@ def test_verdicts() -> None:
     assert verdict.accepted and verdict.lookups
     assert {f.error for f in verdict.lookups} == {"SFRAME_ERR_FDE_NOTSORTED (2009)"}
     assert struct.unpack_from("<H", content)[0] == 0xDEE2
+
+
+EVERY_PC: Counter[str] = Counter()
+"""PCs where each release's verdict agrees with its library, by the library's answer (printed with -s)."""
+
+
+def _every_pc(libs: dict[str, Library], name: str, data: bytes) -> None:
+    """At every PC of every function (and a few on either side), each release's library and the profile's
+    runs give the same answer (the row, its getters, a miss or a crash); and the verdict's failing ranges
+    say which PCs fail and which crash, exactly."""
+    for release, lib in libs.items():
+        judged, spans = every_pc(release, data)
+        real, said = lib.ask(data, [], spans), predict(release, data, [], spans)
+        assert real.decode == said.decode, (release, name)
+        if real.spans != said.spans:
+            i = next(i for i, (a, b) in enumerate(zip(real.spans, said.spans, strict=True)) if a != b)
+            pytest.fail(
+                f"libsframe {release} on {name} ({len(data)} bytes {data.hex()}): span {spans[i]}: library "
+                f"{real.spans[i][:6]} vs profile {said.spans[i][:6]}"
+            )
+        if real.decode != 0:
+            continue
+        verdict = PROFILES[f"libsframe-{release}"].judge(data, 0)
+        tally: Counter[str] = Counter()
+        for (low, high), runs in zip(judged, outcomes(real, spans), strict=True):
+            truth = [(a, b, answer_kind(x)) for a, b, x in runs]
+            inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
+            compare(inside, verdict_kinds(verdict, low, high), tally)
+        EVERY_PC.update({f"{release} {k}": n for k, n in tally.items()})
+        wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
+        assert not wrong, f"libsframe {release} on {name}: the verdict is wrong at {wrong} PCs"
+
+
+@pytest.mark.parametrize("index", range(len(BASES)), ids=[name for name, _ in BASES])
+def test_every_pc_of_fixtures(libraries: dict[str, Library], index: int) -> None:
+    name, data = BASES[index]
+    _every_pc(libraries, name, data)
+
+
+@pytest.mark.parametrize(("release", "target"), TARGETS)
+def test_every_pc_of_built_sections(libraries: dict[str, Library], tmp_path: Path, release: str, target: str) -> None:
+    chain = toolchain(release, target)
+    out = tmp_path / "shapes"
+    chain.compile("-O2", "-o", out, SOURCES / "shapes.c")
+    _every_pc(libraries, f"shapes {release} {target}", Document.open(str(out)).data)
+
+
+@settings(
+    max_examples=400,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(index=st.integers(0, len(BASES) - 1), seed=st.integers(0, 1 << 32), times=st.integers(1, 3))
+def test_every_pc_of_mutants(libraries: dict[str, Library], index: int, seed: int, times: int) -> None:
+    name, data = BASES[index]
+    rng = random.Random(seed ^ 0x5A5A)
+    for _ in range(times):
+        if len(data) > 8:
+            data = mutate(rng, data) if rng.randrange(3) else _nudge(rng, data)
+    _every_pc(libraries, f"a mutant of {name}", data)
+
+
+def test_every_pc_tally() -> None:
+    """The every-PC tests saw found, failing and crashing PCs under each release."""
+    if not EVERY_PC:
+        pytest.skip("the every-PC tests did not run")
+    print(dict(sorted(EVERY_PC.items())))
+    for release in RELEASES:
+        for what in ("found", "fails"):
+            assert EVERY_PC[f"{release} {what} ok"] > 0, f"no PC {what} under libsframe {release}"
