@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
-from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, mutate, reg, to_big_endian
+from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import (
@@ -329,6 +329,16 @@ def test_every_pc_of_mutants(libraries: dict[str, Library], index: int, seed: in
         if len(data) > 8:
             data = mutate(rng, data) if rng.randrange(3) else _nudge(rng, data)
     _every_pc(libraries, f"a mutant of {name}", data)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_every_pc_of_a_long_function(libraries: dict[str, Library], version: int) -> None:
+    """A function of 6,000 rows (one out of order), each release that reads its version judged at every PC:
+    the profile's cost is linear in the rows (bench/bench_profiles.py times it), its answer the library's."""
+    data = long_function(version)
+    _every_pc(libraries, f"a 6,000-row function, version {version}", data)
+    readers = {release for release in RELEASES if PROFILES[f"libsframe-{release}"].judge(data, 0).accepted}
+    assert readers == {1: {"2.40"}, 2: {"2.44", "2.47"}, 3: {"2.47"}}[version]
 
 
 def test_every_pc_tally() -> None:
