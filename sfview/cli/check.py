@@ -43,7 +43,7 @@ def run(argv: list[str]) -> int:
     status, reports = 0, []
     for path in args.files:
         try:
-            doc = Document.open(path, args.base)
+            doc = Document.open(path, args.base, raw=True)
         except InputError as exc:
             say(str(exc))
             status = EXIT_BAD_INPUT

@@ -349,3 +349,32 @@ def test_every_pc_tally() -> None:
     for release in RELEASES:
         for what in ("found", "fails"):
             assert EVERY_PC[f"{release} {what} ok"] > 0, f"no PC {what} under libsframe {release}"
+
+
+@pytest.mark.parametrize("magic", [b"\xe3\xde", b"\x00\x00", b"\xde\xe3"])
+def test_damaged_magic_is_judged(libraries: dict[str, Library], tmp_path: Path, magic: bytes) -> None:
+    """A raw section whose magic is damaged is still a section to `check`: the format's error, and every
+    consumer's refusal as its own code gives it (each library's error proven here)."""
+    data = magic + (DATA / "shapes-x86_64-O2.sframe").read_bytes()[2:]
+    raw = tmp_path / "damaged.sframe"
+    raw.write_bytes(data)
+    names = ["kernel", *(f"libsframe-{release}" for release in RELEASES)]
+    for base in ((), ("--base", "0x1000")):
+        out = run_process("check", *base, *(a for name in names for a in ("--profile", name)), str(raw))
+        assert (out.returncode, out.stderr) == (1, "")
+        lines = out.stdout.splitlines()
+        bad = f"bad magic {magic[0]:02x} {magic[1]:02x}: an SFrame section starts with 0xdee2"
+        assert lines[0].startswith(f"{raw}: section offset 0x0: error section-unreadable: header: {bad}")
+        assert (
+            f"{raw}: kernel: refused: -EINVAL at section offset 0x0: sframe_read_header: preamble.magic != SFRAME_MAGIC"
+            in lines
+        )
+        for release, lib in libraries.items():
+            code = lib.ask(data, []).decode
+            assert code == CODES["SFRAME_ERR_BUF_INVAL"]
+            said = next(line for line in lines if line.startswith(f"{raw}: libsframe-{release}: "))
+            assert said.startswith(
+                f"{raw}: libsframe-{release}: refused: SFRAME_ERR_BUF_INVAL ({code}) at section offset 0x0"
+            )
+    other = run_process("dump", str(raw))
+    assert other.returncode == 2 and "neither an ELF file nor an SFrame section" in other.stderr
