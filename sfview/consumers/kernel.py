@@ -385,6 +385,11 @@ def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
         owned_end = functions[k + 1].address if k + 1 < len(functions) else ADDRESS_MASK + 1
         end = function.address + function.size
+        if end > ADDRESS_MASK + 1:  # `func_addr + func_size` wraps: every PC is at or past it, a "gap"
+            gap = "__find_fde: ip >= func_addr + func_size (the sum wraps past 2^64)"
+            out.append(Lookup(function.address, owned_end, function.index, EINVAL, gap))
+            reach = ADDRESS_MASK + 1
+            continue
         if rules is not None or not function.clean:
             out += _find_fre(function, min(end, owned_end), rules, registered.notes)
         if reach > end and end < owned_end:  # an earlier, overlapping function's PCs land in this one's gap
