@@ -8,6 +8,7 @@ import sys
 from sfview.check.catalogue import Severity
 from sfview.check.run import check_document
 from sfview.cli.common import EXIT_BAD_INPUT, Parser, TerminalWidth, address, parse, say, say_losses
+from sfview.consumers.kernel import Arch
 from sfview.consumers.verdicts import judge_document, profiles
 from sfview.document import Document
 from sfview.errors import InputError
@@ -33,6 +34,12 @@ def parser() -> argparse.ArgumentParser:
         + "; ".join(f"{k}: {v}" for k, v in consumers.items()),
     )
     parser.add_argument("--base", type=address, default=None, help="load address of raw sections (default 0)")
+    parser.add_argument(
+        "--arch",
+        choices=[a.value for a in Arch],
+        help="the machine whose kernel reads the section (its byte order and SP/FP registers; default: the one "
+        "the section's ABI byte names, said as an assumption)",
+    )
     return parser
 
 
@@ -52,7 +59,7 @@ def run(argv: list[str]) -> int:
             continue
         found = list(check_document(doc))
         say_losses(doc)
-        verdicts = [judge_document(doc, name) for name in args.profile or []]
+        verdicts = [judge_document(doc, name, args.arch) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
         if (refused or any(d.severity is not Severity.INFO for d in found)) and status == 0:
             status = 1
