@@ -35,6 +35,8 @@ from sfview.consumers.libsframe import (
 from sfview.consumers.libsframe_releases import SORTED
 from sfview.generated import sframe_layout as layout
 
+KEPT = 256
+"""How many functions' conditions (and PCMASK paintings) `Lookups` keeps at once."""
 ALL = 1 << 80
 """Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
 WORD = 1 << 32
@@ -199,21 +201,13 @@ def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: in
     points = sorted({low, high, *(p for s in spans for p in s[:2])})
     place = {p: i for i, p in enumerate(points)}
     owner: list[Outcome | None] = [None] * (len(points) - 1)
-    free = list(range(len(points)))
-    """The first unpainted cell at or after each cell (a union-find with path halving)."""
-
-    def first_free(i: int) -> int:
-        while free[i] != i:
-            free[i] = free[free[i]]
-            i = free[i]
-        return i
-
-    for c_low, c_high, outcome in spans:
-        i, stop = first_free(place[c_low]), place[c_high]
-        while i < stop:
-            owner[i] = outcome
-            free[i] = i + 1
-            i = first_free(i + 1)
+    if len(spans) <= SMALL:  # a few rows: cell by cell costs less than the union-find's set-up
+        for c_low, c_high, outcome in spans:
+            for i in range(place[c_low], place[c_high]):
+                if owner[i] is None:
+                    owner[i] = outcome
+    else:
+        _fill(owner, [(place[a], place[b], o) for a, b, o in spans])
     runs: list[tuple[int, int, Outcome]] = []
     for i, outcome in enumerate(owner):
         answer = none if outcome is None else outcome
@@ -222,6 +216,29 @@ def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: in
         else:
             runs.append((points[i], points[i + 1], answer))
     return runs
+
+
+SMALL = 16
+"""Up to this many intervals, `_paint` fills cells directly (at most SMALL * 2 cells each)."""
+
+
+def _fill(owner: list[Outcome | None], spans: list[tuple[int, int, Outcome]]) -> None:
+    """Each cell the first span of `spans` (cell indexes) that covers it: each cell painted once, a union-find
+    (with path halving) giving the first unpainted cell at or after any cell."""
+    free = list(range(len(owner) + 1))
+
+    def first_free(i: int) -> int:
+        while free[i] != i:
+            free[i] = free[free[i]]
+            i = free[i]
+        return i
+
+    for start, stop, outcome in spans:
+        i = first_free(start)
+        while i < stop:
+            owner[i] = outcome
+            free[i] = i + 1
+            i = first_free(i + 1)
 
 
 class Lookups:
@@ -254,28 +271,24 @@ class Lookups:
                 residues.update((start % WORD, (start + 1) % WORD))
         return sorted(exact), sorted(residues)
 
-    def _split(self, low: int, high: int) -> Iterator[int]:
+    def _split(self, low: int, high: int) -> list[int]:
         """The breaks inside (low, high), in order."""
-        exact = self._exact[bisect.bisect_right(self._exact, low) : bisect.bisect_left(self._exact, high)]
-        found = set(exact)
+        exact, residues = self._exact, self._residues
+        found = exact[bisect.bisect_right(exact, low) : bisect.bisect_left(exact, high)]
         base = low - low % WORD
         while base < high:
-            lo = bisect.bisect_right(self._residues, low - base) if base <= low else 0
-            for r in self._residues[lo:]:
-                if base + r >= high:
-                    break
-                found.add(base + r)
+            first = bisect.bisect_right(residues, low - base) if base <= low else 0
+            found += [base + r for r in residues[first : bisect.bisect_left(residues, high - base)]]
             base += WORD
-        return iter(sorted(found))
+        return sorted(set(found))
 
     def runs(self, spans: Iterable[tuple[int, int]]) -> Iterator[Run]:
         """The answer at every PC of each span [low, high) (sorted, disjoint), as runs (adjacent runs with
         the same row, or the same error and rule, merged); `Budget` past the bound."""
         last: Run | None = None
         for low, high in spans:
-            points = [low, *self._split(low, high), high]
-            for a, b in itertools.pairwise(points):
-                for run in self._segment(a, b):
+            for a, b, index in self._segments(low, high):
+                for run in self._segment(a, b, index):
                     if last is not None and last.end == run.start and _same(last.outcome, run.outcome):
                         last = Run(last.start, run.end, last.outcome)
                         continue
@@ -288,17 +301,35 @@ class Lookups:
         if last is not None:
             yield last
 
-    def _segment(self, low: int, high: int) -> Iterator[Run]:
-        """[low, high): PCs the search sends to one FDE (or fails for alike)."""
+    def _segments(self, low: int, high: int) -> Iterator[tuple[int, int, int | Miss | Crash]]:
+        """[low, high) cut where the search's answer changes: (first PC, end PC, FDE index or failure)."""
+        wide = self.dec.rel.lookup == "range64"
+        points = [low, *self._split(low, high), high]
+        last: tuple[int, int, int | Miss | Crash] | None = None
+        for a, b in itertools.pairwise(points):
+            try:
+                found: int | Miss | Crash = _search(self.dec, a if wide else _int32(a))
+            except (Miss, Crash) as exc:
+                found = exc
+            if last is not None and isinstance(found, int) and found == last[2]:
+                last = (last[0], b, found)
+                continue
+            if last is not None:
+                yield last
+            last = (a, b, found)
+        if last is not None:
+            yield last
+
+    def _segment(self, low: int, high: int, index: int | Miss | Crash) -> Iterator[Run]:
+        """[low, high): PCs the search sends to FDE `index` (or that fail alike)."""
         dec = self.dec
-        wide = dec.rel.lookup == "range64"
-        try:
-            index = _search(dec, low if wide else _int32(low))
-        except (Miss, Crash) as exc:
-            yield Run(low, high, exc)
+        if not isinstance(index, int):
+            yield Run(low, high, index)
             return
         known = self._fdes.get(index)
         if known is None:
+            if len(self._fdes) >= KEPT:  # functions come in address order: the oldest is done with
+                del self._fdes[next(iter(self._fdes))]
             known = self._fdes[index] = _conditions(dec, index)
         conds, none = known
         if not conds or conds[0][:2] == (-ALL, ALL):  # one answer whatever the PC
@@ -348,7 +379,11 @@ class Lookups:
         key = (index, low - shift, high - shift, bool(shift))
         known = self._painted.get(key)
         if known is None:
-            known = self._painted[key] = _paint(conds, none, low - shift, high - shift, 0)
+            known = _paint(conds, none, low - shift, high - shift, 0)
+            if self.dec.fde(index).pcmask:  # only a PCMASK function's blocks paint the same keys again
+                if len(self._painted) >= KEPT:
+                    del self._painted[next(iter(self._painted))]
+                self._painted[key] = known
         return [(a + shift, b + shift, o) for a, b, o in known]
 
 

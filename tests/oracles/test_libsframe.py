@@ -315,7 +315,7 @@ def test_every_pc_of_built_sections(libraries: dict[str, Library], tmp_path: Pat
 
 
 @settings(
-    max_examples=400,
+    max_examples=200,
     derandomize=True,
     database=None,
     deadline=None,
