@@ -38,15 +38,18 @@ from libsframe_oracle import (
 )
 from toolchains import toolchain
 
-from sfview.consumers import Verdict
+from sfview.consumers import Verdict, libsframe_releases
+from sfview.consumers import libsframe as model
 from sfview.consumers.libsframe import own_order
 from sfview.consumers.libsframe_releases import CODES
+from sfview.consumers.libsframe_verdict import domains
 from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
 RELEASES = ("2.40", "2.44", "2.47")
 TITLE = "sframe_decode, sframe_find_fre"
 PROFILES = profiles()
+RELEASES_BY = libsframe_releases.RELEASES
 TALLY: Counter[str] = Counter()
 """What the mutants did, per release: crashes, refusals, acceptances (asserted on, and printed with -s)."""
 
@@ -290,6 +293,12 @@ def _every_pc(libs: dict[str, Library], name: str, data: bytes) -> None:
         if real.decode != 0:
             continue
         verdict = PROFILES[f"libsframe-{release}"].judge(data, 0)
+        owned = {
+            index: (start, end)
+            for index, start, end, _ in domains(model.outcome(RELEASES_BY[release], data, "<"), data, 0)
+        }
+        for f in verdict.lookups:  # never inverted, each inside the function it names
+            assert owned[f.function][0] <= f.start < f.end <= owned[f.function][1], (release, name, f)
         tally: Counter[str] = Counter()
         for (low, high), runs in zip(judged, outcomes(real, spans), strict=True):
             truth = [(a, b, answer_kind(x)) for a, b, x in runs]
@@ -339,6 +348,19 @@ def test_every_pc_of_a_long_function(libraries: dict[str, Library], version: int
     _every_pc(libraries, f"a 6,000-row function, version {version}", data)
     readers = {release for release in RELEASES if PROFILES[f"libsframe-{release}"].judge(data, 0).accepted}
     assert readers == {1: {"2.40"}, 2: {"2.44", "2.47"}, 3: {"2.47"}}[version]
+
+
+def test_a_function_sfview_cannot_read_is_judged(libraries: dict[str, Library]) -> None:
+    """An FRE type no version defines: sfview's reader gives up on the function, the library asserts on every
+    lookup that reaches its rows (abort): the verdict says so for every PC of it, as the library does."""
+    data = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    info_at = 28 + 17 * 2 + 16  # FDE 2's info byte (version 1: 17-byte FDEs after the 28-byte header)
+    data[info_at] = (data[info_at] & 0xF0) | 14
+    data = bytes(data)
+    _every_pc(libraries, "FRE type 14", data)
+    verdict = PROFILES["libsframe-2.40"].judge(data, 0)
+    crashes = [f for f in verdict.lookups if f.function == 2]
+    assert crashes and all(f.error == "crash" and "sframe_fre_start_addr_size asserts" in f.rule for f in crashes)
 
 
 def test_every_pc_tally() -> None:
