@@ -4,7 +4,8 @@ A model of binutils' own code, step by step in its order, driven by the
 per-release facts of `libsframe_releases.py`: which versions and flags the
 header check lets through, where the FDEs and FREs are taken from, how the
 byte-swapping walk (`flip_sframe`) checks a section in the other byte order,
-and how a lookup walks a function's rows. It says where the real library
+and how a row is decoded (`libsframe_lookups.py` walks a function's rows for
+every PC at once; `libsframe_verdict.py` gives the verdict). It says where the real library
 refuses (with the error a caller gets), where it reads or writes past a
 buffer (a crash: SIGSEGV, or an `assert` or a division by zero), and which
 row a lookup returns. Bytes are read as the library reads them, so that a
@@ -204,7 +205,7 @@ class Decoder:
         self._starts: list[int] | None = None
         self._ordered: bool | None = None
         self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
-        """Rows decoded so far, by position and FRE type (`_decode_fre`)."""
+        """Rows decoded so far, by position and FRE type (`decode_fre`)."""
 
     def _whole_entries(self) -> list[Fde]:
         """The copied FDE array's entries that it holds whole (all of them, unless num_fdes * size wrapped)."""
@@ -259,8 +260,9 @@ class Decoder:
 
     def ordered(self) -> bool:
         """Whether every FDE is held whole and the starts strictly increase (for 2.47: the functions do not
-        overlap either). Then the binary search's answer is the one a bisection gives, and `_search` takes
-        that shortcut; the tests hold it to the library on sorted and unsorted sections alike."""
+        overlap either). Then the binary search's answer is the one a bisection gives, and the search
+        (`libsframe_lookups`) takes that shortcut; the tests hold it to the library on sorted and unsorted
+        sections alike."""
         if self._ordered is None:
             count = self.header.num_fdes if self.rel.exact_search else _int32(self.header.num_fdes)
             whole = count == len(self._table)
@@ -498,7 +500,7 @@ def _flip_checked(rel: Release, buf: Buffer) -> None:
         raise Refusal(bad, f"flip_sframe: non-zero bytes after the rows (from {tail:#x})", tail)
 
 
-# sframe_find_fre ---------------------------------------------------------------------------
+# sframe_decode_fre ---------------------------------------------------------------------------
 
 
 def decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
