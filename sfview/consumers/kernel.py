@@ -526,16 +526,18 @@ def _merge(found: list[Lookup]) -> list[Lookup]:
     return out
 
 
-def judge(data: bytes, address: int = 0, text: tuple[int, int] | None = None, arch: Arch | None = None) -> Verdict:
+def judge(
+    data: bytes, address: int = 0, text: tuple[int, int] | None = None, arch: Arch | None = None, name: str = "kernel"
+) -> Verdict:
     """The kernel's verdict on a section at `address`; `text` is the executable range the loader registers
     with it (unknown: any address); `arch` the machine (None: the section's ABI byte's, said in a note)."""
     registered = register_section(data, address, text, arch)
     if isinstance(registered, Refused):
-        return Verdict("kernel", False, registered.error, registered.rule, registered.offset, notes=[UNREGISTERED])
+        return Verdict(name, False, registered.error, registered.rule, registered.offset, notes=[UNREGISTERED])
     failures = lookup_failures(registered)
     errors = {f.error for f in failures}
     after = [FALLBACK + (REMOVED if EFAULT in errors else "")] if errors - {CRASH} else []
-    return Verdict("kernel", True, lookups=failures, notes=registered.notes + after)
+    return Verdict(name, True, lookups=failures, notes=registered.notes + after)
 
 
 UNREGISTERED = "the section is not registered: the kernel unwinds its text with frame pointers (as perf shows)"
@@ -555,9 +557,22 @@ def text_range(doc: Document) -> tuple[int, int] | None:
     return ranges[0] if ranges else None
 
 
-def judge_document(doc: Document, arch: str | None = None) -> Verdict:
+def judge_document(doc: Document, arch: str | None = None, name: str = "kernel") -> Verdict:
     """The verdict on an opened file's section, its executable segment as the text (`arch`: `Arch`'s value)."""
-    return judge(doc.data, doc.address, text_range(doc), Arch(arch) if arch else None)
+    return judge(doc.data, doc.address, text_range(doc), Arch(arch) if arch else None, name)
 
 
-PROFILE = register(Profile("kernel", f"the Linux kernel's SFrame reader ({SERIES})", judge, judge_document))
+def _profile(name: str) -> Profile:
+    return register(
+        Profile(
+            name,
+            f"the Linux kernel's SFrame reader ({SERIES})",
+            lambda data, address: judge(data, address, name=name),
+            lambda doc, arch: judge_document(doc, arch, name),
+        )
+    )
+
+
+PROFILE = _profile("kernel")
+"""The newest revision sfview follows (the v14 series: newer ones are not modelled yet)."""
+V14 = _profile("kernel-v14")

@@ -349,3 +349,15 @@ def test_the_frame_a_lookup_gives(name: str, frame: str) -> None:
     assert first[2] == frame
     case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
     assert corpus_script.profile_result(case)["lookups"][0][2] == frame
+
+
+def test_kernel_v14_is_named_by_its_revision(tmp_path: Path) -> None:
+    """`kernel-v14` is the revision the corpus was judged by; `kernel` gives the same verdict under its own name."""
+    path = _write(tmp_path, "zero-size-in-bigger")
+    out = run_process("check", "--json", "--profile", "kernel-v14", "--profile", "kernel", str(path))
+    both = json.loads(out.stdout)[0]["profiles"]
+    assert both["kernel-v14"]["consumer"] == "kernel-v14"
+    assert {k: v for k, v in both["kernel-v14"].items() if k != "consumer"} == {
+        k: v for k, v in both["kernel"].items() if k != "consumer"
+    }
+    assert "3231d5c5" in profiles()["kernel-v14"].title
