@@ -562,17 +562,14 @@ def judge_document(doc: Document, arch: str | None = None, name: str = "kernel")
     return judge(doc.data, doc.address, text_range(doc), Arch(arch) if arch else None, name)
 
 
-def _profile(name: str) -> Profile:
-    return register(
-        Profile(
-            name,
-            f"the Linux kernel's SFrame reader ({SERIES})",
-            lambda data, address: judge(data, address, name=name),
-            lambda doc, arch: judge_document(doc, arch, name),
-        )
-    )
-
-
-PROFILE = _profile("kernel")
+TITLE = f"the Linux kernel's SFrame reader ({SERIES})"
+PROFILE = register(Profile("kernel", TITLE, judge, judge_document))
 """The newest revision sfview follows (the v14 series: newer ones are not modelled yet)."""
-V14 = _profile("kernel-v14")
+V14 = register(
+    Profile(
+        "kernel-v14",
+        TITLE,
+        lambda data, address: judge(data, address, name="kernel-v14"),
+        lambda doc, arch: judge_document(doc, arch, "kernel-v14"),
+    )
+)
