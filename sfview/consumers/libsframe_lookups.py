@@ -339,7 +339,7 @@ class Lookups:
         while pc < high:
             key, extent, shift = self._key(index, pc)
             extent = min(extent, high - pc)
-            for k_low, k_high, outcome in self._paint(index, conds, none, key, key + extent, shift):
+            for k_low, k_high, outcome in self._painted_runs(index, conds, none, key, key + extent, shift):
                 yield Run(pc + k_low - key, pc + k_high - key, outcome)
             pc += extent
 
@@ -367,7 +367,7 @@ class Lookups:
         inside = offset % f.rep_size
         return offset, min(WORD - offset, f.rep_size - inside), offset - inside
 
-    def _paint(
+    def _painted_runs(
         self, index: int, conds: list[Condition], none: Outcome, low: int, high: int, shift: int
     ) -> list[tuple[int, int, Outcome]]:
         """`_paint`, kept per key range (and for 2.47's PCMASK, per offset into the block where no row
@@ -394,7 +394,8 @@ def _same(a: Outcome, b: Outcome) -> bool:
 
 
 def find_fre(dec: Decoder, pc: int) -> Fre:
-    """`sframe_find_fre` for one section-relative `pc`; raises Miss or Crash."""
+    """`sframe_find_fre` for one section-relative `pc`; raises Miss or Crash. (Each call finds the search's
+    breaks anew: for many PCs, `Lookups.runs`.)"""
     (run,) = Lookups(dec, 4).runs([(pc, pc + 1)])
     if isinstance(run.outcome, Fre):
         return run.outcome

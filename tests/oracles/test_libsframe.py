@@ -400,3 +400,14 @@ def test_damaged_magic_is_judged(libraries: dict[str, Library], tmp_path: Path, 
             )
     other = run_process("dump", str(raw))
     assert other.returncode == 2 and "neither an ELF file nor an SFrame section" in other.stderr
+
+
+def test_a_pattern_over_gigabytes_is_bounded() -> None:
+    """A PCMASK function claiming 4 GiB whose two rows alternate every byte (rep_size 2) has billions of runs:
+    the verdict judges them up to a bound set by the section's size, and says where it stopped."""
+    rows = bytes([0, 0x03, 8, 1, 0x03, 16])  # two rows, 1-byte starts 0 and 1, one CFA offset each
+    fde = struct.pack("<iIIIBBH", 0x1000, 0xFFFFFFFF, 0, 2, 0x10, 2, 0)  # PCMASK, rep_size 2
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 1, 2, len(rows), 0, len(fde))
+    verdict = PROFILES["libsframe-2.44"].judge(header + fde + rows, 0)
+    assert verdict.accepted
+    assert any(note.startswith("lookups past 0x") and "not judged: more than" in note for note in verdict.notes)
