@@ -12,11 +12,12 @@ getters give, or a failure, or a crash) must be the model's.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -143,17 +144,31 @@ def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
 
 
 SOURCES = DATA / "src"
+Built = Callable[[str, str], bytes]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The section of `shapes.c` built by a release for a target: compiled once a session for every test."""
+    folder = tmp_path_factory.mktemp("built")
+
+    @functools.cache
+    def section(release: str, target: str) -> bytes:
+        out = folder / f"shapes-{release}-{target}"
+        toolchain(release, target).compile("-O2", "-o", out, SOURCES / "shapes.c")
+        return Document.open(str(out)).data
+
+    return section
+
+
 TARGETS = [("2.40", "x86_64"), ("2.40", "aarch64"), ("2.44", "x86_64"), ("2.44", "aarch64")]
 TARGETS += [("2.47", "x86_64"), ("2.47", "aarch64"), ("2.47", "s390x")]
 
 
 @pytest.mark.parametrize(("release", "target"), TARGETS)
-def test_built_sections(libraries: dict[str, Library], tmp_path: Path, release: str, target: str) -> None:
+def test_built_sections(libraries: dict[str, Library], built: Built, release: str, target: str) -> None:
     """A program built by each release for each target: its section, and the section in the other order."""
-    chain = toolchain(release, target)
-    out = tmp_path / "shapes"
-    chain.compile("-O2", "-o", out, SOURCES / "shapes.c")
-    data = Document.open(str(out)).data
+    data = built(release, target)
     decoded = _agree(libraries, f"shapes {release} {target}", data)
     assert decoded[release] == 0, f"libsframe {release} reads what binutils {release} writes"
     if target != "s390x":
@@ -316,11 +331,8 @@ def test_every_pc_of_fixtures(libraries: dict[str, Library], index: int) -> None
 
 
 @pytest.mark.parametrize(("release", "target"), TARGETS)
-def test_every_pc_of_built_sections(libraries: dict[str, Library], tmp_path: Path, release: str, target: str) -> None:
-    chain = toolchain(release, target)
-    out = tmp_path / "shapes"
-    chain.compile("-O2", "-o", out, SOURCES / "shapes.c")
-    _every_pc(libraries, f"shapes {release} {target}", Document.open(str(out)).data)
+def test_every_pc_of_built_sections(libraries: dict[str, Library], built: Built, release: str, target: str) -> None:
+    _every_pc(libraries, f"shapes {release} {target}", built(release, target))
 
 
 @settings(
