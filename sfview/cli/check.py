@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from sfview.check.run import check_document
 from sfview.cli.common import EXIT_BAD_INPUT, Parser, TerminalWidth, address, parse, say, say_losses
+from sfview.consumers.kernel import Arch
 from sfview.consumers.verdicts import judge_document, profiles
 from sfview.document import Document
 from sfview.errors import InputError
@@ -48,6 +49,12 @@ def parser() -> argparse.ArgumentParser:
         help=f"the most problems of one kind said for a file (default {diagnostics.DEFAULT_MAX_PROBLEMS}); the"
         " rest are counted, in one line a kind (in JSON, `more`); 0: every one",
     )
+    parser.add_argument(
+        "--arch",
+        choices=[a.value for a in Arch],
+        help="the machine whose kernel reads the section (its byte order and SP/FP registers; default: the one "
+        "the section's ABI byte names, said as an assumption)",
+    )
     return parser
 
 
@@ -66,7 +73,7 @@ def run(argv: list[str]) -> int:
     status, reports = 0, []
     for path in args.files:
         try:
-            doc = Document.open(path, args.base)
+            doc = Document.open(path, args.base, raw=True)
         except InputError as exc:
             say(str(exc))
             status = EXIT_BAD_INPUT
@@ -82,7 +89,7 @@ def run(argv: list[str]) -> int:
                 else:
                     print(diagnostics.line(doc, diag))
         say_losses(doc)
-        verdicts = [judge_document(doc, name) for name in args.profile or []]
+        verdicts = [judge_document(doc, name, args.arch) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
         try:
             disagree = _against_dwarf(doc, path) if args.dwarf else None

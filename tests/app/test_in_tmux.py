@@ -63,7 +63,7 @@ def test_copying_inside_tmux_reaches_its_paste_buffer(tmux: Tmux) -> None:
          command],
         check=True, env=env,
     )  # fmt: skip
-    screen = tmux.wait_for("very_long_function")
+    screen = tmux.wait_for("2 0x1050")  # the row copied below (a loaded tmux may keep its 80 columns)
     assert tmux("show-options", "-gv", "set-clipboard").strip() == "external"
     tmux("send-keys", "-t", "app", "down", "down", "C")
     shown = tmux.wait_for("Copied")
