@@ -343,15 +343,38 @@ class Lookups:
         return found
 
 
+class Crossings:
+    """The CFA and PC of every frame the walks of a core's threads took (`--thread all`), with the thread
+    and frame that took each: a walk that reaches a frame another thread's walk took says so and stops,
+    so that threads whose stacks lead into one another cost each frame once, not once per thread."""
+
+    def __init__(self) -> None:
+        self.taken: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def take(self, cfa: int, pc: int, thread: int, number: int) -> tuple[int, int] | None:
+        """Record frame `number` of `thread`; the (thread, frame) of another thread's walk that took it first."""
+        before = self.taken.setdefault((cfa, pc), (thread, number))
+        return before if before[0] != thread else None
+
+
 class Walk:
     """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
     What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop, and what it
     found at the PCs it met last (`Lookups`)."""
 
-    def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: Places | None = None) -> None:
+    def __init__(
+        self,
+        unwinder: Unwinder,
+        first: Frame,
+        limit: int | None,
+        seen: Places | None = None,
+        crossings: tuple[Crossings, int] | None = None,
+    ) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
         self.seen = Places() if seen is None else seen
+        self.crossings = crossings
+        """The frames of the other threads' walks, and this walk's thread (`--thread all`)."""
         self.lookups = Lookups()
         self.stop = ""
         """Why the walk ended, in words ("" until it has)."""
@@ -371,6 +394,18 @@ class Walk:
                 before = seen.first(frame.cfa, frame.pc, frame.number)
                 if before != frame.number:
                     self.stop = f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops"
+                    yield frame
+                    return
+                met = (
+                    self.crossings[0].take(frame.cfa, frame.pc, self.crossings[1], frame.number)
+                    if self.crossings
+                    else None
+                )
+                if met is not None:
+                    self.stop = (
+                        f"frame #{frame.number} has the PC and CFA of thread {met[0]}'s frame #{met[1]}: the walks"
+                        " meet, this one stops"
+                    )
                     yield frame
                     return
             yield frame
@@ -521,10 +556,17 @@ class Unwinder:
         walk = self.frames(pc, registers, limit)
         return Backtrace(list(walk), walk.stop, walk.missing_address)
 
-    def frames(self, pc: int, registers: dict[int, int], limit: int | None = None) -> Walk:
+    def frames(
+        self,
+        pc: int,
+        registers: dict[int, int],
+        limit: int | None = None,
+        crossings: tuple[Crossings, int] | None = None,
+    ) -> Walk:
         """The same frames as `backtrace`, found as they are asked for: a printer that writes each and lets
-        it go holds two frames at a time, whatever the depth of the stack."""
-        return Walk(self, Frame(0, pc, dict(registers)), limit)
+        it go holds two frames at a time, whatever the depth of the stack. `crossings`: the frames other
+        threads' walks took, and this one's thread number (it stops at one of theirs)."""
+        return Walk(self, Frame(0, pc, dict(registers)), limit, crossings=crossings)
 
     def walk(self, frames: list[Frame], limit: int | None = None) -> tuple[str, int | None]:
         """Add callers to `frames` until the walk stops (why, and the memory word it wanted), or until
