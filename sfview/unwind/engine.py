@@ -94,11 +94,54 @@ AnyRule = Rule | Unexpressible
 
 class Rules(NamedTuple):
     """What a row says: the CFA rule, and a rule for each caller's register it mentions, in the order a
-    step works them out (the RA column, the FP, then the others by number); whether the saved RA is signed."""
+    step works them out (the RA column, the FP, then the others by number); whether the saved RA is signed;
+    and the same as plain numbers (`Plan`), where they can be."""
 
     cfa: AnyRule
     registers: dict[int, AnyRule]
     mangled_ra: bool
+    plan: Plan | None = None
+
+
+UNDEFINED_REGISTER, CARRIED, KEPT_IN_REGISTER, COMPUTED = range(4)
+"""What a `Plan` does with a caller's register: drop it (its rule is undefined); give it this frame's
+value when it has one (a rule that is not a value, for a register other than the RA and the FP); give it
+this frame's value, or fail (the RA or FP not a value: still in its register); or compute it."""
+
+
+class Plan(NamedTuple):
+    """A row's rules as the numbers a step computes with, for walks that record nothing (`Unwinder.record`
+    false: a profile's thousands of walks): the CFA's base (a register, never the CFA), offset and
+    whether it loads a word, then per register (in `Rules.registers`' order) what to do (`COMPUTED`…),
+    its base, offset and whether it loads. None for rules a plan cannot hold (a DWARF expression, a
+    signed RA, a CFA that is not a value): the step works those out as it records them."""
+
+    cfa_base: int
+    cfa_offset: int
+    cfa_deref: bool
+    registers: tuple[tuple[int, int, int, int, bool], ...]
+
+    @classmethod
+    def of(cls, cfa: AnyRule, registers: dict[int, AnyRule], mangled_ra: bool, ra: int, fp: int) -> Plan | None:
+        if mangled_ra or not isinstance(cfa, Rule) or cfa.kind is not Kind.VALUE or cfa.base == CFA:
+            return None
+        planned = []
+        for reg, rule in registers.items():
+            if not isinstance(rule, Rule):
+                return None
+            if rule.kind is Kind.UNDEFINED:
+                how = UNDEFINED_REGISTER
+            elif rule.kind is not Kind.VALUE:
+                how = KEPT_IN_REGISTER if reg in (ra, fp) else CARRIED
+            else:
+                how = COMPUTED
+            planned.append((reg, how, rule.base, rule.offset, rule.deref))
+        return cls(cfa.base, cfa.offset, cfa.deref, tuple(planned))
+
+
+def rules_of(cfa: AnyRule, registers: dict[int, AnyRule], mangled_ra: bool, machine: Machine) -> Rules:
+    """A row's `Rules`, with their `Plan` where one can hold them."""
+    return Rules(cfa, registers, mangled_ra, Plan.of(cfa, registers, mangled_ra, machine.ra, machine.fp))
 
 
 Words = str | Callable[[], str]
@@ -317,8 +360,9 @@ if TYPE_CHECKING:
 
     SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
     """What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
-    DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None]
-    """What covers a PC in DWARF CFI: the module, the FDE and its row, and what the row says."""
+    DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None, str]
+    """What covers a PC in DWARF CFI: the module, the FDE and its row, what the row says, and the
+    frame's `lookup` words."""
 T = TypeVar("T")
 
 
@@ -638,7 +682,7 @@ class Unwinder:
         if row is None:
             return module, func, None, "", None
         m = self.machine
-        rules = Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
+        rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra, m)
         return module, func, row, self._lookup_text(func, pc - module.bias), rules
 
     def _dwarf_rules(
@@ -651,14 +695,14 @@ class Unwinder:
         found = lookups.dwarf.get(key)
         if found is None:
             found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(frame.lookup_pc, modules))
-        module, fde, row, rules = found
+        module, fde, row, rules, frame_lookup = found
         if fde is None:
             if quiet:
                 return Step(None, "", None)
             frame.module = module
             return self._no_rules(frame, module, RuleSource.DWARF)
         frame.module = module
-        frame.lookup = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
+        frame.lookup = frame_lookup
         if row is None:
             return Step(
                 None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
@@ -675,19 +719,25 @@ class Unwinder:
             table = module.cfi() if module.cfi is not None else None
             fde = table.find(address) if table is not None else None
             if fde is not None:
+                text = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
                 row = fde.row_for(address)
                 if row is None:
-                    return module, fde, None, None
+                    return module, fde, None, None, text
                 m = self.machine
                 others = dict(sorted(row.others.items()))
-                return module, fde, row, Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed)
+                rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed, m)
+                return module, fde, row, rules, text
             if owner is None and module.name_at(address, address):
                 owner = module
-        return owner, None, None, None
+        return owner, None, None, None, ""
 
     def _apply(self, frame: Frame, rules: Rules) -> Step:
         """Work out the CFA, then every register the rules name; the caller's frame, or why there is none."""
         m = self.machine
+        if not self.record and rules.plan is not None and not m.sp_val_offset:
+            planned = self._planned(frame, rules.plan)
+            if planned is not None:
+                return planned
         cfa = self._value("CFA", rules.cfa, frame, None)
         if cfa.value is None:
             return Step(None, self._unknown(cfa), cfa.address)
@@ -738,6 +788,54 @@ class Unwinder:
                 kept = f"the RA {return_address:#x}, kept in a register, is this frame's PC"
                 return Step(None, f"{kept}: a loop, the walk stops", None)
         caller[m.ra] = return_address
+        return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
+
+    def _planned(self, frame: Frame, plan: Plan) -> Step | None:
+        """`_apply` by the rules' `Plan`, recording nothing, for the steps that find a caller; None (the
+        frame left as it was) where `_apply` would stop, or would look twice (an RA that is the frame's
+        PC, a CFA that does not grow): `_apply` works those out and says why."""
+        registers, read, m = frame.registers, self.read, self.machine
+        cfa = registers.get(plan.cfa_base)
+        if cfa is None:
+            return None
+        cfa = (cfa + plan.cfa_offset) & ADDRESS_MASK
+        if plan.cfa_deref:
+            cfa = read(cfa)
+            if cfa is None:
+                return None
+        caller = m.kept(registers)
+        caller[m.sp] = cfa & ADDRESS_MASK
+        for reg, how, base, offset, deref in plan.registers:
+            if how == COMPUTED:
+                value = cfa if base == CFA else registers.get(base)
+                if value is not None:
+                    value = (value + offset) & ADDRESS_MASK
+                    if deref:
+                        value = read(value)
+            elif how == CARRIED:
+                if reg in registers:
+                    caller[reg] = registers[reg]
+                continue
+            elif how == UNDEFINED_REGISTER:
+                caller.pop(reg, None)
+                continue
+            else:
+                value = registers.get(reg)
+            if value is not None:
+                caller[reg] = value
+            elif reg == m.ra:
+                return None
+            else:
+                caller.pop(reg, None)
+        return_address = caller.get(m.ra)
+        if not return_address:
+            return None
+        signal = frame.found is Found.SIGNAL_FRAME
+        if frame.number > 0 and not (frame.interrupted or signal):  # its PC a return address
+            sp = registers.get(m.sp)
+            if return_address == frame.pc or (sp is not None and cfa <= sp):
+                return None
+        frame.cfa = cfa
         return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
 
     # Rules with numbers ---------------------------------------------------------
