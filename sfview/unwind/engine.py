@@ -29,10 +29,12 @@ based on N, not dereferenced: it reads the frame's N like any other.
 from __future__ import annotations
 
 import bisect
+import struct
 from array import array
 from collections.abc import Callable, Iterator
 from enum import Enum
 from functools import cached_property, lru_cache, partial
+from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK, rule_notation
@@ -339,6 +341,13 @@ class Places:
 
     def first(self, cfa: int, pc: int, number: int) -> int:
         """The number of the first frame with this CFA and PC; `number` (kept as that frame's) when none had them."""
+        cfas = self.cfas
+        growing = not cfas or cfa > cfas[-1]  # as CFAs mostly do: no earlier frame had this one
+        if growing and not self.others and min(cfa, pc, number) >= 0 and max(cfa, pc, number) <= ADDRESS_MASK:
+            cfas.append(cfa)
+            self.pcs.append(pc)
+            self.numbers.append(number)
+            return number
         before = self.others.get((cfa, pc))
         if before is not None:
             return before
@@ -387,16 +396,132 @@ class Lookups:
         return found
 
 
+Read = tuple[int, int | None]
+"""A memory word a walk read: its address, and what it held (None: nobody has it)."""
+
+
+class End:
+    """The end of a walk, from one of its frames on: the walk's frames and the index of that frame, the
+    words the walk read and the index of the first read from that frame on, why it stopped and the
+    word it wanted."""
+
+    __slots__ = ("_words", "at", "frames", "mark", "missing_address", "reads", "stop")
+
+    def __init__(
+        self, frames: list[Frame], at: int, reads: list[Read], mark: int, stop: str, missing: int | None
+    ) -> None:
+        self.frames, self.at, self.reads, self.mark = frames, at, reads, mark
+        self.stop, self.missing_address = stop, missing
+        self._words: tuple[int, int, struct.Struct, tuple[int, ...]] | bool | None = False
+
+    @property
+    def words(self) -> tuple[int, int, struct.Struct, tuple[int, ...]] | None:
+        """The words read from the frame on as one `struct` over the memory they lie in (the lowest
+        address, the end, the layout, the values), to compare at once; None where they cannot be (a
+        word nobody had, words that overlap)."""
+        if self._words is False:
+            found = dict(self.reads[self.mark :])
+            addresses = sorted(found)
+            if not addresses or None in found.values() or any(b - a < 8 for a, b in pairwise(addresses)):
+                self._words = None
+            else:
+                layout = "".join(f"{b - a - 8}xQ" for a, b in pairwise([addresses[0] - 8, *addresses]))
+                values = tuple(found[a] for a in addresses)  # fmt: skip
+                self._words = (addresses[0], addresses[-1] + 8, struct.Struct(f"<{layout}"), values)
+        return self._words  # type: ignore[return-value]
+
+
+class Ends:
+    """The ends of walks made before, each found again from a frame in the same state (`state`: its
+    number, PC, whether a signal interrupted it, every register) whose memory holds the same words
+    where that walk read: from there on, a walk is a function of these alone (and of the code, as
+    `Lookups` takes it), so its frames are the same frames. A profile's samples meet the same callers
+    over and over (a program's outer frames), and walk each stack's end once. Keeps the ends of `KEPT`
+    frames at most, emptied when full: bounded whatever the samples. Where they are seldom found again
+    (registers no rule restores, carried from the innermost frame: an SFrame walk's), looking for them
+    costs more than it saves, and stops (`looking`)."""
+
+    KEPT = 4096
+    TRIES = 1024
+    """The frames an end is looked for from before asking whether it is found often enough to go on."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple, End] = {}
+        self.tries = self.found = 0
+
+    @property
+    def looking(self) -> bool:
+        """Whether ends are looked for (and kept): for the first `TRIES` frames, then while one in eight is found."""
+        return self.tries < self.TRIES or self.found * 8 >= self.tries
+
+    @staticmethod
+    def state(frame: Frame) -> tuple:
+        """What a step from a frame its callee's step made depends on, besides memory and code."""
+        return frame.number, frame.pc, frame.interrupted, tuple(frame.registers.items())
+
+    def recall(self, state: tuple, read: Callable[[int], int | None], seen: Places, recall: Recall) -> End | None:
+        """The end known from a frame in `state`, if the memory holds the words it read as they were
+        (compared at once where the memory `recall` holds in one piece has them all, else by `read`)
+        and none of its frames has the CFA and PC of a frame before (`seen`, to which they are added)."""
+        self.tries += 1
+        end = self.known.get(state)
+        if end is None:
+            return None
+        words, held = end.words, recall.held
+        if words is not None and held is not None and held[0] <= words[0] and words[1] <= held[0] + len(held[1]):
+            if words[2].unpack_from(held[1], words[0] - held[0]) != words[3]:
+                return None
+            recall.reads.extend(end.reads[end.mark :])
+        else:
+            reads = end.reads
+            for i in range(end.mark, len(reads)):
+                address, value = reads[i]
+                if read(address) != value:
+                    return None
+        for frame in end.frames[end.at : -1]:  # stepped as the walk went on, as `Walk` tells a loop
+            if frame.cfa is not None and seen.first(frame.cfa, frame.pc, frame.number) != frame.number:
+                return None
+        self.found += 1
+        return end
+
+    def keep(self, frames: list[Frame], starts: list[tuple[tuple, int, int]], reads: list[Read], stop: str,
+             missing: int | None) -> None:  # fmt: skip
+        """A walk's end from each of its frames `starts` names (state, index in `frames`, first read)."""
+        if len(self.known) + len(starts) > self.KEPT:
+            self.known.clear()
+        for state, at, mark in starts:
+            self.known[state] = End(frames, at, reads, mark, stop, missing)
+
+
+class Recall(NamedTuple):
+    """What a walk needs to take the ends of walks made before and keep its own (`Ends`): the ends, the
+    list where the unwinder's `read` notes each word it reads (address, value), and the memory held in
+    one piece (its address and bytes: a profile's stack copy), if one, where words are compared at once."""
+
+    ends: Ends
+    reads: list[Read]
+    held: tuple[int, bytes] | None
+
+
 class Walk:
     """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
     What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop, and what it
-    found at the PCs it met last (`Lookups`)."""
+    found at the PCs it met last (`Lookups`). With `recall`, a walk whose end is known takes it (`Ends`),
+    and its own is kept: its frames are then kept to the end."""
 
-    def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: Places | None = None) -> None:
+    def __init__(
+        self,
+        unwinder: Unwinder,
+        first: Frame,
+        limit: int | None,
+        seen: Places | None = None,
+        recall: Recall | None = None,
+    ) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
         self.seen = Places() if seen is None else seen
         self.lookups = Lookups()
+        self.recall = recall
         self.stop = ""
         """Why the walk ended, in words ("" until it has)."""
         self.missing_address: int | None = None
@@ -404,11 +529,25 @@ class Walk:
     def __iter__(self) -> Iterator[Frame]:
         """`first`, then its callers, until the walk stops or there are `limit` frames (the last of which is
         given as found, not stepped)."""
-        frame, limit, seen = self.first, self.limit, self.seen
+        frame, limit, seen, recall = self.first, self.limit, self.seen, self.recall
+        given: list[Frame] = []
+        starts: list[tuple[tuple, int, int]] = []
         while limit is None or frame.number + 1 < limit:
+            if recall is not None and frame.number and recall.ends.looking:
+                ends, reads = recall.ends, recall.reads
+                state, mark = ends.state(frame), len(reads)
+                end = ends.recall(state, self.unwinder.read, seen, recall)
+                if end is not None:
+                    self.stop, self.missing_address = end.stop, end.missing_address
+                    ends.keep(given + end.frames[end.at :], starts, reads, end.stop, end.missing_address)
+                    yield from end.frames[end.at :]
+                    return
+                del reads[mark:]
+                starts.append((state, len(given), mark))
             caller, stop, missing = self.unwinder.step(frame, self.lookups)
             if caller is None:
                 self.stop, self.missing_address = stop, missing
+                self._keep(given, frame, starts)
                 yield frame
                 return
             if frame.cfa is not None:
@@ -417,10 +556,18 @@ class Walk:
                     self.stop = f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops"
                     yield frame
                     return
+            if recall is not None:
+                given.append(frame)
             yield frame
             frame = caller
         self.stop = f"stopped after {limit} frames (the limit asked for)"
+        self._keep(given, frame, starts)
         yield frame
+
+    def _keep(self, given: list[Frame], last: Frame, starts: list[tuple[tuple, int, int]]) -> None:
+        if self.recall is not None and starts:
+            given.append(last)
+            self.recall.ends.keep(given, starts, self.recall.reads, self.stop, self.missing_address)
 
 
 # The registers a called function must give back as it found them (each psABI's list), which the
@@ -691,10 +838,11 @@ class Unwinder:
         """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`), in
         `modules` (all of them by default, else the one whose symbols name the PC). `quiet`: only look,
         leave the frame as it was when none."""
-        key = (frame.lookup_pc, modules is None)
+        pc = frame.lookup_pc
+        key = (pc, modules is None)
         found = lookups.dwarf.get(key)
         if found is None:
-            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(frame.lookup_pc, modules))
+            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(pc, modules))
         module, fde, row, rules, frame_lookup = found
         if fde is None:
             if quiet:
@@ -704,9 +852,7 @@ class Unwinder:
         frame.module = module
         frame.lookup = frame_lookup
         if row is None:
-            return Step(
-                None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
-            )
+            return Step(None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {pc:#x}", None)
         if row.ra.kind == Kind.UNDEFINED:
             return Step(None, "the outermost frame: DWARF says the return address is undefined", None)
         return rules
