@@ -405,7 +405,7 @@ class End:
     words the walk read and the index of the first read from that frame on, why it stopped and the
     word it wanted."""
 
-    __slots__ = ("_words", "at", "frames", "mark", "missing_address", "reads", "stop")
+    __slots__ = ("_lowest", "_words", "at", "frames", "mark", "missing_address", "reads", "stop")
 
     def __init__(
         self, frames: list[Frame], at: int, reads: list[Read], mark: int, stop: str, missing: int | None
@@ -413,6 +413,14 @@ class End:
         self.frames, self.at, self.reads, self.mark = frames, at, reads, mark
         self.stop, self.missing_address = stop, missing
         self._words: tuple[int, int, struct.Struct, tuple[int, ...]] | bool | None = False
+        self._lowest: int | bool | None = False
+
+    @property
+    def lowest(self) -> int | None:
+        """The lowest CFA of the frames the walk stepped from that frame on (None: none has one)."""
+        if self._lowest is False:
+            self._lowest = min((f.cfa for f in self.frames[self.at : -1] if f.cfa is not None), default=None)
+        return self._lowest  # type: ignore[return-value]
 
     @property
     def words(self) -> tuple[int, int, struct.Struct, tuple[int, ...]] | None:
@@ -462,7 +470,8 @@ class Ends:
     def recall(self, state: tuple, read: Callable[[int], int | None], seen: Places, recall: Recall) -> End | None:
         """The end known from a frame in `state`, if the memory holds the words it read as they were
         (compared at once where the memory `recall` holds in one piece has them all, else by `read`)
-        and none of its frames has the CFA and PC of a frame before (`seen`, to which they are added)."""
+        and none of its frames has the CFA and PC of a frame before (`seen`: all below the end's CFAs,
+        or each asked). Its frames had no CFA and PC twice in the walk that found them."""
         self.tries += 1
         end = self.known.get(state)
         if end is None:
@@ -478,9 +487,12 @@ class Ends:
                 address, value = reads[i]
                 if read(address) != value:
                     return None
-        for frame in end.frames[end.at : -1]:  # stepped as the walk went on, as `Walk` tells a loop
-            if frame.cfa is not None and seen.first(frame.cfa, frame.pc, frame.number) != frame.number:
-                return None
+        lowest = end.lowest
+        if seen.others or (lowest is not None and seen.cfas and lowest <= seen.cfas[-1]):
+            # a frame of the end might have the CFA and PC of one before it: as `Walk` tells a loop
+            for frame in end.frames[end.at : -1]:
+                if frame.cfa is not None and seen.first(frame.cfa, frame.pc, frame.number) != frame.number:
+                    return None
         self.found += 1
         return end
 
