@@ -147,8 +147,7 @@ class Walker:
             read = _reader(sample.stack, sp, space.memory.read, reads)
             unwinder = Unwinder(modules, self.machine, read, None, source, record=self.record)
             recall = None if reads is None else Recall(ends, reads, (sp, sample.stack))
-            walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit, None, recall)
-            walk.lookups = lookups
+            walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit, None, recall, lookups)
             frames = list(walk)
             for frame in frames:  # code no symbol names (a PLT without symbols): still in its file
                 if frame.module is None:

@@ -519,8 +519,8 @@ class Walk:
     """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
     What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop, and what it
-    found at the PCs it met last (`Lookups`). With `recall`, a walk whose end is known takes it (`Ends`),
-    and its own is kept: its frames are then kept to the end."""
+    found at the PCs it met last (`Lookups`: its own, or `lookups` shared with other walks). With `recall`,
+    a walk whose end is known takes it (`Ends`), and its own is kept: its frames are then kept to the end."""
 
     def __init__(
         self,
@@ -529,10 +529,11 @@ class Walk:
         limit: int | None,
         seen: Places | None = None,
         recall: Recall | None = None,
+        lookups: Lookups | None = None,
     ) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
         self.seen = Places() if seen is None else seen
-        self.lookups = Lookups()
+        self.lookups = Lookups() if lookups is None else lookups
         self.recall = recall
         self.stop = ""
         """Why the walk ended, in words ("" until it has)."""
