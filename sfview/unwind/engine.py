@@ -400,6 +400,10 @@ Read = tuple[int, int | None]
 """A memory word a walk read: its address, and what it held (None: nobody has it)."""
 
 
+WORDS_SPAN = 1 << 20
+"""The bytes a walk's words compared at once lie in at most (`End.words`): a stack copy holds 64 KB at most."""
+
+
 class End:
     """The end of a walk, from one of its frames on: the walk's frames and the index of that frame, the
     words the walk read and the index of the first read from that frame on, why it stopped and the
@@ -426,15 +430,21 @@ class End:
     def words(self) -> tuple[int, int, struct.Struct, tuple[int, ...]] | None:
         """The words read from the frame on as one `struct` over the memory they lie in (the lowest
         address, the end, the layout, the values), to compare at once; None where they cannot be (a
-        word nobody had, words that overlap)."""
+        word nobody had, words that overlap, words further apart than a stack copy: the code's and the
+        stack's)."""
         if self._words is False:
             found = dict(self.reads[self.mark :])
             addresses = sorted(found)
-            if not addresses or None in found.values() or any(b - a < 8 for a, b in pairwise(addresses)):
+            if (
+                not addresses
+                or None in found.values()
+                or addresses[-1] - addresses[0] > WORDS_SPAN
+                or any(b - a < 8 for a, b in pairwise(addresses))
+            ):
                 self._words = None
             else:
                 layout = "".join(f"{b - a - 8}xQ" for a, b in pairwise([addresses[0] - 8, *addresses]))
-                values = tuple(found[a] for a in addresses)  # fmt: skip
+                values = tuple(found[a] for a in addresses)
                 self._words = (addresses[0], addresses[-1] + 8, struct.Struct(f"<{layout}"), values)
         return self._words  # type: ignore[return-value]
 
@@ -508,7 +518,8 @@ class Ends:
 class Recall(NamedTuple):
     """What a walk needs to take the ends of walks made before and keep its own (`Ends`): the ends, the
     list where the unwinder's `read` notes each word it reads (address, value), and the memory held in
-    one piece (its address and bytes: a profile's stack copy), if one, where words are compared at once."""
+    one piece (its address and bytes: a profile's stack copy), if one, where words are compared at once:
+    8-byte little-endian words, as `read` gives them there."""
 
     ends: Ends
     reads: list[Read]
