@@ -116,6 +116,22 @@ def crafted() -> list[dict]:
     return base.crafted() + [base.case(f"crafted/{name}", data, 0) for name, data in out.items()] + [end_past]
 
 
+def v14_entries(names: list[str]) -> list[dict]:
+    """Sections of tests/data/consumers/kernel/corpus.json (the tests that edit them name them), renamed
+    `v14/NAME` (`~` made `+`): kept whatever their class."""
+    held = json.loads((ROOT / "tests" / "data" / "consumers" / "kernel" / "corpus.json").read_text())["sections"]
+    by_name = {e["name"]: e for e in held}
+    return [
+        base.case(
+            f"v14/{n.replace('~', '+')}",
+            bytes.fromhex(by_name[n]["section"]),
+            by_name[n]["address"],
+            by_name[n]["text"],
+        )
+        for n in names
+    ]
+
+
 def handmade(count: int, seed: int) -> list[dict]:
     """tests/handmade.py's mutants (bytes flipped, fields overwritten, cut short) of every fixture's section."""
     sys.path.insert(0, str(ROOT / "tests"))
@@ -142,11 +158,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--handmade", type=int, default=1000, help="how many of tests/handmade.py's mutants")
     parser.add_argument("--write", type=Path, help="write the corpus to this folder")
+    parser.add_argument(
+        "--also", nargs="*", default=[], help="sections of the v14 corpus to judge and keep too, by name"
+    )
     args = parser.parse_args()
     base.profile_result = profile_result  # the v14 script's report and sampling, with this profile
     with tempfile.TemporaryDirectory() as tmp:
         harnesses = Harnesses(fixed_source(args.kernel_source.resolve(), Path(tmp)), Path(tmp))
-        real = base.real_sections(args.elf) + crafted()
+        real = base.real_sections(args.elf) + crafted() + v14_entries(args.also)
         seeds = [c for c in real if len(c["hex"]) >= 2 * base.HEADER and bytes.fromhex(c["hex"])[2] == 3]
         mutator = base.Mutator(args.seed)
         mutants = [mutator.mutate(mutator.rng.choice(seeds)) for _ in range(args.mutants)] if seeds else []
