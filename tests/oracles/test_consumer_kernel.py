@@ -232,7 +232,8 @@ def test_arch_names_the_machine(tmp_path: Path) -> None:
 def test_check_json_gives_each_profile(tmp_path: Path) -> None:
     """`check --json`: each profile's accepted, error (or `crash`) and failing lookups, for CI to gate on."""
     crash, refused, fine = (_write(tmp_path, n) for n in ("pcmask-rep-size-0", "aux-header", "row-at-function-end"))
-    result = run_process("check", "--json", "--profile", "kernel-v14", "--profile", "libsframe", str(crash), str(refused))
+    profiles_asked = ("--profile", "kernel-v14", "--profile", "libsframe")
+    result = run_process("check", "--json", *profiles_asked, str(crash), str(refused))
     reports = json.loads(result.stdout)
     first = reports[0]["profiles"]["kernel-v14"]
     assert (first["accepted"], first["error"]) == (True, "crash")
