@@ -14,6 +14,11 @@ profile, `sfview.consumers.kernel_linux_mm`:
 
     python scripts/kernel_linux_mm_corpus.py --kernel-source /tmp/kernel-sframe/newest-core.c \\
         --elf PROGRAMS... --mutants 3000 [--write tests/data/consumers/kernel-5ce6138798d7]
+
+The corpus in tests/data was written with tests/data/src/{shapes,deep,signal,qsort}.c built with
+`gcc -B <toolchain>/bin/TARGET/ -Wa,--gsframe -O2` by binutils 2.47 (sid: x86_64, aarch64, s390x; version 3)
+and 2.44 (trixie: x86_64, aarch64; version 2, refused), seed 15, `--mutants 4000 --handmade 2000 --also
+shapes-x86_64 shapes-x86_64~fde`.
 """
 
 from __future__ import annotations
