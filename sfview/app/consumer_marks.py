@@ -43,8 +43,9 @@ class Outcome(Enum):
     REFUSED = "refused"
 
 
-CELLS = ("ok", "fails 999/999", "fails all", CRASH, "refused")
-"""What a consumer's column can say of a row (its width fits the longest)."""
+CELLS = ("ok", "fails 99/999", "fails all", CRASH, "refused")
+"""What a consumer's column can say of a row (its width fits the longest: counts wider say `fails part`)."""
+CELL_WIDTH = max(map(len, CELLS))
 
 
 def consumer_names() -> list[str]:
@@ -78,9 +79,10 @@ class RowVerdict:
 
     @property
     def cell(self) -> str:
-        """The FRE table's cell: `ok`, `fails 7/8`, `fails all`, `crash`, `refused`."""
+        """The FRE table's cell: `ok`, `fails 7/8` (of the row's PCs), `fails all`, `crash`, `refused`."""
         if self.outcome is Outcome.SOME_FAIL:
-            return f"fails {self.failing}/{self.covered}"
+            counted = f"fails {self.failing}/{self.covered}"
+            return counted if len(counted) <= CELL_WIDTH else "fails part"
         return self.outcome.value
 
 
@@ -99,6 +101,9 @@ class ConsumerMarks:
         for failures in self._by_function.values():
             failures.sort(key=lambda f: f.start)
         self._starts = {index: [f.start for f in failures] for index, failures in self._by_function.items()}
+        self._failures = [f for index in sorted(self._by_function) for f in self._by_function[index]]
+        self.failing_pcs = sum(f.end - f.start for f in self._failures)
+        """How many PCs of the section's functions fail or crash."""
 
     @property
     def name(self) -> str:
@@ -115,7 +120,7 @@ class ConsumerMarks:
 
     def failures(self) -> list[LookupFailure]:
         """The failing ranges, by function, then by PC."""
-        return [f for index in sorted(self._by_function) for f in self._by_function[index]]
+        return self._failures
 
     def row(self, func: Function, row: Row) -> RowVerdict:
         """What the consumer's lookups do at the PCs `row` covers (those a lookup by the format's rule lands

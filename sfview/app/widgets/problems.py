@@ -104,11 +104,12 @@ class ProblemList(OptionList):
             heading = f"{marks.name}: every lookup is answered, at every PC of every function"
             self.add_option(Option(Text(heading, style="green"), disabled=True))
             return
-        pcs = sum(f.end - f.start for f in failures)
-        heading = f"{marks.name}: lookups fail at {pcs} PCs, in {len(failures)} ranges"
+        pcs = marks.failing_pcs
+        ranges = f"{len(failures)} range" + ("s" if len(failures) > 1 else "")
+        heading = f"{marks.name}: lookups fail at {pcs} PCs, in {ranges} (enter: its function and row)"
         self.add_option(Option(Text(heading, style="bold magenta"), disabled=True))
         for failure in failures[:FAILURES_SHOWN]:
-            self.add_option(Option(_failure_line(marks.name, failure), id=f"f{len(self.failures)}"))
+            self.add_option(Option(_failure_line(failure), id=f"f{len(self.failures)}"))
             self.failures.append((marks.name, failure))
         if len(failures) > FAILURES_SHOWN:
             note = f"… and {len(failures) - FAILURES_SHOWN} more: `sfview check --profile {marks.name}` lists them all"
@@ -139,9 +140,9 @@ def _line(diag: Diagnostic) -> Text:
     return text
 
 
-def _failure_line(consumer: str, failure: LookupFailure) -> Text:
-    text = Text()
-    text.append(f"{consumer:<7} ", style="magenta")
+def _failure_line(failure: LookupFailure) -> Text:
+    """`  0x1031..0x1037  fdes[1]  fails: rule (error)`, under its consumer's heading."""
+    text = Text("  ")
     text.append(f"{failure.start:#x}..{failure.end - 1:#x}  ", style="bold")
     text.append(f"fdes[{failure.function}]  ", style="cyan")
     text.append(f"{'crash' if failure.error == CRASH else 'fails'}: {failure.rule} ({failure.error})")
