@@ -104,6 +104,7 @@ class ConsumerMarks:
         self._failures = [f for index in sorted(self._by_function) for f in self._by_function[index]]
         self.failing_pcs = sum(f.end - f.start for f in self._failures)
         """How many PCs of the section's functions fail or crash."""
+        self._failing = None if self.refused else set(self._by_function)
 
     @property
     def name(self) -> str:
@@ -116,7 +117,7 @@ class ConsumerMarks:
 
     def failing_functions(self) -> set[int] | None:
         """The functions (FDE indexes) where some lookup fails or crashes; None: every one (refused)."""
-        return None if self.refused else set(self._by_function)
+        return self._failing
 
     def failures(self) -> list[LookupFailure]:
         """The failing ranges, by function, then by PC."""
