@@ -203,3 +203,21 @@ async def test_a_fails_filter_judges_the_consumer_it_names(plt: Case) -> None:
         failing_functions = {section.find_function(pc).index for pc, k in plt.truth.items() if k != "found"}
         assert {fdes.fde_at(row) for row in range(fdes.row_count)} == failing_functions
         assert "1 of 6" in str(app.explorer.status_line.render())
+
+
+async def test_the_consumers_kept_are_marked_again_after_an_edit(plt: Case) -> None:
+    """An edit opens a new explorer on the edited bytes: the consumers kept are judged again and keep their
+    columns, and the one shown stays shown."""
+    app = SfviewApp(Document.open(str(plt.path), base=0))
+    async with app.run_test(size=SIZE) as pilot:
+        await _choose(app, pilot, "kernel", plt.profile)
+        await pilot.press("o", *"5", "enter", "e", *"1", "enter")  # the header's fixed FP offset: 0 → 1
+        assert app.explorer.doc.data[5] == 1
+        for _ in range(200):
+            if {"kernel", plt.profile} <= set(app.explorer.state.verdicts):
+                break
+            await pilot.pause(0.05)
+        assert app.explorer.state.kept == ["kernel", plt.profile]
+        assert app.explorer.state.consumer == plt.profile
+        titles = [column.title for column in app.explorer.fre_table.columns]
+        assert titles[5:7] == ["kernel", "lsf-2.44"]

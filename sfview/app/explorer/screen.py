@@ -397,6 +397,7 @@ class ExplorerScreen(Screen[None]):
             offset=self.hex_view.cursor,
             hex_focused=self.focused is self.hex_view,
             consumer=self.state.consumer,
+            kept=tuple(self.state.kept),
             said=said,
         )
 
@@ -413,10 +414,12 @@ class ExplorerScreen(Screen[None]):
         if resume.hex_focused:
             self.hex_view.move_cursor(resume.offset, notify=False)
             self.hex_view.focus()
+        self.state.kept = list(resume.kept)
         if resume.consumer != FORMAT:
             self.state.consumer = resume.consumer
             self.consumer_line.update(f"{resume.consumer}: judging the edited section…")
-            self.background.judge(resume.consumer)
+        for name in self.state.marked():
+            self.background.judge(name)
         self._status(resume.said)
 
     def action_edits(self) -> None:
