@@ -13,6 +13,7 @@ what the library did, PC for PC.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,6 +21,8 @@ import pytest
 from conftest import DATA, SECTIONS, load_section_fixture
 from handmade import long_function
 from libsframe_oracle import Library, answer_kind, every_pc, library, outcomes
+from rich.console import Console
+from textual.widgets import Static
 
 from sfview.app.app import SfviewApp
 from sfview.app.consumer_marks import column_title
@@ -176,6 +179,15 @@ async def test_several_consumers_marked_at_once_and_the_fails_filter(plt: Case) 
         assert titles[5:8] == ["kernel", "lsf-2.44", "lsf-2.47"], "a column per consumer marked, in order"
         # the kernel reads version 3 alone: it refuses this version 2 section, every row says so
         assert app.explorer.fre_table.row_cells(0)[5] == "refused"
+        plt_pcs = sorted(pc for pc, kind in plt.truth.items() if kind == "fails")
+        app.explorer.goto_address(plt_pcs[0])
+        await pilot.press("2")  # the field detail names each marked consumer's failing PCs at the row
+        await pilot.pause()
+        console = Console(width=200, file=io.StringIO(), record=True)
+        console.print(app.explorer.detail.query_one("#detail-text", Static).content)
+        detail = console.export_text()
+        assert f"{plt.profile}: fails at {plt_pcs[0]:#x}..{plt_pcs[-1]:#x}: " in detail, detail
+        assert "kernel: refused the section" in detail
         section = app.explorer.section
         failing_functions = {section.find_function(pc).index for pc, k in plt.truth.items() if k != "found"}
         await pilot.press("1", "slash", *f"fails:{plt.profile}", "enter")
