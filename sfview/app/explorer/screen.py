@@ -801,7 +801,8 @@ class ExplorerScreen(Screen[None]):
     def _filter(self, query: str) -> None:
         """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
         waiting = filtering.waits(self.fde_table.filter(query), self.overview.ready)
-        judging = filtering.consumers_asked(query, consumer_names(), self.state.verdicts)
+        asks = FAILS in query.lower()  # naming the consumers imports their readers: only when a word asks
+        judging = filtering.consumers_asked(query, consumer_names(), self.state.verdicts) if asks else []
         for name in judging:
             self.background.judge(name)
         if self.filter_line.value != query:  # after the table took the query: `_filter_typed` has nothing to do
