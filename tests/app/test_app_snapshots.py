@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, SECTIONS, load_section_fixture
 
 from sfview.app.app import SfviewApp
 from sfview.document import Document
@@ -114,3 +114,36 @@ def test_filter_being_typed(snap_compare) -> None:
 def test_relocatable_object_80x24(snap_compare) -> None:
     """Every start 0x0 (not relocated yet) under a whole `start` title; ADDR4 rows' bytes whole."""
     assert snap_compare(explorer(OBJECT), press=["end"], terminal_size=(80, 24))
+
+
+def _plt_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SfviewApp:
+    """The 2.44 test program's section (its PLT is PCMASK), as a raw file named alike on every machine."""
+    data, base, _ = load_section_fixture(next(p for p in SECTIONS if p.name == "test-x86_64-2.44.json"))
+    monkeypatch.chdir(tmp_path)
+    Path("test-2.44.sframe").write_bytes(data)
+    return SfviewApp(Document.open("test-2.44.sframe", base=base))
+
+
+async def _mark_two_libsframes(pilot) -> None:
+    """`v` to libsframe 2.44, `V` keeps it, `v` to 2.47, `V` keeps it; each verdict in."""
+    for keys in (["v", "v", "v", "V"], ["v", "V"]):
+        await pilot.press(*keys)
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_consumers_marked_in_the_fre_table_80x24(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libsframe 2.44 and 2.47 kept marked: a column each; the PLT's row fails at 7 of its 8 PCs, or at all."""
+
+    async def plt_row(pilot) -> None:
+        await _mark_two_libsframes(pilot)
+        await pilot.press("1", "n")
+        await pilot.pause()
+
+    assert snap_compare(_plt_marked(tmp_path, monkeypatch), terminal_size=(80, 24), run_before=plt_row)
+
+
+def test_consumers_failures_in_the_problems_tab(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same, on the Problems tab: each consumer's failing ranges under its heading."""
+    app = _plt_marked(tmp_path, monkeypatch)
+    assert snap_compare(app, terminal_size=(100, 34), run_before=_mark_two_libsframes)

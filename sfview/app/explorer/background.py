@@ -35,8 +35,8 @@ from sfview.sframe.bulk.overview import SAMPLED, Overview
 from sfview.sframe.model.section import Section
 
 if TYPE_CHECKING:
+    from sfview.app.consumer_marks import ConsumerMarks
     from sfview.check.run import Diagnostic
-    from sfview.consumers import Verdict
 
 __all__ = ["Background", "Deliveries", "Heap", "first_overview", "keys_first", "uncollected"]
 
@@ -99,8 +99,8 @@ class Deliveries(NamedTuple):
     """The problems found (the first `PROBLEMS_SHOWN`), and how many more."""
     check_failed: Callable[[str], None]
     """The checks failed: why."""
-    judged: Callable[[Verdict], None]
-    """A consumer's verdict."""
+    judged: Callable[[ConsumerMarks], None]
+    """A consumer's verdict, laid over the rows."""
 
 
 class Background:
@@ -213,16 +213,24 @@ class Background:
         while time.monotonic() - self.last_input() < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
 
-    def judge(self) -> None:
-        """The verdict of the consumer chosen (`ExplorerState.consumer`), in a worker thread of its own."""
-        self.screen.run_worker(lambda: self._judge(self.state.consumer), thread=True, exit_on_error=False)
+    def judge(self, name: str) -> None:
+        """Consumer `name`'s verdict, in a worker thread of its own (once at a time for each consumer)."""
+        if name in self.state.judging:
+            return
+        self.state.judging.add(name)
+        self.screen.run_worker(lambda: self._judge(name), thread=True, exit_on_error=False)
 
     def _judge(self, name: str) -> None:
-        """In a worker thread: the consumer's verdict, on a document of its own."""
+        """In a worker thread: the consumer's verdict, on a document of its own, and its failures indexed by
+        function (a pass over them all, kept off the keys' thread)."""
+        from sfview.app.consumer_marks import ConsumerMarks
         from sfview.consumers.verdicts import judge_document
 
-        verdict = judge_document(self.doc.with_own_model(), name)
-        self.screen.app.call_from_thread(self.deliver.judged, verdict)
+        try:
+            marks = ConsumerMarks(judge_document(self.doc.with_own_model(), name))
+        finally:
+            self.screen.app.call_from_thread(lambda: self.state.judging.discard(name))
+        self.screen.app.call_from_thread(self.deliver.judged, marks)
 
 
 @contextmanager

@@ -29,6 +29,8 @@ class Resume(NamedTuple):
     hex_focused: bool
     consumer: str
     """Whose verdict the Problems tab showed (`ExplorerState.consumer`): judged again on the new bytes."""
+    kept: tuple[str, ...]
+    """The consumers kept marked (`ExplorerState.kept`): judged again on the new bytes, and marked."""
     said: str
     """What the status line says once the new explorer is open."""
 

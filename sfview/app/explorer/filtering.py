@@ -8,12 +8,13 @@ the screen applies the order and says what these return.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import Enum, auto
 
-from sfview.app.widgets.fde_table import COLUMNS, Sort
+from sfview.app.widgets.fde_table import COLUMNS, FAILS, Sort
 from sfview.sframe.bulk.overview import Overview
 
-__all__ = ["Waits", "filter_said", "reversed_sort", "sort_said", "waits"]
+__all__ = ["Waits", "consumers_asked", "filter_said", "reversed_sort", "sort_said", "waits"]
 
 
 class Waits(Enum):
@@ -32,6 +33,13 @@ def waits(done: bool, overview_ready: bool) -> Waits:
     if done:
         return Waits.NOT
     return Waits.FOR_ORDER if overview_ready else Waits.FOR_OVERVIEW
+
+
+def consumers_asked(query: str, consumers: Collection[str], judged: Collection[str]) -> list[str]:
+    """The consumers a filter's `fails:NAME` words name that are not judged yet: to be judged (the filter
+    keeps none of their functions meanwhile)."""
+    names = (word.removeprefix(FAILS) for word in query.lower().split() if word.startswith(FAILS))
+    return [name for name in dict.fromkeys(names) if name in consumers and name not in judged]
 
 
 def reversed_sort(sort: Sort) -> Sort:

@@ -18,6 +18,7 @@ from textual.notifications import SeverityLevel
 from sfview import rule_notation
 from sfview.app.explorer.state import History, Selection
 from sfview.app.names import ExplorerNames
+from sfview.consumers import LookupFailure
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
 from sfview.sframe.model.section import Function, Section
 
@@ -27,6 +28,7 @@ __all__ = [
     "Refusal",
     "Way",
     "address_landing",
+    "failure_landing",
     "lookup",
     "offset_landing",
     "symbol_target",
@@ -87,6 +89,21 @@ def address_landing(section: Section | None, names: ExplorerNames, target: int |
     if func is None:
         return Refusal(f"No function covers {target:#x}{_neighbours(section, names, target)}.")
     return _row_landing(section, names, func, target, f"{target:#x}")
+
+
+def failure_landing(
+    section: Section | None, names: ExplorerNames, consumer: str, failure: LookupFailure
+) -> Landing | Refusal:
+    """The function a consumer's failing range belongs to (the profile's, not a lookup's: functions may
+    overlap) and its row at the range's first PC; the status line says what fails there and why."""
+    if section is None:
+        return NO_SECTION
+    if failure.function is None or not 0 <= failure.function < len(section):
+        return Refusal(f"{consumer} fails at {failure.start:#x}, in no function of the section.")
+    func = section.function(failure.function)
+    landing = _row_landing(section, names, func, failure.start, f"{failure.start:#x}")
+    said = f"{consumer} fails at {failure.start:#x}..{failure.end - 1:#x}: {failure.rule} ({failure.error})"
+    return landing._replace(status=f"{said}; {landing.status}")
 
 
 def _in_object(section: Section, names: ExplorerNames, target: int | Place) -> Landing | Refusal:

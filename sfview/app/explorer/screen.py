@@ -50,7 +50,7 @@ from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_patter
 from sfview.app.screens.sort import SortPicker
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
-from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
+from sfview.app.widgets.fde_table import FAILS, FILTER_WORDS, PROBLEMS, FdeTable, Sort
 from sfview.app.widgets.filter_line import FilterLine
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.frame_picture import FramePicture
@@ -63,7 +63,6 @@ from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import StructureTree
 from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
-from sfview.consumers import Verdict
 from sfview.document import Document
 from sfview.edit.patches import Patch
 from sfview.errors import InputError
@@ -118,6 +117,7 @@ class ExplorerScreen(Screen[None]):
         Binding("u", "unwind", "Unwind"),
         Binding("d", "toggle_dwarf", "DWARF", show=False),
         Binding("v", "next_consumer", "Consumer", show=False),
+        Binding("V", "keep_consumer", "Keep consumer", show=False),
         Binding("slash", "filter", "Filter"),
         Binding("S", "sort_pick", "Sort", show=False),
         Binding("R", "sort_reverse", "Reverse", show=False),
@@ -397,6 +397,7 @@ class ExplorerScreen(Screen[None]):
             offset=self.hex_view.cursor,
             hex_focused=self.focused is self.hex_view,
             consumer=self.state.consumer,
+            kept=tuple(self.state.kept),
             said=said,
         )
 
@@ -413,10 +414,12 @@ class ExplorerScreen(Screen[None]):
         if resume.hex_focused:
             self.hex_view.move_cursor(resume.offset, notify=False)
             self.hex_view.focus()
+        self.state.kept = list(resume.kept)
         if resume.consumer != FORMAT:
             self.state.consumer = resume.consumer
             self.consumer_line.update(f"{resume.consumer}: judging the edited section…")
-            self.background.judge()
+        for name in self.state.marked():
+            self.background.judge(name)
         self._status(resume.said)
 
     def action_edits(self) -> None:
@@ -510,51 +513,81 @@ class ExplorerScreen(Screen[None]):
 
     def action_next_consumer(self) -> None:
         """The next consumer of the cycle (format, kernel, libsframe...): its verdict on top of the Problems
-        tab, its failing rows marked in the FRE table, its rule in the field detail."""
+        tab, its failing PCs marked in the FRE table and listed in the Problems tab, its rule in the field
+        detail, beside those of the consumers kept (`V`)."""
         if self.section is None:
             return
         state = self.state
         names = consumer_names()
         state.consumer = names[(names.index(state.consumer) + 1) % len(names)]
         self.action_show_tab(Tab.PROBLEMS)
-        if state.consumer == FORMAT:
-            self._show_consumer(None)
-        elif state.consumer in state.verdicts:
-            self._show_consumer(state.verdicts[state.consumer])
-        else:
+        if state.consumer != FORMAT and state.consumer not in state.verdicts:
             self.consumer_line.update(f"{state.consumer}: judging the section…")
-            self.background.judge()
+            self.background.judge(state.consumer)
+        self._show_consumers()
 
-    def _judged(self, verdict: Verdict) -> None:
-        self.state.verdicts[verdict.consumer] = verdict
-        if self.state.consumer == verdict.consumer:
-            self._show_consumer(verdict)
-
-    def _show_consumer(self, verdict: Verdict | None) -> None:
-        """The chosen consumer's verdict shown everywhere it applies (None: the format's checks alone)."""
-        names = consumer_names()
-        following = names[(names.index(self.state.consumer) + 1) % len(names)]
-        if verdict is None:
-            self.consumer_line.update(_format_line())
-            self.fre_table.show_consumer(None)
-            self.detail.consumer_rule = None
+    def action_keep_consumer(self) -> None:
+        """`V`: keep the consumer shown marked while `v` goes on to the next ones (again: no longer kept)."""
+        state = self.state
+        if self.section is None or state.consumer == FORMAT:
+            self._status("v first: choose a consumer to keep marked (V keeps the one shown)")
+            return
+        if state.consumer in state.kept:
+            state.kept.remove(state.consumer)
+            self._status(f"{state.consumer}: no longer kept marked")
         else:
-            marks = ConsumerMarks(verdict)
+            state.kept.append(state.consumer)
+            self._status(f"{state.consumer}: kept marked (marked now: {', '.join(state.marked())})")
+        self._show_consumers()
+
+    def _judged(self, marks: ConsumerMarks) -> None:
+        self.state.verdicts[marks.name] = marks
+        self.fde_table.set_failing(marks.name, marks.failing_functions())
+        if FAILS + marks.name in self.fde_table.query.lower().split():
+            self._status(f"fails:{marks.name}: {self.fde_table.counts()[0]}")
+            self.summary.counts_changed()
+            self.tables.share()
+        if marks.name == self.state.consumer or marks.name in self.state.kept:
+            self._show_consumers()
+
+    def _show_consumers(self) -> None:
+        """The consumers marked shown everywhere they apply: the shown one's verdict on top of the Problems
+        tab, and each judged one's failing PCs in the FRE table, the field detail and the Problems tab."""
+        state = self.state
+        marked = [state.verdicts[name] for name in state.marked() if name in state.verdicts]
+        shown = state.verdicts.get(state.consumer)
+        if state.consumer == FORMAT:
+            self.consumer_line.update(_format_line())
+        elif shown is not None:
             from sfview.output.diagnostics import verdict_text  # once a consumer is asked for (`v`)
 
-            self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following})")
-            self.fre_table.show_consumer(marks.mark, verdict.consumer)
-            self.detail.consumer_rule = lambda field: self._consumer_rule(marks, field)
-        self.consumer_line.set_class(verdict is not None and (not verdict.accepted or bool(verdict.lookups)), "-bad")
+            names = consumer_names()
+            following = names[(names.index(state.consumer) + 1) % len(names)]
+            keep = "V: no longer keep" if state.consumer in state.kept else "V: keep marked"
+            verdict = shown.verdict
+            self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following}, {keep})")
+        bad = shown is not None and (shown.refused or bool(shown.verdict.lookups))
+        self.consumer_line.set_class(bad, "-bad")
+        self.fre_table.show_consumers(marked)
+        self.problems.show_consumers(marked)
+        self.detail.consumer_rule = (lambda field: self._consumer_rule(marked, field)) if marked else None
         if self.state.selected is not None and self.detail.field is not None:
             self.detail.show(self.detail.field)
         self.tables.share()
 
-    def _consumer_rule(self, marks: ConsumerMarks, field: Field) -> str | None:
+    def _consumer_rule(self, marked: list[ConsumerMarks], field: Field) -> str | None:
         if field.fde is None or field.fre is None:
             return None
         func = self.section.function(field.fde)
-        return marks.explain(func, func.rows[field.fre])
+        row = func.rows[field.fre]
+        lines = [line for marks in marked if (line := marks.explain(func, row)) is not None]
+        return "\n".join(lines) or None
+
+    def on_problem_list_failure_chosen(self, message: ProblemList.FailureChosen) -> None:
+        """A consumer's failing range chosen: its function and the row at its first PC selected."""
+        failure = message.failure
+        self._land(navigation.failure_landing(self.section, self.names, message.consumer, failure))
+        self.problems.focus()
 
     def on_problem_list_chosen(self, message: ProblemList.Chosen) -> None:
         """A problem chosen: its bytes, field, function and row selected; what is wrong on the status line."""
@@ -768,10 +801,16 @@ class ExplorerScreen(Screen[None]):
     def _filter(self, query: str) -> None:
         """The FDE table keeps what `query` asks for (the line shows it), the summary counts it."""
         waiting = filtering.waits(self.fde_table.filter(query), self.overview.ready)
+        asks = FAILS in query.lower()  # naming the consumers imports their readers: only when a word asks
+        judging = filtering.consumers_asked(query, consumer_names(), self.state.verdicts) if asks else []
+        for name in judging:
+            self.background.judge(name)
         if self.filter_line.value != query:  # after the table took the query: `_filter_typed` has nothing to do
             with self.filter_line.prevent(Input.Changed):
                 self.filter_line.value = query
         said = filtering.filter_said(self.fde_table.sort, waiting, self.overview)
+        if said is None and judging:
+            said = f"working… {', '.join(judging)}: judging the section, the filter applies once judged"
         if said is not None:
             self._status(said)
         self.summary.counts_changed()

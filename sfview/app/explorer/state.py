@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from sfview.app.consumer_marks import FORMAT
+from sfview.app.consumer_marks import FORMAT, ConsumerMarks
 from sfview.app.fields import Field
-from sfview.consumers import Verdict
 
 __all__ = ["ExplorerState", "History", "Selection"]
 
@@ -108,5 +107,14 @@ class ExplorerState:
         """A sort key waits for its column's order (`FdeTable.waiting`): its first row is selected when it comes."""
         self.consumer = FORMAT
         """Whose view the Problems tab takes: the format's checks, or a consumer's (`v` cycles)."""
-        self.verdicts: dict[str, Verdict] = {}
-        """The consumers' verdicts judged so far, by consumer."""
+        self.verdicts: dict[str, ConsumerMarks] = {}
+        """The consumers' verdicts judged so far, by consumer, laid over the rows."""
+        self.kept: list[str] = []
+        """The consumers kept marked (`V`) besides the one the cycle shows."""
+        self.judging: set[str] = set()
+        """The consumers whose verdict a worker is judging."""
+
+    def marked(self) -> list[str]:
+        """The consumers whose marks the tables and the Problems tab show: those kept, then the one shown."""
+        shown = [] if self.consumer == FORMAT or self.consumer in self.kept else [self.consumer]
+        return [*self.kept, *shown]

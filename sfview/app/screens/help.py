@@ -53,7 +53,8 @@ KEYS = (
         "`/`",
         "filter the functions: words that must all hold, each a part of a name (any case) or one of"
         " `pcmask`, `flex` (version 3 flexible FDEs), `signal`, `key:a`, `key:b` and `problems`"
-        " (what cannot be decoded, and what a check of the section found); `enter` keeps the filter,"
+        " (what cannot be decoded, and what a check of the section found), `fails:NAME` (where consumer NAME's"
+        " lookups fail: `fails:kernel`, judged if it is not yet); `enter` keeps the filter,"
         " `escape` clears it; the summary counts what is shown",
     ),
     (
@@ -71,9 +72,12 @@ KEYS = (
     (
         "`v`",
         "the *Problems* tab through each consumer in turn: the format's own checks, then what the Linux"
-        " kernel's reader (and each other profile) does with the section: its verdict on top, the rows its"
-        " lookups fail on marked in the FRE table (a column named after it), its rule in the field detail",
+        " kernel's reader (and each other profile) does with the section: its verdict on top, what its"
+        " lookups do at each row's PCs in the FRE table (a column named after it: `ok`, `fails 7/8`,"
+        " `fails all`, `crash`), its failing ranges listed (enter: the function and row), the PCs and its"
+        " rule in the field detail",
     ),
+    ("`V`", "keep the consumer shown marked while `v` goes on: several consumers' columns at once (again: drop it)"),
     ("`f`", "the *Frame* tab: the selected row's stack frame drawn to scale (`←` / `→` previous / next row), and back"),
     ("`x`", "the hex pane"),
     ("`/` (hex pane), `ctrl+f`", 'search the bytes: hex (`e2 de`, `e2de`) or text in quotes (`"main"`)'),

@@ -54,6 +54,8 @@ FILTER_WORDS: dict[str, Callable[[Facts], bool]] = {
 }
 """Filter words that keep functions by attribute; `problems` is the other one, any other word is part of a name."""
 PROBLEMS = "problems"
+FAILS = "fails:"
+"""A filter word's start: `fails:kernel` keeps the functions where consumer `kernel`'s lookups fail."""
 FEW_ROWS = 10
 """A name word is tested on the rows kept so far when they are fewer than one function in this many; else on
 every name in FDE order (names read in memory order cost far less than names read in a sorted order)."""
@@ -142,6 +144,8 @@ class FdeTable(RowTable):
         """The longest name's length, if known (as before the names are read: 0), else worked out (`_measure`);
         given by `names_changed`."""
         self.problems: dict[int, Severity] = {}
+        self.failing: dict[str, set[int] | None] = {}
+        """By consumer judged: the functions where its lookups fail (None: every one), for `fails:NAME`."""
         """FDEs a check of the section found problems in (their worst severity): flagged in the notes
         column, and kept by the `problems` filter word besides those that cannot be decoded."""
         self.sort = Sort(0)
@@ -241,7 +245,7 @@ class FdeTable(RowTable):
 
     def filter(self, query: str) -> bool:
         """Only the functions every word of `query` keeps: a `FILTER_WORDS` attribute, `problems`,
-        or a part of the name (any case).
+        `fails:NAME` (none until consumer NAME is judged: `set_failing`), or a part of the name (any case).
 
         Returns False when that waits for the overview (it is done when the overview is ready)."""
         self.query = query
@@ -292,6 +296,15 @@ class FdeTable(RowTable):
             self._reorder(sort=True)
         else:
             self.rows_changed()
+
+    def set_failing(self, consumer: str, failing: set[int] | None) -> None:
+        """The functions where `consumer`'s lookups fail (None: every one, the section refused): kept by the
+        filter word `fails:CONSUMER`, filtered again if the filter has it."""
+        self.failing[consumer] = failing
+        word = FAILS + consumer
+        self._passes.pop(word, None)
+        if word in self._applied:
+            self._reorder(sort=False)
 
     def set_problems(self, problems: dict[int, Severity]) -> None:
         """The functions a check of the section found problems in: flagged, and kept by the `problems` word."""
@@ -390,7 +403,7 @@ class FdeTable(RowTable):
         for word in words:
             if not order:
                 break
-            if word not in FILTER_WORDS and word != PROBLEMS and len(order) * FEW_ROWS < len(self.overview):
+            if _is_name(word) and len(order) * FEW_ROWS < len(self.overview):
                 names = self._lowered_names()  # few rows: their names looked at one by one
                 order = array(INDEX, compress(order, map(contains, map(names.__getitem__, order), repeat(word))))
                 continue
@@ -418,6 +431,15 @@ class FdeTable(RowTable):
         test = FILTER_WORDS.get(word)
         if test is not None:
             return self.overview.passing(test)
+        if word.startswith(FAILS):
+            failing = self.failing.get(word.removeprefix(FAILS), set())
+            if failing is None:  # refused: no lookup is answered
+                return bytes([1]) * len(self.overview)
+            kept = bytearray(len(self.overview))
+            for index in failing:
+                if 0 <= index < len(kept):
+                    kept[index] = 1
+            return kept
         if word == PROBLEMS:
             kept = bytearray(self.overview.passing(lambda shape: shape.broken))
             for index in self.problems:
@@ -592,11 +614,13 @@ def names_holding(joined: str, word: str, count: int) -> bytearray | None:
 def _narrows(old: list[str], new: list[str]) -> bool:
     """Whether filter `new` keeps only functions filter `old` keeps: each old word is a new one, or a part of
     a name that a new word (a part of a name too) holds. Then `new` need only look at what `old` kept."""
-    names = [word for word in new if word not in FILTER_WORDS and word != PROBLEMS]
-    return all(
-        word in new or (word not in FILTER_WORDS and word != PROBLEMS and any(word in name for name in names))
-        for word in old
-    )
+    names = [word for word in new if _is_name(word)]
+    return all(word in new or (_is_name(word) and any(word in name for name in names)) for word in old)
+
+
+def _is_name(word: str) -> bool:
+    """Whether filter word `word` is a part of a name (not an attribute, `problems` or `fails:NAME`)."""
+    return word not in FILTER_WORDS and word != PROBLEMS and not word.startswith(FAILS)
 
 
 def _row_in(order: Sequence[int], index: int) -> int | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sfview import rule_notation
+from sfview.app.consumer_marks import CELLS, ConsumerMarks, column_title
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.sframe.bulk.overview import Overview
 from sfview.sframe.model import terms
@@ -26,8 +27,6 @@ PCMASK_MARK = " [m]"
 """After a PCMASK function's row address: the row applies at that offset of every repeated block."""
 MANGLED = {True: "yes", False: "no"}
 """Whether the row's return address is signed (pointer authentication)."""
-CONSUMER_MARKS = ("-EINVAL", "-EFAULT", "crash", "refused -EINVAL", "refused -EFAULT")
-"""What a consumer's column can say of a row (its width fits the longest)."""
 DWARF_AT_LEAST = 10
 """The DWARF column gives up width down to this many cells, when the table is narrow."""
 
@@ -46,9 +45,8 @@ class FreTable(RowTable):
         self.dwarf: Callable[[Function, Row], str] | None = None
         """What DWARF CFI says at a row's address, beside it (`=` when it agrees); None: no such column."""
         self._dwarf_width = len("DWARF")
-        self.consumer: Callable[[Function, Row], str] | None = None
-        """A consumer's error at each row (`-EINVAL`, `crash`), in a column named after it; None: none."""
-        self._consumer_title = ""
+        self.consumers: list[ConsumerMarks] = []
+        """The consumers marked: what each one's lookups do at each row's PCs, in a column named after it."""
         self.measure(overview)
 
     def measure(self, overview: Overview) -> None:
@@ -80,8 +78,7 @@ class FreTable(RowTable):
         rules = self._fixed[:5]
         if self.dwarf is not None:
             rules = [*rules, Column("DWARF", self._dwarf_width, yields_to=DWARF_AT_LEAST)]
-        if self.consumer is not None:
-            rules = [*rules, Column.fitting(self._consumer_title, CONSUMER_MARKS)]
+        rules = [*rules, *(Column.fitting(column_title(marks.name), CELLS) for marks in self.consumers)]
         return [*rules, *self._fixed[5:]]
 
     @property
@@ -99,7 +96,7 @@ class FreTable(RowTable):
             rule_notation.saved_text(func.section, row.fp),
             rule_notation.saved_text(func.section, row.ra),
             *([self.dwarf(func, row)] if self.dwarf is not None else []),
-            *([self.consumer(func, row)] if self.consumer is not None else []),
+            *(marks.mark(func, row) for marks in self.consumers),
             terms.BASE_REG_NAMES[row.base_reg],
             str(row.offset_size),
             MANGLED[row.mangled_ra],
@@ -128,9 +125,10 @@ class FreTable(RowTable):
         self.columns = self._make_columns()
         self.rows_changed()
 
-    def show_consumer(self, marks: Callable[[Function, Row], str] | None, title: str = "") -> None:
-        """Show (or, with None, hide) a column with a consumer's error at each row (`title`: its name)."""
-        self.consumer, self._consumer_title = marks, title
+    def show_consumers(self, consumers: list[ConsumerMarks]) -> None:
+        """Show a column per consumer marked (none: no such column), each saying what its lookups do at the
+        PCs of each row."""
+        self.consumers = consumers
         self.columns = self._make_columns()
         self.rows_changed()
 
