@@ -125,9 +125,15 @@ def _plt_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SfviewApp:
 
 
 async def _mark_two_libsframes(pilot) -> None:
-    """`v` to libsframe 2.44, `V` keeps it, `v` to 2.47, `V` keeps it; each verdict in."""
-    for keys in (["v", "v", "v", "V"], ["v", "V"]):
-        await pilot.press(*keys)
+    """`v` to libsframe 2.44, `V` keeps it, `v` to 2.47, `V` keeps it; each verdict in. `v` is pressed
+    until the profile is reached, so that a profile added to the cycle leaves the picture alone."""
+    for profile in ("libsframe-2.44", "libsframe-2.47"):
+        for _ in range(20):
+            await pilot.press("v")
+            await pilot.app.workers.wait_for_complete()
+            if pilot.app.explorer.state.consumer == profile:
+                break
+        await pilot.press("V")
         await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 

@@ -305,7 +305,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
         table = screen.fre_table
         assert "kernel" in [c.title for c in table.columns]
         at = [c.title for c in table.columns].index("kernel")
-        assert [table.row_cells(i)[at] for i in range(table.row_count)] == ["", "-EINVAL"]
+        assert [table.row_cells(i)[at] for i in range(table.row_count)] == ["ok", "fails all"]
         await pilot.press("1")
         table.focus()
         await pilot.press("down")
@@ -315,7 +315,8 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
         console = Console(width=120, file=io.StringIO(), record=True)
         console.print(screen.detail.query_one("#detail-text", Static).content)
         text = console.export_text()
-        assert "kernel: sframe_init_cfa_rule_data: CFA control word reg_p clear (-EINVAL)" in text
+        rule = "sframe_init_cfa_rule_data: CFA control word reg_p clear (-EINVAL)"
+        assert f"kernel: fails at 0x1004..0x101f: {rule}" in text
         cycle = []
         for _ in range(len(profiles()) + 1):
             await pilot.press("v")
