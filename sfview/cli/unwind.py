@@ -47,6 +47,12 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--limit", type=_positive, metavar="N", help="stop after N frames (by default the walk goes on until it stops)"
     )
+    parser.add_argument(
+        "--no-inline",
+        dest="inline",
+        action="store_false",
+        help="physical frames only: leave out the functions the debug information says were inlined",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -106,7 +112,7 @@ def _write_backtrace(walk: Trace, args: argparse.Namespace, notes: list[str]) ->
     if args.json:
         backtrace.write_json(sys.stdout, walk, notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=notes)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=notes, inline=args.inline)
 
 
 def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) -> Iterator[tuple[int, Thread, Walk]]:
@@ -128,7 +134,7 @@ def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, 
         title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
         sys.stdout.write(f"\n{title}\n")
         last = number == 1  # the notes are the core's and its files': said once, at the end
-        backtrace.write_text(sys.stdout, trace, explain=args.explain, notes=notes if last else None)
+        backtrace.write_text(sys.stdout, trace, explain=args.explain, notes=notes if last else None, inline=args.inline)
 
 
 def _kept(walk: Walk) -> Backtrace:

@@ -26,7 +26,6 @@ from elftools.dwarf.ranges import BaseAddressEntry
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import ElfImage
-from sfview.inputs.elf.names import debug_file
 from sfview.inputs.elf.pyelftools_view import ElfFile
 
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
@@ -53,6 +52,7 @@ class _Unit:
         self.info, self.cu = info, cu
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
+        self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
         self.functions: list[tuple[int, int, Any]] = []
         for die in _children(top):
             self._collect(die)
@@ -198,19 +198,38 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-def _name(die: Any) -> str | None:
-    """gdb's name for a function's DIE: its linkage name, else its name, found through the DIE it is an
-    inlined or out-of-line instance of (`DW_AT_abstract_origin`) or the declaration it completes
-    (`DW_AT_specification`)."""
+CPLUSPLUS = frozenset({0x4, 0x1A, 0x21, 0x2A, 0x2B, 0x33})
+"""`DW_AT_language` codes of C++ (C++, C++03, C++11, C++14, C++17, C++20)."""
+
+SCOPE_NAMES = frozenset({"DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_union_type"})
+"""The DIEs whose names qualify a C++ function's (`ns::Klass::method`)."""
+
+
+def _name(die: Any, cplusplus: bool) -> str | None:
+    """gdb's name for a function's DIE, found through the DIE it is an inlined or out-of-line instance of
+    (`DW_AT_abstract_origin`) or the declaration it completes (`DW_AT_specification`): in C, its linkage
+    name, else its name (`__GI___libc_malloc`); in C++, its name qualified by its namespaces and classes
+    (`ns::thrower`), as gdb prints a frame (without the parameter types a demangled name has)."""
+    keys = ("DW_AT_name",) if cplusplus else ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name")
     for _ in range(8):  # a chain of origins is short; a damaged one may loop
-        for key in ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name"):
-            if key in die.attributes:
-                return _text(die.attributes[key].value)
+        key = next((k for k in keys if k in die.attributes), None)
+        if key is not None:
+            name = _text(die.attributes[key].value)
+            return _qualified(die, name) if cplusplus else name
         origin = next((k for k in ("DW_AT_abstract_origin", "DW_AT_specification") if k in die.attributes), None)
         if origin is None:
             return None
         die = die.get_DIE_from_attribute(origin)
     return None
+
+
+def _qualified(die: Any, name: str) -> str:
+    parts, scope = [name], die.get_parent()
+    while scope is not None and scope.tag in SCOPE_NAMES:
+        inner = _attribute(scope, "DW_AT_name")
+        parts.append(_text(inner) if inner is not None else "(anonymous namespace)")
+        scope = scope.get_parent()
+    return "::".join(reversed(parts))
 
 
 class _DebugView(ElfFile):
@@ -253,7 +272,11 @@ class DebugInfo:
                 file, line, starts = unit.line_at(address)
                 out = []
                 for die in reversed(chain):
-                    out.append(SourceFrame(_name(die) or "??", file, line, die.tag == "DW_TAG_inlined_subroutine"))
+                    out.append(
+                        SourceFrame(
+                            _name(die, unit.cplusplus) or "??", file, line, die.tag == "DW_TAG_inlined_subroutine"
+                        )
+                    )
                     file = unit.file(_attribute(die, "DW_AT_call_file"))
                     line = _attribute(die, "DW_AT_call_line")
                 return out, starts
@@ -304,13 +327,9 @@ class DebugInfo:
         return self._outline
 
 
-def open_debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
-    """The DWARF debugging information of the file at `path` (read into `elf`): its own `.debug_info`, else
-    its separate debug file's (by build-id, as gdb finds it); None when there is none or it cannot be read."""
-    candidates = [path] if elf.section(".debug_info") is not None else []
-    found = debug_file(elf, path)
-    if found is not None:
-        candidates.append(found)
+def open_debug_info(candidates: list[str]) -> DebugInfo | None:
+    """The DWARF debugging information of the first of `candidates` (a file, then its separate debug file)
+    that has readable DWARF; None when none has."""
     for candidate in candidates:
         try:
             stream = open(candidate, "rb")  # noqa: SIM115 - held open while the module is: its CUs are read later
