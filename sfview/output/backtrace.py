@@ -182,10 +182,10 @@ def _write_walk(out: TextIO, trace: Trace, level: int, head: dict[str, object], 
 def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     """A frame as `json.dumps(indent=1)` writes its document in the list of frames: `number`, `pc`,
     `function` (its name and offset), `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
-    `fallback`, `heuristic`, `signal`, `dwarf`, and `computations` (`what`, `formula`, `arithmetic`,
-    `value`, `address` of each). Written from one template: walking a dict of it with `_indented` would be
-    most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds the document as a dict,
-    and compares the two)."""
+    `fallback`, `heuristic`, `signal`, `dwarf`, `computations` (`what`, `formula`, `arithmetic`, `value`,
+    `address` of each), and `source` (`_source_text`). Written from one template: walking a dict of it with
+    `_indented` would be most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds
+    the document as a dict, and compares the two)."""
     name = frame.name()
     demangled = escape(demangle(name)) if name.startswith("_Z") else "null"
     steps = [
@@ -203,8 +203,20 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
         f'\n   "fallback": {_boolean(frame.fallback)},'
         f'\n   "heuristic": {escape(frame.heuristic) if frame.heuristic else "null"},'
         f'\n   "signal": {_boolean(frame.signal)},\n   "dwarf": {_boolean(frame.dwarf)},'
-        f'\n   "computations": {computations}\n  }}'
+        f'\n   "computations": {computations},\n   "source": {_source_text(frame, escape)}\n  }}'
     )
+
+
+def _source_text(frame: Frame, escape: Callable[[str], str]) -> str:
+    """`source`: the functions debug information says hold the frame's PC, innermost first, as in the text
+    (`function`, `file`, `line`, `inlined` each); `[]` without debug information."""
+    chain = [] if frame.signal else frame.source()[0]
+    items = [
+        f'{{\n     "function": {escape(s.function)},\n     "file": {escape(s.file) if s.file else "null"},'
+        f'\n     "line": {_number(s.line)},\n     "inlined": {_boolean(s.inlined)}\n    }}'
+        for s in chain
+    ]
+    return "[\n    " + ",\n    ".join(items) + "\n   ]" if items else "[]"
 
 
 def _number(value: int | None) -> str:
