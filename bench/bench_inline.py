@@ -53,15 +53,16 @@ def main() -> int:
     program, core = build()
     print(f"{core.name}: {args.repeat} runs each")
     gdb = ["gdb", "-batch", "-nx"]
+    nowhere = ["-iex", "set debug-file-directory /nonexistent"]
+    on_core = [str(program), "--core", str(core)]
     interleaved(
         {
-            "sfview unwind --core": sfview_argv("unwind", str(program), "--core", str(core)),
-            "sfview unwind --core --no-inline": sfview_argv("unwind", str(program), "--core", str(core), "--no-inline"),
+            "sfview unwind --core": sfview_argv("unwind", *on_core),
+            "sfview unwind --core --no-inline": sfview_argv("unwind", *on_core, "--no-inline"),
             "gdb -batch -ex bt": [*gdb, "-ex", "bt", str(program), str(core)],
-            "gdb, no debug files": [*gdb, "-iex", "set debug-file-directory /nonexistent", "-ex", "bt", str(program),
-                                    str(core)],
+            "gdb, no debug files": [*gdb, *nowhere, "-ex", "bt", str(program), str(core)],
             "floor: python -c pass": [sys.executable, "-c", "pass"],
-        },  # fmt: skip
+        },
         args.repeat,
         child_env(),
     )

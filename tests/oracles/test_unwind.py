@@ -53,7 +53,7 @@ def test_the_fixture_core_unwinds_as_gdb_did() -> None:
     rip = int(re.search(r"^rip\s+(0x[0-9a-f]+)", bt, re.M).group(1), 16)
     expected = gdb_frames(bt, rip)
     assert len(expected) == 6
-    assert our_frames(result.stdout) == expected
+    assert our_frames(result.stdout, rip) == expected
 
 
 # x86-64: gcc builds, gdb stops at stop_here and writes the core ---------------------
