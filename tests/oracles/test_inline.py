@@ -169,3 +169,34 @@ def test_damaged_debug_information_costs_the_names_not_the_walk(
     lines = frame_lines(result.stdout, ours=True)
     assert [_named(line) for line in lines[:3]] == ["stop_here ()", "outer ()", "main ()"], result.stdout
     assert any("in __libc_start_call_main () at " in line for line in lines), result.stdout
+
+
+async def test_the_debugger_says_where_each_frame_is_as_gdb_does(program: Path, stopped: tuple[Path, str]) -> None:
+    """The step pane of frame #1 (the frame `step` and `inner` were inlined into `outer`): the lines gdb prints
+    for it, innermost first, each marked inlined or not."""
+    from textual.widgets import DataTable
+
+    from sfview.app.app import SfviewApp
+    from sfview.document import Document
+    from sfview.inputs.core import read_core
+    from sfview.unwind import session
+
+    core, bt = stopped
+    groups: list[list[str]] = []
+    for line in frame_lines(bt):
+        if _address(line) or not groups:
+            groups.append([])
+        groups[-1].append(_named(line))
+    started = session.from_core(str(program), read_core(str(core)), None, [], None)
+    app = SfviewApp(Document.open(str(program)), started)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        await pilot.press("r")
+        await pilot.pause()
+        debugger.query_one("#dbg-frames", DataTable).move_cursor(row=1)
+        await pilot.pause()
+        text = str(debugger.query_one("#dbg-explain").render())
+    shown = [line.strip().removeprefix("inlined: ").removeprefix("in ") for line in text.splitlines()[1:4]]
+    assert shown == groups[1], text + bt
+    assert [line.split()[0] for line in text.splitlines()[1:4]] == ["inlined:", "inlined:", "in"]
