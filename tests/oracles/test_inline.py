@@ -200,3 +200,18 @@ async def test_the_debugger_says_where_each_frame_is_as_gdb_does(program: Path, 
     shown = [line.strip().removeprefix("inlined: ").removeprefix("in ") for line in text.splitlines()[1:4]]
     assert shown == groups[1], text + bt
     assert [line.split()[0] for line in text.splitlines()[1:4]] == ["inlined:", "inlined:", "in"]
+
+
+def test_cplusplus_frames_are_named_by_their_scopes_as_gdb_names_them(tmp_path: Path) -> None:
+    """C++ (`tests/data/src/thrower.cc`, `-g`): a method of a class in a namespace, `ns::Shape::area`, and an
+    overloaded function, `ns::thrower`, named by their DIEs' scopes as gdb names them (not demangled with
+    their parameter types, as the symbol table would give them)."""
+    need("g++", "gdb")
+    program, core = tmp_path / "thrower", tmp_path / "thrower.core"
+    subprocess.run(["g++", "-g", "-O0", "-Wa,--gsframe", str(DATA / "src" / "thrower.cc"), "-o", str(program)],
+                   check=True)  # fmt: skip
+    expected = frame_lines(_core(program, core, "break ns::Shape::area", "run"))
+    assert expected[0].startswith("#0  ns::Shape::area () at "), expected
+    result = run_process("unwind", str(program), "--core", str(core))
+    assert result.returncode == 0, result.stderr
+    assert frame_lines(result.stdout, ours=True) == expected, result.stdout
