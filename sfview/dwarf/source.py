@@ -128,14 +128,11 @@ class _Unit:
         """The subprogram holding `address` and the inlined calls inside it down to the innermost, outermost
         first; empty when no function of this CU holds it."""
         at = bisect.bisect_right(self.starts, address) - 1
-        while at >= 0:
-            start, end, die = self.functions[at]
-            if start <= address < end:
-                break
-            at -= 1
-            if at >= 0 and self.functions[at][1] <= address and self.starts[at] < start - (1 << 24):
-                return []
-        else:
+        # the latest start that holds it (a function's ranges may enclose another's: the CU's functions
+        # are looked through at most once)
+        holding = (self.functions[i] for i in range(at, -1, -1))
+        die = next((die for start, end, die in holding if start <= address < end), None)
+        if die is None:
             return []
         chain, scope = [die], die
         while True:
