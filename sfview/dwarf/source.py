@@ -59,7 +59,9 @@ class _Unit:
         self.functions.sort(key=lambda entry: entry[0])
         self.starts = [start for start, _, _ in self.functions]
         self.rows: list[tuple[int, int, int, bool, bool]] = []  # address, file, line, is_stmt, end_sequence
+        self.addresses: list[int] = []
         self.files: list[str] = []
+        self.first_file = 1
         program = info.line_program_for_CU(cu)
         if program is not None:
             self._read_lines(program)
@@ -100,6 +102,7 @@ class _Unit:
         self.addresses = [row[0] for row in self.rows]
 
     def file(self, number: int | None) -> str | None:
+        """The name of the line table's file `number` (numbered from 0 in DWARF 5, from 1 before)."""
         if number is None:
             return None
         index = number - self.first_file
@@ -122,6 +125,7 @@ class _Unit:
         return self.file(row[1]), row[2] or None, starts
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
+        """A DIE's address ranges [start, end) in this CU (`_ranges`)."""
         return _ranges(self.info, self.cu, self.base, die)
 
     def chain(self, address: int) -> list[Any]:
