@@ -161,7 +161,13 @@ async def _headless(binary: Path, keys: int, size: tuple[int, int]) -> dict[str,
         app.explorer.goto_address(app.section.function(len(app.section) * 7 // 8).start_address + 2)
         await pilot.pause()
         jumps["go to address (chunk not yet opened in the tree)"] = (time.perf_counter() - started_goto) * 1000
-        sort_walls, sort_cpus = await per_key("S", 3)  # by start, by end, by size: each a sort of every function
+        sort_walls, sort_cpus = [], []
+        for digit in "123":  # by start, by end, by size: each a sort of every function, timed from its key
+            await pilot.press("S")  # the picker: which column
+            await pilot.pause()
+            walls, cpus = await per_key(digit, 1)
+            sort_walls += walls
+            sort_cpus += cpus
         reverse_walls, reverse_cpus = await per_key("R", 1)
         filter_bar = await _filter_bar_keys(app, pilot, per_key, max(keys // 4, 10))
         panes = await _pane_keys(app, pilot, per_key, keys)
@@ -255,7 +261,9 @@ async def _filter_bar_keys(app, pilot, per_key, count: int) -> dict[str, object]
             await timed("clear_filter", "escape")
         else:
             await timed("enter_filter", "enter")
-            await timed("sort_filtered_key", "S")
+            await pilot.press("S")  # the picker; the column's key is timed
+            await pilot.pause()
+            await timed("sort_filtered_key", "31"[cycle // 2 % 2])
             assert table.filtered, "the sort kept the filter"
             await timed("clear_kept_filter", "escape")
         assert not table.filtered and table.row_count == len(app.section)
@@ -454,7 +462,10 @@ def _filter_bar_in_tmux(count: int) -> dict[str, list[float]]:
         else:
             timed("enter_filter", "Enter", _letters_in_the_footer)
             before = _status_line()
-            timed("sort_filtered_key", "S", lambda sc, before=before: "functions by" in sc[-2] and sc[-2] != before)
+            _tmux("send-keys", "-t", SESSION, "-l", "S")  # the picker; the column's key is timed
+            _wait_for(lambda: any("Sort the functions by" in line for line in _screen()), "the sort picker")
+            digit = "31"[cycle // 2 % 2]
+            timed("sort_filtered_key", digit, lambda sc, before=before: "functions by" in sc[-2] and sc[-2] != before)
             cleared = lambda sc: _filter_hint_shown(sc) and not _filtered(sc)  # noqa: E731
             timed("clear_kept_filter", "Escape", cleared)
     return samples

@@ -149,7 +149,8 @@ def scanned(data: bytes, address: int) -> list[tuple[int, int]]:
         at = start + i * fde.size
         off, size, _ = struct.unpack_from(order + fde.format, data, at)
         lo = (address + at + off) & ADDRESS_MASK
-        spans.append((lo, lo + min(size, SCAN_LIMIT)))
+        if lo + min(size, SCAN_LIMIT) <= ADDRESS_MASK + 1:  # the harness's end wraps past 2^64: none scanned
+            spans.append((lo, lo + min(size, SCAN_LIMIT)))
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
         if out and lo <= out[-1][1]:
@@ -370,9 +371,18 @@ def v3(functions: list[dict], *, flags: int = 0x5, abi: int = AMD64, ra: int = -
         "<HBBBbbBIIIII", 0xDEE2, 3, flags, abi, fp, ra, 0, len(functions), num_fres, len(blocks), 0, 16 * len(functions)
     )
     index = b"".join(
-        struct.pack("<qII", start - (HEADER + 16 * i), size, off) for i, (start, size, off) in enumerate(fdes)
+        struct.pack("<qII", _s64(start - (HEADER + 16 * i)), size, off) for i, (start, size, off) in enumerate(fdes)
     )
     return header + index + blocks
+
+
+def _s64(value: int) -> int:
+    """`value` as the s64 a start field holds (the address wraps at 2^64)."""
+    value &= ADDRESS_MASK
+    return value - (1 << 64) if value >> 63 else value
+
+
+TOP = 1 << 63
 
 
 def crafted() -> list[dict]:
@@ -432,6 +442,12 @@ def crafted() -> list[dict]:
         "fixed-fp-and-ra": v3([fn(0x1000, [(0, 1, [8])])], fp=-16),
         "fixed-fp-and-ra-extra-word": v3([fn(0x1000, [(0, 1, [8, -16])])], fp=-16),
         "aux-header": v3([fn(0x1000, sane)])[:7] + b"\x04" + v3([fn(0x1000, sane)])[8:],
+        # Addresses past 2^63 (the kernel's unsigned long compares) and functions whose end wraps past 2^64.
+        "starts-past-2^63": v3([fn(TOP + 0x1000, sane), fn(TOP + 0x2000, sane)]),
+        "starts-across-2^63": v3([fn(TOP - 0x10, sane), fn(TOP + 0x10, sane)]),
+        "end-wraps-past-2^64": v3([fn(-0x100, sane), fn(-0x40, sane, 0x80)]),
+        "start-wraps-past-2^64": v3([fn(-0x20, sane), fn(0x10, sane)]),
+        "size-wraps-past-2^64": v3([fn(-0x2000, sane), fn(-0x1000, sane, 0xFFFFFFFF)]),
     }
     # The row at the end of the section's FRE data, with fre_len cut by one: past fre_len, inside the section.
     whole = bytearray(v3([fn(0x1000, sane)]))
@@ -510,6 +526,21 @@ def write_corpus(folder: Path, cases: list[dict], kernel: list[dict], rng: rando
     print(f"wrote {len(entries)} sections to {folder / 'corpus.json'}")
 
 
+def add_crafted(path: Path, harnesses: Harnesses) -> None:
+    """Add the crafted sections `path` lacks, with the kernel's verdicts, keeping every entry it has."""
+    corpus = json.loads(path.read_text())
+    held = {e["name"] for e in corpus["sections"]}
+    new = [c for c in crafted() if c["name"] not in held]
+    kernel = run_kernel(harnesses, new)
+    report(new, kernel, len(new))
+    for c, k in zip(new, kernel, strict=True):
+        verdict = {"register": k["register"], "lookups": k["lookups"]}
+        entry = {"name": c["name"], "section": c["hex"], "address": c["address"], "text": c["text"]}
+        corpus["sections"].append({**entry, "scan_limit": SCAN_LIMIT, "kernel": verdict})
+    path.write_text(json.dumps(corpus, indent=0) + "\n")
+    print(f"added {len(new)} sections to {path}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kernel-source", type=Path, required=True, help="the kernel's sframe.c functions")
@@ -517,9 +548,15 @@ def main() -> int:
     parser.add_argument("--mutants", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--write", type=Path, help="write the corpus to this folder")
+    parser.add_argument(
+        "--add-crafted", type=Path, help="add to this corpus.json the crafted sections it does not hold yet, and stop"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         harnesses = Harnesses(args.kernel_source.resolve(), Path(tmp))
+        if args.add_crafted:
+            add_crafted(args.add_crafted, harnesses)
+            return 0
         real = real_sections(args.elf) + crafted()
         seeds = [c for c in real if len(c["hex"]) >= 2 * HEADER and bytes.fromhex(c["hex"])[2] == 3]
         mutator = Mutator(args.seed)

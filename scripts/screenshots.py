@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -46,6 +47,8 @@ class Shot:
     steps: Steps | None = None
     core: str | None = None
     """A core of the program: the shot opens the unwinding debugger on it."""
+    base: int | None = None
+    """The load address of a raw section."""
 
 
 async def _info_byte(app: SfviewApp, pilot: object) -> None:
@@ -64,6 +67,45 @@ async def _instructions(app: SfviewApp, pilot: object) -> None:
     await app.workers.wait_for_complete()  # DWARF CFI is read in a worker
     await pilot.pause()  # type: ignore[attr-defined]
     await pilot.press("down", "down")  # type: ignore[attr-defined]
+
+
+V3 = "shapes-v3.sframe"
+"""binutils 2.47's section of shapes.c (version 3), from the kernel corpus, which the editing shots break."""
+
+
+def _write_v3() -> int:
+    """The version 3 section the editing shots open; its load address."""
+    corpus = json.loads(Path("tests/data/consumers/kernel/corpus.json").read_text())["sections"]
+    entry = next(e for e in corpus if e["name"] == "shapes-x86_64")
+    Path(V3).write_bytes(bytes.fromhex(entry["section"]))
+    return entry["address"]
+
+
+async def _kernel_verdict(app: SfviewApp, pilot: object) -> None:
+    """The kernel's verdict chosen (`v`), once its worker has judged the section."""
+    await pilot.press("v")  # type: ignore[attr-defined]
+    while "kernel" not in app.explorer.state.verdicts:
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+
+
+async def _edit_dialog(app: SfviewApp, pilot: object) -> None:
+    """The kernel's verdict, then `e` on fdes[7]'s FRE offset in the Structure tab, `0x23` typed."""
+    await _kernel_verdict(app, pilot)
+    await pilot.press("o", *"98", "enter", "2", "e", *"23")  # type: ignore[attr-defined]
+
+
+async def _edited(app: SfviewApp, pilot: object) -> None:
+    """The same edit made: the kernel's verdict on the edited section, in the Problems tab."""
+    await _edit_dialog(app, pilot)
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    while "kernel" not in app.explorer.state.verdicts or app.explorer.summary.problems is None:
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+    await pilot.press("4")  # type: ignore[attr-defined]
+
+
+async def _minimap(app: SfviewApp, pilot: object) -> None:
+    """`m`, then a few lines down the minimap: into the FDE array."""
+    await pilot.press("m", "down", "down", "down", "down")  # type: ignore[attr-defined]
 
 
 BROKEN = "broken.sframe"
@@ -108,7 +150,7 @@ SHOTS = [
         "sfview: AArch64 functions, largest frame first",
         path=AARCH64,
         size=(120, 36),
-        keys=[*"SSSSSS", "R", "home"],
+        keys=["S", "6", "R", "home"],
     ),
     Shot("filtered", "sfview: the functions a filter keeps", size=(120, 30), keys=["slash", *"frame", "enter"]),
     Shot(
@@ -126,6 +168,9 @@ SHOTS = [
         size=(120, 36),
         steps=_instructions,
     ),
+    Shot("edit-dialog", "sfview: e edits the field selected", path=V3, size=(120, 36), steps=_edit_dialog),
+    Shot("edited", "sfview: the kernel refuses the edited section", path=V3, size=(120, 36), steps=_edited),
+    Shot("minimap", "sfview: the minimap, and one colour per kind of field", size=(120, 36), steps=_minimap),
     Shot(
         "debugger",
         "sfview: unwinding a core, frame by frame",
@@ -148,7 +193,7 @@ SHOTS = [
 async def take(shot: Shot, out: Path) -> Path:
     """Run the app headless, do the shot's steps and keys, save the screen as SVG."""
     started = session.from_core(shot.path, read_core(shot.core), None, [], None) if shot.core else None
-    app = SfviewApp(Document.open(shot.path), started)
+    app = SfviewApp(Document.open(shot.path, shot.base), started)
     async with app.run_test(size=shot.size) as pilot:
         await pilot.pause()
         while app.explorer.section is not None and app.explorer.summary.problems is None:
@@ -172,12 +217,62 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     os.chdir(ROOT)  # fixture paths as the summary shows them: relative, the same on every machine
     _write_broken()
+    address = _write_v3()
     try:
         for shot in SHOTS:
-            print(asyncio.run(take(shot, out)).relative_to(ROOT) if out.is_relative_to(ROOT) else out / shot.name)
+            if shot.path == V3:
+                shot.base = address
+            made = asyncio.run(take(shot, out))  # taken wherever `--out` is (then said relative to the checkout)
+            print(made.relative_to(ROOT) if out.is_relative_to(ROOT) else made)
     finally:
         Path(BROKEN).unlink()
+        Path(V3).unlink()
+    print(browser_shot(out))
     return 0
+
+
+def browser_shot(out: Path) -> Path | str:
+    """`sfview serve` in Debian's headless chromium (Selenium), saved as PNG: the same app in a browser."""
+    import shutil
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    if shutil.which("chromium") is None or shutil.which("chromedriver") is None:
+        return "browser.png: not made (apt-get install chromium chromium-driver)"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    with socket.socket() as probe:
+        probe.bind(("localhost", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "sfview", "serve", SHAPES, "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,720"):
+        options.add_argument(argument)
+    chrome = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://localhost:{port}/", timeout=5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        chrome.get(f"http://localhost:{port}/")
+        time.sleep(6)  # the app starts, xterm.js draws
+        chrome.find_element("css selector", ".xterm-screen").click()
+        ActionChains(chrome).send_keys("nn").perform()
+        time.sleep(2)
+        chrome.save_screenshot(str(out / "browser.png"))
+    finally:
+        chrome.quit()
+        server.terminate()
+        server.wait()
+    return out / "browser.png"
 
 
 if __name__ == "__main__":

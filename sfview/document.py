@@ -77,9 +77,15 @@ class Document:
             return {}
 
     @classmethod
-    def open(cls, path: str, base: int | None = None) -> Document:
-        """Open `path`, an ELF file or a raw section (`base`: the address a raw section loads at)."""
-        return cls(path, open_input(path, base))
+    def open(cls, path: str, base: int | None = None, raw: bool = False) -> Document:
+        """Open `path`, an ELF file or a raw section (`base`: the address a raw section loads at; `raw`:
+        any file that is not ELF is a section, whatever its first bytes)."""
+        return cls(path, open_input(path, base, raw))
+
+    def patched(self, data: bytes) -> Document:
+        """The same file with its section's bytes replaced by `data` (as long: an edit), decoded afresh; the
+        image, the names and what was lost are shared."""
+        return Document(self.path, self._found._replace(data=data))
 
     def with_own_model(self) -> Document:
         """The same file with a `Section` model of its own, for a worker thread (a model's caches are not

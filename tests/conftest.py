@@ -113,6 +113,15 @@ def v3_section(
     return header + struct.pack("<qII", start, size, 0) + block
 
 
+async def settled(app: object, pilot: object) -> None:
+    """Everything the explorer's worker delivers after the first screen (the overview, the names, the checks'
+    count, the orders) is in, and shown: each lays the screen out when it comes, which on a loaded machine is
+    while a test counts the layouts of a key's (`[1, 1, 1]`, `2 == 1`). Call before `count_layouts`."""
+    await app.workers.wait_for_complete()  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]  # what a delivery laid out, drawn
+
+
 def count_layouts(monkeypatch: pytest.MonkeyPatch, screen: object) -> list[int]:
     """A list that grows by one each time `screen`'s class lays its screen out (while `monkeypatch` holds):
     a move that should only repaint must leave it empty."""

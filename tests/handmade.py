@@ -61,6 +61,23 @@ def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False)
 
 
 FDE_LAYOUT = {1: "iIIIB", 2: "iIIIBBH", 3: "qII"}
+
+
+def long_function(version: int, rows: int = 6000) -> bytes:
+    """An AMD64 section of one function at 0x1000 (PCREL from version 3) with `rows` rows two bytes apart
+    (2-byte starts, one 1-byte CFA offset each), the middle row starting before the one above it: 4 bytes a row."""
+    starts = [2 * i - 3 * (i == rows // 2) for i in range(rows)]
+    block = b"".join(struct.pack("<HBb", start, 0x03, 8 + (i % 64)) for i, start in enumerate(starts))
+    if version >= 3:
+        block = struct.pack("<HBBB", rows, 0x01, 0, 0) + block
+        fde = struct.pack("<qII", 0x1000 - 28, 2 * rows, 0)
+    else:
+        fde = struct.pack("<" + FDE_LAYOUT[version], 0x1000, 2 * rows, 0, rows, 0x01, *((0, 0) if version == 2 else ()))
+    flags = 0x5 if version >= 3 else 0x1
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, flags, 3, 0, -8, 0, 1, rows, len(block), 0, len(fde))
+    return header + fde + block
+
+
 ADDR = {0: "B", 1: "H", 2: "I"}
 OFFSET = {0: "b", 1: "h", 2: "i"}
 

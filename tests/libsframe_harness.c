@@ -6,13 +6,24 @@
      sframe_frame_row_entry (16 up to 2.46, 28 from then on).
 
    Requests on stdin, each: u32 section size, the section, u32 number of PCs,
-   then per PC an i64 PC and a u32 FDE type. Answers on stdout, one line a
-   step, written before the next step starts so that the test knows where a
-   crash happened:
+   then per PC an i64 PC and a u32 FDE type, then u32 number of spans, then
+   per span an i64 first PC, an i64 end PC (excluded) and a u32 FDE type.
+   Answers on stdout, one line a step, written before the next step starts so
+   that the test knows where a crash happened:
      D <error>                      sframe_decode (0: accepted)
      F <error> <start> <info> <cfa> <cfa error> <fp> <fp error> <ra> <ra error>
                                     sframe_find_fre and the getters, per PC
+     B <pc> <error> <start> ... <ra error>, or B <pc> crash
+                                    a span's first PC and its answer
+     S <pc> ...                     the same, at each later PC of the span
+                                    whose answer differs from the PC before
      E                              the decoder freed
+
+   A PC of a span whose lookup crashes (SIGSEGV, SIGBUS, SIGFPE, or SIGABRT
+   from an assert) is answered `crash` and the next PC is looked up: the
+   handler jumps back out of the library, which keeps no state across
+   lookups. A PC of the list ends the run instead (the test restarts the
+   harness).
 
    Every allocation ends exactly where 16 GiB the program may not read start, and is
    unmapped when freed: a read past any buffer (the caller's section or
@@ -22,6 +33,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +203,50 @@ take (void *into, size_t n)
   return 1;
 }
 
+/* Lookups of a span: a crash jumps back here.  */
+
+static sigjmp_buf back;
+
+static void
+crashed (int sig)
+{
+  siglongjmp (back, sig);
+}
+
+static void
+on_crash (void (*handler) (int))
+{
+  static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaction (sigs[i], &sa, NULL);
+}
+
+/* One lookup and the getters, as the line's words after the PC.  */
+static void
+answer (void *dctx, int new_api, size_t info_at, find_fn find, void **getters,
+	int64_t pc, uint32_t fde_type, char *out, size_t size)
+{
+  unsigned char fre[64];
+  memset (fre, 0, sizeof fre);
+  int found = find (dctx, new_api ? pc : (int64_t) (int32_t) pc, fre);
+  int32_t value[3] = { 0, 0, 0 };
+  int errs[3] = { 0, 0, 0 };
+  if (found == 0)
+    for (int g = 0; g < 3; g++)
+      value[g] = new_api
+	? ((get4_fn) getters[g]) (dctx, fre, fde_type, &errs[g])
+	: ((get3_fn) getters[g]) (dctx, fre, &errs[g]);
+  uint32_t start;
+  memcpy (&start, fre, sizeof start);
+  snprintf (out, size, "%d %u %u %d %d %d %d %d %d", found, start,
+	    fre[info_at], value[0], errs[0], value[1], errs[1], value[2],
+	    errs[2]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -214,6 +271,9 @@ main (int argc, char **argv)
 		       dlsym (lib, "sframe_fre_get_ra_offset") };
   char line[256];
   uint32_t size;
+  static char altstack[1 << 16];
+  stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+  sigaltstack (&ss, NULL);
   while (take (&size, sizeof size))
     {
       char *section = malloc (size);	/* ends at a guard page */
@@ -232,22 +292,43 @@ main (int argc, char **argv)
 	    return 3;
 	  if (dctx == NULL)
 	    continue;
-	  unsigned char fre[64];
-	  memset (fre, 0, sizeof fre);
-	  int found = find (dctx, new_api ? pc : (int64_t) (int32_t) pc, fre);
-	  int32_t value[3] = { 0, 0, 0 };
-	  int errs[3] = { 0, 0, 0 };
-	  if (found == 0)
-	    for (int g = 0; g < 3; g++)
-	      value[g] = new_api
-		? ((get4_fn) getters[g]) (dctx, fre, fde_type, &errs[g])
-		: ((get3_fn) getters[g]) (dctx, fre, &errs[g]);
-	  uint32_t start;
-	  memcpy (&start, fre, sizeof start);
-	  snprintf (line, sizeof line, "F %d %u %u %d %d %d %d %d %d\n",
-		    found, start, fre[info_at], value[0], errs[0], value[1],
-		    errs[1], value[2], errs[2]);
+	  char words[200];
+	  answer (dctx, new_api, info_at, find, getters, pc, fde_type, words,
+		  sizeof words);
+	  snprintf (line, sizeof line, "F %s\n", words);
 	  say (line);
+	}
+      uint32_t spans;
+      if (!take (&spans, sizeof spans))
+	return 3;
+      for (uint32_t i = 0; i < spans; i++)
+	{
+	  int64_t low, high;
+	  uint32_t fde_type;
+	  if (!take (&low, sizeof low) || !take (&high, sizeof high)
+	      || !take (&fde_type, sizeof fde_type))
+	    return 3;
+	  if (dctx == NULL)
+	    continue;
+	  char last[200] = "";
+	  on_crash (crashed);
+	  for (int64_t pc = low; pc < high; pc++)
+	    {
+	      char words[200];
+	      if (sigsetjmp (back, 1) == 0)
+		answer (dctx, new_api, info_at, find, getters, pc, fde_type,
+			words, sizeof words);
+	      else
+		strcpy (words, "crash");
+	      if (pc == low || strcmp (words, last) != 0)
+		{
+		  snprintf (line, sizeof line, "%c %lld %s\n",
+			    pc == low ? 'B' : 'S', (long long) pc, words);
+		  say (line);
+		  strcpy (last, words);
+		}
+	    }
+	  on_crash (SIG_DFL);
 	}
       if (dctx)
 	release (&dctx);

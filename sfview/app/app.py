@@ -9,6 +9,7 @@ beside it. What the command palette offers comes from the screen on top
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,11 +17,11 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from sfview.app.commands import SfviewCommands
 from sfview.app.driver import noting_driver
 from sfview.app.explorer.background import IDLE_COLLECTION_CHECK_S, Heap
 from sfview.app.explorer.screen import ExplorerScreen
 from sfview.document import Document
+from sfview.edit.patches import Edits, Patch, write_copy
 from sfview.errors import InputError
 from sfview.sframe.model.section import Section
 
@@ -33,13 +34,21 @@ if TYPE_CHECKING:
 __all__ = ["SfviewApp"]
 
 
+def _commands() -> type:
+    """The palette's provider (`commands.py`), imported when the palette first opens: it brings Textual's
+    command palette, which the first screen does not draw."""
+    from sfview.app.commands import SfviewCommands
+
+    return SfviewCommands
+
+
 class SfviewApp(App[None]):
     """sfview's terminal app: one Document, the explorer and the screens beside it."""
 
     CSS_PATH = Path(__file__).with_name("sfview.tcss")  # absolute: subclasses elsewhere find it too
     TITLE = "sfview"
     ALLOW_IN_MAXIMIZED_VIEW = "KeyFooter"  # the footer under a zoomed pane (`z`), as Textual keeps its `Footer`
-    COMMANDS: ClassVar = App.COMMANDS | {SfviewCommands}
+    COMMANDS: ClassVar = App.COMMANDS | {lambda: _commands()}  # imported when the palette opens
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -63,6 +72,8 @@ class SfviewApp(App[None]):
         """When a key or a click last came (`time.monotonic()`)."""
         self.heap = Heap()
         """The garbage collector's policy: frozen after the first screen, collected while nobody types."""
+        self.edits = Edits(doc.data)
+        """The patches made to the section (`e`), kept across the explorers each edit opens."""
 
     def on_mount(self) -> None:
         self.heap.collect_less_often()
@@ -92,6 +103,59 @@ class SfviewApp(App[None]):
             )
             self.install_screen(self.debugger, "debugger")
         self.push_screen("debugger")
+
+    def edit(self, patch: Patch) -> None:
+        """Make `patch` and open the explorer on the edited section."""
+        self.edits.apply(patch)
+        self._reopen(f"edited {patch.what} ({patch.old.hex(' ')} → {patch.new.hex(' ')}): ctrl+z undoes it")
+
+    def undo(self) -> None:
+        patch = self.edits.undo()
+        if patch is None:
+            self.bell()
+            self.explorer.notify("Nothing to undo.", severity="warning")
+            return
+        self._reopen(f"undone: {patch.what} (ctrl+y makes it again)")
+
+    def redo(self) -> None:
+        patch = self.edits.redo()
+        if patch is None:
+            self.bell()
+            self.explorer.notify("Nothing to redo.", severity="warning")
+            return
+        self._reopen(f"made again: {patch.what}")
+
+    def _reopen(self, said: str) -> None:
+        """A new explorer on the section as the edits leave it, decoded afresh, where the last one was: every
+        pane, check and verdict is the edited section's. The debugger is made again when next opened."""
+        resume = self.explorer.resume_here(said)
+        self.doc = self.doc.patched(self.edits.data)
+        self.section, self.error = self.doc.section, self.doc.error
+        if self.debugger is not None:  # made again, on the edited section, when next opened
+            self.uninstall_screen(self.debugger)
+            self.debugger.remove()  # an installed screen stays the app's child, its id taken, until removed
+            self.debugger = None
+        self._follow_in_the_debugger()
+        first = self.explorer is self.screen_stack[0]
+        self.explorer = ExplorerScreen(self.doc, resume)
+        # Textual switches only a pushed screen: the first explorer (the default screen) stays under the others.
+        (self.push_screen if first else self.switch_screen)(self.explorer)
+
+    def _follow_in_the_debugger(self) -> None:
+        """The state the debugger unwinds (a core's, typed registers') with the program's section as edited,
+        each thread's too; made again from the document when there is none (`session.typed`)."""
+        from sfview.unwind import session  # the unwinder: only once a state to unwind was given
+
+        section = self.section
+        if self.session is not None:
+            self.session = session.with_program_section(self.session, section)
+        if self.threads is not None:
+            load = self.threads.load
+            self.threads = replace(self.threads, load=lambda tid: session.with_program_section(load(tid), section))
+
+    def write_copy(self, path: str) -> None:
+        """The file written to `path` with the edits in force (an `InputError` says what kept it from being)."""
+        write_copy(self.doc.path, self.doc.file_offset, self.edits.original, self.edits.data, path)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver, noting each key or click as its input thread reads it, and handing a lone escape

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import operator
+import re
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,8 @@ from typing import Any
 from kaitaistruct import KaitaiStruct
 
 from sfview import rule_notation
-from sfview.app import notation
+from sfview.app import format_docs, notation
+from sfview.edit.patches import Slot
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe_debug import Sframe as SframeDebug
 from sfview.generated.sframe_docs import ENUMS, TYPES
@@ -518,6 +520,34 @@ class FieldTree:
                 self._fre_starts = ([offsets[i] for i in indexes], indexes)
         return self._fre_starts
 
+    def find(self, path: str) -> Field | None:
+        """The field at `path` as the tree names it (`fdes[3].func_info.fre_type`), None if there is none.
+
+        An FDE and a row are found by their index, not by building their
+        neighbours: a path into a big section costs what it names.
+        """
+        node, done = self.root, ""
+        while node.path != path:
+            rest = path[len(done) :].removeprefix(".")
+            step = re.match(r"[a-z_0-9]+(\[\d+\])?", rest)
+            if step is None:
+                return None
+            name = step[0].split("[")[0]
+            inner = next((c for c in node.children() if c.name == name), None)
+            if inner is None:
+                inner = next((c for c in node.children() if c.name == step[0]), None)
+            elif step[1] is not None:
+                index = int(step[1][1:-1])
+                if inner is self.fdes_field:
+                    inner = self.function_field(index) if index < self.section.num_fdes else None
+                else:
+                    items = inner.children()
+                    inner = items[index] if index < len(items) else None
+            if inner is None:
+                return None
+            node, done = inner, inner.path
+        return node
+
     # Teaching -----------------------------------------------------------
 
     def bit_breakdown(self, node: Field) -> list[Bit]:
@@ -534,8 +564,44 @@ class FieldTree:
         for b in bits:
             high, low = b.bits or (0, 0)
             raw = (word >> low) & ((1 << (high - low + 1)) - 1)
-            out.append(Bit(b.name, high, low, format(raw, f"0{high - low + 1}b"), b.display, b.doc, b.meaning))
+            doc = "" if format_docs.elsewhere(b.doc, self.section.version) else b.doc  # the meaning says it
+            out.append(Bit(b.name, high, low, format(raw, f"0{high - low + 1}b"), b.display, doc, b.meaning))
         return out
+
+
+def slot_of(node: Field, section: Section) -> Slot | str:
+    """Where `node`'s value is stored and how it may be typed (its enum's names, a flags byte's flags), from the
+    Kaitai description; a sentence saying why it cannot be edited when it is not a value."""
+    if node.kind == "bits" and node.bits is not None:
+        return Slot(node.path, node.span.start, node.span.end, bits=node.bits, names=_enum_names(node.enum))
+    if node.kind == "int":
+        info = _ksy_info(node)
+        types = [info["type"]] if "type" in info else info.get("cases", [])
+        signed = bool(types) and all(t.startswith("s") for t in types)
+        return Slot(node.path, node.span.start, node.span.end, signed=signed, names=_enum_names(node.enum))
+    if node.kind == "struct" and node.is_bit_byte:
+        flags = {c.name: 1 << c.bits[1] for c in node.children() if c.bits is not None and c.width == 1}
+        return Slot(node.path, node.span.start, node.span.end, flags=flags)
+    return f"{node.path or 'the section'} is not a value: choose one of its fields, or a byte in the hex pane"
+
+
+def byte_slot(offset: int) -> Slot:
+    """The byte at section offset `offset`, as a number."""
+    return Slot(f"byte {offset:#x}", offset, offset + 1)
+
+
+def _enum_names(enum: str | None) -> dict[str, int]:
+    """An enum's value names (lower case, as `sframe.ksy` writes them) → their values."""
+    return {entry["id"]: int(value) for value, entry in ENUMS.get(enum, {}).items()} if enum else {}
+
+
+def _ksy_info(node: Field) -> dict[str, Any]:
+    """What `sframe.ksy` says of `node`'s field (its type, or the types a switch chooses from)."""
+    owner = node.parent
+    if owner is not None and owner.kind == "array":
+        owner = owner.parent
+    fields = TYPES.get(owner.type_name or "", {}).get("fields", {}) if owner is not None else {}
+    return fields.get(node.name.split("[")[0], {})
 
 
 def _word_bits(type_name: str) -> list[tuple[str, tuple[int, int]]]:
@@ -566,6 +632,11 @@ def _without(node: Field, names: tuple[str, ...]) -> Field:
 
 def explain(section: Section, node: Field) -> str:
     """A sentence on what `node`'s value means here, or "" when the doc says it all."""
+    unused = format_docs.elsewhere(node.doc, section.version)
+    if node.kind == "bits" and unused:
+        # a bit the `.ksy` gives a meaning in other versions only (bit 7, a signal frame in version 3)
+        set_or_clear = "set, though" if node.value else "clear, as"
+        return f"{set_or_clear} unused in version {section.version} ({unused})"
     owner = node.parent
     if owner is not None and owner.kind == "array":
         owner = owner.parent

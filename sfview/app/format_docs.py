@@ -13,7 +13,7 @@ import re
 
 from sfview.generated.sframe_docs import TYPES
 
-__all__ = ["field_doc", "for_version", "plain", "type_doc"]
+__all__ = ["elsewhere", "field_doc", "for_version", "plain", "type_doc"]
 
 _SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z0-9])")
 _PARENTHESIS = re.compile(r"\s*\(([^()]*)\)")
@@ -47,6 +47,15 @@ def for_version(doc: str, version: int) -> str:
     text = _PARENTHESIS.sub(lambda m: m.group(0) if about(m.group(1), version) else "", plain(doc))
     sentences = (_sentence_for_version(sentence, version) for sentence in _SENTENCE_END.split(text))
     return " ".join(sentence for sentence in sentences if sentence)
+
+
+def elsewhere(doc: str, version: int) -> str:
+    """A doc's parenthesis on versions (`version 3; unused before`) when it is not about `version`: what the
+    doc says holds in other versions only (a bit unused in this one); else ""."""
+    for mention in _PARENTHESIS.findall(plain(doc or "")):
+        if _VERSION.search(mention) and not about(mention, version):
+            return mention
+    return ""
 
 
 def _sentence_for_version(sentence: str, version: int) -> str:

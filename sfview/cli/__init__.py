@@ -27,6 +27,8 @@ COMMANDS = {
     "unwind": "print a backtrace from a core, a live process (--pid) or typed registers, as gdb does (--thread all)",
     "perf": "unwind a perf.data's samples with SFrame, frame pointers and DWARF: SFrame's coverage (--folded)",
     "gdb": "print the line that loads the `sframe` commands (info, bt, check, unwinder) into gdb",
+    "patch": "write a copy with fields of the section changed: --set fdes[3].func_size=0x40 -o OUT",
+    "serve": "serve the explorer to a web browser (textual-serve): sfview serve FILE [--port N]",
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NamedTuple
 
 from sfview.check.catalogue import Severity
 from sfview.check.run import check_document
 from sfview.cli.common import EXIT_BAD_INPUT, Parser, TerminalWidth, address, parse, say, say_losses
+from sfview.consumers.kernel import Arch
 from sfview.consumers.verdicts import judge_document, profiles
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.output import diagnostics
+from sfview.output.safe_text import printable
 
 
 def parser() -> argparse.ArgumentParser:
@@ -32,7 +35,19 @@ def parser() -> argparse.ArgumentParser:
         help="also say what a consumer does with the section (repeatable): "
         + "; ".join(f"{k}: {v}" for k, v in consumers.items()),
     )
+    parser.add_argument(
+        "--dwarf",
+        action="store_true",
+        help="also compare the SFrame rules with the file's DWARF CFI, as `sfview compare` does: each"
+        " disagreement is a problem (a CI gate for assemblers and linkers)",
+    )
     parser.add_argument("--base", type=address, default=None, help="load address of raw sections (default 0)")
+    parser.add_argument(
+        "--arch",
+        choices=[a.value for a in Arch],
+        help="the machine whose kernel reads the section (its byte order and SP/FP registers; default: the one "
+        "the section's ABI byte names, said as an assumption)",
+    )
     return parser
 
 
@@ -43,7 +58,7 @@ def run(argv: list[str]) -> int:
     status, reports = 0, []
     for path in args.files:
         try:
-            doc = Document.open(path, args.base)
+            doc = Document.open(path, args.base, raw=True)
         except InputError as exc:
             say(str(exc))
             status = EXIT_BAD_INPUT
@@ -52,15 +67,48 @@ def run(argv: list[str]) -> int:
             continue
         found = list(check_document(doc))
         say_losses(doc)
-        verdicts = [judge_document(doc, name) for name in args.profile or []]
+        verdicts = [judge_document(doc, name, args.arch) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
-        if (refused or any(d.severity is not Severity.INFO for d in found)) and status == 0:
+        try:
+            disagree = _against_dwarf(doc, path) if args.dwarf else None
+        except InputError as exc:
+            say(str(exc))
+            status, disagree = EXIT_BAD_INPUT, None
+        disagreeing = disagree is not None and not disagree.agrees
+        if (refused or disagreeing or any(d.severity is not Severity.INFO for d in found)) and status == 0:
             status = 1
         if args.json:
             reports.append(diagnostics.as_json(doc, found, verdicts))
+            if disagree is not None:
+                reports[-1]["dwarf"] = disagree.json
         else:
             for line in diagnostics.lines(doc, found, verdicts):
                 print(line)
+            for line in disagree.lines if disagree is not None else []:
+                print(printable(f"{path}: error sframe-dwarf-disagreement: {line}"))
     if args.json:
         sys.stdout.write(diagnostics.json_text(reports) + "\n")
     return status
+
+
+class Disagreements(NamedTuple):
+    """What `check --dwarf` says of the section against the file's DWARF CFI."""
+
+    agrees: bool
+    lines: list[str]
+    """Each disagreement as `compare` words it."""
+    json: dict[str, object]
+    """`compare --json`'s document."""
+
+
+def _against_dwarf(doc: Document, path: str) -> Disagreements:
+    """The section against the file's DWARF CFI, by `compare`'s engine: its disagreements are problems.
+    Imported here: `check` without `--dwarf` starts without the DWARF reader."""
+    from sfview.cli.compare import compared
+    from sfview.output import comparison
+
+    if doc.elf is None:
+        raise InputError("a raw section: --dwarf needs the ELF file around it (its .eh_frame)", path=path)
+    section, result = doc.require_section(), compared(doc, path)[2]
+    lines = [comparison.difference_text(section, pair, diff) for pair, diff in result.differences(explained=False)]
+    return Disagreements(result.agrees, lines, comparison.json_document(section, result, path))

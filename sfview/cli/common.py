@@ -52,13 +52,15 @@ def address(text: str) -> int:
 
 
 def _thread(text: str) -> int | str:
-    """`--thread`: a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
+    """`--thread`: gdb's thread number or a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
     if text == "all":
         return text
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a thread id: {text!r} (write 12345, or all)") from None
+        raise argparse.ArgumentTypeError(
+            f"not a thread: {text!r} (write gdb's number, 3, its LWP, 12345, or all)"
+        ) from None
 
 
 def _process_id(text: str) -> int:
@@ -95,8 +97,8 @@ def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> N
     parser.add_argument(
         "--thread",
         type=_thread,
-        help="the thread (its id, as the core gives it); default the first; `all`: every thread, as gdb's"
-        " `thread apply all bt` prints them (with --json, one document of `threads`)",
+        help="the thread: gdb's number for it (`Thread 3 (… LWP 26800)` is 3) or its id (26800); default the"
+        " first; `all`: every thread, as gdb's `thread apply all bt` prints them (with --json, one document)",
     )
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")

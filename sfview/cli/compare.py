@@ -6,8 +6,9 @@ import argparse
 import sys
 
 from sfview.cli.common import Parser, TerminalWidth, collector_paused, elf_document, parse, raise_first, say_losses
-from sfview.dwarf.compare import compare, compare_outline
-from sfview.dwarf.tables import read_cfi, read_cfi_outline
+from sfview.document import Document
+from sfview.dwarf.compare import Comparison, compare, compare_outline
+from sfview.dwarf.tables import CfiOutline, CfiTable, read_cfi, read_cfi_outline
 from sfview.errors import InputError
 from sfview.output import comparison
 from sfview.sframe.bulk.shapes import Shapes
@@ -32,17 +33,7 @@ def run(argv: list[str]) -> int:
     args = parse(parser(), argv)
     doc = elf_document(args.file)
     section = doc.require_section()
-    relocatable = doc.relocatable
-    try:  # an object file's functions are paired by their relocations, whatever their addresses
-        table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
-    except InputError as exc:
-        raise exc.located(args.file) from None
-    shapes = Shapes(section)
-    if relocatable:
-        functions = list(shapes.with_rows())
-        result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
-    else:
-        result = compare_outline(shapes, table, doc.function_name, doc.symbols.name_at)
+    table, shapes, result = compared(doc, args.file)
     if args.json:
         sys.stdout.write(comparison.json_text(section, result, args.file) + "\n")
     else:
@@ -50,3 +41,19 @@ def run(argv: list[str]) -> int:
     say_losses(doc)
     raise_first(doc, shapes.errors(), "left out of the comparison")
     return 0 if result.agrees else 1
+
+
+def compared(doc: Document, path: str) -> tuple[CfiTable | CfiOutline, Shapes, Comparison]:
+    """The file's DWARF CFI, its section's functions and the comparison of the two (`compare`, and
+    `check --dwarf`): in an object file, functions paired by their relocations, whatever their addresses."""
+    section = doc.require_section()
+    relocatable = doc.relocatable
+    try:
+        table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
+    except InputError as exc:
+        raise exc.located(path) from None
+    shapes = Shapes(section)
+    if relocatable:
+        functions = list(shapes.with_rows())
+        return table, shapes, compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement, functions)
+    return table, shapes, compare_outline(shapes, table, doc.function_name, doc.symbols.name_at)

@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import textwrap
-from importlib.metadata import PackageNotFoundError, version
+from typing import TextIO
 
 from sfview.cli import COMMANDS
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, address, parse
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.numbers import RULE
+from sfview.output.safe_text import printable
 
 
 class _RawDescription(argparse.RawDescriptionHelpFormatter, TerminalWidth):
@@ -30,7 +33,7 @@ def parser() -> argparse.ArgumentParser:
         + textwrap.fill(f"numbers (--regs, --mem, --bias, --base, and in the app): {RULE}", 79),
         formatter_class=_RawDescription,
     )
-    parser.add_argument("--version", action="version", version=f"sfview {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version number and exit")
     parser.add_argument(
         "file", nargs="?", help="an ELF file, or a raw .sframe section (with --pid: the process's program by default)"
     )
@@ -40,12 +43,33 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _version() -> str:
-    """The installed package's version (pyproject.toml's)."""
+class _Version(argparse.Action):
+    """`--version`: the installed package's version (pyproject.toml's), looked up when asked for (the package
+    metadata's readers are most of what parsing the command line imports, and the explorer never needs them)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("sfview")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            found = "(not installed)"
+        print(f"sfview {found}")  # on stdout, as argparse's own `version` action writes it
+        parser.exit()
+
+
+def reading_note(core: str, out: TextIO) -> None:
+    """`reading CORE (26 MB) and the libraries it maps…` on a terminal, before the debugger's screen: a big core
+    takes seconds to read, which a blank terminal left unexplained. Nothing where `out` is not a terminal (a
+    pipe, a file: a one-line error stays the only line)."""
+    if not out.isatty():
+        return
     try:
-        return version("sfview")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "(not installed)"
+        size = f" ({os.path.getsize(core) / 1e6:.0f} MB)"
+    except OSError:
+        size = ""  # read next, and said then
+    out.write(f"sfview: reading {printable(core)}{size} and the libraries it maps…\n")
+    out.flush()
 
 
 def run(argv: list[str]) -> int:
@@ -72,6 +96,8 @@ def run(argv: list[str]) -> int:
     if args.core is not None or args.regs is not None:
         from sfview.cli import state  # the unwinder loads only when a state is given to start from
 
+        if args.core is not None:
+            reading_note(args.core, sys.stderr)
         first, threads = state.for_debugger(program, args)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 

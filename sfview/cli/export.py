@@ -1,4 +1,4 @@
-"""`sfview export --breakpad`: the SFrame rules written as a Breakpad symbol file (STACK CFI)."""
+"""`sfview export [--breakpad]`: the SFrame rules written as a Breakpad symbol file (STACK CFI)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ def parser() -> argparse.ArgumentParser:
         description="Write the SFrame rules in another format (Breakpad STACK CFI).",
     )
     parser.add_argument("file", help="an ELF file with .sframe")
-    parser.add_argument("--breakpad", action="store_true", required=True, help="a Breakpad symbol file")
+    parser.add_argument(
+        "--breakpad", action="store_true", help="a Breakpad symbol file (the one format, and the default: optional)"
+    )
     parser.add_argument("-o", "--output", default="-", help="where to write it (default: standard output)")
     return parser
 

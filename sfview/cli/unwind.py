@@ -81,8 +81,9 @@ def run(argv: list[str]) -> int:
         first = _from_core(args, args.program, core, None)
         _write_threads(args, _thread_walks(first, core, args), first.notes)
         return 0
-    walk, notes = _walk(started(args.program, args), args)
-    _write_backtrace(walk, args, notes)
+    first = started(args.program, args)
+    walk, found = _walk(first, args)
+    _write_backtrace(walk, args, found, first.notes)
     return 0
 
 
@@ -94,25 +95,27 @@ def _from_core(args: argparse.Namespace, program: str, core: Core, thread: int |
 
 
 def _walk(first: session.Session, args: argparse.Namespace) -> tuple[Walk, list[str]]:
-    """The walk `--cfi` and `--limit` ask for, and the notes to print after it (with `--cfi both`, first
-    where the SFrame and the DWARF walks part)."""
+    """The walk `--cfi` and `--limit` ask for, and what `--cfi both` found: where the SFrame and the DWARF
+    walks part (printed after the backtrace, on stdout: it is what was asked)."""
     unwinder = first.unwinder.following(RULE_SOURCES[args.cfi])
-    notes = list(first.notes)
+    found = []
     if args.cfi == "both":
         # Two walks that share nothing but the heuristics each would use alone: SFrame with its own
         # fallbacks (as the kernel's unwinder), DWARF CFI with its own.
         sframe, dwarf = (unwinder.following(source).frames(first.pc, first.registers, args.limit)
                          for source in (RuleSource.SFRAME, RuleSource.DWARF))  # fmt: skip
-        notes.insert(0, backtrace.agreement(sframe, dwarf, unwinder.machine))
-    return unwinder.frames(first.pc, first.registers, args.limit), notes
+        found.append(backtrace.agreement(sframe, dwarf, unwinder.machine))
+    return unwinder.frames(first.pc, first.registers, args.limit), found
 
 
-def _write_backtrace(walk: Trace, args: argparse.Namespace, notes: list[str]) -> None:
-    """A walk written to stdout frame by frame, as `--json` or `--explain` ask."""
+def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], notes: list[str]) -> None:
+    """A walk written to stdout frame by frame, as `--json` or `--explain` ask; what `--cfi both` found
+    after it; the notes on the core and its files on stderr once the backtrace is out (JSON: in the document)."""
     if args.json:
-        backtrace.write_json(sys.stdout, walk, notes)
+        backtrace.write_json(sys.stdout, walk, found + notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=notes, inline=args.inline)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline)
+        backtrace.write_notes(sys.stderr, notes)
 
 
 def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) -> Iterator[tuple[int, Thread, Walk]]:
@@ -133,8 +136,8 @@ def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, 
     for number, thread, trace in walks:
         title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
         sys.stdout.write(f"\n{title}\n")
-        last = number == 1  # the notes are the core's and its files': said once, at the end
-        backtrace.write_text(sys.stdout, trace, explain=args.explain, notes=notes if last else None, inline=args.inline)
+        backtrace.write_text(sys.stdout, trace, explain=args.explain, inline=args.inline)
+    backtrace.write_notes(sys.stderr, notes)  # the core's and its files': said once, at the end, on stderr
 
 
 def _kept(walk: Walk) -> Backtrace:
@@ -152,10 +155,11 @@ def _unwind_process(args: argparse.Namespace) -> int:
             first = _from_core(args, program, process, None)
             walks = [(n, t, _kept(walk)) for n, t, walk in _thread_walks(first, process, args)]
         else:
-            walk, notes = _walk(_from_core(args, program, process, args.thread), args)
+            first = _from_core(args, program, process, args.thread)
+            walk, found = _walk(first, args)
             kept = _kept(walk)
     if args.thread == "all":
         _write_threads(args, walks, first.notes)
     else:
-        _write_backtrace(kept, args, notes)
+        _write_backtrace(kept, args, found, first.notes)
     return 0

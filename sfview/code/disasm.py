@@ -20,6 +20,7 @@ cutting and a screen shows thirty. x86-64 is printed in AT&T syntax, as
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -78,11 +79,16 @@ class Instructions(Lazy[Instruction]):
     instruction is noted on that instruction.
     """
 
-    def __init__(self, func: Function, code: bytes, decoded: list[Decoded]) -> None:
+    def __init__(
+        self, func: Function, code: bytes, decoded: list[Decoded], name_at: Callable[[int], str] | None = None
+    ) -> None:
         super().__init__()
         self.func = func
         self.code = code
         self.decoded = decoded
+        self.name_at = name_at
+        """What names a branch's target (`very_long_function`, `_init+0x20`), as objdump writes it after
+        the address; None where addresses are not the code's (an object file before linking)."""
         self.addresses = [d[0] for d in decoded]
         rows = func.rows
         starts = {} if func.pcmask else {(func.start_address + s) & ADDRESS_MASK: i for i, s in enumerate(rows.starts)}
@@ -113,6 +119,10 @@ class Instructions(Lazy[Instruction]):
                 break
             notes.append(f"row {index} starts inside this instruction, at {inside:#x}")
         text = f"{mnemonic} {operands}".strip()
+        target = branch_target(self.func.section.abi, mnemonic, operands) if self.name_at is not None else None
+        name = self.name_at(target) if target is not None and self.name_at is not None else ""
+        if name:
+            text += f" <{name}>"  # as objdump -d: `call 2370 <very_long_function>`
         return Instruction(address, code, text, row, "; ".join(notes))
 
     def _may_change(self) -> Iterable[int]:
@@ -141,6 +151,25 @@ class Instructions(Lazy[Instruction]):
     def first_of_row(self, row: int) -> int | None:
         """The index of the first instruction row `row` holds."""
         return next((line for line in self._may_change() if self[line].row == row), None)
+
+
+_TARGET = re.compile(r"#?(0x[0-9a-f]+)$")
+"""A direct branch's last operand, its target address: `0x2370` (x86-64, s390x), `#0x4005d0` (AArch64)."""
+
+
+def branch_target(abi: int, mnemonic: str, operands: str) -> int | None:
+    """The address a direct call or jump goes to (the operand objdump names with a symbol), else None."""
+    last = operands.rsplit(", ", 1)[-1].strip()
+    match = _TARGET.fullmatch(last)
+    if match is None:
+        return None
+    if abi == ABI.amd64_endian_little:
+        branch = mnemonic.startswith(("j", "call", "loop")) and last == operands.strip()
+    elif abi == ABI.s390x_endian_big:
+        branch = mnemonic.startswith(("br", "j", "cr", "cgr", "cij", "cgij", "clij", "clgij"))
+    else:
+        branch = mnemonic in ("b", "bl", "cbz", "cbnz", "tbz", "tbnz") or mnemonic.startswith("b.")
+    return int(match.group(1), 16) if branch else None
 
 
 @dataclass(frozen=True)
@@ -222,4 +251,5 @@ def listing(doc: Document, func: Function) -> Listing:
     if isinstance(code, str):
         return Listing.none(func, code)
     decoded = list(_disassembler(func.section.abi).disasm_lite(code, func.start_address))
-    return Listing(Instructions(func, code, decoded))
+    name_at = None if doc.relocatable or doc.elf is None else doc.symbols.name_at
+    return Listing(Instructions(func, code, decoded, name_at))

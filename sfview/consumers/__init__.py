@@ -58,9 +58,10 @@ class Profile:
     """Who the consumer is, for people: `the Linux kernel's SFrame reader (v14 series)`."""
     judge: Callable[[bytes, int], Verdict]
     """The verdict on a section's bytes at a load address."""
-    judge_document: Callable[[Any], Verdict] | None = None
-    """The verdict on an opened file (`sfview.document.Document`), where the file tells the consumer more
-    than the section's bytes (the kernel: the executable segment registered as the text); None: `judge`."""
+    judge_document: Callable[[Any, str | None], Verdict] | None = None
+    """The verdict on an opened file (`sfview.document.Document`) read by a machine (`check --arch`; None: the
+    one the section says), where the file tells the consumer more than the section's bytes (the kernel: the
+    executable segment registered as the text, and the machine's byte order and registers); None: `judge`."""
 
 
 PROFILES: dict[str, Profile] = {}

@@ -31,6 +31,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
@@ -39,6 +40,7 @@ from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.inputs.elf.pyelftools_view import executable_ranges
+from sfview.sframe.model.terms import register_name
 
 SERIES = "v14 series (unwind_user/sframe, flexible FDEs; dylanbhatch/linux 3231d5c5)"
 
@@ -61,13 +63,48 @@ FDE_TYPE_MASK = 0x0F
 """The kernel's own `SFRAME_V3_FDE_TYPE_MASK`: four bits of info2 (the format's FDE type has five)."""
 DEFAULT, FLEX = int(Sframe.FdeType.default), int(Sframe.FdeType.flexible)
 
-MACHINE_REGS = {
-    int(Sframe.AbiArch.amd64_endian_little): (int(Sframe.Amd64Reg.rsp), int(Sframe.Amd64Reg.rbp)),
-    int(Sframe.AbiArch.s390x_endian_big): (int(Sframe.S390xReg.r15), int(Sframe.S390xReg.r11)),
-    None: (int(Sframe.Aarch64Reg.sp), int(Sframe.Aarch64Reg.x29)),
+
+class Arch(Enum):
+    """A machine whose kernel reads the section (`check --arch`): the kernel never reads the ABI byte."""
+
+    X86_64 = "x86_64"
+    ARM64 = "arm64"
+    S390X = "s390x"
+
+
+class Machine(NamedTuple):
+    """What of a machine the kernel's reader uses: its byte order, and SFRAME_REG_SP and SFRAME_REG_FP
+    (asm/unwind_sframe.h) as DWARF numbers, named by the ABI of that machine."""
+
+    arch: Arch
+    order: str
+    abi: int
+    sp: int
+    fp: int
+
+    def describe(self) -> str:
+        """`an x86_64 kernel (little-endian, SFRAME_REG_SP = 7 rsp, SFRAME_REG_FP = 6 rbp)`."""
+        order = "little" if self.order == "<" else "big"
+        sp, fp = register_name(self.abi, self.sp), register_name(self.abi, self.fp)
+        article = "an" if self.arch.value[0] in "aeiosx" else "a"
+        return (
+            f"{article} {self.arch.value} kernel ({order}-endian, SFRAME_REG_SP = {self.sp} {sp}, "
+            f"SFRAME_REG_FP = {self.fp} {fp})"
+        )
+
+
+AMD64_ABI = int(Sframe.AbiArch.amd64_endian_little)
+S390X_ABI = int(Sframe.AbiArch.s390x_endian_big)
+AARCH64_ABI = int(Sframe.AbiArch.aarch64_endian_little)
+MACHINES = {
+    Arch.X86_64: Machine(Arch.X86_64, "<", AMD64_ABI, int(Sframe.Amd64Reg.rsp), int(Sframe.Amd64Reg.rbp)),
+    Arch.ARM64: Machine(Arch.ARM64, "<", AARCH64_ABI, int(Sframe.Aarch64Reg.sp), int(Sframe.Aarch64Reg.x29)),
+    Arch.S390X: Machine(Arch.S390X, ">", S390X_ABI, int(Sframe.S390xReg.r15), int(Sframe.S390xReg.r11)),
 }
-"""Each kernel's DWARF numbers of its stack and frame pointers (asm/unwind_sframe.h), by the ABI byte (any
-other ABI: AArch64's, as the format's own fallback)."""
+BY_ABI = {AMD64_ABI: Arch.X86_64, S390X_ABI: Arch.S390X}
+"""The machine assumed from a section's ABI byte when none is given (any other ABI: arm64's, as the
+format's own fallback)."""
+
 
 START_ADDR_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_START_ADDR.items()}
 WORD_SIZES = {kind: struct.calcsize(char) for kind, char in layout.FRE_OFFSET.items()}
@@ -162,12 +199,14 @@ class Registered:
 class _Reader:
     """The section's bytes in the kernel's view: addresses are load address + offset."""
 
-    def __init__(self, data: bytes, address: int, text: tuple[int, int] | None) -> None:
+    def __init__(self, data: bytes, address: int, text: tuple[int, int] | None, arch: Arch | None) -> None:
         self.data = data
         self.size = len(data)
         self.base = address
         self.text = text if text is not None else (0, ADDRESS_MASK)
         self.order = "<"
+        self.arch = arch
+        self.notes: list[str] = []
 
     def field(self, fmt: str, offset: int) -> int:
         return struct.unpack_from(self.order + fmt, self.data, offset)[0]
@@ -177,8 +216,9 @@ class _Reader:
         # copy_from_user reads a whole header; past a short section's end it reads what follows (taken as
         # zeros), and then header_end >= sframe_end refuses it if nothing before did.
         data = self.data = self.data + bytes(max(0, HEADER_END - len(self.data)))
-        # The kernel reads in its own byte order: the machine whose order the magic reads right in.
-        self.order = "<" if struct.unpack_from("<H", data)[0] == MAGIC else ">"
+        # The kernel reads in its own byte order: the machine's given, else the one the magic reads right in.
+        given = MACHINES[self.arch] if self.arch is not None else None
+        self.order = given.order if given else "<" if struct.unpack_from("<H", data)[0] == MAGIC else ">"
         pre = layout.PREAMBLE.fields
         if self.field("H", pre["magic"][0]) != MAGIC:
             return Refused(EINVAL, "sframe_read_header: preamble.magic != SFRAME_MAGIC", pre["magic"][0])
@@ -210,8 +250,15 @@ class _Reader:
             return Refused(EINVAL, "sframe_read_header: fres_end > sframe_end", where["fre_len"])
         self.ra_off = hdr["cfa_fixed_ra_offset"]
         self.fp_off = hdr["cfa_fixed_fp_offset"]
-        # The kernel's SFRAME_REG_SP/FP are its machine's: the machine of the section's ABI.
-        self.sp_reg, self.fp_reg = MACHINE_REGS.get(hdr["abi_arch"], MACHINE_REGS[None])
+        # The kernel's SFRAME_REG_SP/FP are its machine's: the one given, else assumed from the ABI byte.
+        machine = given or MACHINES[BY_ABI.get(hdr["abi_arch"], Arch.ARM64)]
+        self.sp_reg, self.fp_reg = machine.sp, machine.fp
+        said = (
+            "as --arch says"
+            if given
+            else f"the machine assumed from the ABI byte ({hdr['abi_arch']}); --arch names another"
+        )
+        self.notes.append(f"read by {machine.describe()}: {said}")
         return None
 
     def fde(self, index: int) -> KernelFunction:
@@ -327,9 +374,12 @@ def _entity(ctl: int, offset: int) -> str:
     return _deref(ctl, f"{base}{offset:+d}")
 
 
-def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None = None) -> Registered | Refused:
-    """`sframe_read_header` and `sframe_validate_section`: the section as registered, or why not."""
-    reader = _Reader(data, address, text)
+def register_section(
+    data: bytes, address: int = 0, text: tuple[int, int] | None = None, arch: Arch | None = None
+) -> Registered | Refused:
+    """`sframe_read_header` and `sframe_validate_section`: the section as registered, or why not (`arch`: the
+    machine whose kernel reads it; None: its ABI byte's, or where the header cannot tell, its magic's order)."""
+    reader = _Reader(data, address, text, arch)
     refused = reader.header()
     if refused is not None and refused.offset >= len(data):
         # The field lies past a short section's end: say so, at the end.
@@ -356,7 +406,7 @@ def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None
             functions.append(function)
     except Refused as refused:
         return refused
-    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg))
+    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
 
 
 @dataclass(frozen=True)
@@ -385,6 +435,11 @@ def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
         owned_end = functions[k + 1].address if k + 1 < len(functions) else ADDRESS_MASK + 1
         end = function.address + function.size
+        if end > ADDRESS_MASK + 1:  # `func_addr + func_size` wraps: every PC is at or past it, a "gap"
+            gap = "__find_fde: ip >= func_addr + func_size (the sum wraps past 2^64)"
+            out.append(Lookup(function.address, owned_end, function.index, EINVAL, gap))
+            reach = ADDRESS_MASK + 1
+            continue
         if rules is not None or not function.clean:
             out += _find_fre(function, min(end, owned_end), rules, registered.notes)
         if reach > end and end < owned_end:  # an earlier, overlapping function's PCs land in this one's gap
@@ -471,13 +526,26 @@ def _merge(found: list[Lookup]) -> list[Lookup]:
     return out
 
 
-def judge(data: bytes, address: int = 0, text: tuple[int, int] | None = None) -> Verdict:
+def judge(
+    data: bytes, address: int = 0, text: tuple[int, int] | None = None, arch: Arch | None = None, name: str = "kernel"
+) -> Verdict:
     """The kernel's verdict on a section at `address`; `text` is the executable range the loader registers
-    with it (unknown: any address)."""
-    registered = register_section(data, address, text)
+    with it (unknown: any address); `arch` the machine (None: the section's ABI byte's, said in a note)."""
+    registered = register_section(data, address, text, arch)
     if isinstance(registered, Refused):
-        return Verdict("kernel", False, registered.error, registered.rule, registered.offset)
-    return Verdict("kernel", True, lookups=lookup_failures(registered), notes=registered.notes)
+        return Verdict(name, False, registered.error, registered.rule, registered.offset, notes=[UNREGISTERED])
+    failures = lookup_failures(registered)
+    errors = {f.error for f in failures}
+    after = [FALLBACK + (REMOVED if EFAULT in errors else "")] if errors - {CRASH} else []
+    return Verdict(name, True, lookups=failures, notes=registered.notes + after)
+
+
+UNREGISTERED = "the section is not registered: the kernel unwinds its text with frame pointers (as perf shows)"
+FALLBACK = (
+    "where a lookup fails, unwind_user_next_sframe returns -ENOENT and the unwinder falls back to frame "
+    "pointers for that frame"
+)
+REMOVED = "; a lookup's -EFAULT also removes the section (sframe_remove_section): frame pointers from then on"
 
 
 def text_range(doc: Document) -> tuple[int, int] | None:
@@ -489,9 +557,19 @@ def text_range(doc: Document) -> tuple[int, int] | None:
     return ranges[0] if ranges else None
 
 
-def judge_document(doc: Document) -> Verdict:
-    """The verdict on an opened file's section, its executable segment as the text."""
-    return judge(doc.data, doc.address, text_range(doc))
+def judge_document(doc: Document, arch: str | None = None, name: str = "kernel") -> Verdict:
+    """The verdict on an opened file's section, its executable segment as the text (`arch`: `Arch`'s value)."""
+    return judge(doc.data, doc.address, text_range(doc), Arch(arch) if arch else None, name)
 
 
-PROFILE = register(Profile("kernel", f"the Linux kernel's SFrame reader ({SERIES})", judge, judge_document))
+TITLE = f"the Linux kernel's SFrame reader ({SERIES})"
+PROFILE = register(Profile("kernel", TITLE, judge, judge_document))
+"""The newest revision sfview follows (the v14 series: newer ones are not modelled yet)."""
+V14 = register(
+    Profile(
+        "kernel-v14",
+        TITLE,
+        lambda data, address: judge(data, address, name="kernel-v14"),
+        lambda doc, arch: judge_document(doc, arch, "kernel-v14"),
+    )
+)

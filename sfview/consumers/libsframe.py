@@ -4,7 +4,8 @@ A model of binutils' own code, step by step in its order, driven by the
 per-release facts of `libsframe_releases.py`: which versions and flags the
 header check lets through, where the FDEs and FREs are taken from, how the
 byte-swapping walk (`flip_sframe`) checks a section in the other byte order,
-and how a lookup walks a function's rows. It says where the real library
+and how a row is decoded (`libsframe_lookups.py` walks a function's rows for
+every PC at once; `libsframe_verdict.py` gives the verdict). It says where the real library
 refuses (with the error a caller gets), where it reads or writes past a
 buffer (a crash: SIGSEGV, or an `assert` or a division by zero), and which
 row a lookup returns. Bytes are read as the library reads them, so that a
@@ -21,18 +22,13 @@ from __future__ import annotations
 import bisect
 import functools
 import struct
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, Profile, Verdict, register
-from sfview.consumers.libsframe_releases import CODES, NEWEST, RELEASES, SORTED, Release, error_text
-from sfview.errors import InputError
+from sfview.consumers.libsframe_releases import CODES, Release, error_text
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.bulk.reader import Bulk
 from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
-from sfview.sframe.model.section import Section
 
 HEADER_AT = layout.PREAMBLE.size
 FIXED_HEADER = layout.PREAMBLE.size + layout.HEADER.size
@@ -209,7 +205,7 @@ class Decoder:
         self._starts: list[int] | None = None
         self._ordered: bool | None = None
         self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
-        """Rows decoded so far, by position and FRE type (`_decode_fre`)."""
+        """Rows decoded so far, by position and FRE type (`decode_fre`)."""
 
     def _whole_entries(self) -> list[Fde]:
         """The copied FDE array's entries that it holds whole (all of them, unless num_fdes * size wrapped)."""
@@ -264,8 +260,9 @@ class Decoder:
 
     def ordered(self) -> bool:
         """Whether every FDE is held whole and the starts strictly increase (for 2.47: the functions do not
-        overlap either). Then the binary search's answer is the one a bisection gives, and `_search` takes
-        that shortcut; the tests hold it to the library on sorted and unsorted sections alike."""
+        overlap either). Then the binary search's answer is the one a bisection gives, and the search
+        (`libsframe_lookups`) takes that shortcut; the tests hold it to the library on sorted and unsorted
+        sections alike."""
         if self._ordered is None:
             count = self.header.num_fdes if self.rel.exact_search else _int32(self.header.num_fdes)
             whole = count == len(self._table)
@@ -503,10 +500,10 @@ def _flip_checked(rel: Release, buf: Buffer) -> None:
         raise Refusal(bad, f"flip_sframe: non-zero bytes after the rows (from {tail:#x})", tail)
 
 
-# sframe_find_fre ---------------------------------------------------------------------------
+# sframe_decode_fre ---------------------------------------------------------------------------
 
 
-def _decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
+def decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
     """`sframe_decode_fre`: the data words are copied into the row's fixed room unchecked; past it they
     overwrite `fre_info` (and `sframe_fre_entry_size`'s assert then compares sizes), past the structure
     they overwrite the caller's stack. Kept per position: a function's lookups decode its rows again."""
@@ -534,112 +531,9 @@ def _decode_fre_at(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
     return Fre(start, words[:room].ljust(room, b"\0"), info), size + 1 + count
 
 
-def _search(dec: Decoder, pc: int) -> int:
-    """`sframe_get_funcdesc_with_addr(_internal)`: the binary search over the FDEs."""
-    h = dec.header
-    if h.num_fdes == 0:
-        raise Miss("SFRAME_ERR_DCTX_INVAL", "sframe_get_funcdesc_with_addr: no FDE")
-    if not h.flags & SORTED:
-        raise Miss("SFRAME_ERR_FDE_NOTSORTED", "sframe_get_funcdesc_with_addr: SFRAME_F_FDE_SORTED is not set")
-    if dec.ordered():
-        index = dec.last_starting_by(pc)
-        if index >= 0 and (not dec.rel.exact_search or (pc - dec.start(index)) & U32 < dec.fde(index).size):
-            return index
-    elif dec.rel.exact_search:
-        low, high = 0, _int32(h.num_fdes - 1)
-        while low <= high:
-            mid = low + (high - low) // 2
-            start = dec.start(mid)
-            if start <= pc and (pc - start) & U32 < dec.fde(mid).size:
-                return mid
-            low, high = (mid + 1, high) if start < pc else (low, mid - 1)
-    else:
-        low = 0
-        high = count = _int32(h.num_fdes)
-        while low <= high:
-            mid = low + (high - low) // 2
-            start = dec.start(mid)
-            if start == pc:
-                return mid
-            if start < pc:
-                if mid == count - 1 or dec.start(mid + 1) > pc:
-                    return mid
-                low = mid + 1
-            else:
-                high = mid - 1
-    raise Miss("SFRAME_ERR_FDE_NOTFOUND", "sframe_get_funcdesc_with_addr: no FDE for the PC")
-
-
-def _sane(rel: Release, info: int) -> bool:
+def sane(rel: Release, info: int) -> bool:
     """`sframe_fre_sanity_check_p`."""
     return SIZES[info] in (0, 1, 2) and COUNTS[info] <= rel.max_datawords
-
-
-def _c_mod(value: int, divisor: int, rule: str) -> int:
-    if divisor == 0:
-        raise Crash(f"{rule}: the PC modulo func_rep_size 0 (SIGFPE)")
-    result = abs(value) % divisor
-    return -result if value < 0 else result
-
-
-def find_fre(dec: Decoder, pc: int) -> Fre:
-    """`sframe_find_fre` for `pc` (in the library's terms: section-relative); raises Miss or Crash."""
-    rel = dec.rel
-    pc = pc if rel.lookup == "range64" else _int32(pc)
-    index = _search(dec, pc)
-    fde = dec.fde(index)
-    at = fde.fre_off + (FDE_ATTR.size if dec.header.version >= 3 else 0)
-    if rel.lookup == "bitmask":
-        return _find_bitmask(dec, fde, at, pc)
-    start = dec.start(index)
-    for i in range(fde.num_fres):
-        row, esz = _decode_fre(dec, at, fde.fre_type)
-        if i < fde.num_fres - 1:
-            end = dec.fres.read(at + esz, layout.FRE_START_ADDR[fde.fre_type], "sframe_fre_get_end_ip_offset") - 1
-        else:
-            end = fde.size - 1
-        if rel.lookup == "range32":
-            first, last = _int32(row.start), _int32(end)
-            if i == 0 and not fde.pcmask and _int32(first + start) > pc:
-                raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the first row starts after the PC")
-            if fde.pcmask:
-                masked = _c_mod(pc, fde.rep_size, "sframe_fre_check_range_p")
-                hit = first <= masked <= last
-            else:
-                hit = _int32(first + start) <= pc <= _int32(last + start)
-        else:
-            offset = (pc - start) & U32
-            if row.start > offset:
-                raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
-            if fde.pcmask:
-                offset = _c_mod(offset, fde.rep_size, "sframe_fre_check_range_p")
-            hit = start <= pc and row.start <= offset <= end & U32
-        if hit:
-            return row
-        at += esz
-    raise Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
-
-
-def _find_bitmask(dec: Decoder, fde: Fde, at: int, pc: int) -> Fre:
-    """2.40: a row matches when (start + row) & mask <= pc & mask < (start + next row) & mask, in 32 bits,
-    with mask 0xff for PCMASK; only the row after the match is sanity-checked."""
-    mask = 0xFF if fde.pcmask else U32
-    target = pc & mask
-    for i in range(fde.num_fres):
-        row, esz = _decode_fre(dec, at, fde.fre_type)
-        if (fde.start + _int32(row.start)) & mask > target:
-            raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
-        if i < fde.num_fres - 1:
-            at += esz
-            following, _ = _decode_fre(dec, at, fde.fre_type)
-            if not _sane(dec.rel, following.info):
-                raise Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the next row fails sframe_fre_sanity_check_p")
-            end = following.start
-        else:
-            end = fde.size
-        if (fde.start + _int32(end)) & mask > target:
-            return row
-    raise Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
 
 
 # The getters ---------------------------------------------------------------------------------
@@ -649,7 +543,7 @@ NOPRESENT = CODES["SFRAME_ERR_FREOFFSET_NOPRESENT"]
 
 def _word(dec: Decoder, row: Fre, index: int, signed: bool = True) -> tuple[int, int]:
     """`sframe_get_fre_offset` / `sframe_get_fre_udata`: (value, error)."""
-    if not _sane(dec.rel, row.info):
+    if not sane(dec.rel, row.info):
         return -1, CODES["SFRAME_ERR_FRE_INVAL"]
     if COUNTS[row.info] < index + 1:
         return -1, NOPRESENT
@@ -701,7 +595,7 @@ def outcome(rel: Release, data: bytes, order: str) -> Decoder | Refusal | Crash:
         return exc
 
 
-def _describe(result: Decoder | Refusal | Crash) -> str:
+def describe(result: Decoder | Refusal | Crash) -> str:
     if isinstance(result, Decoder):
         return "accepted"
     if isinstance(result, Crash):
@@ -715,7 +609,7 @@ def relative(pc: int, address: int) -> int:
     return offset - (1 << 64) if offset >> 63 else offset
 
 
-def _named(error: str) -> str:
+def named(error: str) -> str:
     """`SFRAME_ERR_FRE_INVAL (2007)`."""
     return f"{error} ({CODES[error]})"
 
@@ -723,83 +617,3 @@ def _named(error: str) -> str:
 def own_order(data: bytes) -> str:
     """The section's byte order, by its magic (little-endian when it cannot be told)."""
     return ">" if data[:2] == MAGIC.to_bytes(2, "big") else "<"
-
-
-def _samples(section: Section) -> Iterator[tuple[int, int, int, int]]:
-    """(function, first PC, end PC, row start) for every row the format gives: each row's first PC."""
-    for walked in Bulk(section).functions():
-        if isinstance(walked, int):
-            func = section.function(walked)
-            if func.error is not None:
-                continue
-            index, start, size, starts = walked, func.start_address, func.size, [r.start_offset for r in func.rows]
-        else:
-            index, start, size, _, _, block = walked
-            starts = [r[0] for r in block.rows]
-        if not size:
-            continue
-        ends = [*starts[1:], size][: len(starts)]
-        for row_start, row_end in zip(starts, ends, strict=True):
-            yield index, start + row_start, start + row_end, row_start
-
-
-def _lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure], list[str]]:
-    """Each row's first PC looked up as the library does: which fail, crash, or find another row."""
-    try:
-        section = Section(data, address)
-    except InputError:
-        return [], []
-    failures: list[LookupFailure] = []
-    other = 0
-    first_other = ""
-    for index, first, end, row_start in _samples(section):
-        try:
-            row = find_fre(dec, relative(first, address))
-        except Miss as miss:
-            failures.append(LookupFailure(first, end, _named(miss.error), miss.rule, index))
-            continue
-        except Crash as crash:
-            failures.append(LookupFailure(first, end, "crash", crash.rule, index))
-            continue
-        if row.start != row_start:
-            other += 1
-            first_other = first_other or f"{first:#x} (function {index}: row at +{row.start:#x}, not +{row_start:#x})"
-    notes = [f"{other} lookups return another row than the format's, first at {first_other}"] if other else []
-    return _merged(failures), notes
-
-
-def _merged(failures: list[LookupFailure]) -> list[LookupFailure]:
-    out: list[LookupFailure] = []
-    for f in failures:
-        last = out[-1] if out else None
-        if last and last.function == f.function and last.error == f.error and last.end >= f.start:
-            out[-1] = LookupFailure(last.start, max(last.end, f.end), last.error, last.rule, last.function)
-        else:
-            out.append(f)
-    return out
-
-
-def judge(rel: Release, data: bytes, address: int = 0) -> Verdict:
-    """The release's verdict on a host of the section's own byte order, the other order in a note."""
-    order = own_order(data)
-    result = outcome(rel, data, order)
-    other = outcome(rel, data, "<" if order == ">" else ">")
-    host = "big" if order == "<" else "little"
-    notes = [f"on a {host}-endian host (the byte-swapping walk): {_describe(other)}"]
-    name = f"libsframe-{rel.name}"
-    if isinstance(result, Crash):
-        return Verdict(name, False, "crash", result.rule, result.offset, notes=notes)
-    if isinstance(result, Refusal):
-        return Verdict(name, False, _named(result.error), result.rule, result.offset, notes=notes)
-    failures, more = _lookups(result, data, address)
-    return Verdict(name, True, lookups=failures, notes=more + notes)
-
-
-def _profile(name: str, rel: Release) -> Profile:
-    title = f"binutils {rel.name}'s libsframe (sframe_decode, sframe_find_fre)"
-    return register(Profile(name, title, lambda data, address: judge(rel, data, address)))
-
-
-for _name, _rel in RELEASES.items():
-    _profile(f"libsframe-{_name}", _rel)
-_profile("libsframe", RELEASES[NEWEST])

@@ -19,9 +19,9 @@ def profiles() -> dict[str, Profile]:
     return PROFILES
 
 
-def judge_document(doc: Document, name: str) -> Verdict:
-    """`name`'s verdict on the section of an opened file."""
+def judge_document(doc: Document, name: str, arch: str | None = None) -> Verdict:
+    """`name`'s verdict on the section of an opened file (`arch`: the machine reading it, where it matters)."""
     profile = profiles()[name]
     if profile.judge_document is not None:
-        return profile.judge_document(doc)
+        return profile.judge_document(doc, arch)
     return profile.judge(doc.data, doc.address)

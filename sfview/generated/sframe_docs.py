@@ -216,7 +216,11 @@ TYPES = {
         ],
         "fields": {
             "func_start": {
-                "doc": "The function's start address, as a signed offset: from the start of\nthe section, or, with the FDE_FUNC_START_PCREL flag, from this field\nitself. 32 bits wide before version 3, 64 bits in version 3."
+                "doc": "The function's start address, as a signed offset: from the start of\nthe section, or, with the FDE_FUNC_START_PCREL flag, from this field\nitself. 32 bits wide before version 3, 64 bits in version 3.",
+                "cases": [
+                    "s8",
+                    "s4"
+                ]
             },
             "func_size": {
                 "doc": "Size of the function in bytes.",
@@ -367,14 +371,24 @@ TYPES = {
         ],
         "fields": {
             "start_addr": {
-                "doc": "Where this row starts, as an offset in bytes from the start of the\nfunction (for a PCMASK function, from the start of the repeated\nblock)."
+                "doc": "Where this row starts, as an offset in bytes from the start of the\nfunction (for a PCMASK function, from the start of the repeated\nblock).",
+                "cases": [
+                    "u1",
+                    "u2",
+                    "u4"
+                ]
             },
             "info": {
                 "doc": "The FRE info byte.",
                 "type": "fre_info"
             },
             "offsets": {
-                "doc": "The row's signed stack offsets. The first locates the CFA from the\nbase register; what the next ones mean depends on the ABI (AMD64:\nFP; AArch64: RA, then FP), each an offset from the CFA."
+                "doc": "The row's signed stack offsets. The first locates the CFA from the\nbase register; what the next ones mean depends on the ABI (AMD64:\nFP; AArch64: RA, then FP), each an offset from the CFA.",
+                "cases": [
+                    "s1",
+                    "s2",
+                    "s4"
+                ]
             },
             "flex": {
                 "doc": "Version 3 flexible FDE: the row's data words, read as a control word\nand an offset for each of the CFA, the RA and the FP.",
@@ -434,7 +448,12 @@ TYPES = {
         ],
         "fields": {
             "value": {
-                "doc": "The control word as a number."
+                "doc": "The control word as a number.",
+                "cases": [
+                    "u1",
+                    "u2",
+                    "u4"
+                ]
             },
             "reg_p": {
                 "doc": "Bit 0, reg_p: the base is the DWARF register `regnum` (1) or the CFA\n(0). A CFA rule must have a register base.",
@@ -479,7 +498,12 @@ TYPES = {
         ],
         "fields": {
             "value": {
-                "doc": "The offset."
+                "doc": "The offset.",
+                "cases": [
+                    "s1",
+                    "s2",
+                    "s4"
+                ]
             }
         }
     },

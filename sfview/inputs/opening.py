@@ -26,8 +26,13 @@ def raw_section(data: bytes, address: int) -> Located:
     return Located(data, address, 0, "raw section", [])
 
 
-def open_input(path: str, base: int | None = None) -> Located:
+def open_input(path: str, base: int | None = None, raw: bool = False) -> Located:
     """Read `path` as an ELF file or a raw section (`base`: its load address).
+
+    A file that is not ELF is a raw section if it starts with the SFrame magic,
+    or if `raw` (a caller that judges what it is given as a section: `check`,
+    whose consumers refuse a damaged magic with their own errors) or `base` is
+    given; else it is refused as neither.
 
     Only a regular file is read: a FIFO would block for ever, a device such
     as /dev/zero never end. An ELF file is mapped and read where it is asked
@@ -39,7 +44,7 @@ def open_input(path: str, base: int | None = None) -> Located:
     except OSError as exc:
         f.close()
         raise InputError(exc.strerror or str(exc), path=path) from None
-    if head[:2] in SFRAME_MAGICS:
+    if head and head != ELF_MAGIC and (head[:2] in SFRAME_MAGICS or raw or base is not None):
         with f:
             size = os.fstat(f.fileno()).st_size
             try:

@@ -278,12 +278,15 @@ class SymbolSearch:
 
     Names are lowercased and sorted once (`SymbolTable.by_name`); a query that
     extends the last one only filters the last one's matches; and only the
-    `limit` best are ranked (exact, then prefix, then the rest, each in name
-    order), never the whole list.
+    `limit` best are ranked (names an FDE covers first, if told which; then
+    exact, prefix, the rest, each in name order), never the whole list.
     """
 
-    def __init__(self, table: SymbolTable) -> None:
+    def __init__(self, table: SymbolTable, covered: Callable[[int], bool] | None = None) -> None:
         self.table = table
+        self.covered = covered
+        """Whether an FDE covers an address: such names come first (`frame_dummy`, which none covers,
+        was the first match of an empty line); None: every name alike."""
         self._last: tuple[str, list[int]] | None = None
 
     def find(self, text: str, limit: int | None = None) -> tuple[list[Symbol], int]:
@@ -298,15 +301,16 @@ class SymbolSearch:
         hits = [i for i in candidates if needle in searched[i]]
         self._last = (needle, hits)
         want = len(hits) if limit is None else limit
-        exact: list[int] = []
-        prefix: list[int] = []
-        inside: list[int] = []
+        # covered (exact, prefix, inside), then the rest (exact, prefix, inside)
+        groups: list[list[int]] = [[], [], [], [], [], []]
+        covered = self.covered
         for i in hits:
             names = (lowered[i], shown[i])
-            group = exact if needle in names else prefix if any(n.startswith(needle) for n in names) else inside
+            rank = 0 if needle in names else 1 if any(n.startswith(needle) for n in names) else 2
+            group = groups[rank if covered is None or covered(ordered[i].address) else rank + 3]
             if len(group) < want:
                 group.append(i)
-            if len(exact) + len(prefix) >= want:
+            if len(groups[0]) + len(groups[1]) >= want:
                 break
-        best = (exact + prefix + inside)[:want]
+        best = [i for group in groups for i in group][:want]
         return [ordered[i] for i in best], len(hits)

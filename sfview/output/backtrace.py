@@ -17,8 +17,16 @@ Trace = Backtrace | Walk
 def _function(frame: Frame) -> str:
     """The function's name as gdb gives it (`leaf`, without the offset, demangled), `??` when no symbol
     names it (only the code section holding it: `.text+0x1f0`, which gdb does not print either)."""
-    name = frame.name().split("+")[0]
+    name = symbol_and_offset(frame.name())[0]
     return "??" if not name or name.startswith(".") else demangle(name)
+
+
+def symbol_and_offset(name: str) -> tuple[str, int]:
+    """`leaf+0x11` as `("leaf", 0x11)`, `leaf` as `("leaf", 0)`: what `Frame.name` joins, apart again."""
+    symbol, plus, offset = name.rpartition("+0x")
+    if plus and offset and all(c in "0123456789abcdef" for c in offset):
+        return symbol, int(offset, 16)
+    return name, 0
 
 
 def frame_line(frame: Frame, number: int | None = None) -> str:
@@ -101,6 +109,12 @@ def write_text(
     out.write(printable_lines([f"stopped: {trace.stop}", *(f"note: {note}" for note in notes or [])]))
 
 
+def write_notes(out: TextIO, notes: list[str]) -> None:
+    """`note: …`, one line a note: what was noticed about the core and its files, kept apart from the
+    backtrace (stderr) so that the backtrace alone is the output."""
+    out.write(printable_lines([f"note: {note}" for note in notes]))
+
+
 def agreement(sframe: Trace, dwarf: Trace, machine: Machine) -> str:
     """Where walking with DWARF CFI parts from walking with SFrame: the first frame whose PC, SP or FP
     differ (the registers SFrame describes). Frames both walks found by the same heuristic (no rule on
@@ -181,12 +195,14 @@ def _write_walk(out: TextIO, trace: Trace, level: int, head: dict[str, object], 
 
 def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     """A frame as `json.dumps(indent=1)` writes its document in the list of frames: `number`, `pc`,
-    `function` (its name and offset), `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
+    `function` (its name and offset, `leaf+0x11`: kept for the documents written before `name` and `offset`,
+    the same apart), `name`, `offset`, `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
     `fallback`, `heuristic`, `signal`, `dwarf`, `computations` (`what`, `formula`, `arithmetic`, `value`,
     `address` of each), and `source` (`_source_text`). Written from one template: walking a dict of it with
     `_indented` would be most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds
     the document as a dict, and compares the two)."""
     name = frame.name()
+    symbol, offset = symbol_and_offset(name)
     demangled = escape(demangle(name)) if name.startswith("_Z") else "null"
     steps = [
         f'{{\n     "what": {escape(c.what)},\n     "formula": {escape(c.formula)},\n     "arithmetic": '
@@ -197,6 +213,7 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     return (
         f'{{\n   "number": {frame.number:d},\n   "pc": {frame.pc:d},'
         f'\n   "function": {escape(name) if name else "null"},'
+        f'\n   "name": {escape(symbol) if name else "null"},\n   "offset": {offset if name else "null"},'
         f'\n   "demangled": {demangled},\n   "module": {escape(frame.module.name) if frame.module else "null"},'
         f'\n   "fde": {frame.function.index if frame.function else "null"},'
         f'\n   "fre": {frame.row.index if frame.row else "null"},\n   "lookup": {escape(frame.lookup)},'

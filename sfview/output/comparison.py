@@ -50,6 +50,14 @@ def _repeats(pair: Pair, diff: Difference) -> str:
     return f" (and the same place of the next {diff.repeats - 1} blocks of {pair.sframe.block_size} bytes)"
 
 
+def difference_text(section: Section, pair: Pair, diff: Difference) -> str:
+    """`0x1197..0x11b0 medium_frame: RA: SFrame … (FDE 4 at .sframe+0x60, …); DWARF … (FDE at …)`."""
+    shown = diff.name or pair.name
+    name = f" {demangle(shown)}" if shown else ""
+    where = _where(pair, diff, section)
+    return f"{diff.start:#x}..{diff.end:#x}{_repeats(pair, diff)}{name}: {diff.column.upper()}: {where}"
+
+
 def text(section: Section, table: CfiTable | CfiOutline, result: Comparison, path: str) -> str:
     """The comparison for a person: disagreements first, then what is explained, then the summary."""
     lines = [f"{path}: .sframe (version {section.version}) against {' and '.join(table.sections)}"]
@@ -57,12 +65,7 @@ def text(section: Section, table: CfiTable | CfiOutline, result: Comparison, pat
         found = result.differences(explained)
         lines.append(f"{title}: {len(found) or 'none'}")
         for pair, diff in found:
-            shown = diff.name or pair.name
-            name = f" {demangle(shown)}" if shown else ""
-            lines.append(
-                f"  {diff.start:#x}..{diff.end:#x}{_repeats(pair, diff)}{name}: {diff.column.upper()}:"
-                f" {_where(pair, diff, section)}"
-            )
+            lines.append(f"  {difference_text(section, pair, diff)}")
             if diff.reason:
                 lines.append(f"    why: {diff.reason}")
     for side, label in (("sframe", "only SFrame describes"), ("dwarf", "only DWARF describes")):
@@ -96,6 +99,11 @@ def _rule_json(section: Section, value: CfiRule) -> dict[str, object]:
 
 def json_text(section: Section, result: Comparison, path: str) -> str:
     """The comparison as JSON: every difference with both rules and both sources' offsets."""
+    return json.dumps(json_document(section, result, path), indent=2)
+
+
+def json_document(section: Section, result: Comparison, path: str) -> dict[str, object]:
+    """The comparison's JSON document (`compare --json`, and `check --dwarf --json`'s `dwarf`)."""
     differences = [
         {
             "start": diff.start,
@@ -123,7 +131,7 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
         for pair in result.pairs
         for diff in pair.differences
     ]
-    doc = {
+    return {
         "file": path,
         "agree": result.agrees,
         "summary": {
@@ -149,4 +157,3 @@ def json_text(section: Section, result: Comparison, path: str) -> str:
         ],
         "untracked_registers": sorted(result.untracked),
     }
-    return json.dumps(doc, indent=2)

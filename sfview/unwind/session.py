@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from sfview.dwarf.source import DebugInfo
     from sfview.dwarf.tables import CfiTable, EhFrameIndex
     from sfview.inputs.symbols import Symbol, SymbolTable
+    from sfview.sframe.model.section import Section
 
 NT_GNU_BUILD_ID = 3
 PAGE_SIZE = 4096
@@ -359,6 +360,20 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
 
 
+def with_program_section(started: Session, section: Section | None) -> Session:
+    """The same state, the program (the first module) unwound with `section`: its section as edited in the app
+    (None: one that no longer reads, which leaves the program to its DWARF CFI, as a consumer would)."""
+    program, *libraries = started.unwinder.modules
+    edited = Module(
+        program.name, section, program.bias, program.name_at, program.library, program.cfi, program.function_at
+    )
+    old = started.unwinder
+    unwinder = Unwinder([edited, *libraries], old.machine, old.read, old.pac_mask, old.rule_source, old.record)
+    edited_session = Session(unwinder, started.pc, dict(started.registers), started.memory, started.notes)
+    edited_session.origin = started.origin
+    return edited_session
+
+
 def process_module(
     path: str, found: str, bias_of: Callable[[ElfImage], int], memory: Memory, notes: list[str], machine: str
 ) -> Module | None:
@@ -391,14 +406,21 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     return Session(started.unwinder, state.registers[core.pc_name], registers, started.memory, started.notes)
 
 
-def _thread(core: Core, tid: int | None):
-    if tid is None:
+def _thread(core: Core, thread: int | None):
+    """The thread `thread` names: gdb's number for it (1 to the count, in the core's order, as
+    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); the first if none."""
+    if thread is None:
         return core.threads[0]
+    if 1 <= thread <= len(core.threads):
+        return core.threads[thread - 1]
     for state in core.threads:
-        if state.tid == tid:
+        if state.tid == thread:
             return state
     tids = ", ".join(str(t.tid) for t in core.threads)
-    raise InputError(f"no thread {tid} in {core.described} (threads: {tids})", path=core.path)
+    numbers = "1" if len(core.threads) == 1 else f"1 to {len(core.threads)}"
+    raise InputError(
+        f"no thread {thread} in {core.described} (gdb's numbers {numbers}, or LWPs {tids})", path=core.path
+    )
 
 
 def _linked_libraries(elf: ElfImage, bias: int, memory: Memory) -> list[tuple[str, int]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import io
+import re
 import struct
 import sys
 import time
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture
+from conftest import DATA, count_layouts, fuzzed_section, load_section_fixture, settled
 from rich.console import Console
 from textual import events
 from textual.app import App
@@ -42,7 +43,6 @@ from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.structure_tree import CHUNK, CHUNK_TYPE, StructureTree
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
-from sfview.inputs.symbols import SymbolSearch
 from sfview.sframe.model import terms
 
 SHAPES = DATA / "shapes-x86_64-O2"
@@ -465,6 +465,7 @@ async def test_a_move_in_the_hex_pane_is_shown_everywhere_before_the_key_is_done
         ex = app.explorer
         await pilot.press("x")
         await pilot.pause()
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         for _ in range(12):
             app.note_input()  # as the key would
@@ -616,6 +617,7 @@ async def test_the_footer_draws_the_focused_panes_keys_and_lays_nothing_out_for_
             assert footer.keys == footer._keys(), key
             assert footer_words(footer) == keys_words(footer), key
         assert "ask_search" not in [binding.action for binding, *_ in footer.keys], "the hex pane's keys went"
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, app.screen)
         before = footer.keys
         await pilot.press("x")  # the FDE table to the hex pane: its keys, nothing else moves
@@ -724,11 +726,11 @@ async def test_go_to_symbol() -> None:
         await pilot.press("s")
         assert isinstance(app.screen, GotoSymbol)
         await type_text(pilot, "frame")
-        names = ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
-        assert [s.name for s in app.screen.matches] == names, "names that start with it first"
+        names = ["dynamic_frame", "huge_frame", "medium_frame", "frame_dummy"]
+        assert [s.name for s in app.screen.matches] == names, "functions an FDE covers first"
         await pilot.press("down", "down", "down", "enter")  # into the list, then down to the third match
-        assert app.explorer.fde_table.cursor == 5
-        assert "huge_frame" in status(app)
+        assert app.explorer.fde_table.cursor == 4
+        assert "medium_frame" in status(app)
 
 
 async def test_go_to_symbols_matches_follow_the_line_in_the_same_frame() -> None:
@@ -740,10 +742,26 @@ async def test_go_to_symbols_matches_follow_the_line_in_the_same_frame() -> None
         dialog = app.screen
         assert isinstance(dialog, GotoSymbol)
         dialog.query_one("#goto-input", Input).value = "frame"
-        assert [s.name for s in dialog.matches] == ["frame_dummy", "dynamic_frame", "huge_frame", "medium_frame"]
+        assert [s.name for s in dialog.matches] == ["dynamic_frame", "huge_frame", "medium_frame", "frame_dummy"]
         await pilot.press("backspace", "backspace")
-        expected, _ = SymbolSearch(dialog.symbols).find("fra", SYMBOLS_SHOWN)
+        expected, _ = dialog.search.find("fra", SYMBOLS_SHOWN)
         assert dialog.matches == expected
+
+
+async def test_go_to_symbol_lists_the_functions_an_fde_covers_first() -> None:
+    """The first match of an empty line was `frame_dummy`, which no FDE covers: the names of the functions
+    readelf lists (`func idx [n]: pc = 0x…`) come first, then the rest."""
+    readelf = (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+    covered = [int(pc, 16) for pc in re.findall(r"func idx \[\d+\]: pc = (0x[0-9a-f]+)", readelf)]
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        dialog = app.screen
+        assert isinstance(dialog, GotoSymbol)
+        inside = [any(pc <= s.address < pc + 1 for pc in covered) for s in dialog.matches]
+        assert inside[0] and dialog.matches[0].name != "frame_dummy"
+        assert inside == sorted(inside, reverse=True), [s.name for s in dialog.matches]
+        assert not all(inside), "names no FDE covers are still listed, after"
 
 
 async def test_go_to_symbol_without_names() -> None:
@@ -1017,7 +1035,29 @@ async def test_a_clean_section_has_no_problems() -> None:
             await pilot.pause(0.05)
         assert app.explorer.summary.problems == 0
         assert "problem" not in str(app.explorer.summary.render())
-        assert "No problems found" in str(app.explorer.problems.get_option_at_index(0).prompt)
+        assert "No problem in the format's own checks" in str(app.explorer.problems.get_option_at_index(0).prompt)
+
+
+async def test_a_consumers_refusal_is_not_followed_by_every_check_passed() -> None:
+    """The Problems tab said "kernel: refused…" right above "No problems found: every check passed." on a
+    version 1 section (the kernel reads version 3 alone): the list speaks for the format's checks only."""
+    app = explorer()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            if app.explorer.problems.option_count:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("v")
+        for _ in range(100):
+            if "refused" in str(app.explorer.consumer_line.render()):
+                break
+            await pilot.pause(0.05)
+        assert str(app.explorer.consumer_line.render()).startswith("kernel: refused: -EINVAL")
+        shown = [
+            str(app.explorer.problems.get_option_at_index(i).prompt) for i in range(app.explorer.problems.option_count)
+        ]
+        assert not any("every check passed" in line or "No problems found" in line for line in shown), shown
+        assert "format's own checks" in shown[0]
 
 
 async def test_a_raw_section_without_its_address_says_how_to_give_it() -> None:
@@ -1112,3 +1152,25 @@ async def test_a_click_on_a_footer_key_presses_it_and_the_mouse_shows_its_toolti
         assert styles["b"].bgcolor != styles["a"].bgcolor, "the key under the mouse highlighted"
         await pilot.hover(KeyFooter, offset=(footer.size.width - 1, 0))
         assert footer.tooltip is None
+
+
+async def test_the_headers_path_keeps_its_form_while_the_names_load() -> None:
+    """The header showed the whole path while the names loaded, and the base name once their count joined
+    the line: at every width, the path's form is the same before and after."""
+    path = str(SHAPES.resolve())
+    app = SfviewApp(Document.open(path))
+    async with app.run_test(size=SIZE) as pilot:
+        summary = app.explorer.summary
+        for _ in range(100):
+            if summary.names.ready:
+                break
+            await pilot.pause(0.05)
+        assert summary.names.ready
+        after = {width: summary.summary(width).plain.splitlines()[0] for width in range(40, 260)}
+        summary.names.ready = False  # as while they load
+        before = {width: summary.summary(width).plain.splitlines()[0] for width in range(40, 260)}
+        summary.names.ready = True
+        for width in range(40, 260):
+            assert before[width].startswith(path) == after[width].startswith(path), width
+        assert any(line.startswith(path) for line in after.values()), "wide enough: the whole path"
+        assert not all(line.startswith(path) for line in after.values()), "narrow: its base name"

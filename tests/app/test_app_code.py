@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, count_layouts
+from conftest import DATA, count_layouts, settled
 
 from sfview.app.app import SfviewApp
 from sfview.app.widgets.code_table import INSTRUCTION_WIDTH
@@ -82,7 +82,7 @@ async def test_n_with_the_instructions_shown_lays_nothing_out(monkeypatch) -> No
         await pilot.press("i")
         await pilot.pause()
         ex.fde_table.focus()
-        await pilot.pause()  # the focus and the footer's keys settled before the moves counted
+        await settled(app, pilot)  # the worker's deliveries, the focus and the footer's keys, before the count
         regions = (ex.fde_table.region, ex.code_table.region)
         layouts = count_layouts(monkeypatch, ex)
         counts = set()

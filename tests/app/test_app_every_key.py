@@ -59,6 +59,12 @@ def _broken_cfi_elf() -> bytes:
         ".symtab", sh_entsize=0x17).set_header(e_phoff=1 << 40).bytes()  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _in_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`w` given a mistyped path writes the patched copy there: in the test's own folder, not the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 INPUTS = {
     "flexible-cut": _flexible_cut_at_the_fp_word,
     "negative-cfa": _negative_cfa,

@@ -18,8 +18,8 @@ ROOT = DATA.parent.parent
 SHAPES = "tests/data/shapes-x86_64-O2"
 AARCH64 = "tests/data/shapes-aarch64-O2"
 OBJECT = "tests/data/shapes-x86_64-O2.o"
-BY_FRAME_DESCENDING = [*"SSSSSS", "R", "home"]
-"""Sort by the frame column (the sixth after `#`), largest first, and choose the top function."""
+BY_FRAME_DESCENDING = ["S", "6", "R", "home"]
+"""Sort by the frame column (`S 6`), largest first, and choose the top function."""
 
 
 @pytest.fixture(autouse=True)

@@ -144,3 +144,26 @@ async def test_at_80x24_the_backtrace_shows_each_frames_name() -> None:
         room = frames.scrollable_content_region.width - columns[0].get_render_width(frames) - 2 * frames.cell_padding
         assert all(len(name) <= room for name in names[:6]), "the program's own frames, whole"
         assert room - len("0x555555555181") - 2 * frames.cell_padding < len(names[2]), "after the PC, cut"
+
+
+@pytest.mark.parametrize("width", [100, 120, 160])
+async def test_the_backtraces_pc_is_whole_or_cut_with_an_ellipsis(width: int) -> None:
+    """A PC cut at the pane's edge read as a real value (`0x5555`): the columns are fitted to the pane, so
+    that nothing is clipped; the name gives way first (in the middle), the PC is whole or ends with `…`."""
+    started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        debugger = app.screen
+        await pilot.press("r")
+        await pilot.pause()
+        frames = debugger.query_one("#dbg-frames", DataTable)
+        drawn = sum(c.get_render_width(frames) for c in frames.columns.values())
+        assert drawn <= frames.scrollable_content_region.width, "no column runs past the pane's edge"
+        for i, frame in enumerate(debugger.frames):
+            pc = str(frames.get_row_at(i)[2])
+            assert pc == f"{frame.pc:#x}" or (pc.endswith("…") and f"{frame.pc:#x}".startswith(pc[:-1])), pc
+        if width >= 120:
+            assert [str(frames.get_row_at(i)[2]) for i in range(frames.row_count)] == [
+                f"{f.pc:#x}" for f in debugger.frames
+            ]

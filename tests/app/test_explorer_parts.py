@@ -115,9 +115,7 @@ def test_the_history_is_walked_both_ways() -> None:
 # ---------------------------------------------------------------- filtering
 
 
-def test_sort_keys_go_to_the_next_column_and_reverse() -> None:
-    assert filtering.next_sort(Sort(0)) == Sort(1)
-    assert filtering.next_sort(Sort(len(COLUMNS) - 1, reverse=True)) == Sort(0), "after the last, by index"
+def test_the_reverse_key_turns_the_sort_round() -> None:
     assert filtering.reversed_sort(Sort(3)) == Sort(3, reverse=True)
     assert filtering.reversed_sort(Sort(3, reverse=True)) == Sort(3)
 
@@ -134,7 +132,7 @@ def test_what_the_status_line_says_of_a_sort_and_a_filter() -> None:
     frame = next(index for index, spec in enumerate(COLUMNS) if spec.title == "frame")
     by_frame = Sort(frame, reverse=True)
     assert filtering.sort_said(by_frame, Waits.NOT, overview) == (
-        "functions by frame, descending (S: next column, R: reverse)"
+        "functions by frame, descending (S: another column, R: reverse)"
     )
     waiting = "working… the functions sort by frame once its order is made"
     assert filtering.sort_said(by_frame, Waits.FOR_ORDER, overview) == waiting

@@ -34,6 +34,19 @@ def test_info_bytes_are_whole_bytes_with_their_bit_fields(tree: FieldTree) -> No
     assert bits["pauth_key"].meaning == "unused outside AArch64"
 
 
+def test_bit_7_of_a_version_1_info_byte_is_unused_not_a_signal_frame(tree: FieldTree) -> None:
+    """Version 1 has no signal-frame bit (the `.ksy`: "version 3; unused before"): it was explained as
+    `an ordinary function`, and its doc as a signal trampoline's."""
+    bits = {b.name: b for b in tree.bit_breakdown(tree.field_at(28 + 17 * 7 + 16))}
+    assert bits["signal_frame"].meaning == "clear, as unused in version 1 (version 3; unused before)"
+    assert bits["signal_frame"].doc == ""
+    content, base, _ = load_section_fixture(next(p for p in SECTIONS if p.name.endswith("2.46.json")))
+    v3 = FieldTree(Section(bytes(content), base))
+    assert v3.section.version == 3
+    info = next(f for f in (v3.field_at(o) for o in range(len(content))) if f.path.endswith("func_info"))
+    assert {b.name: b for b in v3.bit_breakdown(info)}["signal_frame"].meaning == "an ordinary function"
+
+
 def test_fre_info_bits_and_meanings(tree: FieldTree) -> None:
     info = tree.field_at(0xC6)
     assert info.path == "fdes[5].fres[1].info"

@@ -8,11 +8,12 @@ terminal the explorer is made for.
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, count_layouts
+from conftest import DATA, count_layouts, settled
 from textual.widget import Widget
 
 from sfview import ADDRESS_MASK
 from sfview.app.app import SfviewApp
+from sfview.app.screens.sort import SortPicker
 from sfview.app.textual_compat import notifications
 from sfview.app.widgets.fde_table import COLUMNS, NOTES, SYMBOL_AT_LEAST, FdeTable
 from sfview.app.widgets.filter_line import FilterLine
@@ -52,13 +53,16 @@ def summary(app: SfviewApp) -> str:
 # ---------------------------------------------------------------- sorting
 
 
-async def test_s_sorts_by_the_next_column_and_r_reverses() -> None:
+async def test_s_sorts_by_the_column_picked_with_one_key_and_r_reverses() -> None:
+    """`S` went to the next column at each press (six to sort by frame): it asks which, one key answers."""
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
         assert shown(table) == list(range(9))
         await pilot.press("down", "down")  # main, fdes[2]
-        await pilot.press("S", "S", "S")  # by start, by end, by size
+        await pilot.press("S")
+        assert isinstance(app.screen, SortPicker)
+        await pilot.press("3")  # by size, the fourth column
         sizes = [app.section.function(i).size for i in shown(table)]
         assert sizes == sorted(sizes) and shown(table) != list(range(9)), "the order changed, by size"
         assert column(table, "size") == [str(size) for size in sizes]
@@ -79,10 +83,10 @@ async def test_sorting_by_name_and_among_equals_by_index() -> None:
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press(*"SSSS")  # ... then by symbol
+        await pilot.press("S", "4")  # by symbol
         names = [app.doc.function_name(app.section.function(i)).lower() for i in shown(table)]
         assert names == sorted(names) and names[0] == ".plt"
-        await pilot.press("S")  # by FREs: equal counts keep the FDE order
+        await pilot.press("S", "5")  # by FREs: equal counts keep the FDE order
         counts = [(app.section.function(i).num_fres, i) for i in shown(table)]
         assert counts == sorted(counts)
 
@@ -146,7 +150,7 @@ async def test_filter_words_combine_with_names() -> None:
         assert shown(table) == named, "AMD64 has no key B"
         await pilot.press(*" signal")
         assert shown(table) == [] and "0 of 9 FDEs shown" in summary(app)
-        await pilot.press("down", "up", "S", "R")  # nothing to move to or sort: nothing breaks
+        await pilot.press("down", "up", "S", "1", "R")  # nothing to move to or sort: nothing breaks
         assert app.explorer.state.selected.fde in named
 
 
@@ -195,7 +199,7 @@ async def test_escape_gives_back_the_rows_and_the_selection_from_before_the_filt
     async with app.run_test(size=SIZE) as pilot:
         ex = app.explorer
         table = ex.fde_table
-        await pilot.press("S", "S", "S")  # by size
+        await pilot.press("S", "3")  # by size
         named = {f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()}
         row = next(row for row, fde in enumerate(shown(table)) if fde in named and row)
         await pilot.press(*["down"] * row)
@@ -218,7 +222,7 @@ async def test_sorting_with_a_filter_keeps_the_filter() -> None:
         await pilot.press("slash", *"frame", "enter")
         named = [f.index for f in app.section.functions() if "frame" in app.doc.function_name(f).lower()]
         assert shown(table) == named and app.focused is table
-        await pilot.press("S", "S", "S", "R")  # by size, largest first
+        await pilot.press("S", "3", "R")  # by size, largest first
         sizes = [app.section.function(i).size for i in shown(table)]
         assert sorted(shown(table)) == named and sizes == sorted(sizes, reverse=True)
         assert shown(table) != named, "the order changed"
@@ -240,7 +244,7 @@ async def test_a_sort_with_a_filter_kept_tests_no_function_again_until_the_names
         named = sorted(shown(table))
         assert tested and len(named) == 3
         tested.clear()
-        await pilot.press("S", "S", "S", "R")
+        await pilot.press("S", "3", "R")
         assert not tested and sorted(shown(table)) == named
         renamed = [f"frame{i}" if i not in named else name for i, name in enumerate(table.names)]
         table.names_changed(renamed)
@@ -356,6 +360,7 @@ async def test_down_through_functions_of_any_rows_lays_nothing_out(monkeypatch) 
         ex = app.explorer
         await pilot.pause()
         regions = (ex.fde_table.region, ex.fre_table.region)
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         rows = set()
         for _ in range(len(app.section) - 1):
@@ -378,6 +383,7 @@ async def test_opening_and_leaving_the_filter_line_lays_nothing_out(monkeypatch,
         ex = app.explorer
         await pilot.pause()
         height = ex.tables.size.height
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         for key in ("slash", "escape", "slash", "enter", "slash", "escape"):
             await pilot.press(key)
@@ -416,6 +422,7 @@ async def test_a_filter_letter_that_keeps_no_function_lays_the_screen_out_once(m
     async with app.run_test(size=size) as pilot:
         ex = app.explorer
         table = ex.fde_table
+        await settled(app, pilot)
         await pilot.press("slash")
         await pilot.pause()
         assert table.show_vertical_scrollbar, "more functions than the table has lines"
@@ -442,6 +449,7 @@ async def test_a_letter_that_changes_no_row_lays_nothing_out(monkeypatch) -> Non
         ex = app.explorer
         await pilot.press("slash", "z")
         await pilot.pause()
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         await pilot.press(*"z" * 130)  # past the line's width: its text scrolls
         await pilot.pause()
@@ -474,6 +482,7 @@ async def test_enter_lays_nothing_out_and_escape_in_the_table_once(monkeypatch, 
         ex = app.explorer
         await pilot.press("slash", *"frame")
         await pilot.pause()
+        await settled(app, pilot)
         layouts = count_layouts(monkeypatch, ex)
         await pilot.press("enter")
         await pilot.pause()
@@ -560,7 +569,7 @@ async def test_a_sort_waits_for_the_worker_s_order_rather_than_make_it_in_the_ke
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press("down", "down", "S")  # by start
+        await pilot.press("down", "down", "S", "1")  # by start
         assert made == [] and table.waiting and shown(table) == list(range(9))
         assert "sorting by start…" in summary(app) and "working… the functions sort by start" in str(
             app.explorer.status_line.render()
@@ -583,7 +592,7 @@ async def test_a_sort_still_waiting_when_the_worker_ends_is_made_then(monkeypatc
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press("S", "S", "S")  # by size
+        await pilot.press("S", "3")  # by size
         assert table.waiting and made == []
         table.expect_orders(False)
         sizes = [app.section.function(i).size for i in shown(table)]
@@ -631,7 +640,7 @@ async def test_escape_with_a_sort_waiting_shows_every_row_and_says_the_sort_come
     app = explorer()
     async with app.run_test(size=SIZE) as pilot:
         table = app.explorer.fde_table
-        await pilot.press("slash", *"frame", "enter", "S", "S", "S")  # by size, the three frame functions alone
+        await pilot.press("slash", *"frame", "enter", "S", "3")  # by size, the three frame functions alone
         sizes = [app.section.function(i).size for i in shown(table)]
         assert len(sizes) == 3 and sizes == sorted(sizes) and not table.waiting
         await pilot.press("escape")
@@ -718,3 +727,56 @@ def test_an_end_past_the_top_of_the_address_space_is_measured_as_it_wraps() -> N
     table = FdeTable(section, overview, [""] * len(section), widest=0)
     table.measure_overview()
     assert table._value_widths[[c.title for c in COLUMNS].index("end")] == len(f"{max(others):#x}")
+
+
+def test_a_cut_name_keeps_its_start_and_its_end() -> None:
+    """Names were cut from the right: two methods of one class read the same (`geo::detail::Vec<do…`).
+    Cut, each keeps its namespace and its own end, the argument list going first, and two such names
+    stay apart."""
+    doc = Document.open(str(AARCH64))
+    section = doc.require_section()
+    stem = "geo::detail::Vec<double, 3ul>::"
+    names = [f"{stem}{('norm', 'dot')[i % 2]}(geo::detail::Vec<double, 3ul> const&) const" for i in range(len(section))]
+    table = FdeTable(section, Overview.of(section), names)
+    natural = table.widths(1000)
+    symbol = [c.title for c in table.columns].index("symbol")
+    widths = table.widths(sum(natural) + len(natural) - 1 - (len(names[0]) - len(stem) - len("norm(…) const")))
+    assert SYMBOL_AT_LEAST < widths[symbol] < len(names[0])
+
+    def symbol_cell(row: int, widths: list[int]) -> str:
+        at = sum(w + 1 for w in widths[:symbol] if w)
+        return table._line(table.row_cells(row), widths)[at : at + widths[symbol]].strip()
+
+    assert sorted(symbol_cell(row, widths) for row in range(2)) == [f"{stem}dot(…) const", f"{stem}norm(…) const"]
+    narrow = table.widths(sum(natural) + len(natural) - 1 - (natural[symbol] - 20))
+    assert {symbol_cell(row, narrow) for row in range(2)} == {"geo::d…norm(…) const", "geo::d…:dot(…) const"}
+
+
+def test_a_damaged_fdes_row_says_what_its_bytes_say(tmp_path) -> None:
+    """A damaged FDE's row showed `section o…` for its name, `0` FREs where 3 are stored, and `ADDR1` where
+    the info byte says 7: its name (nm's), the count readelf printed rows for, and the undefined type named."""
+    import re
+    import shutil
+    import subprocess
+
+    path = tmp_path / "damaged"
+    shutil.copy(SHAPES, path)
+    doc = Document.open(str(path))
+    func = doc.require_section().function(4)
+    data = bytearray(path.read_bytes())
+    at = doc.file_offset + func.info_offset
+    data[at] = (data[at] & 0xF0) | 7  # bits 3..0, the FRE type: 7, which no version defines
+    path.write_bytes(data)
+    doc = Document.open(str(path))
+    section = doc.require_section()
+    assert section.function(4).error is not None
+    table = FdeTable(section, Overview.of(section), [doc.function_name(f) for f in section.functions()])
+    cells = dict(zip([c.title for c in table.columns], table.row_cells(table.order.index(4)), strict=True))
+    readelf = (DATA / "shapes-x86_64-O2.readelf-sframe.txt").read_text()
+    block = readelf.split("func idx [4]: pc = 0x1190")[1].split("func idx [5]")[0]
+    stored_rows = len(re.findall(r"^\s+[0-9a-f]{16}\s", block, re.M))
+    nm = subprocess.run(["nm", str(SHAPES)], capture_output=True, text=True, check=True).stdout
+    (name,) = [line.split()[2] for line in nm.splitlines() if line.startswith("0000000000001190 ")]
+    assert (cells["symbol"], cells["FREs"], cells["FRE type"]) == (name, str(stored_rows), "7 undefined")
+    widths = table.widths(1000)
+    assert all(len(cell) <= width for cell, width in zip(table.row_cells(table.order.index(4)), widths, strict=True))

@@ -574,8 +574,8 @@ def test_a_damaged_nt_file_note_costs_the_mapped_files_not_the_core(cli, tmp_pat
     assert result.code == 0 and frames == [
         line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")
     ]
-    assert f"note: {path}: an NT_FILE note of" in result.out
-    assert "note: no readable NT_FILE note: the program's load bias" in result.out
+    assert f"note: {path}: an NT_FILE note of" in result.err
+    assert "note: no readable NT_FILE note: the program's load bias" in result.err
 
 
 @pytest.mark.parametrize("field", [0, 4], ids=["namesz", "descsz"])
@@ -622,7 +622,7 @@ def test_a_thread_whose_registers_are_cut_short_is_left_out_not_the_core(cli, tm
     assert frames == [line.split(" from ")[0] for line in good.out.splitlines() if line.startswith("#")]
     assert (
         f"note: {path}: the NT_PRSTATUS note at file offset {moved + pos - at:#x} has 200 bytes, too short for a "
-        "thread's registers (328): that thread is left out" in result.out
+        "thread's registers (328): that thread is left out" in result.err
     )
 
 

@@ -25,7 +25,7 @@ LAYERS = [
     {"sframe"},
     {"rule_notation", "dwarf"},
     {"document"},
-    {"check", "consumers", "code", "unwind", "diff", "stats", "profiling"},
+    {"check", "consumers", "code", "unwind", "diff", "stats", "profiling", "edit"},
     {"output"},
     {"app", "gdb"},
     {"cli"},

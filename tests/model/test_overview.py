@@ -26,12 +26,15 @@ def _model_facts(section: Section, index: int) -> Facts:
     func = section.function(index)
     rows = func.rows
     offsets = [row.cfa.offset for row in rows if row.cfa.kind is Kind.VALUE and not row.cfa.deref]
+    count, fre_type = func.num_fres, func.fre_type
+    if func.error is not None:  # an FDE that could not be decoded: what its bytes say
+        count, fre_type = (0 if value is None else value for value in func.stored())
     return Facts(
         func.start_address,
         func.size,
-        func.num_fres,
+        count,
         max(offsets) if offsets else None,
-        func.fre_type,
+        fre_type,
         func.pc_type,
         func.pauth_key,
         func.signal,

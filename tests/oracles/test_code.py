@@ -82,6 +82,45 @@ def test_instructions_start_where_objdump_says(name: str, target: str) -> None:
     assert check_against_objdump(DATA / name, objdump) > 20
 
 
+OBJDUMP_TARGET = re.compile(r"\s([0-9a-f]+) <([^>]+)>$")
+"""A direct branch in objdump's text: its target address and the symbol objdump names it by."""
+
+
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [("shapes-x86_64-O2", "x86_64"), ("libshapes-x86_64.so", "x86_64"), ("shapes-aarch64-O0-fp", "aarch64")],
+)
+def test_branches_name_their_targets_as_objdump_does(name: str, target: str) -> None:
+    """Calls were shown without a name (`callq 0x2370`) where objdump writes `call 2370 <very_long_function>`:
+    every direct branch objdump names goes where objdump says, and each call, to the symbol objdump names."""
+    objdump = toolchain("2.40", target).tool("objdump")
+    path = DATA / name
+    doc = Document.open(str(path))
+    calls = 0
+    for func in doc.section.functions():
+        ours = {ins.address: ins.text for ins in listing(doc, func).instructions}
+        out = subprocess.run(
+            [objdump, "-d", "-w", f"--start-address={func.start_address:#x}", f"--stop-address={func.end_address:#x}",
+             str(path)],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        for line in out.splitlines():
+            found = OBJDUMP_LINE.match(line)
+            named = OBJDUMP_TARGET.search(found.group(3) or "") if found else None
+            if named is None or "#" in found.group(3):  # `# 15ff8 <…>`: a comment on a memory operand
+                continue
+            mnemonic = found.group(3).split()[0]
+            if not mnemonic.startswith(("j", "call", "b", "cb", "tb")) or mnemonic in ("bic", "bics", "bfi", "bfxil"):
+                continue  # objdump names `adrp`'s page too: only branches are compared
+            text = ours[int(found.group(1), 16)]
+            address, symbol = int(named.group(1), 16), named.group(2)
+            assert re.search(rf"#?{address:#x} <", text), (line, text)
+            if mnemonic in ("call", "bl"):
+                assert text.endswith(f" <{symbol}>"), (line, text)
+                calls += 1
+    assert calls >= 5
+
+
 def test_s390x_big_endian_instructions_start_where_objdump_says(tmp_path: Path) -> None:
     tc = toolchain("2.47", "s390x")
     prog = tmp_path / "shapes-s390x"

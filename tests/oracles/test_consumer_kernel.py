@@ -21,7 +21,19 @@ from textual.widgets import Static
 from toolchains import toolchain
 
 from sfview.consumers import PROFILES
-from sfview.consumers.kernel import CRASH, EFAULT, EINVAL, judge, judge_document, text_range
+from sfview.consumers.kernel import (
+    CRASH,
+    EFAULT,
+    EINVAL,
+    FALLBACK,
+    UNREGISTERED,
+    Arch,
+    judge,
+    judge_document,
+    lookups,
+    register_section,
+    text_range,
+)
 from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
@@ -159,22 +171,60 @@ def test_check_prints_the_verdict(tmp_path: Path) -> None:
     assert result.returncode == 1
     out = result.stdout.splitlines()
     assert ": error pcmask-rep-size-zero: " in out[0], "the format's own problem, apart"
-    assert out[-1] == (
+    assert out[-1] == f"{crash}: kernel:   {MACHINE_NOTE}"
+    assert out[-2] == (
         f"{crash}: kernel: accepted, but lookups at 0x1000-0x1020 crash the consumer "
         "(__find_fre: ip_off %= rep_size divides by zero)"
     )
     gap = _write(tmp_path, "zero-size-in-bigger")
-    assert run_process("check", "--profile", "kernel", str(gap)).stdout.splitlines()[-1] == (
+    assert run_process("check", "--profile", "kernel", str(gap)).stdout.splitlines()[-3:] == [
         f"{gap}: kernel: accepted, but lookups at 0x1010-0x1040 fail with -EINVAL "
-        "(__find_fde: ip >= func_addr + func_size (a gap))"
-    )
+        "(__find_fde: ip >= func_addr + func_size (a gap))",
+        f"{gap}: kernel:   {MACHINE_NOTE}",
+        f"{gap}: kernel:   {FALLBACK}",
+    ]
     past = _write(tmp_path, "row-past-function-end")
-    assert run_process("check", "--profile", "kernel", str(past)).stdout.splitlines()[-1] == (
-        f"{past}: kernel: refused: -EFAULT at section offset 0x34: __read_fre: ip_off > func_size"
-    )
+    assert run_process("check", "--profile", "kernel", str(past)).stdout.splitlines()[-2:] == [
+        f"{past}: kernel: refused: -EFAULT at section offset 0x34: __read_fre: ip_off > func_size",
+        f"{past}: kernel:   {UNREGISTERED}",
+    ]
     end = _write(tmp_path, "row-at-function-end")
     result = run_process("check", "--profile", "kernel", str(end))
-    assert result.stdout.splitlines()[-1] == f"{end}: kernel: accepted"
+    assert result.stdout.splitlines()[-2] == f"{end}: kernel: accepted"
+
+
+MACHINE_NOTE = (
+    "read by an x86_64 kernel (little-endian, SFRAME_REG_SP = 7 rsp, SFRAME_REG_FP = 6 rbp): the machine "
+    "assumed from the ABI byte (3); --arch names another"
+)
+
+
+def test_arch_names_the_machine(tmp_path: Path) -> None:
+    """The kernel never reads the ABI byte: `--arch` says whose kernel reads the section, in its byte order
+    and with its SP/FP numbers; without it, the ABI byte's machine, said as an assumption."""
+    path = _write(tmp_path, "aarch64-cfa-only-no-fixed-ra")
+    default = run_process("check", "--profile", "kernel", str(path)).stdout.splitlines()
+    assert (
+        f"{path}: kernel:   read by an arm64 kernel (little-endian, SFRAME_REG_SP = 31 sp, SFRAME_REG_FP = 29 x29)"
+        ": the machine assumed from the ABI byte (2); --arch names another" in default
+    )
+    x86 = run_process("check", "--profile", "kernel", "--arch", "x86_64", str(path)).stdout.splitlines()
+    assert (
+        f"{path}: kernel:   read by an x86_64 kernel (little-endian, SFRAME_REG_SP = 7 rsp, SFRAME_REG_FP = 6 "
+        "rbp): as --arch says" in x86
+    )
+    # The section's rows give the CFA from the SP or the FP: the x86 kernel's numbers, whatever the ABI byte.
+    data = bytes.fromhex(_named("aarch64-cfa-only-no-fixed-ra")["section"])
+    for arch, (sp, fp) in ((Arch.X86_64, (7, 6)), (Arch.ARM64, (31, 29))):
+        registered = register_section(data, 0, None, arch)
+        assert registered.regs == (sp, fp)
+        frames = {f.rule for f in lookups(registered) if f.error is None}
+        assert frames and all(rule.startswith(("cfa=sp", "cfa=fp")) for rule in frames)
+    big = run_process("check", "--profile", "kernel", "--arch", "s390x", str(path)).stdout.splitlines()
+    assert (
+        f"{path}: kernel: refused: -EINVAL at section offset 0x0: "
+        "sframe_read_header: preamble.magic != SFRAME_MAGIC" in big
+    ), "a big-endian kernel reads the magic swapped"
 
 
 def test_check_json_gives_each_profile(tmp_path: Path) -> None:
@@ -206,7 +256,7 @@ def test_check_json_gives_each_profile(tmp_path: Path) -> None:
         "rule": None,
         "section_offset": None,
         "lookups": [],
-        "notes": [],
+        "notes": [MACHINE_NOTE],
     }
 
 
@@ -237,6 +287,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
     app = SfviewApp(Document.open(str(path), 0))
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.explorer
+        await pilot.pause()  # the consumers are named once the first screen is on
         assert str(screen.consumer_line.render()).startswith("format: the format's own checks  (v: kernel")
         await pilot.press("v")
         assert screen.tabs.active == "problems-tab"
@@ -299,3 +350,15 @@ def test_the_frame_a_lookup_gives(name: str, frame: str) -> None:
     assert first[2] == frame
     case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
     assert corpus_script.profile_result(case)["lookups"][0][2] == frame
+
+
+def test_kernel_v14_is_named_by_its_revision(tmp_path: Path) -> None:
+    """`kernel-v14` is the revision the corpus was judged by; `kernel` gives the same verdict under its own name."""
+    path = _write(tmp_path, "zero-size-in-bigger")
+    out = run_process("check", "--json", "--profile", "kernel-v14", "--profile", "kernel", str(path))
+    both = json.loads(out.stdout)[0]["profiles"]
+    assert both["kernel-v14"]["consumer"] == "kernel-v14"
+    assert {k: v for k, v in both["kernel-v14"].items() if k != "consumer"} == {
+        k: v for k, v in both["kernel"].items() if k != "consumer"
+    }
+    assert "3231d5c5" in profiles()["kernel-v14"].title

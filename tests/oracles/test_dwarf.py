@@ -109,14 +109,14 @@ def test_a_changed_rule_is_a_disagreement() -> None:
     assert not result.agrees and result.disagreeing == 0x11B0 - 0x1197
 
 
-def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def _ra_moved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The DWARF reader `compare` looks up, changed: the FDE at 0x1190 (its instructions its own: no other
+    FDE's outcome stands for it) saves the RA elsewhere."""
     import sfview.cli.compare as command  # where the command looks the reader up
 
     real = command.read_cfi_outline
 
     def changed(elf):
-        """The FDE at 0x1190 (its instructions its own: no other FDE's outcome stands for it) saves the RA
-        elsewhere."""
         outline = real(elf)
         function = outline.function
 
@@ -130,10 +130,33 @@ def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPa
         return outline
 
     monkeypatch.setattr(command, "read_cfi_outline", changed)
+
+
+def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    _ra_moved(monkeypatch)
     result = cli("compare", str(DATA / "shapes-x86_64-O2"))
     assert result.code == 1
     assert "disagreements: 1\n  0x1197..0x11b0 medium_frame: RA: SFrame *(CFA - 8) (FDE 4 at .sframe+0x60" in result.out
     assert "DWARF *(CFA - 16) (FDE at .eh_frame+0x9c, CIE at .eh_frame+0x30)" in result.out
+
+
+def test_check_dwarf_counts_what_compare_fails_as_problems(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` passed (exit 0) what `compare` failed (exit 1): a CI gate had to run both. `check --dwarf`
+    runs compare's engine and counts each disagreement as a problem; without it, nothing changes."""
+    path = str(DATA / "shapes-x86_64-O2")
+    assert (cli("check", "--dwarf", path).code, cli("check", "--dwarf", path).out) == (0, "")
+    _ra_moved(monkeypatch)
+    assert cli("compare", path).code == 1
+    assert cli("check", path).code == 0
+    result = cli("check", "--dwarf", path)
+    assert result.code == 1
+    assert result.out.startswith(
+        f"{path}: error sframe-dwarf-disagreement: 0x1197..0x11b0 medium_frame: RA: SFrame *(CFA - 8) (FDE 4 at"
+    )
+    (report,) = json.loads(cli("check", "--dwarf", "--json", path).out)
+    assert report["dwarf"]["agree"] is False and len(report["dwarf"]["differences"]) >= 1
+    raw = cli("check", "--dwarf", str(DATA / "shapes-x86_64-O2.sframe"))
+    assert raw.code == 2 and "--dwarf needs the ELF file around it" in raw.err
 
 
 def test_compare_cli(cli) -> None:
@@ -230,6 +253,8 @@ def test_export_cli(cli, tmp_path: Path) -> None:
     result = cli("export", "--breakpad", str(DATA / "shapes-x86_64-O2"), "-o", str(out))
     assert (result.code, result.err) == (0, "")
     assert out.read_text().splitlines()[0] == "MODULE Linux x86_64 F170C5E825AAB7E1A0D1E65A10F783830 shapes-x86_64-O2"
+    plain = cli("export", str(DATA / "shapes-x86_64-O2"))  # Breakpad is the one format: --breakpad is optional
+    assert (plain.code, plain.err, plain.out) == (0, "", out.read_text())
 
 
 def _symbolic(path: Path) -> tuple[str, str]:

@@ -12,28 +12,45 @@ getters give, or a failure, or a crash) must be the model's.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
-from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, mutate, reg, to_big_endian
+from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libsframe_oracle import CRASH, Library, library, predict, queries
+from libsframe_oracle import (
+    CRASH,
+    Library,
+    answer_kind,
+    compare,
+    every_pc,
+    library,
+    outcomes,
+    predict,
+    queries,
+    verdict_kinds,
+)
 from toolchains import toolchain
 
-from sfview.consumers import PROFILES, Verdict
+from sfview.consumers import Verdict, libsframe_releases
+from sfview.consumers import libsframe as model
 from sfview.consumers.libsframe import own_order
 from sfview.consumers.libsframe_releases import CODES
+from sfview.consumers.libsframe_verdict import domains
+from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
 RELEASES = ("2.40", "2.44", "2.47")
 TITLE = "sframe_decode, sframe_find_fre"
+PROFILES = profiles()
+RELEASES_BY = libsframe_releases.RELEASES
 TALLY: Counter[str] = Counter()
 """What the mutants did, per release: crashes, refusals, acceptances (asserted on, and printed with -s)."""
 
@@ -127,17 +144,31 @@ def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
 
 
 SOURCES = DATA / "src"
+Built = Callable[[str, str], bytes]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The section of `shapes.c` built by a release for a target: compiled once a session for every test."""
+    folder = tmp_path_factory.mktemp("built")
+
+    @functools.cache
+    def section(release: str, target: str) -> bytes:
+        out = folder / f"shapes-{release}-{target}"
+        toolchain(release, target).compile("-O2", "-o", out, SOURCES / "shapes.c")
+        return Document.open(str(out)).data
+
+    return section
+
+
 TARGETS = [("2.40", "x86_64"), ("2.40", "aarch64"), ("2.44", "x86_64"), ("2.44", "aarch64")]
 TARGETS += [("2.47", "x86_64"), ("2.47", "aarch64"), ("2.47", "s390x")]
 
 
 @pytest.mark.parametrize(("release", "target"), TARGETS)
-def test_built_sections(libraries: dict[str, Library], tmp_path: Path, release: str, target: str) -> None:
+def test_built_sections(libraries: dict[str, Library], built: Built, release: str, target: str) -> None:
     """A program built by each release for each target: its section, and the section in the other order."""
-    chain = toolchain(release, target)
-    out = tmp_path / "shapes"
-    chain.compile("-O2", "-o", out, SOURCES / "shapes.c")
-    data = Document.open(str(out)).data
+    data = built(release, target)
     decoded = _agree(libraries, f"shapes {release} {target}", data)
     assert decoded[release] == 0, f"libsframe {release} reads what binutils {release} writes"
     if target != "s390x":
@@ -254,3 +285,141 @@ def test_verdicts() -> None:
     assert verdict.accepted and verdict.lookups
     assert {f.error for f in verdict.lookups} == {"SFRAME_ERR_FDE_NOTSORTED (2009)"}
     assert struct.unpack_from("<H", content)[0] == 0xDEE2
+
+
+EVERY_PC: Counter[str] = Counter()
+"""PCs where each release's verdict agrees with its library, by the library's answer (printed with -s)."""
+
+
+def _every_pc(libs: dict[str, Library], name: str, data: bytes) -> None:
+    """At every PC of every function (and a few on either side), each release's library and the profile's
+    runs give the same answer (the row, its getters, a miss or a crash); and the verdict's failing ranges
+    say which PCs fail and which crash, exactly."""
+    for release, lib in libs.items():
+        judged, spans = every_pc(release, data)
+        real, said = lib.ask(data, [], spans), predict(release, data, [], spans)
+        assert real.decode == said.decode, (release, name)
+        if real.spans != said.spans:
+            i = next(i for i, (a, b) in enumerate(zip(real.spans, said.spans, strict=True)) if a != b)
+            pytest.fail(
+                f"libsframe {release} on {name} ({len(data)} bytes {data.hex()}): span {spans[i]}: library "
+                f"{real.spans[i][:6]} vs profile {said.spans[i][:6]}"
+            )
+        if real.decode != 0:
+            continue
+        verdict = PROFILES[f"libsframe-{release}"].judge(data, 0)
+        owned = {
+            index: (start, end)
+            for index, start, end, _ in domains(model.outcome(RELEASES_BY[release], data, "<"), data, 0)
+        }
+        for f in verdict.lookups:  # never inverted, each inside the function it names
+            assert owned[f.function][0] <= f.start < f.end <= owned[f.function][1], (release, name, f)
+        tally: Counter[str] = Counter()
+        for (low, high), runs in zip(judged, outcomes(real, spans), strict=True):
+            truth = [(a, b, answer_kind(x)) for a, b, x in runs]
+            inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
+            compare(inside, verdict_kinds(verdict, low, high), tally)
+        EVERY_PC.update({f"{release} {k}": n for k, n in tally.items()})
+        wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
+        assert not wrong, f"libsframe {release} on {name}: the verdict is wrong at {wrong} PCs"
+
+
+@pytest.mark.parametrize("index", range(len(BASES)), ids=[name for name, _ in BASES])
+def test_every_pc_of_fixtures(libraries: dict[str, Library], index: int) -> None:
+    name, data = BASES[index]
+    _every_pc(libraries, name, data)
+
+
+@pytest.mark.parametrize(("release", "target"), TARGETS)
+def test_every_pc_of_built_sections(libraries: dict[str, Library], built: Built, release: str, target: str) -> None:
+    _every_pc(libraries, f"shapes {release} {target}", built(release, target))
+
+
+@settings(
+    max_examples=200,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(index=st.integers(0, len(BASES) - 1), seed=st.integers(0, 1 << 32), times=st.integers(1, 3))
+def test_every_pc_of_mutants(libraries: dict[str, Library], index: int, seed: int, times: int) -> None:
+    name, data = BASES[index]
+    rng = random.Random(seed ^ 0x5A5A)
+    for _ in range(times):
+        if len(data) > 8:
+            data = mutate(rng, data) if rng.randrange(3) else _nudge(rng, data)
+    _every_pc(libraries, f"a mutant of {name}", data)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_every_pc_of_a_long_function(libraries: dict[str, Library], version: int) -> None:
+    """A function of 6,000 rows (one out of order), each release that reads its version judged at every PC:
+    the profile's cost is linear in the rows (bench/bench_profiles.py times it), its answer the library's."""
+    data = long_function(version)
+    _every_pc(libraries, f"a 6,000-row function, version {version}", data)
+    readers = {release for release in RELEASES if PROFILES[f"libsframe-{release}"].judge(data, 0).accepted}
+    assert readers == {1: {"2.40"}, 2: {"2.44", "2.47"}, 3: {"2.47"}}[version]
+
+
+def test_a_function_sfview_cannot_read_is_judged(libraries: dict[str, Library]) -> None:
+    """An FRE type no version defines: sfview's reader gives up on the function, the library asserts on every
+    lookup that reaches its rows (abort): the verdict says so for every PC of it, as the library does."""
+    data = bytearray((DATA / "shapes-x86_64-O2.sframe").read_bytes())
+    info_at = 28 + 17 * 2 + 16  # FDE 2's info byte (version 1: 17-byte FDEs after the 28-byte header)
+    data[info_at] = (data[info_at] & 0xF0) | 14
+    data = bytes(data)
+    _every_pc(libraries, "FRE type 14", data)
+    verdict = PROFILES["libsframe-2.40"].judge(data, 0)
+    crashes = [f for f in verdict.lookups if f.function == 2]
+    assert crashes and all(f.error == "crash" and "sframe_fre_start_addr_size asserts" in f.rule for f in crashes)
+
+
+def test_every_pc_tally() -> None:
+    """The every-PC tests saw found, failing and crashing PCs under each release."""
+    if not EVERY_PC:
+        pytest.skip("the every-PC tests did not run")
+    print(dict(sorted(EVERY_PC.items())))
+    for release in RELEASES:
+        for what in ("found", "fails"):
+            assert EVERY_PC[f"{release} {what} ok"] > 0, f"no PC {what} under libsframe {release}"
+
+
+@pytest.mark.parametrize("magic", [b"\xe3\xde", b"\x00\x00", b"\xde\xe3"])
+def test_damaged_magic_is_judged(libraries: dict[str, Library], tmp_path: Path, magic: bytes) -> None:
+    """A raw section whose magic is damaged is still a section to `check`: the format's error, and every
+    consumer's refusal as its own code gives it (each library's error proven here)."""
+    data = magic + (DATA / "shapes-x86_64-O2.sframe").read_bytes()[2:]
+    raw = tmp_path / "damaged.sframe"
+    raw.write_bytes(data)
+    names = ["kernel", *(f"libsframe-{release}" for release in RELEASES)]
+    for base in ((), ("--base", "0x1000")):
+        out = run_process("check", *base, *(a for name in names for a in ("--profile", name)), str(raw))
+        assert (out.returncode, out.stderr) == (1, "")
+        lines = out.stdout.splitlines()
+        bad = f"bad magic {magic[0]:02x} {magic[1]:02x}: an SFrame section starts with 0xdee2"
+        assert lines[0].startswith(f"{raw}: section offset 0x0: error section-unreadable: header: {bad}")
+        assert (
+            f"{raw}: kernel: refused: -EINVAL at section offset 0x0: sframe_read_header: preamble.magic != SFRAME_MAGIC"
+            in lines
+        )
+        for release, lib in libraries.items():
+            code = lib.ask(data, []).decode
+            assert code == CODES["SFRAME_ERR_BUF_INVAL"]
+            said = next(line for line in lines if line.startswith(f"{raw}: libsframe-{release}: "))
+            assert said.startswith(
+                f"{raw}: libsframe-{release}: refused: SFRAME_ERR_BUF_INVAL ({code}) at section offset 0x0"
+            )
+    other = run_process("dump", str(raw))
+    assert other.returncode == 2 and "neither an ELF file nor an SFrame section" in other.stderr
+
+
+def test_a_pattern_over_gigabytes_is_bounded() -> None:
+    """A PCMASK function claiming 4 GiB whose two rows alternate every byte (rep_size 2) has billions of runs:
+    the verdict judges them up to a bound set by the section's size, and says where it stopped."""
+    rows = bytes([0, 0x03, 8, 1, 0x03, 16])  # two rows, 1-byte starts 0 and 1, one CFA offset each
+    fde = struct.pack("<iIIIBBH", 0x1000, 0xFFFFFFFF, 0, 2, 0x10, 2, 0)  # PCMASK, rep_size 2
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 1, 2, len(rows), 0, len(fde))
+    verdict = PROFILES["libsframe-2.44"].judge(header + fde + rows, 0)
+    assert verdict.accepted
+    assert any(note.startswith("lookups past 0x") and "not judged: more than" in note for note in verdict.notes)

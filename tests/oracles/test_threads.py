@@ -75,12 +75,13 @@ def test_thread_all_says_the_notes_once_and_as_json_is_one_document(threads: tup
     which no parser reads), each thread's frames those `--thread TID --json` gives, in gdb's order."""
     program, core, bt = threads
     argv = ["unwind", str(program), "--core", str(core)]
-    text = run_process(*argv, "--thread", "all").stdout
-    one = run_process(*argv).stdout
-    notes = [line for line in one.splitlines() if line.startswith("note: ")]
+    every = run_process(*argv, "--thread", "all")
+    one = run_process(*argv)
+    notes = one.stderr.splitlines()
     assert notes, "the libraries the core maps have no SFrame data here: there is something to say once"
-    assert [line for line in text.splitlines() if line.startswith("note: ")] == notes
-    assert text.rstrip("\n").endswith(notes[-1]), "after the last thread"
+    assert all(note.startswith("note: ") for note in notes), notes
+    assert every.stderr.splitlines() == notes, "said once, on stderr"
+    assert "note: " not in every.stdout + one.stdout, "stdout is the backtraces alone"
 
     result = run_process(*argv, "--thread", "all", "--json")
     assert result.returncode == 0, result.stderr
@@ -95,6 +96,25 @@ def test_thread_all_says_the_notes_once_and_as_json_is_one_document(threads: tup
             key: alone[key] for key in ("frames", "stop", "missing_address")
         }
         assert alone["notes"] == document["notes"] == [note.removeprefix("note: ") for note in notes]
+
+
+def test_thread_takes_gdbs_number_as_printed_and_the_lwp(threads: tuple[Path, Path, str]) -> None:
+    """`--thread 3` refused the number gdb's own output prints (`Thread 3 (… LWP 26800)`): gdb's numbers
+    are taken as gdb takes them, LWPs still; each gives the thread gdb titles so."""
+    program, core, bt = threads
+    argv = ["unwind", str(program), "--core", str(core)]
+    numbered = re.findall(r"^Thread (\d+) \(.*LWP (\d+)\)\):$", bt, re.M)
+    assert len(numbered) >= 3
+    for number, tid in numbered:
+        by_number, by_tid = run_process(*argv, "--thread", number), run_process(*argv, "--thread", tid)
+        assert by_number.returncode == 0, by_number.stderr
+        assert by_number.stdout == by_tid.stdout
+        title = next(t for t in TITLE.findall(bt) if t.startswith(f"Thread {number} "))
+        walked = iter(_by_thread(f"{title}\n{by_number.stdout}")[title])
+        assert all(pc in walked for pc in _by_thread(bt)[title][1:]), title  # gdb's frames, inlined ones aside
+    refused = run_process(*argv, "--thread", str(len(numbered) + 1))
+    assert refused.returncode == 2
+    assert f"gdb's numbers 1 to {len(numbered)}, or LWPs" in refused.stderr
 
 
 def test_thread_all_needs_a_core() -> None:

@@ -8,6 +8,7 @@ frame it shows up to `main` must come out with the same PC and function.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -54,6 +55,30 @@ def test_the_fixture_core_unwinds_as_gdb_did() -> None:
     expected = gdb_frames(bt, rip)
     assert len(expected) == 6
     assert our_frames(result.stdout, rip) == expected
+
+
+@pytest.mark.parametrize("limit", [2, 5])
+def test_the_last_frame_of_a_limited_walk_is_named_as_gdb_names_it(limit: int) -> None:
+    """`--limit N` printed its last frame as `?? ()` (JSON: `function` and `module` null): the frame is
+    given without a step, and nothing had looked up whose code it is in. Its notes go to stderr, the
+    backtrace alone to stdout."""
+    argv = ["unwind", str(DATA / "deep-x86_64"), "--core", str(DATA / "deep-x86_64.core"), "--limit", str(limit)]
+    bt = (DATA / "deep-x86_64.core.gdb-bt.txt").read_text()
+    expected = gdb_frames(bt, int(re.search(r"^rip\s+(0x[0-9a-f]+)", bt, re.M).group(1), 16))[:limit]
+    text = run_process(*argv)
+    assert our_frames(text.stdout) == expected
+    assert "note:" not in text.stdout and text.stderr.startswith("note: ")
+    assert text.stdout.splitlines()[-1] == f"stopped: stopped after {limit} frames (the limit asked for)"
+    last = json.loads(run_process(*argv, "--json").stdout)["frames"][-1]
+    assert (last["pc"], last["name"], last["module"]) == (*expected[-1], "deep-x86_64")
+    need("gdb")  # JSON's `name` and `offset`, apart, as gdb's `info symbol` gives them (`leaf + 17 in …`)
+    said = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", f"info symbol {last['pc']:#x}", str(DATA / "deep-x86_64"),
+         str(DATA / "deep-x86_64.core")],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.splitlines()[-1]  # fmt: skip
+    assert said.startswith(f"{last['name']} + {last['offset']} in " if last["offset"] else f"{last['name']} in ")
+    assert last["function"] == (f"{last['name']}+{last['offset']:#x}" if last["offset"] else last["name"])
 
 
 # x86-64: gcc builds, gdb stops at stop_here and writes the core ---------------------
@@ -202,7 +227,7 @@ def test_an_aarch64_core_unwinds_as_gdb_multiarch_does(tmp_path: Path) -> None:
     result = run_process("unwind", str(program), "--core", str(core))
     assert result.returncode == 0, result.stderr
     assert our_frames(result.stdout) == expected
-    assert "program's load bias 0x0 comes from AT_ENTRY" in result.stdout, "qemu's cores have no NT_FILE"
+    assert "program's load bias 0x0 comes from AT_ENTRY" in result.stderr, "qemu's cores have no NT_FILE"
 
 
 def test_signed_return_addresses_are_stripped(tmp_path: Path) -> None:
@@ -498,9 +523,9 @@ def test_a_qemu_core_finds_its_libraries_in_the_dynamic_linkers_list(tmp_path: P
     names = [name for _, name in our_frames(result.stdout)]
     assert names[:2] == ["stop_here", "cmp"] and names[-2:] == ["sorter", "main"], result.stdout
     assert "qsort_r" in names and "from /lib/libc.so.6  [DWARF CFI]" in result.stdout
-    assert "libraries from the dynamic linker's list in memory" in result.stdout
+    assert "libraries from the dynamic linker's list in memory" in result.stderr
     host = run_process("unwind", str(program), "--core", str(core), "--lib-dir", "/usr/lib/x86_64-linux-gnu")
-    assert "libc.so.6: a library for EM_X86_64, not EM_AARCH64: not used (give --sysroot)" in host.stdout
+    assert "libc.so.6: a library for EM_X86_64, not EM_AARCH64: not used (give --sysroot)" in host.stderr
     assert "[DWARF CFI]" not in host.stdout.split("stopped:")[0].split("main ()")[0], "no host CFI for a guest"
 
 

@@ -372,7 +372,7 @@ def test_registers_of_a_pie_without_bias_get_a_hint(host: Build) -> None:
     pc, sp = _drap_call(host)["frames"][0][0], 0x7FFFFFFFE000
     result = run_process("unwind", str(host[1]), "--regs", f"pc={pc:#x},sp={sp:#x}")
     assert result.returncode == 0, result.stderr
-    assert "is position-independent (ET_DYN)" in result.stdout and "give --bias" in result.stdout
+    assert "is position-independent (ET_DYN)" in result.stderr and "give --bias" in result.stderr, "a note: on stderr"
 
 
 def test_the_states_matched() -> None:

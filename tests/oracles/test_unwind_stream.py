@@ -212,10 +212,13 @@ def _frame_json(frame) -> dict:
     from sfview.inputs.demangle import demangle
 
     name = frame.name()
+    symbol, offset = [*name.split("+0x"), "0"][:2] if name else (None, None)
     return {
         "number": frame.number,
         "pc": frame.pc,
         "function": name or None,
+        "name": symbol,
+        "offset": None if offset is None else int(offset, 16),
         "demangled": demangle(name) if name.startswith("_Z") else None,
         "module": frame.module.name if frame.module else None,
         "fde": frame.function.index if frame.function else None,

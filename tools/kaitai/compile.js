@@ -41,6 +41,8 @@ function describeAttrs(attrs) {
   for (const [name, spec] of attrs) {
     const entry = { doc: (spec.doc || "").trim() };
     if (typeof spec.type === "string") entry.type = spec.type;
+    // A type chosen by `switch-on`: every type it may be (an editor needs their sign and width).
+    if (spec.type && spec.type.cases) entry.cases = [...new Set(Object.values(spec.type.cases))];
     if (bitWidth(spec.type)) entry.bits = bitWidth(spec.type);
     if (spec.enum) entry.enum = spec.enum;
     // `valid:` a single number: a constant (the magic), which reads best in hex.

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import islice
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual.screen import Screen
 from textual.timer import Timer
@@ -30,12 +30,13 @@ from sfview.app.explorer.state import ExplorerState
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.header import HeaderSummary
-from sfview.check.run import Diagnostic, check_document
-from sfview.consumers import Verdict
-from sfview.consumers.verdicts import judge_document
 from sfview.document import Document
 from sfview.sframe.bulk.overview import SAMPLED, Overview
 from sfview.sframe.model.section import Section
+
+if TYPE_CHECKING:
+    from sfview.check.run import Diagnostic
+    from sfview.consumers import Verdict
 
 __all__ = ["Background", "Deliveries", "Heap", "first_overview", "keys_first", "uncollected"]
 
@@ -194,6 +195,8 @@ class Background:
         """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
         A check that fails says so in the Problems tab, rather than leaving it blank."""
         try:
+            from sfview.check.run import check_document  # after the first screen, in the worker
+
             found = check_document(self.doc.with_own_model(), pace=self.give_way)
             shown = list(islice(found, PROBLEMS_SHOWN))
             more = sum(1 for _ in found)
@@ -216,6 +219,8 @@ class Background:
 
     def _judge(self, name: str) -> None:
         """In a worker thread: the consumer's verdict, on a document of its own."""
+        from sfview.consumers.verdicts import judge_document
+
         verdict = judge_document(self.doc.with_own_model(), name)
         self.screen.app.call_from_thread(self.deliver.judged, verdict)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from sfview import rule_notation
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.elf.pyelftools_view import section_bytes, section_named
 from sfview.sframe.model.rules import Rule
 from sfview.sframe.model.section import Function, Row, Section
 
@@ -38,6 +37,8 @@ class DwarfBeside:
         if cfi is None or self.doc.elf is None:
             return "DWARF: no FDE covers this function"
         try:
+            from sfview.inputs.elf.pyelftools_view import section_bytes, section_named  # `d` alone needs it
+
             frames = section_named(self.doc.elf, cfi.section)
             data = section_bytes(frames)[cfi.fde_offset : cfi.fde_offset + cfi.fde_size] if frames else b""
         except InputError:

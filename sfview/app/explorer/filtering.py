@@ -1,7 +1,7 @@
 """Sorting and filtering the functions: which order a key asks for, and what is said while it waits.
 
 Pure functions of the FDE table's sort and the overview: the FDE table sorts
-(`S` by the next column, `R` the other way, or a click on a title) and
+(`S` by the column picked, `R` the other way, or a click on a title) and
 filters (`/`) the functions, at once or once what it needs is made (`Waits`);
 the screen applies the order and says what these return.
 """
@@ -13,7 +13,7 @@ from enum import Enum, auto
 from sfview.app.widgets.fde_table import COLUMNS, Sort
 from sfview.sframe.bulk.overview import Overview
 
-__all__ = ["Waits", "filter_said", "next_sort", "reversed_sort", "sort_said", "waits"]
+__all__ = ["Waits", "filter_said", "reversed_sort", "sort_said", "waits"]
 
 
 class Waits(Enum):
@@ -34,11 +34,6 @@ def waits(done: bool, overview_ready: bool) -> Waits:
     return Waits.FOR_ORDER if overview_ready else Waits.FOR_OVERVIEW
 
 
-def next_sort(sort: Sort) -> Sort:
-    """`S`: by the next column (after the last, by index again), ascending."""
-    return Sort((sort.column + 1) % len(COLUMNS))
-
-
 def reversed_sort(sort: Sort) -> Sort:
     """`R`: the same column, the other way."""
     return Sort(sort.column, not sort.reverse)
@@ -52,7 +47,7 @@ def sort_said(sort: Sort, waiting: Waits, overview: Overview) -> str:
     if waiting is Waits.FOR_OVERVIEW:
         return f"working… the functions sort once every one is read ({_progress(overview)})"
     order = "descending" if sort.reverse else "ascending"
-    return f"functions by {title}, {order} (S: next column, R: reverse)"
+    return f"functions by {title}, {order} (S: another column, R: reverse)"
 
 
 def filter_said(sort: Sort, waiting: Waits, overview: Overview) -> str | None:

@@ -118,6 +118,7 @@ class Panes:
         say: Callable[[str], None],
         clear_filter: Callable[[], None],
         last_input: Callable[[], float],
+        selected: Callable[[Selection], None] | None = None,
     ) -> None:
         self.screen = screen
         self.state = state
@@ -145,6 +146,8 @@ class Panes:
         """Every function shown again (a function chosen elsewhere was hidden by the filter)."""
         self.last_input = last_input
         """When a key was last pressed (`SfviewApp.last_input`): the hidden tree waits for the keys to stop."""
+        self.selected = selected
+        """Told of each selection once the panes show it (the minimap, while it is shown)."""
         self._ready_timer: Timer | None = None
         """Brings the hidden tree to `state.reveal_pending` once nobody types (`ready_the_tree`)."""
 
@@ -170,6 +173,8 @@ class Panes:
         if self.tab is Tab.FRAME:
             self.show_frame()
         self.say(self.status_text(selection))
+        if self.selected is not None:
+            self.selected(selection)
         # Each pane changed above asks for its repaint a moment later, by message;
         # Textual paints on a fixed beat (60 a second), so the first request to
         # arrive gets a frame of its own and the rest wait a frame or two. Asking

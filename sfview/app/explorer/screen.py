@@ -20,8 +20,10 @@ noticeably after the key).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.style import Style
 from textual import messages
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,11 +33,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from sfview.app import notation
+from sfview.app import notation, palette
+from sfview.app.clipboard import to_tmux_buffer
 from sfview.app.consumer_marks import FORMAT, ConsumerMarks, consumer_names
-from sfview.app.explorer import filtering, navigation
+from sfview.app.explorer import editing, filtering, navigation
 from sfview.app.explorer.background import NAMES_IN_THE_BACKGROUND, Background, Deliveries, first_overview
 from sfview.app.explorer.dwarf_beside import DwarfBeside
+from sfview.app.explorer.editing import Resume
 from sfview.app.explorer.filtering import Waits
 from sfview.app.explorer.navigation import Landing, Refusal, Way
 from sfview.app.explorer.panes import Origin, Panes, Tab
@@ -43,6 +47,7 @@ from sfview.app.explorer.state import ExplorerState, Selection
 from sfview.app.fields import Field, FieldTree
 from sfview.app.names import ExplorerNames
 from sfview.app.screens.goto import GotoNumber, GotoSymbol, Prompt, parse_pattern
+from sfview.app.screens.sort import SortPicker
 from sfview.app.widgets.code_table import CodeTable
 from sfview.app.widgets.detail import FieldDetail
 from sfview.app.widgets.fde_table import FILTER_WORDS, PROBLEMS, FdeTable, Sort
@@ -52,18 +57,21 @@ from sfview.app.widgets.frame_picture import FramePicture
 from sfview.app.widgets.fre_table import FreTable
 from sfview.app.widgets.header import HeaderSummary
 from sfview.app.widgets.hexview import HexView
+from sfview.app.widgets.minimap import Minimap
 from sfview.app.widgets.problems import ProblemList
 from sfview.app.widgets.row_table import RowTable
 from sfview.app.widgets.structure_tree import StructureTree
 from sfview.app.widgets.table_stack import TableStack
 from sfview.check.catalogue import Severity
-from sfview.check.run import Diagnostic
 from sfview.consumers import Verdict
 from sfview.document import Document
+from sfview.edit.patches import Patch
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place, Symbol
-from sfview.output.diagnostics import verdict_text
 from sfview.sframe.model.section import Section
+
+if TYPE_CHECKING:
+    from sfview.check.run import Diagnostic
 
 __all__ = ["ExplorerScreen"]
 
@@ -111,9 +119,15 @@ class ExplorerScreen(Screen[None]):
         Binding("d", "toggle_dwarf", "DWARF", show=False),
         Binding("v", "next_consumer", "Consumer", show=False),
         Binding("slash", "filter", "Filter"),
-        Binding("S", "sort_next", "Sort", show=False),
+        Binding("S", "sort_pick", "Sort", show=False),
         Binding("R", "sort_reverse", "Reverse", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("e", "edit", "Edit", show=False),
+        Binding("E", "edits", "Edits", show=False),
+        Binding("ctrl+z", "undo", "Undo", show=False),
+        Binding("ctrl+y", "redo", "Redo", show=False),
+        Binding("w", "write", "Write copy", show=False),
+        Binding("m", "toggle_minimap", "Minimap", show=False),
     ]
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
@@ -122,9 +136,11 @@ class ExplorerScreen(Screen[None]):
     itself draws nothing of the focus. Drawn again, the screen would be a second frame right after every frame
     of a focus change, which holds the interpreter while the first one waits to be written out."""
 
-    def __init__(self, doc: Document) -> None:
-        super().__init__(id="explorer")
+    def __init__(self, doc: Document, resume: Resume | None = None) -> None:
+        super().__init__()  # no id: an edit opens a new explorer beside the old one for a moment
         self.doc = doc
+        self.resume = resume
+        """Where to open, on a section just edited (`editing.Resume`); None: on its first function."""
         self.section: Section | None = doc.section
         self.error: InputError | None = doc.error
         self.state = ExplorerState()
@@ -158,11 +174,13 @@ class ExplorerScreen(Screen[None]):
         self.detail = FieldDetail(self.fields, self.doc, id="detail")
         self.frame_picture = FramePicture(id="frame-picture")
         self.problems = ProblemList(id="problems")
-        self.consumer_line = Static(_format_line(), id="consumer-verdict", markup=False)
+        # The consumers are named once the first screen is on (naming them imports their readers)
+        self.consumer_line = Static("format: the format's own checks", id="consumer-verdict", markup=False)
         self.summary = HeaderSummary(
             self.doc, self.section, self.error, self.names, self.fde_table.counts, id="summary"
         )
         self.dwarf = DwarfBeside(doc, self.section)
+        self.minimap = Minimap(len(doc.data), palette.section_parts(self.section), id="minimap")
         self.panes = self._panes(self.section)
         self.background = self._background(self.section)
 
@@ -192,6 +210,7 @@ class ExplorerScreen(Screen[None]):
             say=self._status,
             clear_filter=self._clear_filter,
             last_input=self._last_input,
+            selected=self._selected,
         )
 
     def _background(self, section: Section) -> Background:
@@ -255,6 +274,7 @@ class ExplorerScreen(Screen[None]):
                     yield self.consumer_line
                     yield self.problems
             yield self.hex_view
+            yield self.minimap
         yield self.status_line
         yield self.footer
 
@@ -271,11 +291,14 @@ class ExplorerScreen(Screen[None]):
         self.structure.field_highlighted.subscribe(self, self._field_highlighted, immediate=True)
         self.fde_table.focus()
         self.call_after_refresh(self._fill_structure_tab)
+        self.call_after_refresh(lambda: self.state.consumer == FORMAT and self.consumer_line.update(_format_line()))
         first = self.fields.function_field(0) if len(self.section) else self.fields.root
         self.panes.select(Selection.of(first), Origin.JUMP)
         if self.error is not None:
             self._status(str(self.error))
         self.background.start()
+        if self.resume is not None:
+            self.call_after_refresh(self._resume, self.resume)
 
     async def _fill_structure_tab(self) -> None:
         """Mount the tree and the detail panel, which nobody sees at start, after the first frame.
@@ -301,6 +324,132 @@ class ExplorerScreen(Screen[None]):
         """The status line (one line, so no layout to redo)."""
         self.state.status_shown = text
         self.status_line.update(text, layout=False)
+
+    # ------------------------------------------------------------------ the minimap
+
+    def action_toggle_minimap(self) -> None:
+        """`m`: the minimap at the right, and every pane's fields in their kind's colour; again: both gone."""
+        if self.section is None:
+            return
+        shown = not self.has_class("-minimap")
+        self.set_class(shown, "-minimap")
+        self.hex_view.colour_by_kind(self._kind_style if shown else None)
+        self.structure.colour_by_kind(shown)
+        self.fde_table.colour_titles(palette.TITLE_KINDS_COLOURS if shown else {})
+        self.fre_table.colour_titles(palette.ROW_TITLES_COLOURS if shown else {})
+        if shown:
+            if self.state.selected is not None:
+                self._selected(self.state.selected)
+            self.minimap.show(problems=self.hex_view.problems)
+            self.set_focus(self.minimap)
+            self._status(f"minimap: {palette.legend()}; a click or up/down goes there (m: hide it)")
+        elif self.focused is self.minimap:
+            self.set_focus(self.hex_view)
+
+    def _kind_style(self, offset: int) -> Style | None:
+        """The colour of the field at `offset`'s kind (`palette`), for the hex pane."""
+        return palette.colour_of(self.fields.field_at(offset).path)
+
+    def _selected(self, selection: Selection) -> None:
+        """A selection shown: marked on the minimap, with the bytes the hex pane shows, while it is shown."""
+        if self.has_class("-minimap"):
+            span = selection.field.span
+            self.minimap.show(selection=(span.start, span.end), view=self.hex_view.shown_bytes)
+
+    def on_minimap_jump(self, message: Minimap.Jump) -> None:
+        """A slice of the minimap chosen: the field at its first byte, the minimap keeping the focus."""
+        self.hex_view.move_cursor(message.offset, notify=False)
+        self._record(Selection.of(self.fields.field_at(message.offset)))
+        self._hex_moved(message.offset)
+
+    # ------------------------------------------------------------------ editing
+
+    def action_edit(self) -> None:
+        """`e`: the field selected (or the byte under the hex cursor, from the hex pane) typed anew."""
+        if self.section is None:
+            return
+        field = self.state.selected.field if self.state.selected is not None else None
+        hex_focused = self.focused is self.hex_view
+        slot = editing.target(self.section, field, hex_focused, self.hex_view.cursor)
+        if isinstance(slot, str):
+            self.app.notify(slot, title="Nothing to edit here", severity="warning")
+            return
+        current = field.display if field is not None and not hex_focused else ""
+        little = self.section.little_endian
+        prompt = Prompt(
+            f"Edit {slot.path}",
+            editing.hint(slot, self.doc.data, current),
+            "0x40, 16., -8." + (", or a name" if slot.names or slot.flags else ""),
+            lambda text: editing.typed(slot, text, self.doc.data, little),
+        )
+        self.app.push_screen(prompt, self._edited)
+
+    def _edited(self, patch: Patch | None) -> None:
+        if patch is not None:
+            self.app.edit(patch)  # type: ignore[attr-defined]
+
+    def resume_here(self, said: str) -> Resume:
+        """Where this explorer is, for the one that opens on the edited section (`editing.Resume`)."""
+        selected = self.state.selected
+        return Resume(
+            tab=self.panes.tab or Tab.FUNCTIONS,
+            path=selected.field.path if selected is not None else None,
+            offset=self.hex_view.cursor,
+            hex_focused=self.focused is self.hex_view,
+            consumer=self.state.consumer,
+            said=said,
+        )
+
+    def _resume(self, resume: Resume) -> None:
+        """Open where the explorer on the section before the edit was: its tab, field, focus and consumer."""
+        if self.section is None:
+            self._status(f"{resume.said}: {self.error}")
+            return
+        field = self.fields.find(resume.path) if resume.path is not None else None
+        if field is None:
+            field = self.fields.field_at(min(resume.offset, len(self.doc.data) - 1))
+        self.action_show_tab(resume.tab)
+        self.panes.select(Selection.of(field), Origin.JUMP)
+        if resume.hex_focused:
+            self.hex_view.move_cursor(resume.offset, notify=False)
+            self.hex_view.focus()
+        if resume.consumer != FORMAT:
+            self.state.consumer = resume.consumer
+            self.consumer_line.update(f"{resume.consumer}: judging the edited section…")
+            self.background.judge()
+        self._status(resume.said)
+
+    def action_edits(self) -> None:
+        """`E`: the edits made, to go to the bytes of one."""
+        edits = self.app.edits  # type: ignore[attr-defined]
+        from sfview.app.screens.edits import EditList
+
+        self.app.push_screen(EditList(edits), self.goto_offset)
+
+    def action_undo(self) -> None:
+        self.app.undo()  # type: ignore[attr-defined]
+
+    def action_redo(self) -> None:
+        self.app.redo()  # type: ignore[attr-defined]
+
+    def action_write(self) -> None:
+        """`w`: the file written with the edits to a copy (over the file itself only when asked twice)."""
+        done = len(self.app.edits.done)  # type: ignore[attr-defined]
+        hint = f"{done} edit{'s' * (done != 1)} in force. Where to write the file with them:"
+        check = editing.WriteCheck(self.doc.path)
+        prompt = Prompt("Write a patched copy", hint, "a path", check, f"{self.doc.path}.patched")
+        self.app.push_screen(prompt, self._write)
+
+    def _write(self, path: Path | None) -> None:
+        if path is None:
+            return
+        try:
+            self.app.write_copy(str(path))  # type: ignore[attr-defined]
+        except InputError as exc:
+            self.app.notify(str(exc), title="Not written", severity="error")
+            return
+        self.app.notify(f"{path}", title="Patched copy written")
+        self._status(f"written: {path}")
 
     # ------------------------------------------------------------------ what the worker delivers
 
@@ -354,6 +503,7 @@ class ExplorerScreen(Screen[None]):
         self.problem_functions = worst
         self.fre_table.set_problems({(d.fde, d.fre) for d in counted if d.fde is not None and d.fre is not None})
         self.hex_view.mark_problems((d.start, max(d.end, d.start + 1)) for d in counted)
+        self.minimap.show(problems=self.hex_view.problems)
         self.structure.problems_changed(worst)
 
     # ------------------------------------------------------------------ consumers
@@ -390,6 +540,8 @@ class ExplorerScreen(Screen[None]):
             self.detail.consumer_rule = None
         else:
             marks = ConsumerMarks(verdict)
+            from sfview.output.diagnostics import verdict_text  # once a consumer is asked for (`v`)
+
             self.consumer_line.update(f"{verdict.consumer}: {verdict_text(verdict)}  (v: {following})")
             self.fre_table.show_consumer(marks.mark, verdict.consumer)
             self.detail.consumer_rule = lambda field: self._consumer_rule(marks, field)
@@ -519,7 +671,12 @@ class ExplorerScreen(Screen[None]):
         if not len(symbols):
             self.app.notify("This file has no function names (stripped?).", severity="warning")
             return
-        self.app.push_screen(GotoSymbol(symbols), self.goto_symbol)
+        section = self.section
+        covered = None if self.names.relocatable or section is None else section.find_function
+        self.app.push_screen(
+            GotoSymbol(symbols, None if covered is None else lambda address: covered(address) is not None),
+            self.goto_symbol,
+        )
 
     def action_goto_offset(self) -> None:
         hint = "The field that holds a byte of the section: a section offset, or a file offset inside it."
@@ -620,10 +777,14 @@ class ExplorerScreen(Screen[None]):
         self.summary.counts_changed()
         self.tables.share()
 
-    def action_sort_next(self) -> None:
-        """Sort the FDE table by the next column (after the last, by index again)."""
+    def action_sort_pick(self) -> None:
+        """Ask which column to sort the FDE table by (`SortPicker`: one key), and sort by it."""
         if self.section is not None:
-            self.sort_functions(*filtering.next_sort(self.fde_table.sort))
+            self.app.push_screen(SortPicker(self.fde_table.sort.column), self._sort_picked)
+
+    def _sort_picked(self, column: int | None) -> None:
+        if column is not None:
+            self.sort_functions(column)
 
     def action_sort_reverse(self) -> None:
         if self.section is not None:
@@ -765,7 +926,8 @@ class ExplorerScreen(Screen[None]):
         text, label = self._value_to_copy() if what == "value" else self._path_to_copy()
         self.app.copy_to_clipboard(text)
         shown = text if len(text) <= 60 else text[:59] + "…"
-        self.app.notify(f"{label}: {shown}", title="Copied")
+        tmux = " (and to tmux's paste buffer: prefix ])" if to_tmux_buffer(text) else ""
+        self.app.notify(f"{label}: {shown}", title=f"Copied{tmux}")
 
     def _value_to_copy(self) -> tuple[str, str]:
         """The selected field's value as shown; for a structure, its bytes in hex."""

@@ -28,6 +28,7 @@ from textual.widgets.option_list import Option
 from sfview import ADDRESS_MASK
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
+from sfview.app.widgets.row_table import Cut, cut
 from sfview.code.disasm import instruction_at
 from sfview.inputs.code import loaded_code
 from sfview.inputs.core import Memory
@@ -80,6 +81,24 @@ class ThreadPicker(ModalScreen[int | None]):
 
 RUN_PAGE = 500
 """Frames `r` adds at a time."""
+
+
+NAME_AT_LEAST = 24
+"""The backtrace's function names keep this much (or all of a shorter name) before the PC takes its room."""
+
+
+def _frame_widths(rows: list[tuple[str, str, str, str]], room: int, padding: int) -> list[int]:
+    """How wide each column of the backtrace (number, function, PC, how) may be in `room` cells, each column
+    taking `padding` on either side: the number whole; the name down to `NAME_AT_LEAST` where the PC needs
+    the room; the PC whole if it fits, else cut *with an ellipsis* (a cut PC read as a real one); how it was
+    found in what is left. `room` 0 (not laid out yet): every value whole."""
+    widest = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+    if room <= 0:
+        return widest
+    left = room - 8 * padding - widest[0]
+    name = max(min(widest[1], max(min(widest[1], NAME_AT_LEAST), left - widest[2]), left - 1), 1)
+    pc = max(min(widest[2], left - name), 1)
+    return [widest[0], name, pc, max(min(widest[3], left - name - pc), 0)]
 
 
 class DebuggerScreen(Screen[None]):
@@ -389,12 +408,27 @@ class DebuggerScreen(Screen[None]):
         """The backtrace so far, the cursor on frame `cursor` (the step shown; else the last frame)."""
         table = self.query_one("#dbg-frames", DataTable)
         table.clear()
+        rows = []
         for frame in self.frames:
             how = frame.heuristic if frame.fallback else frame.module.name if frame.module else ""
             name = demangle(frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc)) or "??"
             if frame.signal:
                 how, name = "signal", "<signal handler called>"
-            table.add_row(f"#{frame.number}", name, f"{frame.pc:#x}", how)
+            rows.append((f"#{frame.number}", name, f"{frame.pc:#x}", how))
+        region = table.scrollable_content_region
+        scrolls = not table.show_vertical_scrollbar and len(rows) + 1 > region.height  # its bar is coming
+        room = region.width - (table.styles.scrollbar_size_vertical if scrolls else 0)
+        widths = _frame_widths(rows, room, table.cell_padding)
+        for column, width in zip(table.columns.values(), widths, strict=True):
+            # fixed: an auto-sized column keeps the width of the widest value it ever held
+            column.auto_width, column.width = room <= 0, width
+        for row in rows:
+            table.add_row(
+                *(
+                    cut(text, width, Cut.NAME if i == 1 else Cut.END)
+                    for i, (text, width) in enumerate(zip(row, widths, strict=True))
+                )
+            )
         table.move_cursor(row=len(self.frames) - 1 if cursor is None else cursor)
         if self.stop:
             self._show(f"stopped: {self.stop}")
@@ -403,6 +437,11 @@ class DebuggerScreen(Screen[None]):
             self._show(
                 f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end{many}"
             )
+
+    def on_resize(self) -> None:
+        """The backtrace's cells fitted again to the table's new width."""
+        if self.frames:
+            self._show_frames(self.query_one("#dbg-frames", DataTable).cursor_row)
 
     def _origin(self, frame: Frame, regnum: int) -> str:
         """Where the caller's register came from, in a word or two."""

@@ -111,10 +111,10 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         Binding("down", "focus_matches", "Matches", show=False),
     ]
 
-    def __init__(self, symbols: SymbolTable) -> None:
+    def __init__(self, symbols: SymbolTable, covered: Callable[[int], bool] | None = None) -> None:
         super().__init__(classes="goto")
         self.symbols = symbols
-        self.search = SymbolSearch(symbols)
+        self.search = SymbolSearch(symbols, covered)
         self.matches: list[Symbol] = []
 
     def compose(self) -> ComposeResult:

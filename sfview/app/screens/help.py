@@ -58,7 +58,8 @@ KEYS = (
     ),
     (
         "`S` / `R`",
-        "sort the functions by the next column / the other way round; a click on a column's title"
+        "sort the functions by a column, picked with one key (`6`: frame) / the other way round; a click on a"
+        " column's title"
         " sorts by that column, another click reverses (`▲` / `▼` mark it)",
     ),
     ("`[` / `]`", "back / forward through the places jumped to, as in a browser (also `alt+←` / `alt+→`, `ctrl+o`)"),
@@ -88,6 +89,21 @@ KEYS = (
         " just above it made the row. `i` again: the rows",
     ),
     ("`d`", "DWARF CFI beside each row of the FRE table: `=` where `.eh_frame` says the same, else what it says"),
+    (
+        "`e`",
+        "edit the selected field (from the Structure tab) or, from the hex pane, the byte under the cursor: a"
+        " number by the rule below, an enum by name (`addr4`), a flags byte by its flags (`fde_sorted|frame_pointer`);"
+        " the section is decoded again and every pane, check, verdict and the debugger's walk follow",
+    ),
+    (
+        "`m`",
+        "the minimap: the whole section in a column at the right, by part (header, FDEs, FREs), `!` where a check"
+        " found a problem, `◀` the selection; a click or `up`/`down` goes there. Meanwhile every kind of field has"
+        " its colour in the bytes, the tree and the tables' titles (every `func_size` alike)",
+    ),
+    ("`E`", "the edits made, oldest first (`enter`: go to one's bytes)"),
+    ("`ctrl+z` / `ctrl+y`", "undo the last edit / make it again"),
+    ("`w`", "write the file with the edits to a copy (over the file itself only when asked twice)"),
     ("`tab` / `shift+tab`", "move between panes"),
     ("`ctrl+p`", "command palette: every command; a hex number or part of a name typed there goes to it"),
     ("arrows, `pageup` / `pagedown`, `home` / `end`", "move in the focused pane"),

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
-from sfview.app.widgets.row_table import Column, RowTable
+from sfview.app.widgets.row_table import Column, Cut, RowTable
 from sfview.check.catalogue import Severity
 from sfview.sframe.bulk.overview import Facts, Overview
 from sfview.sframe.model import terms
@@ -105,6 +105,11 @@ COLUMNS = (
 )
 SYMBOL = [spec.title for spec in COLUMNS].index("symbol")
 NOTES = [spec.title for spec in COLUMNS].index("notes")
+
+
+def _fre_type_text(fre_type: int) -> str:
+    """`ADDR2`, or a value no version defines named as such (`7 undefined`)."""
+    return terms.FRE_TYPE_NAMES.get(fre_type, f"{fre_type} undefined")
 
 
 def note(facts: Facts, problem: Severity | None) -> str:
@@ -194,19 +199,15 @@ class FdeTable(RowTable):
     def row_cells(self, row: int) -> tuple[str, ...]:
         index = self.order[row]
         facts = self.overview.facts(index)
-        name = self.names[index]
-        if facts.broken:
-            error = self.section.function(index).error
-            name = str(error) if error is not None else name
         return (
             str(index),
             f"{facts.start:#x}",
             f"{(facts.start + facts.size) & ADDRESS_MASK:#x}",
             str(facts.size),
-            name,
+            self.names[index],  # a damaged FDE's too: its error is the status line's and the Problems tab's
             str(facts.num_fres),
             _frame_text(facts.frame),
-            terms.FRE_TYPE_NAMES.get(facts.fre_type, str(facts.fre_type)),
+            _fre_type_text(facts.fre_type),
             terms.PC_TYPE_NAMES.get(facts.pc_type, str(facts.pc_type)),
             terms.PAUTH_KEY_NAMES.get(facts.pauth_key, "?"),
             note(facts, self.problems.get(index)),
@@ -547,7 +548,7 @@ class FdeTable(RowTable):
             0,
             len(str(max(counts))),
             max((len(str(min(frames))), len(str(max(frames))))) if frames else 0,
-            max(len(terms.FRE_TYPE_NAMES.get(s.fre_type, str(s.fre_type))) for s in shapes),
+            max(len(_fre_type_text(s.fre_type)) for s in shapes),
             max(len(terms.PC_TYPE_NAMES.get(s.pc_type, str(s.pc_type))) for s in shapes),
             max(len(terms.PAUTH_KEY_NAMES.get(s.pauth_key, "?")) for s in shapes),
             0,
@@ -561,7 +562,8 @@ class FdeTable(RowTable):
         for i, (spec, width) in enumerate(zip(COLUMNS, self._value_widths, strict=True)):
             title = spec.title + (arrow if i == self.sort.column else "")
             yields_to = SYMBOL_AT_LEAST if i == SYMBOL else 0
-            columns.append(Column(title, max(len(title), width), spec.right, yields_to))
+            how = Cut.NAME if i == SYMBOL else Cut.MIDDLE  # only the symbol yields: the rest are never cut
+            columns.append(Column(title, max(len(title), width), spec.right, yields_to, cut=how))
         return columns
 
 

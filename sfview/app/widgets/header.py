@@ -18,11 +18,18 @@ from textual.widget import Widget
 from sfview.app.names import ExplorerNames
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.output.readelf import header_only
 from sfview.sframe.model import terms
 from sfview.sframe.model.section import Section
 
 __all__ = ["HeaderSummary"]
+
+
+def _header_only(data: bytes) -> str:
+    """readelf's header of a section whose rest cannot be read (`output/readelf.py`, imported for it alone)."""
+    from sfview.output.readelf import header_only
+
+    return header_only(data)
+
 
 SEPARATOR = " · "
 
@@ -30,10 +37,16 @@ Fact = tuple[str, str]
 """A fact in full, and as short as it gets ("" when it can go)."""
 
 
-def _fit(facts: list[Fact], width: int) -> str:
-    """The facts in full if they fit `width`, else each in its short form."""
+NAMES_ROOM = 40
+"""The room the names' count is given in the file's line (`16 names from .symtab`) whether or not they have been
+read: the line's full or short form is then the same while the names load and after (the whole path, then
+its base name, was how the header changed under the eye)."""
+
+
+def _fit(facts: list[Fact], width: int, reserved: int = 0) -> str:
+    """The facts in full if they fit `width` with `reserved` cells to spare, else each in its short form."""
     full = SEPARATOR.join(long for long, _ in facts)
-    if len(full) <= width:
+    if len(full) + reserved <= width:
         return full
     return SEPARATOR.join(short for _, short in facts if short)
 
@@ -77,12 +90,13 @@ class HeaderSummary(Widget):
         self.refresh(layout=self._lines(self.size.width) != self.size.height)
 
     def summary(self, width: int) -> Text:
-        text = Text(_fit(self._file_facts(), width), style="bold")
+        facts, reserved = self._file_facts()
+        text = Text(_fit(facts, width, reserved), style="bold")
         if self.section is not None:
             # Always the short forms: a line that changed its words with the width (or the filter's
             # counts) would move under the eye; every field is in full in the Structure tab.
             text.append("\n" + SEPARATOR.join(short for _, short in self._section_facts(self.section) if short))
-        elif header := header_only(self.doc.data):  # what can be read of it: its preamble and header
+        elif header := _header_only(self.doc.data):  # what can be read of it: its preamble and header
             facts = [line.strip() for line in header.splitlines()[2:] if line.strip()]
             text.append("\n" + _fit([(fact, fact) for fact in facts], width))
         if self.problems:
@@ -91,7 +105,8 @@ class HeaderSummary(Widget):
             text.append(f"\nError: {self.error}", style="bold red")
         return text
 
-    def _file_facts(self) -> list[Fact]:
+    def _file_facts(self) -> tuple[list[Fact], int]:
+        """The file's facts, and the cells to keep for the names' count (`NAMES_ROOM`) beyond them."""
         doc = self.doc
         size = f"{len(doc.data)} bytes at address {doc.address:#x}"
         facts = [(doc.path, os.path.basename(doc.path)), (doc.origin, doc.origin), (size, size)]
@@ -100,9 +115,13 @@ class HeaderSummary(Widget):
         if doc.elf is None and doc.address == 0:
             # Start addresses count from the section's: at 0, they wrap to 0xffff… below it.
             facts.append(("its load address: --base ADDR", "--base ADDR"))
-        if doc.elf is not None and self.names.ready:
-            facts.append((self.names.count(), ""))
-        return facts
+        if doc.elf is None:
+            return facts, 0
+        if not self.names.ready:
+            return facts, len(SEPARATOR) + NAMES_ROOM
+        count = self.names.count()
+        facts.append((count, ""))
+        return facts, max(NAMES_ROOM - len(count), 0)
 
     def _section_facts(self, section: Section) -> list[Fact]:
         version = terms.VERSION_NAMES.get(section.version, f"version {section.version}")

@@ -28,7 +28,7 @@ previous match (wrapping round). `/` asks the screen for something to search for
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import accumulate
 from typing import ClassVar, NamedTuple
 
@@ -205,6 +205,8 @@ class HexView(ScrollView, can_focus=True):
         # bytes and the styles, so scrolling back and forth reuses them.
         self._plain_cache: LRUCache[int, Strip] = LRUCache(1024)
         self._per_line = BYTES_PER_LINE
+        self.kind_style: Callable[[int], Style | None] | None = None
+        """The colour of the byte at an offset (its field's kind, with the minimap: `colour_by_kind`), or None."""
         self.cursor_moved: Signal[int] = Signal(self, "cursor-moved")
         """Published with the section offset now under the cursor when the user (or
         `move_cursor(..., notify=True)`) moves it.
@@ -487,6 +489,18 @@ class HexView(ScrollView, can_focus=True):
             states[offset - start] = _MATCH
         return states
 
+    def colour_by_kind(self, kind_style: Callable[[int], Style | None] | None) -> None:
+        """Plain bytes in the colour `kind_style` gives each offset (None: one colour)."""
+        self.kind_style = kind_style
+        self._plain_cache.clear()
+        self.refresh()
+
+    @property
+    def shown_bytes(self) -> tuple[int, int]:
+        """The section offsets [start, end) of the lines on the screen."""
+        first = self.scroll_offset.y * self._per_line
+        return first, min(len(self._data), first + max(1, self.visible_lines) * self._per_line)
+
     def mark_problems(self, ranges: Iterable[tuple[int, int]]) -> None:
         """Bytes [start, end) a check found problems in, shown as such wherever nothing else is painted."""
         self.problems = sorted(ranges)
@@ -535,7 +549,8 @@ class HexView(ScrollView, can_focus=True):
         end = min(start + self._per_line, len(self._data))
         states = self._paint_states(start, end)
         has_cursor = start <= self._cursor < end
-        if states is None and not has_cursor:
+        kinds = [self.kind_style(offset) for offset in range(start, end)] if self.kind_style is not None else None
+        if states is None and not has_cursor and kinds is None:
             cached = self._plain_cache.get(line_no)
             if cached is not None:
                 return cached
@@ -548,7 +563,7 @@ class HexView(ScrollView, can_focus=True):
             Segment(address_text, styles.address),
             Segment(_COLUMN_GAP, base),
         ]
-        if states is None and not has_cursor:
+        if states is None and not has_cursor and kinds is None:
             segments += [
                 Segment(hex_text, styles.hex[_PLAIN]),
                 Segment(_COLUMN_GAP, base),
@@ -567,9 +582,11 @@ class HexView(ScrollView, can_focus=True):
         # shade only inside one field, so a field boundary shows as a gap.
         pieces: list[tuple[str, Style]] = []
         hex_styles = styles.hex
+        plain = hex_styles[_PLAIN]
         for index in range(count):
             column = _hex_column(index, self._per_line)
-            pieces.append((hex_text[column : column + 2], hex_styles[cells[index]]))
+            kind = kinds[index] if kinds is not None and cells[index] == _PLAIN else None
+            pieces.append((hex_text[column : column + 2], plain + kind if kind else hex_styles[cells[index]]))
             if index + 1 < count:
                 separator = "  " if index + 1 == self._per_line // 2 else " "
                 state = fields[index] if fields[index] == fields[index + 1] else _PLAIN

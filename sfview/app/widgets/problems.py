@@ -8,6 +8,7 @@ them its field, function and row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.message import Message
@@ -15,7 +16,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from sfview.check.catalogue import Severity
-from sfview.check.run import Diagnostic
+
+if TYPE_CHECKING:
+    from sfview.check.run import Diagnostic
 
 __all__ = ["ProblemList"]
 
@@ -41,7 +44,9 @@ class ProblemList(OptionList):
         self.diagnostics = list(diagnostics)
         self.clear_options()
         if not diagnostics:
-            self.add_option(Option(Text("No problems found: every check passed.", style="green"), disabled=True))
+            # the format's checks alone: a consumer's verdict (`v`, above the list) may still refuse the section
+            clean = "No problem in the format's own checks (v: what each consumer makes of the section)."
+            self.add_option(Option(Text(clean, style="green"), disabled=True))
             return
         self.add_options(Option(_line(d), id=str(i)) for i, d in enumerate(diagnostics))
         if more:

@@ -17,8 +17,9 @@ cut. Past that, the table scrolls sideways.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
@@ -32,9 +33,22 @@ from textual.signal import Signal
 from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["Column", "RowTable"]
+__all__ = ["Column", "Cut", "RowTable", "cut"]
 
 GAP = " "
+
+
+class Cut(Enum):
+    """Where a value too long for its cells loses characters (for an ellipsis)."""
+
+    END = "end"
+    """A number (`0x5555…`): a cut at the end never leaves a shorter number that reads as a real one."""
+    MIDDLE = "middle"
+    """An instruction, a rule: the start and the end kept, the middle dropped."""
+    NAME = "name"
+    """A function's name: the argument list goes first (`geo::Vec<double>::norm(…) const`), then the middle,
+    so that the start (the namespace) and the end (the function, an offset) stay: cut from the right,
+    every method of a class read the same (`geo::detail::Vec<do…`)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,8 @@ class Column:
     """If set, the column gives up width down to this when the table is too narrow (its values are cut)."""
     optional: bool = False
     """Left out when the table is too narrow for every column: what it shows is shown elsewhere too."""
+    cut: Cut = Cut.MIDDLE
+    """Where a yielding column's values lose characters."""
 
     @classmethod
     def fitting(
@@ -59,10 +75,34 @@ class Column:
         return cls(title, max(len(title), max(map(len, values), default=0)), right, yields_to, optional)
 
 
-def _fit(text: str, width: int, right: bool) -> str:
-    """`text` padded to `width` cells, or cut with an ellipsis (the texts are ASCII)."""
+def cut(text: str, width: int, how: Cut = Cut.MIDDLE) -> str:
+    """`text` in at most `width` cells (the texts are ASCII): whole, or cut with an ellipsis as `how` says."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    if how is Cut.END:
+        return text[: width - 1] + "…"
+    if how is Cut.NAME:
+        close = text.rfind(")")
+        opened, depth = close, 0
+        while opened >= 0:
+            depth += {")": 1, "(": -1}.get(text[opened], 0)
+            if depth == 0:
+                break
+            opened -= 1
+        if opened >= 0 and close - opened > 2:
+            return cut(text[: opened + 1] + "…" + text[close:], width)
+    head = (width - 1) // 3
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
+def _fit(text: str, width: int, column: Column) -> str:
+    """`text` padded to `width` cells, or cut with an ellipsis as the column says (only a yielding
+    column's values, names and instructions, are ever cut)."""
+    right = column.right
     if len(text) > width:
-        return text[: max(width - 1, 0)] + "…"
+        return cut(text, width, column.cut)
     return text.rjust(width) if right else text.ljust(width)
 
 
@@ -136,6 +176,8 @@ class RowTable(ScrollView, can_focus=True):
         self._styles: _Styles | None = None
         self._columns: list[Column] = []
         self._widths: dict[int, list[int]] = {}
+        self.title_colours: dict[str, str] = {}
+        """Column title → its colour (`colour_titles`); empty: the header in one style."""
         self.row_highlighted: Signal[int] = Signal(self, "row-highlighted")
         """Published with the row's index when the cursor moves to it (see `move_cursor`).
 
@@ -317,9 +359,7 @@ class RowTable(ScrollView, can_focus=True):
 
     def _line(self, cells: tuple[str, ...], widths: list[int]) -> str:
         return GAP.join(
-            _fit(text, width, column.right)
-            for column, text, width in zip(self._columns, cells, widths, strict=True)
-            if width
+            _fit(text, width, column) for column, text, width in zip(self._columns, cells, widths, strict=True) if width
         )
 
     def on_mount(self) -> None:
@@ -344,12 +384,31 @@ class RowTable(ScrollView, can_focus=True):
             self._styles = _Styles(base, header, error, base + cursor, error + cursor)
         return self._styles
 
+    def colour_titles(self, colours: Mapping[str, str]) -> None:
+        """Each column's title in the colour given for it (`palette`: its field's kind); empty: none."""
+        self.title_colours = dict(colours)
+        self.refresh()
+
+    def _coloured_header(self, widths: list[int], header: Style) -> Strip:
+        segments: list[Segment] = []
+        for column, width in zip(self._columns, widths, strict=True):
+            if not width:
+                continue
+            if segments:
+                segments.append(Segment(GAP, header))
+            colour = self.title_colours.get(column.title)
+            style = header + Style(color=colour) if colour else header
+            segments.append(Segment(_fit(column.title, width, column), style))
+        return Strip(segments)
+
     def render_line(self, y: int) -> Strip:
         """Screen line 0 is the header; line `y` shows row `scroll_y + y - 1`."""
         scroll_x, scroll_y = self.scroll_offset
         width = self.view_width
         widths = self.widths(width)
         styles = self._get_styles()
+        if y == 0 and self.title_colours:
+            return self._coloured_header(widths, styles.header).crop_extend(scroll_x, scroll_x + width, styles.header)
         if y == 0:
             text = self._line(tuple(c.title for c in self._columns), widths)
             style = styles.header

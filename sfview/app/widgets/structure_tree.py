@@ -33,6 +33,7 @@ from textual.widgets.tree import TreeNode
 from sfview import rule_notation
 from sfview.app.fields import Field, FieldTree, RowFields
 from sfview.app.names import ExplorerNames
+from sfview.app.palette import colour_of
 from sfview.check.catalogue import Severity
 from sfview.sframe.bulk.overview import Overview
 from sfview.sframe.model.section import Span
@@ -61,6 +62,8 @@ class StructureTree(Tree[NodeData]):
 
     def __init__(self, fields: FieldTree, names: ExplorerNames, overview: Overview, *, id: str | None = None) -> None:
         self.fields = fields
+        self.coloured = False
+        """Each field's name in its kind's colour (with the minimap: `colour_by_kind`)."""
         self.section = fields.section
         self.overview = overview
         """Every function's start, once ready: a chunk's labels without decoding its functions."""
@@ -319,6 +322,22 @@ class StructureTree(Tree[NodeData]):
         return found
 
     # ------------------------------------------------------------------ labels
+
+    def colour_by_kind(self, on: bool) -> None:
+        """Each field's name in its kind's colour (`palette`), or not."""
+        self.coloured = on
+        self._line_cache.clear()
+        self.refresh()
+
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        """Textual's, the field's name in its kind's colour while `coloured`."""
+        text = super().render_label(node, base_style, style)
+        data = node.data
+        if self.coloured and isinstance(data, Field) and (colour := colour_of(data.path)) is not None:
+            at = text.plain.find(data.name)
+            if at >= 0:
+                text.stylize(colour, at, at + len(data.name))
+        return text
 
     def process_label(self, label: TextType) -> Text:
         """A one-line `Text` as it is: Textual's own cuts every label at its first line (`Text.split`, a copy),

@@ -325,8 +325,12 @@ def _model_facts(func: Function) -> tuple[Facts, _Block, set[tuple[Rule, Rule, R
         max((len(row.span) for row in rows), default=0),
     )
     broken = func.error is not None or func.rows_error is not None
+    count, fre_type = func.num_fres, func.fre_type
+    if func.error is not None:  # what the bytes say, not the 0s of an FDE that could not be decoded
+        stored = func.stored()
+        count, fre_type = (0 if value is None else value for value in stored)
     facts = Facts(
-        func.start_address, func.size, func.num_fres, block.frame,
-        func.fre_type, func.pc_type, func.pauth_key, func.signal, func.flexible, broken,
+        func.start_address, func.size, count, block.frame,
+        fre_type, func.pc_type, func.pauth_key, func.signal, func.flexible, broken,
     )  # fmt: skip
     return facts, block, {(row.cfa, row.fp, row.ra) for row in rows}

@@ -34,7 +34,7 @@ from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.lazy import Lazy
-from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH
+from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH, info_bits
 from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
 from sfview.sframe.model.stream import BufferStream
 
@@ -255,6 +255,20 @@ class Function:
         if self.section.version >= 3:
             return self.attr_offset + layout.FDE_ATTR.fields["func_num_fres"][0]
         return self.field_offset("func_num_fres")
+
+    def stored(self) -> tuple[int | None, int | None]:
+        """`func_num_fres` and the info byte's FRE type as the section's bytes hold them, read even where
+        the FDE could not be decoded (its `num_fres` and `fre_type` are then 0): None where the bytes are
+        not in the section."""
+        data, version = self.section.data, self.section.version
+        at = self.num_fres_offset()
+        char = (layout.FDE_ATTR if version >= 3 else layout.FDE[version]).fields["func_num_fres"][1]
+        size = struct.calcsize(char)
+        count = None
+        if at >= 0 and at + size <= len(data):
+            (count,) = struct.unpack_from(("<" if self.section.little_endian else ">") + char, data, at)
+        fre_type = info_bits(data[self.info_offset], "fde_info", "fre_type") if self.info_offset < len(data) else None
+        return count, fre_type
 
     def make_row(self, index: int, fre: Any, start: int, end: int) -> Row:
         """A `Row` from its Kaitai FRE and the bytes it took."""

@@ -1,0 +1,402 @@
+"""What `sframe_find_fre` answers at every PC of a span: runs of PCs with one answer each, in time linear in the rows.
+
+A lookup's answer is a row, a miss or a crash, and it changes only where the
+library's comparisons change their result. The search over the FDEs compares
+the PC with FDE starts and ends (`_breaks`); within one FDE, `sframe_find_fre`
+walks the rows in order and stops at the first that matches, misses or
+crashes. Each row's test is an interval of a key derived from the PC (the PC
+as an int32, its offset into the function, that offset modulo `rep_size`, or
+the PC `& 0xff`, by release and PC type): `_conditions` walks the rows once,
+in the library's order, and turns each test into such an interval, and
+`_paint` gives every key the first interval that holds it. The answers are
+those of the code in `libsframe.py`'s terms, read from the releases' own
+`sframe_find_fre`; tests/oracles/test_libsframe.py holds them to each release's
+library at every PC of real and mutated sections.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from sfview.consumers.libsframe import (
+    FDE_ATTR,
+    U32,
+    Crash,
+    Decoder,
+    Fre,
+    Miss,
+    _int32,
+    decode_fre,
+    sane,
+)
+from sfview.consumers.libsframe_releases import SORTED
+from sfview.generated import sframe_layout as layout
+
+KEPT = 256
+"""How many functions' conditions (and PCMASK paintings) `Lookups` keeps at once."""
+ALL = 1 << 80
+"""Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
+WORD = 1 << 32
+INT32_WRAP = 1 << 31
+
+Outcome = Fre | Miss | Crash
+
+
+class Budget(Exception):
+    """More runs than the bound set for one section (a PCMASK pattern repeated over a huge function)."""
+
+    def __init__(self, pc: int) -> None:
+        super().__init__(pc)
+        self.pc = pc
+
+
+@dataclass(frozen=True)
+class Run:
+    """Section-relative PCs in [start, end) for which `sframe_find_fre` gives `outcome`."""
+
+    start: int
+    end: int
+    outcome: Outcome
+
+
+def _search(dec: Decoder, pc: int) -> int:
+    """`sframe_get_funcdesc_with_addr(_internal)`: the binary search over the FDEs."""
+    h = dec.header
+    if h.num_fdes == 0:
+        raise Miss("SFRAME_ERR_DCTX_INVAL", "sframe_get_funcdesc_with_addr: no FDE")
+    if not h.flags & SORTED:
+        raise Miss("SFRAME_ERR_FDE_NOTSORTED", "sframe_get_funcdesc_with_addr: SFRAME_F_FDE_SORTED is not set")
+    if dec.ordered():
+        index = dec.last_starting_by(pc)
+        if index >= 0 and (not dec.rel.exact_search or (pc - dec.start(index)) & U32 < dec.fde(index).size):
+            return index
+    elif dec.rel.exact_search:
+        low, high = 0, _int32(h.num_fdes - 1)
+        while low <= high:
+            mid = low + (high - low) // 2
+            start = dec.start(mid)
+            if start <= pc and (pc - start) & U32 < dec.fde(mid).size:
+                return mid
+            low, high = (mid + 1, high) if start < pc else (low, mid - 1)
+    else:
+        low = 0
+        high = count = _int32(h.num_fdes)
+        while low <= high:
+            mid = low + (high - low) // 2
+            start = dec.start(mid)
+            if start == pc:
+                return mid
+            if start < pc:
+                if mid == count - 1 or dec.start(mid + 1) > pc:
+                    return mid
+                low = mid + 1
+            else:
+                high = mid - 1
+    raise Miss("SFRAME_ERR_FDE_NOTFOUND", "sframe_get_funcdesc_with_addr: no FDE for the PC")
+
+
+def _c_mod(value: int, divisor: int) -> int:
+    """C's `%` on ints (the sign of the dividend)."""
+    result = abs(value) % divisor
+    return -result if value < 0 else result
+
+
+Condition = tuple[int, int, Outcome, bool]
+"""[low, high) of the key, the answer there, and whether the interval is one PCMASK block's (moved by the
+block's first offset; 2.47 tests the row's start on the whole offset and the range on the offset modulo
+rep_size)."""
+
+
+def _everywhere(outcome: Outcome) -> Condition:
+    return -ALL, ALL, outcome, False
+
+
+def _conditions(dec: Decoder, index: int) -> tuple[list[Condition], Outcome]:
+    """`sframe_find_fre`'s walk over the rows of FDE `index`, as intervals of the key in the order the code
+    tests them; and the answer when none holds (no row covers the PC)."""
+    conds: list[Condition] = []
+    none = Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
+    try:
+        fde = dec.fde(index)
+        at = fde.fre_off + (FDE_ATTR.size if dec.header.version >= 3 else 0)
+        if dec.rel.lookup == "bitmask":
+            _bitmask(dec, fde.start, fde.num_fres, fde.fre_type, 0xFF if fde.pcmask else U32, fde.size, at, conds)
+        else:
+            _ranges(dec, index, at, conds)
+    except Crash as crash:
+        conds.append(_everywhere(crash))
+    return conds, none
+
+
+def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, size: int, at: int, conds: list) -> None:
+    """2.40 (key: the PC & mask): a row matches when (start + row) & mask <= key < (start + next row) & mask;
+    only the row after the match is sanity-checked."""
+    after = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
+    for i in range(count):
+        row, esz = decode_fre(dec, at, fre_type)
+        conds.append((-ALL, (start + _int32(row.start)) & mask, after, False))
+        if i < count - 1:
+            at += esz
+            following, _ = decode_fre(dec, at, fre_type)
+            if not sane(dec.rel, following.info):
+                insane = "sframe_find_fre: the next row fails sframe_fre_sanity_check_p"
+                conds.append(_everywhere(Miss("SFRAME_ERR_FRE_INVAL", insane)))
+                return
+            end = following.start
+        else:
+            end = size
+        conds.append((-ALL, (start + _int32(end)) & mask, row, False))
+
+
+def _ranges(dec: Decoder, index: int, at: int, conds: list[Condition]) -> None:
+    """2.44 (key: the PC as an int32, or for PCMASK its C remainder by rep_size) and 2.47 (key: the PC's
+    offset into the function, 32 bits; for PCMASK the range is tested on it modulo rep_size)."""
+    fde = dec.fde(index)
+    start = dec.start(index)
+    wide = dec.rel.lookup == "range64"
+    for i in range(fde.num_fres):
+        row, esz = decode_fre(dec, at, fde.fre_type)
+        if i < fde.num_fres - 1:
+            end = dec.fres.read(at + esz, layout.FRE_START_ADDR[fde.fre_type], "sframe_fre_get_end_ip_offset") - 1
+        else:
+            end = fde.size - 1
+        if wide:
+            conds.append(
+                (-ALL, row.start, Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC"), False)
+            )
+            if fde.pcmask and fde.rep_size == 0:
+                conds.append(_everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)")))
+                return
+            conds.append((row.start, (end & U32) + 1, row, fde.pcmask))
+        else:
+            first, last = _int32(row.start), _int32(end)
+            if fde.pcmask:
+                if fde.rep_size == 0:
+                    conds.append(_everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)")))
+                    return
+                conds.append((first, last + 1, row, False))
+            else:
+                low = _int32(first + start)
+                if i == 0:
+                    after = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the first row starts after the PC")
+                    conds.append((-ALL, low, after, False))
+                conds.append((low, _int32(last + start) + 1, row, False))
+        at += esz
+
+
+def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: int) -> list[tuple[int, int, Outcome]]:
+    """Each key in [low, high) with the first condition that holds it (`none` where none does), as runs."""
+    spans = []
+    for c_low, c_high, outcome, block in conds:
+        if block:
+            c_low, c_high = c_low + shift, c_high + shift
+        c_low, c_high = max(c_low, low), min(c_high, high)
+        if c_low < c_high:
+            spans.append((c_low, c_high, outcome))
+            if (c_low, c_high) == (low, high):
+                break
+    points = sorted({low, high, *(p for s in spans for p in s[:2])})
+    place = {p: i for i, p in enumerate(points)}
+    owner: list[Outcome | None] = [None] * (len(points) - 1)
+    if len(spans) <= SMALL:  # a few rows: cell by cell costs less than the union-find's set-up
+        for c_low, c_high, outcome in spans:
+            for i in range(place[c_low], place[c_high]):
+                if owner[i] is None:
+                    owner[i] = outcome
+    else:
+        _fill(owner, [(place[a], place[b], o) for a, b, o in spans])
+    runs: list[tuple[int, int, Outcome]] = []
+    for i, outcome in enumerate(owner):
+        answer = none if outcome is None else outcome
+        if runs and runs[-1][2] is answer:
+            runs[-1] = (runs[-1][0], points[i + 1], answer)
+        else:
+            runs.append((points[i], points[i + 1], answer))
+    return runs
+
+
+SMALL = 16
+"""Up to this many intervals, `_paint` fills cells directly (at most SMALL * 2 cells each)."""
+
+
+def _fill(owner: list[Outcome | None], spans: list[tuple[int, int, Outcome]]) -> None:
+    """Each cell the first span of `spans` (cell indexes) that covers it: each cell painted once, a union-find
+    (with path halving) giving the first unpainted cell at or after any cell."""
+    free = list(range(len(owner) + 1))
+
+    def first_free(i: int) -> int:
+        while free[i] != i:
+            free[i] = free[free[i]]
+            i = free[i]
+        return i
+
+    for start, stop, outcome in spans:
+        i = first_free(start)
+        while i < stop:
+            owner[i] = outcome
+            free[i] = i + 1
+            i = first_free(i + 1)
+
+
+class Lookups:
+    """`sframe_find_fre` over spans of section-relative PCs, for one decoded section."""
+
+    def __init__(self, dec: Decoder, budget: int) -> None:
+        self.dec = dec
+        self.budget = budget
+        """The most runs to give (past it, `Budget`)."""
+        self.count = 0
+        self._fdes: dict[int, tuple[list[Condition], Outcome]] = {}
+        self._painted: dict[tuple[int, int, int, bool], list[tuple[int, int, Outcome]]] = {}
+        self._exact, self._residues = self._breaks()
+
+    def _breaks(self) -> tuple[list[int], list[int]]:
+        """Where the search's answer may change: PCs (exact) and PCs modulo 2^32 (residues)."""
+        dec = self.dec
+        exact: set[int] = set()
+        residues: set[int] = set()
+        whole = len(dec._table)
+        if dec.rel.lookup == "range64":
+            for i in range(whole):
+                start = dec.start(i)
+                exact.update((start, start + 1))
+                residues.update((start % WORD, (start + dec.fde(i).size) % WORD))
+        else:
+            residues.add(INT32_WRAP)
+            for i in range(whole):
+                start = dec.start(i)
+                residues.update((start % WORD, (start + 1) % WORD))
+        return sorted(exact), sorted(residues)
+
+    def _split(self, low: int, high: int) -> list[int]:
+        """The breaks inside (low, high), in order."""
+        exact, residues = self._exact, self._residues
+        found = exact[bisect.bisect_right(exact, low) : bisect.bisect_left(exact, high)]
+        base = low - low % WORD
+        while base < high:
+            first = bisect.bisect_right(residues, low - base) if base <= low else 0
+            found += [base + r for r in residues[first : bisect.bisect_left(residues, high - base)]]
+            base += WORD
+        return sorted(set(found))
+
+    def runs(self, spans: Iterable[tuple[int, int]]) -> Iterator[Run]:
+        """The answer at every PC of each span [low, high) (sorted, disjoint), as runs (adjacent runs with
+        the same row, or the same error and rule, merged); `Budget` past the bound."""
+        last: Run | None = None
+        for low, high in spans:
+            for a, b, index in self._segments(low, high):
+                for run in self._segment(a, b, index):
+                    if last is not None and last.end == run.start and _same(last.outcome, run.outcome):
+                        last = Run(last.start, run.end, last.outcome)
+                        continue
+                    if last is not None:
+                        yield last
+                    self.count += 1
+                    if self.count > self.budget:
+                        raise Budget(run.start)
+                    last = run
+        if last is not None:
+            yield last
+
+    def _segments(self, low: int, high: int) -> Iterator[tuple[int, int, int | Miss | Crash]]:
+        """[low, high) cut where the search's answer changes: (first PC, end PC, FDE index or failure)."""
+        wide = self.dec.rel.lookup == "range64"
+        points = [low, *self._split(low, high), high]
+        last: tuple[int, int, int | Miss | Crash] | None = None
+        for a, b in itertools.pairwise(points):
+            try:
+                found: int | Miss | Crash = _search(self.dec, a if wide else _int32(a))
+            except (Miss, Crash) as exc:
+                found = exc
+            if last is not None and isinstance(found, int) and found == last[2]:
+                last = (last[0], b, found)
+                continue
+            if last is not None:
+                yield last
+            last = (a, b, found)
+        if last is not None:
+            yield last
+
+    def _segment(self, low: int, high: int, index: int | Miss | Crash) -> Iterator[Run]:
+        """[low, high): PCs the search sends to FDE `index` (or that fail alike)."""
+        dec = self.dec
+        if not isinstance(index, int):
+            yield Run(low, high, index)
+            return
+        known = self._fdes.get(index)
+        if known is None:
+            if len(self._fdes) >= KEPT:  # functions come in address order: the oldest is done with
+                del self._fdes[next(iter(self._fdes))]
+            known = self._fdes[index] = _conditions(dec, index)
+        conds, none = known
+        if not conds or conds[0][:2] == (-ALL, ALL):  # one answer whatever the PC
+            yield Run(low, high, conds[0][2] if conds else none)
+            return
+        pc = low
+        while pc < high:
+            key, extent, shift = self._key(index, pc)
+            extent = min(extent, high - pc)
+            for k_low, k_high, outcome in self._painted_runs(index, conds, none, key, key + extent, shift):
+                yield Run(pc + k_low - key, pc + k_high - key, outcome)
+            pc += extent
+
+    def _key(self, index: int, pc: int) -> tuple[int, int, int]:
+        """The key the row tests take at `pc`, how many PCs on it rises by one a PC, and the PCMASK block's
+        first offset (2.47)."""
+        dec = self.dec
+        lookup = dec.rel.lookup
+        f = dec.fde(index)
+        if lookup == "bitmask":
+            mask = 0xFF if f.pcmask else U32
+            key = pc & mask
+            return key, mask + 1 - key, 0
+        if lookup == "range32":
+            p = _int32(pc)
+            if not f.pcmask or f.rep_size == 0:
+                return p, INT32_WRAP - p, 0
+            key = _c_mod(p, f.rep_size)
+            if p >= 0:
+                return key, min(f.rep_size - key, INT32_WRAP - p), 0
+            return key, (1 if key == 0 else -key), 0
+        offset = (pc - dec.start(index)) & U32
+        if not f.pcmask or f.rep_size == 0:
+            return offset, WORD - offset, 0
+        inside = offset % f.rep_size
+        return offset, min(WORD - offset, f.rep_size - inside), offset - inside
+
+    def _painted_runs(
+        self, index: int, conds: list[Condition], none: Outcome, low: int, high: int, shift: int
+    ) -> list[tuple[int, int, Outcome]]:
+        """`_paint`, kept per key range (and for 2.47's PCMASK, per offset into the block where no row
+        starts after the offsets: the blocks past the rows' starts all look alike)."""
+        if shift:
+            if any(not block and c_low < high and low < c_high < ALL for c_low, c_high, _, block in conds):
+                return _paint(conds, none, low, high, shift)
+            conds = [c for c in conds if c[3] or c[1] == ALL]
+        key = (index, low - shift, high - shift, bool(shift))
+        known = self._painted.get(key)
+        if known is None:
+            known = _paint(conds, none, low - shift, high - shift, 0)
+            if self.dec.fde(index).pcmask:  # only a PCMASK function's blocks paint the same keys again
+                if len(self._painted) >= KEPT:
+                    del self._painted[next(iter(self._painted))]
+                self._painted[key] = known
+        return [(a + shift, b + shift, o) for a, b, o in known]
+
+
+def _same(a: Outcome, b: Outcome) -> bool:
+    if isinstance(a, Fre) or isinstance(b, Fre):
+        return a is b
+    return type(a) is type(b) and a.rule == b.rule and getattr(a, "error", None) == getattr(b, "error", None)
+
+
+def find_fre(dec: Decoder, pc: int) -> Fre:
+    """`sframe_find_fre` for one section-relative `pc`; raises Miss or Crash. (Each call finds the search's
+    breaks anew: for many PCs, `Lookups.runs`.)"""
+    (run,) = Lookups(dec, 4).runs([(pc, pc + 1)])
+    if isinstance(run.outcome, Fre):
+        return run.outcome
+    raise run.outcome

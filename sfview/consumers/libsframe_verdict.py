@@ -1,0 +1,128 @@
+"""Each libsframe release's verdict on a section: `sframe_decode`'s answer, then the lookups at every PC.
+
+The PCs judged are those of every function the section describes, as the
+format reads it (a function whose rows sfview cannot read included: the
+library walks them all the same), each function's PCs from its start to its
+end or to the next function's start, whichever comes first, so that a
+damaged size does not judge the PCs of the functions after it twice. Where
+sfview cannot read the section at all, the functions are those the library
+itself holds.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+
+from sfview import ADDRESS_MASK
+from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.consumers.libsframe import Crash, Decoder, Fre, Refusal, describe, named, outcome, own_order, relative
+from sfview.consumers.libsframe_lookups import Budget, Lookups
+from sfview.consumers.libsframe_releases import NEWEST, RELEASES, Release
+from sfview.errors import InputError
+from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model.section import Section
+
+END = 1 << 64
+RUNS_PER_BYTE = 64
+"""The most runs of answers a verdict gives per byte of the section (a PCMASK function claiming gigabytes
+repeats its rows' pattern every few bytes: past the bound, the verdict says where it stopped)."""
+
+
+def _functions(dec: Decoder, data: bytes, address: int) -> Iterator[tuple[int, int, int, list[int] | None]]:
+    """(index, start, size, the format's row starts or None) of every function, by the format when sfview
+    reads the section, else by the library's own FDE table."""
+    try:
+        section = Section(data, address)
+    except InputError:
+        for index in range(len(dec._table)):
+            yield index, (address + dec.start(index)) & ADDRESS_MASK, dec.fde(index).size, None
+        return
+    for walked in Bulk(section).functions():
+        if isinstance(walked, int):
+            func = section.function(walked)
+            yield walked, func.start_address, func.size, None
+        else:
+            index, start, size, _, _, block = walked
+            starts = None if block.info.pcmask else [r[0] for r in block.rows]
+            yield index, start, size, starts if starts == sorted(set(starts or ())) else None
+
+
+def domains(dec: Decoder, data: bytes, address: int) -> list[tuple[int, int, int, list[int] | None]]:
+    """(index, start, end, row starts): each function's PCs, up to the next function's start and 2^64."""
+    funcs = sorted((f for f in _functions(dec, data, address) if f[2]), key=lambda f: (f[1], f[0]))
+    out = []
+    for i, (index, start, size, rows) in enumerate(funcs):
+        end = min(start + size, END, *(f[1] for f in funcs[i + 1 : i + 2] if f[1] > start))
+        out.append((index, start, end, rows))
+    return sorted(out)
+
+
+def lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure], list[str]]:
+    """The lookups that fail or crash at every PC of every function, and notes: PCs given another row than
+    the format's, and where the judging stopped if the bound was met."""
+    engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096)
+    failures: list[LookupFailure] = []
+    other, first_other = 0, ""
+    notes: list[str] = []
+    try:
+        for index, start, end, rows in domains(dec, data, address):
+            rel = relative(start, address)
+            for run in engine.runs([(rel, rel + end - start)]):
+                low, high = start + run.start - rel, start + run.end - rel
+                found = run.outcome
+                if not isinstance(found, Fre):
+                    error = "crash" if isinstance(found, Crash) else named(found.error)
+                    failures.append(LookupFailure(low, high, error, found.rule, index))
+                elif rows:
+                    wrong = _other_row(rows, found.start, low - start, high - start)
+                    if wrong and not other:
+                        first_other = f"{low:#x} (function {index}: row at +{found.start:#x})"
+                    other += wrong
+    except Budget as stop:
+        pc = (address + stop.pc) & ADDRESS_MASK
+        notes.append(f"lookups past {pc:#x} not judged: more than {engine.budget} runs of answers")
+    if other:
+        notes.insert(0, f"{other} PCs get another row than the format's, first at {first_other}")
+    return failures, notes
+
+
+def _other_row(rows: list[int], found: int, low: int, high: int) -> int:
+    """How many offsets in [low, high) the format gives a row other than the one starting at `found`."""
+    if not rows:
+        return 0
+    i = max(bisect.bisect_right(rows, low) - 1, 0)
+    wrong = 0
+    while i < len(rows) and rows[i] < high:
+        a = max(rows[i], low) if i else low
+        b = min(rows[i + 1], high) if i + 1 < len(rows) else high
+        if a < b and rows[i] != found:
+            wrong += b - a
+        i += 1
+    return wrong
+
+
+def judge(rel: Release, data: bytes, address: int = 0) -> Verdict:
+    """The release's verdict on a host of the section's own byte order, the other order in a note."""
+    order = own_order(data)
+    result = outcome(rel, data, order)
+    other = outcome(rel, data, "<" if order == ">" else ">")
+    host = "big" if order == "<" else "little"
+    notes = [f"on a {host}-endian host (the byte-swapping walk): {describe(other)}"]
+    name = f"libsframe-{rel.name}"
+    if isinstance(result, Crash):
+        return Verdict(name, False, "crash", result.rule, result.offset, notes=notes)
+    if isinstance(result, Refusal):
+        return Verdict(name, False, named(result.error), result.rule, result.offset, notes=notes)
+    failures, more = lookups(result, data, address)
+    return Verdict(name, True, lookups=failures, notes=more + notes)
+
+
+def _profile(name: str, rel: Release) -> Profile:
+    title = f"binutils {rel.name}'s libsframe (sframe_decode, sframe_find_fre)"
+    return register(Profile(name, title, lambda data, address: judge(rel, data, address)))
+
+
+for _name, _rel in RELEASES.items():
+    _profile(f"libsframe-{_name}", _rel)
+_profile("libsframe", RELEASES[NEWEST])

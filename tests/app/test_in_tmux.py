@@ -1,0 +1,93 @@
+"""The explorer in a real tmux, driven as a person drives it (`send-keys`, `capture-pane`): what the
+headless Pilot cannot show, tmux's own behaviour around the app."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_S = 60.0
+"""How long the screen may take to show what is waited for, on a loaded machine: a bound, not a timing."""
+
+
+class Tmux:
+    """A tmux server of its own (`-L`, no configuration: `set-clipboard external`, tmux's default)."""
+
+    def __init__(self) -> None:
+        self.socket = f"sfview-test-{uuid.uuid4().hex[:8]}"
+
+    def __call__(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    def screen(self) -> str:
+        return self("capture-pane", "-p", "-t", "app")
+
+    def wait_for(self, text: str) -> str:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never shown:\n{self.screen()}")
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (Debian package tmux): these tests drive the app in it")
+    server = Tmux()
+    yield server
+    subprocess.run(["tmux", "-L", server.socket, "kill-server"], capture_output=True, check=False)
+
+
+def test_copying_inside_tmux_reaches_its_paste_buffer(tmux: Tmux) -> None:
+    """`c`/`C` copied through OSC 52 alone, which tmux's default `set-clipboard external` drops: "Copied",
+    and nothing anywhere. Inside tmux the text goes into tmux's paste buffer too (`prefix ]` pastes it)."""
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+    command = f"cd {ROOT} && {sys.executable} -m sfview {DATA / 'shapes-x86_64-O2'}"
+    subprocess.run(
+        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "120", "-y", "30",
+         command],
+        check=True, env=env,
+    )  # fmt: skip
+    screen = tmux.wait_for("2 0x1050")  # the row copied below (a loaded tmux may keep its 80 columns)
+    assert tmux("show-options", "-gv", "set-clipboard").strip() == "external"
+    tmux("send-keys", "-t", "app", "down", "down", "C")
+    shown = tmux.wait_for("Copied")
+    assert "tmux's paste buffer" in shown
+    row = next(line for line in screen.splitlines() if line.startswith("2 0x1050"))
+    assert tmux("show-buffer").split() == row.split(), "the FDE table's row, as the screen shows it"
+
+
+def test_a_core_says_it_is_being_read_before_the_debugger_opens(tmp_path: Path) -> None:
+    """Opening a 26 MB core left the terminal blank for seconds: on a terminal, a line says what is read
+    (and how big it is) before the debugger's screen; nowhere else (a pipe keeps the one-line errors alone)."""
+    import io
+    import pty
+
+    from sfview.cli.explore import reading_note
+
+    core = DATA / "deep-x86_64.core"
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "w") as terminal:
+        reading_note(str(core), terminal)
+    said = os.read(master, 4096).decode()
+    os.close(master)
+    size = f"{core.stat().st_size / 1e6:.0f} MB"
+    assert said.replace("\r\n", "\n") == f"sfview: reading {core} ({size}) and the libraries it maps…\n"
+    piped = io.StringIO()
+    reading_note(str(core), piped)
+    assert piped.getvalue() == ""
