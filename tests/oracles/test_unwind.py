@@ -64,9 +64,10 @@ def test_the_last_frame_of_a_limited_walk_is_named_as_gdb_names_it(limit: int) -
     backtrace alone to stdout."""
     argv = ["unwind", str(DATA / "deep-x86_64"), "--core", str(DATA / "deep-x86_64.core"), "--limit", str(limit)]
     bt = (DATA / "deep-x86_64.core.gdb-bt.txt").read_text()
-    expected = gdb_frames(bt, int(re.search(r"^rip\s+(0x[0-9a-f]+)", bt, re.M).group(1), 16))[:limit]
+    rip = int(re.search(r"^rip\s+(0x[0-9a-f]+)", bt, re.M).group(1), 16)
+    expected = gdb_frames(bt, rip)[:limit]
     text = run_process(*argv)
-    assert our_frames(text.stdout) == expected
+    assert our_frames(text.stdout, rip) == expected
     assert "note:" not in text.stdout and text.stderr.startswith("note: ")
     assert text.stdout.splitlines()[-1] == f"stopped: stopped after {limit} frames (the limit asked for)"
     last = json.loads(run_process(*argv, "--json").stdout)["frames"][-1]
