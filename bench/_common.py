@@ -117,6 +117,7 @@ class Summary:
     best_s: float
     median_s: float
     peak_rss_mb: float  # maximum over the runs
+    cpu_median_s: float = 0.0  # user + system
 
     @classmethod
     def of(cls, results: list[RunResult]) -> Summary:
@@ -127,6 +128,7 @@ class Summary:
             best_s=min(walls),
             median_s=statistics.median(walls),
             peak_rss_mb=max(r.peak_rss_mb for r in results),
+            cpu_median_s=statistics.median(r.cpu_s for r in results),
         )
 
 

@@ -7,15 +7,18 @@ program is Lua 5.4 from Debian's source (`tools/toolchains.sh` fetches it),
 built with the system's `gcc -Wa,--gsframe -O2`, running a script of real work
 (string formatting, sorting 60,000 strings, pattern matching, recursion). It is
 recorded once with `perf record -e cpu-clock:u --call-graph dwarf` until the
-profile holds at least `--samples` samples (10,000), then:
+profile holds at least `--samples` samples (10,000), and kept for the next
+runs (`--record`: record anew), then:
 
 * `perf script -i FILE` (its DWARF unwinding through libdw, each callchain
   printed with its symbols) and `sfview perf FILE --json` with one process and
-  with the default, interleaved, best and median wall time, CPU time, peak RSS;
+  with the default, interleaved, best and median wall time, median CPU time,
+  peak RSS; with `--baseline DIR`, also another checkout's `sfview perf` (`git
+  worktree add /tmp/before main`), in the same run, for a before/after;
 * the report's figures: samples, SFrame's and the frame pointers' share of
   DWARF's stacks, and where SFrame parts from DWARF most.
 
-Usage: python bench/bench_perf.py [--repeat N] [--samples N]
+Usage: python bench/bench_perf.py [--repeat N] [--samples N] [--record] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -63,33 +66,50 @@ def build(folder: Path) -> Path:
     return lua
 
 
-def record(folder: Path, lua: Path, samples: int) -> tuple[Path, int]:
-    """A profile of at least `samples` samples (more rounds until it has them), and its samples."""
+def counted(data: Path) -> int:
+    """The samples of a profile, as perf script counts them."""
+    out = subprocess.run(["perf", "script", "-i", str(data), "-F", "pid"], capture_output=True, text=True)
+    return len(out.stdout.split())
+
+
+def record(folder: Path, lua: Path, samples: int, anew: bool) -> tuple[Path, int]:
+    """A profile of at least `samples` samples (more rounds until it has them), and its samples; the one
+    recorded before when it has them and is newer than the program, unless `anew`."""
     script = folder / "work.lua"
-    script.write_text(WORK)
     data = folder / "lua.data"
+    if not anew and data.exists() and data.stat().st_mtime > lua.stat().st_mtime:
+        got = counted(data)
+        if got >= samples:
+            return data, got
+    script.write_text(WORK)
     rounds = 12
     while True:
         argv = ["perf", "record", "-q", "-e", "cpu-clock:u", "--call-graph", "dwarf", "-o", str(data), "--"]
         subprocess.run([*argv, str(lua), str(script), str(rounds)], check=True, capture_output=True)
-        out = subprocess.run(["perf", "script", "-i", str(data), "-F", "pid"], capture_output=True, text=True)
-        got = len(out.stdout.split())
+        got = counted(data)
         if got >= samples:
             return data, got
         rounds = rounds * samples // max(got, 1) + 1
+
+
+def from_checkout(checkout: Path, *args: str) -> list[str]:
+    """sfview run from another checkout: its directory first on the path (`-m` puts the working one there)."""
+    return ["sh", "-c", 'cd "$0" && PYTHONPATH="$0" exec "$@"', str(checkout), *sfview_argv(*args)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--samples", type=int, default=10_000)
+    parser.add_argument("--record", action="store_true", help="record the profile anew")
+    parser.add_argument("--baseline", type=Path, help="another checkout of sfview to run beside this one")
     args = parser.parse_args()
     if shutil.which("perf") is None:
         raise SystemExit("perf is not installed (Debian: linux-perf)")
     folder = BUILD_DIR / "perf"
     folder.mkdir(parents=True, exist_ok=True)
     lua = build(folder)
-    data, samples = record(folder, lua, args.samples)
+    data, samples = record(folder, lua, args.samples, args.record)
     print(f"{data}: {samples} samples of {lua} ({data.stat().st_size / 1e6:.0f} MB)")
     env = child_env()
     commands = {
@@ -97,12 +117,21 @@ def main() -> None:
         "sfview perf --jobs 1": sfview_argv("perf", str(data), "--json", "--jobs", "1"),
         "sfview perf": sfview_argv("perf", str(data), "--json"),
     }
+    if args.baseline:
+        baseline = args.baseline.resolve()
+        commands["baseline sfview perf --jobs 1"] = from_checkout(baseline, "perf", str(data), "--json", "--jobs", "1")
+        commands["baseline sfview perf"] = from_checkout(baseline, "perf", str(data), "--json")
     summaries = interleaved(commands, args.repeat, env)
-    cpu = {name: run_measured(argv, env=env).cpu_s for name, argv in commands.items()}
-    for name, seconds in cpu.items():
-        print(f"{name}: {seconds:.2f} s CPU")
-    ratio = summaries["sfview perf"].best_s / summaries["perf script (DWARF)"].best_s
-    print(f"sfview perf / perf script, best wall time: {ratio:.1f}x")
+    for name, summary in summaries.items():
+        print(f"{name}: {summary.cpu_median_s:.2f} s CPU (median)")
+    reference = summaries["perf script (DWARF)"]
+    for name in commands:
+        if name.startswith(("sfview", "baseline")):
+            wall, cpu = (
+                summaries[name].median_s / reference.median_s,
+                summaries[name].cpu_median_s / reference.cpu_median_s,
+            )
+            print(f"{name} / perf script, median wall time: {wall:.1f}x, median CPU: {cpu:.1f}x")
     report = json.loads(run_measured(commands["sfview perf"], env=env).stdout)
     equal, walked = report["equal_to_dwarf"], report["samples"] - report["without_registers"]
     for key in ("sframe", "sframe_as_far_as_files_with_sframe_go", "fp"):

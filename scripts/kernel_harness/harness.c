@@ -199,7 +199,44 @@ static bool user_read_access_begin(const void *ptr, unsigned long len)
 static void user_read_access_end(void) {}
 #define dbg_sec(...) do { } while (0)
 
+#ifdef SFRAME_NEWEST
+/*
+ * linux-mm 5ce6138798d7 names the frame types unwind_user_* and reads a reserved control-word bit; its
+ * sframe_find() looks the section up in the mm's maple tree, re-enacted below around its __find_fde()
+ * and __find_fre().
+ */
+#define unwind_user_frame unwind_frame
+#define unwind_user_cfa_rule_data unwind_cfa_rule_data
+#define unwind_user_rule_data unwind_rule_data
+#define UNWIND_USER_CFA_RULE_SP_OFFSET UNWIND_CFA_RULE_SP_OFFSET
+#define UNWIND_USER_CFA_RULE_FP_OFFSET UNWIND_CFA_RULE_FP_OFFSET
+#define UNWIND_USER_CFA_RULE_REG_OFFSET UNWIND_CFA_RULE_REG_OFFSET
+#define UNWIND_USER_RULE_DEREF UNWIND_RULE_DEREF
+#define UNWIND_USER_RULE_RETAIN UNWIND_RULE_RETAIN
+#define UNWIND_USER_RULE_CFA_OFFSET UNWIND_RULE_CFA_OFFSET
+#define UNWIND_USER_RULE_REG_OFFSET UNWIND_RULE_REG_OFFSET
+#define SFRAME_V3_FLEX_FDE_CTRLWORD_RESERVED_P(data) (((data) >> 2) & 0x1)
+#define BUILD_BUG_ON(x) do { } while (0)
+#define IS_ENABLED(x) 1
+#endif
+
 #include KERNEL_SFRAME_CORE
+
+#ifdef SFRAME_NEWEST
+/* sframe_find(): the maple tree holds the section over [text_start, text_end); then the FDE and FRE. */
+static int __sframe_find(struct sframe_section *sec, unsigned long ip, struct unwind_frame *frame)
+{
+	struct sframe_fde_internal fde;
+	int ret;
+
+	if (ip < sec->text_start || ip >= sec->text_end)
+		return -ENOENT;
+	ret = __find_fde(sec, ip, &fde);
+	if (!ret)
+		ret = __find_fre(sec, &fde, ip, frame);
+	return ret;
+}
+#endif
 
 static sigjmp_buf on_fpe;
 
@@ -253,7 +290,11 @@ static void lookup(struct sframe_section *sec, unsigned long ip, char *out)
 	out += sprintf(out, " ra=");
 	out += entity(out, false, frame.ra.rule, frame.ra.offset, frame.ra.regnum);
 	out += sprintf(out, " fp=");
-	entity(out, false, frame.fp.rule, frame.fp.offset, frame.fp.regnum);
+	out += entity(out, false, frame.fp.rule, frame.fp.offset, frame.fp.regnum);
+#ifdef SFRAME_NEWEST
+	if (frame.outermost)
+		strcpy(out, " outermost");
+#endif
 }
 
 static int hexval(int c)
@@ -263,6 +304,7 @@ static int hexval(int c)
 
 struct range {
 	unsigned long start, end;
+	bool top; /* the range ends at 2^64 exactly: end is ULONG_MAX, and ULONG_MAX is scanned too */
 };
 
 static int by_start(const void *a, const void *b)
@@ -285,10 +327,17 @@ static void flush(struct runs *runs)
 
 	if (!r[0])
 		return;
-	if (r[0] == '-')
-		printf("%s[%lu, %lu, %s]", runs->printed ? ", " : "", runs->start, runs->next, r);
+	char end[24];
+
+	/* A run to the last address ends at 2^64 (runs->next wrapped to 0). */
+	if (runs->next)
+		sprintf(end, "%lu", runs->next);
 	else
-		printf("%s[%lu, %lu, \"%s\"]", runs->printed ? ", " : "", runs->start, runs->next, r);
+		strcpy(end, "18446744073709551616");
+	if (r[0] == '-')
+		printf("%s[%lu, %s, %s]", runs->printed ? ", " : "", runs->start, end, r);
+	else
+		printf("%s[%lu, %s, \"%s\"]", runs->printed ? ", " : "", runs->start, end, r);
 	runs->printed = true;
 }
 
@@ -315,13 +364,20 @@ static void judge(const unsigned char *bytes, unsigned long len, unsigned long l
 	struct runs runs = { 0 };
 	struct range *ranges;
 	unsigned long i, ip, done = 0;
+	bool topped = false;
 	int ret;
 
 	user_bytes = bytes;
 	user_base = load;
 	user_len = len;
 	past_reads = 0;
-	ret = sframe_read_header(&sec);
+#ifdef SFRAME_NEWEST
+	/* sframe_add_section()'s first check (the VMA checks are the loader's business). */
+	if (!len || text_start >= text_end)
+		ret = -EINVAL;
+	else
+#endif
+		ret = sframe_read_header(&sec);
 	if (!ret)
 		ret = sframe_validate_section(&sec);
 	printf("{\"register\": %d, \"lookups\": [", ret);
@@ -335,14 +391,25 @@ static void judge(const unsigned char *bytes, unsigned long len, unsigned long l
 			memcpy(&fde, user_at(at, sizeof(fde)), sizeof(fde));
 			ranges[i].start = at + fde.func_start_off;
 			ranges[i].end = ranges[i].start + (fde.func_size < limit ? fde.func_size : limit);
+			/* Ending at 2^64 exactly, the end reads 0; one that wraps further is not scanned. */
+			ranges[i].top = ranges[i].end == 0 && ranges[i].start;
+			if (ranges[i].top)
+				ranges[i].end = ULONG_MAX;
 		}
 		qsort(ranges, sec.num_fdes, sizeof(*ranges), by_start);
-		for (i = 0; i < sec.num_fdes; i++) {
+		for (i = 0; i < sec.num_fdes && !topped; i++) {
 			for (ip = ranges[i].start > done ? ranges[i].start : done; ip < ranges[i].end; ip++) {
 				char result[160];
 
 				lookup(&sec, ip, result);
 				add(&runs, ip, result);
+			}
+			if (ranges[i].top) {
+				char result[160];
+
+				lookup(&sec, ULONG_MAX, result);
+				add(&runs, ULONG_MAX, result);
+				topped = true;
 			}
 			done = ranges[i].end > done ? ranges[i].end : done;
 		}

@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import NamedTuple
 
-from sfview.check.catalogue import Severity
 from sfview.check.run import check_document
 from sfview.cli.common import EXIT_BAD_INPUT, Parser, TerminalWidth, address, parse, say, say_losses
 from sfview.consumers.kernel import Arch
@@ -43,12 +42,28 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--base", type=address, default=None, help="load address of raw sections (default 0)")
     parser.add_argument(
+        "--max-problems",
+        type=_count,
+        default=diagnostics.DEFAULT_MAX_PROBLEMS,
+        metavar="N",
+        help=f"the most problems of one kind said for a file (default {diagnostics.DEFAULT_MAX_PROBLEMS}); the"
+        " rest are counted, in one line a kind (in JSON, `more`); 0: every one",
+    )
+    parser.add_argument(
         "--arch",
         choices=[a.value for a in Arch],
         help="the machine whose kernel reads the section (its byte order and SP/FP registers; default: the one "
         "the section's ABI byte names, said as an assumption)",
     )
     return parser
+
+
+def _count(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 12):
+        from sfview.inputs.numbers import quoted  # only a refusal needs it
+
+        raise argparse.ArgumentTypeError(f"not a count: {quoted(text)} (write 1000, or 0 for every problem)")
+    return int(text)
 
 
 def run(argv: list[str]) -> int:
@@ -65,7 +80,14 @@ def run(argv: list[str]) -> int:
             if args.json:
                 reports.append(diagnostics.unreadable(path, exc))
             continue
-        found = list(check_document(doc))
+        tally = diagnostics.Tally(args.max_problems)  # problems said as found, past the bound counted
+        found = []
+        for diag in check_document(doc):
+            if tally.keep(diag):
+                if args.json:
+                    found.append(diag)
+                else:
+                    print(diagnostics.line(doc, diag))
         say_losses(doc)
         verdicts = [judge_document(doc, name, args.arch) for name in args.profile or []]
         refused = any(not v.accepted or v.lookups for v in verdicts)
@@ -75,14 +97,17 @@ def run(argv: list[str]) -> int:
             say(str(exc))
             status, disagree = EXIT_BAD_INPUT, None
         disagreeing = disagree is not None and not disagree.agrees
-        if (refused or disagreeing or any(d.severity is not Severity.INFO for d in found)) and status == 0:
+        if (refused or disagreeing or tally.serious) and status == 0:
             status = 1
         if args.json:
-            reports.append(diagnostics.as_json(doc, found, verdicts))
+            report = diagnostics.as_json(doc, found, verdicts)
+            if tally.more():
+                report["more"] = tally.more()
             if disagree is not None:
-                reports[-1]["dwarf"] = disagree.json
+                report["dwarf"] = disagree.json
+            reports.append(report)
         else:
-            for line in diagnostics.lines(doc, found, verdicts):
+            for line in (*tally.lines(doc), *diagnostics.lines(doc, [], verdicts)):
                 print(line)
             for line in disagree.lines if disagree is not None else []:
                 print(printable(f"{path}: error sframe-dwarf-disagreement: {line}"))

@@ -55,18 +55,23 @@ def _thread(text: str) -> int | str:
     """`--thread`: gdb's thread number or a thread id (decimal, as the kernel and gdb write LWPs), or `all`."""
     if text == "all":
         return text
-    try:
+    if text.isascii() and text.isdigit() and len(text) <= _THREAD_DIGITS:
         return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a thread: {text!r} (write gdb's number, 3, its LWP, 12345, or all)"
-        ) from None
+    from sfview.inputs.numbers import quoted  # as for an address: only a refusal needs it
+
+    raise argparse.ArgumentTypeError(f"not a thread: {quoted(text)} (write gdb's number, 3, its LWP, 12345, or all)")
+
+
+_THREAD_DIGITS = 10
+"""A thread id is a kernel pid (`pid_max` is at most 2^22): a decimal of more digits is none."""
 
 
 def _process_id(text: str) -> int:
     """`--pid`: a process id, in decimal as `ps` and the kernel write it."""
-    if not text.isdigit() or not 0 < int(text) < 1 << 31:
-        raise argparse.ArgumentTypeError(f"not a process id: {text!r} (write 12345)")
+    if not (text.isascii() and text.isdigit() and len(text) <= _THREAD_DIGITS) or not 0 < int(text) < 1 << 31:
+        from sfview.inputs.numbers import quoted  # as for an address: only a refusal needs it
+
+        raise argparse.ArgumentTypeError(f"not a process id: {quoted(text)} (write 12345)")
     return int(text)
 
 

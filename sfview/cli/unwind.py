@@ -13,7 +13,7 @@ from sfview.inputs.core import Core, Thread, read_core
 from sfview.output import backtrace
 from sfview.output.backtrace import Trace
 from sfview.unwind import session
-from sfview.unwind.engine import Backtrace, RuleSource, Walk
+from sfview.unwind.engine import Backtrace, Crossings, RuleSource, Walk
 
 RULE_SOURCES = {
     "sframe": RuleSource.SFRAME,
@@ -122,9 +122,11 @@ def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) 
     """Every thread's walk, numbered in the core's order and given the last first, as gdb's `thread apply
     all bt` does."""
     source = RULE_SOURCES[args.cfi]
+    crossings = Crossings()  # threads whose stacks lead into one another: each frame walked once
     for number, thread in reversed(list(enumerate(core.threads, 1))):
         begun = session.for_thread(first, core, thread.tid)
-        yield number, thread, begun.unwinder.following(source).frames(begun.pc, begun.registers, args.limit)
+        unwinder = begun.unwinder.following(source)
+        yield number, thread, unwinder.frames(begun.pc, begun.registers, args.limit, crossings=(crossings, number))
 
 
 def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, Trace]], notes: list[str]) -> None:

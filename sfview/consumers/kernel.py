@@ -435,7 +435,7 @@ def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
         owned_end = functions[k + 1].address if k + 1 < len(functions) else ADDRESS_MASK + 1
         end = function.address + function.size
-        if end > ADDRESS_MASK + 1:  # `func_addr + func_size` wraps: every PC is at or past it, a "gap"
+        if end >= ADDRESS_MASK + 1:  # `func_addr + func_size` wraps (to 0 at 2^64): every PC is past it
             gap = "__find_fde: ip >= func_addr + func_size (the sum wraps past 2^64)"
             out.append(Lookup(function.address, owned_end, function.index, EINVAL, gap))
             reach = ADDRESS_MASK + 1
@@ -563,8 +563,6 @@ def judge_document(doc: Document, arch: str | None = None, name: str = "kernel")
 
 
 TITLE = f"the Linux kernel's SFrame reader ({SERIES})"
-PROFILE = register(Profile("kernel", TITLE, judge, judge_document))
-"""The newest revision sfview follows (the v14 series: newer ones are not modelled yet)."""
 V14 = register(
     Profile(
         "kernel-v14",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import bisect
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from elftools.common.exceptions import ELFError
@@ -58,6 +58,83 @@ class Unexpressible(NamedTuple):
 CfiRule = Rule | Unexpressible
 
 
+class RuleSet(Mapping[int, CfiRule]):
+    """Rules of registers by DWARF number, unchanging: `set` and `without` give a new set that shares
+    all but one block of `BLOCK` numbers with this one.
+
+    The rows of an FDE each hold the rules in force; a row after a change held a copy of them all, so
+    that an FDE changing one of 128 registers at each of its rows held 128 rules a row. Sharing blocks,
+    a change costs a block and the table of blocks.
+    """
+
+    BLOCK = 16
+
+    __slots__ = ("_blocks", "_count")
+
+    def __init__(self, blocks: tuple[tuple[CfiRule | None, ...] | None, ...] = (), count: int = 0) -> None:
+        self._blocks = blocks
+        self._count = count
+
+    def get(self, reg: int, default: object = None) -> CfiRule | None:  # type: ignore[override]
+        hi, lo = divmod(reg, self.BLOCK)
+        block = self._blocks[hi] if hi < len(self._blocks) else None
+        value = block[lo] if block is not None else None
+        return default if value is None else value  # type: ignore[return-value]
+
+    def __getitem__(self, reg: int) -> CfiRule:
+        value = self.get(reg)
+        if value is None:
+            raise KeyError(reg)
+        return value
+
+    def __contains__(self, reg: object) -> bool:
+        return isinstance(reg, int) and reg >= 0 and self.get(reg) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        for hi, block in enumerate(self._blocks):
+            if block is not None:
+                yield from (hi * self.BLOCK + lo for lo, value in enumerate(block) if value is not None)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def items(self) -> Iterator[tuple[int, CfiRule]]:  # type: ignore[override]
+        """(register, rule) in register order, read from the blocks (not a lookup a key)."""
+        for hi, block in enumerate(self._blocks):
+            if block is not None:
+                yield from ((hi * self.BLOCK + lo, value) for lo, value in enumerate(block) if value is not None)
+
+    def values(self) -> Iterator[CfiRule]:  # type: ignore[override]
+        return (value for _, value in self.items())
+
+    def __repr__(self) -> str:
+        return f"RuleSet({dict(self.items())!r})"
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value to any mapping of the same rules
+
+    def set(self, reg: int, value: CfiRule | None) -> RuleSet:
+        """This set with `reg`'s rule `value` (None: no rule)."""
+        hi, lo = divmod(reg, self.BLOCK)
+        blocks = list(self._blocks)
+        if hi >= len(blocks):
+            if value is None:
+                return self
+            blocks += [None] * (hi + 1 - len(blocks))
+        block = list(blocks[hi] or (None,) * self.BLOCK)
+        count = self._count + (block[lo] is None) - (value is None)
+        block[lo] = value
+        blocks[hi] = tuple(block)
+        return RuleSet(tuple(blocks), count)
+
+    def without(self, *regs: int) -> RuleSet:
+        """This set without the rules of `regs`."""
+        out = self
+        for reg in regs:
+            if reg in out:
+                out = out.set(reg, None)
+        return out
+
+
 class Abi(NamedTuple):
     """The DWARF register numbers that matter for unwinding on one machine."""
 
@@ -65,16 +142,21 @@ class Abi(NamedTuple):
     sp: int
     fp: int
     ra: int
+    registers: int
+    """How many DWARF register numbers the psABI gives it (0 to this less one); any other is refused, so
+    that an FDE's rules are bounded by the machine, not by the numbers it writes."""
     sp_val_offset: int = 0
     """The caller's SP is the CFA plus this (s390x: -160; elsewhere the CFA is the caller's SP)."""
 
 
-# The register numbers are the DWARF ones `sframe.ksy` names for each ABI.
+# The register numbers are the DWARF ones `sframe.ksy` names for each ABI. How many there are is each
+# psABI's DWARF register table: x86-64's ends with %bnd3 at 129, AArch64's with z31 at 127, s390x's
+# with v31 at 83.
 ABIS = {
-    "EM_X86_64": Abi("x86_64", Sframe.Amd64Reg.rsp, Sframe.Amd64Reg.rbp, Sframe.Amd64Reg.rip),
-    "EM_AARCH64": Abi("arm64", Sframe.Aarch64Reg.sp, Sframe.Aarch64Reg.x29, Sframe.Aarch64Reg.x30),
+    "EM_X86_64": Abi("x86_64", Sframe.Amd64Reg.rsp, Sframe.Amd64Reg.rbp, Sframe.Amd64Reg.rip, 130),
+    "EM_AARCH64": Abi("arm64", Sframe.Aarch64Reg.sp, Sframe.Aarch64Reg.x29, Sframe.Aarch64Reg.x30, 128),
     "EM_S390": Abi(
-        "s390x", Sframe.S390xReg.r15, Sframe.S390xReg.r11, Sframe.S390xReg.r14, Sframe.S390xAbi.sp_val_offset
+        "s390x", Sframe.S390xReg.r15, Sframe.S390xReg.r11, Sframe.S390xReg.r14, 84, Sframe.S390xAbi.sp_val_offset
     ),
 }
 
@@ -95,8 +177,9 @@ class CfiRow:
     cfa: CfiRule
     ra: CfiRule
     fp: CfiRule
-    others: dict[int, CfiRule]
-    """Rules for the other registers (callee-saved ones SFrame does not track)."""
+    others: Mapping[int, CfiRule]
+    """Rules for the other registers (callee-saved ones SFrame does not track): a `RuleSet` as DWARF CFI
+    is read, shared by rows that change none of them."""
     ra_signed: bool
     """AArch64: the saved RA is signed here (`DW_CFA_AARCH64_negate_ra_state` toggled it), as
     SFrame's mangled-RA bit says."""
@@ -110,7 +193,7 @@ class CfiRow:
         cfa: CfiRule,
         ra: CfiRule,
         fp: CfiRule,
-        others: dict[int, CfiRule] | None = None,
+        others: Mapping[int, CfiRule] | None = None,
         ra_signed: bool = False,
     ) -> None:
         self.address = address
@@ -231,8 +314,11 @@ class CfiFunction:
     def expressions(self) -> list[str]:
         """What in this FDE is a DWARF expression (none: every rule is numeric)."""
         found = []
+        seen: set[int] = set()  # the `others` dicts already looked through (rows share them)
         for row in self.rows:
-            for value in (row.cfa, row.ra, row.fp, *row.others.values()):
+            others = () if id(row.others) in seen else row.others.values()
+            seen.add(id(row.others))
+            for value in (row.cfa, row.ra, row.fp, *others):
                 if isinstance(value, Unexpressible) and value.what not in found:
                     found.append(value.what)
         return found

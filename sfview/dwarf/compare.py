@@ -349,6 +349,7 @@ def _compare_pair(
         return pair
     rows = list(func.rows)  # each row decoded once
     dwarf_cuts = {start, end} | {r.address - delta for r in cfi.rows if start < r.address - delta < end}
+    seen: set[int] = set()  # the `others` dicts already counted: rows that change none of them share one
     for lo, hi, repeats in _pieces(func, rows, sorted(dwarf_cuts)):
         srow = func.row_for(lo, rows)
         drow = cfi.row_for(lo + delta)
@@ -357,7 +358,9 @@ def _compare_pair(
             continue
         weight = (hi - lo) * repeats
         pair.compared += weight
-        pair.untracked.update(reg for reg, value in drow.others.items() if value.kind is not Kind.SAME)
+        if id(drow.others) not in seen:
+            seen.add(id(drow.others))
+            pair.untracked.update(reg for reg, value in drow.others.items() if value.kind is not Kind.SAME)
         reasons = []
         for column in COLUMNS:
             srule, drule = getattr(srow, column), getattr(drow, column)

@@ -21,8 +21,11 @@ on purpose: `DW_CFA_def_cfa_sf`'s offset is factored by the data alignment
 32-bit one. Where pyelftools raises (or recurses without end), this raises
 `InputError`, naming the section and the entry's offset.
 
-Rows are the `CfiRow` objects of `cfi.py`; a row's `others` dict is shared by
-every FDE that repeats the row, so it is not to be changed.
+Rows are the `CfiRow` objects of `cfi.py`; a row's `others` (a `RuleSet`) is
+shared by every FDE that repeats the row, and by the rows of one FDE between
+which no other register's rule changes. Register numbers
+past the ABI's DWARF numbering are refused, naming the FDE: with them, an FDE
+of a few kilobytes could ask for rules of thousands of registers in each row.
 
 `Cie` and `Fde` are plain classes with slots, not dataclasses: `sfview unwind`
 reads libc's `.eh_frame` here (see `sfview.unwind`).
@@ -40,7 +43,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, Unexpressible
+from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, RuleSet, Unexpressible
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME
@@ -348,7 +351,7 @@ def hdr_table(elf: ElfImage, eh_frame: FrameSection) -> tuple[list[int], list[in
 # A line of the table while it is worked out: pc, CFA as (register, offset, expression), and the rules
 # of the registers mentioned so far.
 CfaState = tuple[int | None, int | None, bytes | None]
-Line = tuple[int, CfaState, dict[int, "CfiRule"]]
+Line = tuple[int, CfaState, RuleSet]
 
 
 class FrameSection:
@@ -372,7 +375,7 @@ class FrameSection:
         self._entries: dict[int, Cie | Fde] = {}
         self._reading: set[int] = set()
         self._instructions: dict[bytes, tuple[tuple[Instruction, ...], bool, bool]] = {}
-        self._rows: dict[tuple[int, bytes, int, int], tuple[tuple[int, CfiRule, CfiRule, CfiRule, dict], ...]] = {}
+        self._rows: dict[tuple[int, bytes, int, int], tuple[tuple[int, CfiRule, CfiRule, CfiRule, RuleSet], ...]] = {}
         self._cfi: CallFrameInfo | None = None
 
     # Entries --------------------------------------------------------------
@@ -795,21 +798,19 @@ class FrameSection:
 
     def _templates(
         self, cie: Cie, instructions: tuple[Instruction, ...], start: int, abi: Abi
-    ) -> tuple[tuple[int, CfiRule, CfiRule, CfiRule, dict[int, CfiRule]], ...]:
+    ) -> tuple[tuple[int, CfiRule, CfiRule, CfiRule, RuleSet], ...]:
         """The rows of an FDE whose instructions are `instructions`, from `start`: (pc, CFA, RA, FP, others)."""
         if cie.table is None:
-            cie.table = tuple(_decode(cie, cie.instructions, 0, None, is_fde=False))
+            cie.table = tuple(_decode(cie, cie.instructions, 0, None, False, abi.registers))
         last = cie.table[-1] if cie.table else None
-        lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, is_fde=True)
+        lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, True, abi.registers)
         ra_reg, fp = cie.ra_reg, abi.fp
+        others: dict[int, RuleSet] = {}  # by the identity of the lines' shared sets: shared alike
+        for _, _, regs in lines:
+            if id(regs) not in others:
+                others[id(regs)] = regs.without(ra_reg, fp)
         return tuple(
-            (
-                pc,
-                _cfa_rule(cfa),
-                regs.get(ra_reg, SAME),
-                regs.get(fp, SAME),
-                {reg: value for reg, value in regs.items() if reg not in (ra_reg, fp)},
-            )
+            (pc, _cfa_rule(cfa), regs.get(ra_reg, SAME), regs.get(fp, SAME), others[id(regs)])
             for pc, cfa, regs in lines
         )
 
@@ -838,53 +839,60 @@ class FrameSection:
         return entry
 
 
-def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Line | None, is_fde: bool) -> list[Line]:
+def _decode(
+    cie: Cie, instructions: Sequence[Instruction], start: int, last: Line | None, is_fde: bool, registers: int
+) -> list[Line]:
     """The table's lines, as pyelftools' `CFIEntry._decode_CFI_table` works them out.
 
     `last`: for an FDE, the last line of its CIE's table (None for a CIE, or a CIE without rows,
-    where `DW_CFA_restore` has nothing to restore to).
+    where `DW_CFA_restore` has nothing to restore to). A register number past `registers` (the
+    ABI's DWARF numbering) raises `ValueError` naming it.
+
+    The register rules are a `RuleSet`: a line, and a remembered state, keep the set in force, and
+    a change makes a new one that shares the rest, so that rows that change nothing (each
+    `DW_CFA_advance_loc`, each `DW_CFA_remember_state`) share one set, and a change costs one block.
     """
     pc = start
     cfa: CfaState = last[1] if last else (None, 0, None)
-    regs: dict[int, CfiRule] = dict(last[2]) if last else {}
+    regs: RuleSet = last[2] if last else EMPTY_RULES
     table: list[Line] = []
-    stack: list[tuple[CfaState, dict[int, CfiRule]]] = []
+    stack: list[tuple[CfaState, RuleSet]] = []
     code_align, data_align = cie.code_align, cie.data_align
     for op, a, b in instructions:
+        if op in _NAMES_REGISTER and (a >= registers or (op == 0x09 and b >= registers)):
+            bad = a if a >= registers else b
+            raise ValueError(f"register {bad} is past the ABI's DWARF registers (0 to {registers - 1})")
         match op:
             case 0x40:  # ADVANCE
-                table.append((pc, cfa, dict(regs)))
+                table.append((pc, cfa, regs))
                 pc += a * code_align
             case 0x80:  # OFFSET
-                regs[a] = rule(Kind.VALUE, CFA, b * data_align, True)
+                regs = regs.set(a, rule(Kind.VALUE, CFA, b * data_align, True))
             case 0x01:  # SET_LOC
-                table.append((pc, cfa, dict(regs)))
+                table.append((pc, cfa, regs))
                 pc = a
             case 0xC0:  # RESTORE
                 if not is_fde:
                     raise ValueError("DW_CFA_restore in a CIE")
                 if last is None:
                     raise ValueError("DW_CFA_restore in an FDE whose CIE has no rules")
-                if a in last[2]:
-                    regs[a] = last[2][a]
-                else:
-                    regs.pop(a, None)
+                regs = regs.set(a, last[2].get(a))
             case 0x0A:  # REMEMBER
-                stack.append((cfa, dict(regs)))
+                stack.append((cfa, regs))
             case 0x0B:  # RESTORE_STATE
                 cfa, regs = stack.pop()
             case 0x07:
-                regs[a] = UNDEFINED
+                regs = regs.set(a, UNDEFINED)
             case 0x08:
-                regs[a] = SAME
+                regs = regs.set(a, SAME)
             case 0x14:  # val_offset, val_offset_sf
-                regs[a] = rule(Kind.VALUE, CFA, b * data_align, False)
+                regs = regs.set(a, rule(Kind.VALUE, CFA, b * data_align, False))
             case 0x09:
-                regs[a] = rule(Kind.VALUE, b, 0, False)
+                regs = regs.set(a, rule(Kind.VALUE, b, 0, False))
             case 0x10:
-                regs[a] = Unexpressible("expression", b)
+                regs = regs.set(a, Unexpressible("expression", b))
             case 0x16:
-                regs[a] = Unexpressible("val_expression", b)
+                regs = regs.set(a, Unexpressible("val_expression", b))
             case 0x0C:
                 cfa = (a, b, None)
             case 0x12:  # def_cfa_sf: factored by the data alignment (pyelftools: by the code alignment)
@@ -904,6 +912,11 @@ def _decode(cie: Cie, instructions: Sequence[Instruction], start: int, last: Lin
     if cfa[0] is not None or regs:
         table.append((pc, cfa, regs))
     return table
+
+
+EMPTY_RULES = RuleSet()
+_NAMES_REGISTER = frozenset({0x80, 0xC0, 0x07, 0x08, 0x14, 0x09, 0x10, 0x16, 0x0C, 0x12, 0x0D})
+"""The instructions (as decoded) whose first operand (and `DW_CFA_register`'s second) is a register number."""
 
 
 def _cfa_rule(cfa: CfaState) -> CfiRule:

@@ -17,6 +17,8 @@ rules read as what they compute.
 
 from __future__ import annotations
 
+import io
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,7 +31,12 @@ if TYPE_CHECKING:
 
 SIGN = 1 << 63
 MAX_STEPS = 10_000
-"""A `bra` loop in a damaged expression must end: no CFI expression takes more than a few dozen steps."""
+"""A `bra` loop in a damaged expression must end: no CFI expression takes more than a few dozen steps.
+Operations decoded count too: an expression is decoded as it is run, never past this many."""
+DESCRIBED = 32
+"""Operations an expression is described with in words (`describe`); the bytes of the rest are counted."""
+TRACED = (24, 8)
+"""The first and the last operations an evaluation's trace keeps; those between are counted."""
 
 
 @dataclass
@@ -38,7 +45,8 @@ class Evaluation:
 
     value: int | None
     trace: list[str] = field(default_factory=list)
-    """Each operation with the value it left on top: `DW_OP_breg7 (rsp) 8 → 0x7ffc…`."""
+    """Each operation with the value it left on top: `DW_OP_breg7 (rsp) 8 → 0x7ffc…` (the first and the
+    last `TRACED`, those between counted in one entry)."""
     stop: str = ""
     """Why there is no value (an operation sfview does not evaluate, a register or word not known)."""
     missing_address: int | None = None
@@ -63,17 +71,72 @@ def _parser(little_endian: bool) -> DWARFExprParser:
     return DWARFExprParser(DWARFStructs(little_endian=little_endian, dwarf_format=32, address_size=8))
 
 
-def decode(expr: bytes, little_endian: bool = True) -> list[DWARFExprOp]:
-    """The operations of an expression, as pyelftools decodes them."""
-    return _parser(little_endian).parse_expr(expr)
+class _Operations:
+    """An expression's operations decoded as they are reached, each as pyelftools' `parse_expr` decodes
+    it (with its table of operand readers): a huge expression costs what is run or shown of it, not
+    its length. Decoding stops past `limit` operations (`Stop`)."""
+
+    def __init__(self, expr: bytes, little_endian: bool, limit: int) -> None:
+        from elftools.dwarf.dwarf_expr import DW_OP_opcode2name, DWARFExprOp
+
+        self._expr = expr
+        self._stream = io.BytesIO(expr)
+        self._size = len(expr)
+        self._readers = _parser(little_endian)._dispatch_table  # `parse_expr`'s own table
+        self._names, self._op = DW_OP_opcode2name, DWARFExprOp
+        self._limit = limit
+        self.ops: list[DWARFExprOp] = []
+        self.at: dict[int, int] = {}
+        """Each decoded operation's index, by its byte offset."""
+
+    @property
+    def done(self) -> bool:
+        """Every operation is decoded."""
+        return self._stream.tell() >= self._size
+
+    def more(self) -> bool:
+        """Decode the next operation; False at the end of the expression."""
+        if self.done:
+            return False
+        if len(self.ops) >= self._limit:
+            raise Stop(f"the expression runs past {self._limit} operations")
+        offset = self._stream.tell()
+        code = self._stream.read(1)[0]
+        try:
+            args = self._readers[code](self._stream)
+        except Exception:  # pyelftools' readers fail in many ways on bad bytes (EOF, an unknown opcode...)
+            raise Stop(f"the expression {_bytes_text(self._expr)} cannot be decoded at byte {offset}") from None
+        self.at[offset] = len(self.ops)
+        self.ops.append(self._op(op=code, op_name=self._names.get(code, f"OP:{code:#x}"), args=args, offset=offset))
+        return True
+
+    def index_of(self, offset: int) -> int | None:
+        """The index of the operation that starts at byte `offset`, decoding up to it; None if none does."""
+        while offset not in self.at and (not self.ops or self.ops[-1].offset < offset) and self.more():
+            pass
+        return self.at.get(offset)
+
+    def remaining(self) -> int:
+        """Bytes not yet decoded."""
+        return self._size - self._stream.tell()
 
 
 def describe(expr: bytes, register_name: Callable[[int], str], little_endian: bool = True) -> str:
-    """`DW_OP_breg7 (rsp) 8; DW_OP_deref`: the expression in words, register names put in."""
+    """`DW_OP_breg7 (rsp) 8; DW_OP_deref`: the expression in words, register names put in (the first
+    `DESCRIBED` operations, then how many bytes follow)."""
     try:
-        return "; ".join(_op_text(op, register_name) for op in decode(expr, little_endian))
-    except Exception:  # pyelftools raises what its reader meets (KeyError for an unknown opcode, EOF...)
-        return f"an undecodable expression ({expr.hex()})"
+        ops = _Operations(expr, little_endian, DESCRIBED)
+        while len(ops.ops) < DESCRIBED and ops.more():
+            pass
+        text = "; ".join(_op_text(op, register_name) for op in ops.ops)
+        return text + (f"; … ({ops.remaining()} more bytes)" if not ops.done else "")
+    except Stop:
+        return f"an undecodable expression ({_bytes_text(expr)})"
+
+
+def _bytes_text(expr: bytes) -> str:
+    """The expression's bytes in hex, the first 32 of them."""
+    return expr[:32].hex() + (f"… ({len(expr)} bytes)" if len(expr) > 32 else "")
 
 
 def _op_text(op: DWARFExprOp, register_name: Callable[[int], str]) -> str:
@@ -110,23 +173,20 @@ def evaluate(
     `register(n)` gives the frame's register n (None: not known); `read(address, size)` a word of memory.
     """
     result = Evaluation(None)
-    try:
-        ops = decode(expr, little_endian)
-    except Exception:  # as in `describe`: pyelftools' reader fails in many ways on bad bytes
-        result.stop = f"the expression {expr.hex()} cannot be decoded"
-        return result
     machine = _Machine(list(initial), register, read, register_name)
-    by_offset = {op.offset: i for i, op in enumerate(ops)}
+    ops = _Operations(expr, little_endian, MAX_STEPS)
+    head, tail = TRACED
+    last: deque[str] = deque(maxlen=tail)
     i = steps = 0
     try:
-        while i < len(ops):
+        while i < len(ops.ops) or ops.more():
             steps += 1
             if steps > MAX_STEPS:
                 raise Stop(f"the expression runs past {MAX_STEPS} operations (a loop)")
-            op = ops[i]
+            op = ops.ops[i]
             jump = machine.run(op)
             top = f"{machine.stack[-1]:#x}" if machine.stack else "(empty)"
-            result.trace.append(f"{_op_text(op, register_name)} → {top}")
+            (result.trace if steps <= head else last).append(f"{_op_text(op, register_name)} → {top}")
             if jump is None:
                 i += 1
                 continue
@@ -134,14 +194,18 @@ def evaluate(
             target = op.offset + 3 + jump
             if target == len(expr):
                 break
-            if target not in by_offset:
+            found = ops.index_of(target)
+            if found is None:
                 raise Stop(f"{op.op_name} jumps to byte {target}, which starts no operation")
-            i = by_offset[target]
+            i = found
         if not machine.stack:
             raise Stop("the expression leaves nothing on the stack")
         result.value = machine.stack[-1]
     except Stop as stop:
         result.stop, result.missing_address = stop.reason, stop.address
+    if steps > head + tail:
+        result.trace.append(f"… {steps - head - len(last)} operations …")
+    result.trace.extend(last)
     return result
 
 

@@ -65,8 +65,9 @@ class BoundedStrings:
         return self.table[offset:end].decode("utf-8", self.errors)
 
 
-def open_regular_file(path: str) -> BinaryIO:
+def open_regular_file(path: str, buffering: int = -1) -> BinaryIO:
     """`path` opened for reading, if it is a regular file; an `InputError` naming it otherwise.
+    `buffering`: `open`'s (a file read through from start to end wants a large buffer).
 
     A FIFO would block for ever in `open` itself, a device such as /dev/zero
     never end: inputs (a program, a raw section, a core) are regular files.
@@ -78,6 +79,6 @@ def open_regular_file(path: str) -> BinaryIO:
             raise InputError(
                 "not a regular file (a directory, a FIFO or a device): there is nothing to read", path=path
             )
-        return open(path, "rb")
+        return open(path, "rb", buffering=buffering)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), path=path) from None

@@ -38,6 +38,9 @@ EVENT_HEADER = struct.Struct("<IHH")
 """`perf_event_header`: type, misc, size (the size counts the header)."""
 ATTR_MIN_SIZE = 96
 """The smallest `perf_event_attr` that has `sample_regs_user` and `sample_stack_user` (ABI version 3)."""
+READ_BUFFER = 1 << 20
+"""The bytes read from the file at a time: a record of a `--call-graph dwarf` profile is some 8 KB, and
+read one by one they would each be a system call."""
 NO_CALL_GRAPH = "record with `perf record --call-graph dwarf -- PROGRAM` for the registers and the stack copy"
 
 
@@ -183,12 +186,63 @@ class BuildId(NamedTuple):
     path: str
 
 
+HEAD_FIELDS = (
+    (SampleType.IDENTIFIER, "Q"),
+    (SampleType.IP, "Q"),
+    (SampleType.TID, "II"),
+    (SampleType.TIME, "Q"),
+    (SampleType.ADDR, "Q"),
+    (SampleType.ID, "Q"),
+    (SampleType.STREAM_ID, "Q"),
+    (SampleType.CPU, "Q"),
+    (SampleType.PERIOD, "Q"),
+)
+"""A sample's fields of fixed size that come first, in their order, and their `struct` formats."""
+
+
+class SampleLayout(NamedTuple):
+    """How a profile's samples are laid out (one attribute's `sample_type`), worked out once for all its
+    samples: the fixed fields that come first as one `struct` (and where the IP, PID and TID, and time
+    are in it), the fields of varying size after them, the user registers as one `struct`."""
+
+    read: bool
+    read_format: ReadFormat
+    callchain: bool
+    raw: bool
+    branch_stack: bool
+    branch_hw_index: bool
+    head: struct.Struct
+    ip: int | None
+    tid: int | None
+    time: int | None
+    names: list[str]
+    registers: struct.Struct | None
+    """The user registers' values (None: the samples hold none)."""
+    stack: bool
+
+    @classmethod
+    def of(cls, attr: Attr, names: list[str]) -> SampleLayout:
+        st = int(attr.sample_type)
+        head, where = "<", {}
+        for flag, fmt in HEAD_FIELDS:
+            if st & flag:
+                where[flag] = len(head) - 1
+                head += fmt
+        registers = struct.Struct(f"<{len(names)}Q") if st & SampleType.REGS_USER else None
+        return cls(
+            bool(st & SampleType.READ), attr.read_format, bool(st & SampleType.CALLCHAIN), bool(st & SampleType.RAW),
+            bool(st & SampleType.BRANCH_STACK), bool(attr.branch_sample_type & BRANCH_HW_INDEX), struct.Struct(head),
+            where.get(SampleType.IP), where.get(SampleType.TID), where.get(SampleType.TIME), names, registers,
+            bool(st & SampleType.STACK_USER),
+        )  # fmt: skip
+
+
 class PerfData:
     """An open `perf.data`: its attributes and features read, its records streamed by `records`."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.file: BinaryIO = open_regular_file(path)
+        self.file: BinaryIO = open_regular_file(path, READ_BUFFER)
         try:
             self._read_header()
         except BaseException:
@@ -337,7 +391,7 @@ class PerfData:
     def records(self) -> Iterator[Sample | Mmap | Task]:
         """The samples, mappings and task events in file order; one record read at a time."""
         attr = self.attrs[0]
-        registers = self._register_names(attr.sample_regs_user)
+        layout = SampleLayout.of(attr, self._register_names(attr.sample_regs_user))
         end = self.data_offset + self.data_size
         at, number = self.data_offset, 0
         f = self.file
@@ -355,7 +409,7 @@ class PerfData:
                 raise self._error(f"a record of {size} bytes, with {end - at} left in the data section", at)
             following = 0
             if kind == Record.SAMPLE:
-                yield self._sample(body, at, number, attr, registers)
+                yield self._sample(body, at, number, layout)
                 number += 1
             elif kind in (Record.MMAP, Record.MMAP2):
                 yield self._mmap(body, at, kind, misc, attr)
@@ -379,48 +433,42 @@ class PerfData:
             raise self._error(f"{what} is cut short: its fields run past its {len(body) + 8} bytes", offset)
         return struct.unpack_from(fmt, body, at)
 
-    def _sample(self, body: bytes, offset: int, number: int, attr: Attr, names: list[str]) -> Sample:
+    def _sample(self, body: bytes, offset: int, number: int, layout: SampleLayout) -> Sample:
         """Walk a sample's fields in `sample_type`'s order up to the stack copy (what follows is not read)."""
-        st, at = attr.sample_type, 0
         what = f"sample #{number}"
-        pid = tid = time = ip = 0
-
-        def take(fmt: str) -> tuple:
-            nonlocal at
-            values = self._field(body, at, fmt, offset, what)
-            at += struct.calcsize(fmt)
-            return values
-
-        if st & SampleType.IDENTIFIER:
-            take("<Q")
-        if st & SampleType.IP:
-            (ip,) = take("<Q")
-        if st & SampleType.TID:
-            pid, tid = take("<II")
-        if st & SampleType.TIME:
-            (time,) = take("<Q")
-        for flag in (SampleType.ADDR, SampleType.ID, SampleType.STREAM_ID, SampleType.CPU, SampleType.PERIOD):
-            if st & flag:
-                take("<Q")
-        if st & SampleType.READ:
-            at += self._read_size(body, at, attr.read_format, offset, what)
-        if st & SampleType.CALLCHAIN:
-            (nr,) = take("<Q")
-            at += 8 * nr
-        if st & SampleType.RAW:
-            (raw,) = take("<I")
-            at += raw
-        if st & SampleType.BRANCH_STACK:
-            (nr,) = take("<Q")
-            at += 24 * nr + (8 if attr.branch_sample_type & BRANCH_HW_INDEX else 0)
+        head = layout.head
+        if head.size > len(body):
+            self._field(body, 0, f"<{head.size}s", offset, what)  # the error: it is cut short
+        fields = head.unpack_from(body)
+        ip = fields[layout.ip] if layout.ip is not None else 0
+        pid, tid = (fields[layout.tid], fields[layout.tid + 1]) if layout.tid is not None else (0, 0)
+        time = fields[layout.time] if layout.time is not None else 0
+        at = head.size
+        if layout.read:
+            at += self._read_size(body, at, layout.read_format, offset, what)
+        if layout.callchain:
+            (nr,) = self._field(body, at, "<Q", offset, what)
+            at += 8 + 8 * nr
+        if layout.raw:
+            (raw,) = self._field(body, at, "<I", offset, what)
+            at += 4 + raw
+        if layout.branch_stack:
+            (nr,) = self._field(body, at, "<Q", offset, what)
+            at += 8 + 24 * nr + (8 if layout.branch_hw_index else 0)
         registers: dict[str, int] = {}
-        if st & SampleType.REGS_USER:
-            (abi,) = take("<Q")
+        if layout.registers is not None:
+            (abi,) = self._field(body, at, "<Q", offset, what)
+            at += 8
             if abi:
-                registers = dict(zip(names, take(f"<{len(names)}Q"), strict=True))
+                values = layout.registers
+                if at + values.size > len(body):
+                    self._field(body, at, f"<{values.size}s", offset, what)  # the error: it is cut short
+                registers = dict(zip(layout.names, values.unpack_from(body, at), strict=True))
+                at += values.size
         stack, asked = b"", 0
-        if st & SampleType.STACK_USER:
-            (asked,) = take("<Q")
+        if layout.stack:
+            (asked,) = self._field(body, at, "<Q", offset, what)
+            at += 8
             if asked:
                 if at + asked + 8 > len(body):
                     raise self._error(f"{what}: its stack copy of {asked} bytes runs past its record", offset)

@@ -16,7 +16,16 @@ from collections.abc import Callable, Iterator
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import BoundedStrings
-from sfview.inputs.elf.image import SHT_DYNSYM, SHT_REL, SHT_RELA, SHT_SYMTAB, ElfImage, SectionHeader
+from sfview.inputs.elf.image import (
+    PF_X,
+    PT_LOAD,
+    SHT_DYNSYM,
+    SHT_REL,
+    SHT_RELA,
+    SHT_SYMTAB,
+    ElfImage,
+    SectionHeader,
+)
 from sfview.inputs.symbols import Symbol
 
 SHT_PROGBITS = 1
@@ -39,12 +48,28 @@ def plt_symbols(elf: ElfImage) -> list[Symbol]:
         if section is None or section.type != SHT_PROGBITS:
             continue
         size = section.entsize or 16
-        data, base = elf.section_bytes(section), section.addr
+        text = _mapped_text(elf, section.addr)
+        if text <= 0:
+            continue
+        data, base = elf.section_bytes(section, text), section.addr
         for start in range(0, len(data) - size + 1, size):
             target = decode(data[start : start + size], base + start, elf.little_endian)
             if target in slots:
                 out.append(Symbol(f"{slots[target]}@plt", base + start, size))
     return out
+
+
+def _mapped_text(elf: ElfImage, address: int) -> int:
+    """How many bytes of code the file maps from `address` on (an executable `PT_LOAD`'s file bytes): what
+    a PLT there can hold, whatever its section claims or inflates to; 0 outside every one."""
+    for segment in elf.segments:
+        if (
+            segment.type == PT_LOAD
+            and segment.flags & PF_X
+            and segment.vaddr <= address < segment.vaddr + segment.filesz
+        ):
+            return segment.vaddr + segment.filesz - address
+    return 0
 
 
 def _got_slot_names(elf: ElfImage) -> dict[int, str]:

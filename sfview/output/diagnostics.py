@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from sfview.check.catalogue import Severity
 from sfview.check.run import Diagnostic
 from sfview.consumers import LookupFailure, Verdict
 from sfview.document import Document
@@ -26,6 +27,50 @@ def lines(doc: Document, diags: list[Diagnostic], verdicts: list[Verdict] | None
         yield printable(f"{doc.path}: {answer.consumer}: {verdict_text(answer)}")
         for note in answer.notes:
             yield printable(f"{doc.path}: {answer.consumer}:   {note}")
+
+
+DEFAULT_MAX_PROBLEMS = 1000
+"""`check --max-problems`'s default: the most problems of one kind said for a file."""
+
+
+class Tally:
+    """A file's problems as `check` finds them: the first `bound` of each kind kept (said), the rest of
+    that kind counted; whether any is more than an info. What `check` holds is then within the bound
+    (times the kinds), whatever a section repeats: a million functions outside the text made a million
+    problems held until the end (490 MB).
+    """
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        """0: every problem kept."""
+        self.counts: dict[str, int] = {}
+        self.checks: dict[str, Diagnostic] = {}
+        """The first problem of each kind (its check's severity, for the line that counts the rest)."""
+        self.serious = False
+        """A problem more than an info was found (the exit status 1)."""
+
+    def keep(self, diag: Diagnostic) -> bool:
+        """Count `diag`; whether it is within its kind's bound (said)."""
+        kind = diag.check.id
+        count = self.counts.get(kind, 0) + 1
+        self.counts[kind] = count
+        if count == 1:
+            self.checks[kind] = diag
+        if diag.severity is not Severity.INFO:
+            self.serious = True
+        return not self.bound or count <= self.bound
+
+    def more(self) -> dict[str, int]:
+        """Each kind past the bound: how many of it were counted and not said."""
+        if not self.bound:
+            return {}
+        return {kind: count - self.bound for kind, count in self.counts.items() if count > self.bound}
+
+    def lines(self, doc: Document) -> Iterator[str]:
+        """`FILE: and 999,000 more warning function-size-zero problems (--max-problems 1000)`, a kind each."""
+        for kind, more in self.more().items():
+            severity = self.checks[kind].severity.value
+            yield printable(f"{doc.path}: and {more:,} more {severity} {kind} problems (--max-problems {self.bound})")
 
 
 MAX_RANGES = 3

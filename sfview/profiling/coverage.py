@@ -178,15 +178,16 @@ class Coverage:
         depth = len(reference)
         self.by_depth[depth] += 1
         sframe = walked[Mode.SFRAME]
-        equal = sframe.pcs == reference
+        pcs = sframe.pcs
+        equal = pcs == reference
         if equal:
             self.equal_by_depth[depth] += 1
         within = within_sframe(dwarf)
-        self.equal_within += sframe.pcs[:within] == reference[:within]
+        self.equal_within += pcs[:within] == reference[:within]
         if not equal:
             at = next(
-                (i for i, (a, b) in enumerate(zip(sframe.pcs, reference, strict=False)) if a != b),
-                min(len(sframe.pcs), len(reference)),
+                (i for i, (a, b) in enumerate(zip(pcs, reference, strict=False)) if a != b),
+                min(len(pcs), len(reference)),
             )
             blamed = sframe.frames[max(at - 1, 0)]
             reason = _reason(blamed, sframe, at, sp)

@@ -18,6 +18,7 @@ A walk stops at `limit` frames (perf's `--max-stack`, 127 by default).
 
 from __future__ import annotations
 
+import struct
 import weakref
 from collections.abc import Callable
 from enum import Enum
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Sample
 from sfview.profiling.address_space import AddressSpace, KernelView
-from sfview.unwind.engine import Frame, Lookups, Machine, Module, RuleSource, Unwinder, Walk
+from sfview.unwind.engine import Ends, Frame, Lookups, Machine, Module, Read, Recall, RuleSource, Unwinder, Walk
 from sfview.unwind.session import register_numbers
 
 if TYPE_CHECKING:
@@ -49,10 +50,8 @@ class Walked(NamedTuple):
     frames: list[Frame]
     stop: str
     missing_address: int | None
-
-    @property
-    def pcs(self) -> tuple[int, ...]:
-        return tuple(frame.pc for frame in self.frames)
+    pcs: tuple[int, ...]
+    """The frames' PCs (what walks are compared by)."""
 
 
 class KernelModule(Module):
@@ -74,6 +73,15 @@ class _KernelSection:
 
     def find_function(self, address: int) -> Function | None:
         return None if self.view.fails_at(address) else self.section.find_function(address)
+
+
+class Known(NamedTuple):
+    """What a walker keeps of one mode in an address space: its modules, what it looked up at a PC
+    (`Lookups`), the ends of walks it made (`Ends`)."""
+
+    modules: list[Module]
+    lookups: Lookups
+    ends: Ends
 
 
 def _without_rules(module: Module) -> Module:
@@ -102,11 +110,12 @@ class Walker:
         self.record = record
         """Whether frames keep their computations (to show a sample's walks), not only their callers."""
         self.numbers = register_numbers(machine)
-        self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, tuple[list[Module], Lookups]]]]
+        self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, Known]]]
         self._spaces = weakref.WeakKeyDictionary()
-        """Each space's modules per mode and lookups, as long as the space lives (an `exec` replaces it)."""
+        """Each space's modules per mode, lookups and walks' ends, as long as the space lives (an `exec`
+        replaces it)."""
 
-    def _modes(self, space: AddressSpace) -> dict[Mode, tuple[list[Module], Lookups]]:
+    def _modes(self, space: AddressSpace) -> dict[Mode, Known]:
         known = self._spaces.get(space)
         if known is None or known[0] != space.version:
             modules = space.modules
@@ -114,9 +123,9 @@ class Walker:
             known = (
                 space.version,
                 {
-                    Mode.SFRAME: ([self._as_kernel(m) for m in modules], Lookups()),
-                    Mode.FP: (bare, Lookups()),
-                    Mode.DWARF: (modules, Lookups()),
+                    Mode.SFRAME: Known([self._as_kernel(m) for m in modules], Lookups(), Ends()),
+                    Mode.FP: Known(bare, Lookups(), Ends()),
+                    Mode.DWARF: Known(modules, Lookups(), Ends()),
                 },
             )
             self._spaces[space] = known
@@ -133,29 +142,48 @@ class Walker:
         if pc is None or sp is None:
             return None
         registers = {self.numbers[n]: v for n, v in sample.registers.items() if n in self.numbers}
-        read = _reader(sample.stack, sp, space.memory.read)
         walked = {}
-        for mode, (modules, lookups) in self._modes(space).items():
+        for mode, (modules, lookups, ends) in self._modes(space).items():
             source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
+            # a walk whose frames record their computations is shown, not counted: it takes no end known
+            reads: list[Read] | None = None if self.record else []
+            read = _reader(sample.stack, sp, space.memory.read, reads)
             unwinder = Unwinder(modules, self.machine, read, None, source, record=self.record)
-            walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit)
-            walk.lookups = lookups
+            recall = None if reads is None else Recall(ends, reads, (sp, sample.stack))
+            walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit, recall=recall, lookups=lookups)
             frames = list(walk)
             for frame in frames:  # code no symbol names (a PLT without symbols): still in its file
                 if frame.module is None:
                     mapped = space.at(frame.pc)
                     frame.module = mapped.module if mapped is not None else None
-            walked[mode] = Walked(frames, walk.stop, walk.missing_address)
+            walked[mode] = Walked(frames, walk.stop, walk.missing_address, tuple(frame.pc for frame in frames))
         return walked
 
 
-def _reader(stack: bytes, sp: int, files: Callable[[int, int], int | None]) -> Callable[..., int | None]:
-    """Reads a little-endian word: from the stack copy where it holds it, else from the files' bytes."""
-    end = sp + len(stack)
+WORD = struct.Struct("<Q")
 
-    def read(address: int, size: int = 8) -> int | None:
-        if sp <= address and address + size <= end:
-            return int.from_bytes(stack[address - sp : address - sp + size], "little")
-        return files(address, size)
+
+def _reader(
+    stack: bytes, sp: int, files: Callable[[int, int], int | None], reads: list[Read] | None
+) -> Callable[[int], int | None]:
+    """Reads a little-endian word: from the stack copy where it holds it, else from the files' bytes;
+    each noted in `reads` (address, value), if given."""
+    last, word = len(stack) - WORD.size, WORD.unpack_from
+    if reads is None:
+
+        def read(address: int) -> int | None:
+            offset = address - sp
+            return word(stack, offset)[0] if 0 <= offset <= last else files(address, WORD.size)
+
+        return read
+    note = reads.append
+
+    def noted(address: int) -> int | None:
+        offset = address - sp
+        value = word(stack, offset)[0] if 0 <= offset <= last else files(address, WORD.size)
+        note((address, value))
+        return value
+
+    return noted
 
     return read

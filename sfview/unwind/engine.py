@@ -29,10 +29,12 @@ based on N, not dereferenced: it reads the frame's N like any other.
 from __future__ import annotations
 
 import bisect
+import struct
 from array import array
 from collections.abc import Callable, Iterator
 from enum import Enum
 from functools import cached_property, lru_cache, partial
+from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK, rule_notation
@@ -99,11 +101,54 @@ AnyRule = Rule | Unexpressible
 
 class Rules(NamedTuple):
     """What a row says: the CFA rule, and a rule for each caller's register it mentions, in the order a
-    step works them out (the RA column, the FP, then the others by number); whether the saved RA is signed."""
+    step works them out (the RA column, the FP, then the others by number); whether the saved RA is signed;
+    and the same as plain numbers (`Plan`), where they can be."""
 
     cfa: AnyRule
     registers: dict[int, AnyRule]
     mangled_ra: bool
+    plan: Plan | None = None
+
+
+UNDEFINED_REGISTER, CARRIED, KEPT_IN_REGISTER, COMPUTED = range(4)
+"""What a `Plan` does with a caller's register: drop it (its rule is undefined); give it this frame's
+value when it has one (a rule that is not a value, for a register other than the RA and the FP); give it
+this frame's value, or fail (the RA or FP not a value: still in its register); or compute it."""
+
+
+class Plan(NamedTuple):
+    """A row's rules as the numbers a step computes with, for walks that record nothing (`Unwinder.record`
+    false: a profile's thousands of walks): the CFA's base (a register, never the CFA), offset and
+    whether it loads a word, then per register (in `Rules.registers`' order) what to do (`COMPUTED`…),
+    its base, offset and whether it loads. None for rules a plan cannot hold (a DWARF expression, a
+    signed RA, a CFA that is not a value): the step works those out as it records them."""
+
+    cfa_base: int
+    cfa_offset: int
+    cfa_deref: bool
+    registers: tuple[tuple[int, int, int, int, bool], ...]
+
+    @classmethod
+    def of(cls, cfa: AnyRule, registers: dict[int, AnyRule], mangled_ra: bool, ra: int, fp: int) -> Plan | None:
+        if mangled_ra or not isinstance(cfa, Rule) or cfa.kind is not Kind.VALUE or cfa.base == CFA:
+            return None
+        planned = []
+        for reg, rule in registers.items():
+            if not isinstance(rule, Rule):
+                return None
+            if rule.kind is Kind.UNDEFINED:
+                how = UNDEFINED_REGISTER
+            elif rule.kind is not Kind.VALUE:
+                how = KEPT_IN_REGISTER if reg in (ra, fp) else CARRIED
+            else:
+                how = COMPUTED
+            planned.append((reg, how, rule.base, rule.offset, rule.deref))
+        return cls(cfa.base, cfa.offset, cfa.deref, tuple(planned))
+
+
+def rules_of(cfa: AnyRule, registers: dict[int, AnyRule], mangled_ra: bool, machine: Machine) -> Rules:
+    """A row's `Rules`, with their `Plan` where one can hold them."""
+    return Rules(cfa, registers, mangled_ra, Plan.of(cfa, registers, mangled_ra, machine.ra, machine.fp))
 
 
 Words = str | Callable[[], str]
@@ -310,6 +355,13 @@ class Places:
 
     def first(self, cfa: int, pc: int, number: int) -> int:
         """The number of the first frame with this CFA and PC; `number` (kept as that frame's) when none had them."""
+        cfas = self.cfas
+        growing = not cfas or cfa > cfas[-1]  # as CFAs mostly do: no earlier frame had this one
+        if growing and not self.others and min(cfa, pc, number) >= 0 and max(cfa, pc, number) <= ADDRESS_MASK:
+            cfas.append(cfa)
+            self.pcs.append(pc)
+            self.numbers.append(number)
+            return number
         before = self.others.get((cfa, pc))
         if before is not None:
             return before
@@ -332,8 +384,9 @@ if TYPE_CHECKING:
 
     SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]
     """What covers a PC in SFrame: the module, the FDE and its row, how the row was chosen, and what it says."""
-    DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None]
-    """What covers a PC in DWARF CFI: the module, the FDE and its row, and what the row says."""
+    DwarfLookup = tuple[Module | None, CfiFunction | None, CfiRow | None, Rules | None, str]
+    """What covers a PC in DWARF CFI: the module, the FDE and its row, what the row says, and the
+    frame's `lookup` words."""
 T = TypeVar("T")
 
 
@@ -358,16 +411,173 @@ class Lookups:
         return found
 
 
+class Crossings:
+    """The CFA and PC of every frame the walks of a core's threads took (`--thread all`), with the thread
+    and frame that took each: a walk that reaches a frame another thread's walk took says so and stops,
+    so that threads whose stacks lead into one another cost each frame once, not once per thread."""
+
+    def __init__(self) -> None:
+        self.taken: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def take(self, cfa: int, pc: int, thread: int, number: int) -> tuple[int, int] | None:
+        """Record frame `number` of `thread`; the (thread, frame) of another thread's walk that took it first."""
+        before = self.taken.setdefault((cfa, pc), (thread, number))
+        return before if before[0] != thread else None
+
+
+Read = tuple[int, int | None]
+"""A memory word a walk read: its address, and what it held (None: nobody has it)."""
+
+
+WORDS_SPAN = 1 << 20
+"""The bytes a walk's words compared at once lie in at most (`End.words`): a stack copy holds 64 KB at most."""
+
+
+class End:
+    """The end of a walk, from one of its frames on: the walk's frames and the index of that frame, the
+    words the walk read and the index of the first read from that frame on, why it stopped and the
+    word it wanted."""
+
+    __slots__ = ("_lowest", "_words", "at", "frames", "mark", "missing_address", "reads", "stop")
+
+    def __init__(
+        self, frames: list[Frame], at: int, reads: list[Read], mark: int, stop: str, missing: int | None
+    ) -> None:
+        self.frames, self.at, self.reads, self.mark = frames, at, reads, mark
+        self.stop, self.missing_address = stop, missing
+        self._words: tuple[int, int, struct.Struct, tuple[int, ...]] | bool | None = False
+        self._lowest: int | bool | None = False
+
+    @property
+    def lowest(self) -> int | None:
+        """The lowest CFA of the frames the walk stepped from that frame on (None: none has one)."""
+        if self._lowest is False:
+            self._lowest = min((f.cfa for f in self.frames[self.at : -1] if f.cfa is not None), default=None)
+        return self._lowest  # type: ignore[return-value]
+
+    @property
+    def words(self) -> tuple[int, int, struct.Struct, tuple[int, ...]] | None:
+        """The words read from the frame on as one `struct` over the memory they lie in (the lowest
+        address, the end, the layout, the values), to compare at once; None where they cannot be (a
+        word nobody had, words that overlap, words further apart than a stack copy: the code's and the
+        stack's)."""
+        if self._words is False:
+            found = dict(self.reads[self.mark :])
+            addresses = sorted(found)
+            if (
+                not addresses
+                or None in found.values()
+                or addresses[-1] - addresses[0] > WORDS_SPAN
+                or any(b - a < 8 for a, b in pairwise(addresses))
+            ):
+                self._words = None
+            else:
+                layout = "".join(f"{b - a - 8}xQ" for a, b in pairwise([addresses[0] - 8, *addresses]))
+                values = tuple(found[a] for a in addresses)
+                self._words = (addresses[0], addresses[-1] + 8, struct.Struct(f"<{layout}"), values)
+        return self._words  # type: ignore[return-value]
+
+
+class Ends:
+    """The ends of walks made before, each found again from a frame in the same state (`state`: its
+    number, PC, whether a signal interrupted it, every register) whose memory holds the same words
+    where that walk read: from there on, a walk is a function of these alone (and of the code, as
+    `Lookups` takes it), so its frames are the same frames. A profile's samples meet the same callers
+    over and over (a program's outer frames), and walk each stack's end once. Keeps the ends of `KEPT`
+    frames at most, emptied when full: bounded whatever the samples. Where they are seldom found again
+    (registers no rule restores, carried from the innermost frame: an SFrame walk's), looking for them
+    costs more than it saves, and stops (`looking`)."""
+
+    KEPT = 4096
+    TRIES = 1024
+    """The frames an end is looked for from before asking whether it is found often enough to go on."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple, End] = {}
+        self.tries = self.found = 0
+
+    @property
+    def looking(self) -> bool:
+        """Whether ends are looked for (and kept): for the first `TRIES` frames, then while one in eight is found."""
+        return self.tries < self.TRIES or self.found * 8 >= self.tries
+
+    @staticmethod
+    def state(frame: Frame) -> tuple:
+        """What a step from a frame its callee's step made depends on, besides memory and code."""
+        return frame.number, frame.pc, frame.interrupted, tuple(frame.registers.items())
+
+    def recall(self, state: tuple, read: Callable[[int], int | None], seen: Places, recall: Recall) -> End | None:
+        """The end known from a frame in `state`, if the memory holds the words it read as they were
+        (compared at once where the memory `recall` holds in one piece has them all, else by `read`)
+        and none of its frames has the CFA and PC of a frame before (`seen`: all below the end's CFAs,
+        or each asked). Its frames had no CFA and PC twice in the walk that found them."""
+        self.tries += 1
+        end = self.known.get(state)
+        if end is None:
+            return None
+        words, held = end.words, recall.held
+        if words is not None and held is not None and held[0] <= words[0] and words[1] <= held[0] + len(held[1]):
+            if words[2].unpack_from(held[1], words[0] - held[0]) != words[3]:
+                return None
+            recall.reads.extend(end.reads[end.mark :])
+        else:
+            reads = end.reads
+            for i in range(end.mark, len(reads)):
+                address, value = reads[i]
+                if read(address) != value:
+                    return None
+        lowest = end.lowest
+        if seen.others or (lowest is not None and seen.cfas and lowest <= seen.cfas[-1]):
+            # a frame of the end might have the CFA and PC of one before it: as `Walk` tells a loop
+            for frame in end.frames[end.at : -1]:
+                if frame.cfa is not None and seen.first(frame.cfa, frame.pc, frame.number) != frame.number:
+                    return None
+        self.found += 1
+        return end
+
+    def keep(self, frames: list[Frame], starts: list[tuple[tuple, int, int]], reads: list[Read], stop: str,
+             missing: int | None) -> None:  # fmt: skip
+        """A walk's end from each of its frames `starts` names (state, index in `frames`, first read)."""
+        if len(self.known) + len(starts) > self.KEPT:
+            self.known.clear()
+        for state, at, mark in starts:
+            self.known[state] = End(frames, at, reads, mark, stop, missing)
+
+
+class Recall(NamedTuple):
+    """What a walk needs to take the ends of walks made before and keep its own (`Ends`): the ends, the
+    list where the unwinder's `read` notes each word it reads (address, value), and the memory held in
+    one piece (its address and bytes: a profile's stack copy), if one, where words are compared at once:
+    8-byte little-endian words, as `read` gives them there."""
+
+    ends: Ends
+    reads: list[Read]
+    held: tuple[int, bytes] | None
+
+
 class Walk:
     """The frames of a walk, each given once its caller is found (its lookup, rules and arithmetic filled in),
     so that it can be printed and let go; `stop` and `missing_address` are set when the last has been given.
     What it keeps besides the frame at hand: each frame's CFA and PC (`Places`), to tell a loop, and what it
-    found at the PCs it met last (`Lookups`)."""
+    found at the PCs it met last (`Lookups`: its own, or `lookups` shared with other walks). With `recall`,
+    a walk whose end is known takes it (`Ends`), and its own is kept: its frames are then kept to the end."""
 
-    def __init__(self, unwinder: Unwinder, first: Frame, limit: int | None, seen: Places | None = None) -> None:
+    def __init__(
+        self,
+        unwinder: Unwinder,
+        first: Frame,
+        limit: int | None,
+        seen: Places | None = None,
+        crossings: tuple[Crossings, int] | None = None,
+        recall: Recall | None = None,
+        lookups: Lookups | None = None,
+    ) -> None:
         self.unwinder, self.first, self.limit = unwinder, first, limit
         self.seen = Places() if seen is None else seen
-        self.lookups = Lookups()
+        self.crossings = crossings
+        """The frames of the other threads' walks, and this walk's thread (`--thread all`)."""
+        self.lookups = Lookups() if lookups is None else lookups
+        self.recall = recall
         self.stop = ""
         """Why the walk ended, in words ("" until it has)."""
         self.missing_address: int | None = None
@@ -375,11 +585,25 @@ class Walk:
     def __iter__(self) -> Iterator[Frame]:
         """`first`, then its callers, until the walk stops or there are `limit` frames (the last of which is
         given as found, not stepped)."""
-        frame, limit, seen = self.first, self.limit, self.seen
+        frame, limit, seen, recall = self.first, self.limit, self.seen, self.recall
+        given: list[Frame] = []
+        starts: list[tuple[tuple, int, int]] = []
         while limit is None or frame.number + 1 < limit:
+            if recall is not None and frame.number and recall.ends.looking:
+                ends, reads = recall.ends, recall.reads
+                state, mark = ends.state(frame), len(reads)
+                end = ends.recall(state, self.unwinder.read, seen, recall)
+                if end is not None:
+                    self.stop, self.missing_address = end.stop, end.missing_address
+                    ends.keep(given + end.frames[end.at :], starts, reads, end.stop, end.missing_address)
+                    yield from end.frames[end.at :]
+                    return
+                del reads[mark:]
+                starts.append((state, len(given), mark))
             caller, stop, missing = self.unwinder.step(frame, self.lookups)
             if caller is None:
                 self.stop, self.missing_address = stop, missing
+                self._keep(given, frame, starts)
                 yield frame
                 return
             if frame.cfa is not None:
@@ -388,12 +612,32 @@ class Walk:
                     self.stop = f"frame #{frame.number} has the PC and CFA of frame #{before}: a loop, the walk stops"
                     yield frame
                     return
+                met = (
+                    self.crossings[0].take(frame.cfa, frame.pc, self.crossings[1], frame.number)
+                    if self.crossings
+                    else None
+                )
+                if met is not None:
+                    self.stop = (
+                        f"frame #{frame.number} has the PC and CFA of thread {met[0]}'s frame #{met[1]}: the walks"
+                        " meet, this one stops"
+                    )
+                    yield frame
+                    return
+            if recall is not None:
+                given.append(frame)
             yield frame
             frame = caller
         self.stop = f"stopped after {limit} frames (the limit asked for)"
         if frame.module is None:  # not stepped: its module is looked up here, to name it
             frame.module = self.unwinder.module_of(frame.lookup_pc)
+        self._keep(given, frame, starts)
         yield frame
+
+    def _keep(self, given: list[Frame], last: Frame, starts: list[tuple[tuple, int, int]]) -> None:
+        if self.recall is not None and starts:
+            given.append(last)
+            self.recall.ends.keep(given, starts, self.recall.reads, self.stop, self.missing_address)
 
 
 # The registers a called function must give back as it found them (each psABI's list), which the
@@ -536,10 +780,17 @@ class Unwinder:
         walk = self.frames(pc, registers, limit)
         return Backtrace(list(walk), walk.stop, walk.missing_address)
 
-    def frames(self, pc: int, registers: dict[int, int], limit: int | None = None) -> Walk:
+    def frames(
+        self,
+        pc: int,
+        registers: dict[int, int],
+        limit: int | None = None,
+        crossings: tuple[Crossings, int] | None = None,
+    ) -> Walk:
         """The same frames as `backtrace`, found as they are asked for: a printer that writes each and lets
-        it go holds two frames at a time, whatever the depth of the stack."""
-        return Walk(self, Frame(0, pc, dict(registers)), limit)
+        it go holds two frames at a time, whatever the depth of the stack. `crossings`: the frames other
+        threads' walks took, and this one's thread number (it stops at one of theirs)."""
+        return Walk(self, Frame(0, pc, dict(registers)), limit, crossings=crossings)
 
     def walk(self, frames: list[Frame], limit: int | None = None) -> tuple[str, int | None]:
         """Add callers to `frames` until the walk stops (why, and the memory word it wanted), or until
@@ -655,7 +906,7 @@ class Unwinder:
         if row is None:
             return module, func, None, "", None
         m = self.machine
-        rules = Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra)
+        rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp}, row.mangled_ra, m)
         return module, func, row, self._lookup_text(func, pc - module.bias), rules
 
     def _dwarf_rules(
@@ -664,22 +915,21 @@ class Unwinder:
         """The rules of the DWARF CFI row for the frame's PC (`.eh_frame`, `.debug_frame`), in
         `modules` (all of them by default, else the one whose symbols name the PC). `quiet`: only look,
         leave the frame as it was when none."""
-        key = (frame.lookup_pc, modules is None)
+        pc = frame.lookup_pc
+        key = (pc, modules is None)
         found = lookups.dwarf.get(key)
         if found is None:
-            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(frame.lookup_pc, modules))
-        module, fde, row, rules = found
+            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(pc, modules))
+        module, fde, row, rules, frame_lookup = found
         if fde is None:
             if quiet:
                 return Step(None, "", None)
             frame.module = module
             return self._no_rules(frame, module, RuleSource.DWARF)
         frame.module = module
-        frame.lookup = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
+        frame.lookup = frame_lookup
         if row is None:
-            return Step(
-                None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {frame.lookup_pc:#x}", None
-            )
+            return Step(None, f"the {fde.section} FDE at +{fde.fde_offset:#x} has no row for {pc:#x}", None)
         if row.ra.kind == Kind.UNDEFINED:
             return Step(None, "the outermost frame: DWARF says the return address is undefined", None)
         return rules
@@ -692,19 +942,25 @@ class Unwinder:
             table = module.cfi() if module.cfi is not None else None
             fde = table.find(address) if table is not None else None
             if fde is not None:
+                text = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
                 row = fde.row_for(address)
                 if row is None:
-                    return module, fde, None, None
+                    return module, fde, None, None, text
                 m = self.machine
                 others = dict(sorted(row.others.items()))
-                return module, fde, row, Rules(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed)
+                rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed, m)
+                return module, fde, row, rules, text
             if owner is None and module.name_at(address, address):
                 owner = module
-        return owner, None, None, None
+        return owner, None, None, None, ""
 
     def _apply(self, frame: Frame, rules: Rules) -> Step:
         """Work out the CFA, then every register the rules name; the caller's frame, or why there is none."""
         m = self.machine
+        if not self.record and rules.plan is not None and not m.sp_val_offset:
+            planned = self._planned(frame, rules.plan)
+            if planned is not None:
+                return planned
         cfa = self._value("CFA", rules.cfa, frame, None)
         if cfa.value is None:
             return Step(None, self._unknown(cfa), cfa.address)
@@ -755,6 +1011,54 @@ class Unwinder:
                 kept = f"the RA {return_address:#x}, kept in a register, is this frame's PC"
                 return Step(None, f"{kept}: a loop, the walk stops", None)
         caller[m.ra] = return_address
+        return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
+
+    def _planned(self, frame: Frame, plan: Plan) -> Step | None:
+        """`_apply` by the rules' `Plan`, recording nothing, for the steps that find a caller; None (the
+        frame left as it was) where `_apply` would stop, or would look twice (an RA that is the frame's
+        PC, a CFA that does not grow): `_apply` works those out and says why."""
+        registers, read, m = frame.registers, self.read, self.machine
+        cfa = registers.get(plan.cfa_base)
+        if cfa is None:
+            return None
+        cfa = (cfa + plan.cfa_offset) & ADDRESS_MASK
+        if plan.cfa_deref:
+            cfa = read(cfa)
+            if cfa is None:
+                return None
+        caller = m.kept(registers)
+        caller[m.sp] = cfa & ADDRESS_MASK
+        for reg, how, base, offset, deref in plan.registers:
+            if how == COMPUTED:
+                value = cfa if base == CFA else registers.get(base)
+                if value is not None:
+                    value = (value + offset) & ADDRESS_MASK
+                    if deref:
+                        value = read(value)
+            elif how == CARRIED:
+                if reg in registers:
+                    caller[reg] = registers[reg]
+                continue
+            elif how == UNDEFINED_REGISTER:
+                caller.pop(reg, None)
+                continue
+            else:
+                value = registers.get(reg)
+            if value is not None:
+                caller[reg] = value
+            elif reg == m.ra:
+                return None
+            else:
+                caller.pop(reg, None)
+        return_address = caller.get(m.ra)
+        if not return_address:
+            return None
+        signal = frame.found is Found.SIGNAL_FRAME
+        if frame.number > 0 and not (frame.interrupted or signal):  # its PC a return address
+            sp = registers.get(m.sp)
+            if return_address == frame.pc or (sp is not None and cfa <= sp):
+                return None
+        frame.cfa = cfa
         return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
 
     # Rules with numbers ---------------------------------------------------------

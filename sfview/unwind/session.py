@@ -13,6 +13,7 @@ alone, at its link addresses, and the memory words given.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import os
 from collections.abc import Callable
@@ -96,7 +97,7 @@ def _is_the_mapped_file(elf: ElfImage, machine: str, memory: Memory, bias: int, 
 
 def _module_without_sframe(
     found: str, bias_of: Callable[[ElfImage], int], path: str, memory: Memory, notes: list[str], machine: str
-) -> Module | None:
+) -> tuple[Module, ElfImage] | None:
     """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
     try:
         with open(found, "rb") as f:
@@ -108,7 +109,7 @@ def _module_without_sframe(
         _add_read_only_segments(memory, elf, bias)
     except Exception:  # not a readable ELF file, whatever the reader raised: the note already says why
         return None
-    return _plain_module(found, elf, data, bias, path)
+    return _plain_module(found, elf, data, bias, path), elf
 
 
 def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: str | None) -> Module:
@@ -140,6 +141,57 @@ def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Mod
             data = f.read()
         return _plain_module(path, doc.image, data, bias, library), doc.error
     return _module(doc, bias, library), doc.error
+
+
+class _FilesRead:
+    """The library files a core's walk has read, each once: a path that names a file read before (the
+    same device and inode, or a file of the same bytes) gets that file's module and image, not a copy.
+
+    A core may name one library under hundreds of paths (600 aliases of a 1.5 MB file held 1.76 GB).
+    """
+
+    def __init__(self) -> None:
+        self._by_inode: dict[tuple[int, int], tuple[Module, ElfImage]] = {}
+        self._by_size: dict[int, list[tuple[str, tuple[Module, ElfImage]]]] = {}
+        self._digests: dict[str, bytes] = {}
+
+    def known(self, path: str) -> tuple[Module, ElfImage] | None:
+        """What was read of the file `path` names, under this or another name; None if nothing was."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        found = self._by_inode.get((st.st_dev, st.st_ino))
+        if found is not None:
+            return found
+        for other, read in self._by_size.get(st.st_size, []):
+            if self._digest(other) == self._digest(path):
+                return read
+        return None
+
+    def add(self, path: str, read: tuple[Module, ElfImage]) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        self._by_inode[st.st_dev, st.st_ino] = read
+        self._by_size.setdefault(st.st_size, []).append((path, read))
+
+    def _digest(self, path: str) -> bytes:
+        """The file's SHA-256, read in pieces (computed once, and only for files of a size seen twice)."""
+        if path not in self._digests:
+            with open(path, "rb") as f:
+                self._digests[path] = hashlib.file_digest(f, "sha256").digest()
+        return self._digests[path]
+
+
+def _alias(read: tuple[Module, ElfImage], bias: int, path: str) -> Module | None:
+    """The module of a file read before, for another path that maps it; None at the same place (one module
+    is enough there)."""
+    module, _ = read
+    if bias == module.bias:
+        return None
+    return Module(module.name, module.section, bias, module.name_at, path, module.cfi, module.function_at)
 
 
 def _lazy_names(table: Callable[[], SymbolTable]) -> Callable[[int, int], str]:
@@ -345,12 +397,13 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         libraries = [(path, lambda _elf, lib_bias=lib_bias: lib_bias) for path, lib_bias in linked]
         if linked:
             notes.append(f"{without_files}: {len(linked)} libraries from the dynamic linker's list in memory")
+    files = _FilesRead()
     for path, bias_of in libraries:
         found = _find_library(path, lib_dirs, sysroot)
         if found is None:
             notes.append(f"{path}: not found here (give --lib-dir or --sysroot)")
             continue
-        module = process_module(path, found, bias_of, core.memory, notes, elf.machine)
+        module = process_module(path, found, bias_of, core.memory, notes, elf.machine, files)
         if module is not None:
             modules.append(module)
     vdso = _vdso(core, elf.machine)
@@ -375,25 +428,46 @@ def with_program_section(started: Session, section: Section | None) -> Session:
 
 
 def process_module(
-    path: str, found: str, bias_of: Callable[[ElfImage], int], memory: Memory, notes: list[str], machine: str
+    path: str,
+    found: str,
+    bias_of: Callable[[ElfImage], int],
+    memory: Memory,
+    notes: list[str],
+    machine: str,
+    files: _FilesRead | None = None,
 ) -> Module | None:
     """The file a process mapped at `path`, read from `found`, as a module at the bias `bias_of` gives
     for it, its read-only segments added to `memory`; None (and why in `notes`) when it is not an ELF
     file for `machine`, or not the one the memory shows. A file without SFrame is a module without a
-    section: its frames are named and unwound with its DWARF CFI."""
+    section: its frames are named and unwound with its DWARF CFI. With `files`, a file read before
+    under another name is not read again (None where that module already stands)."""
     if not _is_elf(found):  # a mapped data file (ld.so.cache during start-up, locale archives)
         return None
+    read = files.known(found) if files is not None else None
+    if read is not None:  # another name of a file read before: read once
+        lib_bias = bias_of(read[1])
+        alias = _alias(read, lib_bias, path)
+        if alias is None or not _is_the_mapped_file(read[1], machine, memory, lib_bias, found, notes):
+            return None
+        _add_read_only_segments(memory, read[1], lib_bias)
+        return alias
     try:
         lib = Document.open(found)
     except InputError as exc:
         notes.append(f"{found}: {exc.message}")
-        return _module_without_sframe(found, bias_of, path, memory, notes, machine)
+        without = _module_without_sframe(found, bias_of, path, memory, notes, machine)
+        if without is not None and files is not None:
+            files.add(found, without)
+        return without[0] if without is not None else None
     assert lib.image is not None
     lib_bias = bias_of(lib.image)
     if not _is_the_mapped_file(lib.image, machine, memory, lib_bias, found, notes):
         return None
     _add_read_only_segments(memory, lib.image, lib_bias)
-    return _module(lib, lib_bias, path)
+    module = _module(lib, lib_bias, path)
+    if files is not None:
+        files.add(found, (module, lib.image))
+    return module
 
 
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
@@ -473,14 +547,19 @@ def from_registers(program: str, typed: dict[str, int], words: dict[int, int], b
     registers = {numbers[n]: v for n, v in typed.items()}
     memory = Memory()
     memory.words.update(words)
-    unwinder = Unwinder([_module(doc, bias)], machine, memory.read)
-    return Session(unwinder, pc, registers, memory, _bias_hint(doc, pc, bias))
+    module = _module(doc, bias)
+    unwinder = Unwinder([module], machine, memory.read)
+    return Session(unwinder, pc, registers, memory, _bias_hint(doc, module, pc, bias))
 
 
-def _bias_hint(doc: Document, pc: int, bias: int) -> list[str]:
-    """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses."""
+def _bias_hint(doc: Document, module: Module, pc: int, bias: int) -> list[str]:
+    """A note when a PIE's PC was given without `--bias` and falls outside the file's addresses: no
+    FDE covers it, SFrame's or DWARF's."""
     elf = doc.image
     if elf is None or elf.type != "ET_DYN" or bias or doc.require_section().find_function(pc) is not None:
+        return []
+    table = module.cfi() if module.cfi is not None else None
+    if table is not None and table.find(pc) is not None:
         return []
     return [
         f"{os.path.basename(doc.path)} is position-independent (ET_DYN) and no FDE covers pc {pc:#x} at its link"

@@ -672,3 +672,20 @@ def test_a_vdso_address_pointing_at_a_big_mapping_does_not_copy_it(cli, tmp_path
         tracemalloc.stop()
     assert result.code == 0 and "#0  stop_here () at " in result.out
     assert peak < 64 << 20
+
+
+@pytest.mark.parametrize("when", ["before-run", "after-run"])
+def test_ctrl_c_outside_the_command_line_ends_in_one_line(when: str) -> None:
+    """A SIGINT once the entry point is imported but before `run` is under way, or as the interpreter ends
+    after it: the same one line and status, no KeyboardInterrupt traceback."""
+    interrupt = "os.kill(os.getpid(), signal.SIGINT)\n"
+    script = (
+        "import os, signal, sys\n"
+        "from sfview.entry import run\n"
+        + (interrupt if when == "before-run" else "")
+        + "status = run()\n"
+        + (interrupt if when == "after-run" else "")
+        + "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, "dump", str(PROGRAM)], capture_output=True, text=True)
+    assert done.returncode == 130 and done.stderr == "sfview: interrupted\n", done.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tracemalloc
 
 import pytest
 from conftest import DATA
@@ -102,7 +103,32 @@ def test_what_it_does_not_evaluate_is_named() -> None:
     assert stop.value is None and stop.stop == "DW_OP_reg0 is not an operation sfview evaluates in CFI"
     assert "not known" in _run([0x70 + 3, 0]).stop  # DW_OP_breg3: rbx not given
     assert "past 10000 operations" in _run([SKIP, 0xFD, 0xFF]).stop  # skip -3: to itself, forever
-    assert _run([0x08]).stop == "the expression 08 cannot be decoded"  # DW_OP_const1u without its byte
+    assert _run([0x08]).stop == "the expression 08 cannot be decoded at byte 0"  # DW_OP_const1u without its byte
+
+
+def test_a_huge_expression_costs_what_is_run_of_it() -> None:
+    """1.5 million operations: decoded as run, stopped at the step limit, the trace and the words bounded.
+    (Decoded whole first, it held half a gigabyte.)"""
+    expr = bytes([LIT + 1]) + bytes([0x96]) * 1_500_000  # DW_OP_lit1, then DW_OP_nop
+    tracemalloc.start()
+    try:
+        result = _run(list(expr))
+        words = describe(expr, X86.name)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.value is None and result.stop == "the expression runs past 10000 operations"
+    assert len(result.trace) == 24 + 1 + 8 and result.trace[24] == "… 9968 operations …"
+    assert words.startswith("DW_OP_lit1; DW_OP_nop; ") and words.endswith("; … (1499969 more bytes)")
+    assert len(words) < 1000
+    assert peak < 20 * 1024 * 1024, f"{peak} bytes traced"
+
+
+def test_a_jump_decodes_up_to_its_target() -> None:
+    """`skip` forward over operations not yet decoded, and back to one decoded: each lands on an operation."""
+    # lit1; skip +2 (over two nops); nop; nop; lit2; plus → 3
+    assert _run([LIT + 1, SKIP, 2, 0, 0x96, 0x96, LIT + 2, 0x22]).value == 3
+    assert "starts no operation" in _run([LIT + 1, SKIP, 1, 0, 0x08, 0x05, LIT]).stop  # into const1u's operand
 
 
 # The register file ------------------------------------------------------------------------

@@ -160,7 +160,19 @@ def test_a_file_that_cannot_be_mapped_is_a_located_refusal(monkeypatch: pytest.M
     core = DATA / "deep-x86_64.core"
     with pytest.raises(InputError) as refused:
         read_core(str(core))
-    assert str(refused.value) == f"{core}: not a readable core file: the file cannot be mapped (No such device)"
+    size = core.stat().st_size
+    assert str(refused.value) == f"{core}: not a readable core file: mapping its {size} bytes fails (No such device)"
+
+
+@pytest.mark.parametrize("path", ["/proc/self/status", "/proc/self/maps"])
+def test_a_file_with_no_end_is_a_located_refusal(path: str) -> None:
+    """A `/proc` file cannot be sought to its end: the refusal names it and what failed (it said "writing
+    the output: Invalid argument")."""
+    with pytest.raises(InputError) as refused:
+        read_core(path)
+    assert str(refused.value) == (
+        f"{path}: not a readable core file: seeking its end fails (Invalid argument): not a regular file"
+    )
 
 
 def test_memory_reads_the_first_range_added_at_an_address_whatever_the_order() -> None:

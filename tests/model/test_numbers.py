@@ -100,14 +100,15 @@ def test_the_largest_word_and_leading_zeros_are_numbers() -> None:
     ids=["spaces-then-not-hex", "spaces-then-sign", "empty-terms", "many-terms", "signs"],
 )
 def test_an_expression_is_read_in_time_linear_in_its_length(text: str) -> None:
-    """A 100,000-character text is answered (a value or a sentence) in well under a second, by the rule and
-    in `--regs`; a parser that backtracks took minutes."""
-    start = time.perf_counter()
+    """A 100,000-character text is answered (a value or a sentence) by the rule and in `--regs` within a
+    bound of CPU time a backtracking parser (minutes) cannot meet; a bound, not a timing: the process's own
+    CPU time, which a loaded machine does not stretch as it does the wall clock."""
+    start = time.process_time()
     evaluate(text)
     evaluate(text, NAMES.get)
     with pytest.raises(InputError):
         parse_registers(f"pc={text}x,sp=0", NAMES.get)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 5.0
 
 
 def test_the_command_line_takes_names_and_registers() -> None:

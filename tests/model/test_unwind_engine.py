@@ -22,7 +22,7 @@ from test_v3_flexible import amd64_section
 
 from sfview import ADDRESS_MASK
 from sfview.sframe.model.section import Section
-from sfview.unwind.engine import Found, Frame, Machine, Module, Unwinder
+from sfview.unwind.engine import End, Found, Frame, Machine, Module, Unwinder
 
 SP, FP, LR = 0x7FFF_0000, 0x7FFF_0800, 0x4444
 
@@ -206,3 +206,17 @@ def test_how_a_caller_was_found_as_the_printers_read_it(
     frame = Frame(1, 0x1000, {}, found=found)
     assert (frame.fallback, frame.heuristic, frame.signal) == (fallback, heuristic, signal)
     assert frame.lookup_pc == (0x1000 if signal else 0xFFF), "a trampoline's PC is looked up as it is"
+
+
+def test_an_ends_words_are_compared_at_once_where_they_lie_near() -> None:
+    """A walk's end compares the words it read in one `struct` over the stack copy where they lie near
+    each other; words of the code and of the stack lie too far apart for one (a `struct` that long cannot
+    be made), and are compared one by one, as words that overlap are."""
+    near = End([], 0, [(0x1000, 5), (0x1010, 7), (0x1000, 5)], 0, "", None)
+    assert near.words is not None
+    start, stop, layout, values = near.words
+    memory = (5).to_bytes(8, "little") + bytes(8) + (7).to_bytes(8, "little")
+    assert (start, stop, values) == (0x1000, 0x1018, (5, 7)) and layout.unpack_from(memory) == values
+    assert End([], 0, [(0x7FFC0000, 1), (0xFFFFFFFFFFFF0000, 2)], 0, "", None).words is None
+    assert End([], 0, [(0x1000, 1), (0x1004, 2)], 0, "", None).words is None
+    assert End([], 0, [(0x1000, None)], 0, "", None).words is None

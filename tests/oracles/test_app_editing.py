@@ -23,6 +23,11 @@ from sfview.app.screens.goto import Prompt
 from sfview.document import Document
 
 CORPUS = {e["name"]: e for e in json.loads((DATA / "consumers" / "kernel" / "corpus.json").read_text())["sections"]}
+NEWEST = {
+    e["name"]: e
+    for e in json.loads((DATA / "consumers" / "kernel-5ce6138798d7" / "corpus.json").read_text())["sections"]
+}
+"""The same sections as judged by the newest revision's code (`kernel`), under `v14/NAME` (`~` made `+`)."""
 SIZE = (120, 40)
 
 
@@ -41,7 +46,9 @@ async def test_a_byte_broken_in_the_hex_pane_changes_the_kernel_s_verdict_as_the
     original, mutant = CORPUS["shapes-x86_64"], CORPUS["shapes-x86_64~fde"]
     data, broken = bytes.fromhex(original["section"]), bytes.fromhex(mutant["section"])
     (at,) = [i for i in range(len(data)) if data[i] != broken[i]]
-    assert (original["kernel"]["register"], mutant["kernel"]["register"]) == (0, -14)  # accepted, then -EFAULT
+    assert (original["kernel"]["register"], mutant["kernel"]["register"]) == (0, -14)  # v14: accepted, then -EFAULT
+    newest = NEWEST["v14/shapes-x86_64"]["kernel"]["register"], NEWEST["v14/shapes-x86_64+fde"]["kernel"]["register"]
+    assert newest == (0, -22)  # the newest revision (`kernel`): accepted, then -EINVAL (FRE type > 2)
     path = tmp_path / "shapes.sframe"
     path.write_bytes(data)
     app = SfviewApp(Document.open(str(path), original["address"]))
@@ -53,14 +60,14 @@ async def test_a_byte_broken_in_the_hex_pane_changes_the_kernel_s_verdict_as_the
         await pilot.press(*f"{broken[at]:x}", "enter")
         assert app.explorer.doc.data == broken
         line = await _verdict(app, pilot, "kernel")
-        assert line.startswith("kernel: refused: -EFAULT"), line
+        assert line.startswith("kernel: refused: -EINVAL"), line
         assert app.explorer.tabs.active == "problems-tab"
         assert f"edited byte {at:#x} = {broken[at]:#x}" in str(app.explorer.status_line.render())
         await pilot.press("ctrl+z")
         assert app.explorer.doc.data == data
         assert (await _verdict(app, pilot, "kernel")).startswith("kernel: accepted")
         await pilot.press("ctrl+y")
-        assert (await _verdict(app, pilot, "kernel")).startswith("kernel: refused: -EFAULT")
+        assert (await _verdict(app, pilot, "kernel")).startswith("kernel: refused: -EINVAL")
 
 
 async def test_a_field_edited_in_the_tree_and_written_is_what_readelf_reads(tmp_path: Path) -> None:

@@ -153,9 +153,11 @@ def test_accepted_but_lookups_fail(name: str, error: str, rule: str) -> None:
 
 
 def test_registered_as_a_profile() -> None:
-    profile = PROFILES["kernel"]
+    profile = PROFILES["kernel-v14"]
     assert "v14" in profile.title
-    assert profile.judge is judge
+    assert profile.judge(bytes.fromhex(_named("aux-header")["section"]), 0) == judge(
+        bytes.fromhex(_named("aux-header")["section"]), 0, name="kernel-v14"
+    )
 
 
 def _write(tmp_path: Path, name: str) -> Path:
@@ -167,30 +169,30 @@ def _write(tmp_path: Path, name: str) -> Path:
 def test_check_prints_the_verdict(tmp_path: Path) -> None:
     """`check --profile kernel`: the format's problems with their own severities, then the kernel's verdict."""
     crash = _write(tmp_path, "pcmask-rep-size-0")
-    result = run_process("check", "--profile", "kernel", str(crash))
+    result = run_process("check", "--profile", "kernel-v14", str(crash))
     assert result.returncode == 1
     out = result.stdout.splitlines()
     assert ": error pcmask-rep-size-zero: " in out[0], "the format's own problem, apart"
-    assert out[-1] == f"{crash}: kernel:   {MACHINE_NOTE}"
+    assert out[-1] == f"{crash}: kernel-v14:   {MACHINE_NOTE}"
     assert out[-2] == (
-        f"{crash}: kernel: accepted, but lookups at 0x1000-0x1020 crash the consumer "
+        f"{crash}: kernel-v14: accepted, but lookups at 0x1000-0x1020 crash the consumer "
         "(__find_fre: ip_off %= rep_size divides by zero)"
     )
     gap = _write(tmp_path, "zero-size-in-bigger")
-    assert run_process("check", "--profile", "kernel", str(gap)).stdout.splitlines()[-3:] == [
-        f"{gap}: kernel: accepted, but lookups at 0x1010-0x1040 fail with -EINVAL "
+    assert run_process("check", "--profile", "kernel-v14", str(gap)).stdout.splitlines()[-3:] == [
+        f"{gap}: kernel-v14: accepted, but lookups at 0x1010-0x1040 fail with -EINVAL "
         "(__find_fde: ip >= func_addr + func_size (a gap))",
-        f"{gap}: kernel:   {MACHINE_NOTE}",
-        f"{gap}: kernel:   {FALLBACK}",
+        f"{gap}: kernel-v14:   {MACHINE_NOTE}",
+        f"{gap}: kernel-v14:   {FALLBACK}",
     ]
     past = _write(tmp_path, "row-past-function-end")
-    assert run_process("check", "--profile", "kernel", str(past)).stdout.splitlines()[-2:] == [
-        f"{past}: kernel: refused: -EFAULT at section offset 0x34: __read_fre: ip_off > func_size",
-        f"{past}: kernel:   {UNREGISTERED}",
+    assert run_process("check", "--profile", "kernel-v14", str(past)).stdout.splitlines()[-2:] == [
+        f"{past}: kernel-v14: refused: -EFAULT at section offset 0x34: __read_fre: ip_off > func_size",
+        f"{past}: kernel-v14:   {UNREGISTERED}",
     ]
     end = _write(tmp_path, "row-at-function-end")
-    result = run_process("check", "--profile", "kernel", str(end))
-    assert result.stdout.splitlines()[-2] == f"{end}: kernel: accepted"
+    result = run_process("check", "--profile", "kernel-v14", str(end))
+    assert result.stdout.splitlines()[-2] == f"{end}: kernel-v14: accepted"
 
 
 MACHINE_NOTE = (
@@ -203,14 +205,14 @@ def test_arch_names_the_machine(tmp_path: Path) -> None:
     """The kernel never reads the ABI byte: `--arch` says whose kernel reads the section, in its byte order
     and with its SP/FP numbers; without it, the ABI byte's machine, said as an assumption."""
     path = _write(tmp_path, "aarch64-cfa-only-no-fixed-ra")
-    default = run_process("check", "--profile", "kernel", str(path)).stdout.splitlines()
+    default = run_process("check", "--profile", "kernel-v14", str(path)).stdout.splitlines()
     assert (
-        f"{path}: kernel:   read by an arm64 kernel (little-endian, SFRAME_REG_SP = 31 sp, SFRAME_REG_FP = 29 x29)"
+        f"{path}: kernel-v14:   read by an arm64 kernel (little-endian, SFRAME_REG_SP = 31 sp, SFRAME_REG_FP = 29 x29)"
         ": the machine assumed from the ABI byte (2); --arch names another" in default
     )
-    x86 = run_process("check", "--profile", "kernel", "--arch", "x86_64", str(path)).stdout.splitlines()
+    x86 = run_process("check", "--profile", "kernel-v14", "--arch", "x86_64", str(path)).stdout.splitlines()
     assert (
-        f"{path}: kernel:   read by an x86_64 kernel (little-endian, SFRAME_REG_SP = 7 rsp, SFRAME_REG_FP = 6 "
+        f"{path}: kernel-v14:   read by an x86_64 kernel (little-endian, SFRAME_REG_SP = 7 rsp, SFRAME_REG_FP = 6 "
         "rbp): as --arch says" in x86
     )
     # The section's rows give the CFA from the SP or the FP: the x86 kernel's numbers, whatever the ABI byte.
@@ -220,9 +222,9 @@ def test_arch_names_the_machine(tmp_path: Path) -> None:
         assert registered.regs == (sp, fp)
         frames = {f.rule for f in lookups(registered) if f.error is None}
         assert frames and all(rule.startswith(("cfa=sp", "cfa=fp")) for rule in frames)
-    big = run_process("check", "--profile", "kernel", "--arch", "s390x", str(path)).stdout.splitlines()
+    big = run_process("check", "--profile", "kernel-v14", "--arch", "s390x", str(path)).stdout.splitlines()
     assert (
-        f"{path}: kernel: refused: -EINVAL at section offset 0x0: "
+        f"{path}: kernel-v14: refused: -EINVAL at section offset 0x0: "
         "sframe_read_header: preamble.magic != SFRAME_MAGIC" in big
     ), "a big-endian kernel reads the magic swapped"
 
@@ -230,9 +232,10 @@ def test_arch_names_the_machine(tmp_path: Path) -> None:
 def test_check_json_gives_each_profile(tmp_path: Path) -> None:
     """`check --json`: each profile's accepted, error (or `crash`) and failing lookups, for CI to gate on."""
     crash, refused, fine = (_write(tmp_path, n) for n in ("pcmask-rep-size-0", "aux-header", "row-at-function-end"))
-    result = run_process("check", "--json", "--profile", "kernel", "--profile", "libsframe", str(crash), str(refused))
+    profiles_asked = ("--profile", "kernel-v14", "--profile", "libsframe")
+    result = run_process("check", "--json", *profiles_asked, str(crash), str(refused))
     reports = json.loads(result.stdout)
-    first = reports[0]["profiles"]["kernel"]
+    first = reports[0]["profiles"]["kernel-v14"]
     assert (first["accepted"], first["error"]) == (True, "crash")
     assert first["lookups"] == [
         {
@@ -243,14 +246,14 @@ def test_check_json_gives_each_profile(tmp_path: Path) -> None:
             "function": 0,
         }
     ]
-    second = reports[1]["profiles"]["kernel"]
+    second = reports[1]["profiles"]["kernel-v14"]
     assert (second["accepted"], second["error"], second["lookups"]) == (False, "-EINVAL", [])
     assert second["rule"] == "sframe_read_header: auxhdr_len != 0"
     libsframe = reports[0]["profiles"]["libsframe-2.47"]
     assert (libsframe["accepted"], libsframe["error"]) == (True, "crash"), "libsframe 2.47 divides by rep_size too"
-    clean = json.loads(run_process("check", "--json", "--profile", "kernel", str(fine)).stdout)[0]["profiles"]
-    assert clean["kernel"] == {
-        "consumer": "kernel",
+    clean = json.loads(run_process("check", "--json", "--profile", "kernel-v14", str(fine)).stdout)[0]["profiles"]
+    assert clean["kernel-v14"] == {
+        "consumer": "kernel-v14",
         "accepted": True,
         "error": None,
         "rule": None,
@@ -319,7 +322,7 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
             cycle.append(screen.state.consumer)
             if screen.state.consumer == "format":
                 break
-        assert cycle == ["libsframe-2.40", "libsframe-2.44", "libsframe-2.47", "format"]
+        assert cycle == ["kernel-v14", "libsframe-2.40", "libsframe-2.44", "libsframe-2.47", "format"]
         assert "kernel" not in [c.title for c in table.columns]
         assert str(screen.consumer_line.render()).startswith("format:")
 
@@ -353,12 +356,13 @@ def test_the_frame_a_lookup_gives(name: str, frame: str) -> None:
 
 
 def test_kernel_v14_is_named_by_its_revision(tmp_path: Path) -> None:
-    """`kernel-v14` is the revision the corpus was judged by; `kernel` gives the same verdict under its own name."""
+    """`kernel-v14` is the revision this corpus was judged by; `kernel` is the newest revision, which refuses
+    this section (a function of size 0 with a row: `fres_num > func_size`, as that revision's code said)."""
     path = _write(tmp_path, "zero-size-in-bigger")
     out = run_process("check", "--json", "--profile", "kernel-v14", "--profile", "kernel", str(path))
     both = json.loads(out.stdout)[0]["profiles"]
     assert both["kernel-v14"]["consumer"] == "kernel-v14"
-    assert {k: v for k, v in both["kernel-v14"].items() if k != "consumer"} == {
-        k: v for k, v in both["kernel"].items() if k != "consumer"
-    }
+    assert both["kernel-v14"]["accepted"]
+    assert {f["error"] for f in both["kernel-v14"]["lookups"]} == {"-EINVAL"}
+    assert (both["kernel"]["accepted"], both["kernel"]["rule"]) == (False, "__read_fde: fres_num > func_size")
     assert "3231d5c5" in profiles()["kernel-v14"].title

@@ -39,7 +39,8 @@ from toolchains import toolchain
 from sfview.inputs.perf_data import Mmap, PerfData, Sample, Task
 from sfview.output import profile_report
 from sfview.profiling.profile import Profile
-from sfview.profiling.walks import Mode
+from sfview.profiling.walks import Mode, Walker
+from sfview.unwind.engine import Frame
 
 SOURCE = DATA / "perf-work.c"
 ROUNDS = "250"
@@ -261,6 +262,53 @@ def test_the_report_is_the_same_in_two_processes(recorded: Recorded) -> None:
     two = recorded.sfview(str(recorded.data), "--json", "--jobs", "2")
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
     assert one.stdout == two.stdout
+
+
+def _frame(frame: Frame) -> tuple:
+    """What a frame of a walk says: where, its registers, what covered its PC and how its caller was found."""
+    module = frame.module
+    function = frame.function
+    return (
+        frame.number, frame.pc, frame.registers, frame.cfa, frame.found, frame.lookup, frame.interrupted,
+        frame.dwarf, None if module is None else (type(module).__name__, module.name),
+        None if function is None else function.index, frame.row is None,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel_rules", [True, False], ids=["kernel-rules", "no-kernel-rules"])
+def test_counted_walks_are_the_walks_shown(recorded: Recorded, kernel_rules: bool) -> None:
+    """The walks a report counts record nothing: each step follows its rules' plan, and a frame in the
+    state of a frame walked before, its memory holding the same words where that walk read, takes
+    that walk's end. Each is, frame for frame and register for register, the walk `--sample` shows
+    (the unwinder working out and recording every step, the walk held to gdb and perf script), in
+    every mode; the ends are taken (frames of one sample's walk are another's); and a report counted
+    from the walks shown is the same text."""
+    with PerfData(str(recorded.data)) as perf:
+        counted = Profile(perf, kernel_rules=kernel_rules)
+        shown = Walker(counted.walker.machine, record=True, kernel=counted.walker.kernel)
+        seen: dict[int, Frame] = {}
+        walks = taken = 0
+        for sample, walked in counted.walks():
+            assert walked is not None
+            again = shown.walk(sample, counted.space(sample.pid), counted.arch)
+            assert again is not None
+            for mode in Mode:
+                ours, theirs = walked[mode], again[mode]
+                assert (ours.stop, ours.missing_address, ours.pcs) == (theirs.stop, theirs.missing_address, theirs.pcs)
+                assert [_frame(f) for f in ours.frames] == [_frame(f) for f in theirs.frames], (sample.number, mode)
+                walks += 1
+                taken += any(seen.get(id(f)) is f for f in ours.frames)
+                seen.update((id(f), f) for f in ours.frames)
+    assert walks > 1000 and taken > 0, f"{taken} of {walks} walks took an end walked before"
+    with PerfData(str(recorded.data)) as perf:
+        counts = Profile(perf, kernel_rules=kernel_rules).coverage()
+    with PerfData(str(recorded.data)) as perf:
+        recounted = Profile(perf, record=True, kernel_rules=kernel_rules).coverage()
+    path = str(recorded.data)
+    assert profile_report.text(counts, path) == profile_report.text(recounted, path)
+    assert profile_report.json_text(counts, path) == profile_report.json_text(recounted, path)
+    for mode in Mode:
+        assert profile_report.folded(counts, mode) == profile_report.folded(recounted, mode)
 
 
 def test_folded_stacks_of_each_mode(recorded: Recorded) -> None:

@@ -11,7 +11,7 @@ import bisect
 import os
 import struct
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 from sfview.errors import InputError
 from sfview.inputs.boundary import BoundedStrings, names_bound, reading
@@ -298,8 +298,12 @@ def _relocations_of(
     symtab = elf.get_section(section["sh_link"])
     if not isinstance(symtab, SymbolTableSection):
         raise InputError(f"sh_link {section['sh_link']} is not a symbol table")
+    symbols: dict[int, Any] = {}  # most relocations name one of a few symbols (`.text`'s section symbol)
     for reloc in section.iter_relocations():
-        sym = symtab.get_symbol(reloc["r_info_sym"])
+        number = reloc["r_info_sym"]
+        sym = symbols.get(number)
+        if sym is None:
+            sym = symbols[number] = symtab.get_symbol(number)
         addend = reloc["r_addend"] if reloc.is_RELA() else 0
         if sym["st_info"]["type"] == "STT_SECTION":
             name = by_place.get((sym["st_shndx"], addend))

@@ -21,6 +21,7 @@ the image it was opened from: `document.Document` holds both.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Iterator
 from functools import cached_property
@@ -29,8 +30,8 @@ from typing import Any, BinaryIO
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
 from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationHandler
-from elftools.elf.sections import Section
+from elftools.elf.relocation import RelocationHandler, RelocationSection
+from elftools.elf.sections import Section, SymbolTableSection
 from elftools.elf.segments import Segment
 
 from sfview.errors import InputError
@@ -112,6 +113,25 @@ class ElfFile(ELFFile):
             except Exception:  # skipped here; `get_section` on it raises the reason
                 continue
             yield section
+
+    @functools.cache  # noqa: B019 - one view a file, kept as long as the file
+    def get_machine_arch(self) -> str:
+        """pyelftools' name of the machine, asked for once per relocation applied."""
+        return super().get_machine_arch()
+
+    def _make_section(self, section_header: Any) -> Section:
+        """pyelftools' section object; a compressed relocation section reads its entries from its inflated
+        bytes (`section_bytes`), where pyelftools reads them from the stored, compressed ones (a compressed
+        `.rela.eh_frame` gave "Unsupported relocation type: 67108848")."""
+        section = super()._make_section(section_header)
+        if isinstance(section, SymbolTableSection):
+            # applying relocations asks for a symbol per relocation, mostly the same few (`.text`'s)
+            section.get_symbol = functools.lru_cache(maxsize=4096)(section.get_symbol)
+        if isinstance(section, RelocationSection) and section.compressed:
+            data = section_bytes(section)
+            # `RelocationTable`'s own reading place: its stream, offset and size
+            section._stream, section._offset, section._size = io.BytesIO(data), 0, len(data)
+        return section
 
     def _read_dwarf_section(self, section: Section, relocate_dwarf_sections: bool) -> DebugSectionDescriptor:
         """A DWARF section read by `section_bytes` (zstd too, bounded), relocated as pyelftools does."""

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""What small inputs built to cost make sfview spend: issue 35's shapes, beside readelf on the same files.
+
+Why: each shape is a few kilobytes that claim or repeat far more (an FDE of
+1,000 registers and 8,000 advances, a `.plt` that inflates to 256 MiB, a
+section whose 8,000 FDEs share one block of rows...). The tests check the
+bounds without timing; this prints the time and peak memory of each command
+on each shape, readelf's beside where readelf reads the same file, and with
+`--baseline DIR` another checkout's (`git worktree add /tmp/before main`) in
+the same run, for a before/after. A baseline may take minutes and write
+gigabytes to a temporary file (the JSON dump of shared rows): that is what it
+did.
+
+Usage: python bench/bench_bounded.py [--repeat N] [--baseline DIR] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import struct
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import zstandard
+from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
+
+OUT = BUILD_DIR / "bounded"
+PROGRAM = REPO_ROOT / "tests" / "data" / "shapes-x86_64-O2"
+OBJECT = REPO_ROOT / "tests" / "data" / "shapes-x86_64-O2.o"
+
+
+def uleb(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def eh_frame(instructions: bytes) -> bytes:
+    """One x86-64 CIE and one FDE at 0 of `instructions` (an object's `.eh_frame`, its own address 0)."""
+    body = struct.pack("<I", 0) + b"\x01zR\0" + uleb(1) + b"\x78" + uleb(16) + uleb(1) + b"\x1b"
+    body += bytes([0x0C, 7, 8, 0x90, 1])
+    body += b"\0" * (-(len(body) + 4) % 8)
+    cie = struct.pack("<I", len(body)) + body
+    fde = struct.pack("<Iii", len(cie) + 4, -(len(cie) + 8), 0x1000) + b"\0" + instructions
+    fde += b"\0" * (-(len(fde) + 4) % 8)
+    return cie + struct.pack("<I", len(fde)) + fde + bytes(4)
+
+
+def object_with_eh_frame(name: str, instructions: bytes) -> Path:
+    """The fixture object with its `.eh_frame` replaced (its relocations removed: the FDE is at 0)."""
+    blob, out = OUT / f"{name}.eh_frame", OUT / f"{name}.o"
+    blob.write_bytes(eh_frame(instructions))
+    subprocess.run(["objcopy", "--remove-section", ".rela.eh_frame", "--update-section", f".eh_frame={blob}",
+                    str(OBJECT), str(out)], check=True)  # fmt: skip
+    return out
+
+
+def compressed(name: str, section: str, inflated_size: int) -> Path:
+    """The fixture program with `section` a zstd stream of `inflated_size` zero bytes."""
+    data = bytearray(PROGRAM.read_bytes())
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    names_at = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 0x18)[0]
+    for i in range(shnum):
+        at = shoff + i * shentsize
+        name_off = struct.unpack_from("<I", data, at)[0]
+        if data[names_at + name_off :].split(b"\0", 1)[0].decode() == section:
+            break
+    else:
+        raise SystemExit(f"{PROGRAM} has no {section}")
+    stream = zstandard.ZstdCompressor(level=19).compress(bytes(inflated_size))
+    blob = struct.pack("<IIQQ", 2, 0, inflated_size, 8) + stream
+    offset = (len(data) + 7) & ~7
+    data += bytes(offset - len(data)) + blob
+    flags = struct.unpack_from("<Q", data, at + 8)[0] | 0x800
+    struct.pack_into("<Q", data, at + 8, flags)
+    struct.pack_into("<QQ", data, at + 0x18, offset, len(blob))
+    out = OUT / f"{name}"
+    out.write_bytes(data)
+    return out
+
+
+def raw_section(name: str, fdes: list[tuple[int, int, int]], rows: int) -> Path:
+    """A raw version 2 section: each FDE (start, size, rows) pointing at one block of `rows` rows."""
+    block = b"".join(bytes([j % 256, 0x03, 8]) for j in range(rows))
+    table = b"".join(struct.pack("<iIIIBBH", start, size, 0, count, 0, 0, 0) for start, size, count in fdes)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(fdes), sum(c for *_, c in fdes),
+                         len(block), 0, len(table))  # fmt: skip
+    out = OUT / f"{name}.sframe"
+    out.write_bytes(header + table + block)
+    return out
+
+
+IN_PROCESS = {
+    "expression": (
+        "from sfview.dwarf.expression import evaluate, describe\n"
+        "e = bytes([0x31]) + bytes([0x96]) * 1_500_000\n"
+        "r = evaluate(e, {7: 0x1000}.get, lambda a, s: None)\n"
+        "print(r.stop, len('; '.join(r.trace)), len(describe(e, str)))\n"
+    ),
+    "threads": (
+        "from sfview.generated.sframe import Sframe as S\n"
+        "from sfview.unwind import engine\n"
+        "m = engine.Machine(S.AbiArch.amd64_endian_little, 7, 6, 16, False)\n"
+        "base, n = 0x7ffc00000000, 1000\n"
+        "w = {}\n"
+        "for i in range(n):\n"
+        "    w[base + 32 * i] = base + 32 * ((i + 1) % n); w[base + 32 * i + 8] = 0x400000 + 4 * ((i + 1) % n)\n"
+        "u, frames = engine.Unwinder([], m, w.get), 0\n"
+        "c = engine.Crossings() if hasattr(engine, 'Crossings') else None\n"
+        "for t in range(200):\n"
+        "    fp = base + 32 * (t * 5 % n)\n"
+        "    kw = {'crossings': (c, t)} if c else {}\n"
+        "    frames += sum(1 for _ in u.frames(0x400000 + 4 * (t * 5 % n), {7: fp - 64, 6: fp}, **kw))\n"
+        "print('frames', frames)\n"
+    ),
+    "core-aliases": (
+        "import os, sys, tempfile\n"
+        "from sfview.inputs.core import Mapping, read_core\n"
+        "from sfview.unwind import session\n"
+        "libc = '/usr/lib/x86_64-linux-gnu/libc.so.6'\n"
+        "core = read_core('tests/data/deep-x86_64.core')\n"
+        "d = tempfile.mkdtemp()\n"
+        "for i in range(300):\n"
+        "    os.symlink(libc, f'{d}/libc-{i}.so.6')\n"
+        "    core.mappings += [Mapping(m.start, m.end, m.file_offset, f'{d}/libc-{i}.so.6')"
+        " for m in list(core.mappings) if m.path == libc]\n"
+        "s = session.from_core('tests/data/deep-x86_64', core, None, [], None)\n"
+        "print('modules', len(s.unwinder.modules))\n"
+    ),
+}
+"""Shapes measured through sfview's engine (no command reads them from a file): run from the checkout."""
+
+
+def cases() -> dict[str, tuple[list[str], list[str] | None]]:
+    """Each shape: sfview's arguments, and readelf's on the same file (None where readelf reads none)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    registers = b"".join(b"\x05" + uleb(r) + b"\x01" for r in range(1000)) + b"\x41" * 8000
+    changes = b"".join(b"\x05" + uleb(r) + b"\x01" for r in range(128)) + b"\x41\x85\x02" * 4000
+    rows = object_with_eh_frame("registers", registers)
+    worst = object_with_eh_frame("changes", changes)
+    plt = compressed("zstd-plt", ".plt", 256 << 20)
+    note = compressed("zstd-build-id", ".note.gnu.build-id", 256 << 20)
+    dynsym = compressed("zstd-dynsym", ".dynsym", 256 << 20)
+    problems = raw_section("problems", [(0x1000 + 0x10 * i, 0, 1) for i in range(1_000_000)], 1)
+    shared = raw_section("shared-rows", [(0x1000 * (i + 1), 0x1000, 256) for i in range(8000)], 256)
+    frames = ["readelf", "--debug-dump=frames-interp"]
+    return {
+        "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
+        "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
+        "class 3: zstd .plt of 256 MiB, check": (["check", str(plt)], ["readelf", "-W", "--sframe", str(plt)]),
+        "class 3: zstd build-id of 256 MiB, export": (
+            ["export", "--breakpad", str(note)],
+            ["readelf", "-n", str(note)],
+        ),
+        "class 4: zstd .dynsym of 256 MiB, check": (["check", str(dynsym)], ["readelf", "--dyn-syms", str(dynsym)]),
+        "class 11: /proc/self/status as a core": (["unwind", str(PROGRAM), "--core", "/proc/self/status"], None),
+        "class 12: 1,000,000 zero-size functions, check": (["check", str(problems)], None),
+        "lesser: 8,000 FDEs sharing 256 rows, dump": (["dump", str(shared)], None),
+        "lesser: 8,000 FDEs sharing 256 rows, dump --json": (["dump", "--json", str(shared)], None),
+    }
+
+
+def _from(checkout: Path, argv: list[str]) -> list[str]:
+    """`argv` run in another checkout, its directory first on the path."""
+    return ["sh", "-c", 'cd "$0" && PYTHONPATH="$0" exec "$@"', str(checkout), *argv]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--baseline", type=Path, help="another checkout of sfview to run beside this one")
+    parser.add_argument("--only", help="only the shapes whose name holds this")
+    args = parser.parse_args(argv)
+    if shutil.which("objcopy") is None or shutil.which("readelf") is None:
+        raise SystemExit("needs objcopy and readelf (binutils)")
+    checkouts: dict[str, Callable[[list[str]], list[str]]] = {"sfview": lambda a: _from(REPO_ROOT, a)}
+    if args.baseline:
+        checkouts["baseline"] = lambda a: _from(args.baseline.resolve(), a)
+    commands: dict[str, list[str]] = {}
+    for name, (ours, reference) in cases().items():
+        if args.only and args.only not in name:
+            continue
+        for who, run in checkouts.items():
+            commands[f"{name} [{who}]"] = run(sfview_argv(*ours))
+        if reference is not None:
+            commands[f"{name} [readelf]"] = reference
+    for name, code in IN_PROCESS.items():
+        if args.only and args.only not in name:
+            continue
+        for who, run in checkouts.items():
+            commands[f"{name}, in process [{who}]"] = run([sys.executable, "-c", code])
+    interleaved(commands, args.repeat, child_env())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

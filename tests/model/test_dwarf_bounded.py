@@ -1,0 +1,119 @@
+"""DWARF CFI tables bounded by their bytes: rules shared between rows, register numbers bounded by the ABI.
+
+An FDE of a few kilobytes can set rules for a thousand registers, then advance
+eight thousand times: a table that copied every rule at each row held eight
+million rules (585 MB in `compare`). Here the rows that change nothing share
+one set of rules, and a register number past the ABI's DWARF numbering is
+refused, naming the FDE and the number. The sections are generated; what the
+rows say is pyelftools' reading (its reference, `tests/oracles/test_ehframe.py`).
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import tracemalloc
+
+import pytest
+from elftools.dwarf.callframe import FDE, CallFrameInfo
+from elftools.dwarf.structs import DWARFStructs
+
+from sfview.dwarf.cfi import ABIS
+from sfview.dwarf.ehframe import FrameSection
+from sfview.errors import InputError
+
+X86_64 = ABIS["EM_X86_64"]
+
+
+def uleb(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def eh_frame(instructions: bytes, size: int = 0x1000) -> bytes:
+    """An `.eh_frame` of one x86-64 CIE (CFA rsp+8, RA at CFA-8) and one FDE at 0 of `instructions`."""
+    body = struct.pack("<I", 0) + b"\x01zR\0" + uleb(1) + b"\x78" + uleb(16) + uleb(1) + b"\x1b"
+    body += bytes([0x0C, 7, 8, 0x90, 1])
+    body += b"\0" * (-(len(body) + 4) % 8)
+    cie = struct.pack("<I", len(body)) + body
+    at = len(cie)
+    fde = struct.pack("<Iii", at + 4, -(at + 8), size) + b"\0" + instructions
+    fde += b"\0" * (-(len(fde) + 4) % 8)
+    return cie + struct.pack("<I", len(fde)) + fde + bytes(4)
+
+
+def offsets(registers: range) -> bytes:
+    """`DW_CFA_offset_extended` (saved at CFA-8) for each register."""
+    return b"".join(b"\x05" + uleb(reg) + b"\x01" for reg in registers)
+
+
+def read(data: bytes) -> list:
+    return FrameSection(".eh_frame", data, 0, True, 8).functions(X86_64)[0].rows
+
+
+def reference(data: bytes) -> list[dict]:
+    """pyelftools' table lines for the FDE."""
+    cfi = CallFrameInfo(io.BytesIO(data), len(data), 0, DWARFStructs(True, 32, 8), for_eh_frame=True)
+    fde = next(entry for entry in cfi.get_entries() if isinstance(entry, FDE))
+    return fde.get_decoded().table
+
+
+def test_rows_that_change_no_rule_share_one_set() -> None:
+    """Every register x86-64 numbers, then 2,000 advances (and as many remembered states): one set of rules,
+    not 2,000 copies; the rows are pyelftools' rows."""
+    data = eh_frame(offsets(range(X86_64.registers)) + b"\x41\x0a" * 2000)
+    rows = read(data)
+    assert len(rows) == 2001
+    assert len({id(row.others) for row in rows}) == 1
+    lines = reference(data)
+    assert [row.address for row in rows] == [line["pc"] for line in lines]
+    assert sorted(rows[-1].others) == sorted(k for k in lines[-1] if isinstance(k, int) and k not in (6, 16))
+
+
+def test_a_changed_rule_is_a_copy_of_its_own() -> None:
+    """After a row, a change copies the set: the earlier row keeps its rule (as pyelftools reads it)."""
+    data = eh_frame(offsets(range(4)) + b"\x41" + b"\x85\x02" + b"\x41" + b"\x0a\xc5\x41\x0b\x41")
+    rows = read(data)
+    lines = reference(data)
+    assert [sorted(row.others.items()) for row in rows] != [sorted(rows[0].others.items())] * len(rows)
+    for row, line in zip(rows, lines, strict=True):
+        assert {reg: (rule.offset if rule.kind.name == "VALUE" else None) for reg, rule in row.others.items()} == {
+            reg: getattr(value, "arg", None) if value.type != "SAME_VALUE" else None
+            for reg, value in line.items()
+            if isinstance(reg, int) and reg not in (6, 16)
+        }
+
+
+@pytest.mark.parametrize(
+    ("instructions", "register"),
+    [
+        (offsets(range(1000)) + b"\x41" * 8000, 130),  # the attack's shape: 1,000 registers, 8,000 rows
+        (b"\x0c" + uleb(5000) + b"\x08", 5000),  # a CFA of register 5000
+        (b"\x09\x03" + uleb(300), 300),  # DW_CFA_register: saved in register 300
+    ],
+    ids=["1000-registers", "cfa-register", "register-rule"],
+)
+def test_a_register_the_abi_does_not_number_is_refused(instructions: bytes, register: int) -> None:
+    with pytest.raises(
+        InputError, match=rf"^DWARF CFI cannot be decoded: \.eh_frame\+0x18: register {register} is past"
+    ):
+        read(eh_frame(instructions))
+
+
+def test_a_change_at_each_row_costs_a_block_not_every_rule() -> None:
+    """Every register x86-64 numbers, then 2,000 rows that each change one: each row's rules share all but a
+    block with the row before (each held a copy of all 130: 19.6 MB for these 8 KB)."""
+    data = eh_frame(offsets(range(X86_64.registers)) + b"\x41\x85\x02" * 2000)
+    tracemalloc.start()
+    try:
+        rows = read(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(rows) == 2001 and len({id(row.others) for row in rows}) == 2001
+    assert rows[-1].others == rows[1].others != rows[0].others  # register 5 at CFA-16 after the first change
+    assert peak < 2_000_000 + 2_000 * 1_500, f"{peak} bytes traced"
