@@ -47,6 +47,12 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--limit", type=_positive, metavar="N", help="stop after N frames (by default the walk goes on until it stops)"
     )
+    parser.add_argument(
+        "--no-inline",
+        dest="inline",
+        action="store_false",
+        help="physical frames only: leave out the functions the debug information says were inlined",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -108,7 +114,7 @@ def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], no
     if args.json:
         backtrace.write_json(sys.stdout, walk, found + notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline)
         backtrace.write_notes(sys.stderr, notes)
 
 
@@ -132,7 +138,7 @@ def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, 
     for number, thread, trace in walks:
         title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
         sys.stdout.write(f"\n{title}\n")
-        backtrace.write_text(sys.stdout, trace, explain=args.explain)
+        backtrace.write_text(sys.stdout, trace, explain=args.explain, inline=args.inline)
     backtrace.write_notes(sys.stderr, notes)  # the core's and its files': said once, at the end, on stderr
 
 

@@ -29,12 +29,36 @@ def symbol_and_offset(name: str) -> tuple[str, int]:
     return name, 0
 
 
-def frame_line(frame: Frame) -> str:
-    """`#1  0x0000555555555181 in leaf ()`; a sigreturn trampoline as gdb shows it, `#2  <signal handler called>`."""
+def frame_line(frame: Frame, number: int | None = None) -> str:
+    """`#1  0x0000555555555181 in leaf ()`; a sigreturn trampoline as gdb shows it, `#2  <signal handler called>`
+    (numbered `number`, else the frame's own number)."""
+    number = frame.number if number is None else number
     if frame.signal:
-        return f"#{frame.number:<2} <signal handler called>"
+        return f"#{number:<2} <signal handler called>"
     where = f" from {frame.module.library}" if frame.module and frame.module.library else ""
-    return f"#{frame.number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
+    return f"#{number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
+
+
+def frame_lines(frame: Frame, number: int, *, inline: bool = True) -> list[str]:
+    """The frame as gdb prints it, numbered from `number`: where its module's debug information names the
+    PC, a line for each function inlined there (innermost first, the first with the frame's address, the
+    others without, as gdb numbers and prints them), then the physical function, each `at FILE:LINE`,
+    the name as DWARF gives it (`__GI___libc_malloc`); `inline` False: the physical function alone. gdb
+    leaves the address out where the PC looked up is the PC and a line starts there. Without debug
+    information, `frame_line`'s one line. Arguments are not printed: `()`, where gdb gives their values."""
+    chain, starts = ([], False) if frame.signal else frame.source()
+    if not chain:
+        return [frame_line(frame, number)]
+    if not inline:
+        chain = chain[-1:]
+    library = frame.module.library if frame.module is not None else None
+    lines = []
+    for count, source in enumerate(chain):
+        address = f"{frame.pc:#018x} in " if count == 0 and not (starts and frame.lookup_pc == frame.pc) else ""
+        where = f" at {source.file}:{source.line}" if source.file and source.line else ""
+        where = where or (f" from {library}" if library else "")
+        lines.append(f"#{number + count:<2} {address}{demangle(source.function)} (){where}")
+    return lines
 
 
 def explanation(frame: Frame) -> list[str]:
@@ -67,12 +91,18 @@ def thread_title(number: int, tid: int, registers: dict[str, int], name: str | N
     return f"Thread {number} ({target}" + (f' "{name}"' if name else "") + "):"
 
 
-def write_text(out: TextIO, trace: Trace, *, explain: bool = False, notes: list[str] | None = None) -> None:
-    """The backtrace, one line a frame, then why it stopped (and what was noticed on the way): each frame
-    written as the walk gives it."""
+def write_text(
+    out: TextIO, trace: Trace, *, explain: bool = False, notes: list[str] | None = None, inline: bool = True
+) -> None:
+    """The backtrace, one line a frame (and one for each function inlined in it, numbered as gdb numbers
+    them, unless not `inline`), then why it stopped (and what was noticed on the way): each frame written
+    as the walk gives it."""
+    number = 0
     for frame in trace:
         mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
-        lines = [frame_line(frame) + mark]
+        lines = frame_lines(frame, number, inline=inline)
+        number += len(lines)
+        lines[-1] += mark
         if explain:
             lines.extend(explanation(frame))
         out.write(printable_lines(lines))
@@ -167,10 +197,10 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
     """A frame as `json.dumps(indent=1)` writes its document in the list of frames: `number`, `pc`,
     `function` (its name and offset, `leaf+0x11`: kept for the documents written before `name` and `offset`,
     the same apart), `name`, `offset`, `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
-    `fallback`, `heuristic`, `signal`, `dwarf`, and `computations` (`what`, `formula`, `arithmetic`,
-    `value`, `address` of each). Written from one template: walking a dict of it with `_indented` would be
-    most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds the document as a dict,
-    and compares the two)."""
+    `fallback`, `heuristic`, `signal`, `dwarf`, `computations` (`what`, `formula`, `arithmetic`, `value`,
+    `address` of each), and `source` (`_source_text`). Written from one template: walking a dict of it with
+    `_indented` would be most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds
+    the document as a dict, and compares the two)."""
     name = frame.name()
     symbol, offset = symbol_and_offset(name)
     demangled = escape(demangle(name)) if name.startswith("_Z") else "null"
@@ -190,8 +220,20 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
         f'\n   "fallback": {_boolean(frame.fallback)},'
         f'\n   "heuristic": {escape(frame.heuristic) if frame.heuristic else "null"},'
         f'\n   "signal": {_boolean(frame.signal)},\n   "dwarf": {_boolean(frame.dwarf)},'
-        f'\n   "computations": {computations}\n  }}'
+        f'\n   "computations": {computations},\n   "source": {_source_text(frame, escape)}\n  }}'
     )
+
+
+def _source_text(frame: Frame, escape: Callable[[str], str]) -> str:
+    """`source`: the functions debug information says hold the frame's PC, innermost first, as in the text
+    (`function`, `file`, `line`, `inlined` each); `[]` without debug information."""
+    chain = [] if frame.signal else frame.source()[0]
+    items = [
+        f'{{\n     "function": {escape(s.function)},\n     "file": {escape(s.file) if s.file else "null"},'
+        f'\n     "line": {_number(s.line)},\n     "inlined": {_boolean(s.inlined)}\n    }}'
+        for s in chain
+    ]
+    return "[\n    " + ",\n    ".join(items) + "\n   ]" if items else "[]"
 
 
 def _number(value: int | None) -> str:

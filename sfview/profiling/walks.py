@@ -60,7 +60,8 @@ class KernelModule(Module):
 
     def __init__(self, module: Module, view: KernelView) -> None:
         section = None if view.refused or module.section is None else _KernelSection(module.section, view)
-        super().__init__(module.name, section, module.bias, module.name_at, module.library, None, module.function_at)
+        rest = (module.library, None, module.function_at, module.debug_info)
+        super().__init__(module.name, section, module.bias, module.name_at, *rest)
         self.view = view
 
 
@@ -85,7 +86,9 @@ class Known(NamedTuple):
 
 def _without_rules(module: Module) -> Module:
     """The module with no SFrame and no CFI: the frame-pointer chain is all a walk has in it."""
-    return Module(module.name, None, module.bias, module.name_at, module.library, None, module.function_at)
+    return Module(
+        module.name, None, module.bias, module.name_at, module.library, None, module.function_at, module.debug_info
+    )
 
 
 class Walker:

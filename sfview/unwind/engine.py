@@ -70,6 +70,9 @@ class Module:
     function_at: Callable[[int], Symbol | None] | None
     """The file's function symbol holding an address of its own (`SymbolTable.at`): where a function
     starts, for reading its prologue."""
+    debug_info: Callable[[], DebugInfo | None] | None
+    """The file's DWARF debugging information (its own, or its separate debug file's), opened when first
+    asked for: the names, lines and inlined calls gdb prints."""
 
     def __init__(
         self,
@@ -80,6 +83,7 @@ class Module:
         library: str | None = None,
         cfi: Callable[[], CfiTable | EhFrameIndex | None] | None = None,
         function_at: Callable[[int], Symbol | None] | None = None,
+        debug_info: Callable[[], DebugInfo | None] | None = None,
     ) -> None:
         self.name = name
         self.section = section
@@ -88,6 +92,7 @@ class Module:
         self.library = library
         self.cfi = cfi
         self.function_at = function_at
+        self.debug_info = debug_info
 
 
 AnyRule = Rule | Unexpressible
@@ -303,6 +308,15 @@ class Frame:
         bias = self.module.bias
         return self.module.name_at((self.pc - bias) & ADDRESS_MASK, (self.lookup_pc - bias) & ADDRESS_MASK)
 
+    def source(self) -> tuple[list[SourceFrame], bool]:
+        """The functions the module's debug information says hold the PC looked up, innermost (inlined)
+        first, each at its source line, and whether a line starts at it; nothing without debug information."""
+        module = self.module
+        info = module.debug_info() if module is not None and module.debug_info is not None else None
+        if info is None:
+            return [], False
+        return info.frames((self.lookup_pc - module.bias) & ADDRESS_MASK)
+
     def changed(self, caller: Frame) -> tuple[dict[int, int], list[int]]:
         """The caller's registers whose values differ from this frame's (or that this frame lacks), and
         the numbers of those carried over unchanged."""
@@ -365,6 +379,7 @@ class Places:
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import CfiFunction, CfiRow
+    from sfview.dwarf.source import DebugInfo, SourceFrame
     from sfview.inputs.symbols import Symbol
 
     SframeLookup = tuple[Module | None, Function | None, Row | None, str, Rules | None]

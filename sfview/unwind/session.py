@@ -23,12 +23,13 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
 from sfview.inputs.elf.image import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
-from sfview.inputs.elf.names import function_symbols, image_symbols, unwinding_symbols
+from sfview.inputs.elf.names import debug_file, function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe.model import terms
 from sfview.unwind.engine import Machine, Module, Unwinder
 
 if TYPE_CHECKING:
+    from sfview.dwarf.source import DebugInfo
     from sfview.dwarf.tables import CfiTable, EhFrameIndex
     from sfview.inputs.symbols import Symbol, SymbolTable
     from sfview.sframe.model.section import Section
@@ -115,7 +116,9 @@ def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: st
     """A file with no SFrame section, read into `elf` from `data`: names and DWARF CFI, read when first asked."""
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     cfi = functools.cache(lambda: _cfi(elf))
-    return Module(os.path.basename(found), None, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols))
+    debug = functools.cache(lambda: _debug_info(elf, found))
+    names, functions = _lazy_names(symbols), _lazy_functions(symbols)
+    return Module(os.path.basename(found), None, bias, names, library, cfi, functions, debug)
 
 
 def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Module, InputError | None]:
@@ -315,7 +318,23 @@ def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     if elf is None:
         return Module(name, doc.section, bias, doc.symbols.name_at, library, cfi, doc.symbols.at)
     symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
-    return Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols))
+    debug = functools.cache(lambda: _debug_info(elf, doc.path))
+    return Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols), debug)
+
+
+def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
+    """The DWARF debugging information of the file at `path` (read into `elf`): its own `.debug_info`, else
+    its separate debug file's (by build-id, as gdb finds it); None when there is none (pyelftools' DWARF
+    reader is imported only when there is some)."""
+    candidates = [path] if elf.section(".debug_info") is not None else []
+    separate = debug_file(elf, path)
+    if separate is not None:
+        candidates.append(separate)
+    if not candidates:
+        return None
+    from sfview.dwarf.source import open_debug_info
+
+    return open_debug_info(candidates)
 
 
 def _vdso(core: Core, machine: str) -> Module | None:

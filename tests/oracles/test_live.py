@@ -33,7 +33,9 @@ from sfview.unwind import session
 
 DEPTH = 200
 TITLE = re.compile(r"^Thread \d+ \(.*\):$", re.M)
-FRAME = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+FRAME = re.compile(r"^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+) \(", re.M)
+"""A frame line, gdb's or sfview's: without an address for a function inlined into the next frame, or for
+frame 0 where a line starts at its PC (both print them alike where debug information names the frames)."""
 READ = 0
 """x86-64's `read` system call number: what `/proc/PID/task/TID/syscall` shows of a thread blocked in it."""
 
@@ -128,24 +130,65 @@ def _state(pid: int, tid: int | None = None) -> str:
 
 
 def _gdb(pid: int) -> str:
-    """gdb's `thread apply all bt`, every frame with its PC, named from the symbols (not from a separate
-    debug file's DWARF, which would add inlined frames: issue 30 item 5)."""
+    """gdb's `thread apply all bt`, as a user gets it: libc's frames named from its separate debug file
+    where one is installed, with their inlined frames, as sfview names them."""
     return subprocess.run(
-        ["gdb", "-p", str(pid), "-batch", "-nx", "-iex", "set debug-file-directory /nonexistent",
-         "-ex", "set print frame-info location-and-address", "-ex", "thread apply all bt"],
+        ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
         capture_output=True, text=True, timeout=120, check=True,
     ).stdout  # fmt: skip
 
 
 def _by_thread(text: str) -> dict[str, list[tuple[int, str]]]:
-    """Each thread's title → its frames' (PC, name), up to `main` where gdb stops."""
+    """Each thread's title → its frames' (PC, name), up to `main` where gdb stops: the frames printed with
+    their PC (both tools leave it out in the same places)."""
     titles, parts = TITLE.findall(text), TITLE.split(text)[1:]
     out = {}
     for title, body in zip(titles, parts, strict=True):
-        frames = [(int(pc, 16), name) for _, pc, name in FRAME.findall(body)]
+        frames = [(int(pc, 16), name) for _, pc, name in FRAME.findall(body) if pc]
         names = [name for _, name in frames]
         out[title] = frames[: names.index("main") + 1] if "main" in names else frames
     return out
+
+
+def _physical(text: str) -> list[int | None]:
+    """The PC of each frame of `sfview unwind --no-inline` up to `main` (None for frame 0's, left out where a
+    line starts there)."""
+    frames = [(int(pc, 16) if pc else None, name) for _, pc, name in FRAME.findall(text)]
+    names = [name for _, name in frames]
+    return [pc for pc, _ in frames[: names.index("main") + 1 if "main" in names else len(frames)]]
+
+
+GDB_PHYSICAL = """
+import gdb
+for thread in gdb.selected_inferior().threads():
+    thread.switch()
+    frame = gdb.newest_frame()
+    while frame is not None:
+        if frame.type() == gdb.NORMAL_FRAME:
+            print("frame", thread.ptid[1], hex(frame.pc()))
+        frame = frame.older()
+"""
+
+
+def _gdb_physical(pid: int, folder: Path) -> dict[int, list[int]]:
+    """gdb's frames on each thread's stack (by LWP), their PCs: not the inlined frames it adds from debug
+    information (which the debugger's frames are not), nor the signal trampolines."""
+    script = folder / "physical.py"
+    script.write_text(GDB_PHYSICAL)
+    out = subprocess.run(
+        ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", f"source {script}"],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    frames: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        if line.startswith("frame "):
+            _, tid, pc = line.split()
+            frames.setdefault(int(tid), []).append(int(pc, 16))
+    return frames
+
+
+def _lwp(title: str) -> int:
+    return int(re.search(r"LWP (\d+)", title)[1])
 
 
 def _as_gdb(process: subprocess.Popen[bytes], between: Callable[[], None] = lambda: None) -> str:
@@ -186,19 +229,18 @@ def test_a_program_deleted_while_it_runs_is_read_where_the_process_holds_it(prog
 
 def test_one_thread_and_json_give_the_same_frames(process: subprocess.Popen[bytes]) -> None:
     """`--thread TID` (with each `--cfi`), `--json` and `--limit` read the process as they read a core."""
-    text = run_process("unwind", "--pid", str(process.pid)).stdout
-    main = [pc for pc, _ in _by_thread("Thread 1 (x):\n" + text)["Thread 1 (x):"]]
+    text = run_process("unwind", "--pid", str(process.pid), "--no-inline").stdout
+    main = _physical(text)
     assert len(main) == DEPTH + 4  # read, wait_input, the recursion, main
     document = json.loads(run_process("unwind", "--pid", str(process.pid), "--json", "--cfi", "dwarf").stdout)
-    assert [frame["pc"] for frame in document["frames"]][: len(main)] == main
-    limited = run_process("unwind", "--pid", str(process.pid), "--limit", "5").stdout
-    assert [(int(pc, 16), name) for _, pc, name in FRAME.findall(limited)] == [
-        (int(pc, 16), name) for _, pc, name in FRAME.findall(text)[:5]
-    ], "the last frame, given as found, named too"
+    given = [frame["pc"] for frame in document["frames"]][: len(main)]
+    assert all(pc in (None, found) for pc, found in zip(main, given, strict=True)), "frame 0's PC may be left out"
+    limited = run_process("unwind", "--pid", str(process.pid), "--limit", "5", "--no-inline").stdout
+    assert FRAME.findall(limited) == FRAME.findall(text)[:5], "the last frame, given as found, named too"
     # SFrame alone, as the kernel would: where libc has none (Debian's), the walk stops in `read`, which keeps
     # no frame pointer; where it has some, it goes as far
-    alone = run_process("unwind", "--pid", str(process.pid), "--cfi", "sframe").stdout
-    walked = [int(pc, 16) for _, pc, _ in FRAME.findall(alone)]
+    alone = run_process("unwind", "--pid", str(process.pid), "--cfi", "sframe", "--no-inline").stdout
+    walked = _physical(alone)
     assert walked == main[:1] if "libc.so.6, which has no SFrame data" in alone else walked[: len(main)] == main
     tids = sorted(int(t) for t in os.listdir(f"/proc/{process.pid}/task"))
     threads = json.loads(run_process("unwind", "--pid", str(process.pid), "--thread", "all", "--json").stdout)
@@ -334,7 +376,9 @@ def test_a_process_killed_while_it_is_read_is_said_to_have_exited(
     assert not Path(f"/proc/{process.pid}").exists()
 
 
-async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(process: subprocess.Popen[bytes]) -> None:
+async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(
+    process: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
     """`sfview --pid`: the process is let go before the app opens; the debugger walks what was read, as gdb
     walked the process, and says that it is a snapshot."""
     from sfview.app.app import SfviewApp
@@ -344,6 +388,7 @@ async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(process:
     from sfview.document import Document
 
     theirs = _by_thread(_gdb(process.pid))
+    physical = _gdb_physical(process.pid, tmp_path)
     args = argparse.Namespace(pid=process.pid, thread=None, lib_dir=[], sysroot=None)
     program, first, threads = process_snapshot(None, args)
     _wait_until(lambda: _blocked_in_read(process.pid))  # let go: running, not stopped (nor traced)
@@ -359,16 +404,16 @@ async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(process:
         assert title is not None and title.endswith(", a snapshot")
         assert any(f"a snapshot of process {process.pid}" in n.message for n in notifications(app))
         await pilot.press("r")
-        main = theirs[threads.listed[0][0]]
-        assert [frame.pc for frame in debugger.frames][: len(main)] == [pc for pc, _ in main]
+        main = physical[_lwp(threads.listed[0][0])]
+        assert [frame.pc for frame in debugger.frames][: len(main)] == main
         await pilot.press("t")
         assert isinstance(app.screen, ThreadPicker)
         await pilot.press("down", "enter")  # thread 2: the one in the signal handler
         await pilot.pause()
         await pilot.press("r")
-        second = theirs[threads.listed[1][0]]
+        second = physical[_lwp(threads.listed[1][0])]
         walked = [frame.pc for frame in debugger.frames if not frame.signal]
-        assert walked[: len(second)] == [pc for pc, _ in second]
+        assert walked[: len(second)] == second
         assert any(frame.signal for frame in debugger.frames)
     _finishes_normally(process)
 

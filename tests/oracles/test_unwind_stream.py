@@ -114,7 +114,9 @@ def test_a_long_chain_costs_memory_in_step_with_the_core(chain: tuple[Path, int]
         return
     lines = [line for line in written.splitlines() if line.startswith("#")]
     assert [int(line[1:].split()[0]) for line in lines] == list(range(frames + 1))
-    assert lines[1].endswith(" in with_alloca ()") and lines[2].endswith(" in ?? ()  [frame-pointer chain]")
+    assert lines[1].endswith(" in with_alloca () at shared/fixtures/src/deep.c:7") and lines[2].endswith(
+        " in ?? ()  [frame-pointer chain]"
+    )
     assert "\nstopped: the return address is 0: the outermost frame\n" in written
     if options == ("--cfi", "both"):
         # both walks go the whole chain; the frames the heuristic found in both are named, every other one
@@ -160,7 +162,9 @@ def test_a_chain_in_the_programs_text_is_walked_to_its_end_without_writing_its_a
     out = io.StringIO()
     write_text(out, trace)
     lines = out.getvalue().splitlines()
-    assert len(lines) == frames + 2 and all(line.endswith(" in with_alloca ()") for line in lines[:-1])
+    assert len(lines) == frames + 2 and all(
+        line.endswith(" in with_alloca () at shared/fixtures/src/deep.c:7") for line in lines[:-1]
+    )
     assert lines[-1] == "stopped: the return address is 0: the outermost frame"
     stepped = [c for frame in trace.frames for c in frame.computations]
     assert len(stepped) == 3 * (frames + 1) and not any(isinstance(c._arithmetic, str) for c in stepped)
@@ -228,6 +232,7 @@ def _frame_json(frame) -> dict:
             {"what": c.what, "formula": c.formula, "arithmetic": c.arithmetic, "value": c.value, "address": c.address}
             for c in frame.computations
         ],
+        "source": [place._asdict() for place in ([] if frame.signal else frame.source()[0])],
     }
 
 

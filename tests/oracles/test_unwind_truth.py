@@ -263,7 +263,9 @@ def test_read_only_bytes_of_the_program_fill_what_the_core_left_out() -> None:
 
 # Every thread of a core --------------------------------------------------------------------
 
-OURS_ALL = re.compile(r"^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+OURS_ALL = re.compile(r"^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+) \(", re.M)
+"""sfview's frame lines; with `--no-inline`, one a physical frame (frame 0's address left out where a line
+starts there, as gdb does)."""
 GDB_THREAD = re.compile(r"^Thread \d+ \(Thread 0x[0-9a-f]+ \(LWP (\d+)\)", re.M)
 
 
@@ -274,26 +276,31 @@ for thread in gdb.selected_inferior().threads():
     frame = gdb.newest_frame()
     while frame is not None:
         if frame.type() in (gdb.NORMAL_FRAME, gdb.SIGTRAMP_FRAME):
-            print("frame", thread.ptid[1], hex(frame.pc()))
+            print("frame", thread.ptid[1], hex(frame.pc()), frame.name())
         frame = frame.older()
 """
 
 
-def _gdb_physical_frames(program: Path, core: Path) -> dict[int, list[int]]:
-    """gdb's frames of each thread that are frames on the stack: not the inlined and tail-call frames
-    it adds from debug info (libc's, when its debug symbols are installed), which no CFI describes."""
+def _gdb_physical_frames(program: Path, core: Path) -> dict[int, list[tuple[int, str]]]:
+    """gdb's frames of each thread that are frames on the stack, (PC, name): not the inlined and tail-call
+    frames it adds from debug info (libc's, when its debug symbols are installed), which no CFI describes."""
     script = core.with_suffix(".py")
     script.write_text(GDB_PHYSICAL)
     out = subprocess.run(
         ["gdb", "-batch", "-nx", "-ex", f"source {script}", str(program), str(core)],
         capture_output=True, text=True, timeout=120,
     ).stdout  # fmt: skip
-    frames: dict[int, list[int]] = {}
+    frames: dict[int, list[tuple[int, str]]] = {}
     for line in out.splitlines():
         if line.startswith("frame "):
-            _, tid, pc = line.split()
-            frames.setdefault(int(tid), []).append(int(pc, 16))
+            _, tid, pc, name = line.split()
+            frames.setdefault(int(tid), []).append((int(pc, 16), name))
     return frames
+
+
+def _ours_physical(text: str, pc: int) -> list[tuple[int, str]]:
+    """(PC, name) of each frame of `sfview unwind --no-inline`; frame 0's PC, where it is left out, `pc`."""
+    return [(int(address, 16) if address else pc, name) for _, address, name in OURS_ALL.findall(text)]
 
 
 def test_every_thread_unwinds_as_gdb_does_as_far_as_sframe_goes(tmp_path: Path) -> None:
@@ -322,25 +329,27 @@ def test_every_thread_unwinds_as_gdb_does_as_far_as_sframe_goes(tmp_path: Path) 
     program_functions = {"stop_here", "worker_a", "park", "worker_b", "main"}
     seen: set[str] = set()
     for tid, bt in per_thread.items():
-        whole = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid))
+        gdb_physical = physical[tid]
+        whole = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid), "--no-inline")
         assert whole.returncode == 0, whole.stderr
-        everything = [(int(pc, 16), name) for _, pc, name in OURS_ALL.findall(whole.stdout)]
+        everything = _ours_physical(whole.stdout, pcs[tid])
         # (gdb stops at main; past it, sfview goes on to _start)
-        assert [pc for pc, _ in everything[: len(physical[tid])]] == physical[tid], (whole.stdout, bt)
+        assert [pc for pc, _ in everything[: len(gdb_physical)]] == [pc for pc, _ in gdb_physical], (whole.stdout, bt)
         assert "[DWARF CFI]" in whole.stdout
-        result = run_process("unwind", str(program), "--core", str(core), "--thread", str(tid), "--cfi", "sframe")
+        result = run_process(
+            "unwind", str(program), "--core", str(core), "--thread", str(tid), "--cfi", "sframe", "--no-inline"
+        )
         assert result.returncode == 0, result.stderr
-        ours = [(int(pc, 16), name) for _, pc, name in OURS_ALL.findall(result.stdout)]
-        theirs = gdb_frames(bt, pcs[tid])
-        # Every frame sfview prints is gdb's frame of that number (same PC); in the program, the same name.
-        assert [pc for pc, _ in ours] == [pc for pc, _ in theirs[: len(ours)]], (result.stdout, bt)
-        for (_, our_name), (_, their_name) in zip(ours, theirs, strict=False):
+        ours = _ours_physical(result.stdout, pcs[tid])
+        # Every frame sfview prints is gdb's physical frame of that place (same PC); in the program, the same name.
+        assert [pc for pc, _ in ours] == [pc for pc, _ in gdb_physical[: len(ours)]], (result.stdout, bt)
+        for (_, our_name), (_, their_name) in zip(ours, gdb_physical, strict=False):
             if their_name in program_functions:
                 assert our_name == their_name
         # A thread stopped in the program gets through all of the program's frames; one stopped inside
         # libc (pause, pthread_join) cannot leave it. Either way the walk ends in libc, saying why.
-        if theirs[0][1] in program_functions:
-            assert {name for _, name in theirs if name in program_functions} <= {name for _, name in ours}
+        if gdb_physical[0][1] in program_functions:
+            assert {name for _, name in gdb_physical if name in program_functions} <= {name for _, name in ours}
         else:
             assert len(ours) == 1 and ours[0][1] != "??"
         assert "(in libc.so.6, which has no SFrame data)" in result.stdout

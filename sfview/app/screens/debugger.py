@@ -485,6 +485,9 @@ class DebuggerScreen(Screen[None]):
             return
         title = "<signal handler called>" if frame.signal else demangle(frame.name())
         out.append(f"Frame #{frame.number} at {frame.pc:#x} {title}\n", style="bold")
+        for place in [] if frame.signal else frame.source()[0]:
+            where = f" at {place.file}:{place.line}" if place.file and place.line else ""
+            out.append(f"  {'inlined: ' if place.inlined else 'in '}{demangle(place.function)} (){where}\n")
         out.append(self._instruction(frame.pc))
         if frame.lookup_pc != frame.pc:
             out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")

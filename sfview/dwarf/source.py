@@ -1,0 +1,343 @@
+"""Function names, source lines and inline chains from DWARF `.debug_info` and `.debug_line`, as gdb reads them.
+
+A `DebugInfo` answers for one file (its own DWARF, or its separate debug file's)
+which functions hold an address, innermost inlined function first, each with
+the source line it is at: what gdb prints as `#1  0x… in step (...) at inl.c:11`
+followed by `#2  inner (...) at inl.c:19` for the function `step` was inlined
+into. It is read lazily and bounded: the compilation unit covering an address
+is found through `.debug_aranges` (else by the CUs' own ranges, read a header
+and a DIE each), and only that CU's DIEs and line program are read, once, when
+an address in it is first asked for: a frame in libc's `malloc` reads
+`malloc.c`'s CU, never the rest of libc's debug information. Every failure of
+pyelftools on damaged DWARF costs the names of that CU only (the frame is then
+named from the symbol table, as without debug information).
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import os
+from typing import Any, BinaryIO, NamedTuple
+
+from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
+from elftools.dwarf.ranges import BaseAddressEntry
+
+from sfview.errors import InputError
+from sfview.inputs.boundary import reading
+from sfview.inputs.elf.image import ElfImage
+from sfview.inputs.elf.pyelftools_view import ElfFile
+
+SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
+"""The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
+the blocks holding those."""
+
+
+class SourceFrame(NamedTuple):
+    """One function holding an address: its name as gdb prints it (the DIE's linkage name, else its name:
+    `__GI___libc_malloc`), the source file and line it is at there (None when the line table says
+    nothing), and whether it is an inlined call (printed as its own frame, without an address)."""
+
+    function: str
+    file: str | None
+    line: int | None
+    inlined: bool
+
+
+class _Unit:
+    """One CU, read whole when first asked for: its functions' address ranges (sorted), its line table's
+    rows (sorted by address) and its file names."""
+
+    def __init__(self, info: Any, cu: Any) -> None:
+        self.info, self.cu = info, cu
+        top = cu.get_top_DIE()
+        self.base = _attribute(top, "DW_AT_low_pc") or 0
+        self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
+        self.functions: list[tuple[int, int, Any]] = []
+        for die in _children(top):
+            self._collect(die)
+        self.functions.sort(key=lambda entry: entry[0])
+        self.starts = [start for start, _, _ in self.functions]
+        self.rows: list[tuple[int, int, int, bool, bool]] = []  # address, file, line, is_stmt, end_sequence
+        self.addresses: list[int] = []
+        self.files: list[str] = []
+        self.first_file = 1
+        program = info.line_program_for_CU(cu)
+        if program is not None:
+            self._read_lines(program)
+
+    def _collect(self, die: Any) -> None:
+        """Every subprogram with code, also those nested in namespaces, classes and other subprograms."""
+        if die.tag == "DW_TAG_subprogram":
+            for start, end in self.ranges(die):
+                self.functions.append((start, end, die))
+        if die.tag in ("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"):
+            for child in _children(die):
+                self._collect(child)
+
+    def _read_lines(self, program: Any) -> None:
+        """The line table's rows and file names, the names as gdb shows them: a file's directory joined
+        to its name (from DWARF 5 on, directory 0 is the CU's own and is joined too), except that the file
+        which is the CU's own (the same path once both are joined to `DW_AT_comp_dir`) keeps the CU's
+        `DW_AT_name` (`inl.c`, where the directory is absolute; `./malloc/malloc.c`, where it is not)."""
+        header, top = program.header, self.cu.get_top_DIE()
+        version = header["version"]
+        directories = [_text(d) for d in header["include_directory"]]
+        own, home = _text(_attribute(top, "DW_AT_name") or ""), _text(_attribute(top, "DW_AT_comp_dir") or "")
+
+        def for_id(name: str) -> str:
+            return name if os.path.isabs(name) or not home else f"{home}/{name}"
+
+        for entry in header["file_entry"]:
+            name, index = _text(entry.name), entry.dir_index if version >= 5 else entry.dir_index - 1
+            if 0 <= index < len(directories) and not os.path.isabs(name):
+                name = f"{directories[index]}/{name}"
+            self.files.append(own if own and for_id(name) == for_id(own) else name)
+        self.first_file = 0 if version >= 5 else 1
+        for entry in program.get_entries():
+            state = entry.state
+            if state is not None:
+                self.rows.append((state.address, state.file, state.line, state.is_stmt, state.end_sequence))
+        self.rows.sort(key=lambda row: (row[0], not row[4]))  # a sequence's end before the next one's start
+        self.addresses = [row[0] for row in self.rows]
+
+    def file(self, number: int | None) -> str | None:
+        """The name of the line table's file `number` (numbered from 0 in DWARF 5, from 1 before)."""
+        if number is None:
+            return None
+        index = number - self.first_file
+        return self.files[index] if 0 <= index < len(self.files) else None
+
+    def line_at(self, address: int) -> tuple[str | None, int | None, bool]:
+        """The file and line holding `address`, and whether a row of the table starts exactly there (a
+        statement's first instruction, where gdb prints a frame without its address)."""
+        at = bisect.bisect_right(self.addresses, address) - 1
+        if at < 0 or self.rows[at][4]:
+            return None, None, False
+        first = bisect.bisect_left(self.addresses, address)
+        # of rows at one address, the last; gdb goes back from one that is not a statement to the last
+        # that is, at the same address
+        back = at
+        while not self.rows[back][3] and back > 0 and self.addresses[back - 1] == self.addresses[at]:
+            back -= 1
+        row = self.rows[back] if self.rows[back][3] else self.rows[at]
+        starts = any(r[3] and not r[4] for r in self.rows[first : at + 1])
+        return self.file(row[1]), row[2] or None, starts
+
+    def ranges(self, die: Any) -> list[tuple[int, int]]:
+        """A DIE's address ranges [start, end) in this CU (`_ranges`)."""
+        return _ranges(self.info, self.cu, self.base, die)
+
+    def chain(self, address: int) -> list[Any]:
+        """The subprogram holding `address` and the inlined calls inside it down to the innermost, outermost
+        first; empty when no function of this CU holds it."""
+        at = bisect.bisect_right(self.starts, address) - 1
+        # the latest start that holds it (a function's ranges may enclose another's: the CU's functions
+        # are looked through at most once)
+        holding = (self.functions[i] for i in range(at, -1, -1))
+        die = next((die for start, end, die in holding if start <= address < end), None)
+        if die is None:
+            return []
+        chain, scope = [die], die
+        while True:
+            inner = next((c for c in _children(scope) if c.tag in SCOPES and self._holds(c, address)), None)
+            if inner is None:
+                return chain
+            if inner.tag == "DW_TAG_inlined_subroutine":
+                chain.append(inner)
+            scope = inner
+
+    def _holds(self, die: Any, address: int) -> bool:
+        return any(start <= address < end for start, end in self.ranges(die))
+
+
+def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
+    """The address ranges [start, end) of a DIE's code: `DW_AT_low_pc`/`DW_AT_high_pc`, or `DW_AT_ranges`
+    (`base`: the CU's base address, for the lists' offsets)."""
+    attrs = die.attributes
+    if "DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs:
+        low, high = attrs["DW_AT_low_pc"].value, attrs["DW_AT_high_pc"]
+        end = high.value if high.form == "DW_FORM_addr" else low + high.value
+        return [(low, end)] if end > low else []
+    lists = info.range_lists() if "DW_AT_ranges" in attrs else None
+    if lists is None:
+        return []
+    out = []
+    for entry in lists.get_range_list_at_offset(_ranges_offset(cu, attrs["DW_AT_ranges"]), cu=cu):
+        if isinstance(entry, BaseAddressEntry):
+            base = entry.base_address
+        elif entry.end_offset > entry.begin_offset:
+            shift = 0 if entry.is_absolute else base
+            out.append((entry.begin_offset + shift, entry.end_offset + shift))
+    return out
+
+
+def _children(die: Any) -> list[Any]:
+    return list(die.iter_children()) if die.has_children else []
+
+
+def _attribute(die: Any, name: str) -> Any:
+    attr = die.attributes.get(name)
+    return attr.value if attr is not None else None
+
+
+def _ranges_offset(cu: Any, attr: Any) -> int:
+    """`DW_AT_ranges` as an offset into `.debug_ranges`/`.debug_rnglists`: an index (`DW_FORM_rnglistx`) read
+    through the CU's `DW_AT_rnglists_base` table."""
+    if attr.form != "DW_FORM_rnglistx":
+        return attr.value
+    top = cu.get_top_DIE()
+    base = _attribute(top, "DW_AT_rnglists_base") or 0
+    info = cu.dwarfinfo
+    stream = info.debug_rnglists_sec.stream
+    size = 8 if cu.structs.dwarf_format == 64 else 4
+    stream.seek(base + attr.value * size)
+    return base + int.from_bytes(stream.read(size), "little" if info.config.little_endian else "big")
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+CPLUSPLUS = frozenset({0x4, 0x1A, 0x21, 0x2A, 0x2B, 0x33})
+"""`DW_AT_language` codes of C++ (C++, C++03, C++11, C++14, C++17, C++20)."""
+
+SCOPE_NAMES = frozenset({"DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_union_type"})
+"""The DIEs whose names qualify a C++ function's (`ns::Klass::method`)."""
+
+
+def _name(die: Any, cplusplus: bool) -> str | None:
+    """gdb's name for a function's DIE, found through the DIE it is an inlined or out-of-line instance of
+    (`DW_AT_abstract_origin`) or the declaration it completes (`DW_AT_specification`): in C, its linkage
+    name, else its name (`__GI___libc_malloc`); in C++, its name qualified by its namespaces and classes
+    (`ns::thrower`), as gdb prints a frame (without the parameter types a demangled name has)."""
+    keys = ("DW_AT_name",) if cplusplus else ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name")
+    for _ in range(8):  # a chain of origins is short; a damaged one may loop
+        key = next((k for k in keys if k in die.attributes), None)
+        if key is not None:
+            name = _text(die.attributes[key].value)
+            return _qualified(die, name) if cplusplus else name
+        origin = next((k for k in ("DW_AT_abstract_origin", "DW_AT_specification") if k in die.attributes), None)
+        if origin is None:
+            return None
+        die = die.get_DIE_from_attribute(origin)
+    return None
+
+
+def _qualified(die: Any, name: str) -> str:
+    parts, scope = [name], die.get_parent()
+    while scope is not None and scope.tag in SCOPE_NAMES:
+        inner = _attribute(scope, "DW_AT_name")
+        parts.append(_text(inner) if inner is not None else "(anonymous namespace)")
+        scope = scope.get_parent()
+    return "::".join(reversed(parts))
+
+
+class _DebugView(ElfFile):
+    """pyelftools' view of a file for its DWARF, where a separate debug file's sections without contents
+    (its `.eh_frame`, kept in the stripped file) read as empty rather than refused."""
+
+    def _read_dwarf_section(self, section: Any, relocate_dwarf_sections: bool) -> DebugSectionDescriptor:
+        if section["sh_type"] == "SHT_NOBITS":
+            return DebugSectionDescriptor(io.BytesIO(b""), section.name, section["sh_offset"], 0, section["sh_addr"])
+        return super()._read_dwarf_section(section, relocate_dwarf_sections)
+
+
+class DebugInfo:
+    """A file's DWARF debugging information, read a CU at a time as addresses (the file's own, as linked)
+    are asked for."""
+
+    def __init__(self, stream: BinaryIO, path: str) -> None:
+        self.path = path
+        self.stream = stream
+        with reading(f"{path}: the DWARF debugging information"):
+            image = ElfImage.of(stream)
+            if image.section(".debug_info") is None:
+                raise InputError("no .debug_info section")
+            view = _DebugView(stream, image.lost)
+            self.info = view.get_dwarf_info(relocate_dwarf_sections=False)
+        self.units: dict[int, _Unit | None] = {}
+        self._aranges: Any = False
+        self._outline: list[tuple[int, int, int]] | None = None
+
+    def frames(self, address: int) -> tuple[list[SourceFrame], bool]:
+        """The functions holding `address`, innermost (inlined) first, the physical function last, each
+        at its source line; and whether a line starts exactly at `address`. Nothing when no DIE covers it
+        or its CU cannot be read."""
+        unit = self._unit(address)
+        if unit is None:
+            return [], False
+        try:
+            with reading(f"{self.path}: the DWARF debugging information at {address:#x}"):
+                chain = unit.chain(address)
+                file, line, starts = unit.line_at(address)
+                out = []
+                for die in reversed(chain):
+                    out.append(
+                        SourceFrame(
+                            _name(die, unit.cplusplus) or "??", file, line, die.tag == "DW_TAG_inlined_subroutine"
+                        )
+                    )
+                    file = unit.file(_attribute(die, "DW_AT_call_file"))
+                    line = _attribute(die, "DW_AT_call_line")
+                return out, starts
+        except InputError:
+            return [], False
+
+    def _unit(self, address: int) -> _Unit | None:
+        offset = self._cu_offset(address)
+        if offset is None:
+            return None
+        if offset not in self.units:
+            try:
+                with reading(f"{self.path}: the compilation unit at {offset:#x}"):
+                    self.units[offset] = _Unit(self.info, self.info.get_CU_at(offset))
+            except InputError:
+                self.units[offset] = None
+        return self.units[offset]
+
+    def _cu_offset(self, address: int) -> int | None:
+        """The offset of the CU covering `address`: by `.debug_aranges`, else by each CU's top DIE's ranges."""
+        if self._aranges is False:
+            try:
+                with reading(f"{self.path}: .debug_aranges"):
+                    self._aranges = self.info.get_aranges()
+            except InputError:
+                self._aranges = None
+        if self._aranges is not None:
+            found = self._aranges.cu_offset_at_addr(address)
+            if found is not None:
+                return found
+        for start, end, offset in self._outlined():
+            if start <= address < end:
+                return offset
+        return None
+
+    def _outlined(self) -> list[tuple[int, int, int]]:
+        """Each CU's address ranges, from its top DIE alone (for a file without `.debug_aranges`)."""
+        if self._outline is None:
+            self._outline = []
+            try:
+                with reading(f"{self.path}: the compilation units' headers"):
+                    for cu in self.info.iter_CUs():
+                        top = cu.get_top_DIE()
+                        base = _attribute(top, "DW_AT_low_pc") or 0
+                        self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self.info, cu, base, top))
+            except InputError:
+                pass
+        return self._outline
+
+
+def open_debug_info(candidates: list[str]) -> DebugInfo | None:
+    """The DWARF debugging information of the first of `candidates` (a file, then its separate debug file)
+    that has readable DWARF; None when none has."""
+    for candidate in candidates:
+        try:
+            stream = open(candidate, "rb")  # noqa: SIM115 - held open while the module is: its CUs are read later
+        except OSError:
+            continue
+        try:
+            return DebugInfo(stream, candidate)
+        except InputError:
+            stream.close()
+    return None
