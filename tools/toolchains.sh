@@ -28,6 +28,12 @@
 # and, for building real code with each release, Debian's source packages in
 # src/<package>/ (SOURCE_PACKAGES below: unpacked, not built).
 #
+# and glibc's SFrame reader for tests/glibc_harness.c, from Debian's glibc-source
+# package (GLIBC below: the .deb's source tarball, only the files the harness
+# compiles):
+#
+#   glibc-<version>/sysdeps/generic/{sframe-read.c,sframe-read.h,sframe.c,sframe.h,uw-sigframe.h}
+#
 # To make more: add a suite to SUITES below with its libsframe package name.
 # Tests find the cache through tests/toolchains.py; CI runs this script first.
 set -euo pipefail
@@ -39,13 +45,17 @@ declare -A SUITES=([trixie]=libsframe1 [sid]=libsframe3)
 TARGETS=(x86-64 aarch64 s390x)
 TOOLS=(as ld readelf objdump objcopy strip)
 SOURCE_PACKAGES=(zlib bzip2 lua5.4)
+# glibc-source version -> the suite that carries it
+declare -A GLIBC=([2.43]=sid)
 
 complete() { [ -s "$CACHE/$1/VERSION" ] && [ -x "$CACHE/$1/bin/s390x/readelf" ]; }
+glibc_complete() { for v in "${!GLIBC[@]}"; do [ -f "$CACHE/glibc-$v/.done" ] || return 1; done; }
 sources_complete() { for p in "${SOURCE_PACKAGES[@]}"; do [ -f "$CACHE/src/$p/.done" ] || return 1; done; }
 
 if [ "${1-}" = "--check" ]; then
   for suite in "${!SUITES[@]}"; do complete "$suite" || exit 1; done
   sources_complete || exit 1
+  glibc_complete || exit 1
   exit 0
 fi
 
@@ -71,6 +81,29 @@ fetch_sources() {
     touch "$CACHE/src/$p/.done"
   done
   rm -rf "$work/dl"
+}
+
+fetch_glibc() { # glibc-source's tarball, only the SFrame reader's files
+  local version=$1 suite=$2 work="$CACHE/glibc-$1.apt"
+  mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/dl"
+  echo "deb [trusted=yes] $MIRROR $suite main" >"$work/sources.list"
+  local apt
+  read -r -a apt <<<"$(apt_options "$work")"
+  apt-get "${apt[@]}" -qq update
+  local exact
+  exact=$(apt-cache "${apt[@]}" madison glibc-source | awk -v v="$version" '$3 ~ "^"v"-" {print $3; exit}')
+  [ -n "$exact" ] || { echo "glibc-source $version is not in $suite" >&2; return 1; }
+  (cd "$work/dl" && apt-get "${apt[@]}" -qq download "glibc-source=$exact")
+  rm -rf "$work/x" "$CACHE/glibc-$version" && mkdir -p "$work/x" "$CACHE/glibc-$version"
+  dpkg -x "$work"/dl/glibc-source_*.deb "$work/x"
+  tar -xJf "$work/x/usr/src/glibc/glibc-$version.tar.xz" -C "$CACHE/glibc-$version" --strip-components=1 \
+    "glibc-$version/sysdeps/generic/sframe-read.c" "glibc-$version/sysdeps/generic/sframe-read.h" \
+    "glibc-$version/sysdeps/generic/sframe.c" "glibc-$version/sysdeps/generic/sframe.h" \
+    "glibc-$version/sysdeps/generic/uw-sigframe.h"
+  echo "$exact" >"$CACHE/glibc-$version/DEBIAN_VERSION"
+  touch "$CACHE/glibc-$version/.done"
+  rm -rf "$work"
+  echo "glibc-source $exact in $CACHE/glibc-$version" >&2
 }
 
 fetch() {
@@ -121,4 +154,5 @@ for suite in "${!SUITES[@]}"; do
   complete "$suite" || fetch "$suite" "${SUITES[$suite]}"
 done
 sources_complete || fetch_sources
+for v in "${!GLIBC[@]}"; do [ -f "$CACHE/glibc-$v/.done" ] || fetch_glibc "$v" "${GLIBC[$v]}"; done
 echo "$CACHE"
