@@ -28,17 +28,18 @@ around tests/glibc_harness.c and holds this model to it at every PC.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
+from sfview import ADDRESS_MASK
 from sfview.consumers import LookupFailure, Profile, Verdict, register
-from sfview.consumers.libsframe import COUNTS, FIXED_HEADER, MAGIC, PCMASK, SIZES, WORDS_BYTES, Crash, Miss
+from sfview.consumers.libsframe import COUNTS, FIXED_HEADER, MAGIC, PCMASK, SIZES, WORDS_BYTES, Crash, Miss, relative
 from sfview.consumers.libsframe import FRE_TYPES as FRE_TYPE_OF
 from sfview.consumers.libsframe import _int32 as int32
-from sfview.consumers.libsframe import relative
-from sfview.consumers.libsframe_lookups import ALL, _paint
+from sfview.consumers.libsframe_lookups import ALL, KEPT, _paint
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
@@ -68,7 +69,7 @@ class Base(IntEnum):
 
 
 @dataclass(frozen=True)
-class Frame:
+class CallerFrame:
     """The caller's frame `__stacktrace_sframe` computes: CFA = base + cfa; RA at CFA + ra; FP at CFA + fp
     (None: the FP is kept)."""
 
@@ -79,7 +80,7 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class Step:
+class RowAnswer:
     """A PC whose lookup found a row: the row, the getters as the step calls them ((value, 0) or
     (0, 5): `_URC_END_OF_STACK`; None where the step stopped before), and the frame (None: falls back)."""
 
@@ -88,12 +89,12 @@ class Step:
     cfa: tuple[int, int]
     ra: tuple[int, int] | None
     fp: tuple[int, int] | None
-    frame: Frame | None
+    frame: CallerFrame | None
     rule: str = ""
     """Where the step falls back (empty when it computes a frame)."""
 
 
-Answer = Step | Miss | Crash
+Answer = RowAnswer | Miss | Crash
 
 
 class Refusal(Exception):
@@ -204,20 +205,17 @@ class Reader:
         width = 1 << SIZES[info]
         return self.read(at + index * width, SIGNED[width], f"the step: the row's {what} offset"), 0
 
-    def step(self, start: int, info: int, at: int) -> Step:
+    def step(self, start: int, info: int, at: int) -> RowAnswer:
         """`__stacktrace_sframe` on a found row whose data words are at `at`: the getters in its order."""
         cfa = self.offset(info, at, 0, "CFA")
         if cfa[1]:
-            return Step(start, info, cfa, None, None, None, "the row has no CFA offset (sframe_get_fre_offset)")
+            return RowAnswer(start, info, cfa, None, None, None, "the row has no CFA offset (sframe_get_fre_offset)")
         ra = (self.fixed_ra, 0) if self.fixed_ra else self.offset(info, at, 1, "RA")
         if ra[1]:
-            return Step(start, info, cfa, ra, None, None, "the row has no RA offset (__sframe_fre_get_ra_offset)")
-        if self.fixed_fp:
-            fp = (self.fixed_fp, 0)
-        else:
-            fp = self.offset(info, at, 1 if self.fixed_ra else 2, "FP")
-        frame = Frame(Base(info & 1), cfa[0], ra[0], None if fp[1] else fp[0])
-        return Step(start, info, cfa, ra, fp, frame)
+            return RowAnswer(start, info, cfa, ra, None, None, "the row has no RA offset (__sframe_fre_get_ra_offset)")
+        fp = (self.fixed_fp, 0) if self.fixed_fp else self.offset(info, at, 1 if self.fixed_ra else 2, "FP")
+        frame = CallerFrame(Base(info & 1), cfa[0], ra[0], None if fp[1] else fp[0])
+        return RowAnswer(start, info, cfa, ra, fp, frame)
 
 
 @dataclass(frozen=True)
@@ -254,7 +252,9 @@ def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
                 end = (size - 1) & U32
             conds.append((-ALL, start, Miss(END_OF_STACK, "__sframe_find_fre: a row starts after the PC"), False))
             if pcmask and rep == 0:
-                conds.append((*everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False))
+                conds.append(
+                    (*everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False)
+                )
                 break
             try:
                 answer: Answer = reader.step(start, row_info, words)
@@ -308,7 +308,7 @@ class Lookups:
             points += [base + r for r in self._breaks if low < base + r < high]
             base += WORD
         points.append(high)
-        for a, b in zip(points, points[1:], strict=False):
+        for a, b in itertools.pairwise(points):
             pc = int32(a)
             try:
                 index = self.reader.search(pc)
@@ -322,6 +322,8 @@ class Lookups:
         """PCs [a, b) the search sends to FDE `index`, the first at `offset` into it."""
         known = self._fdes.get(index)
         if known is None:
+            if len(self._fdes) >= KEPT:  # functions come in address order: the oldest is done with
+                del self._fdes[next(iter(self._fdes))]
             known = self._fdes[index] = _conditions(self.reader, index)
         conds, none = known
         rep = self.reader.field(index, "func_rep_size") if any(c[3] for c in conds) else 0
@@ -341,7 +343,7 @@ class Lookups:
 
 
 def _same(a: Answer, b: Answer) -> bool:
-    if isinstance(a, Step) or isinstance(b, Step):
+    if isinstance(a, RowAnswer) or isinstance(b, RowAnswer):
         return a == b
     return type(a) is type(b) and a.rule == b.rule
 
@@ -365,7 +367,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
             rel = relative(start, address)
             for low, high, answer in engine.runs(rel, rel + end - start):
                 first, last = start + low - rel, start + high - rel
-                if isinstance(answer, Step) and answer.frame is not None:
+                if isinstance(answer, RowAnswer) and answer.frame is not None:
                     frames += last - first
                     continue
                 if isinstance(answer, Crash):
@@ -373,7 +375,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 else:
                     failures.append(LookupFailure(first, last, FALLS_BACK, answer.rule, index))
     except Budget as stop:
-        notes.append(f"steps past {(address + stop.pc) & ((1 << 64) - 1):#x} not judged: more than {engine.budget} runs")
+        notes.append(f"steps past {(address + stop.pc) & ADDRESS_MASK:#x} not judged: more than {engine.budget} runs")
     notes.insert(0, f"backtrace() computes the caller's frame from the section at {frames} PCs")
     return Verdict(name, True, lookups=failures, notes=notes)
 

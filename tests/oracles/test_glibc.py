@@ -95,7 +95,9 @@ def _agree(lib: Glibc, name: str, data: bytes) -> int | str:
     assert real.decode == said.decode, f"glibc on {name} ({data.hex()}): decode {real.decode} vs {said.decode}"
     if real.spans != said.spans:
         i = next(i for i, (a, b) in enumerate(zip(real.spans, said.spans, strict=True)) if a != b)
-        pytest.fail(f"glibc on {name} ({data.hex()}): span {spans[i]}: glibc {real.spans[i][:6]} vs {said.spans[i][:6]}")
+        pytest.fail(
+            f"glibc on {name} ({data.hex()}): span {spans[i]}: glibc {real.spans[i][:6]} vs {said.spans[i][:6]}"
+        )
     verdict = PROFILE.judge(data, 0)
     assert verdict.accepted == (real.decode == 0), name
     AGREE[f"sections {'taken' if real.decode == 0 else 'refused'}"] += 1
