@@ -43,6 +43,7 @@ from sfview.consumers.libsframe_lookups import ALL, KEPT, _paint
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
+from sfview.generated.sframe import Sframe
 from sfview.sframe.model.records import START_ADDR_SIZES
 
 RELEASE = "2.43"
@@ -53,12 +54,14 @@ ALL_FLAGS = SORTED | FRAME_POINTER | PCREL
 END_OF_STACK = "_URC_END_OF_STACK (5)"
 """What every failing step returns (`__sframe_decode`, `__sframe_find_fre`, the getters)."""
 FALLS_BACK = "falls back to DWARF"
+REFUSED_NOTE = f"backtrace() {FALLS_BACK} for the whole trace whenever a frame's PC is in this object"
 FDE_SIZE = layout.FDE[2].size
 FDE_FIELDS = layout.FDE[2].fields
 U32 = 0xFFFFFFFF
 WORD = 1 << 32
 INT32_WRAP = 1 << 31
 SIGNED = {1: "b", 2: "h", 4: "i"}
+AMD64 = int(Sframe.AbiArch.amd64_endian_little)
 
 
 class Base(IntEnum):
@@ -115,7 +118,8 @@ class Reader:
         if magic != MAGIC:
             raise Refusal(f"__sframe_decode: magic {magic:#06x} (a section in the other byte order included)", 0)
         values = self._read(0, layout.PREAMBLE.format + layout.HEADER.format, "__sframe_decode: the header")
-        _, self.version, self.flags, _, self.fixed_fp, self.fixed_ra, aux, self.num_fdes, *_, fdeoff, freoff = values
+        _, self.version, self.flags, self.abi, self.fixed_fp, self.fixed_ra, aux, self.num_fdes, *rest = values
+        fdeoff, freoff = rest[-2:]
         if self.version != VERSION:
             raise Refusal(f"sframe_header_sanity_check_p: version {self.version} (glibc 2.43 reads 2 only)", 2)
         if self.flags & ~ALL_FLAGS:
@@ -355,7 +359,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
     try:
         reader = Reader(data)
     except Refusal as refusal:
-        return Verdict(name, False, END_OF_STACK, refusal.rule, refusal.offset, notes=[f"backtrace() {FALLS_BACK}"])
+        return Verdict(name, False, END_OF_STACK, refusal.rule, refusal.offset, notes=[REFUSED_NOTE])
     except Crash as crash:
         return Verdict(name, False, "crash", crash.rule, 0)
     engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096)
@@ -373,10 +377,17 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 if isinstance(answer, Crash):
                     failures.append(LookupFailure(first, last, "crash", answer.rule, index))
                 else:
-                    failures.append(LookupFailure(first, last, FALLS_BACK, answer.rule, index))
+                    failures.append(LookupFailure(first, last, END_OF_STACK, answer.rule, index))
     except Budget as stop:
         notes.append(f"steps past {(address + stop.pc) & ADDRESS_MASK:#x} not judged: more than {engine.budget} runs")
     notes.insert(0, f"backtrace() computes the caller's frame from the section at {frames} PCs")
+    if any(f.error == END_OF_STACK for f in failures):
+        notes.insert(1, f"where a step fails (_URC_END_OF_STACK), backtrace() {FALLS_BACK} for the whole trace")
+    if failures and reader.abi == AMD64:
+        notes.append(
+            "on x86-64, where the lookup fails glibc first checks for the signal trampoline and for an FP of 0 "
+            "(the outermost frame: the backtrace ends there); both read the registers and code, not the section"
+        )
     return Verdict(name, True, lookups=failures, notes=notes)
 
 

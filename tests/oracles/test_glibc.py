@@ -193,9 +193,10 @@ def test_verdict_words() -> None:
     taken = PROFILE.judge(_fixed_fp_aarch64(), 0)
     assert taken.accepted
     (failure,) = taken.lookups  # the first row has a CFA offset but no RA offset
-    assert (failure.start, failure.end, failure.error) == (0x400, 0x404, model.FALLS_BACK)
+    assert (failure.start, failure.end, failure.error) == (0x400, 0x404, model.END_OF_STACK)
     assert "no RA offset" in failure.rule
     assert taken.notes[0].endswith("at 12 PCs")
+    assert "falls back to DWARF" in taken.notes[1]
 
 
 def test_the_command_line(tmp_path: Path) -> None:
