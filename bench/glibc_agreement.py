@@ -14,12 +14,19 @@ the same. Printed: sections whose acceptance agrees; PCs whose whole answer
 agrees; PCs where the verdict's failing ranges tell the kind right (a frame /
 falls back / crash); and sections right at every PC.
 
-Usage: python bench/glibc_agreement.py [--mutants N]
+With --write DIR, it also writes what glibc said of the real sections and of
+the first RECORDED mutants (`DIR/corpus.json`: each section, `__sframe_decode`'s
+answer and, per span of PCs, the answer where it changes), which
+tests/oracles/test_glibc.py holds the profile to where glibc's source is not at
+hand; tests/data/consumers/glibc/ was written with the defaults.
+
+Usage: python bench/glibc_agreement.py [--mutants N] [--write DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import tempfile
@@ -41,6 +48,8 @@ from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
 TARGETS = [(release, target) for release in ("2.40", "2.44", "2.47") for target in ("x86_64", "aarch64")]
+RECORDED = 120
+"""Mutants kept in the written corpus (the real sections are all kept)."""
 PROGRAMS = ("shapes.c", "deep.c", "callback.c", "leaves.c", "noreturn.c", "qsort.c", "states.c", "plt_stub.c")
 
 
@@ -73,7 +82,9 @@ def _corpus(mutants: int) -> list[tuple[str, bytes]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mutants", type=int, default=3000)
+    parser.add_argument("--write", type=Path, help="write the corpus with glibc's answers into this folder")
     args = parser.parse_args(argv)
+    recorded: list[dict] = []
     corpus = _corpus(args.mutants)
     glibc = Glibc([str(harness(str(BUILD_DIR)))])
     profile = profiles()["glibc-2.43"]
@@ -83,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         real, said = glibc.ask(data, spans), predict(data, spans)
         verdict = profile.judge(data, 0)
         taken = real.decode == 0
+        if group == "real" or tally["mutant sections"] < RECORDED:
+            recorded.append({"group": group, "section": data.hex(), "decode": real.decode, "spans": spans})
+            recorded[-1]["glibc"] = [list(map(list, changes)) for changes in real.spans]
         tally[f"{group} sections"] += 1
         tally[f"{group} taken"] += taken
         tally[f"{group} acceptance ok"] += verdict.accepted == taken and real.decode == said.decode
@@ -104,6 +118,16 @@ def main(argv: list[str] | None = None) -> int:
         tally.update({f"{group} {k}": n for k, n in one.items()})
         tally[f"{group} right at every PC"] += all(k.endswith(" ok") for k in one)
     glibc.close()
+    if args.write:
+        args.write.mkdir(parents=True, exist_ok=True)
+        about = (
+            "Sections judged by glibc 2.43's own sframe-read.c and sframe.c (Debian glibc-source 2.43-7) around "
+            "tests/glibc_harness.c, written by bench/glibc_agreement.py --write: decode is __sframe_decode's "
+            "return (0 taken, 5 refused, or crash), spans the PCs asked (section-relative, [first, end)), glibc "
+            "per span the harness's answer at the first PC and wherever it changes."
+        )
+        text = json.dumps({"about": about, "sections": recorded}, separators=(",", ":"))
+        (args.write / "corpus.json").write_text(text + "\n")
     print(f"glibc-2.43: {len(corpus)} sections")
     for group in ("real", "mutant"):
         t = {k.removeprefix(group + " "): n for k, n in tally.items() if k.startswith(group + " ")}

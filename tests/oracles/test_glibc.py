@@ -14,6 +14,7 @@ which PCs fall back and which crash.
 from __future__ import annotations
 
 import functools
+import json
 import random
 import struct
 from collections import Counter
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process
-from glibc_oracle import Glibc, harness, kind, predict
+from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
 from handmade import long_function, mutate, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
@@ -35,6 +36,9 @@ from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
 PROFILE = profiles()["glibc-2.43"]
+CORPUS = json.loads((DATA / "consumers" / "glibc" / "corpus.json").read_text())["sections"]
+"""Sections with what glibc's own code said of them (bench/glibc_agreement.py --write): real programs built
+by binutils 2.40, 2.44 and 2.47, the fixtures, and mutants of the version 2 ones."""
 AGREE: Counter[str] = Counter()
 """Sections and PCs compared, by what glibc did (printed by test_tally with -s)."""
 
@@ -111,6 +115,22 @@ def _agree(lib: Glibc, name: str, data: bytes) -> int | str:
     wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
     assert not wrong, f"glibc on {name}: the verdict is wrong at {wrong} PCs"
     return real.decode
+
+
+@pytest.mark.parametrize("index", range(len(CORPUS)), ids=[f"{i}-{e['group']}" for i, e in enumerate(CORPUS)])
+def test_profile_says_what_glibc_said(index: int) -> None:
+    """Without glibc's source at hand: the recorded answers of glibc's code, at every PC asked."""
+    entry = CORPUS[index]
+    spans = [tuple(span) for span in entry["spans"]]
+    recorded = Answer(entry["decode"], tuple(tuple((pc, words) for pc, words in c) for c in entry["glibc"]))
+    assert predict(bytes.fromhex(entry["section"]), spans) == recorded
+
+
+def test_corpus_covers_every_outcome() -> None:
+    """The recorded corpus has sections taken, refused and crashing glibc's decode, and PCs of each kind."""
+    assert {e["decode"] for e in CORPUS} == {0, 5, "crash"}
+    kinds = {kind(words) for e in CORPUS for changes in e["glibc"] for _, words in changes}
+    assert kinds == {"found", "fails", "crash"}
 
 
 @pytest.mark.parametrize("index", range(len(BASES)), ids=[name for name, _ in BASES])
