@@ -287,7 +287,17 @@ class Lookups:
         self.budget = budget
         self.count = 0
         self._breaks = reader.breaks()
-        self._fdes: dict[int, tuple[list[Condition], Answer]] = {}
+        self._fdes: dict[tuple[int, ...], tuple[list[Condition], Answer]] = {}
+        self._painted: dict[tuple, list[tuple[int, int, Answer]]] = {}
+
+    def _describe(self, index: int) -> tuple[int, ...]:
+        """What FDE `index`'s rows are judged by (functions alike share their painting): its info byte, rows,
+        size and rep_size; the index itself where the FDE is cut short."""
+        try:
+            names = ("func_info", "func_start_fre_off", "func_num_fres", "func_size", "func_rep_size")
+            return tuple(self.reader.field(index, name) for name in names)
+        except Crash:
+            return (-1, index)
 
     def runs(self, low: int, high: int) -> Iterator[tuple[int, int, Answer]]:
         """[low, high) (section-relative, before the int32 cut) as runs (first PC, end PC, answer)."""
@@ -324,11 +334,12 @@ class Lookups:
 
     def _inside(self, index: int, a: int, b: int, offset: int) -> Iterator[tuple[int, int, Answer]]:
         """PCs [a, b) the search sends to FDE `index`, the first at `offset` into it."""
-        known = self._fdes.get(index)
+        key = self._describe(index)
+        known = self._fdes.get(key)
         if known is None:
             if len(self._fdes) >= KEPT:  # functions come in address order: the oldest is done with
                 del self._fdes[next(iter(self._fdes))]
-            known = self._fdes[index] = _conditions(self.reader, index)
+            known = self._fdes[key] = _conditions(self.reader, index)
         conds, none = known
         rep = self.reader.field(index, "func_rep_size") if any(c[3] for c in conds) else 0
         high = offset + b - a
@@ -340,7 +351,12 @@ class Lookups:
                 self.count += 1
                 if self.count > self.budget:
                     raise Budget(a)
-            for k_low, k_high, answer in _paint(conds, none, offset, stop, shift):
+            painted = self._painted.get((key, offset, stop, shift))
+            if painted is None:
+                if len(self._painted) >= KEPT:
+                    del self._painted[next(iter(self._painted))]
+                painted = self._painted[key, offset, stop, shift] = _paint(conds, none, offset, stop, shift)
+            for k_low, k_high, answer in painted:
                 yield a + k_low - offset, a + k_high - offset, answer
             a += stop - offset
             offset = stop
