@@ -36,10 +36,21 @@ from enum import IntEnum
 
 from sfview import ADDRESS_MASK
 from sfview.consumers import LookupFailure, Profile, Verdict, register
-from sfview.consumers.libsframe import COUNTS, FIXED_HEADER, MAGIC, PCMASK, SIZES, WORDS_BYTES, Crash, Miss, relative
+from sfview.consumers.libsframe import (
+    COUNTS,
+    FIXED_HEADER,
+    MAGIC,
+    PCMASK,
+    SIZES,
+    WORDS_BYTES,
+    Crash,
+    Fde,
+    Miss,
+    relative,
+)
 from sfview.consumers.libsframe import FRE_TYPES as FRE_TYPE_OF
 from sfview.consumers.libsframe import _int32 as int32
-from sfview.consumers.libsframe_lookups import ALL, KEPT, _paint
+from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, _paint
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
@@ -156,12 +167,18 @@ class Reader:
             start += int32((self.hdrsz + index * FDE_SIZE) & U32)
         return int32(start)
 
-    def _whole(self) -> list:
-        """The FDEs the section holds whole (the functions judged where sfview cannot read the section)."""
+    def _whole(self) -> list[Fde]:
+        """The FDEs the section holds whole: the functions judged where sfview cannot read the section
+        (`_table`, `start` and `fde` are what `libsframe_verdict.domains` asks of a decoder)."""
         count = min(self.num_fdes, max(len(self.data) - self.hdrsz, 0) // FDE_SIZE)
-        return [_Extent(self.field(i, "func_size")) for i in range(count)]
+        names = ("func_start", "func_size", "func_start_fre_off", "func_num_fres", "func_info")
+        table = []
+        for i in range(count):
+            start, size, fre_off, num_fres, info = (self.field(i, name) for name in names)
+            table.append(Fde(start, size, fre_off, num_fres, info, 0, self.field(i, "func_rep_size")))
+        return table
 
-    def fde(self, index: int) -> _Extent:
+    def fde(self, index: int) -> Fde:
         return self._table[index]
 
     def search(self, pc: int) -> int:
@@ -222,11 +239,6 @@ class Reader:
         return RowAnswer(start, info, cfa, ra, fp, frame)
 
 
-@dataclass(frozen=True)
-class _Extent:
-    size: int
-
-
 Condition = tuple[int, int, Answer, bool]
 
 
@@ -269,14 +281,6 @@ def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
     except Crash as crash:
         conds.append((*everywhere, crash, False))
     return conds, none
-
-
-class Budget(Exception):
-    """More runs than the bound set for one section."""
-
-    def __init__(self, pc: int) -> None:
-        super().__init__(pc)
-        self.pc = pc
 
 
 class Lookups:
