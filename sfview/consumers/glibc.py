@@ -22,6 +22,9 @@ the PC is the signal trampoline's (`MD_DECODE_SIGNAL_FRAME`) or the FP is 0
 (the outermost frame: the backtrace ends there): those read the code and
 the registers, not the section, and are left to the caller.
 
+glibc 2.44 (Debian's glibc-source 2.44-3) has the same sframe-read.c,
+sframe.c, backtrace.c and uw-sigframe.h: this profile answers for it too.
+
 tests/oracles/test_glibc.py compiles glibc's own sframe-read.c and sframe.c
 around tests/glibc_harness.c and holds this model to it at every PC.
 """
@@ -414,7 +417,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
 register(
     Profile(
         f"glibc-{RELEASE}",
-        f"glibc {RELEASE}'s backtrace() (__sframe_decode, __sframe_find_fre, __stacktrace_sframe; version 2 only)",
+        f"glibc {RELEASE}'s backtrace(), 2.44 the same (__sframe_decode, __sframe_find_fre, __stacktrace_sframe)",
         judge,
     )
 )
