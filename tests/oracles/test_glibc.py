@@ -197,6 +197,14 @@ def test_mutants(glibc: Glibc, index: int, seed: int, times: int) -> None:
     AGREE[f"mutants {'crash' if decoded == 'crash' else 'refused' if decoded else 'taken'}"] += 1
 
 
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(body=st.binary(max_size=300), header=st.binary(min_size=24, max_size=24), flags=st.integers(0, 7))
+def test_any_bytes_get_a_verdict(body: bytes, header: bytes, flags: int) -> None:
+    """Whatever follows a version 2 preamble, the profile answers (a verdict, never an exception)."""
+    verdict = PROFILE.judge(bytes([0xE2, 0xDE, 2, flags]) + header + body, 0x1000)
+    assert verdict.accepted or verdict.error
+
+
 def test_a_long_function_is_linear(glibc: Glibc) -> None:
     """6,000 rows, one out of order: glibc's answer at every PC, from runs built in one pass over the rows."""
     _agree(glibc, "a 6,000-row function", long_function(2))
