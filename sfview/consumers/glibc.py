@@ -31,6 +31,7 @@ around tests/glibc_harness.c and holds this model to it at every PC.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import struct
 from collections.abc import Iterator
@@ -326,7 +327,9 @@ class Lookups:
         points = [low]
         base = low - low % WORD
         while base < high:
-            points += [base + r for r in self._breaks if low < base + r < high]
+            breaks = self._breaks
+            first, last = bisect.bisect_right(breaks, low - base), bisect.bisect_left(breaks, high - base)
+            points += [base + r for r in breaks[first:last]]
             base += WORD
         points.append(high)
         for a, b in itertools.pairwise(points):
