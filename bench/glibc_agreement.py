@@ -20,7 +20,7 @@ answer and, per span of PCs, the answer where it changes), which
 tests/oracles/test_glibc.py holds the profile to where glibc's source is not at
 hand; tests/data/consumers/glibc/ was written with the defaults.
 
-Usage: python bench/glibc_agreement.py [--mutants N] [--write DIR]
+Usage: python bench/glibc_agreement.py [--mutants N] [--seed S] [--write DIR]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ RECORDED = 120
 PROGRAMS = ("shapes.c", "deep.c", "callback.c", "leaves.c", "noreturn.c", "qsort.c", "states.c", "plt_stub.c")
 
 
-def _corpus(mutants: int) -> list[tuple[str, bytes]]:
+def _corpus(mutants: int, seed: int) -> list[tuple[str, bytes]]:
     """(kind, section): the real sections, then the mutants of the version 2 ones."""
     real = [load_section_fixture(p)[0] for p in SECTIONS]
     real += [Document.open(str(p)).data for p in ELF_FIXTURES if "no-sframe" not in p.name]
@@ -68,7 +68,7 @@ def _corpus(mutants: int) -> list[tuple[str, bytes]]:
             except (Exception, pytest.skip.Exception) as exc:  # left out, and said
                 print(f"left out {out.name}: {str(exc).splitlines()[0][:100]}")
     version_2 = [data for data in real if data[:3] == b"\xe2\xde\x02"]
-    rng = random.Random(43)
+    rng = random.Random(seed)
     out = [("real", data) for data in real]
     for _ in range(mutants):
         data = rng.choice(version_2)
@@ -82,10 +82,11 @@ def _corpus(mutants: int) -> list[tuple[str, bytes]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mutants", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=43, help="the mutants' seed")
     parser.add_argument("--write", type=Path, help="write the corpus with glibc's answers into this folder")
     args = parser.parse_args(argv)
     recorded: list[dict] = []
-    corpus = _corpus(args.mutants)
+    corpus = _corpus(args.mutants, args.seed)
     glibc = Glibc([str(harness(str(BUILD_DIR)))])
     profile = profiles()["glibc-2.43"]
     tally: Counter[str] = Counter()

@@ -275,7 +275,7 @@ def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
         at = reader.fres + reader.field(index, "func_start_fre_off")
         count = reader.field(index, "func_num_fres")
         size = reader.field(index, "func_size")
-        rep = reader.field(index, "func_rep_size") if pcmask and count else 0
+        rep = None  # sframe_fre_check_range_p reads it: only once a row's start is at or before the PC
         for i in range(count):
             if fre_type not in START_ADDR_SIZES:
                 conds.append((*everywhere, Miss(END_OF_STACK, f"__sframe_find_fre: FRE type {fre_type}"), False))
@@ -288,6 +288,8 @@ def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
             else:
                 end = (size - 1) & U32
             conds.append((-ALL, start, Miss(END_OF_STACK, "__sframe_find_fre: a row starts after the PC"), False))
+            if pcmask and rep is None:
+                rep = reader.field(index, "func_rep_size")
             if pcmask and rep == 0:
                 conds.append(
                     (*everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False)

@@ -64,6 +64,12 @@ def _fixed_fp_aarch64() -> bytes:
     return header + fdes + rows
 
 
+CUT_AT_REP_SIZE = (
+    "e2de02010300f800070000000d00000027000000000000008c000000c0eeffff10000000180000000200000000100000d0eeffff2000"
+    "00001e0000000200020010100000f0eeffff0800000024000000010000a5000fa46ddb9f5abb5f645d4d261d00a7354df5997a"
+)
+
+
 def _fixture_sections() -> list[tuple[str, bytes]]:
     out = [(path.stem, load_section_fixture(path)[0]) for path in SECTIONS]
     for path in ELF_FIXTURES:
@@ -79,8 +85,11 @@ BASES = [
     ("v2-pcmask-pcrel", _pcmask_v2()),
     ("v2-aarch64-offsets", _fixed_fp_aarch64()),
     ("v2-long-function", long_function(2, rows=300)),
+    # a mutant: 7 FDEs claimed, the section ends inside the fourth, at its rep_size, whose FRE type (10) has
+    # no start address: glibc gives up before it reads rep_size, so it falls back and does not crash
+    ("v2-cut-at-rep-size", bytes.fromhex(CUT_AT_REP_SIZE)),
 ]
-BASES += [("v2-two-functions-swapped", to_big_endian(BASES[-5][1]))]
+BASES += [("v2-two-functions-swapped", to_big_endian(BASES[-6][1]))]
 VERSION_2 = [(name, data) for name, data in BASES if data[:3] == b"\xe2\xde\x02"]
 
 
