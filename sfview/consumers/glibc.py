@@ -361,6 +361,11 @@ class Lookups:
             offset = (pc - self.reader.start(index)) & U32
             yield from self._inside(index, a, b, offset)
 
+    @staticmethod
+    def _last_start(conds: list[Condition]) -> int:
+        """The offset from which no row starts after the PC: the blocks past it all paint alike."""
+        return max((c[1] for c in conds if not c[3] and c[1] < ALL), default=0)
+
     def _inside(self, index: int, a: int, b: int, offset: int) -> Iterator[tuple[int, int, Answer]]:
         """PCs [a, b) the search sends to FDE `index`, the first at `offset` into it."""
         key = self._describe(index)
@@ -385,6 +390,15 @@ class Lookups:
                 if len(self._painted) >= KEPT:
                     del self._painted[next(iter(self._painted))]
                 painted = self._painted[key, offset, stop, shift] = _paint(conds, none, offset, stop, shift)
+            if (
+                rep
+                and len(painted) == 1
+                and offset == shift
+                and stop == shift + rep
+                and shift >= self._last_start(conds)
+            ):
+                yield a, a + high - offset, painted[0][2]  # every later block is this one again: one answer
+                return
             for k_low, k_high, answer in painted:
                 yield a + k_low - offset, a + k_high - offset, answer
             a += stop - offset
