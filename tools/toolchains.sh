@@ -39,6 +39,12 @@
 #   bin/lld/ld.lld             for `gcc -B bin/lld/ -fuse-ld=lld`
 #   bin/mold/ld.mold           for `gcc -B bin/mold/ -fuse-ld=mold`
 #
+# and glibc's SFrame reader for tests/glibc_harness.c, from Debian's glibc-source
+# package (GLIBC below: the .deb's source tarball, only the files the harness
+# compiles):
+#
+#   glibc-<version>/sysdeps/generic/{sframe-read.c,sframe-read.h,sframe.c,sframe.h,uw-sigframe.h}
+#
 # To make more: add a suite to SUITES below with its libsframe package name.
 # Tests find the cache through tests/toolchains.py; CI runs this script first.
 set -euo pipefail
@@ -51,8 +57,11 @@ TARGETS=(x86-64 aarch64 s390x)
 TOOLS=(as ld readelf objdump objcopy strip)
 SOURCE_PACKAGES=(zlib bzip2 lua5.4)
 LLVM_VERSION=23
+# glibc-source version -> the suites that may carry it (sid until a newer glibc replaces it, then testing)
+declare -A GLIBC=([2.43]="sid forky")
 
 complete() { [ -s "$CACHE/$1/VERSION" ] && [ -x "$CACHE/$1/bin/s390x/readelf" ]; }
+glibc_complete() { for v in "${!GLIBC[@]}"; do [ -f "$CACHE/glibc-$v/.done" ] || return 1; done; }
 sources_complete() { for p in "${SOURCE_PACKAGES[@]}"; do [ -f "$CACHE/src/$p/.done" ] || return 1; done; }
 llvm_complete() { [ -s "$CACHE/llvm/VERSION" ] && [ -x "$CACHE/llvm/bin/mold/ld.mold" ]; }
 
@@ -60,6 +69,7 @@ if [ "${1-}" = "--check" ]; then
   for suite in "${!SUITES[@]}"; do complete "$suite" || exit 1; done
   sources_complete || exit 1
   llvm_complete || exit 1
+  glibc_complete || exit 1
   exit 0
 fi
 
@@ -85,6 +95,30 @@ fetch_sources() {
     touch "$CACHE/src/$p/.done"
   done
   rm -rf "$work/dl"
+}
+
+fetch_glibc() { # glibc-source's tarball, only the SFrame reader's files
+  local version=$1 suites=$2 work="$CACHE/glibc-$1.apt" suite
+  mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/dl"
+  : >"$work/sources.list"
+  for suite in $suites; do echo "deb [trusted=yes] $MIRROR $suite main" >>"$work/sources.list"; done
+  local apt
+  read -r -a apt <<<"$(apt_options "$work")"
+  apt-get "${apt[@]}" -qq update
+  local exact
+  exact=$(apt-cache "${apt[@]}" madison glibc-source | awk -v v="$version" '$3 ~ "^"v"-" {print $3; exit}')
+  [ -n "$exact" ] || { echo "glibc-source $version is in none of: $suites" >&2; return 1; }
+  (cd "$work/dl" && apt-get "${apt[@]}" -qq download "glibc-source=$exact")
+  rm -rf "$work/x" "$CACHE/glibc-$version" && mkdir -p "$work/x" "$CACHE/glibc-$version"
+  dpkg -x "$work"/dl/glibc-source_*.deb "$work/x"
+  tar -xJf "$work/x/usr/src/glibc/glibc-$version.tar.xz" -C "$CACHE/glibc-$version" --strip-components=1 \
+    "glibc-$version/sysdeps/generic/sframe-read.c" "glibc-$version/sysdeps/generic/sframe-read.h" \
+    "glibc-$version/sysdeps/generic/sframe.c" "glibc-$version/sysdeps/generic/sframe.h" \
+    "glibc-$version/sysdeps/generic/uw-sigframe.h"
+  echo "$exact" >"$CACHE/glibc-$version/DEBIAN_VERSION"
+  touch "$CACHE/glibc-$version/.done"
+  rm -rf "$work"
+  echo "glibc-source $exact in $CACHE/glibc-$version" >&2
 }
 
 fetch() {
@@ -169,4 +203,8 @@ for suite in "${!SUITES[@]}"; do
 done
 sources_complete || fetch_sources
 llvm_complete || fetch_llvm
+# (not fatal: without it only tests/oracles/test_glibc.py skips, saying so)
+for v in "${!GLIBC[@]}"; do
+  [ -f "$CACHE/glibc-$v/.done" ] || fetch_glibc "$v" "${GLIBC[$v]}" || echo "glibc-source $v not fetched" >&2
+done
 echo "$CACHE"

@@ -50,10 +50,11 @@ CELL_WIDTH = max(map(len, CELLS))
 
 def consumer_names() -> list[str]:
     """The cycle: the format, then every registered consumer once (`libsframe`, a name for the newest
-    release, is left out: its release's own name is there)."""
+    release, is left out: its release's own name is there), the libraries after the kernel's reader and
+    glibc's, whose reader is libsframe's cut down, after them."""
     seen: set[str] = set()
     names = [FORMAT]
-    for name in sorted(profiles(), key=lambda n: (n == "libsframe", n)):
+    for name in sorted(profiles(), key=lambda n: (n == "libsframe", n.startswith("glibc"), n)):
         if profiles()[name].title not in seen:
             seen.add(profiles()[name].title)
             names.append(name)
