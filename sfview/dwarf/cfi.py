@@ -124,12 +124,18 @@ class RuleSet(Mapping[int, CfiRule]):
     def items(self) -> Iterator[tuple[int, CfiRule]]:  # type: ignore[override]
         """(register, rule) in register order, read from the blocks and the changes (not a lookup a key)."""
         base, changes = self._changes()
-        rules = {}
-        for hi, block in enumerate(base._blocks or ()):
+        blocks: list[tuple[CfiRule | None, ...] | list[CfiRule | None] | None] = list(base._blocks or ())
+        for reg, value in changes.items():
+            hi, lo = divmod(reg, self.BLOCK)
+            if hi >= len(blocks):
+                blocks += [None] * (hi + 1 - len(blocks))
+            block = blocks[hi]
+            if not isinstance(block, list):
+                block = blocks[hi] = list(block or (None,) * self.BLOCK)
+            block[lo] = value
+        for hi, block in enumerate(blocks):
             if block is not None:
-                rules.update((hi * self.BLOCK + lo, value) for lo, value in enumerate(block) if value is not None)
-        rules.update(changes)
-        return ((reg, rules[reg]) for reg in sorted(rules) if rules[reg] is not None)  # type: ignore[misc]
+                yield from ((hi * self.BLOCK + lo, value) for lo, value in enumerate(block) if value is not None)
 
     def values(self) -> Iterator[CfiRule]:  # type: ignore[override]
         return (value for _, value in self.items())
