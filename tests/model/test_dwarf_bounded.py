@@ -108,7 +108,7 @@ def test_a_register_the_abi_does_not_number_is_refused(instructions: bytes, regi
 def test_a_change_at_each_row_costs_a_link_not_every_rule() -> None:
     """Every register x86-64 numbers, then 2,000 rows that each change one (register 5 at CFA-16, then at
     CFA-24, in turn): each row's rules are a change on the row before (each held a copy of all 130: 19.6 MB
-    for these 6 KB; then a block of 16 of them and the table of blocks: 3.2 MB). The rows are pyelftools'
+    for these 6 KB; then a block of 16 of them and the table of blocks: 2.5 MB at the peak). The rows are pyelftools'
     rows, read through a set a few changes from its checkpoint as through a checkpoint."""
     data = eh_frame(offsets(range(X86_64.registers)) + (b"\x41\x85\x02" + b"\x41\x85\x03") * 1000)
     tracemalloc.start()
