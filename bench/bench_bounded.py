@@ -145,6 +145,8 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     changes = b"".join(b"\x05" + uleb(r) + b"\x01" for r in range(128)) + b"\x41\x85\x02" * 4000
     rows = object_with_eh_frame("registers", registers)
     worst = object_with_eh_frame("changes", changes)
+    alternating = changes[: -3 * 4000] + b"\x41\x85\x02\x41\x85\x03" * 2000  # each row a rule other than the last
+    turns = object_with_eh_frame("alternating", alternating)
     plt = compressed("zstd-plt", ".plt", 256 << 20)
     note = compressed("zstd-build-id", ".note.gnu.build-id", 256 << 20)
     dynsym = compressed("zstd-dynsym", ".dynsym", 256 << 20)
@@ -154,6 +156,10 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     return {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
         "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
+        "class 1: 128 registers, 4,000 rows alternating a rule, compare": (
+            ["compare", str(turns)],
+            [*frames, str(turns)],
+        ),
         "class 3: zstd .plt of 256 MiB, check": (["check", str(plt)], ["readelf", "-W", "--sframe", str(plt)]),
         "class 3: zstd build-id of 256 MiB, export": (
             ["export", "--breakpad", str(note)],

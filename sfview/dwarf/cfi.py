@@ -60,47 +60,80 @@ CfiRule = Rule | Unexpressible
 
 class RuleSet(Mapping[int, CfiRule]):
     """Rules of registers by DWARF number, unchanging: `set` and `without` give a new set that shares
-    all but one block of `BLOCK` numbers with this one.
+    the rest with this one.
 
     The rows of an FDE each hold the rules in force; a row after a change held a copy of them all, so
-    that an FDE changing one of 128 registers at each of its rows held 128 rules a row. Sharing blocks,
-    a change costs a block and the table of blocks.
+    that an FDE changing one of 128 registers at each of its rows held 128 rules a row. A set is
+    either a table of blocks of `BLOCK` numbers (a checkpoint) or one change on top of another set;
+    every `SPAN` changes the chain is folded into a new checkpoint, which shares the blocks no change
+    touched. A change thus costs one small object and a share of a checkpoint, and a lookup walks at
+    most `SPAN` changes.
     """
 
     BLOCK = 16
+    SPAN = 32
 
-    __slots__ = ("_blocks", "_count")
+    __slots__ = ("_blocks", "_count", "_depth", "_parent", "_reg", "_value")
 
     def __init__(self, blocks: tuple[tuple[CfiRule | None, ...] | None, ...] = (), count: int = 0) -> None:
-        self._blocks = blocks
+        self._blocks: tuple[tuple[CfiRule | None, ...] | None, ...] | None = blocks
         self._count = count
+        self._depth = 0
+        self._parent: RuleSet | None = None
+        self._reg = -1
+        self._value: CfiRule | None = None
+
+    def _rule(self, reg: int) -> CfiRule | None:
+        node = self
+        while node._blocks is None:
+            if node._reg == reg:
+                return node._value
+            node = node._parent  # type: ignore[assignment]
+        hi, lo = divmod(reg, self.BLOCK)
+        block = node._blocks[hi] if 0 <= hi < len(node._blocks) else None
+        return block[lo] if block is not None else None
+
+    def _changes(self) -> tuple[RuleSet, dict[int, CfiRule | None]]:
+        """The checkpoint under this set, and the changes on top of it (the last change of a register wins)."""
+        chain = []
+        node = self
+        while node._blocks is None:
+            chain.append(node)
+            node = node._parent  # type: ignore[assignment]
+        return node, {change._reg: change._value for change in reversed(chain)}
 
     def get(self, reg: int, default: object = None) -> CfiRule | None:  # type: ignore[override]
-        hi, lo = divmod(reg, self.BLOCK)
-        block = self._blocks[hi] if hi < len(self._blocks) else None
-        value = block[lo] if block is not None else None
+        value = self._rule(reg)
         return default if value is None else value  # type: ignore[return-value]
 
     def __getitem__(self, reg: int) -> CfiRule:
-        value = self.get(reg)
+        value = self._rule(reg)
         if value is None:
             raise KeyError(reg)
         return value
 
     def __contains__(self, reg: object) -> bool:
-        return isinstance(reg, int) and reg >= 0 and self.get(reg) is not None
+        return isinstance(reg, int) and reg >= 0 and self._rule(reg) is not None
 
     def __iter__(self) -> Iterator[int]:
-        for hi, block in enumerate(self._blocks):
-            if block is not None:
-                yield from (hi * self.BLOCK + lo for lo, value in enumerate(block) if value is not None)
+        return (reg for reg, _ in self.items())
 
     def __len__(self) -> int:
         return self._count
 
     def items(self) -> Iterator[tuple[int, CfiRule]]:  # type: ignore[override]
-        """(register, rule) in register order, read from the blocks (not a lookup a key)."""
-        for hi, block in enumerate(self._blocks):
+        """(register, rule) in register order, read from the blocks and the changes (not a lookup a key)."""
+        base, changes = self._changes()
+        blocks: list[tuple[CfiRule | None, ...] | list[CfiRule | None] | None] = list(base._blocks or ())
+        for reg, value in changes.items():
+            hi, lo = divmod(reg, self.BLOCK)
+            if hi >= len(blocks):
+                blocks += [None] * (hi + 1 - len(blocks))
+            block = blocks[hi]
+            if not isinstance(block, list):
+                block = blocks[hi] = list(block or (None,) * self.BLOCK)
+            block[lo] = value
+        for hi, block in enumerate(blocks):
             if block is not None:
                 yield from ((hi * self.BLOCK + lo, value) for lo, value in enumerate(block) if value is not None)
 
@@ -114,24 +147,55 @@ class RuleSet(Mapping[int, CfiRule]):
 
     def set(self, reg: int, value: CfiRule | None) -> RuleSet:
         """This set with `reg`'s rule `value` (None: no rule)."""
-        hi, lo = divmod(reg, self.BLOCK)
-        blocks = list(self._blocks)
-        if hi >= len(blocks):
-            if value is None:
-                return self
-            blocks += [None] * (hi + 1 - len(blocks))
-        block = list(blocks[hi] or (None,) * self.BLOCK)
-        count = self._count + (block[lo] is None) - (value is None)
-        block[lo] = value
-        blocks[hi] = tuple(block)
+        old = self._rule(reg)
+        if old == value:
+            return self
+        count = self._count + (old is None) - (value is None)
+        if self._depth + 1 < self.SPAN:
+            out = RuleSet(None, count)  # type: ignore[arg-type]
+            out._depth, out._parent, out._reg, out._value = self._depth + 1, self, reg, value
+            return out
+        base, changes = self._changes()
+        changes[reg] = value
+        blocks = list(base._blocks or ())
+        edited: dict[int, list[CfiRule | None]] = {}
+        for changed, rule in changes.items():
+            hi, lo = divmod(changed, self.BLOCK)
+            if hi >= len(blocks):
+                blocks += [None] * (hi + 1 - len(blocks))
+            if hi not in edited:
+                edited[hi] = list(blocks[hi] or (None,) * self.BLOCK)
+            edited[hi][lo] = rule
+        for hi, block in edited.items():
+            blocks[hi] = tuple(block)
         return RuleSet(tuple(blocks), count)
 
     def without(self, *regs: int) -> RuleSet:
         """This set without the rules of `regs`."""
         out = self
         for reg in regs:
-            if reg in out:
-                out = out.set(reg, None)
+            out = out.set(reg, None)
+        return out
+
+    def stripped(self, regs: frozenset[int], done: dict[int, RuleSet]) -> RuleSet:
+        """This set `without` the rules of `regs`, sharing as this set shares with the sets under it.
+
+        `done` maps the identity of each set already stripped (the caller keeps those sets alive) to
+        its stripped set: stripping the rows of one FDE in order costs a change per change, not a
+        copy per row.
+        """
+        chain = []
+        node = self
+        while id(node) not in done and node._blocks is None:
+            chain.append(node)
+            node = node._parent  # type: ignore[assignment]
+        out = done.get(id(node))
+        if out is None:
+            out = done[id(node)] = node.without(*regs)
+        for change in reversed(chain):
+            if change._reg not in regs:
+                out = out.set(change._reg, change._value)
+            done[id(change)] = out
         return out
 
 

@@ -805,12 +805,10 @@ class FrameSection:
         last = cie.table[-1] if cie.table else None
         lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, True, abi.registers)
         ra_reg, fp = cie.ra_reg, abi.fp
+        tracked = frozenset((ra_reg, fp))
         others: dict[int, RuleSet] = {}  # by the identity of the lines' shared sets: shared alike
-        for _, _, regs in lines:
-            if id(regs) not in others:
-                others[id(regs)] = regs.without(ra_reg, fp)
         return tuple(
-            (pc, _cfa_rule(cfa), regs.get(ra_reg, SAME), regs.get(fp, SAME), others[id(regs)])
+            (pc, _cfa_rule(cfa), regs.get(ra_reg, SAME), regs.get(fp, SAME), regs.stripped(tracked, others))
             for pc, cfa, regs in lines
         )
 
@@ -850,7 +848,7 @@ def _decode(
 
     The register rules are a `RuleSet`: a line, and a remembered state, keep the set in force, and
     a change makes a new one that shares the rest, so that rows that change nothing (each
-    `DW_CFA_advance_loc`, each `DW_CFA_remember_state`) share one set, and a change costs one block.
+    `DW_CFA_advance_loc`, each `DW_CFA_remember_state`) share one set, and a change costs a link.
     """
     pc = start
     cfa: CfaState = last[1] if last else (None, 0, None)

@@ -353,3 +353,38 @@ def test_the_checks_pause_every_few_functions_and_find_the_same(seed: int, tmp_p
     paced = []
     assert list(check(section, pace=lambda: paced.append(1))) == list(check(section))
     assert len(paced) == -(-len(section) // 3)
+
+
+def test_the_messages_worded_when_read() -> None:
+    """The checks that speak of every function keep a template and its values (a million functions make
+    millions of problems, most only counted): each worded when read, as it was written at once."""
+    f = [MODEL.function(i) for i in range(6)]
+    data = bytearray(SECTION)
+    fde(3, "func_size", 0)(data)
+    fde(2, "func_size", 0x200)(data)
+    found = {d.check.id: d.message for d in check(Section(bytes(data)))}
+    assert found == {
+        "function-size-zero": f"func_size is 0: the function at {f[3].start_address:#x} covers no byte",
+        "functions-overlap": f"starts at {f[3].start_address:#x}, inside fdes[2] "
+        f"(ends {f[2].start_address + 0x200:#x})",
+    }
+    data = bytearray(SECTION)
+    swap_fdes(3, 4)(data)
+    (unsorted,) = check(Section(bytes(data)))
+    assert unsorted.message == (
+        f"starts at {f[3].start_address:#x}, not after fdes[3] ({f[4].start_address:#x}), though "
+        "SFRAME_F_FDE_SORTED is set"
+    )
+    data = bytearray(SECTION)
+    fde(5, "func_start_fre_off", f[4].fre_off)(data)
+    rows = next(d for d in check(Section(bytes(data))) if d.check.id == "fres-overlap")
+    assert rows.message.startswith(f"its FRE bytes [{f[4].rows.positions[0]:#x}, ") and " overlap those of fdes[" in (
+        rows.message
+    )
+    nowhere, unnamed = Program([(0, 0x10)], lambda address: True), Program([(0, 1 << 64)], lambda address: False)
+    outside = next(iter(check(MODEL, program=nowhere)))
+    assert outside.message == (
+        f"[{f[0].start_address:#x}, {f[0].start_address + f[0].size:#x}) is not inside any executable segment of "
+        "the file"
+    )
+    assert next(iter(check(MODEL, program=unnamed))).message == f"no symbol starts at {f[0].start_address:#x}"
