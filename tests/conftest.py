@@ -117,6 +117,10 @@ async def settled(app: object, pilot: object) -> None:
     """Everything the explorer's worker delivers after the first screen (the overview, the names, the checks'
     count, the orders) is in, and shown: each lays the screen out when it comes, which on a loaded machine is
     while a test counts the layouts of a key's (`[1, 1, 1]`, `2 == 1`). Call before `count_layouts`."""
+    for _ in range(1200):  # the worker starts after the first frames (a timer): until then nothing is running
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+        if not app.explorer.fde_table.orders_coming:  # type: ignore[attr-defined]  # its last delivery is in
+            break
     await app.workers.wait_for_complete()  # type: ignore[attr-defined]
     await pilot.pause()  # type: ignore[attr-defined]
     await pilot.pause()  # type: ignore[attr-defined]  # what a delivery laid out, drawn

@@ -17,7 +17,6 @@ from elf_edit import Elf
 from handmade import v2_section
 
 from sfview.app.app import SfviewApp
-from sfview.app.explorer import background
 from sfview.app.fields import FieldTree
 from sfview.app.widgets.frame_picture import picture
 from sfview.document import Document
@@ -185,7 +184,9 @@ async def test_a_check_that_fails_says_so_in_the_problems_tab(monkeypatch) -> No
     def failing(doc, pace=None):
         raise ValueError("a damage nobody foresaw")
 
-    monkeypatch.setattr(background, "check_document", failing)
+    from sfview.check import run  # the worker imports the check when it runs it (after the first screen)
+
+    monkeypatch.setattr(run, "check_document", failing)
     app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")

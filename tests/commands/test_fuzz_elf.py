@@ -85,6 +85,11 @@ SHDR_KINDS = dict(zip(SHDR_FIELDS, "IIQQQQIIQQ", strict=True))
 PHDR_KINDS = dict(zip(PHDR_FIELDS, "IIQQQQQQ", strict=True))
 
 
+STDERR_STARTS = ("sfview: ", "note: ")
+"""What a line on stderr starts with: sfview's one-line errors, and the notes `unwind` writes after the
+backtrace; a traceback starts with neither."""
+
+
 def _fits(value: int, kind: str) -> int:
     return value & ((1 << FIELD_BITS[kind]) - 1)
 
@@ -156,7 +161,7 @@ def test_no_command_ends_in_a_traceback(case: tuple[str, list[tuple], tuple[str,
     limits.max_size = limits.DEFAULT_MAX_SIZE
     assert code in (0, 1, 2), (code, err.getvalue())
     for line in err.getvalue().splitlines():
-        assert line.startswith("sfview: "), line
+        assert line.startswith(STDERR_STARTS), line
 
 
 CORES = {name: (DATA / f"{name}.core").read_bytes() for name in ("deep-x86_64", "deep-aarch64")}
@@ -216,7 +221,7 @@ def test_no_unwind_of_a_damaged_core_ends_in_a_traceback(case: tuple[str, list[t
         code = main(["unwind", str(DATA / base), "--core", str(core), *options])
     assert code in (0, 2), (code, err.getvalue())
     for line in err.getvalue().splitlines():
-        assert line.startswith("sfview: "), line
+        assert line.startswith(STDERR_STARTS), line
 
 
 PROGRAM_PARTS = (".sframe", ".eh_frame", ".eh_frame_hdr", ".symtab", ".strtab", ".dynsym", ".dynstr")
@@ -249,7 +254,7 @@ def test_no_unwind_of_a_damaged_program_on_its_core_ends_in_a_traceback(case: tu
         code = main(["unwind", str(program), "--core", str(DATA / f"{base}.core"), *options])
     assert code in (0, 2), (code, err.getvalue())
     for line in err.getvalue().splitlines():
-        assert line.startswith("sfview: "), line
+        assert line.startswith(STDERR_STARTS), line
 
 
 def damaged_program(base: str, steps: list[tuple]) -> bytes:

@@ -251,6 +251,11 @@ class FdeTable(RowTable):
         self.query = query
         return self._reorder(sort=False, narrowing=True)
 
+    @property
+    def orders_coming(self) -> bool:
+        """Whether the worker is still to make the columns' orders: its last delivery after the first screen."""
+        return self._orders_coming
+
     def expect_orders(self, coming: bool) -> None:
         """Whether a worker is to make the columns' orders (`prepare_orders`): on a big section, a sort asked for
         meanwhile then waits for its column's order (`order_made`) rather than make it in the key. When the
