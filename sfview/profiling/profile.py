@@ -57,7 +57,14 @@ class Profile:
                 yield record, self.walker.walk(record, self.space(record.pid), self.arch) if walk else None
 
     def _task(self, task: Task) -> None:
-        if task.kind is Record.FORK and task.pid != task.parent and task.parent in self.spaces:
+        """A fork copies the parent's mappings, unless the child's own records came first: perf writes each
+        CPU's buffer in turn, so a child that ran (and exec'd) on another CPU can precede its `FORK`."""
+        if (
+            task.kind is Record.FORK
+            and task.pid != task.parent
+            and task.parent in self.spaces
+            and task.pid not in self.spaces
+        ):
             self.spaces[task.pid] = self.spaces[task.parent].fork()
         elif task.kind is Record.COMM:
             self.names[task.pid] = task.name
