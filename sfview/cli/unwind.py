@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, parse
-from sfview.cli.state import of_program, process_program, started
+from sfview.cli.state import of_program, started, stopped
 from sfview.errors import InputError
 from sfview.inputs.core import Core, Thread, read_core
 from sfview.output import backtrace
@@ -70,8 +70,10 @@ def _positive(text: str) -> int:
 def run(argv: list[str]) -> int:
     """Run `sfview unwind` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
-    if args.pid is not None:
+    if args.pid is not None or args.gdbstub is not None:
         return _unwind_process(args)
+    if args.break_at is not None:
+        raise InputError("--break needs --gdbstub: a core or typed registers are a stop already")
     if args.program is None:
         raise InputError("needs the program (an ELF file with .sframe); only with --pid is it found by itself")
     if args.thread == "all":
@@ -148,11 +150,9 @@ def _kept(walk: Walk) -> Backtrace:
 
 
 def _unwind_process(args: argparse.Namespace) -> int:
-    """`--pid`: the process stopped while its threads are walked, then let go; the walks printed after."""
-    from sfview.inputs import live  # ptrace, only for a live process
-
-    with live.stopped(args.pid) as process:
-        program = process_program(args.program, process)
+    """`--pid`, `--gdbstub`: the process stopped while its threads are walked, then let go; the walks printed
+    after."""
+    with stopped(args.program, args) as (program, process):
         if args.thread == "all":
             first = _from_core(args, program, process, None)
             walks = [(n, t, _kept(walk)) for n, t, walk in _thread_walks(first, process, args)]
