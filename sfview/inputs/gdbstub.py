@@ -110,7 +110,7 @@ class Stub:
             try:
                 sum_ok = int(given, 16) == sum(body) & 0xFF
             except ValueError:
-                raise self.lost(f"a packet ended with {given!r}, not a two-digit checksum") from None
+                raise self.lost(f"a packet ended with {_shown(given)}, not a two-digit checksum") from None
             if sum_ok:
                 self._write(b"+")
                 return _decoded(body)
@@ -119,24 +119,31 @@ class Stub:
 
     def _foreign(self, got: bytes) -> InputError:
         rest = self._pending[:20]
-        return self.lost(f"answered {got + rest!r}, which is not gdb's remote protocol (a packet starts with $)")
+        return self.lost(f"answered {_shown(got + rest)}, which is not gdb's remote protocol (a packet starts with $)")
 
     def _write(self, data: bytes) -> None:
         try:
             self.connection.sendall(data)
+        except (ConnectionResetError, BrokenPipeError):
+            raise self._closed() from None
         except OSError as exc:
             raise self.lost(f"the connection broke ({exc.strerror or exc})") from None
 
     def _more(self) -> None:
         try:
             data = self.connection.recv(65536)
+        except ConnectionResetError:
+            raise self._closed() from None
         except TimeoutError:
             raise self.lost(f"no answer in {REPLY_TIMEOUT:g} s (not a gdbstub, or a stopped one?)") from None
         except OSError as exc:
             raise self.lost(f"the connection broke ({exc.strerror or exc})") from None
         if not data:
-            raise self.lost("the connection closed without an answer (not a gdbstub, or one another debugger holds)")
+            raise self._closed()
         self._pending += data
+
+    def _closed(self) -> InputError:
+        return self.lost("the connection closed without an answer (not a gdbstub, or one another debugger holds)")
 
     def _byte(self) -> bytes:
         return self._exactly(1)
@@ -167,6 +174,11 @@ class Stub:
             raise
         finally:
             self.connection.settimeout(REPLY_TIMEOUT)
+
+
+def _shown(data: bytes) -> str:
+    """What a stub sent, quoted, for a message (the command line escapes what a terminal would obey)."""
+    return f'"{data.decode("latin-1")}"'
 
 
 def _decoded(body: bytes) -> bytes:
@@ -209,7 +221,7 @@ class StubMemory(PagedMemory):
             try:
                 out += bytes.fromhex(reply.decode("latin-1"))
             except ValueError:
-                raise self.stub.error(f"answered a memory read with {reply[:20]!r}, not hex digits") from None
+                raise self.stub.error(f"answered a memory read with {_shown(reply[:20])}, not hex digits") from None
         return out
 
 
@@ -259,7 +271,7 @@ def _address(where: str) -> tuple[str, int]:
     host, _, port = where.rpartition(":")
     host = host.strip("[]") or "localhost"
     if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
-        raise InputError(f"--gdbstub: {where!r} is not PORT or HOST:PORT (qemu-aarch64 -g 1234 listens at 1234)")
+        raise InputError(f'--gdbstub: "{where}" is not PORT or HOST:PORT (qemu-aarch64 -g 1234 listens at 1234)')
     return host, int(port)
 
 
@@ -403,14 +415,16 @@ def _threads(stub: Stub, machine: str, layout: list[RegisterPlace]) -> list[Thre
         try:
             block = bytes.fromhex(reply.decode("latin-1"))
         except ValueError:
-            raise stub.error(f"answered g (the registers) with {reply[:20]!r}, not hex digits") from None
+            raise stub.error(f"answered g (the registers) with {_shown(reply[:20])}, not hex digits") from None
         registers = {
             r.name: int.from_bytes(block[r.offset : r.offset + r.size], "big" if order == ">" else "little")
             for r in layout
             if r.offset + r.size <= len(block) and b"x" not in reply[2 * r.offset : 2 * (r.offset + r.size)]
         }
         if len(registers) < len(layout):
-            raise stub.error(f"thread {tid}'s registers: a g reply of {len(block)} bytes, too short ({reply[:20]!r})")
+            raise stub.error(
+                f"thread {tid}'s registers: a g reply of {len(block)} bytes, too short ({_shown(reply[:20])})"
+            )
         threads.append(Thread(_tid(tid), {n: registers.get(n, 0) for n in PRSTATUS_REGS[machine]}))
     if not threads:
         raise stub.error("the stub lists no thread")
@@ -423,7 +437,7 @@ def _check_stopped(stub: Stub, stop: bytes) -> None:
         how = "exited with status" if stop[:1] == b"W" else "was killed by signal"
         raise stub.error(f"the guest {how} {int(stop[1:3] or b'0', 16)}: no stack is left")
     if stop[:1] not in (b"T", b"S"):
-        raise stub.error(f"answered {stop[:20]!r} to ? (why it stopped), not a stop reply")
+        raise stub.error(f"answered {_shown(stop[:20])} to ? (why it stopped), not a stop reply")
 
 
 def _auxv(data: bytes | None, order: str) -> dict[int, int]:
