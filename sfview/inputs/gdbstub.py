@@ -241,7 +241,7 @@ class GuestProcess(Core):
 
     def reread(self, stop: bytes) -> None:
         """The threads again, after the guest ran to `stop` (its stop reply); the pages read before forgotten."""
-        _check_stopped(self.stub, stop)
+        self.stopped_thread = _check_stopped(self.stub, stop)
         self.threads = _threads(self.stub, self.machine, self.layout)
         self.memory.forget()
 
@@ -431,13 +431,19 @@ def _threads(stub: Stub, machine: str, layout: list[RegisterPlace]) -> list[Thre
     return threads
 
 
-def _check_stopped(stub: Stub, stop: bytes) -> None:
-    """A stop reply that says the guest is stopped (`T05…`, `S05`), else why there is nothing to read."""
+def _check_stopped(stub: Stub, stop: bytes) -> int | None:
+    """The thread a stop reply names (`T05thread:1d22;`), None where it names none (`S05`); an error when it
+    says the guest is gone, or is no stop reply."""
     if stop[:1] in (b"W", b"X"):
         how = "exited with status" if stop[:1] == b"W" else "was killed by signal"
         raise stub.error(f"the guest {how} {int(stop[1:3] or b'0', 16)}: no stack is left")
     if stop[:1] not in (b"T", b"S"):
         raise stub.error(f"answered {_shown(stop[:20])} to ? (why it stopped), not a stop reply")
+    for item in stop[3:].decode("latin-1").split(";"):
+        name, _, value = item.partition(":")
+        if name == "thread":
+            return _tid(value)
+    return None
 
 
 def _auxv(data: bytes | None, order: str) -> dict[int, int]:
@@ -450,7 +456,7 @@ def _auxv(data: bytes | None, order: str) -> dict[int, int]:
 def _open(stub: Stub) -> GuestProcess:
     supported, packet_size = _features(stub.ask("qSupported:swbreak+;vContSupported+"))
     stop = stub.ask("?")
-    _check_stopped(stub, stop)
+    stopped_thread = _check_stopped(stub, stop)
     architecture, registers = _description(stub)
     machine = ARCHITECTURES.get(architecture)
     if machine is None:
@@ -466,6 +472,7 @@ def _open(stub: Stub) -> GuestProcess:
     auxv = _auxv(_transfer(stub, "auxv:read:") if "qXfer:auxv:read" in supported else None, order)
     guest = GuestProcess(f"the guest at {stub.where}", machine, _threads(stub, machine, layout), memory, [], auxv, None)
     guest.stub, guest.layout, guest.supported, guest.breakpoint = stub, layout, supported, None
+    guest.stopped_thread = stopped_thread
     program = _transfer(stub, "exec-file:read:") if "qXfer:exec-file:read" in supported else None
     guest.program = program.decode(errors="surrogateescape") if program else None
     _check_readable(guest)

@@ -482,9 +482,10 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
 
 def _thread(core: Core, thread: int | None):
     """The thread `thread` names: gdb's number for it (1 to the count, in the core's order, as
-    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); the first if none."""
+    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); if none, the one that
+    stopped the process where it is known, else the first."""
     if thread is None:
-        return core.threads[0]
+        return next((t for t in core.threads if t.tid == core.stopped_thread), core.threads[0])
     if 1 <= thread <= len(core.threads):
         return core.threads[thread - 1]
     for state in core.threads:

@@ -1,6 +1,7 @@
 """`sfview unwind --gdbstub` against gdb-multiarch's `bt` on an AArch64 guest run by qemu-user.
 
-The program (`tests/data/src/guest.c`, built once for AArch64 with `-Wa,--gsframe`) holds two threads;
+The program (`tests/data/src/guest.c`, built once for each of AArch64, s390x and x86-64 with
+`-Wa,--gsframe`) holds two threads;
 main recurses `DEPTH` calls deep and then reads its stdin (`wait_input`). qemu's gdbstub takes one
 debugger at a time, so the two tools look at two runs of the same deterministic program, each stopped at
 a breakpoint on `wait_input`'s first instruction: gdb-multiarch sets it (`break *wait_input`) and prints
@@ -10,7 +11,6 @@ lets it finish, and qemu must exit 0.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import subprocess
@@ -18,33 +18,54 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from conftest import DATA
 from test_gdb_extension import SYSROOT, _free_port, _need
 from test_live import FRAME
+from test_s390x import SYSROOT as S390X_SYSROOT
+from toolchains import toolchain
 
-from sfview.cli import state
+from sfview.cli import explore, state
 from sfview.output.backtrace import symbol_and_offset
 
 DEPTH = 50
 SFVIEW = [sys.executable, "-m", "sfview"]
 
 
-@pytest.fixture(scope="module")
-def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    _need("aarch64-linux-gnu-gcc", "qemu-aarch64", "gdb-multiarch")
-    built = tmp_path_factory.mktemp("gdbstub") / "guest"
-    subprocess.run(["aarch64-linux-gnu-gcc", "-O2", "-Wa,--gsframe", "-pthread", f"-DDEPTH={DEPTH}",
-                    str(DATA / "src" / "guest.c"), "-o", str(built)], check=True)  # fmt: skip
-    return built
+class Guest(NamedTuple):
+    """A program built for one architecture, and what runs it."""
+
+    program: Path
+    qemu: str
+    sysroot: str
+
+
+@pytest.fixture(scope="module", params=["aarch64", "s390x", "x86_64"])
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Guest:
+    """guest.c for AArch64 and x86-64 (the system's compilers, gas 2.40) and s390x (binutils 2.47: s390x's
+    SFrame)."""
+    _need(f"qemu-{request.param}", "gdb-multiarch")
+    built = tmp_path_factory.mktemp("gdbstub") / f"guest-{request.param}"
+    flags = ["-O2", "-pthread", f"-DDEPTH={DEPTH}", str(DATA / "src" / "guest.c"), "-o", str(built)]
+    if request.param == "aarch64":
+        _need("aarch64-linux-gnu-gcc")
+        subprocess.run(["aarch64-linux-gnu-gcc", "-Wa,--gsframe", *flags], check=True)
+        return Guest(built, "qemu-aarch64", SYSROOT)
+    if request.param == "x86_64":
+        _need("gcc")
+        subprocess.run(["gcc", "-Wa,--gsframe", *flags], check=True)
+        return Guest(built, "qemu-x86_64", "/")
+    toolchain("2.47", "s390x").compile(*flags)
+    return Guest(built, "qemu-s390x", S390X_SYSROOT)
 
 
 @contextlib.contextmanager
-def _guest(program: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """The program under qemu-aarch64, waiting for a debugger at the port given; killed after if still there."""
+def _guest(guest: Guest) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """The program under qemu-user, waiting for a debugger at the port given; killed after if still there."""
     port = _free_port()
-    qemu = subprocess.Popen(["qemu-aarch64", "-g", str(port), "-L", SYSROOT, str(program)],
+    qemu = subprocess.Popen([guest.qemu, "-g", str(port), "-L", guest.sysroot, str(guest.program)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
     try:
         yield qemu, port
@@ -70,11 +91,12 @@ def _up_to_main(frames: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
 
 @pytest.fixture(scope="module")
-def gdb_frames(program: Path) -> list[tuple[int, str]]:
+def gdb_frames(built: Guest) -> list[tuple[int, str]]:
     """gdb-multiarch's `bt` at the breakpoint: each frame's (PC, name) up to main."""
-    with _guest(program) as (_qemu, port):
-        command = ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {SYSROOT}", "-ex", f"target remote :{port}",
-                   "-ex", "break *wait_input", "-ex", "continue", "-ex", "bt", "-ex", "kill", str(program)]  # fmt: skip
+    with _guest(built) as (_qemu, port):
+        command = ["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {built.sysroot}", "-ex",
+                   f"target remote :{port}", "-ex", "break *wait_input", "-ex", "continue", "-ex", "bt", "-ex", "kill",
+                   str(built.program)]  # fmt: skip
         output = _retried(command).stdout
     frames = _up_to_main([(int(pc, 16), name) for _, pc, name in FRAME.findall(output) if pc])
     assert [name for _, name in frames] == ["wait_input"] + ["recurse"] * (DEPTH + 1) + ["main"], output
@@ -87,20 +109,20 @@ def _finishes_normally(qemu: subprocess.Popen[bytes]) -> None:
     assert qemu.returncode == 0 and out == b"ready\n", (qemu.returncode, out)
 
 
-def test_unwind_equals_gdb_multiarch_and_the_guest_runs_on(program: Path, gdb_frames: list[tuple[int, str]]) -> None:
-    with _guest(program) as (qemu, port):
-        result = _retried([*SFVIEW, "unwind", str(program), "--gdbstub", str(port), "--break", "wait_input",
-                           "--sysroot", SYSROOT])  # fmt: skip
+def test_unwind_equals_gdb_multiarch_and_the_guest_runs_on(built: Guest, gdb_frames: list[tuple[int, str]]) -> None:
+    with _guest(built) as (qemu, port):
+        result = _retried([*SFVIEW, "unwind", str(built.program), "--gdbstub", str(port), "--break", "wait_input",
+                           "--sysroot", built.sysroot])  # fmt: skip
         assert result.returncode == 0, result.stderr
         _finishes_normally(qemu)
     frames = [(int(pc, 16), name) for _, pc, name in FRAME.findall(result.stdout) if pc]
     assert _up_to_main(frames) == gdb_frames, result.stdout
 
 
-def test_every_thread_as_json_the_stopped_one_equals_gdb(program: Path, gdb_frames: list[tuple[int, str]]) -> None:
-    with _guest(program) as (qemu, port):
-        result = _retried([*SFVIEW, "unwind", "--gdbstub", f"localhost:{port}", str(program), "--break",
-                           "wait_input", "--sysroot", SYSROOT, "--thread", "all", "--json"])  # fmt: skip
+def test_every_thread_as_json_the_stopped_one_equals_gdb(built: Guest, gdb_frames: list[tuple[int, str]]) -> None:
+    with _guest(built) as (qemu, port):
+        result = _retried([*SFVIEW, "unwind", "--gdbstub", f"localhost:{port}", str(built.program), "--break",
+                           "wait_input", "--sysroot", built.sysroot, "--thread", "all", "--json"])  # fmt: skip
         assert result.returncode == 0, result.stderr
         _finishes_normally(qemu)
     threads = json.loads(result.stdout)["threads"]
@@ -110,20 +132,22 @@ def test_every_thread_as_json_the_stopped_one_equals_gdb(program: Path, gdb_fram
     assert _up_to_main(frames) == gdb_frames
 
 
-def test_the_debugger_snapshot_of_the_guest(program: Path, gdb_frames: list[tuple[int, str]]) -> None:
+def test_the_debugger_snapshot_of_the_guest(built: Guest, gdb_frames: list[tuple[int, str]]) -> None:
     """`sfview --gdbstub` opens the debugger on a snapshot: the state it is given, then the guest runs on."""
-    args = argparse.Namespace(gdbstub=None, pid=None, break_at="wait_input", thread=None, lib_dir=[], sysroot=SYSROOT)
-    with _guest(program) as (qemu, port):
-        args.gdbstub = str(port)
+    with _guest(built) as (qemu, port):
+        args = explore.parser().parse_args(
+            ["--gdbstub", str(port), "--break", "wait_input", "--sysroot", built.sysroot]
+        )
         for _ in range(100):
             try:
-                found, first, _threads = state.process_snapshot(str(program), args)
+                found, first, threads = state.process_snapshot(str(built.program), args)
                 break
             except Exception as exc:  # qemu not listening yet
                 assert "nothing listens there" in str(exc), exc
                 time.sleep(0.1)
         _finishes_normally(qemu)
-    assert found == str(program) and first.pc == gdb_frames[0][0]
+    assert threads is not None and len(threads.listed) == 2
+    assert found == str(built.program) and first.pc == gdb_frames[0][0]
     assert "a snapshot of the guest at" in (first.origin or "")
     walk = first.unwinder.frames(first.pc, first.registers, DEPTH + 3)
     walked = [(frame.pc, symbol_and_offset(frame.name())[0]) for frame in walk]
