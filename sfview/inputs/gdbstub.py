@@ -212,9 +212,10 @@ class StubMemory(PagedMemory):
         """The last error reply to a read (`E14`), to say why a read that must succeed did not."""
 
     def read_page(self, number: int) -> bytes | None:
-        out = b""
-        for at in range(number * PAGE, (number + 1) * PAGE, self.chunk):
-            reply = self.stub.ask(f"m{at:x},{self.chunk:x}")
+        """The page, a packet at a time; a stub may answer fewer bytes than asked, the rest is asked again."""
+        out, end = b"", (number + 1) * PAGE
+        while (at := number * PAGE + len(out)) < end:
+            reply = self.stub.ask(f"m{at:x},{min(self.chunk, end - at):x}")
             if reply[:1] == b"E" or not reply:
                 self.refused = reply or b"an empty reply"
                 return None
@@ -222,7 +223,7 @@ class StubMemory(PagedMemory):
                 out += bytes.fromhex(reply.decode("latin-1"))
             except ValueError:
                 raise self.stub.error(f"answered a memory read with {_shown(reply[:20])}, not hex digits") from None
-        return out
+        return out[:PAGE]
 
 
 class GuestProcess(Core):
