@@ -86,6 +86,11 @@ class Stub:
         for _ in range(MOST_TRIES):
             self._write(packet)
             ack = self._byte()
+            while ack == b"$":  # a late packet (a second stop reply after an interrupt): acked and let be
+                self._until_hash()
+                self._exactly(2)
+                self._write(b"+")
+                ack = self._byte()
             if ack == b"+":
                 return
             if ack != b"-":
@@ -163,17 +168,17 @@ class Stub:
         return out
 
     def wait_stop(self) -> bytes:
-        """The stop reply after `c`, as long as the guest takes; a Ctrl-C stops it (`\\x03`) first."""
+        """The stop reply after `c`, as long as the guest takes."""
         self.connection.settimeout(None)
         try:
             return self.reply()
-        except KeyboardInterrupt:
-            self.connection.settimeout(REPLY_TIMEOUT)
-            self._write(INTERRUPT)
-            self.reply()
-            raise
         finally:
             self.connection.settimeout(REPLY_TIMEOUT)
+
+    def interrupt(self) -> None:
+        """Stop the running guest (`\\x03`) and read its stop reply."""
+        self._write(INTERRUPT)
+        self.reply()
 
 
 def _shown(data: bytes) -> str:
@@ -237,6 +242,8 @@ class GuestProcess(Core):
     layout: list[RegisterPlace]
     supported: set[str]
     breakpoint: int | None
+    running: bool
+    """Continued (`c`) and not yet seen stopped."""
     described = "the guest"
     without_files = "the gdbstub names no mapped files"
 
@@ -253,14 +260,20 @@ class GuestProcess(Core):
         if self.stub.ask(f"Z0,{address:x},{kind}") != b"OK":
             raise self.stub.error(f"the stub sets no breakpoint at {address:#x} (Z0 refused)")
         self.breakpoint = address
+        self.running = True  # from here on, a Ctrl-C (or an error) stops it again before the detach
         self.stub.send("c")
-        self.reread(self.stub.wait_stop())
+        stop = self.stub.wait_stop()
+        self.running = False
+        self.reread(stop)
 
     def let_go(self) -> None:
         """Remove the breakpoint, detach: the guest runs on. Nothing is read after."""
         self.memory.let_go()
         if self.stub.broken:
             return
+        if self.running:
+            self.stub.interrupt()
+            self.running = False
         if self.breakpoint is not None:
             self.stub.ask(f"z0,{self.breakpoint:x},{BREAKPOINT_KINDS[self.machine]}")
             self.breakpoint = None
@@ -472,7 +485,7 @@ def _open(stub: Stub) -> GuestProcess:
     memory = StubMemory(stub, chunk, order == "<")
     auxv = _auxv(_transfer(stub, "auxv:read:") if "qXfer:auxv:read" in supported else None, order)
     guest = GuestProcess(f"the guest at {stub.where}", machine, _threads(stub, machine, layout), memory, [], auxv, None)
-    guest.stub, guest.layout, guest.supported, guest.breakpoint = stub, layout, supported, None
+    guest.stub, guest.layout, guest.supported, guest.breakpoint, guest.running = stub, layout, supported, None, False
     guest.stopped_thread = stopped_thread
     program = _transfer(stub, "exec-file:read:") if "qXfer:exec-file:read" in supported else None
     guest.program = program.decode(errors="surrogateescape") if program else None

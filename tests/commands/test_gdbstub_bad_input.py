@@ -9,8 +9,11 @@ guest runs on. A real qemu-user guest is tests/oracles/test_gdbstub.py's.
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 import struct
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 
@@ -27,6 +30,7 @@ CORE = "".join(f'<reg name="x{i}" bitsize="64"/>' for i in range(31)) + (
 )
 REGISTERS = struct.pack("<31QQQI", *range(31), 0x7FF000, 0x400000, 0)
 AUXV = struct.pack("<6Q", 9, 0x400000, 3, 0x400040, 0, 0)
+INTERRUPT = b"\x03"
 
 
 def _packet(body: bytes) -> bytes:
@@ -96,10 +100,13 @@ def speaking(
         pending = b""
         while data := connection.recv(4096):
             pending += data
-            while pending[:1] in (b"+", b"-") or (pending.startswith(b"$") and b"#" in pending[:-2]):
+            while pending[:1] in (b"+", b"-", INTERRUPT) or (pending.startswith(b"$") and b"#" in pending[:-2]):
                 if pending[:1] != b"$":
                     if pending[:1] == b"-":  # the client refused the last reply's checksum: answered again
                         _reply(connection, answer(requests[-1]), raw)
+                    elif pending[:1] == INTERRUPT:
+                        requests.append(INTERRUPT)
+                        _reply(connection, answer(INTERRUPT), raw)
                     pending = pending[1:]
                     continue
                 end = pending.find(b"#")
@@ -212,3 +219,36 @@ def test_an_address_that_is_no_port(where: str, capsys: pytest.CaptureFixture[st
 def test_break_needs_a_gdbstub(capsys: pytest.CaptureFixture[str]) -> None:
     status = cli.main(["unwind", PROGRAM, "--regs", "pc=0x1000,sp=0x2000", "--break", "main"])
     assert status == 2 and "--break needs --gdbstub" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_the_guest_runs_to_the_breakpoint(tmp_path) -> None:
+    """A guest that never reaches `--break`: Ctrl-C interrupts it (`\\x03`), removes the breakpoint, detaches
+    (the guest runs on), and sfview ends in one line, exit 130."""
+    continued = threading.Event()
+
+    def answer(request: bytes) -> bytes | None:
+        if request == b"c":
+            continued.set()
+            return None  # running: the stop reply comes after the interrupt
+        if request == INTERRUPT:
+            return b"T02thread:01;"
+        if request.startswith(b"m"):
+            return b"00" * int(request.partition(b",")[2], 16)
+        if request.startswith((b"Z0", b"z0")):
+            return b"OK"
+        return _answer(request)
+
+    stub = FakeStub(speaking(answer))
+    sfview = subprocess.Popen([sys.executable, "-m", "sfview", "unwind", PROGRAM, "--gdbstub", str(stub.port),
+                               "--break", "0x1000"], stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert continued.wait(60), "sfview never continued the guest"
+        sfview.send_signal(signal.SIGINT)
+        _, err = sfview.communicate(timeout=60)
+    finally:
+        if sfview.poll() is None:
+            sfview.kill()
+            sfview.wait()
+    assert (sfview.returncode, err) == (130, "sfview: interrupted\n")
+    stub.thread.join(5)
+    assert stub.requests[-5:] == [b"Z0,1000,4", b"c", INTERRUPT, b"z0,1000,4", b"D"], stub.requests
