@@ -1,121 +1,28 @@
 """`sfview unwind --gdbstub` against stubs that fail: one line naming the stub, exit 2, no traceback, no hang.
 
-Each stub is a socket served by a thread of the test: a small server of gdb's remote protocol (an
-AArch64 guest of one thread, described as qemu-user describes it) with one answer changed, or no
-protocol at all. Where the protocol worked far enough, sfview must have detached (`D`), so that a real
+Each stub is `tests/fake_stub.py`'s, served by a thread of the test (a small server of gdb's remote
+protocol: an AArch64 guest of one thread, described as qemu-user describes it) with one answer changed,
+or no protocol at all. Where the protocol worked far enough, sfview must have detached (`D`), so that a real
 guest runs on. A real qemu-user guest is tests/oracles/test_gdbstub.py's.
 """
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 
 import pytest
 from conftest import DATA, run_process
+from fake_stub import INTERRUPT, Answers, FakeStub, packet, speaking
 
 from sfview import cli
 from sfview.inputs import gdbstub
 
 PROGRAM = str(DATA / "shapes-x86_64-O2")
 """Any program: each stub fails before the program is read."""
-CORE = "".join(f'<reg name="x{i}" bitsize="64"/>' for i in range(31)) + (
-    '<reg name="sp" bitsize="64"/><reg name="pc" bitsize="64"/><reg name="cpsr" bitsize="32"/>'
-)
-REGISTERS = struct.pack("<31QQQI", *range(31), 0x7FF000, 0x400000, 0)
-AUXV = struct.pack("<6Q", 9, 0x400000, 3, 0x400040, 0, 0)
-INTERRUPT = b"\x03"
-
-
-def _packet(body: bytes) -> bytes:
-    escaped = bytearray()
-    for byte in body:
-        escaped += bytes([0x7D, byte ^ 0x20]) if byte in b"$#}*" else bytes([byte])
-    return b"$%s#%02x" % (bytes(escaped), sum(escaped) & 0xFF)
-
-
-def _answer(request: bytes, architecture: str = "aarch64") -> bytes:
-    """What a good AArch64 stub answers (qemu-user's features, memory refused)."""
-    if request.startswith(b"qSupported"):
-        return b"PacketSize=1000;qXfer:features:read+;qXfer:auxv:read+"
-    if request == b"?":
-        return b"T05thread:01;"
-    if request.startswith(b"qXfer:features:read:target.xml:"):
-        return (
-            b'l<?xml version="1.0"?><target><architecture>%s</architecture><xi:include href="core.xml"/></target>'
-            % (architecture.encode())
-        )
-    if request.startswith(b"qXfer:features:read:core.xml:"):
-        return b'l<?xml version="1.0"?><feature name="org.gnu.gdb.aarch64.core">%s</feature>' % CORE.encode()
-    if request.startswith(b"qXfer:auxv:read:"):
-        return b"l" + AUXV
-    if request == b"qfThreadInfo":
-        return b"m01"
-    if request == b"qsThreadInfo":
-        return b"l"
-    if request.startswith(b"Hg") or request == b"D":
-        return b"OK"
-    if request == b"g":
-        return REGISTERS.hex().encode()
-    if request.startswith(b"m"):
-        return b"E14"
-    return b""
-
-
-class FakeStub:
-    """A stub listening on a free port: `serve(connection, requests)` speaks to the one client; the requests
-    it read are kept."""
-
-    def __init__(self, serve: Callable[[socket.socket, list[bytes]], None]) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.requests: list[bytes] = []
-        self.thread = threading.Thread(target=self._run, args=(serve,), daemon=True)
-        self.thread.start()
-
-    def _run(self, serve: Callable[[socket.socket, list[bytes]], None]) -> None:
-        connection, _ = self.listener.accept()
-        with connection, contextlib.suppress(OSError):  # the client gone: what it did is in `requests`
-            serve(connection, self.requests)
-
-
-def _reply(connection: socket.socket, reply: bytes | None, raw: bool) -> None:
-    if reply is not None:
-        connection.sendall(reply if raw else _packet(reply))
-
-
-def speaking(
-    answer: Callable[[bytes], bytes | None], raw: bool = False
-) -> Callable[[socket.socket, list[bytes]], None]:
-    """A stub that acks each packet and sends `answer(request)` as a packet (as bytes already framed when
-    `raw`); None: no answer at all."""
-
-    def serve(connection: socket.socket, requests: list[bytes]) -> None:
-        pending = b""
-        while data := connection.recv(4096):
-            pending += data
-            while pending[:1] in (b"+", b"-", INTERRUPT) or (pending.startswith(b"$") and b"#" in pending[:-2]):
-                if pending[:1] != b"$":
-                    if pending[:1] == b"-":  # the client refused the last reply's checksum: answered again
-                        _reply(connection, answer(requests[-1]), raw)
-                    elif pending[:1] == INTERRUPT:
-                        requests.append(INTERRUPT)
-                        _reply(connection, answer(INTERRUPT), raw)
-                    pending = pending[1:]
-                    continue
-                end = pending.find(b"#")
-                requests.append(pending[1:end])
-                pending = pending[end + 3 :]
-                connection.sendall(b"+")
-                _reply(connection, answer(requests[-1]), raw)
-
-    return serve
 
 
 @pytest.fixture
@@ -169,7 +76,7 @@ def test_a_checksum_error_once_is_asked_again(quick: None, capsys: pytest.Captur
     sent: set[bytes] = set()
 
     def answer(request: bytes) -> bytes:
-        good = _packet(_answer(request))
+        good = packet(Answers()(request) or b"")
         if request == b"?" and request not in sent:
             sent.add(request)
             return good[:-2] + b"00"  # a damaged reply; asked again (`-`), the good one
@@ -180,7 +87,7 @@ def test_a_checksum_error_once_is_asked_again(quick: None, capsys: pytest.Captur
 
 
 def test_an_architecture_sfview_does_not_unwind(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
-    stub = FakeStub(speaking(lambda request: _answer(request, "riscv:rv64")))
+    stub = FakeStub(speaking(lambda request: Answers(architecture="riscv:rv64")(request)))
     err = _unwind(stub.port, capsys)
     assert "the guest is a riscv:rv64 process: sfview unwinds x86-64, AArch64 and s390x" in err, err
     stub.thread.join(5)
@@ -188,7 +95,7 @@ def test_an_architecture_sfview_does_not_unwind(quick: None, capsys: pytest.Capt
 
 
 def test_error_replies_to_every_memory_read(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
-    stub = FakeStub(speaking(_answer))
+    stub = FakeStub(speaking(Answers()))
     err = _unwind(stub.port, capsys)
     assert err.endswith("reads no memory: E14 at the PC (0x400000) and at the stack pointer (0x7ff000)\n"), err
     stub.thread.join(5)
@@ -196,17 +103,17 @@ def test_error_replies_to_every_memory_read(quick: None, capsys: pytest.CaptureF
 
 
 def test_a_guest_that_has_exited(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
-    stub = FakeStub(speaking(lambda request: b"W00" if request == b"?" else _answer(request)))
+    stub = FakeStub(speaking(lambda request: b"W00" if request == b"?" else Answers()(request)))
     assert "the guest exited with status 0: no stack is left" in _unwind(stub.port, capsys)
 
 
 def test_a_description_that_is_not_xml(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
-    stub = FakeStub(speaking(lambda r: b"l<target" if b"target.xml" in r else _answer(r)))
+    stub = FakeStub(speaking(lambda r: b"l<target" if b"target.xml" in r else Answers()(r)))
     assert "its target.xml is not XML" in _unwind(stub.port, capsys)
 
 
 def test_a_description_without_the_registers(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
-    stub = FakeStub(speaking(lambda r: b"l<feature/>" if b"core.xml" in r else _answer(r)))
+    stub = FakeStub(speaking(lambda r: b"l<feature/>" if b"core.xml" in r else Answers()(r)))
     assert "its target description has no pc, sp" in _unwind(stub.port, capsys)
 
 
@@ -236,7 +143,7 @@ def test_ctrl_c_while_the_guest_runs_to_the_breakpoint(tmp_path) -> None:
             return b"00" * int(request.partition(b",")[2], 16)
         if request.startswith((b"Z0", b"z0")):
             return b"OK"
-        return _answer(request)
+        return Answers()(request)
 
     stub = FakeStub(speaking(answer))
     sfview = subprocess.Popen([sys.executable, "-m", "sfview", "unwind", PROGRAM, "--gdbstub", str(stub.port),

@@ -1,0 +1,51 @@
+"""The gdbstub client carries a stopped process unchanged: a fake stub that serves a qemu-user core.
+
+The stub (`tests/fake_stub.py`) answers from `tests/data/deep-aarch64.core` (qemu-aarch64's core of
+`deep-aarch64` stopped in `stop_here`): its thread's registers in a `g` reply, its auxiliary vector, its
+memory, every reply escaped and run-length encoded as a stub may, memory in replies shorter than asked.
+Through it `sfview unwind --gdbstub` must print gdb's backtrace of that core (`deep-aarch64.core.gdb-bt.txt`),
+and what `sfview unwind --core` prints.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+import pytest
+from conftest import DATA
+from fake_stub import Answers, FakeStub, packet, speaking
+
+from sfview import cli
+from sfview.inputs.core import read_core
+
+PROGRAM = str(DATA / "deep-aarch64")
+CORE = str(DATA / "deep-aarch64.core")
+FRAME = re.compile(r"^#\d+\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
+
+
+def _served() -> tuple[FakeStub, Answers]:
+    core = read_core(CORE)
+    (thread,) = core.threads
+    names = [f"x{i}" for i in range(31)] + ["sp", "pc"]
+    registers = struct.pack("<33QI", *(thread.registers[n] for n in names), thread.registers["pstate"] & 0xFFFFFFFF)
+    auxv = b"".join(struct.pack("<QQ", key, value) for key, value in core.auxv.items() if key) + bytes(16)
+    answers = Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=300)
+    return FakeStub(speaking(answers, compress=True)), answers
+
+
+def _unwind(capsys: pytest.CaptureFixture[str], *state: str) -> str:
+    assert cli.main(["unwind", PROGRAM, *state]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_stub_gives_the_core_as_gdb_unwound_it(capsys: pytest.CaptureFixture[str]) -> None:
+    stub, answers = _served()
+    through_stub = _unwind(capsys, "--gdbstub", str(stub.port))
+    stub.thread.join(5)
+    gdb = FRAME.findall((DATA / "deep-aarch64.core.gdb-bt.txt").read_text())
+    assert len(gdb) == 6 and FRAME.findall(through_stub)[:6] == gdb, through_stub
+    assert through_stub == _unwind(capsys, "--core", CORE)
+    assert stub.requests[-1] == b"D"
+    sp = read_core(CORE).threads[0].registers["sp"]
+    assert b"*" in packet(answers(b"m%x,400" % sp) or b"", compress=True)  # the stack's replies were compressed
