@@ -92,7 +92,7 @@ def process_program(given: str | None, process: LiveProcess) -> str:
         if os.path.basename(process.program).startswith("qemu-"):
             raise InputError(
                 f"process {process.pid} runs {process.program}, an emulator: ptrace reads the emulator's stacks, not"
-                " its guest's (qemu-user hands those to gdb through its gdbstub, -g PORT)"
+                " its guest's (run the guest with -g PORT and read it with --gdbstub PORT)"
             )
         return process.program
     if not process.runs(given):
