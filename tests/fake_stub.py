@@ -135,3 +135,17 @@ def speaking(
                 reply(connection, requests[-1])
 
     return serve
+
+
+def core_stub(path: str, most: int = 300) -> tuple[FakeStub, Answers]:
+    """A stub serving the one thread of an AArch64 core (qemu-user's): its registers, auxiliary vector and
+    memory, replies run-length encoded, memory at most `most` bytes a reply."""
+    from sfview.inputs.core import read_core
+
+    core = read_core(path)
+    (thread,) = core.threads
+    names = [f"x{i}" for i in range(31)] + ["sp", "pc"]
+    registers = struct.pack("<33QI", *(thread.registers[n] for n in names), thread.registers["pstate"] & 0xFFFFFFFF)
+    auxv = b"".join(struct.pack("<QQ", key, value) for key, value in core.auxv.items() if key) + bytes(16)
+    answers = Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=most)
+    return FakeStub(speaking(answers, compress=True)), answers

@@ -10,11 +10,10 @@ and what `sfview unwind --core` prints.
 from __future__ import annotations
 
 import re
-import struct
 
 import pytest
 from conftest import DATA
-from fake_stub import Answers, FakeStub, packet, speaking
+from fake_stub import core_stub, packet
 
 from sfview import cli
 from sfview.inputs.core import read_core
@@ -24,23 +23,13 @@ CORE = str(DATA / "deep-aarch64.core")
 FRAME = re.compile(r"^#\d+\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
 
 
-def _served() -> tuple[FakeStub, Answers]:
-    core = read_core(CORE)
-    (thread,) = core.threads
-    names = [f"x{i}" for i in range(31)] + ["sp", "pc"]
-    registers = struct.pack("<33QI", *(thread.registers[n] for n in names), thread.registers["pstate"] & 0xFFFFFFFF)
-    auxv = b"".join(struct.pack("<QQ", key, value) for key, value in core.auxv.items() if key) + bytes(16)
-    answers = Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=300)
-    return FakeStub(speaking(answers, compress=True)), answers
-
-
 def _unwind(capsys: pytest.CaptureFixture[str], *state: str) -> str:
     assert cli.main(["unwind", PROGRAM, *state]) == 0
     return capsys.readouterr().out
 
 
 def test_the_stub_gives_the_core_as_gdb_unwound_it(capsys: pytest.CaptureFixture[str]) -> None:
-    stub, answers = _served()
+    stub, answers = core_stub(CORE)
     through_stub = _unwind(capsys, "--gdbstub", str(stub.port))
     stub.thread.join(5)
     gdb = FRAME.findall((DATA / "deep-aarch64.core.gdb-bt.txt").read_text())
