@@ -41,6 +41,8 @@ REPLY_TIMEOUT = 10.0
 MOST_BYTES = 1 << 20
 """The most bytes of one packet, and of a target description with its includes."""
 MOST_THREADS = 4096
+MOST_DOCUMENTS = 64
+"""The most documents of a target description read (target.xml and what it includes)."""
 MOST_TRIES = 3
 """How often a packet is sent again after the other side said its checksum did not add up (`-`)."""
 ARCHITECTURES = {"aarch64": "EM_AARCH64", "s390:64-bit": "EM_S390", "i386:x86-64": "EM_X86_64"}
@@ -240,7 +242,6 @@ class GuestProcess(Core):
     program: str | None
     """The program the guest runs, where the stub says (`qXfer:exec-file:read`)."""
     layout: list[RegisterPlace]
-    supported: set[str]
     breakpoint: int | None
     running: bool
     """Continued (`c`) and not yet seen stopped."""
@@ -329,7 +330,9 @@ def _transfer(stub: Stub, what: str) -> bytes | None:
         out += reply[1:]
         if reply[:1] == b"l":
             return out
-        if len(out) > MOST_BYTES or len(reply) == 1:
+        if len(reply) == 1:
+            raise stub.error(f"qXfer:{what} said more follows, and gave nothing")
+        if len(out) > MOST_BYTES:
             raise stub.error(f"qXfer:{what} runs past {MOST_BYTES} bytes")
 
 
@@ -338,9 +341,12 @@ def _description(stub: Stub) -> tuple[str, list[tuple[str, int, int]]]:
     its includes as far as the registers an unwind reads."""
     architecture = ""
     registers: list[tuple[str, int, int]] = []
-    documents, read = ["target.xml"], 0
-    while documents and read < MOST_BYTES:
+    documents, read, seen = ["target.xml"], 0, set()
+    while documents and read < MOST_BYTES and len(seen) < MOST_DOCUMENTS:
         annex = documents.pop(0)
+        if annex in seen:
+            continue
+        seen.add(annex)
         text = _transfer(stub, f"features:read:{annex}")
         if text is None:
             if annex == "target.xml":
@@ -427,7 +433,7 @@ def _threads(stub: Stub, machine: str, layout: list[RegisterPlace]) -> list[Thre
             continue  # gone meanwhile
         reply = stub.ask("g")
         try:
-            block = bytes.fromhex(reply.decode("latin-1"))
+            block = bytes.fromhex(reply.replace(b"x", b"0").decode("latin-1"))  # `xx`: a register it cannot read
         except ValueError:
             raise stub.error(f"answered g (the registers) with {_shown(reply[:20])}, not hex digits") from None
         registers = {
@@ -436,9 +442,8 @@ def _threads(stub: Stub, machine: str, layout: list[RegisterPlace]) -> list[Thre
             if r.offset + r.size <= len(block) and b"x" not in reply[2 * r.offset : 2 * (r.offset + r.size)]
         }
         if len(registers) < len(layout):
-            raise stub.error(
-                f"thread {tid}'s registers: a g reply of {len(block)} bytes, too short ({_shown(reply[:20])})"
-            )
+            missing = ", ".join(r.name for r in layout if r.name not in registers)
+            raise stub.error(f"thread {tid}: its g reply ({len(block)} bytes) gives no value for {missing}")
         threads.append(Thread(_tid(tid), {n: registers.get(n, 0) for n in PRSTATUS_REGS[machine]}))
     if not threads:
         raise stub.error("the stub lists no thread")
@@ -485,7 +490,7 @@ def _open(stub: Stub) -> GuestProcess:
     memory = StubMemory(stub, chunk, order == "<")
     auxv = _auxv(_transfer(stub, "auxv:read:") if "qXfer:auxv:read" in supported else None, order)
     guest = GuestProcess(f"the guest at {stub.where}", machine, _threads(stub, machine, layout), memory, [], auxv, None)
-    guest.stub, guest.layout, guest.supported, guest.breakpoint, guest.running = stub, layout, supported, None, False
+    guest.stub, guest.layout, guest.breakpoint, guest.running = stub, layout, None, False
     guest.stopped_thread = stopped_thread
     program = _transfer(stub, "exec-file:read:") if "qXfer:exec-file:read" in supported else None
     guest.program = program.decode(errors="surrogateescape") if program else None

@@ -159,3 +159,22 @@ def test_ctrl_c_while_the_guest_runs_to_the_breakpoint(tmp_path) -> None:
     assert (sfview.returncode, err) == (130, "sfview: interrupted\n")
     stub.thread.join(5)
     assert stub.requests[-5:] == [b"Z0,1000,4", b"c", INTERRUPT, b"z0,1000,4", b"D"], stub.requests
+
+
+def test_registers_the_stub_cannot_read(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """`xx` for a register's bytes: gdb's word for a value the stub does not have."""
+    hidden = Answers().registers.hex().encode()[: 2 * 31 * 8] + b"x" * 32 + b"00000000"
+    stub = FakeStub(speaking(lambda r: hidden if r == b"g" else Answers()(r)))
+    assert "thread 1: its g reply (268 bytes) gives no value for sp, pc" in _unwind(stub.port, capsys)
+
+
+def test_a_description_that_includes_itself_is_read_once(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
+    looped = b'l<target><architecture>aarch64</architecture><xi:include href="target.xml"/></target>'
+    stub = FakeStub(speaking(lambda r: looped if b"target.xml" in r else Answers()(r)))
+    assert "its target description has no pc, sp" in _unwind(stub.port, capsys)
+    assert sum(b"target.xml" in r for r in stub.requests) == 1
+
+
+def test_a_transfer_that_promises_more_and_gives_nothing(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
+    stub = FakeStub(speaking(lambda r: b"m" if b"target.xml" in r else Answers()(r)))
+    assert "qXfer:features:read:target.xml said more follows, and gave nothing" in _unwind(stub.port, capsys)
