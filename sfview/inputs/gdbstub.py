@@ -32,7 +32,7 @@ from xml.parsers.expat import ExpatError, ParserCreate
 
 from sfview.errors import InputError
 from sfview.inputs.core import PRSTATUS_REGS, Core, Thread
-from sfview.inputs.live import PAGE, PagedMemory
+from sfview.inputs.live import PAGE, PagedMemory, signals_held
 
 __all__ = ["GuestProcess", "StubMemory", "attached"]
 
@@ -52,6 +52,8 @@ GDB_NAMES = {"cpsr": "pstate"}
 BREAKPOINT_KINDS = {"EM_AARCH64": 4, "EM_S390": 2, "EM_X86_64": 1}
 """A software breakpoint's `kind` (`Z0,ADDR,KIND`): the size of the instruction it replaces."""
 BIG_ENDIAN = {"EM_S390"}
+PC_AND_SP = {"EM_AARCH64": ("pc", "sp"), "EM_S390": ("pswa", "r15"), "EM_X86_64": ("rip", "rsp")}
+"""The registers a walk cannot start without, as `PRSTATUS_REGS` names them."""
 INTERRUPT = b"\x03"
 
 
@@ -401,8 +403,7 @@ def _layout(stub: Stub, machine: str, registers: list[tuple[str, int, int]]) -> 
         if name in wanted:
             layout.append(RegisterPlace(name, offset, bits // 8))
         offset, number = offset + bits // 8, number + 1
-    missing = [n for n in (PRSTATUS_REGS[machine][:2] if machine == "EM_S390" else ("pc", "sp", "rip", "rsp"))
-               if n in wanted and n not in {r.name for r in layout}]  # fmt: skip
+    missing = [name for name in PC_AND_SP[machine] if name not in {r.name for r in layout}]
     if missing:
         raise stub.error(f"its target description has no {', '.join(missing)} among the registers a g reply holds")
     return layout
@@ -501,12 +502,10 @@ def _open(stub: Stub) -> GuestProcess:
 def _check_readable(guest: GuestProcess) -> None:
     """Refuse a stub that reads no memory: neither at the first thread's PC nor at its stack pointer."""
     registers = guest.threads[0].registers
-    sp = registers.get("sp", registers.get("rsp", registers.get("r15", 0)))
-    if guest.memory.read(registers[guest.pc_name], 1) is None and guest.memory.read(sp, 1) is None:
+    pc, sp = (registers[name] for name in PC_AND_SP[guest.machine])
+    if guest.memory.read(pc, 1) is None and guest.memory.read(sp, 1) is None:
         why = (guest.memory.refused or b"").decode("latin-1")
-        raise guest.stub.error(
-            f"reads no memory: {why} at the PC ({registers[guest.pc_name]:#x}) and at the stack pointer ({sp:#x})"
-        )
+        raise guest.stub.error(f"reads no memory: {why} at the PC ({pc:#x}) and at the stack pointer ({sp:#x})")
 
 
 @contextlib.contextmanager
@@ -521,11 +520,12 @@ def attached(where: str) -> Iterator[GuestProcess]:
         guest = _open(stub)
         yield guest
     finally:
-        try:
-            if guest is not None:
-                guest.let_go()
-            elif not stub.broken:
-                with contextlib.suppress(InputError):
-                    stub.ask("D")  # a stub that answered something: leave its guest running as it was
-        finally:
-            connection.close()
+        with signals_held():
+            try:
+                if guest is not None:
+                    guest.let_go()
+                elif not stub.broken:
+                    with contextlib.suppress(InputError):
+                        stub.ask("D")  # a stub that answered something: leave its guest running as it was
+            finally:
+                connection.close()

@@ -29,7 +29,7 @@ from typing import NamedTuple
 from sfview.errors import InputError
 from sfview.inputs.core import PRSTATUS_REGS, Core, Mapping, Memory, Thread
 
-__all__ = ["LiveProcess", "PagedMemory", "ProcessMemory", "Region", "stopped"]
+__all__ = ["LiveProcess", "PagedMemory", "ProcessMemory", "Region", "signals_held", "stopped"]
 
 PTRACE_DETACH = 17
 PTRACE_GETREGSET = 0x4204
@@ -328,7 +328,9 @@ class _Threads:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
+    """Ctrl-C (and the other signals that end sfview) held back while the block runs: a process or guest
+    being let go is let go whole."""
     before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
     try:
         yield
@@ -442,7 +444,7 @@ def stopped(pid: int) -> Iterator[LiveProcess]:
         if (_stat(pid) or "X")[0] in "ZX":  # killed while held (SIGKILL wakes a traced thread): the read may be cut
             raise _exited(pid)
     finally:
-        with _signals_held():
+        with signals_held():
             threads.let_go()
             if process is not None:
                 process.memory.let_go()
