@@ -57,10 +57,15 @@ class Answers(NamedTuple):
     tid: int = 1
     architecture: str = "aarch64"
     most: int = 1 << 16
+    program: str | None = None
+    """The program it names (`qXfer:exec-file:read`, as qemu 8.1 and later serve it), None: it names none."""
 
     def __call__(self, request: bytes) -> bytes | None:
         if request.startswith(b"qSupported"):
-            return b"PacketSize=1000;qXfer:features:read+;qXfer:auxv:read+"
+            named = b";qXfer:exec-file:read+" if self.program is not None else b""
+            return b"PacketSize=1000;qXfer:features:read+;qXfer:auxv:read+" + named
+        if request.startswith(b"qXfer:exec-file:read:") and self.program is not None:
+            return b"l" + self.program.encode()
         if request == b"?":
             return b"T05thread:%x;" % self.tid
         if request.startswith(b"qXfer:features:read:target.xml:"):
@@ -137,9 +142,9 @@ def speaking(
     return serve
 
 
-def core_stub(path: str, most: int = 300) -> tuple[FakeStub, Answers]:
+def core_stub(path: str, most: int = 300, program: str | None = None) -> tuple[FakeStub, Answers]:
     """A stub serving the one thread of an AArch64 core (qemu-user's): its registers, auxiliary vector and
-    memory, replies run-length encoded, memory at most `most` bytes a reply."""
+    memory, replies run-length encoded, memory at most `most` bytes a reply; naming `program` if given."""
     from sfview.inputs.core import read_core
 
     core = read_core(path)
@@ -147,5 +152,5 @@ def core_stub(path: str, most: int = 300) -> tuple[FakeStub, Answers]:
     names = [f"x{i}" for i in range(31)] + ["sp", "pc"]
     registers = struct.pack("<33QI", *(thread.registers[n] for n in names), thread.registers["pstate"] & 0xFFFFFFFF)
     auxv = b"".join(struct.pack("<QQ", key, value) for key, value in core.auxv.items() if key) + bytes(16)
-    answers = Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=most)
+    answers = Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=most, program=program)
     return FakeStub(speaking(answers, compress=True)), answers

@@ -107,8 +107,7 @@ def guest_program(given: str | None, guest: GuestProcess) -> str:
         return given
     if guest.program is None:
         raise InputError(
-            f"{guest.path} does not say which program the guest runs (qemu-user serves qXfer:exec-file from"
-            " version 8.1 on): give the program"
+            f"{guest.path} does not name its program (the stub serves no qXfer:exec-file): give the program"
         )
     return guest.program
 

@@ -30,11 +30,14 @@ def parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="sfview unwind",
         formatter_class=TerminalWidth,
-        description="Walk a stack with the program's SFrame data, from a core file, a running process (--pid) or"
-        " registers you give.",
+        description="Walk a stack with the program's SFrame data, from a core file, a running process (--pid), a"
+        " qemu-user guest (--gdbstub) or registers you give.",
     )
     parser.add_argument(
-        "program", nargs="?", help="the program (an ELF file with .sframe); with --pid, the process's by default"
+        "program",
+        nargs="?",
+        help="the program (an ELF file with .sframe); with --pid, the process's by default (with --gdbstub, the"
+        " one the stub names, where it does)",
     )
     add_state_arguments(parser, required=True)
     parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
@@ -78,7 +81,7 @@ def run(argv: list[str]) -> int:
         raise InputError("needs the program (an ELF file with .sframe); only with --pid is it found by itself")
     if args.thread == "all":
         if not args.core:
-            raise InputError("--thread all needs --core or --pid: typed registers are one thread's")
+            raise InputError("--thread all needs --core, --pid or --gdbstub: typed registers are one thread's")
         core = read_core(args.core)
         first = _from_core(args, args.program, core, None)
         _write_threads(args, _thread_walks(first, core, args), first.notes)

@@ -23,8 +23,8 @@ CORE = str(DATA / "deep-aarch64.core")
 FRAME = re.compile(r"^#\d+\s+(0x[0-9a-f]+) in (\S+) \(", re.M)
 
 
-def _unwind(capsys: pytest.CaptureFixture[str], *state: str) -> str:
-    assert cli.main(["unwind", PROGRAM, *state]) == 0
+def _unwind(capsys: pytest.CaptureFixture[str], *state: str, program: str | None = PROGRAM) -> str:
+    assert cli.main(["unwind", *([program] if program else []), *state]) == 0
     return capsys.readouterr().out
 
 
@@ -38,3 +38,19 @@ def test_the_stub_gives_the_core_as_gdb_unwound_it(capsys: pytest.CaptureFixture
     assert stub.requests[-1] == b"D"
     sp = read_core(CORE).threads[0].registers["sp"]
     assert b"*" in packet(answers(b"m%x,400" % sp) or b"", compress=True)  # the stack's replies were compressed
+
+
+def test_the_program_the_stub_names_is_the_one_unwound(capsys: pytest.CaptureFixture[str]) -> None:
+    stub, _ = core_stub(CORE, program=PROGRAM)
+    assert _unwind(capsys, "--gdbstub", str(stub.port), program=None) == _unwind(capsys, "--core", CORE)
+
+
+def test_without_a_program_from_stub_or_user_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    stub, _ = core_stub(CORE)
+    assert cli.main(["unwind", "--gdbstub", str(stub.port)]) == 2
+    assert capsys.readouterr().err == (
+        f"sfview: the guest at {stub.port} does not name its program (the stub serves no qXfer:exec-file):"
+        " give the program\n"
+    )
+    stub.thread.join(5)
+    assert stub.requests[-1] == b"D"
