@@ -58,7 +58,7 @@ class Answers(NamedTuple):
     architecture: str = "aarch64"
     most: int = 1 << 16
     program: str | None = None
-    """The program it names (`qXfer:exec-file:read`, as qemu 8.1 and later serve it), None: it names none."""
+    """The program it names (`qXfer:exec-file:read`, as newer qemu releases serve it), None: it names none."""
 
     def __call__(self, request: bytes) -> bytes | None:
         if request.startswith(b"qSupported"):

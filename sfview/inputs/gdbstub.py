@@ -55,6 +55,8 @@ BIG_ENDIAN = {"EM_S390"}
 PC_AND_SP = {"EM_AARCH64": ("pc", "sp"), "EM_S390": ("pswa", "r15"), "EM_X86_64": ("rip", "rsp")}
 """The registers a walk cannot start without, as `PRSTATUS_REGS` names them."""
 INTERRUPT = b"\x03"
+ENDED = (b"W", b"X")
+"""Stop replies that say the guest is gone: exited (`W`), killed by a signal (`X`)."""
 
 
 class RegisterPlace(NamedTuple):
@@ -247,6 +249,8 @@ class GuestProcess(Core):
     breakpoint: int | None
     running: bool
     """Continued (`c`) and not yet seen stopped."""
+    gone: bool
+    """The guest ended while it ran."""
     described = "the guest"
     without_files = "the gdbstub names no mapped files"
 
@@ -267,12 +271,15 @@ class GuestProcess(Core):
         self.stub.send("c")
         stop = self.stub.wait_stop()
         self.running = False
+        if stop[:1] in ENDED:
+            self.gone = True  # nothing left to detach from: qemu-user ends with its guest
+            raise self.stub.error(f"the guest {_ended(stop)} before it reached {address:#x}: no stack is left")
         self.reread(stop)
 
     def let_go(self) -> None:
         """Remove the breakpoint, detach: the guest runs on. Nothing is read after."""
         self.memory.let_go()
-        if self.stub.broken:
+        if self.stub.broken or self.gone:
             return
         if self.running:
             self.stub.interrupt()
@@ -451,12 +458,20 @@ def _threads(stub: Stub, machine: str, layout: list[RegisterPlace]) -> list[Thre
     return threads
 
 
+def _ended(stop: bytes) -> str:
+    """How a stop reply `W…` or `X…` says the guest ended."""
+    how = "exited with status" if stop[:1] == b"W" else "was killed by signal"
+    try:
+        return f"{how} {int(stop[1:3], 16)}"
+    except ValueError:
+        return how.rpartition(" ")[0]
+
+
 def _check_stopped(stub: Stub, stop: bytes) -> int | None:
     """The thread a stop reply names (`T05thread:1d22;`), None where it names none (`S05`); an error when it
     says the guest is gone, or is no stop reply."""
-    if stop[:1] in (b"W", b"X"):
-        how = "exited with status" if stop[:1] == b"W" else "was killed by signal"
-        raise stub.error(f"the guest {how} {int(stop[1:3] or b'0', 16)}: no stack is left")
+    if stop[:1] in ENDED:
+        raise stub.error(f"the guest {_ended(stop)}: no stack is left")
     if stop[:1] not in (b"T", b"S"):
         raise stub.error(f"answered {_shown(stop[:20])} to ? (why it stopped), not a stop reply")
     for item in stop[3:].decode("latin-1").split(";"):
@@ -491,7 +506,7 @@ def _open(stub: Stub) -> GuestProcess:
     memory = StubMemory(stub, chunk, order == "<")
     auxv = _auxv(_transfer(stub, "auxv:read:") if "qXfer:auxv:read" in supported else None, order)
     guest = GuestProcess(f"the guest at {stub.where}", machine, _threads(stub, machine, layout), memory, [], auxv, None)
-    guest.stub, guest.layout, guest.breakpoint, guest.running = stub, layout, None, False
+    guest.stub, guest.layout, guest.breakpoint, guest.running, guest.gone = stub, layout, None, False, False
     guest.stopped_thread = stopped_thread
     program = _transfer(stub, "exec-file:read:") if "qXfer:exec-file:read" in supported else None
     guest.program = program.decode(errors="surrogateescape") if program else None
@@ -519,13 +534,22 @@ def attached(where: str) -> Iterator[GuestProcess]:
     try:
         guest = _open(stub)
         yield guest
-    finally:
-        with signals_held():
-            try:
-                if guest is not None:
-                    guest.let_go()
-                elif not stub.broken:
-                    with contextlib.suppress(InputError):
-                        stub.ask("D")  # a stub that answered something: leave its guest running as it was
-            finally:
-                connection.close()
+    except BaseException:
+        with contextlib.suppress(InputError):  # the first failure is the one to say
+            _release(stub, guest)
+        raise
+    _release(stub, guest)
+
+
+def _release(stub: Stub, guest: GuestProcess | None) -> None:
+    """Let the guest go (`let_go`), or detach a stub that answered before the guest could be read; then
+    close the connection. A Ctrl-C meanwhile waits until it is done."""
+    with signals_held():
+        try:
+            if guest is not None:
+                guest.let_go()
+            elif not stub.broken:
+                with contextlib.suppress(InputError):
+                    stub.ask("D")  # leave its guest running as it was
+        finally:
+            stub.connection.close()

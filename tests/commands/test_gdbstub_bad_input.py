@@ -178,3 +178,13 @@ def test_a_description_that_includes_itself_is_read_once(quick: None, capsys: py
 def test_a_transfer_that_promises_more_and_gives_nothing(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
     stub = FakeStub(speaking(lambda r: b"m" if b"target.xml" in r else Answers()(r)))
     assert "qXfer:features:read:target.xml said more follows, and gave nothing" in _unwind(stub.port, capsys)
+
+
+def test_a_guest_that_exits_before_the_breakpoint(quick: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """qemu-user ends with its guest: the exit is said, and nothing more is asked of a stub that is gone."""
+    reads = Answers(memory=lambda address, size: bytes(size))
+    stub = FakeStub(speaking(lambda r: b"W00" if r == b"c" else b"OK" if r.startswith(b"Z0") else reads(r)))
+    err = _unwind(stub.port, capsys, "--break", "0x1000")
+    assert err.endswith("the guest exited with status 0 before it reached 0x1000: no stack is left\n"), err
+    stub.thread.join(0.5)
+    assert stub.requests[-2:] == [b"Z0,1000,4", b"c"]
