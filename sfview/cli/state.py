@@ -122,7 +122,9 @@ def _break_address(program: str, guest: GuestProcess, where: str) -> int:
         raise InputError(f"--break: {guest.path} gives no entry point (AT_ENTRY) to place the program's names by")
     at = evaluate(where, _symbol_addresses(program, guest.auxv[AT_ENTRY] - elf.entry))
     if not isinstance(at, int):
-        raise InputError(f"--break: {quoted(where)} is no address of the program{f': {at}' if at else ''}")
+        raise InputError(
+            f"--break: {quoted(where)} is no address of the program{f': {at}' if isinstance(at, str) else ''}"
+        )
     return machine_word(at, f"--break {quoted(where)}")
 
 

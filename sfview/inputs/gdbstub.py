@@ -252,6 +252,7 @@ class GuestProcess(Core):
     gone: bool
     """The guest ended while it ran."""
     described = "the guest"
+    kind = "a guest running"
     without_files = "the gdbstub names no mapped files"
 
     def reread(self, stop: bytes) -> None:

@@ -16,7 +16,7 @@ import threading
 
 import pytest
 from conftest import DATA, run_process
-from fake_stub import INTERRUPT, Answers, FakeStub, packet, speaking
+from fake_stub import INTERRUPT, Answers, FakeStub, core_stub, packet, speaking
 
 from sfview import cli
 from sfview.inputs import gdbstub
@@ -188,3 +188,19 @@ def test_a_guest_that_exits_before_the_breakpoint(quick: None, capsys: pytest.Ca
     assert err.endswith("the guest exited with status 0 before it reached 0x1000: no stack is left\n"), err
     stub.thread.join(0.5)
     assert stub.requests[-2:] == [b"Z0,1000,4", b"c"]
+
+
+@pytest.mark.parametrize(
+    ("program", "said"),
+    [
+        ("shapes-aarch64-O2", "not a guest running shapes-aarch64-O2: the process had its entry point at 0x4005c0"),
+        ("shapes-x86_64-O2", "the guest is of a AArch64 process, the program is x86-64"),
+    ],
+)
+def test_a_program_the_guest_does_not_run(program: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The guest (qemu-aarch64's core of deep-aarch64, served) unwound with another program: refused."""
+    stub, _ = core_stub(str(DATA / "deep-aarch64.core"))
+    assert cli.main(["unwind", str(DATA / program), "--gdbstub", str(stub.port)]) == 2
+    assert said in capsys.readouterr().err
+    stub.thread.join(5)
+    assert stub.requests[-1] == b"D"
