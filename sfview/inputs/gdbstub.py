@@ -15,6 +15,13 @@ with `m` a page at a time as the walk asks, never the whole address space.
 When the block ends (normally, on an error or on Ctrl-C) the breakpoint is
 removed and the stub detached (`D`): the guest runs on.
 
+What qemu-user's stub serves decides the rest: qemu 7.2's answers
+`qXfer:features:read` and `qXfer:auxv:read`, `g` (and `p` only once the
+description was read), `m`, `Z0`, `qfThreadInfo`, `qOffsets`, and nothing to
+`qXfer:exec-file`, `qXfer:libraries-svr4`, `vFile` (the guest's
+`/proc/self/maps`) or `qRcmd` (`info proc mappings`); it stops only the
+thread that stopped, the others' registers are read as they run on.
+
 Every reply is bounded (`MOST_BYTES` a packet) and awaited at most
 `REPLY_TIMEOUT` seconds (a breakpoint as long as the guest takes to reach it);
 what is not gdb's protocol, a checksum that does not add up, an error reply
