@@ -62,6 +62,8 @@ BIG_ENDIAN = {"EM_S390"}
 PC_AND_SP = {"EM_AARCH64": ("pc", "sp"), "EM_S390": ("pswa", "r15"), "EM_X86_64": ("rip", "rsp")}
 """The registers a walk cannot start without, as `PRSTATUS_REGS` names them."""
 INTERRUPT = b"\x03"
+SIGTRAP = 5
+"""What a stub says a breakpoint stopped the guest with."""
 ENDED = (b"W", b"X")
 """Stop replies that say the guest is gone: exited (`W`), killed by a signal (`X`)."""
 
@@ -269,8 +271,9 @@ class GuestProcess(Core):
         self.memory.forget()
 
     def run_to(self, address: int) -> None:
-        """Continue the guest until it stops at `address` (a breakpoint, removed when the stub is let go), or
-        for anything else that stops it (a signal: then there)."""
+        """Continue the guest until it stops at `address` (a breakpoint, removed when the stub is let go).
+        The signals it gets meanwhile are handed to it, as gdb's `handle SIG nostop pass`: a handler runs,
+        an unhandled one ends the guest (an error, then)."""
         kind = BREAKPOINT_KINDS[self.machine]
         if self.stub.ask(f"Z0,{address:x},{kind}") != b"OK":
             raise self.stub.error(f"the stub sets no breakpoint at {address:#x} (Z0 refused)")
@@ -278,6 +281,9 @@ class GuestProcess(Core):
         self.running = True  # from here on, a Ctrl-C (or an error) stops it again before the detach
         self.stub.send("c")
         stop = self.stub.wait_stop()
+        while stop[:1] in (b"T", b"S") and _signal(stop) not in (SIGTRAP, None):
+            self.stub.send(f"C{_signal(stop):02x}")  # the guest's own signal (a handled SIGSEGV): handed to it
+            stop = self.stub.wait_stop()
         self.running = False
         if stop[:1] in ENDED:
             self.gone = True  # nothing left to detach from: qemu-user ends with its guest
@@ -464,6 +470,14 @@ def _threads(stub: Stub, machine: str, layout: list[RegisterPlace]) -> list[Thre
     if not threads:
         raise stub.error("the stub lists no thread")
     return threads
+
+
+def _signal(stop: bytes) -> int | None:
+    """The signal a stop reply `T05…` or `S05` gives."""
+    try:
+        return int(stop[1:3], 16)
+    except ValueError:
+        return None
 
 
 def _ended(stop: bytes) -> str:

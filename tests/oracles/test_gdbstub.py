@@ -46,23 +46,27 @@ class Guest(NamedTuple):
     other thread, in libc, is `?? ()` to gdb): there only the thread in the program is compared."""
 
 
-@pytest.fixture(scope="module", params=["aarch64", "s390x", "x86_64"])
-def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Guest:
-    """guest.c for AArch64 and x86-64 (the system's compilers, gas 2.40) and s390x (binutils 2.47: s390x's
-    SFrame)."""
-    _need(f"qemu-{request.param}", "gdb-multiarch")
-    built = tmp_path_factory.mktemp("gdbstub") / f"guest-{request.param}"
-    flags = ["-O2", "-pthread", f"-DDEPTH={DEPTH}", str(DATA / "src" / "guest.c"), "-o", str(built)]
-    if request.param == "aarch64":
+def _build(architecture: str, source: str, folder: Path, *flags: str) -> Guest:
+    """`source` built for `architecture` with SFrame: AArch64 and x86-64 by the system's compilers (gas 2.40),
+    s390x by binutils 2.47 (s390x's SFrame)."""
+    _need(f"qemu-{architecture}", "gdb-multiarch")
+    built = folder / f"{Path(source).stem}-{architecture}"
+    flags = ("-O2", "-pthread", *flags, str(DATA / "src" / source), "-o", str(built))
+    if architecture == "aarch64":
         _need("aarch64-linux-gnu-gcc")
         subprocess.run(["aarch64-linux-gnu-gcc", "-Wa,--gsframe", *flags], check=True)
         return Guest(built, "qemu-aarch64", SYSROOT)
-    if request.param == "x86_64":
+    if architecture == "x86_64":
         _need("gcc")
         subprocess.run(["gcc", "-Wa,--gsframe", *flags], check=True)
         return Guest(built, "qemu-x86_64", "/", gdb_loads_libraries=False)
     toolchain("2.47", "s390x").compile(*flags)
     return Guest(built, "qemu-s390x", S390X_SYSROOT)
+
+
+@pytest.fixture(scope="module", params=["aarch64", "s390x", "x86_64"])
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Guest:
+    return _build(request.param, "guest.c", tmp_path_factory.mktemp("gdbstub"), f"-DDEPTH={DEPTH}")
 
 
 @contextlib.contextmanager
@@ -177,3 +181,26 @@ def test_the_debugger_snapshot_of_the_guest(built: Guest, gdb_view: GdbView) -> 
     walk = first.unwinder.frames(first.pc, first.registers, DEPTH + 3)
     walked = [(frame.pc, symbol_and_offset(frame.name())[0]) for frame in walk]
     assert walked[: len(gdb_view.bt)] == gdb_view.bt
+
+
+def test_through_the_signal_frame_qemu_wrote(tmp_path: Path) -> None:
+    """signal.c: `fault` stores through NULL, the SIGSEGV handler calls `stop_here`. `--break` hands the guest
+    its SIGSEGV (gdb: `handle SIGSEGV nostop pass`) and stops in the handler; the walk crosses the signal
+    frame qemu-user wrote. On s390x, where gdb-multiarch 13 walks that frame too (on qemu-aarch64's it stops,
+    `Invalid vector length in signal frame`; on qemu-x86_64's, without libc's `__restore_rt`, it is lost)."""
+    guest = _build("s390x", "signal.c", tmp_path)
+    with _guest(guest) as (_qemu, port):
+        output = _retried(["gdb-multiarch", "-batch", "-nx", "-ex", f"set sysroot {guest.sysroot}", "-ex",
+                           f"target remote :{port}", "-ex", "handle SIGSEGV nostop noprint pass", "-ex",
+                           "break *stop_here", "-ex", "continue", "-ex", "bt", "-ex", "kill",
+                           str(guest.program)]).stdout  # fmt: skip
+    theirs = _frames(output)
+    assert [name for _, name in theirs] == ["stop_here", "handler", "fault", "middle", "main"], output
+    assert "<signal handler called>" in output
+    with _guest(guest) as (qemu, port):
+        result = _retried([*SFVIEW, "unwind", str(guest.program), "--gdbstub", str(port), "--break", "stop_here",
+                           "--sysroot", guest.sysroot])  # fmt: skip
+        qemu.communicate(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert _frames(result.stdout) == theirs and "#2  <signal handler called>" in result.stdout, result.stdout
+    assert qemu.returncode == 0  # the handler's _exit(0), after sfview detached
