@@ -142,9 +142,9 @@ def speaking(
     return serve
 
 
-def core_stub(path: str, most: int = 300, program: str | None = None) -> tuple[FakeStub, Answers]:
-    """A stub serving the one thread of an AArch64 core (qemu-user's): its registers, auxiliary vector and
-    memory, replies run-length encoded, memory at most `most` bytes a reply; naming `program` if given."""
+def core_answers(path: str, most: int = 300, program: str | None = None) -> Answers:
+    """A stub's answers for the one thread of an AArch64 core (qemu-user's): its registers, auxiliary vector
+    and memory, memory at most `most` bytes a reply; naming `program` if given."""
     from sfview.inputs.core import read_core
 
     core = read_core(path)
@@ -152,5 +152,10 @@ def core_stub(path: str, most: int = 300, program: str | None = None) -> tuple[F
     names = [f"x{i}" for i in range(31)] + ["sp", "pc"]
     registers = struct.pack("<33QI", *(thread.registers[n] for n in names), thread.registers["pstate"] & 0xFFFFFFFF)
     auxv = b"".join(struct.pack("<QQ", key, value) for key, value in core.auxv.items() if key) + bytes(16)
-    answers = Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=most, program=program)
+    return Answers(registers, auxv, core.memory.bytes_at, tid=thread.tid, most=most, program=program)
+
+
+def core_stub(path: str, most: int = 300, program: str | None = None) -> tuple[FakeStub, Answers]:
+    """A stub serving `core_answers`, its replies run-length encoded."""
+    answers = core_answers(path, most, program)
     return FakeStub(speaking(answers, compress=True)), answers

@@ -13,7 +13,7 @@ import re
 
 import pytest
 from conftest import DATA
-from fake_stub import core_stub, packet
+from fake_stub import FakeStub, core_answers, core_stub, packet, speaking
 
 from sfview import cli
 from sfview.inputs.core import read_core
@@ -54,3 +54,15 @@ def test_without_a_program_from_stub_or_user_one_line(capsys: pytest.CaptureFixt
     )
     stub.thread.join(5)
     assert stub.requests[-1] == b"D"
+
+
+def test_signals_on_the_way_to_the_breakpoint_are_handed_to_the_guest(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--break`: the guest stops for a SIGSEGV (`T0b`) before its breakpoint's SIGTRAP (`T05`); sfview
+    continues it with the signal (`C0b`), then reads it where the breakpoint stopped it."""
+    answers = core_answers(CORE)
+    stops = {b"c": b"T0bthread:%x;" % answers.tid, b"C0b": b"T05thread:%x;" % answers.tid}
+    stub = FakeStub(speaking(lambda r: stops.get(r) or (b"OK" if r[:2] in (b"Z0", b"z0") else answers(r))))
+    assert _unwind(capsys, "--gdbstub", str(stub.port), "--break", "stop_here") == _unwind(capsys, "--core", CORE)
+    stub.thread.join(5)
+    asked = [r for r in stub.requests if r[:1] in (b"Z", b"z", b"c", b"C", b"D")]
+    assert asked == [b"Z0,4006d0,4", b"c", b"C0b", b"z0,4006d0,4", b"D"]
