@@ -87,6 +87,7 @@ class Stub:
         """The connection failed (closed, timed out, not the protocol): nothing more is sent."""
 
     def error(self, message: str) -> InputError:
+        """The error for an answer that is wrong, or that says the guest cannot be read, the stub named."""
         return InputError(f"gdbstub at {self.where}: {message}")
 
     def lost(self, message: str) -> InputError:
