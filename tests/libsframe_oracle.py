@@ -173,7 +173,7 @@ def predict(release: str, data: bytes, queries: list[tuple[int, int]], spans: Sp
             break
         lookups.append((0, row.start, row.info, *model.getters(result, row, fde_type)))
     changes: list[tuple[tuple[int, object], ...]] = []
-    engine = Lookups(result, 1 << 40)
+    engine = Lookups(result, 1 << 40, 1 << 40)
     for low, high, fde_type in spans:
         span: list[tuple[int, object]] = []
         for run in engine.runs([(low, high)]):

@@ -39,7 +39,6 @@ from sfview.consumers.kernel import (
     FDE,
     FDE_TYPE_MASK,
     FLEX,
-    FRE_TYPE,
     START_ADDR_SIZES,
     UNREGISTERED,
     WORD_COUNT,
@@ -52,6 +51,7 @@ from sfview.consumers.kernel import (
     Registered,
     _Reader,
     text_range,
+    validate,
 )
 from sfview.consumers.kernel import lookups as v14_lookups
 from sfview.document import Document
@@ -110,18 +110,25 @@ class _NewestReader(_Reader):
             raise Refused(EINVAL, "__read_fde: fres_num > func_size", fda_at + FDA.fields["func_num_fres"][0])
         return function
 
-    def fre(self, function: KernelFunction, at: int, pcmask: bool) -> tuple[Row, int]:  # type: ignore[override]
-        fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
+    FDE_UNSORTED = (EINVAL, "sframe_validate_section: FDE not sorted (ip <= prev_ip)")
+    FRE_UNSORTED = (EINVAL, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)")
+
+    def head(self, fre_type: int, at: int) -> tuple[int, int]:
         if fre_type not in START_ADDR_SIZES:
             raise Refused(EINVAL, "__read_fre: FRE type > 2 (no address size)", at)
         addr_size = START_ADDR_SIZES[fre_type]
         if at + addr_size + 1 > self.fres_end:
             raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
-        ip_off = self.field(layout.FRE_START_ADDR[fre_type], at)
-        if not pcmask and ip_off >= function.size:
-            raise Refused(EINVAL, "__read_fre: ip_off >= func_size", at)
-        if pcmask and ip_off >= function.rep_size:
-            raise Refused(EINVAL, "__read_fre: ip_off >= rep_size (PCMASK)", at)
+        return addr_size, self.field(layout.FRE_START_ADDR[fre_type], at)
+
+    def bound(self, function: KernelFunction, ip_off: int, at: int) -> Refused | None:
+        if not function.pcmask and ip_off >= function.size:
+            return Refused(EINVAL, "__read_fre: ip_off >= func_size", at)
+        if function.pcmask and ip_off >= function.rep_size:
+            return Refused(EINVAL, "__read_fre: ip_off >= rep_size (PCMASK)", at)
+        return None
+
+    def tail(self, function: KernelFunction, at: int, addr_size: int, ip_off: int) -> tuple[Row, int]:  # type: ignore[override]
         info = self.data[at + addr_size]
         count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
         size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
@@ -199,25 +206,9 @@ def register_section(
         return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", len(data))
     if refused is not None:
         return refused
-    functions = []
-    prev_ip = 0
-    try:
-        for i in range(reader.num_fdes):
-            function = reader.fde(i)
-            if function.address <= prev_ip:
-                at = reader.fdes_start + i * FDE.size
-                return Refused(EINVAL, "sframe_validate_section: FDE not sorted (ip <= prev_ip)", at)
-            prev_ip = function.address
-            at = function.rows_at
-            for _ in range(function.num_fres):
-                row, size = reader.fre(function, at, function.pcmask)
-                if function.rows and row.ip_off <= function.rows[-1].ip_off:
-                    return Refused(EINVAL, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)", at)
-                function.rows.append(row)  # type: ignore[arg-type]
-                at += size
-            functions.append(function)
-    except Refused as refused:
-        return refused
+    functions = validate(reader)
+    if isinstance(functions, Refused):
+        return functions
     return NewestRegistered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
 
 
