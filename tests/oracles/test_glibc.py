@@ -25,7 +25,7 @@ import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process
 from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
-from handmade import long_function, mutate, to_big_endian, v2_section
+from handmade import long_function, mutate, overlapping, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import compare, verdict_kinds
@@ -217,6 +217,13 @@ def test_any_bytes_get_a_verdict(body: bytes, header: bytes, flags: int) -> None
 def test_a_long_function_is_linear(glibc: Glibc) -> None:
     """6,000 rows, one out of order: glibc's answer at every PC, from runs built in one pass over the rows."""
     _agree(glibc, "a 6,000-row function", long_function(2))
+
+
+@pytest.mark.parametrize("slide", [True, False], ids=["sliding", "one-start"])
+def test_overlapping_row_blocks(glibc: Glibc, slide: bool) -> None:
+    """Functions reading overlapping blocks of one pool of rows (each block starting a row later, or all at
+    the first row with fewer rows each): glibc's answer at every PC, each row read once."""
+    _agree(glibc, "overlapping row blocks", overlapping(2, 60, 60, slide))
 
 
 def test_verdict_words() -> None:

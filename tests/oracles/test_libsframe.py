@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
-from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, reg, to_big_endian
+from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, overlapping, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import (
@@ -360,6 +360,13 @@ def test_every_pc_of_a_long_function(libraries: dict[str, Library], version: int
     _every_pc(libraries, f"a 6,000-row function, version {version}", data)
     readers = {release for release in RELEASES if PROFILES[f"libsframe-{release}"].judge(data, 0).accepted}
     assert readers == {1: {"2.40"}, 2: {"2.44", "2.47"}, 3: {"2.47"}}[version]
+
+
+@pytest.mark.parametrize(("version", "slide"), [(1, True), (1, False), (2, True), (2, False), (3, True)])
+def test_every_pc_of_overlapping_row_blocks(libraries: dict[str, Library], version: int, slide: bool) -> None:
+    """Functions reading overlapping blocks of one pool of rows (each a row later, or all from the first
+    with fewer rows each; version 3: all the one block): every release that takes them, at every PC."""
+    _every_pc(libraries, f"overlapping row blocks, version {version}", overlapping(version, 60, 60, slide))
 
 
 def test_a_function_sfview_cannot_read_is_judged(libraries: dict[str, Library]) -> None:

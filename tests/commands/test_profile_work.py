@@ -1,0 +1,95 @@
+"""Every consumer profile reads a section's rows a bounded number of times, however its functions overlap.
+
+Not timed (timings flake on a shared machine): what is counted is the rows
+each profile reads, on the shapes that cost the most per byte, functions
+reading overlapping blocks of one pool of rows (`handmade.overlapping`:
+2,000 functions of 2,000 rows each, where reading every function's rows
+again is four million row reads). The answers themselves are held to the
+consumers' own code on smaller sections of the same shapes
+(tests/oracles/test_libsframe.py, test_glibc.py; the kernel's corpus has them
+too). bench/bench_profiles.py times them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from handmade import overlapping
+
+from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
+from sfview.consumers.libsframe import row_bound
+from sfview.consumers.verdicts import profiles
+
+FUNCTIONS = ROWS = 2000
+WALKED = 32 * FUNCTIONS
+"""Row tests walked at most: a few per function (the search over overlapping functions sends a PC to an
+earlier function holding it too, O(log) functions back, whose rows are walked to the PC's offset)."""
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """Count what `module.name` (a generator of conditions, or a method reading a row) gives."""
+    count = [0]
+    original: Callable = getattr(module, name)
+
+    def walk(*args: object) -> Iterator[object]:
+        for step in original(*args):
+            count[0] += 1
+            yield step
+
+    def read(*args: object) -> object:
+        count[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(module, name, read if name == "head" else walk)
+    return count
+
+
+@pytest.mark.parametrize(
+    ("profile", "version", "slide"),
+    [
+        ("libsframe-2.40", 1, True),
+        ("libsframe-2.40", 1, False),
+        ("libsframe-2.44", 2, True),
+        ("libsframe-2.47", 2, False),
+        ("libsframe-2.47", 3, True),
+    ],
+)
+def test_libsframe_walks_each_function_as_far_as_its_pcs(
+    monkeypatch: pytest.MonkeyPatch, profile: str, version: int, slide: bool
+) -> None:
+    """A function's rows are walked until they answer every PC judged (4 bytes a function here), not to
+    their count; the byte-swapping walk, which the library does go through in full, stops at the bound
+    and the verdict says so."""
+    walked = _counting(monkeypatch, libsframe_lookups, "_walk")
+    data = overlapping(version, FUNCTIONS, ROWS, slide)
+    verdict = profiles()[profile].judge(data, 0)
+    assert verdict.accepted
+    assert 0 < walked[0] <= WALKED
+    assert not any("lookups past" in note for note in verdict.notes)
+    assert any(note.startswith("rows not compared with the format's") for note in verdict.notes)
+    if version < 3:
+        bound = row_bound(data)
+        assert any(f"not judged: the byte-swapping walk goes on past {bound} rows" in note for note in verdict.notes)
+
+
+@pytest.mark.parametrize("slide", [True, False])
+def test_glibc_walks_each_function_as_far_as_its_pcs(monkeypatch: pytest.MonkeyPatch, slide: bool) -> None:
+    walked = _counting(monkeypatch, glibc, "_walk")
+    verdict = profiles()["glibc-2.43"].judge(overlapping(2, FUNCTIONS, ROWS, slide), 0)
+    assert verdict.accepted
+    assert 0 < walked[0] <= WALKED
+    assert not any("not judged" in note for note in verdict.notes)
+
+
+@pytest.mark.parametrize(
+    ("profile", "reader"), [("kernel-v14", kernel._Reader), ("kernel", kernel_linux_mm._NewestReader)]
+)
+def test_the_kernel_reads_each_row_once(monkeypatch: pytest.MonkeyPatch, profile: str, reader: type) -> None:
+    """Every function validated against the one block of rows (the kernel reads it 2,000 times): the
+    profile reads each row once, and the verdict is the same as for one function alone."""
+    reads = _counting(monkeypatch, reader, "head")
+    data = overlapping(3, FUNCTIONS, ROWS)
+    verdict = profiles()[profile].judge(data, 0)
+    assert verdict.accepted and not verdict.lookups
+    assert ROWS <= reads[0] <= ROWS + 2
