@@ -105,6 +105,10 @@ def _struct(fmt: str) -> struct.Struct:
     return struct.Struct(fmt)
 
 
+SECTION = "the section"
+"""The caller's section, as a `Buffer` names it."""
+
+
 class Buffer:
     """Bytes as the library holds them (the caller's section, its own copy or table), read in the host's
     byte order; a read or write past the end is a crash, as it is with the tests' guarded allocator."""
@@ -118,6 +122,13 @@ class Buffer:
 
     def _reach(self, at: int, size: int, rule: str) -> None:
         if size and (at < 0 or at + size > len(self.data)):
+            if self.what == SECTION and at >= 0:  # what follows the caller's section decides
+                over = at + size - len(self.data)
+                raise Crash(
+                    f"{rule}: reads {size} bytes at {at:#x}, {over} past the section's end: a fault where nothing "
+                    "readable follows the section; where memory does (a section inside a loaded file), it reads "
+                    "those bytes and goes on"
+                )
             raise Crash(f"{rule}: reads {size} bytes at {at:#x}, past the {len(self.data)} bytes of {self.what}")
 
     def read(self, at: int, char: str, rule: str) -> int:
@@ -312,7 +323,7 @@ def decode(rel: Release, data: bytes, order: str = "<") -> Decoder:
         buf = Buffer(bytearray(data), order, "the byte-swapped copy")
         (_flip_checked if rel.checked_walk else _flip)(rel, buf)
     elif magic == MAGIC:
-        buf = Buffer(data, order, "the section")
+        buf = Buffer(data, order, SECTION)
     else:
         raise Refusal("SFRAME_ERR_BUF_INVAL", f"sframe_decode: magic {magic:#06x}", 0)
     fault = _header_fault(rel, buf)

@@ -369,6 +369,25 @@ def test_every_pc_of_overlapping_row_blocks(libraries: dict[str, Library], versi
     _every_pc(libraries, f"overlapping row blocks, version {version}", overlapping(version, 60, 60, slide))
 
 
+def test_a_read_past_the_section_faults_or_reads_what_follows(libraries: dict[str, Library]) -> None:
+    """Version 1, its rows cut 10 bytes short: 2.40's `sframe_decode` copies sfh_fre_len bytes, 10 past the
+    section's end. Followed by a guard page, the library faults; followed by readable bytes (a section
+    inside a loaded file), it copies them and takes the section. The profile's words say both."""
+    data = long_function(1, 50)[:-10]
+    guarded = libraries["2.40"]
+    assert guarded.ask(data, []).decode == CRASH
+    followed = Library("2.40", [*guarded.command, "64"])  # 64 readable zero bytes, then the guard
+    try:
+        assert followed.ask(data, []).decode == 0
+    finally:
+        followed.close()
+    verdict = PROFILES["libsframe-2.40"].judge(data, 0)
+    assert not verdict.accepted and verdict.error == "crash"
+    assert verdict.rule is not None and "sframe_decode: memcpy of sfh_fre_len bytes after the FDEs" in verdict.rule
+    assert "10 past the section's end: a fault where nothing readable follows" in verdict.rule
+    assert "where memory does (a section inside a loaded file), it reads those bytes and goes on" in verdict.rule
+
+
 def test_a_function_sfview_cannot_read_is_judged(libraries: dict[str, Library]) -> None:
     """An FRE type no version defines: sfview's reader gives up on the function, the library asserts on every
     lookup that reaches its rows (abort): the verdict says so for every PC of it, as the library does."""
