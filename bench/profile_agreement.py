@@ -15,7 +15,7 @@ how many accepted sections agree at every PC. Big-endian sections (the
 swapped twins and their mutants) are left out: a verdict's main answer is a
 big-endian host's, the harness runs on this little-endian one.
 
-Usage: python bench/profile_agreement.py [--sfview DIR] [--mutants N]
+Usage: python bench/profile_agreement.py [--sfview DIR] [--mutants N] [--seed N]
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ json.dump(out, sys.stdout)
 """
 
 
-def _corpus(mutants: int) -> list[tuple[str, str, bytes]]:
+def _corpus(mutants: int, seed: int) -> list[tuple[str, str, bytes]]:
     """(kind, name, section): the real sections, then the mutants."""
     real = [(p.stem, load_section_fixture(p)[0]) for p in SECTIONS]
     real += [(p.name, Document.open(str(p)).data) for p in ELF_FIXTURES if "no-sframe" not in p.name]
@@ -77,7 +77,7 @@ def _corpus(mutants: int) -> list[tuple[str, str, bytes]]:
                 real.append((out.name, Document.open(str(out)).data))
             except (Exception, pytest.skip.Exception) as exc:  # left out, and said
                 print(f"left out {out.name}: {str(exc).splitlines()[0][:100]}")
-    rng = random.Random(29)
+    rng = random.Random(seed)
     out = [("real", name, data) for name, data in real]
     for _ in range(mutants):
         name, data = rng.choice(real)
@@ -102,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sfview", type=Path, default=REPO_ROOT, help="the checkout whose profiles are judged")
     parser.add_argument("--mutants", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=29, help="the mutants' seed")
     args = parser.parse_args(argv)
-    corpus = _corpus(args.mutants)
+    corpus = _corpus(args.mutants, args.seed)
     verdicts = _verdicts(args.sfview.resolve(), corpus)
     libs = {release: library(release, BUILD_DIR) for release in RELEASES}
     tally: Counter[str] = Counter()

@@ -466,9 +466,7 @@ def shared_block(data: bytes, functions: int) -> bytes:
     fdeoff, freoff = struct.unpack_from("<II", data, 20)
     start, size, off = struct.unpack_from("<qII", data, HEADER + fdeoff)
     address = start + HEADER + fdeoff
-    index = b"".join(
-        struct.pack("<qII", address + 4 * i - (HEADER + 16 * i), size, off) for i in range(functions)
-    )
+    index = b"".join(struct.pack("<qII", address + 4 * i - (HEADER + 16 * i), size, off) for i in range(functions))
     header = bytearray(data[:HEADER])
     struct.pack_into("<I", header, 8, functions)
     struct.pack_into("<II", header, 20, 0, 16 * functions)

@@ -373,10 +373,14 @@ class _Reader:
     FRE_UNSORTED = (EFAULT, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)")
     """`sframe_validate_section`'s own refusals: this revision's error, and the check's name."""
 
+    BAD_ROW = EFAULT
+    """`__read_fre`'s error for an FRE type or a data word size past 2 (a bound past the rows: `-EFAULT`
+    in every revision)."""
+
     def head(self, fre_type: int, at: int) -> tuple[int, int]:
         """`__read_fre` up to the row's start: (the start address's size, the start); raises Refused."""
         if fre_type not in START_ADDR_SIZES:
-            raise Refused(EFAULT, "__read_fre: FRE type > 2 (no address size)", at)
+            raise Refused(self.BAD_ROW, "__read_fre: FRE type > 2 (no address size)", at)
         addr_size = START_ADDR_SIZES[fre_type]
         if at + addr_size + 1 > self.fres_end:
             raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
@@ -395,14 +399,27 @@ class _Reader:
         count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
         size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
         if size_kind not in WORD_SIZES:
-            raise Refused(EFAULT, "__read_fre: data word size > 2", at + addr_size)
+            raise Refused(self.BAD_ROW, "__read_fre: data word size > 2", at + addr_size)
         word = WORD_SIZES[size_kind]
         words_at = at + addr_size + 1
         if words_at + count * word > self.fres_end:
             raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
         words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
+        return self.row(function, ip_off, at, info, words, words_at, word), addr_size + 1 + count * word
+
+    def row(
+        self,
+        function: KernelFunction,
+        ip_off: int,
+        at: int,
+        info: int,
+        words: tuple[int, ...],
+        words_at: int,
+        word: int,
+    ) -> KernelRow:
+        """`__read_fre_datawords` on a row read whole: the frame, or the lookup's failure."""
         failure, frame = self._datawords(function, info, words, words_at, word)
-        return KernelRow(ip_off, at, failure, frame), addr_size + 1 + count * word
+        return KernelRow(ip_off, at, failure, frame)
 
     def rows(self, function: KernelFunction) -> RowRun:
         """`sframe_validate_section`'s loop over a function's rows: each read (`head`, `bound`, `tail`) and

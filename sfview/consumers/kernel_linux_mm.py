@@ -39,11 +39,7 @@ from sfview.consumers.kernel import (
     FDE,
     FDE_TYPE_MASK,
     FLEX,
-    START_ADDR_SIZES,
     UNREGISTERED,
-    WORD_COUNT,
-    WORD_SIZE,
-    WORD_SIZES,
     Arch,
     KernelFunction,
     Lookup,
@@ -55,7 +51,6 @@ from sfview.consumers.kernel import (
 )
 from sfview.consumers.kernel import lookups as v14_lookups
 from sfview.document import Document
-from sfview.generated import sframe_layout as layout
 
 REVISION = "5ce6138798d7"
 NAME = f"kernel-{REVISION}"
@@ -112,14 +107,7 @@ class _NewestReader(_Reader):
 
     FDE_UNSORTED = (EINVAL, "sframe_validate_section: FDE not sorted (ip <= prev_ip)")
     FRE_UNSORTED = (EINVAL, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)")
-
-    def head(self, fre_type: int, at: int) -> tuple[int, int]:
-        if fre_type not in START_ADDR_SIZES:
-            raise Refused(EINVAL, "__read_fre: FRE type > 2 (no address size)", at)
-        addr_size = START_ADDR_SIZES[fre_type]
-        if at + addr_size + 1 > self.fres_end:
-            raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
-        return addr_size, self.field(layout.FRE_START_ADDR[fre_type], at)
+    BAD_ROW = EINVAL
 
     def bound(self, function: KernelFunction, ip_off: int, at: int) -> Refused | None:
         if not function.pcmask and ip_off >= function.size:
@@ -128,20 +116,18 @@ class _NewestReader(_Reader):
             return Refused(EINVAL, "__read_fre: ip_off >= rep_size (PCMASK)", at)
         return None
 
-    def tail(self, function: KernelFunction, at: int, addr_size: int, ip_off: int) -> tuple[Row, int]:  # type: ignore[override]
-        info = self.data[at + addr_size]
-        count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
-        size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
-        if size_kind not in WORD_SIZES:
-            raise Refused(EINVAL, "__read_fre: data word size > 2", at + addr_size)
-        word = WORD_SIZES[size_kind]
-        words_at = at + addr_size + 1
-        if words_at + count * word > self.fres_end:
-            raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
-        length = addr_size + 1 + count * word
-        if not count:  # an outermost frame: CFA = SP + 0, RA and FP retained
-            return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True), length
-        words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
+    def row(  # type: ignore[override]
+        self,
+        function: KernelFunction,
+        ip_off: int,
+        at: int,
+        info: int,
+        words: tuple[int, ...],
+        words_at: int,
+        word: int,
+    ) -> Row:
+        if not words:  # an outermost frame: CFA = SP + 0, RA and FP retained
+            return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True)
         fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
             frame = self._default_words(info, words, words_at)
@@ -149,7 +135,7 @@ class _NewestReader(_Reader):
             frame = self._flex_words(words, words_at, word)
         else:
             raise Refused(EINVAL, "__read_fre_datawords: FDE type neither default nor flexible", words_at - 1)
-        return Row(ip_off, at, _rule_failure(frame), frame, False), length
+        return Row(ip_off, at, _rule_failure(frame), frame, False)
 
     def _default_words(self, info: int, words: tuple[int, ...], words_at: int) -> tuple[int, int, int, int, int, int]:
         try:
