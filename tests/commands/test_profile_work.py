@@ -13,9 +13,11 @@ too). bench/bench_profiles.py times them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
-from handmade import overlapping
+from conftest import run_process
+from handmade import long_function, overlapping
 
 from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
 from sfview.consumers.libsframe import row_bound
@@ -93,3 +95,26 @@ def test_the_kernel_reads_each_row_once(monkeypatch: pytest.MonkeyPatch, profile
     verdict = profiles()[profile].judge(data, 0)
     assert verdict.accepted and not verdict.lookups
     assert ROWS <= reads[0] <= ROWS + 2
+
+
+@pytest.mark.parametrize(
+    ("version", "damage"), [(3, b""), (2, b""), (1, b""), (3, b"\xde\xe3")], ids=["v3", "v2", "v1", "bad-magic"]
+)
+def test_three_consumers_answer_in_one_run(tmp_path: Path, version: int, damage: bytes) -> None:
+    """`check --profile kernel-v14 --profile kernel --profile glibc-2.43` on any section: each profile's verdict,
+    once each, in one run (a damaged magic included: every one refuses)."""
+    data = long_function(version, 40)
+    path = tmp_path / "section.sframe"
+    path.write_bytes(damage + data[len(damage) :])
+    names = ("kernel-v14", "kernel", "glibc-2.43")
+    result = run_process("check", *(word for name in names for word in ("--profile", name)), str(path))
+    assert result.returncode in (0, 1), result.stderr
+    for name in names:
+        said = [
+            line for line in result.stdout.splitlines() if line.startswith(f"{path}: {name}: ") and "  " not in line
+        ]
+        assert len(said) == 1, (name, result.stdout)
+        verdict = profiles()[name].judge(path.read_bytes(), 0)
+        assert said[0].startswith(f"{path}: {name}: {'accepted' if verdict.accepted else 'refused'}"), said
+        if damage:
+            assert not verdict.accepted
