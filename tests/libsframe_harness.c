@@ -177,56 +177,7 @@ typedef int (*find_fn) (void *, int64_t, void *);
 typedef int32_t (*get3_fn) (void *, void *, int *);
 typedef int32_t (*get4_fn) (void *, void *, uint32_t, int *);
 
-static void
-say (const char *text)
-{
-  size_t n = strlen (text);
-  while (n)
-    {
-      ssize_t w = write (1, text, n);
-      if (w <= 0)
-	_exit (3);
-      text += w;
-      n -= (size_t) w;
-    }
-}
-
-static int
-take (void *into, size_t n)
-{
-  char *p = into;
-  while (n)
-    {
-      ssize_t r = read (0, p, n);
-      if (r <= 0)
-	return 0;
-      p += r;
-      n -= (size_t) r;
-    }
-  return 1;
-}
-
-/* Lookups of a span: a crash jumps back here.  */
-
-static sigjmp_buf back;
-
-static void
-crashed (int sig)
-{
-  siglongjmp (back, sig);
-}
-
-static void
-on_crash (void (*handler) (int))
-{
-  static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = handler;
-  sa.sa_flags = SA_ONSTACK | SA_NODEFER;
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-    sigaction (sigs[i], &sa, NULL);
-}
+#include "harness_io.h"
 
 /* One lookup and the getters, as the line's words after the PC.  */
 static void
@@ -275,9 +226,6 @@ main (int argc, char **argv)
 		       dlsym (lib, "sframe_fre_get_ra_offset") };
   char line[256];
   uint32_t size;
-  static char altstack[1 << 16];
-  stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
-  sigaltstack (&ss, NULL);
   while (take (&size, sizeof size))
     {
       char *section = malloc (size + followed);	/* zeros, then a guard page */
