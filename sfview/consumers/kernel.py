@@ -569,12 +569,6 @@ def register_section(
     """`sframe_read_header` and `sframe_validate_section`: the section as registered, or why not (`arch`: the
     machine whose kernel reads it; None: its ABI byte's, or where the header cannot tell, its magic's order)."""
     reader = _Reader(data, address, text, arch)
-    refused = reader.header()
-    if refused is not None and refused.offset >= len(data):
-        # The field lies past a short section's end: say so, at the end.
-        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", len(data))
-    if refused is not None:
-        return refused
     functions = validate(reader)
     if isinstance(functions, Refused):
         return functions
@@ -582,8 +576,14 @@ def register_section(
 
 
 def validate(reader: _Reader) -> list[KernelFunction] | Refused:
-    """`sframe_validate_section` after the header: every FDE read in order, each starting above the one
-    before, and each one's rows (`_Reader.rows`); the first refusal, with the reader's revision's error."""
+    """`sframe_read_header`, then `sframe_validate_section`: every FDE read in order, each starting above
+    the one before, and each one's rows (`_Reader.rows`); the first refusal, with the reader's revision's
+    error (a header field past a short section's end said so, at the end)."""
+    refused = reader.header()
+    if refused is not None and refused.offset >= reader.size:
+        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", reader.size)
+    if refused is not None:
+        return refused
     functions = []
     prev_ip = 0
     try:

@@ -187,11 +187,6 @@ def register_section(
     if text is not None and text[0] >= text[1]:
         return Refused(EINVAL, "sframe_add_section: text_start >= text_end", 0)
     reader = _NewestReader(data, address, text, arch)
-    refused = reader.header()
-    if refused is not None and refused.offset >= len(data):
-        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", len(data))
-    if refused is not None:
-        return refused
     functions = validate(reader)
     if isinstance(functions, Refused):
         return functions
