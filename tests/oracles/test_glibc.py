@@ -13,23 +13,21 @@ which PCs fall back and which crash.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process
+from conftest import DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process
 from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
 from handmade import long_function, mutate, overlapping, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import compare, verdict_kinds
-from toolchains import toolchain
 
 from sfview.consumers import glibc as model
 from sfview.consumers.verdicts import profiles
@@ -148,22 +146,6 @@ def test_fixture_sections(glibc: Glibc, index: int) -> None:
     decoded = _agree(glibc, name, data)
     version = data[2] if data[:2] == b"\xe2\xde" else None
     assert (decoded == 0) == (version == 2), f"glibc 2.43 takes version 2 only: {name} (version {version})"
-
-
-Built = Callable[[str, str], bytes]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    folder = tmp_path_factory.mktemp("built")
-
-    @functools.cache
-    def section(release: str, target: str) -> bytes:
-        out = folder / f"shapes-{release}-{target}"
-        toolchain(release, target).compile("-O2", "-o", out, DATA / "src" / "shapes.c")
-        return Document.open(str(out)).data
-
-    return section
 
 
 @pytest.mark.parametrize(("release", "target"), [("2.44", "x86_64"), ("2.44", "aarch64"), ("2.47", "x86_64")])

@@ -12,16 +12,15 @@ getters give, or a failure, or a crash) must be the model's.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
+from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process, v3_section
 from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, overlapping, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,7 +36,6 @@ from libsframe_oracle import (
     queries,
     verdict_kinds,
 )
-from toolchains import toolchain
 
 from sfview.consumers import Verdict, libsframe_releases
 from sfview.consumers import libsframe as model
@@ -144,21 +142,6 @@ def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
 
 
 SOURCES = DATA / "src"
-Built = Callable[[str, str], bytes]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The section of `shapes.c` built by a release for a target: compiled once a session for every test."""
-    folder = tmp_path_factory.mktemp("built")
-
-    @functools.cache
-    def section(release: str, target: str) -> bytes:
-        out = folder / f"shapes-{release}-{target}"
-        toolchain(release, target).compile("-O2", "-o", out, SOURCES / "shapes.c")
-        return Document.open(str(out)).data
-
-    return section
 
 
 TARGETS = [("2.40", "x86_64"), ("2.40", "aarch64"), ("2.44", "x86_64"), ("2.44", "aarch64")]
