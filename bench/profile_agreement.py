@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO_ROOT))
 import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
 from handmade import mutate, to_big_endian
-from libsframe_oracle import answer_kind, compare, every_pc, library, outcomes, verdict_kinds
+from libsframe_oracle import answer_kind, every_pc, judge_spans, library, outcomes
 from toolchains import toolchain
 
 from sfview.consumers import LookupFailure, Verdict
@@ -122,10 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             verdict = Verdict(f"libsframe-{release}", True, lookups=[LookupFailure(*f) for f in failures])
             one: Counter[str] = Counter()
-            for (low, high), runs in zip(judged, outcomes(real, spans), strict=True):
-                truth = [(a, b, answer_kind(x)) for a, b, x in runs if a < high and b > low]
-                truth = [(max(a, low), min(b, high), k) for a, b, k in truth]
-                compare(truth, verdict_kinds(verdict, low, high), one)
+            truths = [[(a, b, answer_kind(x)) for a, b, x in runs] for runs in outcomes(real, spans)]
+            judge_spans(judged, truths, verdict, one)
             tally.update({f"{release} {kind} {k}": n for k, n in one.items()})
             tally[f"{release} {kind} accepted sections"] += 1
             tally[f"{release} {kind} sections right at every PC"] += all(k.endswith(" ok") for k in one)

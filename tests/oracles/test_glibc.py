@@ -27,7 +27,7 @@ from glibc_oracle import every_pc as pcs_of
 from handmade import long_function, mutate, overlapping, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libsframe_oracle import compare, verdict_kinds
+from libsframe_oracle import judge_spans
 
 from sfview.consumers import glibc as model
 from sfview.consumers.verdicts import profiles
@@ -113,11 +113,11 @@ def _agree(lib: Glibc, name: str, data: bytes) -> int | str:
     assert verdict.accepted == (real.decode == 0), name
     AGREE[f"sections {'taken' if real.decode == 0 else 'refused'}"] += 1
     tally: Counter[str] = Counter()
-    for (low, high), (_, asked_high), changes in zip(judged, spans, real.spans, strict=True):
+    truths = []
+    for (_, asked_high), changes in zip(spans, real.spans, strict=True):
         ends = [pc for pc, _ in changes[1:]] + [asked_high]
-        truth = [(a, b, kind(w)) for (a, w), b in zip(changes, ends, strict=True)]
-        inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
-        compare(inside, verdict_kinds(verdict, low, high), tally)
+        truths.append([(a, b, kind(w)) for (a, w), b in zip(changes, ends, strict=True)])
+    judge_spans(judged, truths, verdict, tally)
     AGREE.update(tally)
     wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
     assert not wrong, f"glibc on {name}: the verdict is wrong at {wrong} PCs"

@@ -28,13 +28,12 @@ from libsframe_oracle import (
     CRASH,
     Library,
     answer_kind,
-    compare,
     every_pc,
+    judge_spans,
     library,
     outcomes,
     predict,
     queries,
-    verdict_kinds,
 )
 
 from sfview.consumers import Verdict, libsframe_releases
@@ -298,10 +297,8 @@ def _every_pc(libs: dict[str, Library], name: str, data: bytes) -> None:
         for f in verdict.lookups:  # never inverted, each inside the function it names
             assert owned[f.function][0] <= f.start < f.end <= owned[f.function][1], (release, name, f)
         tally: Counter[str] = Counter()
-        for (low, high), runs in zip(judged, outcomes(real, spans), strict=True):
-            truth = [(a, b, answer_kind(x)) for a, b, x in runs]
-            inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
-            compare(inside, verdict_kinds(verdict, low, high), tally)
+        truths = [[(a, b, answer_kind(x)) for a, b, x in runs] for runs in outcomes(real, spans)]
+        judge_spans(judged, truths, verdict, tally)
         EVERY_PC.update({f"{release} {k}": n for k, n in tally.items()})
         wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
         assert not wrong, f"libsframe {release} on {name}: the verdict is wrong at {wrong} PCs"
