@@ -662,8 +662,8 @@ def _find_fre(
     if not function.pcmask:
         return [
             Lookup(start + lo, min(start + hi, end), index, error, rule)
-            for lo, hi, error, rule in _row_spans(function, function.size, rules)
-            if start + lo < end
+            for lo, hi, error, rule in _row_spans(function, min(function.size, end - start), rules)
+            if start + lo < end  # (rows past the PCs judged: never looked at, however many the function has)
         ]
     rep = function.rep_size
     if rep == 0:

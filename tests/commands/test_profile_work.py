@@ -12,6 +12,7 @@ too). bench/bench_profiles.py times them.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -118,3 +119,26 @@ def test_three_consumers_answer_in_one_run(tmp_path: Path, version: int, damage:
         assert said[0].startswith(f"{path}: {name}: {'accepted' if verdict.accepted else 'refused'}"), said
         if damage:
             assert not verdict.accepted
+
+
+def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row of the one block fails its lookups in the v14 kernel (no data words): each function lists
+    the failing rows inside its own 4 bytes, not the 2,000 rows its count claims."""
+    made = [0]
+
+    class Counted(kernel.Lookup):
+        def __init__(self, *args: object) -> None:
+            made[0] += 1
+            super().__init__(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kernel, "Lookup", Counted)
+    rows = b"".join(struct.pack("<HB", 2 * k, 0x01) for k in range(ROWS))  # 2-byte starts, no data words
+    block = struct.pack("<HBBB", ROWS, 0x01, 0, 0) + rows
+    table = b"".join(struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), 2 * ROWS + 2, 0) for i in range(FUNCTIONS))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, FUNCTIONS, ROWS, len(block), 0, len(table))
+    verdict = profiles()["kernel-v14"].judge(header + table + block, 0)
+    assert verdict.accepted
+    assert [(f.start, f.end, f.error) for f in verdict.lookups] == [
+        (0x1000, 0x1000 + 4 * FUNCTIONS - 4 + 2 * ROWS + 2, "-EINVAL")
+    ]
+    assert made[0] <= 8 * FUNCTIONS  # a few a function (those merged included), not 2,000
