@@ -388,19 +388,28 @@ class PerfData:
         if self.arch not in PERF_REGISTERS:
             raise self._error(f"a profile of a {self.arch or 'unnamed'} machine: sfview reads x86_64 and aarch64", None)
 
-    def records(self) -> Iterator[Sample | Mmap | Task]:
-        """The samples, mappings and task events in file order; one record read at a time."""
+    def records(self, owned: tuple[int, int] | None = None) -> Iterator[Sample | Mmap | Task]:
+        """The samples, mappings and task events in file order; one record read at a time. `owned`: only
+        the samples whose records start in this range of file offsets are read and given (the others
+        are passed over by their size, still counted), and nothing after the range: a share of the
+        samples, with every mapping and task event before them."""
         attr = self.attrs[0]
         layout = SampleLayout.of(attr, self._register_names(attr.sample_regs_user))
         end = self.data_offset + self.data_size
+        first, last = owned if owned is not None else (0, end)
         at, number = self.data_offset, 0
         f = self.file
         f.seek(at)
-        while at < end:
+        while at < min(end, last):
             head = f.read(EVENT_HEADER.size) if at + EVENT_HEADER.size <= end else b""
             kind, misc, size = EVENT_HEADER.unpack(head) if head else (0, 0, end - at + 1)
             if size < EVENT_HEADER.size:
                 raise self._error(f"a record of {size} bytes: no record is shorter than its header", at)
+            if kind == Record.SAMPLE and at < first and at + size <= end:  # another share's: not read
+                f.seek(size - EVENT_HEADER.size, os.SEEK_CUR)
+                at += size
+                number += 1
+                continue
             body = f.read(size - EVENT_HEADER.size) if at + size <= end else b""
             if at + size > end or len(body) != size - EVENT_HEADER.size:
                 if self.cut:

@@ -8,6 +8,7 @@ before the samples that run in them).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 from sfview.errors import InputError
 from sfview.inputs.core import Memory
@@ -44,11 +45,12 @@ class Profile:
         return space
 
     def walks(
-        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True
+        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True, owned: tuple[int, int] | None = None
     ) -> Iterator[tuple[Sample, dict[Mode, Walked] | None]]:
         """Each sample `wanted` with its walks (None for a sample without user registers, or when not
-        `walk`ed), in file order, its process's mappings as they were."""
-        for record in self.perf.records():
+        `walk`ed), in file order, its process's mappings as they were; `owned`: of the samples whose
+        records start in this range of file offsets (`PerfData.records`)."""
+        for record in self.perf.records(owned):
             if isinstance(record, Mmap):
                 self.space(record.pid).add(record)
             elif isinstance(record, Task):
@@ -99,11 +101,11 @@ class Profile:
             return Session(unwinder, pc, registers, memory, list(self.notes)), found
         return None
 
-    def coverage(self, share: tuple[int, int] = (0, 1)) -> Coverage:
-        """Every sample unwound and counted; `share` (k, n): only the samples whose number is k modulo n."""
+    def coverage(self, owned: tuple[int, int] | None = None) -> Coverage:
+        """Every sample unwound and counted; `owned`: only the samples whose records start in this range
+        of file offsets."""
         counts = Coverage()
-        part, parts = share
-        for sample, walked in self.walks(lambda s: s.number % parts == part):
+        for sample, walked in self.walks(owned=owned):
             if walked is None:
                 counts.skip()
             else:
@@ -114,25 +116,30 @@ class Profile:
         return counts
 
 
-def _share(path: str, limit: int, kernel_rules: bool, share: tuple[int, int]) -> tuple[Coverage, list[str]]:
+def _share(path: str, limit: int, kernel_rules: bool, owned: tuple[int, int] | None) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
         profile = Profile(perf, limit, kernel_rules=kernel_rules)
-        return profile.coverage(share), profile.notes
+        return profile.coverage(owned), profile.notes
 
 
 def coverage(path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True) -> tuple[Coverage, list[str]]:
-    """The profile at `path` counted, and what was noticed; with `jobs` processes, each reading the whole
-    file and unwinding every `jobs`-th sample (the walks are independent; the file's records are not
-    the work)."""
+    """The profile at `path` counted, and what was noticed; with `jobs` processes, each unwinding the
+    samples of a `jobs`-th of the data section (the walks are independent): each reads the mappings and
+    task events from the start, passes over the samples before its part by their size, and stops at its
+    part's end. The last reads every record, and says what the file and the files it names lacked."""
     if jobs <= 1:
-        return _share(path, limit, kernel_rules, (0, 1))
+        return _share(path, limit, kernel_rules, None)
     import multiprocessing  # only for more than one process
     from concurrent.futures import ProcessPoolExecutor
 
+    with PerfData(path) as perf:
+        start, size = perf.data_offset, perf.data_size
+    cuts = [start + size * part // jobs for part in range(jobs)] + [start + size + 1]
+    cuts[0] = 0
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_share, path, limit, kernel_rules, (part, jobs)) for part in range(jobs)]
+        futures = [pool.submit(_share, path, limit, kernel_rules, (a, b)) for a, b in pairwise(cuts)]
         results = [future.result() for future in futures]
-    counts, notes = results[0]
+    counts, _ = results[0]
     for other, _ in results[1:]:
         counts.merge(other)
-    return counts, notes
+    return counts, results[-1][1]
