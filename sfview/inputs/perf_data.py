@@ -10,7 +10,7 @@ section per feature bit set (the build-ids, the architecture).
 What sfview reads of a record is what a user-stack unwind needs:
 `PERF_RECORD_SAMPLE` (its PID, TID, time, IP, the user registers and the copy
 of the user stack), `MMAP`/`MMAP2` (what file was mapped where), `COMM`, `FORK`,
-`EXIT`; the rest are passed over by their size. Records are read one at a time
+`EXIT`, and perf's `FINISHED_ROUND`; the rest are passed over by their size. Records are read one at a time
 from the file: memory holds one record, whatever the file's size. Every read is
 bounded by the file's bytes; a record that runs past its section, a size that
 cannot be, a field that does not fit its record, is an `InputError` naming the
@@ -54,6 +54,9 @@ class Record(IntEnum):
     FORK = 7
     SAMPLE = 9
     MMAP2 = 10
+    FINISHED_ROUND = 68
+    """perf's own: every CPU's buffer written once more; no record after the next such one is older than
+    the records before this one."""
     AUXTRACE = 71
     """Followed by its trace data, which its `size` field counts and the header's size does not."""
     COMPRESSED = 81
@@ -164,7 +167,7 @@ class Mmap(NamedTuple):
 
 
 class Task(NamedTuple):
-    """A `COMM`, `FORK` or `EXIT` record: what happened to which process."""
+    """A `COMM`, `FORK` or `EXIT` record: what happened to which process; or a `FINISHED_ROUND`."""
 
     offset: int
     kind: Record
@@ -424,6 +427,8 @@ class PerfData:
                 yield self._mmap(body, at, kind, misc, attr)
             elif kind in (Record.COMM, Record.FORK, Record.EXIT):
                 yield self._task(body, at, kind, misc)
+            elif kind == Record.FINISHED_ROUND:
+                yield Task(at, Record.FINISHED_ROUND, 0, 0, "", 0, False)
             elif kind in (Record.COMPRESSED, Record.COMPRESSED2):
                 raise self._error("compressed records (`perf record -z`): record without -z", at)
             elif kind == Record.AUXTRACE:

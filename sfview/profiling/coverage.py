@@ -189,6 +189,8 @@ class Coverage:
         """What was worked out of walks, by their keys (`_known`)."""
         self.kernel: dict[str, str] = {}
         """File → what the kernel's reader makes of its `.sframe` (`KernelView.words`; "" for none)."""
+        self.reader: tuple[str, str] | None = None
+        """The revision of the kernel's reader the SFrame walks followed (its profile's name and title)."""
 
     def skip(self) -> None:
         """A sample with no user registers (perf held none: a kernel thread, a sample in the kernel)."""
@@ -265,6 +267,7 @@ class Coverage:
         for mode, stacks in other.folded.items():
             self.folded[mode].update(stacks)
         self.kernel.update(other.kernel)
+        self.reader = self.reader or other.reader
 
     def __getstate__(self) -> dict:
         """What goes from a worker to the process that merges: the counts, not the names remembered."""

@@ -143,6 +143,10 @@ class Walker:
             self._spaces[space] = known
         return known[1]
 
+    def forget(self, space: AddressSpace) -> None:
+        """Let go of what was kept for a space's walks (its process exited)."""
+        self._spaces.pop(space, None)
+
     def _as_kernel(self, module: Module) -> Module:
         """The module as SFrame's walk has it: as the kernel's reader does, unless told otherwise."""
         view = self.kernel(module.library or "") if self.kernel is not None and module.section is not None else None
