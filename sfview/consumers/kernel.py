@@ -39,7 +39,7 @@ from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elf.pyelftools_view import executable_ranges
+from sfview.inputs.elf.image import PF_X, PT_LOAD
 from sfview.sframe.model.terms import register_name
 
 SERIES = "v14 series (unwind_user/sframe, flexible FDEs; dylanbhatch/linux 3231d5c5)"
@@ -738,11 +738,12 @@ REMOVED = "; a lookup's -EFAULT also removes the section (sframe_remove_section)
 
 def text_range(doc: Document) -> tuple[int, int] | None:
     """The text the ELF loader registers with the section (binfmt_elf's executable PT_LOAD); None when the
-    file says none (a raw section, an object file)."""
-    if doc.elf is None:
+    file says none (a raw section, an object file). Read from the program headers alone (no pyelftools:
+    `sfview perf` asks it of every file a profile ran)."""
+    if doc.image is None:
         return None
-    ranges = executable_ranges(doc.elf)
-    return ranges[0] if ranges else None
+    segments = doc.image.segments
+    return next(((s.vaddr, s.vaddr + s.memsz) for s in segments if s.type == PT_LOAD and s.flags & PF_X), None)
 
 
 def judge_document(doc: Document, arch: str | None = None, name: str = "kernel") -> Verdict:
