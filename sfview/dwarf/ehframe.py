@@ -21,9 +21,12 @@ on purpose: `DW_CFA_def_cfa_sf`'s offset is factored by the data alignment
 32-bit one. Where pyelftools raises (or recurses without end), this raises
 `InputError`, naming the section and the entry's offset.
 
-Rows are the `CfiRow` objects of `cfi.py`; a row's `others` (a `RuleSet`) is
-shared by every FDE that repeats the row, and by the rows of one FDE between
-which no other register's rule changes. Register numbers
+An FDE's table is a `RowTable`: each row's address and each change of a
+register's rule, kept as compactly as the instructions that make them (a
+column and the offset of the instruction), with a checkpoint every few dozen
+changes; the rows are `cfi.py`'s `CfiRow` objects, made when asked for
+(`FdeRows`) from the nearest checkpoint or the row before. A table is shared
+by every FDE that repeats its instructions. Register numbers
 past the ABI's DWARF numbering are refused, naming the FDE: with them, an FDE
 of a few kilobytes could ask for rules of thousands of registers in each row.
 
