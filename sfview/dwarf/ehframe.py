@@ -40,7 +40,7 @@ import array
 import bisect
 import contextlib
 import io
-import re
+import mmap
 import struct
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn, overload
@@ -144,8 +144,9 @@ class OutOfBytes(Exception):
     """A read ran past the end of the section."""
 
 
-NONZERO = re.compile(rb"[^\0]")
-"""A byte that is not zero: where a run of `.eh_frame` zero terminators ends."""
+ZEROS_CHUNK = 1 << 16
+"""How much of a run of `.eh_frame` zero terminators is looked through at a time (a multiple of the page
+size: what a mapping gives back once looked through starts on a page)."""
 
 
 class Cie:
@@ -558,8 +559,17 @@ class FrameSection:
         """Where the zero terminators that follow one at `pos` end: the next word with a byte set (or the
         last, partial word). Each is an entry of nothing, walked past at once: a small file whose
         compressed `.eh_frame` inflates to a huge run of zeros would take minutes a word at a time."""
-        found = NONZERO.search(self.data, pos)
-        stop = found.start() if found else len(self.data)
+        data, stop = self.data, len(self.data)
+        release = getattr(data, "madvise", None)  # an inflated section's mapping: the pages read go again
+        at = pos
+        while at < len(data):
+            chunk = data[at : (at // ZEROS_CHUNK + 1) * ZEROS_CHUNK]
+            if chunk.count(0) != len(chunk):  # counted in C, far faster than a search for what is not zero
+                stop = at + len(chunk) - len(chunk.lstrip(b"\0"))
+                break
+            if release is not None and at % ZEROS_CHUNK == 0:
+                release(mmap.MADV_DONTNEED, at, len(chunk))
+            at += len(chunk)
         return pos + (stop - pos) // 4 * 4
 
     def _head(self, offset: int) -> tuple[int, int, Cie | None]:
@@ -1139,15 +1149,12 @@ class FdeRows(RowSequence):
     """An FDE's rows, each made from its `RowTable` when asked for: the table's addresses from `base`,
     the RA's signing state from `signing` (where it changes, and to what)."""
 
-    __slots__ = ("_base", "_kept", "_signing", "_table")
+    __slots__ = ("_base", "_signing", "_table")
 
     def __init__(self, table: RowTable, base: int, signing: tuple[Sequence[int], bytes] | None) -> None:
         self._table = table
         self._base = base
         self._signing = signing
-        self._kept: _Kept | None = None
-        """The run made last: rows of a run share its rules, and rows are asked for in order (the next
-        run is made from it, by the changes between)."""
 
     def __len__(self) -> int:
         return len(self._table.pcs)
@@ -1169,9 +1176,12 @@ class FdeRows(RowSequence):
         if not 0 <= i < len(table.pcs):
             raise IndexError("row index out of range")
         run = bisect.bisect_right(table.runs, i) - 1
-        kept = self._kept
+        owner, kept = _LAST_RUN[0]
+        if owner is not self:
+            kept = None
         if kept is None or kept.run != run:
-            kept = self._kept = self._run(run, kept)
+            kept = self._run(run, kept)
+            _LAST_RUN[0] = (self, kept)
         address = (self._base + table.pcs[i]) & ADDRESS_MASK
         return CfiRow(address, kept.cfa, kept.ra, kept.fp, kept.others, self._signed(address))
 
@@ -1197,7 +1207,7 @@ class FdeRows(RowSequence):
                 if at != NO_RULE and column not in (CFA_BASE, CFA_OFFSET, ra_column, fp_column)
             }
             return _Kept(run, changes, state, cfa, ra, fp, others)
-        state, cfa, ra, fp, others = kept.state, kept.cfa, kept.ra, kept.fp, kept.others
+        state, cfa, ra, fp, others = dict(kept.state), kept.cfa, kept.ra, kept.fp, kept.others
         copied = False
         log = table.log
         for i in range(kept.changes, changes):
@@ -1238,6 +1248,12 @@ class _Kept(NamedTuple):
     ra: CfiRule
     fp: CfiRule
     others: dict[int, CfiRule]
+
+
+_LAST_RUN: list[tuple[FdeRows | None, _Kept | None]] = [(None, None)]
+"""The rows whose run was made last, and that run: rows of a run share its rules, and rows are asked for
+in order (the next run is made from it, by the changes between). One for the process, not one per FDE:
+a table of thousands of FDEs, each asked for a row, keeps none of their rules."""
 
 
 class _Shifted(Sequence[int]):

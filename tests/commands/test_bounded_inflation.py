@@ -83,14 +83,15 @@ def test_one_stream_is_inflated_once() -> None:
 
 @pytest.mark.parametrize(
     ("section", "command"),
-    [(".dynsym", ["check"]), (".sframe", ["unwind", "--regs", "pc=0x1000,sp=0x7000"])],
-    ids=["check-dynsym", "unwind-sframe"],
+    [(".dynsym", ["check"]), (".sframe", ["unwind", "--regs", "pc=0x1000,sp=0x7000"]), (".eh_frame", ["compare"])],
+    ids=["check-dynsym", "unwind-sframe", "compare-eh_frame"],
 )
 def test_a_large_inflation_is_not_held_in_memory(tmp_path: Path, section: str, command: list[str]) -> None:
-    """`check` on a `.dynsym`, `unwind` on an `.sframe`, inflating to 64 MiB from a few kilobytes: their peak
-    resident memory grows by less than ten times the file and a constant, not by the inflation (the
-    inflation went to memory, once: 275 MB for 256 MiB; twice before that). What each says is what it
-    says of the stream held in memory (the same bytes, read through a temporary file's mapping)."""
+    """`check` on a `.dynsym`, `unwind` on an `.sframe`, `compare` on an `.eh_frame` (64 MiB of zero
+    terminators, each looked through), inflating to 64 MiB from a few kilobytes: their peak resident
+    memory grows by less than ten times the file and a constant, not by the inflation (the inflation
+    went to memory, once: 275 MB for 256 MiB; twice before that). What each says is what it says of the
+    stream held in memory (the same bytes, read through a temporary file's mapping)."""
     size = 64 << 20
     plain, inflated = tmp_path / "plain", tmp_path / "inflated"
     plain.write_bytes(PROGRAM.read_bytes())
