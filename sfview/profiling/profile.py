@@ -99,9 +99,10 @@ class Profile:
             return Session(unwinder, pc, registers, memory, list(self.notes)), found
         return None
 
-    def coverage(self, share: tuple[int, int] = (0, 1)) -> Coverage:
-        """Every sample unwound and counted; `share` (k, n): only the samples whose number is k modulo n."""
-        counts = Coverage()
+    def coverage(self, share: tuple[int, int] = (0, 1), inline: bool = True) -> Coverage:
+        """Every sample unwound and counted; `share` (k, n): only the samples whose number is k modulo n;
+        `inline`: frames named with the functions inlined at their PCs (`FrameNames`)."""
+        counts = Coverage(inline)
         part, parts = share
         for sample, walked in self.walks(lambda s: s.number % parts == part):
             if walked is None:
@@ -114,23 +115,27 @@ class Profile:
         return counts
 
 
-def _share(path: str, limit: int, kernel_rules: bool, share: tuple[int, int]) -> tuple[Coverage, list[str]]:
+def _share(
+    path: str, limit: int, kernel_rules: bool, share: tuple[int, int], inline: bool = True
+) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
         profile = Profile(perf, limit, kernel_rules=kernel_rules)
-        return profile.coverage(share), profile.notes
+        return profile.coverage(share, inline), profile.notes
 
 
-def coverage(path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True) -> tuple[Coverage, list[str]]:
+def coverage(
+    path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True, inline: bool = True
+) -> tuple[Coverage, list[str]]:
     """The profile at `path` counted, and what was noticed; with `jobs` processes, each reading the whole
     file and unwinding every `jobs`-th sample (the walks are independent; the file's records are not
     the work)."""
     if jobs <= 1:
-        return _share(path, limit, kernel_rules, (0, 1))
+        return _share(path, limit, kernel_rules, (0, 1), inline)
     import multiprocessing  # only for more than one process
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_share, path, limit, kernel_rules, (part, jobs)) for part in range(jobs)]
+        futures = [pool.submit(_share, path, limit, kernel_rules, (part, jobs), inline) for part in range(jobs)]
         results = [future.result() for future in futures]
     counts, notes = results[0]
     for other, _ in results[1:]:
