@@ -9,10 +9,10 @@ to that sample's lines, and `--no-inline` to the physical frames alone."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from test_perf import Recorded, _build, _record, _time
@@ -107,8 +107,6 @@ def _dwarf_names(shown: str) -> list[str]:
 def test_the_report_groups_by_the_function_inlined(with_debug: Recorded) -> None:
     """Where SFrame parts from DWARF in `mix`, the place says so: `mix (inlined into leaf)`, its samples
     apart from `leaf`'s own; without inlining, they count as `leaf`'s."""
-    import json
-
     report = json.loads(with_debug.sfview(str(with_debug.data), "--json").stdout)
     functions = {p["function"] for p in report["by_function"]}
     assert "mix (inlined into leaf)" in functions, functions
