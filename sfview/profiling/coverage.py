@@ -92,12 +92,19 @@ class FrameNames:
 
     def __init__(self, inline: bool = True) -> None:
         self.inline = inline
+        self.seen: dict[tuple, tuple[str, ...]] = {}
+        """By module, PC and the PC looked up: what a frame there is named (the quick way)."""
         self.known: dict[tuple[str, int, bool], tuple[str, ...]] = {}
+        """By file, address in it and whether a signal frame: the same for every process mapping the file."""
         self.debug: dict[str, DebugInfo | None] = {}
 
     def chain(self, frame: Frame) -> tuple[str, ...]:
         """The frame's functions, the physical one first, then those inlined in it down to the innermost
         (the order of a folded stack)."""
+        quick = (frame.module, frame.pc, frame.lookup_pc)
+        found = self.seen.get(quick)
+        if found is not None:
+            return found
         module = frame.module
         if module is None:
             return (UNKNOWN,)
@@ -109,6 +116,9 @@ class FrameNames:
             if len(self.known) >= NAMES_KEPT:
                 self.known.clear()
             self.known[key] = found
+        if len(self.seen) >= NAMES_KEPT:
+            self.seen.clear()
+        self.seen[quick] = found
         return found
 
     def _chain(self, frame: Frame, path: str, address: int) -> tuple[str, ...]:
