@@ -9,6 +9,7 @@ there, for both tools to read; a SIGCONT then lets it finish."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -21,8 +22,18 @@ from test_live import TITLE, _by_thread, _gdb, _need_ptrace, _state, _wait_until
 
 from sfview.unwind.engine import ZERO_PC
 
-CLONE3_AFTER_SYSCALL = "*(clone3+25)"
-"""glibc 2.36's x86-64 `clone3`: the `test %rax,%rax` after its `syscall` (gdb names the address)."""
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
+
+
+def _after_syscall() -> str:
+    """Where in glibc's `clone3` its first `syscall` returns to, as gdb disassembles it (`*(clone3+25)`)."""
+    listing = subprocess.run(["gdb", "-batch", "-nx", "-ex", "disassemble clone3", LIBC],
+                             capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    offsets = re.findall(r"<\+(\d+)>:\s+(\S+)", listing)
+    after = next((offsets[i + 1][0] for i, (_, op) in enumerate(offsets[:-1]) if op == "syscall"), None)
+    if after is None:
+        pytest.skip(f"no clone3 with a syscall in {LIBC} (glibc's x86-64 clone3.S): {listing[-300:]}")
+    return f"*(clone3+{after})"
 
 
 class Stopped:
@@ -61,7 +72,7 @@ def _held(process: subprocess.Popen[bytes]) -> bool:
     assert process.stdout is not None and process.stdout.readline() == b"ready\n"
     pid = process.pid
     held = subprocess.run(
-        ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", f"break {CLONE3_AFTER_SYSCALL} if $rax == 0",
+        ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", f"break {_after_syscall()} if $rax == 0",
          "-ex", f"shell echo go > /proc/{pid}/fd/0", "-ex", "continue", "-ex", "queue-signal SIGSTOP",
          "-ex", "delete", "-ex", "detach"],
         capture_output=True, text=True, timeout=120,
