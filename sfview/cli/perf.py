@@ -62,6 +62,12 @@ def parser() -> argparse.ArgumentParser:
         help=f"the frames of a walk at most (perf's --max-stack, default {MAX_STACK})",
     )
     parser.add_argument(
+        "--no-inline",
+        action="store_true",
+        help="name each frame by its symbol alone, without the functions inlined at its PC (named from DWARF"
+        " debug information where a file has it, as perf script does)",
+    )
+    parser.add_argument(
         "--no-kernel-rules",
         action="store_true",
         help="walk SFrame with every .sframe as the format reads it, also those the kernel's reader refuses"
@@ -99,11 +105,11 @@ def run(argv: list[str]) -> int:
             profile = Profile(
                 perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules, kernel=args.kernel
             )
-            return _sample(profile, args.sample, args.file)
+            return _sample(profile, args.sample, args.file, not args.no_inline)
         perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
         kernel_reader(args.kernel)  # so is a revision of the kernel's reader that is none
         jobs = args.jobs or (1 if perf.size < ONE_PROCESS_BELOW else min(os.cpu_count() or 1, JOBS))
-    counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules, args.kernel)
+    counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules, args.kernel, not args.no_inline)
     if args.app:
         return _app(counts, args.file, args.max_stack, not args.no_kernel_rules, args.kernel)
     if args.folded:
@@ -115,7 +121,7 @@ def run(argv: list[str]) -> int:
     return 0
 
 
-def _sample(profile: Profile, number: int, path: str) -> int:
+def _sample(profile: Profile, number: int, path: str, inline: bool) -> int:
     for sample, walked in profile.walks(lambda s: s.number == number):
         sys.stdout.write(
             f"sample #{number}: pid {sample.pid}, tid {sample.tid}, time {sample.time}, "
@@ -131,9 +137,8 @@ def _sample(profile: Profile, number: int, path: str) -> int:
         ):
             sys.stdout.write(f"\n{title}:\n")
             walk = walked[mode]
-            backtrace.write_text(
-                sys.stdout, backtrace.Backtrace(walk.frames, walk.stop, walk.missing_address), explain=True
-            )
+            trace = backtrace.Backtrace(walk.frames, walk.stop, walk.missing_address)
+            backtrace.write_text(sys.stdout, trace, explain=True, inline=inline)
         return 0
     raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
 

@@ -314,12 +314,17 @@ class DebugInfo:
         return None
 
     def _outlined(self) -> list[tuple[int, int, int]]:
-        """Each CU's address ranges, from its top DIE alone (for a file without `.debug_aranges`)."""
+        """The address ranges of each CU `.debug_aranges` does not list (all, for a file without it), from its
+        top DIE alone: a CU's top DIE costs its abbreviation table, so those listed are not read again (libc's
+        2,063 CUs took seconds; the 126 it does not list, a fraction of that)."""
         if self._outline is None:
             self._outline = []
+            listed = {entry.info_offset for entry in self._aranges.entries} if self._aranges else set()
             try:
                 with reading(f"{self.path}: the compilation units' headers"):
                     for cu in self.info.iter_CUs():
+                        if cu.cu_offset in listed:
+                            continue
                         top = cu.get_top_DIE()
                         base = _attribute(top, "DW_AT_low_pc") or 0
                         self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self.info, cu, base, top))

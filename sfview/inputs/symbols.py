@@ -51,14 +51,17 @@ class PackedSymbols:
         self.sizes: MutableSequence[int] = array("Q")
         self.names = array("q")
         """An offset in the string table, or (negative, `~i`) a name of `own_names`."""
+        self.preferred = bytearray()
+        """1 for a symbol gdb takes over another of its size at its address (`_preferred_last`)."""
         self.own_names: list[str] = []
         """Names not in the string table (PLT entries, symbols given as objects)."""
 
     def __len__(self) -> int:
         return len(self.names)
 
-    def add(self, name: int | str, address: int, size: int) -> None:
-        """A symbol named at offset `name` of the string table, or named `name`."""
+    def add(self, name: int | str, address: int, size: int, preferred: bool = False) -> None:
+        """A symbol named at offset `name` of the string table, or named `name`; `preferred`: a global or
+        weak function (gdb's `mst_text`), which gdb names an address by over a local alias."""
         if isinstance(name, str):
             self.own_names.append(name)
             name = ~(len(self.own_names) - 1)
@@ -70,6 +73,7 @@ class PackedSymbols:
             self.addresses.append(address)
             self.sizes.append(size)
         self.names.append(name)
+        self.preferred.append(preferred)
 
     def name(self, i: int) -> str:
         ref = self.names[i]
@@ -90,7 +94,7 @@ class PackedSymbols:
 
 
 def _by_address(packed: PackedSymbols) -> array:
-    """The symbols' indexes by address, then the largest first, then by name.
+    """The symbols' indexes by address, then the largest first, then as gdb prefers them (`_preferred_last`).
 
     Sorted by address, each packed with its index into one integer; only
     symbols that share an address are then ordered by size and name (their
@@ -102,8 +106,23 @@ def _by_address(packed: PackedSymbols) -> array:
     shared = [j for j, (a, b) in enumerate(itertools.pairwise(order)) if addresses[a] == addresses[b]]
     for first, last in _runs(shared):
         run = sorted(order[first : last + 2], key=lambda i: (-packed.sizes[i], packed.name(i)))
-        order[first : last + 2] = array("I", run)
+        order[first : last + 2] = array("I", _preferred_last(run, packed))
     return order
+
+
+def _preferred_last(run: list[int], packed: PackedSymbols) -> list[int]:
+    """Symbols at one address (by size, largest first, then by name) with the one gdb names it by last among
+    those of each size: gdb's `lookup_minimal_symbol_by_pc_section` takes the last by name, unless that one is
+    local (or an ifunc) and the one just before it is a global or weak function of its size, then that one
+    (one step back only: a local alias after another local one wins over a global before both)."""
+    out = list(run)
+    for end in range(len(out), 1, -1):
+        last, before = out[end - 1], out[end - 2]
+        same = packed.sizes[last] == packed.sizes[before]
+        group_end = end == len(out) or packed.sizes[out[end]] != packed.sizes[last]
+        if group_end and same and not packed.preferred[last] and packed.preferred[before]:
+            out[end - 2], out[end - 1] = last, before
+    return out
 
 
 def _runs(numbers: list[int]) -> Iterator[tuple[int, int]]:
@@ -174,6 +193,12 @@ class SymbolTable:
 
     def __len__(self) -> int:
         return len(self._symbols)
+
+    def copy_into(self, packed: PackedSymbols) -> None:
+        """Add every symbol to `packed`, with its preference (a file's own symbols under its debug file's)."""
+        mine = self._symbols.packed
+        for i in self._symbols.order:
+            packed.add(mine.name(i), mine.addresses[i], mine.sizes[i], bool(mine.preferred[i]))
 
     def at(self, address: int) -> Symbol | None:
         """The function symbol whose range holds `address` (or that starts exactly there)."""

@@ -21,6 +21,7 @@ from enum import Enum
 from typing import NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK
+from sfview.dwarf.source import DebugInfo
 from sfview.profiling.walks import KernelModule, Mode, Walked
 from sfview.unwind.engine import PLT_SECTIONS, Frame
 
@@ -74,22 +75,74 @@ KNOWN_KEPT = 1 << 14
 T = TypeVar("T")
 
 NAMES_KEPT = 1 << 16
-"""The frames' names a profile remembers at most (by module and PC); past that it starts again."""
+"""The frames' names a profile remembers at most (by file and address); past that it starts again."""
 
 
-def function_name(frame: Frame, names: dict[tuple, str] | None = None) -> str:
-    """The frame's function (`leaf`, without an offset), `[unknown]` when nothing names it; `names`: those
-    worked out before, by module and PC (a profile meets the same PCs over and over)."""
-    key = (frame.module, frame.pc, frame.lookup_pc)
-    if names is not None and key in names:
-        return names[key]
+def function_name(frame: Frame) -> str:
+    """The frame's function from the symbol table (`leaf`, without an offset), `[unknown]` when nothing
+    names it."""
     name = frame.name().split("+")[0]
-    name = name if name and not name.startswith(".") else UNKNOWN
-    if names is not None:
-        if len(names) >= NAMES_KEPT:
-            names.clear()
-        names[key] = name
-    return name
+    return name if name and not name.startswith(".") else UNKNOWN
+
+
+class FrameNames:
+    """The names a profile's frames are shown by, worked out once for each file and address (a profile meets
+    the same PCs over and over: never per sample).
+
+    With `inline`, as `perf script` names them where a file has DWARF debug information (its own or its
+    separate debug file's, read a compilation unit at a time): the function as DWARF names it
+    (`__GI___libc_malloc`), and each function inlined at the PC as a frame of its own; elsewhere, and
+    without `inline` (`--no-inline`), the symbol table's name of the physical frame alone. A file's debug
+    information is opened once, by the first process that maps it."""
+
+    def __init__(self, inline: bool = True) -> None:
+        self.inline = inline
+        self.seen: dict[tuple, tuple[str, ...]] = {}
+        """By module, PC and the PC looked up: what a frame there is named (the quick way)."""
+        self.known: dict[tuple[str, int, bool], tuple[str, ...]] = {}
+        """By file, address in it and whether a signal frame: the same for every process mapping the file."""
+        self.debug: dict[str, DebugInfo | None] = {}
+
+    def chain(self, frame: Frame) -> tuple[str, ...]:
+        """The frame's functions, the physical one first, then those inlined in it down to the innermost
+        (the order of a folded stack)."""
+        quick = (frame.module, frame.pc, frame.lookup_pc)
+        found = self.seen.get(quick)
+        if found is not None:
+            return found
+        module = frame.module
+        if module is None:
+            return (UNKNOWN,)
+        path = file_name(frame)
+        key = (path, (frame.lookup_pc - module.bias) & ADDRESS_MASK, frame.signal)
+        found = self.known.get(key)
+        if found is None:
+            found = self._chain(frame, path, key[1])
+            if len(self.known) >= NAMES_KEPT:
+                self.known.clear()
+            self.known[key] = found
+        if len(self.seen) >= NAMES_KEPT:
+            self.seen.clear()
+        self.seen[quick] = found
+        return found
+
+    def _chain(self, frame: Frame, path: str, address: int) -> tuple[str, ...]:
+        module = frame.module
+        if not self.inline or frame.signal or module is None or module.debug_info is None:
+            return (function_name(frame),)
+        if path not in self.debug:
+            self.debug[path] = module.debug_info()
+        info = self.debug[path]
+        places = info.frames(address)[0] if info is not None else []
+        if not places:
+            return (function_name(frame),)
+        return tuple(place.function if place.function != "??" else UNKNOWN for place in reversed(places))
+
+    def function(self, frame: Frame) -> str:
+        """The frame's function as the report groups by it: the innermost function at its PC, and the one it
+        was inlined into (`mix (inlined into leaf)`)."""
+        chain = self.chain(frame)
+        return chain[-1] if len(chain) == 1 else f"{chain[-1]} (inlined into {chain[0]})"
 
 
 def file_name(frame: Frame) -> str:
@@ -146,8 +199,9 @@ def _files_of(dwarf: Walked) -> tuple[int, list[tuple[str, bool]]]:
     return within_sframe(dwarf), list(files.items())
 
 
-def _place(sframe: Walked, reference: tuple[int, ...], sp: int) -> Place:
-    """Where and why an SFrame stack parts from the DWARF stack (`reference`, its PCs)."""
+def _place(sframe: Walked, reference: tuple[int, ...], sp: int, names: FrameNames) -> Place:
+    """Where and why an SFrame stack parts from the DWARF stack (`reference`, its PCs), the function named
+    by `names`."""
     pcs = sframe.pcs
     at = next(
         (i for i, (a, b) in enumerate(zip(pcs, reference, strict=False)) if a != b), min(len(pcs), len(reference))
@@ -156,7 +210,7 @@ def _place(sframe: Walked, reference: tuple[int, ...], sp: int) -> Place:
     reason = _reason(blamed, sframe, at, sp)
     if reason is Reason.STOPPED and at == len(reference):
         reason = Reason.FURTHER
-    return Place(function_name(blamed), file_name(blamed), reason)
+    return Place(names.function(blamed), file_name(blamed), reason)
 
 
 def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
@@ -169,7 +223,7 @@ def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
 class Coverage:
     """The counts of a profile, sample after sample (`add`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, inline: bool = True) -> None:
         self.samples = 0
         self.without_registers = 0
         self.equal = {Mode.SFRAME: 0, Mode.FP: 0}
@@ -184,7 +238,7 @@ class Coverage:
         self.places: dict[Place, Seen] = {}
         self.libraries: dict[str, list] = {}
         self.folded: dict[Mode, Counter[str]] = {mode: Counter() for mode in Mode}
-        self.names: dict[tuple, str] = {}
+        self.names = FrameNames(inline)
         self.known: dict[tuple, object] = {}
         """What was worked out of walks, by their keys (`_known`)."""
         self.kernel: dict[str, str] = {}
@@ -220,7 +274,7 @@ class Coverage:
         if not equal:
             short = sframe.missing_address is not None and sframe.missing_address >= sp
             key = (sframe.key, dwarf.key, short) if sframe.key is not None and dwarf.key is not None else None
-            place = self._known(key, sframe, lambda _: _place(sframe, reference, sp))
+            place = self._known(key, sframe, lambda _: _place(sframe, reference, sp, self.names))
             seen = self.places.get(place)
             self.places[place] = Seen(1, number) if seen is None else seen._replace(count=seen.count + 1)
         for path, has in files:
@@ -233,7 +287,8 @@ class Coverage:
             self.folded[mode][self._known((mode, walk.key), walk, self._folded)] += 1
 
     def _folded(self, walk: Walked) -> str:
-        return ";".join(function_name(f, self.names) for f in reversed(walk.frames))
+        chain = self.names.chain
+        return ";".join(name for f in reversed(walk.frames) for name in chain(f))
 
     def _known(self, key: tuple | None, walk: Walked, work: Callable[[Walked], T]) -> T:
         """`work` on a walk, done once for walks of one key (`Walked.key`: the same frames in the same
@@ -271,7 +326,7 @@ class Coverage:
 
     def __getstate__(self) -> dict:
         """What goes from a worker to the process that merges: the counts, not the names remembered."""
-        return {**self.__dict__, "names": {}, "known": {}}
+        return {**self.__dict__, "names": FrameNames(self.names.inline), "known": {}}
 
     def libraries_seen(self) -> list[Library]:
         """Every file a DWARF stack went through, the most sampled first."""

@@ -152,10 +152,10 @@ class Profile:
             return Session(unwinder, pc, registers, memory, list(self.notes)), found
         return None
 
-    def coverage(self, owned: tuple[int, int] | None = None) -> Coverage:
+    def coverage(self, owned: tuple[int, int] | None = None, inline: bool = True) -> Coverage:
         """Every sample unwound and counted; `owned`: only the samples whose records start in this range
-        of file offsets."""
-        counts = Coverage()
+        of file offsets; `inline`: frames named with the functions inlined at their PCs (`FrameNames`)."""
+        counts = Coverage(inline)
         collecting = gc.isenabled()
         # Walks and counts make no reference cycles (what they let go, counting frees): the cyclic
         # collector's passes over the ends and lookups kept would be a fifth of the time, for nothing.
@@ -177,22 +177,27 @@ class Profile:
 
 
 def _share(
-    path: str, limit: int, kernel_rules: bool, kernel: str, owned: tuple[int, int] | None
+    path: str, limit: int, kernel_rules: bool, kernel: str, owned: tuple[int, int] | None, inline: bool
 ) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
         profile = Profile(perf, limit, kernel_rules=kernel_rules, kernel=kernel)
-        return profile.coverage(owned), profile.notes
+        return profile.coverage(owned, inline), profile.notes
 
 
 def coverage(
-    path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True, kernel: str = KERNEL
+    path: str,
+    limit: int = MAX_STACK,
+    jobs: int = 1,
+    kernel_rules: bool = True,
+    kernel: str = KERNEL,
+    inline: bool = True,
 ) -> tuple[Coverage, list[str]]:
     """The profile at `path` counted, and what was noticed; with `jobs` processes, each unwinding the
     samples of a `jobs`-th of the data section (the walks are independent): each reads the mappings and
     task events from the start, passes over the samples before its part by their size, and stops at its
     part's end. The last reads every record, and says what the file and the files it names lacked."""
     if jobs <= 1:
-        return _share(path, limit, kernel_rules, kernel, None)
+        return _share(path, limit, kernel_rules, kernel, None, inline)
     import multiprocessing  # only for more than one process
     from concurrent.futures import ProcessPoolExecutor
 
@@ -201,7 +206,7 @@ def coverage(
     cuts = [start + size * part // jobs for part in range(jobs)] + [start + size + 1]
     cuts[0] = 0
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_share, path, limit, kernel_rules, kernel, (a, b)) for a, b in pairwise(cuts)]
+        futures = [pool.submit(_share, path, limit, kernel_rules, kernel, (a, b), inline) for a, b in pairwise(cuts)]
         results = [future.result() for future in futures]
     counts, _ = results[0]
     for other, _ in results[1:]:

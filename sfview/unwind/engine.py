@@ -805,6 +805,8 @@ class Unwinder:
     def step(self, frame: Frame, lookups: Lookups | None = None) -> Step:
         """The caller of `frame` (filling in how it was found), or None and why not; `lookups`: what the
         walk found at the PCs it met (a step alone looks up its own)."""
+        if frame.pc == 0 and frame.number > 0:
+            return Step(None, ZERO_PC, None)
         lookups = Lookups() if lookups is None else lookups
         trampoline = lookups.trampolines.get(frame.pc, False)
         if trampoline is False:
@@ -1290,9 +1292,11 @@ class Unwinder:
         ra = self.read(ra_at)
         if ra is None:
             return Step(None, f"no FDE covers {where}; the prologue analysis needs the word at {ra_at:#x}", ra_at)
-        if not self.name_at(ra, ra - 1):
+        if ra and not self.name_at(ra, ra - 1):
             # ld.so's and crt's `_start` push nothing and have no CFI: the word at SP is argc (gdb
-            # prints it, and the stack words after it, as frames)
+            # prints it, and the stack words after it, as frames). A 0 there (a thread just made, at
+            # `clone3`'s first instruction after its syscall: its new stack holds nothing yet) is a frame
+            # gdb prints (`0x0000000000000000 in ?? ()`) and ends its walk at (`ZERO_PC`).
             return Step(
                 None, f"no FDE covers {where}; the prologue analysis finds {ra:#x} at {ra_at:#x}, in no module", None
             )
@@ -1359,6 +1363,9 @@ class Unwinder:
 _formula = lru_cache(maxsize=4096)(rule_notation.formula)
 """A rule's formula (`*(CFA - 8)`), written once for the few rules a walk meets over and over."""
 
+
+ZERO_PC = "the PC is 0: the outermost frame, as gdb ends a walk at a caller whose PC is 0 (after printing it)"
+"""Why a walk ends at a frame whose PC is 0 (its callee's prologue analysis read 0 for its return address)."""
 
 PLT_SECTIONS = (".plt", ".iplt", ".plt.sec", ".plt.got")
 ENDBR64 = bytes.fromhex("f30f1efa")

@@ -37,6 +37,7 @@ SHT_SUNW_LDYNSYM = 0x6FFFFFF3
 SYMBOL_TABLES = (SHT_SYMTAB, SHT_DYNSYM, SHT_SUNW_LDYNSYM)
 """The section types pyelftools reads as symbol tables."""
 STT_NOTYPE, STT_FUNC, STT_GNU_IFUNC = 0, 2, 10
+STB_GLOBAL, STB_WEAK = 1, 2
 SHN_UNDEF = 0
 
 
@@ -97,6 +98,7 @@ class _RawSymbol(NamedTuple):
     value: int
     size: int
     type: int
+    bind: int
     shndx: int
 
 
@@ -104,11 +106,11 @@ def _raw_symbols(elf: ElfImage, table: SectionHeader) -> Iterator[_RawSymbol]:
     """Every entry of a symbol table, made as it is asked for (a list of them all would be held at once)."""
     strtab, entries = _entries(elf, table)
     names = BoundedStrings(strtab, "surrogateescape")
-    for name_off, value, size, kind, shndx in entries:
+    for name_off, value, size, kind, bind, shndx in entries:
         name = names.at(name_off)
         if name is None:
             raise _names_overlap(table, strtab)
-        yield _RawSymbol(name, value, size, kind, shndx)
+        yield _RawSymbol(name, value, size, kind, bind, shndx)
 
 
 def _names_overlap(table: SectionHeader, strtab: bytes) -> InputError:
@@ -143,8 +145,9 @@ def _check_symbol_table(elf: ElfImage, table: SectionHeader) -> None:
         raise InputError(f"Expected section size to be a multiple of entry size in section {table.name!r}")
 
 
-def _entries(elf: ElfImage, table: SectionHeader) -> tuple[bytes, Iterator[tuple[int, int, int, int, int]]]:
-    """A symbol table's string table, and its entries: (name offset, value, size, type, section index).
+def _entries(elf: ElfImage, table: SectionHeader) -> tuple[bytes, Iterator[tuple[int, int, int, int, int, int]]]:
+    """A symbol table's string table, and its entries: (name offset, value, size, type, binding, section
+    index).
 
     Unpacked with `struct`: pyelftools' per-symbol objects take over a second
     for the 40,000 symbols of a big program.
@@ -162,14 +165,14 @@ def _entries(elf: ElfImage, table: SectionHeader) -> tuple[bytes, Iterator[tuple
         raise InputError(f"{table.name}: entries of {step} bytes, too small for a symbol ({entry.size})")
     wide = elf.elfclass == 64
 
-    def entries() -> Iterator[tuple[int, int, int, int, int]]:
+    def entries() -> Iterator[tuple[int, int, int, int, int, int]]:
         for i in range(len(data) // step):
             fields = entry.unpack_from(data, i * step)
             if wide:
                 name_off, info, _, shndx, value, size = fields
             else:
                 name_off, value, size, info, _, shndx = fields
-            yield name_off, value, size, info & 0xF, shndx
+            yield name_off, value, size, info & 0xF, info >> 4, shndx
 
     return strtab, entries()
 
@@ -205,13 +208,13 @@ def _function_symbols(elf: ElfImage, name: str) -> PackedSymbols:
     symbols = PackedSymbols(strtab)
     end = len(strtab)
     left = names_bound(strtab)
-    for name_off, value, size, kind, shndx in entries:
+    for name_off, value, size, kind, bind, shndx in entries:
         if kind in (STT_FUNC, STT_GNU_IFUNC) and name_off < end and strtab[name_off] and shndx != SHN_UNDEF:
             stop = strtab.find(b"\0", name_off)
             left -= (stop if stop >= 0 else end) - name_off
             if left < 0:
                 raise _names_overlap(table, strtab)
-            symbols.add(name_off, value, size)
+            symbols.add(name_off, value, size, _gdb_text(kind, bind))
     return symbols
 
 
@@ -382,8 +385,8 @@ def unwinding_symbols(elf: ElfImage, path: str, table: SymbolTable, root: str = 
                 return table
             code = {header.index for header in debug.sections if header.flags & SHF_EXECINSTR}
             # functions, and the untyped labels of assembly code (ld.so's `_start`), as gdb's minimal symbols
-            symbols = [
-                Symbol(sym.name, sym.value, sym.size)
+            raw = [
+                sym
                 for sym in _raw_symbols(debug, symtab)
                 if sym.name
                 and sym.shndx != SHN_UNDEF
@@ -391,24 +394,38 @@ def unwinding_symbols(elf: ElfImage, path: str, table: SymbolTable, root: str = 
             ]
     except Exception:  # an unreadable debug file gives no names, as a damaged table does
         return table
-    if not symbols:
+    if not raw:
         return table
     # A versioned name (`clock_gettime@GLIBC_2.2.5`) where a plain one starts at the same address: the plain one.
-    plain = {sym.address for sym in symbols if "@" not in sym.name}
-    symbols = _sized([sym for sym in symbols if "@" not in sym.name or sym.address not in plain])
-    plt = [sym for sym in table.symbols if sym.name.endswith("@plt")]  # the file's own, already named
-    return SymbolTable(symbols + plt, f".symtab of {found}")
+    plain = {sym.value for sym in raw if "@" not in sym.name}
+    raw = [sym for sym in raw if "@" not in sym.name or sym.value not in plain]
+    # gdb looks in the file's own symbols (`.dynsym`, its PLT) before its debug file's: where both name an
+    # address, the file's own names win
+    own = {sym.address for sym in table.symbols}
+    symbols = PackedSymbols()
+    for sym, size in zip(raw, _sizes(raw), strict=True):
+        if sym.value not in own:
+            symbols.add(sym.name, sym.value, size, _gdb_text(sym.type, sym.bind))
+    table.copy_into(symbols)
+    return SymbolTable(symbols, f".symtab of {found}")
 
 
-def _sized(symbols: list[Symbol]) -> list[Symbol]:
-    """Symbols of size 0 (assembly entry points: ld.so's `_start`) made to reach the next symbol, as
-    gdb names a PC after the nearest symbol at or before it."""
-    starts = sorted({sym.address for sym in symbols})
+def _gdb_text(kind: int, bind: int) -> bool:
+    """Whether gdb makes a function symbol an `mst_text` minimal symbol (a global or weak function, not an
+    ifunc), which it names an address by over a local alias of the same size (`PackedSymbols.add`)."""
+    return kind != STT_GNU_IFUNC and bind in (STB_GLOBAL, STB_WEAK)
+
+
+def _sizes(symbols: list[_RawSymbol]) -> list[int]:
+    """The symbols' sizes, those of size 0 (assembly entry points: ld.so's `_start`) made to reach the next
+    symbol, as gdb names a PC after the nearest symbol at or before it."""
+    starts = sorted({sym.value for sym in symbols})
     out = []
     for sym in symbols:
-        if not sym.size:
-            i = bisect.bisect_right(starts, sym.address)
+        size = sym.size
+        if not size:
+            i = bisect.bisect_right(starts, sym.value)
             if i < len(starts):
-                sym = Symbol(sym.name, sym.address, starts[i] - sym.address)
-        out.append(sym)
+                size = starts[i] - sym.value
+        out.append(size)
     return out

@@ -1,0 +1,117 @@
+"""`sfview perf`'s frames named as `perf script` names them where there is debug information: the program
+(tests/data/perf-work.c) built with `-g -O2`, which inlines `mix` into `leaf` and `outer`, and libc named from its
+separate debug file (libc6-dbg) with the functions inlined in it (`msort_with_tmp` in itself, `pad_func`).
+
+`perf script` (without `--no-inline`) prints a line for each function inlined at a callchain's address, then the
+function it was inlined into, each named from DWARF; `stackcollapse-perf.pl` makes each line a frame of the folded
+stack. sfview's `--folded dwarf` is held to the stacks so made from `perf script`'s own output, its `--sample N`
+to that sample's lines, and `--no-inline` to the physical frames alone."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+
+import pytest
+from test_perf import Recorded, _build, _record, _time
+
+from sfview.inputs.perf_data import PerfData
+from sfview.profiling.profile import Profile
+
+LINE = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((?:inlined|\S*)\)$")
+"""A callchain line of `perf script`: the address, the name (and offset), `(inlined)` or the file."""
+HEAD = re.compile(r"^\S+\s+\d+/?(\d*)\s+([\d.]+):")
+"""A sample's first line in `perf script`'s default output: command, PID (or PID/TID), time."""
+
+
+def _stacks(script: str) -> dict[str, list[str]]:
+    """Each sample's callchain names by its time, innermost first; perf's `@plt` (a PLT entry no symbol
+    names, which sfview names `[unknown]`, as it does the frame without `--no-inline`) read as sfview's."""
+    stacks = {}
+    for block in script.split("\n\n"):
+        lines = block.strip("\n").splitlines()
+        if not lines:
+            continue
+        head = HEAD.match(lines[0])
+        assert head is not None, lines[0]
+        names = [m[1] for m in map(LINE.match, lines[1:]) if m is not None]
+        stacks[head[2]] = ["[unknown]" if name == "@plt" else name for name in names]
+    return stacks
+
+
+@pytest.fixture(scope="module")
+def with_debug(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    for tool in ("perf", "gcc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed: it records the profile sfview is compared on (linux-perf, gcc)")
+    recorded = Recorded(tmp_path_factory.mktemp("perfnames"))
+    _build(recorded.folder, "-g")
+    _record(recorded, recorded.data, "--call-graph", "dwarf")
+    return recorded
+
+
+def _folded(text: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for line in text.splitlines():
+        stack, count = line.rsplit(" ", 1)
+        counts[stack] += int(count)
+    return counts
+
+
+def test_folded_stacks_have_perf_scripts_inlined_frames(with_debug: Recorded) -> None:
+    theirs = Counter(";".join(reversed(names)) for names in _stacks(with_debug.script()).values())
+    result = with_debug.sfview(str(with_debug.data), "--folded", "dwarf")
+    assert result.returncode == 0, result.stderr
+    ours = _folded(result.stdout)
+    samples = sum(theirs.values())
+    assert samples > 200 and sum(ours.values()) == samples
+    assert any(";leaf;mix" in stack for stack in theirs), "perf script shows mix inlined into leaf"
+    same = sum((theirs & ours).values())
+    assert same >= 0.99 * samples, (same, samples, list((theirs - ours).items())[:3], list((ours - theirs).items())[:3])
+
+
+def test_no_inline_folds_the_physical_frames(with_debug: Recorded) -> None:
+    result = with_debug.sfview(str(with_debug.data), "--folded", "dwarf", "--no-inline")
+    assert result.returncode == 0, result.stderr
+    ours = _folded(result.stdout)
+    assert not [stack for stack in ours if ";mix" in stack], "mix is never a physical frame"
+    assert any(stack.endswith(";middle;leaf") for stack in ours)
+
+
+def test_a_sample_prints_perf_scripts_frames(with_debug: Recorded) -> None:
+    """A sample in `mix` inlined into `leaf`: its DWARF walk as gdb prints it, a line for each function, as
+    `perf script` names them; `--no-inline`: the physical frames alone."""
+    stacks = _stacks(with_debug.script())
+    with PerfData(str(with_debug.data)) as perf:
+        number, time = next(
+            (sample.number, _time(sample.time))
+            for sample, _ in Profile(perf).walks(walk=False)
+            if stacks.get(_time(sample.time), [""])[:2] == ["mix", "leaf"]
+        )
+    result = with_debug.sfview(str(with_debug.data), "--sample", str(number))
+    assert result.returncode == 0, result.stderr
+    assert _dwarf_names(result.stdout) == stacks[time], result.stdout
+    physical = with_debug.sfview(str(with_debug.data), "--sample", str(number), "--no-inline").stdout
+    assert _dwarf_names(physical)[0] == "leaf" and "mix" not in _dwarf_names(physical), physical
+
+
+def _dwarf_names(shown: str) -> list[str]:
+    """The functions of the DWARF walk `--sample` prints, a frame line each."""
+    dwarf = shown.split("DWARF CFI (as perf script):")[1]
+    lines = [line for line in dwarf.splitlines() if line.startswith("#")]
+    return [re.sub(r"^#\d+\s+(0x[0-9a-f]+ in )?", "", line).split(" (")[0] for line in lines]
+
+
+def test_the_report_groups_by_the_function_inlined(with_debug: Recorded) -> None:
+    """Where SFrame parts from DWARF in `mix`, the place says so: `mix (inlined into leaf)`, its samples
+    apart from `leaf`'s own; without inlining, they count as `leaf`'s."""
+    report = json.loads(with_debug.sfview(str(with_debug.data), "--json").stdout)
+    functions = {p["function"] for p in report["by_function"]}
+    assert "mix (inlined into leaf)" in functions, functions
+    physical = json.loads(with_debug.sfview(str(with_debug.data), "--json", "--no-inline").stdout)
+    assert not [p for p in physical["by_function"] if "inlined" in p["function"]]
+    leaf = sum(p["samples"] for p in physical["by_function"] if p["function"] == "leaf")
+    inline = sum(p["samples"] for p in report["by_function"] if p["function"] in ("leaf", "mix (inlined into leaf)"))
+    assert leaf == inline > 0
