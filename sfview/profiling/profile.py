@@ -50,7 +50,10 @@ class Profile:
         `walk`ed), in file order, its process's mappings as they were."""
         for record in self.perf.records():
             if isinstance(record, Mmap):
-                self.space(record.pid).add(record)
+                try:
+                    self.space(record.pid).add(record)
+                except InputError as exc:
+                    raise exc.located(self.perf.path) from None
             elif isinstance(record, Task):
                 self._task(record)
             elif wanted(record):
