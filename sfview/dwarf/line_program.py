@@ -27,7 +27,8 @@ END, STMT = 1, 2
 """A row's flags in the low bits of its word: it ends a sequence; it is a statement."""
 FILE_SHIFT, LINE_SHIFT = 2, 32
 FIELD = (1 << 30) - 1
-"""A file number and a line are kept to 30 and 32 bits (a damaged program's larger ones wrap)."""
+"""A file number is kept to 30 bits, a line to 32 bits with its sign (a damaged program's larger ones wrap;
+its lines below 1, as pyelftools gives them)."""
 
 
 def _leb(data: bytes, pos: int, signed: bool) -> tuple[int, int]:
@@ -56,7 +57,8 @@ class LineRows:
         self.words = words
 
     def line(self, i: int) -> int:
-        return self.words[i] >> LINE_SHIFT
+        line = self.words[i] >> LINE_SHIFT
+        return line - (1 << 32) if line >> 31 else line
 
     def file(self, i: int) -> int:
         return self.words[i] >> FILE_SHIFT & FIELD
@@ -140,17 +142,33 @@ def line_rows(program: Any) -> LineRows:
     return _sorted(addresses, words)
 
 
+def _key(addresses: array, words: array, i: int) -> int:
+    """Row `i`'s place in the table: its address, a sequence's end first among rows there."""
+    return addresses[i] << 1 | (not words[i] & END)
+
+
 def _sorted(addresses: array, words: array) -> LineRows:
     """The rows in address order, a sequence's end first among rows of one address (a stable sort of the
-    program's order); in order already, as a compiler writes them, they are kept as they are."""
-    keys = (address << 1 | (not word & END) for address, word in zip(addresses, words, strict=True))
-    previous, in_order = -1, True
-    for key in keys:
-        if key < previous:
-            in_order = False
-            break
-        previous = key
+    program's order). A compiler writes each sequence in order, the sequences in any order (a function in
+    `.text.startup` after those in `.text`): those are put in order as blocks; only rows out of order within
+    a sequence, or sequences that overlap, are sorted one by one."""
+    sequences, first = [], 0
+    for i, word in enumerate(words):
+        if word & END or i == len(words) - 1:
+            sequences.append((first, i + 1))
+            first = i + 1
+    keys = [(_key(addresses, words, lo), _key(addresses, words, hi - 1), lo, hi) for lo, hi in sequences]
+    blocks = sorted(keys)
+    in_order = all(
+        _key(addresses, words, i) <= _key(addresses, words, i + 1) for lo, hi in sequences for i in range(lo, hi - 1)
+    ) and all(blocks[j][1] < blocks[j + 1][0] for j in range(len(blocks) - 1))
     if in_order:
-        return LineRows(addresses, words)
-    order = sorted(range(len(addresses)), key=lambda i: addresses[i] << 1 | (not words[i] & END))
+        if [lo for _, _, lo, _ in blocks] == [lo for lo, _ in sequences]:
+            return LineRows(addresses, words)
+        ordered_addresses, ordered_words = array("Q"), array("Q")
+        for _, _, lo, hi in blocks:
+            ordered_addresses.extend(addresses[lo:hi])
+            ordered_words.extend(words[lo:hi])
+        return LineRows(ordered_addresses, ordered_words)
+    order = sorted(range(len(addresses)), key=lambda i: _key(addresses, words, i))
     return LineRows(array("Q", (addresses[i] for i in order)), array("Q", (words[i] for i in order)))
