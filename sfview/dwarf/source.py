@@ -30,6 +30,10 @@ from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.pyelftools_view import ElfFile
 
+MAX_DIES = 1 << 17
+"""The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
+DIE may be one byte, and pyelftools holds each it parses, so a unit of a million one-byte DIEs held 330 MB."""
+
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
 the blocks holding those."""
@@ -52,6 +56,9 @@ class _Unit:
 
     def __init__(self, info: Any, cu: Any) -> None:
         self.info, self.cu = info, cu
+        for count, _ in enumerate(cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
+            if count >= MAX_DIES:
+                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
