@@ -16,12 +16,10 @@ from array import array
 from typing import Any
 
 from sfview.errors import InputError
+from sfview.inputs.leb128 import leb128
 
 MAX_PROGRAM = 1 << 20
 """The bytes of one CU's line program at most (the largest in a distribution's debug files is some 50 KB)."""
-LEB_BITS = 70
-"""The bits of a LEB128 number kept; its further bytes are read past (a number of a million continuation bytes
-would cost the square of its length)."""
 ADDRESS_MASK = (1 << 64) - 1
 END, STMT = 1, 2
 """A row's flags in the low bits of its word: it ends a sequence; it is a statement."""
@@ -32,19 +30,10 @@ its lines below 1, as pyelftools gives them)."""
 
 
 def _leb(data: bytes, pos: int, signed: bool) -> tuple[int, int]:
-    value, shift = 0, 0
-    while True:
-        if pos >= len(data):
-            raise InputError(f"a LEB128 number runs past the program's end at +{pos:#x}")
-        byte = data[pos]
-        pos += 1
-        if shift < LEB_BITS:
-            value |= (byte & 0x7F) << shift
-            shift += 7
-        if byte < 0x80:
-            if signed and byte & 0x40 and shift <= LEB_BITS:
-                value -= 1 << shift
-            return value, pos
+    try:
+        return leb128(data, pos, signed)
+    except IndexError:
+        raise InputError(f"a LEB128 number runs past the program's end at +{pos:#x}") from None
 
 
 class LineRows:
