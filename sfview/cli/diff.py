@@ -78,7 +78,8 @@ def run(argv: list[str]) -> int:
             sys.stdout.write(chunk)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(differences.text(result, a, b))
+        for lines in differences.text(result, a, b):
+            sys.stdout.write(lines)
     for doc in (doc_a, doc_b):
         say_losses(doc)
     other_abi = why_not(doc_a, doc_b)

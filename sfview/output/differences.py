@@ -90,34 +90,36 @@ def _encoding_line(pair: Pair) -> str:
     return f"  {_name(pair.a)} A {pair.a.start:#x} B {pair.b.start:#x}: " + ", ".join(parts)
 
 
-def text(result: Diff, a: Labelled, b: Labelled) -> str:
-    """The difference for a person: the two sides, the summary, every meaning difference with the PC
-    ranges it covers and both rules, the functions one side alone has, then those encoded differently."""
-    lines = [
+def text(result: Diff, a: Labelled, b: Labelled) -> Iterator[str]:
+    """The difference for a person, a line at a time (each made printable, with its newline): the two sides,
+    the summary, every meaning difference with the PC ranges it covers and both rules, the functions one
+    side alone has, then those encoded differently."""
+    head = [
         a.line("A", _functions(result, result.only_a)),
         b.line("B", _functions(result, result.only_b)),
         _counts(result),
         f"bytes: {len(a.section.data)} → {len(b.section.data)} ({len(b.section.data) - len(a.section.data):+d})",
         f"meaning: {_meaning(result)}",
+        f"different in meaning: {len(result.meaning) or 'none'}",
     ]
-    lines.append(f"different in meaning: {len(result.meaning) or 'none'}")
+    yield printable_lines(head)
     for pair in result.meaning:
-        lines.append(
+        lines = [
             f"  {_name(pair.a)} A {pair.a.start:#x} (size {pair.a.size:#x}) B {pair.b.start:#x} (size {pair.b.size:#x})"
-        )
+        ]
         lines += [_change_line(pair, change, a.section, b.section) for change in pair.changes]
         for letter, names in zip("AB", pair.entries_only, strict=True):
             if names:
                 lines.append(f"    PLT entries only in {letter}: {', '.join(names)}")
+        yield printable_lines(lines)
     for title, only in (("only in A", result.only_a), ("only in B", result.only_b)):
-        lines.append(f"{title}: {len(only) or 'none'}")
-        lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in only]
+        yield printable_lines([f"{title}: {len(only) or 'none'}"])
+        yield from (printable_lines([f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}"]) for e in only)
     if result.not_compared:
-        lines.append(f"not compared, rows unreadable on one side: {len(result.not_compared)}")
-        lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in result.not_compared]
-    lines.append(f"encoded differently: {len(result.encoding) or 'none'}")
-    lines += [_encoding_line(pair) for pair in result.encoding]
-    return printable_lines(lines)
+        yield printable_lines([f"not compared, rows unreadable on one side: {len(result.not_compared)}"])
+        yield from (printable_lines([f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}"]) for e in result.not_compared)
+    yield printable_lines([f"encoded differently: {len(result.encoding) or 'none'}"])
+    yield from (printable_lines([_encoding_line(pair)]) for pair in result.encoding)
 
 
 def _meaning(result: Diff) -> str:

@@ -54,3 +54,15 @@ def test_every_function_different_is_not_held_as_json(tmp_path: Path) -> None:
     peak = int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
     assert json.loads(done.stdout)["summary"]["different_meaning"] == 20_000
     assert peak < 2 * len(done.stdout)
+
+
+def test_every_function_different_is_not_held_as_text(tmp_path: Path) -> None:
+    """The same in text (some 4 MB): written a pair at a time, not joined whole first."""
+    a, b = write(tmp_path, "a", _sharing(20_000, 16)), write(tmp_path, "b", _sharing(20_000, 24))
+    done = subprocess.run([sys.executable, "-c", PEAK, "diff", a, b], capture_output=True, text=True)
+    peak = int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
+    assert (
+        "different in meaning: 20000" in done.stdout
+        and done.stdout.count("\n  (no name) A 0x1000 (size 0x100) B 0x1000") == 20_000
+    )
+    assert peak < 2 * 18_000_000  # the JSON's bound above: the text holds no more than the JSON does
