@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from elftools.common.construct_utils import SLEB128, ULEB128
-from elftools.construct import FieldError
-
 LEB_BITS = 70
 """The bits of a number kept."""
 
@@ -35,29 +32,31 @@ def leb128(data: bytes | memoryview, pos: int, signed: bool) -> tuple[int, int]:
             return value, pos
 
 
-def _from_stream(stream: IO[bytes], signed: bool) -> int:
-    value, shift = 0, 0
-    while True:
-        data = stream.read(1)
-        if len(data) != 1:
-            raise FieldError("unexpected end of stream while parsing a LEB128 encoded value")
-        byte = data[0]
-        if shift < LEB_BITS:
-            value |= (byte & 0x7F) << shift
-            shift += 7
-        if byte < 0x80:
-            return value - (1 << shift) if signed and byte & 0x40 else value
-
-
 def bound_pyelftools() -> None:
     """Make pyelftools read its LEB128 numbers as `leb128` does (the same value for any number of 70 bits or
-    fewer, which every well-formed one is)."""
+    fewer, which every well-formed one is). pyelftools is imported here, not with this module: an unwind reads
+    its LEB128 numbers without it."""
+    from elftools.common.construct_utils import SLEB128, ULEB128
+    from elftools.construct import FieldError
+
+    def from_stream(stream: IO[bytes], signed: bool) -> int:
+        value, shift = 0, 0
+        while True:
+            data = stream.read(1)
+            if len(data) != 1:
+                raise FieldError("unexpected end of stream while parsing a LEB128 encoded value")
+            byte = data[0]
+            if shift < LEB_BITS:
+                value |= (byte & 0x7F) << shift
+                shift += 7
+            if byte < 0x80:
+                return value - (1 << shift) if signed and byte & 0x40 else value
 
     def unsigned(self: Any, stream: IO[bytes], context: Any) -> int:
-        return _from_stream(stream, False)
+        return from_stream(stream, False)
 
     def signed(self: Any, stream: IO[bytes], context: Any) -> int:
-        return _from_stream(stream, True)
+        return from_stream(stream, True)
 
     ULEB128._parse = unsigned
     SLEB128._parse = signed

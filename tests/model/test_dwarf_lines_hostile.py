@@ -160,4 +160,4 @@ def test_a_million_one_byte_rows_cost_their_words(tmp_path: Path) -> None:
 
     (plain_out, plain_peak), (out, peak) = unwound(plain), unwound(hostile)
     assert out == plain_out and "#0  stop_here () at shared/fixtures/src/deep.c:5" in out
-    assert peak - plain_peak < 20 * added  # 16 bytes a row, and a little more: not pyelftools' 600
+    assert peak - plain_peak < 24 * added  # 16 bytes a row, the arrays' slack, the program's bytes: not 600
