@@ -419,6 +419,12 @@ class PerfData:
                 raise self._error("compressed records (`perf record -z`): record without -z", at)
             elif kind == Record.AUXTRACE:
                 following = self._field(body, 0, "<Q", at, "an AUXTRACE record")[0]
+                if at + size + following > end:  # else the records after it would be passed over unsaid
+                    left = end - at - size
+                    if self.cut:
+                        self.notes.append(f"the file ends inside the trace data of the AUXTRACE record at {at:#x}")
+                        return
+                    raise self._error(f"an AUXTRACE record's {following} bytes of trace data, with {left} left", at)
             at += size + following
             if following:
                 f.seek(at)

@@ -237,3 +237,15 @@ def test_names_with_escape_sequences_reach_no_terminal(tmp_path: Path, cli) -> N
     result = cli("perf", str(path))
     assert result.code == 0, result.err
     assert "\x1b" not in result.out and "\x1b" not in result.err
+
+
+def test_trace_data_past_the_section_is_refused_not_passed_over(tmp_path: Path, cli) -> None:
+    """An AUXTRACE record whose trace data claims a terabyte: the two samples after it were passed over and
+    the profile reported one sample, unsaid. Now refused at the record."""
+    aux = _record(71, struct.pack("<QQQIIII", 1 << 40, 0, 0, 0, 0, 0, 0))
+    path = tmp_path / "perf.data"
+    path.write_bytes(_perf_data(_sample() + aux + _sample() + _sample()))
+    result = cli("perf", str(path))
+    assert result.code == 2 and "Traceback" not in result.err
+    at = 104 + 144 + len(_sample())
+    assert f"{path}: file offset {at:#x}: an AUXTRACE record's {1 << 40} bytes of trace data, with" in result.err
