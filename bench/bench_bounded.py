@@ -239,6 +239,10 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     worst = object_with_eh_frame("changes", changes)
     alternating = changes[: -3 * 4000] + b"\x41\x85\x02\x41\x85\x03" * 2000  # each row a rule other than the last
     turns = object_with_eh_frame("alternating", alternating)
+    every = changes[: -3 * 4000]
+    cfa_expressions = object_with_eh_frame("cfa-expressions", every + b"\x41\x0f\x02\x77\x08" * 2400)
+    remembered = object_with_eh_frame("remembered", every + b"\x0a" * 6000 + b"\x41\x85\x02\x41\x0b" * 1200)
+    sframe = compressed("zstd-sframe", ".sframe", 256 << 20)
     plt = compressed("zstd-plt", ".plt", 256 << 20)
     note = compressed("zstd-build-id", ".note.gnu.build-id", 256 << 20)
     dynsym = compressed("zstd-dynsym", ".dynsym", 256 << 20)
@@ -269,12 +273,24 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
             ["compare", str(turns)],
             [*frames, str(turns)],
         ),
+        "class 1: 128 registers, a CFA expression at each of 2,400 rows, compare": (
+            ["compare", str(cfa_expressions)],
+            [*frames, str(cfa_expressions)],
+        ),
+        "class 1: 128 registers, 6,000 states remembered, 1,200 restored, compare": (
+            ["compare", str(remembered)],
+            [*frames, str(remembered)],
+        ),
         "class 3: zstd .plt of 256 MiB, check": (["check", str(plt)], ["readelf", "-W", "--sframe", str(plt)]),
         "class 3: zstd build-id of 256 MiB, export": (
             ["export", "--breakpad", str(note)],
             ["readelf", "-n", str(note)],
         ),
         "class 4: zstd .dynsym of 256 MiB, check": (["check", str(dynsym)], ["readelf", "--dyn-syms", str(dynsym)]),
+        "class 4: zstd .sframe of 256 MiB, unwind": (
+            ["unwind", str(sframe), "--regs", "pc=0x1000,sp=0x7000"],
+            ["readelf", "-W", "--sframe", str(sframe)],
+        ),
         "class 11: /proc/self/status as a core": (["unwind", str(PROGRAM), "--core", "/proc/self/status"], None),
         "class 12: 1,000,000 zero-size functions, check": (["check", str(problems)], None),
         "lesser: 8,000 FDEs sharing 256 rows, dump": (["dump", str(shared)], None),

@@ -8,6 +8,14 @@ one lookup per row, each a linear search, took ~50 s here). For each release,
 release's own `sframe_find_fre` run at every PC of the function by the
 tests' harness (`tests/libsframe_harness.c`, built here). Goal: under 1 s.
 
+Then the shape that costs a profile the most per byte: 2,000 functions
+reading overlapping blocks of one pool of rows (`tests/handmade.overlapping`,
+each block a row later; version 3: one block for all), under every profile
+(libsframe's, glibc's, the kernel's), each alone in a process, beside the
+libsframe release's own lookups at every PC of every function, and the whole
+`sfview check --profile` (with the format's checks). Goal: the profiles
+linear (under 1 s each).
+
 `--baseline DIR`: also run the profile from another checkout of sfview
 (e.g. `git worktree add /tmp/before main`), once, for a before/after.
 
@@ -26,13 +34,17 @@ from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, run_measured, 
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT))
-from handmade import long_function
+from handmade import long_function, overlapping
 from libsframe_oracle import FRE_INFO_AT, HARNESS, HOST_LIBSFRAME, NEW_API
 from toolchains import SUITES, cache_dir
 
 VERSIONS = {"2.40": 1, "2.44": 2, "2.47": 3}
 """The section version each release is timed on (the one binutils of that release writes)."""
 ROWS = 6000
+OVERLAPPING = 2000
+"""Functions, and rows each, of the overlapping shape."""
+OTHERS = {1: [], 2: ["glibc-2.43"], 3: ["kernel-v14", "kernel"]}
+"""The other profiles timed on the overlapping shape of each version."""
 
 
 def _library(release: str) -> list[str] | None:
@@ -79,6 +91,30 @@ def main(argv: list[str] | None = None) -> int:
             argv = [sys.executable, "-m", "sfview", "check", "--profile", profile, str(section)]
             run = run_measured(argv, cwd=args.baseline.resolve(), env=before)  # -m puts the cwd first
             print(f"baseline sfview check --profile {profile}: {run.wall_s:.3f}s (one run)")
+    for release, version in VERSIONS.items():
+        data = overlapping(version, OVERLAPPING, OVERLAPPING)
+        section = BUILD_DIR / f"overlapping-{OVERLAPPING}-v{version}.sframe"
+        section.write_bytes(data)
+        request = BUILD_DIR / f"overlapping-{OVERLAPPING}-v{version}.request"
+        spans = b"".join(struct.pack("<qqI", 0x1000 + 4 * i, 0x1004 + 4 * i, 0) for i in range(OVERLAPPING))
+        request.write_bytes(struct.pack("<I", len(data)) + data + struct.pack("<II", 0, OVERLAPPING) + spans)
+        print(f"version {version}: {OVERLAPPING} functions reading overlapping blocks of rows, {len(data)} bytes")
+        commands = {}
+        for profile in [f"libsframe-{release}", *OTHERS[version]]:
+            # The profile alone: `check` also runs the format's own checks, which read every function's rows.
+            judge = (
+                "from sfview.consumers.verdicts import profiles; "
+                f"profiles()[{profile!r}].judge(open({str(section)!r}, 'rb').read(), 0)"
+            )
+            commands[f"profile {profile} alone"] = [sys.executable, "-c", judge]
+        commands[f"sfview check --profile libsframe-{release}"] = sfview_argv(
+            "check", "--profile", f"libsframe-{release}", str(section)
+        )
+        library = _library(release)
+        if library is not None:
+            shell = " ".join(f"'{word}'" for word in library) + f" < '{request}' > /dev/null"
+            commands[f"libsframe {release}, every PC"] = ["sh", "-c", shell]
+        interleaved(commands, args.repeat, env)
     return 0
 
 

@@ -41,7 +41,7 @@ import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture
 from glibc_oracle import Glibc, every_pc, harness, kind, predict
 from handmade import mutate
-from libsframe_oracle import compare, verdict_kinds
+from libsframe_oracle import judge_spans
 from toolchains import toolchain
 
 from sfview.consumers.verdicts import profiles
@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         if not taken:
             continue
         one: Counter[str] = Counter()
+        truths = []
         for (low, high), (_, end), changes, model in zip(judged, spans, real.spans, said.spans, strict=True):
             ends = [pc for pc, _ in changes[1:]] + [end]
             truth = [(a, b, w) for (a, w), b in zip(changes, ends, strict=True)]
@@ -114,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                     lo, hi = max(a, c, low), min(b, d, high)
                     if lo < hi:
                         one[f"answers {'ok' if v == w else 'wrong'}"] += hi - lo
-            inside = [(max(a, low), min(b, high), kind(w)) for a, b, w in truth if a < high and b > low]
-            compare(inside, verdict_kinds(verdict, low, high), one)
+            truths.append([(a, b, kind(w)) for a, b, w in truth])
+        judge_spans(judged, truths, verdict, one)
         tally.update({f"{group} {k}": n for k, n in one.items()})
         tally[f"{group} right at every PC"] += all(k.endswith(" ok") for k in one)
     glibc.close()

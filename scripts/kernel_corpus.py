@@ -453,7 +453,24 @@ def crafted() -> list[dict]:
     whole = bytearray(v3([fn(0x1000, sane)]))
     struct.pack_into("<I", whole, 16, struct.unpack_from("<I", whole, 16)[0] - 1)
     out["row-past-fre-len-inside-section"] = bytes(whole)
+    # Functions reading one block of rows (each validated and looked up again: the profile reads it once).
+    many = [(2 * k, 1, [] if k % 7 == 3 else [8 + k % 64]) for k in range(40)]
+    out["one-block-for-all"] = shared_block(v3([fn(0x1000, many, 0x60)]), 30)
+    out["one-block-for-all-unsorted"] = shared_block(v3([fn(0x1000, many[:20] + many[:20], 0x60)]), 30)
     return [case(f"crafted/{name}", data, 0) for name, data in out.items()]
+
+
+def shared_block(data: bytes, functions: int) -> bytes:
+    """A version 3 section of one function made into `functions` functions 4 bytes apart, every one
+    pointing at its attributes and rows (the FDE index grows; the FRE sub-section stays as it was)."""
+    fdeoff, freoff = struct.unpack_from("<II", data, 20)
+    start, size, off = struct.unpack_from("<qII", data, HEADER + fdeoff)
+    address = start + HEADER + fdeoff
+    index = b"".join(struct.pack("<qII", address + 4 * i - (HEADER + 16 * i), size, off) for i in range(functions))
+    header = bytearray(data[:HEADER])
+    struct.pack_into("<I", header, 8, functions)
+    struct.pack_into("<II", header, 20, 0, 16 * functions)
+    return bytes(header) + index + data[HEADER + freoff :]
 
 
 def random_section(rng: random.Random) -> dict:

@@ -5,8 +5,17 @@ model, the inputs, the engines and the command line import them from here),
 so that none defines its own.
 """
 
+import os
+
 ADDRESS_MASK = (1 << 64) - 1
 """2**64 - 1: the largest 64-bit address or machine word, and the mask that wraps a sum to one."""
 
 EXIT_INTERRUPTED = 130
 """The exit status of a command ended by Ctrl-C, as a shell reports it (128 + SIGINT)."""
+
+
+def interrupted(signum: int, frame: object) -> None:
+    """The SIGINT handler of the `sfview` program outside its command line's own (set first thing by
+    `sfview.entry` and by `python -m sfview`): no traceback, the line and the status a Ctrl-C gives."""
+    os.write(2, b"sfview: interrupted\n")
+    os._exit(EXIT_INTERRUPTED)

@@ -13,11 +13,13 @@ everything; `pytest -m "not oracle and not slow" -n 4` is the inner loop.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,6 +144,29 @@ def count_layouts(monkeypatch: pytest.MonkeyPatch, screen: object) -> list[int]:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]):
     return lambda *args: run_cli(*args, capsys=capsys)
+
+
+Built = Callable[[str, str], bytes]
+"""The section of `tests/data/src/shapes.c` built by a binutils release for a target."""
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The section of `shapes.c` built by a release for a target: compiled once a session, for every test
+    (the consumers' oracles take it; a missing toolchain skips the test that asks)."""
+    from toolchains import toolchain
+
+    from sfview.document import Document
+
+    folder = tmp_path_factory.mktemp("built")
+
+    @functools.cache
+    def section(release: str, target: str) -> bytes:
+        out = folder / f"shapes-{release}-{target}"
+        toolchain(release, target).compile("-O2", "-o", out, DATA / "src" / "shapes.c")
+        return Document.open(str(out)).data
+
+    return section
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

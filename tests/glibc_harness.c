@@ -58,42 +58,7 @@ harness_dl_find_object (void *address, struct dl_find_object *result)
   return 0;
 }
 
-static void
-say (const char *text)
-{
-  size_t n = strlen (text);
-  while (n)
-    {
-      ssize_t w = write (1, text, n);
-      if (w <= 0)
-	_exit (3);
-      text += w;
-      n -= (size_t) w;
-    }
-}
-
-static int
-take (void *into, size_t n)
-{
-  char *p = into;
-  while (n)
-    {
-      ssize_t r = read (0, p, n);
-      if (r <= 0)
-	return 0;
-      p += r;
-      n -= (size_t) r;
-    }
-  return 1;
-}
-
-static sigjmp_buf back;
-
-static void
-crashed (int sig)
-{
-  siglongjmp (back, sig);
-}
+#include "harness_io.h"
 
 static _Unwind_Ptr sp0, fp0;
 
@@ -133,16 +98,7 @@ answer (int64_t pc, char *out, size_t size)
 int
 main (void)
 {
-  static char altstack[1 << 16];
-  stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
-  sigaltstack (&ss, NULL);
-  static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = crashed;
-  sa.sa_flags = SA_ONSTACK | SA_NODEFER;
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-    sigaction (sigs[i], &sa, NULL);
+  on_crash (crashed);
   char *stack = mmap (NULL, STACK, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (stack == MAP_FAILED)

@@ -138,7 +138,7 @@ def predict(data: bytes, spans: list[tuple[int, int]]) -> Answer:
         return Answer(5)
     except Crash:
         return Answer(CRASH)
-    engine = model.Lookups(reader, 1 << 40)
+    engine = model.Lookups(reader, 1 << 40, 1 << 40)
     out = []
     for low, high in spans:
         span: list[tuple[int, str]] = []

@@ -78,6 +78,39 @@ def long_function(version: int, rows: int = 6000) -> bytes:
     return header + fde + block
 
 
+def overlapping(version: int, fdes: int, rows: int, slide: bool = True) -> bytes:
+    """An AMD64 section whose `fdes` functions, 4 bytes apart, read overlapping blocks of one pool of rows
+    (2-byte starts two apart, one 1-byte CFA offset each: 4 bytes a row), each function long enough for every
+    row. Versions 1 and 2: with `slide`, function i's `rows` rows start at the pool's row i, else they all
+    start at row 0 and function i has `rows - i` of them. Version 3 (the count is the block's): every
+    function reads the one block. The shapes that cost a profile the most per byte (each function's rows
+    walked again)."""
+    pool = rows + (fdes if slide and version < 3 else 0)
+    block = b"".join(struct.pack("<HBb", 2 * k, 0x03, 8 + k % 64) for k in range(pool))
+    size = 2 * pool + 2
+    if version >= 3:
+        block = struct.pack("<HBBB", rows, 0x01, 0, 0) + block
+        table = [struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), size, 0) for i in range(fdes)]
+    else:
+        extra = (0, 0) if version == 2 else ()
+        table = [
+            struct.pack(
+                "<" + FDE_LAYOUT[version],
+                0x1000 + 4 * i,
+                size,
+                4 * i if slide else 0,
+                rows if slide else max(rows - i, 1),
+                0x01,
+                *extra,
+            )
+            for i in range(fdes)
+        ]
+    fde = b"".join(table)
+    flags = 0x5 if version >= 3 else 0x1
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, flags, 3, 0, -8, 0, fdes, pool, len(block), 0, len(fde))
+    return header + fde + block
+
+
 ADDR = {0: "B", 1: "H", 2: "I"}
 OFFSET = {0: "b", 1: "h", 2: "i"}
 

@@ -1,9 +1,12 @@
 /* Runs one libsframe release's decoder and lookups on sections the test sends, for test_libsframe.py.
 
-   Usage: libsframe_harness LIBSFRAME.so NEW_API FRE_INFO_AT
+   Usage: libsframe_harness LIBSFRAME.so NEW_API FRE_INFO_AT [FOLLOWED]
      NEW_API: 1 when the getters take the FDE type (binutils 2.47 on) and
      sframe_find_fre takes a 64-bit PC; FRE_INFO_AT: where fre_info sits in
-     sframe_frame_row_entry (16 up to 2.46, 28 from then on).
+     sframe_frame_row_entry (16 up to 2.46, 28 from then on); FOLLOWED: how
+     many readable zero bytes follow the section before the guard (0, the
+     default: none; more: a section inside a loaded file, which other bytes
+     follow).
 
    Requests on stdin, each: u32 section size, the section, u32 number of PCs,
    then per PC an i64 PC and a u32 FDE type, then u32 number of spans, then
@@ -174,56 +177,7 @@ typedef int (*find_fn) (void *, int64_t, void *);
 typedef int32_t (*get3_fn) (void *, void *, int *);
 typedef int32_t (*get4_fn) (void *, void *, uint32_t, int *);
 
-static void
-say (const char *text)
-{
-  size_t n = strlen (text);
-  while (n)
-    {
-      ssize_t w = write (1, text, n);
-      if (w <= 0)
-	_exit (3);
-      text += w;
-      n -= (size_t) w;
-    }
-}
-
-static int
-take (void *into, size_t n)
-{
-  char *p = into;
-  while (n)
-    {
-      ssize_t r = read (0, p, n);
-      if (r <= 0)
-	return 0;
-      p += r;
-      n -= (size_t) r;
-    }
-  return 1;
-}
-
-/* Lookups of a span: a crash jumps back here.  */
-
-static sigjmp_buf back;
-
-static void
-crashed (int sig)
-{
-  siglongjmp (back, sig);
-}
-
-static void
-on_crash (void (*handler) (int))
-{
-  static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = handler;
-  sa.sa_flags = SA_ONSTACK | SA_NODEFER;
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-    sigaction (sigs[i], &sa, NULL);
-}
+#include "harness_io.h"
 
 /* One lookup and the getters, as the line's words after the PC.  */
 static void
@@ -250,9 +204,9 @@ answer (void *dctx, int new_api, size_t info_at, find_fn find, void **getters,
 int
 main (int argc, char **argv)
 {
-  if (argc != 4)
+  if (argc != 4 && argc != 5)
     {
-      say ("usage: libsframe_harness LIB NEW_API FRE_INFO_AT\n");
+      say ("usage: libsframe_harness LIB NEW_API FRE_INFO_AT [FOLLOWED]\n");
       return 2;
     }
   void *lib = dlopen (argv[1], RTLD_NOW);
@@ -263,6 +217,7 @@ main (int argc, char **argv)
     }
   int new_api = atoi (argv[2]);
   size_t info_at = (size_t) atoi (argv[3]);
+  size_t followed = argc == 5 ? (size_t) atoi (argv[4]) : 0;
   decode_fn decode = (decode_fn) dlsym (lib, "sframe_decode");
   free_fn release = (free_fn) dlsym (lib, "sframe_decoder_free");
   find_fn find = (find_fn) dlsym (lib, "sframe_find_fre");
@@ -271,12 +226,9 @@ main (int argc, char **argv)
 		       dlsym (lib, "sframe_fre_get_ra_offset") };
   char line[256];
   uint32_t size;
-  static char altstack[1 << 16];
-  stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
-  sigaltstack (&ss, NULL);
   while (take (&size, sizeof size))
     {
-      char *section = malloc (size);	/* ends at a guard page */
+      char *section = malloc (size + followed);	/* zeros, then a guard page */
       uint32_t count;
       if ((size && !take (section, size)) || !take (&count, sizeof count))
 	return 3;

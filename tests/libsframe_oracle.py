@@ -173,7 +173,7 @@ def predict(release: str, data: bytes, queries: list[tuple[int, int]], spans: Sp
             break
         lookups.append((0, row.start, row.info, *model.getters(result, row, fde_type)))
     changes: list[tuple[tuple[int, object], ...]] = []
-    engine = Lookups(result, 1 << 40)
+    engine = Lookups(result, 1 << 40, 1 << 40)
     for low, high, fde_type in spans:
         span: list[tuple[int, object]] = []
         for run in engine.runs([(low, high)]):
@@ -286,6 +286,17 @@ def verdict_kinds(verdict: Verdict, low: int, high: int) -> list[tuple[int, int,
     if pc < high:
         out.append((pc, high, "found"))
     return out
+
+
+def judge_spans(
+    judged: list[tuple[int, int]], truths: list[list[tuple[int, int, str]]], verdict: Verdict, tally: Counter[str]
+) -> None:
+    """For each span of PCs a verdict judged, and the consumer's own runs of kinds over it (asked a few PCs
+    either side): count per kind the PCs where the verdict says the same (`compare`). Every consumer's
+    oracle (libsframe's, glibc's) and agreement script tallies this way."""
+    for (low, high), truth in zip(judged, truths, strict=True):
+        inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
+        compare(inside, verdict_kinds(verdict, low, high), tally)
 
 
 def compare(truth: list[tuple[int, int, str]], said: list[tuple[int, int, str]], tally: Counter[str]) -> None:

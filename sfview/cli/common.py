@@ -95,6 +95,18 @@ def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> N
         type=_process_id,
         help="a running process: stopped while it is read, then let go as it was (the program: its own by default)",
     )
+    state.add_argument(
+        "--gdbstub",
+        metavar="[HOST:]PORT",
+        help="a guest process run by qemu-user (qemu-aarch64 -g PORT PROGRAM), read through its gdbstub, then"
+        " detached: it runs on (the program: the one the stub names, else give it)",
+    )
+    parser.add_argument(
+        "--break",
+        dest="break_at",
+        metavar="WHERE",
+        help="with --gdbstub: run the guest to WHERE (a function of the program, main+0x10, an address) first",
+    )
     parser.add_argument("--mem", action="append", default=[], metavar="ADDR=VALUE", help="a memory word (8 bytes)")
     parser.add_argument(
         "--bias", type=address, default=0, help="with --regs: where a PIE program was loaded (its load bias)"

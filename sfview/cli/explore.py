@@ -76,7 +76,10 @@ def run(argv: list[str]) -> int:
     """Run the explorer (or the debugger) with `argv`, the whole command line; its exit status."""
     args = parse(parser(), argv)
     first, threads, program = None, None, args.file
-    if args.file is None and (args.pid is None or args.diff is not None):
+    live = args.pid is not None or args.gdbstub is not None
+    if args.break_at is not None and args.gdbstub is None:
+        raise InputError("--break needs --gdbstub: the other states are read where they are")
+    if args.file is None and (not live or args.diff is not None):
         raise InputError("needs a file (an ELF file, or a raw .sframe section); only with --pid is it found by itself")
     if args.diff is not None:
         from sfview.app.screens.diff import DiffApp  # the UI loads only when it is wanted
@@ -88,7 +91,7 @@ def run(argv: list[str]) -> int:
             raise other_abi
         DiffApp(doc_a, doc_b, result).run()
         return 0
-    if args.pid is not None:
+    if live:
         from sfview.cli import state  # the unwinder loads only when a state is given to start from
 
         program, first, threads = state.process_snapshot(args.file, args)

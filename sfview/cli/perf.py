@@ -10,6 +10,7 @@ from sfview.cli.common import Parser, TerminalWidth, parse
 from sfview.errors import InputError
 from sfview.inputs.perf_data import PerfData
 from sfview.output import backtrace, profile_report
+from sfview.profiling.address_space import KERNEL, kernel_reader
 from sfview.profiling.coverage import Coverage
 from sfview.profiling.profile import Profile, coverage
 from sfview.profiling.walks import MAX_STACK, Mode
@@ -67,6 +68,13 @@ def parser() -> argparse.ArgumentParser:
         " (a version 1 or 2 section: the kernel reads version 3 alone) or where its lookups fail",
     )
     parser.add_argument(
+        "--kernel",
+        default=KERNEL,
+        metavar="REVISION",
+        help="the revision of the kernel's SFrame reader the SFrame walks follow (a consumer profile of `check"
+        " --profile`: kernel-v14, kernel-5ce6138798d7; default: kernel, the newest)",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=None,
@@ -86,15 +94,18 @@ def run(argv: list[str]) -> int:
         raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
     with PerfData(args.file) as perf:
         if args.open is not None:
-            return _open(Profile(perf, args.max_stack, record=True), args.open, args.file)
+            return _open(Profile(perf, args.max_stack, record=True, kernel=args.kernel), args.open, args.file)
         if args.sample is not None:
-            profile = Profile(perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules)
+            profile = Profile(
+                perf, args.max_stack, record=True, kernel_rules=not args.no_kernel_rules, kernel=args.kernel
+            )
             return _sample(profile, args.sample, args.file)
         perf.check_unwindable()  # a profile that cannot be unwound is refused before any process starts
+        kernel_reader(args.kernel)  # so is a revision of the kernel's reader that is none
         jobs = args.jobs or (1 if perf.size < ONE_PROCESS_BELOW else min(os.cpu_count() or 1, JOBS))
-    counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules)
+    counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules, args.kernel)
     if args.app:
-        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules)
+        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules, args.kernel)
     if args.folded:
         sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
     elif args.json:
@@ -139,7 +150,7 @@ def _open(profile: Profile, number: int, path: str) -> int:
     return 0
 
 
-def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool) -> int:
+def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: str) -> int:
     """The samples view: the places, and each sample read again from the file when opened."""
     program = next((lib.path for lib in counts.libraries_seen() if lib.has_sframe), None)
     if program is None:
@@ -147,7 +158,7 @@ def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool) -> int:
 
     def load(number: int) -> Session:
         with PerfData(path) as perf:
-            found = Profile(perf, limit, record=True, kernel_rules=kernel_rules).session(number)
+            found = Profile(perf, limit, record=True, kernel_rules=kernel_rules, kernel=kernel).session(number)
         if found is None:
             raise InputError(f"no sample #{number}: the profile has fewer samples")
         return found[0]

@@ -8,8 +8,9 @@ the numbers rule, names of the program allowed (`pc=main+0x34`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from sfview.cli.common import machine_word
@@ -22,6 +23,7 @@ from sfview.unwind.session import Session
 
 if TYPE_CHECKING:
     from sfview.app.screens.debugger import Threads
+    from sfview.inputs.gdbstub import GuestProcess
     from sfview.inputs.live import LiveProcess
 
 
@@ -90,7 +92,7 @@ def process_program(given: str | None, process: LiveProcess) -> str:
         if os.path.basename(process.program).startswith("qemu-"):
             raise InputError(
                 f"process {process.pid} runs {process.program}, an emulator: ptrace reads the emulator's stacks, not"
-                " its guest's (qemu-user hands those to gdb through its gdbstub, -g PORT)"
+                " its guest's (run the guest with -g PORT and read it with --gdbstub PORT)"
             )
         return process.program
     if not process.runs(given):
@@ -98,18 +100,65 @@ def process_program(given: str | None, process: LiveProcess) -> str:
     return given
 
 
-def process_snapshot(given: str | None, args: argparse.Namespace) -> tuple[str, Session, Threads | None]:
-    """`--pid` for the debugger: the process stopped, each thread walked both ways (SFrame and DWARF CFI, at
-    most `SNAPSHOT_FRAMES` frames) so that the memory they read is kept, then let go at once. The debugger
-    steps through that snapshot while the process runs on: a person takes minutes, a process must not
-    wait for them. Gives the program, the session and the threads for the list (`t`)."""
-    import time
+def guest_program(given: str | None, guest: GuestProcess) -> str:
+    """The program of a guest behind a gdbstub: the file given (the unwind checks that its bytes are the
+    guest's), else the one the stub names."""
+    if given is not None:
+        return given
+    if guest.program is None:
+        raise InputError(
+            f"{guest.path} does not name its program (the stub serves no qXfer:exec-file): give the program"
+        )
+    return guest.program
 
+
+def _break_address(program: str, guest: GuestProcess, where: str) -> int:
+    """`--break WHERE` as an address of the guest: the program's names at its load bias (from `AT_ENTRY`)."""
+    from sfview.inputs.core import AT_ENTRY
+    from sfview.inputs.numbers import evaluate, quoted
+
+    elf = Document.open(program).image
+    if elf is None or AT_ENTRY not in guest.auxv:
+        raise InputError(f"--break: {guest.path} gives no entry point (AT_ENTRY) to place the program's names by")
+    at = evaluate(where, _symbol_addresses(program, guest.auxv[AT_ENTRY] - elf.entry))
+    if not isinstance(at, int):
+        raise InputError(
+            f"--break: {quoted(where)} is no address of the program{f': {at}' if isinstance(at, str) else ''}"
+        )
+    return machine_word(at, f"--break {quoted(where)}")
+
+
+@contextlib.contextmanager
+def stopped(given: str | None, args: argparse.Namespace) -> Iterator[tuple[str, Core]]:
+    """`--pid` or `--gdbstub`: the process (or guest) stopped while the block runs, then let go, and its
+    program; with `--break`, the guest first run to where it says."""
+    if args.break_at is not None and args.gdbstub is None:
+        raise InputError("--break needs --gdbstub: a process read with --pid is read where it is")
+    if args.gdbstub is not None:
+        from sfview.inputs import gdbstub  # the remote protocol, only for a guest
+
+        with gdbstub.attached(args.gdbstub) as guest:
+            program = guest_program(given, guest)
+            if args.break_at is not None:
+                guest.run_to(_break_address(program, guest, args.break_at))
+            yield program, guest
+        return
     from sfview.inputs import live  # ptrace, only for a live process
-    from sfview.unwind.engine import RuleSource
 
     with live.stopped(args.pid) as process:
-        program = process_program(given, process)
+        yield process_program(given, process), process
+
+
+def process_snapshot(given: str | None, args: argparse.Namespace) -> tuple[str, Session, Threads | None]:
+    """`--pid` or `--gdbstub` for the debugger: the process stopped, each thread walked both ways (SFrame and
+    DWARF CFI, at most `SNAPSHOT_FRAMES` frames) so that the memory they read is kept, then let go at once. The
+    debugger steps through that snapshot while the process runs on: a person takes minutes, a process must
+    not wait for them. Gives the program, the session and the threads for the list (`t`)."""
+    import time
+
+    from sfview.unwind.engine import RuleSource
+
+    with stopped(given, args) as (program, process):
         try:
             first = session.from_core(program, process, None, args.lib_dir, args.sysroot)
             for thread in process.threads:
@@ -122,13 +171,13 @@ def process_snapshot(given: str | None, args: argparse.Namespace) -> tuple[str, 
             raise of_program(exc, program) from None
         taken = time.strftime("%H:%M:%S")
     chosen.origin = (
-        f"a snapshot of process {args.pid}, taken at {taken} and let go at once: it runs on. Memory the walks"
+        f"a snapshot of {process.path}, taken at {taken} and let go at once: it runs on. Memory the walks"
         " did not read is not known (m gives a word)."
     )
     return program, chosen, _process_threads(first, process)
 
 
-def _process_threads(first: Session, process: LiveProcess) -> Threads | None:
+def _process_threads(first: Session, process: Core) -> Threads | None:
     """A live process's threads for the debugger's list (`t`), when it has more than one, each walked in
     the snapshot already taken."""
     if len(process.threads) < 2:

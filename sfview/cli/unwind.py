@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, parse
-from sfview.cli.state import of_program, process_program, started
+from sfview.cli.state import of_program, started, stopped
 from sfview.errors import InputError
 from sfview.inputs.core import Core, Thread, read_core
 from sfview.output import backtrace
@@ -30,11 +30,14 @@ def parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="sfview unwind",
         formatter_class=TerminalWidth,
-        description="Walk a stack with the program's SFrame data, from a core file, a running process (--pid) or"
-        " registers you give.",
+        description="Walk a stack with the program's SFrame data, from a core file, a running process (--pid), a"
+        " qemu-user guest (--gdbstub) or registers you give.",
     )
     parser.add_argument(
-        "program", nargs="?", help="the program (an ELF file with .sframe); with --pid, the process's by default"
+        "program",
+        nargs="?",
+        help="the program (an ELF file with .sframe); with --pid, the process's by default (with --gdbstub, the"
+        " one the stub names, where it does)",
     )
     add_state_arguments(parser, required=True)
     parser.add_argument("--explain", action="store_true", help="show each frame's FDE, FRE, rules and arithmetic")
@@ -70,13 +73,15 @@ def _positive(text: str) -> int:
 def run(argv: list[str]) -> int:
     """Run `sfview unwind` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
-    if args.pid is not None:
+    if args.pid is not None or args.gdbstub is not None:
         return _unwind_process(args)
+    if args.break_at is not None:
+        raise InputError("--break needs --gdbstub: a core or typed registers are a stop already")
     if args.program is None:
         raise InputError("needs the program (an ELF file with .sframe); only with --pid is it found by itself")
     if args.thread == "all":
         if not args.core:
-            raise InputError("--thread all needs --core or --pid: typed registers are one thread's")
+            raise InputError("--thread all needs --core, --pid or --gdbstub: typed registers are one thread's")
         core = read_core(args.core)
         first = _from_core(args, args.program, core, None)
         _write_threads(args, _thread_walks(first, core, args), first.notes)
@@ -148,11 +153,9 @@ def _kept(walk: Walk) -> Backtrace:
 
 
 def _unwind_process(args: argparse.Namespace) -> int:
-    """`--pid`: the process stopped while its threads are walked, then let go; the walks printed after."""
-    from sfview.inputs import live  # ptrace, only for a live process
-
-    with live.stopped(args.pid) as process:
-        program = process_program(args.program, process)
+    """`--pid`, `--gdbstub`: the process stopped while its threads are walked, then let go; the walks printed
+    after."""
+    with stopped(args.program, args) as (program, process):
         if args.thread == "all":
             first = _from_core(args, program, process, None)
             walks = [(n, t, _kept(walk)) for n, t, walk in _thread_walks(first, process, args)]

@@ -54,7 +54,7 @@ from sfview.consumers.libsframe import (
 )
 from sfview.consumers.libsframe import FRE_TYPES as FRE_TYPE_OF
 from sfview.consumers.libsframe import _int32 as int32
-from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, _paint
+from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, Walks, _paint, row_bound
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
@@ -263,11 +263,9 @@ class Reader:
 Condition = tuple[int, int, Answer, bool]
 
 
-def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
+def _walk(reader: Reader, index: int) -> Iterator[Condition]:
     """`__sframe_find_fre`'s walk over FDE `index`'s rows as intervals of the PC's offset into the function,
-    in the order it tests them (a PCMASK row's interval is one block's), and the answer where none holds."""
-    conds: list[Condition] = []
-    none = Miss(END_OF_STACK, "__sframe_find_fre: no row of the function covers the PC")
+    in the order it tests them (a PCMASK row's interval is one block's)."""
     everywhere = -ALL, ALL
     try:
         info = reader.field(index, "func_info")
@@ -278,8 +276,8 @@ def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
         rep = None  # sframe_fre_check_range_p reads it: only once a row's start is at or before the PC
         for i in range(count):
             if fre_type not in START_ADDR_SIZES:
-                conds.append((*everywhere, Miss(END_OF_STACK, f"__sframe_find_fre: FRE type {fre_type}"), False))
-                break
+                yield *everywhere, Miss(END_OF_STACK, f"__sframe_find_fre: FRE type {fre_type}"), False
+                return
             start, row_info, esz = reader.row(at, fre_type)
             words = at + START_ADDR_SIZES[fre_type] + 1
             if i < count - 1:
@@ -287,34 +285,34 @@ def _conditions(reader: Reader, index: int) -> tuple[list[Condition], Answer]:
                 end = (nxt - 1) & U32
             else:
                 end = (size - 1) & U32
-            conds.append((-ALL, start, Miss(END_OF_STACK, "__sframe_find_fre: a row starts after the PC"), False))
+            yield -ALL, start, Miss(END_OF_STACK, "__sframe_find_fre: a row starts after the PC"), False
             if pcmask and rep is None:
                 rep = reader.field(index, "func_rep_size")
             if pcmask and rep == 0:
-                conds.append(
-                    (*everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False)
-                )
-                break
+                yield *everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False
+                return
             try:
                 answer: Answer = reader.step(start, row_info, words)
             except Crash as crash:
                 answer = crash
-            conds.append((start, end + 1, answer, pcmask))
+            yield start, end + 1, answer, pcmask
             at += esz
     except Crash as crash:
-        conds.append((*everywhere, crash, False))
-    return conds, none
+        yield *everywhere, crash, False
+
+
+NO_ROW = Miss(END_OF_STACK, "__sframe_find_fre: no row of the function covers the PC")
 
 
 class Lookups:
     """The step's answer at every PC of spans of section-relative PCs, as runs, for one decoded section."""
 
-    def __init__(self, reader: Reader, budget: int) -> None:
+    def __init__(self, reader: Reader, budget: int, rows: int) -> None:
         self.reader = reader
         self.budget = budget
         self.count = 0
         self._breaks = reader.breaks()
-        self._fdes: dict[tuple[int, ...], tuple[list[Condition], Answer]] = {}
+        self._walks: Walks[tuple[int, ...]] = Walks(rows)
         self._painted: dict[tuple, list[tuple[int, int, Answer]]] = {}
 
     def _describe(self, index: int) -> tuple[int, ...]:
@@ -337,7 +335,7 @@ class Lookups:
                 yield last
             self.count += 1
             if self.count > self.budget:
-                raise Budget(a)
+                raise Budget(a, f"more than {self.budget} runs")
             last = (a, b, answer)
         if last is not None:
             yield last
@@ -369,14 +367,11 @@ class Lookups:
     def _inside(self, index: int, a: int, b: int, offset: int) -> Iterator[tuple[int, int, Answer]]:
         """PCs [a, b) the search sends to FDE `index`, the first at `offset` into it."""
         key = self._describe(index)
-        known = self._fdes.get(key)
-        if known is None:
-            if len(self._fdes) >= KEPT:  # functions come in address order: the oldest is done with
-                del self._fdes[next(iter(self._fdes))]
-            known = self._fdes[key] = _conditions(self.reader, index)
-        conds, none = known
-        rep = self.reader.field(index, "func_rep_size") if any(c[3] for c in conds) else 0
         high = offset + b - a
+        pcmask = key[0] >= 0 and PCMASK[key[0]]  # a PCMASK function's keys repeat: its rows walked to the end
+        walk = self._walks.walk(key, lambda: _walk(self.reader, index), ALL if pcmask else high, a)
+        conds = walk.conds
+        rep = self.reader.field(index, "func_rep_size") if pcmask and any(c[3] for c in conds) else 0
         while offset < high:
             stop, shift = high, 0
             if rep:
@@ -384,12 +379,13 @@ class Lookups:
                 stop = min(high, shift + rep)
                 self.count += 1
                 if self.count > self.budget:
-                    raise Budget(a)
+                    raise Budget(a, f"more than {self.budget} runs")
             painted = self._painted.get((key, offset, stop, shift))
             if painted is None:
                 if len(self._painted) >= KEPT:
                     del self._painted[next(iter(self._painted))]
-                painted = self._painted[key, offset, stop, shift] = _paint(conds, none, offset, stop, shift)
+                painted = _paint(conds, NO_ROW, offset, stop, shift) if shift else walk.paint(NO_ROW, offset, stop)
+                self._painted[key, offset, stop, shift] = painted
             if (
                 rep
                 and len(painted) == 1
@@ -421,7 +417,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
         return Verdict(name, False, END_OF_STACK, refusal.rule, refusal.offset, notes=[REFUSED_NOTE])
     except Crash as crash:
         return Verdict(name, False, "crash", crash.rule, 0)
-    engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096)
+    engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096, row_bound(data))
     failures: list[LookupFailure] = []
     notes: list[str] = []
     frames = 0
@@ -438,7 +434,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 else:
                     failures.append(LookupFailure(first, last, END_OF_STACK, answer.rule, index))
     except Budget as stop:
-        notes.append(f"steps past {(address + stop.pc) & ADDRESS_MASK:#x} not judged: more than {engine.budget} runs")
+        notes.append(f"steps past {(address + stop.pc) & ADDRESS_MASK:#x} not judged: {stop.reason}")
     notes.insert(0, f"backtrace() computes the caller's frame from the section at {frames} PCs")
     if any(f.error == END_OF_STACK for f in failures):
         notes.insert(1, f"where a step fails (_URC_END_OF_STACK), backtrace() {FALLS_BACK} for the whole trace")

@@ -29,7 +29,7 @@ this module to every one of them.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple
@@ -39,7 +39,7 @@ from sfview.consumers import LookupFailure, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.inputs.elf.pyelftools_view import executable_ranges
+from sfview.inputs.elf.image import PF_X, PT_LOAD
 from sfview.sframe.model.terms import register_name
 
 SERIES = "v14 series (unwind_user/sframe, flexible FDEs; dylanbhatch/linux 3231d5c5)"
@@ -148,6 +148,97 @@ class KernelRow(NamedTuple):
     """(cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off) as `__find_fre` hands them to the rule makers."""
 
 
+class _Node:
+    """A row at one section offset, as read for one FRE type and FDE type, with the run of rows after it
+    that the validation would let pass (each read, start increasing): `parent` the next row of the run,
+    `depth` how many rows of the run follow, `brk` where the row ending the run is; `jump` a skip pointer
+    toward the run's end (Myers' skew-binary jumps: any row of the run reached in O(log) steps); `fails`
+    the rows from here to the run's end whose lookups fail, `nextfail` the first of them."""
+
+    __slots__ = ("at", "brk", "depth", "early", "fails", "ip", "jump", "late", "length", "nextfail", "parent", "row")
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.ip = 0
+        self.early: Refused | None = None
+        """A refusal before the row's start is read (`ip` unknown)."""
+        self.late: Refused | None = None
+        """A refusal after the function's bound on the start is checked."""
+        self.row: KernelRow | None = None
+        self.length = 0
+        self.parent: _Node | None = None
+        self.jump: _Node = self
+        self.depth = 0
+        self.brk = at
+        self.fails = 0
+        self.nextfail: _Node | None = None
+
+    def ancestor(self, steps: int) -> _Node:
+        """The row `steps` rows further along the run (at most `depth`)."""
+        node, depth = self, self.depth - steps
+        while node.depth > depth:
+            node = node.jump if node.jump.depth >= depth else node.parent  # type: ignore[assignment]
+        return node
+
+
+class RowRun:
+    """A function's `count` rows, the first at `first`: the validation let each pass, so they are the first
+    `count` rows of `first`'s run, shared with every function whose rows are a part of the same run (read
+    once however many functions read them)."""
+
+    def __init__(self, first: _Node | None, count: int) -> None:
+        self._first = first
+        self._count = count if first is not None else 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> KernelRow:
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        assert self._first is not None
+        row = self._first.ancestor(index).row
+        assert row is not None
+        return row
+
+    def __iter__(self) -> Iterator[KernelRow]:
+        node = self._first
+        for _ in range(self._count):
+            assert node is not None and node.row is not None
+            yield node.row
+            node = node.parent
+
+    def _past(self) -> _Node | None:
+        """The row after the last (None: the run ends with this function's rows)."""
+        first = self._first
+        if first is None or self._count > first.depth:
+            return None
+        return first.ancestor(self._count)
+
+    def failing_count(self) -> int:
+        """How many of the rows fail at lookup."""
+        if self._first is None:
+            return 0
+        past = self._past()
+        return self._first.fails - (past.fails if past is not None else 0)
+
+    def below(self, limit: int, failing: bool) -> Iterator[tuple[KernelRow, int | None]]:
+        """(row, the next row's start or None) for the rows starting below `limit`, in order; with `failing`
+        only those whose lookups fail (found by skipping the others)."""
+        first = self._first
+        if first is None:
+            return
+        last_depth = first.depth - self._count  # rows of a depth above it are this function's
+        node = first.nextfail if failing else first
+        while node is not None and node.depth > last_depth and node.ip < limit:
+            parent = node.parent
+            assert node.row is not None
+            yield node.row, (parent.ip if parent is not None and node.depth - 1 > last_depth else None)
+            node = (parent.nextfail if failing else parent) if parent is not None else None
+
+
 @dataclass
 class KernelFunction:
     """One FDE as the kernel's validation reads it: its fields, where its rows start, the rows read."""
@@ -161,7 +252,7 @@ class KernelFunction:
     num_fres: int
     rows_at: int
     """Section offset of the first row (right after the attributes)."""
-    rows: list[KernelRow] = field(default_factory=list)
+    rows: RowRun = field(default_factory=lambda: RowRun(None, 0))
 
     @property
     def pcmask(self) -> bool:
@@ -171,7 +262,7 @@ class KernelFunction:
     def clean(self) -> bool:
         """Every PC of it finds a row that succeeds (PCINC: a row at 0, none failing)."""
         rows = self.rows
-        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and all(r.failure is None for r in rows)
+        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and not rows.failing_count()
 
 
 @dataclass
@@ -207,6 +298,8 @@ class _Reader:
         self.order = "<"
         self.arch = arch
         self.notes: list[str] = []
+        self._nodes: dict[tuple[int, int], dict[int, _Node]] = {}
+        """The rows read, by FRE type and FDE type, then section offset."""
 
     def field(self, fmt: str, offset: int) -> int:
         return struct.unpack_from(self.order + fmt, self.data, offset)[0]
@@ -276,29 +369,125 @@ class _Reader:
         num, info, info2, rep = struct.unpack_from(self.order + FDA.format, self.data, fda_at)
         return KernelFunction(index, func_addr, size, info, info2, rep, num, fda_at + FDA.size)
 
-    def fre(self, function: KernelFunction, at: int, pcmask: bool) -> tuple[KernelRow, int]:
-        """`__read_fre` then `__read_fre_datawords`: the row at `at` and the size it takes."""
-        fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
+    FDE_UNSORTED = (EFAULT, "sframe_validate_section: FDE not sorted (func_addr <= prev_ip)")
+    FRE_UNSORTED = (EFAULT, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)")
+    """`sframe_validate_section`'s own refusals: this revision's error, and the check's name."""
+
+    BAD_ROW = EFAULT
+    """`__read_fre`'s error for an FRE type or a data word size past 2 (a bound past the rows: `-EFAULT`
+    in every revision)."""
+
+    def head(self, fre_type: int, at: int) -> tuple[int, int]:
+        """`__read_fre` up to the row's start: (the start address's size, the start); raises Refused."""
         if fre_type not in START_ADDR_SIZES:
-            raise Refused(EFAULT, "__read_fre: FRE type > 2 (no address size)", at)
+            raise Refused(self.BAD_ROW, "__read_fre: FRE type > 2 (no address size)", at)
         addr_size = START_ADDR_SIZES[fre_type]
         if at + addr_size + 1 > self.fres_end:
             raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
-        ip_off = self.field(layout.FRE_START_ADDR[fre_type], at)
-        if not pcmask and ip_off > function.size:
-            raise Refused(EFAULT, "__read_fre: ip_off > func_size", at)
+        return addr_size, self.field(layout.FRE_START_ADDR[fre_type], at)
+
+    def bound(self, function: KernelFunction, ip_off: int, at: int) -> Refused | None:
+        """`__read_fre`'s check of the row's start against its function."""
+        if not function.pcmask and ip_off > function.size:
+            return Refused(EFAULT, "__read_fre: ip_off > func_size", at)
+        return None
+
+    def tail(self, function: KernelFunction, at: int, addr_size: int, ip_off: int) -> tuple[KernelRow, int]:
+        """The rest of `__read_fre`, then `__read_fre_datawords`: the row and the size it takes (what it reads
+        of the function: its FDE type, `function.info2`)."""
         info = self.data[at + addr_size]
         count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
         size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
         if size_kind not in WORD_SIZES:
-            raise Refused(EFAULT, "__read_fre: data word size > 2", at + addr_size)
+            raise Refused(self.BAD_ROW, "__read_fre: data word size > 2", at + addr_size)
         word = WORD_SIZES[size_kind]
         words_at = at + addr_size + 1
         if words_at + count * word > self.fres_end:
             raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
         words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
+        return self.row(function, ip_off, at, info, words, words_at, word), addr_size + 1 + count * word
+
+    def row(
+        self,
+        function: KernelFunction,
+        ip_off: int,
+        at: int,
+        info: int,
+        words: tuple[int, ...],
+        words_at: int,
+        word: int,
+    ) -> KernelRow:
+        """`__read_fre_datawords` on a row read whole: the frame, or the lookup's failure."""
         failure, frame = self._datawords(function, info, words, words_at, word)
-        return KernelRow(ip_off, at, failure, frame), addr_size + 1 + count * word
+        return KernelRow(ip_off, at, failure, frame)
+
+    def rows(self, function: KernelFunction) -> RowRun:
+        """`sframe_validate_section`'s loop over a function's rows: each read (`head`, `bound`, `tail`) and
+        its start above the one before; raises the first refusal. Each row is read once for all functions
+        (`_Node`): functions whose rows overlap cost no more than one reading."""
+        count = function.num_fres
+        if not count:
+            return RowRun(None, 0)
+        first = self._node(function, function.rows_at)
+        if first.early is not None:
+            raise first.early
+        if first.row is None:
+            raise self.bound(function, first.ip, first.at) or first.late  # type: ignore[misc]
+        inside = min(count, first.depth + 1)  # rows that read well, in increasing order
+        last = first.ancestor(inside - 1)
+        if self.bound(function, last.ip, last.at) is not None:  # starts increase: the first out of bounds
+            low, high = 0, inside - 1
+            while low < high:
+                mid = (low + high) // 2
+                node = first.ancestor(mid)
+                low, high = (mid + 1, high) if self.bound(function, node.ip, node.at) is None else (low, mid)
+            node = first.ancestor(low)
+            raise self.bound(function, node.ip, node.at)  # type: ignore[misc]
+        if count > inside:  # the row ending the run
+            node = self._node(function, first.brk)
+            if node.early is not None:
+                raise node.early
+            refused = self.bound(function, node.ip, node.at) or node.late
+            if refused is not None:
+                raise refused
+            raise Refused(*self.FRE_UNSORTED, node.at)
+        return RowRun(first, count)
+
+    def _node(self, function: KernelFunction, at: int) -> _Node:
+        """The row at `at` as `function`'s FRE type and FDE type read it, with its run (`_Node`)."""
+        fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
+        known = self._nodes.setdefault((fre_type, function.info2 & FDE_TYPE_MASK), {})
+        path = []
+        pos = at
+        while pos not in known:  # read forward to a row known or one that does not read
+            node = _Node(pos)
+            path.append(node)
+            try:
+                addr_size, node.ip = self.head(fre_type, pos)
+            except Refused as refused:
+                node.early = refused
+                break
+            try:
+                node.row, node.length = self.tail(function, pos, addr_size, node.ip)
+            except Refused as refused:
+                node.late = refused
+                break
+            pos += node.length
+        for node in reversed(path):  # then link each to the next, from the last
+            known[node.at] = node
+            if node.row is None:
+                continue
+            after = known[node.at + node.length]
+            if after.row is not None and after.ip > node.ip:
+                node.parent, node.depth, node.brk = after, after.depth + 1, after.brk
+                jump = after.jump
+                node.jump = jump.jump if after.depth - jump.depth == jump.depth - jump.jump.depth else after
+                node.fails, node.nextfail = after.fails, after.nextfail
+            else:
+                node.brk = after.at
+            if node.row.failure is not None:
+                node.fails, node.nextfail = node.fails + 1, node
+        return known[at]
 
     def _datawords(
         self, function: KernelFunction, info: int, words: tuple[int, ...], words_at: int, word: int
@@ -380,10 +569,19 @@ def register_section(
     """`sframe_read_header` and `sframe_validate_section`: the section as registered, or why not (`arch`: the
     machine whose kernel reads it; None: its ABI byte's, or where the header cannot tell, its magic's order)."""
     reader = _Reader(data, address, text, arch)
+    functions = validate(reader)
+    if isinstance(functions, Refused):
+        return functions
+    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
+
+
+def validate(reader: _Reader) -> list[KernelFunction] | Refused:
+    """`sframe_read_header`, then `sframe_validate_section`: every FDE read in order, each starting above
+    the one before, and each one's rows (`_Reader.rows`); the first refusal, with the reader's revision's
+    error (a header field past a short section's end said so, at the end)."""
     refused = reader.header()
-    if refused is not None and refused.offset >= len(data):
-        # The field lies past a short section's end: say so, at the end.
-        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", len(data))
+    if refused is not None and refused.offset >= reader.size:
+        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", reader.size)
     if refused is not None:
         return refused
     functions = []
@@ -392,21 +590,13 @@ def register_section(
         for i in range(reader.num_fdes):
             function = reader.fde(i)
             if function.address <= prev_ip:
-                at = reader.fdes_start + i * FDE.size
-                return Refused(EFAULT, "sframe_validate_section: FDE not sorted (func_addr <= prev_ip)", at)
+                return Refused(*reader.FDE_UNSORTED, reader.fdes_start + i * FDE.size)
             prev_ip = function.address
-            at = function.rows_at
-            pcmask = function.pcmask
-            for _ in range(function.num_fres):
-                row, size = reader.fre(function, at, pcmask)
-                if function.rows and row.ip_off <= function.rows[-1].ip_off:
-                    return Refused(EFAULT, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)", at)
-                function.rows.append(row)
-                at += size
+            function.rows = reader.rows(function)
             functions.append(function)
     except Refused as refused:
         return refused
-    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
+    return functions
 
 
 @dataclass(frozen=True)
@@ -472,8 +662,8 @@ def _find_fre(
     if not function.pcmask:
         return [
             Lookup(start + lo, min(start + hi, end), index, error, rule)
-            for lo, hi, error, rule in _row_spans(function, function.size, rules)
-            if start + lo < end
+            for lo, hi, error, rule in _row_spans(function, min(function.size, end - start), rules)
+            if start + lo < end  # (rows past the PCs judged: never looked at, however many the function has)
         ]
     rep = function.rep_size
     if rep == 0:
@@ -506,10 +696,8 @@ def _row_spans(
     first = rows[0].ip_off if rows else limit
     if first > 0:
         out.append((0, min(first, limit), EINVAL, "__find_fre: no FRE at or before ip_off"))
-    for j, row in enumerate(rows):
-        if row.ip_off >= limit or (row.failure is None and rules is None):
-            continue
-        hi = min(rows[j + 1].ip_off if j + 1 < len(rows) else limit, limit)
+    for row, after in rows.below(limit, failing=rules is None):
+        hi = min(after if after is not None else limit, limit)
         out.append((row.ip_off, hi, *(row.failure or (None, rules(row)))))  # type: ignore[misc]
     return out
 
@@ -550,11 +738,12 @@ REMOVED = "; a lookup's -EFAULT also removes the section (sframe_remove_section)
 
 def text_range(doc: Document) -> tuple[int, int] | None:
     """The text the ELF loader registers with the section (binfmt_elf's executable PT_LOAD); None when the
-    file says none (a raw section, an object file)."""
-    if doc.elf is None:
+    file says none (a raw section, an object file). Read from the program headers alone (no pyelftools:
+    `sfview perf` asks it of every file a profile ran)."""
+    if doc.image is None:
         return None
-    ranges = executable_ranges(doc.elf)
-    return ranges[0] if ranges else None
+    segments = doc.image.segments
+    return next(((s.vaddr, s.vaddr + s.memsz) for s in segments if s.type == PT_LOAD and s.flags & PF_X), None)
 
 
 def judge_document(doc: Document, arch: str | None = None, name: str = "kernel") -> Verdict:

@@ -39,12 +39,7 @@ from sfview.consumers.kernel import (
     FDE,
     FDE_TYPE_MASK,
     FLEX,
-    FRE_TYPE,
-    START_ADDR_SIZES,
     UNREGISTERED,
-    WORD_COUNT,
-    WORD_SIZE,
-    WORD_SIZES,
     Arch,
     KernelFunction,
     Lookup,
@@ -52,10 +47,10 @@ from sfview.consumers.kernel import (
     Registered,
     _Reader,
     text_range,
+    validate,
 )
 from sfview.consumers.kernel import lookups as v14_lookups
 from sfview.document import Document
-from sfview.generated import sframe_layout as layout
 
 REVISION = "5ce6138798d7"
 NAME = f"kernel-{REVISION}"
@@ -110,31 +105,29 @@ class _NewestReader(_Reader):
             raise Refused(EINVAL, "__read_fde: fres_num > func_size", fda_at + FDA.fields["func_num_fres"][0])
         return function
 
-    def fre(self, function: KernelFunction, at: int, pcmask: bool) -> tuple[Row, int]:  # type: ignore[override]
-        fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
-        if fre_type not in START_ADDR_SIZES:
-            raise Refused(EINVAL, "__read_fre: FRE type > 2 (no address size)", at)
-        addr_size = START_ADDR_SIZES[fre_type]
-        if at + addr_size + 1 > self.fres_end:
-            raise Refused(EFAULT, "__read_fre: fre_addr + addr_size + 1 > fres_end", at)
-        ip_off = self.field(layout.FRE_START_ADDR[fre_type], at)
-        if not pcmask and ip_off >= function.size:
-            raise Refused(EINVAL, "__read_fre: ip_off >= func_size", at)
-        if pcmask and ip_off >= function.rep_size:
-            raise Refused(EINVAL, "__read_fre: ip_off >= rep_size (PCMASK)", at)
-        info = self.data[at + addr_size]
-        count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
-        size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
-        if size_kind not in WORD_SIZES:
-            raise Refused(EINVAL, "__read_fre: data word size > 2", at + addr_size)
-        word = WORD_SIZES[size_kind]
-        words_at = at + addr_size + 1
-        if words_at + count * word > self.fres_end:
-            raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
-        length = addr_size + 1 + count * word
-        if not count:  # an outermost frame: CFA = SP + 0, RA and FP retained
-            return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True), length
-        words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
+    FDE_UNSORTED = (EINVAL, "sframe_validate_section: FDE not sorted (ip <= prev_ip)")
+    FRE_UNSORTED = (EINVAL, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)")
+    BAD_ROW = EINVAL
+
+    def bound(self, function: KernelFunction, ip_off: int, at: int) -> Refused | None:
+        if not function.pcmask and ip_off >= function.size:
+            return Refused(EINVAL, "__read_fre: ip_off >= func_size", at)
+        if function.pcmask and ip_off >= function.rep_size:
+            return Refused(EINVAL, "__read_fre: ip_off >= rep_size (PCMASK)", at)
+        return None
+
+    def row(  # type: ignore[override]
+        self,
+        function: KernelFunction,
+        ip_off: int,
+        at: int,
+        info: int,
+        words: tuple[int, ...],
+        words_at: int,
+        word: int,
+    ) -> Row:
+        if not words:  # an outermost frame: CFA = SP + 0, RA and FP retained
+            return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True)
         fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
             frame = self._default_words(info, words, words_at)
@@ -142,7 +135,7 @@ class _NewestReader(_Reader):
             frame = self._flex_words(words, words_at, word)
         else:
             raise Refused(EINVAL, "__read_fre_datawords: FDE type neither default nor flexible", words_at - 1)
-        return Row(ip_off, at, _rule_failure(frame), frame, False), length
+        return Row(ip_off, at, _rule_failure(frame), frame, False)
 
     def _default_words(self, info: int, words: tuple[int, ...], words_at: int) -> tuple[int, int, int, int, int, int]:
         try:
@@ -194,30 +187,9 @@ def register_section(
     if text is not None and text[0] >= text[1]:
         return Refused(EINVAL, "sframe_add_section: text_start >= text_end", 0)
     reader = _NewestReader(data, address, text, arch)
-    refused = reader.header()
-    if refused is not None and refused.offset >= len(data):
-        return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", len(data))
-    if refused is not None:
-        return refused
-    functions = []
-    prev_ip = 0
-    try:
-        for i in range(reader.num_fdes):
-            function = reader.fde(i)
-            if function.address <= prev_ip:
-                at = reader.fdes_start + i * FDE.size
-                return Refused(EINVAL, "sframe_validate_section: FDE not sorted (ip <= prev_ip)", at)
-            prev_ip = function.address
-            at = function.rows_at
-            for _ in range(function.num_fres):
-                row, size = reader.fre(function, at, function.pcmask)
-                if function.rows and row.ip_off <= function.rows[-1].ip_off:
-                    return Refused(EINVAL, "sframe_validate_section: FRE not sorted (ip_off <= prev ip_off)", at)
-                function.rows.append(row)  # type: ignore[arg-type]
-                at += size
-            functions.append(function)
-    except Refused as refused:
-        return refused
+    functions = validate(reader)
+    if isinstance(functions, Refused):
+        return functions
     return NewestRegistered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
 
 

@@ -48,6 +48,25 @@ SIZES = [info_bits(info, "fre_info", "offset_size") for info in range(256)]
 """The FDE and FRE info bytes' fields, for each of their 256 values (a lookup reads them for every row)."""
 
 
+ROWS_PER_BYTE = 2
+"""The most rows a verdict walks per byte of the section: functions whose blocks of rows overlap make the
+library walk the same rows again for each (the byte-swapping walk, the lookups); past the bound, the verdict
+says where it stopped."""
+
+
+def row_bound(data: bytes | bytearray) -> int:
+    """The most rows (or row tests) a verdict on `data` walks."""
+    return ROWS_PER_BYTE * len(data) + 4096
+
+
+class Unjudged(Exception):
+    """The walk would take more rows than `row_bound`: what the library does there is not said."""
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(rule)
+        self.rule = rule
+
+
 class Crash(Exception):
     """The library reads or writes past a buffer, fails an `assert`, or divides by zero."""
 
@@ -86,6 +105,10 @@ def _struct(fmt: str) -> struct.Struct:
     return struct.Struct(fmt)
 
 
+SECTION = "the section"
+"""The caller's section, as a `Buffer` names it."""
+
+
 class Buffer:
     """Bytes as the library holds them (the caller's section, its own copy or table), read in the host's
     byte order; a read or write past the end is a crash, as it is with the tests' guarded allocator."""
@@ -99,6 +122,13 @@ class Buffer:
 
     def _reach(self, at: int, size: int, rule: str) -> None:
         if size and (at < 0 or at + size > len(self.data)):
+            if self.what == SECTION and at >= 0:  # what follows the caller's section decides
+                over = at + size - len(self.data)
+                raise Crash(
+                    f"{rule}: reads {size} bytes at {at:#x}, {over} past the section's end: a fault where nothing "
+                    "readable follows the section; where memory does (a section inside a loaded file), it reads "
+                    "those bytes and goes on"
+                )
             raise Crash(f"{rule}: reads {size} bytes at {at:#x}, past the {len(self.data)} bytes of {self.what}")
 
     def read(self, at: int, char: str, rule: str) -> int:
@@ -293,7 +323,7 @@ def decode(rel: Release, data: bytes, order: str = "<") -> Decoder:
         buf = Buffer(bytearray(data), order, "the byte-swapped copy")
         (_flip_checked if rel.checked_walk else _flip)(rel, buf)
     elif magic == MAGIC:
-        buf = Buffer(data, order, "the section")
+        buf = Buffer(data, order, SECTION)
     else:
         raise Refusal("SFRAME_ERR_BUF_INVAL", f"sframe_decode: magic {magic:#06x}", 0)
     fault = _header_fault(rel, buf)
@@ -400,6 +430,12 @@ def _swap_fre(buf: Buffer, at: int, fre_type: int, room: int | None) -> int:
     return size + 1 + words
 
 
+def _past_bound(row: int) -> Unjudged:
+    """Why the walk is not judged past `row` rows (a walk that ends sooner on a bad row does so within the
+    bound, and is judged)."""
+    return Unjudged(f"the byte-swapping walk goes on past {row} rows (functions reading the same rows again)")
+
+
 def _flip(rel: Release, buf: Buffer) -> None:
     """2.40, 2.44 `flip_sframe`: every FDE from sfh_fdeoff and its rows from sfh_freoff swapped in place;
     the records must add up to the section's size after the header, the rows to sfh_num_fres."""
@@ -412,6 +448,7 @@ def _flip(rel: Release, buf: Buffer) -> None:
     fde_size = layout.FDE[rel.fde_layouts[h.version]].size
     fields = layout.FDE[1].fields  # the four words flip_fde swaps and the info byte: the same in v1 and v2
     at, row, done, flipped = h.size + h.fdeoff, 0, 0, 0
+    bound = row_bound(buf.data)
     for index in range(h.num_fdes):
         if at >= size:
             raise Refusal(bad, f"flip_sframe: FDE {index} starts at {at:#x}, past the section's end", at)
@@ -423,6 +460,8 @@ def _flip(rel: Release, buf: Buffer) -> None:
         fre_type = info_bits(buf.read(at + fields["func_info"][0], "B", rule), "fde_info", "fre_type")
         pos = h.size + h.freoff + buf.read(at + fields["func_start_fre_off"][0], "I", rule)
         while row < (done + num_fres) & U32:
+            if row >= bound:
+                raise _past_bound(row)
             esz = _swap_fre(buf, pos, fre_type, None)
             flipped += esz
             if esz > size:
@@ -456,6 +495,7 @@ def _flip_checked(rel: Release, buf: Buffer) -> None:
     fde = layout.FDE[h.version]
     fres_at = h.size + h.freoff
     at, row, done, fde_bytes, fre_bytes = h.size + h.fdeoff, 0, 0, 0, 0
+    bound = row_bound(buf.data)
 
     def room(pos: int) -> int:
         return end - pos if pos <= end else 1 << 64  # `buf_end - fp` as a size_t
@@ -482,6 +522,8 @@ def _flip_checked(rel: Release, buf: Buffer) -> None:
             info = buf.read(at + fde.fields["func_info"][0], "B", rule)
         fre_type = info_bits(info, "fde_info", "fre_type")
         while row < (done + num_fres) & U32:
+            if row >= bound:
+                raise _past_bound(row)
             esz = _swap_fre(buf, pos, fre_type, room(pos))
             fre_bytes += esz
             pos += esz
@@ -588,16 +630,20 @@ def getters(dec: Decoder, row: Fre, fde_type: int = 0) -> tuple[tuple[int, int],
 # The verdict ----------------------------------------------------------------------------------
 
 
-def outcome(rel: Release, data: bytes, order: str) -> Decoder | Refusal | Crash:
+def outcome(rel: Release, data: bytes, order: str) -> Decoder | Refusal | Crash | Unjudged:
+    """`sframe_decode`'s answer on a host of byte order `order` (`Unjudged` only from the byte-swapping walk:
+    a section in the host's own order is read without one)."""
     try:
         return decode(rel, data, order)
-    except (Refusal, Crash) as exc:
+    except (Refusal, Crash, Unjudged) as exc:
         return exc
 
 
-def describe(result: Decoder | Refusal | Crash) -> str:
+def describe(result: Decoder | Refusal | Crash | Unjudged) -> str:
     if isinstance(result, Decoder):
         return "accepted"
+    if isinstance(result, Unjudged):
+        return f"not judged: {result.rule}"
     if isinstance(result, Crash):
         return f"crashes: {result.rule}"
     return f"refused with {error_text(result.error)} ({result.rule})"

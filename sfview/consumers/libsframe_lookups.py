@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from sfview.consumers.libsframe import (
     FDE_ATTR,
@@ -32,6 +33,7 @@ from sfview.consumers.libsframe import (
     decode_fre,
     sane,
 )
+from sfview.consumers.libsframe import row_bound as row_bound
 from sfview.consumers.libsframe_releases import SORTED
 from sfview.generated import sframe_layout as layout
 
@@ -43,14 +45,18 @@ WORD = 1 << 32
 INT32_WRAP = 1 << 31
 
 Outcome = Fre | Miss | Crash
+K = TypeVar("K")
 
 
 class Budget(Exception):
-    """More runs than the bound set for one section (a PCMASK pattern repeated over a huge function)."""
+    """More work than the bound set for one section: more runs of answers (a PCMASK pattern repeated over a
+    huge function), or more rows walked (functions reading the same rows again); `pc` the first PC not
+    judged, `reason` which bound, for people."""
 
-    def __init__(self, pc: int) -> None:
-        super().__init__(pc)
+    def __init__(self, pc: int, reason: str) -> None:
+        super().__init__(pc, reason)
         self.pc = pc
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -114,44 +120,41 @@ def _everywhere(outcome: Outcome) -> Condition:
     return -ALL, ALL, outcome, False
 
 
-def _conditions(dec: Decoder, index: int) -> tuple[list[Condition], Outcome]:
+def _walk(dec: Decoder, index: int) -> Iterator[Condition]:
     """`sframe_find_fre`'s walk over the rows of FDE `index`, as intervals of the key in the order the code
-    tests them; and the answer when none holds (no row covers the PC)."""
-    conds: list[Condition] = []
-    none = Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
+    tests them (a crash: an interval holding every key, and the walk ends)."""
     try:
         fde = dec.fde(index)
         at = fde.fre_off + (FDE_ATTR.size if dec.header.version >= 3 else 0)
         if dec.rel.lookup == "bitmask":
-            _bitmask(dec, fde.start, fde.num_fres, fde.fre_type, 0xFF if fde.pcmask else U32, fde.size, at, conds)
+            yield from _bitmask(dec, fde.start, fde.num_fres, fde.fre_type, 0xFF if fde.pcmask else U32, fde.size, at)
         else:
-            _ranges(dec, index, at, conds)
+            yield from _ranges(dec, index, at)
     except Crash as crash:
-        conds.append(_everywhere(crash))
-    return conds, none
+        yield _everywhere(crash)
 
 
-def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, size: int, at: int, conds: list) -> None:
+def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, size: int, at: int) -> Iterator[Condition]:
     """2.40 (key: the PC & mask): a row matches when (start + row) & mask <= key < (start + next row) & mask;
     only the row after the match is sanity-checked."""
     after = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
     for i in range(count):
         row, esz = decode_fre(dec, at, fre_type)
-        conds.append((-ALL, (start + _int32(row.start)) & mask, after, False))
+        yield -ALL, (start + _int32(row.start)) & mask, after, False
         if i < count - 1:
             at += esz
             following, _ = decode_fre(dec, at, fre_type)
             if not sane(dec.rel, following.info):
                 insane = "sframe_find_fre: the next row fails sframe_fre_sanity_check_p"
-                conds.append(_everywhere(Miss("SFRAME_ERR_FRE_INVAL", insane)))
+                yield _everywhere(Miss("SFRAME_ERR_FRE_INVAL", insane))
                 return
             end = following.start
         else:
             end = size
-        conds.append((-ALL, (start + _int32(end)) & mask, row, False))
+        yield -ALL, (start + _int32(end)) & mask, row, False
 
 
-def _ranges(dec: Decoder, index: int, at: int, conds: list[Condition]) -> None:
+def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
     """2.44 (key: the PC as an int32, or for PCMASK its C remainder by rep_size) and 2.47 (key: the PC's
     offset into the function, 32 bits; for PCMASK the range is tested on it modulo rep_size)."""
     fde = dec.fde(index)
@@ -164,27 +167,118 @@ def _ranges(dec: Decoder, index: int, at: int, conds: list[Condition]) -> None:
         else:
             end = fde.size - 1
         if wide:
-            conds.append(
-                (-ALL, row.start, Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC"), False)
-            )
+            yield -ALL, row.start, Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC"), False
             if fde.pcmask and fde.rep_size == 0:
-                conds.append(_everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)")))
+                yield _everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)"))
                 return
-            conds.append((row.start, (end & U32) + 1, row, fde.pcmask))
+            yield row.start, (end & U32) + 1, row, fde.pcmask
         else:
             first, last = _int32(row.start), _int32(end)
             if fde.pcmask:
                 if fde.rep_size == 0:
-                    conds.append(_everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)")))
+                    yield _everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)"))
                     return
-                conds.append((first, last + 1, row, False))
+                yield first, last + 1, row, False
             else:
                 low = _int32(first + start)
                 if i == 0:
                     after = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the first row starts after the PC")
-                    conds.append((-ALL, low, after, False))
-                conds.append((low, _int32(last + start) + 1, row, False))
+                    yield -ALL, low, after, False
+                yield low, _int32(last + start) + 1, row, False
         at += esz
+
+
+NO_ROW = Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function covers the PC")
+"""The answer where no row's test holds."""
+
+
+class Walk:
+    """One FDE's conditions, walked only as far as the keys asked for need: the code stops at the first row
+    that holds a key, so once the conditions walked hold every key below `reach`, later rows answer none of
+    them (a function's rows are walked to the end of the PCs judged, not to the end of its count)."""
+
+    def __init__(self, steps: Iterator[Condition]) -> None:
+        self.conds: list[Condition] = []
+        self._steps = steps
+        self.done = False
+        self.reach = -ALL
+        """Every key below it is held by a condition walked (-ALL: none known)."""
+        self._blocks = False
+        """A PCMASK block's condition was seen: keys move with the block, so the walk goes to its end."""
+        self._reaches: list[int] = []
+        self._winners: list[Outcome] = []
+        """While the conditions walked hold every key from -ALL on without a gap: `reach` after each that
+        moved it, and its answer (the first to hold the keys it added: what a key there gets)."""
+        self._gapped = False
+
+    def upto(self, high: int, allowance: int) -> int:
+        """Walk until every key below `high` is held, the rows end, or `allowance` conditions were added;
+        how many were."""
+        added = 0
+        while not self.done and (self._blocks or self.reach < high) and added < allowance:
+            step = next(self._steps, None)
+            if step is None:
+                self.done = True
+                break
+            self.conds.append(step)
+            added += 1
+            low, top, outcome, block = step
+            if block:
+                self._blocks = True
+            elif low <= self.reach:
+                if top > self.reach and not self._gapped:
+                    self._reaches.append(top)
+                    self._winners.append(outcome)
+                self.reach = max(self.reach, top)
+            else:  # an earlier condition than those that later fill the gap holds keys there first
+                self._gapped = True
+        return added
+
+    def complete(self, high: int) -> bool:
+        """Whether the conditions walked answer every key below `high`."""
+        return self.done or (not self._blocks and self.reach >= high)
+
+    def paint(self, none: Outcome, low: int, high: int) -> list[tuple[int, int, Outcome]]:
+        """`_paint` over [low, high) with no PCMASK block's shift: where the conditions hold every key up to
+        `high` without a gap, found by bisection (the cost of the runs given, not of the rows before)."""
+        reaches = self._reaches
+        if self._blocks or not reaches or high > reaches[-1]:
+            return _paint(self.conds, none, low, high, 0)
+        runs: list[tuple[int, int, Outcome]] = []
+        i = bisect.bisect_right(reaches, low)
+        while low < high:
+            top, outcome = min(reaches[i], high), self._winners[i]
+            if runs and runs[-1][2] is outcome:
+                runs[-1] = (runs[-1][0], top, outcome)
+            else:
+                runs.append((low, top, outcome))
+            low, i = top, i + 1
+        return runs
+
+
+class Walks(Generic[K]):
+    """The walks of the functions judged lately, by a key naming what a walk depends on, and the bound on
+    the row tests all of them walk together."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+        """The most row tests to walk (past it, `Budget`)."""
+        self.walked = 0
+        self._kept: dict[K, Walk] = {}
+
+    def walk(self, key: K, steps: Callable[[], Iterator[Condition]], high: int, pc: int) -> Walk:
+        """The walk named `key` (begun with `steps()` when not kept), far enough to answer every key below
+        `high`; `Budget` (at `pc`, the PC being judged) past the bound."""
+        walk = self._kept.get(key)
+        if walk is None:
+            if len(self._kept) >= KEPT:  # functions come in address order: the oldest is done with
+                del self._kept[next(iter(self._kept))]
+            walk = self._kept[key] = Walk(steps())
+        if not walk.complete(high):
+            self.walked += walk.upto(high, self.rows - self.walked)
+            if not walk.complete(high):
+                raise Budget(pc, f"more than {self.rows} row tests walked (functions reading the same rows again)")
+        return walk
 
 
 def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: int) -> list[tuple[int, int, Outcome]]:
@@ -244,12 +338,12 @@ def _fill(owner: list[Outcome | None], spans: list[tuple[int, int, Outcome]]) ->
 class Lookups:
     """`sframe_find_fre` over spans of section-relative PCs, for one decoded section."""
 
-    def __init__(self, dec: Decoder, budget: int) -> None:
+    def __init__(self, dec: Decoder, budget: int, rows: int) -> None:
         self.dec = dec
         self.budget = budget
         """The most runs to give (past it, `Budget`)."""
         self.count = 0
-        self._fdes: dict[int, tuple[list[Condition], Outcome]] = {}
+        self._walks: Walks[int] = Walks(rows)
         self._painted: dict[tuple[int, int, int, bool], list[tuple[int, int, Outcome]]] = {}
         self._exact, self._residues = self._breaks()
 
@@ -296,7 +390,7 @@ class Lookups:
                         yield last
                     self.count += 1
                     if self.count > self.budget:
-                        raise Budget(run.start)
+                        raise Budget(run.start, f"more than {self.budget} runs of answers")
                     last = run
         if last is not None:
             yield last
@@ -326,20 +420,17 @@ class Lookups:
         if not isinstance(index, int):
             yield Run(low, high, index)
             return
-        known = self._fdes.get(index)
-        if known is None:
-            if len(self._fdes) >= KEPT:  # functions come in address order: the oldest is done with
-                del self._fdes[next(iter(self._fdes))]
-            known = self._fdes[index] = _conditions(dec, index)
-        conds, none = known
+        whole = dec.fde(index).pcmask  # a PCMASK function's keys repeat: its rows are walked to the end
+        conds = self._walks.walk(index, lambda: _walk(dec, index), ALL if whole else -ALL + 1, low).conds
         if not conds or conds[0][:2] == (-ALL, ALL):  # one answer whatever the PC
-            yield Run(low, high, conds[0][2] if conds else none)
+            yield Run(low, high, conds[0][2] if conds else NO_ROW)
             return
         pc = low
         while pc < high:
             key, extent, shift = self._key(index, pc)
             extent = min(extent, high - pc)
-            for k_low, k_high, outcome in self._painted_runs(index, conds, none, key, key + extent, shift):
+            walk = self._walks.walk(index, lambda: _walk(dec, index), ALL if whole else key + extent, pc)
+            for k_low, k_high, outcome in self._painted_runs(index, walk, NO_ROW, key, key + extent, shift):
                 yield Run(pc + k_low - key, pc + k_high - key, outcome)
             pc += extent
 
@@ -368,23 +459,32 @@ class Lookups:
         return offset, min(WORD - offset, f.rep_size - inside), offset - inside
 
     def _painted_runs(
-        self, index: int, conds: list[Condition], none: Outcome, low: int, high: int, shift: int
+        self, index: int, walk: Walk, none: Outcome, low: int, high: int, shift: int
     ) -> list[tuple[int, int, Outcome]]:
         """`_paint`, kept per key range (and for 2.47's PCMASK, per offset into the block where no row
         starts after the offsets: the blocks past the rows' starts all look alike)."""
-        if shift:
-            if any(not block and c_low < high and low < c_high < ALL for c_low, c_high, _, block in conds):
-                return _paint(conds, none, low, high, shift)
-            conds = [c for c in conds if c[3] or c[1] == ALL]
-        key = (index, low - shift, high - shift, bool(shift))
+        if not shift:
+            known = self._painted.get((index, low, high, False))
+            if known is None:
+                known = walk.paint(none, low, high)
+                if self.dec.fde(index).pcmask:  # only a PCMASK function's blocks paint the same keys again
+                    self._keep((index, low, high, False), known)
+            return known
+        conds = walk.conds
+        if any(not block and c_low < high and low < c_high < ALL for c_low, c_high, _, block in conds):
+            return _paint(conds, none, low, high, shift)
+        conds = [c for c in conds if c[3] or c[1] == ALL]
+        key = (index, low - shift, high - shift, True)
         known = self._painted.get(key)
         if known is None:
             known = _paint(conds, none, low - shift, high - shift, 0)
-            if self.dec.fde(index).pcmask:  # only a PCMASK function's blocks paint the same keys again
-                if len(self._painted) >= KEPT:
-                    del self._painted[next(iter(self._painted))]
-                self._painted[key] = known
+            self._keep(key, known)
         return [(a + shift, b + shift, o) for a, b, o in known]
+
+    def _keep(self, key: tuple[int, int, int, bool], painted: list[tuple[int, int, Outcome]]) -> None:
+        if len(self._painted) >= KEPT:
+            del self._painted[next(iter(self._painted))]
+        self._painted[key] = painted
 
 
 def _same(a: Outcome, b: Outcome) -> bool:
@@ -396,7 +496,7 @@ def _same(a: Outcome, b: Outcome) -> bool:
 def find_fre(dec: Decoder, pc: int) -> Fre:
     """`sframe_find_fre` for one section-relative `pc`; raises Miss or Crash. (Each call finds the search's
     breaks anew: for many PCs, `Lookups.runs`.)"""
-    (run,) = Lookups(dec, 4).runs([(pc, pc + 1)])
+    (run,) = Lookups(dec, 4, ALL).runs([(pc, pc + 1)])
     if isinstance(run.outcome, Fre):
         return run.outcome
     raise run.outcome

@@ -16,8 +16,19 @@ from collections.abc import Iterator
 
 from sfview import ADDRESS_MASK
 from sfview.consumers import LookupFailure, Profile, Verdict, register
-from sfview.consumers.libsframe import Crash, Decoder, Fre, Refusal, describe, named, outcome, own_order, relative
-from sfview.consumers.libsframe_lookups import Budget, Lookups
+from sfview.consumers.libsframe import (
+    Crash,
+    Decoder,
+    Fre,
+    Refusal,
+    Unjudged,
+    describe,
+    named,
+    outcome,
+    own_order,
+    relative,
+)
+from sfview.consumers.libsframe_lookups import Budget, Lookups, row_bound
 from sfview.consumers.libsframe_releases import NEWEST, RELEASES, Release
 from sfview.errors import InputError
 from sfview.sframe.bulk.reader import Bulk
@@ -29,14 +40,19 @@ RUNS_PER_BYTE = 64
 repeats its rows' pattern every few bytes: past the bound, the verdict says where it stopped)."""
 
 
-def _functions(dec: Decoder, data: bytes, address: int) -> Iterator[tuple[int, int, int, list[int] | None]]:
+def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, list[int] | None]]:
     """(index, start, size, the format's row starts or None) of every function, by the format when sfview
-    reads the section, else by the library's own FDE table."""
+    reads the section, else by the library's own FDE table; the row starts only when `rows` asks."""
     try:
         section = Section(data, address)
     except InputError:
         for index in range(len(dec._table)):
             yield index, (address + dec.start(index)) & ADDRESS_MASK, dec.fde(index).size, None
+        return
+    if not rows:
+        for index in range(section.num_fdes):
+            func = section.function(index)
+            yield index, func.start_address, func.size, None
         return
     for walked in Bulk(section).functions():
         if isinstance(walked, int):
@@ -48,25 +64,33 @@ def _functions(dec: Decoder, data: bytes, address: int) -> Iterator[tuple[int, i
             yield index, start, size, starts if starts == sorted(set(starts or ())) else None
 
 
-def domains(dec: Decoder, data: bytes, address: int) -> list[tuple[int, int, int, list[int] | None]]:
-    """(index, start, end, row starts): each function's PCs, up to the next function's start and 2^64."""
-    funcs = sorted((f for f in _functions(dec, data, address) if f[2]), key=lambda f: (f[1], f[0]))
+def domains(
+    dec: Decoder, data: bytes, address: int, rows: bool = False
+) -> list[tuple[int, int, int, list[int] | None]]:
+    """(index, start, end, row starts): each function's PCs, up to the next function's start and 2^64 (the
+    format's row starts only when `rows` asks)."""
+    funcs = sorted((f for f in _functions(dec, data, address, rows) if f[2]), key=lambda f: (f[1], f[0]))
     out = []
-    for i, (index, start, size, rows) in enumerate(funcs):
+    for i, (index, start, size, starts) in enumerate(funcs):
         end = min(start + size, END, *(f[1] for f in funcs[i + 1 : i + 2] if f[1] > start))
-        out.append((index, start, end, rows))
+        out.append((index, start, end, starts))
     return sorted(out)
 
 
 def lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure], list[str]]:
     """The lookups that fail or crash at every PC of every function, and notes: PCs given another row than
     the format's, and where the judging stopped if the bound was met."""
-    engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096)
+    bound = row_bound(data)
+    engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound)
     failures: list[LookupFailure] = []
     other, first_other = 0, ""
     notes: list[str] = []
+    claimed = sum(min(fde.num_fres, len(data)) for fde in dec._table)  # no more rows than bytes: a row has 2
+    compared = claimed <= bound
+    if not compared:
+        notes.append(f"rows not compared with the format's: the functions claim {claimed} rows, more than {bound}")
     try:
-        for index, start, end, rows in domains(dec, data, address):
+        for index, start, end, rows in domains(dec, data, address, compared):
             rel = relative(start, address)
             for run in engine.runs([(rel, rel + end - start)]):
                 low, high = start + run.start - rel, start + run.end - rel
@@ -81,7 +105,7 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure
                     other += wrong
     except Budget as stop:
         pc = (address + stop.pc) & ADDRESS_MASK
-        notes.append(f"lookups past {pc:#x} not judged: more than {engine.budget} runs of answers")
+        notes.append(f"lookups past {pc:#x} not judged: {stop.reason}")
     if other:
         notes.insert(0, f"{other} PCs get another row than the format's, first at {first_other}")
     return failures, notes
@@ -110,6 +134,7 @@ def judge(rel: Release, data: bytes, address: int = 0) -> Verdict:
     host = "big" if order == "<" else "little"
     notes = [f"on a {host}-endian host (the byte-swapping walk): {describe(other)}"]
     name = f"libsframe-{rel.name}"
+    assert not isinstance(result, Unjudged)  # the section's own byte order takes no byte-swapping walk
     if isinstance(result, Crash):
         return Verdict(name, False, "crash", result.rule, result.offset, notes=notes)
     if isinstance(result, Refusal):

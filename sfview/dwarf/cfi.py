@@ -26,9 +26,10 @@ imports this module (see `sfview.unwind`).
 
 from __future__ import annotations
 
+import abc
 import bisect
 import struct
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from elftools.common.exceptions import ELFError
@@ -56,147 +57,6 @@ class Unexpressible(NamedTuple):
 
 
 CfiRule = Rule | Unexpressible
-
-
-class RuleSet(Mapping[int, CfiRule]):
-    """Rules of registers by DWARF number, unchanging: `set` and `without` give a new set that shares
-    the rest with this one.
-
-    The rows of an FDE each hold the rules in force; a row after a change held a copy of them all, so
-    that an FDE changing one of 128 registers at each of its rows held 128 rules a row. A set is
-    either a table of blocks of `BLOCK` numbers (a checkpoint) or one change on top of another set;
-    every `SPAN` changes the chain is folded into a new checkpoint, which shares the blocks no change
-    touched. A change thus costs one small object and a share of a checkpoint, and a lookup walks at
-    most `SPAN` changes.
-    """
-
-    BLOCK = 16
-    SPAN = 32
-
-    __slots__ = ("_blocks", "_count", "_depth", "_parent", "_reg", "_value")
-
-    def __init__(self, blocks: tuple[tuple[CfiRule | None, ...] | None, ...] = (), count: int = 0) -> None:
-        self._blocks: tuple[tuple[CfiRule | None, ...] | None, ...] | None = blocks
-        self._count = count
-        self._depth = 0
-        self._parent: RuleSet | None = None
-        self._reg = -1
-        self._value: CfiRule | None = None
-
-    def _rule(self, reg: int) -> CfiRule | None:
-        node = self
-        while node._blocks is None:
-            if node._reg == reg:
-                return node._value
-            node = node._parent  # type: ignore[assignment]
-        hi, lo = divmod(reg, self.BLOCK)
-        block = node._blocks[hi] if 0 <= hi < len(node._blocks) else None
-        return block[lo] if block is not None else None
-
-    def _changes(self) -> tuple[RuleSet, dict[int, CfiRule | None]]:
-        """The checkpoint under this set, and the changes on top of it (the last change of a register wins)."""
-        chain = []
-        node = self
-        while node._blocks is None:
-            chain.append(node)
-            node = node._parent  # type: ignore[assignment]
-        return node, {change._reg: change._value for change in reversed(chain)}
-
-    def get(self, reg: int, default: object = None) -> CfiRule | None:  # type: ignore[override]
-        value = self._rule(reg)
-        return default if value is None else value  # type: ignore[return-value]
-
-    def __getitem__(self, reg: int) -> CfiRule:
-        value = self._rule(reg)
-        if value is None:
-            raise KeyError(reg)
-        return value
-
-    def __contains__(self, reg: object) -> bool:
-        return isinstance(reg, int) and reg >= 0 and self._rule(reg) is not None
-
-    def __iter__(self) -> Iterator[int]:
-        return (reg for reg, _ in self.items())
-
-    def __len__(self) -> int:
-        return self._count
-
-    def items(self) -> Iterator[tuple[int, CfiRule]]:  # type: ignore[override]
-        """(register, rule) in register order, read from the blocks and the changes (not a lookup a key)."""
-        base, changes = self._changes()
-        blocks: list[tuple[CfiRule | None, ...] | list[CfiRule | None] | None] = list(base._blocks or ())
-        for reg, value in changes.items():
-            hi, lo = divmod(reg, self.BLOCK)
-            if hi >= len(blocks):
-                blocks += [None] * (hi + 1 - len(blocks))
-            block = blocks[hi]
-            if not isinstance(block, list):
-                block = blocks[hi] = list(block or (None,) * self.BLOCK)
-            block[lo] = value
-        for hi, block in enumerate(blocks):
-            if block is not None:
-                yield from ((hi * self.BLOCK + lo, value) for lo, value in enumerate(block) if value is not None)
-
-    def values(self) -> Iterator[CfiRule]:  # type: ignore[override]
-        return (value for _, value in self.items())
-
-    def __repr__(self) -> str:
-        return f"RuleSet({dict(self.items())!r})"
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value to any mapping of the same rules
-
-    def set(self, reg: int, value: CfiRule | None) -> RuleSet:
-        """This set with `reg`'s rule `value` (None: no rule)."""
-        old = self._rule(reg)
-        if old == value:
-            return self
-        count = self._count + (old is None) - (value is None)
-        if self._depth + 1 < self.SPAN:
-            out = RuleSet(None, count)  # type: ignore[arg-type]
-            out._depth, out._parent, out._reg, out._value = self._depth + 1, self, reg, value
-            return out
-        base, changes = self._changes()
-        changes[reg] = value
-        blocks = list(base._blocks or ())
-        edited: dict[int, list[CfiRule | None]] = {}
-        for changed, rule in changes.items():
-            hi, lo = divmod(changed, self.BLOCK)
-            if hi >= len(blocks):
-                blocks += [None] * (hi + 1 - len(blocks))
-            if hi not in edited:
-                edited[hi] = list(blocks[hi] or (None,) * self.BLOCK)
-            edited[hi][lo] = rule
-        for hi, block in edited.items():
-            blocks[hi] = tuple(block)
-        return RuleSet(tuple(blocks), count)
-
-    def without(self, *regs: int) -> RuleSet:
-        """This set without the rules of `regs`."""
-        out = self
-        for reg in regs:
-            out = out.set(reg, None)
-        return out
-
-    def stripped(self, regs: frozenset[int], done: dict[int, RuleSet]) -> RuleSet:
-        """This set `without` the rules of `regs`, sharing as this set shares with the sets under it.
-
-        `done` maps the identity of each set already stripped (the caller keeps those sets alive) to
-        its stripped set: stripping the rows of one FDE in order costs a change per change, not a
-        copy per row.
-        """
-        chain = []
-        node = self
-        while id(node) not in done and node._blocks is None:
-            chain.append(node)
-            node = node._parent  # type: ignore[assignment]
-        out = done.get(id(node))
-        if out is None:
-            out = done[id(node)] = node.without(*regs)
-        for change in reversed(chain):
-            if change._reg not in regs:
-                out = out.set(change._reg, change._value)
-            done[id(change)] = out
-        return out
 
 
 class Abi(NamedTuple):
@@ -242,8 +102,8 @@ class CfiRow:
     ra: CfiRule
     fp: CfiRule
     others: Mapping[int, CfiRule]
-    """Rules for the other registers (callee-saved ones SFrame does not track): a `RuleSet` as DWARF CFI
-    is read, shared by rows that change none of them."""
+    """Rules for the other registers (callee-saved ones SFrame does not track), by register number;
+    rows of one FDE that change none of them may share one mapping."""
     ra_signed: bool
     """AArch64: the saved RA is signed here (`DW_CFA_AARCH64_negate_ra_state` toggled it), as
     SFrame's mangled-RA bit says."""
@@ -277,13 +137,36 @@ class CfiRow:
         return f"CfiRow{self._values()!r}"
 
 
+class RowSequence(Sequence[CfiRow]):
+    """An FDE's rows made when asked for, from a table that keeps their changes, not a row each
+    (`ehframe.FdeRows`); equal to any sequence of the same rows."""
+
+    __slots__ = ()
+
+    @property
+    @abc.abstractmethod
+    def addresses(self) -> Sequence[int]:
+        """Each row's address, in order, without making the rows."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
 class CfiFunction:
     """One FDE: its address range, its rows, and where its bytes are. Equal to a function of the same
     values (the differential tests compare tables)."""
 
     start_address: int
     size: int
-    rows: list[CfiRow]
+    rows: list[CfiRow] | RowSequence
+    """A list where the rows are read from elsewhere (a Breakpad file), else made when asked for."""
     section: str
     """`.eh_frame` or `.debug_frame`."""
     fde_offset: int
@@ -315,7 +198,7 @@ class CfiFunction:
         self,
         start_address: int,
         size: int,
-        rows: list[CfiRow],
+        rows: list[CfiRow] | RowSequence,
         section: str,
         fde_offset: int,
         cie_offset: int,
@@ -347,11 +230,17 @@ class CfiFunction:
     def end_address(self) -> int:
         return self.start_address + self.size
 
+    @property
+    def addresses(self) -> Sequence[int]:
+        """Each row's address, in order (without making the rows)."""
+        rows = self.rows
+        return rows.addresses if isinstance(rows, RowSequence) else [row.address for row in rows]
+
     def row_for(self, pc: int) -> CfiRow | None:
         """The row in force at `pc`, or None outside the function (or before its first row)."""
         if not self.start_address <= pc < self.end_address:
             return None
-        i = bisect.bisect_right(self.rows, pc, key=_address) - 1
+        i = bisect.bisect_right(self.addresses, pc) - 1
         return self.rows[i] if i >= 0 else None
 
     @property
@@ -378,18 +267,14 @@ class CfiFunction:
     def expressions(self) -> list[str]:
         """What in this FDE is a DWARF expression (none: every rule is numeric)."""
         found = []
-        seen: set[int] = set()  # the `others` dicts already looked through (rows share them)
+        last: object = None  # the `others` looked through last (consecutive rows share them)
         for row in self.rows:
-            others = () if id(row.others) in seen else row.others.values()
-            seen.add(id(row.others))
+            others = () if row.others is last else row.others.values()
+            last = row.others
             for value in (row.cfa, row.ra, row.fp, *others):
                 if isinstance(value, Unexpressible) and value.what not in found:
                     found.append(value.what)
         return found
-
-
-def _address(row: CfiRow) -> int:
-    return row.address
 
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)

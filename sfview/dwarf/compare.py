@@ -258,7 +258,7 @@ class _Outcome:
         """From a pair compared at one start and size; None when it had a difference, or rows out of order
         or past its end (then each such pair is compared on its own)."""
         ours = [row.start_offset for row in rows]
-        theirs = [row.address - cfi.start_address for row in cfi.rows]
+        theirs = [address - cfi.start_address for address in cfi.addresses]
         if pair.differences or not ours or not theirs or ours != sorted(ours) or theirs != sorted(theirs):
             return None
         skip, last, size = max(ours[0], theirs[0]), max(ours[-1], theirs[-1]), cfi.size
@@ -348,8 +348,8 @@ def _compare_pair(
     if end <= start:
         return pair
     rows = list(func.rows)  # each row decoded once
-    dwarf_cuts = {start, end} | {r.address - delta for r in cfi.rows if start < r.address - delta < end}
-    seen: set[int] = set()  # the `others` dicts already counted: rows that change none of them share one
+    dwarf_cuts = {start, end} | {a - delta for a in cfi.addresses if start < a - delta < end}
+    counted: object = None  # the `others` counted last: rows that change none of them share one
     for lo, hi, repeats in _pieces(func, rows, sorted(dwarf_cuts)):
         srow = func.row_for(lo, rows)
         drow = cfi.row_for(lo + delta)
@@ -358,8 +358,8 @@ def _compare_pair(
             continue
         weight = (hi - lo) * repeats
         pair.compared += weight
-        if id(drow.others) not in seen:
-            seen.add(id(drow.others))
+        if drow.others is not counted:
+            counted = drow.others
             pair.untracked.update(reg for reg, value in drow.others.items() if value.kind is not Kind.SAME)
         reasons = []
         for column in COLUMNS:
@@ -502,7 +502,7 @@ def table_differences(left: CfiTable, right: CfiTable) -> list[TableDifference]:
         for rfunc in right.overlapping(lfunc.start_address, lfunc.end_address):
             start = max(lfunc.start_address, rfunc.start_address)
             end = min(lfunc.end_address, rfunc.end_address)
-            cuts = {start, end} | {r.address for f in (lfunc, rfunc) for r in f.rows if start < r.address < end}
+            cuts = {start, end} | {a for f in (lfunc, rfunc) for a in f.addresses if start < a < end}
             for lo, hi in itertools.pairwise(sorted(cuts)):
                 lrow, rrow = lfunc.row_for(lo), rfunc.row_for(lo)
                 if lrow is None or rrow is None:

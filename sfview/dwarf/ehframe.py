@@ -21,9 +21,12 @@ on purpose: `DW_CFA_def_cfa_sf`'s offset is factored by the data alignment
 32-bit one. Where pyelftools raises (or recurses without end), this raises
 `InputError`, naming the section and the entry's offset.
 
-Rows are the `CfiRow` objects of `cfi.py`; a row's `others` (a `RuleSet`) is
-shared by every FDE that repeats the row, and by the rows of one FDE between
-which no other register's rule changes. Register numbers
+An FDE's table is a `RowTable`: each row's address and each change of a
+register's rule, kept as compactly as the instructions that make them (a
+column and the offset of the instruction), with a checkpoint every few dozen
+changes; the rows are `cfi.py`'s `CfiRow` objects, made when asked for
+(`FdeRows`) from the nearest checkpoint or the row before. A table is shared
+by every FDE that repeats its instructions. Register numbers
 past the ABI's DWARF numbering are refused, naming the FDE: with them, an FDE
 of a few kilobytes could ask for rules of thousands of registers in each row.
 
@@ -37,13 +40,13 @@ import array
 import bisect
 import contextlib
 import io
-import re
+import mmap
 import struct
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NamedTuple, NoReturn, overload
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, RuleSet, Unexpressible
+from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, RowSequence, Unexpressible
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME
@@ -97,7 +100,7 @@ DW_CFA = {
 names: written here so that an unwind does not import pyelftools' constants module;
 `tests/oracles/test_ehframe.py` checks every one against pyelftools' `DW_CFA`."""
 
-# Instructions as tuples `(op, a, b)`: the DWARF opcode, with the three kinds
+# Instructions are read as `(op, a, b)`: the DWARF opcode, with the three kinds
 # that carry an operand in their low six bits (and the longer forms of the
 # same instruction) under one code each.
 ADVANCE = DW_CFA["advance_loc"]
@@ -107,7 +110,6 @@ SET_LOC = DW_CFA["set_loc"]
 NEGATE_RA_STATE = DW_CFA["AARCH64_negate_ra_state"]
 ARGS_SIZE = DW_CFA["GNU_args_size"]
 REMEMBER, RESTORE_STATE = DW_CFA["remember_state"], DW_CFA["restore_state"]
-Instruction = tuple[int, int, int | bytes]
 
 _OPERANDS: dict[int, tuple[int, tuple[str, ...]]] = {
     DW_CFA["nop"]: (DW_CFA["nop"], ()),
@@ -143,8 +145,9 @@ class OutOfBytes(Exception):
     """A read ran past the end of the section."""
 
 
-NONZERO = re.compile(rb"[^\0]")
-"""A byte that is not zero: where a run of `.eh_frame` zero terminators ends."""
+ZEROS_CHUNK = 1 << 16
+"""How much of a run of `.eh_frame` zero terminators is looked through at a time (a multiple of the page
+size: what a mapping gives back once looked through starts on a page)."""
 
 
 class Cie:
@@ -158,26 +161,30 @@ class Cie:
     ra_reg: int
     fde_encoding: int | None
     lsda_encoding: int | None
-    instructions: tuple[Instruction, ...]
+    code: tuple[int, int]
+    """Where its instructions are in the section: from, and the end they are read up to."""
     signs: bool
     """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
-    table: tuple[Line, ...] | None
-    """The rows its instructions give (decoded when an FDE first needs them)."""
+    decoded: bool
+    last: tuple[CfaState, array.array[int]] | None
+    """The state of the last row its instructions give, where its FDEs' rows start (None when they give
+    none); worked out when an FDE first needs it (`decoded`)."""
     sets_loc: bool
     """Its instructions set an absolute address (`DW_CFA_set_loc`): its FDEs' rows are their own."""
 
     __slots__ = (
+        "code",
         "code_align",
         "data_align",
+        "decoded",
         "end",
         "fde_encoding",
-        "instructions",
+        "last",
         "lsda_encoding",
         "offset",
         "ra_reg",
         "sets_loc",
         "signs",
-        "table",
     )
 
     def __init__(
@@ -189,7 +196,7 @@ class Cie:
         ra_reg: int,
         fde_encoding: int | None,
         lsda_encoding: int | None,
-        instructions: tuple[Instruction, ...],
+        code: tuple[int, int],
         signs: bool,
     ) -> None:
         self.offset = offset
@@ -199,9 +206,10 @@ class Cie:
         self.ra_reg = ra_reg
         self.fde_encoding = fde_encoding
         self.lsda_encoding = lsda_encoding
-        self.instructions = instructions
+        self.code = code
         self.signs = signs
-        self.table = None
+        self.decoded = False
+        self.last = None
         self.sets_loc = False
 
 
@@ -215,7 +223,8 @@ class Fde:
     """`initial_location` as read (a pc-relative one resolved; not yet masked to 64 bits)."""
     size: int
     location_offset: int
-    instructions: tuple[Instruction, ...]
+    code: tuple[int, int]
+    """Where its instructions are in the section: from, and the end they are read up to."""
     key: bytes | None
     """The instruction bytes, when the rows may be shared with every FDE of the same CIE and bytes
     (None when a `DW_CFA_set_loc`, its own or its CIE's, makes them absolute, or the instructions ran
@@ -223,7 +232,7 @@ class Fde:
     signs: bool
     """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
 
-    __slots__ = ("cie", "end", "instructions", "key", "location_offset", "offset", "signs", "size", "start")
+    __slots__ = ("cie", "code", "end", "key", "location_offset", "offset", "signs", "size", "start")
 
     def __init__(
         self,
@@ -233,7 +242,7 @@ class Fde:
         start: int,
         size: int,
         location_offset: int,
-        instructions: tuple[Instruction, ...],
+        code: tuple[int, int],
         key: bytes | None,
         signs: bool,
     ) -> None:
@@ -243,7 +252,7 @@ class Fde:
         self.start = start
         self.size = size
         self.location_offset = location_offset
-        self.instructions = instructions
+        self.code = code
         self.key = key
         self.signs = signs
 
@@ -349,10 +358,8 @@ def hdr_table(elf: ElfImage, eh_frame: FrameSection) -> tuple[list[int], list[in
     return [base + start for start in table[0::2]], [base + fde - eh_frame.address for fde in table[1::2]]
 
 
-# A line of the table while it is worked out: pc, CFA as (register, offset, expression), and the rules
-# of the registers mentioned so far.
 CfaState = tuple[int | None, int | None, bytes | None]
-Line = tuple[int, CfaState, RuleSet]
+"""The CFA while a table is worked out: (register, offset, expression)."""
 
 
 class FrameSection:
@@ -375,8 +382,11 @@ class FrameSection:
         self._common = struct.Struct(order + COMMON_FDE.format[1:])
         self._entries: dict[int, Cie | Fde] = {}
         self._reading: set[int] = set()
-        self._instructions: dict[bytes, tuple[tuple[Instruction, ...], bool, bool]] = {}
-        self._rows: dict[tuple[int, bytes, int, int], tuple[tuple[int, CfiRule, CfiRule, CfiRule, RuleSet], ...]] = {}
+        self._instructions: dict[bytes, tuple[bool, bool]] = {}
+        self._rows: dict[tuple[int, bytes, int, int], RowTable] = {}
+        self._rules: dict[int, CfiRule] = {}
+        self.wide = "i" if len(data) < 1 << 23 else "q"
+        """The array type of a `RowTable`'s columns and changes: an offset in this section, times 256."""
         self._cfi: CallFrameInfo | None = None
 
     # Entries --------------------------------------------------------------
@@ -422,7 +432,7 @@ class FrameSection:
                     and augmentation < 0x80
                     and length not in (0, 0xFFFFFFFF)
                 ):
-                    shape = None if found is not None and not found[1] else (cie.offset, key)
+                    shape = None if found is not None and not found[0] else (cie.offset, key)
                     if headers.add(base + at + start, extent, shape, at):
                         unsettled.append(at)
                     offset = max(pos, end)  # where `_instructions_at` says reading stopped
@@ -516,8 +526,8 @@ class FrameSection:
         if cie is None:
             return self._read_cie(offset, end, pos)
         start, size, location_offset, pos = self._fde_fields(cie, pos)
-        instructions, key, signs, after = self._instructions_at(pos, end)
-        fde = Fde(offset, end, cie, start, size, location_offset, instructions, None if cie.sets_loc else key, signs)
+        key, signs, _, after = self._instructions_at(pos, end)
+        fde = Fde(offset, end, cie, start, size, location_offset, (pos, end), None if cie.sets_loc else key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -540,9 +550,9 @@ class FrameSection:
             return None
         pos = min(offset + COMMON_FDE.size + augmentation, len(data))
         end = offset + 4 + length
-        instructions, key, signs, after = self._instructions_at(pos, end)
+        key, signs, _, after = self._instructions_at(pos, end)
         start += self.address + offset + 8
-        fde = Fde(offset, end, cie, start, size, offset + 8, instructions, None if cie.sets_loc else key, signs)
+        fde = Fde(offset, end, cie, start, size, offset + 8, (pos, end), None if cie.sets_loc else key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -550,8 +560,17 @@ class FrameSection:
         """Where the zero terminators that follow one at `pos` end: the next word with a byte set (or the
         last, partial word). Each is an entry of nothing, walked past at once: a small file whose
         compressed `.eh_frame` inflates to a huge run of zeros would take minutes a word at a time."""
-        found = NONZERO.search(self.data, pos)
-        stop = found.start() if found else len(self.data)
+        data, stop = self.data, len(self.data)
+        release = getattr(data, "madvise", None)  # an inflated section's mapping: the pages read go again
+        at = pos
+        while at < len(data):
+            chunk = data[at : (at // ZEROS_CHUNK + 1) * ZEROS_CHUNK]
+            if chunk.count(0) != len(chunk):  # counted in C, far faster than a search for what is not zero
+                stop = at + len(chunk) - len(chunk.lstrip(b"\0"))
+                break
+            if release is not None and at % ZEROS_CHUNK == 0:
+                release(mmap.MADV_DONTNEED, at, len(chunk))
+            at += len(chunk)
         return pos + (stop - pos) // 4 * 4
 
     def _head(self, offset: int) -> tuple[int, int, Cie | None]:
@@ -618,9 +637,9 @@ class FrameSection:
         fields: dict[str, int] = {}
         if augmentation and not augmentation.startswith(b"armcc"):
             pos = self._augmentation(augmentation, pos, fields)
-        instructions, _, signs, after = self._instructions_at(pos, end)
-        cie = Cie(offset, end, code_align, data_align, ra_reg, fields.get("R"), fields.get("L"), instructions, signs)
-        cie.sets_loc = any(op == SET_LOC for op, _, _ in instructions)
+        _, signs, sets_loc, after = self._instructions_at(pos, end)
+        cie = Cie(offset, end, code_align, data_align, ra_reg, fields.get("R"), fields.get("L"), (pos, end), signs)
+        cie.sets_loc = sets_loc
         self._entries[offset] = cie
         return cie, after
 
@@ -695,58 +714,66 @@ class FrameSection:
 
     # Instructions -------------------------------------------------------------
 
-    def _instructions_at(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], bytes | None, bool, int]:
-        """The instructions from `pos` to the entry's `end`; their bytes when they can be shared (they
-        end at `end` and set no absolute address); whether they toggle the RA's signing state; and where
-        reading stopped (past `end` when the last instruction's operands run over it, as pyelftools
-        reads them)."""
+    def _instructions_at(self, pos: int, end: int) -> tuple[bytes | None, bool, bool, int]:
+        """The instructions from `pos` to the entry's `end`, read once for what the entry keeps of them:
+        their bytes when they can be shared (they end at `end` and set no absolute address); whether
+        they toggle the RA's signing state; whether they set an absolute address; and where reading
+        stopped (past `end` when the last instruction's operands run over it, as pyelftools reads them)."""
         if pos >= end:
-            return (), b"", False, pos
+            return b"", False, False, pos
         key = self.data[pos:end]
         known = self._instructions.get(key) if end <= len(self.data) else None
         if known is None:
-            instructions, after = self._parse(pos, end)
-            signs = any(op == NEGATE_RA_STATE for op, _, _ in instructions)
+            signs = sets_loc = False
+            after = pos
+            for _, op, _, _, following in self._operations(pos, end):
+                signs |= op == NEGATE_RA_STATE
+                sets_loc |= op == SET_LOC
+                after = following
             if after != end or end > len(self.data):
-                return instructions, None, signs, after
-            shared = all(op != SET_LOC for op, _, _ in instructions)
-            known = self._instructions[key] = instructions, shared, signs
-        instructions, shared, signs = known
-        return instructions, key if shared else None, signs, end
+                return None, signs, sets_loc, after
+            known = self._instructions[key] = not sets_loc, signs
+        shared, signs = known
+        return key if shared else None, signs, not shared, end
 
-    def _parse(self, pos: int, end: int) -> tuple[tuple[Instruction, ...], int]:
-        data, operands = self.data, _OPERANDS
-        out: list[Instruction] = []
+    def _operations(self, pos: int, end: int) -> Iterator[tuple[int, int, int, int | bytes, int]]:
+        """The instructions from `pos` to `end`: `(offset, op, a, b, next)`, each decoded under the code of
+        its kind (`_OPERANDS`), from its offset in the section to where the next starts."""
         while pos < end:
-            if pos >= len(data):
-                raise OutOfBytes
-            raw = data[pos]
-            pos += 1
-            primary = raw & 0xC0
-            if primary == OFFSET:
-                value, pos = self._uleb(pos)
-                out.append((OFFSET, raw & 0x3F, value))
-            elif primary:
-                out.append((primary, raw & 0x3F, 0))
+            op, a, b, after = self._operation(pos)
+            yield pos, op, a, b, after
+            pos = after
+
+    def _operation(self, pos: int) -> tuple[int, int, int | bytes, int]:
+        """The instruction at `pos`: its code, its operands (0 for those it lacks), where the next starts."""
+        data = self.data
+        if pos >= len(data):
+            raise OutOfBytes
+        raw = data[pos]
+        primary = raw & 0xC0
+        if primary == OFFSET:
+            value, after = self._uleb(pos + 1)
+            return OFFSET, raw & 0x3F, value, after
+        if primary:
+            return primary, raw & 0x3F, 0, pos + 1
+        found = _OPERANDS.get(raw)
+        if found is None:
+            raise ValueError(f"unknown CFI opcode {raw:#04x} at {self.name}+{pos:#x}")
+        op, formats = found
+        args: list[int | bytes] = []
+        pos += 1
+        for fmt in formats:
+            if fmt == "block":
+                length, pos = self._uleb(pos)
+                if pos + length > len(data):
+                    raise OutOfBytes
+                args.append(data[pos : pos + length])
+                pos += length
             else:
-                found = operands.get(raw)
-                if found is None:
-                    raise ValueError(f"unknown CFI opcode {raw:#04x} at {self.name}+{pos - 1:#x}")
-                op, formats = found
-                args: list[int | bytes] = []
-                for fmt in formats:
-                    if fmt == "block":
-                        length, pos = self._uleb(pos)
-                        if pos + length > len(data):
-                            raise OutOfBytes
-                        args.append(data[pos : pos + length])
-                        pos += length
-                    else:
-                        value, pos = self._value(fmt, pos)
-                        args.append(value)
-                args += [0, 0]
-                out.append((op, args[0], args[1]))
-        return tuple(out), pos
+                value, pos = self._value(fmt, pos)
+                args.append(value)
+        args += [0, 0]
+        return op, args[0], args[1], pos  # type: ignore[return-value]
 
     # Rows -------------------------------------------------------------------
 
@@ -755,31 +782,25 @@ class FrameSection:
         return [self.function(fde, abi) for fde in self.fdes()]
 
     def function(self, fde: Fde, abi: Abi) -> CfiFunction:
-        """One FDE with its rows (the rows of a CIE and an instruction string worked out once)."""
+        """One FDE with its rows (the table of a CIE and an instruction string worked out once, its rows
+        made when asked for)."""
         cie = fde.cie
         start = fde.start & ADDRESS_MASK
-        signing = _signing(fde, start) if fde.signs or cie.signs else None
         try:
             if fde.key is None:
-                templates = self._templates(cie, fde.instructions, fde.start, abi)
-                rows = [CfiRow(pc & ADDRESS_MASK, *rules) for pc, *rules in templates]
+                table, base = self._table(cie, fde.code, fde.start, abi), 0
             else:
                 cache_key = (cie.offset, fde.key, abi.fp, cie.ra_reg)
-                templates = self._rows.get(cache_key)
-                if templates is None:
-                    templates = self._rows[cache_key] = self._templates(cie, fde.instructions, 0, abi)
-                rows = [CfiRow((start + delta) & ADDRESS_MASK, *rules) for delta, *rules in templates]
+                table, base = self._rows.get(cache_key), start
+                if table is None:
+                    table = self._rows[cache_key] = self._table(cie, fde.code, 0, abi)
         except (IndexError, ValueError) as exc:
             self._fail(fde.offset, str(exc) or "DW_CFA_restore_state without a remembered state")
-        if signing is not None:  # each row: the last change at or before its address
-            changed_at = [at for at, _ in signing]
-            for row in rows:
-                i = bisect.bisect_right(changed_at, row.address) - 1
-                row.ra_signed = signing[i][1] if i >= 0 else False
+        signing = self._signing(fde, start) if fde.signs or cie.signs else None
         return CfiFunction(
             start,
             fde.size,
-            rows,
+            FdeRows(table, base, signing),
             self.name,
             fde.offset,
             cie.offset,
@@ -788,21 +809,147 @@ class FrameSection:
             fde.location_offset,
         )
 
-    def _templates(
-        self, cie: Cie, instructions: tuple[Instruction, ...], start: int, abi: Abi
-    ) -> tuple[tuple[int, CfiRule, CfiRule, CfiRule, RuleSet], ...]:
-        """The rows of an FDE whose instructions are `instructions`, from `start`: (pc, CFA, RA, FP, others)."""
-        if cie.table is None:
-            cie.table = tuple(_decode(cie, cie.instructions, 0, None, False, abi.registers))
-        last = cie.table[-1] if cie.table else None
-        lines = _decode(cie, [i for i in instructions if i[0] != ARGS_SIZE], start, last, True, abi.registers)
-        ra_reg, fp = cie.ra_reg, abi.fp
-        tracked = frozenset((ra_reg, fp))
-        others: dict[int, RuleSet] = {}  # by the identity of the lines' shared sets: shared alike
-        return tuple(
-            (pc, _cfa_rule(cfa), regs.get(ra_reg, SAME), regs.get(fp, SAME), regs.stripped(tracked, others))
-            for pc, cfa, regs in lines
-        )
+    def _table(self, cie: Cie, code: tuple[int, int], start: int, abi: Abi) -> RowTable:
+        """The table of an FDE whose instructions are at `code`, its rows from `start`."""
+        if not cie.decoded:
+            cie.last = self._decode(cie, cie.code, 0, None, abi, False).last_row()
+            cie.decoded = True
+        return self._decode(cie, code, start, cie.last, abi, True)
+
+    def _decode(
+        self,
+        cie: Cie,
+        code: tuple[int, int],
+        start: int,
+        last: tuple[CfaState, array.array[int]] | None,
+        abi: Abi,
+        is_fde: bool,
+    ) -> RowTable:
+        """The table of `code`, as pyelftools' `CFIEntry._decode_CFI_table` works it out.
+
+        `last`: for an FDE, the state of its CIE's last row (None for a CIE, or a CIE without rows, where
+        `DW_CFA_restore` has nothing to restore to). A register number past the ABI's DWARF numbering
+        raises `ValueError` naming it.
+
+        The state is a column of each register's rule, and two of the CFA's (its base, its offset), each
+        the offset of the instruction that set it; a change is kept as the column and the new value
+        (`RowTable`). A remembered state is where the changes were; restoring it changes the columns
+        that differ from it.
+        """
+        registers = abi.registers
+        table = RowTable(self, cie.data_align, cie.ra_reg + 2, abi.fp + 2, registers + 2, last)
+        put, ids = table.put, table.ids
+        cfa: CfaState = last[0] if last else (None, 0, None)
+        pc = start
+        stack = array.array("q")
+        bad_cfa = False
+        code_align, data_align = cie.code_align, cie.data_align
+        for at, op, a, b, _ in self._operations(*code):
+            if op in _NAMES_REGISTER and (a >= registers or (op == 0x09 and b >= registers)):  # type: ignore[operator]
+                bad = a if a >= registers else b
+                raise ValueError(f"register {bad} is past the ABI's DWARF registers (0 to {registers - 1})")
+            match op:
+                case 0x40:  # ADVANCE
+                    bad_cfa |= table.row(pc, cfa)
+                    pc += a * code_align
+                case 0x80 | 0x07 | 0x08 | 0x14 | 0x09 | 0x10 | 0x16:  # a register's rule, at `at`
+                    put(a + 2, at)
+                case 0x01:  # SET_LOC
+                    bad_cfa |= table.row(pc, cfa)
+                    pc = a
+                case 0xC0:  # RESTORE
+                    if not is_fde:
+                        raise ValueError("DW_CFA_restore in a CIE")
+                    if last is None:
+                        raise ValueError("DW_CFA_restore in an FDE whose CIE has no rules")
+                    put(a + 2, last[1][a + 2])
+                case 0x0A:  # REMEMBER
+                    stack.append(table.changes)
+                case 0x0B:  # RESTORE_STATE
+                    if not stack:
+                        raise IndexError("DW_CFA_restore_state without a remembered state")
+                    then = table.state_at(stack.pop())
+                    for column, value in enumerate(then):
+                        if ids[column] != value:
+                            put(column, value)
+                    cfa = table.cfa_of(ids[CFA_BASE], ids[CFA_OFFSET])
+                case 0x0C | 0x12:  # def_cfa, def_cfa_sf (factored by the data alignment; pyelftools: by the code's)
+                    put(CFA_BASE, at)
+                    put(CFA_OFFSET, at)
+                    cfa = (a, b if op == 0x0C else b * data_align, None)  # type: ignore[operator]
+                case 0x0D:
+                    put(CFA_BASE, at)
+                    cfa = (a, cfa[1], None)
+                case 0x0E | 0x13:
+                    if cfa[2] is not None:  # the expression goes: no base is left
+                        put(CFA_BASE, NO_RULE)
+                    put(CFA_OFFSET, at)
+                    cfa = (cfa[0], a if op == 0x0E else a * data_align, None)
+                case 0x0F:
+                    put(CFA_BASE, at)
+                    put(CFA_OFFSET, at)
+                    cfa = (None, None, a)  # type: ignore[assignment]
+                case 0x00 | 0x2D:  # nop, AARCH64_negate_ra_state (its state is `_signing`'s)
+                    pass
+                case 0x2E if is_fde:  # GNU_args_size: nothing the table holds
+                    pass
+                case _:  # GNU_args_size in a CIE
+                    raise ValueError(f"CFI opcode {op:#04x} in a CIE")
+        if cfa[0] is not None or table.live:
+            bad_cfa |= table.row(pc, cfa)
+        if bad_cfa and is_fde:  # valid only for a CFA of a register and an offset (DWARF 5, 6.4.2.2)
+            raise ValueError("DW_CFA_def_cfa_register where the CFA is an expression: no offset to keep")
+        return table.done()
+
+    def rule_at(self, at: int, data_align: int) -> CfiRule:
+        """The register rule the instruction at `at` sets (one the section's decoding read before)."""
+        found = self._rules.get(at)
+        if found is None:
+            op, _, b, _ = self._operation(at)
+            match op:
+                case 0x80:
+                    found = rule(Kind.VALUE, CFA, b * data_align, True)  # type: ignore[operator]
+                case 0x14:
+                    found = rule(Kind.VALUE, CFA, b * data_align, False)  # type: ignore[operator]
+                case 0x09:
+                    found = rule(Kind.VALUE, b, 0, False)
+                case 0x07:
+                    found = UNDEFINED
+                case 0x08:
+                    found = SAME
+                case _:
+                    found = Unexpressible("expression" if op == 0x10 else "val_expression", b)  # type: ignore[arg-type]
+            if len(self._rules) >= RULES_KEPT:
+                self._rules.clear()
+            self._rules[at] = found
+        return found
+
+    def _signing(self, fde: Fde, start: int) -> tuple[Sequence[int], bytes]:
+        """Where the RA's signing state changes: the addresses, in order, and the state from each.
+
+        `DW_CFA_AARCH64_negate_ra_state` toggles it at the current address; it is
+        kept and restored with `DW_CFA_remember_state`/`DW_CFA_restore_state` as
+        libgcc's unwinder does (the state is its pseudo-register 34).
+        """
+        at: array.array[int] | list[int] = array.array("Q")
+        states = bytearray()
+        signed, stack, pc = False, bytearray(), start
+        for code in (fde.cie.code, fde.code):
+            for _, op, a, _, _ in self._operations(*code):
+                if op == SET_LOC:
+                    pc = a & ADDRESS_MASK
+                elif op == ADVANCE:
+                    pc += a * fde.cie.code_align
+                elif op == REMEMBER:
+                    stack.append(signed)
+                elif (op == RESTORE_STATE and stack) or op == NEGATE_RA_STATE:
+                    signed = bool(stack.pop()) if op == RESTORE_STATE else not signed
+                    try:
+                        at.append(pc)
+                    except OverflowError:  # advances past 2^64: compared as they are
+                        at = [*at, pc]
+                    states.append(signed)
+        return at, bytes(states)
 
     def pyelftools_entry(self, offset: int) -> FDE | None:
         """pyelftools' object for the FDE at `offset`: it describes the instructions in readelf's words
@@ -829,116 +976,304 @@ class FrameSection:
         return entry
 
 
-def _decode(
-    cie: Cie, instructions: Sequence[Instruction], start: int, last: Line | None, is_fde: bool, registers: int
-) -> list[Line]:
-    """The table's lines, as pyelftools' `CFIEntry._decode_CFI_table` works them out.
-
-    `last`: for an FDE, the last line of its CIE's table (None for a CIE, or a CIE without rows,
-    where `DW_CFA_restore` has nothing to restore to). A register number past `registers` (the
-    ABI's DWARF numbering) raises `ValueError` naming it.
-
-    The register rules are a `RuleSet`: a line, and a remembered state, keep the set in force, and
-    a change makes a new one that shares the rest, so that rows that change nothing (each
-    `DW_CFA_advance_loc`, each `DW_CFA_remember_state`) share one set, and a change costs a link.
-    """
-    pc = start
-    cfa: CfaState = last[1] if last else (None, 0, None)
-    regs: RuleSet = last[2] if last else EMPTY_RULES
-    table: list[Line] = []
-    stack: list[tuple[CfaState, RuleSet]] = []
-    code_align, data_align = cie.code_align, cie.data_align
-    for op, a, b in instructions:
-        if op in _NAMES_REGISTER and (a >= registers or (op == 0x09 and b >= registers)):
-            bad = a if a >= registers else b
-            raise ValueError(f"register {bad} is past the ABI's DWARF registers (0 to {registers - 1})")
-        match op:
-            case 0x40:  # ADVANCE
-                table.append((pc, cfa, regs))
-                pc += a * code_align
-            case 0x80:  # OFFSET
-                regs = regs.set(a, rule(Kind.VALUE, CFA, b * data_align, True))
-            case 0x01:  # SET_LOC
-                table.append((pc, cfa, regs))
-                pc = a
-            case 0xC0:  # RESTORE
-                if not is_fde:
-                    raise ValueError("DW_CFA_restore in a CIE")
-                if last is None:
-                    raise ValueError("DW_CFA_restore in an FDE whose CIE has no rules")
-                regs = regs.set(a, last[2].get(a))
-            case 0x0A:  # REMEMBER
-                stack.append((cfa, regs))
-            case 0x0B:  # RESTORE_STATE
-                cfa, regs = stack.pop()
-            case 0x07:
-                regs = regs.set(a, UNDEFINED)
-            case 0x08:
-                regs = regs.set(a, SAME)
-            case 0x14:  # val_offset, val_offset_sf
-                regs = regs.set(a, rule(Kind.VALUE, CFA, b * data_align, False))
-            case 0x09:
-                regs = regs.set(a, rule(Kind.VALUE, b, 0, False))
-            case 0x10:
-                regs = regs.set(a, Unexpressible("expression", b))
-            case 0x16:
-                regs = regs.set(a, Unexpressible("val_expression", b))
-            case 0x0C:
-                cfa = (a, b, None)
-            case 0x12:  # def_cfa_sf: factored by the data alignment (pyelftools: by the code alignment)
-                cfa = (a, b * data_align, None)
-            case 0x0D:
-                cfa = (a, cfa[1], None)
-            case 0x0E:
-                cfa = (cfa[0], a, None)
-            case 0x13:
-                cfa = (cfa[0], a * data_align, None)
-            case 0x0F:
-                cfa = (None, None, a)
-            case 0x00 | 0x2D:  # nop, AARCH64_negate_ra_state (its state is `_signing`'s)
-                pass
-            case _:  # GNU_args_size, which an FDE's instructions have had taken out
-                raise ValueError(f"CFI opcode {op:#04x} in a CIE")
-    if cfa[0] is not None or regs:
-        table.append((pc, cfa, regs))
-    return table
-
-
-EMPTY_RULES = RuleSet()
+NO_RULE = -1
+"""A column without a rule (the CFA's: no base; no offset is 0)."""
+CFA_BASE, CFA_OFFSET = 0, 1
+"""The columns of the CFA's base register (or expression) and offset; register `r` is column `r + 2`."""
+RULES_KEPT = 1024
+"""Rules a section keeps by the offset of the instruction that sets them, so that rows made again and
+again do not decode it again: a bound, not a table as large as the section."""
 _NAMES_REGISTER = frozenset({0x80, 0xC0, 0x07, 0x08, 0x14, 0x09, 0x10, 0x16, 0x0C, 0x12, 0x0D})
 """The instructions (as decoded) whose first operand (and `DW_CFA_register`'s second) is a register number."""
 
 
+class RowTable:
+    """An FDE's table (or a CIE's), kept as its bytes are: each row's address, the runs of rows in one
+    state, and the changes between them, with a checkpoint of every column every `interval` changes.
+
+    A row of an FDE changes a column or two of up to 132 (every register's rule, the CFA's base and
+    offset); an object per row, or a set of rules per change, held hundreds of bytes for three bytes of
+    CFI. Here a row is an address, a change a column and a value (the offset of the instruction that
+    set it: its rule is decoded from the section when asked for, `FrameSection.rule_at`), and a state
+    is the changes up to it: the state of a row is a checkpoint's columns and at most `interval`
+    changes on top, work bounded by the ABI's register count. The tables of FDEs of one CIE start from
+    one state, the CIE's, shared.
+    """
+
+    __slots__ = (
+        "changed",
+        "checkpoints",
+        "columns",
+        "data_align",
+        "fp_column",
+        "frames",
+        "ids",
+        "interval",
+        "live",
+        "log",
+        "pcs",
+        "ra_column",
+        "run_changes",
+        "runs",
+        "wide",
+    )
+
+    def __init__(
+        self,
+        frames: FrameSection,
+        data_align: int,
+        ra_column: int,
+        fp_column: int,
+        width: int,
+        last: tuple[CfaState, array.array[int]] | None,
+    ) -> None:
+        self.frames = frames
+        self.data_align = data_align
+        self.ra_column = ra_column
+        self.fp_column = fp_column
+        self.wide = frames.wide
+        initial = last[1] if last else array.array(self.wide, [NO_RULE]) * width
+        self.ids = array.array(self.wide, initial)
+        """The columns as the decoding stands (dropped when it is done)."""
+        self.live = sum(value != NO_RULE for value in initial[2:])
+        self.checkpoints: list[array.array[int]] = [initial]
+        self.interval = max(32, width)
+        self.log = array.array(self.wide)
+        """Each change: `value * 256 + column` (a value of `NO_RULE`: -256 + column)."""
+        self.pcs: array.array[int] = array.array("I")
+        self.runs = array.array("I")
+        """The first row of each run of rows in one state."""
+        self.run_changes = array.array("I")
+        """How many changes each run's state is."""
+        self.changed = bytearray(width)
+        """The columns ever set (the rows look at these only)."""
+        self.columns = b""
+        for column, value in enumerate(initial):
+            if value != NO_RULE:
+                self.changed[column] = 1
+
+    @property
+    def changes(self) -> int:
+        return len(self.log)
+
+    def put(self, column: int, value: int) -> None:
+        """Set a column of the state."""
+        ids = self.ids
+        old = ids[column]
+        if old == value:
+            return
+        ids[column] = value
+        if column >= 2:
+            self.live += (value != NO_RULE) - (old != NO_RULE)
+        self.changed[column] = 1
+        self.log.append(value * 256 + column)
+        if len(self.log) % self.interval == 0:
+            self.checkpoints.append(array.array(self.wide, ids))
+
+    def row(self, pc: int, cfa: CfaState) -> bool:
+        """A row at `pc` in the state as it stands; whether its CFA is a register without an offset."""
+        if not self.runs or self.run_changes[-1] != len(self.log):
+            self.runs.append(len(self.pcs))
+            self.run_changes.append(len(self.log))
+        pc &= ADDRESS_MASK
+        try:
+            self.pcs.append(pc)
+        except OverflowError:
+            self.pcs = array.array("Q", self.pcs)
+            self.pcs.append(pc)
+        return cfa[2] is None and cfa[0] is not None and cfa[1] is None
+
+    def done(self) -> RowTable:
+        """The table, its decoding state dropped."""
+        self.columns = bytes(column for column, changed in enumerate(self.changed) if changed)
+        self.ids = self.changed = None  # type: ignore[assignment]
+        return self
+
+    def last_row(self) -> tuple[CfaState, array.array[int]] | None:
+        """The state of the last row (a CIE's, where its FDEs start), every column; None without rows."""
+        if not self.pcs:
+            return None
+        state = self.state_at(self.run_changes[-1])
+        return self.cfa_of(state[CFA_BASE], state[CFA_OFFSET]), state
+
+    def state_at(self, changes: int) -> array.array[int]:
+        """Every column after the first `changes` changes."""
+        k = changes // self.interval
+        state = array.array(self.wide, self.checkpoints[k])
+        log = self.log
+        for i in range(k * self.interval, changes):
+            value, column = divmod(log[i], 256)
+            state[column] = value
+        return state
+
+    def columns_at(self, changes: int) -> dict[int, int]:
+        """The columns ever set, after the first `changes` changes."""
+        k = changes // self.interval
+        checkpoint = self.checkpoints[k]
+        state = {column: checkpoint[column] for column in self.columns}
+        log = self.log
+        for i in range(k * self.interval, changes):
+            value, column = divmod(log[i], 256)
+            state[column] = value
+        return state
+
+    def cfa_of(self, base: int, offset: int) -> CfaState:
+        """The CFA as (register, offset, expression) from its two columns."""
+        operation = self.frames._operation
+        reg: int | None = None
+        expr: bytes | None = None
+        if base != NO_RULE:
+            op, a, _, _ = operation(base)
+            if op == 0x0F:
+                expr = a  # type: ignore[assignment]
+            else:
+                reg = a  # type: ignore[assignment]
+        value: int | None = 0
+        if offset != NO_RULE:
+            op, a, b, _ = operation(offset)
+            value = {0x0C: b, 0x12: b * self.data_align, 0x0E: a, 0x13: a * self.data_align}.get(op)  # type: ignore[operator]
+        if expr is not None:
+            return None, None, expr
+        return reg, value, None
+
+
+class FdeRows(RowSequence):
+    """An FDE's rows, each made from its `RowTable` when asked for: the table's addresses from `base`,
+    the RA's signing state from `signing` (where it changes, and to what)."""
+
+    __slots__ = ("_base", "_signing", "_table")
+
+    def __init__(self, table: RowTable, base: int, signing: tuple[Sequence[int], bytes] | None) -> None:
+        self._table = table
+        self._base = base
+        self._signing = signing
+
+    def __len__(self) -> int:
+        return len(self._table.pcs)
+
+    @property
+    def addresses(self) -> Sequence[int]:
+        return self._table.pcs if not self._base else _Shifted(self._table.pcs, self._base)
+
+    @overload
+    def __getitem__(self, i: int) -> CfiRow: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[CfiRow]: ...
+    def __getitem__(self, i: int | slice) -> CfiRow | list[CfiRow]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        table = self._table
+        if i < 0:
+            i += len(table.pcs)
+        if not 0 <= i < len(table.pcs):
+            raise IndexError("row index out of range")
+        run = bisect.bisect_right(table.runs, i) - 1
+        owner, kept = _LAST_RUN[0]
+        if owner is not self:
+            kept = None
+        if kept is None or kept.run != run:
+            kept = self._run(run, kept)
+            _LAST_RUN[0] = (self, kept)
+        address = (self._base + table.pcs[i]) & ADDRESS_MASK
+        return CfiRow(address, kept.cfa, kept.ra, kept.fp, kept.others, self._signed(address))
+
+    def __iter__(self) -> Iterator[CfiRow]:
+        return (self[i] for i in range(len(self)))
+
+    def _run(self, run: int, kept: _Kept | None) -> _Kept:
+        """The rules of run `run`: from `kept` and the changes since when it is a few changes before,
+        else from a checkpoint."""
+        table = self._table
+        changes = table.run_changes[run]
+        rule_at, align = table.frames.rule_at, table.data_align
+        ra_column, fp_column = table.ra_column, table.fp_column
+        if kept is None or not kept.changes <= changes <= kept.changes + table.interval:
+            state = table.columns_at(changes)
+            cfa = _cfa_rule(table.cfa_of(state.get(CFA_BASE, NO_RULE), state.get(CFA_OFFSET, NO_RULE)))
+            ra_at, fp_at = state.get(ra_column, NO_RULE), state.get(fp_column, NO_RULE)
+            ra = rule_at(ra_at, align) if ra_at != NO_RULE else SAME
+            fp = rule_at(fp_at, align) if fp_at != NO_RULE else SAME
+            others = {
+                column - 2: rule_at(at, align)
+                for column, at in state.items()
+                if at != NO_RULE and column not in (CFA_BASE, CFA_OFFSET, ra_column, fp_column)
+            }
+            return _Kept(run, changes, state, cfa, ra, fp, others)
+        state, cfa, ra, fp, others = dict(kept.state), kept.cfa, kept.ra, kept.fp, kept.others
+        copied = False
+        log = table.log
+        for i in range(kept.changes, changes):
+            at, column = divmod(log[i], 256)
+            state[column] = at
+            if column <= CFA_OFFSET:
+                cfa = None  # type: ignore[assignment]
+            elif column == ra_column:
+                ra = rule_at(at, align) if at != NO_RULE else SAME
+            elif column == fp_column:
+                fp = rule_at(at, align) if at != NO_RULE else SAME
+            else:
+                if not copied:  # the rows of the run before keep theirs
+                    others, copied = dict(others), True
+                if at == NO_RULE:
+                    others.pop(column - 2, None)
+                else:
+                    others[column - 2] = rule_at(at, align)
+        if cfa is None:
+            cfa = _cfa_rule(table.cfa_of(state.get(CFA_BASE, NO_RULE), state.get(CFA_OFFSET, NO_RULE)))
+        return _Kept(run, changes, state, cfa, ra, fp, others)
+
+    def _signed(self, address: int) -> bool:
+        if self._signing is None:
+            return False
+        at, states = self._signing
+        i = bisect.bisect_right(at, address) - 1
+        return bool(states[i]) if i >= 0 else False
+
+
+class _Kept(NamedTuple):
+    """A run of rows made: its number, its changes, its columns (those ever set), its rules."""
+
+    run: int
+    changes: int
+    state: dict[int, int]
+    cfa: CfiRule
+    ra: CfiRule
+    fp: CfiRule
+    others: dict[int, CfiRule]
+
+
+_LAST_RUN: list[tuple[FdeRows | None, _Kept | None]] = [(None, None)]
+"""The rows whose run was made last, and that run: rows of a run share its rules, and rows are asked for
+in order (the next run is made from it, by the changes between). One for the process, not one per FDE:
+a table of thousands of FDEs, each asked for a row, keeps none of their rules."""
+
+
+class _Shifted(Sequence[int]):
+    """Addresses relative to a function's start, as addresses."""
+
+    __slots__ = ("_base", "_pcs")
+
+    def __init__(self, pcs: Sequence[int], base: int) -> None:
+        self._pcs = pcs
+        self._base = base
+
+    def __len__(self) -> int:
+        return len(self._pcs)
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [(self._base + pc) & ADDRESS_MASK for pc in self._pcs[i]]
+        return (self._base + self._pcs[i]) & ADDRESS_MASK
+
+
 def _cfa_rule(cfa: CfaState) -> CfiRule:
-    """A CFA rule: `reg + offset`, or an expression."""
+    """A CFA rule: `reg + offset`, or an expression (a register without an offset is refused as the
+    table is made)."""
     reg, offset, expr = cfa
     if expr is not None or reg is None:
         return Unexpressible("CFA expression", expr or b"")
-    if offset is None:  # valid only for a CFA of a register and an offset (DWARF 5, 6.4.2.2)
-        raise ValueError("DW_CFA_def_cfa_register where the CFA is an expression: no offset to keep")
     return rule(Kind.VALUE, reg, offset)
-
-
-def _signing(fde: Fde, start: int) -> list[tuple[int, bool]]:
-    """Where the RA's signing state changes: `(address, signed)`, in order.
-
-    `DW_CFA_AARCH64_negate_ra_state` toggles it at the current address; it is
-    kept and restored with `DW_CFA_remember_state`/`DW_CFA_restore_state` as
-    libgcc's unwinder does (the state is its pseudo-register 34).
-    """
-    changes: list[tuple[int, bool]] = []
-    signed, stack, pc = False, [], start
-    for op, a, _ in (*fde.cie.instructions, *fde.instructions):
-        if op == SET_LOC:
-            pc = a & ADDRESS_MASK
-        elif op == ADVANCE:
-            pc += a * fde.cie.code_align
-        elif op == REMEMBER:
-            stack.append(signed)
-        elif op == RESTORE_STATE and stack:
-            signed = stack.pop()
-            changes.append((pc, signed))
-        elif op == NEGATE_RA_STATE:
-            signed = not signed
-            changes.append((pc, signed))
-    return changes

@@ -183,6 +183,13 @@ class Core:
     each, without the core's name."""
     described = "the core"
     """What the state was read from, in a message (`no thread 7 in the core`)."""
+    kind = "a core of"
+    """What the state is of a program, in a message (`not a core of deep`)."""
+    without_files = "no NT_FILE note"
+    """Why the mapped files are not known, where they are not, in a note."""
+    stopped_thread: int | None = None
+    """The thread whose stop stopped the process (a guest's breakpoint), by id: the one a walk starts from
+    when none is named, as gdb selects it; None: the first."""
 
     def __init__(
         self,

@@ -29,7 +29,7 @@ from typing import NamedTuple
 from sfview.errors import InputError
 from sfview.inputs.core import PRSTATUS_REGS, Core, Mapping, Memory, Thread
 
-__all__ = ["LiveProcess", "ProcessMemory", "stopped"]
+__all__ = ["LiveProcess", "PagedMemory", "ProcessMemory", "Region", "signals_held", "stopped"]
 
 PTRACE_DETACH = 17
 PTRACE_GETREGSET = 0x4204
@@ -59,29 +59,38 @@ class Region(NamedTuple):
     path: str
 
 
-class ProcessMemory(Memory):
-    """A process's memory through `/proc/PID/mem`, a page at a time as it is asked for, each page kept.
+class PagedMemory(Memory):
+    """Memory read a page at a time as it is asked for, each page kept: a running process's, whose pages
+    come from `read_page` (`/proc/PID/mem`, a gdbstub's `m` packets).
 
     Ranges added by hand (a file's read-only segments) answer only where the
     process has no readable page. After `let_go` nothing more is read: what a
     walk read while the process was stopped is a snapshot of it.
     """
 
-    def __init__(self, pid: int, regions: list[Region]) -> None:
-        super().__init__(little_endian=True)
+    regions: list[Region]
+    """The readable mappings where they are known (`/proc/PID/maps`), for `bytes_from`."""
+
+    def __init__(self, regions: list[Region], little_endian: bool = True) -> None:
+        super().__init__(little_endian=little_endian)
         self.regions = regions
         self._pages: dict[int, bytes | None] = {}
-        self._fd: int | None = os.open(f"/proc/{pid}/mem", os.O_RDONLY | os.O_CLOEXEC)
+        self.reading = True
+
+    def read_page(self, number: int) -> bytes | None:
+        """Page `number`'s bytes from the process, None where it has none readable."""
+        raise NotImplementedError
 
     def _page(self, number: int) -> bytes | None:
-        if number in self._pages or self._fd is None:
+        if number in self._pages or not self.reading:
             return self._pages.get(number)
-        try:
-            data: bytes | None = os.pread(self._fd, PAGE, number * PAGE)
-        except (OSError, OverflowError):  # not mapped, not readable, or past what an offset can say
-            data = None
+        data = self.read_page(number)
         self._pages[number] = data if data is not None and len(data) == PAGE else None
         return self._pages[number]
+
+    def forget(self) -> None:
+        """Drop the pages read: the process ran meanwhile."""
+        self._pages.clear()
 
     def bytes_at(self, address: int, size: int) -> bytes | None:
         first, last = address // PAGE, (address + size - 1) // PAGE
@@ -103,6 +112,24 @@ class ProcessMemory(Memory):
 
     def let_go(self) -> None:
         """Read nothing more from the process: it runs again."""
+        self.reading = False
+
+
+class ProcessMemory(PagedMemory):
+    """A process's memory through `/proc/PID/mem`."""
+
+    def __init__(self, pid: int, regions: list[Region]) -> None:
+        super().__init__(regions)
+        self._fd: int | None = os.open(f"/proc/{pid}/mem", os.O_RDONLY | os.O_CLOEXEC)
+
+    def read_page(self, number: int) -> bytes | None:
+        try:
+            return os.pread(self._fd, PAGE, number * PAGE)  # type: ignore[arg-type]
+        except (OSError, OverflowError):  # not mapped, not readable, or past what an offset can say
+            return None
+
+    def let_go(self) -> None:
+        super().let_go()
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -301,7 +328,9 @@ class _Threads:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
+    """Ctrl-C (and the other signals that end sfview) held back while the block runs: a process or guest
+    being let go is let go whole."""
     before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
     try:
         yield
@@ -415,7 +444,7 @@ def stopped(pid: int) -> Iterator[LiveProcess]:
         if (_stat(pid) or "X")[0] in "ZX":  # killed while held (SIGKILL wakes a traced thread): the read may be cut
             raise _exited(pid)
     finally:
-        with _signals_held():
+        with signals_held():
             threads.let_go()
             if process is not None:
                 process.memory.let_go()

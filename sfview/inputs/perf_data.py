@@ -10,7 +10,7 @@ section per feature bit set (the build-ids, the architecture).
 What sfview reads of a record is what a user-stack unwind needs:
 `PERF_RECORD_SAMPLE` (its PID, TID, time, IP, the user registers and the copy
 of the user stack), `MMAP`/`MMAP2` (what file was mapped where), `COMM`, `FORK`,
-`EXIT`; the rest are passed over by their size. Records are read one at a time
+`EXIT`, and perf's `FINISHED_ROUND`; the rest are passed over by their size. Records are read one at a time
 from the file: memory holds one record, whatever the file's size. Every read is
 bounded by the file's bytes; a record that runs past its section, a size that
 cannot be, a field that does not fit its record, is an `InputError` naming the
@@ -54,6 +54,9 @@ class Record(IntEnum):
     FORK = 7
     SAMPLE = 9
     MMAP2 = 10
+    FINISHED_ROUND = 68
+    """perf's own: every CPU's buffer written once more; no record after the next such one is older than
+    the records before this one."""
     AUXTRACE = 71
     """Followed by its trace data, which its `size` field counts and the header's size does not."""
     COMPRESSED = 81
@@ -164,7 +167,7 @@ class Mmap(NamedTuple):
 
 
 class Task(NamedTuple):
-    """A `COMM`, `FORK` or `EXIT` record: what happened to which process."""
+    """A `COMM`, `FORK` or `EXIT` record: what happened to which process; or a `FINISHED_ROUND`."""
 
     offset: int
     kind: Record
@@ -388,19 +391,28 @@ class PerfData:
         if self.arch not in PERF_REGISTERS:
             raise self._error(f"a profile of a {self.arch or 'unnamed'} machine: sfview reads x86_64 and aarch64", None)
 
-    def records(self) -> Iterator[Sample | Mmap | Task]:
-        """The samples, mappings and task events in file order; one record read at a time."""
+    def records(self, owned: tuple[int, int] | None = None) -> Iterator[Sample | Mmap | Task]:
+        """The samples, mappings and task events in file order; one record read at a time. `owned`: only
+        the samples whose records start in this range of file offsets are read and given (the others
+        are passed over by their size, still counted), and nothing after the range: a share of the
+        samples, with every mapping and task event before them."""
         attr = self.attrs[0]
         layout = SampleLayout.of(attr, self._register_names(attr.sample_regs_user))
         end = self.data_offset + self.data_size
+        first, last = owned if owned is not None else (0, end)
         at, number = self.data_offset, 0
         f = self.file
         f.seek(at)
-        while at < end:
+        while at < min(end, last):
             head = f.read(EVENT_HEADER.size) if at + EVENT_HEADER.size <= end else b""
             kind, misc, size = EVENT_HEADER.unpack(head) if head else (0, 0, end - at + 1)
             if size < EVENT_HEADER.size:
                 raise self._error(f"a record of {size} bytes: no record is shorter than its header", at)
+            if kind == Record.SAMPLE and at < first and at + size <= end:  # another share's: not read
+                f.seek(size - EVENT_HEADER.size, os.SEEK_CUR)
+                at += size
+                number += 1
+                continue
             body = f.read(size - EVENT_HEADER.size) if at + size <= end else b""
             if at + size > end or len(body) != size - EVENT_HEADER.size:
                 if self.cut:
@@ -415,6 +427,8 @@ class PerfData:
                 yield self._mmap(body, at, kind, misc, attr)
             elif kind in (Record.COMM, Record.FORK, Record.EXIT):
                 yield self._task(body, at, kind, misc)
+            elif kind == Record.FINISHED_ROUND:
+                yield Task(at, Record.FINISHED_ROUND, 0, 0, "", 0, False)
             elif kind in (Record.COMPRESSED, Record.COMPRESSED2):
                 raise self._error("compressed records (`perf record -z`): record without -z", at)
             elif kind == Record.AUXTRACE:

@@ -45,11 +45,20 @@ def _copy_short(counts: Coverage) -> list[str]:
     ]
 
 
+def _reader(counts: Coverage) -> str:
+    """Whose rules the SFrame walks followed."""
+    if counts.reader is None:
+        return "SFrame walked as the format reads every section (--no-kernel-rules)"
+    name, title = counts.reader
+    return f"SFrame walked as the kernel would: {name}, {title}"
+
+
 def text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
     walked = counts.samples - counts.without_registers
     lines = [
         f"{path}: {counts.samples} samples"
         + (f", {counts.without_registers} without user registers (not unwound)" if counts.without_registers else ""),
+        _reader(counts),
         "",
         f"SFrame stack = DWARF stack:        {counts.equal[Mode.SFRAME]:>8} of {walked}  "
         f"{_share(counts.equal[Mode.SFRAME], walked)}",
@@ -92,6 +101,7 @@ def json_text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
         "file": path,
         "samples": counts.samples,
         "without_registers": counts.without_registers,
+        "kernel_reader": counts.reader[0] if counts.reader else None,
         "equal_to_dwarf": {
             "sframe": counts.equal[Mode.SFRAME],
             "sframe_as_far_as_files_with_sframe_go": counts.equal_within,

@@ -29,6 +29,9 @@ MAX_COPIED = 1 << 20
 """The mappings a profile's forks may copy from their parents in all: each copy is the parent's whole list,
 so forks of a process of many mappings that each map one more would hold their square."""
 
+KERNEL = "kernel"
+"""The kernel's SFrame reader a profile's SFrame walks follow by default: the newest revision sfview knows."""
+
 MACHINES = {
     "x86_64": (Sframe.AbiArch.amd64_endian_little, "EM_X86_64"),
     "aarch64": (Sframe.AbiArch.aarch64_endian_little, "EM_AARCH64"),
@@ -58,9 +61,11 @@ class Files:
     the build that ran, else perf's copy of that build in its build-id cache (`~/.debug`, or
     `$PERF_BUILDID_DIR`), as `perf script` reads it; the vDSO from there too."""
 
-    def __init__(self, build_ids: list[BuildId], machine: str) -> None:
+    def __init__(self, build_ids: list[BuildId], machine: str, reader: str = KERNEL) -> None:
         self.recorded = {entry.path: entry.build_id for entry in build_ids}
         self.machine = machine
+        self.reader = reader
+        """The revision of the kernel's SFrame reader `kernel` follows (a consumer profile's name)."""
         self.notes: list[str] = []
         self._found: dict[str, str | None] = {}
         self._kernel: dict[str, KernelView | None] = {}
@@ -102,7 +107,7 @@ class Files:
         file has none, or is not read here)."""
         if path not in self._kernel:
             found = self._found.get(path)
-            self._kernel[path] = _kernel_view(found) if found else None
+            self._kernel[path] = _kernel_view(found, self.reader) if found else None
         return self._kernel[path]
 
 
@@ -124,12 +129,26 @@ class KernelView(NamedTuple):
         return i >= 0 and self.failing[i][0] <= address < self.failing[i][1]
 
 
-def _kernel_view(path: str) -> KernelView | None:
-    from sfview.consumers import kernel
+def kernel_reader(name: str) -> tuple[str, str]:
+    """The revision of the kernel's SFrame reader a name gives (`kernel`: the newest), as its consumer
+    profile's name and title; an `InputError` for a name that is none."""
+    from sfview.consumers import PROFILES, kernel_linux_mm  # importing the revisions registers them
+
+    revision = kernel_linux_mm.NAME if name == KERNEL else name
+    revisions = sorted(n for n in PROFILES if n.startswith(f"{KERNEL}-"))
+    if revision not in revisions:
+        raise InputError(f"--kernel {name}: not a revision of the kernel's reader ({', '.join([KERNEL, *revisions])})")
+    return revision, PROFILES[revision].title
+
+
+def _kernel_view(path: str, reader: str) -> KernelView | None:
+    from sfview.consumers import PROFILES
     from sfview.document import Document
 
+    judge = PROFILES[kernel_reader(reader)[0]].judge_document
+    assert judge is not None
     try:
-        verdict = kernel.judge_document(Document.open(path))
+        verdict = judge(Document.open(path), None)
     except InputError:  # no SFrame: nothing for the kernel to read
         return None
     if not verdict.accepted:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from enum import Enum
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK
 from sfview.profiling.walks import KernelModule, Mode, Walked
@@ -67,6 +68,10 @@ class Library(NamedTuple):
     samples: int
     equal: int
 
+
+KNOWN_KEPT = 1 << 14
+"""The walks' keys a profile remembers what it worked out of at most (`Coverage._known`)."""
+T = TypeVar("T")
 
 NAMES_KEPT = 1 << 16
 """The frames' names a profile remembers at most (by module and PC); past that it starts again."""
@@ -130,6 +135,30 @@ def _reason(frame: Frame, sframe: Walked, at: int, sp: int) -> Reason:
     return Reason.STOPPED if stopped else Reason.OTHER_CALLER
 
 
+def _files_of(dwarf: Walked) -> tuple[int, list[tuple[str, bool]]]:
+    """A DWARF stack's `within_sframe`, and the files its frames are in, each with whether it has SFrame."""
+    files = {}
+    for frame in dwarf.frames:
+        path = file_name(frame)
+        if path not in files:
+            module = frame.module
+            files[path] = module is not None and module.section is not None
+    return within_sframe(dwarf), list(files.items())
+
+
+def _place(sframe: Walked, reference: tuple[int, ...], sp: int) -> Place:
+    """Where and why an SFrame stack parts from the DWARF stack (`reference`, its PCs)."""
+    pcs = sframe.pcs
+    at = next(
+        (i for i, (a, b) in enumerate(zip(pcs, reference, strict=False)) if a != b), min(len(pcs), len(reference))
+    )
+    blamed = sframe.frames[max(at - 1, 0)]
+    reason = _reason(blamed, sframe, at, sp)
+    if reason is Reason.STOPPED and at == len(reference):
+        reason = Reason.FURTHER
+    return Place(function_name(blamed), file_name(blamed), reason)
+
+
 def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
     """Two counts of one thing together, the first sample of either."""
     if one is None or other is None:
@@ -156,8 +185,12 @@ class Coverage:
         self.libraries: dict[str, list] = {}
         self.folded: dict[Mode, Counter[str]] = {mode: Counter() for mode in Mode}
         self.names: dict[tuple, str] = {}
+        self.known: dict[tuple, object] = {}
+        """What was worked out of walks, by their keys (`_known`)."""
         self.kernel: dict[str, str] = {}
         """File → what the kernel's reader makes of its `.sframe` (`KernelView.words`; "" for none)."""
+        self.reader: tuple[str, str] | None = None
+        """The revision of the kernel's reader the SFrame walks followed (its profile's name and title)."""
 
     def skip(self) -> None:
         """A sample with no user registers (perf held none: a kernel thread, a sample in the kernel)."""
@@ -182,30 +215,37 @@ class Coverage:
         equal = pcs == reference
         if equal:
             self.equal_by_depth[depth] += 1
-        within = within_sframe(dwarf)
+        within, files = self._known(dwarf.key, dwarf, _files_of)
         self.equal_within += pcs[:within] == reference[:within]
         if not equal:
-            at = next(
-                (i for i, (a, b) in enumerate(zip(pcs, reference, strict=False)) if a != b),
-                min(len(pcs), len(reference)),
-            )
-            blamed = sframe.frames[max(at - 1, 0)]
-            reason = _reason(blamed, sframe, at, sp)
-            if reason is Reason.STOPPED and at == len(reference):
-                reason = Reason.FURTHER
-            place = Place(function_name(blamed), file_name(blamed), reason)
+            short = sframe.missing_address is not None and sframe.missing_address >= sp
+            key = (sframe.key, dwarf.key, short) if sframe.key is not None and dwarf.key is not None else None
+            place = self._known(key, sframe, lambda _: _place(sframe, reference, sp))
             seen = self.places.get(place)
             self.places[place] = Seen(1, number) if seen is None else seen._replace(count=seen.count + 1)
-        for path in {file_name(frame) for frame in dwarf.frames}:
+        for path, has in files:
             entry = self.libraries.get(path)
             if entry is None:
-                module = next(f.module for f in dwarf.frames if file_name(f) == path)
-                has = module is not None and module.section is not None
                 entry = self.libraries[path] = [has, 0, 0]
             entry[1] += 1
             entry[2] += equal
         for mode, walk in walked.items():
-            self.folded[mode][";".join(function_name(f, self.names) for f in reversed(walk.frames))] += 1
+            self.folded[mode][self._known((mode, walk.key), walk, self._folded)] += 1
+
+    def _folded(self, walk: Walked) -> str:
+        return ";".join(function_name(f, self.names) for f in reversed(walk.frames))
+
+    def _known(self, key: tuple | None, walk: Walked, work: Callable[[Walked], T]) -> T:
+        """`work` on a walk, done once for walks of one key (`Walked.key`: the same frames in the same
+        files): a profile's samples go through the same stacks over and over. At most `KNOWN_KEPT` kept."""
+        if key is None or key[-1] is None:
+            return work(walk)
+        found = self.known.get(key)
+        if found is None:
+            if len(self.known) >= KNOWN_KEPT:
+                self.known.clear()
+            found = self.known[key] = work(walk)
+        return found
 
     def merge(self, other: Coverage) -> None:
         """Add the counts of another share of the same profile's samples (`Profile.coverage`'s `share`)."""
@@ -227,10 +267,11 @@ class Coverage:
         for mode, stacks in other.folded.items():
             self.folded[mode].update(stacks)
         self.kernel.update(other.kernel)
+        self.reader = self.reader or other.reader
 
     def __getstate__(self) -> dict:
         """What goes from a worker to the process that merges: the counts, not the names remembered."""
-        return {**self.__dict__, "names": {}}
+        return {**self.__dict__, "names": {}, "known": {}}
 
     def libraries_seen(self) -> list[Library]:
         """Every file a DWARF stack went through, the most sampled first."""

@@ -7,28 +7,50 @@ before the samples that run in them).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 from sfview.errors import InputError
 from sfview.inputs.core import Memory
 from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Mmap, PerfData, Record, Sample, Task
-from sfview.profiling.address_space import MACHINES, AddressSpace, Files, machine_of
+from sfview.profiling.address_space import KERNEL, MACHINES, AddressSpace, Files, kernel_reader, machine_of
 from sfview.profiling.coverage import Coverage
 from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
 from sfview.unwind.engine import RuleSource, Unwinder
 from sfview.unwind.session import Session
 
+EXITED_KEPT = 1024
+"""The processes that exited whose mappings a profile keeps at most, the last ones, where the file's
+rounds do not let them go first (a PID taken again meanwhile is taken as the process that exited)."""
+
 
 class Profile:
     """A profile's processes as its records describe them, and its samples unwound."""
 
-    def __init__(self, perf: PerfData, limit: int = MAX_STACK, record: bool = False, kernel_rules: bool = True) -> None:
+    def __init__(
+        self,
+        perf: PerfData,
+        limit: int = MAX_STACK,
+        record: bool = False,
+        kernel_rules: bool = True,
+        kernel: str = KERNEL,
+    ) -> None:
         perf.check_unwindable()
         self.perf = perf
         self.arch = perf.arch
-        self.files = Files(perf.build_ids, MACHINES[perf.arch][1])
+        self.reader = kernel_reader(kernel) if kernel_rules else None
+        """The revision of the kernel's reader SFrame's walks follow (its profile's name and title); None:
+        every section as the format reads it."""
+        self.files = Files(perf.build_ids, MACHINES[perf.arch][1], kernel)
         self.walker = Walker(machine_of(perf.arch), limit, record, self.files.kernel if kernel_rules else None)
         self.spaces: dict[int, AddressSpace] = {}
+        self.exited: dict[int, AddressSpace | None] = {}
+        """The processes that exited (`EXIT`) whose records may still come, oldest first, and their mappings
+        (None: no record gave one yet)."""
+        self.exit_rounds: dict[int, int] = {}
+        """When each of them exited: the `FINISHED_ROUND` records before its `EXIT`."""
+        self.rounds = 0
         self.names: dict[int, str] = {}
         """PID → the process's command name (`COMM`)."""
 
@@ -38,17 +60,25 @@ class Profile:
         return [*self.perf.notes, *self.files.notes]
 
     def space(self, pid: int) -> AddressSpace:
+        """The process's mappings (an exited process's while it is kept: its last records can follow its
+        `EXIT`)."""
         space = self.spaces.get(pid)
         if space is None:
-            space = self.spaces[pid] = AddressSpace(self.files)
+            if pid in self.exited:
+                space = self.exited[pid]
+                if space is None:
+                    space = self.exited[pid] = AddressSpace(self.files)
+            else:
+                space = self.spaces[pid] = AddressSpace(self.files)
         return space
 
     def walks(
-        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True
+        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True, owned: tuple[int, int] | None = None
     ) -> Iterator[tuple[Sample, dict[Mode, Walked] | None]]:
         """Each sample `wanted` with its walks (None for a sample without user registers, or when not
-        `walk`ed), in file order, its process's mappings as they were."""
-        for record in self.perf.records():
+        `walk`ed), in file order, its process's mappings as they were; `owned`: of the samples whose
+        records start in this range of file offsets (`PerfData.records`)."""
+        for record in self.perf.records(owned):
             if isinstance(record, Mmap):
                 try:
                     self.space(record.pid).add(record)
@@ -61,18 +91,41 @@ class Profile:
 
     def _task(self, task: Task) -> None:
         """A fork copies the parent's mappings, unless the child's own records came first: perf writes each
-        CPU's buffer in turn, so a child that ran (and exec'd) on another CPU can precede its `FORK`."""
-        if (
-            task.kind is Record.FORK
-            and task.pid != task.parent
-            and task.parent in self.spaces
-            and task.pid not in self.spaces
-        ):
-            self.spaces[task.pid] = self.spaces[task.parent].fork()
+        CPU's buffer in turn, so a child that ran (and exec'd) on another CPU can precede its `FORK`, and
+        a process's records can follow its `EXIT` (its `FORK` too), but none comes after the second
+        `FINISHED_ROUND` that follows it (perf's own order of events relies on it). A process whose main
+        thread exits is kept until then (`EXITED_KEPT` at most), its records after the `EXIT` its own,
+        then let go: the mappings held are those of the processes running, whatever the processes a
+        profile saw."""
+        pid = task.pid
+        if task.kind is Record.FORK and pid != task.parent and pid not in self.spaces:
+            parent = self.spaces.get(task.parent) or self.exited.get(task.parent)
+            if parent is not None and self.exited.get(pid, False) is None:  # after its EXIT, none of its own
+                self.exited[pid] = parent.fork()
+            elif parent is not None and pid not in self.exited:
+                self.spaces[pid] = parent.fork()
         elif task.kind is Record.COMM:
-            self.names[task.pid] = task.name
-            if task.exec:
-                self.spaces[task.pid] = AddressSpace(self.files)
+            self.names[pid] = task.name
+            if task.exec and pid in self.exited:
+                self.exited[pid] = AddressSpace(self.files)
+            elif task.exec:
+                self.spaces[pid] = AddressSpace(self.files)
+        elif task.kind is Record.EXIT and pid == task.tid:
+            space = self.spaces.pop(pid, None)
+            if space is not None:
+                self.walker.forget(space)
+            self.exited.pop(pid, None)
+            self.exited[pid] = space
+            self.exit_rounds[pid] = self.rounds
+            if len(self.exited) > EXITED_KEPT:
+                self._let_go(next(iter(self.exited)))
+        elif task.kind is Record.FINISHED_ROUND:
+            self.rounds += 1
+            while self.exited and self.exit_rounds[next(iter(self.exited))] <= self.rounds - 2:
+                self._let_go(next(iter(self.exited)))
+
+    def _let_go(self, pid: int) -> None:
+        del self.exited[pid], self.exit_rounds[pid]
 
     def session(self, number: int) -> tuple[Session, str] | None:
         """Sample #`number` as a machine state to step through (the debugger's): its registers, its stack
@@ -102,40 +155,58 @@ class Profile:
             return Session(unwinder, pc, registers, memory, list(self.notes)), found
         return None
 
-    def coverage(self, share: tuple[int, int] = (0, 1)) -> Coverage:
-        """Every sample unwound and counted; `share` (k, n): only the samples whose number is k modulo n."""
+    def coverage(self, owned: tuple[int, int] | None = None) -> Coverage:
+        """Every sample unwound and counted; `owned`: only the samples whose records start in this range
+        of file offsets."""
         counts = Coverage()
-        part, parts = share
-        for sample, walked in self.walks(lambda s: s.number % parts == part):
-            if walked is None:
-                counts.skip()
-            else:
-                counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
+        collecting = gc.isenabled()
+        # Walks and counts make no reference cycles (what they let go, counting frees): the cyclic
+        # collector's passes over the ends and lookups kept would be a fifth of the time, for nothing.
+        gc.disable()
+        try:
+            for sample, walked in self.walks(owned=owned):
+                if walked is None:
+                    counts.skip()
+                else:
+                    counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
+        finally:
+            if collecting:
+                gc.enable()
         for path in counts.libraries:
             view = self.files.kernel(path)
             counts.kernel[path] = view.words if view is not None else ""
+        counts.reader = self.reader
         return counts
 
 
-def _share(path: str, limit: int, kernel_rules: bool, share: tuple[int, int]) -> tuple[Coverage, list[str]]:
+def _share(
+    path: str, limit: int, kernel_rules: bool, kernel: str, owned: tuple[int, int] | None
+) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
-        profile = Profile(perf, limit, kernel_rules=kernel_rules)
-        return profile.coverage(share), profile.notes
+        profile = Profile(perf, limit, kernel_rules=kernel_rules, kernel=kernel)
+        return profile.coverage(owned), profile.notes
 
 
-def coverage(path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True) -> tuple[Coverage, list[str]]:
-    """The profile at `path` counted, and what was noticed; with `jobs` processes, each reading the whole
-    file and unwinding every `jobs`-th sample (the walks are independent; the file's records are not
-    the work)."""
+def coverage(
+    path: str, limit: int = MAX_STACK, jobs: int = 1, kernel_rules: bool = True, kernel: str = KERNEL
+) -> tuple[Coverage, list[str]]:
+    """The profile at `path` counted, and what was noticed; with `jobs` processes, each unwinding the
+    samples of a `jobs`-th of the data section (the walks are independent): each reads the mappings and
+    task events from the start, passes over the samples before its part by their size, and stops at its
+    part's end. The last reads every record, and says what the file and the files it names lacked."""
     if jobs <= 1:
-        return _share(path, limit, kernel_rules, (0, 1))
+        return _share(path, limit, kernel_rules, kernel, None)
     import multiprocessing  # only for more than one process
     from concurrent.futures import ProcessPoolExecutor
 
+    with PerfData(path) as perf:
+        start, size = perf.data_offset, perf.data_size
+    cuts = [start + size * part // jobs for part in range(jobs)] + [start + size + 1]
+    cuts[0] = 0
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_share, path, limit, kernel_rules, (part, jobs)) for part in range(jobs)]
+        futures = [pool.submit(_share, path, limit, kernel_rules, kernel, (a, b)) for a, b in pairwise(cuts)]
         results = [future.result() for future in futures]
-    counts, notes = results[0]
+    counts, _ = results[0]
     for other, _ in results[1:]:
         counts.merge(other)
-    return counts, notes
+    return counts, results[-1][1]

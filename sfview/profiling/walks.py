@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Sample
 from sfview.profiling.address_space import AddressSpace, KernelView
-from sfview.unwind.engine import Ends, Frame, Lookups, Machine, Module, Read, Recall, RuleSource, Unwinder, Walk
+from sfview.unwind.engine import Ends, Found, Frame, Lookups, Machine, Module, Read, Recall, RuleSource, Unwinder, Walk
 from sfview.unwind.session import register_numbers
 
 if TYPE_CHECKING:
@@ -43,6 +43,10 @@ class Mode(Enum):
     FP = "fp"
     DWARF = "dwarf"
 
+    __hash__ = object.__hash__
+    """Hashed as the object it is (a member is one object): `Enum`'s own hash, written in Python, was a
+    twentieth of a profile's counting, the modes keying a sample's walks and counts."""
+
 
 class Walked(NamedTuple):
     """One mode's stack of a sample: its frames (innermost first), why it stopped, the word it wanted."""
@@ -52,6 +56,10 @@ class Walked(NamedTuple):
     missing_address: int | None
     pcs: tuple[int, ...]
     """The frames' PCs (what walks are compared by)."""
+    key: tuple | None = None
+    """The same for walks of the same frames in the same files (the modules a walker had and the PCs),
+    so that what is worked out of a walk's frames is worked out once (None: a walk through a signal
+    frame, named otherwise)."""
 
 
 class KernelModule(Module):
@@ -82,6 +90,10 @@ class Known(NamedTuple):
     modules: list[Module]
     lookups: Lookups
     ends: Ends
+    serial: int
+    """Numbers the modules a walker had (`Walked.key`)."""
+    unwinder: Unwinder
+    """The unwinder of these modules, given each sample's memory (its `read`)."""
 
 
 def _without_rules(module: Module) -> Module:
@@ -112,6 +124,7 @@ class Walker:
         self.numbers = register_numbers(machine)
         self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, Known]]]
         self._spaces = weakref.WeakKeyDictionary()
+        self._serial = 0
         """Each space's modules per mode, lookups and walks' ends, as long as the space lives (an `exec`
         replaces it)."""
 
@@ -119,17 +132,24 @@ class Walker:
         known = self._spaces.get(space)
         if known is None or known[0] != space.version:
             modules = space.modules
-            bare = [_without_rules(m) for m in modules]
-            known = (
-                space.version,
-                {
-                    Mode.SFRAME: Known([self._as_kernel(m) for m in modules], Lookups(), Ends()),
-                    Mode.FP: Known(bare, Lookups(), Ends()),
-                    Mode.DWARF: Known(modules, Lookups(), Ends()),
-                },
-            )
+            by_mode = {
+                Mode.SFRAME: [self._as_kernel(m) for m in modules],
+                Mode.FP: [_without_rules(m) for m in modules],
+                Mode.DWARF: modules,
+            }
+            modes = {}
+            for mode, held in by_mode.items():
+                self._serial += 1
+                source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
+                unwinder = Unwinder(held, self.machine, _nothing, None, source, record=self.record)
+                modes[mode] = Known(held, Lookups(), Ends(), self._serial, unwinder)
+            known = (space.version, modes)
             self._spaces[space] = known
         return known[1]
+
+    def forget(self, space: AddressSpace) -> None:
+        """Let go of what was kept for a space's walks (its process exited)."""
+        self._spaces.pop(space, None)
 
     def _as_kernel(self, module: Module) -> Module:
         """The module as SFrame's walk has it: as the kernel's reader does, unless told otherwise."""
@@ -143,24 +163,31 @@ class Walker:
             return None
         registers = {self.numbers[n]: v for n, v in sample.registers.items() if n in self.numbers}
         walked = {}
-        for mode, (modules, lookups, ends) in self._modes(space).items():
-            source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
+        for mode, (_, lookups, ends, serial, unwinder) in self._modes(space).items():
             # a walk whose frames record their computations is shown, not counted: it takes no end known
             reads: list[Read] | None = None if self.record else []
-            read = _reader(sample.stack, sp, space.memory.read, reads)
-            unwinder = Unwinder(modules, self.machine, read, None, source, record=self.record)
+            unwinder.read = _reader(sample.stack, sp, space.memory.read, reads)
             recall = None if reads is None else Recall(ends, reads, (sp, sample.stack))
             walk = Walk(unwinder, Frame(0, pc, dict(registers)), self.limit, recall=recall, lookups=lookups)
             frames = list(walk)
-            for frame in frames:  # code no symbol names (a PLT without symbols): still in its file
-                if frame.module is None:
+            named = True
+            for frame in frames:
+                if frame.module is None:  # code no symbol names (a PLT without symbols): still in its file
                     mapped = space.at(frame.pc)
                     frame.module = mapped.module if mapped is not None else None
-            walked[mode] = Walked(frames, walk.stop, walk.missing_address, tuple(frame.pc for frame in frames))
+                if frame.interrupted or frame.found is Found.SIGNAL_FRAME:  # its PC looked up as it is
+                    named = False
+            pcs = tuple(frame.pc for frame in frames)
+            walked[mode] = Walked(frames, walk.stop, walk.missing_address, pcs, (serial, pcs) if named else None)
         return walked
 
 
 WORD = struct.Struct("<Q")
+
+
+def _nothing(_: int) -> int | None:
+    """No memory: an unwinder's `read` until a sample gives it one."""
+    return None
 
 
 def _reader(
@@ -185,5 +212,3 @@ def _reader(
         return value
 
     return noted
-
-    return read

@@ -240,7 +240,7 @@ def _auxv_bias(doc: Document, core: Core) -> int:
         if AT_PHDR in core.auxv:
             where += f", program headers at {core.auxv[AT_PHDR]:#x}"
         raise InputError(
-            f"not a core of {os.path.basename(doc.path)}: the process had its {where}, "
+            f"not {core.kind} {os.path.basename(doc.path)}: the process had its {where}, "
             f"which fit no load address of this program (entry {elf.entry:#x}"
             + (f", PT_PHDR {phdr:#x})" if phdr is not None else ")"),
             path=core.path,
@@ -289,7 +289,7 @@ def _check_program_bytes(doc: Document, core: Core, bias: int) -> None:
     assert elf is not None
     if _same_file(elf, core.memory, bias) is False:
         raise InputError(
-            f"not a core of {os.path.basename(doc.path)}: the process's bytes at {bias + _first_address(elf):#x},"
+            f"not {core.kind} {os.path.basename(doc.path)}: the process's bytes at {bias + _first_address(elf):#x},"
             " where the core places the program's ELF header, are not this program's (another program, or"
             " another build of it)",
             path=core.path,
@@ -367,12 +367,12 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         raise InputError("needs the program's ELF file, not a raw section", path=program)
     if elf.machine != core.machine:
         raise InputError(
-            f"the core is of a {ELF_MACHINES.get(core.machine, core.machine)} process, the program is "
+            f"{core.described} is of a {ELF_MACHINES.get(core.machine, core.machine)} process, the program is "
             f"{ELF_MACHINES.get(elf.machine, elf.machine)}",
             path=core.path,
         )
     notes = [f"{core.path}: {damage}" for damage in core.damaged]
-    without_files = "no readable NT_FILE note" if core.damaged else "no NT_FILE note"
+    without_files = "no readable NT_FILE note" if core.damaged else core.without_files
     mapped = core.mapped_files()
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)
@@ -484,9 +484,10 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
 
 def _thread(core: Core, thread: int | None):
     """The thread `thread` names: gdb's number for it (1 to the count, in the core's order, as
-    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); the first if none."""
+    `thread apply all bt` prints `Thread 3 (… LWP 26800)`), else its id (the LWP); if none, the one that
+    stopped the process where it is known, else the first."""
     if thread is None:
-        return core.threads[0]
+        return next((t for t in core.threads if t.tid == core.stopped_thread), core.threads[0])
     if 1 <= thread <= len(core.threads):
         return core.threads[thread - 1]
     for state in core.threads:

@@ -674,6 +674,25 @@ def test_a_vdso_address_pointing_at_a_big_mapping_does_not_copy_it(cli, tmp_path
     assert peak < 64 << 20
 
 
+def test_ctrl_c_as_python_m_sfview_starts_ends_in_one_line() -> None:
+    """`python -m sfview`: a SIGINT while the entry point is being found and imported (once `sfview.__main__`
+    runs) ends in the one line and status (it was Python's KeyboardInterrupt traceback: the handler was
+    set by the entry point, after its own imports). Earlier, in the interpreter's `site` and `runpy`, a
+    Ctrl-C is still Python's (see `sfview.entry`)."""
+    script = (
+        "import os, runpy, signal, sys\n"
+        "class Interrupting:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'sfview.entry':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Interrupting())\n"
+        "runpy.run_module('sfview', run_name='__main__', alter_sys=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, "dump", str(PROGRAM)], capture_output=True, text=True)
+    assert done.returncode == 130 and done.stderr == "sfview: interrupted\n", done.stderr
+
+
 @pytest.mark.parametrize("when", ["before-run", "after-run"])
 def test_ctrl_c_outside_the_command_line_ends_in_one_line(when: str) -> None:
     """A SIGINT once the entry point is imported but before `run` is under way, or as the interpreter ends

@@ -2,9 +2,9 @@
 
 An FDE of a few kilobytes can set rules for a thousand registers, then advance
 eight thousand times: a table that copied every rule at each row held eight
-million rules (585 MB in `compare`). Here the rows that change nothing share
-one set of rules, and a register number past the ABI's DWARF numbering is
-refused, naming the FDE and the number. The sections are generated; what the
+million rules (585 MB in `compare`). Here a table keeps each row's address and
+what changed, the rows are made when asked for, and a register number past the
+ABI's DWARF numbering is refused, naming the FDE and the number. The sections are generated; what the
 rows say is pyelftools' reading (its reference, `tests/oracles/test_ehframe.py`).
 """
 
@@ -105,22 +105,36 @@ def test_a_register_the_abi_does_not_number_is_refused(instructions: bytes, regi
         read(eh_frame(instructions))
 
 
-def test_a_change_at_each_row_costs_a_link_not_every_rule() -> None:
-    """Every register x86-64 numbers, then 2,000 rows that each change one (register 5 at CFA-16, then at
-    CFA-24, in turn): each row's rules are a change on the row before (each held a copy of all 130: 19.6 MB
-    for these 6 KB; then a block of 16 of them and the table of blocks: 2.5 MB at the peak). The rows are pyelftools'
-    rows, read through a set a few changes from its checkpoint as through a checkpoint."""
-    data = eh_frame(offsets(range(X86_64.registers)) + (b"\x41\x85\x02" + b"\x41\x85\x03") * 1000)
+def test_a_change_at_each_row_costs_its_bytes() -> None:
+    """Every register x86-64 numbers, then 4,000 rows that each change one (register 5 at CFA-16, then at
+    CFA-24, in turn): 12 KB of CFI. A row held a copy of all 130 rules (19.6 MB for half as many rows),
+    then a share of a set of rules and an object of its own (290 bytes a row of 3 bytes of CFI); the
+    table now keeps each row's address and change, so that what reading it holds, at its peak and after,
+    and what making every row from it holds at its peak, is within ten times its bytes and a constant
+    (the interpreter's own objects, the section's). The rows are pyelftools' rows, each made from a
+    checkpoint and the changes after it, or from the row before."""
+    data = eh_frame(offsets(range(X86_64.registers)) + (b"\x41\x85\x02" + b"\x41\x85\x03") * 2000)
+    bound = 64_000 + 10 * len(data)
     tracemalloc.start()
     try:
         rows = read(data)
-        peak = tracemalloc.get_traced_memory()[1]
+        kept, peak = tracemalloc.get_traced_memory()
+        made = sum(1 for _ in rows)
+        walked = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(rows) == 2001 and len({id(row.others) for row in rows}) == 2001
-    assert peak < 1_000_000 + 100 * len(data), f"{peak} bytes traced for {len(data)} bytes of CFI"
+    assert made == len(rows) == 4001
+    assert peak < bound, f"{peak} bytes at the peak for {len(data)} bytes of CFI"
+    assert kept < bound, f"{kept} bytes kept for {len(data)} bytes of CFI"
+    assert walked < bound + 200_000, f"{walked} bytes at the peak of making the rows of {len(data)} bytes of CFI"
+    lines = reference(data)
     assert rows[-1].others != rows[1].others != rows[0].others
-    for row, line in zip(rows, reference(data), strict=True):
+    for i in (*range(0, len(rows), 97), len(rows) - 1, 3, 2, 1):  # out of order: from a checkpoint
+        assert rows[i].others == {
+            reg: rule_of(value) for reg, value in lines[i].items() if isinstance(reg, int) and reg not in (6, 16)
+        }
+    for row, line in zip(rows, lines, strict=True):  # in order: each from the row before
+        assert row.address == line["pc"]
         assert row.others == {
             reg: rule_of(value) for reg, value in line.items() if isinstance(reg, int) and reg not in (6, 16)
         }

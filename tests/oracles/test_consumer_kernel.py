@@ -9,13 +9,13 @@ The profile must say the same of every one.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 from pathlib import Path
 
 import pytest
 from conftest import run_process
+from kernel_oracle import load_script, says_what_was_recorded
 from rich.console import Console
 from textual.widgets import Static
 from toolchains import toolchain
@@ -42,35 +42,12 @@ CORPUS = json.loads((ROOT / "tests" / "data" / "consumers" / "kernel" / "corpus.
 ERRNO = {-22: EINVAL, -14: EFAULT}
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("kernel_corpus", ROOT / "scripts" / "kernel_corpus.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus_script = _script()
+corpus_script = load_script("kernel_corpus")
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[f"{i}-{e['name']}" for i, e in enumerate(CORPUS)])
 def test_profile_says_what_the_kernel_said(entry: dict) -> None:
-    case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
-    ours = corpus_script.profile_result(case)
-    kernel = entry["kernel"]
-    assert ours["register"] == kernel["register"], ours.get("rule")
-    assert [r[:3] for r in ours["lookups"]] == kernel["lookups"]
-    # The verdict's failing lookups (worked out without the successes) are the kernel's failures.
-    data = bytes.fromhex(entry["section"])
-    verdict = judge(data, entry["address"], tuple(entry["text"]))
-    failed = [r for r in kernel["lookups"] if r[2] == CRASH or isinstance(r[2], int)]
-    domain = corpus_script.scanned(data, entry["address"]) if verdict.accepted else []
-    clipped = [
-        [max(lo, f.start), min(hi, f.end), f.error if f.error == CRASH else corpus_script.ERRNO[f.error]]
-        for f in verdict.lookups
-        for lo, hi in domain
-        if max(lo, f.start) < min(hi, f.end)
-    ]
-    assert corpus_script.merge(clipped) == failed
+    says_what_was_recorded(corpus_script, corpus_script, judge, entry)
 
 
 def test_corpus_covers_every_outcome() -> None:

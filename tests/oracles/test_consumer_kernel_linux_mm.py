@@ -9,12 +9,12 @@ outcome of every lookup over each function's first bytes. The profile must say t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 from conftest import run_process
+from kernel_oracle import load_script, says_what_was_recorded
 
 from sfview.consumers.kernel_linux_mm import ENOENT, NAME, judge, lookups, register_section
 from sfview.consumers.verdicts import profiles
@@ -22,39 +22,15 @@ from sfview.consumers.verdicts import profiles
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "tests" / "data" / "consumers" / "kernel-5ce6138798d7"
 CORPUS = json.loads((FOLDER / "corpus.json").read_text())["sections"]
-SCRIPT = ROOT / "scripts" / "kernel_linux_mm_corpus.py"
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("kernel_linux_mm_corpus", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus_script = _script()
+corpus_script = load_script("kernel_linux_mm_corpus")
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[f"{i}-{e['name']}" for i, e in enumerate(CORPUS)])
 def test_profile_says_what_the_revision_said(entry: dict) -> None:
     """Registration's errno, and at every scanned PC the same errno or the same frame."""
-    case = {"hex": entry["section"], "address": entry["address"], "text": entry["text"]}
-    ours = corpus_script.profile_result(case)
-    kernel = entry["kernel"]
-    assert ours["register"] == kernel["register"], ours.get("rule")
-    assert [r[:3] for r in ours["lookups"]] == kernel["lookups"]
-    # The verdict's failing lookups (worked out without the successes) are the revision's failures.
-    data = bytes.fromhex(entry["section"])
-    verdict = judge(data, entry["address"], tuple(entry["text"]))
-    assert verdict.accepted == (kernel["register"] == 0)
-    domain = corpus_script.base.scanned(data, entry["address"]) if verdict.accepted else []
-    clipped = [
-        [max(lo, f.start), min(hi, f.end), corpus_script.ERRNO[f.error]]
-        for f in verdict.lookups
-        for lo, hi in domain
-        if max(lo, f.start) < min(hi, f.end)
-    ]
-    assert corpus_script.base.merge(clipped) == [r for r in kernel["lookups"] if isinstance(r[2], int)]
+    says_what_was_recorded(corpus_script, corpus_script.base, judge, entry)
 
 
 def test_corpus_covers_every_outcome() -> None:

@@ -13,23 +13,21 @@ which PCs fall back and which crash.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process
+from conftest import DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process
 from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
-from handmade import long_function, mutate, to_big_endian, v2_section
+from handmade import long_function, mutate, overlapping, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libsframe_oracle import compare, verdict_kinds
-from toolchains import toolchain
+from libsframe_oracle import judge_spans
 
 from sfview.consumers import glibc as model
 from sfview.consumers.verdicts import profiles
@@ -115,11 +113,11 @@ def _agree(lib: Glibc, name: str, data: bytes) -> int | str:
     assert verdict.accepted == (real.decode == 0), name
     AGREE[f"sections {'taken' if real.decode == 0 else 'refused'}"] += 1
     tally: Counter[str] = Counter()
-    for (low, high), (_, asked_high), changes in zip(judged, spans, real.spans, strict=True):
+    truths = []
+    for (_, asked_high), changes in zip(spans, real.spans, strict=True):
         ends = [pc for pc, _ in changes[1:]] + [asked_high]
-        truth = [(a, b, kind(w)) for (a, w), b in zip(changes, ends, strict=True)]
-        inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
-        compare(inside, verdict_kinds(verdict, low, high), tally)
+        truths.append([(a, b, kind(w)) for (a, w), b in zip(changes, ends, strict=True)])
+    judge_spans(judged, truths, verdict, tally)
     AGREE.update(tally)
     wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
     assert not wrong, f"glibc on {name}: the verdict is wrong at {wrong} PCs"
@@ -148,22 +146,6 @@ def test_fixture_sections(glibc: Glibc, index: int) -> None:
     decoded = _agree(glibc, name, data)
     version = data[2] if data[:2] == b"\xe2\xde" else None
     assert (decoded == 0) == (version == 2), f"glibc 2.43 takes version 2 only: {name} (version {version})"
-
-
-Built = Callable[[str, str], bytes]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    folder = tmp_path_factory.mktemp("built")
-
-    @functools.cache
-    def section(release: str, target: str) -> bytes:
-        out = folder / f"shapes-{release}-{target}"
-        toolchain(release, target).compile("-O2", "-o", out, DATA / "src" / "shapes.c")
-        return Document.open(str(out)).data
-
-    return section
 
 
 @pytest.mark.parametrize(("release", "target"), [("2.44", "x86_64"), ("2.44", "aarch64"), ("2.47", "x86_64")])
@@ -217,6 +199,13 @@ def test_any_bytes_get_a_verdict(body: bytes, header: bytes, flags: int) -> None
 def test_a_long_function_is_linear(glibc: Glibc) -> None:
     """6,000 rows, one out of order: glibc's answer at every PC, from runs built in one pass over the rows."""
     _agree(glibc, "a 6,000-row function", long_function(2))
+
+
+@pytest.mark.parametrize("slide", [True, False], ids=["sliding", "one-start"])
+def test_overlapping_row_blocks(glibc: Glibc, slide: bool) -> None:
+    """Functions reading overlapping blocks of one pool of rows (each block starting a row later, or all at
+    the first row with fewer rows each): glibc's answer at every PC, each row read once."""
+    _agree(glibc, "overlapping row blocks", overlapping(2, 60, 60, slide))
 
 
 def test_verdict_words() -> None:

@@ -12,32 +12,29 @@ getters give, or a failure, or a crash) must be the model's.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, load_section_fixture, run_process, v3_section
-from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, reg, to_big_endian
+from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process, v3_section
+from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, overlapping, reg, to_big_endian
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import (
     CRASH,
     Library,
     answer_kind,
-    compare,
     every_pc,
+    judge_spans,
     library,
     outcomes,
     predict,
     queries,
-    verdict_kinds,
 )
-from toolchains import toolchain
 
 from sfview.consumers import Verdict, libsframe_releases
 from sfview.consumers import libsframe as model
@@ -144,21 +141,6 @@ def test_fixture_sections(libraries: dict[str, Library], index: int) -> None:
 
 
 SOURCES = DATA / "src"
-Built = Callable[[str, str], bytes]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The section of `shapes.c` built by a release for a target: compiled once a session for every test."""
-    folder = tmp_path_factory.mktemp("built")
-
-    @functools.cache
-    def section(release: str, target: str) -> bytes:
-        out = folder / f"shapes-{release}-{target}"
-        toolchain(release, target).compile("-O2", "-o", out, SOURCES / "shapes.c")
-        return Document.open(str(out)).data
-
-    return section
 
 
 TARGETS = [("2.40", "x86_64"), ("2.40", "aarch64"), ("2.44", "x86_64"), ("2.44", "aarch64")]
@@ -315,10 +297,8 @@ def _every_pc(libs: dict[str, Library], name: str, data: bytes) -> None:
         for f in verdict.lookups:  # never inverted, each inside the function it names
             assert owned[f.function][0] <= f.start < f.end <= owned[f.function][1], (release, name, f)
         tally: Counter[str] = Counter()
-        for (low, high), runs in zip(judged, outcomes(real, spans), strict=True):
-            truth = [(a, b, answer_kind(x)) for a, b, x in runs]
-            inside = [(max(a, low), min(b, high), k) for a, b, k in truth if a < high and b > low]
-            compare(inside, verdict_kinds(verdict, low, high), tally)
+        truths = [[(a, b, answer_kind(x)) for a, b, x in runs] for runs in outcomes(real, spans)]
+        judge_spans(judged, truths, verdict, tally)
         EVERY_PC.update({f"{release} {k}": n for k, n in tally.items()})
         wrong = {k: n for k, n in tally.items() if not k.endswith(" ok")}
         assert not wrong, f"libsframe {release} on {name}: the verdict is wrong at {wrong} PCs"
@@ -360,6 +340,32 @@ def test_every_pc_of_a_long_function(libraries: dict[str, Library], version: int
     _every_pc(libraries, f"a 6,000-row function, version {version}", data)
     readers = {release for release in RELEASES if PROFILES[f"libsframe-{release}"].judge(data, 0).accepted}
     assert readers == {1: {"2.40"}, 2: {"2.44", "2.47"}, 3: {"2.47"}}[version]
+
+
+@pytest.mark.parametrize(("version", "slide"), [(1, True), (1, False), (2, True), (2, False), (3, True)])
+def test_every_pc_of_overlapping_row_blocks(libraries: dict[str, Library], version: int, slide: bool) -> None:
+    """Functions reading overlapping blocks of one pool of rows (each a row later, or all from the first
+    with fewer rows each; version 3: all the one block): every release that takes them, at every PC."""
+    _every_pc(libraries, f"overlapping row blocks, version {version}", overlapping(version, 60, 60, slide))
+
+
+def test_a_read_past_the_section_faults_or_reads_what_follows(libraries: dict[str, Library]) -> None:
+    """Version 1, its rows cut 10 bytes short: 2.40's `sframe_decode` copies sfh_fre_len bytes, 10 past the
+    section's end. Followed by a guard page, the library faults; followed by readable bytes (a section
+    inside a loaded file), it copies them and takes the section. The profile's words say both."""
+    data = long_function(1, 50)[:-10]
+    guarded = libraries["2.40"]
+    assert guarded.ask(data, []).decode == CRASH
+    followed = Library("2.40", [*guarded.command, "64"])  # 64 readable zero bytes, then the guard
+    try:
+        assert followed.ask(data, []).decode == 0
+    finally:
+        followed.close()
+    verdict = PROFILES["libsframe-2.40"].judge(data, 0)
+    assert not verdict.accepted and verdict.error == "crash"
+    assert verdict.rule is not None and "sframe_decode: memcpy of sfh_fre_len bytes after the FDEs" in verdict.rule
+    assert "10 past the section's end: a fault where nothing readable follows" in verdict.rule
+    assert "where memory does (a section inside a loaded file), it reads those bytes and goes on" in verdict.rule
 
 
 def test_a_function_sfview_cannot_read_is_judged(libraries: dict[str, Library]) -> None:

@@ -389,7 +389,7 @@ async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(
 
     theirs = _by_thread(_gdb(process.pid))
     physical = _gdb_physical(process.pid, tmp_path)
-    args = argparse.Namespace(pid=process.pid, thread=None, lib_dir=[], sysroot=None)
+    args = argparse.Namespace(pid=process.pid, gdbstub=None, break_at=None, thread=None, lib_dir=[], sysroot=None)
     program, first, threads = process_snapshot(None, args)
     _wait_until(lambda: _blocked_in_read(process.pid))  # let go: running, not stopped (nor traced)
     assert live._status_field(process.pid, "TracerPid") == "0"

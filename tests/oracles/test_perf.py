@@ -36,6 +36,8 @@ import pytest
 from conftest import DATA, run_process
 from toolchains import toolchain
 
+from sfview.consumers import PROFILES, kernel_linux_mm
+from sfview.document import Document
 from sfview.inputs.perf_data import Mmap, PerfData, Sample, Task
 from sfview.output import profile_report
 from sfview.profiling.profile import Profile
@@ -125,7 +127,9 @@ def test_every_sample_is_perf_scripts(recorded: Recorded) -> None:
     assert ours == theirs
 
 
-DUMPED = re.compile(r"^(\d+) (0x[0-9a-f]+) \[(0x[0-9a-f]+)\]: PERF_RECORD_(SAMPLE|MMAP2|COMM|FORK|EXIT)(.*)$", re.M)
+DUMPED = re.compile(
+    r"^(\d+) (0x[0-9a-f]+) \[(0x[0-9a-f]+)\]: PERF_RECORD_(SAMPLE|MMAP2|COMM|FORK|EXIT|FINISHED_ROUND)(.*)$", re.M
+)
 """A record as `perf report -D` prints it: time, file offset, size, type, the rest."""
 KINDS = {Sample: "SAMPLE", Mmap: "MMAP2"}
 MMAP2 = re.compile(r" (\d+)/(\d+): \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) .*\]: ([r-][w-][x-])\S* (.*)$")
@@ -223,6 +227,37 @@ def test_a_profile_of_several_processes(recorded: Recorded, tmp_path: Path) -> N
         pids = {pid for pid, name in profile.names.items() if name == "work"}
     assert len(pids) == 2 and len(ends) > 100
     assert sum(ends) >= 0.99 * len(ends), f"{sum(ends)} of {len(ends)}"
+
+
+def test_processes_that_exit_are_let_go(tmp_path: Path) -> None:
+    """A shell starting 300 short processes one after another: a process's mappings are let go once it has
+    exited (`EXIT`) and the file's rounds say no record of it can follow, so that the address spaces held
+    stay a few whatever the processes a profile saw; every sample is still walked in its own process's
+    mappings (its PC at the file offset perf script says)."""
+    if shutil.which("perf") is None:
+        pytest.skip("perf is not installed: it records the profile (linux-perf)")
+    again = Recorded(tmp_path)
+    result = _perf(*RECORD, "--call-graph", "dwarf", "-o", str(again.data), "--", "sh", "-c",
+                   "for i in $(seq 300); do /bin/true; done", cwd=tmp_path, env=again.env, check=False)  # fmt: skip
+    if result.returncode != 0 or not again.data.exists():
+        pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
+    chains = _perf_callchains(again)
+    held = walked = 0
+    with PerfData(str(again.data)) as perf:
+        profile = Profile(perf)
+        for sample, walks in profile.walks():
+            held = max(held, len(profile.spaces) + sum(space is not None for space in profile.exited.values()))
+            space = profile.space(sample.pid)
+            ours = []
+            for frame in walks[Mode.DWARF].frames if walks else []:
+                mapped = space.at(frame.lookup_pc)
+                ours.append(frame.lookup_pc - mapped.start + mapped.pgoff if mapped else frame.lookup_pc)
+            theirs = chains[sample.tid, _time(sample.time)]
+            assert ours[:1] == theirs[:1], (sample.number, ours, theirs)
+            walked += 1
+        processes = len(profile.names)
+    assert processes > 300 and walked == len(chains)
+    assert held < processes // 4, f"{held} address spaces held at once, of {processes} processes"
 
 
 def _report(recorded: Recorded) -> dict:
@@ -403,6 +438,27 @@ def test_where_sframe_parts_names_the_function_and_why(recorded: Recorded, tmp_p
     sframe, dwarf = opened.split("frame pointers alone:")[0], opened.split("DWARF CFI (as perf script):")[1]
     assert "in spin ()" in sframe and "no FDE covers" in sframe
     assert "in main ()" in dwarf and "prologue" in dwarf
+
+
+def test_sframe_walks_follow_the_newest_revision_of_the_kernels_reader(recorded: Recorded) -> None:
+    """SFrame's walks follow the newest revision of the kernel's reader sfview knows (`kernel`), or the one
+    `--kernel` names; the report says which, and each file's verdict is that revision's own (the consumer
+    profiles are held to each revision's code). Both read version 3 alone: the system's binutils 2.40
+    writes version 1, refused by either."""
+    program = str(recorded.program)
+    for args, revision in (((), kernel_linux_mm.NAME), (("--kernel", "kernel-v14"), "kernel-v14")):
+        result = recorded.sfview(str(recorded.data), "--json", *args)
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["kernel_reader"] == revision
+        verdict = PROFILES[revision].judge_document(Document.open(program), None)
+        assert not verdict.accepted and "SFRAME_VERSION_3" in verdict.rule
+        files = {entry["file"]: entry for entry in report["files"]}
+        assert files[program]["kernel"] == f"refused: {verdict.error} {verdict.rule}"
+    text = recorded.sfview(str(recorded.data)).stdout
+    assert f"SFrame walked as the kernel would: {kernel_linux_mm.NAME}, {kernel_linux_mm.TITLE}" in text
+    unknown = recorded.sfview(str(recorded.data), "--kernel", "kernel-v13")
+    assert unknown.returncode == 2 and "--kernel kernel-v13: not a revision" in unknown.stderr
 
 
 def test_a_version_3_program_as_the_kernel_reads_it(recorded: Recorded, tmp_path: Path) -> None:

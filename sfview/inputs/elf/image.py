@@ -297,7 +297,8 @@ class ElfImage:
             if header.type == SHT_NOBITS:
                 raise InputError("it has no contents in this file (SHT_NOBITS)")
             if header.flags & SHF_COMPRESSED:
-                return self._inflate(self._read_at(header.offset, header.size, None))[:prefix]
+                inflated = self._inflate(self._read_at(header.offset, header.size, None))
+                return inflated if prefix is None else inflated[:prefix]
             data = self._read_at(header.offset, header.size, prefix)
             wanted = header.size if prefix is None else min(header.size, prefix)
             if not partial and len(data) < wanted:
@@ -391,7 +392,10 @@ def inflate(kind: int, size: int, stream: bytes) -> bytes:
 
     The last stream inflated is kept with what it gave: the readers that ask for one section (the image's,
     pyelftools' view's), or sections that share one stream, get the same bytes, not a copy each (two
-    copies of a 256 MiB inflation from a 27 KB file).
+    copies of a 256 MiB inflation from a 27 KB file). More than `SPILL_SIZE` bytes are inflated a chunk
+    at a time into an unlinked temporary file, and what is given is its mapping (an `mmap`, read as
+    bytes are: by index, slice, `find`, `struct`): only the pages a reader touches are in memory, not
+    the 256 MiB a 27 KB file may inflate to.
     """
     key = (kind, size, bytes(stream))
     if _last_inflated and _last_inflated[0] == key:
@@ -405,26 +409,70 @@ _last_inflated: list = []
 """The last stream inflated (its kind, size and bytes) and its inflated bytes."""
 
 
+SPILL_SIZE = 16 << 20
+"""Inflated sections larger than this go to a temporary file, mapped (`inflate`)."""
+SPILL_CHUNK = 1 << 20
+"""What is inflated at a time into the temporary file."""
+
+
 def _inflate_stream(kind: int, size: int, stream: bytes) -> bytes:
+    """`stream` inflated: `size` bytes, else an `InputError` saying how many it gave."""
+    chunks = _chunks(kind, stream, size + 1)
+    out = b"".join(chunks) if size <= SPILL_SIZE else _spilled(chunks)  # a mapping is read as bytes are
+    if len(out) != size:
+        raise InputError(f"it inflates to {len(out)} bytes, but its compression header says {size}")
+    return out
+
+
+def _chunks(kind: int, stream: bytes, most: int) -> Iterator[bytes]:
+    """What `stream` inflates to, no more than `most` bytes, `SPILL_CHUNK` at a time."""
     if kind == ELFCOMPRESS_ZLIB:
         import zlib  # only for a compressed section
 
         try:
-            out = zlib.decompressobj().decompress(stream, size + 1)
+            inflater = zlib.decompressobj()
+            left, data = most, stream
+            while left > 0:
+                chunk = inflater.decompress(data, min(left, SPILL_CHUNK))
+                if not chunk:
+                    return
+                left -= len(chunk)
+                data = inflater.unconsumed_tail
+                yield chunk
         except zlib.error as exc:
             raise InputError(f"its zlib stream is corrupt ({exc})") from None
     elif kind == ELFCOMPRESS_ZSTD:
         import zstandard  # only for the rare zstd section
 
         try:
-            out = zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True).read(size + 1)
+            reader = zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
+            left = most
+            while left > 0:
+                chunk = reader.read(min(left, SPILL_CHUNK))
+                if not chunk:
+                    return
+                left -= len(chunk)
+                yield chunk
         except zstandard.ZstdError as exc:
             raise InputError(f"its zstd stream is corrupt ({exc})") from None
     else:
         raise InputError(f"compressed in a way sfview does not know (ch_type {kind})")
-    if len(out) != size:
-        raise InputError(f"it inflates to {len(out)} bytes, but its compression header says {size}")
-    return out
+
+
+def _spilled(chunks: Iterator[bytes]) -> mmap.mmap | bytes:
+    """`chunks` written to an unlinked temporary file, and its mapping (b"" when they are none)."""
+    import tempfile  # only for a large inflated section
+
+    try:
+        with tempfile.TemporaryFile() as spill:
+            for chunk in chunks:
+                spill.write(chunk)
+            spill.flush()
+            if not spill.tell():
+                return b""
+            return mmap.mmap(spill.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise InputError(f"inflating it into a temporary file fails ({exc.strerror or exc})") from None
 
 
 def _enum_name(table: str, value: int) -> str | int:

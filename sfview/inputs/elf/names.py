@@ -354,7 +354,9 @@ def debug_file(elf: ElfImage, path: str, root: str = DEBUG_ROOT) -> str | None:
     link = elf.section(".gnu_debuglink")
     if link is None or link.type == SHT_NOBITS:
         return None
-    name = elf.section_bytes(link, partial=True).split(b"\0", 1)[0].decode("utf-8", "replace")
+    data = elf.section_bytes(link, partial=True)
+    end = data.find(b"\0")  # what its first NUL ends (bytes, or an inflated section's mapping: no `split`)
+    name = data[: end if end >= 0 else len(data)].decode("utf-8", "replace")
     here = os.path.dirname(os.path.realpath(path))
     for folder in (here, os.path.join(here, ".debug"), root + here):
         candidate = os.path.join(folder, name)

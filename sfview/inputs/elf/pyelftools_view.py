@@ -207,7 +207,8 @@ def section_bytes(section: Section, prefix: int | None = None, *, partial: bool 
         if header["sh_type"] == "SHT_NOBITS":
             raise InputError("it has no contents in this file (SHT_NOBITS)")
         if header["sh_flags"] & SHF_COMPRESSED:
-            return _inflate(section, _read_at(section.elffile, header["sh_offset"], header["sh_size"], None))[:prefix]
+            inflated = _inflate(section, _read_at(section.elffile, header["sh_offset"], header["sh_size"], None))
+            return inflated if prefix is None else inflated[:prefix]
         data = _read_at(section.elffile, header["sh_offset"], header["sh_size"], prefix)
         wanted = header["sh_size"] if prefix is None else min(header["sh_size"], prefix)
         if not partial and len(data) < wanted:

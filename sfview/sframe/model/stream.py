@@ -43,13 +43,15 @@ def _reader(fmt: str) -> Callable[[BufferStream], int]:
 
 
 class BufferStream(KaitaiStream):
-    """`KaitaiStream` over bytes in memory, with an integer position."""
+    """`KaitaiStream` over bytes in memory (or a mapping read as bytes, an inflated section's), with an
+    integer position. Every read is this class's, from `_buf`: the `BytesIO` under it is given no
+    bytes, so that a mapping is not copied into it."""
 
     def __init__(self, data: bytes) -> None:
         self._buf = data
         self._len = len(data)
         self._p = 0
-        super().__init__(BytesIO(data))
+        super().__init__(BytesIO())
 
     def pos(self) -> int:
         return self._p

@@ -1,0 +1,144 @@
+"""Every consumer profile reads a section's rows a bounded number of times, however its functions overlap.
+
+Not timed (timings flake on a shared machine): what is counted is the rows
+each profile reads, on the shapes that cost the most per byte, functions
+reading overlapping blocks of one pool of rows (`handmade.overlapping`:
+2,000 functions of 2,000 rows each, where reading every function's rows
+again is four million row reads). The answers themselves are held to the
+consumers' own code on smaller sections of the same shapes
+(tests/oracles/test_libsframe.py, test_glibc.py; the kernel's corpus has them
+too). bench/bench_profiles.py times them.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import run_process
+from handmade import long_function, overlapping
+
+from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
+from sfview.consumers.libsframe import row_bound
+from sfview.consumers.verdicts import profiles
+
+FUNCTIONS = ROWS = 2000
+WALKED = 32 * FUNCTIONS
+"""Row tests walked at most: a few per function (the search over overlapping functions sends a PC to an
+earlier function holding it too, O(log) functions back, whose rows are walked to the PC's offset)."""
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """Count what `module.name` (a generator of conditions, or a method reading a row) gives."""
+    count = [0]
+    original: Callable = getattr(module, name)
+
+    def walk(*args: object) -> Iterator[object]:
+        for step in original(*args):
+            count[0] += 1
+            yield step
+
+    def read(*args: object) -> object:
+        count[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(module, name, read if name == "head" else walk)
+    return count
+
+
+@pytest.mark.parametrize(
+    ("profile", "version", "slide"),
+    [
+        ("libsframe-2.40", 1, True),
+        ("libsframe-2.40", 1, False),
+        ("libsframe-2.44", 2, True),
+        ("libsframe-2.47", 2, False),
+        ("libsframe-2.47", 3, True),
+    ],
+)
+def test_libsframe_walks_each_function_as_far_as_its_pcs(
+    monkeypatch: pytest.MonkeyPatch, profile: str, version: int, slide: bool
+) -> None:
+    """A function's rows are walked until they answer every PC judged (4 bytes a function here), not to
+    their count; the byte-swapping walk, which the library does go through in full, stops at the bound
+    and the verdict says so."""
+    walked = _counting(monkeypatch, libsframe_lookups, "_walk")
+    data = overlapping(version, FUNCTIONS, ROWS, slide)
+    verdict = profiles()[profile].judge(data, 0)
+    assert verdict.accepted
+    assert 0 < walked[0] <= WALKED
+    assert not any("lookups past" in note for note in verdict.notes)
+    assert any(note.startswith("rows not compared with the format's") for note in verdict.notes)
+    if version < 3:
+        bound = row_bound(data)
+        assert any(f"not judged: the byte-swapping walk goes on past {bound} rows" in note for note in verdict.notes)
+
+
+@pytest.mark.parametrize("slide", [True, False])
+def test_glibc_walks_each_function_as_far_as_its_pcs(monkeypatch: pytest.MonkeyPatch, slide: bool) -> None:
+    walked = _counting(monkeypatch, glibc, "_walk")
+    verdict = profiles()["glibc-2.43"].judge(overlapping(2, FUNCTIONS, ROWS, slide), 0)
+    assert verdict.accepted
+    assert 0 < walked[0] <= WALKED
+    assert not any("not judged" in note for note in verdict.notes)
+
+
+@pytest.mark.parametrize(
+    ("profile", "reader"), [("kernel-v14", kernel._Reader), ("kernel", kernel_linux_mm._NewestReader)]
+)
+def test_the_kernel_reads_each_row_once(monkeypatch: pytest.MonkeyPatch, profile: str, reader: type) -> None:
+    """Every function validated against the one block of rows (the kernel reads it 2,000 times): the
+    profile reads each row once, and the verdict is the same as for one function alone."""
+    reads = _counting(monkeypatch, reader, "head")
+    data = overlapping(3, FUNCTIONS, ROWS)
+    verdict = profiles()[profile].judge(data, 0)
+    assert verdict.accepted and not verdict.lookups
+    assert ROWS <= reads[0] <= ROWS + 2
+
+
+@pytest.mark.parametrize(
+    ("version", "damage"), [(3, b""), (2, b""), (1, b""), (3, b"\xde\xe3")], ids=["v3", "v2", "v1", "bad-magic"]
+)
+def test_three_consumers_answer_in_one_run(tmp_path: Path, version: int, damage: bytes) -> None:
+    """`check --profile kernel-v14 --profile kernel --profile glibc-2.43` on any section: each profile's verdict,
+    once each, in one run (a damaged magic included: every one refuses)."""
+    data = long_function(version, 40)
+    path = tmp_path / "section.sframe"
+    path.write_bytes(damage + data[len(damage) :])
+    names = ("kernel-v14", "kernel", "glibc-2.43")
+    result = run_process("check", *(word for name in names for word in ("--profile", name)), str(path))
+    assert result.returncode in (0, 1), result.stderr
+    for name in names:
+        said = [
+            line for line in result.stdout.splitlines() if line.startswith(f"{path}: {name}: ") and "  " not in line
+        ]
+        assert len(said) == 1, (name, result.stdout)
+        verdict = profiles()[name].judge(path.read_bytes(), 0)
+        assert said[0].startswith(f"{path}: {name}: {'accepted' if verdict.accepted else 'refused'}"), said
+        if damage:
+            assert not verdict.accepted
+
+
+def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row of the one block fails its lookups in the v14 kernel (no data words): each function lists
+    the failing rows inside its own 4 bytes, not the 2,000 rows its count claims."""
+    made = [0]
+
+    class Counted(kernel.Lookup):
+        def __init__(self, *args: object) -> None:
+            made[0] += 1
+            super().__init__(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kernel, "Lookup", Counted)
+    rows = b"".join(struct.pack("<HB", 2 * k, 0x01) for k in range(ROWS))  # 2-byte starts, no data words
+    block = struct.pack("<HBBB", ROWS, 0x01, 0, 0) + rows
+    table = b"".join(struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), 2 * ROWS + 2, 0) for i in range(FUNCTIONS))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, FUNCTIONS, ROWS, len(block), 0, len(table))
+    verdict = profiles()["kernel-v14"].judge(header + table + block, 0)
+    assert verdict.accepted
+    assert [(f.start, f.end, f.error) for f in verdict.lookups] == [
+        (0x1000, 0x1000 + 4 * FUNCTIONS - 4 + 2 * ROWS + 2, "-EINVAL")
+    ]
+    assert made[0] <= 8 * FUNCTIONS  # a few a function (those merged included), not 2,000
