@@ -295,22 +295,22 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "class 12: 1,000,000 zero-size functions, check": (["check", str(problems)], None),
         "lesser: 8,000 FDEs sharing 256 rows, dump": (["dump", str(shared)], None),
         "lesser: 8,000 FDEs sharing 256 rows, dump --json": (["dump", "--json", str(shared)], None),
-        "round 3: a CIE's code alignment of 800 KB of LEB128, compare": (
+        "round 4: a CIE's code alignment of 800 KB of LEB128, compare": (
             ["compare", str(long_leb)],
             [*frames, str(long_leb)],
         ),
-        "round 3: .debug_line of 1,000,000 one-byte rows, unwind": (
+        "round 4: .debug_line of 1,000,000 one-byte rows, unwind": (
             [*unwind_deep[:1], str(lines), *unwind_deep[1:]],
             ["readelf", "--debug-dump=decodedline", str(lines)],
         ),
-        "round 3: a unit of 1,000,000 one-byte DIEs, unwind": (
+        "round 4: a unit of 1,000,000 one-byte DIEs, unwind": (
             [*unwind_deep[:1], str(dies), *unwind_deep[1:]],
             ["readelf", "--debug-dump=info", str(dies)],
         ),
-        "round 3: one program mapped at 20,000 places, perf": (["perf", "--jobs", "1", str(mapped)], None),
-        "round 3: 20,000 forks of 2,000 mappings that map, perf": (["perf", "--jobs", "1", str(forks)], None),
-        "round 3: 50,000 functions different, diff --json": (["diff", "--json", str(differ_a), str(differ_b)], None),
-        "round 3: 50,000 functions different, diff": (["diff", str(differ_a), str(differ_b)], None),
+        "round 4: one program mapped at 20,000 places, perf": (["perf", "--jobs", "1", str(mapped)], None),
+        "round 4: 20,000 forks of 2,000 mappings that map, perf": (["perf", "--jobs", "1", str(forks)], None),
+        "round 4: 50,000 functions different, diff --json": (["diff", "--json", str(differ_a), str(differ_b)], None),
+        "round 4: 50,000 functions different, diff": (["diff", str(differ_a), str(differ_b)], None),
     }
 
 
