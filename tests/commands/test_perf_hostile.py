@@ -249,3 +249,20 @@ def test_trace_data_past_the_section_is_refused_not_passed_over(tmp_path: Path, 
     assert result.code == 2 and "Traceback" not in result.err
     at = 104 + 144 + len(_sample())
     assert f"{path}: file offset {at:#x}: an AUXTRACE record's {1 << 40} bytes of trace data, with" in result.err
+
+
+def test_every_field_of_the_file_header_lying(tmp_path: Path) -> None:
+    """Each 16- and 32-bit piece of the file header and the attribute set to a lying value, one at a time
+    (a data section starting at 0xffffffff0000…, past any file, was an `OSError` from `seek`)."""
+    whole = _perf_data(_profile_with_every_record())
+    path = tmp_path / "perf.data"
+    for at in range(0, 104 + 128, 2):
+        for width in (2, 4):
+            for value in (0, 1, 0xFFFF, 0xFFFFFFFF, len(whole) + 1):
+                lying = bytearray(whole)
+                lying[at : at + width] = (value & ((1 << 8 * width) - 1)).to_bytes(width, "little")
+                path.write_bytes(bytes(lying))
+                try:
+                    _walk_all(path)
+                except InputError as exc:
+                    assert str(exc).startswith(str(path)), (at, width, value, str(exc))
