@@ -41,9 +41,10 @@ def uleb(value: int) -> bytes:
             return bytes(out)
 
 
-def eh_frame(instructions: bytes) -> bytes:
-    """One x86-64 CIE and one FDE at 0 of `instructions` (an object's `.eh_frame`, its own address 0)."""
-    body = struct.pack("<I", 0) + b"\x01zR\0" + uleb(1) + b"\x78" + uleb(16) + uleb(1) + b"\x1b"
+def eh_frame(instructions: bytes, code_align: bytes = b"\x01") -> bytes:
+    """One x86-64 CIE (its code alignment factor as given, a LEB128) and one FDE at 0 of `instructions` (an
+    object's `.eh_frame`, its own address 0)."""
+    body = struct.pack("<I", 0) + b"\x01zR\0" + code_align + b"\x78" + uleb(16) + uleb(1) + b"\x1b"
     body += bytes([0x0C, 7, 8, 0x90, 1])
     body += b"\0" * (-(len(body) + 4) % 8)
     cie = struct.pack("<I", len(body)) + body
@@ -52,10 +53,10 @@ def eh_frame(instructions: bytes) -> bytes:
     return cie + struct.pack("<I", len(fde)) + fde + bytes(4)
 
 
-def object_with_eh_frame(name: str, instructions: bytes) -> Path:
+def object_with_eh_frame(name: str, instructions: bytes, code_align: bytes = b"\x01") -> Path:
     """The fixture object with its `.eh_frame` replaced (its relocations removed: the FDE is at 0)."""
     blob, out = OUT / f"{name}.eh_frame", OUT / f"{name}.o"
-    blob.write_bytes(eh_frame(instructions))
+    blob.write_bytes(eh_frame(instructions, code_align))
     subprocess.run(["objcopy", "--remove-section", ".rela.eh_frame", "--update-section", f".eh_frame={blob}",
                     str(OBJECT), str(out)], check=True)  # fmt: skip
     return out
@@ -138,6 +139,97 @@ IN_PROCESS = {
 """Shapes measured through sfview's engine (no command reads them from a file): run from the checkout."""
 
 
+DEEP = REPO_ROOT / "tests" / "data" / "deep-x86_64"
+DEEP_CORE = REPO_ROOT / "tests" / "data" / "deep-x86_64.core"
+
+
+def deep_with(name: str, section: str, grow: Callable[[bytes], bytes]) -> Path:
+    """deep-x86_64 with a debug section's bytes grown by `grow` (objcopy writes it back)."""
+    old, new, out = OUT / f"{name}.old", OUT / f"{name}.new", OUT / name
+    subprocess.run(["objcopy", "--dump-section", f"{section}={old}", str(DEEP), str(OUT / "scratch")], check=True)
+    new.write_bytes(grow(old.read_bytes()))
+    subprocess.run(["objcopy", "--update-section", f"{section}={new}", str(DEEP), str(out)], check=True)
+    return out
+
+
+def _unit_grown(unit: bytes, inserted: bytes) -> bytes:
+    """A one-unit section (32-bit DWARF) with `inserted` before its last byte, its length made to match."""
+    body = unit[4:-1] + inserted + unit[-1:]
+    return struct.pack("<I", len(body)) + body
+
+
+def one_byte_rows(unit: bytes) -> bytes:
+    """deep-x86_64's one line program with a second sequence of 1,000,000 one-byte rows after its own (a special
+    opcode advancing a byte: its opcode_base 13, line_base -5, line_range 14)."""
+    sequence = b"\x00\x09\x02" + struct.pack("<Q", 1 << 20) + b"\x20" * 1_000_000 + b"\x02\x01\x00\x01\x01"
+    body = unit[4:] + sequence
+    return struct.pack("<I", len(body)) + body
+
+
+def one_byte_dies(count: int) -> Path:
+    """deep-x86_64's one compilation unit with `count` one-byte DIEs (code 99, no attributes) at its end."""
+    abbrev = deep_with("dies.abbrev", ".debug_abbrev", lambda table: table[:-1] + bytes([99, 0x34, 0, 0, 0, 0]))
+    grown = OUT / "dies"
+    info = OUT / "dies.info"
+    subprocess.run(["objcopy", "--dump-section", f".debug_info={info}", str(DEEP), str(OUT / "scratch")], check=True)
+    info.write_bytes(_unit_grown(info.read_bytes(), bytes([99]) * count))
+    subprocess.run(["objcopy", "--update-section", f".debug_info={info}", str(abbrev), str(grown)], check=True)
+    return grown
+
+
+def perf_data(records: bytes) -> bytes:
+    """A perf.data of x86_64 samples with user registers and stack (perf's layout: header, one attribute,
+    the records, the architecture feature)."""
+    attr = bytearray(128)
+    struct.pack_into("<II", attr, 0, 1, 128)
+    struct.pack_into("<Q", attr, 24, 0x3007)  # IP, TID, TIME, REGS_USER, STACK_USER
+    struct.pack_into("<QI", attr, 80, (1 << 9) - 1 | 0xFF << 16, 64)
+    attrs = bytes(attr) + bytes(16)
+    data_at = 104 + len(attrs)
+    arch = b"x86_64\0\0"
+    feature = struct.pack("<QQI", data_at + len(records) + 16, 4 + len(arch), len(arch)) + arch
+    header = struct.pack("<8sQQQQQQQQ", b"PERFILE2", 104, len(attrs), 104, len(attrs), data_at, len(records), 0, 0)
+    return header + (1 << 6).to_bytes(32, "little") + attrs + records + feature
+
+
+def _record(kind: int, body: bytes) -> bytes:
+    return struct.pack("<IHH", kind, 0, 8 + len(body)) + body
+
+
+def mmap2(pid: int, start: int, path: str) -> bytes:
+    name = path.encode() + b"\0"
+    return _record(
+        10, struct.pack("<IIQQQIIQQII", pid, pid, start, 0x1000, 0, 0, 0, 0, 0, 5, 2) + name + bytes(-len(name) % 8)
+    )
+
+
+def sample() -> bytes:
+    registers = struct.pack("<17Q", *range(17))
+    return _record(
+        9,
+        struct.pack("<QIIQQ", 0x401000, 7, 7, 0, 2)
+        + registers
+        + struct.pack("<Q", 64)
+        + bytes(64)
+        + struct.pack("<Q", 64),
+    )
+
+
+def two_sections(count: int) -> tuple[Path, Path]:
+    """Two raw sections of `count` functions at one start, each its own rows, the two different everywhere."""
+    paths = []
+    for side, cfa in (("a", 16), ("b", 24)):
+        blocks, fdes = b"", b""
+        for i in range(count):
+            fdes += struct.pack("<iIIIBBH", 0x1000, 0x100, len(blocks), 2, 0, 0, 0)
+            blocks += bytes([0, 0x03, 8 + 8 * (i % 12), 1 + i % 200, 0x03, cfa])
+        header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, count, 2 * count, len(blocks), 0, len(fdes))
+        path = OUT / f"differ-{side}.sframe"
+        path.write_bytes(header + fdes + blocks)
+        paths.append(path)
+    return paths[0], paths[1]
+
+
 def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     """Each shape: sfview's arguments, and readelf's on the same file (None where readelf reads none)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -157,6 +249,23 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     problems = raw_section("problems", [(0x1000 + 0x10 * i, 0, 1) for i in range(1_000_000)], 1)
     shared = raw_section("shared-rows", [(0x1000 * (i + 1), 0x1000, 256) for i in range(8000)], 256)
     frames = ["readelf", "--debug-dump=frames-interp"]
+    long_leb = object_with_eh_frame("long-leb", b"", b"\xff" * 800_000 + b"\x01")
+    lines = deep_with("lines", ".debug_line", one_byte_rows)
+    dies = one_byte_dies(1_000_000)
+    program = str(PROGRAM.resolve())
+    mapped = OUT / "mapped.data"
+    mapped.write_bytes(
+        perf_data(b"".join(mmap2(7, 0x10000000 + (20_000 - i) * 0x10000, program) for i in range(20_000)) + sample())
+    )
+    forks = OUT / "forks.data"
+    parent = b"".join(mmap2(1, 0x10000000 + i * 0x10000, f"/nowhere/{i}") for i in range(2000))
+    children = b"".join(
+        _record(7, struct.pack("<IIIIQ", 100 + i, 1, 100 + i, 1, 0)) + mmap2(100 + i, 0x1000, "/nowhere/x")
+        for i in range(20_000)
+    )
+    forks.write_bytes(perf_data(parent + children + sample()))
+    differ_a, differ_b = two_sections(50_000)
+    unwind_deep = ["unwind", "--core", str(DEEP_CORE)]
     return {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
         "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
@@ -186,6 +295,22 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "class 12: 1,000,000 zero-size functions, check": (["check", str(problems)], None),
         "lesser: 8,000 FDEs sharing 256 rows, dump": (["dump", str(shared)], None),
         "lesser: 8,000 FDEs sharing 256 rows, dump --json": (["dump", "--json", str(shared)], None),
+        "round 4: a CIE's code alignment of 800 KB of LEB128, compare": (
+            ["compare", str(long_leb)],
+            [*frames, str(long_leb)],
+        ),
+        "round 4: .debug_line of 1,000,000 one-byte rows, unwind": (
+            [*unwind_deep[:1], str(lines), *unwind_deep[1:]],
+            ["readelf", "--debug-dump=decodedline", str(lines)],
+        ),
+        "round 4: a unit of 1,000,000 one-byte DIEs, unwind": (
+            [*unwind_deep[:1], str(dies), *unwind_deep[1:]],
+            ["readelf", "--debug-dump=info", str(dies)],
+        ),
+        "round 4: one program mapped at 20,000 places, perf": (["perf", "--jobs", "1", str(mapped)], None),
+        "round 4: 20,000 forks of 2,000 mappings that map, perf": (["perf", "--jobs", "1", str(forks)], None),
+        "round 4: 50,000 functions different, diff --json": (["diff", "--json", str(differ_a), str(differ_b)], None),
+        "round 4: 50,000 functions different, diff": (["diff", str(differ_a), str(differ_b)], None),
     }
 
 

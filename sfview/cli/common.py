@@ -13,7 +13,7 @@ import gc
 import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, TextIO
 
 from sfview import ADDRESS_MASK
@@ -206,20 +206,27 @@ def elf_document(path: str) -> Document:
     return doc
 
 
+@contextlib.contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic collector paused while the block runs: what it builds is kept until the command ends, and
+    the collector's passes over it would free nothing but take time."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def collector_paused(command: Callable[[list[str]], int]) -> Callable[[list[str]], int]:
-    """`command` with the cyclic collector paused: compare and export keep what they build until they end
-    (the symbols, the FDE outline, each shape's outcome), and the collector's passes over it free nothing
-    but take time."""
+    """`command` with the cyclic collector paused (`collector_off`): compare and export keep what they build
+    until they end (the symbols, the FDE outline, each shape's outcome)."""
 
     @functools.wraps(command)
     def run(argv: list[str]) -> int:
-        paused = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_off():
             return command(argv)
-        finally:
-            if paused:
-                gc.enable()
 
     return run
 

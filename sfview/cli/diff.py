@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from sfview.cli.common import Parser, TerminalWidth, collector_paused, parse, raise_first, say_losses
+from sfview.cli.common import Parser, TerminalWidth, collector_off, parse, raise_first, say_losses
 from sfview.diff.engine import Diff, Side, comparable, diff
 from sfview.document import Document
 from sfview.errors import InputError
@@ -65,17 +65,21 @@ def why_not(doc_a: Document, doc_b: Document) -> InputError | None:
     return InputError(f"{doc_a.path} and {doc_b.path}: {why}; functions paired by name only, rules not compared")
 
 
-@collector_paused
 def run(argv: list[str]) -> int:
-    """Run `sfview diff` with `argv` (the arguments after the command's name); its exit status."""
+    """Run `sfview diff` with `argv` (the arguments after the command's name); its exit status. The collector
+    is paused while the diff is built, not while it is written (JSON's pieces leave cycles behind)."""
     args = parse(parser(), argv)
-    doc_a, doc_b, result = compared(args.a, args.b)
+    with collector_off():
+        doc_a, doc_b, result = compared(args.a, args.b)
     a = differences.Labelled(args.a, doc_a.origin, doc_a.require_section())
     b = differences.Labelled(args.b, doc_b.origin, doc_b.require_section())
     if args.json:
-        sys.stdout.write(differences.json_text(result, a, b) + "\n")
+        for chunk in differences.json_chunks(result, a, b):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
     else:
-        sys.stdout.write(differences.text(result, a, b))
+        for lines in differences.text(result, a, b):
+            sys.stdout.write(lines)
     for doc in (doc_a, doc_b):
         say_losses(doc)
     other_abi = why_not(doc_a, doc_b)

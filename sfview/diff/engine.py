@@ -221,7 +221,7 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
     bulk = Bulk(section)
     shapes = BulkShapes(bulk)
     fde_start, fde_size = section.fde_start, section.fde_size
-    seen: dict[str, int] = {}
+    seen: dict[str | int, int] = {}
     for walked in bulk.functions():
         if isinstance(walked, int) or walked[5].info.pcmask:
             index = walked if isinstance(walked, int) else walked[0]
@@ -245,20 +245,17 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
                 if block.shared:
                     block.made = shape
         name = (shape.meaning.period and side.section_at(start)) or name_at(start, fde_start + index * fde_size)
-        if not name:
-            yield start, ("", start, size, index, shape)
-            continue
         yield _keyed(seen, name, start, size, index, shape)
 
 
-def _keyed(seen: dict[str, int], name: str, start: int, size: int, index: int, shape: Shape | None) -> tuple:
-    """A function's pairing key (its name, with how many of that name came before it; its start where it
-    has no name) and its fields."""
-    if not name:
-        return start, (name, start, size, index, shape)
-    count = seen.get(name, 0)
-    seen[name] = count + 1
-    return (name if not count else (name, count)), (name, start, size, index, shape)
+def _keyed(seen: dict[str | int, int], name: str, start: int, size: int, index: int, shape: Shape | None) -> tuple:
+    """A function's pairing key (its name, else its start; with how many functions of that name or start came
+    before it, from the second on: a damaged section's functions that share a start are each paired, not
+    all but one dropped) and its fields."""
+    label = name or start
+    count = seen.get(label, 0)
+    seen[label] = count + 1
+    return (label if not count else (label, count)), (name, start, size, index, shape)
 
 
 def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape | None] | None:

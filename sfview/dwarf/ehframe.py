@@ -50,6 +50,7 @@ from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, RowSeq
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME
+from sfview.inputs.leb128 import leb128
 from sfview.sframe.model.rules import CFA, SAME, UNDEFINED, Kind, rule
 
 if TYPE_CHECKING:
@@ -701,24 +702,15 @@ class FrameSection:
             byte = data[pos]
             if byte < 0x80:
                 return byte, pos + 1
-            value, shift = 0, 0
-            while True:
-                byte = data[pos]
-                pos += 1
-                value |= (byte & 0x7F) << shift
-                shift += 7
-                if byte < 0x80:
-                    return value, pos
+            return leb128(data, pos, False)  # its bits bounded: a long number costs its bytes, not their square
         except IndexError:
             raise OutOfBytes from None
 
     def _sleb(self, pos: int) -> tuple[int, int]:
-        start = pos
-        value, pos = self._uleb(pos)
-        bits = 7 * (pos - start)
-        if self.data[pos - 1] & 0x40:
-            value -= 1 << bits
-        return value, pos
+        try:
+            return leb128(self.data, pos, True)
+        except IndexError:
+            raise OutOfBytes from None
 
     # Instructions -------------------------------------------------------------
 

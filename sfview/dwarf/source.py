@@ -18,15 +18,21 @@ from __future__ import annotations
 import bisect
 import io
 import os
+from array import array
 from typing import Any, BinaryIO, NamedTuple
 
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
 from elftools.dwarf.ranges import BaseAddressEntry
 
+from sfview.dwarf.line_program import LineRows, line_rows
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.pyelftools_view import ElfFile
+
+MAX_DIES = 1 << 17
+"""The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
+DIE may be one byte, and pyelftools holds each it parses, so a unit of a million one-byte DIEs held 330 MB."""
 
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
@@ -50,6 +56,9 @@ class _Unit:
 
     def __init__(self, info: Any, cu: Any) -> None:
         self.info, self.cu = info, cu
+        for count, _ in enumerate(cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
+            if count >= MAX_DIES:
+                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
@@ -58,8 +67,7 @@ class _Unit:
             self._collect(die)
         self.functions.sort(key=lambda entry: entry[0])
         self.starts = [start for start, _, _ in self.functions]
-        self.rows: list[tuple[int, int, int, bool, bool]] = []  # address, file, line, is_stmt, end_sequence
-        self.addresses: list[int] = []
+        self.rows = LineRows(array("Q"), array("Q"))
         self.files: list[str] = []
         self.first_file = 1
         program = info.line_program_for_CU(cu)
@@ -94,12 +102,7 @@ class _Unit:
                 name = f"{directories[index]}/{name}"
             self.files.append(own if own and for_id(name) == for_id(own) else name)
         self.first_file = 0 if version >= 5 else 1
-        for entry in program.get_entries():
-            state = entry.state
-            if state is not None:
-                self.rows.append((state.address, state.file, state.line, state.is_stmt, state.end_sequence))
-        self.rows.sort(key=lambda row: (row[0], not row[4]))  # a sequence's end before the next one's start
-        self.addresses = [row[0] for row in self.rows]
+        self.rows = line_rows(program)
 
     def file(self, number: int | None) -> str | None:
         """The name of the line table's file `number` (numbered from 0 in DWARF 5, from 1 before)."""
@@ -111,18 +114,19 @@ class _Unit:
     def line_at(self, address: int) -> tuple[str | None, int | None, bool]:
         """The file and line holding `address`, and whether a row of the table starts exactly there (a
         statement's first instruction, where gdb prints a frame without its address)."""
-        at = bisect.bisect_right(self.addresses, address) - 1
-        if at < 0 or self.rows[at][4]:
+        rows, addresses = self.rows, self.rows.addresses
+        at = bisect.bisect_right(addresses, address) - 1
+        if at < 0 or rows.ends(at):
             return None, None, False
-        first = bisect.bisect_left(self.addresses, address)
+        first = bisect.bisect_left(addresses, address)
         # of rows at one address, the last; gdb goes back from one that is not a statement to the last
         # that is, at the same address
         back = at
-        while not self.rows[back][3] and back > 0 and self.addresses[back - 1] == self.addresses[at]:
+        while not rows.is_stmt(back) and back > 0 and addresses[back - 1] == addresses[at]:
             back -= 1
-        row = self.rows[back] if self.rows[back][3] else self.rows[at]
-        starts = any(r[3] and not r[4] for r in self.rows[first : at + 1])
-        return self.file(row[1]), row[2] or None, starts
+        row = back if rows.is_stmt(back) else at
+        starts = any(rows.is_stmt(i) and not rows.ends(i) for i in range(first, at + 1))
+        return self.file(rows.file(row)), rows.line(row) or None, starts
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
         """A DIE's address ranges [start, end) in this CU (`_ranges`)."""

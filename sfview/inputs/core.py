@@ -90,6 +90,12 @@ class Mapping(NamedTuple):
     path: str
 
 
+SETTLED_ONE_BY_ONE = 16
+"""Ranges added between two reads that are inserted one by one, not sorted in with all the others: a
+sort each time a range is added and a word read (a profile's mappings between its samples) grows with the
+square of the ranges."""
+
+
 class Memory:
     """Readable memory: the core's `PT_LOAD` contents, then words and ranges added by hand.
 
@@ -121,10 +127,15 @@ class Memory:
     def _settle(self) -> None:
         """Sort the ranges added since the last read in among the others (a stable sort: the ones added
         first end up last of those with the same start, where a lookup finds them)."""
-        if self._pending:
+        if len(self._pending) <= SETTLED_ONE_BY_ONE:  # a few between reads (a profile's mappings): inserted
+            for start, data in self._pending:  # before those of the same start, as the sort below places them
+                i = bisect.bisect_left(self._starts, start)
+                self._starts.insert(i, start)
+                self._ranges.insert(i, (start, data))
+        else:
             self._ranges = sorted([*reversed(self._pending), *self._ranges], key=lambda item: item[0])
             self._starts = [start for start, _ in self._ranges]
-            self._pending.clear()
+        self._pending.clear()
 
     def bytes_at(self, address: int, size: int) -> bytes | None:
         """The `size` bytes at `address` as the memory holds them (code, for the disassembly), or None when one

@@ -290,6 +290,10 @@ class PerfData:
         _, header_size, attr_size, a_off, a_size, d_off, d_size, _, _, bitmap = FILE_HEADER.unpack(head)
         if header_size < FILE_HEADER.size:
             raise self._error(f"the file header says it is {header_size} bytes, less than {FILE_HEADER.size}", 8)
+        if d_off > self.size:
+            raise self._error(
+                f"the data section starts at {d_off:#x}, past the end of the file ({self.size} bytes)", 0x28
+            )
         self.data_offset, self.data_size = d_off, d_size
         self.notes: list[str] = []
         """What could not be read and what was assumed instead, one line each."""
@@ -433,6 +437,12 @@ class PerfData:
                 raise self._error("compressed records (`perf record -z`): record without -z", at)
             elif kind == Record.AUXTRACE:
                 following = self._field(body, 0, "<Q", at, "an AUXTRACE record")[0]
+                if at + size + following > end:  # else the records after it would be passed over unsaid
+                    left = end - at - size
+                    if self.cut:
+                        self.notes.append(f"the file ends inside the trace data of the AUXTRACE record at {at:#x}")
+                        return
+                    raise self._error(f"an AUXTRACE record's {following} bytes of trace data, with {left} left", at)
             at += size + following
             if following:
                 f.seek(at)

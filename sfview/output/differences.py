@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from sfview.diff.engine import Change, Column, Diff, Entry, Pair
@@ -89,34 +90,36 @@ def _encoding_line(pair: Pair) -> str:
     return f"  {_name(pair.a)} A {pair.a.start:#x} B {pair.b.start:#x}: " + ", ".join(parts)
 
 
-def text(result: Diff, a: Labelled, b: Labelled) -> str:
-    """The difference for a person: the two sides, the summary, every meaning difference with the PC
-    ranges it covers and both rules, the functions one side alone has, then those encoded differently."""
-    lines = [
+def text(result: Diff, a: Labelled, b: Labelled) -> Iterator[str]:
+    """The difference for a person, a line at a time (each made printable, with its newline): the two sides,
+    the summary, every meaning difference with the PC ranges it covers and both rules, the functions one
+    side alone has, then those encoded differently."""
+    head = [
         a.line("A", _functions(result, result.only_a)),
         b.line("B", _functions(result, result.only_b)),
         _counts(result),
         f"bytes: {len(a.section.data)} → {len(b.section.data)} ({len(b.section.data) - len(a.section.data):+d})",
         f"meaning: {_meaning(result)}",
+        f"different in meaning: {len(result.meaning) or 'none'}",
     ]
-    lines.append(f"different in meaning: {len(result.meaning) or 'none'}")
+    yield printable_lines(head)
     for pair in result.meaning:
-        lines.append(
+        lines = [
             f"  {_name(pair.a)} A {pair.a.start:#x} (size {pair.a.size:#x}) B {pair.b.start:#x} (size {pair.b.size:#x})"
-        )
+        ]
         lines += [_change_line(pair, change, a.section, b.section) for change in pair.changes]
         for letter, names in zip("AB", pair.entries_only, strict=True):
             if names:
                 lines.append(f"    PLT entries only in {letter}: {', '.join(names)}")
+        yield printable_lines(lines)
     for title, only in (("only in A", result.only_a), ("only in B", result.only_b)):
-        lines.append(f"{title}: {len(only) or 'none'}")
-        lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in only]
+        yield printable_lines([f"{title}: {len(only) or 'none'}"])
+        yield from (printable_lines([f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}"]) for e in only)
     if result.not_compared:
-        lines.append(f"not compared, rows unreadable on one side: {len(result.not_compared)}")
-        lines += [f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}" for e in result.not_compared]
-    lines.append(f"encoded differently: {len(result.encoding) or 'none'}")
-    lines += [_encoding_line(pair) for pair in result.encoding]
-    return printable_lines(lines)
+        yield printable_lines([f"not compared, rows unreadable on one side: {len(result.not_compared)}"])
+        yield from (printable_lines([f"  {e.start:#x}..{e.start + e.size:#x} {_name(e)}"]) for e in result.not_compared)
+    yield printable_lines([f"encoded differently: {len(result.encoding) or 'none'}"])
+    yield from (printable_lines([_encoding_line(pair)]) for pair in result.encoding)
 
 
 def _meaning(result: Diff) -> str:
@@ -148,8 +151,10 @@ def _entry_json(entry: Entry) -> dict[str, object]:
     return out
 
 
-def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
-    """The difference as JSON: the summary, and every pair that is not the same, with its changes."""
+def json_chunks(result: Diff, a: Labelled, b: Labelled) -> Iterator[str]:
+    """The difference as JSON (`json.dumps(…, indent=2)`'s text), in pieces: the summary, then every pair that
+    is not the same, with its changes, each pair's objects made as it is written (two sections that differ
+    at every function made 70 MB of JSON, and held 737 MB as objects before the first byte was written)."""
 
     def pair_json(pair: Pair) -> dict[str, object]:
         out: dict[str, object] = {"a": _entry_json(pair.a), "b": _entry_json(pair.b), "verdict": pair.verdict.value}
@@ -180,7 +185,7 @@ def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
             "functions": _functions(result, only),
         }
 
-    doc = {
+    head = {
         "a": side(a, result.only_a),
         "b": side(b, result.only_b),
         "same_meaning": result.same_meaning,
@@ -195,10 +200,20 @@ def json_text(result: Diff, a: Labelled, b: Labelled) -> str:
             "not_compared": len(result.not_compared),
             "paired_rules_not_compared": result.paired_only,
         },
-        "different_meaning": [pair_json(p) for p in result.meaning],
-        "only_in_a": [_entry_json(e) for e in result.only_a],
-        "only_in_b": [_entry_json(e) for e in result.only_b],
-        "encoded_differently": [pair_json(p) for p in result.encoding],
-        "not_compared": [_entry_json(e) for e in result.not_compared],
     }
-    return json.dumps(doc, indent=2)
+    lists: dict[str, Iterator[dict[str, object]]] = {
+        "different_meaning": (pair_json(p) for p in result.meaning),
+        "only_in_a": (_entry_json(e) for e in result.only_a),
+        "only_in_b": (_entry_json(e) for e in result.only_b),
+        "encoded_differently": (pair_json(p) for p in result.encoding),
+        "not_compared": (_entry_json(e) for e in result.not_compared),
+    }
+    yield json.dumps(head, indent=2)[: -len("\n}")]
+    for key, items in lists.items():
+        yield f",\n  {json.dumps(key)}: ["
+        empty = True
+        for item in items:  # an element of a list in the top object: indented twice, its lines too
+            yield ("\n    " if empty else ",\n    ") + json.dumps(item, indent=2).replace("\n", "\n    ")
+            empty = False
+        yield "]" if empty else "\n  ]"
+    yield "\n}"

@@ -23,7 +23,11 @@ from sfview.inputs.core import Memory
 from sfview.inputs.elf.image import PT_LOAD, ElfImage
 from sfview.inputs.perf_data import BuildId, Mmap
 from sfview.unwind.engine import Machine, Module
-from sfview.unwind.session import process_module
+from sfview.unwind.session import FilesRead, process_module
+
+MAX_COPIED = 1 << 20
+"""The mappings a profile's forks may copy from their parents in all: each copy is the parent's whole list,
+so forks of a process of many mappings that each map one more would hold their square."""
 
 KERNEL = "kernel"
 """The kernel's SFrame reader a profile's SFrame walks follow by default: the newest revision sfview knows."""
@@ -65,6 +69,12 @@ class Files:
         self.notes: list[str] = []
         self._found: dict[str, str | None] = {}
         self._kernel: dict[str, KernelView | None] = {}
+        self.read = FilesRead(each_mapping=True)
+        """The files read, each once however often and under whatever names the profile maps it."""
+        self.unusable: set[str] = set()
+        """Files read once and found no module (not ELF, not readable): not read again."""
+        self.copied = 0
+        """The mappings copied from a parent's space so far (a fork's, when either maps a file)."""
 
     def find(self, path: str, recorded: bytes | None) -> str | None:
         """The file to read for `path` (None, said in `notes`, when there is none of the build that ran)."""
@@ -162,7 +172,11 @@ def _build_id(path: str) -> bytes | None:
 
 
 class AddressSpace:
-    """One process's executable mappings, their modules, and the files' read-only bytes."""
+    """One process's executable mappings, their modules, and the files' read-only bytes.
+
+    The mappings are kept sorted by start, and none overlaps another: a mapping added finds what it
+    replaces by bisection. A fork shares its parent's lists until either maps something (copy on write):
+    a profile of many forks holds each list once, not once a process."""
 
     def __init__(self, files: Files, mapped: list[Mapped] | None = None, memory: Memory | None = None) -> None:
         self.files = files
@@ -171,9 +185,14 @@ class AddressSpace:
         self.memory = Memory() if memory is None else memory
         self.version = 0
         """Grows with every mapping added: what was worked out for the modules before is stale."""
+        self._shared = False
+        """The lists are another space's too (a fork's): copied before they change."""
 
     def fork(self) -> AddressSpace:
-        return AddressSpace(self.files, list(self.mapped), self.memory)
+        child = AddressSpace(self.files, memory=self.memory)
+        child.mapped, child.starts = self.mapped, self.starts
+        child._shared = self._shared = True
+        return child
 
     @property
     def modules(self) -> list[Module]:
@@ -187,18 +206,33 @@ class AddressSpace:
         module = None
         path = mmap.path
         found = self.files.find(path, mmap.build_id) if path.startswith(("/", "[vdso]")) else None
-        if found is not None:
+        if found is not None and found not in self.files.unusable:
 
             def bias_of(elf: ElfImage, mmap: Mmap = mmap) -> int:
                 return mmap.start - _file_address(elf, mmap.pgoff)
 
-            module = process_module(path, found, bias_of, self.memory, self.files.notes, self.files.machine)
+            files = self.files
+            module = process_module(path, found, bias_of, self.memory, files.notes, files.machine, files.read)
+            if module is None and files.read.known(found) is None:
+                files.unusable.add(found)
         end = mmap.start + mmap.length
-        # a new mapping replaces what it overlaps
-        kept = [m for m in self.mapped if m.end <= mmap.start or m.start >= end]
-        bisect.insort(kept, Mapped(mmap.start, end, mmap.pgoff, path, module), key=lambda m: m.start)
-        self.mapped = kept
-        self.starts = [m.start for m in kept]
+        if self._shared:
+            self.files.copied += len(self.mapped)
+            if self.files.copied > MAX_COPIED:
+                raise InputError(
+                    f"its processes' forks copy more than {MAX_COPIED} mappings from their parents in all"
+                    f" (each fork that maps a file holds its parent's {len(self.mapped)}): sfview stops here",
+                    where=f"file offset {mmap.offset:#x}",
+                )
+            self.mapped, self.starts, self._shared = list(self.mapped), list(self.starts), False
+        # a new mapping replaces what it overlaps: the one before it if it reaches past its start, and
+        # those that start before its end
+        first = bisect.bisect_right(self.starts, mmap.start) - 1
+        if first < 0 or self.mapped[first].end <= mmap.start:
+            first += 1
+        last = bisect.bisect_left(self.starts, end, lo=first)
+        self.mapped[first:last] = [Mapped(mmap.start, end, mmap.pgoff, path, module)]
+        self.starts[first:last] = [mmap.start]
         self.version += 1
 
     def at(self, address: int) -> Mapped | None:

@@ -80,7 +80,10 @@ class Profile:
         records start in this range of file offsets (`PerfData.records`)."""
         for record in self.perf.records(owned):
             if isinstance(record, Mmap):
-                self.space(record.pid).add(record)
+                try:
+                    self.space(record.pid).add(record)
+                except InputError as exc:
+                    raise exc.located(self.perf.path) from None
             elif isinstance(record, Task):
                 self._task(record)
             elif wanted(record):

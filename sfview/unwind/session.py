@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
-from sfview.inputs.elf.image import PF_W, PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
+from sfview.inputs.elf.image import PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.elf.names import debug_file, function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe.model import terms
@@ -143,14 +143,18 @@ def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Mod
     return _module(doc, bias, library), doc.error
 
 
-class _FilesRead:
-    """The library files a core's walk has read, each once: a path that names a file read before (the
-    same device and inode, or a file of the same bytes) gets that file's module and image, not a copy.
+class FilesRead:
+    """The library files a walk has read, each once: a path that names a file read before (the same
+    device and inode, or a file of the same bytes) gets that file's module and image, not a copy.
 
-    A core may name one library under hundreds of paths (600 aliases of a 1.5 MB file held 1.76 GB).
+    A core may name one library under hundreds of paths (600 aliases of a 1.5 MB file held 1.76 GB), a
+    profile map one file thousands of times. `each_mapping`: every mapping gets a module, also one at the
+    place of a module already made (a profile's mappings each hold theirs); else that one is enough (a
+    core's list of modules).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, each_mapping: bool = False) -> None:
+        self.each_mapping = each_mapping
         self._by_inode: dict[tuple[int, int], tuple[Module, ElfImage]] = {}
         self._by_size: dict[int, list[tuple[str, tuple[Module, ElfImage]]]] = {}
         self._digests: dict[str, bytes] = {}
@@ -185,12 +189,12 @@ class _FilesRead:
         return self._digests[path]
 
 
-def _alias(read: tuple[Module, ElfImage], bias: int, path: str) -> Module | None:
-    """The module of a file read before, for another path that maps it; None at the same place (one module
-    is enough there)."""
+def _alias(read: tuple[Module, ElfImage], bias: int, path: str, each_mapping: bool) -> Module | None:
+    """The module of a file read before, for another path or place that maps it; at the same place, None
+    (one module is enough there) unless `each_mapping`."""
     module, _ = read
     if bias == module.bias:
-        return None
+        return module if each_mapping else None
     return Module(module.name, module.section, bias, module.name_at, path, module.cfi, module.function_at)
 
 
@@ -303,12 +307,10 @@ def _add_read_only_segments(memory: Memory, elf: ElfImage, bias: int) -> None:
     segments with no bytes); read-only segments hold in the process what they
     hold in the file, so they fill that gap. Writable ones may have changed.
     """
-    for seg in elf.segments:
-        if seg.type != PT_LOAD or seg.flags & PF_W or not seg.filesz:
-            continue
+    for seg, view in elf.read_only_loads:
         start = seg.vaddr + bias
         if memory.read(start, 1) is None and memory.read(start + seg.filesz - 1, 1) is None:
-            memory.add(start, elf.segment_view(seg))
+            memory.add(start, view)
 
 
 def _module(doc: Document, bias: int, library: str | None = None) -> Module:
@@ -397,7 +399,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         libraries = [(path, lambda _elf, lib_bias=lib_bias: lib_bias) for path, lib_bias in linked]
         if linked:
             notes.append(f"{without_files}: {len(linked)} libraries from the dynamic linker's list in memory")
-    files = _FilesRead()
+    files = FilesRead()
     for path, bias_of in libraries:
         found = _find_library(path, lib_dirs, sysroot)
         if found is None:
@@ -434,7 +436,7 @@ def process_module(
     memory: Memory,
     notes: list[str],
     machine: str,
-    files: _FilesRead | None = None,
+    files: FilesRead | None = None,
 ) -> Module | None:
     """The file a process mapped at `path`, read from `found`, as a module at the bias `bias_of` gives
     for it, its read-only segments added to `memory`; None (and why in `notes`) when it is not an ELF
@@ -446,7 +448,7 @@ def process_module(
     read = files.known(found) if files is not None else None
     if read is not None:  # another name of a file read before: read once
         lib_bias = bias_of(read[1])
-        alias = _alias(read, lib_bias, path)
+        alias = _alias(read, lib_bias, path, files.each_mapping)
         if alias is None or not _is_the_mapped_file(read[1], machine, memory, lib_bias, found, notes):
             return None
         _add_read_only_segments(memory, read[1], lib_bias)

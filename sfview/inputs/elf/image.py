@@ -195,6 +195,16 @@ class ElfImage:
             return kind, flags, offset, vaddr, paddr, filesz, memsz, align
         return fields
 
+    @cached_property
+    def read_only_loads(self) -> list[tuple[Segment, memoryview]]:
+        """The loadable segments with file bytes that no process writes to, each with a view of them, made
+        once: a file mapped at a thousand places holds one view a segment, not one a place."""
+        return [
+            (seg, self.segment_view(seg))
+            for seg in self.segments
+            if seg.type == PT_LOAD and not seg.flags & PF_W and seg.filesz
+        ]
+
     def segment_view(self, segment: Segment, start: int = 0, size: int | None = None) -> memoryview:
         """`size` bytes (all, when None) from `start` in a segment's file bytes, as many as the file
         holds: a view of the mapped file, no copy however many headers point at the same bytes."""

@@ -38,6 +38,9 @@ from sfview.errors import InputError
 from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, reading, reason
 from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, SectionHeader, inflate
+from sfview.inputs.leb128 import bound_pyelftools
+
+bound_pyelftools()  # before any DWARF is read through this view: a number's work is its bytes'
 
 
 class ElfFile(ELFFile):

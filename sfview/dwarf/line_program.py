@@ -1,0 +1,163 @@
+"""A CU's DWARF line program run to its rows, held as two arrays of words: bounded by the program's bytes.
+
+pyelftools decodes a line program into an object and a copy of the line
+state for every opcode, some 600 bytes a row: a `.debug_line` of 1 MB of
+one-byte special opcodes held 617 MB and took 20 s. The header stays
+pyelftools' (its file names, its opcode parameters); the opcodes are run
+here (DWARF 5 §6.2.5, as pyelftools and gdb run them), each row kept as its
+address and one word packing its line, file and flags: 16 bytes a row. A
+program longer than `MAX_PROGRAM` is not run (its CU's frames then have no
+line, as with a damaged program).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from sfview.errors import InputError
+from sfview.inputs.leb128 import leb128
+
+MAX_PROGRAM = 1 << 20
+"""The bytes of one CU's line program at most (the largest in a distribution's debug files is some 50 KB)."""
+ADDRESS_MASK = (1 << 64) - 1
+END, STMT = 1, 2
+"""A row's flags in the low bits of its word: it ends a sequence; it is a statement."""
+FILE_SHIFT, LINE_SHIFT = 2, 32
+FIELD = (1 << 30) - 1
+"""A file number is kept to 30 bits, a line to 32 bits with its sign (a damaged program's larger ones wrap;
+its lines below 1, as pyelftools gives them)."""
+
+
+def _leb(data: bytes, pos: int, signed: bool) -> tuple[int, int]:
+    try:
+        return leb128(data, pos, signed)
+    except IndexError:
+        raise InputError(f"a LEB128 number runs past the program's end at +{pos:#x}") from None
+
+
+class LineRows:
+    """A line program's rows sorted by address (a sequence's end before the next one's start at the same
+    address): `addresses[i]`, and `words[i]` packing the line, file and flags (`line`, `file`, `is_stmt`,
+    `ends`)."""
+
+    def __init__(self, addresses: array, words: array) -> None:
+        self.addresses = addresses
+        self.words = words
+
+    def line(self, i: int) -> int:
+        line = self.words[i] >> LINE_SHIFT
+        return line - (1 << 32) if line >> 31 else line
+
+    def file(self, i: int) -> int:
+        return self.words[i] >> FILE_SHIFT & FIELD
+
+    def is_stmt(self, i: int) -> bool:
+        return bool(self.words[i] & STMT)
+
+    def ends(self, i: int) -> bool:
+        return bool(self.words[i] & END)
+
+
+def line_rows(program: Any) -> LineRows:
+    """The rows of pyelftools' `LineProgram` `program`, run from its bytes; an `InputError` when it is too
+    long or runs past its end."""
+    header = program.header
+    start, end = program.program_start_offset, program.program_end_offset
+    if end - start > MAX_PROGRAM:
+        raise InputError(f"a line program of {end - start} bytes: sfview runs {MAX_PROGRAM} at most")
+    program.stream.seek(start)
+    data = program.stream.read(max(end - start, 0))
+    opcode_base, line_base, line_range = header["opcode_base"], header["line_base"], header["line_range"]
+    min_length = header["minimum_instruction_length"]
+    max_ops = header.get("maximum_operations_per_instruction", 1) or 1
+    if not line_range:
+        raise InputError("a line program whose line_range is 0")
+    lengths = list(header["standard_opcode_lengths"])
+    address_size = program.structs.address_size
+    order = "little" if program.structs.little_endian else "big"
+    default_stmt = bool(header["default_is_stmt"])
+    addresses, words = array("Q"), array("Q")
+
+    address, file, line, stmt, op_index = 0, 1, 1, default_stmt, 0
+
+    def emit(ends: bool) -> None:
+        addresses.append(address & ADDRESS_MASK)
+        words.append((line & 0xFFFFFFFF) << LINE_SHIFT | (file & FIELD) << FILE_SHIFT | (STMT if stmt else 0) | ends)
+
+    pos = 0
+    while pos < len(data):
+        opcode = data[pos]
+        pos += 1
+        if opcode >= opcode_base:
+            adjusted = opcode - opcode_base
+            advance = op_index + adjusted // line_range
+            address += min_length * (advance // max_ops)
+            op_index = advance % max_ops
+            line += line_base + adjusted % line_range
+            emit(False)
+        elif opcode == 0:
+            length, pos = _leb(data, pos, False)
+            if not length or pos >= len(data):
+                pos += length
+                continue
+            extended, operands, pos = data[pos], pos + 1, pos + length
+            if extended == 1:  # DW_LNE_end_sequence
+                stmt = False
+                emit(True)
+                address, file, line, stmt, op_index = 0, 1, 1, default_stmt, 0
+            elif extended == 2:  # DW_LNE_set_address
+                address, op_index = int.from_bytes(data[operands : operands + address_size], order), 0
+        elif opcode == 1:  # DW_LNS_copy
+            emit(False)
+        elif opcode == 2:  # DW_LNS_advance_pc
+            advance, pos = _leb(data, pos, False)
+            address += advance * min_length
+        elif opcode == 3:  # DW_LNS_advance_line
+            advance, pos = _leb(data, pos, True)
+            line += advance
+        elif opcode == 4:  # DW_LNS_set_file
+            file, pos = _leb(data, pos, False)
+        elif opcode == 6:  # DW_LNS_negate_stmt
+            stmt = not stmt
+        elif opcode == 8:  # DW_LNS_const_add_pc
+            address += (255 - opcode_base) // line_range * min_length
+        elif opcode == 9:  # DW_LNS_fixed_advance_pc
+            address += int.from_bytes(data[pos : pos + 2], order)
+            pos += 2
+        else:  # set_column, set_isa and any other: their operands, as the header counts them, read past
+            for _ in range(lengths[opcode - 1] if opcode - 1 < len(lengths) else 0):
+                pos = _leb(data, pos, False)[1]
+    return _sorted(addresses, words)
+
+
+def _key(addresses: array, words: array, i: int) -> int:
+    """Row `i`'s place in the table: its address, a sequence's end first among rows there."""
+    return addresses[i] << 1 | (not words[i] & END)
+
+
+def _sorted(addresses: array, words: array) -> LineRows:
+    """The rows in address order, a sequence's end first among rows of one address (a stable sort of the
+    program's order). A compiler writes each sequence in order, the sequences in any order (a function in
+    `.text.startup` after those in `.text`): those are put in order as blocks; only rows out of order within
+    a sequence, or sequences that overlap, are sorted one by one."""
+    sequences, first = [], 0
+    for i, word in enumerate(words):
+        if word & END or i == len(words) - 1:
+            sequences.append((first, i + 1))
+            first = i + 1
+    keys = [(_key(addresses, words, lo), _key(addresses, words, hi - 1), lo, hi) for lo, hi in sequences]
+    blocks = sorted(keys)
+    in_order = all(
+        _key(addresses, words, i) <= _key(addresses, words, i + 1) for lo, hi in sequences for i in range(lo, hi - 1)
+    ) and all(blocks[j][1] < blocks[j + 1][0] for j in range(len(blocks) - 1))
+    if in_order:
+        if [lo for _, _, lo, _ in blocks] == [lo for lo, _ in sequences]:
+            return LineRows(addresses, words)
+        ordered_addresses, ordered_words = array("Q"), array("Q")
+        for _, _, lo, hi in blocks:
+            ordered_addresses.extend(addresses[lo:hi])
+            ordered_words.extend(words[lo:hi])
+        return LineRows(ordered_addresses, ordered_words)
+    order = sorted(range(len(addresses)), key=lambda i: _key(addresses, words, i))
+    return LineRows(array("Q", (addresses[i] for i in order)), array("Q", (words[i] for i in order)))

@@ -1,0 +1,68 @@
+"""`sfview diff` on sections built to mislead or to cost: functions that share a start, every function
+different, and the JSON written as it is made.
+
+The sections are written by tests/commands/test_diff.py's writer (version 2, AMD64, from the spec).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import PEAK
+from test_diff import BASE, v2, write
+
+
+def _sharing(count: int, cfa: int) -> bytes:
+    """`count` functions without names, all at 0x1000 (a damaged or hand-made section), each its own rows."""
+    return v2([(0x1000, 0x100, [(0, 8 + 8 * (i % 12)), (1 + i % 200, cfa)]) for i in range(count)])
+
+
+def test_functions_sharing_a_start_are_each_paired(cli, tmp_path: Path) -> None:
+    """50 nameless functions at one start on each side: 50 pairs, not 49 functions only in A and the last of
+    B's paired with the first of A's."""
+    a, b = write(tmp_path, "a", _sharing(50, 16)), write(tmp_path, "b", _sharing(50, 24))
+    result = cli("diff", "--json", a, b)
+    doc = json.loads(result.out)
+    assert result.code == 1 and doc["b"]["functions"] == 50
+    assert doc["summary"]["different_meaning"] == 50 and doc["summary"]["only_in_a"] == 0
+    assert [p["a"]["fde_index"] for p in doc["different_meaning"]] == [
+        p["b"]["fde_index"] for p in doc["different_meaning"]
+    ]
+    same = json.loads(cli("diff", "--json", a, a).out)
+    assert same["summary"]["same"] == 50 and same["same_meaning"]
+
+
+def test_the_json_written_in_pieces_is_json_dumps_text(cli, tmp_path: Path) -> None:
+    """Every list of the report filled (a meaning pair, functions only in A and in B) and every one empty:
+    the text is what `json.dumps(…, indent=2)` writes of the same document."""
+    moved = [(0x2000, 0x40, [(0, 8), (1, 24), (0x30, 8)]), (0x1100, 0x20, [(0, 8)])]
+    for b in (v2(moved), v2(BASE)):
+        result = cli("diff", "--json", write(tmp_path, "a", v2(BASE)), write(tmp_path, "b", b))
+        assert result.out == json.dumps(json.loads(result.out), indent=2) + "\n"
+    filled = json.loads(cli("diff", "--json", str(tmp_path / "a"), write(tmp_path, "c", v2(moved))).out)
+    assert filled["only_in_a"] and filled["only_in_b"]
+
+
+def test_every_function_different_is_not_held_as_json(tmp_path: Path) -> None:
+    """Sections that differ at every one of 20,000 functions: the JSON (some 28 MB) is written as it is made,
+    its peak not the JSON's objects (737 MB for 50,000 functions when they were all made first)."""
+    a, b = write(tmp_path, "a", _sharing(20_000, 16)), write(tmp_path, "b", _sharing(20_000, 24))
+    done = subprocess.run([sys.executable, "-c", PEAK, "diff", "--json", a, b], capture_output=True, text=True)
+    peak = int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
+    assert json.loads(done.stdout)["summary"]["different_meaning"] == 20_000
+    assert peak < 2 * len(done.stdout)
+
+
+def test_every_function_different_is_not_held_as_text(tmp_path: Path) -> None:
+    """The same in text (some 4 MB): written a pair at a time, not joined whole first."""
+    a, b = write(tmp_path, "a", _sharing(20_000, 16)), write(tmp_path, "b", _sharing(20_000, 24))
+    done = subprocess.run([sys.executable, "-c", PEAK, "diff", a, b], capture_output=True, text=True)
+    peak = int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
+    assert (
+        "different in meaning: 20000" in done.stdout
+        and done.stdout.count("\n  (no name) A 0x1000 (size 0x100) B 0x1000") == 20_000
+    )
+    assert peak < 2 * 18_000_000  # the JSON's bound above: the text holds no more than the JSON does
