@@ -7,9 +7,10 @@ next patch names: after patch 8, `git hash-object` d256e72620fe). Neither it nor
 in this repository: give the patched file as --kernel-source (checked by its blob id; the harness includes
 what follows its `#include "sframe_debug.h"`), and a file holding lib/sort.c's `sort()` (with its `parent()`,
 `do_swap()`, `do_cmp()` and the `cmp_func_t`/`swap_func_t` types, as a static function) as --sort-source.
-The corpus in tests/data was recorded with the `sort()` of lib/sort.c as in ColinIanKing/linux-next at
-aeb03332 (the tree the series' v7.1-rc2 base was not found in; the heapsort has not changed in years), whose
-order of equal keys `sfview.consumers.kernel_arm64_module.sort_order` follows.
+The corpus in tests/data was recorded with `sort()` (`__sort_r` without its `cond_resched`) transcribed from
+lib/sort.c of ColinIanKing/linux-next at aeb033320bf880fb83d09a589bfcc68719930818: lib/sort.c of the
+series' own base (v7.1-rc2) was not at hand, so the order of equal starts is that tree's;
+`sfview.consumers.kernel_arm64_module.sort_order` follows it.
 
 scripts/kernel_harness/harness.c, built with -DSFRAME_ARM64_MODULE and arm64's SFRAME_REG_SP 31 and
 SFRAME_REG_FP 29, maps each section at the address the corpus records (MAP_FIXED_NOREPLACE, zeros after

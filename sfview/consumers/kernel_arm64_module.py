@@ -56,7 +56,9 @@ def sort_order(keys: list[int]) -> list[int]:
     """lib/sort.c's `sort()` on items with these keys (`cmp_int`): which item ends at each position.
 
     A bottom-up heapsort, transcribed by element instead of by byte (the kernel's `parent()` rounds a byte
-    offset to the element before halving it: `(i - 1) // 2` here); its order of equal keys is the kernel's."""
+    offset to the element before halving it: `(i - 1) // 2` here); its order of equal keys is the kernel's.
+    Followed: `__sort_r` of ColinIanKing/linux-next aeb03332 (lib/sort.c of the series' base, v7.1-rc2, was
+    not at hand)."""
     items = list(range(len(keys)))
     n, a, shift = len(items), len(items) // 2, 0
 
