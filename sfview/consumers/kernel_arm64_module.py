@@ -25,6 +25,7 @@ The machine is arm64 (little-endian, SP 31, FP 29), whatever the section's ABI b
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 
 from sfview import ADDRESS_MASK
 from sfview.consumers import Profile, Verdict, register
@@ -166,10 +167,17 @@ def judge(data: bytes, address: int = 0, text: tuple[int, int] | None = None, na
     return Verdict(name, True, lookups=failures, notes=notes)
 
 
+UNRELOCATED = (
+    "a relocatable object (a .ko): its start fields are judged as written, before the module loader "
+    "applies their relocations; the loaded module's functions lie elsewhere"
+)
+
+
 def judge_document(doc: Document, arch: str | None = None) -> Verdict:
     """The verdict on an opened file's section, its executable segment as the text (`arch` is not asked:
-    the machine is arm64)."""
-    return judge(doc.data, doc.address, text_range(doc))
+    the machine is arm64); an object file's said to be judged before its relocations."""
+    verdict = judge(doc.data, doc.address, text_range(doc))
+    return replace(verdict, notes=[*verdict.notes, UNRELOCATED]) if doc.relocatable else verdict
 
 
 PROFILE = register(Profile(NAME, TITLE, lambda data, address: judge(data, address), judge_document))

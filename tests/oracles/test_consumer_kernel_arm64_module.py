@@ -18,7 +18,14 @@ from conftest import run_process
 from kernel_oracle import load_script, says_what_was_recorded
 from toolchains import toolchain
 
-from sfview.consumers.kernel_arm64_module import IN_MODULE, NAME, NOT_LOADED, judge, judge_document
+from sfview.consumers.kernel_arm64_module import (
+    IN_MODULE,
+    NAME,
+    NOT_LOADED,
+    UNRELOCATED,
+    judge,
+    judge_document,
+)
 from sfview.consumers.verdicts import profiles
 from sfview.document import Document
 
@@ -93,6 +100,14 @@ def test_check_on_a_real_aarch64_program(program: Path) -> None:
     assert judge_document(doc).accepted
     outside = judge(doc.data, doc.address, (0, 1))
     assert (outside.accepted, outside.error, outside.notes) == (False, "-EINVAL", [NOT_LOADED])
+
+
+def test_an_object_file_is_said_to_be_judged_before_its_relocations(tmp_path: Path) -> None:
+    """A module is a relocatable object: the loader applies its start fields' relocations before
+    `sframe_module_init` reads them, which sfview does not; the verdict says so."""
+    path = tmp_path / "shapes.o"
+    toolchain("2.47", "aarch64").compile("-O2", "-c", "-o", path, ROOT / "tests" / "data" / "src" / "shapes.c")
+    assert UNRELOCATED in judge_document(Document.open(str(path), None)).notes
 
 
 def test_a_shuffled_section_checked_as_a_raw_file(tmp_path: Path) -> None:
