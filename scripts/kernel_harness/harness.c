@@ -13,6 +13,11 @@
  * lookup, __sframe_find(), at every PC of every function. A division by zero in a lookup (the
  * kernel's oops) is caught as SIGFPE and reported as a crash.
  *
+ * With -DSFRAME_ARM64_MODULE (and KERNEL_LIB_SORT, the kernel's lib/sort.c sort(); see
+ * scripts/kernel_arm64_module_corpus.py) it follows the arm64 series' module path instead: the section
+ * is kernel memory, mapped at its load address, sframe_module_init() registers it, sframe_find_kernel()
+ * looks PCs up.
+ *
  * Input, one section a line:  HEX LOAD TEXT_START TEXT_END SCAN_LIMIT  (numbers in hex)
  * Output, one JSON object a line:
  *   {"register": 0|-errno, "lookups": [[start, end, -errno|"crash"|"cfa=.. ra=.. fp=.."], ...], ...}
@@ -45,8 +50,12 @@ typedef int64_t s64;
 #define __packed __attribute__((packed))
 #define BIT(n) (1UL << (n))
 
-/* The configuration the profile follows: user sections, validation on. */
+/* The configuration the profile follows: user sections (kernel ones with SFRAME_ARM64_MODULE), validation on. */
+#ifdef SFRAME_ARM64_MODULE
+#define CONFIG_HAVE_UNWIND_KERNEL_SFRAME 1
+#else
 #define CONFIG_HAVE_UNWIND_USER_SFRAME 1
+#endif
 #define CONFIG_SFRAME_VALIDATION 1
 #define DEFINE_STATIC_SRCU(name) static int name __attribute__((unused))
 
@@ -220,6 +229,42 @@ static void user_read_access_end(void) {}
 #define IS_ENABLED(x) 1
 #endif
 
+#ifdef SFRAME_ARM64_MODULE
+/*
+ * Dylan Hatch's arm64 series (v6) reads a module's section in kernel memory: sframe_module_init() reads
+ * the header, sorts unsorted FDEs in place with lib/sort.c's sort() (given as KERNEL_LIB_SORT: the
+ * kernel's sort(), outside the repository), validates; sframe_find_kernel() looks PCs up. The module
+ * is one: every PC looked up is taken to lie in it (__module_address). A failed WARN_ON keeps the error.
+ */
+#include <sys/mman.h>
+#define __ro_after_init
+#define __init
+#define dbg_init(sec) do { } while (0)
+static long warned;
+#define WARN_ON(x) ({ long __r = (x); if (__r) warned = __r; __r != 0; })
+#define cmp_int(l, r) (((l) > (r)) - ((l) < (r)))
+struct mod_arch_specific {
+	struct sframe_section sframe_sec;
+	bool sframe_init;
+};
+struct module {
+	struct mod_arch_specific arch;
+};
+static struct module the_module;
+static char __start_sframe[1], __end_sframe[1], _stext[1], _etext[1];
+static bool is_ksym_addr(unsigned long ip)
+{
+	(void)ip;
+	return false;
+}
+static struct module *__module_address(unsigned long ip)
+{
+	(void)ip;
+	return &the_module;
+}
+#include KERNEL_LIB_SORT
+#endif
+
 #include KERNEL_SFRAME_CORE
 
 #ifdef SFRAME_NEWEST
@@ -280,7 +325,12 @@ static void lookup(struct sframe_section *sec, unsigned long ip, char *out)
 		strcpy(out, "crash");
 		return;
 	}
+#ifdef SFRAME_ARM64_MODULE
+	(void)sec;
+	ret = sframe_find_kernel(ip, &frame);
+#else
 	ret = __sframe_find(sec, ip, &frame);
+#endif
 	if (ret) {
 		sprintf(out, "%d", ret);
 		return;
@@ -371,6 +421,27 @@ static void judge(const unsigned char *bytes, unsigned long len, unsigned long l
 	user_base = load;
 	user_len = len;
 	past_reads = 0;
+#ifdef SFRAME_ARM64_MODULE
+	/* Kernel memory: the section at its load address, zeros after it (reads past them fault). */
+	unsigned long page = 4096, low = load & ~(page - 1), high = (load + len + PAST + page - 1) & ~(page - 1);
+	void *map = mmap((void *)low, high - low, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (map != (void *)low) {
+		printf("{\"register\": null, \"unmapped\": \"%lx\"}\n", load);
+		fflush(stdout);
+		if (map != MAP_FAILED)
+			munmap(map, high - low);
+		return;
+	}
+	memcpy((void *)load, bytes, len);
+	user_bytes = (const unsigned char *)load;
+	memset(&the_module, 0, sizeof(the_module));
+	warned = 0;
+	sframe_module_init(&the_module, (void *)load, len, (void *)text_start, text_end - text_start);
+	ret = the_module.arch.sframe_init ? 0 : warned;
+	sec = the_module.arch.sframe_sec;
+#else
 #ifdef SFRAME_NEWEST
 	/* sframe_add_section()'s first check (the VMA checks are the loader's business). */
 	if (!len || text_start >= text_end)
@@ -380,6 +451,7 @@ static void judge(const unsigned char *bytes, unsigned long len, unsigned long l
 		ret = sframe_read_header(&sec);
 	if (!ret)
 		ret = sframe_validate_section(&sec);
+#endif
 	printf("{\"register\": %d, \"lookups\": [", ret);
 	if (!ret) {
 		/* Every function's PCs, as the FDE index gives them (the validation read each FDE). */
@@ -418,6 +490,9 @@ static void judge(const unsigned char *bytes, unsigned long len, unsigned long l
 	}
 	printf("], \"past_reads\": %lu}\n", past_reads);
 	fflush(stdout);
+#ifdef SFRAME_ARM64_MODULE
+	munmap(map, high - low);
+#endif
 }
 
 int main(void)

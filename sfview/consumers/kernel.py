@@ -301,6 +301,12 @@ class _Reader:
         self._nodes: dict[tuple[int, int], dict[int, _Node]] = {}
         """The rows read, by FRE type and FDE type, then section offset."""
 
+    SORTED_REQUIRED = True
+    """Whether `sframe_read_header` refuses a section without `SFRAME_F_FDE_SORTED` (every revision but the
+    arm64 module variant, which sorts the FDEs itself)."""
+    MACHINE_SAID = "as --arch says"
+    """Why the machine given reads the section (the note after `read by ...`)."""
+
     def field(self, fmt: str, offset: int) -> int:
         return struct.unpack_from(self.order + fmt, self.data, offset)[0]
 
@@ -318,7 +324,7 @@ class _Reader:
         if self.field("B", pre["version"][0]) != V3:
             return Refused(EINVAL, "sframe_read_header: preamble.version != SFRAME_VERSION_3", pre["version"][0])
         flags = self.field("B", pre["flags"][0])
-        if not flags & SORTED:
+        if self.SORTED_REQUIRED and not flags & SORTED:
             return Refused(EINVAL, "sframe_read_header: !(flags & SFRAME_F_FDE_SORTED)", pre["flags"][0])
         if not flags & PCREL:
             return Refused(EINVAL, "sframe_read_header: !(flags & SFRAME_F_FDE_FUNC_START_PCREL)", pre["flags"][0])
@@ -347,7 +353,7 @@ class _Reader:
         machine = given or MACHINES[BY_ABI.get(hdr["abi_arch"], Arch.ARM64)]
         self.sp_reg, self.fp_reg = machine.sp, machine.fp
         said = (
-            "as --arch says"
+            self.MACHINE_SAID
             if given
             else f"the machine assumed from the ABI byte ({hdr['abi_arch']}); --arch names another"
         )

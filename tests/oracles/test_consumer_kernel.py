@@ -300,7 +300,15 @@ async def test_the_problems_tab_cycles_through_consumers(tmp_path: Path) -> None
             cycle.append(screen.state.consumer)
             if screen.state.consumer == "format":
                 break
-        assert cycle == ["kernel-v14", "libsframe-2.40", "libsframe-2.44", "libsframe-2.47", "glibc-2.43", "format"]
+        assert cycle == [
+            "kernel-arm64-module",
+            "kernel-v14",
+            "libsframe-2.40",
+            "libsframe-2.44",
+            "libsframe-2.47",
+            "glibc-2.43",
+            "format",
+        ]
         assert "kernel" not in [c.title for c in table.columns]
         assert str(screen.consumer_line.render()).startswith("format:")
 
