@@ -129,18 +129,19 @@ class Walker:
         replaces it); and whether its frame-pointer walks are its SFrame walks (`_modes`)."""
 
     def _modes(self, space: AddressSpace) -> tuple[dict[Mode, Known], bool]:
-        """The space's modes, and whether the frame pointers' walk is SFrame's there: no module has a
-        section the kernel's reader takes (none has SFrame, or the kernel refuses each), so that SFrame's
-        walk falls back to the frame-pointer chain at every PC, as `Mode.FP`'s does (the SFrame unwinder
-        reads a module's section alone, never its CFI), through modules that differ from FP's only in
-        what the kernel made of their sections (`KernelModule`, which SFrame's places are told by). A
-        walk that records its computations (to show it) is walked in each mode all the same."""
+        """The space's modes, and whether the frame pointers' walk is SFrame's there. Where the kernel's
+        reader takes no module's section (none has SFrame, or it refuses each), SFrame's walk falls back
+        to the frame-pointer chain at every PC, as `Mode.FP`'s does (the SFrame unwinder reads a module's
+        section alone, never its CFI): both modes then walk SFrame's modules (`KernelModule`s, which
+        SFrame's places are told by), and a walk that records nothing is made once for both."""
         known = self._spaces.get(space)
         if known is None or known[0] != space.version:
             modules = space.modules
+            sframe = [self._as_kernel(m) for m in modules]
+            same = all(m.section is None for m in sframe)
             by_mode = {
-                Mode.SFRAME: [self._as_kernel(m) for m in modules],
-                Mode.FP: [_without_rules(m) for m in modules],
+                Mode.SFRAME: sframe,
+                Mode.FP: sframe if same else [_without_rules(m) for m in modules],
                 Mode.DWARF: modules,
             }
             modes = {}
@@ -149,8 +150,7 @@ class Walker:
                 source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
                 unwinder = Unwinder(held, self.machine, _nothing, None, source, record=self.record)
                 modes[mode] = Known(held, Lookups(), Ends(), self._serial, unwinder)
-            same = not self.record and all(m.section is None for m in by_mode[Mode.SFRAME])
-            known = (space.version, modes, same)
+            known = (space.version, modes, same and not self.record)
             self._spaces[space] = known
         return known[1], known[2]
 
