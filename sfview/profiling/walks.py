@@ -122,19 +122,26 @@ class Walker:
         self.record = record
         """Whether frames keep their computations (to show a sample's walks), not only their callers."""
         self.numbers = register_numbers(machine)
-        self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, Known]]]
+        self._spaces: weakref.WeakKeyDictionary[AddressSpace, tuple[int, dict[Mode, Known], bool]]
         self._spaces = weakref.WeakKeyDictionary()
         self._serial = 0
         """Each space's modules per mode, lookups and walks' ends, as long as the space lives (an `exec`
-        replaces it)."""
+        replaces it); and whether its frame-pointer walks are its SFrame walks (`_modes`)."""
 
-    def _modes(self, space: AddressSpace) -> dict[Mode, Known]:
+    def _modes(self, space: AddressSpace) -> tuple[dict[Mode, Known], bool]:
+        """The space's modes, and whether the frame pointers' walk is SFrame's there. Where the kernel's
+        reader takes no module's section (none has SFrame, or it refuses each), SFrame's walk falls back
+        to the frame-pointer chain at every PC, as `Mode.FP`'s does (the SFrame unwinder reads a module's
+        section alone, never its CFI): both modes then walk SFrame's modules (`KernelModule`s, which
+        SFrame's places are told by), and a walk that records nothing is made once for both."""
         known = self._spaces.get(space)
         if known is None or known[0] != space.version:
             modules = space.modules
+            sframe = [self._as_kernel(m) for m in modules]
+            same = all(m.section is None for m in sframe)
             by_mode = {
-                Mode.SFRAME: [self._as_kernel(m) for m in modules],
-                Mode.FP: [_without_rules(m) for m in modules],
+                Mode.SFRAME: sframe,
+                Mode.FP: sframe if same else [_without_rules(m) for m in modules],
                 Mode.DWARF: modules,
             }
             modes = {}
@@ -143,9 +150,9 @@ class Walker:
                 source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
                 unwinder = Unwinder(held, self.machine, _nothing, None, source, record=self.record)
                 modes[mode] = Known(held, Lookups(), Ends(), self._serial, unwinder)
-            known = (space.version, modes)
+            known = (space.version, modes, same and not self.record)
             self._spaces[space] = known
-        return known[1]
+        return known[1], known[2]
 
     def forget(self, space: AddressSpace) -> None:
         """Let go of what was kept for a space's walks (its process exited)."""
@@ -163,7 +170,11 @@ class Walker:
             return None
         registers = {self.numbers[n]: v for n, v in sample.registers.items() if n in self.numbers}
         walked = {}
-        for mode, (_, lookups, ends, serial, unwinder) in self._modes(space).items():
+        modes, same = self._modes(space)
+        for mode, (_, lookups, ends, serial, unwinder) in modes.items():
+            if same and mode is Mode.FP:
+                walked[mode] = walked[Mode.SFRAME]
+                continue
             # a walk whose frames record their computations is shown, not counted: it takes no end known
             reads: list[Read] | None = None if self.record else []
             unwinder.read = _reader(sample.stack, sp, space.memory.read, reads)
@@ -177,7 +188,7 @@ class Walker:
                     frame.module = mapped.module if mapped is not None else None
                 if frame.interrupted or frame.found is Found.SIGNAL_FRAME:  # its PC looked up as it is
                     named = False
-            pcs = tuple(frame.pc for frame in frames)
+            pcs = tuple([frame.pc for frame in frames])
             walked[mode] = Walked(frames, walk.stop, walk.missing_address, pcs, (serial, pcs) if named else None)
         return walked
 

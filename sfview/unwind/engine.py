@@ -108,6 +108,8 @@ class Rules(NamedTuple):
     registers: dict[int, AnyRule]
     mangled_ra: bool
     plan: Plan | None = None
+    planned: Planned | None = None
+    """The plan as a function (`compiled`)."""
 
 
 UNDEFINED_REGISTER, CARRIED, KEPT_IN_REGISTER, COMPUTED = range(4)
@@ -146,9 +148,78 @@ class Plan(NamedTuple):
         return cls(cfa.base, cfa.offset, cfa.deref, tuple(planned))
 
 
+Planned = Callable[[dict[int, int], Callable[[int], int | None]], tuple[dict[int, int], int, int] | None]
+"""A `Plan` as a function of a frame's registers and the memory's `read`: the caller's registers, the
+CFA and the return address, or None where the plan finds no caller (`Unwinder._planned`)."""
+
+COMPILED_KEPT = 4096
+"""The plans' functions kept at most (`compiled`), emptied when full."""
+_compiled: dict[tuple[Plan, int, int, frozenset[int]], Planned] = {}
+
+
+def compiled(plan: Plan, machine: Machine) -> Planned:
+    """The plan as Python code, made once per distinct plan and machine: a step by it is one call, its
+    registers, offsets and loads written in, not the plan's tuples read and tested at each step.
+
+    The caller's registers are made as the plan's loop would make them, in the same order: the frame's
+    callee-saved ones, the SP (the CFA), then each register of the plan as it says (set, carried, or
+    dropped); a computed RA that cannot be read, or an RA of 0 or none, is no caller."""
+    key = (plan, machine.sp, machine.ra, machine.callee_saved)
+    found = _compiled.get(key)
+    if found is not None:
+        return found
+
+    def value_of(at: str, offset: int, deref: bool) -> str:
+        return f"_read(({at} + {offset}) & MASK)" if deref else f"({at} + {offset}) & MASK"
+
+    lines = [
+        "def planned(registers, _read):",
+        f"    cfa = registers.get({plan.cfa_base})",
+        "    if cfa is None:",
+        "        return None",
+        f"    cfa = (cfa + {plan.cfa_offset}) & MASK",
+    ]
+    if plan.cfa_deref:
+        lines += ["    cfa = _read(cfa)", "    if cfa is None:", "        return None"]
+    lines += [
+        "    caller = {reg: value for reg, value in registers.items() if reg in SAVED}",
+        f"    caller[{machine.sp}] = cfa & MASK",
+    ]
+    for reg, how, base, offset, deref in plan.registers:
+        if how == CARRIED:
+            lines += [f"    if {reg} in registers:", f"        caller[{reg}] = registers[{reg}]"]
+            continue
+        if how == UNDEFINED_REGISTER:
+            lines.append(f"    caller.pop({reg}, None)")
+            continue
+        if how == COMPUTED and base != CFA:
+            # the base may be unknown: no address to work out, the register is not known
+            lines += [f"    value = registers.get({base})", "    if value is not None:"]
+            lines.append(f"        value = {value_of('value', offset, deref)}")
+        elif how == COMPUTED:
+            lines.append(f"    value = {value_of('cfa', offset, deref)}")
+        else:  # KEPT_IN_REGISTER
+            lines.append(f"    value = registers.get({reg})")
+        missing = "return None" if reg == machine.ra else f"caller.pop({reg}, None)"
+        lines += ["    if value is not None:", f"        caller[{reg}] = value", "    else:", f"        {missing}"]
+    lines += [
+        f"    return_address = caller.get({machine.ra})",
+        "    if not return_address:",
+        "        return None",
+        "    return caller, cfa, return_address",
+    ]
+    scope = {"MASK": ADDRESS_MASK, "SAVED": machine.callee_saved}
+    exec(compile("\n".join(lines), f"<plan {plan}>", "exec"), scope)  # our own code, made of numbers
+    if len(_compiled) >= COMPILED_KEPT:
+        _compiled.clear()
+    found = _compiled[key] = scope["planned"]
+    return found
+
+
 def rules_of(cfa: AnyRule, registers: dict[int, AnyRule], mangled_ra: bool, machine: Machine) -> Rules:
     """A row's `Rules`, with their `Plan` where one can hold them."""
-    return Rules(cfa, registers, mangled_ra, Plan.of(cfa, registers, mangled_ra, machine.ra, machine.fp))
+    plan = Plan.of(cfa, registers, mangled_ra, machine.ra, machine.fp)
+    return Rules(cfa, registers, mangled_ra, plan, None if plan is None else compiled(plan, machine))
 
 
 Words = str | Callable[[], str]
@@ -959,8 +1030,8 @@ class Unwinder:
     def _apply(self, frame: Frame, rules: Rules) -> Step:
         """Work out the CFA, then every register the rules name; the caller's frame, or why there is none."""
         m = self.machine
-        if not self.record and rules.plan is not None and not m.sp_val_offset:
-            planned = self._planned(frame, rules.plan)
+        if not self.record and rules.planned is not None and not m.sp_val_offset:
+            planned = self._planned(frame, rules.planned)
             if planned is not None:
                 return planned
         cfa = self._value("CFA", rules.cfa, frame, None)
@@ -1015,46 +1086,15 @@ class Unwinder:
         caller[m.ra] = return_address
         return Step(Frame(frame.number + 1, return_address, caller, interrupted=signal), "", None)
 
-    def _planned(self, frame: Frame, plan: Plan) -> Step | None:
-        """`_apply` by the rules' `Plan`, recording nothing, for the steps that find a caller; None (the
-        frame left as it was) where `_apply` would stop, or would look twice (an RA that is the frame's
-        PC, a CFA that does not grow): `_apply` works those out and says why."""
-        registers, read, m = frame.registers, self.read, self.machine
-        cfa = registers.get(plan.cfa_base)
-        if cfa is None:
+    def _planned(self, frame: Frame, planned: Planned) -> Step | None:
+        """`_apply` by the rules' `Plan` (its function, `compiled`), recording nothing, for the steps that
+        find a caller; None (the frame left as it was) where `_apply` would stop, or would look twice (an
+        RA that is the frame's PC, a CFA that does not grow): `_apply` works those out and says why."""
+        registers, m = frame.registers, self.machine
+        found = planned(registers, self.read)
+        if found is None:
             return None
-        cfa = (cfa + plan.cfa_offset) & ADDRESS_MASK
-        if plan.cfa_deref:
-            cfa = read(cfa)
-            if cfa is None:
-                return None
-        caller = m.kept(registers)
-        caller[m.sp] = cfa & ADDRESS_MASK
-        for reg, how, base, offset, deref in plan.registers:
-            if how == COMPUTED:
-                value = cfa if base == CFA else registers.get(base)
-                if value is not None:
-                    value = (value + offset) & ADDRESS_MASK
-                    if deref:
-                        value = read(value)
-            elif how == CARRIED:
-                if reg in registers:
-                    caller[reg] = registers[reg]
-                continue
-            elif how == UNDEFINED_REGISTER:
-                caller.pop(reg, None)
-                continue
-            else:
-                value = registers.get(reg)
-            if value is not None:
-                caller[reg] = value
-            elif reg == m.ra:
-                return None
-            else:
-                caller.pop(reg, None)
-        return_address = caller.get(m.ra)
-        if not return_address:
-            return None
+        caller, cfa, return_address = found
         signal = frame.found is Found.SIGNAL_FRAME
         if frame.number > 0 and not (frame.interrupted or signal):  # its PC a return address
             sp = registers.get(m.sp)
