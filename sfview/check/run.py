@@ -828,7 +828,7 @@ class _Pass:
         (the first few); the problems of its rows were said once each, with the first function that read it."""
         for rows in self._shared.values():
             for chain in rows.chains:
-                if chain.readers < 2 or not (any(chain.kinds) or (chain.down and chain.down[-1])):
+                if chain.readers < 2 or not (any(chain.kinds) or 1 in chain.down):
                     continue  # read by one function, or rows without problems: nothing said once for many
                 others = chain.readers - len(chain.named)
                 names = ", ".join(f"fdes[{i}]" for i in chain.named) + (f" and {others} more" if others else "")
@@ -837,9 +837,9 @@ class _Pass:
                     (
                         "{} functions read rows of the one block [{:#x}, {:#x}) ({}): the problems of each row are "
                         "said once, with the first of these that reads it",
-                        (chain.readers, chain.positions[0] if len(chain) else chain.end, chain.end, names),
+                        (chain.readers, chain.positions[chain.head], chain.end, names),
                     ),
-                    chain.positions[0] if len(chain) else chain.end,
+                    chain.positions[chain.head],
                     chain.end,
                     f"fdes[{chain.named[0]}]",
                     fde=chain.named[0],

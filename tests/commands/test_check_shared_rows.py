@@ -11,6 +11,7 @@ bench/bench_profiles.py times `check --profile` on the same shapes.
 
 from __future__ import annotations
 
+import struct
 import tracemalloc
 from collections.abc import Iterator
 
@@ -29,24 +30,35 @@ def _implausible(first: int, stop: int) -> int:
     return sum(1 for k in range(first, stop) if (8 + k % 64) % 8)
 
 
+class _CountedStarts:
+    """A row start's `struct.Struct` that counts the rows read with it."""
+
+    def __init__(self, address: struct.Struct, count: list[int]) -> None:
+        self.size, self._unpack, self._count = address.size, address.unpack_from, count
+
+    def unpack_from(self, data: bytes, pos: int) -> tuple[int, ...]:
+        self._count[0] += 1
+        return self._unpack(data, pos)
+
+
 @pytest.fixture
 def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Rows decoded while the test runs: by the bulk reader's walk, and onto the shared chains."""
     count = [0]
-    walk, extend = Bulk._walk, shared.SharedRows._extend
+    walk, init = Bulk._walk, shared.SharedRows.__init__
 
     def counted_walk(*args: object) -> Iterator[object]:
         for row in walk(*args):  # type: ignore[arg-type]
             count[0] += 1
             yield row
 
-    def counted_extend(self: shared.SharedRows, chain: shared.Chain, upto: int, owner: object) -> None:
-        before = len(chain)
-        extend(self, chain, upto, owner)  # type: ignore[arg-type]
-        count[0] += len(chain) - before
+    def counted_init(
+        self: shared.SharedRows, data: bytes, low: int, fre_end: int, address: struct.Struct, problems: object
+    ) -> None:
+        init(self, data, low, fre_end, _CountedStarts(address, count), problems)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Bulk, "_walk", counted_walk)
-    monkeypatch.setattr(shared.SharedRows, "_extend", counted_extend)
+    monkeypatch.setattr(shared.SharedRows, "__init__", counted_init)
     return count
 
 
@@ -68,6 +80,20 @@ def test_check_decodes_each_row_a_bounded_number_of_times(decoded: list[int], ve
     assert 0 < decoded[0] <= 2 * pool
     assert peak < 10 * len(data) + (1 << 20), peak
     assert overlaps == FUNCTIONS - 1
+
+
+def test_functions_in_reverse_order_join_one_chain(decoded: list[int]) -> None:
+    """The overlapping shape with its FDE table reversed (each function's rows start a row before the last
+    one's): the bulk reader reads a few functions' rows, up to its bound (twice the sub-section's bytes),
+    then each function's first row is put in front of the chain the others read, never read again."""
+    data = bytearray(overlapping(2, FUNCTIONS, ROWS))
+    size, table = 20, 28  # version 2: an FDE's bytes, and where the table starts (no auxiliary header)
+    fdes = [data[table + size * i : table + size * (i + 1)] for i in range(FUNCTIONS)]
+    data[table : table + size * FUNCTIONS] = b"".join(reversed(fdes))
+    pool = ROWS + FUNCTIONS
+    problems = sum(1 for _ in check_bytes(bytes(data)))
+    assert problems > FUNCTIONS
+    assert 0 < decoded[0] <= 4 * pool  # the bulk reader's bound in rows (4 bytes each), then the pool once
 
 
 @pytest.mark.parametrize(("version", "slide"), [(1, True), (2, False), (3, True)], ids=lambda v: str(v))
