@@ -4,7 +4,9 @@ Functions and rows come from the bulk reader (`sframe/bulk/reader.py`), so that 
 large section is checked without an object per function or row; a function
 the bulk reader finds unusual is read through the model, whose errors name
 the exact bytes. Work is bounded by the section's size, never by counts in
-the header, and diagnostics are produced as they are found (an iterator), so
+the header, however the functions' rows overlap (a function whose rows start
+in rows already read is read through `shared.py`, each row once), and
+diagnostics are produced as they are found (an iterator), so
 that a section with a million bad rows costs no more memory than a good one:
 a check that fires on many rows of one function says so a few times, then
 once with the count.
