@@ -333,16 +333,22 @@ class _Blocks:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def append(self, block: tuple[int, int, int]) -> None:
+    def append(self, block: tuple[int, int, int], shared: bool = False) -> None:
+        """Add a function's block; `shared`: its rows start in bytes already taken (read through `SharedRows`,
+        whose chains read each row once): not marked again, which for many such functions would be
+        functions times bytes."""
         start, end, index = block
         if not self.low <= start < end <= self.high:
             return  # a function without rows may point anywhere: only bytes inside the sub-section are anyone's
         if self.taken is None:
             self.taken = bytearray(self.high - self.low)
         at, to = start - self.low, end - self.low
-        if self.disjoint and self.taken.find(1, at, to) >= 0:
+        if shared:
             self.disjoint = False
-        self.taken[at:to] = b"\x01" * (to - at)
+        else:
+            if self.disjoint and self.taken.find(1, at, to) >= 0:
+                self.disjoint = False
+            self.taken[at:to] = b"\x01" * (to - at)
         if end > self.reach:
             self.reach = end
         self.starts.append(start)
@@ -394,7 +400,7 @@ class _Pass:
                 yield from self._model_function(section.function(walked))
                 continue
             index, start, size, pos, rep_size, block = walked
-            if not block.read or (block.count and self.blocks.has(pos)):
+            if not block.read or (block.count and self._read_before(pos)):
                 yield from self._shared_function(reader, walked)
                 continue
             info, fast_rows = block.info, block.rows
@@ -420,7 +426,11 @@ class _Pass:
     def _unread(self, pos: int, count: int) -> bool:
         """Whether the bulk reader should leave a function's rows to `_shared_function`: they start in rows
         already read, or the reader has read more bytes of rows than the sub-section holds twice over."""
-        return count > 0 and (self._read > self._budget or self.blocks.has(pos))
+        return count > 0 and (self._read > self._budget or self._read_before(pos))
+
+    def _read_before(self, pos: int) -> bool:
+        """Whether rows starting at `pos` lie in bytes the bulk reader read, or start a row a chain read."""
+        return self.blocks.has(pos) or any(rows.holds(pos) for rows in self._shared.values())
 
     def _shared_function(self, reader: Bulk, walked: BulkFunction) -> Iterator[Diagnostic]:
         """A function whose rows are read through `SharedRows`: each row read and judged once, whichever
@@ -442,7 +452,7 @@ class _Pass:
         yield from self._function(facts, _Run(rows, chain, first, found))
         end = chain.span(first + found - 1)[1] if found else pos
         attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
-        self.blocks.append((attr, end, index))
+        self.blocks.append((attr, end, index), shared=True)
         chain.readers += 1
         if len(chain.named) < NAMED:
             chain.named.append(index)

@@ -164,6 +164,11 @@ class SharedRows:
                 return chain, first
             chain = joined
 
+    def holds(self, pos: int) -> bool:
+        """Whether a chain has read a row starting at `pos`."""
+        owner, at = self._owner, pos - self.low
+        return owner is not None and 0 <= at < len(owner) and owner[at] >= 0
+
     def _chain_at(self, pos: int, owner: array[int]) -> Chain | None:
         """The chain a row starting at `pos` was read into, if any."""
         at = pos - self.low
