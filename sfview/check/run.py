@@ -31,7 +31,7 @@ from sfview.sframe.bulk.reader import Bulk, BulkFunction
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.model.rules import Kind, Rule
-from sfview.sframe.model.section import Function, Section
+from sfview.sframe.model.section import Function, Rows, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -447,7 +447,8 @@ class _Pass:
         chain, first = rows.read(pos, block.count)
         found = min(block.count, len(chain) - first)
         if found < block.count:
-            yield from self._rows_error(section.function(index))
+            func = section.function(index)
+            yield from self._rows_error(func, Rows(func))
         facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
         yield from self._function(facts, _Run(rows, chain, first, found))
         end = chain.span(first + found - 1)[1] if found else pos
@@ -526,9 +527,11 @@ class _Pass:
         offset = error.offset if error.offset is not None else func.span.start
         return _diag(kind, message, offset, offset + 1, f"fdes[{index}]", fde=index)
 
-    def _rows_error(self, func: Function) -> Iterator[Diagnostic]:
-        """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else."""
-        rows = func.rows
+    def _rows_error(self, func: Function, rows: Rows | None = None) -> Iterator[Diagnostic]:
+        """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else.
+        `rows`: read for this once and let go (a shared function's: kept by the model, every function's rows
+        would stay in memory), else the model's own."""
+        rows = func.rows if rows is None else rows
         error = rows.error
         assert error is not None
         self.read_all = False

@@ -121,3 +121,21 @@ def test_shared_rows_are_said_once_with_their_readers_named(version: int, slide:
     assert sum(1 for p in problems if p.check.id == "first-row-not-at-zero") == (
         functions - 1 if slide and version < 3 else 0
     )
+
+
+def test_functions_reading_past_the_pool_each_say_why_and_keep_nothing() -> None:
+    """Every function of the shape (all from row 0) claims 10 rows more than the pool holds: each says so
+    (`num-fres-too-many`), and the rows read to find why are let go, not kept for every function."""
+    functions = rows = 1000
+    data = bytearray(overlapping(2, functions, rows, slide=False))
+    size, table, count_at = 20, 28, 12  # version 2: an FDE's bytes, the table's start, func_num_fres in an FDE
+    for i in range(functions):
+        struct.pack_into("<I", data, table + size * i + count_at, rows + 10)
+    tracemalloc.start()
+    try:
+        too_many = sum(1 for p in check_bytes(bytes(data)) if p.check.id == "num-fres-too-many")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert too_many == functions
+    assert peak < 10 * len(data) + (1 << 20), peak
