@@ -125,7 +125,8 @@ def test_shared_rows_are_said_once_with_their_readers_named(version: int, slide:
 
 def test_functions_reading_past_the_pool_each_say_why_and_keep_nothing() -> None:
     """Every function of the shape (all from row 0) claims 10 rows more than the pool holds: each says so
-    (`num-fres-too-many`), and the rows read to find why are let go, not kept for every function."""
+    (`num-fres-too-many`), and the rows read to find why are let go, not kept for every function (16 MB
+    here). The model still keeps a `Function` for each (about half a megabyte here): within the constant."""
     functions = rows = 1000
     data = bytearray(overlapping(2, functions, rows, slide=False))
     size, table, count_at = 20, 28, 12  # version 2: an FDE's bytes, the table's start, func_num_fres in an FDE
@@ -138,4 +139,4 @@ def test_functions_reading_past_the_pool_each_say_why_and_keep_nothing() -> None
     finally:
         tracemalloc.stop()
     assert too_many == functions
-    assert peak < 10 * len(data) + (1 << 20), peak
+    assert peak < 10 * len(data) + (4 << 20), peak
