@@ -115,6 +115,14 @@ def main(argv: list[str] | None = None) -> int:
             shell = " ".join(f"'{word}'" for word in library) + f" < '{request}' > /dev/null"
             commands[f"libsframe {release}, every PC"] = ["sh", "-c", shell]
         interleaved(commands, args.repeat, env)
+        if args.baseline:  # the format's own checks, before rows many functions read were read once each
+            before = dict(env, PYTHONPATH=str(args.baseline.resolve()))
+            argv = [sys.executable, "-m", "sfview", "check", "--profile", f"libsframe-{release}", str(section)]
+            run = run_measured(argv, cwd=args.baseline.resolve(), env=before)
+            print(
+                f"baseline sfview check --profile libsframe-{release}: {run.wall_s:.3f}s "
+                f"{run.peak_rss_mb:.1f} MB (one run)"
+            )
     return 0
 
 

@@ -4,7 +4,9 @@ Functions and rows come from the bulk reader (`sframe/bulk/reader.py`), so that 
 large section is checked without an object per function or row; a function
 the bulk reader finds unusual is read through the model, whose errors name
 the exact bytes. Work is bounded by the section's size, never by counts in
-the header, and diagnostics are produced as they are found (an iterator), so
+the header, however the functions' rows overlap (a function whose rows start
+in rows already read is read through `shared.py`, each row once), and
+diagnostics are produced as they are found (an iterator), so
 that a section with a million bad rows costs no more memory than a good one:
 a check that fires on many rows of one function says so a few times, then
 once with the count.
@@ -14,20 +16,22 @@ from __future__ import annotations
 
 import struct
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sfview.check.catalogue import CHECKS, Check, Severity
+from sfview.check.shared import NAMED, Chain, SharedRows
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
-from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.bulk.reader import Bulk, BulkFunction
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.model.rules import Kind, Rule
-from sfview.sframe.model.section import Function, Section
+from sfview.sframe.model.section import Function, Rows, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -278,6 +282,15 @@ class _Row(NamedTuple):
     """What its pattern breaks (`_Pass.pattern_problems`)."""
 
 
+class _Run(NamedTuple):
+    """A function's rows read through `SharedRows`: `count` rows of `chain` from ordinal `first`."""
+
+    rows: SharedRows
+    chain: Chain
+    first: int
+    count: int
+
+
 class _Facts(NamedTuple):
     """What the checks of one function need, however it was read."""
 
@@ -300,12 +313,18 @@ class _Blocks:
     come (a byte per byte of the sub-section): while none is taken twice there is nothing to sort.
     """
 
+    def has(self, pos: int) -> bool:
+        """Whether a block already holds the byte at `pos`."""
+        taken = self.taken
+        return taken is not None and self.low <= pos < self.high and taken[pos - self.low] == 1
+
     def __init__(self, low: int, high: int) -> None:
         self.low, self.high = low, high
         wide = "Q" if high >= 1 << 32 else "I"  # offsets inside the section; an index is a 32-bit count's
         self.starts, self.ends, self.indexes = array(wide), array(wide), array("I")
         self.taken: bytearray | None = None
-        """A byte for each byte of the sub-section, 1 where a block is (made with the first block)."""
+        """A byte for each byte of the sub-section, 1 where a block is (made with the first block): a function
+        whose rows start there reads rows another has read (`_Pass` reads those through `SharedRows`)."""
         self.disjoint = True
         """No two blocks share a byte (so far)."""
         self.reach = low
@@ -314,18 +333,22 @@ class _Blocks:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def append(self, block: tuple[int, int, int]) -> None:
+    def append(self, block: tuple[int, int, int], shared: bool = False) -> None:
+        """Add a function's block; `shared`: its rows start in bytes already taken (read through `SharedRows`,
+        whose chains read each row once): not marked again, which for many such functions would be
+        functions times bytes."""
         start, end, index = block
         if not self.low <= start < end <= self.high:
             return  # a function without rows may point anywhere: only bytes inside the sub-section are anyone's
-        if self.disjoint:
-            if self.taken is None:
-                self.taken = bytearray(self.high - self.low)
-            at, to = start - self.low, end - self.low
-            if self.taken.find(1, at, to) < 0:
-                self.taken[at:to] = b"\x01" * (to - at)
-            else:
-                self.disjoint, self.taken = False, None
+        if self.taken is None:
+            self.taken = bytearray(self.high - self.low)
+        at, to = start - self.low, end - self.low
+        if shared:
+            self.disjoint = False
+        else:
+            if self.disjoint and self.taken.find(1, at, to) >= 0:
+                self.disjoint = False
+            self.taken[at:to] = b"\x01" * (to - at)
         if end > self.reach:
             self.reach = end
         self.starts.append(start)
@@ -360,17 +383,26 @@ class _Pass:
         self._clean_lists: dict[int, tuple[bool, int, int]] = {}
         """For a row list the bulk reader hands out again (by its identity): whether its patterns and order are
         clean, its first start and its last (what `_clean` asks of the function's size and type)."""
+        self._shared: dict[int, SharedRows] = {}
+        """By FRE type: the rows of functions that read rows another function has read (`_shared_function`)."""
+        self._read = 0
+        self._budget = 2 * (self.blocks.high - self.blocks.low) + 4096
+        """Bytes of rows the bulk reader reads, and how many it may: past that (functions reading rows they
+        share, every one another row later), rows are read once each, as shared."""
 
     def functions(self, pace: Callable[[], None] | None = None) -> Iterator[Diagnostic]:
         section = self.section
         reader = Bulk(section)
-        for count, walked in enumerate(reader.functions()):
+        for count, walked in enumerate(reader.functions(self._unread)):
             if pace is not None and not count % PACE_EVERY:
                 pace()
             if isinstance(walked, int):
                 yield from self._model_function(section.function(walked))
                 continue
             index, start, size, pos, rep_size, block = walked
+            if not block.read or (block.count and self._read_before(pos)):
+                yield from self._shared_function(reader, walked)
+                continue
             info, fast_rows = block.info, block.rows
             width = START_ADDR_SIZES[info.fre_type]
             attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
@@ -387,8 +419,49 @@ class _Pass:
                 rows = self._bulk_rows(reader, pos, width, fast_rows)
             yield from self._function(facts, rows)
             self.blocks.append((attr, pos + block.length, index))  # known once the rows have been gone through
+            self._read += block.length
             if not block.complete and not cut_short:
                 yield from self._rows_error(section.function(index))
+
+    def _unread(self, pos: int, count: int) -> bool:
+        """Whether the bulk reader should leave a function's rows to `_shared_function`: they start in rows
+        already read, or the reader has read more bytes of rows than the sub-section holds twice over."""
+        return count > 0 and (self._read > self._budget or self._read_before(pos))
+
+    def _read_before(self, pos: int) -> bool:
+        """Whether rows starting at `pos` lie in bytes the bulk reader read, or start a row a chain read."""
+        return self.blocks.has(pos) or any(rows.holds(pos) for rows in self._shared.values())
+
+    def _shared_function(self, reader: Bulk, walked: BulkFunction) -> Iterator[Diagnostic]:
+        """A function whose rows are read through `SharedRows`: each row read and judged once, whichever
+        function reads it; what depends on the function (its first row, its size) judged for each."""
+        section = self.section
+        index, start, size, pos, rep_size, block = walked
+        info = block.info
+        rows = self._shared.get(info.fre_type)
+        if rows is None:
+            address = reader._starts[info.fre_type]
+            rows = self._shared[info.fre_type] = SharedRows(
+                section.data, self.blocks.low, section.fre_end, address, lambda key: self._problems(reader, key)
+            )
+        chain, first = rows.read(pos, block.count)
+        found = min(block.count, len(chain) - first)
+        if found < block.count:
+            func = section.function(index)
+            yield from self._rows_error(func, Rows(func))
+        facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
+        yield from self._function(facts, _Run(rows, chain, first, found))
+        end = chain.span(first + found - 1)[1] if found else pos
+        attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
+        self.blocks.append((attr, end, index), shared=True)
+        chain.readers += 1
+        if len(chain.named) < NAMED:
+            chain.named.append(index)
+
+    def _problems(self, reader: Bulk, key: bytes) -> tuple[Problem, ...]:
+        """What a row pattern breaks (learnt once)."""
+        problems = self._patterns.get(key)
+        return self._learn(reader, key) if problems is None else problems
 
     def _model_function(self, func: Function) -> Iterator[Diagnostic]:
         if func.error is not None:
@@ -454,9 +527,11 @@ class _Pass:
         offset = error.offset if error.offset is not None else func.span.start
         return _diag(kind, message, offset, offset + 1, f"fdes[{index}]", fde=index)
 
-    def _rows_error(self, func: Function) -> Iterator[Diagnostic]:
-        """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else."""
-        rows = func.rows
+    def _rows_error(self, func: Function, rows: Rows | None = None) -> Iterator[Diagnostic]:
+        """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else.
+        `rows`: read for this once and let go (a shared function's: kept by the model, every function's rows
+        would stay in memory), else the model's own."""
+        rows = func.rows if rows is None else rows
         error = rows.error
         assert error is not None
         self.read_all = False
@@ -477,7 +552,7 @@ class _Pass:
                 kind = "offset-size-undefined"
         yield _diag(kind, error.message, offset, offset + 1, path, fde=index, fre=None if "fres[" not in path else j)
 
-    def _function(self, facts: _Facts, rows: Iterable[_Row]) -> Iterator[Diagnostic]:
+    def _function(self, facts: _Facts, rows: Iterable[_Row] | _Run) -> Iterator[Diagnostic]:
         """The checks of one function and its rows."""
         section = self.section
         index, start, size = facts.index, facts.start, facts.size
@@ -535,7 +610,9 @@ class _Pass:
                 *here,
                 fde=index,
             )
-        if rows != ():  # clean rows (most functions) have nothing to say
+        if isinstance(rows, _Run):
+            yield from self._run_rows(facts, rows, here)
+        elif rows != ():  # clean rows (most functions) have nothing to say
             yield from self._rows(facts, rows, here)
 
     def _program(self, facts: _Facts, here: tuple[int, int, None]) -> Iterator[Diagnostic]:
@@ -586,6 +663,56 @@ class _Pass:
                 )
             for check_id, message in row.problems:
                 yield from say(check_id, j, message.format(j=j), row.span)
+        for check_id, times in said.items():
+            if times > SAME_CHECK_PER_FUNCTION:
+                more = times - SAME_CHECK_PER_FUNCTION
+                yield _diag(check_id, f"and {more} more rows of this function like these", *here, fde=index)
+
+    def _run_rows(self, facts: _Facts, run: _Run, here: tuple[int, int, None]) -> Iterator[Diagnostic]:
+        """`_rows` for a function read through `SharedRows`: its first row and the rows past its size, as
+        `_rows` says them; the order and patterns of rows no function before it read (a row another read
+        was said with that one: `_shared_totals` names the functions that share a chain)."""
+        index, size, pcmask = facts.index, facts.size, facts.pcmask
+        chain, first, stop = run.chain, run.first, run.first + run.count
+        starts, judged, kinds = chain.starts, chain.judged, run.rows.kinds
+        said: dict[str, int] = {}
+
+        def say(check_id: str, k: int, message: str) -> Iterator[Diagnostic]:
+            said[check_id] = times = said.get(check_id, 0) + 1
+            if times <= SAME_CHECK_PER_FUNCTION:
+                yield _diag(check_id, message, *chain.span(k), f"fdes[{index}].fres[{k - first}]", index, k - first)
+
+        if run.count and starts[first] != 0 and not pcmask:
+            message = f"the first row starts at +{starts[first]:#x}: nothing covers +0"
+            yield from say("first-row-not-at-zero", first, message)
+        k = judged.find(0, first, stop)
+        while k >= 0:  # runs of rows no function read before
+            end = judged.find(1, k, stop)
+            end = stop if end < 0 else end
+            for row in range(k, end):
+                j = row - first
+                if row > first and starts[row] <= starts[row - 1]:
+                    message = f"row {j} starts at +{starts[row]:#x}, not after row {j - 1}"
+                    yield from say("rows-not-increasing", row, message)
+                for check_id, message in kinds[chain.kinds[row]]:
+                    yield from say(check_id, row, message.format(j=j))
+            judged[k:end] = b"\x01" * (end - k)
+            k = judged.find(0, end, stop) if end < stop else -1
+        if not pcmask and size:
+            if chain.ordered(first, stop):  # the rows past the size are the last ones
+                past = range(bisect_left(starts, size, first, stop), stop)
+            else:
+                past = range(first, stop)
+            shown = 0
+            for row in past:
+                if starts[row] >= size:
+                    if shown == SAME_CHECK_PER_FUNCTION and chain.ordered(first, stop):
+                        said["row-past-function"] += len(past) - shown
+                        break
+                    shown += 1
+                    j = row - first
+                    message = f"row {j} starts at +{starts[row]:#x}, past the function's {size} bytes"
+                    yield from say("row-past-function", row, message)
         for check_id, times in said.items():
             if times > SAME_CHECK_PER_FUNCTION:
                 more = times - SAME_CHECK_PER_FUNCTION
@@ -708,7 +835,30 @@ class _Pass:
                 f"num_fres = {section.num_fres}, but the FDEs count {self.total_fres} FREs",
                 *_header_field("num_fres"),
             )
+        yield from self._shared_totals()
         yield from self._blocks()
+
+    def _shared_totals(self) -> Iterator[Diagnostic]:
+        """For each chain of rows several functions read, some with problems: how many functions, and which
+        (the first few); the problems of its rows were said once each, with the first function that read it."""
+        for rows in self._shared.values():
+            for chain in rows.chains:
+                if chain.readers < 2 or not (any(chain.kinds) or 1 in chain.down):
+                    continue  # read by one function, or rows without problems: nothing said once for many
+                others = chain.readers - len(chain.named)
+                names = ", ".join(f"fdes[{i}]" for i in chain.named) + (f" and {others} more" if others else "")
+                yield _diag(
+                    "fres-overlap",
+                    (
+                        "{} functions read rows of the one block [{:#x}, {:#x}) ({}): the problems of each row are "
+                        "said once, with the first of these that reads it",
+                        (chain.readers, chain.positions[chain.head], chain.end, names),
+                    ),
+                    chain.positions[chain.head],
+                    chain.end,
+                    f"fdes[{chain.named[0]}]",
+                    fde=chain.named[0],
+                )
 
     def _blocks(self) -> Iterator[Diagnostic]:
         """Rows shared or overlapping between functions, and FRE bytes no function uses."""

@@ -172,9 +172,9 @@ class CfiFunction:
     fde_offset: int
     """Offset of the FDE in its section."""
     cie_offset: int
-    entry_source: Callable[[], FDE | None] | None
-    """Gives pyelftools' object for the FDE, which describes its instructions (None for a table read
-    from elsewhere, such as a Breakpad file)."""
+    entry_source: Callable[[int], FDE | None] | None
+    """Gives pyelftools' object for the FDE at an offset (called with `fde_offset`), which describes its
+    instructions (None for a table read from elsewhere, such as a Breakpad file)."""
     fde_size: int
     """Bytes the FDE takes in its section (its length field included)."""
     location_offset: int
@@ -202,7 +202,7 @@ class CfiFunction:
         section: str,
         fde_offset: int,
         cie_offset: int,
-        entry_source: Callable[[], FDE | None] | None = None,
+        entry_source: Callable[[int], FDE | None] | None = None,
         fde_size: int = 0,
         location_offset: int = 0,
     ) -> None:
@@ -246,7 +246,7 @@ class CfiFunction:
     @property
     def entry(self) -> FDE | None:
         """pyelftools' FDE, read when asked for (reading every FDE so would take longer than comparing them)."""
-        return self.entry_source() if self.entry_source is not None else None
+        return self.entry_source(self.fde_offset) if self.entry_source is not None else None
 
     @property
     def instructions(self) -> str:

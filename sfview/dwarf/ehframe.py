@@ -223,8 +223,8 @@ class Fde:
     """`initial_location` as read (a pc-relative one resolved; not yet masked to 64 bits)."""
     size: int
     location_offset: int
-    code: tuple[int, int]
-    """Where its instructions are in the section: from, and the end they are read up to."""
+    code_start: int
+    """Where its instructions start in the section (they are read up to `end`)."""
     key: bytes | None
     """The instruction bytes, when the rows may be shared with every FDE of the same CIE and bytes
     (None when a `DW_CFA_set_loc`, its own or its CIE's, makes them absolute, or the instructions ran
@@ -232,7 +232,7 @@ class Fde:
     signs: bool
     """Its instructions toggle the RA's signing state (`DW_CFA_AARCH64_negate_ra_state`)."""
 
-    __slots__ = ("cie", "code", "end", "key", "location_offset", "offset", "signs", "size", "start")
+    __slots__ = ("cie", "code_start", "end", "key", "location_offset", "offset", "signs", "size", "start")
 
     def __init__(
         self,
@@ -242,7 +242,7 @@ class Fde:
         start: int,
         size: int,
         location_offset: int,
-        code: tuple[int, int],
+        code_start: int,
         key: bytes | None,
         signs: bool,
     ) -> None:
@@ -252,9 +252,15 @@ class Fde:
         self.start = start
         self.size = size
         self.location_offset = location_offset
-        self.code = code
+        self.code_start = code_start
         self.key = key
         self.signs = signs
+
+    @property
+    def code(self) -> tuple[int, int]:
+        """Where its instructions are in the section: from, and the end they are read up to (made when
+        asked for: a tuple kept by every FDE of a large section would weigh more than its bytes)."""
+        return self.code_start, self.end
 
 
 class FdeHeaders:
@@ -382,7 +388,10 @@ class FrameSection:
         self._common = struct.Struct(order + COMMON_FDE.format[1:])
         self._entries: dict[int, Cie | Fde] = {}
         self._reading: set[int] = set()
-        self._instructions: dict[bytes, tuple[bool, bool]] = {}
+        self._instructions: dict[bytes, tuple[bool, bool, bytes]] = {}
+        self._entry_source = self.pyelftools_entry
+        """One bound method for every function's `entry_source` (a closure each would weigh as much as the
+        function)."""
         self._rows: dict[tuple[int, bytes, int, int], RowTable] = {}
         self._rules: dict[int, CfiRule] = {}
         self.wide = "i" if len(data) < 1 << 23 else "q"
@@ -527,7 +536,7 @@ class FrameSection:
             return self._read_cie(offset, end, pos)
         start, size, location_offset, pos = self._fde_fields(cie, pos)
         key, signs, _, after = self._instructions_at(pos, end)
-        fde = Fde(offset, end, cie, start, size, location_offset, (pos, end), None if cie.sets_loc else key, signs)
+        fde = Fde(offset, end, cie, start, size, location_offset, pos, None if cie.sets_loc else key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -552,7 +561,7 @@ class FrameSection:
         end = offset + 4 + length
         key, signs, _, after = self._instructions_at(pos, end)
         start += self.address + offset + 8
-        fde = Fde(offset, end, cie, start, size, offset + 8, (pos, end), None if cie.sets_loc else key, signs)
+        fde = Fde(offset, end, cie, start, size, offset + 8, pos, None if cie.sets_loc else key, signs)
         self._entries[offset] = fde
         return fde, after
 
@@ -732,8 +741,8 @@ class FrameSection:
                 after = following
             if after != end or end > len(self.data):
                 return None, signs, sets_loc, after
-            known = self._instructions[key] = not sets_loc, signs
-        shared, signs = known
+            known = self._instructions[key] = not sets_loc, signs, key
+        shared, signs, key = known  # the bytes first read: every FDE of the same instructions holds one object
         return key if shared else None, signs, not shared, end
 
     def _operations(self, pos: int, end: int) -> Iterator[tuple[int, int, int, int | bytes, int]]:
@@ -778,8 +787,16 @@ class FrameSection:
     # Rows -------------------------------------------------------------------
 
     def functions(self, abi: Abi) -> list[CfiFunction]:
-        """Every FDE with its rows, in section order."""
-        return [self.function(fde, abi) for fde in self.fdes()]
+        """Every FDE with its rows, in section order. Each FDE's object is let go once its function is made
+        (`fde_at` reads it again if asked): the FDEs and their functions are never all held at once."""
+        fdes, entries = self.fdes(), self._entries
+        fdes.reverse()
+        out = []
+        while fdes:
+            fde = fdes.pop()
+            out.append(self.function(fde, abi))
+            del entries[fde.offset]
+        return out
 
     def function(self, fde: Fde, abi: Abi) -> CfiFunction:
         """One FDE with its rows (the table of a CIE and an instruction string worked out once, its rows
@@ -804,7 +821,7 @@ class FrameSection:
             self.name,
             fde.offset,
             cie.offset,
-            lambda: self.pyelftools_entry(fde.offset),
+            self._entry_source,
             fde.end - fde.offset,
             fde.location_offset,
         )

@@ -21,7 +21,7 @@ the model says why they stop, so that every error message has one source.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple
@@ -106,6 +106,9 @@ class Block:
     """The reader keeps this block and hands it out again, to every later function whose rows are these bytes
     (set from the first function on) or that points at these rows (from the second): callers may keep what
     they make of it (`made`, or by its identity)."""
+    read: bool = True
+    """False for a function the caller asked not to read (`Bulk.functions`' `unread`): no rows, and `length`
+    and `complete` unknown."""
     made: Any = None
     """What a caller makes of these rows, kept with them for the next function that has them (the dump's
     text template): one attribute to read, where a table of the caller's by the list's identity would be a
@@ -139,8 +142,12 @@ class Bulk:
 
     # Functions ------------------------------------------------------------
 
-    def functions(self) -> Iterator[BulkFunction | int]:
+    def functions(self, unread: Callable[[int, int], bool] | None = None) -> Iterator[BulkFunction | int]:
         """Every function in FDE order as a `BulkFunction`, or its index when it needs the Kaitai path.
+
+        `unread(pos, count)`: asked before the rows of a function are read (not for rows already read for
+        another); when it says so, the function is handed out with a `Block` whose rows are not read
+        (`Block.read` False), for a caller that reads rows many functions share its own way.
 
         A block of rows is handed out again for every function whose rows are the same bytes, or that points
         at the same rows (`Block.shared`): most functions of a program share theirs with another.
@@ -209,6 +216,9 @@ class Bulk:
             if known is not None:
                 known.shared = True
                 yield index, start, record[i_size], pos, rep, known
+                continue
+            if unread is not None and unread(pos, count):
+                yield index, start, record[i_size], pos, rep, Block(info, count, [], complete=False, read=False)
                 continue
             block = Block(info, count, [])
             if count > LISTED_ROWS:

@@ -1,0 +1,142 @@
+"""`check` reads rows that many functions share once each, and says their problems once.
+
+Not timed (timings flake on a shared machine): what is counted is the rows
+decoded, by the bulk reader and along the shared chains, on the shapes that
+cost the most per byte (`handmade.overlapping`: 2,000 functions reading
+overlapping blocks of one pool of rows, where reading every function's rows
+again is four million rows). What is said is held to the pool's construction:
+row k's CFA offset is 8 + k % 64, implausible unless a multiple of 8.
+bench/bench_profiles.py times `check --profile` on the same shapes.
+"""
+
+from __future__ import annotations
+
+import struct
+import tracemalloc
+from collections.abc import Iterator
+
+import pytest
+from handmade import overlapping
+
+from sfview.check import shared
+from sfview.check.run import check_bytes
+from sfview.sframe.bulk.reader import Bulk
+
+FUNCTIONS = ROWS = 2000
+
+
+def _implausible(first: int, stop: int) -> int:
+    """How many pool rows in [first, stop) have a CFA offset that is not a multiple of 8."""
+    return sum(1 for k in range(first, stop) if (8 + k % 64) % 8)
+
+
+class _CountedStarts:
+    """A row start's `struct.Struct` that counts the rows read with it."""
+
+    def __init__(self, address: struct.Struct, count: list[int]) -> None:
+        self.size, self._unpack, self._count = address.size, address.unpack_from, count
+
+    def unpack_from(self, data: bytes, pos: int) -> tuple[int, ...]:
+        self._count[0] += 1
+        return self._unpack(data, pos)
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Rows decoded while the test runs: by the bulk reader's walk, and onto the shared chains."""
+    count = [0]
+    walk, init = Bulk._walk, shared.SharedRows.__init__
+
+    def counted_walk(*args: object) -> Iterator[object]:
+        for row in walk(*args):  # type: ignore[arg-type]
+            count[0] += 1
+            yield row
+
+    def counted_init(
+        self: shared.SharedRows, data: bytes, low: int, fre_end: int, address: struct.Struct, problems: object
+    ) -> None:
+        init(self, data, low, fre_end, _CountedStarts(address, count), problems)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Bulk, "_walk", counted_walk)
+    monkeypatch.setattr(shared.SharedRows, "__init__", counted_init)
+    return count
+
+
+@pytest.mark.parametrize(
+    ("version", "slide"), [(1, True), (1, False), (2, True), (2, False), (3, True)], ids=lambda v: str(v)
+)
+def test_check_decodes_each_row_a_bounded_number_of_times(decoded: list[int], version: int, slide: bool) -> None:
+    """Each pool row is decoded at most twice (by the first function, through the bulk reader, then along
+    the chain the others share), where reading each function's rows again decodes millions; the memory
+    held stays within a few times the section."""
+    data = overlapping(version, FUNCTIONS, ROWS, slide)
+    pool = ROWS + (FUNCTIONS if slide and version < 3 else 0)
+    tracemalloc.start()
+    try:
+        overlaps = sum(1 for p in check_bytes(data) if p.check.id == "functions-overlap")  # as said, not held
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0 < decoded[0] <= 2 * pool
+    assert peak < 10 * len(data) + (1 << 20), peak
+    assert overlaps == FUNCTIONS - 1
+
+
+def test_functions_in_reverse_order_join_one_chain(decoded: list[int]) -> None:
+    """The overlapping shape with its FDE table reversed (each function's rows start a row before the last
+    one's): the bulk reader reads a few functions' rows, up to its bound (twice the sub-section's bytes),
+    then each function's first row is put in front of the chain the others read, never read again."""
+    data = bytearray(overlapping(2, FUNCTIONS, ROWS))
+    size, table = 20, 28  # version 2: an FDE's bytes, and where the table starts (no auxiliary header)
+    fdes = [data[table + size * i : table + size * (i + 1)] for i in range(FUNCTIONS)]
+    data[table : table + size * FUNCTIONS] = b"".join(reversed(fdes))
+    pool = ROWS + FUNCTIONS
+    problems = sum(1 for _ in check_bytes(bytes(data)))
+    assert problems > FUNCTIONS
+    assert 0 < decoded[0] <= 4 * pool  # the bulk reader's bound in rows (4 bytes each), then the pool once
+
+
+@pytest.mark.parametrize(("version", "slide"), [(1, True), (2, False), (3, True)], ids=lambda v: str(v))
+def test_shared_rows_are_said_once_with_their_readers_named(version: int, slide: bool) -> None:
+    """Every implausible CFA offset of the pool is said (or counted) with the first function that reads its
+    row, the rows of the first function once more along the chain (it was read by the bulk reader before
+    any function was known to share it), and one line names how many functions share the chain."""
+    functions, rows = 40, 30
+    data = overlapping(version, functions, rows, slide)
+    problems = list(check_bytes(data))
+    said = [p for p in problems if p.check.id == "cfa-offset-implausible"]
+    counted = sum(1 for p in said if p.fre is not None)
+    counted += sum(int(p.message.split()[1]) for p in said if p.fre is None)  # "and N more rows ..."
+    if version == 3:
+        chain = (0, rows)  # every function reads the one block
+    elif slide:
+        chain = (1, functions + rows - 1)  # function i reads rows [i, i + rows)
+    else:
+        chain = (0, rows - 1)  # function i reads rows [0, rows - i)
+    assert counted == _implausible(0, rows) + _implausible(*chain)  # function 0's, then the chain's
+    summary = [p for p in problems if p.check.id == "fres-overlap" and "functions read rows" in p.message]
+    assert len(summary) == 1
+    assert summary[0].message.startswith(f"{functions - 1} functions read rows of the one block")
+    assert f"(fdes[1], fdes[2], fdes[3] and {functions - 4} more)" in summary[0].message
+    assert sum(1 for p in problems if p.check.id == "first-row-not-at-zero") == (
+        functions - 1 if slide and version < 3 else 0
+    )
+
+
+def test_functions_reading_past_the_pool_each_say_why_and_keep_nothing() -> None:
+    """Every function of the shape (all from row 0) claims 10 rows more than the pool holds: each says so
+    (`num-fres-too-many`), and the rows read to find why are let go, not kept for every function (16 MB
+    here). The model still keeps a `Function` for each (about half a megabyte here): within the constant."""
+    functions = rows = 1000
+    data = bytearray(overlapping(2, functions, rows, slide=False))
+    size, table, count_at = 20, 28, 12  # version 2: an FDE's bytes, the table's start, func_num_fres in an FDE
+    for i in range(functions):
+        struct.pack_into("<I", data, table + size * i + count_at, rows + 10)
+    tracemalloc.start()
+    try:
+        too_many = sum(1 for p in check_bytes(bytes(data)) if p.check.id == "num-fres-too-many")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert too_many == functions
+    assert peak < 10 * len(data) + (4 << 20), peak
