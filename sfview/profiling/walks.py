@@ -22,6 +22,7 @@ import struct
 import weakref
 from collections.abc import Callable
 from enum import Enum
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Sample
@@ -144,11 +145,13 @@ class Walker:
                 Mode.FP: sframe if same else [_without_rules(m) for m in modules],
                 Mode.DWARF: modules,
             }
+            slots = {id(m): i for i, m in enumerate(m for m in space.mapped if m.module is not None)}
             modes = {}
             for mode, held in by_mode.items():
                 self._serial += 1
                 source = RuleSource.DWARF if mode is Mode.DWARF else RuleSource.SFRAME
-                unwinder = Unwinder(held, self.machine, _nothing, None, source, record=self.record)
+                holding = partial(_holding, space, slots, held)
+                unwinder = Unwinder(held, self.machine, _nothing, None, source, self.record, holding)
                 modes[mode] = Known(held, Lookups(), Ends(), self._serial, unwinder)
             known = (space.version, modes, same and not self.record)
             self._spaces[space] = known
@@ -194,6 +197,14 @@ class Walker:
 
 
 WORD = struct.Struct("<Q")
+
+
+def _holding(space: AddressSpace, slots: dict[int, int], held: list[Module], pc: int) -> list[Module]:
+    """The module of the mapping holding `pc` (as `perf script` finds a sample's file): none outside
+    every mapping, none where the file mapped there is not read. `slots`: each mapping's place in `held`."""
+    mapped = space.at(pc)
+    slot = None if mapped is None else slots.get(id(mapped))
+    return [] if slot is None else [held[slot]]
 
 
 def _nothing(_: int) -> int | None:

@@ -826,8 +826,12 @@ class Unwinder:
         pac_mask: int | None = None,
         rule_source: RuleSource = RuleSource.SFRAME_DWARF,
         record: bool = True,
+        holding: Callable[[int], list[Module]] | None = None,
     ) -> None:
         self.modules = modules
+        self.holding = holding
+        """The modules that may hold a PC, in order (an address space's mapping there: a profile of many
+        mappings finds its module by bisection, not by asking each); None: every module, in order."""
         self.rule_source = rule_source
         self.record = record
         """Whether each frame keeps its computations (the rules and their arithmetic, for `--explain`, JSON
@@ -841,7 +845,7 @@ class Unwinder:
     def following(self, rule_source: RuleSource) -> Unwinder:
         """The same unwinder (modules, memory) following other rules: walks of two kinds, side by side."""
         return Unwinder(
-            self.modules, self.machine, self.read, self.pac_mask, rule_source, self.record
+            self.modules, self.machine, self.read, self.pac_mask, rule_source, self.record, self.holding
         )  # not `copy`: an unwind does not import it (see `sfview.unwind`)
 
     # The walk ---------------------------------------------------------------
@@ -1010,7 +1014,7 @@ class Unwinder:
     def _dwarf_lookup(self, pc: int, modules: list[Module] | None) -> DwarfLookup:
         """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one."""
         owner = None
-        for module in self.modules if modules is None else modules:
+        for module in self._holding(pc) if modules is None else modules:
             address = (pc - module.bias) & ADDRESS_MASK
             table = module.cfi() if module.cfi is not None else None
             fde = table.find(address) if table is not None else None
@@ -1207,12 +1211,15 @@ class Unwinder:
     def name_at(self, pc: int, lookup: int | None = None) -> str:
         """What the modules call `pc` (`leaf+0x11`), "" when none does; `lookup`: where to find its
         symbol (a return address's is its call's, `pc - 1`)."""
-        for module in self.modules:
+        for module in self._holding(pc):
             address = (pc - module.bias) & ADDRESS_MASK
             name = module.name_at(address, ((pc if lookup is None else lookup) - module.bias) & ADDRESS_MASK)
             if name:
                 return name
         return ""
+
+    def _holding(self, pc: int) -> list[Module]:
+        return self.modules if self.holding is None else self.holding(pc)
 
     def module_of(self, pc: int) -> Module | None:
         """The module holding `pc`: its FDE's, else the one whose symbols name it."""
@@ -1221,7 +1228,7 @@ class Unwinder:
     def _function_for(self, pc: int) -> tuple[Module | None, Function | None]:
         """The module and FDE for `pc`: the first module whose section has a function there."""
         owner = None
-        for module in self.modules:
+        for module in self._holding(pc):
             address = (pc - module.bias) & ADDRESS_MASK
             func = module.section.find_function(address) if module.section is not None else None
             if func is not None:
