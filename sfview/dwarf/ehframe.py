@@ -263,12 +263,15 @@ class Fde:
         return self.code_start, self.end
 
 
-class FdeHeaders:
-    """A section's FDEs by their headers, in section order: start (masked to 64 bits), size, offset and
-    shape (-1: none), in arrays; each FDE's `CfiFunction` made when asked for (`function`).
+class FdeHeaders(Sequence[CfiFunction]):
+    """A section's FDEs by their headers, in section order: start (masked to 64 bits), size, offset,
+    shape (-1: none), bytes and `initial_location`'s offset, in arrays; each FDE's `CfiFunction` made when
+    asked for (`function`, or an index: a new object each time, equal to the last), so that a section of
+    many small FDEs is held in arrays, not in an object (and its integers) per FDE.
 
     Two FDEs of one shape (the same CIE and instruction bytes, without a `DW_CFA_set_loc`) have the same
     rows relative to their start, signing state included: what is worked out from one holds for the other.
+    Once one FDE of a shape is read again whole, the others' functions are made from the arrays.
     """
 
     def __init__(self, frames: FrameSection, abi: Abi) -> None:
@@ -279,14 +282,21 @@ class FdeHeaders:
         """As read: a damaged `address_range` may be negative, or past 2^63 (then a list holds them)."""
         self.offsets = array.array("Q")
         self.shapes = array.array("q")
+        self.fde_sizes = array.array("Q")
+        self.locations = array.array("Q")
         self._shape_ids: dict[tuple[int, bytes], int] = {}
+        self._settled: dict[int, tuple[int, RowTable]] = {}
+        """A shape's CIE offset and table, once one of its FDEs, read whole, had rows relative to its start
+        and no signing state."""
 
     def __len__(self) -> int:
         return len(self.starts)
 
-    def add(self, start: int, size: int, shape: tuple[int, bytes] | None, offset: int) -> bool:
-        """Add one FDE (its `initial_location`, `address_range`, shape: CIE offset and instruction bytes);
-        whether it is the first of its shape, or has none."""
+    def add(
+        self, start: int, size: int, shape: tuple[int, bytes] | None, offset: int, fde_size: int, location: int
+    ) -> bool:
+        """Add one FDE (its `initial_location`, `address_range`, shape: CIE offset and instruction bytes,
+        offset, bytes, offset of its `initial_location`); whether it is the first of its shape, or has none."""
         shape_id, new = -1, True
         if shape is not None:
             shape_id = self._shape_ids.get(shape, -1)
@@ -300,18 +310,51 @@ class FdeHeaders:
             self.sizes = [*self.sizes, size]
         self.offsets.append(offset)
         self.shapes.append(shape_id)
+        self.fde_sizes.append(fde_size)
+        self.locations.append(location)
         return new
 
     def function(self, i: int) -> CfiFunction:
-        """The `i`th FDE with its rows."""
-        return fde_function(self.frames, self.offsets[i], self.abi)
+        """The `i`th FDE with its rows: of a shape settled, from the arrays; else read again whole."""
+        frames, shape, start = self.frames, self.shapes[i], self.starts[i]
+        settled = self._settled.get(shape) if shape >= 0 else None
+        if settled is None:
+            fde = frames.read_again(self.offsets[i])
+            table, base, signing = frames.fde_rows(fde, self.abi)
+            if shape >= 0 and fde.key is not None and signing is None:
+                self._settled[shape] = fde.cie.offset, table
+            cie_offset = fde.cie.offset
+        else:
+            (cie_offset, table), base, signing = settled, start, None
+        rows = FdeRows(table, base, signing)
+        return CfiFunction(
+            start,
+            self.sizes[i],
+            rows,
+            frames.name,
+            self.offsets[i],
+            cie_offset,
+            frames.entry_source,
+            self.fde_sizes[i],
+            self.locations[i],
+        )
+
+    @overload
+    def __getitem__(self, i: int) -> CfiFunction: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[CfiFunction]: ...
+    def __getitem__(self, i: int | slice) -> CfiFunction | list[CfiFunction]:
+        if isinstance(i, slice):
+            return [self.function(j) for j in range(*i.indices(len(self)))]
+        return self.function(range(len(self))[i])  # a negative index counted from the end, as a list's
+
+    def __iter__(self) -> Iterator[CfiFunction]:
+        return map(self.function, range(len(self)))
 
 
 def fde_function(frames: FrameSection, offset: int, abi: Abi) -> CfiFunction:
     """The FDE at `offset` of `frames`, read whole before (by its headers), with its rows."""
-    fde = frames.fde_at(offset)
-    assert fde is not None  # read whole before: it reads again
-    return frames.function(fde, abi)
+    return frames.function(frames.read_again(offset), abi)
 
 
 def frame_section(elf: ElfImage, name: str) -> FrameSection | None:
@@ -389,7 +432,7 @@ class FrameSection:
         self._entries: dict[int, Cie | Fde] = {}
         self._reading: set[int] = set()
         self._instructions: dict[bytes, tuple[bool, bool, bytes]] = {}
-        self._entry_source = self.pyelftools_entry
+        self.entry_source = self.pyelftools_entry
         """One bound method for every function's `entry_source` (a closure each would weigh as much as the
         function)."""
         self._rows: dict[tuple[int, bytes, int, int], RowTable] = {}
@@ -442,7 +485,7 @@ class FrameSection:
                     and length not in (0, 0xFFFFFFFF)
                 ):
                     shape = None if found is not None and not found[0] else (cie.offset, key)
-                    if headers.add(base + at + start, extent, shape, at):
+                    if headers.add(base + at + start, extent, shape, at, end - at, at + 8):
                         unsettled.append(at)
                     offset = max(pos, end)  # where `_instructions_at` says reading stopped
                     continue
@@ -450,13 +493,10 @@ class FrameSection:
             if isinstance(entry, Fde):
                 del entries[at]  # read once by the walk: kept, every FDE would stay in memory
                 shape = (entry.cie.offset, entry.key) if entry.key is not None else None
-                if headers.add(entry.start, entry.size, shape, at):
+                if headers.add(entry.start, entry.size, shape, at, entry.end - at, entry.location_offset):
                     unsettled.append(at)
         for at in unsettled:
-            fde = self.fde_at(at)
-            assert fde is not None
-            self.function(fde, abi)
-            entries.pop(at, None)
+            self.fde_rows(self.read_again(at), abi)
         return headers
 
     def fde_places(self) -> list[tuple[int, int]]:
@@ -494,6 +534,16 @@ class FrameSection:
         """The FDE at `offset` (None for a CIE or a terminator)."""
         entry = self._entry_at(offset)[0]
         return entry if isinstance(entry, Fde) else None
+
+    def read_again(self, offset: int) -> Fde:
+        """The FDE at `offset`, read whole before (by its headers), read again; its object let go after,
+        unless something had kept it (asked for one by one, FDEs would all stay in memory)."""
+        kept = offset in self._entries
+        fde = self.fde_at(offset)
+        assert fde is not None  # read whole before: it reads again
+        if not kept:
+            del self._entries[offset]
+        return fde
 
     def _entry_at(self, offset: int) -> tuple[Cie | Fde | None, int]:
         """The entry at `offset` (None: a zero terminator) and where the next one starts."""
@@ -786,21 +836,30 @@ class FrameSection:
 
     # Rows -------------------------------------------------------------------
 
-    def functions(self, abi: Abi) -> list[CfiFunction]:
-        """Every FDE with its rows, in section order. Each FDE's object is let go once its function is made
-        (`fde_at` reads it again if asked): the FDEs and their functions are never all held at once."""
-        fdes, entries = self.fdes(), self._entries
-        fdes.reverse()
-        out = []
-        while fdes:
-            fde = fdes.pop()
-            out.append(self.function(fde, abi))
-            del entries[fde.offset]
-        return out
+    def functions(self, abi: Abi) -> FdeHeaders:
+        """Every FDE with its rows, in section order: read and worked out (failing) as `headers` does, each
+        FDE's function made when asked for."""
+        return self.headers(abi)
 
     def function(self, fde: Fde, abi: Abi) -> CfiFunction:
         """One FDE with its rows (the table of a CIE and an instruction string worked out once, its rows
         made when asked for)."""
+        return CfiFunction(
+            fde.start & ADDRESS_MASK,
+            fde.size,
+            FdeRows(*self.fde_rows(fde, abi)),
+            self.name,
+            fde.offset,
+            fde.cie.offset,
+            self.entry_source,
+            fde.end - fde.offset,
+            fde.location_offset,
+        )
+
+    def fde_rows(self, fde: Fde, abi: Abi) -> tuple[RowTable, int, tuple[Sequence[int], bytes] | None]:
+        """What an FDE's `FdeRows` are made of: its table (shared by the FDEs of one CIE and instruction
+        string), the address its rows count from, its RA's signing state; raises `InputError` where
+        the table cannot be worked out."""
         cie = fde.cie
         start = fde.start & ADDRESS_MASK
         try:
@@ -814,17 +873,7 @@ class FrameSection:
         except (IndexError, ValueError) as exc:
             self._fail(fde.offset, str(exc) or "DW_CFA_restore_state without a remembered state")
         signing = self._signing(fde, start) if fde.signs or cie.signs else None
-        return CfiFunction(
-            start,
-            fde.size,
-            FdeRows(table, base, signing),
-            self.name,
-            fde.offset,
-            cie.offset,
-            self._entry_source,
-            fde.end - fde.offset,
-            fde.location_offset,
-        )
+        return table, base, signing
 
     def _table(self, cie: Cie, code: tuple[int, int], start: int, abi: Abi) -> RowTable:
         """The table of an FDE whose instructions are at `code`, its rows from `start`."""

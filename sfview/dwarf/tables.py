@@ -221,7 +221,7 @@ def read_cfi(elf: ElfImage) -> CfiTable:
         eh_frame, debug_frame = frame_section(elf, ".eh_frame"), frame_section(elf, ".debug_frame")
         if eh_frame is None and debug_frame is None:
             raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
-        functions = eh_frame.functions(abi) if eh_frame is not None else []
+        functions = list(eh_frame.functions(abi)) if eh_frame is not None else []
         if debug_frame is not None:
             # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
             eh = CfiTable(abi, list(functions))
