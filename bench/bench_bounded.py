@@ -27,18 +27,12 @@ from pathlib import Path
 import zstandard
 from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
 
+sys.path.insert(0, str(REPO_ROOT / "tests"))
+from leb128_bytes import uleb
+
 OUT = BUILD_DIR / "bounded"
 PROGRAM = REPO_ROOT / "tests" / "data" / "shapes-x86_64-O2"
 OBJECT = REPO_ROOT / "tests" / "data" / "shapes-x86_64-O2.o"
-
-
-def uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
 
 
 def eh_frame(instructions: bytes, code_align: bytes = b"\x01") -> bytes:

@@ -17,6 +17,7 @@ import tracemalloc
 import pytest
 from elftools.dwarf.callframe import FDE, CallFrameInfo
 from elftools.dwarf.structs import DWARFStructs
+from leb128_bytes import uleb
 
 from sfview.dwarf.cfi import ABIS
 from sfview.dwarf.ehframe import FrameSection
@@ -24,15 +25,6 @@ from sfview.errors import InputError
 from sfview.sframe.model.rules import CFA, Kind, Rule
 
 X86_64 = ABIS["EM_X86_64"]
-
-
-def uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
 
 
 def eh_frame(instructions: bytes, size: int = 0x1000) -> bytes:

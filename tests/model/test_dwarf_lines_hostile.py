@@ -24,6 +24,7 @@ from elftools.dwarf.lineprogram import LineProgram
 from elftools.dwarf.structs import DWARFStructs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from leb128_bytes import sleb, uleb
 
 from sfview.dwarf import line_program
 from sfview.dwarf.line_program import line_rows
@@ -32,25 +33,6 @@ from sfview.errors import InputError
 OPCODE_BASE, LINE_BASE, LINE_RANGE = 13, -5, 14
 LENGTHS = bytes([0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1])
 """The standard opcodes' operand counts (DWARF 4 §6.2.5.2), as gcc writes them."""
-
-
-def _uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _sleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        done = (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40)
-        out.append(byte | (0 if done else 0x80))
-        if done:
-            return bytes(out)
 
 
 def _unit(program: bytes, min_length: int = 1) -> bytes:
@@ -87,16 +69,16 @@ def _ours(unit: bytes) -> list[tuple[int, int, int, bool, bool]]:
 OPCODES = st.one_of(
     st.integers(OPCODE_BASE, 255).map(lambda op: bytes([op])),  # special
     st.just(b"\x01"),  # copy
-    st.integers(0, 1 << 20).map(lambda n: b"\x02" + _uleb(n)),  # advance_pc
-    st.integers(0, 1000).map(lambda n: b"\x03" + _sleb(n)),  # advance_line (kept positive: lines are unsigned)
-    st.integers(1, 2).map(lambda n: b"\x04" + _uleb(n)),  # set_file
-    st.integers(0, 300).map(lambda n: b"\x05" + _uleb(n)),  # set_column
+    st.integers(0, 1 << 20).map(lambda n: b"\x02" + uleb(n)),  # advance_pc
+    st.integers(0, 1000).map(lambda n: b"\x03" + sleb(n)),  # advance_line (kept positive: lines are unsigned)
+    st.integers(1, 2).map(lambda n: b"\x04" + uleb(n)),  # set_file
+    st.integers(0, 300).map(lambda n: b"\x05" + uleb(n)),  # set_column
     st.sampled_from([b"\x06", b"\x07", b"\x08", b"\x0a", b"\x0b"]),  # negate_stmt, basic_block, const_add_pc, …
     st.integers(0, 0xFFFF).map(lambda n: b"\x09" + struct.pack("<H", n)),  # fixed_advance_pc
-    st.integers(0, 3).map(lambda n: b"\x0c" + _uleb(n)),  # set_isa
+    st.integers(0, 3).map(lambda n: b"\x0c" + uleb(n)),  # set_isa
     st.integers(0, 1 << 40).map(lambda a: b"\x00\x09\x02" + struct.pack("<Q", a)),  # set_address
     st.just(b"\x00\x01\x01"),  # end_sequence
-    st.integers(0, 9).map(lambda n: b"\x00" + _uleb(1 + len(_uleb(n))) + b"\x04" + _uleb(n)),  # set_discriminator
+    st.integers(0, 9).map(lambda n: b"\x00" + uleb(1 + len(uleb(n))) + b"\x04" + uleb(n)),  # set_discriminator
 )
 
 

@@ -18,7 +18,7 @@ import tracemalloc
 
 from elftools.dwarf.callframe import FDE, CallFrameInfo
 from elftools.dwarf.structs import DWARFStructs
-from test_dwarf_bounded import uleb
+from leb128_bytes import uleb
 
 from sfview.dwarf.cfi import ABIS
 from sfview.dwarf.ehframe import FrameSection

@@ -16,7 +16,8 @@ import tracemalloc
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_dwarf_bounded import X86_64, eh_frame, uleb
+from leb128_bytes import uleb
+from test_dwarf_bounded import X86_64, eh_frame
 
 from sfview.dwarf.ehframe import FrameSection
 from sfview.dwarf.expression import describe, evaluate

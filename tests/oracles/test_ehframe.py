@@ -31,6 +31,7 @@ from elftools.dwarf.constants import DW_CFA
 from elftools.dwarf.structs import DWARFStructs
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from leb128_bytes import sleb, uleb
 from toolchains import toolchain
 
 from sfview import ADDRESS_MASK
@@ -335,25 +336,6 @@ def test_the_static_index_finds_every_fde(tmp_path: Path) -> None:
 OPCODES = [op for op in DW_CFA if op.value < 0x40]
 
 
-def _uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _sleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        done = (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40)
-        out.append(byte | (0 if done else 0x80))
-        if done:
-            return bytes(out)
-
-
 SOUND_OPCODES = [op for op in OPCODES if op not in (DW_CFA.restore_state, DW_CFA.restore_extended)]
 """What may appear anywhere in a sound FDE (a `DW_CFA_restore_state` only after its `remember_state`)."""
 
@@ -370,15 +352,15 @@ def instruction(draw: st.DrawFn, address_size: int, order: str, sound: bool, cie
     if kind <= 3:
         primary = draw(st.sampled_from([0x40, 0x80] if sound and cie else [0x40, 0x80, 0xC0]))
         low = draw(st.integers(0, 63))
-        return bytes([primary | low]) + (_uleb(draw(small)) if primary == 0x80 else b"")
+        return bytes([primary | low]) + (uleb(draw(small)) if primary == 0x80 else b"")
     op = draw(st.sampled_from(OPCODES if not sound else SOUND_OPCODES))
     if sound and cie and op == DW_CFA.GNU_args_size:
         op = DW_CFA.nop
     if sound and op == DW_CFA.remember_state:
         inner = draw(st.lists(instruction(address_size, order, sound, cie), max_size=3))
         return bytes([DW_CFA.remember_state.value]) + b"".join(inner) + bytes([DW_CFA.restore_state.value])
-    u, s = lambda: _uleb(draw(small)), lambda: _sleb(draw(st.integers(-40, 40)))
-    block = lambda: (lambda b: _uleb(len(b)) + b)(draw(st.binary(max_size=6)))  # noqa: E731
+    u, s = lambda: uleb(draw(small)), lambda: sleb(draw(st.integers(-40, 40)))
+    block = lambda: (lambda b: uleb(len(b)) + b)(draw(st.binary(max_size=6)))  # noqa: E731
     operands = {
         DW_CFA.set_loc: lambda: struct.pack(order + ("Q" if address_size == 8 else "I"), draw(st.integers(0, 0x3000))),
         DW_CFA.advance_loc1: lambda: bytes([draw(small)]),
@@ -393,15 +375,15 @@ def instruction(draw: st.DrawFn, address_size: int, order: str, sound: bool, cie
     if op in operands:
         tail = operands[op]()
     elif op in two:
-        tail = _uleb(draw(reg)) + u()
+        tail = uleb(draw(reg)) + u()
     elif op in one:
-        tail = _uleb(draw(reg)) if op != DW_CFA.def_cfa_offset else u()
+        tail = uleb(draw(reg)) if op != DW_CFA.def_cfa_offset else u()
     elif op == DW_CFA.def_cfa_offset_sf:
         tail = s()
     elif op in signed:
-        tail = _uleb(draw(reg)) + s()
+        tail = uleb(draw(reg)) + s()
     elif op in (DW_CFA.expression, DW_CFA.val_expression):
-        tail = _uleb(draw(reg)) + block()
+        tail = uleb(draw(reg)) + block()
     else:
         tail = b""
     return bytes([op.value]) + tail
@@ -414,7 +396,7 @@ def frame_section_bytes(draw: st.DrawFn) -> tuple[str, bytes, bool, int]:
     address_size = draw(st.sampled_from([8, 4]))
     order = "<" if little else ">"
     instructions = st.lists(instruction(address_size, order, sound), max_size=8).map(b"".join)
-    cie_rules = _uleb(0) if not sound else bytes([DW_CFA.def_cfa.value, 7, 8, 0x80 | 16, 1])
+    cie_rules = uleb(0) if not sound else bytes([DW_CFA.def_cfa.value, 7, 8, 0x80 | 16, 1])
     cie_instructions = st.lists(instruction(address_size, order, sound, cie=True), max_size=4).map(b"".join)
     out = bytearray()
     cies: list[int] = []
@@ -432,15 +414,15 @@ def frame_section_bytes(draw: st.DrawFn) -> tuple[str, bytes, bool, int]:
             body = bytes([version]) + augmentation + b"\0"
             if version >= 4:
                 body += bytes([address_size, 0])
-            body += _uleb(draw(st.sampled_from([1, 1, 4]))) + _sleb(draw(st.sampled_from([-8, -4, 4])))
-            body += bytes([draw(st.sampled_from([16, 30, 14]))]) if version == 1 else _uleb(16)
+            body += uleb(draw(st.sampled_from([1, 1, 4]))) + sleb(draw(st.sampled_from([-8, -4, 4])))
+            body += bytes([draw(st.sampled_from([16, 30, 14]))]) if version == 1 else uleb(16)
             if augmentation.startswith(b"z"):
                 data = b""
                 for letter in augmentation[1:]:
                     data += {ord("R"): bytes([encoding]), ord("L"): b"\x1b", ord("S"): b""}.get(letter, b"")
                     if letter == ord("P"):
                         data += b"\x00" + b"\0" * address_size
-                body += _uleb(len(data)) + data
+                body += uleb(len(data)) + data
             body += (cie_rules if not sound else cie_rules[: draw(st.sampled_from([0, 3, 5]))]) + draw(cie_instructions)
             ident = 0 if eh else 0xFFFFFFFF
             out += struct.pack(order + "II", len(body) + 4, ident) + body
@@ -456,7 +438,7 @@ def frame_section_bytes(draw: st.DrawFn) -> tuple[str, bytes, bool, int]:
         fields = struct.pack(order + ("II" if encoding_size == 4 else "QQ"), location, size)
         if eh:
             lsda = draw(st.sampled_from([0, 0, 4]))
-            fields += _uleb(lsda) + b"\0" * lsda
+            fields += uleb(lsda) + b"\0" * lsda
         body = fields + draw(instructions)
         out += struct.pack(order + "II", len(body) + 4, pointer & 0xFFFFFFFF) + body
     if eh and draw(st.booleans()):
