@@ -12,7 +12,8 @@ runs (`--record`: record anew), then:
 
 * `perf script -i FILE` (its DWARF unwinding through libdw, each callchain
   printed with its symbols) and `sfview perf FILE --json` with one process and
-  with the default, interleaved, best and median wall time, median CPU time,
+  with the default, and the default with `--no-inline` (frames named from the
+  symbol tables alone), interleaved, best and median wall time, median CPU time,
   peak RSS; with `--baseline DIR`, also another checkout's `sfview perf` (`git
   worktree add /tmp/before main`), in the same run, for a before/after;
 * the report's figures: samples, SFrame's and the frame pointers' share of
@@ -116,6 +117,7 @@ def main() -> None:
         "perf script (DWARF)": ["perf", "script", "-i", str(data)],
         "sfview perf --jobs 1": sfview_argv("perf", str(data), "--json", "--jobs", "1"),
         "sfview perf": sfview_argv("perf", str(data), "--json"),
+        "sfview perf --no-inline": sfview_argv("perf", str(data), "--json", "--no-inline"),
     }
     if args.baseline:
         baseline = args.baseline.resolve()

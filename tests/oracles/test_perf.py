@@ -406,6 +406,10 @@ def test_a_program_rebuilt_since_the_profile_is_left_out(recorded: Recorded, tmp
     assert result.returncode == 0, result.stderr
     assert f"note: {again.program}: changed since the profile" in result.stdout
     assert "its frames are left out" in result.stdout
+    # in two processes, each reading its share of the file: the same notes, once each
+    two = again.sfview(str(data), "--jobs", "2")
+    assert two.returncode == 0, two.stderr
+    assert two.stdout == result.stdout
 
 
 NO_CFI = r"""
