@@ -63,6 +63,13 @@ PEAK = (
 where getrusage would also count the memory of the process that started it)."""
 
 
+def run_with_peak(*args: str) -> tuple[str, int]:
+    """Run sfview in a process of its own (`PEAK`): what it printed, and its peak resident memory in bytes."""
+    done = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
+
+
 def run_process(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     """Run `python -m sfview ARGS` as a separate process, as a shell would."""
     return subprocess.run([sys.executable, "-m", "sfview", *args], capture_output=True, text=True, timeout=120)

@@ -10,12 +10,10 @@ abbreviation added to the unit's table.
 from __future__ import annotations
 
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, PEAK
+from conftest import DATA, run_with_peak
 from elf_edit import Elf
 
 from sfview.dwarf import source
@@ -76,12 +74,7 @@ def test_a_million_one_byte_dies_are_not_all_held(tmp_path: Path) -> None:
     hostile.write_bytes(_grown(bytes([99]) * 1_000_000, FLAT))
 
     def unwound(program: Path) -> tuple[str, int]:
-        core = str(DATA / "deep-x86_64.core")
-        done = subprocess.run(
-            [sys.executable, "-c", PEAK, "unwind", str(program), "--core", core], capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout, int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
+        return run_with_peak("unwind", str(program), "--core", str(DATA / "deep-x86_64.core"))
 
     (plain_out, plain_peak), (out, peak) = unwound(plain), unwound(hostile)
     assert "#0  stop_here () at shared/fixtures/src/deep.c:5" in plain_out

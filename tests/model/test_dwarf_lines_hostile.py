@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import io
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, PEAK
+from conftest import DATA, run_with_peak
 from elf_edit import Elf
 from elftools.common.utils import struct_parse
 from elftools.dwarf.lineprogram import LineProgram
@@ -133,12 +131,7 @@ def test_a_million_one_byte_rows_cost_their_words(tmp_path: Path) -> None:
     hostile.write_bytes(_with_rows(added))
 
     def unwound(program: Path) -> tuple[str, int]:
-        core = str(DATA / "deep-x86_64.core")
-        done = subprocess.run(
-            [sys.executable, "-c", PEAK, "unwind", str(program), "--core", core], capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout, int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
+        return run_with_peak("unwind", str(program), "--core", str(DATA / "deep-x86_64.core"))
 
     (plain_out, plain_peak), (out, peak) = unwound(plain), unwound(hostile)
     assert out == plain_out and "#0  stop_here () at shared/fixtures/src/deep.c:5" in out
