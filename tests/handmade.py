@@ -111,6 +111,27 @@ def overlapping(version: int, fdes: int, rows: int, slide: bool = True) -> bytes
     return header + fde + block
 
 
+def at_one_start(version: int, fdes: int) -> bytes:
+    """An AMD64 section of `fdes` functions all starting at 0x1000 (PCREL in version 3), 0x100 bytes each,
+    each with its own two rows (at +0, CFA offset 8 + 8 * (i % 12), and at +(1 + i % 200), 16): every
+    function's PCs are the same ones, judged again for each (2.47 takes a version 2 start relative to its
+    own field: in its eyes the starts are 20 bytes apart, and each function's PCs meet a dozen FDEs)."""
+    blocks, table = b"", []
+    for i in range(fdes):
+        rows = struct.pack("<HBbHBb", 0, 0x03, 8 + 8 * (i % 12), 1 + i % 200, 0x03, 16)
+        if version >= 3:
+            table.append(struct.pack("<qII", 0x1000 - (28 + 16 * i), 0x100, len(blocks)))
+            rows = struct.pack("<HBBB", 2, 0x01, 0, 0) + rows
+        else:
+            extra = (0, 0) if version == 2 else ()
+            table.append(struct.pack("<" + FDE_LAYOUT[version], 0x1000, 0x100, len(blocks), 2, 0x01, *extra))
+        blocks += rows
+    fde = b"".join(table)
+    flags = 0x5 if version >= 3 else 0x1
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, flags, 3, 0, -8, 0, fdes, 2 * fdes, len(blocks), 0, len(fde))
+    return header + fde + blocks
+
+
 ADDR = {0: "B", 1: "H", 2: "I"}
 OFFSET = {0: "b", 1: "h", 2: "i"}
 

@@ -39,6 +39,8 @@ from sfview.generated import sframe_layout as layout
 
 KEPT = 256
 """How many functions' conditions (and PCMASK paintings) `Lookups` keeps at once."""
+REPLAYED = 1 << 15
+"""The most runs `Lookups.runs` keeps, in all, to give again when the same spans are asked for again."""
 ALL = 1 << 80
 """Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
 WORD = 1 << 32
@@ -346,6 +348,9 @@ class Lookups:
         self._walks: Walks[int] = Walks(rows)
         self._painted: dict[tuple[int, int, int, bool], list[tuple[int, int, Outcome]]] = {}
         self._exact, self._residues = self._breaks()
+        self._given: dict[tuple[tuple[int, int], ...], list[Run]] = {}
+        """Spans asked for lately, and their runs."""
+        self._given_runs = 0
 
     def _breaks(self) -> tuple[list[int], list[int]]:
         """Where the search's answer may change: PCs (exact) and PCs modulo 2^32 (residues)."""
@@ -378,7 +383,39 @@ class Lookups:
 
     def runs(self, spans: Iterable[tuple[int, int]]) -> Iterator[Run]:
         """The answer at every PC of each span [low, high) (sorted, disjoint), as runs (adjacent runs with
-        the same row, or the same error and rule, merged); `Budget` past the bound."""
+        the same row, or the same error and rule, merged); `Budget` past the bound.
+
+        The answers are the section's, not the caller's: spans asked for again (functions starting at one
+        address judge the same PCs) get the runs given before, counted against the bound again but not
+        searched again, while the runs kept stay under `REPLAYED`."""
+        spans = tuple(spans)
+        kept = self._given.get(spans)
+        if kept is not None:
+            for run in kept:
+                self.count += 1
+                if self.count > self.budget:
+                    raise Budget(run.start, f"more than {self.budget} runs of answers")
+                yield run
+            return
+        given: list[Run] | None = []
+        for run in self._search_runs(spans):
+            if given is not None and len(given) < REPLAYED:
+                given.append(run)
+            else:
+                given = None
+            yield run
+        if given is not None:
+            self._keep_runs(spans, given)
+
+    def _keep_runs(self, spans: tuple[tuple[int, int], ...], runs: list[Run]) -> None:
+        """Keep `runs` to give again, letting go of the oldest kept past `REPLAYED` runs in all."""
+        self._given_runs += len(runs)
+        while self._given_runs > REPLAYED:
+            self._given_runs -= len(self._given.pop(next(iter(self._given))))
+        self._given[spans] = runs
+
+    def _search_runs(self, spans: tuple[tuple[int, int], ...]) -> Iterator[Run]:
+        """`runs`, searched."""
         last: Run | None = None
         for low, high in spans:
             for a, b, index in self._segments(low, high):

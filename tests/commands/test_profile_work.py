@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_process
-from handmade import long_function, overlapping
+from handmade import at_one_start, long_function, overlapping
 
 from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
 from sfview.consumers.libsframe import row_bound
@@ -74,6 +74,32 @@ def test_libsframe_walks_each_function_as_far_as_its_pcs(
     if version < 3:
         bound = row_bound(data)
         assert any(f"not judged: the byte-swapping walk goes on past {bound} rows" in note for note in verdict.notes)
+
+
+@pytest.mark.parametrize(
+    ("profile", "version"), [("libsframe-2.40", 1), ("libsframe-2.44", 2), ("libsframe-2.47", 2), ("libsframe", 3)]
+)
+def test_libsframe_searches_the_pcs_of_functions_at_one_start_once(
+    monkeypatch: pytest.MonkeyPatch, profile: str, version: int
+) -> None:
+    """2,000 functions at one start judge the same PCs, each: the search over the FDEs runs for the first
+    (as often as its PCs meet FDE starts and ends, a dozen times in 2.47's eyes of version 2), and the
+    others are given its answers again, where searching again is 2,000 times that. Every function still
+    gets its own verdict on them (2.47 on version 2: its first 28 PCs before any FDE, for each)."""
+    searched = [0]
+    search = libsframe_lookups._search
+
+    def counted(*args: object) -> int:
+        searched[0] += 1
+        return search(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(libsframe_lookups, "_search", counted)
+    verdict = profiles()[profile].judge(at_one_start(version, FUNCTIONS), 0)
+    assert verdict.accepted
+    assert 0 < searched[0] <= 64
+    missed = FUNCTIONS if (profile, version) == ("libsframe-2.47", 2) else 0
+    assert len(verdict.lookups) == missed
+    assert sorted(f.function for f in verdict.lookups) == list(range(missed))
 
 
 @pytest.mark.parametrize("slide", [True, False])

@@ -21,7 +21,17 @@ from pathlib import Path
 
 import pytest
 from conftest import AARCH64, DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process, v3_section
-from handmade import AMD64_ROWS, PCREL_SORTED, SAVED, long_function, mutate, overlapping, reg, to_big_endian
+from handmade import (
+    AMD64_ROWS,
+    PCREL_SORTED,
+    SAVED,
+    at_one_start,
+    long_function,
+    mutate,
+    overlapping,
+    reg,
+    to_big_endian,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import (
@@ -347,6 +357,13 @@ def test_every_pc_of_overlapping_row_blocks(libraries: dict[str, Library], versi
     """Functions reading overlapping blocks of one pool of rows (each a row later, or all from the first
     with fewer rows each; version 3: all the one block): every release that takes them, at every PC."""
     _every_pc(libraries, f"overlapping row blocks, version {version}", overlapping(version, 60, 60, slide))
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_every_pc_of_functions_at_one_start(libraries: dict[str, Library], version: int) -> None:
+    """Functions all starting at one address, each its own rows: every function's PCs are the same ones
+    (the profile answers them once and gives the answers again), every release that takes them, at every PC."""
+    _every_pc(libraries, f"60 functions at one start, version {version}", at_one_start(version, 60))
 
 
 def test_a_read_past_the_section_faults_or_reads_what_follows(libraries: dict[str, Library]) -> None:
