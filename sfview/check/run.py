@@ -283,11 +283,11 @@ class _Row(NamedTuple):
 
 
 class _Run(NamedTuple):
-    """A function's rows read through `SharedRows`: `count` rows of `chain` from ordinal `first`."""
+    """A function's rows read through `SharedRows`: `count` rows; for each chain they run through, the
+    chain, the index of the first row on it and how many (`SharedRows.read`)."""
 
     rows: SharedRows
-    chain: Chain
-    first: int
+    chains: list[tuple[Chain, int, int]]
     count: int
 
 
@@ -444,19 +444,20 @@ class _Pass:
             rows = self._shared[info.fre_type] = SharedRows(
                 section.data, self.blocks.low, section.fre_end, address, lambda key: self._problems(reader, key)
             )
-        chain, first = rows.read(pos, block.count)
-        found = min(block.count, len(chain) - first)
+        chains = rows.read(pos, block.count)
+        found = sum(count for _, _, count in chains)
         if found < block.count:
             func = section.function(index)
             yield from self._rows_error(func, Rows(func))
         facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
-        yield from self._function(facts, _Run(rows, chain, first, found))
-        end = chain.span(first + found - 1)[1] if found else pos
+        yield from self._function(facts, _Run(rows, chains, found))
+        end = chains[-1][0].span(chains[-1][1] + chains[-1][2] - 1)[1] if chains else pos
         attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
         self.blocks.append((attr, end, index), shared=True)
-        chain.readers += 1
-        if len(chain.named) < NAMED:
-            chain.named.append(index)
+        for chain, _, _ in chains:
+            chain.readers += 1
+            if len(chain.named) < NAMED:
+                chain.named.append(index)
 
     def _problems(self, reader: Bulk, key: bytes) -> tuple[Problem, ...]:
         """What a row pattern breaks (learnt once)."""
@@ -671,52 +672,81 @@ class _Pass:
     def _run_rows(self, facts: _Facts, run: _Run, here: tuple[int, int, None]) -> Iterator[Diagnostic]:
         """`_rows` for a function read through `SharedRows`: its first row and the rows past its size, as
         `_rows` says them; the order and patterns of rows no function before it read (a row another read
-        was said with that one: `_shared_totals` names the functions that share a chain)."""
+        was said with that one, and so the order of two rows where a chain links to another:
+        `_shared_totals` names the functions that share a chain)."""
         index, size, pcmask = facts.index, facts.size, facts.pcmask
-        chain, first, stop = run.chain, run.first, run.first + run.count
-        starts, judged, kinds = chain.starts, chain.judged, run.rows.kinds
+        kinds = run.rows.kinds
         said: dict[str, int] = {}
 
-        def say(check_id: str, k: int, message: str) -> Iterator[Diagnostic]:
+        def say(check_id: str, chain: Chain, k: int, j: int, message: str) -> Iterator[Diagnostic]:
             said[check_id] = times = said.get(check_id, 0) + 1
             if times <= SAME_CHECK_PER_FUNCTION:
-                yield _diag(check_id, message, *chain.span(k), f"fdes[{index}].fres[{k - first}]", index, k - first)
+                yield _diag(check_id, message, *chain.span(k), f"fdes[{index}].fres[{j}]", index, j)
 
-        if run.count and starts[first] != 0 and not pcmask:
-            message = f"the first row starts at +{starts[first]:#x}: nothing covers +0"
-            yield from say("first-row-not-at-zero", first, message)
-        k = judged.find(0, first, stop)
-        while k >= 0:  # runs of rows no function read before
-            end = judged.find(1, k, stop)
-            end = stop if end < 0 else end
-            for row in range(k, end):
-                j = row - first
-                if row > first and starts[row] <= starts[row - 1]:
-                    message = f"row {j} starts at +{starts[row]:#x}, not after row {j - 1}"
-                    yield from say("rows-not-increasing", row, message)
-                for check_id, message in kinds[chain.kinds[row]]:
-                    yield from say(check_id, row, message.format(j=j))
-            judged[k:end] = b"\x01" * (end - k)
-            k = judged.find(0, end, stop) if end < stop else -1
+        if run.count and not pcmask:
+            chain, first, _ = run.chains[0]
+            if chain.starts[first] != 0:
+                message = f"the first row starts at +{chain.starts[first]:#x}: nothing covers +0"
+                yield from say("first-row-not-at-zero", chain, first, 0, message)
+        base, before = 0, None  # the number of the chain's first row in the function; the chain before
+        for chain, first, count in run.chains:
+            stop = first + count
+            starts, judged = chain.starts, chain.judged
+            if before is not None and not before.crossed:  # the first to read on through the link
+                before.crossed = True
+                if before.link_down:
+                    message = f"row {base} starts at +{starts[first]:#x}, not after row {base - 1}"
+                    yield from say("rows-not-increasing", chain, first, base, message)
+            k = judged.find(0, first, stop)
+            while k >= 0:  # runs of rows no function read before
+                end = judged.find(1, k, stop)
+                end = stop if end < 0 else end
+                for row in range(k, end):
+                    j = base + row - first
+                    if row > first and starts[row] <= starts[row - 1]:
+                        message = f"row {j} starts at +{starts[row]:#x}, not after row {j - 1}"
+                        yield from say("rows-not-increasing", chain, row, j, message)
+                    for check_id, message in kinds[chain.kinds[row]]:
+                        yield from say(check_id, chain, row, j, message.format(j=j))
+                judged[k:end] = b"\x01" * (end - k)
+                k = judged.find(0, end, stop) if end < stop else -1
+            base, before = base + count, chain
         if not pcmask and size:
-            if chain.ordered(first, stop):  # the rows past the size are the last ones
-                past = range(bisect_left(starts, size, first, stop), stop)
-            else:
-                past = range(first, stop)
-            shown = 0
-            for row in past:
-                if starts[row] >= size:
-                    if shown == SAME_CHECK_PER_FUNCTION and chain.ordered(first, stop):
-                        said["row-past-function"] += len(past) - shown
-                        break
-                    shown += 1
-                    j = row - first
-                    message = f"row {j} starts at +{starts[row]:#x}, past the function's {size} bytes"
-                    yield from say("row-past-function", row, message)
+            base = 0
+            for chain, first, count in run.chains:
+                yield from self._past_size(chain, first, first + count, base, size, say, said)
+                base += count
         for check_id, times in said.items():
             if times > SAME_CHECK_PER_FUNCTION:
                 more = times - SAME_CHECK_PER_FUNCTION
                 yield _diag(check_id, f"and {more} more rows of this function like these", *here, fde=index)
+
+    @staticmethod
+    def _past_size(
+        chain: Chain,
+        first: int,
+        stop: int,
+        base: int,
+        size: int,
+        say: Callable[..., Iterator[Diagnostic]],
+        said: dict[str, int],
+    ) -> Iterator[Diagnostic]:
+        """`row-past-function` for the rows [first, stop) of a chain, the function's rows from number `base`:
+        where they increase, the rows past the size are the last ones (counted, the first few said)."""
+        starts = chain.starts
+        if chain.ordered(first, stop):
+            past = range(bisect_left(starts, size, first, stop), stop)
+            shown = max(0, min(len(past), SAME_CHECK_PER_FUNCTION - said.get("row-past-function", 0)))
+        else:
+            past = range(first, stop)
+            shown = len(past)
+        for row in past[:shown]:
+            if starts[row] >= size:
+                j = base + row - first
+                message = f"row {j} starts at +{starts[row]:#x}, past the function's {size} bytes"
+                yield from say("row-past-function", chain, row, j, message)
+        if len(past) > shown:
+            said["row-past-function"] = said.get("row-past-function", 0) + len(past) - shown
 
     def pattern_problems(self, info: int, cfa: Rule, flex: Any = None) -> tuple[tuple[str, str], ...]:
         """What a row's info byte and rules (whatever its start) break: (check id, message with `{j}`
@@ -843,7 +873,7 @@ class _Pass:
         (the first few); the problems of its rows were said once each, with the first function that read it."""
         for rows in self._shared.values():
             for chain in rows.chains:
-                if chain.readers < 2 or not (any(chain.kinds) or 1 in chain.down):
+                if chain.readers < 2 or not (any(chain.kinds) or 1 in chain.down or chain.link_down):
                     continue  # read by one function, or rows without problems: nothing said once for many
                 others = chain.readers - len(chain.named)
                 names = ", ".join(f"fdes[{i}]" for i in chain.named) + (f" and {others} more" if others else "")

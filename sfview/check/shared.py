@@ -7,7 +7,10 @@ rows are read along a `Chain` (from one place, one row after another, as far as 
 function asks), each row once, with its problems found once (by the caller's
 `problems`, a tuple interned to a small id), so that a function is a range of
 ordinals on a chain, and what the checks ask of a range (whether its starts
-increase, which rows start past a size) is answered without walking it.
+increase, which rows start past a size) is answered without walking it. A chain
+whose next row is one in the middle of another chain (it began at bytes that are
+not a row boundary there, and fell into step) goes on in that one, through a
+link: a function is then a range on each chain it runs through.
 """
 
 from __future__ import annotations
@@ -33,11 +36,14 @@ class Chain:
     `judged`: a byte a row, set once the row's problems have been said (with the first function to read it)."""
 
     __slots__ = (
+        "crossed",
         "down",
         "end",
         "head",
         "judged",
         "kinds",
+        "link",
+        "link_down",
         "named",
         "number",
         "positions",
@@ -59,6 +65,12 @@ class Chain:
         """Where the row after the last read would start."""
         self.stopped = False
         """The row at `end` cannot be read (past the FRE sub-section or the section)."""
+        self.link = -1
+        """Where the rows go on, in the middle of another chain (-1: they do not): the row at `end`."""
+        self.link_down = False
+        """The row at `link` does not start after this chain's last row."""
+        self.crossed = False
+        """A function has read on through the link (the order of the two rows there has been said)."""
         self.readers = 0
         """How many functions read rows of this chain."""
         self.named: list[int] = []
@@ -108,6 +120,7 @@ class Chain:
         self.judged += other.judged[other.head :]
         self.down[at] = 1 if self.starts[at] <= self.starts[at - 1] else 0
         self.end, self.stopped = other.end, other.stopped
+        self.link, self.link_down, self.crossed = other.link, other.link_down, other.crossed
         self._take_readers(other)
 
     def _take_readers(self, other: Chain) -> None:
@@ -116,6 +129,7 @@ class Chain:
         other.readers, other.named = 0, []
         other.positions = other.starts = other.kinds = array("I")
         other.down = other.judged = bytearray()
+        other.link = -1
 
 
 class SharedRows:
@@ -123,9 +137,9 @@ class SharedRows:
 
     `owner` maps a byte of the sub-section to the chain that read a row starting there (4 bytes a byte,
     made with the first chain), through `_merged` when that chain was put into another: a function
-    pointing at a row already read continues its chain, and a chain that runs into another's first row
-    joins it (the shorter moved). A chain that runs into the middle of another (rows read from bytes
-    that do not start a row there) reads its own rows on."""
+    pointing at a row already read continues its chain, a chain that runs into another's first row
+    joins it (the shorter moved), and one that runs into the middle of another (rows read from bytes
+    that do not start a row there, then in step) links to it: no row is read twice."""
 
     def __init__(
         self, data: bytes, low: int, fre_end: int, address: struct.Struct, problems: Callable[[bytes], Problems]
@@ -143,26 +157,37 @@ class SharedRows:
         """For each chain, the chain it was put into (itself while it stands alone)."""
         self._owner: array[int] | None = None
 
-    def read(self, pos: int, count: int) -> tuple[Chain, int]:
-        """The chain holding the `count` rows from `pos` (read as far as they can be), and the first's index."""
+    def read(self, pos: int, count: int) -> list[tuple[Chain, int, int]]:
+        """The `count` rows from `pos` (read as far as they can be): for each chain they run through, in
+        order, the chain, the index of the first row on it and how many rows."""
         owner = self._owner
         if owner is None:
             owner = self._owner = array("i", [-1]) * max(0, min(self.fre_end, self.limit) - self.low)
-        found = self._chain_at(pos, owner)
-        if found is None:
-            found = Chain(len(self.chains), pos)
-            self.chains.append(found)
-            self._merged.append(found.number)
-        chain = found
+        chain = self._chain_at(pos, owner)
+        if chain is None:
+            chain = Chain(len(self.chains), pos)
+            self.chains.append(chain)
+            self._merged.append(chain.number)
+        runs: list[tuple[Chain, int, int]] = []
         while True:
             first = bisect_left(chain.positions, pos, chain.head)
-            missing = first + count - len(chain)
-            if missing <= 0 or chain.stopped:
-                return chain, first
-            joined = self._extend(chain, missing, owner)
-            if joined is None:
-                return chain, first
-            chain = joined
+            held = len(chain) - first
+            if held >= count or chain.stopped:
+                if min(held, count) > 0:
+                    runs.append((chain, first, min(held, count)))
+                return runs
+            if chain.link >= 0:  # its rows go on in another chain
+                if held > 0:
+                    runs.append((chain, first, held))
+                count -= held
+                pos = chain.link
+                linked = self._chain_at(pos, owner)
+                assert linked is not None
+                chain = linked
+                continue
+            joined = self._extend(chain, count - held, owner)
+            if joined is not None:
+                chain = joined
 
     def holds(self, pos: int) -> bool:
         """Whether a chain has read a row starting at `pos`."""
@@ -182,7 +207,8 @@ class SharedRows:
 
     def _extend(self, chain: Chain, missing: int, owner: array[int]) -> Chain | None:
         """Read up to `missing` rows onto the chain, stopping where the next cannot be read (as the bulk
-        reader stops); when it runs into the first row of another chain, the two joined (returned)."""
+        reader stops); when it runs into the first row of another chain, the two joined (returned); into
+        another row of another chain, linked to it."""
         data, low, fre_end, limit, lengths = self.data, self.low, self.fre_end, self.limit, FRE_LENGTHS
         unpack, width = self.address.unpack_from, self.address.size
         positions, starts, kinds, down = chain.positions, chain.starts, chain.kinds, chain.down
@@ -190,9 +216,14 @@ class SharedRows:
         pos = chain.end
         for _ in range(missing):
             other = self._chain_at(pos, owner)
-            if other is not None and other is not chain and other.positions[other.head] == pos:
+            if other is not None and other is not chain:
                 chain.end = pos
-                return self._join(chain, other)
+                if other.positions[other.head] == pos:
+                    return self._join(chain, other)
+                chain.link = pos
+                at = bisect_left(other.positions, pos, other.head)
+                chain.link_down = len(positions) > chain.head and other.starts[at] <= starts[-1]
+                return None
             info_at = pos + width
             if pos >= fre_end or info_at >= limit or info_at + lengths[data[info_at]] > limit:
                 chain.stopped = True

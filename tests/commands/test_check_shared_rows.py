@@ -21,6 +21,7 @@ from handmade import overlapping
 from sfview.check import shared
 from sfview.check.run import check_bytes
 from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.model import section
 
 FUNCTIONS = ROWS = 2000
 
@@ -140,3 +141,52 @@ def test_functions_reading_past_the_pool_each_say_why_and_keep_nothing() -> None
         tracemalloc.stop()
     assert too_many == functions
     assert peak < 10 * len(data) + (4 << 20), peak
+
+
+def test_functions_falling_into_step_read_each_row_once(decoded: list[int]) -> None:
+    """The overlapping shape (version 2, each block a row later) with function i's rows from byte i of the
+    pool: three functions in four begin inside a row, read a few rows of their own from bytes that are not
+    a row boundary, then fall into step with rows another function's chain read, in its middle. They go on
+    along that chain: no byte starts more than one row read onto a chain, where reading its own copy of the
+    rest for each such function decodes about 900,000; the memory held stays within ten times the section and
+    the patterns it learns."""
+    data = bytearray(overlapping(2, FUNCTIONS, ROWS))
+    size, table, offset_at = 20, 28, 8  # version 2: an FDE's bytes, the table's start, func_start_fre_off
+    for i in range(FUNCTIONS):
+        struct.pack_into("<I", data, table + size * i + offset_at, i)
+    fre_bytes = 4 * (ROWS + FUNCTIONS)
+    section._debug()  # imported once, on the first error: not what the section costs
+    tracemalloc.start()
+    try:
+        overlaps = sum(1 for p in check_bytes(bytes(data)) if p.check.id == "functions-overlap")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert overlaps == FUNCTIONS - 1
+    assert 0 < decoded[0] <= ROWS + fre_bytes  # function 0's rows through the bulk reader, then each byte once
+    assert peak < 10 * len(data) + (2 << 20), peak  # ~1,500 distinct patterns of garbage rows: 2 MB (main: 15)
+
+
+def test_a_chain_falling_into_step_says_only_its_own_rows() -> None:
+    """Version 2, 1-byte starts, rows of 3 bytes. fdes[0] reads rows 0-5; fdes[1] rows 2-5 (a chain of rows
+    read again); fdes[2] begins at row 2's last byte: its row 0 is that byte (start 16), row 3's start byte
+    (info 0x05: two 1-byte offsets, 3 and 8: CFA offset 3) and the rest of row 3, so its row 1 is row 4,
+    in the middle of fdes[1]'s chain. Its own row is said (the start, the CFA offset), and the order of its
+    rows 0 and 1 (the step into the chain is its own); row 4's CFA offset 20, said with fdes[1], is not said
+    again, and one line names the two functions reading the chain."""
+    rows = [(0, 8), (1, 8), (2, 16), (5, 8), (6, 20), (7, 8)]
+    block = b"".join(struct.pack("<BBB", start, 0x03, cfa) for start, cfa in rows)
+    fdes = [(0x1000, 0, 6), (0x1100, 6, 4), (0x1200, 8, 3)]
+    table = b"".join(struct.pack("<iIIIBBH", at, 0x100, off, count, 0, 0, 0) for at, off, count in fdes)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(fdes), 13, len(block), 0, len(table))
+    said = [(p.check.id, p.fde, p.fre) for p in check_bytes(header + table + block)]
+    assert [s for s in said if s[1] == 2 and s[2] is not None] == [
+        ("first-row-not-at-zero", 2, 0),
+        ("cfa-offset-implausible", 2, 0),
+        ("rows-not-increasing", 2, 1),
+    ]
+    assert ("cfa-offset-implausible", 1, 2) in said  # row 4, with the first function of the chain
+    chain = [p for p in check_bytes(header + table + block) if "functions read rows" in p.message]
+    assert [(p.fde, p.message.split(" (")[1]) for p in chain] == [
+        (1, "fdes[1], fdes[2]): the problems of each row are said once, with the first of these that reads it")
+    ]
