@@ -28,6 +28,8 @@ import zstandard
 from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
+sys.path.insert(0, str(REPO_ROOT))
+from handmade import overlapping
 from leb128_bytes import uleb
 
 OUT = BUILD_DIR / "bounded"
@@ -224,6 +226,17 @@ def two_sections(count: int) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
+def misaligned(count: int) -> Path:
+    """`handmade.overlapping` (version 2, each block a row later) with function i's rows from byte i of the
+    pool: most functions begin inside a row and fall into step with the rows of another in its middle."""
+    data = bytearray(overlapping(2, count, count))
+    for i in range(count):
+        struct.pack_into("<I", data, 28 + 20 * i + 8, i)  # after the header, FDE i's func_start_fre_off
+    out = OUT / f"misaligned-{count}.sframe"
+    out.write_bytes(data)
+    return out
+
+
 def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     """Each shape: sfview's arguments, and readelf's on the same file (None where readelf reads none)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -259,6 +272,7 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     )
     forks.write_bytes(perf_data(parent + children + sample()))
     differ_a, differ_b = two_sections(50_000)
+    stepping = misaligned(2000)
     unwind_deep = ["unwind", "--core", str(DEEP_CORE)]
     return {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
@@ -305,6 +319,15 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "round 4: 20,000 forks of 2,000 mappings that map, perf": (["perf", "--jobs", "1", str(forks)], None),
         "round 4: 50,000 functions different, diff --json": (["diff", "--json", str(differ_a), str(differ_b)], None),
         "round 4: 50,000 functions different, diff": (["diff", str(differ_a), str(differ_b)], None),
+        "round 7: 50,000 functions at one start, check --profile libsframe": (
+            ["check", "--profile", "libsframe", str(differ_a)],
+            None,
+        ),
+        "round 7: 50,000 functions at one start, check --profile glibc-2.43": (
+            ["check", "--profile", "glibc-2.43", str(differ_a)],
+            None,
+        ),
+        "round 7: 2,000 functions from bytes 0..1999 (misaligned), check": (["check", str(stepping)], None),
     }
 
 

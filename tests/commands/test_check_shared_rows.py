@@ -11,17 +11,21 @@ bench/bench_profiles.py times `check --profile` on the same shapes.
 
 from __future__ import annotations
 
+import contextlib
+import random
 import struct
 import tracemalloc
 from collections.abc import Iterator
 
 import pytest
-from handmade import overlapping
+from handmade import mutate, overlapping
 
 from sfview.check import shared
 from sfview.check.run import check_bytes
+from sfview.errors import InputError
 from sfview.sframe.bulk.reader import Bulk
 from sfview.sframe.model import section
+from sfview.sframe.model.records import FRE_LENGTHS
 
 FUNCTIONS = ROWS = 2000
 
@@ -190,3 +194,40 @@ def test_a_chain_falling_into_step_says_only_its_own_rows() -> None:
     assert [(p.fde, p.message.split(" (")[1]) for p in chain] == [
         (1, "fdes[1], fdes[2]): the problems of each row are said once, with the first of these that reads it")
     ]
+
+
+def test_rows_read_along_chains_are_the_rows_the_bytes_give(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sections of the overlapping shape whose functions' rows begin at random bytes of the pool (and some
+    damaged at random): every function's rows as `SharedRows.read` gives them, through however many
+    chains and links, are those a plain walk of the bytes from its first row gives (each row's length
+    from its info byte, stopping where the next cannot be read), with their starts."""
+    read, checked, linked = shared.SharedRows.read, [0], [0]
+
+    def walked(rows: shared.SharedRows, pos: int, count: int) -> list[tuple[shared.Chain, int, int]]:
+        runs = read(rows, pos, count)
+        got = [(chain.positions[k], chain.starts[k]) for chain, first, n in runs for k in range(first, first + n)]
+        want: list[tuple[int, int]] = []
+        while len(want) < count:
+            info_at = pos + rows.address.size
+            if pos >= rows.fre_end or info_at >= rows.limit or info_at + FRE_LENGTHS[rows.data[info_at]] > rows.limit:
+                break
+            want.append((pos, rows.address.unpack_from(rows.data, pos)[0]))
+            pos = info_at + FRE_LENGTHS[rows.data[info_at]]
+        assert got == want
+        checked[0] += 1
+        linked[0] += len(runs) > 1
+        return runs
+
+    monkeypatch.setattr(shared.SharedRows, "read", walked)
+    rng = random.Random(35)
+    for n in range(60):
+        version, slide = (1, 2)[n % 2], n % 3 > 0
+        data = bytearray(overlapping(version, 30, 30, slide))
+        size = {1: 17, 2: 20}[version]  # an FDE's bytes; func_start_fre_off is at 8 in both
+        for i in range(30):
+            if rng.random() < 0.7:
+                struct.pack_into("<I", data, 28 + size * i + 8, rng.randrange(130))
+        mutant = mutate(rng, bytes(data)) if n % 4 == 0 else bytes(data)
+        with contextlib.suppress(InputError):
+            sum(1 for _ in check_bytes(mutant))
+    assert checked[0] > 800 and linked[0] > 200, (checked, linked)
