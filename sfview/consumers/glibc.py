@@ -54,7 +54,7 @@ from sfview.consumers.libsframe import (
 )
 from sfview.consumers.libsframe import FRE_TYPES as FRE_TYPE_OF
 from sfview.consumers.libsframe import _int32 as int32
-from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, Walks, _paint, row_bound
+from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, Replays, Walks, _paint, row_bound
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
@@ -314,6 +314,7 @@ class Lookups:
         self._breaks = reader.breaks()
         self._walks: Walks[tuple[int, ...]] = Walks(rows)
         self._painted: dict[tuple, list[tuple[int, int, Answer]]] = {}
+        self._replays: Replays[tuple[int, int], tuple[int, int, Answer]] = Replays()
 
     def _describe(self, index: int) -> tuple[int, ...]:
         """What FDE `index`'s rows are judged by (functions alike share their painting): its info byte, rows,
@@ -325,7 +326,17 @@ class Lookups:
             return (-1, index)
 
     def runs(self, low: int, high: int) -> Iterator[tuple[int, int, Answer]]:
-        """[low, high) (section-relative, before the int32 cut) as runs (first PC, end PC, answer)."""
+        """[low, high) (section-relative, before the int32 cut) as runs (first PC, end PC, answer); a span
+        asked for again answered again from `Replays`."""
+        kept = self._replays.given((low, high), self.budget - self.count)
+        if kept is not None:
+            self.count += kept[1]
+            yield from kept[0]
+            return
+        yield from self._replays.replay((low, high), self._search_runs(low, high), lambda: self.count)
+
+    def _search_runs(self, low: int, high: int) -> Iterator[tuple[int, int, Answer]]:
+        """`runs`, searched."""
         last: tuple[int, int, Answer] | None = None
         for a, b, answer in self._pieces(low, high):
             if last is not None and last[1] == a and _same(last[2], answer):

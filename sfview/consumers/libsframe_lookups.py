@@ -40,7 +40,7 @@ from sfview.generated import sframe_layout as layout
 KEPT = 256
 """How many functions' conditions (and PCMASK paintings) `Lookups` keeps at once."""
 REPLAYED = 1 << 15
-"""The most runs `Lookups.runs` keeps, in all, to give again when the same spans are asked for again."""
+"""The most runs of answers `Replays` keeps, in all, to give again when the same spans are asked for again."""
 ALL = 1 << 80
 """Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
 WORD = 1 << 32
@@ -348,9 +348,7 @@ class Lookups:
         self._walks: Walks[int] = Walks(rows)
         self._painted: dict[tuple[int, int, int, bool], list[tuple[int, int, Outcome]]] = {}
         self._exact, self._residues = self._breaks()
-        self._given: dict[tuple[tuple[int, int], ...], list[Run]] = {}
-        """Spans asked for lately, and their runs."""
-        self._given_runs = 0
+        self._replays: Replays[tuple[tuple[int, int], ...], Run] = Replays()
 
     def _breaks(self) -> tuple[list[int], list[int]]:
         """Where the search's answer may change: PCs (exact) and PCs modulo 2^32 (residues)."""
@@ -383,36 +381,15 @@ class Lookups:
 
     def runs(self, spans: Iterable[tuple[int, int]]) -> Iterator[Run]:
         """The answer at every PC of each span [low, high) (sorted, disjoint), as runs (adjacent runs with
-        the same row, or the same error and rule, merged); `Budget` past the bound.
-
-        The answers are the section's, not the caller's: spans asked for again (functions starting at one
-        address judge the same PCs) get the runs given before, counted against the bound again but not
-        searched again, while the runs kept stay under `REPLAYED`."""
+        the same row, or the same error and rule, merged); `Budget` past the bound. Spans asked for again
+        are answered again from `Replays`."""
         spans = tuple(spans)
-        kept = self._given.get(spans)
+        kept = self._replays.given(spans, self.budget - self.count)
         if kept is not None:
-            for run in kept:
-                self.count += 1
-                if self.count > self.budget:
-                    raise Budget(run.start, f"more than {self.budget} runs of answers")
-                yield run
+            self.count += kept[1]
+            yield from kept[0]
             return
-        given: list[Run] | None = []
-        for run in self._search_runs(spans):
-            if given is not None and len(given) < REPLAYED:
-                given.append(run)
-            else:
-                given = None
-            yield run
-        if given is not None:
-            self._keep_runs(spans, given)
-
-    def _keep_runs(self, spans: tuple[tuple[int, int], ...], runs: list[Run]) -> None:
-        """Keep `runs` to give again, letting go of the oldest kept past `REPLAYED` runs in all."""
-        self._given_runs += len(runs)
-        while self._given_runs > REPLAYED:
-            self._given_runs -= len(self._given.pop(next(iter(self._given))))
-        self._given[spans] = runs
+        yield from self._replays.replay(spans, self._search_runs(spans), lambda: self.count)
 
     def _search_runs(self, spans: tuple[tuple[int, int], ...]) -> Iterator[Run]:
         """`runs`, searched."""
@@ -522,6 +499,44 @@ class Lookups:
         if len(self._painted) >= KEPT:
             del self._painted[next(iter(self._painted))]
         self._painted[key] = painted
+
+
+R = TypeVar("R")
+
+
+class Replays(Generic[K, R]):
+    """The runs of answers given for the spans asked for lately, and what they counted against the bound.
+
+    The answers are the section's, not the caller's: PCs judged again (functions starting at one address
+    all judge the same ones) get the runs given before, without a search, and count as much against the
+    bound as searching again would, while the runs kept stay under `REPLAYED` in all. Where that count
+    would pass the bound, the search runs again and stops where it always did."""
+
+    def __init__(self) -> None:
+        self._kept: dict[K, tuple[list[R], int]] = {}
+        self._held = 0
+
+    def given(self, key: K, room: int) -> tuple[list[R], int] | None:
+        """The runs kept for `key` and what they counted, when that fits in `room`."""
+        kept = self._kept.get(key)
+        return kept if kept is not None and kept[1] <= room else None
+
+    def replay(self, key: K, search: Iterator[R], count: Callable[[], int]) -> Iterator[R]:
+        """`search`'s runs, passed on, then kept for `key` with what they added to `count()` (unless too many)."""
+        before = count()
+        runs: list[R] | None = []
+        for run in search:
+            if runs is not None and len(runs) < REPLAYED:
+                runs.append(run)
+            else:
+                runs = None
+            yield run
+        if runs is None:
+            return
+        self._held += len(runs)
+        while self._held > REPLAYED:
+            self._held -= len(self._kept.pop(next(iter(self._kept)))[0])
+        self._kept[key] = (runs, count() - before)
 
 
 def _same(a: Outcome, b: Outcome) -> bool:

@@ -102,6 +102,24 @@ def test_libsframe_searches_the_pcs_of_functions_at_one_start_once(
     assert sorted(f.function for f in verdict.lookups) == list(range(missed))
 
 
+def test_glibc_searches_the_pcs_of_functions_at_one_start_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for glibc's profile: 2,000 functions at one start, the search over the FDEs run for the
+    first function's PCs only (glibc reads the starts as they are: two pieces), where searching again is
+    2,000 times that; every function gets its own verdict (none fails: each PC is in some FDE's rows)."""
+    searched = [0]
+    search = glibc.Reader.search
+
+    def counted(reader: glibc.Reader, pc: int) -> int:
+        searched[0] += 1
+        return search(reader, pc)
+
+    monkeypatch.setattr(glibc.Reader, "search", counted)
+    verdict = profiles()["glibc-2.43"].judge(at_one_start(2, FUNCTIONS), 0)
+    assert verdict.accepted
+    assert 0 < searched[0] <= 8
+    assert verdict.notes[0] == f"backtrace() computes the caller's frame from the section at {FUNCTIONS * 0x100} PCs"
+
+
 @pytest.mark.parametrize("slide", [True, False])
 def test_glibc_walks_each_function_as_far_as_its_pcs(monkeypatch: pytest.MonkeyPatch, slide: bool) -> None:
     walked = _counting(monkeypatch, glibc, "_walk")

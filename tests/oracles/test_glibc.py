@@ -24,7 +24,7 @@ import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process
 from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
-from handmade import long_function, mutate, overlapping, to_big_endian, v2_section
+from handmade import at_one_start, long_function, mutate, overlapping, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import judge_spans
@@ -206,6 +206,12 @@ def test_overlapping_row_blocks(glibc: Glibc, slide: bool) -> None:
     """Functions reading overlapping blocks of one pool of rows (each block starting a row later, or all at
     the first row with fewer rows each): glibc's answer at every PC, each row read once."""
     _agree(glibc, "overlapping row blocks", overlapping(2, 60, 60, slide))
+
+
+def test_functions_at_one_start(glibc: Glibc) -> None:
+    """60 functions all at one start, each its own rows: every function judges the same PCs (the profile
+    answers them once and gives the answers again): glibc's answer at every PC, the verdict's for each."""
+    _agree(glibc, "60 functions at one start", at_one_start(2, 60))
 
 
 def test_verdict_words() -> None:
