@@ -130,9 +130,9 @@ def judge(rel: Release, data: bytes, address: int = 0) -> Verdict:
     """The release's verdict on a host of the section's own byte order, the other order in a note."""
     order = own_order(data)
     result = outcome(rel, data, order)
-    other = outcome(rel, data, "<" if order == ">" else ">")
     host = "big" if order == "<" else "little"
-    notes = [f"on a {host}-endian host (the byte-swapping walk): {describe(other)}"]
+    swapped = describe(outcome(rel, data, "<" if order == ">" else ">"))  # its decoder let go before the lookups
+    notes = [f"on a {host}-endian host (the byte-swapping walk): {swapped}"]
     name = f"libsframe-{rel.name}"
     assert not isinstance(result, Unjudged)  # the section's own byte order takes no byte-swapping walk
     if isinstance(result, Crash):
