@@ -655,8 +655,9 @@ def relative(pc: int, address: int) -> int:
     return offset - (1 << 64) if offset >> 63 else offset
 
 
+@functools.cache
 def named(error: str) -> str:
-    """`SFRAME_ERR_FRE_INVAL (2007)`."""
+    """`SFRAME_ERR_FRE_INVAL (2007)` (one string for each error: a verdict may name one for every function)."""
     return f"{error} ({CODES[error]})"
 
 
