@@ -49,17 +49,15 @@ def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[
         for index in range(len(dec._table)):
             yield index, (address + dec.start(index)) & ADDRESS_MASK, dec.fde(index).size, None
         return
-    if not rows:
-        for index in range(section.num_fdes):
-            func = section.function(index)
-            yield index, func.start_address, func.size, None
-        return
-    for walked in Bulk(section).functions():
+    for walked in Bulk(section).functions(None if rows else lambda pos, count: True):  # rows read if asked
         if isinstance(walked, int):
             func = section.function(walked)
             yield walked, func.start_address, func.size, None
         else:
             index, start, size, _, _, block = walked
+            if not rows:
+                yield index, start, size, None
+                continue
             starts = None if block.info.pcmask else [r[0] for r in block.rows]
             yield index, start, size, starts if starts == sorted(set(starts or ())) else None
 
