@@ -39,7 +39,7 @@ from sfview.generated import sframe_layout as layout
 
 KEPT = 256
 """How many functions' conditions (and PCMASK paintings) `Lookups` keeps at once."""
-REPLAYED = 1 << 15
+REPLAYED = 1 << 13
 """The most runs of answers `Replays` keeps, in all, to give again when the same spans are asked for again."""
 ALL = 1 << 80
 """Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
