@@ -220,8 +220,11 @@ class SharedRows:
                 chain.end = pos
                 if other.positions[other.head] == pos:
                     return self._join(chain, other)
-                chain.link = pos
                 at = bisect_left(other.positions, pos, other.head)
+                if at - other.head < len(chain) - chain.head:  # the other's rows before are fewer: they go
+                    self._split(other, at, owner)
+                    return self._join(chain, other)
+                chain.link = pos
                 chain.link_down = len(positions) > chain.head and other.starts[at] <= starts[-1]
                 return None
             info_at = pos + width
@@ -240,6 +243,31 @@ class SharedRows:
             pos = row_end
         chain.end = pos
         return None
+
+    def _split(self, chain: Chain, at: int, owner: array[int]) -> None:
+        """Make the rows of `chain` before row `at` a chain of their own, linked to row `at`, so that the rows
+        of a chain that ran into row `at`, more than these, go in front of it instead: every chain a function
+        runs through then has at least as many rows before it as the last had (a function runs through
+        a number of chains bounded by the square root of the rows, not by the rows). Their readers go
+        with them (some of them may have read only the rows after)."""
+        head, low = chain.head, self.low
+        prefix = Chain(len(self.chains), chain.positions[head])
+        self.chains.append(prefix)
+        self._merged.append(prefix.number)
+        prefix.positions, prefix.starts, prefix.kinds = (
+            chain.positions[head:at],
+            chain.starts[head:at],
+            chain.kinds[head:at],
+        )
+        prefix.down, prefix.judged = chain.down[head:at], chain.judged[head:at]
+        prefix.end = prefix.link = chain.positions[at]
+        prefix.link_down, prefix.crossed = chain.down[at] == 1, chain.judged[at] == 1
+        prefix.readers, prefix.named = chain.readers, list(chain.named)
+        for pos in prefix.positions:
+            if 0 <= pos - low < len(owner):
+                owner[pos - low] = prefix.number
+        chain.head = at
+        chain.down[at] = 0
 
     def _join(self, before: Chain, after: Chain) -> Chain:
         """One chain of `before`'s rows then `after`'s, the shorter moved into the longer."""

@@ -231,3 +231,34 @@ def test_rows_read_along_chains_are_the_rows_the_bytes_give(monkeypatch: pytest.
         with contextlib.suppress(InputError):
             sum(1 for _ in check_bytes(mutant))
     assert checked[0] > 800 and linked[0] > 200, (checked, linked)
+
+
+def test_a_staircase_of_chains_is_read_in_few(decoded: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """1-byte starts, a pool of 4-byte rows g_j = [j, 0x05, 0x03, 8] (two offsets); the bytes from g_j + 1
+    read as a 3-byte row (start 5, one offset) that ends at g_(j+1). Functions, the first from the top down,
+    start at g_j + 1 for j = N-1 .. 0: each reads its row, then g_(j+1), which the function before read as
+    its second row; then N more functions all start at g_0 + 1. Linked as found, the pool would be N
+    chains of a row each, every function running through all of them; the rows before a link that are
+    fewer go, and the pool stays one chain: each function runs through at most two, and no byte starts
+    two rows read (where reading a copy of the rest each time decodes N * N)."""
+    n = 300
+    pool = b"".join(bytes([j % 256, 0x05, 0x03, 8]) for j in range(n + 2))
+    starts = [4 * j + 1 for j in range(n - 1, -1, -1)] + [1] * n
+    table = b"".join(
+        struct.pack("<iIIIBBH", 0x1000 + 0x100 * k, 0x100, at, 2 * n, 0, 0, 0) for k, at in enumerate(starts)
+    )
+    count = 2 * n * len(starts)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(starts), count, len(pool), 0, len(table))
+    read, chains = shared.SharedRows.read, [0, 0]
+
+    def counted(rows: shared.SharedRows, pos: int, want: int) -> list[tuple[shared.Chain, int, int]]:
+        runs = read(rows, pos, want)
+        chains[0] += 1
+        chains[1] = max(chains[1], len(runs))
+        return runs
+
+    monkeypatch.setattr(shared.SharedRows, "read", counted)
+    too_many = sum(1 for p in check_bytes(header + table + pool) if p.check.id == "num-fres-too-many")
+    assert too_many == len(starts)  # each claims 2n rows; the pool holds n + 2 and a few rows of 3 bytes
+    assert chains[0] > len(starts) // 2 and chains[1] <= 2  # the bulk reader reads the first (short) ones
+    assert 0 < decoded[0] <= len(pool) + 4 * 2 * n  # the bulk reader's first few functions, then each byte once
