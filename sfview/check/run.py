@@ -31,7 +31,7 @@ from sfview.sframe.bulk.reader import Bulk, BulkFunction
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.model.rules import Kind, Rule
-from sfview.sframe.model.section import Function, Rows, Section
+from sfview.sframe.model.section import Function, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -446,12 +446,12 @@ class _Pass:
             )
         chains = rows.read(pos, block.count)
         found = sum(count for _, _, count in chains)
-        if found < block.count:
+        end = chains[-1][0].span(chains[-1][1] + chains[-1][2] - 1)[1] if chains else pos
+        if found < block.count:  # the row at `end` cannot be read: the model says why, reading no row again
             func = section.function(index)
-            yield from self._rows_error(func, Rows(func))
+            yield from self._rows_error(func, (section.rows_stop(func, found, end), end, found))
         facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
         yield from self._function(facts, _Run(rows, chains, found))
-        end = chains[-1][0].span(chains[-1][1] + chains[-1][2] - 1)[1] if chains else pos
         attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
         self.blocks.append((attr, end, index), shared=True)
         for chain, _, _ in chains:
@@ -528,19 +528,21 @@ class _Pass:
         offset = error.offset if error.offset is not None else func.span.start
         return _diag(kind, message, offset, offset + 1, f"fdes[{index}]", fde=index)
 
-    def _rows_error(self, func: Function, rows: Rows | None = None) -> Iterator[Diagnostic]:
+    def _rows_error(self, func: Function, stopped: tuple[InputError, int, int] | None = None) -> Iterator[Diagnostic]:
         """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else.
-        `rows`: read for this once and let go (a shared function's: kept by the model, every function's rows
-        would stay in memory), else the model's own."""
-        rows = func.rows if rows is None else rows
-        error = rows.error
-        assert error is not None
+        `stopped`: why, where the row that cannot be read starts and how many were read before, for a
+        function whose rows were read another way (a shared function's: the model's rows would be read again
+        for each, and kept); else the model's own rows say."""
+        if stopped is None:
+            rows = func.rows
+            assert rows.error is not None
+            stopped = (rows.error, rows.positions[-1] if len(rows.positions) else func.fres_start, len(rows))
+        error, stop, j = stopped
         self.read_all = False
         data = self.section.data
-        stop = rows.positions[-1] if len(rows.positions) else func.fres_start
         if self.section.fre_end > len(data) and stop >= len(data):
             return  # rows in the part of the section that is missing: said once, of the header's fre_len
-        index, j = func.index, len(rows)
+        index = func.index
         offset = error.offset if error.offset is not None else func.span.start
         if offset == func.num_fres_offset():
             kind, path = "num-fres-too-many", f"fdes[{index}].func_num_fres"

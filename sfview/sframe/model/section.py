@@ -356,17 +356,15 @@ class Rows(Lazy[Row]):
         starts, positions = self.starts, self.positions
         previous = -1
         for j in range(func.num_fres):
-            if limit <= pos < fre_end:
-                self.error = section.rows_cut(func, j, pos)
-                break
-            if pos >= fre_end:
-                self.error = section.rows_overrun(func, j)
-                break
             end = pos + (width or 0) + 1
-            if width is None or end > limit or (end := end - 1 + FRE_LENGTHS[data[end - 1]]) > limit:
-                out_of_bytes = width is not None and (end > limit) and end < UNDEFINED_LENGTH
-                too_many = out_of_bytes and func.num_fres > section.fre_room(func)
-                self.error = section.rows_overrun(func, j) if too_many else section.explain_fre(func, j, pos)
+            if (
+                limit <= pos
+                or pos >= fre_end
+                or width is None
+                or end > limit
+                or (end := end - 1 + FRE_LENGTHS[data[end - 1]]) > limit
+            ):
+                self.error = section.rows_stop(func, j, pos)
                 break
             start = unpack(data, pos)[0]
             self.increasing &= start > previous
@@ -555,6 +553,22 @@ class Section:
         to the end of the FRE sub-section (or of the section, if that ends first)."""
         end = min(self.fre_end, len(self.data))
         return max(0, end - func.fres_start) // (START_ADDR_SIZES[func.fre_type] + 1)
+
+    def rows_stop(self, func: Function, index: int, pos: int) -> InputError:
+        """Why row `index` of `func`, at `pos`, cannot be read, where `Rows` stops (a caller that read the
+        rows before another way asks it without reading them again)."""
+        fre_end, limit = self.fre_end, len(self.data)
+        if limit <= pos < fre_end:
+            return self.rows_cut(func, index, pos)
+        if pos >= fre_end:
+            return self.rows_overrun(func, index)
+        width = START_ADDR_SIZES.get(func.fre_type)
+        end = pos + (width or 0) + 1
+        if width is not None and end <= limit:
+            end += FRE_LENGTHS[self.data[end - 1]] - 1
+        out_of_bytes = width is not None and end > limit and end < UNDEFINED_LENGTH
+        too_many = out_of_bytes and func.num_fres > self.fre_room(func)
+        return self.rows_overrun(func, index) if too_many else self.explain_fre(func, index, pos)
 
     def rows_cut(self, func: Function, index: int, pos: int) -> InputError:
         """Row `index` of `func` would start past the end of a section shorter than its header says."""
