@@ -237,6 +237,32 @@ def misaligned(count: int) -> Path:
     return out
 
 
+def staircase(count: int) -> Path:
+    """1-byte starts, a pool of 4-byte rows g_j = [j, 0x05, 0x03, 8]; the bytes from g_j + 1 read as a 3-byte
+    row ending at g_(j+1). `count` functions from g_j + 1 for j from the top down (each landing on the row
+    the one before read second), then `count` more from g_0 + 1, every one claiming 2 * `count` rows."""
+    pool = b"".join(bytes([j % 256, 0x05, 0x03, 8]) for j in range(count + 2))
+    starts = [4 * j + 1 for j in range(count - 1, -1, -1)] + [1] * count
+    table = b"".join(
+        struct.pack("<iIIIBBH", 0x1000 + 0x100 * k, 0x100, at, 2 * count, 0, 0, 0) for k, at in enumerate(starts)
+    )
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, len(starts), 2 * count * len(starts),
+                         len(pool), 0, len(table))  # fmt: skip
+    out = OUT / f"staircase-{count}.sframe"
+    out.write_bytes(header + table + pool)
+    return out
+
+
+def past_the_pool(count: int) -> Path:
+    """`handmade.overlapping` (version 2, all from row 0) with every function claiming 10 rows past the pool."""
+    data = bytearray(overlapping(2, count, count, slide=False))
+    for i in range(count):
+        struct.pack_into("<I", data, 28 + 20 * i + 12, count + 10)  # FDE i's func_num_fres
+    out = OUT / f"past-the-pool-{count}.sframe"
+    out.write_bytes(data)
+    return out
+
+
 def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     """Each shape: sfview's arguments, and readelf's on the same file (None where readelf reads none)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -273,6 +299,8 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     forks.write_bytes(perf_data(parent + children + sample()))
     differ_a, differ_b = two_sections(50_000)
     stepping = misaligned(2000)
+    stairs = staircase(2000)
+    past = past_the_pool(1000)
     unwind_deep = ["unwind", "--core", str(DEEP_CORE)]
     return {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
@@ -328,6 +356,8 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
             None,
         ),
         "round 7: 2,000 functions from bytes 0..1999 (misaligned), check": (["check", str(stepping)], None),
+        "round 7: a staircase of 2,000 chains, 4,000 functions, check": (["check", str(stairs)], None),
+        "round 7: 1,000 functions reading 10 rows past a shared pool, check": (["check", str(past)], None),
     }
 
 
