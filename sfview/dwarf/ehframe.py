@@ -276,6 +276,7 @@ class FdeHeaders(Sequence[CfiFunction]):
 
     def __init__(self, frames: FrameSection, abi: Abi) -> None:
         self.frames = frames
+        self.name = frames.name
         self.abi = abi
         self.starts = array.array("Q")
         self.sizes: array.array[int] | list[int] = array.array("q")

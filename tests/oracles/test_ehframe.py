@@ -323,7 +323,7 @@ def test_the_static_index_finds_every_fde(tmp_path: Path) -> None:
         assert places == [(fde.start, fde.offset) for fde in whole_fdes]
         index, whole = EhFrameIndex(elf), read_cfi(elf)
         assert index.usable
-        functions = [f for f in whole.functions if f.section == ".eh_frame" and f.size > 0]
+        functions = [f for f in whole if f.section == ".eh_frame" and f.size > 0]
         assert len(functions) > 100
         for func in functions:
             for pc in (func.start_address, func.end_address - 1):
