@@ -48,7 +48,7 @@ def test_many_small_fdes_are_held_within_ten_times_their_bytes() -> None:
     data = many_fdes(FDES)
     tracemalloc.start()
     try:
-        functions = FrameSection(".eh_frame", data, 0, True, 8).functions(X86_64)
+        functions = FrameSection(".eh_frame", data, 0, True, 8).headers(X86_64)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
