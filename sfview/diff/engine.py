@@ -114,9 +114,9 @@ weigh, as `tracemalloc` counts them."""
 
 
 class Pairs(Sequence[Pair]):
-    """The pairs of one verdict (`Verdict.ENCODING`, `Verdict.MEANING`), in A's order: held while the
-    sections' bytes allow (`Budget`), else made again as they are read (`again`: a second pass of the pairing
-    over both sections, the pairs of A's functions marked with this verdict)."""
+    """The pairs of one verdict (`Verdict.ENCODING`, `Verdict.MEANING`), in A's order: held while they weigh
+    under `HELD_SHARE` times the sections' bytes, else made again as they are read (`again`: a second pass
+    of the pairing over both sections, for the pairs of A's functions marked with this verdict)."""
 
     def __init__(self, again: Callable[[], Iterator[Pair]] | None = None) -> None:
         self.held: list[Pair] | None = []
@@ -202,8 +202,7 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     """Pair the functions of `a` and `b` and compare each pair (see the module's doc); `keep_same`: keep
     the pairs that are the same too (`Diff.kept_same`); without `rules` (sections of two ABIs), pair them
     only, for the functions one side alone has (`Diff.paired_only` counts the pairs)."""
-    marks = bytearray(a.section.num_fdes)
-    """The verdict of each A function's pair, where it is in `Diff.encoding` or `Diff.meaning` (0: neither)."""
+    marks = bytearray(a.section.num_fdes)  # each A function's pair: in `encoding` or `meaning` (`_MARKS`), or 0
     result = Diff(encoding=Pairs(lambda: _again(a, b, marks, Verdict.ENCODING)))
     result.meaning = Pairs(lambda: _again(a, b, marks, Verdict.MEANING))
     budget = HELD_SHARE * (len(a.section.data) + len(b.section.data))
