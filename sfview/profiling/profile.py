@@ -18,7 +18,7 @@ from sfview.profiling.address_space import KERNEL, MACHINES, AddressSpace, Files
 from sfview.profiling.coverage import Coverage
 from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
 from sfview.unwind.engine import RuleSource, Unwinder
-from sfview.unwind.session import Session
+from sfview.unwind.session import Session, file_debug_info
 
 EXITED_KEPT = 1024
 """The processes that exited whose mappings a profile keeps at most, the last ones, where the file's
@@ -158,7 +158,7 @@ class Profile:
     def coverage(self, owned: tuple[int, int] | None = None, inline: bool = True) -> Coverage:
         """Every sample unwound and counted; `owned`: only the samples whose records start in this range
         of file offsets; `inline`: frames named with the functions inlined at their PCs (`FrameNames`)."""
-        counts = Coverage(inline)
+        counts = Coverage(inline, self.files.found)
         collecting = gc.isenabled()
         # Walks and counts make no reference cycles (what they let go, counting frees): the cyclic
         # collector's passes over the ends and lookups kept would be a fifth of the time, for nothing.
@@ -198,9 +198,13 @@ def coverage(
     """The profile at `path` counted, and what was noticed; with `jobs` processes, each unwinding the
     samples of a `jobs`-th of the data section (the walks are independent): each reads the mappings and
     task events from the start, passes over the samples before its part by their size, and stops at its
-    part's end. The last reads every record, and says what the file and the files it names lacked."""
+    part's end. The last reads every record, and says what the file and the files it names lacked. The
+    frames are named from debug information once, here, after the processes' counts are merged
+    (`Coverage.named`)."""
     if jobs <= 1:
-        return _share(path, limit, kernel_rules, kernel, None, inline)
+        counts, notes = _share(path, limit, kernel_rules, kernel, None, inline)
+        counts.named(file_debug_info)
+        return counts, notes
     import multiprocessing  # only for more than one process
     from concurrent.futures import ProcessPoolExecutor
 
@@ -214,4 +218,5 @@ def coverage(
     counts, _ = results[0]
     for other, _ in results[1:]:
         counts.merge(other)
+    counts.named(file_debug_info)
     return counts, results[-1][1]
