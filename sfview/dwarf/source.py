@@ -71,17 +71,14 @@ class _Unit:
 
     def __init__(self, info: Any, cu: Any) -> None:
         self.info, self.cu = info, cu
+        self.whole = False
         if cu.size > MAX_DIES:  # a DIE is a byte at least: a smaller unit cannot hold more
-            for count, _ in enumerate(cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
-                if count >= MAX_DIES:
-                    raise InputError(
-                        f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most"
-                    )
+            self._read_whole()
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
         self.functions: list[tuple[int, int, Any]] = []
-        for die in _children(top):
+        for die in self._children(top):
             self._collect(die)
         self.functions.sort(key=lambda entry: entry[0])
         self.starts = [start for start, _, _ in self.functions]
@@ -94,13 +91,35 @@ class _Unit:
             self._lines = self._read_lines(program) if program is not None else _NO_LINES
         return self._lines
 
+    def _read_whole(self) -> None:
+        """Every DIE of the unit, in their order (`MAX_DIES` at most): pyelftools then knows where each DIE's
+        children end without reading them again."""
+        for count, _ in enumerate(self.cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
+            if count >= MAX_DIES:
+                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
+        self.whole = True
+
+    def _children(self, die: Any) -> list[Any]:
+        """A DIE's children. Past a child that has children of its own and no `DW_AT_sibling`, pyelftools
+        reads that child's subtree recursively to find where it ends; where that nests deeper than Python's
+        recursion goes, the whole unit is read in order first."""
+        if not die.has_children:
+            return []
+        try:
+            return list(die.iter_children())
+        except RecursionError:
+            if self.whole:
+                raise
+            self._read_whole()
+            return list(die.iter_children())
+
     def _collect(self, die: Any) -> None:
         """Every subprogram with code, also those nested in namespaces, classes and other subprograms."""
         if die.tag == "DW_TAG_subprogram":
             for start, end in self.ranges(die):
                 self.functions.append((start, end, die))
         if die.tag in ("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"):
-            for child in _children(die):
+            for child in self._children(die):
                 self._collect(child)
 
     def _read_lines(self, program: Any) -> _Lines:
@@ -166,7 +185,7 @@ class _Unit:
             return []
         chain, scope = [die], die
         while True:
-            inner = next((c for c in _children(scope) if c.tag in SCOPES and self._holds(c, address)), None)
+            inner = next((c for c in self._children(scope) if c.tag in SCOPES and self._holds(c, address)), None)
             if inner is None:
                 return chain
             if inner.tag == "DW_TAG_inlined_subroutine":
@@ -196,10 +215,6 @@ def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
             shift = 0 if entry.is_absolute else base
             out.append((entry.begin_offset + shift, entry.end_offset + shift))
     return out
-
-
-def _children(die: Any) -> list[Any]:
-    return list(die.iter_children()) if die.has_children else []
 
 
 def _attribute(die: Any, name: str) -> Any:
