@@ -20,7 +20,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import NamedTuple, TypeVar
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, uncollected
 from sfview.dwarf.source import DebugInfo
 from sfview.profiling.walks import KernelModule, Mode, Walked
 from sfview.unwind.engine import PLT_SECTIONS, Frame
@@ -109,11 +109,18 @@ class FrameNames:
     reading the debug information again; elsewhere, and without `inline` (`--no-inline`), by the symbol
     table's name of the physical frame alone."""
 
-    def __init__(self, inline: bool = True, found: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        inline: bool = True,
+        found: Callable[[str], str | None] | None = None,
+        announce: Callable[[Unnamed], None] | None = None,
+    ) -> None:
         self.inline = inline
         self.found = found
         """The file read for a file as mapped (`Files.found`); None (or none given): frames named by their
         symbols."""
+        self.announce = announce
+        """Given each `Unnamed` when first counted (for another process to name it meanwhile)."""
         self.seen: dict[tuple, Name] = {}
         """By module, PC and the PC looked up: what a frame there is counted by (the quick way)."""
         self.known: dict[tuple[str, int, bool], Name] = {}
@@ -137,6 +144,8 @@ class FrameNames:
             read = self.found(path) if named_later and self.found is not None else None
             if read is not None:
                 found = Unnamed(read, key[1], found)
+                if self.announce is not None:
+                    self.announce(found)
             if len(self.known) >= NAMES_KEPT:
                 self.known.clear()
             self.known[key] = found
@@ -258,7 +267,12 @@ def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
 class Coverage:
     """The counts of a profile, sample after sample (`add`)."""
 
-    def __init__(self, inline: bool = True, found: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        inline: bool = True,
+        found: Callable[[str], str | None] | None = None,
+        announce: Callable[[Unnamed], None] | None = None,
+    ) -> None:
         self.samples = 0
         self.without_registers = 0
         self.equal = {Mode.SFRAME: 0, Mode.FP: 0}
@@ -275,7 +289,7 @@ class Coverage:
         self.folded: dict[Mode, Counter] = {mode: Counter() for mode in Mode}
         """By mode, each stack's count: its frames outermost first (`Name`s), until `named` joins them as a
         folded stack's names."""
-        self.names = FrameNames(inline, found)
+        self.names = FrameNames(inline, found, announce)
         self.known: dict[tuple, object] = {}
         """What was worked out of walks, by their keys (`_known`)."""
         self.kernel: dict[str, str] = {}
@@ -361,22 +375,22 @@ class Coverage:
         self.kernel.update(other.kernel)
         self.reader = self.reader or other.reader
 
-    def named(self, open_debug: Callable[[str], DebugInfo | None]) -> None:
-        """Name the frames counted as `Unnamed` (`DebugNames`, each file's debug information opened by
-        `open_debug`), once the counts of every share are merged: the folded stacks become their names
-        joined, the places their function's name; stacks and places that come out named alike are counted
-        together."""
-        names = DebugNames(open_debug)
-        for mode, stacks in self.folded.items():
-            joined: Counter[str] = Counter()
-            for stack, count in stacks.items():
-                joined[";".join(name for frame in stack for name in names.chain(frame))] += count
-            self.folded[mode] = joined
-        places: dict[Place, Seen] = {}
-        for place, seen in self.places.items():
-            named = place._replace(function=names.function(place.function))
-            places[named] = _merged(places.get(named), seen)
-        self.places = places
+    def named(self, names: DebugNames) -> None:
+        """Name the frames counted as `Unnamed` (by `names`), once the counts of every share are merged: the
+        folded stacks become their names joined, the places their function's name; stacks and places that
+        come out named alike are counted together. No cyclic collection meanwhile: naming makes many objects
+        (pyelftools' DIEs) beside the large heap of the counts (in one process, of its walks too)."""
+        with uncollected():
+            for mode, stacks in self.folded.items():
+                joined: Counter[str] = Counter()
+                for stack, count in stacks.items():
+                    joined[";".join(name for frame in stack for name in names.chain(frame))] += count
+                self.folded[mode] = joined
+            places: dict[Place, Seen] = {}
+            for place, seen in self.places.items():
+                named = place._replace(function=names.function(place.function))
+                places[named] = _merged(places.get(named), seen)
+            self.places = places
 
     def __getstate__(self) -> dict:
         """What goes from a worker to the process that merges: the counts, not the names remembered."""
