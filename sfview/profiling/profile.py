@@ -158,7 +158,13 @@ class Profile:
             return Session(unwinder, pc, registers, memory, list(self.notes)), found
         return None
 
-    def coverage(
+    def coverage(self, owned: tuple[int, int] | None = None, inline: bool = True) -> Coverage:
+        """Every sample unwound and counted, its frames named (`counted`, then `Coverage.named`)."""
+        counts = self.counted(owned, inline)
+        counts.named(DebugNames(file_debug_info))
+        return counts
+
+    def counted(
         self,
         owned: tuple[int, int] | None = None,
         inline: bool = True,
@@ -188,7 +194,7 @@ def _share(
 ) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
         profile = Profile(perf, limit, kernel_rules=kernel_rules, kernel=kernel)
-        return profile.coverage(owned, inline, _announce), profile.notes
+        return profile.counted(owned, inline, _announce), profile.notes
 
 
 _announce: Callable[[Unnamed], None] | None = None
