@@ -72,6 +72,10 @@ class _Unit:
     def __init__(self, info: Any, cu: Any) -> None:
         self.info, self.cu = info, cu
         self.whole = False
+        self.scopes: dict[int, list[tuple[int, int]]] = {}
+        """By DIE offset, the ranges of the DIEs asked for (`ranges`)."""
+        self.listed: dict[int, list[Any]] = {}
+        """By DIE offset, the children of the DIEs asked for (`_children`)."""
         if cu.size > MAX_DIES:  # a DIE is a byte at least: a smaller unit cannot hold more
             self._read_whole()
         top = cu.get_top_DIE()
@@ -100,18 +104,22 @@ class _Unit:
         self.whole = True
 
     def _children(self, die: Any) -> list[Any]:
-        """A DIE's children. Past a child that has children of its own and no `DW_AT_sibling`, pyelftools
-        reads that child's subtree recursively to find where it ends; where that nests deeper than Python's
-        recursion goes, the whole unit is read in order first."""
+        """A DIE's children, listed once. Past a child that has children of its own and no `DW_AT_sibling`,
+        pyelftools reads that child's subtree recursively to find where it ends; where that nests deeper than
+        Python's recursion goes, the whole unit is read in order first."""
         if not die.has_children:
             return []
-        try:
-            return list(die.iter_children())
-        except RecursionError:
-            if self.whole:
-                raise
-            self._read_whole()
-            return list(die.iter_children())
+        found = self.listed.get(die.offset)
+        if found is None:
+            try:
+                found = list(die.iter_children())
+            except RecursionError:
+                if self.whole:
+                    raise
+                self._read_whole()
+                found = list(die.iter_children())
+            self.listed[die.offset] = found
+        return found
 
     def _collect(self, die: Any) -> None:
         """Every subprogram with code, also those nested in namespaces, classes and other subprograms."""
@@ -170,8 +178,12 @@ class _Unit:
         return self.file(rows.file(row)), rows.line(row) or None, starts
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
-        """A DIE's address ranges [start, end) in this CU (`_ranges`)."""
-        return _ranges(self.info, self.cu, self.base, die)
+        """A DIE's address ranges [start, end) in this CU (`_ranges`), read once: an address's chain asks
+        again of the scopes each address of the same function passes."""
+        found = self.scopes.get(die.offset)
+        if found is None:
+            found = self.scopes[die.offset] = _ranges(self.info, self.cu, self.base, die)
+        return found
 
     def chain(self, address: int) -> list[Any]:
         """The subprogram holding `address` and the inlined calls inside it down to the innermost, outermost
