@@ -140,7 +140,7 @@ class FrameNames:
         found = self.known.get(key)
         if found is None:
             found = function_name(frame)
-            named_later = self.inline and not frame.signal and module.debug_info is not None
+            named_later = self.inline and not frame.signal and module.debug_info is not None and not in_plt(frame)
             read = self.found(path) if named_later and self.found is not None else None
             if read is not None:
                 found = Unnamed(read, key[1], found)
@@ -189,6 +189,13 @@ class DebugNames:
         return chain[-1] if len(chain) == 1 else f"{chain[-1]} (inlined into {chain[0]})"
 
 
+def in_plt(frame: Frame) -> bool:
+    """Whether the frame is in a PLT stub (by its symbol, `name@plt`, or its section, `.plt+0x150`): code the
+    linker made, which no compilation unit's debug information covers."""
+    name = frame.name()
+    return "@plt" in name or name.split("+")[0] in PLT_SECTIONS
+
+
 def file_name(frame: Frame) -> str:
     module = frame.module
     if module is None:
@@ -222,8 +229,7 @@ def _reason(frame: Frame, sframe: Walked, at: int, sp: int) -> Reason:
             return Reason.KERNEL_LOOKUP_FAILS
     if module.section is None:
         return Reason.NO_SFRAME
-    name = frame.name()
-    if "@plt" in name or name.split("+")[0] in PLT_SECTIONS:
+    if in_plt(frame):
         return Reason.PLT
     if frame.function is None:
         return Reason.NO_FDE
