@@ -9,7 +9,10 @@ stub, no FDE for its function, an FDE without a row for its PC, the stack copy
 ending before the word the walk wanted, or a row whose rules give another
 caller than DWARF's. Counts are kept as samples go by: a profile's samples
 are never held together, only the counts, one sample number per place, and
-the folded stacks.
+the folded stacks. Frames that DWARF debug information may name are counted
+by file and address (`Unnamed`) and named once the counts are merged
+(`DebugNames`): the processes that share a profile's samples do not each read
+the debug information again.
 """
 
 from __future__ import annotations
