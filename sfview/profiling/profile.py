@@ -21,7 +21,7 @@ from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
 from sfview.unwind.engine import RuleSource, Unwinder
 from sfview.unwind.session import Session, file_debug_info
 
-ANNOUNCED_WAIT = 0.05
+ANNOUNCED_WAIT = 0.01
 """Seconds the process that merges waits for a frame to name before it looks whether the others are done."""
 EXITED_KEPT = 1024
 """The processes that exited whose mappings a profile keeps at most, the last ones, where the file's
@@ -248,6 +248,9 @@ def coverage(
             while not all(future.done() for future in futures):
                 with contextlib.suppress(queue.Empty):
                     names.chain(frames.get(timeout=ANNOUNCED_WAIT))
+            with contextlib.suppress(queue.Empty):  # what was sent before the last was done
+                while True:
+                    names.chain(frames.get_nowait())
         results = [future.result() for future in futures]
     frames.close()
     counts, _ = results[0]
