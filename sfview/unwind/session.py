@@ -339,6 +339,17 @@ def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
     return open_debug_info(candidates)
 
 
+def file_debug_info(path: str) -> DebugInfo | None:
+    """The DWARF debugging information of the ELF file at `path`, as its module has it (`_debug_info`); None
+    when there is none, or the file cannot be read as ELF."""
+    try:
+        with open(path, "rb") as f:
+            elf = ElfImage.of(f)
+    except (OSError, InputError):
+        return None
+    return _debug_info(elf, path)
+
+
 def _vdso(core: Core, machine: str) -> Module | None:
     """The vDSO, read from the core's memory where `AT_SYSINFO_EHDR` says the kernel put it: its
     symbols name its frames (`clock_gettime`), its `.eh_frame` unwinds them, as gdb does."""
