@@ -24,9 +24,15 @@ class ProfileApp(SfviewApp):
     """The explorer on `doc`, with the samples view over it."""
 
     def __init__(
-        self, doc: Document, title: str, places: list[tuple[Place, Seen]], load: Callable[[int], Session]
+        self,
+        doc: Document,
+        title: str,
+        places: list[tuple[Place, Seen]],
+        load: Callable[[int], Session],
+        *,
+        inline: bool = True,
     ) -> None:
-        super().__init__(doc)
+        super().__init__(doc, inline=inline)
         self.samples = SamplesScreen(title, places, self.open_sample)
         self.load = load
 
@@ -43,5 +49,13 @@ class ProfileApp(SfviewApp):
         except InputError as exc:
             self.notify(exc.message, severity="error")
             return
-        self.debugger = DebuggerScreen(started.unwinder, started.memory, started.pc, started.registers, self.explorer)
+        self.debugger = DebuggerScreen(
+            started.unwinder,
+            started.memory,
+            started.pc,
+            started.registers,
+            self.explorer,
+            inline=self.inline,
+            memory_from=started.memory_from,
+        )
         self.push_screen(self.debugger)

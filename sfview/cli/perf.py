@@ -111,7 +111,7 @@ def run(argv: list[str]) -> int:
         jobs = args.jobs or (1 if perf.size < ONE_PROCESS_BELOW else min(os.cpu_count() or 1, JOBS))
     counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules, args.kernel, not args.no_inline)
     if args.app:
-        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules, args.kernel)
+        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules, args.kernel, not args.no_inline)
     if args.folded:
         sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
     elif args.json:
@@ -143,8 +143,16 @@ def _sample(profile: Profile, number: int, path: str, inline: bool) -> int:
     raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
 
 
-def _open(profile: Profile, number: int, path: str) -> int:
+def _session(profile: Profile, number: int) -> tuple[Session, str] | None:
+    """Sample #`number` as the debugger's state (`Profile.session`), its memory said to be the sample's."""
     found = profile.session(number)
+    if found is not None:
+        found[0].memory_from = f"sample #{number}'s stack copy"
+    return found
+
+
+def _open(profile: Profile, number: int, path: str) -> int:
+    found = _session(profile, number)
     if found is None:
         raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
     session, program = found
@@ -155,7 +163,7 @@ def _open(profile: Profile, number: int, path: str) -> int:
     return 0
 
 
-def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: str) -> int:
+def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: str, inline: bool) -> int:
     """The samples view: the places, and each sample read again from the file when opened."""
     program = next((lib.path for lib in counts.libraries_seen() if lib.has_sframe), None)
     if program is None:
@@ -163,7 +171,7 @@ def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: st
 
     def load(number: int) -> Session:
         with PerfData(path) as perf:
-            found = Profile(perf, limit, record=True, kernel_rules=kernel_rules, kernel=kernel).session(number)
+            found = _session(Profile(perf, limit, record=True, kernel_rules=kernel_rules, kernel=kernel), number)
         if found is None:
             raise InputError(f"no sample #{number}: the profile has fewer samples")
         return found[0]
@@ -176,5 +184,5 @@ def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: st
         f"{path}: {counts.equal[Mode.SFRAME]} of {walked} samples have SFrame's stack = DWARF's."
         " Where they part, by function (enter: open the sample in the debugger; g: a sample by number):"
     )
-    ProfileApp(Document.open(program), title, counts.by_function(), load).run()
+    ProfileApp(Document.open(program), title, counts.by_function(), load, inline=inline).run()
     return 0

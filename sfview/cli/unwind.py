@@ -50,12 +50,6 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--limit", type=_positive, metavar="N", help="stop after N frames (by default the walk goes on until it stops)"
     )
-    parser.add_argument(
-        "--no-inline",
-        dest="inline",
-        action="store_false",
-        help="physical frames only: leave out the functions the debug information says were inlined",
-    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
@@ -29,36 +29,74 @@ def symbol_and_offset(name: str) -> tuple[str, int]:
     return name, 0
 
 
+SIGNAL_FRAME = "<signal handler called>"
+"""gdb's line for a sigreturn trampoline, in place of a function and its arguments."""
+
+
+class GdbLine(NamedTuple):
+    """One line of gdb's `bt`, in its parts: `#1  0x0000555555555181 in step () at inline.c:11`."""
+
+    number: int
+    """gdb's frame number: each inlined function counts as a frame of its own."""
+    address: int | None
+    """The frame's PC, where gdb prints it: None on an inlined function's line below the first, on a
+    frame 0 at the start of a source line, on a signal frame."""
+    function: str
+    """The name as gdb prints it (demangled; `??` where nothing names the PC), or `SIGNAL_FRAME`."""
+    where: str
+    """`at FILE:LINE`, `from LIBRARY`, or ""."""
+    inlined: bool = False
+    """A function inlined into the frame's code: the lines below it in the same physical frame hold it."""
+
+    @property
+    def text(self) -> str:
+        if self.function == SIGNAL_FRAME:
+            return f"#{self.number:<2} {SIGNAL_FRAME}"
+        address = "" if self.address is None else f"{self.address:#018x} in "
+        where = f" {self.where}" if self.where else ""
+        return f"#{self.number:<2} {address}{self.function} (){where}"
+
+
 def frame_line(frame: Frame, number: int | None = None) -> str:
     """`#1  0x0000555555555181 in leaf ()`; a sigreturn trampoline as gdb shows it, `#2  <signal handler called>`
     (numbered `number`, else the frame's own number)."""
-    number = frame.number if number is None else number
+    return _symbol_line(frame, frame.number if number is None else number).text
+
+
+def _symbol_line(frame: Frame, number: int) -> GdbLine:
+    """The frame named by its module's symbols, as gdb names it without debug information."""
     if frame.signal:
-        return f"#{number:<2} <signal handler called>"
-    where = f" from {frame.module.library}" if frame.module and frame.module.library else ""
-    return f"#{number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
+        return GdbLine(number, None, SIGNAL_FRAME, "")
+    where = f"from {frame.module.library}" if frame.module and frame.module.library else ""
+    return GdbLine(number, frame.pc, _function(frame), where)
 
 
-def frame_lines(frame: Frame, number: int, *, inline: bool = True) -> list[str]:
+def gdb_lines(frame: Frame, number: int, *, inline: bool = True) -> list[GdbLine]:
     """The frame as gdb prints it, numbered from `number`: where its module's debug information names the
     PC, a line for each function inlined there (innermost first, the first with the frame's address, the
     others without, as gdb numbers and prints them), then the physical function, each `at FILE:LINE`,
     the name as DWARF gives it (`__GI___libc_malloc`); `inline` False: the physical function alone. gdb
     leaves the address out where the PC looked up is the PC and a line starts there. Without debug
-    information, `frame_line`'s one line. Arguments are not printed: `()`, where gdb gives their values."""
+    information, the one line the symbols give (`frame_line`)."""
     chain, starts = ([], False) if frame.signal else frame.source()
     if not chain:
-        return [frame_line(frame, number)]
+        return [_symbol_line(frame, number)]
     if not inline:
         chain = chain[-1:]
     library = frame.module.library if frame.module is not None else None
     lines = []
     for count, source in enumerate(chain):
-        address = f"{frame.pc:#018x} in " if count == 0 and not (starts and frame.lookup_pc == frame.pc) else ""
-        where = f" at {source.file}:{source.line}" if source.file and source.line else ""
-        where = where or (f" from {library}" if library else "")
-        lines.append(f"#{number + count:<2} {address}{demangle(source.function)} (){where}")
+        shown = count == 0 and not (starts and frame.lookup_pc == frame.pc)
+        where = f"at {source.file}:{source.line}" if source.file and source.line else ""
+        where = where or (f"from {library}" if library else "")
+        lines.append(GdbLine(number + count, frame.pc if shown else None, demangle(source.function), where,
+                             source.inlined))  # fmt: skip
     return lines
+
+
+def frame_lines(frame: Frame, number: int, *, inline: bool = True) -> list[str]:
+    """`gdb_lines` as text, as gdb prints them. Arguments are not printed: `()`, where gdb gives their values."""
+    return [line.text for line in gdb_lines(frame, number, inline=inline)]
 
 
 def explanation(frame: Frame) -> list[str]:

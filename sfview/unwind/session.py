@@ -51,6 +51,9 @@ class Session:
     notes: list[str]
     origin: str | None
     """Where the state came from, when a person must be told (a snapshot of a process that runs on)."""
+    memory_from: str | None
+    """Where the memory's words come from, in a few words (`the core`, `sample #7's stack copy`); None:
+    only from the words a person gave."""
 
     def __init__(
         self,
@@ -59,6 +62,7 @@ class Session:
         registers: dict[int, int],
         memory: Memory,
         notes: list[str] | None = None,
+        memory_from: str | None = None,
     ) -> None:
         self.unwinder = unwinder
         self.pc = pc
@@ -66,6 +70,7 @@ class Session:
         self.memory = memory
         self.notes = [] if notes is None else notes
         self.origin = None
+        self.memory_from = memory_from
 
 
 def register_numbers(machine: Machine) -> dict[str, int]:
@@ -412,7 +417,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
     if vdso is not None:
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
-    return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+    return for_thread(Session(unwinder, None, {}, core.memory, notes, core.described), core, thread)
 
 
 def with_program_section(started: Session, section: Section | None) -> Session:
@@ -424,7 +429,9 @@ def with_program_section(started: Session, section: Section | None) -> Session:
     )
     old = started.unwinder
     unwinder = Unwinder([edited, *libraries], old.machine, old.read, old.pac_mask, old.rule_source, old.record)
-    edited_session = Session(unwinder, started.pc, dict(started.registers), started.memory, started.notes)
+    edited_session = Session(
+        unwinder, started.pc, dict(started.registers), started.memory, started.notes, started.memory_from
+    )
     edited_session.origin = started.origin
     return edited_session
 
@@ -479,7 +486,8 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     state = _thread(core, thread)
     numbers = register_numbers(started.unwinder.machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
-    return Session(started.unwinder, state.registers[core.pc_name], registers, started.memory, started.notes)
+    pc = state.registers[core.pc_name]
+    return Session(started.unwinder, pc, registers, started.memory, started.notes, started.memory_from)
 
 
 def _thread(core: Core, thread: int | None):
