@@ -17,7 +17,12 @@ from sfview.errors import InputError
 from sfview.profiling.coverage import Place, Seen
 from sfview.unwind.session import Session
 
-__all__ = ["ProfileApp"]
+__all__ = ["ProfileApp", "stack_copy"]
+
+
+def stack_copy(number: int) -> str:
+    """Where a sample's memory comes from, as the debugger's memory pane says it: its copy of the stack."""
+    return f"sample #{number}'s stack copy"
 
 
 class ProfileApp(SfviewApp):
@@ -56,6 +61,6 @@ class ProfileApp(SfviewApp):
             started.registers,
             self.explorer,
             inline=self.inline,
-            memory_from=started.memory_from,
+            memory_from=stack_copy(number),
         )
         self.push_screen(self.debugger)

@@ -143,21 +143,16 @@ def _sample(profile: Profile, number: int, path: str, inline: bool) -> int:
     raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
 
 
-def _session(profile: Profile, number: int) -> tuple[Session, str] | None:
-    """Sample #`number` as the debugger's state (`Profile.session`), its memory said to be the sample's."""
-    found = profile.session(number)
-    if found is not None:
-        found[0].memory_from = f"sample #{number}'s stack copy"
-    return found
-
-
 def _open(profile: Profile, number: int, path: str) -> int:
-    found = _session(profile, number)
+    found = profile.session(number)
     if found is None:
         raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
     session, program = found
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
+    from sfview.app.profile_app import stack_copy
     from sfview.document import Document
+
+    session.memory_from = stack_copy(number)
 
     SfviewApp(Document.open(program), session).run()
     return 0
@@ -171,7 +166,7 @@ def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: st
 
     def load(number: int) -> Session:
         with PerfData(path) as perf:
-            found = _session(Profile(perf, limit, record=True, kernel_rules=kernel_rules, kernel=kernel), number)
+            found = Profile(perf, limit, record=True, kernel_rules=kernel_rules, kernel=kernel).session(number)
         if found is None:
             raise InputError(f"no sample #{number}: the profile has fewer samples")
         return found[0]

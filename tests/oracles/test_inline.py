@@ -223,8 +223,8 @@ def test_cplusplus_frames_are_named_by_their_scopes_as_gdb_names_them(tmp_path: 
     assert frame_lines(result.stdout, ours=True) == expected, result.stdout
 
 
-async def _debugger_rows(program: Path, core: Path, *, inline: bool = True) -> list[str]:
-    """The debugger's backtrace on `core` run to its end (`r`), each row of its table as the line of gdb's
+async def _debugger_rows(program: Path, core: Path, *, inline: bool = True, keys: tuple[str, ...] = ()) -> list[str]:
+    """The debugger's backtrace on `core` run to its end (`r`), then `keys` pressed, each row of its table as the line of gdb's
     `bt` it stands for: the cells a person reads put back in gdb's order, wide enough that none is cut."""
     from textual.widgets import DataTable
 
@@ -237,7 +237,7 @@ async def _debugger_rows(program: Path, core: Path, *, inline: bool = True) -> l
     app = SfviewApp(Document.open(str(program)), started, inline=inline)
     async with app.run_test(size=(400, 60)) as pilot:
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("r", *keys)
         await pilot.pause()
         table = app.screen.query_one("#dbg-frames", DataTable)
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
@@ -263,7 +263,8 @@ async def test_the_debugger_without_inlined_frames_shows_the_physical_ones(
     program: Path, stopped: tuple[Path, str]
 ) -> None:
     """`--no-inline`: a row for each physical frame, at its address, named after the function the others were
-    inlined into (gdb's last line of that frame)."""
+    inlined into (gdb's last line of that frame); `i` lists the inlined ones again, as gdb does."""
     core, bt = stopped
     rows = await _debugger_rows(program, core, inline=False)
     assert [(_address(line), _named(line)) for line in rows] == physical(frame_lines(bt)), bt
+    assert await _debugger_rows(program, core, inline=False, keys=("i",)) == frame_lines(bt), bt

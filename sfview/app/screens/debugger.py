@@ -302,6 +302,7 @@ class DebuggerScreen(Screen[None]):
     def action_toggle_inline(self) -> None:
         """The functions inlined at each frame's PC listed as frames of their own (gdb's `bt`), or not."""
         self.inline = not self.inline
+        self.named = []  # named again, with or without the inlined functions
         cursor = self._frame_at(self.query_one("#dbg-frames", DataTable).cursor_row)
         if self.frames:
             self._show_frames(cursor)
