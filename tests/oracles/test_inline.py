@@ -224,8 +224,9 @@ def test_cplusplus_frames_are_named_by_their_scopes_as_gdb_names_them(tmp_path: 
 
 
 async def _debugger_rows(program: Path, core: Path, *, inline: bool = True, keys: tuple[str, ...] = ()) -> list[str]:
-    """The debugger's backtrace on `core` run to its end (`r`), then `keys` pressed, each row of its table as the line of gdb's
-    `bt` it stands for: the cells a person reads put back in gdb's order, wide enough that none is cut."""
+    """The debugger's backtrace on `core` run to its end (`r`), then `keys` pressed, each row of its table
+    as the line of gdb's `bt` it stands for: the cells a person reads put back in gdb's order, wide enough
+    that none is cut."""
     from textual.widgets import DataTable
 
     from sfview.app.app import SfviewApp

@@ -180,7 +180,7 @@ steps read (from the core, the process, a sample's stack copy) and those given.
 | `↑` / `↓` | the backtrace's cursor: the step pane shows the step from the frame under it |
 | `t` | a core's threads (when it has several), numbered as gdb numbers them: walk another |
 | `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
-| `i` | list the functions inlined at each frame's PC as frames (gdb's `bt`, the default), or the physical frames only (`--no-inline`) |
+| `i` | the functions inlined at each frame's PC as rows (gdb's `bt`), or the physical frames only |
 | `enter` | on a frame of the backtrace: the explorer on the FDE and row it was unwound with |
 | `escape` | the explorer, on the FDE and row of the last step |
 """
