@@ -112,8 +112,8 @@ class _Unit:
         return self.files[index] if 0 <= index < len(self.files) else None
 
     def line_at(self, address: int) -> tuple[str | None, int | None, bool]:
-        """The file and line holding `address`, and whether a row of the table starts exactly there (a
-        statement's first instruction, where gdb prints a frame without its address)."""
+        """The file and line holding `address`, and whether a line starts exactly there (a row gdb records,
+        a statement's, where gdb prints a frame without its address)."""
         rows, addresses = self.rows, self.rows.addresses
         at = bisect.bisect_right(addresses, address) - 1
         if at < 0 or rows.ends(at):
@@ -125,7 +125,7 @@ class _Unit:
         while not rows.is_stmt(back) and back > 0 and addresses[back - 1] == addresses[at]:
             back -= 1
         row = back if rows.is_stmt(back) else at
-        starts = any(rows.is_stmt(i) and not rows.ends(i) for i in range(first, at + 1))
+        starts = any(rows.is_stmt(i) and rows.recorded(i) for i in range(first, at + 1))
         return self.file(rows.file(row)), rows.line(row) or None, starts
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
