@@ -413,6 +413,10 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         module = process_module(path, found, bias_of, core.memory, notes, elf.machine, files)
         if module is not None:
             modules.append(module)
+    if mapped:  # named as the dynamic linker named them, where its list says (gdb's names for them)
+        linked = {lib_bias: path for path, lib_bias in _linked_libraries(elf, bias, core.memory)}
+        for module in modules[1:]:
+            module.library = linked.get(module.bias, module.library)
     vdso = _vdso(core, elf.machine)
     if vdso is not None:
         modules.append(vdso)
