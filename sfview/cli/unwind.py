@@ -113,7 +113,7 @@ def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], no
     if args.json:
         backtrace.write_json(sys.stdout, walk, found + notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline, tail_calls=True)
         backtrace.write_notes(sys.stderr, notes)
 
 
@@ -137,7 +137,7 @@ def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, 
     for number, thread, trace in walks:
         title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
         sys.stdout.write(f"\n{title}\n")
-        backtrace.write_text(sys.stdout, trace, explain=args.explain, inline=args.inline)
+        backtrace.write_text(sys.stdout, trace, explain=args.explain, inline=args.inline, tail_calls=True)
     backtrace.write_notes(sys.stderr, notes)  # the core's and its files': said once, at the end, on stderr
 
 

@@ -6,6 +6,8 @@ import io
 from collections.abc import Callable, Iterable
 from typing import NamedTuple, TextIO
 
+from sfview import ADDRESS_MASK
+from sfview.dwarf.tail_calls import tail_call_pcs
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
 from sfview.unwind.engine import Backtrace, Frame, Machine, Walk
@@ -47,6 +49,8 @@ class GdbLine(NamedTuple):
     """`at FILE:LINE`, `from LIBRARY`, or ""."""
     inlined: bool = False
     """A function inlined into the frame's code: the lines below it in the same physical frame hold it."""
+    tail: bool = False
+    """A frame gdb puts back where a function's caller reached it through tail calls (`tail_call_lines`)."""
 
     @property
     def text(self) -> str:
@@ -94,6 +98,25 @@ def gdb_lines(frame: Frame, number: int, *, inline: bool = True) -> list[GdbLine
     return lines
 
 
+def tail_call_lines(callee: Frame, caller: Frame, number: int, *, inline: bool = True) -> list[GdbLine]:
+    """The frames gdb lists between `callee` and its `caller` for the functions the caller went through by
+    tail calls, as the debug information of their file says (`sfview.dwarf.tail_calls`), numbered from
+    `number`: each at its call site's address, named as the code before it (with the functions inlined
+    there, unless not `inline`). None where either frame is a signal's, or they are in different files."""
+    module = callee.module
+    if callee.signal or caller.signal or module is None or caller.module is not module or module.debug_info is None:
+        return []
+    info = module.debug_info()
+    entry = info.function_entry((callee.lookup_pc - module.bias) & ADDRESS_MASK) if info is not None else None
+    if info is None or entry is None:
+        return []
+    lines: list[GdbLine] = []
+    for pc in tail_call_pcs(info, (caller.pc - module.bias) & ADDRESS_MASK, entry):
+        jumped = Frame(callee.number + 1, (pc + module.bias) & ADDRESS_MASK, {}, module)  # named at pc - 1
+        lines.extend(line._replace(tail=True) for line in gdb_lines(jumped, number + len(lines), inline=inline))
+    return lines
+
+
 def frame_lines(frame: Frame, number: int, *, inline: bool = True) -> list[str]:
     """`gdb_lines` as text, as gdb prints them. Arguments are not printed: `()`, where gdb gives their values."""
     return [line.text for line in gdb_lines(frame, number, inline=inline)]
@@ -130,17 +153,28 @@ def thread_title(number: int, tid: int, registers: dict[str, int], name: str | N
 
 
 def write_text(
-    out: TextIO, trace: Trace, *, explain: bool = False, notes: list[str] | None = None, inline: bool = True
+    out: TextIO,
+    trace: Trace,
+    *,
+    explain: bool = False,
+    notes: list[str] | None = None,
+    inline: bool = True,
+    tail_calls: bool = False,
 ) -> None:
     """The backtrace, one line a frame (and one for each function inlined in it, numbered as gdb numbers
-    them, unless not `inline`), then why it stopped (and what was noticed on the way): each frame written
-    as the walk gives it."""
-    number = 0
+    them, unless not `inline`; with `tail_calls`, one for each function a caller went through by tail calls,
+    as gdb lists them), then why it stopped (and what was noticed on the way): each frame written as the
+    walk gives it."""
+    number, callee = 0, None
     for frame in trace:
         mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
+        jumped = tail_call_lines(callee, frame, number, inline=inline) if tail_calls and callee else []
+        number += len(jumped)
+        callee = frame
         lines = frame_lines(frame, number, inline=inline)
         number += len(lines)
         lines[-1] += mark
+        lines[:0] = [line.text for line in jumped]
         if explain:
             lines.extend(explanation(frame))
         out.write(printable_lines(lines))

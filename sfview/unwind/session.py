@@ -121,7 +121,7 @@ def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: st
     """A file with no SFrame section, read into `elf` from `data`: names and DWARF CFI, read when first asked."""
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     cfi = functools.cache(lambda: _cfi(elf))
-    debug = functools.cache(lambda: _debug_info(elf, found))
+    debug = functools.cache(lambda: _debug_info(elf, found, symbols))
     names, functions = _lazy_names(symbols), _lazy_functions(symbols)
     return Module(os.path.basename(found), None, bias, names, library, cfi, functions, debug)
 
@@ -325,14 +325,15 @@ def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     if elf is None:
         return Module(name, doc.section, bias, doc.symbols.name_at, library, cfi, doc.symbols.at)
     symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
-    debug = functools.cache(lambda: _debug_info(elf, doc.path))
+    debug = functools.cache(lambda: _debug_info(elf, doc.path, symbols))
     return Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols), debug)
 
 
-def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
+def _debug_info(elf: ElfImage, path: str, symbols: Callable[[], SymbolTable]) -> DebugInfo | None:
     """The DWARF debugging information of the file at `path` (read into `elf`): its own `.debug_info`, else
     its separate debug file's (by build-id, as gdb finds it); None when there is none (pyelftools' DWARF
-    reader is imported only when there is some)."""
+    reader is imported only when there is some). `symbols`: the file's, for the functions its call sites
+    name by name."""
     candidates = [path] if elf.section(".debug_info") is not None else []
     separate = debug_file(elf, path)
     if separate is not None:
@@ -341,7 +342,11 @@ def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
         return None
     from sfview.dwarf.source import open_debug_info
 
-    return open_debug_info(candidates)
+    def named(name: str) -> int | None:
+        symbol = symbols().named(name)
+        return symbol.address if symbol is not None and symbol.name == name else None
+
+    return open_debug_info(candidates, named)
 
 
 def _vdso(core: Core, machine: str) -> Module | None:
