@@ -19,7 +19,6 @@ import bisect
 import io
 import os
 from array import array
-from collections.abc import Callable
 from typing import Any, BinaryIO, NamedTuple
 
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
@@ -51,10 +50,6 @@ SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_le
 the blocks holding those."""
 
 
-Named = Callable[[str], int | None]
-"""Where a file's symbol called exactly this is, None where none is."""
-
-
 class SourceFrame(NamedTuple):
     """One function holding an address: its name as gdb prints it (the DIE's linkage name, else its name:
     `__GI___libc_malloc`), the source file and line it is at there (None when the line table says
@@ -70,8 +65,8 @@ class _Unit:
     """One CU, read whole when first asked for: its functions' address ranges (sorted), its line table's
     rows (sorted by address) and its file names."""
 
-    def __init__(self, info: Any, cu: Any, named: Named | None = None) -> None:
-        self.info, self.cu, self.named = info, cu, named
+    def __init__(self, info: Any, cu: Any) -> None:
+        self.info, self.cu = info, cu
         for count, _ in enumerate(cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
             if count >= MAX_DIES:
                 raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
@@ -207,28 +202,29 @@ class _Unit:
                 pc = _attribute(die, "DW_AT_low_pc") if pc is None else pc
                 if pc is not None:
                     tail = bool(_attribute(die, "DW_AT_call_tail_call") or _attribute(die, "DW_AT_GNU_tail_call"))
-                    out.append(CallSite(pc, tail, self._target(die)))
+                    out.append(CallSite(pc, tail, *self._target(die)))
             elif die.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
                 pending[:0] = _children(die)
         return out
 
-    def _target(self, site: Any) -> int | None:
+    def _target(self, site: Any) -> tuple[int | None, str | None]:
         """The entry of the function a call site calls, as gdb finds it: where its DIE is a function with
-        code, its lowest address; where it is a declaration, the file's symbol of its linkage name (else
-        its name); None for a call through a register, or a function neither gives."""
+        code, its lowest address; where it is a declaration, its linkage name (else its name), for the
+        symbols of the process's files to find (`ProcessCallSites`); (None, None) for a call through a
+        register."""
         if any(key in site.attributes for key in ("DW_AT_call_target", "DW_AT_GNU_call_site_target")):
-            return None
+            return None, None
         key = next((k for k in ("DW_AT_call_origin", "DW_AT_abstract_origin") if k in site.attributes), None)
         if key is None:
-            return None
+            return None, None
         target = site.get_DIE_from_attribute(key)
         if _attribute(target, "DW_AT_declaration"):
             keys = ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name")
             name = next((_text(target.attributes[k].value) for k in keys if k in target.attributes), None)
-            return self.named(name) if name is not None and self.named is not None else None
+            return None, name
         base = self.base if target.cu is self.cu else _attribute(target.cu.get_top_DIE(), "DW_AT_low_pc") or 0
         ranges = _ranges(self.info, target.cu, base, target)
-        return min(start for start, _ in ranges) if ranges else None
+        return (min(start for start, _ in ranges) if ranges else None), None
 
 
 def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
@@ -327,8 +323,7 @@ class DebugInfo:
     """A file's DWARF debugging information, read a CU at a time as addresses (the file's own, as linked)
     are asked for."""
 
-    def __init__(self, stream: BinaryIO, path: str, named: Named | None = None) -> None:
-        self.named = named
+    def __init__(self, stream: BinaryIO, path: str) -> None:
         self.path = path
         self.stream = stream
         with reading(f"{path}: the DWARF debugging information"):
@@ -410,7 +405,7 @@ class DebugInfo:
         if offset not in self.units:
             try:
                 with reading(f"{self.path}: the compilation unit at {offset:#x}"):
-                    self.units[offset] = _Unit(self.info, self.info.get_CU_at(offset), self.named)
+                    self.units[offset] = _Unit(self.info, self.info.get_CU_at(offset))
             except InputError:
                 self.units[offset] = None
         return self.units[offset]
@@ -452,17 +447,16 @@ class DebugInfo:
         return self._outline
 
 
-def open_debug_info(candidates: list[str], named: Named | None = None) -> DebugInfo | None:
+def open_debug_info(candidates: list[str]) -> DebugInfo | None:
     """The DWARF debugging information of the first of `candidates` (a file, then its separate debug file)
-    that has readable DWARF; None when none has. `named`: where the file's symbol of a name is (the
-    functions a call site names, that the debug information only declares)."""
+    that has readable DWARF; None when none has."""
     for candidate in candidates:
         try:
             stream = open(candidate, "rb")  # noqa: SIM115 - held open while the module is: its CUs are read later
         except OSError:
             continue
         try:
-            return DebugInfo(stream, candidate, named)
+            return DebugInfo(stream, candidate)
         except InputError:
             stream.close()
     return None

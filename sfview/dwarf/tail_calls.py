@@ -21,11 +21,12 @@ from typing import NamedTuple, Protocol
 class CallSite(NamedTuple):
     """A call in a function's code: its address (the return address, after the instruction), whether it is a
     tail call, and the entry address of the function it calls (None: not known, as for a call through a
-    register)."""
+    register, or a function declared here and defined in another file: then its `name`)."""
 
     pc: int
     tail: bool
     target: int | None
+    name: str | None = None
 
 
 class CallSites(Protocol):

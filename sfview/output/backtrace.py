@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable
-from typing import NamedTuple, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from sfview import ADDRESS_MASK
 from sfview.dwarf.tail_calls import tail_call_pcs
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
+from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Backtrace, Frame, Machine, Walk
+
+if TYPE_CHECKING:
+    from sfview.dwarf.source import SourceFrame
 
 Trace = Backtrace | Walk
 """The frames of a walk, and why it stopped once they have all been given: a list, or found as they are printed."""
@@ -87,33 +91,43 @@ def gdb_lines(frame: Frame, number: int, *, inline: bool = True) -> list[GdbLine
         return [_symbol_line(frame, number)]
     if not inline:
         chain = chain[-1:]
-    library = frame.module.library if frame.module is not None else None
     lines = []
     for count, source in enumerate(chain):
         shown = count == 0 and not (starts and frame.lookup_pc == frame.pc)
-        where = f"at {source.file}:{source.line}" if source.file and source.line else ""
-        where = where or (f"from {library}" if library else "")
-        lines.append(GdbLine(number + count, frame.pc if shown else None, demangle(source.function), where,
-                             source.inlined))  # fmt: skip
+        lines.append(GdbLine(number + count, frame.pc if shown else None, demangle(source.function),
+                             _where(frame, source), source.inlined))  # fmt: skip
     return lines
 
 
-def tail_call_lines(callee: Frame, caller: Frame, number: int, *, inline: bool = True) -> list[GdbLine]:
+def _where(frame: Frame, source: SourceFrame) -> str:
+    """`at FILE:LINE` where the line table says, else `from LIBRARY` for a library's frame, else ""."""
+    if source.file and source.line:
+        return f"at {source.file}:{source.line}"
+    library = frame.module.library if frame.module is not None else None
+    return f"from {library}" if library else ""
+
+
+def tail_call_lines(callee: Frame, caller: Frame, number: int, sites: ProcessCallSites) -> list[GdbLine]:
     """The frames gdb lists between `callee` and its `caller` for the functions the caller went through by
-    tail calls, as the debug information of their file says (`sfview.dwarf.tail_calls`), numbered from
-    `number`: each at its call site's address, named as the code before it (with the functions inlined
-    there, unless not `inline`). None where either frame is a signal's, or they are in different files."""
+    tail calls, as the call sites' debug information says (`sfview.dwarf.tail_calls`), numbered from
+    `number`: each at its call site's address, one line named as gdb names it, by the innermost function
+    at the code before that address, inlined or not. None where either frame is a signal's."""
     module = callee.module
-    if callee.signal or caller.signal or module is None or caller.module is not module or module.debug_info is None:
+    info = module.debug_info() if module is not None and module.debug_info is not None else None
+    if callee.signal or caller.signal or module is None or info is None:
         return []
-    info = module.debug_info()
-    entry = info.function_entry((callee.lookup_pc - module.bias) & ADDRESS_MASK) if info is not None else None
-    if info is None or entry is None:
+    entry = info.function_entry((callee.lookup_pc - module.bias) & ADDRESS_MASK)
+    if entry is None:
         return []
     lines: list[GdbLine] = []
-    for pc in tail_call_pcs(info, (caller.pc - module.bias) & ADDRESS_MASK, entry):
-        jumped = Frame(callee.number + 1, (pc + module.bias) & ADDRESS_MASK, {}, module)  # named at pc - 1
-        lines.extend(line._replace(tail=True) for line in gdb_lines(jumped, number + len(lines), inline=inline))
+    for pc in tail_call_pcs(sites, caller.pc, (entry + module.bias) & ADDRESS_MASK):
+        held = sites.module((pc - 1) & ADDRESS_MASK)
+        jumped = Frame(callee.number + 1, pc, {}, held[0] if held is not None else None)  # named at pc - 1
+        chain = jumped.source()[0]
+        line = _symbol_line(jumped, number + len(lines))
+        if chain:
+            line = line._replace(function=demangle(chain[0].function), where=_where(jumped, chain[0]))
+        lines.append(line._replace(tail=True))
     return lines
 
 
@@ -159,7 +173,7 @@ def write_text(
     explain: bool = False,
     notes: list[str] | None = None,
     inline: bool = True,
-    tail_calls: bool = False,
+    tail_calls: ProcessCallSites | None = None,
 ) -> None:
     """The backtrace, one line a frame (and one for each function inlined in it, numbered as gdb numbers
     them, unless not `inline`; with `tail_calls`, one for each function a caller went through by tail calls,
@@ -168,7 +182,7 @@ def write_text(
     number, callee = 0, None
     for frame in trace:
         mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
-        jumped = tail_call_lines(callee, frame, number, inline=inline) if tail_calls and callee else []
+        jumped = [] if tail_calls is None or callee is None else tail_call_lines(callee, frame, number, tail_calls)
         number += len(jumped)
         callee = frame
         lines = frame_lines(frame, number, inline=inline)

@@ -74,6 +74,9 @@ class Module:
     debug_info: Callable[[], DebugInfo | None] | None
     """The file's DWARF debugging information (its own, or its separate debug file's), opened when first
     asked for: the names, lines and inlined calls gdb prints."""
+    symbol_named: Callable[[str], tuple[int | None, int | None]] | None
+    """Where the file's global symbols of a name are, and its local ones, as gdb's minimal symbols find them
+    (`MinimalSymbols.named`): the functions a call site names. None: not known."""
 
     def __init__(
         self,
@@ -94,6 +97,7 @@ class Module:
         self.cfi = cfi
         self.function_at = function_at
         self.debug_info = debug_info
+        self.symbol_named = None
 
 
 AnyRule = Rule | Unexpressible

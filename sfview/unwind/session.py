@@ -23,7 +23,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
 from sfview.inputs.elf.image import PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
-from sfview.inputs.elf.names import debug_file, function_symbols, image_symbols, unwinding_symbols
+from sfview.inputs.elf.names import MinimalSymbols, debug_file, function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe.model import terms
 from sfview.unwind.engine import Machine, Module, Unwinder
@@ -121,9 +121,11 @@ def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: st
     """A file with no SFrame section, read into `elf` from `data`: names and DWARF CFI, read when first asked."""
     symbols = functools.cache(lambda: unwinding_symbols(elf, found, function_symbols(io.BytesIO(data))))
     cfi = functools.cache(lambda: _cfi(elf))
-    debug = functools.cache(lambda: _debug_info(elf, found, symbols))
+    debug = functools.cache(lambda: _debug_info(elf, found))
     names, functions = _lazy_names(symbols), _lazy_functions(symbols)
-    return Module(os.path.basename(found), None, bias, names, library, cfi, functions, debug)
+    module = Module(os.path.basename(found), None, bias, names, library, cfi, functions, debug)
+    module.symbol_named = MinimalSymbols(elf, found).named
+    return module
 
 
 def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Module, InputError | None]:
@@ -325,15 +327,16 @@ def _module(doc: Document, bias: int, library: str | None = None) -> Module:
     if elf is None:
         return Module(name, doc.section, bias, doc.symbols.name_at, library, cfi, doc.symbols.at)
     symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
-    debug = functools.cache(lambda: _debug_info(elf, doc.path, symbols))
-    return Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols), debug)
+    debug = functools.cache(lambda: _debug_info(elf, doc.path))
+    module = Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols), debug)
+    module.symbol_named = MinimalSymbols(elf, doc.path).named
+    return module
 
 
-def _debug_info(elf: ElfImage, path: str, symbols: Callable[[], SymbolTable]) -> DebugInfo | None:
+def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
     """The DWARF debugging information of the file at `path` (read into `elf`): its own `.debug_info`, else
     its separate debug file's (by build-id, as gdb finds it); None when there is none (pyelftools' DWARF
-    reader is imported only when there is some). `symbols`: the file's, for the functions its call sites
-    name by name."""
+    reader is imported only when there is some)."""
     candidates = [path] if elf.section(".debug_info") is not None else []
     separate = debug_file(elf, path)
     if separate is not None:
@@ -342,11 +345,7 @@ def _debug_info(elf: ElfImage, path: str, symbols: Callable[[], SymbolTable]) ->
         return None
     from sfview.dwarf.source import open_debug_info
 
-    def named(name: str) -> int | None:
-        symbol = symbols().named(name)
-        return symbol.address if symbol is not None and symbol.name == name else None
-
-    return open_debug_info(candidates, named)
+    return open_debug_info(candidates)
 
 
 def _vdso(core: Core, machine: str) -> Module | None:

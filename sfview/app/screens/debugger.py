@@ -35,7 +35,8 @@ from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
-from sfview.output.backtrace import GdbLine, gdb_lines
+from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
+from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Found, Frame, Module, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
 
@@ -93,6 +94,8 @@ COLUMNS = ("#", "function", "pc", "at", "how")
 
 INLINED = "inlined"
 """The backtrace's `how` of a function inlined into the code of the frame below it in the list."""
+TAIL_CALL = "tail call"
+"""The backtrace's `how` of a function its caller went through by a tail call (gdb's tail call frames)."""
 
 
 def _frame_widths(rows: list[tuple[str, ...]], room: int, padding: int) -> list[int]:
@@ -112,9 +115,10 @@ def _frame_widths(rows: list[tuple[str, ...]], room: int, padding: int) -> list[
 
 @dataclass(frozen=True)
 class Named:
-    """A frame of the walk as gdb's `bt` prints it (`lines`: one for each function inlined at its PC, then
-    its own), kept while the frame is what it was when named (its module and how its caller was found
-    decide its names: a frame is named again once a step has looked it up)."""
+    """A frame of the walk as gdb's `bt` prints it (`lines`: one for each function its callee reached it
+    through by tail calls, then one for each function inlined at its PC, then its own), kept while the frame
+    is what it was when named (its module and how its caller was found decide its names: a frame is named
+    again once a step has looked it up)."""
 
     frame: Frame
     module: Module | None
@@ -464,11 +468,14 @@ class DebuggerScreen(Screen[None]):
         again only when a step has looked it up since (the walk's last frame, before its step, is named
         by the module holding its PC)."""
         named, number = self.named[: len(self.frames)], 0
+        sites = ProcessCallSites(self.unwinder)
         for index, frame in enumerate(self.frames):
             if index < len(named) and named[index].holds(frame, number):
                 number += len(named[index].lines)
                 continue
-            lines = gdb_lines(self._placed(frame), number, inline=self.inline)
+            callee = self.frames[index - 1] if index else None
+            lines = [] if callee is None else tail_call_lines(callee, frame, number, sites)
+            lines += gdb_lines(self._placed(frame), number + len(lines), inline=self.inline)
             named[index:] = [Named(frame, frame.module, frame.found, lines)]
             number += len(lines)
         self.named = named
@@ -483,11 +490,11 @@ class DebuggerScreen(Screen[None]):
         return Frame(frame.number, frame.pc, frame.registers, module, interrupted=frame.interrupted)
 
     def _number(self, frame: Frame) -> int:
-        """gdb's number of the frame's first line (an inlined function's, where one is): `#3` for the
-        physical frame 1 of a walk whose frame 0 has two functions inlined."""
+        """gdb's number of the frame's first line (an inlined function's, where one is; not a tail call's
+        before it): `#3` for the physical frame 1 of a walk whose frame 0 has two functions inlined."""
         named = self.named
         if frame.number < len(named) and named[frame.number].frame is frame:
-            return named[frame.number].lines[0].number
+            return next(line.number for line in named[frame.number].lines if not line.tail)
         return frame.number
 
     def _frame_at(self, row: int) -> int:
@@ -512,10 +519,11 @@ class DebuggerScreen(Screen[None]):
             how = frame.heuristic if frame.fallback else frame.module.name if frame.module else ""
             if frame.signal:
                 how = "signal"
-            first_rows.append(len(rows))
+            first_rows.append(len(rows) + sum(line.tail for line in named.lines))
             for line in named.lines:
                 pc = "" if line.address is None else f"{line.address:#x}"
-                rows.append((f"#{line.number}", line.function, pc, line.where, INLINED if line.inlined else how))
+                kind = TAIL_CALL if line.tail else INLINED if line.inlined else how
+                rows.append((f"#{line.number}", line.function, pc, line.where, kind))
         region = table.scrollable_content_region
         scrolls = not table.show_vertical_scrollbar and len(rows) + 1 > region.height  # its bar is coming
         room = region.width - (table.styles.scrollbar_size_vertical if scrolls else 0)
