@@ -209,9 +209,9 @@ class _Unit:
 
     def _target(self, site: Any) -> tuple[int | None, str | None]:
         """The entry of the function a call site calls, as gdb finds it: where its DIE is a function with
-        code, its lowest address; where it is a declaration, its linkage name (else its name), for the
+        code, its lowest address; where it is a declaration, its linkage name (else, in C, its name), for the
         symbols of the process's files to find (`ProcessCallSites`); (None, None) for a call through a
-        register."""
+        register, or one gdb finds no symbol for."""
         if any(key in site.attributes for key in ("DW_AT_call_target", "DW_AT_GNU_call_site_target")):
             return None, None
         key = next((k for k in ("DW_AT_call_origin", "DW_AT_abstract_origin") if k in site.attributes), None)
@@ -219,7 +219,9 @@ class _Unit:
             return None, None
         target = site.get_DIE_from_attribute(key)
         if _attribute(target, "DW_AT_declaration"):
-            keys = ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name")
+            # gdb's physname: the linkage name; else, in C++, the name with its parameters' types, which no
+            # symbol has (an `extern "C"` function declared in C++): then the target is not known
+            keys = ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name") + (() if self.cplusplus else ("DW_AT_name",))
             name = next((_text(target.attributes[k].value) for k in keys if k in target.attributes), None)
             return None, name
         base = self.base if target.cu is self.cu else _attribute(target.cu.get_top_DIE(), "DW_AT_low_pc") or 0
