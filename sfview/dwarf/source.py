@@ -247,7 +247,7 @@ class _Unit:
     def _calls_in(self, function: Any) -> list[CallSite]:
         """The call sites in a function's code (in its blocks and the calls inlined in it, not in the
         functions nested in it)."""
-        out, pending = [], self._children(function)
+        out, pending = [], list(self._children(function))  # a copy: the listed children are kept
         while pending:
             die = pending.pop(0)
             if die.tag in CALL_SITES:
