@@ -347,17 +347,17 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "round 4: 20,000 forks of 2,000 mappings that map, perf": (["perf", "--jobs", "1", str(forks)], None),
         "round 4: 50,000 functions different, diff --json": (["diff", "--json", str(differ_a), str(differ_b)], None),
         "round 4: 50,000 functions different, diff": (["diff", str(differ_a), str(differ_b)], None),
-        "round 7: 50,000 functions at one start, check --profile libsframe": (
+        "round 8: 50,000 functions at one start, check --profile libsframe": (
             ["check", "--profile", "libsframe", str(differ_a)],
             None,
         ),
-        "round 7: 50,000 functions at one start, check --profile glibc-2.43": (
+        "round 8: 50,000 functions at one start, check --profile glibc-2.43": (
             ["check", "--profile", "glibc-2.43", str(differ_a)],
             None,
         ),
-        "round 7: 2,000 functions from bytes 0..1999 (misaligned), check": (["check", str(stepping)], None),
-        "round 7: a staircase of 2,000 chains, 4,000 functions, check": (["check", str(stairs)], None),
-        "round 7: 1,000 functions reading 10 rows past a shared pool, check": (["check", str(past)], None),
+        "round 8: 2,000 functions from bytes 0..1999 (misaligned), check": (["check", str(stepping)], None),
+        "round 8: a staircase of 2,000 chains, 4,000 functions, check": (["check", str(stairs)], None),
+        "round 8: 1,000 functions reading 10 rows past a shared pool, check": (["check", str(past)], None),
     }
 
 

@@ -51,8 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from sfview import ADDRESS_MASK  # noqa: E402
 from sfview.consumers import kernel_arm64_module as module  # noqa: E402
-from sfview.consumers.kernel import CRASH, lookups  # noqa: E402
-from sfview.consumers.kernel import Refused as Refusal  # noqa: E402
+from sfview.consumers.kernel import lookups  # noqa: E402
 from sfview.consumers.kernel_arm64_module import register_section  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -97,20 +96,8 @@ class Harness:
 
 
 def profile_result(case: dict) -> dict:
-    """The profile's verdict in the harness's terms (as `kernel_corpus.profile_result`, this variant's)."""
-    data = bytes.fromhex(case["hex"])
-    registered = register_section(data, case["address"], tuple(case["text"]))
-    if isinstance(registered, Refusal):
-        return {"register": ERRNO[registered.error], "rule": registered.rule, "lookups": []}
-    domain = base.scanned(data, case["address"])
-    found = []
-    for f in lookups(registered):
-        for lo, hi in domain:
-            start, end = max(lo, f.start), min(hi, f.end)
-            if start < end:
-                result = f.rule if f.error is None else f.error if f.error == CRASH else ERRNO[f.error]
-                found.append([start, end, result, f.rule])
-    return {"register": 0, "lookups": base.merge(found)}
+    """The profile's verdict in the harness's terms (`kernel_corpus.profile_result`, this one's lookups)."""
+    return base.judged(case, register_section, lookups, ERRNO)
 
 
 # Sections ----------------------------------------------------------------------------

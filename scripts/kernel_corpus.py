@@ -120,17 +120,23 @@ ERRNO = {"-EINVAL": -22, "-EFAULT": -14}
 def profile_result(case: dict) -> dict:
     """The profile's verdict in the harness's terms: register 0/-errno; lookups over the PCs the harness
     scans, each [start, end, -errno / "crash" / the frame rules, the failing check]."""
+    return judged(case, register_section, lookups, ERRNO)
+
+
+def judged(case: dict, register, find, errno: dict) -> dict:
+    """`profile_result` with a revision's or variant's own `register_section`, `lookups` and errno numbers
+    (each corpus script passes its profile's)."""
     data = bytes.fromhex(case["hex"])
-    registered = register_section(data, case["address"], tuple(case["text"]))
+    registered = register(data, case["address"], tuple(case["text"]))
     if isinstance(registered, Refused):
-        return {"register": ERRNO[registered.error], "rule": registered.rule, "lookups": []}
+        return {"register": errno[registered.error], "rule": registered.rule, "lookups": []}
     domain = scanned(data, case["address"])
     found = []
-    for f in lookups(registered):
+    for f in find(registered):
         for lo, hi in domain:
             start, end = max(lo, f.start), min(hi, f.end)
             if start < end:
-                result = f.rule if f.error is None else f.error if f.error == CRASH else ERRNO[f.error]
+                result = f.rule if f.error is None else f.error if f.error == CRASH else errno[f.error]
                 found.append([start, end, result, f.rule])
     return {"register": 0, "lookups": merge(found)}
 

@@ -37,7 +37,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sfview.consumers.kernel_linux_mm import ENOENT, REVISION, lookups, register_section  # noqa: E402
-from sfview.consumers.kernel_linux_mm import Refused as Refusal  # noqa: E402
 
 
 def _v14_script():
@@ -81,19 +80,8 @@ class Harnesses(base.Harnesses):
 
 
 def profile_result(case: dict) -> dict:
-    """The profile's verdict in the harness's terms (as `kernel_corpus.profile_result`, this revision's)."""
-    data = bytes.fromhex(case["hex"])
-    registered = register_section(data, case["address"], tuple(case["text"]))
-    if isinstance(registered, Refusal):
-        return {"register": ERRNO[registered.error], "rule": registered.rule, "lookups": []}
-    domain = base.scanned(data, case["address"])
-    found = []
-    for f in lookups(registered):
-        for lo, hi in domain:
-            start, end = max(lo, f.start), min(hi, f.end)
-            if start < end:
-                found.append([start, end, f.rule if f.error is None else ERRNO[f.error], f.rule])
-    return {"register": 0, "lookups": base.merge(found)}
+    """The profile's verdict in the harness's terms (`kernel_corpus.profile_result`, this one's lookups)."""
+    return base.judged(case, register_section, lookups, ERRNO)
 
 
 def crafted() -> list[dict]:

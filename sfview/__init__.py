@@ -5,7 +5,10 @@ model, the inputs, the engines and the command line import them from here),
 so that none defines its own.
 """
 
+import gc
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 ADDRESS_MASK = (1 << 64) - 1
 """2**64 - 1: the largest 64-bit address or machine word, and the mask that wraps a sum to one."""
@@ -19,3 +22,17 @@ def interrupted(signum: int, frame: object) -> None:
     `sfview.entry` and by `python -m sfview`): no traceback, the line and the status a Ctrl-C gives."""
     os.write(2, b"sfview: interrupted\n")
     os._exit(EXIT_INTERRUPTED)
+
+
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """No automatic collection of reference cycles inside (the process's switch, set back after): for work that
+    makes many objects and no cycles (or leaves its cycles to a later collection) beside a large heap, whose
+    young collections meanwhile would walk that heap over and over."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

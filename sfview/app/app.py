@@ -57,8 +57,12 @@ class SfviewApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", show=False),
     ]
 
-    def __init__(self, doc: Document, session: Session | None = None, threads: Threads | None = None) -> None:
+    def __init__(
+        self, doc: Document, session: Session | None = None, threads: Threads | None = None, *, inline: bool = True
+    ) -> None:
         super().__init__()
+        self.inline = inline
+        """The debugger lists the functions inlined at a frame's PC as frames, as gdb does (`--no-inline`: not)."""
         self.doc = doc
         self.section: Section | None = doc.section
         self.error: InputError | None = doc.error
@@ -100,6 +104,8 @@ class SfviewApp(App[None]):
                 self.explorer,
                 self.threads,
                 started.origin,
+                inline=self.inline,
+                memory_from=started.memory_from,
             )
             self.install_screen(self.debugger, "debugger")
         self.push_screen("debugger")

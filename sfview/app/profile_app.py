@@ -17,16 +17,27 @@ from sfview.errors import InputError
 from sfview.profiling.coverage import Place, Seen
 from sfview.unwind.session import Session
 
-__all__ = ["ProfileApp"]
+__all__ = ["ProfileApp", "stack_copy"]
+
+
+def stack_copy(number: int) -> str:
+    """Where a sample's memory comes from, as the debugger's memory pane says it: its copy of the stack."""
+    return f"sample #{number}'s stack copy"
 
 
 class ProfileApp(SfviewApp):
     """The explorer on `doc`, with the samples view over it."""
 
     def __init__(
-        self, doc: Document, title: str, places: list[tuple[Place, Seen]], load: Callable[[int], Session]
+        self,
+        doc: Document,
+        title: str,
+        places: list[tuple[Place, Seen]],
+        load: Callable[[int], Session],
+        *,
+        inline: bool = True,
     ) -> None:
-        super().__init__(doc)
+        super().__init__(doc, inline=inline)
         self.samples = SamplesScreen(title, places, self.open_sample)
         self.load = load
 
@@ -43,5 +54,13 @@ class ProfileApp(SfviewApp):
         except InputError as exc:
             self.notify(exc.message, severity="error")
             return
-        self.debugger = DebuggerScreen(started.unwinder, started.memory, started.pc, started.registers, self.explorer)
+        self.debugger = DebuggerScreen(
+            started.unwinder,
+            started.memory,
+            started.pc,
+            started.registers,
+            self.explorer,
+            inline=self.inline,
+            memory_from=stack_copy(number),
+        )
         self.push_screen(self.debugger)

@@ -86,7 +86,8 @@ def _size(text: str) -> int:
 
 
 def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    """The machine state to unwind from: a core file, or registers and memory words typed here."""
+    """The machine state to unwind from: a core file, or registers and memory words typed here; and how its
+    frames are named (`--no-inline`)."""
     state = parser.add_mutually_exclusive_group(required=required)
     state.add_argument("--core", help="a core file of the program")
     state.add_argument("--regs", help="registers: pc=0x…,sp=0x…,fp=0x…[,lr=0x…] (any of the ABI's by name)")
@@ -119,6 +120,12 @@ def add_state_arguments(parser: argparse.ArgumentParser, *, required: bool) -> N
     )
     parser.add_argument("--lib-dir", action="append", default=[], help="where to look for shared libraries by name")
     parser.add_argument("--sysroot", help="a root to find the core's libraries under")
+    parser.add_argument(
+        "--no-inline",
+        dest="inline",
+        action="store_false",
+        help="physical frames only: leave out the functions the debug information says were inlined",
+    )
 
 
 def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

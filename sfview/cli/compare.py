@@ -8,7 +8,7 @@ import sys
 from sfview.cli.common import Parser, TerminalWidth, collector_paused, elf_document, parse, raise_first, say_losses
 from sfview.document import Document
 from sfview.dwarf.compare import Comparison, compare, compare_outline
-from sfview.dwarf.tables import CfiOutline, CfiTable, read_cfi, read_cfi_outline
+from sfview.dwarf.tables import CfiTable, read_cfi
 from sfview.errors import InputError
 from sfview.output import comparison
 from sfview.sframe.bulk.shapes import Shapes
@@ -43,13 +43,13 @@ def run(argv: list[str]) -> int:
     return 0 if result.agrees else 1
 
 
-def compared(doc: Document, path: str) -> tuple[CfiTable | CfiOutline, Shapes, Comparison]:
+def compared(doc: Document, path: str) -> tuple[CfiTable, Shapes, Comparison]:
     """The file's DWARF CFI, its section's functions and the comparison of the two (`compare`, and
     `check --dwarf`): in an object file, functions paired by their relocations, whatever their addresses."""
     section = doc.require_section()
     relocatable = doc.relocatable
     try:
-        table = read_cfi(doc.image) if relocatable else read_cfi_outline(doc.image)
+        table = read_cfi(doc.image)
     except InputError as exc:
         raise exc.located(path) from None
     shapes = Shapes(section)

@@ -104,5 +104,5 @@ def run(argv: list[str]) -> int:
         first, threads = state.for_debugger(program, args)
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
 
-    SfviewApp(doc, first, threads).run()
+    SfviewApp(doc, first, threads, inline=args.inline).run()
     return 0

@@ -111,7 +111,7 @@ def run(argv: list[str]) -> int:
         jobs = args.jobs or (1 if perf.size < ONE_PROCESS_BELOW else min(os.cpu_count() or 1, JOBS))
     counts, notes = coverage(args.file, args.max_stack, jobs, not args.no_kernel_rules, args.kernel, not args.no_inline)
     if args.app:
-        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules, args.kernel)
+        return _app(counts, args.file, args.max_stack, not args.no_kernel_rules, args.kernel, not args.no_inline)
     if args.folded:
         sys.stdout.write(profile_report.folded(counts, Mode(args.folded)))
     elif args.json:
@@ -149,13 +149,16 @@ def _open(profile: Profile, number: int, path: str) -> int:
         raise InputError(f"no sample #{number}: the profile has fewer samples", path=path)
     session, program = found
     from sfview.app.app import SfviewApp  # the UI loads only when it is wanted
+    from sfview.app.profile_app import stack_copy
     from sfview.document import Document
+
+    session.memory_from = stack_copy(number)
 
     SfviewApp(Document.open(program), session).run()
     return 0
 
 
-def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: str) -> int:
+def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: str, inline: bool) -> int:
     """The samples view: the places, and each sample read again from the file when opened."""
     program = next((lib.path for lib in counts.libraries_seen() if lib.has_sframe), None)
     if program is None:
@@ -176,5 +179,5 @@ def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: st
         f"{path}: {counts.equal[Mode.SFRAME]} of {walked} samples have SFrame's stack = DWARF's."
         " Where they part, by function (enter: open the sample in the debugger; g: a sample by number):"
     )
-    ProfileApp(Document.open(program), title, counts.by_function(), load).run()
+    ProfileApp(Document.open(program), title, counts.by_function(), load, inline=inline).run()
     return 0

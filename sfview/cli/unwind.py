@@ -13,6 +13,7 @@ from sfview.inputs.core import Core, Thread, read_core
 from sfview.output import backtrace
 from sfview.output.backtrace import Trace
 from sfview.unwind import session
+from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Backtrace, Crossings, RuleSource, Walk
 
 RULE_SOURCES = {
@@ -50,12 +51,6 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--limit", type=_positive, metavar="N", help="stop after N frames (by default the walk goes on until it stops)"
     )
-    parser.add_argument(
-        "--no-inline",
-        dest="inline",
-        action="store_false",
-        help="physical frames only: leave out the functions the debug information says were inlined",
-    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -84,11 +79,11 @@ def run(argv: list[str]) -> int:
             raise InputError("--thread all needs --core, --pid or --gdbstub: typed registers are one thread's")
         core = read_core(args.core)
         first = _from_core(args, args.program, core, None)
-        _write_threads(args, _thread_walks(first, core, args), first.notes)
+        _write_threads(args, _thread_walks(first, core, args), first)
         return 0
     first = started(args.program, args)
     walk, found = _walk(first, args)
-    _write_backtrace(walk, args, found, first.notes)
+    _write_backtrace(walk, args, found, first)
     return 0
 
 
@@ -113,14 +108,16 @@ def _walk(first: session.Session, args: argparse.Namespace) -> tuple[Walk, list[
     return unwinder.frames(first.pc, first.registers, args.limit), found
 
 
-def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], notes: list[str]) -> None:
+def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], first: session.Session) -> None:
     """A walk written to stdout frame by frame, as `--json` or `--explain` ask; what `--cfi both` found
-    after it; the notes on the core and its files on stderr once the backtrace is out (JSON: in the document)."""
+    after it; the notes on the core and its files on stderr once the backtrace is out (JSON: in the document).
+    The text has gdb's tail call frames, found through the session's files."""
     if args.json:
-        backtrace.write_json(sys.stdout, walk, found + notes)
+        backtrace.write_json(sys.stdout, walk, found + first.notes)
     else:
-        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline)
-        backtrace.write_notes(sys.stderr, notes)
+        sites = ProcessCallSites(first.unwinder)
+        backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline, tail_calls=sites)
+        backtrace.write_notes(sys.stderr, first.notes)
 
 
 def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) -> Iterator[tuple[int, Thread, Walk]]:
@@ -134,17 +131,20 @@ def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) 
         yield number, thread, unwinder.frames(begun.pc, begun.registers, args.limit, crossings=(crossings, number))
 
 
-def _write_threads(args: argparse.Namespace, walks: Iterable[tuple[int, Thread, Trace]], notes: list[str]) -> None:
+def _write_threads(
+    args: argparse.Namespace, walks: Iterable[tuple[int, Thread, Trace]], first: session.Session
+) -> None:
     """Every thread of the core, as gdb's `thread apply all bt` prints them, each under its `Thread N
     (Thread 0x… (LWP tid)):` line; with `--json`, one document."""
     if args.json:
-        backtrace.write_json_threads(sys.stdout, ((n, t.tid, trace) for n, t, trace in walks), notes)
+        backtrace.write_json_threads(sys.stdout, ((n, t.tid, trace) for n, t, trace in walks), first.notes)
         return
+    sites = ProcessCallSites(first.unwinder)
     for number, thread, trace in walks:
         title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
         sys.stdout.write(f"\n{title}\n")
-        backtrace.write_text(sys.stdout, trace, explain=args.explain, inline=args.inline)
-    backtrace.write_notes(sys.stderr, notes)  # the core's and its files': said once, at the end, on stderr
+        backtrace.write_text(sys.stdout, trace, explain=args.explain, inline=args.inline, tail_calls=sites)
+    backtrace.write_notes(sys.stderr, first.notes)  # the core's and its files': said once, at the end, on stderr
 
 
 def _kept(walk: Walk) -> Backtrace:
@@ -164,7 +164,7 @@ def _unwind_process(args: argparse.Namespace) -> int:
             walk, found = _walk(first, args)
             kept = _kept(walk)
     if args.thread == "all":
-        _write_threads(args, walks, first.notes)
+        _write_threads(args, walks, first)
     else:
-        _write_backtrace(kept, args, found, first.notes)
+        _write_backtrace(kept, args, found, first)
     return 0

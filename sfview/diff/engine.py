@@ -12,16 +12,20 @@ equal; `ENCODING` when only the encoding differs and an unwinder gets the same r
 meaning difference is a `Change`: a range of offsets into the function, a column, and both values.
 
 The work is one pass over each section through the bulk reader: the pairs of shapes already compared
-(most functions share their rows with another) are not compared again.
+(most functions share their rows with another) are not compared again. The pairs that are not the same
+are held while they weigh a small share of the sections' bytes; past it (two builds that differ
+everywhere), each is kept as a mark on its A function and made again, as it is read, by a second pass
+(`Pairs`): memory bounded by the bytes, not by how many pairs differ.
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
 from sfview.errors import InputError
@@ -101,13 +105,58 @@ class Pair:
     only A's and only B's has; their rules are the same block's, so the entries are what differs."""
 
 
+HELD_SHARE = 2
+"""The pairs that are not the same are held (as `Pair` objects) while they weigh at most the sections'
+bytes times this; past it, they are made again when read (`Pairs`)."""
+PAIR_WEIGHT, CHANGE_WEIGHT = 600, 100
+"""About what a held pair (its two entries, their numbers, its list of changes) and each of its changes
+weigh, as `tracemalloc` counts them."""
+
+
+class Pairs(Sequence[Pair]):
+    """The pairs of one verdict (`Verdict.ENCODING`, `Verdict.MEANING`), in A's order: held while they weigh
+    under `HELD_SHARE` times the sections' bytes, else made again as they are read (`again`: a second pass
+    of the pairing over both sections, for the pairs of A's functions marked with this verdict)."""
+
+    def __init__(self, again: Callable[[], Iterator[Pair]] | None = None) -> None:
+        self.held: list[Pair] | None = []
+        """None once let go: the pairs are made again."""
+        self.count = 0
+        self.again = again
+
+    def add(self, pair: Pair) -> None:
+        self.count += 1
+        if self.held is not None:
+            self.held.append(pair)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Pair]:
+        if self.held is not None:
+            return iter(self.held)
+        assert self.again is not None  # let go only where they can be made again
+        return self.again()
+
+    @overload
+    def __getitem__(self, i: int) -> Pair: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Pair]: ...
+    def __getitem__(self, i: int | slice) -> Pair | list[Pair]:
+        if self.held is not None:
+            return self.held[i]
+        if isinstance(i, slice):
+            return list(itertools.islice(self, *i.indices(len(self))))
+        return next(itertools.islice(self, range(len(self))[i], None))
+
+
 @dataclass(slots=True)
 class Diff:
     """What `diff` found: how many pairs are the same, the others, and the functions one side alone has."""
 
     same: int = 0
-    encoding: list[Pair] = field(default_factory=list)
-    meaning: list[Pair] = field(default_factory=list)
+    encoding: Pairs = field(default_factory=Pairs)
+    meaning: Pairs = field(default_factory=Pairs)
     only_a: list[Entry] = field(default_factory=list)
     only_b: list[Entry] = field(default_factory=list)
     unreadable_a: list[InputError] = field(default_factory=list)
@@ -153,7 +202,11 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     """Pair the functions of `a` and `b` and compare each pair (see the module's doc); `keep_same`: keep
     the pairs that are the same too (`Diff.kept_same`); without `rules` (sections of two ABIs), pair them
     only, for the functions one side alone has (`Diff.paired_only` counts the pairs)."""
-    result = Diff()
+    marks = bytearray(a.section.num_fdes)  # each A function's pair: in `encoding` or `meaning` (`_MARKS`), or 0
+    result = Diff(encoding=Pairs(lambda: _again(a, b, marks, Verdict.ENCODING)))
+    result.meaning = Pairs(lambda: _again(a, b, marks, Verdict.MEANING))
+    budget = HELD_SHARE * (len(a.section.data) + len(b.section.data))
+    weight = 0
     waiting = dict(_entries(b, result.unreadable_b))
     outcomes: dict[tuple[int, int], Verdict | None] = {}
     same = 0
@@ -169,6 +222,7 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
             result.paired_only += 1
             continue
         size, shape_a, shape_b = left[2], left[4], right[4]
+        pair = None
         if size == right[2] and shape_a.last < size and shape_b.last < size:
             known = (id(shape_a), id(shape_b))
             verdict = outcomes.get(known)
@@ -180,26 +234,53 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
                     result.kept_same.append(Pair(Entry._make(left), Entry._make(right), verdict))
                 continue
             if verdict is Verdict.ENCODING:
-                result.encoding.append(Pair(Entry._make(left), Entry._make(right), verdict))
-                continue
-        entry_a, entry_b = Entry._make(left), Entry._make(right)
-        pair = Pair(entry_a, entry_b, Verdict.MEANING, _changes(entry_a, entry_b))
-        if pair.changes:
-            if shape_a.meaning.period and shape_b.meaning.period and entry_a.size != entry_b.size:
-                pair.entries_only = _plt_entries_only(a, entry_a, b, entry_b)
-            result.meaning.append(pair)
-        elif shape_a.encoding == shape_b.encoding:
-            same += 1
-            if keep_same:
-                pair.verdict = Verdict.SAME
-                result.kept_same.append(pair)
-        else:
-            pair.verdict = Verdict.ENCODING
-            result.encoding.append(pair)
+                pair = Pair(Entry._make(left), Entry._make(right), verdict)
+        if pair is None:
+            pair = _made(a, Entry._make(left), b, Entry._make(right), Verdict.MEANING)
+            if not pair.changes:
+                if shape_a.encoding == shape_b.encoding:
+                    same += 1
+                    if keep_same:
+                        pair.verdict = Verdict.SAME
+                        result.kept_same.append(pair)
+                    continue
+                pair.verdict = Verdict.ENCODING
+        marks[left[3]] = _MARKS[pair.verdict]
+        held = result.meaning if pair.verdict is Verdict.MEANING else result.encoding
+        held.add(pair)
+        weight += PAIR_WEIGHT + CHANGE_WEIGHT * len(pair.changes)
+        if weight > budget and not keep_same:  # a view that lists every pair holds them all (`kept_same`)
+            result.meaning.held = result.encoding.held = None
     result.same = same
     result.not_compared += [Entry._make(found) for found in waiting.values() if found[4] is None]
     result.only_b = sorted((Entry._make(f) for f in waiting.values() if f[4] is not None), key=lambda e: e.start)
     return result
+
+
+_MARKS = {Verdict.ENCODING: 1, Verdict.MEANING: 2}
+
+
+def _made(a: Side, entry_a: Entry, b: Side, entry_b: Entry, verdict: Verdict) -> Pair:
+    """A pair of `verdict` with its changes of meaning (and for two PLTs of different sizes, their entries
+    only one has), for a meaning difference; without, for an encoding one."""
+    if verdict is not Verdict.MEANING:
+        return Pair(entry_a, entry_b, verdict)
+    pair = Pair(entry_a, entry_b, verdict, _changes(entry_a, entry_b))
+    shape_a, shape_b = entry_a.shape, entry_b.shape
+    if pair.changes and shape_a.meaning.period and shape_b.meaning.period and entry_a.size != entry_b.size:
+        pair.entries_only = _plt_entries_only(a, entry_a, b, entry_b)
+    return pair
+
+
+def _again(a: Side, b: Side, marks: bytearray, verdict: Verdict) -> Iterator[Pair]:
+    """The pairs `diff` found of `verdict` (their A functions marked so in `marks`), made again as `diff`
+    made them: the same pairing, over both sections again."""
+    mark = _MARKS[verdict]
+    waiting = dict(_entries(b, []))
+    for key, left in _entries(a, []):
+        right = waiting.pop(key, None)
+        if marks[left[3]] == mark and right is not None:
+            yield _made(a, Entry._make(left), b, Entry._make(right), verdict)
 
 
 def _verdict(a: Shape, b: Shape) -> Verdict | None:

@@ -36,7 +36,6 @@ from sfview.sframe.model.rules import CFA, Kind, Rule
 
 if TYPE_CHECKING:
     from sfview.dwarf.cfi import Abi
-    from sfview.dwarf.tables import CfiOutline
     from sfview.sframe.bulk.shapes import Shapes
     from sfview.sframe.model.section import Function, Row, Section
 
@@ -209,25 +208,26 @@ def compare(
         functions = functions_with_rows(section)
     sframe_funcs = [f for f in functions if f.error is None]
     pairs: list[Pair] = []
-    paired_dwarf: set[int] = set()
+    paired_dwarf = bytearray(len(table))  # by the FDE's number: its function is made anew each time asked for
     paired_sframe: set[int] = set()
     if placement is not None:
-        dwarf_at = {place: cfi for cfi in table.functions if (place := placement.dwarf(cfi)) is not None}
+        dwarf_at = {place: i for i, cfi in enumerate(table) if (place := placement.dwarf(cfi)) is not None}
         for func in sframe_funcs:
-            cfi = dwarf_at.get(placement.sframe(func))
-            if cfi is not None:
+            i = dwarf_at.get(placement.sframe(func))
+            if i is not None:
+                cfi = table.function(i)
                 pairs.append(_compare_pair(func, cfi, name_of(func), cfi.start_address - func.start_address))
-                paired_dwarf.add(id(cfi))
+                paired_dwarf[i] = 1
                 paired_sframe.add(id(func))
     else:
         for func in sframe_funcs:
             end = func.start_address + max(func.size, 1)
-            for cfi in table.overlapping(func.start_address, end):
-                pairs.append(_compare_pair(func, cfi, name_of(func), 0, name_at))
-                paired_dwarf.add(id(cfi))
+            for i in table.overlapping(func.start_address, end):
+                pairs.append(_compare_pair(func, table.function(i), name_of(func), 0, name_at))
+                paired_dwarf[i] = 1
                 paired_sframe.add(id(func))
     only = [_sframe_only(f, name_of(f)) for f in sframe_funcs if id(f) not in paired_sframe]
-    only += [_dwarf_only(c, table.abi, name_at) for c in table.functions if id(c) not in paired_dwarf]
+    only += [_dwarf_only(table.function(i), table.abi, name_at) for i in range(len(table)) if not paired_dwarf[i]]
     return Comparison(pairs, only)
 
 
@@ -269,7 +269,7 @@ class _Outcome:
 
 def compare_outline(
     shapes: Shapes,
-    outline: CfiOutline,
+    table: CfiTable,
     name_of: Callable[[Function], str],
     name_at: Callable[[int], str],
 ) -> Comparison:
@@ -283,9 +283,9 @@ def compare_outline(
     pairs: list[Pair] = []
     agreed = Agreed()
     only: list[OneSided] = []
-    paired = bytearray(len(outline))
+    paired = bytearray(len(table))
     outcomes: dict[tuple[tuple[int, bytes], int], _Outcome | None] = {}
-    starts, sizes, shapes_of, count = outline.starts, outline.sizes, outline.shapes, len(outline)
+    starts, sizes, shapes_of, count = table.starts, table.sizes, table.shapes, len(table)
     for item in shapes:
         func: Function | Shaped | None = None
         shaped = item if isinstance(item, Shaped) and not item.pcmask else None
@@ -305,12 +305,12 @@ def compare_outline(
             if func.error is not None:
                 continue
             start, size = func.start_address, func.size
-        found = outline.overlapping(start, start + max(size, 1))
+        found = table.overlapping(start, start + max(size, 1))
         for i in found:
             paired[i] = 1
             shape = shapes_of[i] if shaped is not None else -1
             key = None
-            if shape >= 0 and outline.starts[i] == start and outline.sizes[i] == size and start + size <= 1 << 64:
+            if shape >= 0 and starts[i] == start and sizes[i] == size and start + size <= 1 << 64:
                 key = shaped.shape, shape
                 outcome = outcomes.get(key)
                 if outcome is not None and outcome.last < size:
@@ -318,7 +318,7 @@ def compare_outline(
                     continue
             if func is None:
                 func = shapes.model_function(shaped)
-            cfi = outline.function(i)
+            cfi = table.function(i)
             pair = _compare_pair(func, cfi, name_of(func), 0, name_at)
             if key is not None and key not in outcomes:
                 outcomes[key] = _Outcome.of(pair, func.rows, cfi)
@@ -331,9 +331,9 @@ def compare_outline(
             only.append(
                 OneSided("sframe", func.start_address, func.size, func.span.start, ".sframe", name_of(func), None)
             )
-    for i in range(len(outline)):
+    for i in range(len(table)):
         if not paired[i]:
-            only.append(_dwarf_only(outline.function(i), outline.abi, name_at))
+            only.append(_dwarf_only(table.function(i), table.abi, name_at))
     return Comparison(pairs, only, agreed)
 
 
@@ -498,8 +498,8 @@ def same_rule(left: CfiRule, right: CfiRule) -> bool:
 def table_differences(left: CfiTable, right: CfiTable) -> list[TableDifference]:
     """Every address range both tables describe where their CFA, RA or FP rules differ."""
     out: list[TableDifference] = []
-    for lfunc in left.functions:
-        for rfunc in right.overlapping(lfunc.start_address, lfunc.end_address):
+    for lfunc in left:
+        for rfunc in map(right.function, right.overlapping(lfunc.start_address, lfunc.end_address)):
             start = max(lfunc.start_address, rfunc.start_address)
             end = min(lfunc.end_address, rfunc.end_address)
             cuts = {start, end} | {a for f in (lfunc, rfunc) for a in f.addresses if start < a < end}

@@ -276,6 +276,7 @@ class FdeHeaders(Sequence[CfiFunction]):
 
     def __init__(self, frames: FrameSection, abi: Abi) -> None:
         self.frames = frames
+        self.name = frames.name
         self.abi = abi
         self.starts = array.array("Q")
         self.sizes: array.array[int] | list[int] = array.array("q")
@@ -350,11 +351,6 @@ class FdeHeaders(Sequence[CfiFunction]):
 
     def __iter__(self) -> Iterator[CfiFunction]:
         return map(self.function, range(len(self)))
-
-
-def fde_function(frames: FrameSection, offset: int, abi: Abi) -> CfiFunction:
-    """The FDE at `offset` of `frames`, read whole before (by its headers), with its rows."""
-    return frames.function(frames.read_again(offset), abi)
 
 
 def frame_section(elf: ElfImage, name: str) -> FrameSection | None:
@@ -443,27 +439,17 @@ class FrameSection:
 
     # Entries --------------------------------------------------------------
 
-    def fdes(self) -> list[Fde]:
-        """Every FDE in section order, as pyelftools' walk over the section finds them."""
-        out = []
-        offset, size = 0, len(self.data)
-        while offset < size:
-            entry, offset = self._entry_at(offset)
-            if isinstance(entry, Fde):
-                out.append(entry)
-        return out
-
     def headers(self, abi: Abi) -> FdeHeaders:
-        """Every FDE by its header, in section order, with its shape: what `functions` reads, without
-        keeping an object (or rows) per FDE.
+        """Every FDE by its header, in section order, with its shape, each FDE's function (rows included)
+        made when asked for: without keeping an object (or rows) per FDE.
 
-        Fails where and as `functions` does: the entries are all read first, then the rows of each
-        shape's first FDE (and of every FDE without a shape) worked out. The FDE every GNU toolchain
-        writes, of a CIE and instruction bytes already seen, is read here with one `struct` call
-        (`_common_fde`'s reading, without its object); any other goes through `_entry_at`.
+        Fails where pyelftools' walk over the section does: the entries are all read first, then the rows
+        of each shape's first FDE (and of every FDE without a shape) worked out, so that the others' hold.
+        The FDE every GNU toolchain writes, of a CIE and instruction bytes already seen, is read here with
+        one `struct` call (`_common_fde`'s reading, without its object); any other goes through `_entry_at`.
         """
         headers = FdeHeaders(self, abi)
-        unsettled: list[int] = []  # the FDEs whose rows are worked out now: failures are said as `functions` says them
+        unsettled: list[int] = []  # the FDEs whose rows are worked out now: failures are said here, not on demand
         data, entries, known = self.data, self._entries, self._instructions
         unpack, fixed, base = self._common.unpack_from, COMMON_FDE.size, self.address + 8
         offset, size = 0, len(data)
@@ -835,11 +821,6 @@ class FrameSection:
         return op, args[0], args[1], pos  # type: ignore[return-value]
 
     # Rows -------------------------------------------------------------------
-
-    def functions(self, abi: Abi) -> FdeHeaders:
-        """Every FDE with its rows, in section order: read and worked out (failing) as `headers` does, each
-        FDE's function made when asked for."""
-        return self.headers(abi)
 
     def function(self, fde: Fde, abi: Abi) -> CfiFunction:
         """One FDE with its rows (the table of a CIE and an instruction string worked out once, its rows

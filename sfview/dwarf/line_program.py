@@ -21,11 +21,12 @@ from sfview.inputs.leb128 import leb128
 MAX_PROGRAM = 1 << 20
 """The bytes of one CU's line program at most (the largest in a distribution's debug files is some 50 KB)."""
 ADDRESS_MASK = (1 << 64) - 1
-END, STMT = 1, 2
-"""A row's flags in the low bits of its word: it ends a sequence; it is a statement."""
-FILE_SHIFT, LINE_SHIFT = 2, 32
-FIELD = (1 << 30) - 1
-"""A file number is kept to 30 bits, a line to 32 bits with its sign (a damaged program's larger ones wrap;
+END, STMT, RECORDED = 1, 2, 4
+"""A row's flags in the low bits of its word: it ends a sequence; it is a statement; gdb records it in its
+line table (`recorded`)."""
+FILE_SHIFT, LINE_SHIFT = 3, 32
+FIELD = (1 << 29) - 1
+"""A file number is kept to 29 bits, a line to 32 bits with its sign (a damaged program's larger ones wrap;
 its lines below 1, as pyelftools gives them)."""
 
 
@@ -58,6 +59,12 @@ class LineRows:
     def ends(self, i: int) -> bool:
         return bool(self.words[i] & END)
 
+    def recorded(self, i: int) -> bool:
+        """Whether gdb keeps row `i` in its line table, where a line then starts: not a row of the same file
+        and line as the last one kept in its sequence once a block of that line had a discriminator (gdb's
+        `dwarf_record_line_p`, its pr 17276: the blocks of one line are one line to a person)."""
+        return bool(self.words[i] & RECORDED)
+
 
 def line_rows(program: Any) -> LineRows:
     """The rows of pyelftools' `LineProgram` `program`, run from its bytes; an `InputError` when it is too
@@ -80,10 +87,23 @@ def line_rows(program: Any) -> LineRows:
     addresses, words = array("Q"), array("Q")
 
     address, file, line, stmt, op_index = 0, 1, 1, default_stmt, 0
+    discriminator, discriminated, last = 0, False, (0, 0)
 
     def emit(ends: bool) -> None:
+        nonlocal discriminator, last
+        recorded = not ends and not (discriminated and last == (file, line))
+        last = (file, line) if recorded else last
+        discriminator = 0
         addresses.append(address & ADDRESS_MASK)
-        words.append((line & 0xFFFFFFFF) << LINE_SHIFT | (file & FIELD) << FILE_SHIFT | (STMT if stmt else 0) | ends)
+        flags = (STMT if stmt else 0) | (RECORDED if recorded else 0) | ends
+        words.append((line & 0xFFFFFFFF) << LINE_SHIFT | (file & FIELD) << FILE_SHIFT | flags)
+
+    def advance_line(delta: int) -> None:
+        """gdb's: a line reached with a discriminator set is one whose blocks are told apart."""
+        nonlocal line, discriminated
+        line += delta
+        if delta:
+            discriminated = discriminator != 0
 
     pos = 0
     while pos < len(data):
@@ -94,7 +114,7 @@ def line_rows(program: Any) -> LineRows:
             advance = op_index + adjusted // line_range
             address += min_length * (advance // max_ops)
             op_index = advance % max_ops
-            line += line_base + adjusted % line_range
+            advance_line(line_base + adjusted % line_range)
             emit(False)
         elif opcode == 0:
             length, pos = _leb(data, pos, False)
@@ -106,8 +126,12 @@ def line_rows(program: Any) -> LineRows:
                 stmt = False
                 emit(True)
                 address, file, line, stmt, op_index = 0, 1, 1, default_stmt, 0
+                discriminated, last = False, (0, 0)
             elif extended == 2:  # DW_LNE_set_address
                 address, op_index = int.from_bytes(data[operands : operands + address_size], order), 0
+            elif extended == 4:  # DW_LNE_set_discriminator
+                discriminator = _leb(data, operands, False)[0]
+                discriminated = discriminated or discriminator != 0
         elif opcode == 1:  # DW_LNS_copy
             emit(False)
         elif opcode == 2:  # DW_LNS_advance_pc
@@ -115,7 +139,7 @@ def line_rows(program: Any) -> LineRows:
             address += advance * min_length
         elif opcode == 3:  # DW_LNS_advance_line
             advance, pos = _leb(data, pos, True)
-            line += advance
+            advance_line(advance)
         elif opcode == 4:  # DW_LNS_set_file
             file, pos = _leb(data, pos, False)
         elif opcode == 6:  # DW_LNS_negate_stmt

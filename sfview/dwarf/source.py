@@ -25,6 +25,7 @@ from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
 from elftools.dwarf.ranges import BaseAddressEntry
 
 from sfview.dwarf.line_program import LineRows, line_rows
+from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import ElfImage
@@ -33,6 +34,16 @@ from sfview.inputs.elf.pyelftools_view import ElfFile
 MAX_DIES = 1 << 17
 """The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
 DIE may be one byte, and pyelftools holds each it parses, so a unit of a million one-byte DIEs held 330 MB."""
+
+CALL_SITES = frozenset({"DW_TAG_call_site", "DW_TAG_GNU_call_site"})
+"""A call in a function's code (DWARF 5's, and GCC's extension before it)."""
+ALL_CALLS = (
+    "DW_AT_call_all_calls",
+    "DW_AT_GNU_all_call_sites",
+    "DW_AT_call_all_tail_calls",
+    "DW_AT_GNU_all_tail_call_sites",
+)
+"""A function's flags saying its call sites list all its tail calls: only those are searched through (gdb's rule)."""
 
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
@@ -50,29 +61,78 @@ class SourceFrame(NamedTuple):
     inlined: bool
 
 
+class _Lines(NamedTuple):
+    """A CU's line table: its rows (sorted by address), its file names, and the number of the first file
+    (0 from DWARF 5 on, 1 before)."""
+
+    rows: LineRows
+    files: list[str]
+    first_file: int
+
+
+_NO_LINES = _Lines(LineRows(array("Q"), array("Q")), [], 1)
+"""The line table of a CU that has none."""
+
+
 class _Unit:
-    """One CU, read whole when first asked for: its functions' address ranges (sorted), its line table's
-    rows (sorted by address) and its file names."""
+    """One CU, read when first asked for: its functions' address ranges (sorted); the DIEs inside a function
+    only as an address's chain descends into them (pyelftools passes over a DIE's children by its
+    `DW_AT_sibling`), and the line table's rows (sorted by address) and file names only when a line is
+    asked for (`sfview perf` names frames without their lines)."""
 
     def __init__(self, info: Any, cu: Any) -> None:
         self.info, self.cu = info, cu
-        for count, _ in enumerate(cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
-            if count >= MAX_DIES:
-                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
+        self.whole = False
+        self.scopes: dict[int, list[tuple[int, int]]] = {}
+        """By DIE offset, the ranges of the DIEs asked for (`ranges`)."""
+        self.listed: dict[int, list[Any]] = {}
+        """By DIE offset, the children of the DIEs asked for (`_children`)."""
+        if cu.size > MAX_DIES:  # a DIE is a byte at least: a smaller unit cannot hold more
+            self._read_whole()
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
         self.functions: list[tuple[int, int, Any]] = []
-        for die in _children(top):
+        for die in self._children(top):
             self._collect(die)
         self.functions.sort(key=lambda entry: entry[0])
         self.starts = [start for start, _, _ in self.functions]
-        self.rows = LineRows(array("Q"), array("Q"))
-        self.files: list[str] = []
-        self.first_file = 1
-        program = info.line_program_for_CU(cu)
-        if program is not None:
-            self._read_lines(program)
+        self._lines: _Lines | None = None
+        self._sites: dict[int, CallSite] | None = None
+        self._tails: dict[int, list[CallSite]] = {}
+
+    def lines(self) -> _Lines:
+        """The line table, read when first asked for."""
+        if self._lines is None:
+            program = self.info.line_program_for_CU(self.cu)
+            self._lines = self._read_lines(program) if program is not None else _NO_LINES
+        return self._lines
+
+    def _read_whole(self) -> None:
+        """Every DIE of the unit, in their order (`MAX_DIES` at most): pyelftools then knows where each DIE's
+        children end without reading them again."""
+        for count, _ in enumerate(self.cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
+            if count >= MAX_DIES:
+                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
+        self.whole = True
+
+    def _children(self, die: Any) -> list[Any]:
+        """A DIE's children, listed once. Past a child that has children of its own and no `DW_AT_sibling`,
+        pyelftools reads that child's subtree recursively to find where it ends; where that nests deeper than
+        Python's recursion goes, the whole unit is read in order first."""
+        if not die.has_children:
+            return []
+        found = self.listed.get(die.offset)
+        if found is None:
+            try:
+                found = list(die.iter_children())
+            except RecursionError:
+                if self.whole:
+                    raise
+                self._read_whole()
+                found = list(die.iter_children())
+            self.listed[die.offset] = found
+        return found
 
     def _collect(self, die: Any) -> None:
         """Every subprogram with code, also those nested in namespaces, classes and other subprograms."""
@@ -80,10 +140,10 @@ class _Unit:
             for start, end in self.ranges(die):
                 self.functions.append((start, end, die))
         if die.tag in ("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"):
-            for child in _children(die):
+            for child in self._children(die):
                 self._collect(child)
 
-    def _read_lines(self, program: Any) -> None:
+    def _read_lines(self, program: Any) -> _Lines:
         """The line table's rows and file names, the names as gdb shows them: a file's directory joined
         to its name (from DWARF 5 on, directory 0 is the CU's own and is joined too), except that the file
         which is the CU's own (the same path once both are joined to `DW_AT_comp_dir`) keeps the CU's
@@ -96,25 +156,27 @@ class _Unit:
         def for_id(name: str) -> str:
             return name if os.path.isabs(name) or not home else f"{home}/{name}"
 
+        files = []
         for entry in header["file_entry"]:
             name, index = _text(entry.name), entry.dir_index if version >= 5 else entry.dir_index - 1
             if 0 <= index < len(directories) and not os.path.isabs(name):
                 name = f"{directories[index]}/{name}"
-            self.files.append(own if own and for_id(name) == for_id(own) else name)
-        self.first_file = 0 if version >= 5 else 1
-        self.rows = line_rows(program)
+            files.append(own if own and for_id(name) == for_id(own) else name)
+        return _Lines(line_rows(program), files, 0 if version >= 5 else 1)
 
     def file(self, number: int | None) -> str | None:
         """The name of the line table's file `number` (numbered from 0 in DWARF 5, from 1 before)."""
         if number is None:
             return None
-        index = number - self.first_file
-        return self.files[index] if 0 <= index < len(self.files) else None
+        _, files, first = self.lines()
+        index = number - first
+        return files[index] if 0 <= index < len(files) else None
 
     def line_at(self, address: int) -> tuple[str | None, int | None, bool]:
-        """The file and line holding `address`, and whether a row of the table starts exactly there (a
-        statement's first instruction, where gdb prints a frame without its address)."""
-        rows, addresses = self.rows, self.rows.addresses
+        """The file and line holding `address`, and whether a line starts exactly there (a row gdb records,
+        a statement's, where gdb prints a frame without its address)."""
+        rows = self.lines().rows
+        addresses = rows.addresses
         at = bisect.bisect_right(addresses, address) - 1
         if at < 0 or rows.ends(at):
             return None, None, False
@@ -125,12 +187,16 @@ class _Unit:
         while not rows.is_stmt(back) and back > 0 and addresses[back - 1] == addresses[at]:
             back -= 1
         row = back if rows.is_stmt(back) else at
-        starts = any(rows.is_stmt(i) and not rows.ends(i) for i in range(first, at + 1))
+        starts = any(rows.is_stmt(i) and rows.recorded(i) for i in range(first, at + 1))
         return self.file(rows.file(row)), rows.line(row) or None, starts
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
-        """A DIE's address ranges [start, end) in this CU (`_ranges`)."""
-        return _ranges(self.info, self.cu, self.base, die)
+        """A DIE's address ranges [start, end) in this CU (`_ranges`), read once: an address's chain asks
+        again of the scopes each address of the same function passes."""
+        found = self.scopes.get(die.offset)
+        if found is None:
+            found = self.scopes[die.offset] = _ranges(self.info, self.cu, self.base, die)
+        return found
 
     def chain(self, address: int) -> list[Any]:
         """The subprogram holding `address` and the inlined calls inside it down to the innermost, outermost
@@ -144,7 +210,7 @@ class _Unit:
             return []
         chain, scope = [die], die
         while True:
-            inner = next((c for c in _children(scope) if c.tag in SCOPES and self._holds(c, address)), None)
+            inner = next((c for c in self._children(scope) if c.tag in SCOPES and self._holds(c, address)), None)
             if inner is None:
                 return chain
             if inner.tag == "DW_TAG_inlined_subroutine":
@@ -153,6 +219,67 @@ class _Unit:
 
     def _holds(self, die: Any, address: int) -> bool:
         return any(start <= address < end for start, end in self.ranges(die))
+
+    def entry(self, die: Any) -> int | None:
+        """Where a function with code is entered (gdb's `entry_pc`: its first range's start)."""
+        ranges = self.ranges(die)
+        return ranges[0][0] if ranges else None
+
+    def call_sites(self) -> tuple[dict[int, CallSite], dict[int, list[CallSite]]]:
+        """The CU's call sites by their address (the return address), and each function's tail calls by its
+        entry, for the functions that list all their calls, in gdb's order (the last in the DIEs first);
+        read when first asked for."""
+        if self._sites is None:
+            self._sites = {}
+            seen = set()
+            for _, _, function in self.functions:
+                if function.offset in seen:
+                    continue
+                seen.add(function.offset)
+                entry = self.entry(function)
+                complete = any(_attribute(function, flag) for flag in ALL_CALLS)
+                for site in self._calls_in(function):
+                    self._sites[site.pc] = site
+                    if site.tail and complete and entry is not None:
+                        self._tails.setdefault(entry, []).insert(0, site)
+        return self._sites, self._tails
+
+    def _calls_in(self, function: Any) -> list[CallSite]:
+        """The call sites in a function's code (in its blocks and the calls inlined in it, not in the
+        functions nested in it)."""
+        out, pending = [], list(self._children(function))  # a copy: the listed children are kept
+        while pending:
+            die = pending.pop(0)
+            if die.tag in CALL_SITES:
+                pc = _attribute(die, "DW_AT_call_return_pc")
+                pc = _attribute(die, "DW_AT_low_pc") if pc is None else pc
+                if pc is not None:
+                    tail = bool(_attribute(die, "DW_AT_call_tail_call") or _attribute(die, "DW_AT_GNU_tail_call"))
+                    out.append(CallSite(pc, tail, *self._target(die)))
+            elif die.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
+                pending[:0] = self._children(die)
+        return out
+
+    def _target(self, site: Any) -> tuple[int | None, str | None]:
+        """The entry of the function a call site calls, as gdb finds it: where its DIE is a function with
+        code, its lowest address; where it is a declaration, its linkage name (else, in C, its name), for the
+        symbols of the process's files to find (`ProcessCallSites`); (None, None) for a call through a
+        register, or one gdb finds no symbol for."""
+        if any(key in site.attributes for key in ("DW_AT_call_target", "DW_AT_GNU_call_site_target")):
+            return None, None
+        key = next((k for k in ("DW_AT_call_origin", "DW_AT_abstract_origin") if k in site.attributes), None)
+        if key is None:
+            return None, None
+        target = site.get_DIE_from_attribute(key)
+        if _attribute(target, "DW_AT_declaration"):
+            # gdb's physname: the linkage name; else, in C++, the name with its parameters' types, which no
+            # symbol has (an `extern "C"` function declared in C++): then the target is not known
+            keys = ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name") + (() if self.cplusplus else ("DW_AT_name",))
+            name = next((_text(target.attributes[k].value) for k in keys if k in target.attributes), None)
+            return None, name
+        base = self.base if target.cu is self.cu else _attribute(target.cu.get_top_DIE(), "DW_AT_low_pc") or 0
+        ranges = _ranges(self.info, target.cu, base, target)
+        return (min(start for start, _ in ranges) if ranges else None), None
 
 
 def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
@@ -174,10 +301,6 @@ def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
             shift = 0 if entry.is_absolute else base
             out.append((entry.begin_offset + shift, entry.end_offset + shift))
     return out
-
-
-def _children(die: Any) -> list[Any]:
-    return list(die.iter_children()) if die.has_children else []
 
 
 def _attribute(die: Any, name: str) -> Any:
@@ -287,6 +410,57 @@ class DebugInfo:
                 return out, starts
         except InputError:
             return [], False
+
+    def functions(self, address: int) -> list[str]:
+        """The names of the functions holding `address`, the physical function first, then those inlined
+        in it down to the innermost ("??" for a DIE without a name); its line table is not read. Nothing
+        when no DIE covers it or its CU cannot be read."""
+        unit = self._unit(address)
+        if unit is None:
+            return []
+        try:
+            with reading(f"{self.path}: the DWARF debugging information at {address:#x}"):
+                return [_name(die, unit.cplusplus) or "??" for die in unit.chain(address)]
+        except InputError:
+            return []
+
+    def call_site(self, pc: int) -> CallSite | None:
+        """The call site whose return address is `pc` (in the CU holding `pc - 1`, as gdb looks it up)."""
+        unit = self._unit(pc - 1)
+        if unit is None:
+            return None
+        try:
+            with reading(f"{self.path}: the call sites at {pc:#x}"):
+                return unit.call_sites()[0].get(pc)
+        except InputError:
+            return None
+
+    def tail_calls(self, entry: int) -> list[CallSite] | None:
+        """The tail calls of the function entered at `entry` (empty where it does not list all its calls);
+        None where no function of the debug information starts there."""
+        unit = self._unit(entry)
+        if unit is None:
+            return None
+        try:
+            with reading(f"{self.path}: the call sites of the function at {entry:#x}"):
+                chain = unit.chain(entry)
+                if not chain or unit.entry(chain[0]) != entry:
+                    return None
+                return unit.call_sites()[1].get(entry, [])
+        except InputError:
+            return None
+
+    def function_entry(self, address: int) -> int | None:
+        """Where the function holding `address` is entered (the physical one, not a call inlined in it)."""
+        unit = self._unit(address)
+        if unit is None:
+            return None
+        try:
+            with reading(f"{self.path}: the DWARF debugging information at {address:#x}"):
+                chain = unit.chain(address)
+                return unit.entry(chain[0]) if chain else None
+        except InputError:
+            return None
 
     def _unit(self, address: int) -> _Unit | None:
         offset = self._cu_offset(address)

@@ -1,10 +1,10 @@
-"""A file's DWARF CFI as tables: every FDE with its rows, or by header with rows on demand.
+"""A file's DWARF CFI as tables: every FDE by its header, its rows worked out on demand.
 
-`read_cfi` gives a `CfiTable` (every row of every FDE, for the views and
-`export`), `read_cfi_outline` a `CfiOutline` (each FDE by its header, rows
-worked out when asked, for `compare` over large files), and `EhFrameIndex`
-finds one `.eh_frame` FDE by address through `.eh_frame_hdr` (what an
-unwinder crossing a library asks). The rows' types are `cfi.py`'s; the bytes
+`read_cfi` gives a `CfiTable` (every FDE of the file by address, held in
+arrays, each FDE's function made when asked for: the views, `compare`, an
+unwind without `.eh_frame_hdr`), and `EhFrameIndex` finds one `.eh_frame`
+FDE by address through `.eh_frame_hdr` (what an unwinder crossing a library
+asks). The rows' types are `cfi.py`'s; the bytes
 are read by `ehframe.py`, imported only when a file is read, so that an
 unwind that never crosses into DWARF does not load it.
 """
@@ -17,7 +17,7 @@ import heapq
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, overload
 
 from sfview import ADDRESS_MASK
 from sfview.dwarf.cfi import Abi, CfiFunction, abi_for
@@ -25,72 +25,72 @@ from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 
 if TYPE_CHECKING:
-    from sfview.dwarf.ehframe import FdeHeaders
     from sfview.inputs.elf.image import ElfImage
 
 
-class CfiTable:
-    """Every FDE of a file, sorted by address, with the ABI's register numbers."""
+class Fdes(Protocol):
+    """One section's FDEs in its order (`ehframe.FdeHeaders`, or functions already made): each one's start
+    (masked to 64 bits), size and shape (-1: none) as numbers, its `CfiFunction` made when asked for."""
 
-    def __init__(self, abi: Abi, functions: list[CfiFunction]) -> None:
-        self.abi = abi
-        self.functions = sorted(functions, key=lambda f: (f.start_address, f.section != ".eh_frame"))
-        self._starts = [f.start_address for f in self.functions]
+    name: str
+    """The section's name (`.eh_frame` first among FDEs at one address)."""
+    starts: Sequence[int]
+    sizes: Sequence[int]
+    shapes: Sequence[int]
 
-    def overlapping(self, start: int, end: int) -> list[CfiFunction]:
-        """The FDEs whose ranges meet `[start, end)`."""
-        out = []
-        functions = self.functions
-        for i in range(max(bisect.bisect_right(self._starts, start) - 1, 0), len(functions)):
-            func = functions[i]
-            if func.start_address >= end:
-                break
-            if func.end_address > start and func.size:
-                out.append(func)
-        return out
+    def __len__(self) -> int: ...
 
-    def find(self, pc: int) -> CfiFunction | None:
-        """The FDE covering `pc` (`.eh_frame` before `.debug_frame`)."""
-        return next(iter(self.overlapping(pc, pc + 1)), None)
-
-    @property
-    def sections(self) -> list[str]:
-        """The sections its FDEs come from, by name."""
-        return sorted({f.section for f in self.functions})
+    def function(self, i: int) -> CfiFunction: ...
 
 
-class CfiOutline:
-    """Every FDE of a file by its header, in `CfiTable`'s order (by address, `.eh_frame` first): what
-    `compare` pairs SFrame's functions with, each FDE's rows worked out only when asked for (`function`),
-    its shape saying when another's hold for it (`shapes`). Arrays, not an object per FDE.
+class _Made:
+    """Functions already made, read from elsewhere (a Breakpad file), as the FDEs of a `CfiTable`."""
+
+    def __init__(self, name: str, functions: list[CfiFunction]) -> None:
+        self.name = name
+        self.functions = functions
+        self.starts = [f.start_address for f in functions]
+        self.sizes = [f.size for f in functions]
+        self.shapes = [-1] * len(functions)
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def function(self, i: int) -> CfiFunction:
+        return self.functions[i]
+
+
+class CfiTable(Sequence[CfiFunction]):
+    """Every FDE of a file by its header, sorted by address (`.eh_frame` first at one), with the ABI's
+    register numbers: each FDE's `CfiFunction`, rows included, made when asked for (an index, `find`:
+    a new object each time, equal to the last), its number in the table what identifies it; its shape
+    (`shapes`) says when another's rows hold for it. Arrays, not an object per FDE.
     """
 
-    def __init__(self, abi: Abi, parts: list[tuple[FdeHeaders, Sequence[int]]]) -> None:
-        """`parts`: each section's headers, and which of its FDEs are in (in section order).
-
-        What it takes from the headers is copied (each FDE's section, and its offset there where the
-        headers kept its index), so that the headers, large for a large file, can go once it is made.
-        """
+    def __init__(self, abi: Abi, parts: list[tuple[Fdes, Sequence[int]]]) -> None:
+        """`parts`: each section's FDEs, and which of them are in (in section order); held, each function
+        made by its part."""
         self.abi = abi
-        self._frames = [headers.frames for headers, _ in parts]
-        self.sections = sorted({headers.frames.name for headers, kept in parts if kept})
+        self._parts = [fdes for fdes, _ in parts]
+        self.sections = sorted({fdes.name for fdes, kept in parts if kept})
+        """The sections its FDEs come from, by name."""
         self.starts = array.array("Q")
         self.sizes: array.array[int] | list[int] = array.array("q")
         self._part = array.array("B")
-        self._offset = array.array("Q")
+        self._index = array.array("Q")
         self.shapes = array.array("q")
         """Each FDE's shape, a number for its section and its shape there; -1 when it has none."""
-        for number, (headers, kept) in enumerate(parts):
-            whole = isinstance(kept, range) and kept == range(len(headers))
-            self.starts.extend(headers.starts if whole else (headers.starts[i] for i in kept))
-            sizes = headers.sizes if whole else [headers.sizes[i] for i in kept]
+        for number, (fdes, kept) in enumerate(parts):
+            whole = isinstance(kept, range) and kept == range(len(fdes))
+            self.starts.extend(fdes.starts if whole else (fdes.starts[i] for i in kept))
+            sizes = fdes.sizes if whole else [fdes.sizes[i] for i in kept]
             try:
                 self.sizes.extend(array.array("q", sizes))
             except OverflowError:  # a damaged `address_range` past 2^63 (a list holds them)
                 self.sizes = [*self.sizes, *sizes]
             self._part.extend(bytes([number]) * len(kept))
-            self._offset.extend(headers.offsets if whole else (headers.offsets[i] for i in kept))
-            shapes = headers.shapes
+            self._index.extend(kept)
+            shapes = fdes.shapes
             self.shapes.extend(shapes[i] * len(parts) + number if shapes[i] >= 0 else -1 for i in kept)
         if any(map(operator.gt, self.starts, itertools.islice(self.starts, 1, None))):
             order = array.array("Q", self._order())
@@ -100,15 +100,20 @@ class CfiOutline:
             except OverflowError:  # a damaged `address_range` past 2^63
                 self.sizes = [self.sizes[k] for k in order]
             self._part = array.array("B", (self._part[k] for k in order))
-            self._offset = array.array("Q", (self._offset[k] for k in order))
+            self._index = array.array("Q", (self._index[k] for k in order))
             self.shapes = array.array("q", (self.shapes[k] for k in order))
 
+    @classmethod
+    def of(cls, abi: Abi, functions: list[CfiFunction]) -> CfiTable:
+        """A table of functions already made, all of one section (a Breakpad file's)."""
+        return cls(abi, [(_Made(functions[0].section if functions else "", functions), range(len(functions)))])
+
     def _order(self) -> Iterator[int]:
-        """The entries in `CfiTable`'s order: by address, `.eh_frame` first at one, else as they came. Nearly
-        in order already (crt's `_start` comes first): those in order are kept, the others sorted and merged
-        in, so that 40,000 FDEs need no object each."""
+        """The entries by address, `.eh_frame` first at one, else as they came. Nearly in order already
+        (crt's `_start` comes first): those in order are kept, the others sorted and merged in, so that
+        40,000 FDEs need no object each."""
         starts, part = self.starts, self._part
-        debug = [frames.name != ".eh_frame" for frames in self._frames]
+        debug = [fdes.name != ".eh_frame" for fdes in self._parts]
 
         def key(k: int) -> tuple[int, bool, int]:
             return starts[k], debug[part[k]], k
@@ -126,8 +131,24 @@ class CfiOutline:
     def __len__(self) -> int:
         return len(self.starts)
 
+    def function(self, i: int) -> CfiFunction:
+        """FDE number `i` with its rows, made by its section's FDEs."""
+        return self._parts[self._part[i]].function(self._index[i])
+
+    @overload
+    def __getitem__(self, i: int) -> CfiFunction: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[CfiFunction]: ...
+    def __getitem__(self, i: int | slice) -> CfiFunction | list[CfiFunction]:
+        if isinstance(i, slice):
+            return [self.function(j) for j in range(*i.indices(len(self)))]
+        return self.function(range(len(self))[i])  # a negative index counted from the end, as a list's
+
+    def __iter__(self) -> Iterator[CfiFunction]:
+        return map(self.function, range(len(self)))
+
     def overlapping(self, start: int, end: int) -> list[int]:
-        """The FDEs (by number) whose ranges meet `[start, end)`, found as `CfiTable.overlapping` finds them."""
+        """The FDEs (by number) whose ranges meet `[start, end)`."""
         out = []
         starts, sizes = self.starts, self.sizes
         for i in range(max(bisect.bisect_right(starts, start) - 1, 0), len(starts)):
@@ -137,11 +158,10 @@ class CfiOutline:
                 out.append(i)
         return out
 
-    def function(self, i: int) -> CfiFunction:
-        """FDE number `i` with its rows."""
-        from sfview.dwarf.ehframe import fde_function  # the reader, imported when a file is read
-
-        return fde_function(self._frames[self._part[i]], self._offset[i], self.abi)
+    def find(self, pc: int) -> CfiFunction | None:
+        """The FDE covering `pc` (`.eh_frame` before `.debug_frame`)."""
+        found = self.overlapping(pc, pc + 1)
+        return self.function(found[0]) if found else None
 
 
 class EhFrameIndex:
@@ -188,29 +208,8 @@ class EhFrameIndex:
             return None
 
 
-def read_cfi_outline(elf: ElfImage) -> CfiOutline:
-    """What `read_cfi` reads, by the FDEs' headers (rows worked out for those asked for); raises as it does."""
-    from sfview.dwarf.ehframe import frame_section  # the reader, imported when a file is read
-
-    abi = abi_for(elf)
-    with reading("DWARF CFI cannot be decoded"):  # whatever the reader did not foresee, located
-        eh_frame, debug_frame = frame_section(elf, ".eh_frame"), frame_section(elf, ".debug_frame")
-        if eh_frame is None and debug_frame is None:
-            raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
-        parts = []
-        if eh_frame is not None:
-            headers = eh_frame.headers(abi)
-            parts.append((headers, range(len(headers))))
-        if debug_frame is not None:
-            # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
-            eh, headers = CfiOutline(abi, parts), debug_frame.headers(abi)
-            sizes = enumerate(zip(headers.starts, headers.sizes, strict=True))
-            parts.append((headers, [i for i, (start, size) in sizes if not eh.overlapping(start, start + size)]))
-    return CfiOutline(abi, parts)
-
-
 def read_cfi(elf: ElfImage) -> CfiTable:
-    """The CFI of `.eh_frame` and `.debug_frame`, as numeric rules.
+    """The CFI of `.eh_frame` and `.debug_frame`, by the FDEs' headers (rows worked out for those asked for).
 
     Raises `InputError` when the file has neither, or when they cannot be decoded.
     """
@@ -221,9 +220,13 @@ def read_cfi(elf: ElfImage) -> CfiTable:
         eh_frame, debug_frame = frame_section(elf, ".eh_frame"), frame_section(elf, ".debug_frame")
         if eh_frame is None and debug_frame is None:
             raise InputError("no DWARF CFI (neither .eh_frame nor .debug_frame)")
-        functions = list(eh_frame.functions(abi)) if eh_frame is not None else []
+        parts: list[tuple[Fdes, Sequence[int]]] = []
+        if eh_frame is not None:
+            headers = eh_frame.headers(abi)
+            parts.append((headers, range(len(headers))))
         if debug_frame is not None:
             # An FDE in both sections (`.cfi_sections .eh_frame, .debug_frame`) counts once, as the unwinder's.
-            eh = CfiTable(abi, list(functions))
-            functions += [f for f in debug_frame.functions(abi) if not eh.overlapping(f.start_address, f.end_address)]
-    return CfiTable(abi, functions)
+            eh, headers = CfiTable(abi, parts), debug_frame.headers(abi)
+            sizes = enumerate(zip(headers.starts, headers.sizes, strict=True))
+            parts.append((headers, [i for i, (start, size) in sizes if not eh.overlapping(start, start + size)]))
+    return CfiTable(abi, parts)

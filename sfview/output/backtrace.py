@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from sfview import ADDRESS_MASK
+from sfview.dwarf.tail_calls import tail_call_pcs
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
+from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Backtrace, Frame, Machine, Walk
+
+if TYPE_CHECKING:
+    from sfview.dwarf.source import SourceFrame
 
 Trace = Backtrace | Walk
 """The frames of a walk, and why it stopped once they have all been given: a list, or found as they are printed."""
@@ -29,36 +35,105 @@ def symbol_and_offset(name: str) -> tuple[str, int]:
     return name, 0
 
 
+SIGNAL_FRAME = "<signal handler called>"
+"""gdb's line for a sigreturn trampoline, in place of a function and its arguments."""
+
+
+class GdbLine(NamedTuple):
+    """One line of gdb's `bt`, in its parts: `#1  0x0000555555555181 in step () at inline.c:11`."""
+
+    number: int
+    """gdb's frame number: each inlined function counts as a frame of its own."""
+    address: int | None
+    """The frame's PC, where gdb prints it: None on an inlined function's line below the first, on a
+    frame 0 at the start of a source line, on a signal frame."""
+    function: str
+    """The name as gdb prints it (demangled; `??` where nothing names the PC), or `SIGNAL_FRAME`."""
+    where: str
+    """`at FILE:LINE`, `from LIBRARY`, or ""."""
+    inlined: bool = False
+    """A function inlined into the frame's code: the lines below it in the same physical frame hold it."""
+    tail: bool = False
+    """A frame gdb puts back where a function's caller reached it through tail calls (`tail_call_lines`)."""
+
+    @property
+    def text(self) -> str:
+        if self.function == SIGNAL_FRAME:
+            return f"#{self.number:<2} {SIGNAL_FRAME}"
+        address = "" if self.address is None else f"{self.address:#018x} in "
+        where = f" {self.where}" if self.where else ""
+        return f"#{self.number:<2} {address}{self.function} (){where}"
+
+
 def frame_line(frame: Frame, number: int | None = None) -> str:
     """`#1  0x0000555555555181 in leaf ()`; a sigreturn trampoline as gdb shows it, `#2  <signal handler called>`
     (numbered `number`, else the frame's own number)."""
-    number = frame.number if number is None else number
+    return _symbol_line(frame, frame.number if number is None else number).text
+
+
+def _symbol_line(frame: Frame, number: int) -> GdbLine:
+    """The frame named by its module's symbols, as gdb names it without debug information."""
     if frame.signal:
-        return f"#{number:<2} <signal handler called>"
-    where = f" from {frame.module.library}" if frame.module and frame.module.library else ""
-    return f"#{number:<2} {frame.pc:#018x} in {_function(frame)} (){where}"
+        return GdbLine(number, None, SIGNAL_FRAME, "")
+    where = f"from {frame.module.library}" if frame.module and frame.module.library else ""
+    return GdbLine(number, frame.pc, _function(frame), where)
 
 
-def frame_lines(frame: Frame, number: int, *, inline: bool = True) -> list[str]:
+def gdb_lines(frame: Frame, number: int, *, inline: bool = True) -> list[GdbLine]:
     """The frame as gdb prints it, numbered from `number`: where its module's debug information names the
     PC, a line for each function inlined there (innermost first, the first with the frame's address, the
     others without, as gdb numbers and prints them), then the physical function, each `at FILE:LINE`,
     the name as DWARF gives it (`__GI___libc_malloc`); `inline` False: the physical function alone. gdb
     leaves the address out where the PC looked up is the PC and a line starts there. Without debug
-    information, `frame_line`'s one line. Arguments are not printed: `()`, where gdb gives their values."""
+    information, the one line the symbols give (`frame_line`)."""
     chain, starts = ([], False) if frame.signal else frame.source()
     if not chain:
-        return [frame_line(frame, number)]
+        return [_symbol_line(frame, number)]
     if not inline:
         chain = chain[-1:]
-    library = frame.module.library if frame.module is not None else None
     lines = []
     for count, source in enumerate(chain):
-        address = f"{frame.pc:#018x} in " if count == 0 and not (starts and frame.lookup_pc == frame.pc) else ""
-        where = f" at {source.file}:{source.line}" if source.file and source.line else ""
-        where = where or (f" from {library}" if library else "")
-        lines.append(f"#{number + count:<2} {address}{demangle(source.function)} (){where}")
+        shown = count == 0 and not (starts and frame.lookup_pc == frame.pc)
+        lines.append(GdbLine(number + count, frame.pc if shown else None, demangle(source.function),
+                             _where(frame, source), source.inlined))  # fmt: skip
     return lines
+
+
+def _where(frame: Frame, source: SourceFrame) -> str:
+    """`at FILE:LINE` where the line table says, else `from LIBRARY` for a library's frame, else ""."""
+    if source.file and source.line:
+        return f"at {source.file}:{source.line}"
+    library = frame.module.library if frame.module is not None else None
+    return f"from {library}" if library else ""
+
+
+def tail_call_lines(callee: Frame, caller: Frame, number: int, sites: ProcessCallSites) -> list[GdbLine]:
+    """The frames gdb lists between `callee` and its `caller` for the functions the caller went through by
+    tail calls, as the call sites' debug information says (`sfview.dwarf.tail_calls`), numbered from
+    `number`: each at its call site's address, one line named as gdb names it, by the innermost function
+    at the code before that address, inlined or not. None where either frame is a signal's."""
+    module = callee.module
+    info = module.debug_info() if module is not None and module.debug_info is not None else None
+    if callee.signal or caller.signal or module is None or info is None:
+        return []
+    entry = info.function_entry((callee.lookup_pc - module.bias) & ADDRESS_MASK)
+    if entry is None:
+        return []
+    lines: list[GdbLine] = []
+    for pc in tail_call_pcs(sites, caller.pc, (entry + module.bias) & ADDRESS_MASK):
+        held = sites.module((pc - 1) & ADDRESS_MASK)
+        jumped = Frame(callee.number + 1, pc, {}, held[0] if held is not None else None)  # named at pc - 1
+        chain = jumped.source()[0]
+        line = _symbol_line(jumped, number + len(lines))
+        if chain:
+            line = line._replace(function=demangle(chain[0].function), where=_where(jumped, chain[0]))
+        lines.append(line._replace(tail=True))
+    return lines
+
+
+def frame_lines(frame: Frame, number: int, *, inline: bool = True) -> list[str]:
+    """`gdb_lines` as text, as gdb prints them. Arguments are not printed: `()`, where gdb gives their values."""
+    return [line.text for line in gdb_lines(frame, number, inline=inline)]
 
 
 def explanation(frame: Frame) -> list[str]:
@@ -92,17 +167,28 @@ def thread_title(number: int, tid: int, registers: dict[str, int], name: str | N
 
 
 def write_text(
-    out: TextIO, trace: Trace, *, explain: bool = False, notes: list[str] | None = None, inline: bool = True
+    out: TextIO,
+    trace: Trace,
+    *,
+    explain: bool = False,
+    notes: list[str] | None = None,
+    inline: bool = True,
+    tail_calls: ProcessCallSites | None = None,
 ) -> None:
     """The backtrace, one line a frame (and one for each function inlined in it, numbered as gdb numbers
-    them, unless not `inline`), then why it stopped (and what was noticed on the way): each frame written
-    as the walk gives it."""
-    number = 0
+    them, unless not `inline`; with `tail_calls`, one for each function a caller went through by tail calls,
+    as gdb lists them), then why it stopped (and what was noticed on the way): each frame written as the
+    walk gives it."""
+    number, callee = 0, None
     for frame in trace:
         mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
+        jumped = [] if tail_calls is None or callee is None else tail_call_lines(callee, frame, number, tail_calls)
+        number += len(jumped)
+        callee = frame
         lines = frame_lines(frame, number, inline=inline)
         number += len(lines)
         lines[-1] += mark
+        lines[:0] = [line.text for line in jumped]
         if explain:
             lines.extend(explanation(frame))
         out.write(printable_lines(lines))

@@ -420,7 +420,7 @@ def read_stack_cfi(text: str, arch: str, base: int = 0) -> CfiTable:
             fp = SAME  # `$rbp: $rbp`
         others = {k: v for k, v in current.items() if isinstance(k, int) and k != abi.fp}
         functions[-1].rows.append(CfiRow(start, current.get(".cfa", UNDEFINED), ra, fp, others))
-    return CfiTable(abi, functions)
+    return CfiTable.of(abi, functions)
 
 
 def _parse_rules(words: list[str], numbers: dict[str, int]) -> dict[object, Rule]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from sfview.dwarf.cfi import CfiRule, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
-from sfview.dwarf.tables import CfiOutline, CfiTable
+from sfview.dwarf.tables import CfiTable
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
 from sfview.rule_notation import rule_formula
@@ -58,7 +58,7 @@ def difference_text(section: Section, pair: Pair, diff: Difference) -> str:
     return f"{diff.start:#x}..{diff.end:#x}{_repeats(pair, diff)}{name}: {diff.column.upper()}: {where}"
 
 
-def text(section: Section, table: CfiTable | CfiOutline, result: Comparison, path: str) -> str:
+def text(section: Section, table: CfiTable, result: Comparison, path: str) -> str:
     """The comparison for a person: disagreements first, then what is explained, then the summary."""
     lines = [f"{path}: .sframe (version {section.version}) against {' and '.join(table.sections)}"]
     for title, explained in (("disagreements", False), ("differences the formats force", True)):

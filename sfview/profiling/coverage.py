@@ -9,7 +9,10 @@ stub, no FDE for its function, an FDE without a row for its PC, the stack copy
 ending before the word the walk wanted, or a row whose rules give another
 caller than DWARF's. Counts are kept as samples go by: a profile's samples
 are never held together, only the counts, one sample number per place, and
-the folded stacks.
+the folded stacks. Frames that DWARF debug information may name are counted
+by file and address (`Unnamed`) and named once the counts are merged
+(`DebugNames`): the processes that share a profile's samples do not each read
+the debug information again.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import NamedTuple, TypeVar
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, uncollected
 from sfview.dwarf.source import DebugInfo
 from sfview.profiling.walks import KernelModule, Mode, Walked
 from sfview.unwind.engine import PLT_SECTIONS, Frame
@@ -46,7 +49,8 @@ class Reason(Enum):
 
 
 class Place(NamedTuple):
-    """Where SFrame parts from DWARF: the function and file of the frame to blame, and why."""
+    """Where SFrame parts from DWARF: the function and file of the frame to blame, and why (the function as
+    counted, a `Name`, until the counts are `named`)."""
 
     function: str
     file: str
@@ -85,39 +89,66 @@ def function_name(frame: Frame) -> str:
     return name if name and not name.startswith(".") else UNKNOWN
 
 
+class Unnamed(NamedTuple):
+    """A frame to name from its file's DWARF debug information once a profile's counts are merged
+    (`DebugNames`): the file read for it, the address in it, and its symbol table's name (what it is named
+    where the debug information says nothing)."""
+
+    file: str
+    address: int
+    symbol: str
+
+
+Name = str | Unnamed
+"""A frame as counted: its name, or what names it from debug information (`Unnamed`)."""
+
+
 class FrameNames:
-    """The names a profile's frames are shown by, worked out once for each file and address (a profile meets
+    """The names a profile's frames are counted by, worked out once for each file and address (a profile meets
     the same PCs over and over: never per sample).
 
-    With `inline`, as `perf script` names them where a file has DWARF debug information (its own or its
-    separate debug file's, read a compilation unit at a time): the function as DWARF names it
-    (`__GI___libc_malloc`), and each function inlined at the PC as a frame of its own; elsewhere, and
-    without `inline` (`--no-inline`), the symbol table's name of the physical frame alone. A file's debug
-    information is opened once, by the first process that maps it."""
+    With `inline`, a frame in a file that may have DWARF debug information is counted as `Unnamed`: named
+    once, after the counts of every process are merged (`Coverage.named`), rather than by each process
+    reading the debug information again; elsewhere, and without `inline` (`--no-inline`), by the symbol
+    table's name of the physical frame alone."""
 
-    def __init__(self, inline: bool = True) -> None:
+    def __init__(
+        self,
+        inline: bool = True,
+        found: Callable[[str], str | None] | None = None,
+        announce: Callable[[Unnamed], None] | None = None,
+    ) -> None:
         self.inline = inline
-        self.seen: dict[tuple, tuple[str, ...]] = {}
-        """By module, PC and the PC looked up: what a frame there is named (the quick way)."""
-        self.known: dict[tuple[str, int, bool], tuple[str, ...]] = {}
+        self.found = found
+        """The file read for a file as mapped (`Files.found`); None (or none given): frames named by their
+        symbols."""
+        self.announce = announce
+        """Given each `Unnamed` when first counted (for another process to name it meanwhile)."""
+        self.seen: dict[tuple, Name] = {}
+        """By module, PC and the PC looked up: what a frame there is counted by (the quick way)."""
+        self.known: dict[tuple[str, int, bool], Name] = {}
         """By file, address in it and whether a signal frame: the same for every process mapping the file."""
-        self.debug: dict[str, DebugInfo | None] = {}
 
-    def chain(self, frame: Frame) -> tuple[str, ...]:
-        """The frame's functions, the physical one first, then those inlined in it down to the innermost
-        (the order of a folded stack)."""
+    def name(self, frame: Frame) -> Name:
+        """The frame as counted: its name, or what names it once the counts are merged."""
         quick = (frame.module, frame.pc, frame.lookup_pc)
         found = self.seen.get(quick)
         if found is not None:
             return found
         module = frame.module
         if module is None:
-            return (UNKNOWN,)
+            return UNKNOWN
         path = file_name(frame)
         key = (path, (frame.lookup_pc - module.bias) & ADDRESS_MASK, frame.signal)
         found = self.known.get(key)
         if found is None:
-            found = self._chain(frame, path, key[1])
+            found = function_name(frame)
+            named_later = self.inline and not frame.signal and module.debug_info is not None and not in_plt(frame)
+            read = self.found(path) if named_later and self.found is not None else None
+            if read is not None:
+                found = Unnamed(read, key[1], found)
+                if self.announce is not None:
+                    self.announce(found)
             if len(self.known) >= NAMES_KEPT:
                 self.known.clear()
             self.known[key] = found
@@ -126,23 +157,46 @@ class FrameNames:
         self.seen[quick] = found
         return found
 
-    def _chain(self, frame: Frame, path: str, address: int) -> tuple[str, ...]:
-        module = frame.module
-        if not self.inline or frame.signal or module is None or module.debug_info is None:
-            return (function_name(frame),)
-        if path not in self.debug:
-            self.debug[path] = module.debug_info()
-        info = self.debug[path]
-        places = info.frames(address)[0] if info is not None else []
-        if not places:
-            return (function_name(frame),)
-        return tuple(place.function if place.function != "??" else UNKNOWN for place in reversed(places))
 
-    def function(self, frame: Frame) -> str:
+class DebugNames:
+    """Frames counted as `Unnamed` named as `perf script` names them where a file has DWARF debug information
+    (its own or its separate debug file's, read a compilation unit at a time): the function as DWARF names it
+    (`__GI___libc_malloc`), and each function inlined at the PC as a frame of its own; the symbol table's
+    name where it says nothing. `open_debug` gives a file's debug information by its path; each file's is
+    opened once, and each address named once."""
+
+    def __init__(self, open_debug: Callable[[str], DebugInfo | None]) -> None:
+        self.open_debug = open_debug
+        self.debug: dict[str, DebugInfo | None] = {}
+        self.chains: dict[Unnamed, tuple[str, ...]] = {}
+
+    def chain(self, name: Name) -> tuple[str, ...]:
+        """The frame's functions, the physical one first, then those inlined in it down to the innermost
+        (the order of a folded stack)."""
+        if not isinstance(name, Unnamed):
+            return (name,)
+        found = self.chains.get(name)
+        if found is None:
+            if name.file not in self.debug:
+                self.debug[name.file] = self.open_debug(name.file)
+            info = self.debug[name.file]
+            functions = info.functions(name.address) if info is not None else []
+            found = tuple(f if f != "??" else UNKNOWN for f in functions) or (name.symbol,)
+            self.chains[name] = found
+        return found
+
+    def function(self, name: Name) -> str:
         """The frame's function as the report groups by it: the innermost function at its PC, and the one it
         was inlined into (`mix (inlined into leaf)`)."""
-        chain = self.chain(frame)
+        chain = self.chain(name)
         return chain[-1] if len(chain) == 1 else f"{chain[-1]} (inlined into {chain[0]})"
+
+
+def in_plt(frame: Frame) -> bool:
+    """Whether the frame is in a PLT stub (by its symbol, `name@plt`, or its section, `.plt+0x150`): code the
+    linker made, which no compilation unit's debug information covers."""
+    name = frame.name()
+    return "@plt" in name or name.split("+")[0] in PLT_SECTIONS
 
 
 def file_name(frame: Frame) -> str:
@@ -178,8 +232,7 @@ def _reason(frame: Frame, sframe: Walked, at: int, sp: int) -> Reason:
             return Reason.KERNEL_LOOKUP_FAILS
     if module.section is None:
         return Reason.NO_SFRAME
-    name = frame.name()
-    if "@plt" in name or name.split("+")[0] in PLT_SECTIONS:
+    if in_plt(frame):
         return Reason.PLT
     if frame.function is None:
         return Reason.NO_FDE
@@ -200,8 +253,8 @@ def _files_of(dwarf: Walked) -> tuple[int, list[tuple[str, bool]]]:
 
 
 def _place(sframe: Walked, reference: tuple[int, ...], sp: int, names: FrameNames) -> Place:
-    """Where and why an SFrame stack parts from the DWARF stack (`reference`, its PCs), the function named
-    by `names`."""
+    """Where and why an SFrame stack parts from the DWARF stack (`reference`, its PCs), the function as
+    `names` counts it."""
     pcs = sframe.pcs
     at = next(
         (i for i, (a, b) in enumerate(zip(pcs, reference, strict=False)) if a != b), min(len(pcs), len(reference))
@@ -210,7 +263,7 @@ def _place(sframe: Walked, reference: tuple[int, ...], sp: int, names: FrameName
     reason = _reason(blamed, sframe, at, sp)
     if reason is Reason.STOPPED and at == len(reference):
         reason = Reason.FURTHER
-    return Place(names.function(blamed), file_name(blamed), reason)
+    return Place(names.name(blamed), file_name(blamed), reason)
 
 
 def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
@@ -223,7 +276,12 @@ def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
 class Coverage:
     """The counts of a profile, sample after sample (`add`)."""
 
-    def __init__(self, inline: bool = True) -> None:
+    def __init__(
+        self,
+        inline: bool = True,
+        found: Callable[[str], str | None] | None = None,
+        announce: Callable[[Unnamed], None] | None = None,
+    ) -> None:
         self.samples = 0
         self.without_registers = 0
         self.equal = {Mode.SFRAME: 0, Mode.FP: 0}
@@ -237,8 +295,10 @@ class Coverage:
         self.equal_by_depth: Counter[int] = Counter()
         self.places: dict[Place, Seen] = {}
         self.libraries: dict[str, list] = {}
-        self.folded: dict[Mode, Counter[str]] = {mode: Counter() for mode in Mode}
-        self.names = FrameNames(inline)
+        self.folded: dict[Mode, Counter] = {mode: Counter() for mode in Mode}
+        """By mode, each stack's count: its frames outermost first (`Name`s), until `named` joins them as a
+        folded stack's names."""
+        self.names = FrameNames(inline, found, announce)
         self.known: dict[tuple, object] = {}
         """What was worked out of walks, by their keys (`_known`)."""
         self.kernel: dict[str, str] = {}
@@ -286,9 +346,9 @@ class Coverage:
         for mode, walk in walked.items():
             self.folded[mode][self._known((mode, walk.key), walk, self._folded)] += 1
 
-    def _folded(self, walk: Walked) -> str:
-        chain = self.names.chain
-        return ";".join(name for f in reversed(walk.frames) for name in chain(f))
+    def _folded(self, walk: Walked) -> tuple[Name, ...]:
+        name = self.names.name
+        return tuple(name(f) for f in reversed(walk.frames))
 
     def _known(self, key: tuple | None, walk: Walked, work: Callable[[Walked], T]) -> T:
         """`work` on a walk, done once for walks of one key (`Walked.key`: the same frames in the same
@@ -323,6 +383,23 @@ class Coverage:
             self.folded[mode].update(stacks)
         self.kernel.update(other.kernel)
         self.reader = self.reader or other.reader
+
+    def named(self, names: DebugNames) -> None:
+        """Name the frames counted as `Unnamed` (by `names`), once the counts of every share are merged: the
+        folded stacks become their names joined, the places their function's name; stacks and places that
+        come out named alike are counted together. No cyclic collection meanwhile: naming makes many objects
+        (pyelftools' DIEs) beside the large heap of the counts (in one process, of its walks too)."""
+        with uncollected():
+            for mode, stacks in self.folded.items():
+                joined: Counter[str] = Counter()
+                for stack, count in stacks.items():
+                    joined[";".join(name for frame in stack for name in names.chain(frame))] += count
+                self.folded[mode] = joined
+            places: dict[Place, Seen] = {}
+            for place, seen in self.places.items():
+                named = place._replace(function=names.function(place.function))
+                places[named] = _merged(places.get(named), seen)
+            self.places = places
 
     def __getstate__(self) -> dict:
         """What goes from a worker to the process that merges: the counts, not the names remembered."""

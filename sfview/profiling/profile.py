@@ -7,19 +7,22 @@ before the samples that run in them).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from itertools import pairwise
+from typing import Any
 
+from sfview import uncollected
 from sfview.errors import InputError
 from sfview.inputs.core import Memory
 from sfview.inputs.perf_data import PC_NAMES, SP_NAMES, Mmap, PerfData, Record, Sample, Task
 from sfview.profiling.address_space import KERNEL, MACHINES, AddressSpace, Files, kernel_reader, machine_of
-from sfview.profiling.coverage import Coverage
+from sfview.profiling.coverage import Coverage, DebugNames, Unnamed
 from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
 from sfview.unwind.engine import RuleSource, Unwinder
-from sfview.unwind.session import Session
+from sfview.unwind.session import Session, file_debug_info
 
+ANNOUNCED_WAIT = 0.01
+"""Seconds the process that merges waits for a frame to name before it looks whether the others are done."""
 EXITED_KEPT = 1024
 """The processes that exited whose mappings a profile keeps at most, the last ones, where the file's
 rounds do not let them go first (a PID taken again meanwhile is taken as the process that exited)."""
@@ -156,22 +159,29 @@ class Profile:
         return None
 
     def coverage(self, owned: tuple[int, int] | None = None, inline: bool = True) -> Coverage:
+        """Every sample unwound and counted, its frames named (`counted`, then `Coverage.named`)."""
+        counts = self.counted(owned, inline)
+        counts.named(DebugNames(file_debug_info))
+        return counts
+
+    def counted(
+        self,
+        owned: tuple[int, int] | None = None,
+        inline: bool = True,
+        announce: Callable[[Unnamed], None] | None = None,
+    ) -> Coverage:
         """Every sample unwound and counted; `owned`: only the samples whose records start in this range
-        of file offsets; `inline`: frames named with the functions inlined at their PCs (`FrameNames`)."""
-        counts = Coverage(inline)
-        collecting = gc.isenabled()
+        of file offsets; `inline`: frames named with the functions inlined at their PCs (`FrameNames`, each
+        counted as `Unnamed` given to `announce`), once the counts are `named`."""
+        counts = Coverage(inline, self.files.found, announce)
         # Walks and counts make no reference cycles (what they let go, counting frees): the cyclic
         # collector's passes over the ends and lookups kept would be a fifth of the time, for nothing.
-        gc.disable()
-        try:
+        with uncollected():
             for sample, walked in self.walks(owned=owned):
                 if walked is None:
                     counts.skip()
                 else:
                     counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
-        finally:
-            if collecting:
-                gc.enable()
         for path in counts.libraries:
             view = self.files.kernel(path)
             counts.kernel[path] = view.words if view is not None else ""
@@ -184,7 +194,21 @@ def _share(
 ) -> tuple[Coverage, list[str]]:
     with PerfData(path) as perf:
         profile = Profile(perf, limit, kernel_rules=kernel_rules, kernel=kernel)
-        return profile.coverage(owned, inline), profile.notes
+        return profile.counted(owned, inline, _announce), profile.notes
+
+
+_announce: Callable[[Unnamed], None] | None = None
+"""In a process unwinding a share of the samples: how it tells the process that merges of each frame it
+counted as `Unnamed`, for that one to name it meanwhile (`_announcing`)."""
+
+
+def _announcing(frames: Any) -> None:
+    """A process unwinding a share of the samples sends each `Unnamed` frame to `frames` (a queue the process
+    that merges reads), what is not sent when it is done let go: the process that merges names what it did
+    not get after the counts are merged."""
+    global _announce
+    frames.cancel_join_thread()
+    _announce = frames.put
 
 
 def coverage(
@@ -198,20 +222,39 @@ def coverage(
     """The profile at `path` counted, and what was noticed; with `jobs` processes, each unwinding the
     samples of a `jobs`-th of the data section (the walks are independent): each reads the mappings and
     task events from the start, passes over the samples before its part by their size, and stops at its
-    part's end. The last reads every record, and says what the file and the files it names lacked."""
+    part's end. The last reads every record, and says what the file and the files it names lacked. The
+    frames are named from debug information once, here (`Coverage.named`): with more than one process, the
+    frames the processes send as they count them are named while they unwind (`_announcing`), the rest
+    after their counts are merged."""
+    names = DebugNames(file_debug_info)
     if jobs <= 1:
-        return _share(path, limit, kernel_rules, kernel, None, inline)
+        counts, notes = _share(path, limit, kernel_rules, kernel, None, inline)
+        counts.named(names)
+        return counts, notes
+    import contextlib
     import multiprocessing  # only for more than one process
+    import queue
     from concurrent.futures import ProcessPoolExecutor
 
     with PerfData(path) as perf:
         start, size = perf.data_offset, perf.data_size
     cuts = [start + size * part // jobs for part in range(jobs)] + [start + size + 1]
     cuts[0] = 0
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    context = multiprocessing.get_context("fork")
+    frames = context.Queue()
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_announcing, initargs=(frames,)) as pool:
         futures = [pool.submit(_share, path, limit, kernel_rules, kernel, (a, b), inline) for a, b in pairwise(cuts)]
+        with uncollected():
+            while not all(future.done() for future in futures):
+                with contextlib.suppress(queue.Empty):
+                    names.chain(frames.get(timeout=ANNOUNCED_WAIT))
+            with contextlib.suppress(queue.Empty):  # what was sent before the last was done
+                while True:
+                    names.chain(frames.get_nowait())
         results = [future.result() for future in futures]
+    frames.close()
     counts, _ = results[0]
     for other, _ in results[1:]:
         counts.merge(other)
+    counts.named(names)
     return counts, results[-1][1]

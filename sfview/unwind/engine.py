@@ -64,7 +64,8 @@ class Module:
     """The file's name for an address of its own (`leaf`, `leaf+0x12`, `printf@plt`), its symbol
     found at a second address (for a return address, its call's: `SymbolTable.name_at`)."""
     library: str | None
-    """For a shared library, its path as the process mapped it (gdb names it after such a frame)."""
+    """For a shared library, its path as the dynamic linker's list names it (`l_name`, as gdb names it after
+    such a frame: `/lib/x86_64-linux-gnu/libstdc++.so.6`), else as the process mapped it."""
     cfi: Callable[[], CfiTable | EhFrameIndex | None] | None
     """The file's DWARF CFI, read when first asked for (to unwind with it instead of SFrame)."""
     function_at: Callable[[int], Symbol | None] | None
@@ -73,6 +74,9 @@ class Module:
     debug_info: Callable[[], DebugInfo | None] | None
     """The file's DWARF debugging information (its own, or its separate debug file's), opened when first
     asked for: the names, lines and inlined calls gdb prints."""
+    symbol_named: Callable[[str], tuple[int | None, int | None]] | None
+    """Where the file's global symbols of a name are, and its local ones, as gdb's minimal symbols find them
+    (`MinimalSymbols.named`): the functions a call site names. None: not known."""
 
     def __init__(
         self,
@@ -93,6 +97,7 @@ class Module:
         self.cfi = cfi
         self.function_at = function_at
         self.debug_info = debug_info
+        self.symbol_named = None
 
 
 AnyRule = Rule | Unexpressible

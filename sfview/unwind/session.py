@@ -23,7 +23,7 @@ from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
 from sfview.inputs.elf.image import PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
-from sfview.inputs.elf.names import debug_file, function_symbols, image_symbols, unwinding_symbols
+from sfview.inputs.elf.names import MinimalSymbols, debug_file, function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
 from sfview.sframe.model import terms
 from sfview.unwind.engine import Machine, Module, Unwinder
@@ -51,6 +51,9 @@ class Session:
     notes: list[str]
     origin: str | None
     """Where the state came from, when a person must be told (a snapshot of a process that runs on)."""
+    memory_from: str | None
+    """Where the memory's words come from, in a few words (`the core`, `sample #7's stack copy`); None:
+    only from the words a person gave."""
 
     def __init__(
         self,
@@ -59,6 +62,7 @@ class Session:
         registers: dict[int, int],
         memory: Memory,
         notes: list[str] | None = None,
+        memory_from: str | None = None,
     ) -> None:
         self.unwinder = unwinder
         self.pc = pc
@@ -66,6 +70,7 @@ class Session:
         self.memory = memory
         self.notes = [] if notes is None else notes
         self.origin = None
+        self.memory_from = memory_from
 
 
 def register_numbers(machine: Machine) -> dict[str, int]:
@@ -118,7 +123,9 @@ def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: st
     cfi = functools.cache(lambda: _cfi(elf))
     debug = functools.cache(lambda: _debug_info(elf, found))
     names, functions = _lazy_names(symbols), _lazy_functions(symbols)
-    return Module(os.path.basename(found), None, bias, names, library, cfi, functions, debug)
+    module = Module(os.path.basename(found), None, bias, names, library, cfi, functions, debug)
+    module.symbol_named = MinimalSymbols(elf, found).named
+    return module
 
 
 def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Module, InputError | None]:
@@ -321,7 +328,9 @@ def _module(doc: Document, bias: int, library: str | None = None) -> Module:
         return Module(name, doc.section, bias, doc.symbols.name_at, library, cfi, doc.symbols.at)
     symbols = functools.cache(lambda: unwinding_symbols(elf, doc.path, doc.symbols))
     debug = functools.cache(lambda: _debug_info(elf, doc.path))
-    return Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols), debug)
+    module = Module(name, doc.section, bias, _lazy_names(symbols), library, cfi, _lazy_functions(symbols), debug)
+    module.symbol_named = MinimalSymbols(elf, doc.path).named
+    return module
 
 
 def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
@@ -337,6 +346,17 @@ def _debug_info(elf: ElfImage, path: str) -> DebugInfo | None:
     from sfview.dwarf.source import open_debug_info
 
     return open_debug_info(candidates)
+
+
+def file_debug_info(path: str) -> DebugInfo | None:
+    """The DWARF debugging information of the ELF file at `path`, as its module has it (`_debug_info`); None
+    when there is none, or the file cannot be read as ELF."""
+    try:
+        with open(path, "rb") as f:
+            elf = ElfImage.of(f)
+    except (OSError, InputError):
+        return None
+    return _debug_info(elf, path)
 
 
 def _vdso(core: Core, machine: str) -> Module | None:
@@ -408,11 +428,15 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
         module = process_module(path, found, bias_of, core.memory, notes, elf.machine, files)
         if module is not None:
             modules.append(module)
+    if mapped:  # named as the dynamic linker named them, where its list says (gdb's names for them)
+        linked = {lib_bias: path for path, lib_bias in _linked_libraries(elf, bias, core.memory)}
+        for module in modules[1:]:
+            module.library = linked.get(module.bias, module.library)
     vdso = _vdso(core, elf.machine)
     if vdso is not None:
         modules.append(vdso)
     unwinder = Unwinder(modules, machine, core.memory.read, core.pac_mask)
-    return for_thread(Session(unwinder, None, {}, core.memory, notes), core, thread)
+    return for_thread(Session(unwinder, None, {}, core.memory, notes, core.described), core, thread)
 
 
 def with_program_section(started: Session, section: Section | None) -> Session:
@@ -424,7 +448,9 @@ def with_program_section(started: Session, section: Section | None) -> Session:
     )
     old = started.unwinder
     unwinder = Unwinder([edited, *libraries], old.machine, old.read, old.pac_mask, old.rule_source, old.record)
-    edited_session = Session(unwinder, started.pc, dict(started.registers), started.memory, started.notes)
+    edited_session = Session(
+        unwinder, started.pc, dict(started.registers), started.memory, started.notes, started.memory_from
+    )
     edited_session.origin = started.origin
     return edited_session
 
@@ -479,7 +505,8 @@ def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     state = _thread(core, thread)
     numbers = register_numbers(started.unwinder.machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
-    return Session(started.unwinder, state.registers[core.pc_name], registers, started.memory, started.notes)
+    pc = state.registers[core.pc_name]
+    return Session(started.unwinder, pc, registers, started.memory, started.notes, started.memory_from)
 
 
 def _thread(core: Core, thread: int | None):

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.oracle  # each instruction shown is compared with objdu
 
 PROGRAM = DATA / "deep-x86_64"
 CORE = DATA / "deep-x86_64.core"
+BT = DATA / "deep-x86_64.core.gdb-bt.txt"
 SIZE = (130, 40)
 BIAS = 0x555555554000
 
@@ -127,8 +128,9 @@ async def test_the_boxes_and_prompts_take_names_and_registers() -> None:
 
 
 async def test_at_80x24_the_backtrace_shows_each_frames_name() -> None:
-    """The backtrace has a third of 80 columns: each frame's name comes right after its number, whole,
-    and the PC (in the step pane's title too) and how it was found come after it."""
+    """The backtrace has a third of 80 columns: each frame's name, as gdb's `bt` gives it (the core's stored
+    backtrace), comes right after its number, whole, and the PC (in the step pane's title too, with the
+    symbol's offset) and where and how it was found come after it."""
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -138,9 +140,13 @@ async def test_at_80x24_the_backtrace_shows_each_frames_name() -> None:
         await pilot.pause()
         frames = debugger.query_one("#dbg-frames", DataTable)
         columns = list(frames.columns.values())
-        assert [str(c.label) for c in columns] == ["#", "function", "pc", "how"]
+        assert [str(c.label) for c in columns] == ["#", "function", "pc", "at", "how"]
         names = [str(frames.get_row_at(i)[1]) for i in range(frames.row_count)]
-        assert names[:3] == ["stop_here", "leaf+0x11", "with_alloca+0x35"] and len(names) == len(debugger.frames)
+        gdb = [line.split(" (")[0].split()[-1] for line in BT.read_text().splitlines() if line.startswith("#")]
+        assert names[: len(gdb)] == gdb and len(names) == len(debugger.frames), names
+        frames.move_cursor(row=1)
+        await pilot.pause()
+        assert "Frame #1 at 0x555555555181 leaf+0x11\n" in _explanation(debugger), "the offset, in the detail"
         room = frames.scrollable_content_region.width - columns[0].get_render_width(frames) - 2 * frames.cell_padding
         assert all(len(name) <= room for name in names[:6]), "the program's own frames, whole"
         assert room - len("0x555555555181") - 2 * frames.cell_padding < len(names[2]), "after the PC, cut"
@@ -149,7 +155,8 @@ async def test_at_80x24_the_backtrace_shows_each_frames_name() -> None:
 @pytest.mark.parametrize("width", [100, 120, 160])
 async def test_the_backtraces_pc_is_whole_or_cut_with_an_ellipsis(width: int) -> None:
     """A PC cut at the pane's edge read as a real value (`0x5555`): the columns are fitted to the pane, so
-    that nothing is clipped; the name gives way first (in the middle), the PC is whole or ends with `…`."""
+    that nothing is clipped; the name gives way first (in the middle), the PC is whole or ends with `…`. Frame
+    #0, at the start of a source line, has none, as gdb's `bt` prints it (the core's stored backtrace)."""
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=(width, 30)) as pilot:
@@ -160,10 +167,11 @@ async def test_the_backtraces_pc_is_whole_or_cut_with_an_ellipsis(width: int) ->
         frames = debugger.query_one("#dbg-frames", DataTable)
         drawn = sum(c.get_render_width(frames) for c in frames.columns.values())
         assert drawn <= frames.scrollable_content_region.width, "no column runs past the pane's edge"
-        for i, frame in enumerate(debugger.frames):
+        assert BT.read_text().startswith("#0  stop_here () at ") and str(frames.get_row_at(0)[2]) == ""
+        for i, frame in enumerate(debugger.frames[1:], 1):
             pc = str(frames.get_row_at(i)[2])
             assert pc == f"{frame.pc:#x}" or (pc.endswith("…") and f"{frame.pc:#x}".startswith(pc[:-1])), pc
         if width >= 120:
-            assert [str(frames.get_row_at(i)[2]) for i in range(frames.row_count)] == [
-                f"{f.pc:#x}" for f in debugger.frames
+            assert [str(frames.get_row_at(i)[2]) for i in range(1, frames.row_count)] == [
+                f"{f.pc:#x}" for f in debugger.frames[1:]
             ]

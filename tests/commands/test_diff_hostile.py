@@ -1,18 +1,28 @@
 """`sfview diff` on sections built to mislead or to cost: functions that share a start, every function
-different, and the JSON written as it is made.
+different (the pairs held within a share of the bytes, made again past it), and the JSON written as it is
+made.
 
 The sections are written by tests/commands/test_diff.py's writer (version 2, AMD64, from the spec).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
-from conftest import PEAK
+import pytest
+from conftest import DATA, PEAK
 from test_diff import BASE, v2, write
+
+from sfview.cli.diff import compared
+from sfview.diff import engine
+from sfview.output import differences
+from sfview.output.differences import Labelled
 
 
 def _sharing(count: int, cfa: int) -> bytes:
@@ -66,3 +76,54 @@ def test_every_function_different_is_not_held_as_text(tmp_path: Path) -> None:
         and done.stdout.count("\n  (no name) A 0x1000 (size 0x100) B 0x1000") == 20_000
     )
     assert peak < 2 * 18_000_000  # the JSON's bound above: the text holds no more than the JSON does
+
+
+def _apart(count: int, cfa: int) -> bytes:
+    """`count` functions without names, 16 bytes apart, each one row: a CFA of `cfa` (23 bytes a function)."""
+    return v2([(0x1000 + 0x10 * i, 0x10, [(0, cfa)]) for i in range(count)])
+
+
+def _digest(pieces: Iterator[str]) -> bytes:
+    """What is written, as one digest (the text itself is not held)."""
+    digest = hashlib.sha256()
+    for piece in pieces:
+        digest.update(piece.encode())
+    return digest.digest()
+
+
+def test_every_function_different_is_held_within_ten_times_the_sections(tmp_path: Path) -> None:
+    """Sections that differ at every one of 20,000 functions, paired and written: at the peak, within 10 times
+    the two sections' bytes (every pair held until written: 14 times); the pairs past the first share of
+    the bytes are made again as they are written, and say what holding them says."""
+    a, b = write(tmp_path, "a", _apart(20_000, 8)), write(tmp_path, "b", _apart(20_000, 16))
+    size = Path(a).stat().st_size + Path(b).stat().st_size
+    tracemalloc.start()
+    try:
+        doc_a, doc_b, result = compared(a, b)
+        sides = [Labelled(path, doc.origin, doc.require_section()) for path, doc in ((a, doc_a), (b, doc_b))]
+        written = _digest(differences.text(result, *sides))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(result.meaning) == 20_000 and result.meaning.held is None
+    assert peak < 10 * size + (256 << 10), peak / size
+    result.meaning.held = list(result.meaning)  # as if held: the same text
+    assert _digest(differences.text(result, *sides)) == written
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (DATA / "shapes-x86_64-O2", DATA / "shapes-x86_64-O0-fp"),
+        (DATA / "shapes-aarch64-O2", DATA / "shapes-aarch64-O0-fp"),
+        (DATA / "shapes-x86_64-O2.o", DATA / "shapes-x86_64-O2"),
+    ],
+)
+def test_pairs_made_again_say_what_pairs_held_say(cli, monkeypatch: pytest.MonkeyPatch, a: Path, b: Path) -> None:
+    """Real programs built two ways (meaning and encoding differences, PLTs, functions one side alone has):
+    text and JSON the same whether the pairs are held or made again by a second pass."""
+    held = [cli("diff", *options, str(a), str(b)) for options in ((), ("--json",))]
+    monkeypatch.setattr(engine, "HELD_SHARE", 0)
+    again = [cli("diff", *options, str(a), str(b)) for options in ((), ("--json",))]
+    assert [(r.code, r.out, r.err) for r in again] == [(r.code, r.out, r.err) for r in held]
+    assert held[0].code == 1

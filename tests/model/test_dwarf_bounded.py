@@ -45,7 +45,7 @@ def offsets(registers: range) -> bytes:
 
 
 def read(data: bytes) -> list:
-    return FrameSection(".eh_frame", data, 0, True, 8).functions(X86_64)[0].rows
+    return FrameSection(".eh_frame", data, 0, True, 8).headers(X86_64)[0].rows
 
 
 def reference(data: bytes) -> list[dict]:

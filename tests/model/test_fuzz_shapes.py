@@ -86,7 +86,7 @@ def test_an_fde_of_repeated_motifs_costs_its_changes(runs: list[tuple[list[tuple
 
     def read() -> None:
         try:
-            outcome.append(FrameSection(".eh_frame", data, 0, True, 8).functions(X86_64))
+            outcome.append(FrameSection(".eh_frame", data, 0, True, 8).headers(X86_64))
         except InputError as exc:
             outcome.append(exc)
 

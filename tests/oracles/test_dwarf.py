@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,9 +21,9 @@ from conftest import DATA
 from test_gcc import _compiler as gcc_with_sframe
 
 from sfview.document import Document
-from sfview.dwarf.cfi import ABIS, Unexpressible
+from sfview.dwarf.cfi import ABIS, CfiFunction, Unexpressible
 from sfview.dwarf.compare import compare, compare_outline, same_rule, table_differences
-from sfview.dwarf.tables import CfiTable, read_cfi, read_cfi_outline
+from sfview.dwarf.tables import CfiTable, read_cfi
 from sfview.output import comparison
 from sfview.output.breakpad import debug_identifier, load_address, read_stack_cfi, stack_cfi, symbol_file
 from sfview.sframe.bulk.shapes import Shapes
@@ -51,7 +52,7 @@ def _compare(path: Path):
     section = doc.require_section()
     result = compare(section, table, doc.function_name, doc.symbols.name_at, doc.placement)
     if doc.placement is None:
-        outline = compare_outline(Shapes(section), read_cfi_outline(doc.image), doc.function_name, doc.symbols.name_at)
+        outline = compare_outline(Shapes(section), table, doc.function_name, doc.symbols.name_at)
         assert comparison.text(section, table, outline, "f") == comparison.text(section, table, result, "f")
         assert comparison.json_text(section, outline, "f") == comparison.json_text(section, result, "f")
     return doc, table, result
@@ -93,10 +94,7 @@ def test_plt_and_start_are_explained() -> None:
 def test_a_changed_rule_is_a_disagreement() -> None:
     """The comparison can fail: one DWARF row changed by hand is reported, with both sources' offsets."""
     doc, table, _ = _compare(DATA / "shapes-x86_64-O2")
-    func = table.find(0x1197)
-    func.rows = list(func.rows)  # made as objects (they are made when asked for), one changed by hand
-    row = func.row_for(0x1197)
-    row.cfa = rule(Kind.VALUE, 7, 328)
+    _altered(table, 0x1190, lambda func: setattr(func.row_for(0x1197), "cfa", rule(Kind.VALUE, 7, 328)))
     result = compare(doc.require_section(), table, doc.function_name, doc.symbols.name_at)
     (pair, diff), *rest = result.differences(explained=False)
     assert rest == []
@@ -111,28 +109,34 @@ def test_a_changed_rule_is_a_disagreement() -> None:
     assert not result.agrees and result.disagreeing == 0x11B0 - 0x1197
 
 
+def _altered(table: CfiTable, start: int, change: Callable[[CfiFunction], None]) -> None:
+    """`table`'s FDE at `start`, changed by `change` each time it is made (its function is made when asked
+    for), its rows made as objects first."""
+    function = table.function
+
+    def altered(i: int) -> CfiFunction:
+        func = function(i)
+        if func.start_address == start:
+            func.rows = list(func.rows)
+            change(func)
+        return func
+
+    table.function = altered  # type: ignore[method-assign]
+
+
 def _ra_moved(monkeypatch: pytest.MonkeyPatch) -> None:
     """The DWARF reader `compare` looks up, changed: the FDE at 0x1190 (its instructions its own: no other
     FDE's outcome stands for it) saves the RA elsewhere."""
     import sfview.cli.compare as command  # where the command looks the reader up
 
-    real = command.read_cfi_outline
+    real = command.read_cfi
 
     def changed(elf):
-        outline = real(elf)
-        function = outline.function
+        table = real(elf)
+        _altered(table, 0x1190, lambda func: setattr(func.row_for(0x1197), "ra", rule(Kind.VALUE, CFA, -16, True)))
+        return table
 
-        def altered(i: int):
-            func = function(i)
-            if func.start_address == 0x1190:
-                func.rows = list(func.rows)  # made as objects, one changed by hand
-                func.row_for(0x1197).ra = rule(Kind.VALUE, CFA, -16, True)
-            return func
-
-        outline.function = altered
-        return outline
-
-    monkeypatch.setattr(command, "read_cfi_outline", changed)
+    monkeypatch.setattr(command, "read_cfi", changed)
 
 
 def test_compare_cli_exits_1_on_a_disagreement(cli, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,7 +199,7 @@ def test_breakpad_export_agrees_with_eh_frame(name: str) -> None:
     text, problems, exported = _exported(DATA / name)
     assert text.startswith("MODULE Linux ") and problems == []
     dwarf = read_cfi(Document.open(str(DATA / name)).image)
-    assert exported.functions
+    assert len(exported)
     for diff in table_differences(exported, dwarf):
         assert isinstance(diff.right, Unexpressible), diff  # the PLT's CFA expression; SFrame's PCMASK rule
 
@@ -277,7 +281,7 @@ def _agrees_with_symbolic(path: Path) -> None:
     assert ours_text.split()[3] == debug_id.replace("-", "").upper() + "0"
     dwarf = read_cfi(Document.open(str(path)).image)
     theirs = read_stack_cfi(theirs_text, dwarf.abi.name, load_address(Document.open(str(path)).elf))
-    assert theirs.functions
+    assert len(theirs)
     for diff in table_differences(ours, theirs):
         dwarf_row = dwarf.find(diff.start).row_for(diff.start)
         if isinstance(dwarf_row.cfa, Unexpressible):
@@ -368,7 +372,7 @@ def test_pac_ret_signing_agrees_and_exports_where_the_ra_is_saved(built) -> None
     out = built("aarch64-linux-gnu-gcc", "pac-ret", "shapes.c")
     doc, table, result = _compare(out)
     assert result.differences(explained=False) == [] and result.compared > 0
-    signed = [row for func in table.functions for row in func.rows if row.ra_signed]
+    signed = [row for func in table for row in func.rows if row.ra_signed]
     assert signed and all(row.ra.saved_on_stack for row in signed if row.ra.kind is Kind.VALUE)
     assert any(row.mangled_ra for func in doc.require_section().functions() for row in func.rows)
     _, problems, exported = _exported(out)
@@ -380,13 +384,12 @@ def test_pac_ret_signing_agrees_and_exports_where_the_ra_is_saved(built) -> None
 def test_a_row_signed_on_one_side_only_is_a_disagreement(built) -> None:
     out = built("aarch64-linux-gnu-gcc", "pac-ret", "shapes.c")
     doc, table, _ = _compare(out)
-    func = next(func for func in table.functions if any(row.ra_signed for row in func.rows))
-    func.rows = list(func.rows)  # made as objects, one changed by hand
-    row = next(row for row in func.rows if row.ra_signed)
-    row.ra_signed = False
+    func = next(func for func in table if any(row.ra_signed for row in func.rows))
+    address = next(row.address for row in func.rows if row.ra_signed)
+    _altered(table, func.start_address, lambda func: setattr(func.row_for(address), "ra_signed", False))
     result = compare(doc.require_section(), table, doc.function_name, doc.symbols.name_at)
     (_, diff), *rest = result.differences(explained=False)
-    assert rest == [] and diff.column == "ra signing" and diff.start == row.address
+    assert rest == [] and diff.column == "ra signing" and diff.start == address
     assert diff.sframe_row.mangled_ra and not diff.dwarf_row.ra_signed
 
 
@@ -477,7 +480,7 @@ def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> N
         index, whole = EhFrameIndex(elf), read_cfi(elf)
         assert index.usable
         checked = 0
-        for func in whole.functions:
+        for func in whole:
             if func.section != ".eh_frame" or not func.size:
                 continue
             for pc in (func.start_address, func.start_address + func.size // 2, func.end_address - 1):
@@ -489,7 +492,7 @@ def test_the_eh_frame_hdr_index_finds_what_the_whole_read_finds(path: Path) -> N
                 assert found.rows == func.rows
                 checked += 1
         assert checked > 10
-        assert index.find(min(f.start_address for f in whole.functions) - 1) is None
+        assert index.find(min(f.start_address for f in whole) - 1) is None
 
 
 def test_compare_by_shapes_on_a_generated_program(tmp_path: Path) -> None:

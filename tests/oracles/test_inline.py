@@ -221,3 +221,51 @@ def test_cplusplus_frames_are_named_by_their_scopes_as_gdb_names_them(tmp_path: 
     result = run_process("unwind", str(program), "--core", str(core))
     assert result.returncode == 0, result.stderr
     assert frame_lines(result.stdout, ours=True) == expected, result.stdout
+
+
+async def _debugger_rows(program: Path, core: Path, *, inline: bool = True, keys: tuple[str, ...] = ()) -> list[str]:
+    """The debugger's backtrace on `core` run to its end (`r`), then `keys` pressed, each row of its table
+    as the line of gdb's `bt` it stands for: the cells a person reads put back in gdb's order, wide enough
+    that none is cut."""
+    from textual.widgets import DataTable
+
+    from sfview.app.app import SfviewApp
+    from sfview.document import Document
+    from sfview.inputs.core import read_core
+    from sfview.unwind import session
+
+    started = session.from_core(str(program), read_core(str(core)), None, [], None)
+    app = SfviewApp(Document.open(str(program)), started, inline=inline)
+    async with app.run_test(size=(400, 60)) as pilot:
+        await pilot.pause()
+        await pilot.press("r", *keys)
+        await pilot.pause()
+        table = app.screen.query_one("#dbg-frames", DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    assert not any("…" in cell for row in rows for cell in row), rows
+    return [
+        f"{number:<3} {f'{int(pc, 16):#018x} in ' if pc else ''}{name} (){f' {where}' if where else ''}"
+        for number, name, pc, where, _ in rows
+    ]
+
+
+@pytest.mark.parametrize("where", ["stopped", "in_malloc"])
+async def test_the_debuggers_backtrace_is_gdbs(program: Path, where: str, request: pytest.FixtureRequest) -> None:
+    """The debugger's frames table, row by row, is gdb's `bt` on the same core: each function inlined at a
+    frame's PC a row of its own without an address, the functions named from DWARF (libc's from its debug
+    file), `at FILE:LINE`, gdb's numbers."""
+    core, bt = request.getfixturevalue(where)
+    expected = frame_lines(bt)
+    assert any(" in " not in line.split(" (")[0] for line in expected[1:]), "gdb shows inlined frames: " + bt
+    assert await _debugger_rows(program, core) == expected, bt
+
+
+async def test_the_debugger_without_inlined_frames_shows_the_physical_ones(
+    program: Path, stopped: tuple[Path, str]
+) -> None:
+    """`--no-inline`: a row for each physical frame, at its address, named after the function the others were
+    inlined into (gdb's last line of that frame); `i` lists the inlined ones again, as gdb does."""
+    core, bt = stopped
+    rows = await _debugger_rows(program, core, inline=False)
+    assert [(_address(line), _named(line)) for line in rows] == physical(frame_lines(bt)), bt
+    assert await _debugger_rows(program, core, inline=False, keys=("i",)) == frame_lines(bt), bt

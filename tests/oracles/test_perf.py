@@ -481,8 +481,11 @@ def test_a_version_3_program_as_the_kernel_reads_it(recorded: Recorded, tmp_path
 
 async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
     """A sample in the program's own code, as the debugger's state: stepping it with SFrame goes through
-    the program to `main`; `d` shows DWARF's step beside each."""
-    from sfview.app.app import SfviewApp
+    the program to `main`; `d` shows DWARF's step beside each; the memory pane lists the words the steps
+    read, each in the sample's stack copy, and says they came from there."""
+    from textual.widgets import DataTable
+
+    from sfview.app.profile_app import ProfileApp
     from sfview.app.screens.debugger import DebuggerScreen
     from sfview.document import Document
 
@@ -498,8 +501,10 @@ async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
     assert found is not None
     session, program = found
     assert program == str(recorded.program)
-    app = SfviewApp(Document.open(program), session)
+    app = ProfileApp(Document.open(program), "places", [], lambda _: session)
     async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        app.open_sample(number)
         await pilot.pause()
         debugger = app.screen
         assert isinstance(debugger, DebuggerScreen)
@@ -509,6 +514,13 @@ async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
         names = [frame.name().split("+")[0] for frame in debugger.frames]
         calls = [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]  # a recursion once
         assert calls[:4] == ["leaf", "middle", "outer", "main"], names
+        await pilot.pause()
+        memory = debugger.query_one("#dbg-memory", DataTable)
+        assert memory.border_title == f"memory words read from sample #{number}'s stack copy, or given (m)"
+        sample = next(s for s in _samples(recorded.data) if s.number == number)
+        read = [int(str(memory.get_row_at(i)[0]), 16) for i in range(memory.row_count)]
+        sp = sample.registers["rsp"]
+        assert read and all(sp <= address < sp + len(sample.stack) for address in read), (hex(sp), read)
 
 
 async def test_the_samples_view_sorts_and_opens_each_sample(recorded: Recorded) -> None:
@@ -549,6 +561,13 @@ async def test_the_samples_view_sorts_and_opens_each_sample(recorded: Recorded) 
         await pilot.pause()
         assert isinstance(app.screen, DebuggerScreen)
         assert app.screen.frames[0].pc == samples[first].ip
+        await pilot.press("r")
+        await pilot.pause()
+        memory = app.screen.query_one("#dbg-memory", DataTable)
+        assert memory.border_title == f"memory words read from sample #{first}'s stack copy, or given (m)"
+        sp, copied = samples[first].registers["rsp"], len(samples[first].stack)
+        read = [int(str(memory.get_row_at(i)[0]), 16) for i in range(memory.row_count)]
+        assert all(sp <= address < sp + copied for address in read), (hex(sp), copied, read)
         await pilot.press("escape")
         assert isinstance(app.screen, SamplesScreen)
         await pilot.press("g", *"7", "enter")

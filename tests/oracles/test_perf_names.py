@@ -10,15 +10,20 @@ to that sample's lines, and `--no-inline` to the physical frames alone."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections import Counter
+from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from test_perf import Recorded, _build, _record, _time
 
+from sfview.dwarf.source import DebugInfo
 from sfview.inputs.perf_data import PerfData
-from sfview.profiling.profile import Profile
+from sfview.profiling.profile import Profile, coverage
+from sfview.profiling.walks import Mode
 
 LINE = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((?:inlined|\S*)\)$")
 """A callchain line of `perf script`: the address, the name (and offset), `(inlined)` or the file."""
@@ -115,3 +120,31 @@ def test_the_report_groups_by_the_function_inlined(with_debug: Recorded) -> None
     leaf = sum(p["samples"] for p in physical["by_function"] if p["function"] == "leaf")
     inline = sum(p["samples"] for p in report["by_function"] if p["function"] in ("leaf", "mix (inlined into leaf)"))
     assert leaf == inline > 0
+
+
+def test_each_files_debug_information_is_opened_once(
+    with_debug: Recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two processes unwinding, the frames are named once, after their counts are merged: each file's
+    debug information is opened once in the run, not once a process (each opening written to a file the
+    forked processes write to as well), and the folded stacks are those of one process."""
+    log = tmp_path / "opened"
+    opened = DebugInfo.__init__
+
+    def counted(self: DebugInfo, stream: BinaryIO, path: str) -> None:
+        with open(log, "a") as out:
+            out.write(f"{os.getpid()} {path}\n")
+        opened(self, stream, path)
+
+    monkeypatch.setattr(DebugInfo, "__init__", counted)
+    monkeypatch.setenv("PERF_BUILDID_DIR", with_debug.env["PERF_BUILDID_DIR"])
+    counts, _ = coverage(str(with_debug.data), jobs=2)
+    lines = log.read_text().splitlines()
+    by_file = Counter(line.split(" ", 1)[1] for line in lines)
+    assert str(with_debug.program) in by_file, by_file
+    assert set(by_file.values()) == {1}, by_file
+    assert {line.split(" ", 1)[0] for line in lines} == {str(os.getpid())}, "named in the process that merges"
+    log.unlink()
+    alone, _ = coverage(str(with_debug.data), jobs=1)
+    assert alone.folded == counts.folded
+    assert any(";leaf;mix" in stack for stack in counts.folded[Mode.DWARF])

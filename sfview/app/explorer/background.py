@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from textual.screen import Screen
 from textual.timer import Timer
 
+from sfview import uncollected
 from sfview.app.explorer.state import ExplorerState
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.fde_table import FdeTable
@@ -245,25 +246,6 @@ def keys_first() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(before)
-
-
-@contextmanager
-def uncollected() -> Iterator[None]:
-    """No automatic collection of cycles while the worker makes the FDE table's orders (the process's switch,
-    set back after).
-
-    The orders are made of lists of up to a million numbers or names (pieces sorted, merged), young while they
-    are made: each young collection meanwhile walks them, in whichever thread allocates the object that sets
-    it off, the keys' too, a few times per key. The orders make no cycles; the keys' are collected once the
-    orders are done, or by the app's idle collections meanwhile (`Heap.collect_when_idle`).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class Heap:

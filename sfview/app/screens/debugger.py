@@ -35,7 +35,9 @@ from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
-from sfview.unwind.engine import Frame, RuleSource, Unwinder
+from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
+from sfview.unwind.call_sites import ProcessCallSites
+from sfview.unwind.engine import Found, Frame, Module, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
 
 if TYPE_CHECKING:
@@ -86,19 +88,50 @@ RUN_PAGE = 500
 NAME_AT_LEAST = 24
 """The backtrace's function names keep this much (or all of a shorter name) before the PC takes its room."""
 
+COLUMNS = ("#", "function", "pc", "at", "how")
+"""The backtrace's columns: gdb's `bt` line in its parts (number, function, address, `at FILE:LINE` or
+`from LIBRARY`), then how the frame's caller was found. The name first: what a frame is known by, cut last."""
 
-def _frame_widths(rows: list[tuple[str, str, str, str]], room: int, padding: int) -> list[int]:
-    """How wide each column of the backtrace (number, function, PC, how) may be in `room` cells, each column
-    taking `padding` on either side: the number whole; the name down to `NAME_AT_LEAST` where the PC needs
-    the room; the PC whole if it fits, else cut *with an ellipsis* (a cut PC read as a real one); how it was
-    found in what is left. `room` 0 (not laid out yet): every value whole."""
-    widest = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+INLINED = "inlined"
+"""The backtrace's `how` of a function inlined into the code of the frame below it in the list."""
+TAIL_CALL = "tail call"
+"""The backtrace's `how` of a function its caller went through by a tail call (gdb's tail call frames)."""
+
+
+def _frame_widths(rows: list[tuple[str, ...]], room: int, padding: int) -> list[int]:
+    """How wide each column of the backtrace (`COLUMNS`) may be in `room` cells, each column taking `padding`
+    on either side: the number whole; the name down to `NAME_AT_LEAST` where the PC needs the room; the PC
+    whole if it fits, else cut *with an ellipsis* (a cut PC read as a real one); where the source is, then
+    how it was found, in what is left. `room` 0 (not laid out yet): every value whole."""
+    widest = [max((len(row[i]) for row in rows), default=0) for i in range(len(COLUMNS))]
     if room <= 0:
         return widest
-    left = room - 8 * padding - widest[0]
+    left = room - 2 * len(COLUMNS) * padding - widest[0]
     name = max(min(widest[1], max(min(widest[1], NAME_AT_LEAST), left - widest[2]), left - 1), 1)
     pc = max(min(widest[2], left - name), 1)
-    return [widest[0], name, pc, max(min(widest[3], left - name - pc), 0)]
+    where = max(min(widest[3], left - name - pc), 0)
+    return [widest[0], name, pc, where, max(min(widest[4], left - name - pc - where), 0)]
+
+
+@dataclass(frozen=True)
+class Named:
+    """A frame of the walk as gdb's `bt` prints it (`lines`: one for each function its callee reached it
+    through by tail calls, then one for each function inlined at its PC, then its own), kept while the frame
+    is what it was when named (its module and how its caller was found decide its names: a frame is named
+    again once a step has looked it up)."""
+
+    frame: Frame
+    module: Module | None
+    found: Found
+    lines: list[GdbLine]
+
+    def holds(self, frame: Frame, number: int) -> bool:
+        return (
+            self.frame is frame
+            and self.module is frame.module
+            and self.found is frame.found
+            and (self.lines[0].number == number)
+        )
 
 
 class DebuggerScreen(Screen[None]):
@@ -111,6 +144,7 @@ class DebuggerScreen(Screen[None]):
         Binding("ctrl+r", "reset", "Reset"),
         Binding("m", "add_word", "Memory word"),
         Binding("d", "toggle_dwarf", "DWARF too"),
+        Binding("i", "toggle_inline", "Inlined"),
         Binding("t", "threads", "Threads"),
         Binding("escape", "explorer", "Explorer"),
     ]
@@ -124,8 +158,19 @@ class DebuggerScreen(Screen[None]):
         explorer: ExplorerScreen,
         threads: Threads | None = None,
         origin: str | None = None,
+        *,
+        inline: bool = True,
+        memory_from: str | None = None,
     ) -> None:
         super().__init__(id="debugger")
+        self.inline = inline
+        """The functions the debug information says were inlined at a frame's PC listed as frames of their
+        own, as gdb lists them (`--no-inline`: the physical frames alone; `i` turns it)."""
+        self.memory_from = memory_from
+        """Where the state's memory came from (`the core`, `sample #7's stack copy`), for the memory
+        pane's title; None: only the words typed (`m`)."""
+        self.named: list[Named] = []
+        """The frames as gdb names them, in the walk's order (`_names`)."""
         self.origin = origin
         """Where the state came from when it is a snapshot of a live process, not the process itself: said
         when the screen opens, and in the backtrace's title."""
@@ -170,10 +215,12 @@ class DebuggerScreen(Screen[None]):
     def on_mount(self) -> None:
         frames = self.query_one("#dbg-frames", DataTable)
         self._title_frames()
-        frames.add_columns("#", "function", "pc", "how")  # the name first: what a frame is known by, cut last
+        frames.add_columns(*COLUMNS)
         memory = self.query_one("#dbg-memory", DataTable)
-        memory.border_title = "memory words you gave"
-        memory.add_columns("address", "value")
+        memory.border_title = (
+            f"memory words read from {self.memory_from}, or given (m)" if self.memory_from else "memory words you gave"
+        )
+        memory.add_columns("address", "value", "read for")
         self.query_one("#dbg-step").border_title = "the step"
         self._fill_inputs()
         self.action_reset()
@@ -256,6 +303,15 @@ class DebuggerScreen(Screen[None]):
         self._explain(self.frames[-2] if len(self.frames) > 1 else None)
         self._show("each step is also worked out with DWARF CFI" if self.with_dwarf else "SFrame only")
 
+    def action_toggle_inline(self) -> None:
+        """The functions inlined at each frame's PC listed as frames of their own (gdb's `bt`), or not."""
+        self.inline = not self.inline
+        self.named = []  # named again, with or without the inlined functions
+        cursor = self._frame_at(self.query_one("#dbg-frames", DataTable).cursor_row)
+        if self.frames:
+            self._show_frames(cursor)
+        self._show("inlined functions listed as frames, as gdb lists them" if self.inline else "physical frames only")
+
     def _dwarf_check(self, frame: Frame) -> Text:
         """The same step with DWARF CFI (`.eh_frame`): the caller it finds, and whether SFrame's is the same."""
         mirror = Frame(frame.number, frame.pc, dict(frame.registers))
@@ -282,8 +338,9 @@ class DebuggerScreen(Screen[None]):
     @on(DataTable.RowHighlighted, "#dbg-frames")
     def _frame_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The step pane follows the backtrace's cursor: the step from the frame under it."""
-        if 0 <= event.cursor_row < len(self.frames):
-            self._explain_frame(event.cursor_row)
+        index = self._frame_at(event.cursor_row)
+        if 0 <= index < len(self.frames):
+            self._explain_frame(index)
 
     def _explain_frame(self, index: int) -> None:
         """The step from frame `index` if it was taken (or ended the walk), else that frame as it is."""
@@ -293,9 +350,11 @@ class DebuggerScreen(Screen[None]):
     @on(DataTable.RowSelected, "#dbg-frames")
     def _frame_chosen(self, event: DataTable.RowSelected) -> None:
         """`enter` on a frame of the backtrace: the explorer on the FDE and row that frame was unwound with."""
-        frame = self.frames[event.cursor_row]
+        frame = self.frames[self._frame_at(event.cursor_row)]
         if frame.function is None or frame.row is None or frame.module is not self.unwinder.modules[0]:
-            self._show(f"frame #{frame.number}: no row of this program's section unwound it (step from it first)")
+            self._show(
+                f"frame #{self._number(frame)}: no row of this program's section unwound it (step from it first)"
+            )
             return
         self.explorer.show_row(frame.function.index, frame.row.index)
         self.app.pop_screen()
@@ -373,7 +432,7 @@ class DebuggerScreen(Screen[None]):
         if not isinstance(value, int):
             return
         self.memory.words[address] = value
-        self.query_one("#dbg-memory", DataTable).add_row(f"{address:#x}", f"{value:#x}")
+        self._show_memory()
         if self.missing == address:
             self.stop, self.missing = "", None
             self.action_step()
@@ -404,17 +463,67 @@ class DebuggerScreen(Screen[None]):
     def _show(self, text: str) -> None:
         self.query_one("#dbg-status", Static).update(text)
 
+    def _names(self) -> list[Named]:
+        """Each frame as gdb's `bt` prints it, numbered as gdb numbers them: a frame named before is named
+        again only when a step has looked it up since (the walk's last frame, before its step, is named
+        by the module holding its PC)."""
+        named, number = self.named[: len(self.frames)], 0
+        sites = ProcessCallSites(self.unwinder)
+        for index, frame in enumerate(self.frames):
+            if index < len(named) and named[index].holds(frame, number):
+                number += len(named[index].lines)
+                continue
+            callee = self.frames[index - 1] if index else None
+            lines = [] if callee is None else tail_call_lines(callee, frame, number, sites)
+            lines += gdb_lines(self._placed(frame), number + len(lines), inline=self.inline)
+            named[index:] = [Named(frame, frame.module, frame.found, lines)]
+            number += len(lines)
+        self.named = named
+        return named
+
+    def _placed(self, frame: Frame) -> Frame:
+        """`frame`, or, before a step has looked it up, the same frame in the module holding its PC: what
+        names it (its symbols, its debug information)."""
+        if frame.module is not None or frame.signal:
+            return frame
+        module = self.unwinder.module_of(frame.pc)
+        return Frame(frame.number, frame.pc, frame.registers, module, interrupted=frame.interrupted)
+
+    def _number(self, frame: Frame) -> int:
+        """gdb's number of the frame's first line (an inlined function's, where one is; not a tail call's
+        before it): `#3` for the physical frame 1 of a walk whose frame 0 has two functions inlined."""
+        named = self.named
+        if frame.number < len(named) and named[frame.number].frame is frame:
+            return next(line.number for line in named[frame.number].lines if not line.tail)
+        return frame.number
+
+    def _frame_at(self, row: int) -> int:
+        """The frame (its index in the walk) whose line is row `row` of the backtrace."""
+        seen = 0
+        for index, named in enumerate(self.named):
+            seen += len(named.lines)
+            if row < seen:
+                return index
+        return len(self.frames) - 1
+
     def _show_frames(self, cursor: int | None = None) -> None:
-        """The backtrace so far, the cursor on frame `cursor` (the step shown; else the last frame)."""
+        """The backtrace so far as gdb prints it, a row for each of its lines (a function inlined at a frame's
+        PC has its own, without an address), the cursor on frame `cursor`'s first row (the step shown;
+        else the last frame's)."""
         table = self.query_one("#dbg-frames", DataTable)
         table.clear()
-        rows = []
-        for frame in self.frames:
+        rows: list[tuple[str, ...]] = []
+        first_rows = []
+        for named in self._names():
+            frame = named.frame
             how = frame.heuristic if frame.fallback else frame.module.name if frame.module else ""
-            name = demangle(frame.name() or self.unwinder.name_at(frame.pc, frame.lookup_pc)) or "??"
             if frame.signal:
-                how, name = "signal", "<signal handler called>"
-            rows.append((f"#{frame.number}", name, f"{frame.pc:#x}", how))
+                how = "signal"
+            first_rows.append(len(rows) + sum(line.tail for line in named.lines))
+            for line in named.lines:
+                pc = "" if line.address is None else f"{line.address:#x}"
+                kind = TAIL_CALL if line.tail else INLINED if line.inlined else how
+                rows.append((f"#{line.number}", line.function, pc, line.where, kind))
         region = table.scrollable_content_region
         scrolls = not table.show_vertical_scrollbar and len(rows) + 1 > region.height  # its bar is coming
         room = region.width - (table.styles.scrollbar_size_vertical if scrolls else 0)
@@ -422,14 +531,11 @@ class DebuggerScreen(Screen[None]):
         for column, width in zip(table.columns.values(), widths, strict=True):
             # fixed: an auto-sized column keeps the width of the widest value it ever held
             column.auto_width, column.width = room <= 0, width
+        cuts = (Cut.END, Cut.NAME, Cut.END, Cut.START, Cut.END)
         for row in rows:
-            table.add_row(
-                *(
-                    cut(text, width, Cut.NAME if i == 1 else Cut.END)
-                    for i, (text, width) in enumerate(zip(row, widths, strict=True))
-                )
-            )
-        table.move_cursor(row=len(self.frames) - 1 if cursor is None else cursor)
+            table.add_row(*(cut(text, width, how) for text, width, how in zip(row, widths, cuts, strict=True)))
+        table.move_cursor(row=first_rows[len(self.frames) - 1 if cursor is None else cursor])
+        self._show_memory()
         if self.stop:
             self._show(f"stopped: {self.stop}")
         else:
@@ -437,6 +543,23 @@ class DebuggerScreen(Screen[None]):
             self._show(
                 f"{len(self.frames)} frame{'s' if len(self.frames) > 1 else ''}: space steps, r runs to the end{many}"
             )
+
+    def _show_memory(self) -> None:
+        """The memory words the walk read so far, each with the frame and value it was read for (`#1 RA`),
+        then the words typed (`m`) that no step read."""
+        table = self.query_one("#dbg-memory", DataTable)
+        table.clear()
+        read = set()
+        for frame in self.frames:
+            for comp in frame.computations:
+                if comp.address is not None:
+                    read.add(comp.address)
+                    value = "not known" if comp.value is None else f"{comp.value:#x}"
+                    given = " (you gave it)" if comp.address in self.memory.words else ""
+                    table.add_row(f"{comp.address:#x}", value, f"#{self._number(frame)} {comp.what}{given}")
+        for address, value in self.memory.words.items():
+            if address not in read:
+                table.add_row(f"{address:#x}", f"{value:#x}", "you gave it")
 
     def on_resize(self) -> None:
         """The backtrace's cells fitted again to the table's new width."""
@@ -467,6 +590,16 @@ class DebuggerScreen(Screen[None]):
         found = instruction_at(self.machine.abi, read, pc)
         return f"  the instruction at pc: {found}\n" if found else ""
 
+    @staticmethod
+    def _places(frame: Frame) -> Text:
+        """Where the debug information says the frame is: each function holding its PC, innermost (inlined)
+        first, at its line (`inlined: step () at inline.c:11`), whether or not the backtrace lists them."""
+        out = Text()
+        for place in [] if frame.signal else frame.source()[0]:
+            where = f" at {place.file}:{place.line}" if place.file and place.line else ""
+            out.append(f"  {'inlined: ' if place.inlined else 'in '}{demangle(place.function)} (){where}\n")
+        return out
+
     def _explain(self, frame: Frame | None, index: int = 0) -> None:
         """A step in full: what was looked up, each value worked out, the caller's registers. Without a
         step (`frame` None), frame `index` as it is, before its caller is found."""
@@ -475,7 +608,8 @@ class DebuggerScreen(Screen[None]):
             top = self.frames[index] if index < len(self.frames) else None
             if top is not None:
                 name = demangle(self.unwinder.name_at(top.pc, top.lookup_pc))
-                out.append(f"Frame #{top.number} at {top.pc:#x} {name}\n", style="bold")
+                out.append(f"Frame #{self._number(top)} at {top.pc:#x} {name}\n", style="bold")
+                out.append_text(self._places(self._placed(top)))
                 out.append(self._instruction(top.pc))
                 for regnum in (self.machine.sp, self.machine.fp, self.machine.ra):
                     if regnum in top.registers:
@@ -484,10 +618,8 @@ class DebuggerScreen(Screen[None]):
             self.query_one("#dbg-explain", Static).update(out)
             return
         title = "<signal handler called>" if frame.signal else demangle(frame.name())
-        out.append(f"Frame #{frame.number} at {frame.pc:#x} {title}\n", style="bold")
-        for place in [] if frame.signal else frame.source()[0]:
-            where = f" at {place.file}:{place.line}" if place.file and place.line else ""
-            out.append(f"  {'inlined: ' if place.inlined else 'in '}{demangle(place.function)} (){where}\n")
+        out.append(f"Frame #{self._number(frame)} at {frame.pc:#x} {title}\n", style="bold")
+        out.append_text(self._places(frame))
         out.append(self._instruction(frame.pc))
         if frame.lookup_pc != frame.pc:
             out.append(f"  looked up at PC - 1 = {frame.lookup_pc:#x}: a return address points after its call\n")
@@ -509,7 +641,7 @@ class DebuggerScreen(Screen[None]):
             out.append(f"    {comp.text}\n")
         caller = self.frames[frame.number + 1] if len(self.frames) > frame.number + 1 else None
         if caller is not None:
-            out.append(f"\nThe caller, frame #{caller.number}:\n", style="bold")
+            out.append(f"\nThe caller, frame #{self._number(caller)}:\n", style="bold")
             origin = "the saved PC" if frame.signal else "RA"
             out.append(
                 f"  pc = {origin} = {caller.pc:#x} {demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc))}\n"
@@ -519,7 +651,7 @@ class DebuggerScreen(Screen[None]):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
             if carried:
                 names = ", ".join(self.machine.name(regnum) for regnum in carried)
-                out.append(f"  the same as in frame #{frame.number}: {names}\n", style="dim")
+                out.append(f"  the same as in frame #{self._number(frame)}: {names}\n", style="dim")
         elif self.stop:
             out.append(f"\nstopped: {self.stop}\n", style="yellow")
         if self.with_dwarf:

@@ -163,7 +163,12 @@ row that applies there, then the CFA, the return address and the caller's FP
 worked out with real numbers. Start it on a core (`sfview PROG --core CORE`), on
 registers (`sfview PROG --regs pc=…,sp=…,fp=…`), or type the registers at its
 top (`main+0x34`, `7ffc1000`) and press `enter`: the keys go back to the walk.
-Each frame shows the instruction at its PC.
+Each frame shows the instruction at its PC. The backtrace reads as gdb's `bt`:
+each function named from the debug information where there is some, `at
+FILE:LINE`, each function inlined at a frame's PC a row of its own without an
+address (`inlined`), numbered as gdb numbers them; the step pane's title keeps
+the symbol and its offset (`leaf+0x11`). The memory pane lists the words the
+steps read (from the core, the process, a sample's stack copy) and those given.
 
 | key | does |
 |---|---|
@@ -175,6 +180,7 @@ Each frame shows the instruction at its PC.
 | `↑` / `↓` | the backtrace's cursor: the step pane shows the step from the frame under it |
 | `t` | a core's threads (when it has several), numbered as gdb numbers them: walk another |
 | `d` | also work each step out with DWARF CFI (`.eh_frame`), and say whether it finds the same caller |
+| `i` | the functions inlined at each frame's PC as rows (gdb's `bt`), or the physical frames only |
 | `enter` | on a frame of the backtrace: the explorer on the FDE and row it was unwound with |
 | `escape` | the explorer, on the FDE and row of the last step |
 """

@@ -45,6 +45,9 @@ class Cut(Enum):
     """A number (`0x5555…`): a cut at the end never leaves a shorter number that reads as a real one."""
     MIDDLE = "middle"
     """An instruction, a rule: the start and the end kept, the middle dropped."""
+    START = "start"
+    """A place in the source (`at ../sysdeps/nptl/libc_start_call_main.h:58`): the end kept, the file and its
+    line, which the directories before them matter less than."""
     NAME = "name"
     """A function's name: the argument list goes first (`geo::Vec<double>::norm(…) const`), then the middle,
     so that the start (the namespace) and the end (the function, an offset) stay: cut from the right,
@@ -83,6 +86,8 @@ def cut(text: str, width: int, how: Cut = Cut.MIDDLE) -> str:
         return "…"[:width]
     if how is Cut.END:
         return text[: width - 1] + "…"
+    if how is Cut.START:
+        return "…" + text[len(text) - width + 1 :]
     if how is Cut.NAME:
         close = text.rfind(")")
         opened, depth = close, 0

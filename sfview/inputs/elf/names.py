@@ -8,6 +8,7 @@ A damaged table costs the names it holds, never the SFrame section.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import struct
 from collections.abc import Callable, Iterator
@@ -429,3 +430,51 @@ def _sizes(symbols: list[_RawSymbol]) -> list[int]:
                 size = starts[i] - sym.value
         out.append(size)
     return out
+
+
+class MinimalSymbols:
+    """A file's symbols by name as gdb's minimal symbols find them (`lookup_minimal_symbol`), for the functions
+    a call site names: its `.dynsym`, its `.symtab` and its separate debug file's, each defined symbol under
+    its name and a versioned one (`pthread_kill@GLIBC_2.2.5`, `pthread_kill@@GLIBC_2.34`) under its name
+    without the version too. Of a name's global symbols gdb's hash chain gives the one of highest address (its
+    symbols installed in address order, each chain's newest first), of its local ones the lowest. Read whole
+    when a name is first asked for."""
+
+    def __init__(self, elf: ElfImage, path: str, root: str = DEBUG_ROOT) -> None:
+        self.elf, self.path, self.root = elf, path, root
+        self._found: tuple[dict[str, int], dict[str, int]] | None = None
+
+    def named(self, name: str) -> tuple[int | None, int | None]:
+        """The address gdb finds for `name` among the file's global symbols, and among its local ones."""
+        if self._found is None:
+            self._found = self._read()
+        external, local = self._found
+        return external.get(name), local.get(name)
+
+    def _read(self) -> tuple[dict[str, int], dict[str, int]]:
+        external: dict[str, int] = {}
+        local: dict[str, int] = {}
+        try:
+            files = [self.elf]
+            found = debug_file(self.elf, self.path, self.root)
+            with open(found, "rb") if found is not None else contextlib.nullcontext() as f:
+                if f is not None:
+                    files.append(ElfImage.of(f))
+                for elf in files:
+                    for table in (_symbol_table(elf, ".dynsym"), _symbol_table(elf, ".symtab")):
+                        if table is not None:
+                            _index(_raw_symbols(elf, table), external, local)
+        except Exception:  # an unreadable table names nothing, as a damaged table does
+            pass
+        return external, local
+
+
+def _index(symbols: Iterator[_RawSymbol], external: dict[str, int], local: dict[str, int]) -> None:
+    for sym in symbols:
+        if not sym.name or sym.shndx == SHN_UNDEF:
+            continue
+        for name in {sym.name, sym.name.split("@", 1)[0]}:
+            if sym.bind in (STB_GLOBAL, STB_WEAK):
+                external[name] = max(external.get(name, sym.value), sym.value)
+            else:
+                local[name] = min(local.get(name, sym.value), sym.value)
