@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
 import os
 from array import array
+from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
-from elftools.dwarf.ranges import BaseAddressEntry
 
+from sfview.dwarf.address_ranges import RangeLists
 from sfview.dwarf.line_program import LineRows, line_rows
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
@@ -33,6 +35,9 @@ from sfview.inputs.elf.pyelftools_view import ElfFile
 MAX_DIES = 1 << 17
 """The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
 DIE may be one byte, and pyelftools holds each it parses, so a unit of a million one-byte DIEs held 330 MB."""
+
+MAX_OUTLINED = 1 << 14
+"""The CUs `.debug_aranges` does not list that are looked through for an address, at most (libc leaves out 126)."""
 
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
@@ -54,8 +59,8 @@ class _Unit:
     """One CU, read whole when first asked for: its functions' address ranges (sorted), its line table's
     rows (sorted by address) and its file names."""
 
-    def __init__(self, info: Any, cu: Any) -> None:
-        self.info, self.cu = info, cu
+    def __init__(self, info: Any, lists: RangeLists, cu: Any) -> None:
+        self.info, self.lists, self.cu = info, lists, cu
         for count, _ in enumerate(cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
             if count >= MAX_DIES:
                 raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
@@ -130,7 +135,7 @@ class _Unit:
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
         """A DIE's address ranges [start, end) in this CU (`_ranges`)."""
-        return _ranges(self.info, self.cu, self.base, die)
+        return _ranges(self.lists, self.cu, self.base, die)
 
     def chain(self, address: int) -> list[Any]:
         """The subprogram holding `address` and the inlined calls inside it down to the innermost, outermost
@@ -155,7 +160,7 @@ class _Unit:
         return any(start <= address < end for start, end in self.ranges(die))
 
 
-def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
+def _ranges(lists: RangeLists, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
     """The address ranges [start, end) of a DIE's code: `DW_AT_low_pc`/`DW_AT_high_pc`, or `DW_AT_ranges`
     (`base`: the CU's base address, for the lists' offsets)."""
     attrs = die.attributes
@@ -163,17 +168,9 @@ def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
         low, high = attrs["DW_AT_low_pc"].value, attrs["DW_AT_high_pc"]
         end = high.value if high.form == "DW_FORM_addr" else low + high.value
         return [(low, end)] if end > low else []
-    lists = info.range_lists() if "DW_AT_ranges" in attrs else None
-    if lists is None:
+    if "DW_AT_ranges" not in attrs:
         return []
-    out = []
-    for entry in lists.get_range_list_at_offset(_ranges_offset(cu, attrs["DW_AT_ranges"]), cu=cu):
-        if isinstance(entry, BaseAddressEntry):
-            base = entry.base_address
-        elif entry.end_offset > entry.begin_offset:
-            shift = 0 if entry.is_absolute else base
-            out.append((entry.begin_offset + shift, entry.end_offset + shift))
-    return out
+    return lists.at(cu, base, _ranges_offset(cu, attrs["DW_AT_ranges"]))
 
 
 def _children(die: Any) -> list[Any]:
@@ -263,6 +260,14 @@ class DebugInfo:
         self.units: dict[int, _Unit | None] = {}
         self._aranges: Any = False
         self._outline: list[tuple[int, int, int]] | None = None
+        self._range_lists: RangeLists | None = None
+
+    def _lists(self) -> RangeLists:
+        """The file's range lists, their sections read when a DIE first names one."""
+        if self._range_lists is None:
+            with reading(f"{self.path}: the range lists"):
+                self._range_lists = RangeLists(self.info)
+        return self._range_lists
 
     def frames(self, address: int) -> tuple[list[SourceFrame], bool]:
         """The functions holding `address`, innermost (inlined) first, the physical function last, each
@@ -295,7 +300,7 @@ class DebugInfo:
         if offset not in self.units:
             try:
                 with reading(f"{self.path}: the compilation unit at {offset:#x}"):
-                    self.units[offset] = _Unit(self.info, self.info.get_CU_at(offset))
+                    self.units[offset] = _Unit(self.info, self._lists(), self.info.get_CU_at(offset))
             except InputError:
                 self.units[offset] = None
         return self.units[offset]
@@ -320,21 +325,31 @@ class DebugInfo:
     def _outlined(self) -> list[tuple[int, int, int]]:
         """The address ranges of each CU `.debug_aranges` does not list (all, for a file without it), from its
         top DIE alone: a CU's top DIE costs its abbreviation table, so those listed are not read again (libc's
-        2,063 CUs took seconds; the 126 it does not list, a fraction of that)."""
+        2,063 CUs took seconds; the 126 it does not list, a fraction of that). Each unit is parsed and let go
+        (pyelftools' own iteration keeps every unit and its top DIE, a kilobyte each, for units of a dozen
+        bytes), and at most `MAX_OUTLINED` are looked through: an address in a unit past them is named from
+        the symbols."""
         if self._outline is None:
             self._outline = []
             listed = {entry.info_offset for entry in self._aranges.entries} if self._aranges else set()
             try:
                 with reading(f"{self.path}: the compilation units' headers"):
-                    for cu in self.info.iter_CUs():
-                        if cu.cu_offset in listed:
-                            continue
+                    for cu in itertools.islice(self._units(listed), MAX_OUTLINED):
                         top = cu.get_top_DIE()
                         base = _attribute(top, "DW_AT_low_pc") or 0
-                        self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self.info, cu, base, top))
+                        self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self._lists(), cu, base, top))
             except InputError:
                 pass
         return self._outline
+
+    def _units(self, listed: set[int]) -> Iterator[Any]:
+        """The CUs of `.debug_info` not in `listed`, in order, each parsed anew (not kept by pyelftools)."""
+        offset, size = 0, self.info.debug_info_sec.size
+        while offset < size:
+            cu = self.info._parse_CU_at_offset(offset)  # iter_CUs() would keep every unit it parses
+            if offset not in listed:
+                yield cu
+            offset += cu["unit_length"] + cu.structs.initial_length_field_size()
 
 
 def open_debug_info(candidates: list[str]) -> DebugInfo | None:
