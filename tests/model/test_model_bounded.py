@@ -8,11 +8,15 @@ each with one row of 3 bytes, their FDEs in the order asked.
 
 from __future__ import annotations
 
+import io
 import struct
 import tracemalloc
 
 import pytest
 
+from sfview.document import Document
+from sfview.inputs.opening import raw_section
+from sfview.output import jsondoc, readelf
 from sfview.sframe.model.section import Section
 
 
@@ -23,6 +27,13 @@ def _section(count: int, *, sorted_: bool, rows_claimed: int = 1) -> bytes:
     fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i, 16, 0, rows_claimed, 0, 0, 0) for i in order)
     header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, int(sorted_), 3, 0, -8, 0, count, 1, 3, 0, len(fdes))
     return header + fdes + bytes([0, 0x03, 8])
+
+
+class _Discarded(io.TextIOBase):
+    """A text stream that keeps nothing written to it."""
+
+    def write(self, text: str) -> int:
+        return len(text)
 
 
 def _peak(work: object) -> int:
@@ -61,3 +72,23 @@ def test_a_lookup_in_an_unsorted_section_decodes_what_holds_the_address(monkeypa
     assert before is not None and after is not None
     assert (before.start_address, after.start_address) == (0x1000 + 16 * 500, 0x1000 + 16 * 501)
     assert len(decoded) <= 3
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_a_dump_of_damaged_functions_holds_the_first_problem_and_a_count(form: str) -> None:
+    """20,000 functions each claiming rows the section does not hold: `dump` kept every problem (some 300
+    bytes each) to say the first and how many more."""
+    data = _section(20_000, sorted_=True, rows_claimed=1000)
+    out = _Discarded()
+    found = []
+
+    def dump() -> None:
+        if form == "json":
+            found.append(jsondoc.write(Document("damaged", raw_section(data, 0)), out))
+        else:
+            found.append(readelf.write(Section(data), out))
+
+    assert _peak(dump) < 10 * len(data) + (1 << 20)
+    (errors,) = found
+    assert len(errors) == 20_000
+    assert "fdes[0].func_num_fres = 1000" in errors[0].message
