@@ -23,7 +23,7 @@ from array import array
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
+from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
 from sfview.dwarf.address_ranges import RangeLists
 from sfview.dwarf.line_program import LineRows, line_rows
@@ -35,6 +35,9 @@ from sfview.inputs.elf.pyelftools_view import ElfFile
 MAX_DIES = 1 << 17
 """The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
 DIE may be one byte, and pyelftools holds each it parses, so a unit of a million one-byte DIEs held 330 MB."""
+
+ABBREV_SLACK = 1 << 16
+"""The bytes of abbreviation tables read past the section's own size (tables that overlap), at most."""
 
 MAX_OUTLINED = 1 << 14
 """The CUs `.debug_aranges` does not list that are looked through for an address, at most (libc leaves out 126)."""
@@ -257,10 +260,35 @@ class DebugInfo:
                 raise InputError("no .debug_info section")
             view = _DebugView(stream, image.lost)
             self.info = view.get_dwarf_info(relocate_dwarf_sections=False)
+        abbrev = self.info.debug_abbrev_sec
+        self._abbrev_left = (abbrev.size if abbrev is not None else 0) + ABBREV_SLACK
+        self._abbrev_offsets: set[int] = set()
+        self._abbrev_ends: set[int] = set()
+        self.info.get_abbrev_table = self._abbrev_table  # every unit's table comes through the bound
         self.units: dict[int, _Unit | None] = {}
         self._aranges: Any = False
         self._outline: list[tuple[int, int, int]] | None = None
         self._range_lists: RangeLists | None = None
+
+    def _abbrev_table(self, offset: int) -> Any:
+        """pyelftools' abbreviation table at `offset`, the bytes read counted: tables at many offsets into one
+        long table (a unit each) were each read to its end and kept (units times its length). A table that
+        ends where one read before ended is one read again in part: past the section's bytes and
+        `ABBREV_SLACK` of those, an `InputError` costs the unit asking (tables of their own ends, those of
+        sound units, are not counted)."""
+        table = DWARFInfo.get_abbrev_table(self.info, offset)
+        if offset not in self._abbrev_offsets:
+            self._abbrev_offsets.add(offset)
+            end = self.info.debug_abbrev_sec.stream.tell()
+            if end in self._abbrev_ends:
+                self._abbrev_left -= end - offset
+                if self._abbrev_left < 0:
+                    raise InputError(
+                        f".debug_abbrev: the table at {offset:#x} is read past the section's bytes "
+                        "(tables at many offsets into one)"
+                    )
+            self._abbrev_ends.add(end)
+        return table
 
     def _lists(self) -> RangeLists:
         """The file's range lists, their sections read when a DIE first names one."""

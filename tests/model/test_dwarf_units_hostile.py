@@ -17,6 +17,7 @@ from conftest import DATA
 from elf_edit import Elf
 from leb128_bytes import uleb
 
+from sfview.dwarf import source
 from sfview.dwarf.source import open_debug_info
 
 STOP_HERE = 0x1160
@@ -64,6 +65,7 @@ def test_a_range_list_many_units_point_at_is_read_once(tmp_path: Path) -> None:
     section = info.info.debug_rnglists_sec
     stream = _Counted(section.stream.getvalue())
     info.info.debug_rnglists_sec = section._replace(stream=stream)
+    _Counted.read_bytes = 0
     assert info.frames(NOWHERE) == ([], False)
     assert 0 < _Counted.read_bytes <= 2 * section.size
     assert [f.function for f in info.frames(STOP_HERE)[0]] == ["stop_here"]  # its own unit, named as before
@@ -83,4 +85,41 @@ def test_units_looked_through_are_not_all_held(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 10 * 12 * units + (1 << 20)
+    assert [f.function for f in info.frames(STOP_HERE)[0]] == ["stop_here"]
+
+
+def _with_tables(count: int, codes: int) -> bytes:
+    """deep-x86_64 with one abbreviation table of `codes` codes (each a `DW_TAG_compile_unit` without
+    attributes) after its own, and `count` DWARF 4 units after its unit, each a top DIE of the last code,
+    each pointing at a different code of the table as the start of its own."""
+    elf = Elf.of((DATA / "deep-x86_64").read_bytes())
+    info, abbrev = elf.contents(".debug_info"), elf.contents(".debug_abbrev")
+    starts = []
+    for code in range(1, codes + 1):
+        starts.append(len(abbrev))
+        abbrev += uleb(code) + bytes([0x11, 0, 0, 0])
+    abbrev += b"\0"
+    for unit in range(count):
+        body = struct.pack("<HIB", 4, starts[unit * 7 % codes], 8) + uleb(codes)
+        info += struct.pack("<I", len(body)) + body
+    for name, data in ((".debug_info", info), (".debug_abbrev", abbrev)):
+        offset = (len(elf.data) + 7) & ~7
+        elf.data += bytes(offset - len(elf.data)) + data
+        elf = elf.set_section(name, sh_offset=offset, sh_size=len(data))
+    return elf.bytes()
+
+
+def test_abbreviation_tables_at_many_offsets_into_one_are_read_within_its_bytes(tmp_path: Path) -> None:
+    """200 units whose tables start at different codes of one table of 2,000: each was read to its end."""
+    path = tmp_path / "shared-table"
+    path.write_bytes(_with_tables(200, 2000))
+    info = open_debug_info([str(path)])
+    assert info is not None
+    section = info.info.debug_abbrev_sec
+    stream = _Counted(section.stream.getvalue())
+    info.info.debug_abbrev_sec = section._replace(stream=stream)
+    _Counted.read_bytes = 0
+    assert info.frames(NOWHERE) == ([], False)
+    # read once, again up to the bound, and the table that crosses it
+    assert 0 < _Counted.read_bytes <= 3 * section.size + source.ABBREV_SLACK
     assert [f.function for f in info.frames(STOP_HERE)[0]] == ["stop_here"]
