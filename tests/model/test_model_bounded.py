@@ -8,6 +8,7 @@ each with one row of 3 bytes, their FDEs in the order asked.
 
 from __future__ import annotations
 
+import gc
 import io
 import struct
 import tracemalloc
@@ -17,6 +18,7 @@ import pytest
 from sfview.document import Document
 from sfview.inputs.opening import raw_section
 from sfview.output import jsondoc, readelf
+from sfview.sframe.bulk.reader import LISTED_ROWS, Bulk
 from sfview.sframe.model.section import Section
 
 
@@ -92,3 +94,20 @@ def test_a_dump_of_damaged_functions_holds_the_first_problem_and_a_count(form: s
     (errors,) = found
     assert len(errors) == 20_000
     assert "fdes[0].func_num_fres = 1000" in errors[0].message
+
+
+def test_the_bulk_reader_leaves_no_cycles_behind() -> None:
+    """Blocks whose rows are an iterator never gone through (each function claiming more rows than
+    `LISTED_ROWS`, handed to the model) were each a cycle with it: `stats`, which pauses the cyclic collector,
+    kept 120 MB for a section of 3.2 MB."""
+    data = _section(20_000, sorted_=True, rows_claimed=LISTED_ROWS + 1)
+
+    def every() -> None:
+        gc.disable()
+        try:
+            for _ in Bulk(Section(data)).functions():
+                pass
+        finally:
+            gc.enable()
+
+    assert _peak(every) < 10 * len(data) + (1 << 20)
