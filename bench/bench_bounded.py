@@ -280,14 +280,14 @@ def units_into_one_table(units: int, codes: int) -> Path:
     return _deep_with_dwarf(f"tables-{units}", info, b"".join(decls) + b"\0")
 
 
-def damaged_functions(count: int, *, sorted_: bool) -> Path:
-    """A raw version 2 section of `count` functions 16 bytes apart at one row; sorted, each claims 1,000 rows
+def damaged_functions(count: int, *, sorted_: bool, rows: int = 1000) -> Path:
+    """A raw version 2 section of `count` functions 16 bytes apart at one row; sorted, each claims `rows` rows
     (each damaged: the bulk reader hands it to the model); unsorted (listed last to first), one each."""
     order = range(count) if sorted_ else range(count - 1, -1, -1)
-    rows = 1000 if sorted_ else 1
+    rows = rows if sorted_ else 1
     table = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i, 16, 0, rows, 0, 0, 0) for i in order)
     header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, int(sorted_), 3, 0, -8, 0, count, 1, 3, 0, len(table))
-    out = OUT / f"{'damaged' if sorted_ else 'unsorted'}-{count}.sframe"
+    out = OUT / f"{'damaged' if sorted_ else 'unsorted'}-{count}-{rows}.sframe"
     out.write_bytes(header + table + bytes([0, 0x03, 8]))
     return out
 
@@ -334,6 +334,7 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     tables = units_into_one_table(2000, 10_000)
     damaged = damaged_functions(200_000, sorted_=True)
     unsorted = damaged_functions(200_000, sorted_=False)
+    past_listed = damaged_functions(200_000, sorted_=True, rows=5000)
     regs = ["--regs", "pc=0x1014,sp=0x7000", "--mem", "0x7000=0x1024", "--mem", "0x7008=0x1034"]
     return {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
@@ -395,6 +396,7 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "round 5: 200,000 damaged functions, check": (["check", str(damaged)], None),
         "round 5: 200,000 damaged functions, dump": (["dump", str(damaged)], None),
         "round 5: 200,000 functions unsorted, unwind --regs": (["unwind", str(unsorted), *regs], None),
+        "round 5: 200,000 functions each claiming 5,000 rows, stats": (["stats", str(past_listed)], None),
     }
 
 
