@@ -263,6 +263,74 @@ def past_the_pool(count: int) -> Path:
     return out
 
 
+def _deep_with_dwarf(name: str, info: bytes, abbrev: bytes, lists: bytes = b"") -> Path:
+    """deep-x86_64 with `info`, `abbrev` (and `lists`, if any) after its own `.debug_info`, `.debug_abbrev`
+    and `.debug_rnglists` (its own unit still the first, as its `.debug_aranges` says)."""
+    old = {s: OUT / f"{name}{s}.old" for s in (".debug_info", ".debug_abbrev", ".debug_rnglists")}
+    dumps = [arg for s, path in old.items() for arg in ("--dump-section", f"{s}={path}")]
+    subprocess.run(["objcopy", *dumps, str(DEEP), str(OUT / "scratch")], check=True)
+    updates = []
+    for section, added in ((".debug_info", info), (".debug_abbrev", abbrev), (".debug_rnglists", lists)):
+        new = OUT / f"{name}{section}.new"
+        new.write_bytes(old[section].read_bytes() + added)
+        updates += ["--update-section", f"{section}={new}"]
+    subprocess.run(["objcopy", *updates, str(DEEP), str(OUT / name)], check=True)
+    return OUT / name
+
+
+def _size(section: str) -> int:
+    """The size of one of deep-x86_64's sections."""
+    dumped = OUT / f"size{section}"
+    subprocess.run(["objcopy", "--dump-section", f"{section}={dumped}", str(DEEP), str(OUT / "scratch")], check=True)
+    return dumped.stat().st_size
+
+
+def units_on_one_list(units: int, entries: int) -> Path:
+    """`units` DWARF 5 units of a top DIE whose `DW_AT_ranges` is one list of `entries` offset pairs."""
+    table = _size(".debug_abbrev")
+    lists = _size(".debug_rnglists")
+    abbrev = uleb(200) + bytes([0x11, 0, 0x55, 0x17, 0, 0, 0])
+    body = struct.pack("<HBBI", 5, 1, 8, table) + uleb(200) + struct.pack("<I", lists + 12)
+    pairs = struct.pack("<HBBI", 5, 8, 0, 0) + bytes([4, 0x10, 0x20]) * entries + b"\0"
+    return _deep_with_dwarf(
+        f"lists-{units}", (struct.pack("<I", len(body)) + body) * units, abbrev, struct.pack("<I", len(pairs)) + pairs
+    )
+
+
+def units_of_12_bytes(units: int) -> Path:
+    """`units` DWARF 4 units of a top DIE without attributes, none in `.debug_aranges`."""
+    table = _size(".debug_abbrev")
+    body = struct.pack("<HIB", 4, table, 8) + uleb(200)
+    return _deep_with_dwarf(f"units-{units}", (struct.pack("<I", len(body)) + body) * units,
+                            uleb(200) + bytes([0x11, 0, 0, 0, 0]))  # fmt: skip
+
+
+def units_into_one_table(units: int, codes: int) -> Path:
+    """`units` DWARF 4 units whose abbreviation tables start at different codes of one table of `codes`."""
+    start = _size(".debug_abbrev")
+    decls = [uleb(code) + bytes([0x11, 0, 0, 0]) for code in range(1, codes + 1)]
+    starts = [start]
+    for decl in decls[:-1]:
+        starts.append(starts[-1] + len(decl))
+    info = b""
+    for unit in range(units):
+        body = struct.pack("<HIB", 4, starts[unit * 7919 % codes], 8) + uleb(codes)
+        info += struct.pack("<I", len(body)) + body
+    return _deep_with_dwarf(f"tables-{units}", info, b"".join(decls) + b"\0")
+
+
+def damaged_functions(count: int, *, sorted_: bool, rows: int = 1000) -> Path:
+    """A raw version 2 section of `count` functions 16 bytes apart at one row; sorted, each claims `rows` rows
+    (each damaged: the bulk reader hands it to the model); unsorted (listed last to first), one each."""
+    order = range(count) if sorted_ else range(count - 1, -1, -1)
+    rows = rows if sorted_ else 1
+    table = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i, 16, 0, rows, 0, 0, 0) for i in order)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, int(sorted_), 3, 0, -8, 0, count, 1, 3, 0, len(table))
+    out = OUT / f"{'damaged' if sorted_ else 'unsorted'}-{count}-{rows}.sframe"
+    out.write_bytes(header + table + bytes([0, 0x03, 8]))
+    return out
+
+
 def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     """Each shape: sfview's arguments, and readelf's on the same file (None where readelf reads none)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -302,6 +370,14 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     stairs = staircase(2000)
     past = past_the_pool(1000)
     unwind_deep = ["unwind", "--core", str(DEEP_CORE)]
+    gdb_bt = ["gdb", "-batch", "-nx", "-ex", "bt"]
+    lists = units_on_one_list(20, 50_000)
+    units = units_of_12_bytes(60_000)
+    tables = units_into_one_table(2000, 10_000)
+    damaged = damaged_functions(200_000, sorted_=True)
+    unsorted = damaged_functions(200_000, sorted_=False)
+    past_listed = damaged_functions(200_000, sorted_=True, rows=5000)
+    regs = ["--regs", "pc=0x1014,sp=0x7000", "--mem", "0x7000=0x1024", "--mem", "0x7008=0x1034"]
     return {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
         "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
@@ -358,6 +434,22 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "round 8: 2,000 functions from bytes 0..1999 (misaligned), check": (["check", str(stepping)], None),
         "round 8: a staircase of 2,000 chains, 4,000 functions, check": (["check", str(stairs)], None),
         "round 8: 1,000 functions reading 10 rows past a shared pool, check": (["check", str(past)], None),
+        "round 9: 20 units on one range list of 50,000 entries, unwind": (
+            ["unwind", str(lists), "--core", str(DEEP_CORE)],
+            [*gdb_bt, str(lists), str(DEEP_CORE)],
+        ),
+        "round 9: 60,000 units of 12 bytes outside .debug_aranges, unwind": (
+            ["unwind", str(units), "--core", str(DEEP_CORE)],
+            [*gdb_bt, str(units), str(DEEP_CORE)],
+        ),
+        "round 9: 2,000 units into one abbreviation table of 10,000 codes, unwind": (
+            ["unwind", str(tables), "--core", str(DEEP_CORE)],
+            [*gdb_bt, str(tables), str(DEEP_CORE)],
+        ),
+        "round 9: 200,000 damaged functions, check": (["check", str(damaged)], None),
+        "round 9: 200,000 damaged functions, dump": (["dump", str(damaged)], None),
+        "round 9: 200,000 functions unsorted, unwind --regs": (["unwind", str(unsorted), *regs], None),
+        "round 9: 200,000 functions each claiming 5,000 rows, stats": (["stats", str(past_listed)], None),
     }
 
 
@@ -384,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         for who, run in checkouts.items():
             commands[f"{name} [{who}]"] = run(sfview_argv(*ours))
         if reference is not None:
-            commands[f"{name} [readelf]"] = reference
+            commands[f"{name} [{reference[0]}]"] = reference
     for name, code in IN_PROCESS.items():
         if args.only and args.only not in name:
             continue

@@ -38,3 +38,21 @@ class InputError(Exception):
             parts.append(f"section offset {self.offset:#x}")
         parts.append(self.message)
         return ": ".join(parts)
+
+
+class Problems(list[InputError]):
+    """The problems a pass over a section meets, kept as a command's last line says them: the first one
+    held (`problems[0]`), the others counted (`len`); iterating gives the first alone. A section of a million
+    damaged functions meets a million, each some 300 bytes held until the pass ends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def append(self, error: InputError) -> None:
+        if not self.count:
+            super().append(error)
+        self.count += 1
+
+    def __len__(self) -> int:
+        return self.count

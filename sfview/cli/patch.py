@@ -17,6 +17,10 @@ from sfview.cli.common import Parser, TerminalWidth, parse
 from sfview.document import Document
 from sfview.edit.patches import Edits, encode, same_file, value_of, write_copy
 from sfview.errors import InputError
+from sfview.inputs.numbers import quoted
+
+SHOWN_ARGUMENT = 120
+"""The longest `--set` argument a refusal repeats whole."""
 
 
 def _assignment(text: str) -> tuple[str, str]:
@@ -49,6 +53,12 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _shown(argument: str) -> str:
+    """An argument of `--set` as a refusal names it: whole, or cut to its start and length when long (a
+    refusal is one line, not the 5,000 digits typed)."""
+    return argument if len(argument) <= SHOWN_ARGUMENT else quoted(argument)
+
+
 def run(argv: list[str]) -> int:
     """Run `sfview patch` with `argv` (the arguments after the command's name); its exit status."""
     from sfview.app.fields import FieldTree, slot_of  # the field tree names the fields; no Textual in it
@@ -62,12 +72,12 @@ def run(argv: list[str]) -> int:
     for path, text in args.sets:
         slot = slot_of(node, section) if (node := FieldTree(section).find(path)) is not None else None
         if slot is None:
-            raise InputError(f"--set {path}: no such field (the Structure tab's names: fdes[3].func_size)")
+            raise InputError(f"--set {_shown(path)}: no such field (the Structure tab's names: fdes[3].func_size)")
         if isinstance(slot, str):
-            raise InputError(f"--set {path}: {slot}")
+            raise InputError(f"--set {_shown(path)}: {slot}")
         value = value_of(slot, text)
         if isinstance(value, str):
-            raise InputError(f"--set {path}={text}: {value}")
+            raise InputError(f"--set {_shown(f'{path}={text}')}: {value}")
         patch = encode(slot, value, edits.data, section.little_endian)
         edits.apply(patch)
         print(f"{patch.what}: {patch.old.hex(' ')} -> {patch.new.hex(' ')} at {doc.where(patch.offset)}")

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
 import os
 from array import array
+from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
-from elftools.dwarf.ranges import BaseAddressEntry
+from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
+from sfview.dwarf.address_ranges import RangeLists
 from sfview.dwarf.line_program import LineRows, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
@@ -44,6 +46,12 @@ ALL_CALLS = (
     "DW_AT_GNU_all_tail_call_sites",
 )
 """A function's flags saying its call sites list all its tail calls: only those are searched through (gdb's rule)."""
+
+ABBREV_SLACK = 1 << 16
+"""The bytes of abbreviation tables read past the section's own size (tables that overlap), at most."""
+
+MAX_OUTLINED = 1 << 14
+"""The CUs `.debug_aranges` does not list that are looked through for an address, at most (libc leaves out 126)."""
 
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
@@ -80,8 +88,8 @@ class _Unit:
     `DW_AT_sibling`), and the line table's rows (sorted by address) and file names only when a line is
     asked for (`sfview perf` names frames without their lines)."""
 
-    def __init__(self, info: Any, cu: Any) -> None:
-        self.info, self.cu = info, cu
+    def __init__(self, info: Any, lists: RangeLists, cu: Any) -> None:
+        self.info, self.lists, self.cu = info, lists, cu
         self.whole = False
         self.scopes: dict[int, list[tuple[int, int]]] = {}
         """By DIE offset, the ranges of the DIEs asked for (`ranges`)."""
@@ -195,7 +203,7 @@ class _Unit:
         again of the scopes each address of the same function passes."""
         found = self.scopes.get(die.offset)
         if found is None:
-            found = self.scopes[die.offset] = _ranges(self.info, self.cu, self.base, die)
+            found = self.scopes[die.offset] = _ranges(self.lists, self.cu, self.base, die)
         return found
 
     def chain(self, address: int) -> list[Any]:
@@ -278,11 +286,11 @@ class _Unit:
             name = next((_text(target.attributes[k].value) for k in keys if k in target.attributes), None)
             return None, name
         base = self.base if target.cu is self.cu else _attribute(target.cu.get_top_DIE(), "DW_AT_low_pc") or 0
-        ranges = _ranges(self.info, target.cu, base, target)
+        ranges = _ranges(self.lists, target.cu, base, target)
         return (min(start for start, _ in ranges) if ranges else None), None
 
 
-def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
+def _ranges(lists: RangeLists, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
     """The address ranges [start, end) of a DIE's code: `DW_AT_low_pc`/`DW_AT_high_pc`, or `DW_AT_ranges`
     (`base`: the CU's base address, for the lists' offsets)."""
     attrs = die.attributes
@@ -290,17 +298,9 @@ def _ranges(info: Any, cu: Any, base: int, die: Any) -> list[tuple[int, int]]:
         low, high = attrs["DW_AT_low_pc"].value, attrs["DW_AT_high_pc"]
         end = high.value if high.form == "DW_FORM_addr" else low + high.value
         return [(low, end)] if end > low else []
-    lists = info.range_lists() if "DW_AT_ranges" in attrs else None
-    if lists is None:
+    if "DW_AT_ranges" not in attrs:
         return []
-    out = []
-    for entry in lists.get_range_list_at_offset(_ranges_offset(cu, attrs["DW_AT_ranges"]), cu=cu):
-        if isinstance(entry, BaseAddressEntry):
-            base = entry.base_address
-        elif entry.end_offset > entry.begin_offset:
-            shift = 0 if entry.is_absolute else base
-            out.append((entry.begin_offset + shift, entry.end_offset + shift))
-    return out
+    return lists.at(cu, base, _ranges_offset(cu, attrs["DW_AT_ranges"]))
 
 
 def _attribute(die: Any, name: str) -> Any:
@@ -383,9 +383,42 @@ class DebugInfo:
                 raise InputError("no .debug_info section")
             view = _DebugView(stream, image.lost)
             self.info = view.get_dwarf_info(relocate_dwarf_sections=False)
+        abbrev = self.info.debug_abbrev_sec
+        self._abbrev_left = (abbrev.size if abbrev is not None else 0) + ABBREV_SLACK
+        self._abbrev_offsets: set[int] = set()
+        self._abbrev_ends: set[int] = set()
+        self.info.get_abbrev_table = self._abbrev_table  # every unit's table comes through the bound
         self.units: dict[int, _Unit | None] = {}
         self._aranges: Any = False
         self._outline: list[tuple[int, int, int]] | None = None
+        self._range_lists: RangeLists | None = None
+
+    def _abbrev_table(self, offset: int) -> Any:
+        """pyelftools' abbreviation table at `offset`, the bytes read counted: tables at many offsets into one
+        long table (a unit each) were each read to its end and kept (units times its length). A table that
+        ends where one read before ended is one read again in part: past the section's bytes and
+        `ABBREV_SLACK` of those, an `InputError` costs the unit asking (tables of their own ends, those of
+        sound units, are not counted)."""
+        table = DWARFInfo.get_abbrev_table(self.info, offset)
+        if offset not in self._abbrev_offsets:
+            self._abbrev_offsets.add(offset)
+            end = self.info.debug_abbrev_sec.stream.tell()
+            if end in self._abbrev_ends:
+                self._abbrev_left -= end - offset
+                if self._abbrev_left < 0:
+                    raise InputError(
+                        f".debug_abbrev: the table at {offset:#x} is read past the section's bytes "
+                        "(tables at many offsets into one)"
+                    )
+            self._abbrev_ends.add(end)
+        return table
+
+    def _lists(self) -> RangeLists:
+        """The file's range lists, their sections read when a DIE first names one."""
+        if self._range_lists is None:
+            with reading(f"{self.path}: the range lists"):
+                self._range_lists = RangeLists(self.info)
+        return self._range_lists
 
     def frames(self, address: int) -> tuple[list[SourceFrame], bool]:
         """The functions holding `address`, innermost (inlined) first, the physical function last, each
@@ -469,7 +502,7 @@ class DebugInfo:
         if offset not in self.units:
             try:
                 with reading(f"{self.path}: the compilation unit at {offset:#x}"):
-                    self.units[offset] = _Unit(self.info, self.info.get_CU_at(offset))
+                    self.units[offset] = _Unit(self.info, self._lists(), self.info.get_CU_at(offset))
             except InputError:
                 self.units[offset] = None
         return self.units[offset]
@@ -494,21 +527,31 @@ class DebugInfo:
     def _outlined(self) -> list[tuple[int, int, int]]:
         """The address ranges of each CU `.debug_aranges` does not list (all, for a file without it), from its
         top DIE alone: a CU's top DIE costs its abbreviation table, so those listed are not read again (libc's
-        2,063 CUs took seconds; the 126 it does not list, a fraction of that)."""
+        2,063 CUs took seconds; the 126 it does not list, a fraction of that). Each unit is parsed and let go
+        (pyelftools' own iteration keeps every unit and its top DIE, a kilobyte each, for units of a dozen
+        bytes), and at most `MAX_OUTLINED` are looked through: an address in a unit past them is named from
+        the symbols."""
         if self._outline is None:
             self._outline = []
             listed = {entry.info_offset for entry in self._aranges.entries} if self._aranges else set()
             try:
                 with reading(f"{self.path}: the compilation units' headers"):
-                    for cu in self.info.iter_CUs():
-                        if cu.cu_offset in listed:
-                            continue
+                    for cu in itertools.islice(self._units(listed), MAX_OUTLINED):
                         top = cu.get_top_DIE()
                         base = _attribute(top, "DW_AT_low_pc") or 0
-                        self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self.info, cu, base, top))
+                        self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self._lists(), cu, base, top))
             except InputError:
                 pass
         return self._outline
+
+    def _units(self, listed: set[int]) -> Iterator[Any]:
+        """The CUs of `.debug_info` not in `listed`, in order, each parsed anew (not kept by pyelftools)."""
+        offset, size = 0, self.info.debug_info_sec.size
+        while offset < size:
+            cu = self.info._parse_CU_at_offset(offset)  # iter_CUs() would keep every unit it parses
+            if offset not in listed:
+                yield cu
+            offset += cu["unit_length"] + cu.structs.initial_length_field_size()
 
 
 def open_debug_info(candidates: list[str]) -> DebugInfo | None:

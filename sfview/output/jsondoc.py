@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from sfview import ADDRESS_MASK, rule_notation
 from sfview.document import Document
-from sfview.errors import InputError
+from sfview.errors import InputError, Problems
 from sfview.generated.sframe import Sframe
 from sfview.inputs.demangle import demangle
 from sfview.sframe.bulk.reader import Bulk, BulkFunction, Pattern
@@ -136,7 +136,7 @@ def write(doc: Document, out: TextIO, *, bulk: bool = True) -> list[InputError]:
     section = doc.require_section()
     head = json.dumps(_header_json(doc, section), indent=1)
     out.write(head[: head.rindex("}")].rstrip() + ',\n "functions": [')
-    errors: list[InputError] = []
+    errors = Problems()
     reader = Bulk(section)
     fragments: dict[bytes, str] = {}
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from sfview import ADDRESS_MASK
-from sfview.errors import InputError
+from sfview.errors import InputError, Problems
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.rule_notation import short_register, value_text
@@ -234,7 +234,7 @@ def write(section: Section, out: TextIO, notes: RowNotes | None = None) -> list[
     else:  # surrogates pass both ways: the text as it was made
         pieces = _Pieces("surrogatepass", lambda chunk: out.write(chunk.decode(ENCODING, "surrogatepass")))
     pieces.add(_head(section))
-    errors: list[InputError] = []
+    errors = Problems()
     _BulkDump(section, pieces, errors, notes).run()
     pieces.flush()
     return errors

@@ -6,6 +6,7 @@ from __future__ import annotations
 from handmade import v2_section
 from textual.widgets import DataTable
 
+from sfview.app.screens import diff
 from sfview.app.screens.diff import DIFFERS, DiffApp
 from sfview.cli.diff import compared
 
@@ -39,3 +40,20 @@ async def test_functions_marked_and_rows_side_by_side(tmp_path):
             ("+0x2", "", "CFA sp+8 FP u RA f", ""),  # B's extra row repeats the rules: no mark
             ("+0x4", "CFA sp+16 FP u RA f", "CFA sp+16 FP u RA f", ""),
         ]
+
+
+async def test_each_table_shows_a_bounded_number_of_lines(tmp_path, monkeypatch):
+    """A side of 60 functions (200,000 took the screen half a minute and 300 MB), a function of 30 rows: each
+    table stops at the bound and says how many more there are."""
+    monkeypatch.setattr(diff, "SHOWN_LINES", 8, raising=False)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(v2_section([[(k, 8 + k % 2 * 8) for k in range(30)]] + [[(0, 8)]] * 59))
+    b.write_bytes(v2_section([[(0, 8)]]))
+    app = DiffApp(*compared(str(a), str(b), keep_same=True))
+    async with app.run_test(size=(120, 40)):
+        screen = app.screen
+        functions = cells(screen.query_one("#diff-functions", DataTable))
+        assert len(functions) == 9 and functions[-1][1] == "52 more functions: `sfview diff` lists every one"
+        rows = cells(screen.query_one("#diff-rows", DataTable))
+        assert len(rows) == 9 and rows[-1][0] == "…"
+        assert [row[0] for row in rows[:-1]] == [f"+{k:#x}" for k in range(8)]

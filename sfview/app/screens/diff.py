@@ -8,6 +8,7 @@ offset where an unwinder gets other rules from A than from B marked.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import ClassVar, NamedTuple
 
 from textual.app import App, ComposeResult
@@ -20,6 +21,11 @@ from sfview.diff.shapes import plain
 from sfview.document import Document
 from sfview.rule_notation import rules_text
 from sfview.sframe.model.section import Row, Section
+
+SHOWN_LINES = 10_000
+"""The most lines either table shows (functions; one function's rows): a table of 200,000 lines took the
+screen half a minute and 300 MB to open. The last line says how many more there are, and `sfview diff`
+lists every one."""
 
 MARKS = {Verdict.SAME: "same", Verdict.ENCODING: "encoding", Verdict.MEANING: "MEANING"}
 ONLY_A, ONLY_B = "only A", "only B"
@@ -46,16 +52,21 @@ def listed(result: Diff) -> list[Listed]:
 def side_by_side(section_a: Section, a: Entry | None, section_b: Section, b: Entry | None) -> list[tuple[str, ...]]:
     """The rows of both sides at each offset either starts a row at: (offset, A's rules, B's rules, mark);
     a side's cell is empty where its row from before still holds, `-` where it has no row yet."""
-    rows_a = list(section_a.function(a.index).rows) if a is not None else []
-    rows_b = list(section_b.function(b.index).rows) if b is not None else []
+    rows_a = list(islice(section_a.function(a.index).rows, SHOWN_LINES)) if a is not None else []
+    rows_b = list(islice(section_b.function(b.index).rows, SHOWN_LINES)) if b is not None else []
     cuts = sorted({row.start_offset for row in rows_a} | {row.start_offset for row in rows_b})
+    read = [rows[-1].start_offset for rows in (rows_a, rows_b) if len(rows) == SHOWN_LINES]
+    if read:  # a side's rows past its first SHOWN_LINES are not read: no offset past them is shown
+        cuts = [cut for cut in cuts if cut <= min(read)]
     out = []
-    for cut in cuts:
+    for cut in cuts[:SHOWN_LINES]:
         row_a, row_b = _at(rows_a, cut), _at(rows_b, cut)
         differs = a is not None and b is not None and _rules(row_a) != _rules(row_b)
         out.append(
             (f"+{cut:#x}", _cell(section_a, row_a, cut), _cell(section_b, row_b, cut), DIFFERS if differs else "")
         )
+    if len(rows_a) == SHOWN_LINES or len(rows_b) == SHOWN_LINES:  # the rest is not read: not said as the same
+        out.append(("…", f"the first {SHOWN_LINES:,} rows of each side", "`sfview diff` compares every one", ""))
     return out
 
 
@@ -100,7 +111,7 @@ class DiffScreen(Screen[None]):
     def on_mount(self) -> None:
         functions = self.query_one("#diff-functions", DataTable)
         functions.add_columns("", "function", "A", "B", "A size", "B size")
-        for line in self.lines:
+        for line in self.lines[:SHOWN_LINES]:
             entry = line.a or line.b
             assert entry is not None
             functions.add_row(
@@ -111,6 +122,9 @@ class DiffScreen(Screen[None]):
                 f"{line.a.size:#x}" if line.a else "",
                 f"{line.b.size:#x}" if line.b else "",
             )
+        if len(self.lines) > SHOWN_LINES:
+            more = len(self.lines) - SHOWN_LINES
+            functions.add_row("…", f"{more:,} more functions: `sfview diff` lists every one", "", "", "", "")
         self.query_one("#diff-rows", DataTable).add_columns("offset", "A", "B", "")
         if self.lines:
             self.show_rows(0)
@@ -120,7 +134,10 @@ class DiffScreen(Screen[None]):
             self.show_rows(event.cursor_row)
 
     def show_rows(self, index: int) -> None:
-        """The rows of the function on line `index` of the functions table, A's beside B's."""
+        """The rows of the function on line `index` of the functions table, A's beside B's (none for the line
+        that says how many more there are)."""
+        if index >= min(len(self.lines), SHOWN_LINES):
+            return
         line = self.lines[index]
         table = self.query_one("#diff-rows", DataTable)
         table.clear()

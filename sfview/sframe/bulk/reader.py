@@ -21,6 +21,7 @@ the model says why they stop, so that every error message has one source.
 from __future__ import annotations
 
 import struct
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -83,7 +84,7 @@ NO_ROWS = -(1 << 64)
 """`Block.last` of a block of no rows: before the start of any section, from any place."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class Block:
     """The rows of one or more functions, as the reader read them: what every function with these rows
     shares (its FDE info byte, its row count, the rows), so that a caller works each block out once.
@@ -236,13 +237,26 @@ class Bulk:
     def _walk(self, block: Block, pos: int, address: struct.Struct, fre_end: int, limit: int) -> Iterator[BulkRow]:
         """(start offset, pattern key) of the block's rows from `pos`; when done, `block.complete` and
         `block.length` say whether all were read and how many bytes they took (fewer rows when one cannot be
-        read, where the model's `Rows` stops too, and says why)."""
+        read, where the model's `Rows` stops too, and says why). The block is held weakly: a block whose rows
+        are this iterator, never gone through, would be a cycle with it, kept until the cyclic collector runs
+        (which `compare`, `export` and `stats` pause while they work)."""
+        return self._rows(weakref.ref(block), pos, address, fre_end, limit)
+
+    def _rows(
+        self, of: weakref.ref[Block], pos: int, address: struct.Struct, fre_end: int, limit: int
+    ) -> Iterator[BulkRow]:
+        """`_walk`'s rows, for the block `of` refers to."""
+        block = of()
+        if block is None:
+            return
+        count = block.count
+        del block
         data, lengths = self.data, FRE_LENGTHS
         unpack, width = address.unpack_from, address.size
         first = pos
         read = 0
         try:
-            for _ in range(block.count):
+            for _ in range(count):
                 info_at = pos + width
                 # An undefined offset size has a length past any section: one test catches both.
                 row_end = info_at + lengths[data[info_at]]
@@ -253,8 +267,10 @@ class Bulk:
                 pos = row_end
         except IndexError:  # the start address is the section's last byte: no info byte
             pass
-        block.complete = read == block.count
-        block.length = pos - first
+        block = of()
+        if block is not None:
+            block.complete = read == count
+            block.length = pos - first
 
     def _v3_attr(self, attr_pos: int) -> tuple[FdeInfo, int, int, int] | None:
         """A version 3 function's info, rep size, row count and where its rows start, from its attribute

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import bisect
 import struct
+import weakref
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from kaitaistruct import KaitaiStructError
 
@@ -41,6 +43,9 @@ from sfview.sframe.model.stream import BufferStream
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
 FLEXIBLE = int(Sframe.FdeType.flexible)
+KEPT_FUNCTIONS = 32
+"""The functions last asked for that a section keeps decoded though nothing else holds them (a lookup's
+bisection, the rows the app shows)."""
 FLEX_WORDS = ("cfa_control", "cfa_offset", "ra_control", "ra_offset", "fp_control", "fp_offset")
 """The data words of a flexible FRE, in their order (as `fre_flex` in sframe.ksy names them)."""
 
@@ -209,14 +214,8 @@ class Function:
         that write PCREL) applies its relocation, S + A - P, and adds the field's place P: the start is
         S + A, the function's offset in its own section. So does sfview, for such sections.
         """
-        section = self.section
-        field = self.span.start + layout.FDE[section.version].fields["func_start"][0]
-        if field in section.relocated_starts:
-            return section.relocated_starts[field] & ADDRESS_MASK
-        base = section.address
-        if section.start_pcrel:
-            base += field
-        return (base + self.raw_start) & ADDRESS_MASK
+        field = self.span.start + layout.FDE[self.section.version].fields["func_start"][0]
+        return self.section.start_from(field, self.raw_start)
 
     @property
     def end_address(self) -> int:
@@ -472,7 +471,8 @@ class Section:
                 offset=layout.PREAMBLE.size + layout.HEADER.fields["num_fdes"][0],
             )
             self.num_fdes = fitting
-        self._functions: list[Function | None] = [None] * self.num_fdes
+        self._functions: weakref.WeakValueDictionary[int, Function] = weakref.WeakValueDictionary()
+        self._recent: deque[Function] = deque(maxlen=KEPT_FUNCTIONS)
         self.fp_index, self.ra_index = self._offset_indexes()
         self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
         self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
@@ -506,11 +506,28 @@ class Section:
     def __len__(self) -> int:
         return self.num_fdes
 
+    def start_from(self, field: int, raw: int) -> int:
+        """The start address a function's `func_start` field at section offset `field` holding `raw` means
+        (see `Function._resolve_start`)."""
+        if field in self.relocated_starts:
+            return self.relocated_starts[field] & ADDRESS_MASK
+        base = self.address
+        if self.start_pcrel:
+            base += field
+        return (base + raw) & ADDRESS_MASK
+
     def function(self, index: int) -> Function:
-        """FDE number `index`, decoded on first use."""
-        func = self._functions[index]
+        """FDE number `index`, decoded on first use: the same object while anything holds it (and for the
+        `KEPT_FUNCTIONS` last asked for), decoded again once let go, so that a pass over every function
+        through the model holds a few, not all (1.5 KB each, for FDEs of 16 bytes)."""
+        if index < 0:
+            index += self.num_fdes
+        if not 0 <= index < self.num_fdes:
+            raise IndexError(f"function {index} of {self.num_fdes}")
+        func = self._functions.get(index)
         if func is None:
             func = self._functions[index] = self._decode_function(index)
+        self._recent.append(func)
         return func
 
     def functions(self) -> Iterator[Function]:
@@ -620,13 +637,19 @@ class Section:
         return obj, InputError(f"{what}: cannot be decoded", offset=start)
 
     def find_function(self, pc: int) -> Function | None:
-        """The function whose range holds `pc` (binary search when sorted)."""
+        """The function whose range holds `pc` (binary search when sorted; else the first in FDE order, the
+        FDEs' starts and sizes read from their bytes, only those that hold `pc` decoded)."""
         if self.fdes_sorted:
             starts = _LazyStarts(self)
             i = bisect.bisect_right(starts, pc) - 1
-            candidates = [self.function(i)] if i >= 0 else []
+            candidates: Iterable[Function] = [self.function(i)] if i >= 0 else []
         else:
-            candidates = list(self.functions())
+            placed = self._placed
+            candidates = (
+                self.function(i)
+                for i, (start, size) in enumerate(zip(placed.starts, placed.sizes, strict=True))
+                if start <= pc < start + max(size, 1)
+            )
         for func in candidates:
             if func.start_address <= pc < func.start_address + max(func.size, 1):
                 return func
@@ -639,10 +662,29 @@ class Section:
             before = self.function(i - 1) if i > 0 else None
             after = self.function(i) if i < len(self) else None
             return before, after
-        decoded = [f for f in self.functions() if f.error is None]
-        before = max((f for f in decoded if f.start_address <= pc), key=lambda f: f.start_address, default=None)
-        after = min((f for f in decoded if f.start_address > pc), key=lambda f: f.start_address, default=None)
+        starts = self._placed.starts
+        order = sorted(range(self.num_fdes), key=starts.__getitem__)
+        at = bisect.bisect_right([starts[i] for i in order], pc)
+        decoded = (self.function(i) for i in reversed(order[:at]))
+        before = next((f for f in decoded if f.error is None and f.start_address <= pc), None)
+        later = (self.function(i) for i in order[at:])
+        after = next((f for f in later if f.error is None and f.start_address > pc), None)
         return before, after
+
+    @cached_property
+    def _placed(self) -> _Placed:
+        """Every FDE's start address and size, read from its bytes (for the lookups of an unsorted section)."""
+        record = layout.FDE[self.version]
+        fde = struct.Struct(("<" if self.little_endian else ">") + record.format)
+        names = list(record.fields)  # in the record's order, as struct unpacks them
+        start_index, size_index = names.index("func_start"), names.index("func_size")
+        placed = _Placed(array("Q"), array("Q"))
+        end = self.fde_start + self.num_fdes * self.fde_size
+        for index, values in enumerate(fde.iter_unpack(self.data[self.fde_start : end])):
+            field = self.fde_start + index * self.fde_size + record.fields["func_start"][0]
+            placed.starts.append(self.start_from(field, values[start_index]))
+            placed.sizes.append(values[size_index])
+        return placed
 
     # How FRE stack offsets are interpreted, after libsframe: the first is the
     # CFA's; the RA's comes next unless the header fixes it (AMD64), then the
@@ -719,6 +761,13 @@ def _debug() -> Any:
     from sfview.generated.sframe_debug import Sframe as SframeDebug
 
     return SframeDebug
+
+
+class _Placed(NamedTuple):
+    """Each FDE's start address and size, in FDE order."""
+
+    starts: array[int]
+    sizes: array[int]
 
 
 class _LazyStarts:
