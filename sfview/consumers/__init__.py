@@ -59,7 +59,9 @@ class LookupFailures(Sequence[LookupFailure]):
     def __getitem__(self, index: int) -> LookupFailure:  # type: ignore[override]
         function = self._functions[index]
         error, rule = self._pairs[self._kinds[index]]
-        return LookupFailure(self._starts[index], self._lasts[index] + 1, error, rule, None if function < 0 else function)
+        return LookupFailure(
+            self._starts[index], self._lasts[index] + 1, error, rule, None if function < 0 else function
+        )
 
     def __iter__(self) -> Iterator[LookupFailure]:
         return map(self.__getitem__, range(len(self)))

@@ -250,7 +250,9 @@ class FdeTable(Sequence[Fde]):
         if index < 0:
             index += len(self)
         info, info2, rep = self._bytes[3 * index : 3 * index + 3]
-        return Fde(self._starts[index], self._sizes[index], self._fre_offs[index], self._counts[index], info, info2, rep)
+        return Fde(
+            self._starts[index], self._sizes[index], self._fre_offs[index], self._counts[index], info, info2, rep
+        )
 
     def __iter__(self) -> Iterator[Fde]:
         return map(self.__getitem__, range(len(self)))

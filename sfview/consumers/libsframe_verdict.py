@@ -64,7 +64,9 @@ def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[
             yield index, start, size, starts if starts == sorted(set(starts or ())) else None
 
 
-def domains(dec: Decoder, data: bytes, address: int, rows: bool = False) -> Iterator[tuple[int, int, int, list[int] | None]]:
+def domains(
+    dec: Decoder, data: bytes, address: int, rows: bool = False
+) -> Iterator[tuple[int, int, int, list[int] | None]]:
     """(index, start, end, row starts) in index order: each function's PCs, up to the next function's start
     and 2^64 (the format's row starts only when `rows` asks). Held as columns of numbers, a tuple made as
     each is given."""
