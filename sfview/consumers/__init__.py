@@ -11,7 +11,8 @@ module here (`kernel.py`, `libsframe.py`) that registers itself in `PROFILES`;
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,45 @@ class LookupFailure:
     """The index of the function (FDE) the PCs belong to."""
 
 
+class LookupFailures(Sequence[LookupFailure]):
+    """Failing lookups held as columns of numbers, each `LookupFailure` made when asked for: a verdict on
+    a million functions that all fail costs bytes per failure, not objects (an error and rule pair is
+    held once)."""
+
+    def __init__(self) -> None:
+        self._starts, self._lasts, self._functions = array("Q"), array("Q"), array("q")
+        """Each failure's first and last PC (its end can be 2^64), and its function (-1: None)."""
+        self._kinds = array("L")
+        self._kind_of: dict[tuple[str, str], int] = {}
+        self._pairs: list[tuple[str, str]] = []
+
+    def append(self, failure: LookupFailure) -> None:
+        pair = (failure.error, failure.rule)
+        kind = self._kind_of.setdefault(pair, len(self._pairs))
+        if kind == len(self._pairs):
+            self._pairs.append(pair)
+        self._starts.append(failure.start)
+        self._lasts.append(failure.end - 1)
+        self._functions.append(-1 if failure.function is None else failure.function)
+        self._kinds.append(kind)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, index: int) -> LookupFailure:  # type: ignore[override]
+        function = self._functions[index]
+        error, rule = self._pairs[self._kinds[index]]
+        return LookupFailure(
+            self._starts[index], self._lasts[index] + 1, error, rule, None if function < 0 else function
+        )
+
+    def __iter__(self) -> Iterator[LookupFailure]:
+        return map(self.__getitem__, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One consumer's answer for one section."""
@@ -43,7 +83,7 @@ class Verdict:
     """When refused: the check that refused, named as in the consumer's code."""
     offset: int | None = None
     """When refused: the section offset of the bytes the refusing check read."""
-    lookups: list[LookupFailure] = field(default_factory=list)
+    lookups: Sequence[LookupFailure] = field(default_factory=list)
     """Accepted, yet these lookups fail."""
     notes: list[str] = field(default_factory=list)
     """Anything else the consumer's behaviour shows (a different row than the format's, say)."""

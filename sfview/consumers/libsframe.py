@@ -22,6 +22,8 @@ from __future__ import annotations
 import bisect
 import functools
 import struct
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sfview import ADDRESS_MASK
@@ -213,6 +215,49 @@ class Fde:
         return PCMASK[self.info]
 
 
+def packed(values: Iterable[int]) -> Sequence[int]:
+    """`values` as an array of int64 (8 bytes each, not an object each), or a list where one does not fit."""
+    values = list(values)
+    try:
+        return array("q", values)
+    except OverflowError:
+        return values
+
+
+class FdeTable(Sequence[Fde]):
+    """FDEs held as columns of numbers, each `Fde` made when asked for: a table of a million FDEs costs
+    bytes per FDE, not objects."""
+
+    def __init__(self, fdes: Iterable[tuple[int, int, int, int, int, int, int]] = ()) -> None:
+        self._starts = array("q")
+        self._sizes, self._fre_offs, self._counts = array("Q"), array("Q"), array("Q")
+        self._bytes = array("B")
+        """info, info2 and rep_size, three a FDE."""
+        for fde in fdes:
+            self.append(*fde)
+
+    def append(self, start: int, size: int, fre_off: int, num_fres: int, info: int, info2: int, rep: int) -> None:
+        self._starts.append(start)
+        self._sizes.append(size)
+        self._fre_offs.append(fre_off)
+        self._counts.append(num_fres)
+        self._bytes.extend((info, info2, rep))
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, index: int) -> Fde:  # type: ignore[override]
+        if index < 0:
+            index += len(self)
+        info, info2, rep = self._bytes[3 * index : 3 * index + 3]
+        return Fde(
+            self._starts[index], self._sizes[index], self._fre_offs[index], self._counts[index], info, info2, rep
+        )
+
+    def __iter__(self) -> Iterator[Fde]:
+        return map(self.__getitem__, range(len(self)))
+
+
 @dataclass(frozen=True)
 class Fre:
     """`sframe_frame_row_entry` after `sframe_decode_fre`: the start, the data words' room, the info byte."""
@@ -225,39 +270,37 @@ class Fre:
 class Decoder:
     """What `sframe_decode` returned: the header, the FDE table, the copy of the FRE bytes."""
 
-    def __init__(self, rel: Release, header: Header, fdes: Buffer | list[Fde], fres: Buffer) -> None:
+    def __init__(self, rel: Release, header: Header, fdes: Buffer | FdeTable, fres: Buffer) -> None:
         self.rel = rel
         self.header = header
         self.fres = fres
         self.fde_size = layout.FDE[rel.fde_layouts[header.version]].size
         self._copied = fdes if isinstance(fdes, Buffer) else None
-        self._table = fdes if isinstance(fdes, list) else self._whole_entries()
-        self._starts: list[int] | None = None
+        self._table = fdes if isinstance(fdes, FdeTable) else self._whole_entries()
+        self._starts: Sequence[int] | None = None
         self._ordered: bool | None = None
         self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
         """Rows decoded so far, by position and FRE type (`decode_fre`)."""
 
-    def _whole_entries(self) -> list[Fde]:
+    def _whole_entries(self) -> FdeTable:
         """The copied FDE array's entries that it holds whole (all of them, unless num_fdes * size wrapped)."""
         copied = self._copied
         assert copied is not None
         record = layout.FDE[self.rel.fde_layouts[self.header.version]]
         whole = min(self.header.num_fdes, len(copied.data) // record.size)
         names = list(record.fields)
-        out = []
+        out = FdeTable()
         for values in struct.iter_unpack(copied.order + record.format, copied.data[: whole * record.size]):
             field = dict(zip(names, values, strict=True))
             rep = field.get("func_rep_size", 0)
             out.append(
-                Fde(
-                    field["func_start"],
-                    field["func_size"],
-                    field["func_start_fre_off"],
-                    field["func_num_fres"],
-                    field["func_info"],
-                    0,
-                    rep,
-                )
+                field["func_start"],
+                field["func_size"],
+                field["func_start_fre_off"],
+                field["func_num_fres"],
+                field["func_info"],
+                0,
+                rep,
             )
         return out
 
@@ -282,10 +325,11 @@ class Decoder:
         if index >= len(self._table):
             return self._field(index, "func_start")
         if self._starts is None:
-            self._starts = [fde.start for fde in self._table]
+            starts = self._table._starts
             if self.rel.field_relative_starts:  # sframe_decoder_get_offsetof_fde_start_addr ignores sfh_fdeoff
                 size = self.header.size
-                self._starts = [s + _int32(size + i * self.fde_size) for i, s in enumerate(self._starts)]
+                starts = packed(s + _int32(size + i * self.fde_size) for i, s in enumerate(starts))
+            self._starts = starts
         return self._starts[index]
 
     def ordered(self) -> bool:
@@ -296,10 +340,15 @@ class Decoder:
         if self._ordered is None:
             count = self.header.num_fdes if self.rel.exact_search else _int32(self.header.num_fdes)
             whole = count == len(self._table)
-            starts = [self.start(i) for i in range(len(self._table))] if whole else []
-            ends = [s + f.size for s, f in zip(starts, self._table, strict=False)] if self.rel.exact_search else starts
-            self._ordered = bool(starts) and all(
-                a < b and e <= b for a, b, e in zip(starts, starts[1:], ends, strict=False)
+            sizes = self._table._sizes if self.rel.exact_search else None
+            self._ordered = (
+                whole
+                and len(self._table) > 0
+                and all(
+                    self.start(i) < self.start(i + 1)
+                    and self.start(i) + (sizes[i] if sizes is not None else 0) <= self.start(i + 1)
+                    for i in range(len(self._table) - 1)
+                )
             )
         return self._ordered
 
@@ -356,7 +405,7 @@ def _read_tables(rel: Release, buf: Buffer) -> Decoder:
     fdes_at, fres_at = h.size + h.fdeoff, h.size + h.freoff
     fields = layout.FDE[h.version].fields
     size = layout.FDE[h.version].size
-    table = []
+    table = FdeTable()
     for index in range(h.num_fdes):  # bounded: a read past the section ends it
         at = fdes_at + index * size
         rule = f"sframe_fde_tbl_init: FDE {index}"
@@ -372,10 +421,10 @@ def _read_tables(rel: Release, buf: Buffer) -> Decoder:
                 buf.read(attr + offset, char, f"sframe_fde_tbl_init: FDE {index}'s attributes")
                 for offset, char in FDE_ATTR.fields.values()
             )
-            table.append(Fde(start, func_size, fre_off, num_fres, info, info2, rep))
+            table.append(start, func_size, fre_off, num_fres, info, info2, rep)
         else:
             info, rep = field("func_info"), field("func_rep_size")
-            table.append(Fde(start, func_size, fre_off, field("func_num_fres"), info, 0, rep))
+            table.append(start, func_size, fre_off, field("func_num_fres"), info, 0, rep)
     fres = buf.take(fres_at, h.fre_len, "sframe_decode: memcpy of sfh_fre_len bytes from sfh_freoff")
     return Decoder(rel, h, table, Buffer(fres, buf.order, "the copied FRE bytes", fres_at))
 

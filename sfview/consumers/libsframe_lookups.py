@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -31,6 +31,7 @@ from sfview.consumers.libsframe import (
     Miss,
     _int32,
     decode_fre,
+    packed,
     sane,
 )
 from sfview.consumers.libsframe import row_bound as row_bound
@@ -104,6 +105,11 @@ def _search(dec: Decoder, pc: int) -> int:
             else:
                 high = mid - 1
     raise Miss("SFRAME_ERR_FDE_NOTFOUND", "sframe_get_funcdesc_with_addr: no FDE for the PC")
+
+
+def _distinct(values: Iterable[int]) -> Sequence[int]:
+    """`values` sorted, each once, packed."""
+    return packed(value for value, _ in itertools.groupby(sorted(values)))
 
 
 def _c_mod(value: int, divisor: int) -> int:
@@ -350,28 +356,22 @@ class Lookups:
         self._exact, self._residues = self._breaks()
         self._replays: Replays[tuple[tuple[int, int], ...], Run] = Replays()
 
-    def _breaks(self) -> tuple[list[int], list[int]]:
-        """Where the search's answer may change: PCs (exact) and PCs modulo 2^32 (residues)."""
+    def _breaks(self) -> tuple[Sequence[int], Sequence[int]]:
+        """Where the search's answer may change: PCs (exact) and PCs modulo 2^32 (residues). Each made apart
+        and without a set, so that a million FDEs hold one list of their PCs at a time."""
         dec = self.dec
-        exact: set[int] = set()
-        residues: set[int] = set()
-        whole = len(dec._table)
+        whole = range(len(dec._table))
         if dec.rel.lookup == "range64":
-            for i in range(whole):
-                start = dec.start(i)
-                exact.update((start, start + 1))
-                residues.update((start % WORD, (start + dec.fde(i).size) % WORD))
-        else:
-            residues.add(INT32_WRAP)
-            for i in range(whole):
-                start = dec.start(i)
-                residues.update((start % WORD, (start + 1) % WORD))
-        return sorted(exact), sorted(residues)
+            exact = _distinct(x for i in whole for x in (dec.start(i), dec.start(i) + 1))
+            ends = (x % WORD for i in whole for x in (dec.start(i), dec.start(i) + dec.fde(i).size))
+            return exact, _distinct(ends)
+        wrapped = (x % WORD for i in whole for x in (dec.start(i), dec.start(i) + 1))
+        return packed(()), _distinct(itertools.chain((INT32_WRAP,), wrapped))
 
     def _split(self, low: int, high: int) -> list[int]:
         """The breaks inside (low, high), in order."""
         exact, residues = self._exact, self._residues
-        found = exact[bisect.bisect_right(exact, low) : bisect.bisect_left(exact, high)]
+        found = list(exact[bisect.bisect_right(exact, low) : bisect.bisect_left(exact, high)])
         base = low - low % WORD
         while base < high:
             first = bisect.bisect_right(residues, low - base) if base <= low else 0

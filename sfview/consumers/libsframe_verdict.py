@@ -12,10 +12,12 @@ itself holds.
 from __future__ import annotations
 
 import bisect
+import itertools
+from array import array
 from collections.abc import Iterator
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.libsframe import (
     Crash,
     Decoder,
@@ -64,23 +66,40 @@ def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[
 
 def domains(
     dec: Decoder, data: bytes, address: int, rows: bool = False
-) -> list[tuple[int, int, int, list[int] | None]]:
-    """(index, start, end, row starts): each function's PCs, up to the next function's start and 2^64 (the
-    format's row starts only when `rows` asks)."""
-    funcs = sorted((f for f in _functions(dec, data, address, rows) if f[2]), key=lambda f: (f[1], f[0]))
-    out = []
-    for i, (index, start, size, starts) in enumerate(funcs):
-        end = min(start + size, END, *(f[1] for f in funcs[i + 1 : i + 2] if f[1] > start))
-        out.append((index, start, end, starts))
-    return sorted(out)
+) -> Iterator[tuple[int, int, int, list[int] | None]]:
+    """(index, start, end, row starts) in index order: each function's PCs, up to the next function's start
+    and 2^64 (the format's row starts only when `rows` asks). Held as columns of numbers, a tuple made as
+    each is given."""
+    indexes, starts, lasts = array("Q"), array("Q"), array("Q")
+    row_from, has_rows, row_starts = array("Q"), array("B"), array("Q")
+    """Where each function's row starts begin in `row_starts` (one more: their end), and whether it has any."""
+    for index, start, size, found in _functions(dec, data, address, rows):
+        if size:
+            indexes.append(index)
+            starts.append(start)
+            lasts.append(min(start + size, END) - 1)
+            row_from.append(len(row_starts))
+            has_rows.append(found is not None)
+            row_starts.extend(found or ())
+    row_from.append(len(row_starts))
+    ascending = all(a < b for a, b in itertools.pairwise(indexes))
+    by_index = range(len(indexes)) if ascending else array("Q", sorted(range(len(indexes)), key=indexes.__getitem__))
+    order = sorted(by_index, key=starts.__getitem__)  # stable: by start, then index
+    for i, j in itertools.pairwise(order):
+        if starts[j] > starts[i]:
+            lasts[i] = min(lasts[i], starts[j] - 1)
+    del order
+    for i in by_index:
+        found = list(row_starts[row_from[i] : row_from[i + 1]]) if has_rows[i] else None
+        yield indexes[i], starts[i], lasts[i] + 1, found
 
 
-def lookups(dec: Decoder, data: bytes, address: int) -> tuple[list[LookupFailure], list[str]]:
+def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, list[str]]:
     """The lookups that fail or crash at every PC of every function, and notes: PCs given another row than
     the format's, and where the judging stopped if the bound was met."""
     bound = row_bound(data)
     engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound)
-    failures: list[LookupFailure] = []
+    failures = LookupFailures()
     other, first_other = 0, ""
     notes: list[str] = []
     claimed = sum(min(fde.num_fres, len(data)) for fde in dec._table)  # no more rows than bytes: a row has 2

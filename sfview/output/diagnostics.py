@@ -87,13 +87,18 @@ def verdict_text(answer: Verdict) -> str:
         return f"refused: {answer.error}{where}: {answer.rule}"
     if not answer.lookups:
         return "accepted"
-    kinds: dict[tuple[str, str], list[LookupFailure]] = {}
+    kinds: dict[tuple[str, str], tuple[list[LookupFailure], list[int]]] = {}
+    """The first `MAX_RANGES` failures of each kind, and how many in all (not every failure: there may be
+    millions)."""
     for failure in answer.lookups:
-        kinds.setdefault((failure.error, failure.rule), []).append(failure)
+        first, count = kinds.setdefault((failure.error, failure.rule), ([], [0]))
+        count[0] += 1
+        if len(first) < MAX_RANGES:
+            first.append(failure)
     parts = []
-    for (error, rule), failures in kinds.items():
-        spans = ", ".join(f"{f.start:#x}-{f.end:#x}" for f in failures[:MAX_RANGES])
-        more = f" and {len(failures) - MAX_RANGES} more ranges" if len(failures) > MAX_RANGES else ""
+    for (error, rule), (failures, (count,)) in kinds.items():
+        spans = ", ".join(f"{f.start:#x}-{f.end:#x}" for f in failures)
+        more = f" and {count - MAX_RANGES} more ranges" if count > MAX_RANGES else ""
         outcome = "crash the consumer" if error == "crash" else f"fail with {error}"
         parts.append(f"lookups at {spans}{more} {outcome} ({rule})")
     return "accepted, but " + "; ".join(parts)
