@@ -31,7 +31,7 @@ from typing import NamedTuple, overload
 
 from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
 from sfview.errors import InputError
-from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.bulk.reader import Bulk, kept_max
 from sfview.sframe.model.rules import Rule
 from sfview.sframe.model.section import Section
 from sfview.sframe.model.terms import abi_name
@@ -213,7 +213,9 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     result.meaning = Pairs(lambda: _again(a, waiting, marks, partners, Verdict.MEANING))
     budget = HELD_SHARE * (len(a.section.data) + len(b.section.data))
     weight = 0
-    outcomes: dict[tuple[int, int], Verdict | None] = {}
+    outcomes: dict[tuple[int, int], tuple[Verdict | None, Shape, Shape]] = {}
+    """By the two shapes' identities: their verdict, and the shapes, held so that no other takes their ids."""
+    outcomes_max = kept_max(a.section) + kept_max(b.section)
     same = 0
     alone_a = _Store(a)
     for left in _entries(a, result.unreadable_a):
@@ -232,9 +234,10 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
         pair = None
         if size == right[2] and shape_a.last < size and shape_b.last < size:
             known = (id(shape_a), id(shape_b))
-            verdict = outcomes.get(known)
-            if verdict is None and known not in outcomes:
-                verdict = outcomes[known] = _verdict(shape_a, shape_b)
+            outcome = outcomes.get(known)
+            verdict = _verdict(shape_a, shape_b) if outcome is None else outcome[0]
+            if outcome is None and len(outcomes) < outcomes_max:
+                outcomes[known] = verdict, shape_a, shape_b
             if verdict is Verdict.SAME:
                 same += 1
                 if keep_same:

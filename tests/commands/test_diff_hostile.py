@@ -21,6 +21,7 @@ from test_diff import BASE, v2, write
 
 from sfview.cli.diff import compared
 from sfview.diff import engine
+from sfview.diff.engine import Diff
 from sfview.output import differences
 from sfview.output.differences import Labelled
 
@@ -97,6 +98,16 @@ def test_every_function_different_is_held_within_ten_times_the_sections(tmp_path
     the bytes are made again as they are written, and say what holding them says."""
     a, b = write(tmp_path, "a", _apart(20_000, 8)), write(tmp_path, "b", _apart(20_000, 16))
     size = Path(a).stat().st_size + Path(b).stat().st_size
+    result, peak, written, sides = _peak_written(a, b)
+    assert len(result.meaning) == 20_000 and result.meaning.held is None
+    assert peak < 10 * size + (256 << 10), peak / size
+    result.meaning.held = list(result.meaning)  # as if held: the same text
+    assert _digest(differences.text(result, *sides)) == written
+
+
+def _peak_written(a: str, b: str) -> tuple[Diff, int, bytes, list[Labelled]]:
+    """`diff` of two files made and its text written (as one digest), under `tracemalloc`: the result, the
+    peak, the digest, and the two sides as the text names them."""
     tracemalloc.start()
     try:
         doc_a, doc_b, result = compared(a, b)
@@ -105,10 +116,22 @@ def test_every_function_different_is_held_within_ten_times_the_sections(tmp_path
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(result.meaning) == 20_000 and result.meaning.held is None
+    return result, peak, written, sides
+
+
+@pytest.mark.parametrize("many", ["a", "b"])
+def test_functions_one_side_alone_has_are_held_within_ten_times_the_sections(tmp_path: Path, many: str) -> None:
+    """One function against 20,000 without rows (each 20 bytes of FDE), either way round: at the peak, within
+    10 times the two sections' bytes (a dict slot, a tuple and a label seen for each, then an `Entry`: 15
+    times with them in B, 10.6 in A); every one said to be that side's alone, by start, as many as there are."""
+    few, lots = v2([(0x1000, 0x10, [(0, 8)])]), v2([(0x2000 + 0x10 * i, 0x10, []) for i in range(20_000)])
+    a, b = write(tmp_path, "a", lots if many == "a" else few), write(tmp_path, "b", few if many == "a" else lots)
+    size = Path(a).stat().st_size + Path(b).stat().st_size
+    result, peak, _, _ = _peak_written(a, b)
+    alone, other = (result.only_a, result.only_b) if many == "a" else (result.only_b, result.only_a)
+    assert len(alone) == 20_000 and len(other) == 1 and result.same == 0
+    assert [e.start for e in alone[::4_999]] == [0x2000 + 0x10 * i for i in range(0, 20_000, 4_999)]
     assert peak < 10 * size + (256 << 10), peak / size
-    result.meaning.held = list(result.meaning)  # as if held: the same text
-    assert _digest(differences.text(result, *sides)) == written
 
 
 @pytest.mark.parametrize(

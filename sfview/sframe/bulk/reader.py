@@ -86,6 +86,11 @@ def _fde_info(byte: int) -> FdeInfo:
 FDE_INFOS = [_fde_info(byte) for byte in range(256)]
 
 
+def kept_max(section: Section) -> int:
+    """How many blocks of rows, and how many row patterns, a reader of `section` keeps (`KEPT_BYTES`)."""
+    return max(KEPT_MIN, len(section.data) // KEPT_BYTES)
+
+
 NO_ROWS = -(1 << 64)
 """`Block.last` of a block of no rows: before the start of any section, from any place."""
 
@@ -146,7 +151,7 @@ class Bulk:
         self._starts = {t: struct.Struct(order + c) for t, c in layout.FRE_START_ADDR.items()}
         self._offsets = {s: (order, c) for s, c in layout.FRE_OFFSET.items()}
         self._patterns: dict[bytes, Pattern] = {}
-        self.kept_max = max(KEPT_MIN, len(self.data) // KEPT_BYTES)
+        self.kept_max = kept_max(section)
         """How many blocks of rows, and how many row patterns, the reader keeps; callers that keep what they
         make of each pattern keep as many."""
 
