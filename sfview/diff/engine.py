@@ -213,8 +213,8 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     result.meaning = Pairs(lambda: _again(a, waiting, marks, partners, Verdict.MEANING))
     budget = HELD_SHARE * (len(a.section.data) + len(b.section.data))
     weight = 0
+    # By the two shapes' identities: their verdict, and the shapes, held so that no other shape takes their ids.
     outcomes: dict[tuple[int, int], tuple[Verdict | None, Shape, Shape]] = {}
-    """By the two shapes' identities: their verdict, and the shapes, held so that no other takes their ids."""
     outcomes_max = kept_max(a.section) + kept_max(b.section)
     same = 0
     alone_a = _Store(a)
