@@ -818,7 +818,9 @@ class _Pass:
 
     def _learn(self, reader: Bulk, key: bytes) -> tuple[tuple[str, str], ...]:
         """What a pattern the bulk reader met for the first time breaks, kept for its next rows."""
-        problems = self._patterns[key] = self.pattern_problems(key[0], reader.pattern(key).cfa)
+        problems = self.pattern_problems(key[0], reader.pattern(key).cfa)
+        if len(self._patterns) < reader.kept_max:
+            self._patterns[key] = problems
         return problems
 
     def _clean(self, reader: Bulk, rows: list[tuple[int, bytes]], size: int, pcmask: bool, shared: bool) -> bool:

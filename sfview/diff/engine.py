@@ -20,16 +20,18 @@ everywhere), each is kept as a mark on its A function and made again, as it is r
 
 from __future__ import annotations
 
+import bisect
 import enum
 import itertools
 import math
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, overload
 
 from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
 from sfview.errors import InputError
-from sfview.sframe.bulk.reader import Bulk
+from sfview.sframe.bulk.reader import Bulk, kept_max
 from sfview.sframe.model.rules import Rule
 from sfview.sframe.model.section import Section
 from sfview.sframe.model.terms import abi_name
@@ -157,8 +159,9 @@ class Diff:
     same: int = 0
     encoding: Pairs = field(default_factory=Pairs)
     meaning: Pairs = field(default_factory=Pairs)
-    only_a: list[Entry] = field(default_factory=list)
-    only_b: list[Entry] = field(default_factory=list)
+    only_a: Sequence[Entry] = field(default_factory=list)
+    only_b: Sequence[Entry] = field(default_factory=list)
+    """In A's order, and B's by start (`Alone`: made as they are read)."""
     unreadable_a: list[InputError] = field(default_factory=list)
     unreadable_b: list[InputError] = field(default_factory=list)
     """Why functions of either side were left out (their FDE or rows cannot be read)."""
@@ -203,20 +206,26 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     the pairs that are the same too (`Diff.kept_same`); without `rules` (sections of two ABIs), pair them
     only, for the functions one side alone has (`Diff.paired_only` counts the pairs)."""
     marks = bytearray(a.section.num_fdes)  # each A function's pair: in `encoding` or `meaning` (`_MARKS`), or 0
-    result = Diff(encoding=Pairs(lambda: _again(a, b, marks, Verdict.ENCODING)))
-    result.meaning = Pairs(lambda: _again(a, b, marks, Verdict.MEANING))
+    partners = array("q", bytes(8 * a.section.num_fdes))  # each A function's pair: its B function (`_Store`)
+    result = Diff()
+    waiting = _Store(b, result.unreadable_b)
+    result.encoding = Pairs(lambda: _again(a, waiting, marks, partners, Verdict.ENCODING))
+    result.meaning = Pairs(lambda: _again(a, waiting, marks, partners, Verdict.MEANING))
     budget = HELD_SHARE * (len(a.section.data) + len(b.section.data))
     weight = 0
-    waiting = dict(_entries(b, result.unreadable_b))
-    outcomes: dict[tuple[int, int], Verdict | None] = {}
+    # By the two shapes' identities: their verdict, and the shapes, held so that no other shape takes their ids.
+    outcomes: dict[tuple[int, int], tuple[Verdict | None, Shape, Shape]] = {}
+    outcomes_max = kept_max(a.section) + kept_max(b.section)
     same = 0
-    for key, left in _entries(a, result.unreadable_a):
-        right = waiting.pop(key, None)
+    alone_a = _Store(a)
+    for left in _entries(a, result.unreadable_a):
+        found = waiting.pop(_label(left))
+        right = None if found < 0 else waiting.found(found)
         if left[4] is None or (right is not None and right[4] is None):
-            result.not_compared += [Entry._make(found) for found in (left, right) if found and found[4] is None]
+            result.not_compared += [Entry._make(f) for f in (left, right) if f and f[4] is None]
             continue
         if right is None:
-            result.only_a.append(Entry._make(left))
+            alone_a.add(left)
             continue
         if not rules:
             result.paired_only += 1
@@ -225,9 +234,10 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
         pair = None
         if size == right[2] and shape_a.last < size and shape_b.last < size:
             known = (id(shape_a), id(shape_b))
-            verdict = outcomes.get(known)
-            if verdict is None and known not in outcomes:
-                verdict = outcomes[known] = _verdict(shape_a, shape_b)
+            outcome = outcomes.get(known)
+            verdict = _verdict(shape_a, shape_b) if outcome is None else outcome[0]
+            if outcome is None and len(outcomes) < outcomes_max:
+                outcomes[known] = verdict, shape_a, shape_b
             if verdict is Verdict.SAME:
                 same += 1
                 if keep_same:
@@ -245,16 +255,119 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
                         result.kept_same.append(pair)
                     continue
                 pair.verdict = Verdict.ENCODING
-        marks[left[3]] = _MARKS[pair.verdict]
+        marks[left[3]], partners[left[3]] = _MARKS[pair.verdict], found
         held = result.meaning if pair.verdict is Verdict.MEANING else result.encoding
         held.add(pair)
         weight += PAIR_WEIGHT + CHANGE_WEIGHT * len(pair.changes)
         if weight > budget and not keep_same:  # a view that lists every pair holds them all (`kept_same`)
             result.meaning.held = result.encoding.held = None
     result.same = same
-    result.not_compared += [Entry._make(found) for found in waiting.values() if found[4] is None]
-    result.only_b = sorted((Entry._make(f) for f in waiting.values() if f[4] is not None), key=lambda e: e.start)
+    result.not_compared += [Entry._make(waiting.found(j)) for j in waiting.left() if waiting.shapes[j] is None]
+    result.only_a = Alone(alone_a, array("I", range(len(alone_a.shapes))))
+    result.only_b = Alone(waiting, waiting.left_by_start())
     return result
+
+
+class _Store:
+    """One side's functions in arrays, in the order `_entries` yields them: each one's name made again from
+    its start, FDE and shape when asked for (`found`), so that a section of a million functions holds some
+    45 bytes a function, not a tuple, a name and a dict slot.
+
+    Given `unreadable`, every function of the side is read into it at once, their labels (`_label`) hashed
+    and sorted (each hash with its place in one integer, sorted as one: a label's functions in order), for
+    `pop`: the B side, which A's functions are paired with."""
+
+    def __init__(self, side: Side, unreadable: list[InputError] | None = None) -> None:
+        self.side = side
+        self.starts, self.sizes, self.indices = array("Q"), array("Q"), array("I")
+        self.shapes: list[Shape | None] = []
+        self.taken = bytearray()
+        self.hashes, self.order, self.free = array("q"), array("I"), array("I")
+        if unreadable is None:
+            return
+        hashes = array("q")
+        for found in _entries(side, unreadable):
+            self.add(found)
+            hashes.append(hash(_label(found)))
+        self.taken = bytearray(len(hashes))
+        packed = [(hashed << 32) | j for j, hashed in enumerate(hashes)]
+        del hashes
+        packed.sort()
+        self.hashes = array("q", (p >> 32 for p in packed))
+        self.order = array("I", (p & 0xFFFFFFFF for p in packed))
+        del packed
+        self.free = array("I", range(len(self.order) + 1))
+        """For each sorted place: the first at or after it whose function is not taken (where known)."""
+
+    def add(self, found: _Found) -> None:
+        _, start, size, index, shape = found
+        self.starts.append(start)
+        self.sizes.append(size)
+        self.indices.append(index)
+        self.shapes.append(shape)
+
+    def found(self, j: int) -> _Found:
+        """The `j`-th function, as `_entries` yielded it."""
+        start, index, shape = self.starts[j], self.indices[j], self.shapes[j]
+        return _name(self.side, start, index, shape), start, self.sizes[j], index, shape
+
+    def pop(self, label: _Label) -> int:
+        """The place of the first function of `label` not taken yet, taken (no longer `left`); -1 for none."""
+        hashes, order = self.hashes, self.order
+        hashed = hash(label)
+        at = self._free(bisect.bisect_left(hashes, hashed))
+        while at < len(hashes) and hashes[at] == hashed:
+            j = order[at]
+            if _label(self.found(j)) == label:
+                self.taken[j] = 1
+                self.free[at] = at + 1
+                return j
+            at = self._free(at + 1)
+        return -1
+
+    def _free(self, at: int) -> int:
+        """The first sorted place at or after `at` not taken (the way there halved for the next look)."""
+        free = self.free
+        while free[at] != at:
+            free[at] = free[free[at]]
+            at = free[at]
+        return at
+
+    def left(self) -> Iterator[int]:
+        """The places of the functions not taken, in order."""
+        return (j for j, taken in enumerate(self.taken) if not taken)
+
+    def left_by_start(self) -> array:
+        """The places of the functions not taken whose rows were read, by start (in order among equal
+        starts); the pairing's arrays let go first."""
+        self.hashes, self.order, self.free = array("q"), array("I"), array("I")
+        shapes, starts = self.shapes, self.starts
+        places = array("I", (j for j in self.left() if shapes[j] is not None))
+        if any(starts[places[k]] > starts[places[k + 1]] for k in range(len(places) - 1)):
+            packed = [(starts[j] << 32) | j for j in places]
+            packed.sort()
+            places = array("I", (p & 0xFFFFFFFF for p in packed))
+        return places
+
+
+class Alone(Sequence[Entry]):
+    """The functions one side alone has, in a `_Store`: made as they are read."""
+
+    def __init__(self, store: _Store, places: array) -> None:
+        self.store = store
+        self.places = places
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    @overload
+    def __getitem__(self, i: int) -> Entry: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Entry]: ...
+    def __getitem__(self, i: int | slice) -> Entry | list[Entry]:
+        if isinstance(i, slice):
+            return [Entry._make(self.store.found(j)) for j in self.places[i]]
+        return Entry._make(self.store.found(self.places[i]))
 
 
 _MARKS = {Verdict.ENCODING: 1, Verdict.MEANING: 2}
@@ -272,15 +385,13 @@ def _made(a: Side, entry_a: Entry, b: Side, entry_b: Entry, verdict: Verdict) ->
     return pair
 
 
-def _again(a: Side, b: Side, marks: bytearray, verdict: Verdict) -> Iterator[Pair]:
-    """The pairs `diff` found of `verdict` (their A functions marked so in `marks`), made again as `diff`
-    made them: the same pairing, over both sections again."""
+def _again(a: Side, b: _Store, marks: bytearray, partners: array, verdict: Verdict) -> Iterator[Pair]:
+    """The pairs `diff` found of `verdict` (their A functions marked so in `marks`, their B functions in
+    `partners`), made again as `diff` made them: over A's functions again."""
     mark = _MARKS[verdict]
-    waiting = dict(_entries(b, []))
-    for key, left in _entries(a, []):
-        right = waiting.pop(key, None)
-        if marks[left[3]] == mark and right is not None:
-            yield _made(a, Entry._make(left), b, Entry._make(right), verdict)
+    for left in _entries(a, []):
+        if marks[left[3]] == mark:
+            yield _made(a, Entry._make(left), b.side, Entry._make(b.found(partners[left[3]])), verdict)
 
 
 def _verdict(a: Shape, b: Shape) -> Verdict | None:
@@ -290,19 +401,18 @@ def _verdict(a: Shape, b: Shape) -> Verdict | None:
     return Verdict.SAME if a.encoding == b.encoding else Verdict.ENCODING
 
 
-_Key = str | int | tuple[str, int]
+_Label = str | int
 _Found = tuple[str, int, int, int, Shape | None]
 """An `Entry`'s fields as a plain tuple: a million of them are made, and most never become an `Entry`."""
 
 
-def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _Found]]:
-    """Each readable function of a side with its pairing key: its name (with how many of that name came
-    before it, from the second on), else its start address. What cannot be read goes to `unreadable`."""
+def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
+    """Each readable function of a side, in FDE order; what cannot be read goes to `unreadable`. Its name,
+    else its start, is what it is paired by (`_label`)."""
     section, name_at = side.section, side.name_at
     bulk = Bulk(section)
     shapes = BulkShapes(bulk)
     fde_start, fde_size = section.fde_start, section.fde_size
-    seen: dict[str | int, int] = {}
     for walked in bulk.functions():
         if isinstance(walked, int) or walked[5].info.pcmask:
             index = walked if isinstance(walked, int) else walked[0]
@@ -311,7 +421,7 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
                 continue
             start, size, shape = found
             if shape is None:  # its rows cannot be read: paired, and so kept out of the other side's own
-                yield _keyed(seen, name_at(start, fde_start + index * fde_size), start, size, index, None)
+                yield name_at(start, fde_start + index * fde_size), start, size, index, None
                 continue
         else:
             index, start, size, pos, rep, block = walked
@@ -320,23 +430,27 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[tuple[_Key, _
                 rows = block.rows if isinstance(block.rows, list) else list(block.rows)
                 if not block.complete:  # the model says why the rows stop
                     _modelled(section, index, unreadable)
-                    yield _keyed(seen, name_at(start, fde_start + index * fde_size), start, size, index, None)
+                    yield name_at(start, fde_start + index * fde_size), start, size, index, None
                     continue
                 shape = shapes.of_block(block, pos, rep, rows)
                 if block.shared:
                     block.made = shape
-        name = (shape.meaning.period and side.section_at(start)) or name_at(start, fde_start + index * fde_size)
-        yield _keyed(seen, name, start, size, index, shape)
+        yield _name(side, start, index, shape), start, size, index, shape
 
 
-def _keyed(seen: dict[str | int, int], name: str, start: int, size: int, index: int, shape: Shape | None) -> tuple:
-    """A function's pairing key (its name, else its start; with how many functions of that name or start came
-    before it, from the second on: a damaged section's functions that share a start are each paired, not
-    all but one dropped) and its fields."""
-    label = name or start
-    count = seen.get(label, 0)
-    seen[label] = count + 1
-    return (label if not count else (label, count)), (name, start, size, index, shape)
+def _label(found: _Found) -> _Label:
+    """What a function is paired by: its name, else its start (the n-th function of a label on one side
+    with the n-th of it on the other: a damaged section's functions that share a start are each paired,
+    not all but one dropped)."""
+    return found[0] or found[1]
+
+
+def _name(side: Side, start: int, index: int, shape: Shape | None) -> str:
+    """A function's name: a PCMASK one's code section, else its symbol (or "")."""
+    section = side.section
+    return (shape is not None and shape.meaning.period and side.section_at(start)) or side.name_at(
+        start, section.fde_start + index * section.fde_size
+    )
 
 
 def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape | None] | None:

@@ -87,7 +87,9 @@ class BulkShapes:
             found = plains.get(key)
             if found is None:
                 p = pattern(key)
-                found = plains[key] = (p.cfa, p.fp, p.ra, p.mangled_ra)
+                found = (p.cfa, p.fp, p.ra, p.mangled_ra)
+                if len(plains) < self.bulk.kept_max:
+                    plains[key] = found
             written.append((offset, *found))
         info = block.info
         meaning = Meaning(info.signal, _key_if_signed(info.pauth_key, written), 0, meaning_rows(written))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from sfview.diff.engine import Change, Column, Diff, Entry, Pair
@@ -128,7 +128,7 @@ def _meaning(result: Diff) -> str:
     return "the same" if result.same_meaning else "different"
 
 
-def _functions(result: Diff, only: list[Entry]) -> int:
+def _functions(result: Diff, only: Sequence[Entry]) -> int:
     """How many functions a side has that were compared: those paired, and `only`, its own."""
     return result.same + len(result.encoding) + len(result.meaning) + result.paired_only + len(only)
 
@@ -174,7 +174,7 @@ def json_chunks(result: Diff, a: Labelled, b: Labelled) -> Iterator[str]:
             ]
         return out
 
-    def side(labelled: Labelled, only: list[Entry]) -> dict[str, object]:
+    def side(labelled: Labelled, only: Sequence[Entry]) -> dict[str, object]:
         s = labelled.section
         return {
             "file": labelled.path,

@@ -421,11 +421,13 @@ class _BulkDump:
     ) -> _Template:
         """What every function with these rows prints, as templates (made once for each distinct block); with
         `digits`, for functions from `low` to `high`, whose rows' addresses all have that many digits."""
-        columns = [self.texts.get(key) or self._describe(key) for _, key in rows]
+        columns, flagged = [], []
+        for j, (_, key) in enumerate(rows):  # a pattern's problems read with its text: `_describe` may forget others
+            columns.append(self.texts.get(key) or self._describe(key))
+            flagged += [(j, problem) for problem in self.problems.get(key, ())]
         address = ROW_ADDRESS if digits is None else _padded(digits)
         part = self.pieces.encode("".join(f"    {address}{text.replace('%', '%%')}\n" for text in columns))
         full = self.pieces.encode(COMMON_TITLE + TABLE_HEADS[pcmask] + "\n") + part
-        flagged = [(j, problem) for j, (_, key) in enumerate(rows) for problem in self.problems.get(key, ())]
         made = _Template(full, part, tuple(s for s, _ in rows), flagged, len(rows) + 3, low, high)
         if digits is None:
             self.templates[pcmask][id(rows)] = made
@@ -434,8 +436,12 @@ class _BulkDump:
         return made
 
     def _describe(self, key: bytes) -> str:
-        """A row pattern's columns (and what `notes` finds wrong in it), worked out once."""
+        """A row pattern's columns (and what `notes` finds wrong in it), kept in `texts` (and `problems`)
+        until the reader's `kept_max` of them are, then all forgotten and begun again."""
         pattern = self.reader.pattern(key)
+        if len(self.texts) >= self.reader.kept_max:  # as many as the reader keeps patterns: begun again past that
+            self.texts.clear()
+            self.problems.clear()
         text = self.texts[key] = _columns(self.section, pattern.cfa, pattern.fp, pattern.ra, pattern.mangled_ra)
         if self.notes is not None:
             self.problems[key] = self.notes.judge(key, pattern.cfa)

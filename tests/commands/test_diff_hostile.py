@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 import subprocess
 import sys
 import tracemalloc
@@ -21,6 +22,7 @@ from test_diff import BASE, v2, write
 
 from sfview.cli.diff import compared
 from sfview.diff import engine
+from sfview.diff.engine import Diff
 from sfview.output import differences
 from sfview.output.differences import Labelled
 
@@ -97,6 +99,16 @@ def test_every_function_different_is_held_within_ten_times_the_sections(tmp_path
     the bytes are made again as they are written, and say what holding them says."""
     a, b = write(tmp_path, "a", _apart(20_000, 8)), write(tmp_path, "b", _apart(20_000, 16))
     size = Path(a).stat().st_size + Path(b).stat().st_size
+    result, peak, written, sides = _peak_written(a, b)
+    assert len(result.meaning) == 20_000 and result.meaning.held is None
+    assert peak < 10 * size + (256 << 10), peak / size
+    result.meaning.held = list(result.meaning)  # as if held: the same text
+    assert _digest(differences.text(result, *sides)) == written
+
+
+def _peak_written(a: str, b: str) -> tuple[Diff, int, bytes, list[Labelled]]:
+    """`diff` of two files made and its text written (as one digest), under `tracemalloc`: the result, the
+    peak, the digest, and the two sides as the text names them."""
     tracemalloc.start()
     try:
         doc_a, doc_b, result = compared(a, b)
@@ -105,10 +117,49 @@ def test_every_function_different_is_held_within_ten_times_the_sections(tmp_path
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(result.meaning) == 20_000 and result.meaning.held is None
+    return result, peak, written, sides
+
+
+@pytest.mark.parametrize("many", ["a", "b"])
+def test_functions_one_side_alone_has_are_held_within_ten_times_the_sections(tmp_path: Path, many: str) -> None:
+    """One function against 20,000 without rows (each 20 bytes of FDE), either way round: at the peak, within
+    10 times the two sections' bytes (a dict slot, a tuple and a label seen for each, then an `Entry`: 15
+    times with them in B, 10.6 in A); every one said to be that side's alone, by start, as many as there are."""
+    few, lots = v2([(0x1000, 0x10, [(0, 8)])]), v2([(0x2000 + 0x10 * i, 0x10, []) for i in range(20_000)])
+    a, b = write(tmp_path, "a", lots if many == "a" else few), write(tmp_path, "b", few if many == "a" else lots)
+    size = Path(a).stat().st_size + Path(b).stat().st_size
+    result, peak, _, _ = _peak_written(a, b)
+    alone, other = (result.only_a, result.only_b) if many == "a" else (result.only_b, result.only_a)
+    assert len(alone) == 20_000 and len(other) == 1 and result.same == 0
+    assert [e.start for e in alone[::4_999]] == [0x2000 + 0x10 * i for i in range(0, 20_000, 4_999)]
     assert peak < 10 * size + (256 << 10), peak / size
-    result.meaning.held = list(result.meaning)  # as if held: the same text
-    assert _digest(differences.text(result, *sides)) == written
+
+
+def _rows_laid_backwards(data: bytes) -> bytes:
+    """A section of `v2`'s (one-byte rows, three bytes each) with each function's rows moved so that the
+    last function's come first: every block of rows then runs past where the next FDE's start, and the bulk
+    reader hands each out as its own (a shape made for it alone, let go after it)."""
+    count, _, fre_len, _, fde_len = struct.unpack_from("<IIIII", data, 8)
+    fdes, fres = data[28 : 28 + fde_len], data[28 + fde_len :]
+    offsets = [struct.unpack_from("<I", fdes, 20 * i + 8)[0] for i in range(count)] + [fre_len]
+    blocks = [fres[offsets[i] : offsets[i + 1]] for i in range(count)]
+    out_fdes, out_fres = bytearray(fdes), b""
+    for i in reversed(range(count)):
+        struct.pack_into("<I", out_fdes, 20 * i + 8, len(out_fres))
+        out_fres += blocks[i]
+    return data[:28] + bytes(out_fdes) + out_fres
+
+
+def test_a_shape_let_go_does_not_lend_its_verdict(cli, tmp_path: Path) -> None:
+    """A's 400 functions each with rows of their own (laid backwards), every other one as B's shared rows: 200
+    the same, 200 not (the verdicts cached by the shapes' ids, the shapes let go, gave 340 and 60)."""
+    a = [(0x1000 + 0x10 * i, 0x10, [(0, 8), (4, 16 if i % 2 == 0 else 24 + 8 * (i % 10))]) for i in range(400)]
+    b = [(0x1000 + 0x10 * i, 0x10, [(0, 8), (4, 16)]) for i in range(400)]
+    doc = json.loads(
+        cli("diff", "--json", write(tmp_path, "a", _rows_laid_backwards(v2(a))), write(tmp_path, "b", v2(b))).out
+    )
+    assert (doc["summary"]["same"], doc["summary"]["different_meaning"]) == (200, 200)
+    assert {p["a"]["start"] for p in doc["different_meaning"]} == {0x1000 + 0x10 * i for i in range(1, 400, 2)}
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from conftest import DATA, ELF_FIXTURES, SECTIONS, fuzzed_section, load_section_
 
 from sfview.document import Document
 from sfview.output import jsondoc, readelf
+from sfview.sframe.bulk import reader
 
 
 @pytest.mark.parametrize("binary", [p for p in ELF_FIXTURES if "no-sframe" not in p.name], ids=lambda p: p.name)
@@ -32,6 +33,26 @@ def test_raw_section_dump_matches_objdump(cli, tmp_path: Path, path: Path) -> No
     result = cli("dump", str(raw), "--base", hex(base))
     assert (result.code, result.err) == (0, "")
     assert result.out == expected
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in ELF_FIXTURES if "no-sframe" not in p.name] + SECTIONS, ids=lambda p: p.name
+)
+def test_dump_with_no_block_kept_matches_binutils(
+    cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: Path
+) -> None:
+    """Past what the bulk reader keeps (here from the first block: every block its own, none shared, no row
+    pattern kept), the dump is still binutils' text."""
+    monkeypatch.setattr(reader, "KEPT_MIN", 0)
+    monkeypatch.setattr(reader, "KEPT_BYTES", 1 << 62)
+    if path.suffix == ".json":
+        content, base, expected = load_section_fixture(path)
+        (tmp_path / "section.sframe").write_bytes(content)
+        result = cli("dump", str(tmp_path / "section.sframe"), "--base", hex(base))
+    else:
+        expected = path.with_name(path.name + ".readelf-sframe.txt").read_text()
+        result = cli("dump", str(path))
+    assert (result.code, result.err, result.out) == (0, "", expected)
 
 
 def test_raw_section_with_its_address_dumps_like_the_elf(cli) -> None:

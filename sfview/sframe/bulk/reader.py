@@ -40,6 +40,12 @@ BulkRow = tuple[int, bytes]
 LISTED_ROWS = 4096
 """Rows of a function beyond this many are handed out as they are read, never held in a list (or shared)."""
 
+KEPT_BYTES, KEPT_MIN = 256, 1024
+"""The reader keeps (to hand out again) at most one block of rows, and one decoded row pattern, per so many
+bytes of the section, and at least so many (`Bulk.kept_max`): a block kept, its key and what callers make of
+it weigh about a kilobyte, and a section whose every function has rows of its own would otherwise have a
+kept block per FDE of 20 bytes, and a pattern per row of 7."""
+
 
 class Pattern(NamedTuple):
     """What an FRE's info byte and offsets say, whatever its start address."""
@@ -78,6 +84,11 @@ def _fde_info(byte: int) -> FdeInfo:
 
 
 FDE_INFOS = [_fde_info(byte) for byte in range(256)]
+
+
+def kept_max(section: Section) -> int:
+    """How many blocks of rows, and how many row patterns, a reader of `section` keeps (`KEPT_BYTES`)."""
+    return max(KEPT_MIN, len(section.data) // KEPT_BYTES)
 
 
 NO_ROWS = -(1 << 64)
@@ -140,6 +151,9 @@ class Bulk:
         self._starts = {t: struct.Struct(order + c) for t, c in layout.FRE_START_ADDR.items()}
         self._offsets = {s: (order, c) for s, c in layout.FRE_OFFSET.items()}
         self._patterns: dict[bytes, Pattern] = {}
+        self.kept_max = kept_max(section)
+        """How many blocks of rows, and how many row patterns, the reader keeps; callers that keep what they
+        make of each pattern keep as many."""
 
     # Functions ------------------------------------------------------------
 
@@ -173,6 +187,7 @@ class Bulk:
         quick = not v3 and not relocated
         blocks: dict[tuple[int, int, bytes], Block] = {}  # by info byte, row count and the rows' bytes
         same_place: dict[tuple[int, int, int], Block] = {}  # by info byte, row count and where the rows start
+        room = self.kept_max  # blocks still to be kept; past them, each is its own
         # With each record the one after it: where the next function's block starts, this one's end if in order
         # (after the last, a record that says the sub-section's end). Read as they are used, so that a million
         # functions never have a million tuples at once; each once (a second pass over the records, a step
@@ -228,6 +243,10 @@ class Bulk:
                 continue
             rows = block.rows = list(self._walk(block, pos, address, fre_end, limit))
             block.last = block.length - address.size - len(rows[-1][1]) if rows else NO_ROWS
+            if not room:
+                yield index, start, record[i_size], pos, rep, block
+                continue
+            room -= 1
             same_place[(info.byte, count, pos)] = block
             if block.complete and pos + block.length <= block_end:
                 blocks[key] = block
@@ -295,5 +314,7 @@ class Bulk:
             offsets = struct.unpack_from(f"{order}{count}{char}", key, 1)
             cfa, fp, ra = self.section.default_rules(info_bits(info, "fre_info", "cfa_base_reg"), offsets)
             mangled = bool(info_bits(info, "fre_info", "mangled_ra"))
-            found = self._patterns[key] = Pattern(cfa, fp, ra, mangled, offsets)
+            found = Pattern(cfa, fp, ra, mangled, offsets)
+            if len(self._patterns) < self.kept_max:
+                self._patterns[key] = found
         return found
