@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import gc
 import io
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NoReturn, TextIO
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, uncollected
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs import limits
@@ -213,26 +212,13 @@ def elf_document(path: str) -> Document:
     return doc
 
 
-@contextlib.contextmanager
-def collector_off() -> Iterator[None]:
-    """The cyclic collector paused while the block runs: what it builds is kept until the command ends, and
-    the collector's passes over it would free nothing but take time."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def collector_paused(command: Callable[[list[str]], int]) -> Callable[[list[str]], int]:
-    """`command` with the cyclic collector paused (`collector_off`): compare and export keep what they build
+    """`command` with the cyclic collector paused (`sfview.uncollected`): compare and export keep what they build
     until they end (the symbols, the FDE outline, each shape's outcome)."""
 
     @functools.wraps(command)
     def run(argv: list[str]) -> int:
-        with collector_off():
+        with uncollected():
             return command(argv)
 
     return run

@@ -6,7 +6,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from sfview.cli.common import Parser, TerminalWidth, collector_off, parse, raise_first, say_losses
+from sfview import uncollected
+from sfview.cli.common import Parser, TerminalWidth, parse, raise_first, say_losses
 from sfview.diff.engine import Diff, Side, comparable, diff
 from sfview.document import Document
 from sfview.errors import InputError
@@ -69,7 +70,7 @@ def run(argv: list[str]) -> int:
     """Run `sfview diff` with `argv` (the arguments after the command's name); its exit status. The collector
     is paused while the diff is built, not while it is written (JSON's pieces leave cycles behind)."""
     args = parse(parser(), argv)
-    with collector_off():
+    with uncollected():
         doc_a, doc_b, result = compared(args.a, args.b)
     a = differences.Labelled(args.a, doc_a.origin, doc_a.require_section())
     b = differences.Labelled(args.b, doc_b.origin, doc_b.require_section())

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import gc
 import itertools
 import math
 from array import array
@@ -30,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, overload
 
 from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
-from sfview.errors import InputError
-from sfview.sframe.bulk.reader import Bulk, kept_max
+from sfview.errors import InputError, Problems
+from sfview.sframe.bulk.reader import LISTED_ROWS, Bulk, kept_max
 from sfview.sframe.model.rules import Rule
 from sfview.sframe.model.section import Section
 from sfview.sframe.model.terms import abi_name
@@ -162,9 +163,10 @@ class Diff:
     only_a: Sequence[Entry] = field(default_factory=list)
     only_b: Sequence[Entry] = field(default_factory=list)
     """In A's order, and B's by start (`Alone`: made as they are read)."""
-    unreadable_a: list[InputError] = field(default_factory=list)
-    unreadable_b: list[InputError] = field(default_factory=list)
-    """Why functions of either side were left out (their FDE or rows cannot be read)."""
+    unreadable_a: list[InputError] = field(default_factory=Problems)
+    unreadable_b: list[InputError] = field(default_factory=Problems)
+    """Why functions of either side were left out (their FDE or rows cannot be read): the first held, the
+    rest counted (`Problems`), as the command says them."""
     kept_same: list[Pair] = field(default_factory=list)
     """The pairs that are the same, when the caller asked for them (`diff(keep_same=True)`: a view that
     lists every function); else only counted."""
@@ -413,6 +415,11 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
     bulk = Bulk(section)
     shapes = BulkShapes(bulk)
     fde_start, fde_size = section.fde_start, section.fde_size
+    # The shapes of blocks of more than LISTED_ROWS rows, which the reader hands out afresh to each function
+    # pointing at them, by where they start, their info byte, row count and rep size: FDEs sharing one long
+    # block made it anew each (200 of 65,535 rows: 13 M rows). Kept while their bytes are within the section's.
+    long_made: dict[tuple[int, int, int, int], Shape] = {}
+    long_room = len(section.data)
     for walked in bulk.functions():
         if isinstance(walked, int) or walked[5].info.pcmask:
             index = walked if isinstance(walked, int) else walked[0]
@@ -425,7 +432,8 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
                 continue
         else:
             index, start, size, pos, rep, block = walked
-            shape = block.made
+            long = None if block.count <= LISTED_ROWS else (pos, block.info.byte, block.count, rep)
+            shape = block.made if long is None else long_made.get(long)
             if shape is None:
                 rows = block.rows if isinstance(block.rows, list) else list(block.rows)
                 if not block.complete:  # the model says why the rows stop
@@ -435,6 +443,9 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
                 shape = shapes.of_block(block, pos, rep, rows)
                 if block.shared:
                     block.made = shape
+                elif long is not None and block.length <= long_room:
+                    long_made[long] = shape
+                    long_room -= block.length
         yield _name(side, start, index, shape), start, size, index, shape
 
 
@@ -453,9 +464,20 @@ def _name(side: Side, start: int, index: int, shape: Shape | None) -> str:
     )
 
 
+MODELLED_COLLECTED = 1024
+"""Functions the model reads between two young collections (`_modelled`)."""
+_modelled_count = itertools.count()
+
+
 def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape | None] | None:
     """A function the model reads: its start, size and shape; why not in `unreadable`, and None for the
-    shape when only its rows cannot be read, None for all when its FDE cannot."""
+    shape when only its rows cannot be read, None for all when its FDE cannot.
+
+    A decoded function is a reference cycle with its rows and Kaitai objects, and `diff` runs with the
+    cyclic collector paused: every `MODELLED_COLLECTED` of them, a young collection frees those let go (a
+    section of 20,000 damaged functions held 127 MB of them); each object is in it once, as it then ages."""
+    if next(_modelled_count) % MODELLED_COLLECTED == MODELLED_COLLECTED - 1:
+        gc.collect(0)
     func = section.function(index)
     if func.error is not None:
         unreadable.append(func.error)
