@@ -29,8 +29,8 @@ from __future__ import annotations
 import abc
 import bisect
 import struct
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 from elftools.common.exceptions import ELFError
 
@@ -275,6 +275,30 @@ class CfiFunction:
                 if isinstance(value, Unexpressible) and value.what not in found:
                     found.append(value.what)
         return found
+
+
+class MadeFunctions(Sequence[CfiFunction]):
+    """A sequence of FDEs whose `CfiFunction`s are made when asked for (`function`): an index or a slice
+    makes them, iterating makes each in turn; none is held."""
+
+    @abc.abstractmethod
+    def __len__(self) -> int: ...
+
+    @abc.abstractmethod
+    def function(self, i: int) -> CfiFunction:
+        """FDE number `i` (from 0) with its rows."""
+
+    @overload
+    def __getitem__(self, i: int) -> CfiFunction: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[CfiFunction]: ...
+    def __getitem__(self, i: int | slice) -> CfiFunction | list[CfiFunction]:
+        if isinstance(i, slice):
+            return [self.function(j) for j in range(*i.indices(len(self)))]
+        return self.function(range(len(self))[i])  # a negative index counted from the end, as a list's
+
+    def __iter__(self) -> Iterator[CfiFunction]:
+        return map(self.function, range(len(self)))
 
 
 DECODE_ERRORS = (ELFError, ValueError, KeyError, AssertionError, EOFError, OverflowError, IndexError, struct.error)

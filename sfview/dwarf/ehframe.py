@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn, overload
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, RowSequence, Unexpressible
+from sfview.dwarf.cfi import DECODE_ERRORS, CfiFunction, CfiRow, CfiRule, MadeFunctions, RowSequence, Unexpressible
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 from sfview.inputs.elf.image import PT_GNU_EH_FRAME
@@ -263,7 +263,7 @@ class Fde:
         return self.code_start, self.end
 
 
-class FdeHeaders(Sequence[CfiFunction]):
+class FdeHeaders(MadeFunctions):
     """A section's FDEs by their headers, in section order: start (masked to 64 bits), size, offset,
     shape (-1: none), bytes and `initial_location`'s offset, in arrays; each FDE's `CfiFunction` made when
     asked for (`function`, or an index: a new object each time, equal to the last), so that a section of
@@ -339,18 +339,6 @@ class FdeHeaders(Sequence[CfiFunction]):
             self.fde_sizes[i],
             self.locations[i],
         )
-
-    @overload
-    def __getitem__(self, i: int) -> CfiFunction: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[CfiFunction]: ...
-    def __getitem__(self, i: int | slice) -> CfiFunction | list[CfiFunction]:
-        if isinstance(i, slice):
-            return [self.function(j) for j in range(*i.indices(len(self)))]
-        return self.function(range(len(self))[i])  # a negative index counted from the end, as a list's
-
-    def __iter__(self) -> Iterator[CfiFunction]:
-        return map(self.function, range(len(self)))
 
 
 def frame_section(elf: ElfImage, name: str) -> FrameSection | None:

@@ -17,10 +17,10 @@ import heapq
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol, overload
+from typing import TYPE_CHECKING, Protocol
 
 from sfview import ADDRESS_MASK
-from sfview.dwarf.cfi import Abi, CfiFunction, abi_for
+from sfview.dwarf.cfi import Abi, CfiFunction, MadeFunctions, abi_for
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
 
@@ -60,7 +60,7 @@ class _Made:
         return self.functions[i]
 
 
-class CfiTable(Sequence[CfiFunction]):
+class CfiTable(MadeFunctions):
     """Every FDE of a file by its header, sorted by address (`.eh_frame` first at one), with the ABI's
     register numbers: each FDE's `CfiFunction`, rows included, made when asked for (an index, `find`:
     a new object each time, equal to the last), its number in the table what identifies it; its shape
@@ -134,18 +134,6 @@ class CfiTable(Sequence[CfiFunction]):
     def function(self, i: int) -> CfiFunction:
         """FDE number `i` with its rows, made by its section's FDEs."""
         return self._parts[self._part[i]].function(self._index[i])
-
-    @overload
-    def __getitem__(self, i: int) -> CfiFunction: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[CfiFunction]: ...
-    def __getitem__(self, i: int | slice) -> CfiFunction | list[CfiFunction]:
-        if isinstance(i, slice):
-            return [self.function(j) for j in range(*i.indices(len(self)))]
-        return self.function(range(len(self))[i])  # a negative index counted from the end, as a list's
-
-    def __iter__(self) -> Iterator[CfiFunction]:
-        return map(self.function, range(len(self)))
 
     def overlapping(self, start: int, end: int) -> list[int]:
         """The FDEs (by number) whose ranges meet `[start, end)`."""
