@@ -170,7 +170,7 @@ class Diff:
     kept_same: list[Pair] = field(default_factory=list)
     """The pairs that are the same, when the caller asked for them (`diff(keep_same=True)`: a view that
     lists every function); else only counted."""
-    not_compared: list[Entry] = field(default_factory=list)
+    not_compared: Sequence[Entry] = field(default_factory=list)
     """Functions (of either side) whose rows cannot be read: not compared, and their counterparts on the
     other side not said to be that side's alone."""
     paired_only: int = 0
@@ -220,11 +220,15 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     outcomes_max = kept_max(a.section) + kept_max(b.section)
     same = 0
     alone_a = _Store(a)
+    unpaired = Unpaired(_Store(a), waiting)
     for left in _entries(a, result.unreadable_a):
         found = waiting.pop(_label(left))
         right = None if found < 0 else waiting.found(found)
         if left[4] is None or (right is not None and right[4] is None):
-            result.not_compared += [Entry._make(f) for f in (left, right) if f and f[4] is None]
+            if left[4] is None:
+                unpaired.add_a(left)
+            if right is not None and right[4] is None:
+                unpaired.add_b(found)
             continue
         if right is None:
             alone_a.add(left)
@@ -264,7 +268,10 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
         if weight > budget and not keep_same:  # a view that lists every pair holds them all (`kept_same`)
             result.meaning.held = result.encoding.held = None
     result.same = same
-    result.not_compared += [Entry._make(waiting.found(j)) for j in waiting.left() if waiting.shapes[j] is None]
+    for j in waiting.left():
+        if waiting.shapes[j] is None:
+            unpaired.add_b(j)
+    result.not_compared = unpaired
     result.only_a = Alone(alone_a, array("I", range(len(alone_a.shapes))))
     result.only_b = Alone(waiting, waiting.left_by_start())
     return result
@@ -370,6 +377,39 @@ class Alone(Sequence[Entry]):
         if isinstance(i, slice):
             return [Entry._make(self.store.found(j)) for j in self.places[i]]
         return Entry._make(self.store.found(self.places[i]))
+
+
+class Unpaired(Sequence[Entry]):
+    """The functions not compared because one of a pair has rows that cannot be read, in the order the
+    pairing met them: A's kept in a `_Store` of their own, B's by their place in B's, each `Entry` made as
+    it is read (an `Entry` held for each was some 300 bytes a function of a damaged section)."""
+
+    def __init__(self, a: _Store, b: _Store) -> None:
+        self.stores = (a, b)
+        self.sides = bytearray()
+        self.places = array("I")
+
+    def add_a(self, found: _Found) -> None:
+        a = self.stores[0]
+        a.add(found)
+        self.sides.append(0)
+        self.places.append(len(a.shapes) - 1)
+
+    def add_b(self, j: int) -> None:
+        self.sides.append(1)
+        self.places.append(j)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    @overload
+    def __getitem__(self, i: int) -> Entry: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Entry]: ...
+    def __getitem__(self, i: int | slice) -> Entry | list[Entry]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return Entry._make(self.stores[self.sides[i]].found(self.places[i]))
 
 
 _MARKS = {Verdict.ENCODING: 1, Verdict.MEANING: 2}
