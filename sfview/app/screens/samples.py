@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -58,7 +59,9 @@ class SamplesScreen(Screen[None]):
         for name in COLUMNS:
             table.add_column(name, key=name)
         for place, seen in self.places:
-            table.add_row(seen.count, seen.sample, place.function, os.path.basename(place.file), place.reason.value)
+            # escaped: as markup, `[unknown]` (and C++'s `operator[]`) would be read as a style's tag and vanish
+            function, file = escape(place.function), escape(os.path.basename(place.file))
+            table.add_row(seen.count, seen.sample, function, file, place.reason.value)
         self._sort()
         table.focus()
 

@@ -1,0 +1,35 @@
+"""The samples view (`sfview perf --app`) shows each place's function and file as they are written."""
+
+from __future__ import annotations
+
+from conftest import DATA
+from textual.widgets import DataTable
+
+from sfview.app.profile_app import ProfileApp
+from sfview.app.screens.samples import SamplesScreen
+from sfview.document import Document
+from sfview.profiling.coverage import UNKNOWN, Place, Reason, Seen
+
+
+async def test_names_with_brackets_are_shown_not_read_as_markup() -> None:
+    """`[unknown]` (a PC no symbol names) and C++'s `operator[]`, read as Rich markup, were a style's tag:
+    the cell came out empty. As the rows are drawn, and sorted by the function's name."""
+    places = [
+        (Place(UNKNOWN, "/lib/libc.so.6", Reason.NO_SFRAME), Seen(2, 145)),
+        (Place("Table::operator[](unsigned long)", "/bin/[prog]", Reason.PLT), Seen(1, 3)),
+    ]
+    app = ProfileApp(Document.open(str(DATA / "shapes-x86_64-O2")), "places", places, lambda number: None)
+    async with app.run_test(size=(130, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SamplesScreen)
+        table = app.screen.query_one(DataTable)
+
+        def drawn() -> list[str]:
+            return [table.render_line(y).text for y in range(1, 1 + table.row_count)]
+
+        rows = drawn()
+        assert "[unknown]" in rows[0] and "libc.so.6" in rows[0], rows
+        assert "Table::operator[](unsigned long)" in rows[1] and "[prog]" in rows[1], rows
+        await pilot.press("S", "S")  # by the function's name
+        await pilot.pause()
+        assert [row.split()[2] for row in drawn()] == ["Table::operator[](unsigned", "[unknown]"]
