@@ -30,6 +30,7 @@ from sfview.dwarf.line_program import LineRows, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
+from sfview.inputs.demangle import demangle
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.pyelftools_view import ElfFile
 
@@ -337,18 +338,30 @@ def _name(die: Any, cplusplus: bool) -> str | None:
     """gdb's name for a function's DIE, found through the DIE it is an inlined or out-of-line instance of
     (`DW_AT_abstract_origin`) or the declaration it completes (`DW_AT_specification`): in C, its linkage
     name, else its name (`__GI___libc_malloc`); in C++, its name qualified by its namespaces and classes
-    (`ns::thrower`), as gdb prints a frame (without the parameter types a demangled name has)."""
+    (`ns::thrower`), as gdb prints a frame (without the parameter types a demangled name has) -- except where
+    the linkage name demangles with an ABI tag (`name_of[abi:cxx11](int)`): gdb's C++ name parser cannot
+    take the tag off with the parameters, and gdb prints the demangled name whole."""
     keys = ("DW_AT_name",) if cplusplus else ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name")
+    linkage = None
     for _ in range(8):  # a chain of origins is short; a damaged one may loop
+        if cplusplus and linkage is None:
+            linkage = next((_text(die.attributes[k].value) for k in LINKAGE if k in die.attributes), None)
         key = next((k for k in keys if k in die.attributes), None)
         if key is not None:
             name = _text(die.attributes[key].value)
-            return _qualified(die, name) if cplusplus else name
+            if not cplusplus:
+                return name
+            tagged = demangle(linkage) if linkage is not None else ""
+            return tagged if "[abi:" in tagged and "<" not in tagged else _qualified(die, name)
         origin = next((k for k in ("DW_AT_abstract_origin", "DW_AT_specification") if k in die.attributes), None)
         if origin is None:
             return None
         die = die.get_DIE_from_attribute(origin)
     return None
+
+
+LINKAGE = ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name")
+"""A DIE's mangled name, DWARF 4's and GCC's before it."""
 
 
 def _qualified(die: Any, name: str) -> str:

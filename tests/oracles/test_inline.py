@@ -269,3 +269,18 @@ async def test_the_debugger_without_inlined_frames_shows_the_physical_ones(
     rows = await _debugger_rows(program, core, inline=False)
     assert [(_address(line), _named(line)) for line in rows] == physical(frame_lines(bt)), bt
     assert await _debugger_rows(program, core, inline=False, keys=("i",)) == frame_lines(bt), bt
+
+
+def test_a_cpp_name_with_an_abi_tag_is_printed_whole_as_gdb_prints_it(tmp_path: Path) -> None:
+    """`name_of[abi:cxx11](int)`: gdb takes a C++ frame's parameters off its demangled name, but its name
+    parser does not read ABI tags, and the name is printed whole (sfview said `name_of`)."""
+    need("g++", "gdb")
+    program = tmp_path / "abi_tag"
+    subprocess.run(["g++", "-g", "-O1", "-Wa,--gsframe", str(DATA / "src" / "abi_tag.cc"), "-o", str(program)],
+                   check=True)  # fmt: skip
+    bt = _core(program, tmp_path / "abi.core", "run")
+    expected = frame_lines(bt)
+    assert any("name_of[abi:cxx11](int) ()" in line for line in expected), bt
+    result = run_process("unwind", str(program), "--core", str(tmp_path / "abi.core"))
+    assert result.returncode == 0, result.stderr
+    assert frame_lines(result.stdout, ours=True) == expected, result.stdout + bt

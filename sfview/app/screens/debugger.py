@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -533,7 +534,8 @@ class DebuggerScreen(Screen[None]):
             column.auto_width, column.width = room <= 0, width
         cuts = (Cut.END, Cut.NAME, Cut.END, Cut.START, Cut.END)
         for row in rows:
-            table.add_row(*(cut(text, width, how) for text, width, how in zip(row, widths, cuts, strict=True)))
+            # escaped: as markup, a C++ name's `[abi:cxx11]` would be read as a style's tag and vanish
+            table.add_row(*(escape(cut(text, width, how)) for text, width, how in zip(row, widths, cuts, strict=True)))
         table.move_cursor(row=first_rows[len(self.frames) - 1 if cursor is None else cursor])
         self._show_memory()
         if self.stop:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import ClassVar, NamedTuple
 
+from rich.markup import escape
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -116,7 +117,7 @@ class DiffScreen(Screen[None]):
             assert entry is not None
             functions.add_row(
                 line.mark,
-                entry.name or "(no name)",
+                escape(entry.name) or "(no name)",  # not markup: `[abi:cxx11]` would vanish
                 f"{line.a.start:#x}" if line.a else "",
                 f"{line.b.start:#x}" if line.b else "",
                 f"{line.a.size:#x}" if line.a else "",
