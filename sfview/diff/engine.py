@@ -162,7 +162,7 @@ class Diff:
     meaning: Pairs = field(default_factory=Pairs)
     only_a: Sequence[Entry] = field(default_factory=list)
     only_b: Sequence[Entry] = field(default_factory=list)
-    """In A's order, and B's by start (`Alone`: made as they are read)."""
+    """In A's order, and B's by start (`Entries`: made as they are read)."""
     unreadable_a: list[InputError] = field(default_factory=Problems)
     unreadable_b: list[InputError] = field(default_factory=Problems)
     """Why functions of either side were left out (their FDE or rows cannot be read): the first held, the
@@ -220,15 +220,15 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     outcomes_max = kept_max(a.section) + kept_max(b.section)
     same = 0
     alone_a = _Store(a)
-    unpaired = Unpaired(_Store(a), waiting)
+    unpaired = Entries((_Store(a), waiting))  # in the order the pairing meets them
     for left in _entries(a, result.unreadable_a):
         found = waiting.pop(_label(left))
         right = None if found < 0 else waiting.found(found)
         if left[4] is None or (right is not None and right[4] is None):
             if left[4] is None:
-                unpaired.add_a(left)
+                unpaired.keep(left)
             if right is not None and right[4] is None:
-                unpaired.add_b(found)
+                unpaired.add(1, found)
             continue
         if right is None:
             alone_a.add(left)
@@ -270,10 +270,10 @@ def diff(a: Side, b: Side, keep_same: bool = False, rules: bool = True) -> Diff:
     result.same = same
     for j in waiting.left():
         if waiting.shapes[j] is None:
-            unpaired.add_b(j)
+            unpaired.add(1, j)
     result.not_compared = unpaired
-    result.only_a = Alone(alone_a, array("I", range(len(alone_a.shapes))))
-    result.only_b = Alone(waiting, waiting.left_by_start())
+    result.only_a = Entries((alone_a,), array("I", range(len(alone_a.shapes))))
+    result.only_b = Entries((waiting,), waiting.left_by_start())
     return result
 
 
@@ -359,45 +359,26 @@ class _Store:
         return places
 
 
-class Alone(Sequence[Entry]):
-    """The functions one side alone has, in a `_Store`: made as they are read."""
+class Entries(Sequence[Entry]):
+    """Functions held in `_Store`s, by their places (and which store, `sides`), each `Entry` made as it is
+    read: the functions one side alone has, and those not compared (an `Entry` held for each of a damaged
+    section's functions was some 300 bytes)."""
 
-    def __init__(self, store: _Store, places: array) -> None:
-        self.store = store
-        self.places = places
+    def __init__(self, stores: tuple[_Store, ...], places: array | None = None) -> None:
+        self.stores = stores
+        self.places = array("I") if places is None else places
+        self.sides = bytearray(len(self.places))
 
-    def __len__(self) -> int:
-        return len(self.places)
+    def add(self, side: int, place: int) -> None:
+        """The function at `place` in `stores[side]`, next."""
+        self.sides.append(side)
+        self.places.append(place)
 
-    @overload
-    def __getitem__(self, i: int) -> Entry: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Entry]: ...
-    def __getitem__(self, i: int | slice) -> Entry | list[Entry]:
-        if isinstance(i, slice):
-            return [Entry._make(self.store.found(j)) for j in self.places[i]]
-        return Entry._make(self.store.found(self.places[i]))
-
-
-class Unpaired(Sequence[Entry]):
-    """The functions not compared because one of a pair has rows that cannot be read, in the order the
-    pairing met them: A's kept in a `_Store` of their own, B's by their place in B's, each `Entry` made as
-    it is read (an `Entry` held for each was some 300 bytes a function of a damaged section)."""
-
-    def __init__(self, a: _Store, b: _Store) -> None:
-        self.stores = (a, b)
-        self.sides = bytearray()
-        self.places = array("I")
-
-    def add_a(self, found: _Found) -> None:
-        a = self.stores[0]
-        a.add(found)
-        self.sides.append(0)
-        self.places.append(len(a.shapes) - 1)
-
-    def add_b(self, j: int) -> None:
-        self.sides.append(1)
-        self.places.append(j)
+    def keep(self, found: _Found) -> None:
+        """A function of the first store's side, added to that store, next."""
+        store = self.stores[0]
+        store.add(found)
+        self.add(0, len(store.shapes) - 1)
 
     def __len__(self) -> int:
         return len(self.places)
