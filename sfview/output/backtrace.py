@@ -176,13 +176,15 @@ def write_text(
     tail_calls: ProcessCallSites | None = None,
 ) -> None:
     """The backtrace, one line a frame (and one for each function inlined in it, numbered as gdb numbers
-    them, unless not `inline`; with `tail_calls`, one for each function a caller went through by tail calls,
-    as gdb lists them), then why it stopped (and what was noticed on the way): each frame written as the
-    walk gives it."""
+    them, unless not `inline`; with `tail_calls` and `inline`, one for each function a caller went through
+    by tail calls, as gdb lists them: without `inline`, physical frames alone), then why it stopped (and
+    what was noticed on the way): each frame written as the walk gives it."""
     number, callee = 0, None
     for frame in trace:
         mark = f"  [{frame.heuristic}]" if frame.fallback else "  [DWARF CFI]" if frame.dwarf else ""
-        jumped = [] if tail_calls is None or callee is None else tail_call_lines(callee, frame, number, tail_calls)
+        jumped = []
+        if tail_calls is not None and callee is not None and inline:
+            jumped = tail_call_lines(callee, frame, number, tail_calls)
         number += len(jumped)
         callee = frame
         lines = frame_lines(frame, number, inline=inline)

@@ -475,7 +475,7 @@ class DebuggerScreen(Screen[None]):
                 number += len(named[index].lines)
                 continue
             callee = self.frames[index - 1] if index else None
-            lines = [] if callee is None else tail_call_lines(callee, frame, number, sites)
+            lines = [] if callee is None or not self.inline else tail_call_lines(callee, frame, number, sites)
             lines += gdb_lines(self._placed(frame), number + len(lines), inline=self.inline)
             named[index:] = [Named(frame, frame.module, frame.found, lines)]
             number += len(lines)
