@@ -127,13 +127,13 @@ async def test_the_boxes_and_prompts_take_names_and_registers() -> None:
         assert [f.pc for f in debugger.frames] == [0x1160, 0x1181]
 
 
-async def test_at_80x24_the_backtrace_shows_each_frames_name() -> None:
-    """The backtrace has a third of 80 columns: each frame's name, as gdb's `bt` gives it (the core's stored
-    backtrace), comes right after its number, whole, and the PC (in the step pane's title too, with the
-    symbol's offset) and where and how it was found come after it."""
+async def test_at_64x24_the_backtrace_shows_each_frames_name() -> None:
+    """The backtrace has half of 64 columns, too few for the longest name and a PC: each frame's name, as
+    gdb's `bt` gives it (the core's stored backtrace), comes right after its number, whole, and the PC (in
+    the step pane's title too, with the symbol's offset) and where and how it was found come after it."""
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(64, 24)) as pilot:
         await pilot.pause()
         debugger = app.screen
         await pilot.press("r")

@@ -7,6 +7,7 @@ as `()`: gdb prints their values, sfview does not."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -223,10 +224,11 @@ def test_cplusplus_frames_are_named_by_their_scopes_as_gdb_names_them(tmp_path: 
     assert frame_lines(result.stdout, ours=True) == expected, result.stdout
 
 
-async def _debugger_rows(program: Path, core: Path, *, inline: bool = True, keys: tuple[str, ...] = ()) -> list[str]:
-    """The debugger's backtrace on `core` run to its end (`r`), then `keys` pressed, each row of its table
-    as the line of gdb's `bt` it stands for: the cells a person reads put back in gdb's order, wide enough
-    that none is cut."""
+async def _table_rows(
+    program: Path, core: Path, size: tuple[int, int], *, inline: bool = True, keys: tuple[str, ...] = ()
+) -> list[list[str]]:
+    """The cells of the debugger's backtrace on `core` in a terminal of `size`, run to its end (`r`), then
+    `keys` pressed."""
     from textual.widgets import DataTable
 
     from sfview.app.app import SfviewApp
@@ -236,12 +238,19 @@ async def _debugger_rows(program: Path, core: Path, *, inline: bool = True, keys
 
     started = session.from_core(str(program), read_core(str(core)), None, [], None)
     app = SfviewApp(Document.open(str(program)), started, inline=inline)
-    async with app.run_test(size=(400, 60)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await pilot.press("r", *keys)
         await pilot.pause()
         table = app.screen.query_one("#dbg-frames", DataTable)
-        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def _debugger_rows(program: Path, core: Path, *, inline: bool = True, keys: tuple[str, ...] = ()) -> list[str]:
+    """The debugger's backtrace on `core` run to its end (`r`), then `keys` pressed, each row of its table
+    as the line of gdb's `bt` it stands for: the cells a person reads put back in gdb's order, wide enough
+    that none is cut."""
+    rows = await _table_rows(program, core, (400, 60), inline=inline, keys=keys)
     assert not any("…" in cell for row in rows for cell in row), rows
     return [
         f"{number:<3} {f'{int(pc, 16):#018x} in ' if pc else ''}{name} (){f' {where}' if where else ''}"
@@ -258,6 +267,22 @@ async def test_the_debuggers_backtrace_is_gdbs(program: Path, where: str, reques
     expected = frame_lines(bt)
     assert any(" in " not in line.split(" (")[0] for line in expected[1:]), "gdb shows inlined frames: " + bt
     assert await _debugger_rows(program, core) == expected, bt
+
+
+async def test_a_narrow_backtrace_names_each_place_by_its_file(program: Path, in_malloc: tuple[Path, str]) -> None:
+    """Where the backtrace's pane cannot show every `at FILE:LINE` whole (140 columns, libc's sources under
+    `./malloc/`), each place is its source file's name and line (`from LIBRARY`: the library's name), as
+    gdb's `bt` gives them, not the path's last cells: frames are told apart by their files."""
+    core, bt = in_malloc
+    rows = await _table_rows(program, core, (140, 50))
+    places = [line.split(") ", 1)[1].split(" ", 1)[1] if ") " in line else "" for line in frame_lines(bt)]
+    assert any("/" in place for place in places), bt
+    shown = [row[3] for row in rows]
+    assert len(shown) == len(places) and all(
+        cell == os.path.basename(place) or (cell.startswith("…") and place.endswith(cell[1:]))
+        for cell, place in zip(shown, places, strict=True)
+    ), (shown, places)
+    assert sum(not cell.startswith("…") for cell in shown) * 2 > len(shown), rows
 
 
 async def test_the_debugger_without_inlined_frames_shows_the_physical_ones(

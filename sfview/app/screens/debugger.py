@@ -12,6 +12,7 @@ them there, bytes highlighted.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -99,19 +100,40 @@ TAIL_CALL = "tail call"
 """The backtrace's `how` of a function its caller went through by a tail call (gdb's tail call frames)."""
 
 
+def _short_place(where: str) -> str:
+    """A backtrace's `at FILE:LINE` or `from LIBRARY` in fewer cells, under the column's title: the source
+    file's or the library's name alone (`msort.c:44`, `libc.so.6`), what tells frames apart where the
+    whole path cannot show."""
+    return os.path.basename(where.partition(" ")[2])
+
+
 def _frame_widths(rows: list[tuple[str, ...]], room: int, padding: int) -> list[int]:
     """How wide each column of the backtrace (`COLUMNS`) may be in `room` cells, each column taking `padding`
-    on either side: the number whole; the name down to `NAME_AT_LEAST` where the PC needs the room; the PC
-    whole if it fits, else cut *with an ellipsis* (a cut PC read as a real one); where the source is, then
-    how it was found, in what is left. `room` 0 (not laid out yet): every value whole."""
+    on either side: the number whole; the name down to `NAME_AT_LEAST` where the PC and the place's short
+    form (`_short_place`) need the room; the PC whole if it fits, else cut *with an ellipsis* (a cut PC
+    read as a real one); where the source is, then how it was found, in what is left. `room` 0 (not laid
+    out yet): every value whole."""
     widest = [max((len(row[i]) for row in rows), default=0) for i in range(len(COLUMNS))]
     if room <= 0:
         return widest
+    short = max((len(_short_place(row[3])) for row in rows), default=0)
     left = room - 2 * len(COLUMNS) * padding - widest[0]
-    name = max(min(widest[1], max(min(widest[1], NAME_AT_LEAST), left - widest[2]), left - 1), 1)
+    name = max(min(widest[1], max(min(widest[1], NAME_AT_LEAST), left - widest[2] - short), left - 1), 1)
     pc = max(min(widest[2], left - name), 1)
     where = max(min(widest[3], left - name - pc), 0)
     return [widest[0], name, pc, where, max(min(widest[4], left - name - pc - where), 0)]
+
+
+def _fitted(rows: list[tuple[str, ...]], widths: list[int]) -> list[list[str]]:
+    """The backtrace's rows, each cell in its column's width: whole, or cut as its column is (`Cut`); the
+    places all in their short form (`_short_place`, then cut) when one of them does not fit whole."""
+    cuts = (Cut.END, Cut.NAME, Cut.END, Cut.START, Cut.END)
+    short = any(len(row[3]) > widths[3] for row in rows)
+    fitted = []
+    for row in rows:
+        cells = [*row[:3], _short_place(row[3]) if short else row[3], *row[4:]]
+        fitted.append([cut(text, width, how) for text, width, how in zip(cells, widths, cuts, strict=True)])
+    return fitted
 
 
 @dataclass(frozen=True)
@@ -532,10 +554,9 @@ class DebuggerScreen(Screen[None]):
         for column, width in zip(table.columns.values(), widths, strict=True):
             # fixed: an auto-sized column keeps the width of the widest value it ever held
             column.auto_width, column.width = room <= 0, width
-        cuts = (Cut.END, Cut.NAME, Cut.END, Cut.START, Cut.END)
-        for row in rows:
+        for cells in _fitted(rows, widths):
             # escaped: as markup, a C++ name's `[abi:cxx11]` would be read as a style's tag and vanish
-            table.add_row(*(escape(cut(text, width, how)) for text, width, how in zip(row, widths, cuts, strict=True)))
+            table.add_row(*(escape(text) for text in cells))
         table.move_cursor(row=first_rows[len(self.frames) - 1 if cursor is None else cursor])
         self._show_memory()
         if self.stop:
