@@ -176,8 +176,9 @@ def _app(counts: Coverage, path: str, limit: int, kernel_rules: bool, kernel: st
 
     walked = counts.samples - counts.without_registers
     title = (
-        f"{path}: {counts.equal[Mode.SFRAME]} of {walked} samples have SFrame's stack = DWARF's."
-        " Where they part, by function (enter: open the sample in the debugger; g: a sample by number):"
+        f"{path}: {counts.equal[Mode.SFRAME]} of {walked} samples have SFrame's stack = DWARF's, {counts.equal_within}"
+        " as far as files with SFrame go. Where they part, by function (enter: open the sample in the debugger;"
+        " g: a sample by number):"
     )
     ProfileApp(Document.open(program), title, counts.by_function(), load, inline=inline).run()
     return 0

@@ -33,3 +33,24 @@ async def test_names_with_brackets_are_shown_not_read_as_markup() -> None:
         await pilot.press("S", "S")  # by the function's name
         await pilot.pause()
         assert [row.split()[2] for row in drawn()] == ["Table::operator[](unsigned", "[unknown]"]
+
+
+async def test_the_title_and_every_reason_show_beside_many_long_names() -> None:
+    """More places than the screen has lines, and names inlined into long others: the title (the coverage)
+    stays on the first lines, and each row's reason shows whole beside its function, the name cut in its
+    middle (both functions' names kept apart) rather than the reason pushed past the screen's edge."""
+    long = "a_function_inlined_somewhere (inlined into a_very_long_caller_name_of_{})"
+    places = [
+        (Place(long.format(i), "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", reason), Seen(100 - i, i))
+        for i, reason in zip(range(60), [Reason.KERNEL_REFUSES, Reason.OTHER_CALLER] * 30, strict=True)
+    ]
+    app = ProfileApp(Document.open(str(DATA / "shapes-x86_64-O2")), "THE TITLE", places, lambda number: None)
+    async with app.run_test(size=(150, 30)) as pilot:
+        await pilot.pause()
+        top, _ = app.screen.get_widget_at(1, 0)  # what the first line of the screen shows
+        assert top.id == "samples-title" and top.render_line(0).text.strip() == "THE TITLE", top
+        table = app.screen.query_one(DataTable)
+        for y, place in zip(range(1, 10), (p for p, _ in places), strict=False):
+            row = table.render_line(y).text
+            assert place.reason.value in row, row
+            assert " a_func" in row and f"_of_{place.function.rsplit('_', 1)[1]}  " in row, row

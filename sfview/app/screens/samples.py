@@ -22,12 +22,15 @@ from textual.widgets import DataTable, Static
 
 from sfview.app.screens.goto import Prompt
 from sfview.app.widgets.footer import KeyFooter
+from sfview.app.widgets.row_table import cut
 from sfview.profiling.coverage import Place, Seen
 
 __all__ = ["SamplesScreen"]
 
 COLUMNS = ("samples", "sample", "function", "file", "why")
 """The table's columns, in the order `S` sorts by them."""
+FUNCTION_AT_LEAST = 24
+"""The cells a function's name keeps however narrow the screen (or all of a shorter name)."""
 
 
 class SamplesScreen(Screen[None]):
@@ -58,10 +61,18 @@ class SamplesScreen(Screen[None]):
         table = self.query_one(DataTable)
         for name in COLUMNS:
             table.add_column(name, key=name)
-        for place, seen in self.places:
+        rows = [
+            (str(seen.count), str(seen.sample), place.function, os.path.basename(place.file), place.reason.value)
+            for place, seen in self.places
+        ]
+        widest = [max((len(row[i]) for row in rows), default=len(name)) for i, name in enumerate(COLUMNS)]
+        widest = [max(width, len(name)) for width, name in zip(widest, COLUMNS, strict=True)]
+        others = sum(widest) - widest[2] + 2 * len(COLUMNS) * table.cell_padding + table.styles.scrollbar_size_vertical
+        room = max(min(widest[2], FUNCTION_AT_LEAST), self.app.size.width - others)
+        for count, sample, function, file, why in rows:
             # escaped: as markup, `[unknown]` (and C++'s `operator[]`) would be read as a style's tag and vanish
-            function, file = escape(place.function), escape(os.path.basename(place.file))
-            table.add_row(seen.count, seen.sample, function, file, place.reason.value)
+            # cut in the middle: a function inlined into another ends with the other's name
+            table.add_row(int(count), int(sample), escape(cut(function, room)), escape(file), why)
         self._sort()
         table.focus()
 
