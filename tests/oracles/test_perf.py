@@ -38,7 +38,7 @@ from toolchains import toolchain
 
 from sfview.consumers import PROFILES, kernel_linux_mm
 from sfview.document import Document
-from sfview.inputs.perf_data import Mmap, PerfData, Sample, Task
+from sfview.inputs.perf_data import Mmap, PerfData, Record, Sample, Task
 from sfview.output import profile_report
 from sfview.profiling.profile import Profile
 from sfview.profiling.walks import Mode, Walker
@@ -244,6 +244,15 @@ def test_processes_that_exit_are_let_go(tmp_path: Path) -> None:
     chains = _perf_callchains(again)
     held = walked = 0
     with PerfData(str(again.data)) as perf:
+        # how many processes can be held at once, as the file's rounds go: those that exit within two
+        # rounds (perf writes a round each time it empties its buffers: fewer on a busy machine)
+        exits = [0]
+        for record in perf.records():
+            if isinstance(record, Task) and record.kind is Record.FINISHED_ROUND:
+                exits.append(0)
+            elif isinstance(record, Task) and record.kind is Record.EXIT and record.pid == record.tid:
+                exits[-1] += 1
+        rounds = max(a + b + c for a, b, c in zip(exits, [*exits[1:], 0], [*exits[2:], 0, 0], strict=True))
         profile = Profile(perf)
         for sample, walks in profile.walks():
             held = max(held, len(profile.spaces) + sum(space is not None for space in profile.exited.values()))
@@ -257,7 +266,7 @@ def test_processes_that_exit_are_let_go(tmp_path: Path) -> None:
             walked += 1
         processes = len(profile.names)
     assert processes > 300 and walked == len(chains)
-    assert held < processes // 4, f"{held} address spaces held at once, of {processes} processes"
+    assert held <= rounds + 2 and held < processes, f"{held} address spaces held at once, of {processes} processes"
 
 
 def _report(recorded: Recorded) -> dict:
