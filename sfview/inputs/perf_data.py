@@ -20,11 +20,13 @@ compressed records (`perf record -z`) are refused with a message that says so.
 
 from __future__ import annotations
 
+import bisect
 import os
 import platform
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import IntEnum, IntFlag
+from operator import itemgetter
 from typing import BinaryIO, NamedTuple
 
 from sfview.errors import InputError
@@ -108,6 +110,13 @@ MISC_COMM_EXEC = 1 << 13
 """In a `COMM` record's misc: the name changed with an `exec`."""
 MISC_BUILD_ID_SIZE = 1 << 15
 """In a build-id feature record's misc: the byte after the 20 of the id gives its length."""
+SAMPLE_ID_ALL_BIT = 18
+"""`sample_id_all` in `perf_event_attr`'s flags (after `disabled` … `precise_ip`, `mmap_data`)."""
+QUEUED = (Record.SAMPLE, Record.MMAP, Record.MMAP2, Record.COMM, Record.FORK, Record.EXIT)
+"""The kernel's records sfview reads, which come in time order (`PerfData.records`)."""
+QUEUE_BYTES = 64 << 20
+"""The record bytes held to be put in time order at most: past them, the earlier half is given (as perf's
+own queue does when it is full), whatever a file's rounds."""
 
 PERF_REGISTERS = {
     "x86_64": [
@@ -130,6 +139,8 @@ class Attr(NamedTuple):
     read_format: ReadFormat
     branch_sample_type: int
     sample_regs_user: int
+    sample_id_all: bool = False
+    """The records other than samples end with the sample's id fields (`struct sample_id`): their time."""
 
 
 class Sample(NamedTuple):
@@ -327,9 +338,10 @@ class PerfData:
             (own_size,) = struct.unpack_from("<I", data, at + 4)
             if own_size < ATTR_MIN_SIZE or own_size + 16 > attr_size:
                 raise self._error(f"an attribute says it is {own_size} bytes in an entry of {attr_size}", offset + at)
-            sample_type, read_format = struct.unpack_from("<QQ", data, at + 24)
+            sample_type, read_format, flags = struct.unpack_from("<QQQ", data, at + 24)
             branch, regs_user = struct.unpack_from("<QQ", data, at + 72)
-            attrs.append(Attr(SampleType(sample_type), ReadFormat(read_format), branch, regs_user))
+            id_all = bool(flags >> SAMPLE_ID_ALL_BIT & 1)
+            attrs.append(Attr(SampleType(sample_type), ReadFormat(read_format), branch, regs_user, id_all))
         first = attrs[0]
         if any(a.sample_type != first.sample_type or a.sample_regs_user != first.sample_regs_user for a in attrs):
             raise self._error("events of different sample layouts in one profile: record one event", offset)
@@ -396,23 +408,79 @@ class PerfData:
             raise self._error(f"a profile of a {self.arch or 'unnamed'} machine: sfview reads x86_64 and aarch64", None)
 
     def records(self, owned: tuple[int, int] | None = None) -> Iterator[Sample | Mmap | Task]:
-        """The samples, mappings and task events in file order; one record read at a time. `owned`: only
-        the samples whose records start in this range of file offsets are read and given (the others
-        are passed over by their size, still counted), and nothing after the range: a share of the
-        samples, with every mapping and task event before them."""
+        """The samples, mappings and task events in the order perf's own tools take them: by time, within
+        the window perf's rounds allow. perf writes each CPU's buffer in turn, so that a sample can come in
+        the file before the `MMAP` of the code it ran (written from another CPU); `perf script` queues the
+        records and, at each `FINISHED_ROUND`, takes in time order those no later than the newest before
+        the round before (no record after a round is older), the rest at the end. So here, holding the
+        records of two rounds at most (`QUEUE_BYTES` in all); records without a time (perf's own, those
+        it made of what ran before it started, a file without `sample_id_all`) are given at once, in
+        file order, as perf gives them. `owned`: only the samples whose records start in this range of
+        file offsets are read and given (the others are passed over by their size, still counted), with
+        every mapping and task event until they are all given: a share of the samples."""
         attr = self.attrs[0]
         layout = SampleLayout.of(attr, self._register_names(attr.sample_regs_user))
+        first, last = owned if owned is not None else (0, self.data_offset + self.data_size)
+        timed = _timing(attr, layout)
+        queue: list[tuple[int, int, int, int, bytes, int]] = []
+        """(time, file offset, type, misc, body, sample number): the records held, put in order by sorting."""
+        held = mine = newest = limit = 0
+        for at, kind, misc, body, number in self._scan(first, last, stop=timed is None):
+            if at >= last and not mine:
+                break  # every sample of the share given
+            if timed is not None and kind == Record.FINISHED_ROUND:
+                yield from self._given(queue, limit, layout)
+                held, mine, limit = _held(queue), _samples(queue), newest
+                yield self._record(at, kind, misc, body, number, layout)
+                continue
+            time = timed(kind, body) if timed is not None and kind != Record.FINISHED_ROUND else 0
+            if not time or time == ADDRESS_ALL_ONES:
+                yield self._record(at, kind, misc, body, number, layout)
+                continue
+            queue.append((time, at, kind, misc, body, number))
+            newest, held, mine = max(newest, time), held + len(body), mine + (kind == Record.SAMPLE)
+            if held > QUEUE_BYTES:
+                queue.sort()
+                yield from self._given(queue, queue[len(queue) // 2][0], layout)
+                held, mine = _held(queue), _samples(queue)
+        yield from self._given(queue, ADDRESS_ALL_ONES, layout)
+
+    def _given(self, queue: list, limit: int, layout: SampleLayout) -> Iterator[Sample | Mmap | Task]:
+        """The queued records no later than `limit`, in time order (in file order at the same time), taken
+        out of `queue`."""
+        queue.sort()
+        cut = bisect.bisect_right(queue, limit, key=itemgetter(0))
+        given = queue[:cut]
+        del queue[:cut]
+        for _, at, kind, misc, body, number in given:
+            yield self._record(at, kind, misc, body, number, layout)
+
+    def _record(
+        self, at: int, kind: int, misc: int, body: bytes, number: int, layout: SampleLayout
+    ) -> Sample | Mmap | Task:
+        """A record read (`_scan`) as sfview holds it."""
+        if kind == Record.SAMPLE:
+            return self._sample(body, at, number, layout)
+        if kind in (Record.MMAP, Record.MMAP2):
+            return self._mmap(body, at, kind, misc, self.attrs[0])
+        if kind == Record.FINISHED_ROUND:
+            return Task(at, Record.FINISHED_ROUND, 0, 0, "", 0, False)
+        return self._task(body, at, kind, misc)
+
+    def _scan(self, first: int, last: int, stop: bool) -> Iterator[tuple[int, int, int, bytes, int]]:
+        """The records sfview reads, in file order, one read at a time: each one's file offset, type, misc,
+        body (without its header) and, for a sample, its number (counted in file order); samples outside
+        `first`..`last` passed over by their size, and nothing from `last` on if `stop`."""
         end = self.data_offset + self.data_size
-        first, last = owned if owned is not None else (0, end)
         at, number = self.data_offset, 0
         f = self.file
         f.seek(at)
-        while at < min(end, last):
+        while at < (min(end, last) if stop else end):
             head = f.read(EVENT_HEADER.size) if at + EVENT_HEADER.size <= end else b""
             kind, misc, size = EVENT_HEADER.unpack(head) if head else (0, 0, end - at + 1)
             if size < EVENT_HEADER.size:
                 raise self._error(f"a record of {size} bytes: no record is shorter than its header", at)
-            if kind == Record.SAMPLE and at < first and at + size <= end:  # another share's: not read
+            if kind == Record.SAMPLE and not first <= at < last and at + size <= end:  # another share's
                 f.seek(size - EVENT_HEADER.size, os.SEEK_CUR)
                 at += size
                 number += 1
@@ -425,14 +493,10 @@ class PerfData:
                 raise self._error(f"a record of {size} bytes, with {end - at} left in the data section", at)
             following = 0
             if kind == Record.SAMPLE:
-                yield self._sample(body, at, number, layout)
+                yield at, kind, misc, body, number
                 number += 1
-            elif kind in (Record.MMAP, Record.MMAP2):
-                yield self._mmap(body, at, kind, misc, attr)
-            elif kind in (Record.COMM, Record.FORK, Record.EXIT):
-                yield self._task(body, at, kind, misc)
-            elif kind == Record.FINISHED_ROUND:
-                yield Task(at, Record.FINISHED_ROUND, 0, 0, "", 0, False)
+            elif kind in QUEUED or kind == Record.FINISHED_ROUND:
+                yield at, kind, misc, body, 0
             elif kind in (Record.COMPRESSED, Record.COMPRESSED2):
                 raise self._error("compressed records (`perf record -z`): record without -z", at)
             elif kind == Record.AUXTRACE:
@@ -537,3 +601,37 @@ class PerfData:
         if end < 0:
             raise self._error(f"{what}: its name has no terminating NUL", offset)
         return body[at:end].decode(errors="surrogateescape")
+
+
+ADDRESS_ALL_ONES = (1 << 64) - 1
+"""perf's "no time" (`-1ULL`), as 0 is."""
+
+
+def _timing(attr: Attr, layout: SampleLayout) -> Callable[[int, bytes], int] | None:
+    """How a record's time is read (its type and body → the time): a sample's from its fields, another
+    record's from the `struct sample_id` it ends with, read from its end as perf reads it; None when the
+    records hold no time (no `PERF_SAMPLE_TIME`, or no `sample_id_all`)."""
+    if layout.time is None or not attr.sample_id_all:
+        return None
+    st = attr.sample_type
+    trailing = (SampleType.IDENTIFIER, SampleType.CPU, SampleType.STREAM_ID, SampleType.ID)
+    after = 8 * sum(1 for flag in trailing if st & flag)
+    head, where = layout.head, layout.time
+
+    def time(kind: int, body: bytes) -> int:
+        if kind == Record.SAMPLE:
+            return head.unpack_from(body)[where] if len(body) >= head.size else 0
+        at = len(body) - after - 8
+        return struct.unpack_from("<Q", body, at)[0] if at >= 0 else 0
+
+    return time
+
+
+def _held(queue: list[tuple[int, int, int, int, bytes, int]]) -> int:
+    """The record bytes a queue holds."""
+    return sum(len(entry[4]) for entry in queue)
+
+
+def _samples(queue: list[tuple[int, int, int, int, bytes, int]]) -> int:
+    """The samples a queue holds."""
+    return sum(1 for entry in queue if entry[2] == Record.SAMPLE)

@@ -317,7 +317,7 @@ class Coverage:
         dwarf = walked[Mode.DWARF]
         if dwarf.missing_address is not None and dwarf.missing_address >= sp:
             seen = self.copy_short
-            self.copy_short = Seen(1, number) if seen is None else seen._replace(count=seen.count + 1)
+            self.copy_short = Seen(1, number) if seen is None else Seen(seen.count + 1, min(seen.sample, number))
         reference = dwarf.pcs
         for mode in (Mode.SFRAME, Mode.FP):
             if walked[mode].pcs == reference:
@@ -336,7 +336,8 @@ class Coverage:
             key = (sframe.key, dwarf.key, short) if sframe.key is not None and dwarf.key is not None else None
             place = self._known(key, sframe, lambda _: _place(sframe, reference, sp, self.names))
             seen = self.places.get(place)
-            self.places[place] = Seen(1, number) if seen is None else seen._replace(count=seen.count + 1)
+            # the first sample in the file, whatever the order they come in (by time: `PerfData.records`)
+            self.places[place] = Seen(1, number) if seen is None else Seen(seen.count + 1, min(seen.sample, number))
         for path, has in files:
             entry = self.libraries.get(path)
             if entry is None:

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -196,6 +197,60 @@ def _assert_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> int:
 
 def test_dwarf_stacks_are_perf_scripts(recorded: Recorded) -> None:
     _assert_dwarf_stacks_are_perf_scripts(recorded)
+
+
+def _raw_records(data: bytes) -> tuple[int, int, list[tuple[int, int, int, bytes]]]:
+    """A perf.data's data section (offset, size) and its records in file order: type, misc, PID (of a
+    COMM or MMAP2, else -1), bytes."""
+    offset, size = struct.unpack_from("<QQ", data, 0x28)
+    records, at = [], offset
+    while at < offset + size:
+        kind, misc, length = struct.unpack_from("<IHH", data, at)
+        pid = struct.unpack_from("<I", data, at + 8)[0] if kind in (3, 10) else -1
+        records.append((kind, misc, pid, data[at : at + length]))
+        at += length
+    return offset, size, records
+
+
+def test_samples_before_their_mappings_in_the_file_are_walked_in_time_order(recorded: Recorded, tmp_path: Path) -> None:
+    """perf writes each CPU's buffer in turn: a process that moved to another CPU after its `exec` has
+    samples in the file before its `COMM` and `MMAP2` records. The profile made so: the program's exec
+    and mappings moved to the end of their round, as another CPU's buffer written last would put them
+    (`perf script` takes the records by time within its rounds, and prints the same stacks from both
+    files). Its DWARF stacks are still perf script's, those of the samples moved before the mappings too."""
+    data = recorded.data.read_bytes()
+    offset, size, records = _raw_records(data)
+    rounds = [i for i, (kind, *_) in enumerate(records) if kind == 68]
+    pid = next(p for kind, misc, p, _ in records if kind == 3 and misc & 1 << 13 and p != -1)  # the exec
+    moved = [i for i, (kind, _, p, _) in enumerate(records) if kind in (3, 10) and p == pid]
+    later = [r for r in rounds if r > moved[-1]]
+    assert later, f"the program's mappings are in the file's last rounds: {len(rounds)} rounds"
+    into = later[0]
+    order = [i for i in range(into) if i not in moved] + moved + list(range(into, len(records)))
+    program = next(i for i in moved if records[i][0] == 10 and str(recorded.program).encode() + b"\0" in records[i][3])
+    before = [i for i in order[: order.index(program)] if records[i][0] == 9 and i > program]
+    assert before, "no sample of the program in the round its mappings were moved to"
+    again = Recorded(recorded.folder)
+    again.data = tmp_path / "reordered.data"
+    again.data.write_bytes(data[:offset] + b"".join(records[i][3] for i in order) + data[offset + size :])
+    assert _perf_callchains(again) == _perf_callchains(recorded), "perf reads both files alike"
+    _assert_dwarf_stacks_are_perf_scripts(again)
+    kinds = [records[i][0] for i in order]
+    numbers = {kinds[: order.index(i)].count(9) for i in before}  # samples are numbered in file order
+    chains, walked = _perf_callchains(again), 0
+    with PerfData(str(again.data)) as perf:
+        profile = Profile(perf)
+        for sample, walks in profile.walks(lambda s: s.number in numbers):
+            assert walks is not None
+            space = profile.space(sample.pid)
+            ours = [
+                frame.lookup_pc - m.start + m.pgoff
+                for frame in walks[Mode.DWARF].frames
+                if (m := space.at(frame.lookup_pc))
+            ]
+            assert ours == chains[sample.tid, _time(sample.time)], sample.number
+            walked += 1
+    assert walked == len(numbers) > 0
 
 
 def test_a_profile_of_several_processes(recorded: Recorded, tmp_path: Path) -> None:
