@@ -25,6 +25,7 @@ from typing import NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK, uncollected
 from sfview.dwarf.source import DebugInfo
+from sfview.inputs.plt import ABSOLUTE
 from sfview.profiling.walks import KernelModule, Mode, Walked
 from sfview.unwind.engine import PLT_SECTIONS, Frame
 
@@ -84,8 +85,11 @@ NAMES_KEPT = 1 << 16
 
 def function_name(frame: Frame) -> str:
     """The frame's function from the symbol table (`leaf`, without an offset), `[unknown]` when nothing
-    names it."""
-    name = frame.name().split("+")[0]
+    names it; a PLT entry whose relocation has no symbol (gdb's `*ABS*+0x9f1c0@plt`) `@plt`, as perf names it."""
+    name = frame.name()
+    if name.startswith(ABSOLUTE):
+        return "@plt"
+    name = name.split("+")[0]
     return name if name and not name.startswith(".") else UNKNOWN
 
 

@@ -32,8 +32,7 @@ HEAD = re.compile(r"^\S+\s+\d+/?(\d*)\s+([\d.]+):")
 
 
 def _stacks(script: str) -> dict[str, list[str]]:
-    """Each sample's callchain names by its time, innermost first; perf's `@plt` (a PLT entry no symbol
-    names, which sfview names `[unknown]`, as it does the frame without `--no-inline`) read as sfview's."""
+    """Each sample's callchain names by its time, innermost first."""
     stacks = {}
     for block in script.split("\n\n"):
         lines = block.strip("\n").splitlines()
@@ -42,7 +41,7 @@ def _stacks(script: str) -> dict[str, list[str]]:
         head = HEAD.match(lines[0])
         assert head is not None, lines[0]
         names = [m[1] for m in map(LINE.match, lines[1:]) if m is not None]
-        stacks[head[2]] = ["[unknown]" if name == "@plt" else name for name in names]
+        stacks[head[2]] = names
     return stacks
 
 
