@@ -16,7 +16,6 @@ symbol before them, `_init+0x50`, where sfview says `explicit_bzero@plt`: not wh
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -26,16 +25,10 @@ import pytest
 from conftest import DATA, run_process
 from test_inline import LIBC
 from test_live_names import frames
-from test_perf import _perf, _time
-from test_perf_names import _stacks
+from test_perf_names import Profiled, record_profile
 
 from sfview.inputs.elf.image import ElfImage
-from sfview.inputs.perf_data import PerfData
 from sfview.inputs.plt import plt_symbols
-from sfview.profiling.coverage import DebugNames, FrameNames
-from sfview.profiling.profile import Profile
-from sfview.profiling.walks import Mode
-from sfview.unwind.session import file_debug_info
 
 PLT_LINE = re.compile(r"^([0-9a-f]+) <([^>]+@plt)>:$", re.M)
 ROUNDS = "20000000"
@@ -100,47 +93,19 @@ def test_a_frame_in_the_entry_is_gdbs(program: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def profile(program: Path) -> tuple[Path, dict[str, str]]:
+def profile(program: Path) -> Profiled:
     _need("perf")
-    env = {"PERF_BUILDID_DIR": str(program.parent / "buildid")}
-    data = program.parent / "perf.data"
-    args = ["record", "-q", "-e", "cpu-clock:u", "--call-graph", "dwarf", "-o", str(data), "--", str(program), ROUNDS]
-    result = _perf(*args, cwd=program.parent, env={**os.environ, **env}, check=False)
-    if result.returncode != 0 or not data.exists():
-        pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
-    return data, env
+    return record_profile(program, ROUNDS)
 
 
-def named_stacks(data: Path, monkeypatch: pytest.MonkeyPatch, build_ids: str) -> dict[str, list[str]]:
-    """Each sample's DWARF stack by its time (as perf script prints it), innermost first, each frame named as
-    `sfview perf` names the frames of its folded stacks (a line for each function inlined at its PC)."""
-    monkeypatch.setenv("PERF_BUILDID_DIR", build_ids)
-    stacks = {}
-    with PerfData(str(data)) as perf:
-        profile = Profile(perf)
-        counted, debug = FrameNames(True, profile.files.found), DebugNames(file_debug_info)
-        for sample, walked in profile.walks():
-            assert walked is not None
-            chains = (debug.chain(counted.name(frame)) for frame in walked[Mode.DWARF].frames)
-            stacks[_time(sample.time)] = [name for chain in chains for name in reversed(chain)]
-    return stacks
-
-
-def test_perf_names_the_entry_as_perf_script(
-    profile: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_perf_names_the_entry_as_perf_script(profile: Profiled, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sample by sample, sfview's DWARF stacks named as `perf script` names them, `@plt` in the entry; the
     folded stacks of `sfview perf` have it too."""
-    data, env = profile
-    script = _perf("script", "-i", str(data), cwd=data.parent, env={**os.environ, **env}).stdout
-    theirs = _stacks(script)
-    ours = named_stacks(data, monkeypatch, env["PERF_BUILDID_DIR"])
-    assert sorted(ours) == sorted(theirs)
+    theirs, ours = profile.stacks(monkeypatch)
     in_plt = [time for time, names in theirs.items() if "@plt" in names]
     assert len(in_plt) > 10, f"perf script has {len(in_plt)} samples in the PLT entry"
     differing = [time for time in theirs if ours[time] != theirs[time]]
     assert not differing, [(theirs[time], ours[time]) for time in differing[:3]]
-    monkeypatch.setenv("PERF_BUILDID_DIR", env["PERF_BUILDID_DIR"])
-    folded = run_process("perf", str(data), "--folded", "dwarf")
+    folded = profile.sfview("--folded", "dwarf")
     assert folded.returncode == 0, folded.stderr
     assert ";explicit_bzero;@plt " in folded.stdout, folded.stdout
