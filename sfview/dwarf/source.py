@@ -383,9 +383,13 @@ def _linkage_name(die: Any) -> tuple[str | None, bool]:
 
 
 def _qualified(die: Any, name: str) -> str:
+    """`name` qualified by the scopes around the DIE, as gdb's `determine_prefix`: an unnamed namespace is
+    `(anonymous namespace)`; an unnamed class (a lambda's closure) has no name to give, and ends the prefix."""
     parts, scope = [name], die.get_parent()
     while scope is not None and scope.tag in SCOPE_NAMES:
         inner = _attribute(scope, "DW_AT_name")
+        if inner is None and scope.tag != "DW_TAG_namespace":
+            break
         parts.append(_text(inner) if inner is not None else "(anonymous namespace)")
         scope = scope.get_parent()
     return "::".join(reversed(parts))

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, run_process
+from test_live_names import frames
 from test_perf_names import Profiled, record_profile
 
 ROUNDS = "100000"
@@ -60,3 +62,33 @@ def test_folded_stacks_have_perf_scripts_names(profile: Profiled) -> None:
     stacks = result.stdout
     assert ";main;shapes::Box<unsigned int>::stir;shapes::twist<unsigned int> " in stacks, stacks
     assert ";main;main::{lambda(unsigned long)#1}::operator() " in stacks, stacks
+
+
+STOPS = ("total = total * 3", "return t * 31", "x = x * 6364136223846793005UL")
+"""Lines gdb stops the program at, once each: in the lambda, in `twist` inlined into `Box<unsigned int>::stir`,
+in `fold` inlined into `label`."""
+
+
+def test_unwind_names_the_frames_as_gdb(profile: Profiled, tmp_path: Path) -> None:
+    """The same program stopped by gdb in each of `STOPS`: its `bt` there, and sfview's backtrace of the core gdb
+    writes, line for line (the lambda's `operator()` unqualified, as gdb prints it: its closure has no name)."""
+    if shutil.which("gdb") is None:
+        pytest.skip("gdb is not installed: it is the reference here")
+    source = DATA / "src" / "perf_names.cc"
+    lines = source.read_text().splitlines()
+    numbers = [next(n for n, line in enumerate(lines, 1) if stop in line) for stop in STOPS]
+    program = profile.data.parent / "names"
+    args = ["-ex", "set backtrace past-main on", *(a for n in numbers for a in ("-ex", f"tbreak {source.name}:{n}"))]
+    args += ["-ex", "run"]
+    for count in range(len(STOPS)):
+        args += ["-ex", "echo <stop>\\n", "-ex", "bt", "-ex", f"gcore {tmp_path / f'core{count}'}", "-ex", "continue"]
+    gdb = subprocess.run(["gdb", "-batch", "-nx", *args, "--args", str(program), "3"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout  # fmt: skip
+    stops = gdb.split("<stop>\n")[1:]
+    assert len(stops) == len(STOPS), gdb
+    for count, stopped in enumerate(stops):
+        theirs = frames(stopped[: stopped.find("Saved corefile")])
+        result = run_process("unwind", str(program), "--core", str(tmp_path / f"core{count}"))
+        assert result.returncode == 0, result.stderr
+        assert frames(result.stdout) == theirs, result.stdout + stopped
+    assert frames(stops[0])[0].startswith("#0 operator() at "), stops[0]
