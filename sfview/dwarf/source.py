@@ -486,9 +486,13 @@ class DebugInfo:
 
         perf 6.1 has them from addr2line, that is from BFD: a DIE's linkage name (through the DIEs it is an
         instance of), else its name, which in C is as good; in C++, a name that is no linkage name is
-        replaced, for the innermost function alone, by the symbol holding the address (`symbol`, as perf
-        demangles it): a lambda's `operator()` is `main::{lambda(unsigned long)#1}::operator()`, a function
-        inlined without a linkage name is named after the function it is in. perf demangles a linkage name
+        replaced by the symbol holding the address (`symbol`, as perf demangles it) for the innermost
+        function, and for the physical one: BFD renames a function after the symbol that starts where it
+        does once it has been the innermost function at an address looked up (the return address of a call
+        it makes, a sample in its own code), so that perf's name for it as the caller of a function inlined
+        depends on what was looked up before; sfview gives the name after the renaming. A lambda's
+        `operator()` is `main::{lambda(unsigned long)#1}::operator()`, a function inlined without a linkage
+        name is named after the function it is in. perf demangles a linkage name
         without its parameters (`shapes::label[abi:cxx11]`)."""
         unit = self._unit(address)
         if unit is None:
@@ -501,7 +505,7 @@ class DebugInfo:
                     name, linkage = _linkage_name(die)
                     if linkage:
                         name = without_parameters(name) if unit.cplusplus else name
-                    elif unit.cplusplus and depth == len(chain):
+                    elif unit.cplusplus and depth in (1, len(chain)):
                         name = symbol
                     names.append(name or "??")
                 return names

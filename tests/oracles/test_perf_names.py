@@ -87,11 +87,14 @@ class Profiled(NamedTuple):
 
 
 def record_profile(program: Path, *args: str) -> Profiled:
-    """`perf record -e cpu-clock:u --call-graph dwarf` of `program ARGS`, beside it."""
+    """`perf record -e cpu-clock:u --call-graph dwarf` of `program ARGS`, beside it, on one CPU (`taskset`):
+    perf writes each CPU's buffer in turn, so that a sample on one CPU can come in the file before the
+    mappings of its process written on another, which `perf script` orders by time and sfview reads in the
+    file's order (its frames then in no file); the tests of names are not about that."""
     build_ids, data = str(program.parent / "buildid"), program.parent / "perf.data"
-    record = [*RECORD, "--call-graph", "dwarf", "-o", str(data), "--", str(program), *args]
+    record = ["taskset", "-c", "0", "perf", *RECORD, "--call-graph", "dwarf", "-o", str(data), "--", str(program)]
     env = {**os.environ, "PERF_BUILDID_DIR": build_ids}
-    result = _perf(*record, cwd=program.parent, env=env, check=False)
+    result = subprocess.run([*record, *args], capture_output=True, text=True, cwd=program.parent, env=env, timeout=120)
     if result.returncode != 0 or not data.exists():
         pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
     return Profiled(data, build_ids)
