@@ -111,11 +111,11 @@ def _walk(first: session.Session, args: argparse.Namespace) -> tuple[Walk, list[
 def _write_backtrace(walk: Trace, args: argparse.Namespace, found: list[str], first: session.Session) -> None:
     """A walk written to stdout frame by frame, as `--json` or `--explain` ask; what `--cfi both` found
     after it; the notes on the core and its files on stderr once the backtrace is out (JSON: in the document).
-    The text has gdb's tail call frames, found through the session's files."""
+    Both have gdb's tail call frames, found through the session's files."""
+    sites = ProcessCallSites(first.unwinder)
     if args.json:
-        backtrace.write_json(sys.stdout, walk, found + first.notes)
+        backtrace.write_json(sys.stdout, walk, found + first.notes, sites)
     else:
-        sites = ProcessCallSites(first.unwinder)
         backtrace.write_text(sys.stdout, walk, explain=args.explain, notes=found, inline=args.inline, tail_calls=sites)
         backtrace.write_notes(sys.stderr, first.notes)
 
@@ -136,10 +136,10 @@ def _write_threads(
 ) -> None:
     """Every thread of the core, as gdb's `thread apply all bt` prints them, each under its `Thread N
     (Thread 0x… (LWP tid)):` line; with `--json`, one document."""
-    if args.json:
-        backtrace.write_json_threads(sys.stdout, ((n, t.tid, trace) for n, t, trace in walks), first.notes)
-        return
     sites = ProcessCallSites(first.unwinder)
+    if args.json:
+        backtrace.write_json_threads(sys.stdout, ((n, t.tid, trace) for n, t, trace in walks), first.notes, sites)
+        return
     for number, thread, trace in walks:
         title = backtrace.thread_title(number, thread.tid, thread.registers, thread.name)
         sys.stdout.write(f"\n{title}\n")

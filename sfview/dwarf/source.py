@@ -30,7 +30,7 @@ from sfview.dwarf.line_program import LineRows, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
 from sfview.inputs.boundary import reading
-from sfview.inputs.demangle import demangle
+from sfview.inputs.demangle import demangle, without_parameters
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.pyelftools_view import ElfFile
 
@@ -364,10 +364,32 @@ LINKAGE = ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name")
 """A DIE's mangled name, DWARF 4's and GCC's before it."""
 
 
+def _linkage_name(die: Any) -> tuple[str | None, bool]:
+    """BFD's name for a function's DIE (`find_abstract_instance` in its `dwarf2.c`), through the DIEs it is an
+    instance of (`DW_AT_abstract_origin`) or completes (`DW_AT_specification`): a linkage name found on the
+    way, else the first name; and whether it is a linkage name."""
+    name = None
+    for _ in range(8):  # a chain of origins is short; a damaged one may loop
+        linkage = next((k for k in LINKAGE if k in die.attributes), None)
+        if linkage is not None:
+            return _text(die.attributes[linkage].value), True
+        if name is None and "DW_AT_name" in die.attributes:
+            name = _text(die.attributes["DW_AT_name"].value)
+        origin = next((k for k in ("DW_AT_abstract_origin", "DW_AT_specification") if k in die.attributes), None)
+        if origin is None:
+            break
+        die = die.get_DIE_from_attribute(origin)
+    return name, False
+
+
 def _qualified(die: Any, name: str) -> str:
+    """`name` qualified by the scopes around the DIE, as gdb's `determine_prefix`: an unnamed namespace is
+    `(anonymous namespace)`; an unnamed class (a lambda's closure) has no name to give, and ends the prefix."""
     parts, scope = [name], die.get_parent()
     while scope is not None and scope.tag in SCOPE_NAMES:
         inner = _attribute(scope, "DW_AT_name")
+        if inner is None and scope.tag != "DW_TAG_namespace":
+            break
         parts.append(_text(inner) if inner is not None else "(anonymous namespace)")
         scope = scope.get_parent()
     return "::".join(reversed(parts))
@@ -457,16 +479,36 @@ class DebugInfo:
         except InputError:
             return [], False
 
-    def functions(self, address: int) -> list[str]:
-        """The names of the functions holding `address`, the physical function first, then those inlined
-        in it down to the innermost ("??" for a DIE without a name); its line table is not read. Nothing
-        when no DIE covers it or its CU cannot be read."""
+    def functions(self, address: int, symbol: str) -> list[str]:
+        """The names of the functions holding `address` as `perf script` prints them, the physical function
+        first, then those inlined in it down to the innermost ("??" for a DIE without a name); its line table
+        is not read. Nothing when no DIE covers it or its CU cannot be read.
+
+        perf 6.1 has them from addr2line, that is from BFD: a DIE's linkage name (through the DIEs it is an
+        instance of), else its name, which in C is as good; in C++, a name that is no linkage name is
+        replaced by the symbol holding the address (`symbol`, as perf demangles it) for the innermost
+        function, and for the physical one: BFD renames a function after the symbol that starts where it
+        does once it has been the innermost function at an address looked up (the return address of a call
+        it makes, a sample in its own code), so that perf's name for it as the caller of a function inlined
+        depends on what was looked up before; sfview gives the name after the renaming. A lambda's
+        `operator()` is `main::{lambda(unsigned long)#1}::operator()`, a function inlined without a linkage
+        name is named after the function it is in. perf demangles a linkage name
+        without its parameters (`shapes::label[abi:cxx11]`)."""
         unit = self._unit(address)
         if unit is None:
             return []
         try:
             with reading(f"{self.path}: the DWARF debugging information at {address:#x}"):
-                return [_name(die, unit.cplusplus) or "??" for die in unit.chain(address)]
+                chain = unit.chain(address)
+                names = []
+                for depth, die in enumerate(chain, 1):
+                    name, linkage = _linkage_name(die)
+                    if linkage:
+                        name = without_parameters(name) if unit.cplusplus else name
+                    elif unit.cplusplus and depth in (1, len(chain)):
+                        name = symbol
+                    names.append(name or "??")
+                return names
         except InputError:
             return []
 

@@ -32,6 +32,8 @@ SHT_PROGBITS = 1
 
 PLT_SECTIONS = (".plt", ".plt.sec", ".plt.got")
 X86_JMP_GOT = b"\xff\x25"  # jmp *disp32(%rip)
+ABSOLUTE = "*ABS*"
+"""BFD's name for the absolute section: what a PLT entry whose relocation has no symbol is named after."""
 
 
 def plt_symbols(elf: ElfImage) -> list[Symbol]:
@@ -54,8 +56,10 @@ def plt_symbols(elf: ElfImage) -> list[Symbol]:
         data, base = elf.section_bytes(section, text), section.addr
         for start in range(0, len(data) - size + 1, size):
             target = decode(data[start : start + size], base + start, elf.little_endian)
-            if target in slots:
-                out.append(Symbol(f"{slots[target]}@plt", base + start, size))
+            slot = slots.get(target) if target is not None else None
+            if slot is not None:
+                named = slot if isinstance(slot, str) else ABSOLUTE + (f"+{slot:#x}" if slot else "")
+                out.append(Symbol(f"{named}@plt", base + start, size))
     return out
 
 
@@ -72,9 +76,13 @@ def _mapped_text(elf: ElfImage, address: int) -> int:
     return 0
 
 
-def _got_slot_names(elf: ElfImage) -> dict[int, str]:
-    """GOT address → the function a dynamic relocation will put there."""
-    names: dict[int, str] = {}
+def _got_slot_names(elf: ElfImage) -> dict[int, str | int]:
+    """GOT address → the function a dynamic relocation will put there: its symbol's name; for a relocation
+    without a symbol (`IRELATIVE`: an IFUNC's resolver, as libc's own PLT calls `memcpy`), its addend, which
+    objdump and gdb name the entry by, after BFD's absolute section: `*ABS*+0x9f1c0@plt` (perf 6.1 has no
+    name for it: `@plt`). The addend is named only for the slots a PLT entry jumps through: a PIE has a
+    relocation without a symbol for each pointer it holds."""
+    names: dict[int, str | int] = {}
     for section in elf.sections:
         if section.type not in (SHT_REL, SHT_RELA) or section.name not in (".rela.plt", ".rel.plt", ".rela.dyn"):
             continue
@@ -82,11 +90,11 @@ def _got_slot_names(elf: ElfImage) -> dict[int, str]:
         if symtab is None or symtab.type not in (SHT_SYMTAB, SHT_DYNSYM):
             continue
         symbol_name = _symbol_names(elf, symtab)
-        for offset, sym in _relocations(elf, section):
-            if sym:
-                name = symbol_name(sym)
-                if name:
-                    names[offset] = name
+        for offset, sym, addend in _relocations(elf, section):
+            if not sym:
+                names[offset] = addend
+            elif name := symbol_name(sym):
+                names[offset] = name
     return names
 
 
@@ -107,8 +115,8 @@ def _symbol_names(elf: ElfImage, symtab: SectionHeader) -> Callable[[int], str]:
     return name
 
 
-def _relocations(elf: ElfImage, section: SectionHeader) -> Iterator[tuple[int, int]]:
-    """(r_offset, symbol index) of each relocation.
+def _relocations(elf: ElfImage, section: SectionHeader) -> Iterator[tuple[int, int, int]]:
+    """(r_offset, symbol index, r_addend) of each relocation (the addend 0 in a `REL` section).
 
     Written by hand with `struct` where pyelftools' `iter_relocations` would do: it parses an entry
     slowly, and a PIE has one relocation per pointer it holds, so through it the relocations would be
@@ -121,11 +129,11 @@ def _relocations(elf: ElfImage, section: SectionHeader) -> Iterator[tuple[int, i
         from sfview.inputs.elf.pyelftools_view import open_view  # pyelftools: only for entries of another size
 
         relocations = open_view(elf).get_section(section.index).iter_relocations()
-        yield from ((r["r_offset"], r["r_info_sym"]) for r in relocations)
+        yield from ((r["r_offset"], r["r_info_sym"], r["r_addend"] if rela else 0) for r in relocations)
         return
     shift = 32 if elf.elfclass == 64 else 8  # ELF64_R_SYM / ELF32_R_SYM
-    for offset, info, *_ in entry.iter_unpack(elf.section_bytes(section)):
-        yield offset, info >> shift
+    for offset, info, *addend in entry.iter_unpack(elf.section_bytes(section)):
+        yield offset, info >> shift, addend[0] if addend else 0
 
 
 def _x86_64_target(entry: bytes, address: int, little_endian: bool) -> int | None:

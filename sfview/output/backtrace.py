@@ -107,11 +107,20 @@ def _where(frame: Frame, source: SourceFrame) -> str:
     return f"from {library}" if library else ""
 
 
-def tail_call_lines(callee: Frame, caller: Frame, number: int, sites: ProcessCallSites) -> list[GdbLine]:
+class TailCall(NamedTuple):
+    """A tail call frame: gdb's frame at a call site's address (`pc`, after the jump), `frame` standing
+    for it (looked up at `pc - 1`), named by `source` (the innermost function the debug information puts
+    at that code), else by the frame's symbol."""
+
+    pc: int
+    frame: Frame
+    source: SourceFrame | None
+
+
+def tail_calls(callee: Frame, caller: Frame, sites: ProcessCallSites) -> list[TailCall]:
     """The frames gdb lists between `callee` and its `caller` for the functions the caller went through by
-    tail calls, as the call sites' debug information says (`sfview.dwarf.tail_calls`), numbered from
-    `number`: each at its call site's address, one line named as gdb names it, by the innermost function
-    at the code before that address, inlined or not. None where either frame is a signal's."""
+    tail calls, as the call sites' debug information says (`sfview.dwarf.tail_calls`), innermost first;
+    none where either frame is a signal's."""
     module = callee.module
     info = module.debug_info() if module is not None and module.debug_info is not None else None
     if callee.signal or caller.signal or module is None or info is None:
@@ -119,14 +128,23 @@ def tail_call_lines(callee: Frame, caller: Frame, number: int, sites: ProcessCal
     entry = info.function_entry((callee.lookup_pc - module.bias) & ADDRESS_MASK)
     if entry is None:
         return []
-    lines: list[GdbLine] = []
+    found = []
     for pc in tail_call_pcs(sites, caller.pc, (entry + module.bias) & ADDRESS_MASK):
         held = sites.module((pc - 1) & ADDRESS_MASK)
         jumped = Frame(callee.number + 1, pc, {}, held[0] if held is not None else None)  # named at pc - 1
         chain = jumped.source()[0]
-        line = _symbol_line(jumped, number + len(lines))
-        if chain:
-            line = line._replace(function=demangle(chain[0].function), where=_where(jumped, chain[0]))
+        found.append(TailCall(pc, jumped, chain[0] if chain else None))
+    return found
+
+
+def tail_call_lines(callee: Frame, caller: Frame, number: int, sites: ProcessCallSites) -> list[GdbLine]:
+    """`tail_calls` as gdb prints them, numbered from `number`: each at its call site's address, one line
+    named as gdb names it, by the innermost function at the code before that address, inlined or not."""
+    lines: list[GdbLine] = []
+    for call in tail_calls(callee, caller, sites):
+        line = _symbol_line(call.frame, number + len(lines))
+        if call.source is not None:
+            line = line._replace(function=demangle(call.source.function), where=_where(call.frame, call.source))
         lines.append(line._replace(tail=True))
     return lines
 
@@ -242,14 +260,20 @@ def _registers(frame: Frame, machine: Machine) -> str:
     return ", ".join(f"{machine.name(n)}={frame.registers[n]:#x}" for n in known)
 
 
-def write_json(out: TextIO, trace: Trace, notes: list[str]) -> None:
+def write_json(out: TextIO, trace: Trace, notes: list[str], tail_calls: ProcessCallSites | None = None) -> None:
     """`{"frames": [...], "stop": ..., "missing_address": ..., "notes": [...]}` as `json.dumps(indent=1)`
-    writes it, each frame written as the walk gives it (the rest, known at the end, after them)."""
-    _write_walk(out, trace, 0, {}, {"notes": notes})
+    writes it, each frame written as the walk gives it (the rest, known at the end, after them); each
+    frame's `tail_calls` found through `tail_calls` (none without it)."""
+    _write_walk(out, trace, 0, {}, {"notes": notes}, tail_calls)
     out.write("\n")
 
 
-def write_json_threads(out: TextIO, walks: Iterable[tuple[int, int, Trace]], notes: list[str]) -> None:
+def write_json_threads(
+    out: TextIO,
+    walks: Iterable[tuple[int, int, Trace]],
+    notes: list[str],
+    tail_calls: ProcessCallSites | None = None,
+) -> None:
     """Every thread's walk in one document, as `json.dumps(indent=1)` writes it: `{"threads": [{"thread": N,
     "tid": LWP, "frames": [...], "stop": ..., "missing_address": ...}, ...], "notes": [...]}`, the threads in
     the order given (gdb's: the last first), the notes of the core and its files once."""
@@ -258,13 +282,21 @@ def write_json_threads(out: TextIO, walks: Iterable[tuple[int, int, Trace]], not
     out.write('{\n "threads": [')
     for count, (number, tid, trace) in enumerate(walks):
         out.write(("," if count else "") + "\n  ")
-        _write_walk(out, trace, 2, {"thread": number, "tid": tid}, {})
+        _write_walk(out, trace, 2, {"thread": number, "tid": tid}, {}, tail_calls)
     out.write(f'\n ],\n "notes": {_indented(notes, 1, encode_basestring_ascii)}\n}}\n')
 
 
-def _write_walk(out: TextIO, trace: Trace, level: int, head: dict[str, object], tail: dict[str, object]) -> None:
+def _write_walk(
+    out: TextIO,
+    trace: Trace,
+    level: int,
+    head: dict[str, object],
+    tail: dict[str, object],
+    sites: ProcessCallSites | None,
+) -> None:
     """One walk as the object `json.dumps(indent=1)` writes at nesting `level`: `head`'s members, the frames
-    as the walk gives them, then `stop`, `missing_address` (known once the frames are all given) and `tail`'s."""
+    as the walk gives them (each with the tail calls `sites` find between it and the frame before), then
+    `stop`, `missing_address` (known once the frames are all given) and `tail`'s."""
     from json.encoder import encode_basestring_ascii as escape  # only --json needs it
 
     pad = " " * (level + 1)
@@ -273,22 +305,25 @@ def _write_walk(out: TextIO, trace: Trace, level: int, head: dict[str, object], 
     )
     out.write(f'{pad}"frames": [')
     shift = "\n" + " " * level  # a frame's template is written for the frames of a walk at nesting 0
+    callee = None
     for number, frame in enumerate(trace):
-        text = _frame_text(frame, escape)
+        jumped = tail_calls(callee, frame, sites) if sites is not None and callee is not None else []
+        callee = frame
+        text = _frame_text(frame, escape, jumped)
         out.write(("," if number else "") + "\n" + pad + " " + (text.replace("\n", shift) if level else text))
     rest = {"stop": trace.stop, "missing_address": trace.missing_address, **tail}
     members = ",".join(f"\n{pad}{escape(key)}: {_indented(value, level + 1, escape)}" for key, value in rest.items())
     out.write(f"\n{pad}],{members}\n{' ' * level}}}")
 
 
-def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
+def _frame_text(frame: Frame, escape: Callable[[str], str], jumped: list[TailCall]) -> str:
     """A frame as `json.dumps(indent=1)` writes its document in the list of frames: `number`, `pc`,
     `function` (its name and offset, `leaf+0x11`: kept for the documents written before `name` and `offset`,
     the same apart), `name`, `offset`, `demangled`, `module`, `fde`, `fre` (their indexes), `lookup`,
     `fallback`, `heuristic`, `signal`, `dwarf`, `computations` (`what`, `formula`, `arithmetic`, `value`,
-    `address` of each), and `source` (`_source_text`). Written from one template: walking a dict of it with
-    `_indented` would be most of `--json`'s time on a deep stack (tests/oracles/test_unwind_stream.py holds
-    the document as a dict, and compares the two)."""
+    `address` of each), `source` (`_source_text`) and `tail_calls` (`_tail_calls_text`). Written from one
+    template: walking a dict of it with `_indented` would be most of `--json`'s time on a deep stack
+    (tests/oracles/test_unwind_stream.py holds the document as a dict, and compares the two)."""
     name = frame.name()
     symbol, offset = symbol_and_offset(name)
     demangled = escape(demangle(name)) if name.startswith("_Z") else "null"
@@ -308,7 +343,8 @@ def _frame_text(frame: Frame, escape: Callable[[str], str]) -> str:
         f'\n   "fallback": {_boolean(frame.fallback)},'
         f'\n   "heuristic": {escape(frame.heuristic) if frame.heuristic else "null"},'
         f'\n   "signal": {_boolean(frame.signal)},\n   "dwarf": {_boolean(frame.dwarf)},'
-        f'\n   "computations": {computations},\n   "source": {_source_text(frame, escape)}\n  }}'
+        f'\n   "computations": {computations},\n   "source": {_source_text(frame, escape)},'
+        f'\n   "tail_calls": {_tail_calls_text(jumped, escape)}\n  }}'
     )
 
 
@@ -321,6 +357,24 @@ def _source_text(frame: Frame, escape: Callable[[str], str]) -> str:
         f'\n     "line": {_number(s.line)},\n     "inlined": {_boolean(s.inlined)}\n    }}'
         for s in chain
     ]
+    return "[\n    " + ",\n    ".join(items) + "\n   ]" if items else "[]"
+
+
+def _tail_calls_text(jumped: list[TailCall], escape: Callable[[str], str]) -> str:
+    """`tail_calls`: gdb's tail call frames between the frame before and this one (this frame's function went
+    through them), innermost first, as in the text: each a `source` item at its own address, `pc` (the call
+    site's, after the jump), then `function`, `file`, `line`, `inlined` of the function gdb names it by (its
+    symbol, file and line null, where no debug information names it); `[]` where gdb finds none."""
+    items = []
+    for call in jumped:
+        place = call.source
+        symbol = symbol_and_offset(call.frame.name())[0] if place is None else place.function
+        file = escape(place.file) if place is not None and place.file else "null"
+        items.append(
+            f'{{\n     "pc": {call.pc:d},\n     "function": {escape(symbol) if symbol else "null"},'
+            f'\n     "file": {file},\n     "line": {_number(place.line if place is not None else None)},'
+            f'\n     "inlined": {_boolean(place is not None and place.inlined)}\n    }}'
+        )
     return "[\n    " + ",\n    ".join(items) + "\n   ]" if items else "[]"
 
 

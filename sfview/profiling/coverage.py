@@ -25,6 +25,8 @@ from typing import NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK, uncollected
 from sfview.dwarf.source import DebugInfo
+from sfview.inputs.demangle import without_parameters
+from sfview.inputs.plt import ABSOLUTE
 from sfview.profiling.walks import KernelModule, Mode, Walked
 from sfview.unwind.engine import PLT_SECTIONS, Frame
 
@@ -83,10 +85,14 @@ NAMES_KEPT = 1 << 16
 
 
 def function_name(frame: Frame) -> str:
-    """The frame's function from the symbol table (`leaf`, without an offset), `[unknown]` when nothing
-    names it."""
-    name = frame.name().split("+")[0]
-    return name if name and not name.startswith(".") else UNKNOWN
+    """The frame's function from the symbol table as perf names it (`leaf`, without an offset; C++ demangled
+    without parameters), `[unknown]` when nothing names it; a PLT entry whose relocation has no symbol (gdb's
+    `*ABS*+0x9f1c0@plt`) `@plt`."""
+    name = frame.name()
+    if name.startswith(ABSOLUTE):
+        return "@plt"
+    name = name.split("+")[0]
+    return without_parameters(name) if name and not name.startswith(".") else UNKNOWN
 
 
 class Unnamed(NamedTuple):
@@ -180,7 +186,7 @@ class DebugNames:
             if name.file not in self.debug:
                 self.debug[name.file] = self.open_debug(name.file)
             info = self.debug[name.file]
-            functions = info.functions(name.address) if info is not None else []
+            functions = info.functions(name.address, name.symbol) if info is not None else []
             found = tuple(f if f != "??" else UNKNOWN for f in functions) or (name.symbol,)
             self.chains[name] = found
         return found

@@ -21,7 +21,7 @@ from conftest import DATA
 from sfview.app.app import SfviewApp
 from sfview.cli import run
 from sfview.document import Document
-from sfview.inputs.demangle import demangle
+from sfview.inputs.demangle import demangle, without_parameters
 
 LIBSTDCXX = Path("/usr/lib/x86_64-linux-gnu/libstdc++.so.6")
 ABBREVIATIONS = {
@@ -51,6 +51,26 @@ def test_agrees_with_cxxfilt_on_libstdcxx_names() -> None:
     ]
     assert len(names) > 3000
     assert differ == []
+
+
+def test_without_parameters_agrees_with_cxxfilt_p_on_libstdcxx_names() -> None:
+    """perf's names of C++ functions (libiberty's demangler without `DMGL_PARAMS`) are `c++filt -p`'s: without
+    parameters, qualifiers and a template's return type; special names (`typeinfo for …`) whole."""
+    if not (shutil.which("c++filt") and shutil.which("nm") and LIBSTDCXX.exists()):
+        pytest.skip("c++filt, nm or libstdc++ is missing")
+    out = subprocess.run(["nm", "-D", str(LIBSTDCXX)], capture_output=True, text=True, check=True).stdout
+    names = sorted({line.split()[-1].split("@")[0] for line in out.splitlines() if line.split()[-1].startswith("_Z")})
+    names += ["_ZN6shapes5labelB5cxx11Em", "_ZZ4mainENKUlmE_clEm", "_ZN12_GLOBAL__N_15churnEmi.constprop.0"]
+    truth = subprocess.run(["c++filt", "-p"], input="\n".join(names), capture_output=True, text=True, check=True)
+    differ = [
+        (n, without_parameters(n), t)
+        for n, t in zip(names, truth.stdout.splitlines(), strict=True)
+        if _abbreviated(without_parameters(n)) != _abbreviated(t)
+    ]
+    assert len(names) > 3000
+    assert differ == []
+    assert without_parameters("_ZN6shapes5labelB5cxx11Em") == "shapes::label[abi:cxx11]"
+    assert without_parameters("main") == "main"
 
 
 def test_whatever_follows_a_symbol_is_kept() -> None:

@@ -14,16 +14,18 @@ prints their values, sfview not.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 from conftest import DATA, run_process
 from test_inline import LIBC, _debugger_rows
 from test_live import _need_ptrace, _wait_until
 
+from sfview.inputs.demangle import demangle
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.names import debug_file
 
@@ -128,13 +130,58 @@ def test_every_line_is_gdb_ps_and_the_process_runs_on(seen: Seen) -> None:
     assert seen.exit_status == 0
 
 
-def test_a_core_of_it_is_gdbs(seen: Seen) -> None:
-    gdb = subprocess.run(["gdb", "-batch", "-nx", *LIMIT, str(seen.program), str(seen.core)],
-                         capture_output=True, text=True, timeout=300, check=True).stdout  # fmt: skip
+@pytest.fixture(scope="module")
+def core_bt(seen: Seen) -> str:
+    """gdb's `thread apply all bt` on the core of the process."""
+    return subprocess.run(["gdb", "-batch", "-nx", *LIMIT, str(seen.program), str(seen.core)],
+                          capture_output=True, text=True, timeout=300, check=True).stdout  # fmt: skip
+
+
+def test_a_core_of_it_is_gdbs(seen: Seen, core_bt: str) -> None:
     result = run_process("unwind", str(seen.program), "--core", str(seen.core), "--thread", "all")
     assert result.returncode == 0, result.stderr
-    theirs, ours = threads(gdb), threads(result.stdout)
+    theirs, ours = threads(core_bt), threads(result.stdout)
     assert [frames for frames in ours.values()] == [frames for frames in theirs.values()]
+
+
+def _json_lines(frame: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """A frame of `--json` as the names of gdb's lines for it, each with the whole line for a tail call frame
+    (`0x… in NAME at FILE:LINE`, its address and place given), else None: its tail calls, then the
+    functions of its `source`, innermost first, or its symbol."""
+    lines: list[tuple[str, str | None]] = []
+    for call in frame["tail_calls"]:
+        name = demangle(call["function"])
+        where = f" at {call['file']}:{call['line']}" if call["file"] else ""
+        lines.append((name, f"{call['pc']:#018x} in {name}{where}"))
+    if frame["signal"]:
+        return [*lines, ("<signal handler called>", None)]
+    symbol = frame["name"] if frame["name"] and not frame["name"].startswith(".") else "??"  # `.text`: no symbol
+    names = [demangle(place["function"]) for place in frame["source"]] or [demangle(symbol)]
+    return lines + [(name, None) for name in names]
+
+
+def test_json_gives_gdbs_tail_call_frames(seen: Seen, core_bt: str) -> None:
+    """`--json` on the core: each frame's `tail_calls` and then its functions are gdb's lines, one for one, a
+    tail call frame at the address, name and `at FILE:LINE` gdb prints for it; the document as `json.dumps`
+    writes it."""
+    result = run_process("unwind", str(seen.program), "--core", str(seen.core), "--thread", "all", "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert json.dumps(doc, indent=1) + "\n" == result.stdout
+    theirs = list(threads(core_bt).values())
+    assert len(doc["threads"]) == len(theirs)
+    calls = []
+    for thread, lines in zip(doc["threads"], theirs, strict=True):
+        ours = [line for frame in thread["frames"] for line in _json_lines(frame)]
+        named = [HEAD.match(line)[3] for line in lines]  # type: ignore[index]
+        assert [name for name, _ in ours] == [TAIL.sub("", name) for name in named]
+        for (_, whole), line in zip(ours, lines, strict=True):
+            if whole is not None:
+                calls.append(whole)
+                assert line.split(" ", 1)[1] == whole
+    jumped = " ".join(calls)
+    for seen_by_gdb in ("do_futex_wait", "via_d", "via_b"):
+        assert f"in {seen_by_gdb} at " in jumped, f"gdb's tail call frame {seen_by_gdb} in --json: {calls}"
 
 
 async def test_the_debugger_shows_gdbs_lines_of_the_core(seen: Seen) -> None:

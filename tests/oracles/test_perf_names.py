@@ -13,17 +13,21 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import pytest
-from test_perf import Recorded, _build, _record, _time
+from conftest import run_process
+from test_perf import RECORD, Recorded, _build, _perf, _record, _time
 
 from sfview.dwarf.source import DebugInfo
 from sfview.inputs.perf_data import PerfData
+from sfview.profiling.coverage import DebugNames, FrameNames
 from sfview.profiling.profile import Profile, coverage
 from sfview.profiling.walks import Mode
+from sfview.unwind.session import file_debug_info
 
 LINE = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((?:inlined|\S*)\)$")
 """A callchain line of `perf script`: the address, the name (and offset), `(inlined)` or the file."""
@@ -32,8 +36,7 @@ HEAD = re.compile(r"^\S+\s+\d+/?(\d*)\s+([\d.]+):")
 
 
 def _stacks(script: str) -> dict[str, list[str]]:
-    """Each sample's callchain names by its time, innermost first; perf's `@plt` (a PLT entry no symbol
-    names, which sfview names `[unknown]`, as it does the frame without `--no-inline`) read as sfview's."""
+    """Each sample's callchain names by its time, innermost first."""
     stacks = {}
     for block in script.split("\n\n"):
         lines = block.strip("\n").splitlines()
@@ -42,8 +45,59 @@ def _stacks(script: str) -> dict[str, list[str]]:
         head = HEAD.match(lines[0])
         assert head is not None, lines[0]
         names = [m[1] for m in map(LINE.match, lines[1:]) if m is not None]
-        stacks[head[2]] = ["[unknown]" if name == "@plt" else name for name in names]
+        stacks[head[2]] = names
     return stacks
+
+
+class Profiled(NamedTuple):
+    """A profile recorded here, and the build-id cache perf wrote beside it (`PERF_BUILDID_DIR`)."""
+
+    data: Path
+    build_ids: str
+
+    def stacks(self, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """Each sample's callchain names by its time, innermost first: `perf script`'s, and sfview's DWARF
+        stack named as `sfview perf` names its frames (a line for each function inlined at a PC); the same
+        samples in both."""
+        env = {**os.environ, "PERF_BUILDID_DIR": self.build_ids}
+        theirs = _stacks(_perf("script", "-i", str(self.data), cwd=self.data.parent, env=env).stdout)
+        monkeypatch.setenv("PERF_BUILDID_DIR", self.build_ids)
+        ours = {}
+        with PerfData(str(self.data)) as perf:
+            profile = Profile(perf)
+            counted, debug = FrameNames(True, profile.files.found), DebugNames(file_debug_info)
+            for sample, walked in profile.walks():
+                assert walked is not None
+                chains = (debug.chain(counted.name(frame)) for frame in walked[Mode.DWARF].frames)
+                ours[_time(sample.time)] = [name for chain in chains for name in reversed(chain)]
+        assert sorted(ours) == sorted(theirs)
+        return theirs, ours
+
+    def sfview(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """`sfview perf` on the profile."""
+        old = os.environ.get("PERF_BUILDID_DIR")
+        os.environ["PERF_BUILDID_DIR"] = self.build_ids  # as Recorded.sfview: the child reads it
+        try:
+            return run_process("perf", str(self.data), *args)
+        finally:
+            if old is None:
+                del os.environ["PERF_BUILDID_DIR"]
+            else:
+                os.environ["PERF_BUILDID_DIR"] = old
+
+
+def record_profile(program: Path, *args: str) -> Profiled:
+    """`perf record -e cpu-clock:u --call-graph dwarf` of `program ARGS`, beside it, on one CPU (`taskset`):
+    perf writes each CPU's buffer in turn, so that a sample on one CPU can come in the file before the
+    mappings of its process written on another, which `perf script` orders by time and sfview reads in the
+    file's order (its frames then in no file); the tests of names are not about that."""
+    build_ids, data = str(program.parent / "buildid"), program.parent / "perf.data"
+    record = ["taskset", "-c", "0", "perf", *RECORD, "--call-graph", "dwarf", "-o", str(data), "--", str(program)]
+    env = {**os.environ, "PERF_BUILDID_DIR": build_ids}
+    result = subprocess.run([*record, *args], capture_output=True, text=True, cwd=program.parent, env=env, timeout=120)
+    if result.returncode != 0 or not data.exists():
+        pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
+    return Profiled(data, build_ids)
 
 
 @pytest.fixture(scope="module")

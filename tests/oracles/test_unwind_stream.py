@@ -233,6 +233,7 @@ def _frame_json(frame) -> dict:
             for c in frame.computations
         ],
         "source": [place._asdict() for place in ([] if frame.signal else frame.source()[0])],
+        "tail_calls": [],
     }
 
 
