@@ -10,6 +10,9 @@ abbreviation added to the unit's table.
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -80,3 +83,58 @@ def test_a_million_one_byte_dies_are_not_all_held(tmp_path: Path) -> None:
     assert "#0  stop_here () at shared/fixtures/src/deep.c:5" in plain_out
     assert "#0  0x0000555555555160 in stop_here ()" in out
     assert peak - plain_peak < 400 * source.MAX_DIES  # pyelftools' some 300 bytes a DIE, for the bound's DIEs
+
+
+def _peak_naming(path: Path) -> tuple[list[str], int]:
+    """The names at `STOP_HERE` from `path`'s DWARF, and the peak of what Python allocated to find them."""
+    tracemalloc.start()
+    try:
+        names = [frame.function for frame in _named(path)]
+        return names, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    ("dies", "abbreviation"),
+    [(bytes([99]) * 100_000, FLAT), (bytes([99]) * 50_000 + bytes(50_000), NESTED)],
+    ids=["100,000 flat", "50,000 nested"],
+)
+def test_dies_of_one_byte_cost_words_not_objects(tmp_path: Path, dies: bytes, abbreviation: bytes) -> None:
+    """Within the bound, pyelftools held every DIE it parsed (about a kilobyte each): 100,000 one-byte DIEs
+    under the top DIE cost 38 MB listed; blocks nested past Python's recursion were read whole first. Now the
+    DIEs are parsed and let go, the end of each one's children kept as words: the unit is named, its cost
+    within ten times the bytes added."""
+    plain, grown = tmp_path / "plain", tmp_path / "grown"
+    plain.write_bytes(_grown(b"", abbreviation))
+    grown.write_bytes(_grown(dies, abbreviation))
+    (names, peak), (plain_names, plain_peak) = _peak_naming(grown), _peak_naming(plain)
+    assert names == plain_names == ["stop_here"]
+    assert peak - plain_peak < 10 * len(dies)
+
+
+def test_a_sibling_pointing_back_ends_the_walk(tmp_path: Path) -> None:
+    """A lexical block whose `DW_AT_sibling` points at itself, then one like it: pyelftools listed the first
+    child again and again, for ever, its memory growing (a 20 KB file). A sibling that does not point past
+    its DIE is passed over, and the children's end found by reading on."""
+    info = Elf.of((DATA / "deep-x86_64").read_bytes()).contents(".debug_info")
+    at = len(info) - 1  # where the added DIEs start, in the unit (which starts the section)
+    block = bytes([99]) + struct.pack("<I", at)
+    path = tmp_path / "grown"
+    path.write_bytes(_grown(block + block + bytes(2), bytes([99, 0x0B, 1, 0x01, 0x13, 0, 0])))  # DW_AT_sibling ref4
+    named = subprocess.run(
+        [sys.executable, "-c", f"from sfview.dwarf.source import open_debug_info\n{NAMED}", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[2],
+    )
+    assert named.stdout.split() == ["stop_here"], named.stderr
+
+
+NAMED = (
+    "import sys\n"
+    f"frames = open_debug_info([sys.argv[1]]).frames({STOP_HERE:#x})[0]\n"
+    "print(*(frame.function for frame in frames))\n"
+)
+"""Prints the names at `STOP_HERE` from the file `sys.argv[1]`'s DWARF."""
