@@ -30,7 +30,7 @@ from sfview.dwarf.address_ranges import RangeLists
 from sfview.dwarf.line_program import LineRows, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
-from sfview.inputs.boundary import reading
+from sfview.inputs.boundary import TerminatedStrings, reading
 from sfview.inputs.demangle import demangle
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.pyelftools_view import ElfFile
@@ -423,6 +423,9 @@ def _ranges_offset(cu: Any, attr: Any) -> int:
 
 
 def _text(value: Any) -> str:
+    """A name's text; "??" (gdb's word for what is not known) where its string could not be read."""
+    if value is None:
+        return "??"
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
@@ -500,6 +503,12 @@ class DebugInfo:
         self._abbrev_offsets: set[int] = set()
         self._abbrev_ends: set[int] = set()
         self.info.get_abbrev_table = self._abbrev_table  # every unit's table comes through the bound
+        for name, section in (
+            ("get_string_from_table", self.info.debug_str_sec),
+            ("get_string_from_linetable", self.info.debug_line_str_sec),
+        ):
+            if section is not None:  # each string found once however many DIEs point into a long one
+                setattr(self.info, name, TerminatedStrings(section.stream.getvalue()).at)
         self.units: dict[int, _Unit | None] = {}
         self.trees: dict[int, _Tree] = {}
         """By unit offset, the trees of units a DIE names a DIE in (an inlined call's origin in another unit)."""

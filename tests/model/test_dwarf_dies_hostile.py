@@ -18,9 +18,12 @@ from pathlib import Path
 import pytest
 from conftest import DATA, run_with_peak
 from elf_edit import Elf
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sfview.dwarf import source
 from sfview.dwarf.source import open_debug_info
+from sfview.inputs import boundary
 
 STOP_HERE = 0x1160
 """`stop_here` in deep-x86_64, as linked."""
@@ -138,3 +141,44 @@ NAMED = (
     "print(*(frame.function for frame in frames))\n"
 )
 """Prints the names at `STOP_HERE` from the file `sys.argv[1]`'s DWARF."""
+
+
+def _with_sections(raw: bytes, sections: dict[str, bytes]) -> bytes:
+    """`raw` with each of `sections` given new contents at its end."""
+    elf = Elf.of(raw)
+    for name, data in sections.items():
+        offset = (len(elf.data) + 7) & ~7
+        elf.data += bytes(offset - len(elf.data)) + data
+        elf = elf.set_section(name, sh_offset=offset, sh_size=len(data))
+    return elf.bytes()
+
+
+def test_names_pointing_into_a_long_string_are_looked_through_once(tmp_path: Path) -> None:
+    """8,000 DIEs whose `DW_AT_name` (`DW_FORM_strp`) points into a megabyte of `.debug_str` without a NUL:
+    pyelftools read the megabyte again for each DIE it parsed (2,000 took 18 s). Each byte is looked through
+    once now; a string without its NUL is no name ("??", where `None` was printed)."""
+    strp = bytes([99, 0x34, 0, 0x03, 0x0E, 0, 0])  # DW_TAG_variable, DW_AT_name in DW_FORM_strp
+    dies = b"".join(struct.pack("<BI", 99, at) for at in range(0, 8000 * 64, 64))
+    path = tmp_path / "grown"
+    path.write_bytes(_with_sections(_grown(dies, strp), {".debug_str": b"A" * (1 << 20)}))
+    named = subprocess.run(
+        [sys.executable, "-c", f"from sfview.dwarf.source import open_debug_info\n{NAMED}", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[2],
+    )
+    assert named.stdout.split() == ["??"], named.stderr
+
+
+@given(st.binary(max_size=64), st.lists(st.integers(-2, 70), max_size=30))
+def test_terminated_strings_are_those_read_to_each_nul(runs: bytes, offsets: list[int]) -> None:
+    """Whatever runs were remembered before, each offset gives the bytes up to the next NUL (None without
+    one), as reading from it would; runs made long with `SHORT_RUN` at 4."""
+    table = bytes(byte & 0x41 for byte in runs)  # NULs among the letters
+    strings = boundary.TerminatedStrings(table)
+    for offset in offsets:
+        end = table.find(b"\0", offset) if 0 <= offset < len(table) else -1
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(boundary, "SHORT_RUN", 4)
+            assert strings.at(offset) == (table[offset:end] if end >= 0 else None)
