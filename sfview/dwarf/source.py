@@ -27,7 +27,7 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
 from sfview.dwarf.address_ranges import RangeLists
-from sfview.dwarf.line_program import LineRows, line_rows
+from sfview.dwarf.line_program import LineRows, check_header, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
 from sfview.inputs.boundary import TerminatedStrings, reading
@@ -224,6 +224,9 @@ class _Unit:
     def lines(self) -> _Lines:
         """The line table, read when first asked for."""
         if self._lines is None:
+            stmt_list = _attribute(self.cu.get_top_DIE(), "DW_AT_stmt_list")
+            if stmt_list is not None and self.info.debug_line_sec is not None:
+                check_header(self.info.debug_line_sec.stream.getvalue(), stmt_list)
             program = self.info.line_program_for_CU(self.cu)
             self._lines = self._read_lines(program) if program is not None else _NO_LINES
         return self._lines

@@ -20,8 +20,10 @@ from conftest import DATA, run_with_peak
 from elf_edit import Elf
 from hypothesis import given
 from hypothesis import strategies as st
+from leb128_bytes import uleb
 
 from sfview.dwarf import source
+from sfview.dwarf.line_program import check_header
 from sfview.dwarf.source import open_debug_info
 from sfview.inputs import boundary
 
@@ -182,3 +184,42 @@ def test_terminated_strings_are_those_read_to_each_nul(runs: bytes, offsets: lis
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(boundary, "SHORT_RUN", 4)
             assert strings.at(offset) == (table[offset:end] if end >= 0 else None)
+
+
+def _line_header_claiming(directories: int, files: int) -> bytes:
+    """deep-x86_64's `.debug_line` (DWARF 5) with directory and file name lists of no fields (each entry no
+    byte), claiming `directories` and `files` entries."""
+    line = Elf.of((DATA / "deep-x86_64").read_bytes()).contents(".debug_line")
+    length, version, address_size, selector_size, header_length = struct.unpack_from("<IHBBI", line)
+    assert version == 5
+    opcode_base = line[17]
+    fixed = line[12 : 18 + opcode_base - 1]  # minimum_instruction_length … the standard opcodes' lengths
+    header = fixed + bytes([0]) + uleb(directories) + bytes([0]) + uleb(files)
+    body = struct.pack("<HBBI", 5, address_size, selector_size, len(header)) + header
+    body += line[12 + header_length : 4 + length]
+    return struct.pack("<I", len(body)) + body + line[4 + length :]
+
+
+@pytest.mark.parametrize(("directories", "files"), [(1 << 32, 0), (0, 10_000_000)], ids=["directories", "files"])
+def test_a_line_header_claiming_entries_of_no_bytes_is_refused(tmp_path: Path, directories: int, files: int) -> None:
+    """A DWARF 5 line table header whose entry format has no field claims 2³² directories (or 10⁷ files):
+    pyelftools made an object for each (1.5 GB in 30 s, from a 20 KB file). Refused before pyelftools reads
+    it: the unit's frames are named from the symbols (in a process of a gigabyte at most)."""
+    path = tmp_path / "grown"
+    path.write_bytes(
+        _with_sections((DATA / "deep-x86_64").read_bytes(), {".debug_line": _line_header_claiming(directories, files)})
+    )
+    limited = "import resource\nresource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+    named = subprocess.run(
+        [sys.executable, "-c", f"{limited}from sfview.dwarf.source import open_debug_info\n{NAMED}", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[2],
+    )
+    assert named.returncode == 0 and named.stdout == "\n", named.stderr
+
+
+def test_a_sound_line_header_passes_the_check() -> None:
+    """deep-x86_64's own header, as gcc wrote it, is not refused."""
+    check_header(Elf.of((DATA / "deep-x86_64").read_bytes()).contents(".debug_line"), 0)
