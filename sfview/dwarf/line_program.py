@@ -196,25 +196,31 @@ OFFSET_FORMS = frozenset({0x0E, 0x1F, 0x17})
 LEB_FORMS = frozenset({0x0F, 0x0D, 0x1A})
 """udata, sdata, strx."""
 STRING, BLOCK = 0x08, 0x09
+MAX_ENTRIES = 1 << 14
+"""The directories, and the file names, of one line table header at most (gcc's largest units list a few
+hundred): pyelftools makes an object of some 500 bytes for each."""
 
 
 def check_header(data: bytes, offset: int) -> None:
-    """Refuse a line table header (of `.debug_line`'s bytes `data`, at `offset`) whose DWARF 5 directory or file
-    name lists claim more entries than its bytes hold, before pyelftools reads it: pyelftools makes an object
-    for every entry claimed, and an entry of no field is no byte (a count of 2³² in a 20 KB file: 1.5 GB)."""
+    """Refuse a line table header (of `.debug_line`'s bytes `data`, at `offset`) whose directory or file name
+    lists hold more than `MAX_ENTRIES`, or (DWARF 5) claim more entries than its bytes hold, before pyelftools
+    reads it: pyelftools makes an object for every entry claimed, and an entry of no field is no byte (a count
+    of 2³² in a 20 KB file: 1.5 GB)."""
     try:
         (length,) = struct.unpack_from("<I", data, offset)
         wide = length == 0xFFFFFFFF
         at = offset + (12 if wide else 4)
         (version,) = struct.unpack_from("<H", data, at)
-        if version < 5:
-            return
         size = 8 if wide else 4
-        (header_length,) = struct.unpack_from("<Q" if wide else "<I", data, at + 4)
-        at += 4 + size
+        at += 4 if version >= 5 else 2  # address_size and segment_selector_size from DWARF 5
+        (header_length,) = struct.unpack_from("<Q" if wide else "<I", data, at)
+        at += size
         end = min(at + header_length, len(data))
-        at += 5
+        at += 5 if version >= 4 else 4  # up to opcode_base (maximum_operations_per_instruction from DWARF 4)
         at += data[at]  # opcode_base, then the standard opcodes' lengths
+        if version < 5:
+            _check_lists(data, at, offset)
+            return
         for what in ("directories", "file names"):
             formats, at = [], at + 1
             for _ in range(data[at - 1]):
@@ -223,6 +229,8 @@ def check_header(data: bytes, offset: int) -> None:
                 formats.append(form)
             count, at = leb128(data, at, False)
             least = sum(FIXED_FORMS.get(form, size if form in OFFSET_FORMS else 1) for form in formats)
+            if count > MAX_ENTRIES:
+                raise InputError(f"the line table header at {offset:#x} lists {count} {what}: sfview reads fewer")
             if count and (not least or count * least > end - at):
                 raise InputError(
                     f"the line table header at {offset:#x} lists {count} {what} of {least} bytes or more"
@@ -233,6 +241,22 @@ def check_header(data: bytes, offset: int) -> None:
                     at = _past(data, at, form, size)
     except (struct.error, IndexError):
         raise InputError(f"the line table header at {offset:#x} runs past the section's end") from None
+
+
+def _check_lists(data: bytes, at: int, offset: int) -> None:
+    """Refuse a DWARF 2 to 4 header's directories or file names past `MAX_ENTRIES` (each list ends at an empty
+    name; a file's name is followed by three LEB128 numbers)."""
+    for what, numbers in (("directories", 0), ("file names", 3)):
+        for _ in range(MAX_ENTRIES + 1):
+            end = data.index(b"\0", at)
+            if end == at:
+                break
+            at = end + 1
+            for _ in range(numbers):
+                _, at = leb128(data, at, False)
+        else:
+            raise InputError(f"the line table header at {offset:#x} lists more than {MAX_ENTRIES} {what}")
+        at += 1
 
 
 def _past(data: bytes, at: int, form: int, size: int) -> int:

@@ -16,6 +16,7 @@ named from the symbol table, as without debug information).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import io
 import itertools
 import os
@@ -95,11 +96,14 @@ class _Lines(NamedTuple):
     (0 from DWARF 5 on, 1 before)."""
 
     rows: LineRows
-    files: list[str]
+    files: list[str | tuple[int, str]]
+    """Each file's name as gdb shows it, or (its directory's index, its name) to be joined when asked for:
+    joined at once, names sharing one long directory made a copy of it each."""
+    directories: list[str]
     first_file: int
 
 
-_NO_LINES = _Lines(LineRows(array("Q"), array("Q")), [], 1)
+_NO_LINES = _Lines(LineRows(array("Q"), array("Q")), [], [], 1)
 """The line table of a CU that has none."""
 
 
@@ -222,13 +226,17 @@ class _Unit:
         self._tails: dict[int, list[CallSite]] = {}
 
     def lines(self) -> _Lines:
-        """The line table, read when first asked for."""
+        """The line table, read when first asked for; none where it cannot be read (the unit's functions are
+        still named)."""
         if self._lines is None:
-            stmt_list = _attribute(self.cu.get_top_DIE(), "DW_AT_stmt_list")
-            if stmt_list is not None and self.info.debug_line_sec is not None:
-                check_header(self.info.debug_line_sec.stream.getvalue(), stmt_list)
-            program = self.info.line_program_for_CU(self.cu)
-            self._lines = self._read_lines(program) if program is not None else _NO_LINES
+            self._lines = _NO_LINES
+            with contextlib.suppress(InputError), reading("the line table"):
+                stmt_list = _attribute(self.cu.get_top_DIE(), "DW_AT_stmt_list")
+                if stmt_list is not None and self.info.debug_line_sec is not None:
+                    check_header(self.info.debug_line_sec.stream.getvalue(), stmt_list)
+                program = self.info.line_program_for_CU(self.cu)
+                self._lines = self._read_lines(program) if program is not None else _NO_LINES
+            self.info._linetable_cache.clear()  # pyelftools' header, an object an entry: the unit keeps its own
         return self._lines
 
     def _children(self, die: Any) -> list[Any]:
@@ -267,21 +275,26 @@ class _Unit:
         def for_id(name: str) -> str:
             return name if os.path.isabs(name) or not home else f"{home}/{name}"
 
-        files = []
+        files: list[str | tuple[int, str]] = []
         for entry in header["file_entry"]:
             name, index = _text(entry.name), entry.dir_index if version >= 5 else entry.dir_index - 1
             if 0 <= index < len(directories) and not os.path.isabs(name):
-                name = f"{directories[index]}/{name}"
-            files.append(own if own and for_id(name) == for_id(own) else name)
-        return _Lines(line_rows(program), files, 0 if version >= 5 else 1)
+                joined = f"{directories[index]}/{name}"
+                files.append(own if own and for_id(joined) == for_id(own) else (index, name))
+            else:
+                files.append(own if own and for_id(name) == for_id(own) else name)
+        return _Lines(line_rows(program), files, directories, 0 if version >= 5 else 1)
 
     def file(self, number: int | None) -> str | None:
         """The name of the line table's file `number` (numbered from 0 in DWARF 5, from 1 before)."""
         if number is None:
             return None
-        _, files, first = self.lines()
+        _, files, directories, first = self.lines()
         index = number - first
-        return files[index] if 0 <= index < len(files) else None
+        if not 0 <= index < len(files):
+            return None
+        found = files[index]
+        return found if isinstance(found, str) else f"{directories[found[0]]}/{found[1]}"
 
     def line_at(self, address: int) -> tuple[str | None, int | None, bool]:
         """The file and line holding `address`, and whether a line starts exactly there (a row gdb records,

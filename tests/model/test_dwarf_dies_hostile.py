@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from leb128_bytes import uleb
 
 from sfview.dwarf import source
-from sfview.dwarf.line_program import check_header
+from sfview.dwarf.line_program import MAX_ENTRIES, check_header
 from sfview.dwarf.source import open_debug_info
 from sfview.inputs import boundary
 
@@ -204,7 +204,7 @@ def _line_header_claiming(directories: int, files: int) -> bytes:
 def test_a_line_header_claiming_entries_of_no_bytes_is_refused(tmp_path: Path, directories: int, files: int) -> None:
     """A DWARF 5 line table header whose entry format has no field claims 2³² directories (or 10⁷ files):
     pyelftools made an object for each (1.5 GB in 30 s, from a 20 KB file). Refused before pyelftools reads
-    it: the unit's frames are named from the symbols (in a process of a gigabyte at most)."""
+    it: the unit's frames keep their names, without lines (in a process of a gigabyte at most)."""
     path = tmp_path / "grown"
     path.write_bytes(
         _with_sections((DATA / "deep-x86_64").read_bytes(), {".debug_line": _line_header_claiming(directories, files)})
@@ -217,9 +217,63 @@ def test_a_line_header_claiming_entries_of_no_bytes_is_refused(tmp_path: Path, d
         timeout=60,
         cwd=Path(__file__).parents[2],
     )
-    assert named.returncode == 0 and named.stdout == "\n", named.stderr
+    assert named.stdout.split() == ["stop_here"], named.stderr
 
 
 def test_a_sound_line_header_passes_the_check() -> None:
     """deep-x86_64's own header, as gcc wrote it, is not refused."""
     check_header(Elf.of((DATA / "deep-x86_64").read_bytes()).contents(".debug_line"), 0)
+
+
+def _line_header_listing(directories: bytes, files: bytes) -> bytes:
+    """deep-x86_64's `.debug_line` (DWARF 5) with its directory and file name lists replaced (each list its
+    entry formats, its count and its entries)."""
+    line = Elf.of((DATA / "deep-x86_64").read_bytes()).contents(".debug_line")
+    length, _, address_size, selector_size, header_length = struct.unpack_from("<IHBBI", line)
+    header = line[12 : 18 + line[17] - 1] + directories + files
+    body = struct.pack("<HBBI", 5, address_size, selector_size, len(header)) + header
+    body += line[12 + header_length : 4 + length]
+    return struct.pack("<I", len(body)) + body + line[4 + length :]
+
+
+LINE_STRP, UDATA, DATA1 = 0x1F, 0x0F, 0x0B
+"""Forms of a line table header's fields."""
+PATH, DIRECTORY = 1, 2
+"""`DW_LNCT_path`, `DW_LNCT_directory_index`."""
+
+
+@pytest.mark.parametrize("shape", ["100,000 files of one byte", "2,000 files in one 60 KB directory"])
+def test_a_line_header_costs_its_bytes(tmp_path: Path, shape: str) -> None:
+    """pyelftools' object for each of 100,000 one-byte entries (98 MB); each of 2,000 file names joined to a
+    directory of 60 KB at once (120 MB, from 70 KB). Now a header listing more than `MAX_ENTRIES` is refused
+    (the unit's frames keep their names and lose their lines), and a file's name is joined to its directory
+    when asked for: the cost is the bytes' and pyelftools' objects for the entries, a kilobyte each at most."""
+    if shape.startswith("100,000"):
+        count = 100_000
+        directories = bytes([1]) + uleb(PATH) + uleb(DATA1) + uleb(1) + bytes(1)
+        files = bytes([1]) + uleb(PATH) + uleb(DATA1) + uleb(count) + bytes(count)
+        strings = {}
+    else:
+        count = 2000
+        directories = bytes([1]) + uleb(PATH) + uleb(LINE_STRP) + uleb(1) + struct.pack("<I", 0)
+        files = bytes([2]) + uleb(PATH) + uleb(LINE_STRP) + uleb(DIRECTORY) + uleb(UDATA) + uleb(count)
+        files += (struct.pack("<I", 60_001) + bytes(1)) * count
+        strings = {".debug_line_str": b"a" * 60_000 + b"\0deep.c\0"}
+    line = _line_header_listing(directories, files)
+    plain, grown = tmp_path / "plain", tmp_path / "grown"
+    plain.write_bytes((DATA / "deep-x86_64").read_bytes())
+    grown.write_bytes(_with_sections(plain.read_bytes(), {".debug_line": line, **strings}))
+    (names, peak), (_, plain_peak) = _peak_naming(grown), _peak_naming(plain)
+    assert names == ["stop_here"]
+    assert peak - plain_peak < 10 * (grown.stat().st_size - plain.stat().st_size) + 1000 * min(count, MAX_ENTRIES)
+
+
+def test_long_strings_at_many_offsets_are_given_within_the_bound() -> None:
+    """Every offset into a 64 KB string: each long one a slice of its own, 2 GB in all. The long strings
+    given are kept by offset and together no more than `names_bound` of the table."""
+    table = b"a" * 65_000 + b"\0"
+    strings = boundary.TerminatedStrings(table)
+    given = [strings.at(offset) for offset in range(0, 64_000, 7)]  # the last a kilobyte long
+    assert given[0] == table[:-1] and strings.at(0) is given[0]
+    assert sum(len(text) for text in given if text is not None) <= boundary.names_bound(table)
+    assert given[-1] is None
