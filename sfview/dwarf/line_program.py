@@ -12,6 +12,7 @@ line, as with a damaged program).
 
 from __future__ import annotations
 
+import mmap
 import struct
 from array import array
 from typing import Any
@@ -201,7 +202,7 @@ MAX_ENTRIES = 1 << 14
 hundred): pyelftools makes an object of some 500 bytes for each."""
 
 
-def check_header(data: bytes, offset: int) -> None:
+def check_header(data: bytes | mmap.mmap, offset: int) -> None:
     """Refuse a line table header (of `.debug_line`'s bytes `data`, at `offset`) whose directory or file name
     lists hold more than `MAX_ENTRIES`, or (DWARF 5) claim more entries than its bytes hold, before pyelftools
     reads it: pyelftools makes an object for every entry claimed, and an entry of no field is no byte (a count
@@ -248,7 +249,9 @@ def _check_lists(data: bytes, at: int, offset: int) -> None:
     name; a file's name is followed by three LEB128 numbers)."""
     for what, numbers in (("directories", 0), ("file names", 3)):
         for _ in range(MAX_ENTRIES + 1):
-            end = data.index(b"\0", at)
+            end = data.find(b"\0", at)
+            if end < 0:
+                raise IndexError  # no NUL: the list runs past the section's end
             if end == at:
                 break
             at = end + 1
@@ -268,7 +271,9 @@ def _past(data: bytes, at: int, form: int, size: int) -> int:
     if form in LEB_FORMS:
         return leb128(data, at, False)[1]
     if form == STRING:
-        end = data.index(b"\0", at)
+        end = data.find(b"\0", at)
+        if end < 0:
+            raise IndexError  # no NUL: the entry runs past the section's end
         return end + 1
     if form == BLOCK:
         length, at = leb128(data, at, False)

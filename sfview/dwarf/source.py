@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import io
 import itertools
 import os
 from array import array
@@ -34,7 +33,7 @@ from sfview.errors import InputError
 from sfview.inputs.boundary import TerminatedStrings, reading
 from sfview.inputs.demangle import demangle
 from sfview.inputs.elf.image import ElfImage
-from sfview.inputs.elf.pyelftools_view import ElfFile
+from sfview.inputs.elf.pyelftools_view import ElfFile, SectionStream
 
 MAX_DIES = 1 << 17
 """The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
@@ -233,7 +232,7 @@ class _Unit:
             with contextlib.suppress(InputError), reading("the line table"):
                 stmt_list = _attribute(self.cu.get_top_DIE(), "DW_AT_stmt_list")
                 if stmt_list is not None and self.info.debug_line_sec is not None:
-                    check_header(self.info.debug_line_sec.stream.getvalue(), stmt_list)
+                    check_header(self.info.debug_line_sec.stream.contents, stmt_list)
                 program = self.info.line_program_for_CU(self.cu)
                 self._lines = self._read_lines(program) if program is not None else _NO_LINES
             self.info._linetable_cache.clear()  # pyelftools' header, an object an entry: the unit keeps its own
@@ -497,7 +496,7 @@ class _DebugView(ElfFile):
 
     def _read_dwarf_section(self, section: Any, relocate_dwarf_sections: bool) -> DebugSectionDescriptor:
         if section["sh_type"] == "SHT_NOBITS":
-            return DebugSectionDescriptor(io.BytesIO(b""), section.name, section["sh_offset"], 0, section["sh_addr"])
+            return DebugSectionDescriptor(SectionStream(b""), section.name, section["sh_offset"], 0, section["sh_addr"])
         return super()._read_dwarf_section(section, relocate_dwarf_sections)
 
 
@@ -524,7 +523,7 @@ class DebugInfo:
             ("get_string_from_linetable", self.info.debug_line_str_sec),
         ):
             if section is not None:  # each string found once however many DIEs point into a long one
-                setattr(self.info, name, TerminatedStrings(section.stream.getvalue()).at)
+                setattr(self.info, name, TerminatedStrings(section.stream.contents).at)
         self.units: dict[int, _Unit | None] = {}
         self.trees: dict[int, _Tree] = {}
         """By unit offset, the trees of units a DIE names a DIE in (an inlined call's origin in another unit)."""

@@ -16,6 +16,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+import zstandard
 from conftest import DATA, run_with_peak
 from elf_edit import Elf
 from hypothesis import given
@@ -26,6 +27,7 @@ from sfview.dwarf import source
 from sfview.dwarf.line_program import MAX_ENTRIES, check_header
 from sfview.dwarf.source import open_debug_info
 from sfview.inputs import boundary
+from sfview.inputs.elf.image import SPILL_CHUNK
 
 STOP_HERE = 0x1160
 """`stop_here` in deep-x86_64, as linked."""
@@ -277,3 +279,21 @@ def test_long_strings_at_many_offsets_are_given_within_the_bound() -> None:
     assert given[0] == table[:-1] and strings.at(0) is given[0]
     assert sum(len(text) for text in given if text is not None) <= boundary.names_bound(table)
     assert given[-1] is None
+
+
+@pytest.mark.parametrize("section", [".debug_line", ".debug_str", ".debug_info"])
+def test_a_dwarf_section_inflating_to_64_mib_is_not_copied(tmp_path: Path, section: str) -> None:
+    """A zstd stream of a few kilobytes inflating to 64 MiB (the section, then zeros): spilled to a mapped
+    temporary file, but pyelftools' `io.BytesIO` copied it, and a reader of the whole section another (a
+    25 KB file of 200 MiB: 461 MB). Each reader now reads the mapping; what is left is the inflating's own
+    chunks."""
+    plain, grown = tmp_path / "plain", tmp_path / "grown"
+    plain.write_bytes((DATA / "deep-x86_64").read_bytes())
+    elf = Elf.of(plain.read_bytes())
+    inflated = elf.contents(section) + bytes(64 << 20)
+    out = elf.compress(section, 2, zstandard.ZstdCompressor(level=3).compress(inflated))
+    struct.pack_into("<Q", out.data, out.section(section)["sh_offset"] + 8, len(inflated))  # the inflated size
+    grown.write_bytes(out.bytes())
+    (names, peak), (_, plain_peak) = _peak_naming(grown), _peak_naming(plain)
+    assert names == ["stop_here"]
+    assert peak - plain_peak < 10 * (grown.stat().st_size - plain.stat().st_size) + 4 * SPILL_CHUNK  # inflating

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import io
+import mmap
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any, BinaryIO
@@ -140,7 +141,7 @@ class ElfFile(ELFFile):
         """A DWARF section read by `section_bytes` (zstd too, bounded), relocated as pyelftools does."""
         data = self.dwarf_section_bytes(section, relocate_dwarf_sections)
         return DebugSectionDescriptor(
-            io.BytesIO(data), section.name, section["sh_offset"], len(data), section["sh_addr"]
+            SectionStream(data), section.name, section["sh_offset"], len(data), section["sh_addr"]
         )
 
     def dwarf_section_bytes(self, section: Section, relocate: bool) -> bytes:
@@ -160,6 +161,30 @@ class ElfFile(ELFFile):
             self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
             return data
         return stream.getvalue()
+
+
+class SectionStream:
+    """A DWARF section's bytes as the stream pyelftools reads (`seek`, `tell`, `read`), over `contents` without
+    a copy: `io.BytesIO` copies what it is given, and a section inflated past `SPILL_SIZE` is a mapping of
+    hundreds of megabytes that it made a copy of (and every reader of its whole contents another)."""
+
+    def __init__(self, contents: bytes | mmap.mmap) -> None:
+        self.contents = contents
+        self.position = 0
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: len(self.contents)}[whence]
+        self.position = max(base + offset, 0)
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = len(self.contents) if size is None or size < 0 else self.position + size
+        data = bytes(self.contents[self.position : end])
+        self.position += len(data)
+        return data
 
 
 def open_view(image: ElfImage) -> ElfFile:
