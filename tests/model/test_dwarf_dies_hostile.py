@@ -321,3 +321,19 @@ def test_a_block_is_read_at_once(tmp_path: Path) -> None:
     stream = Counted(struct.pack("<I", len(block)) + block)
     assert bytes(structs.Dwarf_dw_form["DW_FORM_block4"].parse_stream(stream)) == block
     assert reads <= 2
+
+
+def test_an_inline_string_is_found_at_once(tmp_path: Path) -> None:
+    """A DIE's `DW_AT_name` in `DW_FORM_string`, a megabyte long: pyelftools' `CString` read it a byte at a
+    time and held a list of one-byte objects (1.75 s and 77 MB for a 1 MB file). Found by its NUL at once,
+    within ten times its bytes."""
+    inline = bytes([99, 0x34, 0, 0x03, 0x08, 0, 0])  # DW_TAG_variable, DW_AT_name in DW_FORM_string
+    name = b"a" * (1 << 20)
+    plain, grown = tmp_path / "plain", tmp_path / "grown"
+    plain.write_bytes(_grown(b"", inline))
+    grown.write_bytes(_grown(bytes([99]) + name + b"\0", inline))
+    (names, peak), (_, plain_peak) = _peak_naming(grown), _peak_naming(plain)
+    assert names == ["stop_here"]
+    assert peak - plain_peak < 10 * len(name)
+    structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=8, dwarf_version=5)
+    assert structs.Dwarf_dw_form["DW_FORM_string"].parse_stream(SectionStream(name + b"\0")) == name

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import Any, BinaryIO
 
 from elftools.construct import Construct, FieldError
+from elftools.dwarf import structs as dwarf_structs
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
 from elftools.dwarf.structs import DWARFStructs
 from elftools.elf.constants import P_FLAGS
@@ -63,7 +64,25 @@ class _Block(Construct):
         return data
 
 
+class _String(Construct):
+    """A NUL-terminated string of a DWARF section (`DW_FORM_string`, a line table's names), found by `find` in
+    the section's contents: pyelftools' `CString` read it a byte at a time, each through construct, and held a
+    list of one-byte objects (a 1 MB name: 1.75 s and 77 MB)."""
+
+    def _parse(self, stream: BinaryIO, context: Any) -> bytes:
+        if not isinstance(stream, SectionStream):
+            return _CString(self.name)._parse(stream, context)
+        end = stream.contents.find(b"\0", stream.position)
+        if end < 0:
+            raise FieldError("a string without its NUL before the section's end")
+        data = bytes(stream.contents[stream.position : end])
+        stream.seek(end + 1)
+        return data
+
+
+_CString = dwarf_structs.CString
 DWARFStructs._make_block_struct = lambda self, length: _Block(length(""))  # before any unit's structs are made
+dwarf_structs.CString = _String
 
 
 class ElfFile(ELFFile):
