@@ -19,6 +19,7 @@ import bisect
 import contextlib
 import itertools
 import os
+import struct
 from array import array
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
@@ -518,6 +519,8 @@ class DebugInfo:
         self._abbrev_offsets: set[int] = set()
         self._abbrev_ends: set[int] = set()
         self.info.get_abbrev_table = self._abbrev_table  # every unit's table comes through the bound
+        self.info.get_CU_containing = self._unit_containing  # a DIE another unit names, without the units between
+        self._unit_starts: array | None = None
         for name, section in (
             ("get_string_from_table", self.info.debug_str_sec),
             ("get_string_from_linetable", self.info.debug_line_str_sec),
@@ -560,6 +563,28 @@ class DebugInfo:
             if tree is None or tree.cu is not die.cu:
                 tree = self.trees[die.cu.cu_offset] = _Tree(self.info, die.cu)
         return tree.ancestors(die)
+
+    def _unit_containing(self, offset: int) -> Any:
+        """pyelftools' unit holding the DIE at `offset` in `.debug_info` (a `DW_FORM_ref_addr`'s), found among
+        the units' starts read once from their lengths: pyelftools parsed and kept every unit from the first
+        to it (100,000 units of 12 bytes before the one a name's origin is in: 63 MB, 3.7 s)."""
+        if self._unit_starts is None:
+            data, order = self.info.debug_info_sec.stream.contents, "<" if self.info.config.little_endian else ">"
+            starts, at = array("Q"), 0
+            while at + 4 <= len(data):
+                (length,) = struct.unpack_from(order + "I", data, at)
+                head = 4
+                if length == 0xFFFFFFFF:
+                    if at + 12 > len(data):
+                        break
+                    (length,), head = struct.unpack_from(order + "Q", data, at + 4), 12
+                starts.append(at)
+                at += head + length
+            self._unit_starts = starts
+        found = bisect.bisect_right(self._unit_starts, offset) - 1
+        if found < 0 or offset >= self.info.debug_info_sec.size:
+            raise InputError(f"no unit of .debug_info holds offset {offset:#x}")
+        return self.info.get_CU_at(self._unit_starts[found])
 
     def _lists(self) -> RangeLists:
         """The file's range lists, their sections read when a DIE first names one."""
