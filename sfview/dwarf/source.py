@@ -42,8 +42,9 @@ DIE may be one byte, and parsing one costs pyelftools some 10 µs."""
 
 MAX_HELD = 1 << 12
 """The DIEs a unit's listed children may hold whatever its size (pyelftools' DIE is some 700 bytes)..."""
-HELD_BYTES = 128
-"""... and one more for every this many bytes of the unit: a DIE is a few bytes, its object hundreds."""
+HELD_BYTES = 32
+"""... and one more for every this many bytes of the unit: a DIE is a few bytes, its object hundreds, and the
+scopes and call sites of a distribution's C library are one in 27 bytes of a unit at most."""
 
 REFERENCES = frozenset(
     {
@@ -78,6 +79,8 @@ MAX_OUTLINED = 1 << 14
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
 the blocks holding those."""
+LISTED = SCOPES | CALL_SITES
+"""The children of a scope that are kept when listed."""
 
 
 class SourceFrame(NamedTuple):
@@ -240,12 +243,15 @@ class _Unit:
         return self._lines
 
     def _children(self, die: Any) -> list[Any]:
-        """A DIE's children, listed once and kept (an address's chain passes through them again); all the
-        listed children together at most `MAX_HELD` and one for every `HELD_BYTES` of the unit."""
+        """A DIE's children that are scopes or call sites (what an address's chain and a function's calls look
+        through), listed once and kept (an address's chain passes through them again); all the listed children
+        together at most `MAX_HELD` and one for every `HELD_BYTES` of the unit."""
         found = self.listed.get(die.offset)
         if found is None:
             found = []
             for child in self.tree.each_child(die):
+                if child.tag not in LISTED:
+                    continue
                 self.held -= 1
                 if self.held < 0:
                     raise InputError(f"the children of the DIE at {die.offset:#x}: more DIEs than sfview keeps")
