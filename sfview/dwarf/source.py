@@ -122,6 +122,8 @@ class _Tree:
         """The offsets in the unit of the DIEs with children, in order (`scan`); `closed` where each one's
         children end."""
         self.closed = array("Q")
+        self.offsets: dict[int, array] = {}
+        """By DIE offset, the offsets of the children of the scopes `ancestors` went through."""
 
     def scan(self) -> None:
         """Where the children of every DIE that has some end, in one pass over the unit's DIEs (`MAX_DIES` at
@@ -182,20 +184,21 @@ class _Tree:
 
     def ancestors(self, die: Any) -> list[Any]:
         """The DIEs `die` is inside, the innermost first (empty where the descent does not meet it), found by
-        one descent from the top DIE: pyelftools' `get_parent` read the unit's DIEs recursively."""
+        one descent from the top DIE, a DIE parsed a level, among each scope's children's offsets (listed once
+        per scope): pyelftools' `get_parent` read the unit's DIEs recursively."""
         path, scope = [], self.cu.get_top_DIE()
         while True:
             path.append(scope)
-            inner = None
-            for child in self.each_child(scope):
-                if child.offset > die.offset:
-                    break
-                inner = child
-            if inner is None:
+            offsets = self.offsets.get(scope.offset)
+            if offsets is None:
+                offsets = self.offsets[scope.offset] = array("Q", (child.offset for child in self.each_child(scope)))
+            at = bisect.bisect_right(offsets, die.offset) - 1
+            if at < 0:
                 return []
-            if inner.offset == die.offset:
+            if offsets[at] == die.offset:
                 return path[::-1]
-            scope = inner
+            scope = DIE(self.cu, self.stream, offsets[at])
+            scope.set_parent(path[-1])
 
 
 class _Unit:

@@ -355,3 +355,26 @@ def test_an_origin_in_a_far_unit_is_found_without_the_units_between(tmp_path: Pa
     (names, peak), (_, plain_peak) = _peak_naming(grown), _peak_naming(plain)
     assert names == ["??"]  # the origin found: a DIE of no name
     assert peak - plain_peak < 10 * count * len(tiny)
+
+
+def test_a_dies_scopes_are_found_again_by_a_die_a_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A C++ frame's name is qualified by the scopes its DIE is in: each name asked read the children of every
+    scope down to it again (the top DIE's thousands, in a large unit). The children's offsets are listed once
+    a scope; asked again, a DIE is parsed a level."""
+    info = open_debug_info([str(DATA / "deep-x86_64")])
+    assert info is not None
+    unit = info._unit(STOP_HERE)
+    assert unit is not None
+    (function,) = unit.chain(STOP_HERE)
+    assert [scope.tag for scope in unit.tree.ancestors(function)] == ["DW_TAG_compile_unit"]
+    parsed = 0
+    every = source.DIE
+
+    def counted(*args: object) -> object:
+        nonlocal parsed
+        parsed += 1
+        return every(*args)
+
+    monkeypatch.setattr(source, "DIE", counted)
+    assert [scope.tag for scope in unit.tree.ancestors(function)] == ["DW_TAG_compile_unit"]
+    assert parsed <= 1
