@@ -529,7 +529,7 @@ class FieldTree:
         node, done = self.root, ""
         while node.path != path:
             rest = path[len(done) :].removeprefix(".")
-            step = re.match(r"[a-z_0-9]+(\[\d+\])?", rest)
+            step = re.match(r"[a-z_0-9]+(\[\d{1,19}\])?", rest)  # an index of more digits is no index
             if step is None:
                 return None
             name = step[0].split("[")[0]

@@ -78,7 +78,11 @@ def _size(text: str) -> int:
     try:
         value = int(text, 0)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (write 268435456 or 0x10000000)") from None
+        from sfview.inputs.numbers import quoted  # only a refusal needs it
+
+        raise argparse.ArgumentTypeError(
+            f"not a size in bytes: {quoted(text)} (write 268435456 or 0x10000000)"
+        ) from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (more than 0)")
     return value

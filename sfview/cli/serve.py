@@ -17,6 +17,7 @@ import sys
 from sfview.cli.common import Parser, TerminalWidth, address, parse
 from sfview.document import Document
 from sfview.errors import InputError
+from sfview.inputs.numbers import quoted
 
 DEFAULT_PORT = 8000
 """textual-serve's own default port."""
@@ -27,9 +28,9 @@ def _port(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port: {text!r} (write 8000)") from None
+        raise argparse.ArgumentTypeError(f"not a port: {quoted(text)} (write 8000)") from None
     if not 0 < value < 1 << 16:
-        raise argparse.ArgumentTypeError(f"not a port: {text!r} (1 to 65535)")
+        raise argparse.ArgumentTypeError(f"not a port: {quoted(text)} (1 to 65535)")
     return value
 
 

@@ -10,6 +10,7 @@ from sfview.cli.common import Parser, TerminalWidth, add_state_arguments, parse
 from sfview.cli.state import of_program, started, stopped
 from sfview.errors import InputError
 from sfview.inputs.core import Core, Thread, read_core
+from sfview.inputs.numbers import quoted
 from sfview.output import backtrace
 from sfview.output.backtrace import Trace
 from sfview.unwind import session
@@ -59,7 +60,7 @@ def _positive(text: str) -> int:
     try:
         value = int(text, 0)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("needs at least 1 frame")
     return value

@@ -26,10 +26,8 @@ END, BASE_ADDRESSX, STARTX_ENDX, STARTX_LENGTH, OFFSET_PAIR, BASE_ADDRESS, START
 
 
 def _contents(section: Any) -> bytes:
-    if section is None:
-        return b""
-    section.stream.seek(0)
-    return section.stream.read(section.size)
+    """A section's bytes as its stream holds them (`SectionStream`: no copy)."""
+    return b"" if section is None else section.stream.contents
 
 
 class RangeLists:

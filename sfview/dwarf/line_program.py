@@ -12,6 +12,8 @@ line, as with a damaged program).
 
 from __future__ import annotations
 
+import mmap
+import struct
 from array import array
 from typing import Any
 
@@ -185,3 +187,95 @@ def _sorted(addresses: array, words: array) -> LineRows:
         return LineRows(ordered_addresses, ordered_words)
     order = sorted(range(len(addresses)), key=lambda i: _key(addresses, words, i))
     return LineRows(array("Q", (addresses[i] for i in order)), array("Q", (words[i] for i in order)))
+
+
+FIXED_FORMS = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x1E: 16, 0x0C: 1, 0x19: 0, 0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4}
+"""The forms of a DWARF 5 line table header's entries that take a fixed number of bytes (data1…data16, flag,
+flag_present, strx1…strx4)."""
+OFFSET_FORMS = frozenset({0x0E, 0x1F, 0x17})
+"""strp, line_strp, sec_offset: an offset in the section's offset size."""
+LEB_FORMS = frozenset({0x0F, 0x0D, 0x1A})
+"""udata, sdata, strx."""
+STRING, BLOCK = 0x08, 0x09
+MAX_ENTRIES = 1 << 14
+"""The directories, and the file names, of one line table header at most (gcc's largest units list a few
+hundred): pyelftools makes an object of some 500 bytes for each."""
+
+
+def check_header(data: bytes | mmap.mmap, offset: int) -> None:
+    """Refuse a line table header (of `.debug_line`'s bytes `data`, at `offset`) whose directory or file name
+    lists hold more than `MAX_ENTRIES`, or (DWARF 5) claim more entries than its bytes hold, before pyelftools
+    reads it: pyelftools makes an object for every entry claimed, and an entry of no field is no byte (a count
+    of 2³² in a 20 KB file: 1.5 GB)."""
+    try:
+        (length,) = struct.unpack_from("<I", data, offset)
+        wide = length == 0xFFFFFFFF
+        at = offset + (12 if wide else 4)
+        (version,) = struct.unpack_from("<H", data, at)
+        size = 8 if wide else 4
+        at += 4 if version >= 5 else 2  # address_size and segment_selector_size from DWARF 5
+        (header_length,) = struct.unpack_from("<Q" if wide else "<I", data, at)
+        at += size
+        end = min(at + header_length, len(data))
+        at += 5 if version >= 4 else 4  # up to opcode_base (maximum_operations_per_instruction from DWARF 4)
+        at += data[at]  # opcode_base, then the standard opcodes' lengths
+        if version < 5:
+            _check_lists(data, at, offset)
+            return
+        for what in ("directories", "file names"):
+            formats, at = [], at + 1
+            for _ in range(data[at - 1]):
+                _, at = leb128(data, at, False)
+                form, at = leb128(data, at, False)
+                formats.append(form)
+            count, at = leb128(data, at, False)
+            least = sum(FIXED_FORMS.get(form, size if form in OFFSET_FORMS else 1) for form in formats)
+            if count > MAX_ENTRIES:
+                raise InputError(f"the line table header at {offset:#x} lists {count} {what}: sfview reads fewer")
+            if count and (not least or count * least > end - at):
+                raise InputError(
+                    f"the line table header at {offset:#x} lists {count} {what} of {least} bytes or more"
+                    f" in {max(end - at, 0)} bytes"
+                )
+            for _ in range(count):
+                for form in formats:
+                    at = _past(data, at, form, size)
+    except (struct.error, IndexError):
+        raise InputError(f"the line table header at {offset:#x} runs past the section's end") from None
+
+
+def _check_lists(data: bytes, at: int, offset: int) -> None:
+    """Refuse a DWARF 2 to 4 header's directories or file names past `MAX_ENTRIES` (each list ends at an empty
+    name; a file's name is followed by three LEB128 numbers)."""
+    for what, numbers in (("directories", 0), ("file names", 3)):
+        for _ in range(MAX_ENTRIES + 1):
+            end = data.find(b"\0", at)
+            if end < 0:
+                raise IndexError  # no NUL: the list runs past the section's end
+            if end == at:
+                break
+            at = end + 1
+            for _ in range(numbers):
+                _, at = leb128(data, at, False)
+        else:
+            raise InputError(f"the line table header at {offset:#x} lists more than {MAX_ENTRIES} {what}")
+        at += 1
+
+
+def _past(data: bytes, at: int, form: int, size: int) -> int:
+    """Where a line table header entry's field of `form` at `at` ends."""
+    if form in FIXED_FORMS:
+        return at + FIXED_FORMS[form]
+    if form in OFFSET_FORMS:
+        return at + size
+    if form in LEB_FORMS:
+        return leb128(data, at, False)[1]
+    if form == STRING:
+        end = data.find(b"\0", at)
+        if end < 0:
+            raise IndexError  # no NUL: the entry runs past the section's end
+        return end + 1
+    if form == BLOCK:
+        length, at = leb128(data, at, False)
+        return at + length
+    raise InputError(f"a line table header's field of form {form:#x}: not one a line table holds")

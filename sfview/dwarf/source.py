@@ -16,27 +16,49 @@ named from the symbol table, as without debug information).
 from __future__ import annotations
 
 import bisect
-import io
+import contextlib
 import itertools
 import os
+import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
+from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
 from sfview.dwarf.address_ranges import RangeLists
-from sfview.dwarf.line_program import LineRows, line_rows
+from sfview.dwarf.line_program import LineRows, check_header, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
-from sfview.inputs.boundary import reading
+from sfview.inputs.boundary import TerminatedStrings, reading
 from sfview.inputs.demangle import demangle, without_parameters
 from sfview.inputs.elf.image import ElfImage
-from sfview.inputs.elf.pyelftools_view import ElfFile
+from sfview.inputs.elf.pyelftools_view import ElfFile, SectionStream
 
 MAX_DIES = 1 << 17
 """The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
-DIE may be one byte, and pyelftools holds each it parses, so a unit of a million one-byte DIEs held 330 MB."""
+DIE may be one byte, and parsing one costs pyelftools some 10 µs."""
+
+MAX_HELD = 1 << 12
+"""The DIEs a unit's listed children may hold whatever its size (pyelftools' DIE is some 700 bytes)..."""
+HELD_BYTES = 32
+"""... and one more for every this many bytes of the unit: a DIE is a few bytes, its object hundreds, and the
+scopes and call sites of a distribution's C library are one in 27 bytes of a unit at most."""
+
+REFERENCES = frozenset(
+    {
+        "DW_FORM_ref",
+        "DW_FORM_ref1",
+        "DW_FORM_ref2",
+        "DW_FORM_ref4",
+        "DW_FORM_ref8",
+        "DW_FORM_ref_udata",
+        "DW_FORM_ref_addr",
+    }
+)
+"""The forms of a `DW_AT_sibling` pyelftools follows (the last one from the section's start, the others from
+the unit's)."""
 
 CALL_SITES = frozenset({"DW_TAG_call_site", "DW_TAG_GNU_call_site"})
 """A call in a function's code (DWARF 5's, and GCC's extension before it)."""
@@ -57,6 +79,8 @@ MAX_OUTLINED = 1 << 14
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
 the blocks holding those."""
+LISTED = SCOPES | CALL_SITES
+"""The children of a scope that are kept when listed."""
 
 
 class SourceFrame(NamedTuple):
@@ -75,12 +99,106 @@ class _Lines(NamedTuple):
     (0 from DWARF 5 on, 1 before)."""
 
     rows: LineRows
-    files: list[str]
+    files: list[str | tuple[int, str]]
+    """Each file's name as gdb shows it, or (its directory's index, its name) to be joined when asked for:
+    joined at once, names sharing one long directory made a copy of it each."""
+    directories: list[str]
     first_file: int
 
 
-_NO_LINES = _Lines(LineRows(array("Q"), array("Q")), [], 1)
+_NO_LINES = _Lines(LineRows(array("Q"), array("Q")), [], [], 1)
 """The line table of a CU that has none."""
+
+
+class _Tree:
+    """Where a unit's DIEs and their children are, read forward only: the end of a DIE's children from its
+    `DW_AT_sibling` or from one pass over the unit (`scan`), DIEs parsed as reached and not kept."""
+
+    def __init__(self, info: Any, cu: Any) -> None:
+        self.cu = cu
+        self.end = cu.cu_offset + cu.size
+        self.stream = info.debug_info_sec.stream
+        self.opened: array | None = None
+        """The offsets in the unit of the DIEs with children, in order (`scan`); `closed` where each one's
+        children end."""
+        self.closed = array("Q")
+        self.offsets: dict[int, array] = {}
+        """By DIE offset, the offsets of the children of the scopes `ancestors` went through."""
+
+    def scan(self) -> None:
+        """Where the children of every DIE that has some end, in one pass over the unit's DIEs (`MAX_DIES` at
+        most), each DIE parsed and let go: pyelftools finds the end of children without a `DW_AT_sibling`
+        by reading them recursively and holds every DIE it parses (a unit of nested blocks ran out of
+        recursion, then held a kilobyte a DIE); here a DIE with children costs three offsets in the unit."""
+        words = "I" if self.cu.size < 1 << 32 else "Q"
+        opened, closed, pending = array(words), array(words), array(words)
+        base, position, count = self.cu.cu_offset, self.cu.cu_die_offset, 0
+        while position < self.end:
+            count += 1
+            if count > MAX_DIES:
+                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
+            die = DIE(self.cu, self.stream, position)
+            position += die.size
+            if die.is_null():
+                if pending:
+                    closed[pending.pop()] = position - base
+            elif die.has_children:
+                pending.append(len(opened))
+                opened.append(die.offset - base)
+                closed.append(self.end - base)  # children that run to the unit's end end there
+        self.opened, self.closed = opened, closed
+
+    def after(self, die: Any) -> int:
+        """Where the DIE after `die` and its children starts: its `DW_AT_sibling` where that points past it
+        and within the unit (a sibling pointing back made pyelftools list one child for ever), else where
+        the scan found its children end."""
+        if not die.has_children:
+            return die.offset + die.size
+        sibling = die.attributes.get("DW_AT_sibling")
+        if sibling is not None and sibling.form in REFERENCES:
+            target = sibling.value + (0 if sibling.form == "DW_FORM_ref_addr" else self.cu.cu_offset)
+            if die.offset + die.size <= target <= self.end:
+                return target
+        if self.opened is None:
+            self.scan()
+        assert self.opened is not None
+        inside = die.offset - self.cu.cu_offset
+        at = bisect.bisect_left(self.opened, inside)
+        if at == len(self.opened) or self.opened[at] != inside:
+            raise InputError(f"the DIE at {die.offset:#x} is not where the unit's DIEs start")
+        return self.cu.cu_offset + self.closed[at]
+
+    def each_child(self, die: Any) -> Iterator[Any]:
+        """A DIE's children, without the null one that ends them, each parsed as reached and not kept (its
+        parent set): the walk moves forward only, so its work is the children's bytes."""
+        if not die.has_children:
+            return
+        position = die.offset + die.size
+        while position < self.end:
+            child = DIE(self.cu, self.stream, position)
+            if child.is_null():
+                return
+            child.set_parent(die)
+            yield child
+            position = self.after(child)
+
+    def ancestors(self, die: Any) -> list[Any]:
+        """The DIEs `die` is inside, the innermost first (empty where the descent does not meet it), found by
+        one descent from the top DIE, a DIE parsed a level, among each scope's children's offsets (listed once
+        per scope): pyelftools' `get_parent` read the unit's DIEs recursively."""
+        path, scope = [], self.cu.get_top_DIE()
+        while True:
+            path.append(scope)
+            offsets = self.offsets.get(scope.offset)
+            if offsets is None:
+                offsets = self.offsets[scope.offset] = array("Q", (child.offset for child in self.each_child(scope)))
+            at = bisect.bisect_right(offsets, die.offset) - 1
+            if at < 0:
+                return []
+            if offsets[at] == die.offset:
+                return path[::-1]
+            scope = DIE(self.cu, self.stream, offsets[at])
+            scope.set_parent(path[-1])
 
 
 class _Unit:
@@ -96,13 +214,16 @@ class _Unit:
         """By DIE offset, the ranges of the DIEs asked for (`ranges`)."""
         self.listed: dict[int, list[Any]] = {}
         """By DIE offset, the children of the DIEs asked for (`_children`)."""
+        self.held = MAX_HELD + cu.size // HELD_BYTES
+        """How many more DIEs the listed children may hold."""
+        self.tree = _Tree(info, cu)
         if cu.size > MAX_DIES:  # a DIE is a byte at least: a smaller unit cannot hold more
-            self._read_whole()
+            self.tree.scan()
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
         self.functions: list[tuple[int, int, Any]] = []
-        for die in self._children(top):
+        for die in self.tree.each_child(top):
             self._collect(die)
         self.functions.sort(key=lambda entry: entry[0])
         self.starts = [start for start, _, _ in self.functions]
@@ -111,35 +232,33 @@ class _Unit:
         self._tails: dict[int, list[CallSite]] = {}
 
     def lines(self) -> _Lines:
-        """The line table, read when first asked for."""
+        """The line table, read when first asked for; none where it cannot be read (the unit's functions are
+        still named)."""
         if self._lines is None:
-            program = self.info.line_program_for_CU(self.cu)
-            self._lines = self._read_lines(program) if program is not None else _NO_LINES
+            self._lines = _NO_LINES
+            with contextlib.suppress(InputError), reading("the line table"):
+                stmt_list = _attribute(self.cu.get_top_DIE(), "DW_AT_stmt_list")
+                if stmt_list is not None and self.info.debug_line_sec is not None:
+                    check_header(self.info.debug_line_sec.stream.contents, stmt_list)
+                program = self.info.line_program_for_CU(self.cu)
+                self._lines = self._read_lines(program) if program is not None else _NO_LINES
+            self.info._linetable_cache.clear()  # pyelftools' header, an object an entry: the unit keeps its own
         return self._lines
 
-    def _read_whole(self) -> None:
-        """Every DIE of the unit, in their order (`MAX_DIES` at most): pyelftools then knows where each DIE's
-        children end without reading them again."""
-        for count, _ in enumerate(self.cu.iter_DIEs()):  # pyelftools holds each DIE it parses, some 300 bytes
-            if count >= MAX_DIES:
-                raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
-        self.whole = True
-
     def _children(self, die: Any) -> list[Any]:
-        """A DIE's children, listed once. Past a child that has children of its own and no `DW_AT_sibling`,
-        pyelftools reads that child's subtree recursively to find where it ends; where that nests deeper than
-        Python's recursion goes, the whole unit is read in order first."""
-        if not die.has_children:
-            return []
+        """A DIE's children that are scopes or call sites (what an address's chain and a function's calls look
+        through), listed once and kept (an address's chain passes through them again); all the listed children
+        together at most `MAX_HELD` and one for every `HELD_BYTES` of the unit."""
         found = self.listed.get(die.offset)
         if found is None:
-            try:
-                found = list(die.iter_children())
-            except RecursionError:
-                if self.whole:
-                    raise
-                self._read_whole()
-                found = list(die.iter_children())
+            found = []
+            for child in self.tree.each_child(die):
+                if child.tag not in LISTED:
+                    continue
+                self.held -= 1
+                if self.held < 0:
+                    raise InputError(f"the children of the DIE at {die.offset:#x}: more DIEs than sfview keeps")
+                found.append(child)
             self.listed[die.offset] = found
         return found
 
@@ -149,7 +268,7 @@ class _Unit:
             for start, end in self.ranges(die):
                 self.functions.append((start, end, die))
         if die.tag in ("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"):
-            for child in self._children(die):
+            for child in self.tree.each_child(die):
                 self._collect(child)
 
     def _read_lines(self, program: Any) -> _Lines:
@@ -165,21 +284,26 @@ class _Unit:
         def for_id(name: str) -> str:
             return name if os.path.isabs(name) or not home else f"{home}/{name}"
 
-        files = []
+        files: list[str | tuple[int, str]] = []
         for entry in header["file_entry"]:
             name, index = _text(entry.name), entry.dir_index if version >= 5 else entry.dir_index - 1
             if 0 <= index < len(directories) and not os.path.isabs(name):
-                name = f"{directories[index]}/{name}"
-            files.append(own if own and for_id(name) == for_id(own) else name)
-        return _Lines(line_rows(program), files, 0 if version >= 5 else 1)
+                joined = f"{directories[index]}/{name}"
+                files.append(own if own and for_id(joined) == for_id(own) else (index, name))
+            else:
+                files.append(own if own and for_id(name) == for_id(own) else name)
+        return _Lines(line_rows(program), files, directories, 0 if version >= 5 else 1)
 
     def file(self, number: int | None) -> str | None:
         """The name of the line table's file `number` (numbered from 0 in DWARF 5, from 1 before)."""
         if number is None:
             return None
-        _, files, first = self.lines()
+        _, files, directories, first = self.lines()
         index = number - first
-        return files[index] if 0 <= index < len(files) else None
+        if not 0 <= index < len(files):
+            return None
+        found = files[index]
+        return found if isinstance(found, str) else f"{directories[found[0]]}/{found[1]}"
 
     def line_at(self, address: int) -> tuple[str | None, int | None, bool]:
         """The file and line holding `address`, and whether a line starts exactly there (a row gdb records,
@@ -324,6 +448,9 @@ def _ranges_offset(cu: Any, attr: Any) -> int:
 
 
 def _text(value: Any) -> str:
+    """A name's text; "??" (gdb's word for what is not known) where its string could not be read."""
+    if value is None:
+        return "??"
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
@@ -334,13 +461,13 @@ SCOPE_NAMES = frozenset({"DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_struct
 """The DIEs whose names qualify a C++ function's (`ns::Klass::method`)."""
 
 
-def _name(die: Any, cplusplus: bool) -> str | None:
+def _name(die: Any, cplusplus: bool, ancestors: Callable[[Any], list[Any]]) -> str | None:
     """gdb's name for a function's DIE, found through the DIE it is an inlined or out-of-line instance of
     (`DW_AT_abstract_origin`) or the declaration it completes (`DW_AT_specification`): in C, its linkage
     name, else its name (`__GI___libc_malloc`); in C++, its name qualified by its namespaces and classes
-    (`ns::thrower`), as gdb prints a frame (without the parameter types a demangled name has) -- except where
-    the linkage name demangles with an ABI tag (`name_of[abi:cxx11](int)`): gdb's C++ name parser cannot
-    take the tag off with the parameters, and gdb prints the demangled name whole."""
+    (`ns::thrower`, from the scopes `ancestors` gives), as gdb prints a frame (without the parameter types a
+    demangled name has) -- except where the linkage name demangles with an ABI tag (`name_of[abi:cxx11](int)`):
+    gdb's C++ name parser cannot take the tag off with the parameters, and gdb prints the demangled name whole."""
     keys = ("DW_AT_name",) if cplusplus else ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name")
     linkage = None
     for _ in range(8):  # a chain of origins is short; a damaged one may loop
@@ -352,7 +479,7 @@ def _name(die: Any, cplusplus: bool) -> str | None:
             if not cplusplus:
                 return name
             tagged = demangle(linkage) if linkage is not None else ""
-            return tagged if "[abi:" in tagged and "<" not in tagged else _qualified(die, name)
+            return tagged if "[abi:" in tagged and "<" not in tagged else _qualified(name, ancestors(die))
         origin = next((k for k in ("DW_AT_abstract_origin", "DW_AT_specification") if k in die.attributes), None)
         if origin is None:
             return None
@@ -382,16 +509,16 @@ def _linkage_name(die: Any) -> tuple[str | None, bool]:
     return name, False
 
 
-def _qualified(die: Any, name: str) -> str:
-    """`name` qualified by the scopes around the DIE, as gdb's `determine_prefix`: an unnamed namespace is
-    `(anonymous namespace)`; an unnamed class (a lambda's closure) has no name to give, and ends the prefix."""
-    parts, scope = [name], die.get_parent()
-    while scope is not None and scope.tag in SCOPE_NAMES:
+def _qualified(name: str, scopes: list[Any]) -> str:
+    """`name` inside the namespaces and classes among `scopes` (innermost first) it is directly in, as gdb's
+    `determine_prefix`: an unnamed namespace is `(anonymous namespace)`; an unnamed class (a lambda's
+    closure) has no name to give, and ends the prefix."""
+    parts = [name]
+    for scope in itertools.takewhile(lambda scope: scope.tag in SCOPE_NAMES, scopes):
         inner = _attribute(scope, "DW_AT_name")
         if inner is None and scope.tag != "DW_TAG_namespace":
             break
         parts.append(_text(inner) if inner is not None else "(anonymous namespace)")
-        scope = scope.get_parent()
     return "::".join(reversed(parts))
 
 
@@ -401,7 +528,7 @@ class _DebugView(ElfFile):
 
     def _read_dwarf_section(self, section: Any, relocate_dwarf_sections: bool) -> DebugSectionDescriptor:
         if section["sh_type"] == "SHT_NOBITS":
-            return DebugSectionDescriptor(io.BytesIO(b""), section.name, section["sh_offset"], 0, section["sh_addr"])
+            return DebugSectionDescriptor(SectionStream(b""), section.name, section["sh_offset"], 0, section["sh_addr"])
         return super()._read_dwarf_section(section, relocate_dwarf_sections)
 
 
@@ -423,7 +550,17 @@ class DebugInfo:
         self._abbrev_offsets: set[int] = set()
         self._abbrev_ends: set[int] = set()
         self.info.get_abbrev_table = self._abbrev_table  # every unit's table comes through the bound
+        self.info.get_CU_containing = self._unit_containing  # a DIE another unit names, without the units between
+        self._unit_starts: array | None = None
+        for name, section in (
+            ("get_string_from_table", self.info.debug_str_sec),
+            ("get_string_from_linetable", self.info.debug_line_str_sec),
+        ):
+            if section is not None:  # each string found once however many DIEs point into a long one
+                setattr(self.info, name, TerminatedStrings(section.stream.contents).at)
         self.units: dict[int, _Unit | None] = {}
+        self.trees: dict[int, _Tree] = {}
+        """By unit offset, the trees of units a DIE names a DIE in (an inlined call's origin in another unit)."""
         self._aranges: Any = False
         self._outline: list[tuple[int, int, int]] | None = None
         self._range_lists: RangeLists | None = None
@@ -448,6 +585,38 @@ class DebugInfo:
             self._abbrev_ends.add(end)
         return table
 
+    def _ancestors(self, die: Any) -> list[Any]:
+        """The DIEs `die` is inside, the innermost first, in whichever unit it is."""
+        unit = self.units.get(die.cu.cu_offset)
+        tree = unit.tree if unit is not None and unit.cu is die.cu else None
+        if tree is None:
+            tree = self.trees.get(die.cu.cu_offset)
+            if tree is None or tree.cu is not die.cu:
+                tree = self.trees[die.cu.cu_offset] = _Tree(self.info, die.cu)
+        return tree.ancestors(die)
+
+    def _unit_containing(self, offset: int) -> Any:
+        """pyelftools' unit holding the DIE at `offset` in `.debug_info` (a `DW_FORM_ref_addr`'s), found among
+        the units' starts read once from their lengths: pyelftools parsed and kept every unit from the first
+        to it (100,000 units of 12 bytes before the one a name's origin is in: 63 MB, 3.7 s)."""
+        if self._unit_starts is None:
+            data, order = self.info.debug_info_sec.stream.contents, "<" if self.info.config.little_endian else ">"
+            starts, at = array("Q"), 0
+            while at + 4 <= len(data):
+                (length,) = struct.unpack_from(order + "I", data, at)
+                head = 4
+                if length == 0xFFFFFFFF:
+                    if at + 12 > len(data):
+                        break
+                    (length,), head = struct.unpack_from(order + "Q", data, at + 4), 12
+                starts.append(at)
+                at += head + length
+            self._unit_starts = starts
+        found = bisect.bisect_right(self._unit_starts, offset) - 1
+        if found < 0 or offset >= self.info.debug_info_sec.size:
+            raise InputError(f"no unit of .debug_info holds offset {offset:#x}")
+        return self.info.get_CU_at(self._unit_starts[found])
+
     def _lists(self) -> RangeLists:
         """The file's range lists, their sections read when a DIE first names one."""
         if self._range_lists is None:
@@ -470,7 +639,10 @@ class DebugInfo:
                 for die in reversed(chain):
                     out.append(
                         SourceFrame(
-                            _name(die, unit.cplusplus) or "??", file, line, die.tag == "DW_TAG_inlined_subroutine"
+                            _name(die, unit.cplusplus, self._ancestors) or "??",
+                            file,
+                            line,
+                            die.tag == "DW_TAG_inlined_subroutine",
                         )
                     )
                     file = unit.file(_attribute(die, "DW_AT_call_file"))

@@ -39,7 +39,14 @@ class CallSites(Protocol):
 
 
 class _Unknown(Exception):
-    """A call site of the chain whose target is not known: gdb gives up the whole chain."""
+    """A call site of the chain whose target is not known: gdb gives up the whole chain (and sfview past
+    `MAX_ENTERED` call sites)."""
+
+
+MAX_ENTERED = 1 << 14
+"""The call sites the search enters at most. gdb's search tries every path of tail calls, each once: layers of
+two functions each tail-calling both of the next are 2^layers paths (20 layers, a few kilobytes of DWARF:
+5.6 s; 40: for ever). Past the bound the chain is given up, as where a target is not known."""
 
 
 def tail_call_pcs(sites: CallSites, caller_pc: int, callee_entry: int) -> list[int]:
@@ -70,6 +77,7 @@ def _chain(sites: CallSites, call_site: CallSite, callee: int) -> tuple[list[Cal
     found: tuple[list[CallSite], int, int] | None = None
     chain: list[tuple[list[CallSite], int]] = []  # each call site entered: its function's list, its place there
     visited: set[int] = set()
+    entered = 0
     while True:
         if call_site.target is None:
             raise _Unknown
@@ -85,6 +93,9 @@ def _chain(sites: CallSites, call_site: CallSite, callee: int) -> tuple[list[Cal
             attempt = (following, 0) if following else None
         while True:
             if attempt is not None and attempt[0][attempt[1]].pc not in visited:
+                entered += 1
+                if entered > MAX_ENTERED:
+                    raise _Unknown
                 visited.add(attempt[0][attempt[1]].pc)
                 chain.append(attempt)
                 break

@@ -6,6 +6,7 @@ core reader and the CFI decoder alike, so it imports no ELF reader itself.
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 from collections.abc import Iterator
@@ -63,6 +64,70 @@ class BoundedStrings:
         if self.left < 0:
             return None
         return self.table[offset:end].decode("utf-8", self.errors)
+
+
+MAX_STRING = 1 << 16
+"""The longest string `TerminatedStrings` gives: past it, a run of bytes without a NUL is not a name."""
+
+SHORT_RUN = 1 << 12
+"""Runs up to this long are looked through again when asked for again; longer ones are remembered."""
+
+KEPT_STRING = 1 << 8
+"""Strings this long or longer are kept by offset and given again, not copied: their bytes together at most
+`names_bound` of the table's."""
+
+
+class TerminatedStrings:
+    """The NUL-terminated strings of a table (DWARF's `.debug_str`), by offset, each byte of the table looked
+    through at most once for a long string however many offsets ask into it: pyelftools read from an offset
+    to the next NUL every time (2,000 names pointing into one megabyte without a NUL: 18 s). A long string is
+    one object however often asked for, and long strings at different offsets (the tails of one) together no
+    more than `names_bound` of the table: past that, None."""
+
+    def __init__(self, table: bytes) -> None:
+        self.table = table
+        self.kept: dict[int, bytes] = {}
+        self.left = names_bound(table)
+        self.starts: list[int] = []
+        """The runs longer than `SHORT_RUN` looked through, in order, disjoint; `ends` where each one's NUL is
+        (the table's length where it has none)."""
+        self.ends: list[int] = []
+
+    def at(self, offset: int) -> bytes | None:
+        """The string at `offset`, without its NUL; None where no NUL ends it, or it is longer than
+        `MAX_STRING`, or `offset` is outside the table, or the long strings given have reached their bound."""
+        table = self.table
+        kept = self.kept.get(offset)
+        if kept is not None or not 0 <= offset < len(table):
+            return kept
+        end = table.find(b"\0", offset, offset + SHORT_RUN)
+        if end < 0:
+            end = self._long(offset)
+        if end == len(table) or end - offset > MAX_STRING:
+            return None
+        if end - offset < KEPT_STRING:
+            return table[offset:end]
+        self.left -= end - offset
+        if self.left < 0:
+            return None
+        kept = self.kept[offset] = table[offset:end]
+        return kept
+
+    def _long(self, offset: int) -> int:
+        """Where the NUL after `offset` is, `offset` starting a long run: from the runs remembered, else
+        looked for up to the next one (which the run then joins)."""
+        at = bisect.bisect_right(self.starts, offset)
+        if at and offset < self.ends[at - 1]:
+            return self.ends[at - 1]
+        stop = self.starts[at] if at < len(self.starts) else len(self.table)
+        end = self.table.find(b"\0", offset, stop)
+        if end < 0:
+            end = self.ends[at] if at < len(self.starts) else len(self.table)
+            if at < len(self.starts):
+                del self.starts[at], self.ends[at]
+        self.starts.insert(at, offset)
+        self.ends.insert(at, end)
+        return end
 
 
 def open_regular_file(path: str, buffering: int = -1) -> BinaryIO:

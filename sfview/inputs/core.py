@@ -235,12 +235,22 @@ def read_core(path: str) -> Core:
             raise InputError(f"a core of a {machine} process: sfview unwinds x86-64, AArch64 and s390x", path=path)
         _check_not_cut(elf, path)
         core = Core(path, machine, [], Memory(elf.little_endian), [], {}, None)
+        read: list[tuple[int, int]] = []  # the notes' file ranges read, sorted
+        passed = 0
         for segment in elf.segments:
             if segment.type == PT_LOAD and segment.filesz:
                 # a view of the file mapped once: shared by headers that point at the same bytes
                 core.memory.add(segment.vaddr, elf.segment_view(segment))
-            elif segment.type == PT_NOTE:
+            elif segment.type == PT_NOTE and segment.filesz:
+                span = (segment.offset, segment.offset + segment.filesz)
+                at = bisect.bisect_left(read, span)
+                if (at and read[at - 1][1] > span[0]) or (at < len(read) and read[at][0] < span[1]):
+                    passed += 1  # notes read again would be threads and files again, for every such header
+                    continue
+                read.insert(at, span)
                 _notes(core, elf, elf.segment_view(segment), segment.offset)
+        if passed:
+            core.damaged.append(f"{passed} PT_NOTE segments over notes read before: passed over")
     except InputError as exc:
         raise (
             exc if exc.path is not None else InputError(f"not a readable core file: {exc.message}", path=path)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import DATA
 from textual.widgets import DataTable
 
 from sfview.app.profile_app import ProfileApp
-from sfview.app.screens.samples import SamplesScreen
+from sfview.app.screens.samples import SamplesScreen, _sample_number
 from sfview.document import Document
 from sfview.profiling.coverage import UNKNOWN, Place, Reason, Seen
 
@@ -54,3 +55,11 @@ async def test_the_title_and_every_reason_show_beside_many_long_names() -> None:
             row = table.render_line(y).text
             assert place.reason.value in row, row
             assert " a_func" in row and f"_of_{place.function.rsplit('_', 1)[1]}  " in row, row
+
+
+@pytest.mark.parametrize("typed", ["²", "9" * 5000])
+def test_a_sample_number_int_cannot_read_is_refused_in_words(typed: str) -> None:
+    """The dialog's sample number: "²" is a digit to `str.isdigit` and not to `int`, and 5,000 digits are past
+    what `int` converts: each was a ValueError that ended the app."""
+    said = _sample_number(typed)
+    assert isinstance(said, str) and said.endswith("is not a sample's number") and len(said) < 100

@@ -299,3 +299,18 @@ def test_argparse_refusals_are_escaped(capsys, argv: list[str]) -> None:
     said = _refused_by_argparse(capsys, *argv)
     assert "\x1b" not in said and "\\x1b[2J" in said, said
     assert said.splitlines()[-1].startswith("sfview")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0x1140,sp=0x7ff0", "--limit"],
+        ["check", str(DATA / "shapes-x86_64-O2"), "--max-size"],
+        ["serve", str(DATA / "shapes-x86_64-O2"), "--port"],
+    ],
+)
+def test_a_huge_count_size_or_port_is_named_by_its_start(capsys, argv: list[str]) -> None:
+    """`--limit`, `--max-size` and `--port` of 5,000 digits repeated them whole in their refusal."""
+    said = _refused_by_argparse(capsys, *argv, "9" * 5000)
+    assert f"error: argument {argv[-1]}: " in said and "… (5,000 characters)" in said
+    assert len(said.splitlines()[-1]) < 300, said

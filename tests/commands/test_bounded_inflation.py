@@ -24,7 +24,7 @@ from conftest import DATA, PEAK
 from elf_edit import Elf
 
 from sfview.errors import InputError
-from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, SPILL_CHUNK, SPILL_SIZE, ElfImage, inflate
+from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, NOTES_SEARCHED, SPILL_CHUNK, SPILL_SIZE, ElfImage, inflate
 from sfview.inputs.elf.pyelftools_view import open_view, section_bytes
 from sfview.inputs.plt import plt_symbols
 
@@ -68,8 +68,44 @@ def test_a_build_id_section_of_empty_notes_is_searched_so_far() -> None:
     for name in (".note.gnu.property", ".note.ABI-tag"):
         elf.set_section(name, sh_offset=notes["sh_offset"], sh_size=notes["sh_size"], sh_flags=notes["sh_flags"])
     image = ElfImage.of(io.BytesIO(elf.bytes()))
-    with pytest.raises(InputError, match=r"no build-id in the first 4096 notes of \.note\.gnu\.property: the search"):
+    with pytest.raises(
+        InputError, match=r"no build-id in the first 4096 notes: the search stops in \.note\.gnu\.property"
+    ):
         image.build_id()
+
+
+def test_note_sections_over_one_run_of_empty_notes_are_searched_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 note sections each starting 12 bytes after the last, over 48 KB of zeros: each was searched for
+    4,096 empty notes (60,000 of them made `export` and `unwind` run past a minute). The notes read in all
+    are bounded, and where the search stopped is named."""
+    elf = Elf.of((DATA / "shapes-x86_64-O2").read_bytes())
+    header = elf.header()
+    table = bytes(elf.data[header["e_shoff"] : header["e_shoff"] + header["e_shnum"] * header["e_shentsize"]])
+    zeros = (len(elf.data) + 15) & ~15
+    extra = 2000
+    elf.data += bytes(zeros - len(elf.data)) + bytes(4096 * 12 + extra * 12)
+    notes = b"".join(
+        struct.pack("<IIQQQQIIQQ", 0, 7, 0, 0, zeros + 12 * i, 4096 * 12, 0, 0, 4, 0) for i in range(extra)
+    )
+    offset = (len(elf.data) + 7) & ~7
+    elf.data += bytes(offset - len(elf.data)) + table + notes
+    elf.set_header(e_shoff=offset, e_shnum=header["e_shnum"] + extra)
+    elf.set_section(".note.gnu.build-id", sh_type=1)  # no build-id to find
+    read = 0
+    every = ElfImage.notes
+
+    def counted(image: ElfImage, data: bytes):
+        nonlocal read
+        for note in every(image, data):
+            read += 1
+            assert read <= 2 * NOTES_SEARCHED, "the search went on"
+            yield note
+
+    monkeypatch.setattr(ElfImage, "notes", counted)
+    with pytest.raises(
+        InputError, match=r"no build-id in the first 4096 notes: the search stops (in|before) an unnamed section"
+    ):
+        ElfImage.of(io.BytesIO(elf.bytes())).build_id()
 
 
 def test_one_stream_is_inflated_once() -> None:

@@ -31,9 +31,14 @@ def test_what_cannot_be_set_is_said_in_one_line(tmp_path: Path, assignment: str,
     assert not out.exists()
 
 
-@pytest.mark.parametrize("assignment", ["fdes[3].func_size=1" + "0" * 5000, "a." * 3000 + "b=1"], ids=["value", "path"])
+@pytest.mark.parametrize(
+    "assignment",
+    ["fdes[3].func_size=1" + "0" * 5000, "a." * 3000 + "b=1", "fdes[" + "9" * 5000 + "].func_size=1"],
+    ids=["value", "path", "index"],
+)
 def test_a_long_assignment_is_named_by_its_start_and_length(tmp_path: Path, assignment: str) -> None:
-    """A refusal repeated the 5,000 digits or the 6,000-character path typed, whole."""
+    """A refusal repeated the 5,000 digits or the 6,000-character path typed, whole; an index of 5,000 digits
+    was a ValueError traceback (`int()` refuses past 4,300 digits)."""
     done = run_process("patch", str(PROGRAM), "--set", assignment, "-o", str(tmp_path / "out"))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     (line,) = done.stderr.splitlines()

@@ -19,6 +19,7 @@ from leb128_bytes import uleb
 
 from sfview.dwarf import source
 from sfview.dwarf.source import open_debug_info
+from sfview.inputs.elf.pyelftools_view import SectionStream
 
 STOP_HERE = 0x1160
 """`stop_here` in deep-x86_64, as linked: in the unit `.debug_aranges` lists."""
@@ -45,13 +46,33 @@ def _with_units(count: int, entries: int) -> bytes:
     return elf.bytes()
 
 
-class _Counted(io.BytesIO):
-    """A section's bytes that count how many are read."""
+class _Counted(SectionStream):
+    """A section's bytes that count how many are read, through the stream or taken whole."""
 
     read_bytes = 0
 
+    def __init__(self, contents: bytes) -> None:
+        super().__init__(b"")
+        self.whole = contents
+
+    @property
+    def contents(self) -> bytes:
+        _Counted.read_bytes += len(self.whole)
+        return self.whole
+
+    @contents.setter
+    def contents(self, value: bytes) -> None:
+        pass
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: len(self.whole)}[whence]
+        self.position = max(base + offset, 0)
+        return self.position
+
     def read(self, size: int | None = -1) -> bytes:
-        out = super().read(size)
+        end = len(self.whole) if size is None or size < 0 else self.position + size
+        out = self.whole[self.position : end]
+        self.position += len(out)
         _Counted.read_bytes += len(out)
         return out
 
@@ -63,7 +84,7 @@ def test_a_range_list_many_units_point_at_is_read_once(tmp_path: Path) -> None:
     info = open_debug_info([str(path)])
     assert info is not None
     section = info.info.debug_rnglists_sec
-    stream = _Counted(section.stream.getvalue())
+    stream = _Counted(bytes(section.stream.contents))
     info.info.debug_rnglists_sec = section._replace(stream=stream)
     _Counted.read_bytes = 0
     assert info.frames(NOWHERE) == ([], False)
@@ -116,7 +137,7 @@ def test_abbreviation_tables_at_many_offsets_into_one_are_read_within_its_bytes(
     info = open_debug_info([str(path)])
     assert info is not None
     section = info.info.debug_abbrev_sec
-    stream = _Counted(section.stream.getvalue())
+    stream = _Counted(bytes(section.stream.contents))
     info.info.debug_abbrev_sec = section._replace(stream=stream)
     _Counted.read_bytes = 0
     assert info.frames(NOWHERE) == ([], False)

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Static
 from sfview.app.screens.goto import Prompt
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.row_table import cut
+from sfview.inputs.numbers import quoted
 from sfview.profiling.coverage import Place, Seen
 
 __all__ = ["SamplesScreen"]
@@ -117,4 +118,6 @@ class SamplesScreen(Screen[None]):
 def _sample_number(text: str) -> int | str:
     """A sample's number (decimal, as the report prints it), or why not."""
     text = text.strip().lstrip("#")
-    return int(text) if text.isdigit() else f"{text!r} is not a sample's number"
+    if text.isascii() and text.isdigit() and len(text) <= 19:  # `int` takes neither "²" nor 5,000 digits
+        return int(text)
+    return f"{quoted(text)} is not a sample's number"

@@ -351,32 +351,35 @@ class ElfImage:
         """The GNU build-id note's bytes, if the file has one (its note sections searched in order).
 
         Each stretch of the file is searched once (section headers may share one), and no more than
-        `NOTES_SEARCHED` notes of a section: a section that inflates to millions of empty notes is left
-        there, and named (an `InputError`) if no other gives the build-id.
+        `NOTES_SEARCHED` notes in all, each section searched counting as one at least: a section that
+        inflates to millions of empty notes, or thousands of sections over one run of them, are left
+        there, and named (an `InputError`) if no note before gives the build-id.
         """
         searched: set[tuple[int, int]] = set()
-        cut: list[str] = []
+        left = NOTES_SEARCHED
         for header in self.sections:
             if header.type != SHT_NOTE or (header.offset, header.size) in searched:
                 continue
+            if left <= 0:
+                name = header.name or "an unnamed section"
+                raise InputError(f"no build-id in the first {NOTES_SEARCHED} notes: the search stops before {name}")
             searched.add((header.offset, header.size))
+            left -= 1
             data = self.section_bytes(header)
             name = header.name or "an unnamed section"
             with reading(f"the notes of {name}"):
-                for count, note in enumerate(self.notes(data)):
-                    if count == NOTES_SEARCHED:
-                        cut.append(name)
-                        break
+                for note in self.notes(data):
                     if note.type == NT_GNU_BUILD_ID and note.name == b"GNU\0" and note.desc:
                         return bytes(note.desc)
-        if cut:
-            raise InputError(f"no build-id in the first {NOTES_SEARCHED} notes of {', '.join(cut)}: the search stops")
+                    left -= 1
+                    if left < 0:
+                        raise InputError(f"no build-id in the first {NOTES_SEARCHED} notes: the search stops in {name}")
         return None
 
 
 NOTES_SEARCHED = 4096
-"""The most notes of one section `build_id` reads (a linker writes the build-id note first, in a section
-of its own)."""
+"""The most notes `build_id` reads in all (a linker writes the build-id note first, in a section of its own;
+a program has a few note sections)."""
 
 
 def open_image(stream: BinaryIO) -> ElfImage:

@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import functools
 import io
+import mmap
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any, BinaryIO
 
+from elftools.construct import Construct, FieldError
+from elftools.dwarf import structs as dwarf_structs
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor
+from elftools.dwarf.structs import DWARFStructs
 from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationHandler, RelocationSection
@@ -41,6 +45,44 @@ from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMP
 from sfview.inputs.leb128 import bound_pyelftools
 
 bound_pyelftools()  # before any DWARF is read through this view: a number's work is its bytes'
+
+
+class _Block(Construct):
+    """A DWARF block (`DW_FORM_block*`, `DW_FORM_exprloc`): its length, then its bytes read at once, as
+    `bytes` (indexed and iterated as pyelftools' list of numbers is). pyelftools parsed a block a byte at a
+    time, each through construct: a megabyte's block took two seconds."""
+
+    def __init__(self, length: Construct) -> None:
+        super().__init__(None)
+        self.length = length
+
+    def _parse(self, stream: BinaryIO, context: Any) -> bytes:
+        size = self.length._parse(stream, context)
+        data = stream.read(size)
+        if len(data) != size:
+            raise FieldError(f"a block of {size} bytes, {len(data)} left")
+        return data
+
+
+class _String(Construct):
+    """A NUL-terminated string of a DWARF section (`DW_FORM_string`, a line table's names), found by `find` in
+    the section's contents: pyelftools' `CString` read it a byte at a time, each through construct, and held a
+    list of one-byte objects (a 1 MB name: 1.75 s and 77 MB)."""
+
+    def _parse(self, stream: BinaryIO, context: Any) -> bytes:
+        if not isinstance(stream, SectionStream):
+            return _CString(self.name)._parse(stream, context)
+        end = stream.contents.find(b"\0", stream.position)
+        if end < 0:
+            raise FieldError("a string without its NUL before the section's end")
+        data = bytes(stream.contents[stream.position : end])
+        stream.seek(end + 1)
+        return data
+
+
+_CString = dwarf_structs.CString
+DWARFStructs._make_block_struct = lambda self, length: _Block(length(""))  # before any unit's structs are made
+dwarf_structs.CString = _String
 
 
 class ElfFile(ELFFile):
@@ -140,7 +182,7 @@ class ElfFile(ELFFile):
         """A DWARF section read by `section_bytes` (zstd too, bounded), relocated as pyelftools does."""
         data = self.dwarf_section_bytes(section, relocate_dwarf_sections)
         return DebugSectionDescriptor(
-            io.BytesIO(data), section.name, section["sh_offset"], len(data), section["sh_addr"]
+            SectionStream(data), section.name, section["sh_offset"], len(data), section["sh_addr"]
         )
 
     def dwarf_section_bytes(self, section: Section, relocate: bool) -> bytes:
@@ -160,6 +202,30 @@ class ElfFile(ELFFile):
             self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
             return data
         return stream.getvalue()
+
+
+class SectionStream:
+    """A DWARF section's bytes as the stream pyelftools reads (`seek`, `tell`, `read`), over `contents` without
+    a copy: `io.BytesIO` copies what it is given, and a section inflated past `SPILL_SIZE` is a mapping of
+    hundreds of megabytes that it made a copy of (and every reader of its whole contents another)."""
+
+    def __init__(self, contents: bytes | mmap.mmap) -> None:
+        self.contents = contents
+        self.position = 0
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: len(self.contents)}[whence]
+        self.position = max(base + offset, 0)
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = len(self.contents) if size is None or size < 0 else self.position + size
+        data = bytes(self.contents[self.position : end])
+        self.position += len(data)
+        return data
 
 
 def open_view(image: ElfImage) -> ElfFile:
