@@ -183,8 +183,11 @@ class RowNotes:
         self._seen: dict[Problem, tuple[int, int, int]] = {}  # problem → first function, first row, how many
 
     def judge(self, key: bytes, cfa: Rule) -> tuple[Problem, ...]:
-        """What a row pattern (its key from the bulk reader, and its CFA rule) breaks."""
-        return self._walk.pattern_problems(key[0], cfa)
+        """The errors a row pattern (its key from the bulk reader, and its CFA rule) makes: the dump notes
+        no warning, so none is kept (a section whose every row has a CFA offset of its own would keep a
+        warning, worded, per row)."""
+        problems = self._walk.pattern_problems(key[0], cfa)
+        return tuple(p for p in problems if CHECKS[p[0]].severity is Severity.ERROR)
 
     def add(self, index: int, j: int, problem: Problem) -> None:
         """Row `j` of function `index` was printed with `problem`."""
@@ -192,14 +195,13 @@ class RowNotes:
         self._seen[problem] = (index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
 
     def notes(self) -> Iterator[str]:
-        """The errors among the problems, the header's first, each row problem with its first place and count."""
+        """The errors, the header's first, then each row problem with its first place and count."""
         for diag in _header(self.section):
             if diag.severity is Severity.ERROR:
                 yield f"{diag.path}: {diag.message} ({diag.check.id})"
         for (check_id, message), (index, j, count) in self._seen.items():
-            if CHECKS[check_id].severity is Severity.ERROR:
-                more = f" (and {count - 1} more rows like it)" if count > 1 else ""
-                yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
+            more = f" (and {count - 1} more rows like it)" if count > 1 else ""
+            yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
 
 
 # The header ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ the meaning `diff` compares). One pass through the bulk reader; each block of ro
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -120,8 +121,7 @@ def tally(section: Section) -> Tally:
     out.outside = (section.fde_start - section.header_end) + (fre_start - fde_end) + (len(data) - fre_end)
     attr_size = section.kaitai.attr_size if section.version >= 3 else 0
     bulk = Bulk(section)
-    taken: dict[int, int] = {}
-    """Where each placed block (its attribute block, then its rows) starts → its length: each once."""
+    taken = _Taken(len(data))
     for walked in bulk.functions():
         out.functions += 1
         if isinstance(walked, int):
@@ -143,11 +143,80 @@ def tally(section: Section) -> Tally:
                 block.made = counted
         if not block.complete:
             out.unreadable.append(_rows_error(section, walked[0]))
-        taken[place] = attr_size + counted.length
+        taken.add(place, attr_size + counted.length)
         out.attributes += attr_size
         _add(out, info.fre_type, counted)
-    out.unused = (fre_end - fre_start) - _covered(taken, fre_start, fre_end)
+    out.unused = (fre_end - fre_start) - taken.covered(fre_start, fre_end)
     return out
+
+
+class _Taken:
+    """Where each placed block (its attribute block, then its rows) starts, and its length: each place once.
+
+    Two arrays hold the places and lengths in the order met: some 16 bytes a place, where a dict of them
+    would hold a hundred (a section whose every function has rows of its own has a place per FDE of 20
+    bytes). While places come in increasing order (the FDEs of a sound section), none was met before; from
+    the first that does not, a bit per byte of the section says which are taken (a place outside it, where
+    a damaged function's rows would start, in a set)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._bits: bytearray | None = None
+        self._outside: set[int] = set()
+        self.starts = array("q")
+        self.lengths = array("q")
+        self.most = -1
+        """The greatest place added: a place past it was not."""
+
+    def __contains__(self, place: int) -> bool:
+        if place > self.most:
+            return False
+        if self._bits is None:
+            self._bitmap()
+        assert self._bits is not None
+        if 0 <= place < self._size:
+            return bool(self._bits[place >> 3] >> (place & 7) & 1)
+        return place in self._outside
+
+    def add(self, place: int, length: int) -> None:
+        """`length` bytes from `place` are taken (a place not taken before)."""
+        if place > self.most:
+            self.most = place
+            if self._bits is not None:
+                self._mark(place)
+        else:
+            if self._bits is None:
+                self._bitmap()
+            self._mark(place)
+        self.starts.append(place)
+        self.lengths.append(length)
+
+    def _bitmap(self) -> None:
+        """The bits of the places added so far."""
+        self._bits = bytearray((self._size + 7) >> 3)
+        for before in self.starts:
+            self._mark(before)
+
+    def _mark(self, place: int) -> None:
+        assert self._bits is not None
+        if 0 <= place < self._size:
+            self._bits[place >> 3] |= 1 << (place & 7)
+        else:
+            self._outside.add(place)
+
+    def covered(self, low: int, high: int) -> int:
+        """How many bytes of [low, high) the placed blocks take, each byte once."""
+        starts, lengths = self.starts, self.lengths
+        order = range(len(starts)) if self._bits is None else sorted(range(len(starts)), key=starts.__getitem__)
+        covered = 0
+        reach = low
+        for i in order:
+            start = starts[i]
+            begin, end = max(start, reach, low), min(start + lengths[i], high)
+            if end > begin:
+                covered += end - begin
+                reach = end
+        return covered
 
 
 def _add(out: Tally, fre_type: int, counted: BlockTally) -> None:
@@ -183,7 +252,7 @@ def _block_tally(bulk: Bulk, block: Block) -> BlockTally:
     return counted
 
 
-def _model_function(section: Section, index: int, out: Tally, taken: dict[int, int]) -> None:
+def _model_function(section: Section, index: int, out: Tally, taken: _Taken) -> None:
     """A function the bulk reader leaves to the model (flexible, or unusual): counted from its rows' spans."""
     func = section.function(index)
     if func.error is not None:
@@ -202,7 +271,7 @@ def _model_function(section: Section, index: int, out: Tally, taken: dict[int, i
         return
     width = START_ADDR_SIZES.get(func.fre_type, 0)
     end = rows[-1].span.end if rows else func.fres_start
-    taken[place] = end - place
+    taken.add(place, end - place)
     if func.attr_span is not None:
         out.attributes += len(func.attr_span)
     out.rows += len(rows)
@@ -226,15 +295,3 @@ def _rows_error(section: Section, index: int) -> InputError:
     func = section.function(index)
     _ = func.rows
     return func.rows_error or func.error or InputError(f"fdes[{index}]: rows cut short")
-
-
-def _covered(taken: dict[int, int], low: int, high: int) -> int:
-    """How many bytes of [low, high) the placed blocks take, each byte once."""
-    covered = 0
-    reach = low
-    for start in sorted(taken):
-        begin, end = max(start, reach, low), min(start + taken[start], high)
-        if end > begin:
-            covered += end - begin
-            reach = end
-    return covered

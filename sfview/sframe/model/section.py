@@ -37,12 +37,15 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.lazy import Lazy
 from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH, info_bits
-from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
+from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, interned, padded
 from sfview.sframe.model.stream import BufferStream
 
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
 FLEXIBLE = int(Sframe.FdeType.flexible)
+RULE_BYTES, RULES_MIN = 256, 1024
+"""A section keeps at most one distinct rule per so many of its bytes, and at least so many (`Section.rule`):
+as many as the bulk reader keeps row patterns (`sfview.sframe.bulk.reader.KEPT_BYTES`)."""
 KEPT_FUNCTIONS = 32
 """The functions last asked for that a section keeps decoded though nothing else holds them (a lookup's
 bisection, the rows the app shows)."""
@@ -474,6 +477,9 @@ class Section:
         self._functions: weakref.WeakValueDictionary[int, Function] = weakref.WeakValueDictionary()
         self._recent: deque[Function] = deque(maxlen=KEPT_FUNCTIONS)
         self.fp_index, self.ra_index = self._offset_indexes()
+        self.rule = interned(max(RULES_MIN, len(data) // RULE_BYTES))
+        """Makes the section's rules, one object per distinct rule (within a bound that follows its bytes)."""
+        rule = self.rule
         self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
         self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
 
@@ -704,7 +710,7 @@ class Section:
         if not offsets:
             return (UNDEFINED, UNDEFINED, UNDEFINED) if self.version >= 3 else (SAME, SAME, SAME)
         base = self.sp_reg if base_reg == Sframe.BaseReg.sp else self.fp_reg
-        cfa = rule(Kind.VALUE, base, self.cfa_offset(offsets[0]))
+        cfa = self.rule(Kind.VALUE, base, self.cfa_offset(offsets[0]))
         fp = self._fixed_fp or self._saved(offsets, self.fp_index)
         ra = self._fixed_ra or self._saved(offsets, self.ra_index)
         if ra.kind is Kind.VALUE and ra.deref and not ra.fixed and ra.offset == 0:
@@ -717,8 +723,8 @@ class Section:
             return SAME
         offset = offsets[index]
         if self.offset_regnum and offset & Sframe.S390xAbi.offset_regnum_bit:
-            return rule(Kind.VALUE, offset >> 1, 0, False)
-        return rule(Kind.VALUE, CFA, offset, True)
+            return self.rule(Kind.VALUE, offset >> 1, 0, False)
+        return self.rule(Kind.VALUE, CFA, offset, True)
 
     def flexible_rules(self, flex: Any) -> tuple[tuple[int, ...], tuple[Rule, Rule, Rule]]:
         """A version 3 flexible row: its data words, and (CFA, FP, RA) from its control words.
@@ -736,7 +742,7 @@ class Section:
             return words, (UNDEFINED, UNDEFINED, UNDEFINED)
         cfa = self._flexible_rule(cfa_c, cfa_o, None)
         if cfa.kind is Kind.VALUE and cfa.base != CFA:
-            cfa = rule(Kind.VALUE, cfa.base, self.cfa_offset(cfa.offset), cfa.deref)
+            cfa = self.rule(Kind.VALUE, cfa.base, self.cfa_offset(cfa.offset), cfa.deref)
         if ra_c is not None and flex.ra_padding:
             ra = padded(self._fixed_ra or SAME)
         else:
@@ -744,16 +750,15 @@ class Section:
         fp = self._flexible_rule(fp_c, fp_o, self._fixed_fp)
         return words, (cfa, fp, ra)
 
-    @staticmethod
-    def _flexible_rule(control: Any, offset: Any, fixed: Rule | None) -> Rule:
+    def _flexible_rule(self, control: Any, offset: Any, fixed: Rule | None) -> Rule:
         """One entity's rule; a value based on the CFA (`reg_p` clear) was saved at CFA + offset."""
         if control is None:
             return fixed or SAME
         if offset is None or control.value == 0:
             return SAME
         if not control.reg_p:
-            return rule(Kind.VALUE, CFA, offset.value, True)
-        return rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
+            return self.rule(Kind.VALUE, CFA, offset.value, True)
+        return self.rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
 
 
 def _debug() -> Any:
