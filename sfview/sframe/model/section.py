@@ -21,6 +21,7 @@ asked for, so that a section with 40,000 functions opens at once.
 from __future__ import annotations
 
 import bisect
+import gc
 import struct
 import weakref
 from array import array
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from kaitaistruct import KaitaiStructError
+from kaitaistruct import KaitaiStruct, KaitaiStructError
 
 from sfview import ADDRESS_MASK
 from sfview.errors import InputError
@@ -191,6 +192,7 @@ class Function:
         self.fde_type = 0
         self.attr_span: Span | None = None
         if error is None:
+            _unlinked(fde)
             self.num_fres = fde.num_fres
             info = fde.info
             self.fde_type = int(fde.fde_type)
@@ -272,31 +274,6 @@ class Function:
         fre_type = info_bits(data[self.info_offset], "fde_info", "fre_type") if self.info_offset < len(data) else None
         return count, fre_type
 
-    def make_row(self, index: int, fre: Any, start: int, end: int) -> Row:
-        """A `Row` from its Kaitai FRE and the bytes it took."""
-        info = fre.info
-        section = self.section
-        if self.flexible:
-            words, rules = section.flexible_rules(fre.flex)
-        else:
-            words = tuple(fre.offsets)
-            rules = section.default_rules(int(info.cfa_base_reg), words)
-        return Row(
-            index=index,
-            start_offset=fre.start_addr,
-            address=(self.start_address + fre.start_addr) & ADDRESS_MASK,
-            span=Span(start, end),
-            info=section.data[start + START_ADDR_SIZES[self.fre_type]],
-            base_reg=int(info.cfa_base_reg),
-            offset_size=OFFSET_SIZES[int(info.offset_size)],
-            offsets=words,
-            mangled_ra=bool(info.mangled_ra),
-            cfa=rules[0],
-            fp=rules[1],
-            ra=rules[2],
-            kaitai=fre,
-        )
-
     def row_for(self, pc: int, rows: Sequence[Row] | None = None) -> Row | None:
         """The row an unwinder uses at `pc`: for PCMASK, `pc`'s offset modulo the block size (version 1's
         implicit 16 bytes included). The one rule every lookup uses: the model, the app's `g`, the
@@ -330,7 +307,12 @@ class Rows(Lazy[Row]):
 
     def __init__(self, func: Function) -> None:
         super().__init__()
-        self.func = func
+        self.section = func.section
+        # What decoding a row needs of its function, not the function: a function holds its rows, and rows
+        # holding it back would be a cycle, kept (with the Kaitai objects of both) until the cyclic collector
+        # runs, which compare and export pause: every damaged function they hand to the model kept.
+        self._fre_type, self._fde_type, self._fde = func.fre_type, func.fde_type, func.kaitai
+        self._start_address, self._flexible = func.start_address, func.flexible
         self.starts = array("Q")
         """Each row's start address field (an offset into the function or block)."""
         self.positions = array("Q")
@@ -339,10 +321,10 @@ class Rows(Lazy[Row]):
         self.increasing = True
         """Start offsets strictly increase, as they should: a lookup may search them by halves."""
         if func.error is None and func.num_fres:
-            self._find()
+            self._find(func)
 
-    def _find(self) -> None:
-        func, section = self.func, self.func.section
+    def _find(self, func: Function) -> None:
+        section = func.section
         data, fre_end, limit = section.data, section.fre_end, len(section.data)
         pos = func.fres_start
         if not section.fre_start <= pos <= fre_end:
@@ -384,12 +366,38 @@ class Rows(Lazy[Row]):
         return (self._made.get(i) or self._make(i) for i in range(len(self)))
 
     def _make(self, index: int) -> Row:
-        func, section = self.func, self.func.section
+        section = self.section
         start = self.positions[index]
         io = section.io
         io.seek(start)
-        fre = Sframe.Section.Fre(func.fre_type, func.fde_type, io, func.kaitai, section.root, section.little_endian)
-        return func.make_row(index, fre, start, self.positions[index + 1])
+        fre = Sframe.Section.Fre(self._fre_type, self._fde_type, io, self._fde, section.root, section.little_endian)
+        return self._row(index, fre, start, self.positions[index + 1])
+
+    def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
+        """A `Row` from its Kaitai FRE and the bytes it took."""
+        info = fre.info
+        section = self.section
+        if self._flexible:
+            words, rules = section.flexible_rules(fre.flex)
+        else:
+            words = tuple(fre.offsets)
+            rules = section.default_rules(int(info.cfa_base_reg), words)
+        _unlinked(fre)
+        return Row(
+            index=index,
+            start_offset=fre.start_addr,
+            address=(self._start_address + fre.start_addr) & ADDRESS_MASK,
+            span=Span(start, end),
+            info=section.data[start + START_ADDR_SIZES[self._fre_type]],
+            base_reg=int(info.cfa_base_reg),
+            offset_size=OFFSET_SIZES[int(info.offset_size)],
+            offsets=words,
+            mangled_ra=bool(info.mangled_ra),
+            cfa=rules[0],
+            fp=rules[1],
+            ra=rules[2],
+            kaitai=fre,
+        )
 
     def index_at(self, offset: int) -> int | None:
         """The row that applies at `offset`: the last that starts at or before it (libsframe's walk,
@@ -759,6 +767,28 @@ class Section:
         if not control.reg_p:
             return self.rule(Kind.VALUE, CFA, offset.value, True)
         return self.rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
+
+
+def _unlinked(obj: Any) -> None:
+    """Each Kaitai object under `obj` (the fast parser's) holds its parent weakly: a child pointing back at the
+    parent that holds it is a cycle, every FDE with its info byte and every FRE with its own, kept until the
+    cyclic collector runs, which compare and export pause. The generated parser never reads a child's
+    `_parent` (only an FDE's, the section's), and the model holds the top object while it holds any child.
+
+    The children are found as the collector finds them (`gc.get_referents`): `vars` would build each
+    object a dict of its own, in time and memory."""
+    parent = None
+    for value in gc.get_referents(obj):
+        if isinstance(value, KaitaiStruct):
+            children: Iterable[Any] = (value,)
+        elif type(value) is list and value and isinstance(value[0], KaitaiStruct):
+            children = value
+        else:
+            continue
+        for child in children:
+            if child._parent is obj:
+                child._parent = parent = parent or weakref.proxy(obj)
+                _unlinked(child)
 
 
 def _debug() -> Any:
