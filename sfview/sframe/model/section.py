@@ -44,12 +44,20 @@ from sfview.sframe.model.stream import BufferStream
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
 FLEXIBLE = int(Sframe.FdeType.flexible)
+DEFAULT = int(Sframe.FdeType.default)
 RULE_BYTES, RULES_MIN = 256, 1024
 """A section keeps at most one distinct rule per so many of its bytes, and at least so many (`Section.rule`):
 as many as the bulk reader keeps row patterns (`sfview.sframe.bulk.reader.KEPT_BYTES`)."""
 KEPT_FUNCTIONS = 32
 """The functions last asked for that a section keeps decoded though nothing else holds them (a lookup's
 bisection, the rows the app shows)."""
+FRE_MOST = (
+    max(START_ADDR_SIZES.values())
+    + 1
+    + ((1 << layout.BITS["fre_info"]["offset_count"][1]) - 1) * max(OFFSET_SIZES.values())
+)
+"""The most bytes an FRE takes: the widest start address, the info byte and the most data words, of the widest
+size (a flexible row's words are counted by the same bits)."""
 FLEX_WORDS = ("cfa_control", "cfa_offset", "ra_control", "ra_offset", "fp_control", "fp_offset")
 """The data words of a flexible FRE, in their order (as `fre_flex` in sframe.ksy names them)."""
 
@@ -163,7 +171,45 @@ class Row:
         return self.ra.padding
 
 
-class Function:
+class _Place:
+    """Where a function's fields are, from its FDE's place (`span`) and its attribute block's (`attr_offset`)."""
+
+    section: Section
+    span: Span
+    attr_offset: int
+
+    def field_offset(self, name: str) -> int:
+        """Section offset of one of this FDE's fixed fields (`func_start_fre_off`, ...)."""
+        return self.span.start + layout.FDE[self.section.version].fields[name][0]
+
+    def num_fres_offset(self) -> int:
+        """Section offset of `func_num_fres`: in the FDE, or (version 3) in the attribute block."""
+        if self.section.version >= 3:
+            return self.attr_offset + layout.FDE_ATTR.fields["func_num_fres"][0]
+        return self.field_offset("func_num_fres")
+
+
+class Placed(_Place):
+    """A function as the bulk reader read it, for saying why its rows stop (`Section.rows_stop`) without
+    decoding its FDE: its number, FRE type, row count and where its rows start. A section of damaged
+    functions would otherwise decode each FDE again (the model's `Function`) only to name a field's place."""
+
+    __slots__ = ("attr_offset", "fde_type", "fre_type", "fres_start", "index", "num_fres", "section", "span")
+
+    def __init__(self, section: Section, index: int, fre_type: int, num_fres: int, fres_start: int) -> None:
+        self.section = section
+        self.index = index
+        self.fre_type = fre_type
+        self.fde_type = DEFAULT
+        """The bulk reader reads the default type's rows alone (flexible ones are the model's)."""
+        self.num_fres = num_fres
+        self.fres_start = fres_start
+        start = section.fde_start + index * section.fde_size
+        self.span = Span(start, start + section.fde_size)
+        self.attr_offset = fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
+
+
+class Function(_Place):
     """One function descriptor entry (FDE), version-independent.
 
     Built from the Kaitai FDE object; a function whose FDE could not be decoded
@@ -240,10 +286,6 @@ class Function:
         """Section offset of the first FRE (after the v3 attribute block)."""
         return self.kaitai.fres_start if self.error is None else self.attr_offset
 
-    def field_offset(self, name: str) -> int:
-        """Section offset of one of this FDE's fixed fields (`func_start_fre_off`, ...)."""
-        return self.span.start + layout.FDE[self.section.version].fields[name][0]
-
     @cached_property
     def rows(self) -> Rows:
         """The function's FREs: found on first use, each decoded when asked for.
@@ -253,12 +295,6 @@ class Function:
         rows = Rows(self)
         self.rows_error = rows.error
         return rows
-
-    def num_fres_offset(self) -> int:
-        """Section offset of `func_num_fres`: in the FDE, or (version 3) in the attribute block."""
-        if self.section.version >= 3:
-            return self.attr_offset + layout.FDE_ATTR.fields["func_num_fres"][0]
-        return self.field_offset("func_num_fres")
 
     def stored(self) -> tuple[int | None, int | None]:
         """`func_num_fres` and the info byte's FRE type as the section's bytes hold them, read even where
@@ -489,6 +525,9 @@ class Section:
         """Makes the section's rules, one object per distinct rule (within a bound that follows its bytes)."""
         rule = self.rule
         self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
+        self._explained: dict[tuple[int, int, bytes], tuple[str, int | None]] = {}
+        """Why rows of these bytes cannot be decoded (`explain_fre`): the message after its row's name, and
+        where, from the row's start."""
         self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
 
     @property
@@ -579,13 +618,13 @@ class Section:
             offset=start + layout.FDE[self.version].fields["func_start_fre_off"][0],
         )
 
-    def fre_room(self, func: Function) -> int:
+    def fre_room(self, func: Function | Placed) -> int:
         """How many FREs of the smallest size (a start address and an info byte) fit from `func`'s first
         to the end of the FRE sub-section (or of the section, if that ends first)."""
         end = min(self.fre_end, len(self.data))
         return max(0, end - func.fres_start) // (START_ADDR_SIZES[func.fre_type] + 1)
 
-    def rows_stop(self, func: Function, index: int, pos: int) -> InputError:
+    def rows_stop(self, func: Function | Placed, index: int, pos: int) -> InputError:
         """Why row `index` of `func`, at `pos`, cannot be read, where `Rows` stops (a caller that read the
         rows before another way asks it without reading them again)."""
         fre_end, limit = self.fre_end, len(self.data)
@@ -601,7 +640,7 @@ class Section:
         too_many = out_of_bytes and func.num_fres > self.fre_room(func)
         return self.rows_overrun(func, index) if too_many else self.explain_fre(func, index, pos)
 
-    def rows_cut(self, func: Function, index: int, pos: int) -> InputError:
+    def rows_cut(self, func: Function | Placed, index: int, pos: int) -> InputError:
         """Row `index` of `func` would start past the end of a section shorter than its header says."""
         return InputError(
             f"function {func.index}: FRE {index} would start at section offset {pos:#x}, past the end of the "
@@ -610,7 +649,7 @@ class Section:
             offset=len(self.data) - 1,
         )
 
-    def rows_overrun(self, func: Function, index: int) -> InputError:
+    def rows_overrun(self, func: Function | Placed, index: int) -> InputError:
         """Why row `index` of `func` starts past the FRE sub-section: its count, blamed at the field."""
         where = f"fdes[{func.index}].func_num_fres = {func.num_fres}"
         room = self.fre_room(func)
@@ -624,16 +663,27 @@ class Section:
             why = f"the FRE sub-section ends at {end:#x} after {index} of them"
         return InputError(f"{where}: {why}", offset=func.num_fres_offset())
 
-    def explain_fre(self, func: Function, index: int, start: int) -> InputError:
-        """Why FRE `index` of `func`, at `start`, cannot be decoded."""
-        _, error = self._explain(
-            start,
-            lambda io, parent, root: _debug().Section.Fre(
-                func.fre_type, func.fde_type, io, parent, root, self.little_endian
-            ),
-            f"function {func.index}: FRE {index}",
-        )
-        return error
+    def explain_fre(self, func: Function | Placed, index: int, start: int) -> InputError:
+        """Why FRE `index` of `func`, at `start`, cannot be decoded.
+
+        The debug parser reads the section's header and the row again to say it: the same bytes of a row
+        (and as far from the section's end) fail the same way, so what it said is kept for them, within the
+        bound of the section's rules (a section of damaged functions would read it again for each)."""
+        key = (func.fre_type, func.fde_type, self.data[start : start + FRE_MOST])
+        known = self._explained.get(key)
+        if known is None:
+            _, error = self._explain(
+                start,
+                lambda io, parent, root: _debug().Section.Fre(
+                    func.fre_type, func.fde_type, io, parent, root, self.little_endian
+                ),
+                "",
+            )
+            known = (error.message, None if error.offset is None else error.offset - start)
+            if len(self._explained) < self.rule.cache_parameters()["maxsize"]:
+                self._explained[key] = known
+        message, at = known
+        return InputError(f"function {func.index}: FRE {index}{message}", offset=None if at is None else start + at)
 
     def _explain(self, start: int, make: Any, what: str, then: str | None = None) -> tuple[Any, InputError]:
         """Read a record again with the debug parser, to locate the field that fails."""
