@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from sfview.diff.shapes import plain
 from sfview.errors import InputError
@@ -41,6 +43,35 @@ class BlockTally:
     length: int = 0
 
 
+class Unreadable(Sequence[InputError]):
+    """Why functions could not be counted, in FDE order: each function's number is held, and its error made
+    again from the model when asked for. A section of damaged functions has one per FDE of 20 bytes, and
+    the errors themselves, worded, held until the counts are written, weighed twenty times the section."""
+
+    def __init__(self, section: Section) -> None:
+        self.section = section
+        self.indexes = array("Q")
+
+    def __len__(self) -> int:
+        return len(self.indexes)
+
+    @overload
+    def __getitem__(self, i: int) -> InputError: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[InputError]: ...
+    def __getitem__(self, i: int | slice) -> InputError | list[InputError]:
+        if isinstance(i, slice):
+            return [self._error(index) for index in self.indexes[i]]
+        return self._error(self.indexes[i])
+
+    def _error(self, index: int) -> InputError:
+        """Why function `index` could not be counted: its FDE, or its rows, cannot be read."""
+        func = self.section.function(index)
+        if func.error is None:
+            _ = func.rows  # finds the rows, and why they stop
+        return func.error or func.rows_error or InputError(f"fdes[{index}]: rows cut short")
+
+
 @dataclass(slots=True)
 class Tally:
     """Where one section's bytes go, and what its functions and rows are."""
@@ -52,6 +83,8 @@ class Tally:
     auxiliary: int
     fdes: int
     """The FDE array (in version 3, the index entries)."""
+    unreadable: Unreadable
+    """Why functions could not be counted (their bytes are `unused`)."""
     attributes: int = 0
     """Version 3: the attribute blocks in front of each function's rows."""
     start_rows: Counter[int] = field(default_factory=Counter)
@@ -75,8 +108,6 @@ class Tally:
     """Rows written (shared ones once)."""
     redundant: int = 0
     redundant_bytes: int = 0
-    unreadable: list[InputError] = field(default_factory=list)
-    """Why functions could not be counted (their bytes are `unused`)."""
 
     @property
     def parts(self) -> dict[str, int]:
@@ -117,11 +148,13 @@ def tally(section: Section) -> Tally:
         header=header_size,
         auxiliary=section.header_end - header_size,
         fdes=fde_end - section.fde_start,
+        unreadable=Unreadable(section),
     )
     out.outside = (section.fde_start - section.header_end) + (fre_start - fde_end) + (len(data) - fre_end)
     attr_size = section.kaitai.attr_size if section.version >= 3 else 0
     bulk = Bulk(section)
     taken = _Taken(len(data))
+    unreadable = out.unreadable
     for walked in bulk.functions():
         out.functions += 1
         if isinstance(walked, int):
@@ -142,7 +175,7 @@ def tally(section: Section) -> Tally:
             if block.shared:
                 block.made = counted
         if not block.complete:
-            out.unreadable.append(_rows_error(section, walked[0]))
+            unreadable.indexes.append(walked[0])
         taken.add(place, attr_size + counted.length)
         out.attributes += attr_size
         _add(out, info.fre_type, counted)
@@ -256,11 +289,11 @@ def _model_function(section: Section, index: int, out: Tally, taken: _Taken) -> 
     """A function the bulk reader leaves to the model (flexible, or unusual): counted from its rows' spans."""
     func = section.function(index)
     if func.error is not None:
-        out.unreadable.append(func.error)
+        out.unreadable.indexes.append(index)
         return
     rows = list(func.rows)
     if func.rows_error is not None:
-        out.unreadable.append(func.rows_error)
+        out.unreadable.indexes.append(index)
     out.pcmask += func.pcmask
     out.flexible += func.flexible
     out.signal += func.signal
@@ -289,9 +322,3 @@ def _model_function(section: Section, index: int, out: Tally, taken: _Taken) -> 
             out.redundant += 1
             out.redundant_bytes += len(row.span)
         before = rules
-
-
-def _rows_error(section: Section, index: int) -> InputError:
-    func = section.function(index)
-    _ = func.rows
-    return func.rows_error or func.error or InputError(f"fdes[{index}]: rows cut short")

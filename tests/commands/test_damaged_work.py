@@ -9,12 +9,16 @@ The sections are written here from the specification (version 2, AMD64).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import struct
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from conftest import run_cli
 
+from sfview.cli import main
 from sfview.sframe.model.section import FRE_MOST, Section
 
 FUNCTIONS = 2000
@@ -58,3 +62,39 @@ def test_damaged_functions_are_not_decoded_again(
     assert said in result.out  # the last function's problem is said, worded as ever
     # At most: the rows within an FRE's length of the section's end are read with fewer bytes after them
     assert not decoded and len(explained) <= FRE_MOST
+
+
+def test_stats_of_damaged_functions_holds_no_error_per_function(tmp_path: Path) -> None:
+    """`stats` says why each function could not be counted, after the counts: it held every error, worded
+    twice, and (with the cyclic collector paused) each function's debug parse, 10 KB a function. Now the
+    functions' numbers are held and each error is worded as it is said."""
+    small, big = tmp_path / "small.sframe", tmp_path / "big.sframe"
+    small.write_bytes(_undefined_offset_size(10))
+    big.write_bytes(_undefined_offset_size(FUNCTIONS))
+
+    def peak(path: Path) -> tuple[int, int]:
+        said = _Lines()
+        with contextlib.redirect_stdout(_Lines()), contextlib.redirect_stderr(said):
+            tracemalloc.start()
+            try:
+                main(["stats", str(path)])
+                return said.undefined, tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+
+    peak(small)  # the modules imported
+    _, constant = peak(small)
+    said, most = peak(big)
+    assert said == FUNCTIONS
+    assert most - constant < 10 * big.stat().st_size, (most - constant) / big.stat().st_size
+
+
+class _Lines(io.TextIOBase):
+    """A text stream that keeps nothing written to it but how many rows it was told have an undefined offset
+    size (what is written is not the command's to hold)."""
+
+    undefined = 0
+
+    def write(self, text: str) -> int:
+        self.undefined += text.count("FRE 0: info: value 3 is not a defined value")
+        return len(text)
