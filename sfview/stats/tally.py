@@ -155,6 +155,7 @@ def tally(section: Section) -> Tally:
     bulk = Bulk(section)
     taken = _Taken(len(data))
     unreadable = out.unreadable
+    last = -1  # the place last met that is taken
     for walked in bulk.functions():
         out.functions += 1
         if isinstance(walked, int):
@@ -166,8 +167,9 @@ def tally(section: Section) -> Tally:
         out.signal += info.signal
         out.rows_per_function[block.count] += 1
         place = pos - attr_size
-        if place in taken:
+        if place == last or place in taken:  # (the last place met first: functions sharing rows come together)
             out.shared += 1
+            last = place
             continue
         counted = block.made if isinstance(block.made, BlockTally) else None
         if counted is None:
@@ -177,6 +179,7 @@ def tally(section: Section) -> Tally:
         if not block.complete:
             unreadable.indexes.append(walked[0])
         taken.add(place, attr_size + counted.length)
+        last = place
         out.attributes += attr_size
         _add(out, info.fre_type, counted)
     out.unused = (fre_end - fre_start) - taken.covered(fre_start, fre_end)
