@@ -46,8 +46,8 @@ PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 FLEXIBLE = int(Sframe.FdeType.flexible)
 DEFAULT = int(Sframe.FdeType.default)
 RULE_BYTES, RULES_MIN = 256, 1024
-"""A section keeps at most one distinct rule per so many of its bytes, and at least so many (`Section.rule`):
-as many as the bulk reader keeps row patterns (`sfview.sframe.bulk.reader.KEPT_BYTES`)."""
+"""A section keeps at most one distinct rule per so many of its bytes, and at least so many (`Section.rule`,
+`Section.kept_max`): as many as the bulk reader keeps row patterns (`sfview.sframe.bulk.reader.KEPT_BYTES`)."""
 KEPT_FUNCTIONS = 32
 """The functions last asked for that a section keeps decoded though nothing else holds them (a lookup's
 bisection, the rows the app shows)."""
@@ -521,7 +521,9 @@ class Section:
         self._functions: weakref.WeakValueDictionary[int, Function] = weakref.WeakValueDictionary()
         self._recent: deque[Function] = deque(maxlen=KEPT_FUNCTIONS)
         self.fp_index, self.ra_index = self._offset_indexes()
-        self.rule = interned(max(RULES_MIN, len(data) // RULE_BYTES))
+        self.kept_max = max(RULES_MIN, len(data) // RULE_BYTES)
+        """How many distinct rules, and explanations of rows that cannot be decoded, the section keeps."""
+        self.rule = interned(self.kept_max)
         """Makes the section's rules, one object per distinct rule (within a bound that follows its bytes)."""
         rule = self.rule
         self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
@@ -680,7 +682,7 @@ class Section:
                 "",
             )
             known = (error.message, None if error.offset is None else error.offset - start)
-            if len(self._explained) < self.rule.cache_parameters()["maxsize"]:
+            if len(self._explained) < self.kept_max:
                 self._explained[key] = known
         message, at = known
         return InputError(f"function {func.index}: FRE {index}{message}", offset=None if at is None else start + at)
