@@ -22,7 +22,7 @@ from sfview.diff.shapes import plain
 from sfview.errors import InputError
 from sfview.sframe.bulk.reader import Block, Bulk
 from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES
-from sfview.sframe.model.section import Section
+from sfview.sframe.model.section import Placed, Section
 
 ROW_BINS = ((1, 1), (2, 2), (3, 3), (4, 7), (8, 15), (16, 63), (64, None))
 """Rows per function, binned: (least, most), None for no bound."""
@@ -44,13 +44,24 @@ class BlockTally:
 
 
 class Unreadable(Sequence[InputError]):
-    """Why functions could not be counted, in FDE order: each function's number is held, and its error made
-    again from the model when asked for. A section of damaged functions has one per FDE of 20 bytes, and
-    the errors themselves, worded, held until the counts are written, weighed twenty times the section."""
+    """Why functions could not be counted, in FDE order, each error made again when asked for: the function's
+    number held, and for rows the bulk reader read, where they stopped (said from there, as `check` and
+    `dump` say it, `Section.rows_stop`); for a function the model read, the model's error made again. A
+    section of damaged functions has one per FDE of 20 bytes, and the errors themselves, worded, held
+    until the counts are written, weighed twenty times the section."""
 
     def __init__(self, section: Section) -> None:
         self.section = section
         self.indexes = array("Q")
+        self._stops = array("q")
+        """Per function: its FRE type (-1: the model's), row count, where its rows start, how many were read
+        and where they stop."""
+
+    def add(self, index: int, fre_type: int = -1, count: int = 0, pos: int = 0, read: int = 0, end: int = 0) -> None:
+        """Function `index` could not be counted: its rows, read by the bulk reader, stop at `end` after `read`
+        of its `count` (or, without an FRE type, the model says why)."""
+        self.indexes.append(index)
+        self._stops.extend((fre_type, count, pos, read, end))
 
     def __len__(self) -> int:
         return len(self.indexes)
@@ -61,12 +72,16 @@ class Unreadable(Sequence[InputError]):
     def __getitem__(self, i: slice) -> list[InputError]: ...
     def __getitem__(self, i: int | slice) -> InputError | list[InputError]:
         if isinstance(i, slice):
-            return [self._error(index) for index in self.indexes[i]]
-        return self._error(self.indexes[i])
+            return [self._error(j) for j in range(*i.indices(len(self)))]
+        return self._error(range(len(self))[i])
 
-    def _error(self, index: int) -> InputError:
-        """Why function `index` could not be counted: its FDE, or its rows, cannot be read."""
-        func = self.section.function(index)
+    def _error(self, i: int) -> InputError:
+        """Why the `i`-th function could not be counted: its FDE, or its rows, cannot be read."""
+        section, index = self.section, self.indexes[i]
+        fre_type, count, pos, read, end = self._stops[5 * i : 5 * i + 5]
+        if fre_type >= 0:
+            return section.rows_stop(Placed(section, index, fre_type, count, pos), read, end)
+        func = section.function(index)
         if func.error is None:
             _ = func.rows  # finds the rows, and why they stop
         return func.error or func.rows_error or InputError(f"fdes[{index}]: rows cut short")
@@ -177,7 +192,7 @@ def tally(section: Section) -> Tally:
             if block.shared:
                 block.made = counted
         if not block.complete:
-            unreadable.indexes.append(walked[0])
+            unreadable.add(walked[0], info.fre_type, block.count, pos, counted.rows, pos + counted.length)
         taken.add(place, attr_size + counted.length)
         last = place
         out.attributes += attr_size
@@ -292,11 +307,11 @@ def _model_function(section: Section, index: int, out: Tally, taken: _Taken) -> 
     """A function the bulk reader leaves to the model (flexible, or unusual): counted from its rows' spans."""
     func = section.function(index)
     if func.error is not None:
-        out.unreadable.indexes.append(index)
+        out.unreadable.add(index)
         return
     rows = list(func.rows)
     if func.rows_error is not None:
-        out.unreadable.indexes.append(index)
+        out.unreadable.add(index)
     out.pcmask += func.pcmask
     out.flexible += func.flexible
     out.signal += func.signal
