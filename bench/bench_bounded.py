@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT))
 from handmade import overlapping
 from leb128_bytes import uleb
+from toolchains import SUITES, cache_dir
 
 OUT = BUILD_DIR / "bounded"
 PROGRAM = REPO_ROOT / "tests" / "data" / "shapes-x86_64-O2"
@@ -331,6 +332,43 @@ def damaged_functions(count: int, *, sorted_: bool, rows: int = 1000) -> Path:
     return out
 
 
+def undefined_offset_size(count: int) -> Path:
+    """A raw version 2 section of `count` functions, each two rows of its own whose first has offset size 3
+    (which no version defines): each function's rows stop at its first."""
+    table = b"".join(struct.pack("<iIIIBBH", 0x1000 + 16 * i, 16, 3 * i, 2, 0, 0, 0) for i in range(count))
+    rows = bytes([0, 0x63, 8]) * count
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, count, 2 * count, len(rows), 0, len(table))
+    out = OUT / f"undefined-offset-size-{count}.sframe"
+    out.write_bytes(header + table + rows)
+    return out
+
+
+def own_rows(count: int) -> Path:
+    """A raw version 2 section of `count` functions, each one row whose CFA offset (4 bytes) no other has."""
+    table = b"".join(struct.pack("<iIIIBBH", 0x1000 + 0x100 * i, 0x100, 6 * i, 1, 0, 0, 0) for i in range(count))
+    rows = b"".join(struct.pack("<BBi", 0, 0x43, i) for i in range(count))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, count, count, len(rows), 0, len(table))
+    out = OUT / f"own-rows-{count}.sframe"
+    out.write_bytes(header + table + rows)
+    return out
+
+
+def in_elf(raw: Path) -> Path:
+    """`raw` as the `.sframe` of a small program that has none (`objcopy --add-section`), for readelf."""
+    out = raw.with_suffix(".elf")
+    carrier = REPO_ROOT / "tests" / "data" / "shapes-x86_64-no-sframe"
+    subprocess.run(["objcopy", "--add-section", f".sframe={raw}", "--set-section-flags", ".sframe=contents,readonly",
+                    str(carrier), str(out)], check=True)  # fmt: skip
+    return out
+
+
+def readelf_2_47() -> str | None:
+    """binutils 2.47's readelf (`tools/toolchains.sh` unpacks it), which reads versions 1 to 3; None without it."""
+    cache = cache_dir()
+    found = cache / SUITES["2.47"] / "bin" / "x86_64" / "readelf" if cache is not None else None
+    return str(found) if found is not None and found.exists() else None
+
+
 def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     """Each shape: sfview's arguments, and readelf's on the same file (None where readelf reads none)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -378,7 +416,19 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     unsorted = damaged_functions(200_000, sorted_=False)
     past_listed = damaged_functions(200_000, sorted_=True, rows=5000)
     regs = ["--regs", "pc=0x1014,sp=0x7000", "--mem", "0x7000=0x1024", "--mem", "0x7008=0x1034"]
-    return {
+    newer = readelf_2_47()
+    round_10: dict[str, tuple[list[str], list[str] | None]] = {}
+    for what, raw in (
+        ("200,000 functions claiming rows past the pool", damaged),
+        ("200,000 functions, an undefined offset size", undefined_offset_size(200_000)),
+        ("200,000 sound functions sharing a row", damaged_functions(200_000, sorted_=True, rows=1)),
+        ("50,000 functions, rows of their own", own_rows(50_000)),
+    ):
+        elf = str(in_elf(raw))
+        round_10[f"round 10: {what}, check (raw)"] = (["check", str(raw)], ["readelf", "-W", "--sframe", elf])
+        round_10[f"round 10: {what}, dump"] = (["dump", elf], [newer, "-W", "--sframe", elf] if newer else None)
+        round_10[f"round 10: {what}, stats"] = (["stats", str(raw)], None)
+    return round_10 | {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
         "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
         "class 1: 128 registers, 4,000 rows alternating a rule, compare": (

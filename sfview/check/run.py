@@ -31,7 +31,7 @@ from sfview.sframe.bulk.reader import Bulk, BulkFunction
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.model.rules import Kind, Rule
-from sfview.sframe.model.section import Function, Section
+from sfview.sframe.model.section import Function, Placed, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -183,8 +183,11 @@ class RowNotes:
         self._seen: dict[Problem, tuple[int, int, int]] = {}  # problem → first function, first row, how many
 
     def judge(self, key: bytes, cfa: Rule) -> tuple[Problem, ...]:
-        """What a row pattern (its key from the bulk reader, and its CFA rule) breaks."""
-        return self._walk.pattern_problems(key[0], cfa)
+        """The errors a row pattern (its key from the bulk reader, and its CFA rule) makes: the dump notes
+        no warning, so none is kept (a section whose every row has a CFA offset of its own would keep a
+        warning, worded, per row)."""
+        problems = self._walk.pattern_problems(key[0], cfa)
+        return tuple(p for p in problems if CHECKS[p[0]].severity is Severity.ERROR)
 
     def add(self, index: int, j: int, problem: Problem) -> None:
         """Row `j` of function `index` was printed with `problem`."""
@@ -192,14 +195,13 @@ class RowNotes:
         self._seen[problem] = (index, j, 1) if first is None else (first[0], first[1], first[2] + 1)
 
     def notes(self) -> Iterator[str]:
-        """The errors among the problems, the header's first, each row problem with its first place and count."""
+        """The errors, the header's first, then each row problem with its first place and count."""
         for diag in _header(self.section):
             if diag.severity is Severity.ERROR:
                 yield f"{diag.path}: {diag.message} ({diag.check.id})"
         for (check_id, message), (index, j, count) in self._seen.items():
-            if CHECKS[check_id].severity is Severity.ERROR:
-                more = f" (and {count - 1} more rows like it)" if count > 1 else ""
-                yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
+            more = f" (and {count - 1} more rows like it)" if count > 1 else ""
+            yield f"fdes[{index}].fres[{j}]: {message.format(j=j)}{more} ({check_id})"
 
 
 # The header ------------------------------------------------------------------------
@@ -412,7 +414,7 @@ class _Pass:
             # Known before the rows are gone through: a list has been read, and a count past the room is cut.
             cut_short = (isinstance(fast_rows, list) and not block.complete) or 0 < room < block.count
             if cut_short:  # the cause first (a count, a misplaced start), then what its rows look like
-                yield from self._rows_error(section.function(index))
+                yield from self._rows_error(*self._stopped(section, walked))
             if isinstance(fast_rows, list) and self._clean(reader, fast_rows, size, info.pcmask, block.shared):
                 rows: Iterable[_Row] = ()  # the common case, told in one tight loop: nothing to say of the rows
             else:
@@ -421,7 +423,20 @@ class _Pass:
             self.blocks.append((attr, pos + block.length, index))  # known once the rows have been gone through
             self._read += block.length
             if not block.complete and not cut_short:
-                yield from self._rows_error(section.function(index))
+                yield from self._rows_error(*self._stopped(section, walked))
+
+    @staticmethod
+    def _stopped(
+        section: Section, walked: BulkFunction
+    ) -> tuple[Function | Placed, tuple[InputError, int, int] | None]:
+        """A function whose rows stop short, for `_rows_error`: where its rows were read into a list, why they
+        stop, said from where the bulk reader stopped (as the model's rows stop there); else the model's."""
+        index, _, _, pos, _, block = walked
+        if not isinstance(block.rows, list) or not block.read or block.complete:
+            return section.function(index), None
+        placed = Placed(section, index, block.info.fre_type, block.count, pos)
+        found, end = len(block.rows), pos + block.length
+        return placed, (section.rows_stop(placed, found, end), end, found)
 
     def _unread(self, pos: int, count: int) -> bool:
         """Whether the bulk reader should leave a function's rows to `_shared_function`: they start in rows
@@ -448,8 +463,8 @@ class _Pass:
         found = sum(count for _, _, count in chains)
         end = chains[-1][0].span(chains[-1][1] + chains[-1][2] - 1)[1] if chains else pos
         if found < block.count:  # the row at `end` cannot be read: the model says why, reading no row again
-            func = section.function(index)
-            yield from self._rows_error(func, (section.rows_stop(func, found, end), end, found))
+            placed = Placed(section, index, info.fre_type, block.count, pos)
+            yield from self._rows_error(placed, (section.rows_stop(placed, found, end), end, found))
         facts = _Facts(index, start, size, info.pcmask, info.pauth_key_b, info.signal, rep_size, block.count)
         yield from self._function(facts, _Run(rows, chains, found))
         attr = pos - (section.kaitai.attr_size if section.version >= 3 else 0)
@@ -528,12 +543,15 @@ class _Pass:
         offset = error.offset if error.offset is not None else func.span.start
         return _diag(kind, message, offset, offset + 1, f"fdes[{index}]", fde=index)
 
-    def _rows_error(self, func: Function, stopped: tuple[InputError, int, int] | None = None) -> Iterator[Diagnostic]:
+    def _rows_error(
+        self, func: Function | Placed, stopped: tuple[InputError, int, int] | None = None
+    ) -> Iterator[Diagnostic]:
         """Why the rows of `func` stop early: a count, a misplaced start, an undefined offset size, or else.
         `stopped`: why, where the row that cannot be read starts and how many were read before, for a
         function whose rows were read another way (a shared function's: the model's rows would be read again
         for each, and kept); else the model's own rows say."""
         if stopped is None:
+            assert isinstance(func, Function)
             rows = func.rows
             assert rows.error is not None
             stopped = (rows.error, rows.positions[-1] if len(rows.positions) else func.fres_start, len(rows))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterable
 
 from sfview.cli.common import Parser, TerminalWidth, collector_paused, parse, say, say_losses
 from sfview.document import Document
@@ -41,20 +43,25 @@ def _counted(path: str) -> tuple[statistics.Counted, Document]:
 def run(argv: list[str]) -> int:
     """Run `sfview stats` with `argv` (the arguments after the command's name); its exit status."""
     args = parse(parser(), argv)
-    files, problems = [], []
+    files: list[statistics.Counted] = []
+    problems: list[Iterable[str]] = []
+    """Each file's problems, said after the counts: the functions that could not be counted worded only
+    then, one at a time (a section may have one per FDE)."""
     for path in args.files:
         try:
             counted, doc = _counted(path)
         except InputError as exc:
-            problems.append(str(exc))
+            problems.append([str(exc)])
             continue
         files.append(counted)
         say_losses(doc)
-        problems += [str(doc.error)] if doc.error is not None else []
-        problems += [str(doc.locate(e)) for e in counted.tally.unreadable]
+        problems.append([str(doc.error)] if doc.error is not None else [])
+        problems.append(map(str, map(doc.locate, counted.tally.unreadable)))
     if files:
         sys.stdout.write(statistics.json_text(files) + "\n" if args.json else statistics.text(files))
     sys.stdout.flush()
-    for problem in problems:
+    said = False
+    for problem in itertools.chain.from_iterable(problems):
         say(problem)
-    return 2 if problems else 0
+        said = True
+    return 2 if said else 0

@@ -216,6 +216,9 @@ class _CfiWriter:
         self._said: list[bool] = []
         """Per steps: whether writing them says something (a signed RA, a rule left out)."""
         self._by_shape: dict[tuple[int, bytes], int] = {}
+        self._by_steps: dict[tuple[RowRecord, ...], int] = {}
+        """The model's functions' steps, each distinct one kept once (the functions whose rows the bulk reader
+        could not read whole, damaged ones alike, share theirs as much as the others)."""
         self._starts = array.array("Q")
         self._sizes = array.array("Q")
         self._indexes = array.array("Q")
@@ -248,7 +251,10 @@ class _CfiWriter:
             return
         steps = self._make_steps((r.start_offset, r.cfa, r.ra, r.fp, r.mangled_ra) for r in func.rows)
         if not func.pcmask:
-            self._add(func.index, func.start_address, func.size, self._keep(steps))
+            which = self._by_steps.get(steps)
+            if which is None:
+                which = self._by_steps[steps] = self._keep(steps)
+            self._add(func.index, func.start_address, func.size, which)
             return
         out: list[str] = []
         end, step = func.start_address + func.size, func.block_size or func.size

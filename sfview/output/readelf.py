@@ -27,7 +27,7 @@ from sfview.rule_notation import short_register, value_text
 from sfview.sframe.bulk.reader import FDE_INFOS, Block, Bulk, BulkFunction, BulkRow
 from sfview.sframe.model import terms
 from sfview.sframe.model.rules import Kind, Rule
-from sfview.sframe.model.section import Function, Row, Section
+from sfview.sframe.model.section import Function, Placed, Row, Section
 
 if TYPE_CHECKING:
     from sfview.check.run import Problem, RowNotes
@@ -414,7 +414,8 @@ class _BulkDump:
             for j, problem in flagged:
                 self.notes.add(index, j, problem)
         if not block.complete:
-            self._rows_error(index)
+            assert isinstance(block.rows, list)  # (a block handed out again is a list)
+            self._rows_error(func, len(block.rows))
 
     def _template(
         self, rows: list[BulkRow], pcmask: bool, digits: int | None = None, low: int = 0, high: int = 1 << 64
@@ -460,6 +461,7 @@ class _BulkDump:
         pieces, notes, texts = self.pieces, self.notes, self.texts
         pieces.add(f"\n{self._title(func)}\n{TABLE_HEADS[block.info.pcmask]}\n")
         mask = base + size + (1 << 32) > ADDRESS_MASK
+        j = -1
         for j, (start, key) in enumerate(block.rows):
             columns = texts.get(key) or self._describe(key)
             pieces.add(f"    {(base + start) & ADDRESS_MASK if mask else base + start:016x}{columns}\n")
@@ -469,12 +471,15 @@ class _BulkDump:
             if pieces.full():
                 pieces.flush()
         if not block.complete:
-            self._rows_error(index)
+            self._rows_error(func, j + 1)
 
-    def _rows_error(self, index: int) -> None:
-        """The rows stop early: the model says why."""
-        problem = self.section.function(index).rows.error
-        assert problem is not None, "the bulk reader and the model stop at the same row"
+    def _rows_error(self, func: BulkFunction, read: int) -> None:
+        """The rows stop early, after `read` of them: the model says why, from where the bulk reader stopped
+        (the model's rows stop there too), the FDE not decoded again."""
+        index, _, _, pos, _, block = func
+        section = self.section
+        placed = Placed(section, index, block.info.fre_type, block.count, pos)
+        problem = section.rows_stop(placed, read, pos + block.length)
         self.errors.append(problem)
         self.pieces.add(_problem(problem) + "\n")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sfview.errors import InputError
+from sfview.errors import InputError, Problems
 from sfview.sframe.bulk.reader import Bulk, BulkRow
 from sfview.sframe.model.records import OFFSET_SIZES, START_ADDR_SIZES, info_bits
 from sfview.sframe.model.section import ADDRESS_MASK, Function, Row, Section, Span
@@ -103,8 +103,9 @@ class Shapes:
         self.section = section
         self.bulk = Bulk(section)
         self._made: dict[bytes, tuple] = {}
-        self._left: list[Function] = []
-        """The functions handed out as the model's because the bulk reader could not read them whole."""
+        self._errors = Problems()
+        """Why the functions handed out as the model's cannot be decoded, or their rows stop short: the first
+        held, the others counted (each function let go once its caller is done with it)."""
 
     def __iter__(self) -> Iterator[Shaped | Function]:
         data = self.section.data
@@ -132,18 +133,17 @@ class Shapes:
 
     def _model(self, index: int) -> Function:
         func = self.section.function(index)
-        self._left.append(func)  # the section keeps it too
+        if func.error is None:
+            _ = func.rows  # finds the rows, and why they stop
+        for error in (func.error, func.rows_error):
+            if error is not None:
+                self._errors.append(error)
         return func
 
-    def errors(self) -> list[InputError]:
+    def errors(self) -> Problems:
         """Why the functions handed out so far as the model's (not PCMASK ones read whole) cannot be
-        decoded, or their rows stop short: what the engines leave out."""
-        errors = []
-        for func in self._left:
-            if func.error is None:
-                _ = func.rows  # finds the rows, and why they stop
-            errors += [e for e in (func.error, func.rows_error) if e is not None]
-        return errors
+        decoded, or their rows stop short: what the engines leave out (the first, and how many)."""
+        return self._errors
 
     def model_rows(self, shaped: Shaped) -> list[Row]:
         """A function's rows as the model's `Row`s (made from the patterns, not Kaitai objects)."""

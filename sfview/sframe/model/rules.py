@@ -34,6 +34,7 @@ A `Rule` is a named tuple, not a dataclass: `sfview unwind` imports this module 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -75,9 +76,20 @@ class Rule(NamedTuple):
         return self.kind is Kind.VALUE and self.base == CFA and self.deref
 
 
-# Rules repeat endlessly (`sp+8`, `c-16`): one object per distinct rule, so
-# that decoding 90,000 rows does not build 270,000 of them.
-rule = lru_cache(maxsize=65536)(Rule)
+def interned(limit: int) -> Callable[..., Rule]:
+    """`Rule`, made once for each distinct rule among the last `limit` asked for, the same object given again.
+
+    Rules repeat endlessly (`sp+8`, `c-16`): decoding 90,000 rows should not build 270,000 of them. The
+    bound is the caller's: an SFrame section sets it from its bytes (`Section.rule`), for a cache of a
+    fixed count, filled by a section whose every row has a CFA offset of its own, is many times the bytes
+    of a small section.
+    """
+    return lru_cache(maxsize=limit)(Rule)
+
+
+rule = interned(65536)
+"""The rules of DWARF CFI, Breakpad records and `diff`'s shapes (an SFrame section's are `Section.rule`'s)."""
+
 
 SAME = Rule(Kind.SAME)
 PADDING = Rule(Kind.SAME, padding=True)

@@ -21,6 +21,7 @@ asked for, so that a section with 40,000 functions opens at once.
 from __future__ import annotations
 
 import bisect
+import gc
 import struct
 import weakref
 from array import array
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from kaitaistruct import KaitaiStructError
+from kaitaistruct import KaitaiStruct, KaitaiStructError
 
 from sfview import ADDRESS_MASK
 from sfview.errors import InputError
@@ -37,15 +38,26 @@ from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.lazy import Lazy
 from sfview.sframe.model.records import FRE_LENGTHS, OFFSET_SIZES, START_ADDR_SIZES, UNDEFINED_LENGTH, info_bits
-from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, padded, rule
+from sfview.sframe.model.rules import CFA, PADDING, SAME, UNDEFINED, Kind, Rule, interned, padded
 from sfview.sframe.model.stream import BufferStream
 
 PARSE_ERRORS = (KaitaiStructError, EOFError, ValueError)
 
 FLEXIBLE = int(Sframe.FdeType.flexible)
+DEFAULT = int(Sframe.FdeType.default)
+RULE_BYTES, RULES_MIN = 256, 1024
+"""A section keeps at most one distinct rule per so many of its bytes, and at least so many (`Section.rule`,
+`Section.kept_max`): as many as the bulk reader keeps row patterns (`sfview.sframe.bulk.reader.KEPT_BYTES`)."""
 KEPT_FUNCTIONS = 32
 """The functions last asked for that a section keeps decoded though nothing else holds them (a lookup's
 bisection, the rows the app shows)."""
+FRE_MOST = (
+    max(START_ADDR_SIZES.values())
+    + 1
+    + ((1 << layout.BITS["fre_info"]["offset_count"][1]) - 1) * max(OFFSET_SIZES.values())
+)
+"""The most bytes an FRE takes: the widest start address, the info byte and the most data words, of the widest
+size (a flexible row's words are counted by the same bits)."""
 FLEX_WORDS = ("cfa_control", "cfa_offset", "ra_control", "ra_offset", "fp_control", "fp_offset")
 """The data words of a flexible FRE, in their order (as `fre_flex` in sframe.ksy names them)."""
 
@@ -159,7 +171,45 @@ class Row:
         return self.ra.padding
 
 
-class Function:
+class _Place:
+    """Where a function's fields are, from its FDE's place (`span`) and its attribute block's (`attr_offset`)."""
+
+    section: Section
+    span: Span
+    attr_offset: int
+
+    def field_offset(self, name: str) -> int:
+        """Section offset of one of this FDE's fixed fields (`func_start_fre_off`, ...)."""
+        return self.span.start + layout.FDE[self.section.version].fields[name][0]
+
+    def num_fres_offset(self) -> int:
+        """Section offset of `func_num_fres`: in the FDE, or (version 3) in the attribute block."""
+        if self.section.version >= 3:
+            return self.attr_offset + layout.FDE_ATTR.fields["func_num_fres"][0]
+        return self.field_offset("func_num_fres")
+
+
+class Placed(_Place):
+    """A function as the bulk reader read it, for saying why its rows stop (`Section.rows_stop`) without
+    decoding its FDE: its number, FRE type, row count and where its rows start. A section of damaged
+    functions would otherwise decode each FDE again (the model's `Function`) only to name a field's place."""
+
+    __slots__ = ("attr_offset", "fde_type", "fre_type", "fres_start", "index", "num_fres", "section", "span")
+
+    def __init__(self, section: Section, index: int, fre_type: int, num_fres: int, fres_start: int) -> None:
+        self.section = section
+        self.index = index
+        self.fre_type = fre_type
+        self.fde_type = DEFAULT
+        """The bulk reader reads the default type's rows alone (flexible ones are the model's)."""
+        self.num_fres = num_fres
+        self.fres_start = fres_start
+        start = section.fde_start + index * section.fde_size
+        self.span = Span(start, start + section.fde_size)
+        self.attr_offset = fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
+
+
+class Function(_Place):
     """One function descriptor entry (FDE), version-independent.
 
     Built from the Kaitai FDE object; a function whose FDE could not be decoded
@@ -188,6 +238,7 @@ class Function:
         self.fde_type = 0
         self.attr_span: Span | None = None
         if error is None:
+            _unlinked(fde)
             self.num_fres = fde.num_fres
             info = fde.info
             self.fde_type = int(fde.fde_type)
@@ -235,10 +286,6 @@ class Function:
         """Section offset of the first FRE (after the v3 attribute block)."""
         return self.kaitai.fres_start if self.error is None else self.attr_offset
 
-    def field_offset(self, name: str) -> int:
-        """Section offset of one of this FDE's fixed fields (`func_start_fre_off`, ...)."""
-        return self.span.start + layout.FDE[self.section.version].fields[name][0]
-
     @cached_property
     def rows(self) -> Rows:
         """The function's FREs: found on first use, each decoded when asked for.
@@ -248,12 +295,6 @@ class Function:
         rows = Rows(self)
         self.rows_error = rows.error
         return rows
-
-    def num_fres_offset(self) -> int:
-        """Section offset of `func_num_fres`: in the FDE, or (version 3) in the attribute block."""
-        if self.section.version >= 3:
-            return self.attr_offset + layout.FDE_ATTR.fields["func_num_fres"][0]
-        return self.field_offset("func_num_fres")
 
     def stored(self) -> tuple[int | None, int | None]:
         """`func_num_fres` and the info byte's FRE type as the section's bytes hold them, read even where
@@ -268,31 +309,6 @@ class Function:
             (count,) = struct.unpack_from(("<" if self.section.little_endian else ">") + char, data, at)
         fre_type = info_bits(data[self.info_offset], "fde_info", "fre_type") if self.info_offset < len(data) else None
         return count, fre_type
-
-    def make_row(self, index: int, fre: Any, start: int, end: int) -> Row:
-        """A `Row` from its Kaitai FRE and the bytes it took."""
-        info = fre.info
-        section = self.section
-        if self.flexible:
-            words, rules = section.flexible_rules(fre.flex)
-        else:
-            words = tuple(fre.offsets)
-            rules = section.default_rules(int(info.cfa_base_reg), words)
-        return Row(
-            index=index,
-            start_offset=fre.start_addr,
-            address=(self.start_address + fre.start_addr) & ADDRESS_MASK,
-            span=Span(start, end),
-            info=section.data[start + START_ADDR_SIZES[self.fre_type]],
-            base_reg=int(info.cfa_base_reg),
-            offset_size=OFFSET_SIZES[int(info.offset_size)],
-            offsets=words,
-            mangled_ra=bool(info.mangled_ra),
-            cfa=rules[0],
-            fp=rules[1],
-            ra=rules[2],
-            kaitai=fre,
-        )
 
     def row_for(self, pc: int, rows: Sequence[Row] | None = None) -> Row | None:
         """The row an unwinder uses at `pc`: for PCMASK, `pc`'s offset modulo the block size (version 1's
@@ -327,7 +343,12 @@ class Rows(Lazy[Row]):
 
     def __init__(self, func: Function) -> None:
         super().__init__()
-        self.func = func
+        self.section = func.section
+        # What decoding a row needs of its function, not the function: a function holds its rows, and rows
+        # holding it back would be a cycle, kept (with the Kaitai objects of both) until the cyclic collector
+        # runs, which compare and export pause: every damaged function they hand to the model kept.
+        self._fre_type, self._fde_type, self._fde = func.fre_type, func.fde_type, func.kaitai
+        self._start_address, self._flexible = func.start_address, func.flexible
         self.starts = array("Q")
         """Each row's start address field (an offset into the function or block)."""
         self.positions = array("Q")
@@ -336,10 +357,10 @@ class Rows(Lazy[Row]):
         self.increasing = True
         """Start offsets strictly increase, as they should: a lookup may search them by halves."""
         if func.error is None and func.num_fres:
-            self._find()
+            self._find(func)
 
-    def _find(self) -> None:
-        func, section = self.func, self.func.section
+    def _find(self, func: Function) -> None:
+        section = func.section
         data, fre_end, limit = section.data, section.fre_end, len(section.data)
         pos = func.fres_start
         if not section.fre_start <= pos <= fre_end:
@@ -381,12 +402,38 @@ class Rows(Lazy[Row]):
         return (self._made.get(i) or self._make(i) for i in range(len(self)))
 
     def _make(self, index: int) -> Row:
-        func, section = self.func, self.func.section
+        section = self.section
         start = self.positions[index]
         io = section.io
         io.seek(start)
-        fre = Sframe.Section.Fre(func.fre_type, func.fde_type, io, func.kaitai, section.root, section.little_endian)
-        return func.make_row(index, fre, start, self.positions[index + 1])
+        fre = Sframe.Section.Fre(self._fre_type, self._fde_type, io, self._fde, section.root, section.little_endian)
+        return self._row(index, fre, start, self.positions[index + 1])
+
+    def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
+        """A `Row` from its Kaitai FRE and the bytes it took."""
+        info = fre.info
+        section = self.section
+        if self._flexible:
+            words, rules = section.flexible_rules(fre.flex)
+        else:
+            words = tuple(fre.offsets)
+            rules = section.default_rules(int(info.cfa_base_reg), words)
+        _unlinked(fre)
+        return Row(
+            index=index,
+            start_offset=fre.start_addr,
+            address=(self._start_address + fre.start_addr) & ADDRESS_MASK,
+            span=Span(start, end),
+            info=section.data[start + START_ADDR_SIZES[self._fre_type]],
+            base_reg=int(info.cfa_base_reg),
+            offset_size=OFFSET_SIZES[int(info.offset_size)],
+            offsets=words,
+            mangled_ra=bool(info.mangled_ra),
+            cfa=rules[0],
+            fp=rules[1],
+            ra=rules[2],
+            kaitai=fre,
+        )
 
     def index_at(self, offset: int) -> int | None:
         """The row that applies at `offset`: the last that starts at or before it (libsframe's walk,
@@ -474,7 +521,15 @@ class Section:
         self._functions: weakref.WeakValueDictionary[int, Function] = weakref.WeakValueDictionary()
         self._recent: deque[Function] = deque(maxlen=KEPT_FUNCTIONS)
         self.fp_index, self.ra_index = self._offset_indexes()
+        self.kept_max = max(RULES_MIN, len(data) // RULE_BYTES)
+        """How many distinct rules, and explanations of rows that cannot be decoded, the section keeps."""
+        self.rule = interned(self.kept_max)
+        """Makes the section's rules, one object per distinct rule (within a bound that follows its bytes)."""
+        rule = self.rule
         self._fixed_fp = rule(Kind.VALUE, CFA, self.fixed_fp_offset, True, True) if self.fixed_fp_offset else None
+        self._explained: dict[tuple[int, int, bytes], tuple[str, int | None]] = {}
+        """Why rows of these bytes cannot be decoded (`explain_fre`): the message after its row's name, and
+        where, from the row's start."""
         self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
 
     @property
@@ -565,13 +620,13 @@ class Section:
             offset=start + layout.FDE[self.version].fields["func_start_fre_off"][0],
         )
 
-    def fre_room(self, func: Function) -> int:
+    def fre_room(self, func: Function | Placed) -> int:
         """How many FREs of the smallest size (a start address and an info byte) fit from `func`'s first
         to the end of the FRE sub-section (or of the section, if that ends first)."""
         end = min(self.fre_end, len(self.data))
         return max(0, end - func.fres_start) // (START_ADDR_SIZES[func.fre_type] + 1)
 
-    def rows_stop(self, func: Function, index: int, pos: int) -> InputError:
+    def rows_stop(self, func: Function | Placed, index: int, pos: int) -> InputError:
         """Why row `index` of `func`, at `pos`, cannot be read, where `Rows` stops (a caller that read the
         rows before another way asks it without reading them again)."""
         fre_end, limit = self.fre_end, len(self.data)
@@ -587,7 +642,7 @@ class Section:
         too_many = out_of_bytes and func.num_fres > self.fre_room(func)
         return self.rows_overrun(func, index) if too_many else self.explain_fre(func, index, pos)
 
-    def rows_cut(self, func: Function, index: int, pos: int) -> InputError:
+    def rows_cut(self, func: Function | Placed, index: int, pos: int) -> InputError:
         """Row `index` of `func` would start past the end of a section shorter than its header says."""
         return InputError(
             f"function {func.index}: FRE {index} would start at section offset {pos:#x}, past the end of the "
@@ -596,7 +651,7 @@ class Section:
             offset=len(self.data) - 1,
         )
 
-    def rows_overrun(self, func: Function, index: int) -> InputError:
+    def rows_overrun(self, func: Function | Placed, index: int) -> InputError:
         """Why row `index` of `func` starts past the FRE sub-section: its count, blamed at the field."""
         where = f"fdes[{func.index}].func_num_fres = {func.num_fres}"
         room = self.fre_room(func)
@@ -610,16 +665,27 @@ class Section:
             why = f"the FRE sub-section ends at {end:#x} after {index} of them"
         return InputError(f"{where}: {why}", offset=func.num_fres_offset())
 
-    def explain_fre(self, func: Function, index: int, start: int) -> InputError:
-        """Why FRE `index` of `func`, at `start`, cannot be decoded."""
-        _, error = self._explain(
-            start,
-            lambda io, parent, root: _debug().Section.Fre(
-                func.fre_type, func.fde_type, io, parent, root, self.little_endian
-            ),
-            f"function {func.index}: FRE {index}",
-        )
-        return error
+    def explain_fre(self, func: Function | Placed, index: int, start: int) -> InputError:
+        """Why FRE `index` of `func`, at `start`, cannot be decoded.
+
+        The debug parser reads the section's header and the row again to say it: the same bytes of a row
+        (and as far from the section's end) fail the same way, so what it said is kept for them, within the
+        bound of the section's rules (a section of damaged functions would read it again for each)."""
+        key = (func.fre_type, func.fde_type, self.data[start : start + FRE_MOST])
+        known = self._explained.get(key)
+        if known is None:
+            _, error = self._explain(
+                start,
+                lambda io, parent, root: _debug().Section.Fre(
+                    func.fre_type, func.fde_type, io, parent, root, self.little_endian
+                ),
+                "",
+            )
+            known = (error.message, None if error.offset is None else error.offset - start)
+            if len(self._explained) < self.kept_max:
+                self._explained[key] = known
+        message, at = known
+        return InputError(f"function {func.index}: FRE {index}{message}", offset=None if at is None else start + at)
 
     def _explain(self, start: int, make: Any, what: str, then: str | None = None) -> tuple[Any, InputError]:
         """Read a record again with the debug parser, to locate the field that fails."""
@@ -704,7 +770,7 @@ class Section:
         if not offsets:
             return (UNDEFINED, UNDEFINED, UNDEFINED) if self.version >= 3 else (SAME, SAME, SAME)
         base = self.sp_reg if base_reg == Sframe.BaseReg.sp else self.fp_reg
-        cfa = rule(Kind.VALUE, base, self.cfa_offset(offsets[0]))
+        cfa = self.rule(Kind.VALUE, base, self.cfa_offset(offsets[0]))
         fp = self._fixed_fp or self._saved(offsets, self.fp_index)
         ra = self._fixed_ra or self._saved(offsets, self.ra_index)
         if ra.kind is Kind.VALUE and ra.deref and not ra.fixed and ra.offset == 0:
@@ -717,8 +783,8 @@ class Section:
             return SAME
         offset = offsets[index]
         if self.offset_regnum and offset & Sframe.S390xAbi.offset_regnum_bit:
-            return rule(Kind.VALUE, offset >> 1, 0, False)
-        return rule(Kind.VALUE, CFA, offset, True)
+            return self.rule(Kind.VALUE, offset >> 1, 0, False)
+        return self.rule(Kind.VALUE, CFA, offset, True)
 
     def flexible_rules(self, flex: Any) -> tuple[tuple[int, ...], tuple[Rule, Rule, Rule]]:
         """A version 3 flexible row: its data words, and (CFA, FP, RA) from its control words.
@@ -736,7 +802,7 @@ class Section:
             return words, (UNDEFINED, UNDEFINED, UNDEFINED)
         cfa = self._flexible_rule(cfa_c, cfa_o, None)
         if cfa.kind is Kind.VALUE and cfa.base != CFA:
-            cfa = rule(Kind.VALUE, cfa.base, self.cfa_offset(cfa.offset), cfa.deref)
+            cfa = self.rule(Kind.VALUE, cfa.base, self.cfa_offset(cfa.offset), cfa.deref)
         if ra_c is not None and flex.ra_padding:
             ra = padded(self._fixed_ra or SAME)
         else:
@@ -744,16 +810,37 @@ class Section:
         fp = self._flexible_rule(fp_c, fp_o, self._fixed_fp)
         return words, (cfa, fp, ra)
 
-    @staticmethod
-    def _flexible_rule(control: Any, offset: Any, fixed: Rule | None) -> Rule:
+    def _flexible_rule(self, control: Any, offset: Any, fixed: Rule | None) -> Rule:
         """One entity's rule; a value based on the CFA (`reg_p` clear) was saved at CFA + offset."""
         if control is None:
             return fixed or SAME
         if offset is None or control.value == 0:
             return SAME
         if not control.reg_p:
-            return rule(Kind.VALUE, CFA, offset.value, True)
-        return rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
+            return self.rule(Kind.VALUE, CFA, offset.value, True)
+        return self.rule(Kind.VALUE, control.regnum_read, offset.value, control.deref_p)
+
+
+def _unlinked(obj: Any) -> None:
+    """Each Kaitai object under `obj` (the fast parser's) holds its parent weakly: a child pointing back at the
+    parent that holds it is a cycle, every FDE with its info byte and every FRE with its own, kept until the
+    cyclic collector runs, which compare and export pause. The generated parser never reads a child's
+    `_parent` (only an FDE's, the section's), and the model holds the top object while it holds any child.
+
+    The children are found as the collector finds them (`gc.get_referents`): `vars` would build each
+    object a dict of its own, in time and memory."""
+    parent = None
+    for value in gc.get_referents(obj):
+        if isinstance(value, KaitaiStruct):
+            children: Iterable[Any] = (value,)
+        elif type(value) is list and value and isinstance(value[0], KaitaiStruct):
+            children = value
+        else:
+            continue
+        for child in children:
+            if child._parent is obj:
+                child._parent = parent = parent or weakref.proxy(obj)
+                _unlinked(child)
 
 
 def _debug() -> Any:
