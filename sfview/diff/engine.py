@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import enum
-import gc
 import itertools
 import math
 from array import array
@@ -485,20 +484,10 @@ def _name(side: Side, start: int, index: int, shape: Shape | None) -> str:
     )
 
 
-MODELLED_COLLECTED = 1024
-"""Functions the model reads between two young collections (`_modelled`)."""
-_modelled_count = itertools.count()
-
-
 def _modelled(section: Section, index: int, unreadable: list[InputError]) -> tuple[int, int, Shape | None] | None:
     """A function the model reads: its start, size and shape; why not in `unreadable`, and None for the
-    shape when only its rows cannot be read, None for all when its FDE cannot.
-
-    A decoded function is a reference cycle with its rows and Kaitai objects, and `diff` runs with the
-    cyclic collector paused: every `MODELLED_COLLECTED` of them, a young collection frees those let go (a
-    section of 20,000 damaged functions held 127 MB of them); each object is in it once, as it then ages."""
-    if next(_modelled_count) % MODELLED_COLLECTED == MODELLED_COLLECTED - 1:
-        gc.collect(0)
+    shape when only its rows cannot be read, None for all when its FDE cannot (a decoded function makes
+    no reference cycle: let go, it is freed, the cyclic collector paused)."""
     func = section.function(index)
     if func.error is not None:
         unreadable.append(func.error)
