@@ -175,8 +175,16 @@ class _Place:
     """Where a function's fields are, from its FDE's place (`span`) and its attribute block's (`attr_offset`)."""
 
     section: Section
+    index: int
     span: Span
     attr_offset: int
+
+    def _at(self, section: Section, index: int) -> None:
+        """Function `index` of `section`, its FDE's place (`span`) worked out."""
+        self.section = section
+        self.index = index
+        start = section.fde_start + index * section.fde_size
+        self.span = Span(start, start + section.fde_size)
 
     def field_offset(self, name: str) -> int:
         """Section offset of one of this FDE's fixed fields (`func_start_fre_off`, ...)."""
@@ -197,15 +205,12 @@ class Placed(_Place):
     __slots__ = ("attr_offset", "fde_type", "fre_type", "fres_start", "index", "num_fres", "section", "span")
 
     def __init__(self, section: Section, index: int, fre_type: int, num_fres: int, fres_start: int) -> None:
-        self.section = section
-        self.index = index
+        self._at(section, index)
         self.fre_type = fre_type
         self.fde_type = DEFAULT
         """The bulk reader reads the default type's rows alone (flexible ones are the model's)."""
         self.num_fres = num_fres
         self.fres_start = fres_start
-        start = section.fde_start + index * section.fde_size
-        self.span = Span(start, start + section.fde_size)
         self.attr_offset = fres_start - (section.kaitai.attr_size if section.version >= 3 else 0)
 
 
@@ -217,12 +222,9 @@ class Function(_Place):
     """
 
     def __init__(self, section: Section, index: int, fde: Any, error: InputError | None) -> None:
-        self.section = section
-        self.index = index
+        self._at(section, index)
         self.kaitai = fde
         self.error = error
-        start = section.fde_start + index * section.fde_size
-        self.span = Span(start, start + section.fde_size)
         self.raw_start: int = getattr(fde, "func_start", 0)
         self.size: int = getattr(fde, "func_size", 0)
         self.fre_off: int = getattr(fde, "func_start_fre_off", 0)
@@ -738,13 +740,13 @@ class Section:
         return before, after
 
     @cached_property
-    def _placed(self) -> _Placed:
+    def _placed(self) -> _Extents:
         """Every FDE's start address and size, read from its bytes (for the lookups of an unsorted section)."""
         record = layout.FDE[self.version]
         fde = struct.Struct(("<" if self.little_endian else ">") + record.format)
         names = list(record.fields)  # in the record's order, as struct unpacks them
         start_index, size_index = names.index("func_start"), names.index("func_size")
-        placed = _Placed(array("Q"), array("Q"))
+        placed = _Extents(array("Q"), array("Q"))
         end = self.fde_start + self.num_fdes * self.fde_size
         for index, values in enumerate(fde.iter_unpack(self.data[self.fde_start : end])):
             field = self.fde_start + index * self.fde_size + record.fields["func_start"][0]
@@ -850,7 +852,7 @@ def _debug() -> Any:
     return SframeDebug
 
 
-class _Placed(NamedTuple):
+class _Extents(NamedTuple):
     """Each FDE's start address and size, in FDE order."""
 
     starts: array[int]
