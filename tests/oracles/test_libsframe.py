@@ -367,14 +367,17 @@ def test_every_pc_of_functions_at_one_start(libraries: dict[str, Library], versi
     _every_pc(libraries, f"60 functions at one start, version {version}", at_one_start(version, 60))
 
 
-@pytest.mark.parametrize(("version", "pcmask"), [(1, False), (2, False), (2, True), (3, False), (3, True)])
+@pytest.mark.parametrize(
+    ("version", "pcmask", "pool"),
+    [(1, False, 30), (2, False, 30), (2, True, 30), (3, False, 30), (3, True, 30), (3, False, 1)],
+)
 def test_every_pc_of_functions_claiming_rows_past_a_pool(
-    libraries: dict[str, Library], version: int, pcmask: bool
+    libraries: dict[str, Library], version: int, pcmask: bool, pool: int
 ) -> None:
-    """Functions each claiming 65,535 rows of a pool of 30, every walk running into the pool's end: more
+    """Functions each claiming 65,535 rows of a pool of 30 (or 1), every walk running into the pool's end: more
     rows claimed than the verdict compares with the format's, so it asks only where lookups fail (the rows
     found merged into one answer, the functions alike sharing one walk in 2.47), every release at every PC."""
-    data = past_the_pool(version, 40, 30, size=0x40, pcmask=pcmask)
+    data = past_the_pool(version, 40, pool, size=0x40, pcmask=pcmask)
     _every_pc(libraries, f"40 functions claiming rows past a pool, version {version}", data)
     verdicts = [PROFILES[f"libsframe-{release}"].judge(data, 0) for release in RELEASES]
     accepted = [verdict for verdict in verdicts if verdict.accepted]
