@@ -232,6 +232,7 @@ class Walk:
         self._found_winners: list[Outcome] = []
         """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
         self._gapped = False
+        self._unshifted: tuple[int, int, list[tuple[int, int]]] | None = None
 
     def upto(self, high: int, allowance: int) -> int:
         """Walk until every key below `high` is held, the rows end, or `allowance` conditions were added;
@@ -261,6 +262,21 @@ class Walk:
             else:  # an earlier condition than those that later fill the gap holds keys there first
                 self._gapped = True
         return added
+
+    def unshifted(self) -> tuple[int, list[tuple[int, int]]]:
+        """The conditions walked that no PCMASK block moves and that end before every key's end: the
+        highest end of those holding every key below it (-ALL: none), and the others' intervals. Kept until
+        the walk goes further (each block of a PCMASK function asks)."""
+        if self._unshifted is None or self._unshifted[0] != len(self.conds):
+            latest, others = -ALL, []
+            for c_low, c_high, _, block in self.conds:
+                if not block and c_high < ALL:
+                    if c_low == -ALL:
+                        latest = max(latest, c_high)
+                    else:
+                        others.append((c_low, c_high))
+            self._unshifted = (len(self.conds), latest, others)
+        return self._unshifted[1], self._unshifted[2]
 
     def complete(self, high: int) -> bool:
         """Whether the conditions walked answer every key below `high`."""
@@ -531,7 +547,8 @@ class Lookups:
                     self._keep((shape, low, high, False), known)
             return known
         conds = walk.conds
-        if any(not block and c_low < high and low < c_high < ALL for c_low, c_high, _, block in conds):
+        latest, others = walk.unshifted()
+        if latest > low or any(c_low < high and low < c_high for c_low, c_high in others):
             return self._merged(_paint(conds, none, low, high, shift))
         conds = [c for c in conds if c[3] or c[1] == ALL]
         key = (shape, low - shift, high - shift, True)

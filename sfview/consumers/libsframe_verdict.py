@@ -37,7 +37,7 @@ from sfview.sframe.bulk.reader import Bulk
 from sfview.sframe.model.section import Section
 
 END = 1 << 64
-RUNS_PER_BYTE = 64
+RUNS_PER_BYTE = 4
 """The most runs of answers a verdict gives per byte of the section (a PCMASK function claiming gigabytes
 repeats its rows' pattern every few bytes: past the bound, the verdict says where it stopped)."""
 
