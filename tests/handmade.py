@@ -132,6 +132,30 @@ def at_one_start(version: int, fdes: int) -> bytes:
     return header + fde + blocks
 
 
+def past_the_pool(
+    version: int, fdes: int, pool: int, claimed: int = 65535, size: int = 0x100, pcmask: bool = False
+) -> bytes:
+    """An AMD64 section of `fdes` functions `size` bytes apart and long, all reading one pool of `pool` rows
+    (2-byte starts two apart, one 1-byte CFA offset each) and each claiming `claimed` rows (version 3: the
+    one block's count): the rows past the pool cannot exist, and every function's walk runs into the pool's
+    end at the same row. With `pcmask`, PCMASK functions whose blocks repeat every 16 bytes."""
+    info = 0x01 | (0x10 if pcmask else 0)
+    block = b"".join(struct.pack("<HBb", 2 * k, 0x03, 8 + k % 64) for k in range(pool))
+    if version >= 3:
+        block = struct.pack("<HBBB", claimed, info, 0, 16 if pcmask else 0) + block
+        table = [struct.pack("<qII", 0x1000 + size * i - (28 + 16 * i), size, 0) for i in range(fdes)]
+    else:
+        extra = (16 if pcmask else 0, 0) if version == 2 else ()
+        table = [
+            struct.pack("<" + FDE_LAYOUT[version], 0x1000 + size * i, size, 0, claimed, info, *extra)
+            for i in range(fdes)
+        ]
+    fde = b"".join(table)
+    flags = 0x5 if version >= 3 else 0x1
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, flags, 3, 0, -8, 0, fdes, pool, len(block), 0, len(fde))
+    return header + fde + block
+
+
 ADDR = {0: "B", 1: "H", 2: "I"}
 OFFSET = {0: "b", 1: "h", 2: "i"}
 

@@ -39,7 +39,7 @@ class LookupFailures(Sequence[LookupFailure]):
     def __init__(self) -> None:
         self._starts, self._lasts, self._functions = array("Q"), array("Q"), array("q")
         """Each failure's first and last PC (its end can be 2^64), and its function (-1: None)."""
-        self._kinds = array("L")
+        self._kinds = array("I")
         self._kind_of: dict[tuple[str, str], int] = {}
         self._pairs: list[tuple[str, str]] = []
 

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.libsframe import (
     COUNTS,
     FIXED_HEADER,
@@ -48,13 +48,16 @@ from sfview.consumers.libsframe import (
     WORDS_BYTES,
     Crash,
     Fde,
+    FdeTable,
     Miss,
     _struct,
+    bare,
+    packed,
     relative,
 )
 from sfview.consumers.libsframe import FRE_TYPES as FRE_TYPE_OF
 from sfview.consumers.libsframe import _int32 as int32
-from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, Replays, Walks, _paint, row_bound
+from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, Replays, Walks, _distinct, _paint, row_bound
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
@@ -145,7 +148,7 @@ class Reader:
         self.fres = self.hdrsz + int32(self.num_fdes * FDE_SIZE)  # `int fidx_size`
         self._rows: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._table = self._whole()
-        self._starts: list[int] | None = None
+        self._starts: Sequence[int] | None = None
 
     def _read(self, at: int, fmt: str, rule: str) -> tuple | int:
         record = _struct("<" + fmt)
@@ -172,15 +175,15 @@ class Reader:
             start += int32((self.hdrsz + index * FDE_SIZE) & U32)
         return int32(start)
 
-    def _whole(self) -> list[Fde]:
+    def _whole(self) -> FdeTable:
         """The FDEs the section holds whole: the functions judged where sfview cannot read the section
         (`_table`, `start` and `fde` are what `libsframe_verdict.domains` asks of a decoder)."""
         count = min(self.num_fdes, max(len(self.data) - self.hdrsz, 0) // FDE_SIZE)
         names = ("func_start", "func_size", "func_start_fre_off", "func_num_fres", "func_info")
-        table = []
+        table = FdeTable()
         for i in range(count):
             start, size, fre_off, num_fres, info = (self.field(i, name) for name in names)
-            table.append(Fde(start, size, fre_off, num_fres, info, 0, self.field(i, "func_rep_size")))
+            table.append(start, size, fre_off, num_fres, info, 0, self.field(i, "func_rep_size"))
         return table
 
     def fde(self, index: int) -> Fde:
@@ -192,9 +195,12 @@ class Reader:
         shortcut to glibc on sorted and unsorted sections alike)."""
         if self._starts is None:
             whole = len(self._table) == self.num_fdes
-            starts = [self.start(i) for i in range(len(self._table))] if whole else []
-            ordered = all(a < b and a + f.size <= b for a, b, f in zip(starts, starts[1:], self._table, strict=False))
-            self._starts = starts if ordered else []
+            starts = packed(self.start(i) for i in range(len(self._table))) if whole else packed(())
+            sizes = self._table._sizes
+            ordered = all(
+                starts[i] < starts[i + 1] and starts[i] + sizes[i] <= starts[i + 1] for i in range(len(starts) - 1)
+            )
+            self._starts = starts if ordered else packed(())
         return bool(self._starts)
 
     def search(self, pc: int) -> int:
@@ -205,7 +211,7 @@ class Reader:
             raise Miss(END_OF_STACK, "sframe_get_funcdesc_with_addr_internal: SFRAME_F_FDE_SORTED is not set")
         if self._sorted():
             index = bisect.bisect_right(self._starts, pc) - 1
-            if index >= 0 and pc - self._starts[index] < self._table[index].size:
+            if index >= 0 and pc - self._starts[index] < self._table._sizes[index]:
                 return index
             raise Miss(END_OF_STACK, "sframe_get_funcdesc_with_addr_internal: no FDE holds the PC")
         low, high = 0, int32(self.num_fdes - 1)
@@ -217,17 +223,22 @@ class Reader:
             low, high = (mid + 1, high) if start < pc else (low, mid - 1)
         raise Miss(END_OF_STACK, "sframe_get_funcdesc_with_addr_internal: no FDE holds the PC")
 
-    def breaks(self) -> list[int]:
-        """PCs modulo 2^32 where the search's comparisons may change: each start, the PC after it, its end."""
-        out = {INT32_WRAP}
-        for index in range(min(self.num_fdes, max(len(self.data) - self.hdrsz, 0) // FDE_SIZE + 1)):
-            try:
-                start = self.start(index)
-                out.update((start % WORD, (start + 1) % WORD))
-                out.add((start + self.field(index, "func_size")) % WORD)
-            except Crash:
-                break
-        return sorted(out)
+    def breaks(self) -> Sequence[int]:
+        """PCs modulo 2^32 where the search's comparisons may change: each start, the PC after it, its end
+        (packed, without a set: a million FDEs hold one array of them)."""
+
+        def each() -> Iterator[int]:
+            for index in range(min(self.num_fdes, max(len(self.data) - self.hdrsz, 0) // FDE_SIZE + 1)):
+                try:
+                    start = self.start(index)
+                    yield start % WORD
+                    yield (start + 1) % WORD
+                    yield (start + self.field(index, "func_size")) % WORD
+                except Crash:
+                    return
+            yield INT32_WRAP
+
+        return _distinct(each())
 
     def row(self, at: int, fre_type: int) -> tuple[int, int, int]:
         """(start, info, bytes) of the row at `at`: what `__sframe_find_fre` reads of it."""
@@ -294,11 +305,11 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
             try:
                 answer: Answer = reader.step(start, row_info, words)
             except Crash as crash:
-                answer = crash
+                answer = bare(crash)
             yield start, end + 1, answer, pcmask
             at += esz
     except Crash as crash:
-        yield *everywhere, crash, False
+        yield *everywhere, bare(crash), False
 
 
 NO_ROW = Miss(END_OF_STACK, "__sframe_find_fre: no row of the function covers the PC")
@@ -365,7 +376,7 @@ class Lookups:
             try:
                 index = self.reader.search(pc)
             except (Miss, Crash) as exc:
-                yield a, b, exc
+                yield a, b, bare(exc)
                 continue
             offset = (pc - self.reader.start(index)) & U32
             yield from self._inside(index, a, b, offset)
@@ -429,7 +440,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
     except Crash as crash:
         return Verdict(name, False, "crash", crash.rule, 0)
     engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096, row_bound(data))
-    failures: list[LookupFailure] = []
+    failures = LookupFailures()
     notes: list[str] = []
     frames = 0
     try:

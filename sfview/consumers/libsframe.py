@@ -25,6 +25,7 @@ import struct
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sfview import ADDRESS_MASK
 from sfview.consumers.libsframe_releases import CODES, Release, error_text
@@ -95,6 +96,16 @@ class Miss(Exception):
         super().__init__(rule)
         self.error = error
         self.rule = rule
+
+
+Failure = TypeVar("Failure", Miss, Crash)
+
+
+def bare(failure: Failure) -> Failure:
+    """`failure` without its traceback and context: an answer kept (walks, runs given again) must not keep
+    alive the frames that raised it (each holds its locals)."""
+    failure.__context__ = None
+    return failure.with_traceback(None)
 
 
 def _int32(value: int) -> int:
@@ -230,7 +241,8 @@ class FdeTable(Sequence[Fde]):
 
     def __init__(self, fdes: Iterable[tuple[int, int, int, int, int, int, int]] = ()) -> None:
         self._starts = array("q")
-        self._sizes, self._fre_offs, self._counts = array("Q"), array("Q"), array("Q")
+        self._sizes, self._fre_offs, self._counts = array("I"), array("I"), array("I")
+        """32-bit fields in every version: 4 bytes each."""
         self._bytes = array("B")
         """info, info2 and rep_size, three a FDE."""
         for fde in fdes:
@@ -281,6 +293,18 @@ class Decoder:
         self._ordered: bool | None = None
         self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
         """Rows decoded so far, by position and FRE type (`decode_fre`)."""
+        self._failures: dict[tuple[type, str, str | int | None], Miss | Crash] = {}
+
+    def kept(self, failure: Miss | Crash) -> Miss | Crash:
+        """The one object for `failure`'s answer (its kind, rule and error or offset), without a traceback:
+        the answers kept (walks, runs given again) hold one failure per distinct answer, not one per
+        function, and not the frames that raised it."""
+        detail = failure.error if isinstance(failure, Miss) else failure.offset
+        key = (type(failure), failure.rule, detail)
+        known = self._failures.get(key)
+        if known is None:
+            known = self._failures[key] = bare(failure)
+        return known
 
     def _whole_entries(self) -> FdeTable:
         """The copied FDE array's entries that it holds whole (all of them, unless num_fdes * size wrapped)."""

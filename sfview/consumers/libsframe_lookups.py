@@ -49,6 +49,8 @@ INT32_WRAP = 1 << 31
 
 Outcome = Fre | Miss | Crash
 K = TypeVar("K")
+Shape = int | tuple[int, ...]
+"""What a function's walk depends on: its index, or (2.47) its rows' description (`Lookups._shape`)."""
 
 
 class Budget(Exception):
@@ -108,8 +110,12 @@ def _search(dec: Decoder, pc: int) -> int:
 
 
 def _distinct(values: Iterable[int]) -> Sequence[int]:
-    """`values` sorted, each once, packed."""
-    return packed(value for value, _ in itertools.groupby(sorted(values)))
+    """`values` sorted, each once, packed (values that come in order are not sorted again: a list of a
+    million Python ints costs more than the section)."""
+    values = packed(values)
+    if any(a > b for a, b in itertools.pairwise(values)):
+        values = sorted(values)
+    return packed(value for value, _ in itertools.groupby(values))
 
 
 def _c_mod(value: int, divisor: int) -> int:
@@ -139,13 +145,19 @@ def _walk(dec: Decoder, index: int) -> Iterator[Condition]:
         else:
             yield from _ranges(dec, index, at)
     except Crash as crash:
-        yield _everywhere(crash)
+        yield _everywhere(dec.kept(crash))
+
+
+AFTER = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
+FIRST_AFTER = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the first row starts after the PC")
+REP_SIZE_0 = Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)")
+"""Answers every function may give: one object each, not one per row tested."""
 
 
 def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, size: int, at: int) -> Iterator[Condition]:
     """2.40 (key: the PC & mask): a row matches when (start + row) & mask <= key < (start + next row) & mask;
     only the row after the match is sanity-checked."""
-    after = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC")
+    after = AFTER
     for i in range(count):
         row, esz = decode_fre(dec, at, fre_type)
         yield -ALL, (start + _int32(row.start)) & mask, after, False
@@ -175,23 +187,22 @@ def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
         else:
             end = fde.size - 1
         if wide:
-            yield -ALL, row.start, Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: a row starts after the PC"), False
+            yield -ALL, row.start, AFTER, False
             if fde.pcmask and fde.rep_size == 0:
-                yield _everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)"))
+                yield _everywhere(REP_SIZE_0)
                 return
             yield row.start, (end & U32) + 1, row, fde.pcmask
         else:
             first, last = _int32(row.start), _int32(end)
             if fde.pcmask:
                 if fde.rep_size == 0:
-                    yield _everywhere(Crash("sframe_fre_check_range_p: the PC modulo func_rep_size 0 (SIGFPE)"))
+                    yield _everywhere(REP_SIZE_0)
                     return
                 yield first, last + 1, row, False
             else:
                 low = _int32(first + start)
                 if i == 0:
-                    after = Miss("SFRAME_ERR_FRE_INVAL", "sframe_find_fre: the first row starts after the PC")
-                    yield -ALL, low, after, False
+                    yield -ALL, low, FIRST_AFTER, False
                 yield low, _int32(last + start) + 1, row, False
         at += esz
 
@@ -217,7 +228,11 @@ class Walk:
         self._winners: list[Outcome] = []
         """While the conditions walked hold every key from -ALL on without a gap: `reach` after each that
         moved it, and its answer (the first to hold the keys it added: what a key there gets)."""
+        self._found_reaches: list[int] = []
+        self._found_winners: list[Outcome] = []
+        """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
         self._gapped = False
+        self._unshifted: tuple[int, int, list[tuple[int, int]]] | None = None
 
     def upto(self, high: int, allowance: int) -> int:
         """Walk until every key below `high` is held, the rows end, or `allowance` conditions were added;
@@ -237,25 +252,47 @@ class Walk:
                 if top > self.reach and not self._gapped:
                     self._reaches.append(top)
                     self._winners.append(outcome)
+                    found = self._found_winners
+                    if found and isinstance(outcome, Fre) and isinstance(found[-1], Fre):
+                        self._found_reaches[-1] = top
+                    else:
+                        self._found_reaches.append(top)
+                        found.append(outcome)
                 self.reach = max(self.reach, top)
             else:  # an earlier condition than those that later fill the gap holds keys there first
                 self._gapped = True
         return added
 
+    def unshifted(self) -> tuple[int, list[tuple[int, int]]]:
+        """The conditions walked that no PCMASK block moves and that end before every key's end: the
+        highest end of those holding every key below it (-ALL: none), and the others' intervals. Kept until
+        the walk goes further (each block of a PCMASK function asks)."""
+        if self._unshifted is None or self._unshifted[0] != len(self.conds):
+            latest, others = -ALL, []
+            for c_low, c_high, _, block in self.conds:
+                if not block and c_high < ALL:
+                    if c_low == -ALL:
+                        latest = max(latest, c_high)
+                    else:
+                        others.append((c_low, c_high))
+            self._unshifted = (len(self.conds), latest, others)
+        return self._unshifted[1], self._unshifted[2]
+
     def complete(self, high: int) -> bool:
         """Whether the conditions walked answer every key below `high`."""
         return self.done or (not self._blocks and self.reach >= high)
 
-    def paint(self, none: Outcome, low: int, high: int) -> list[tuple[int, int, Outcome]]:
+    def paint(self, none: Outcome, low: int, high: int, rows_alike: bool = False) -> list[tuple[int, int, Outcome]]:
         """`_paint` over [low, high) with no PCMASK block's shift: where the conditions hold every key up to
-        `high` without a gap, found by bisection (the cost of the runs given, not of the rows before)."""
-        reaches = self._reaches
+        `high` without a gap, found by bisection (the cost of the runs given, not of the rows before; with
+        `rows_alike`, adjacent rows found are one run)."""
+        reaches, winners = (self._found_reaches, self._found_winners) if rows_alike else (self._reaches, self._winners)
         if self._blocks or not reaches or high > reaches[-1]:
             return _paint(self.conds, none, low, high, 0)
         runs: list[tuple[int, int, Outcome]] = []
         i = bisect.bisect_right(reaches, low)
         while low < high:
-            top, outcome = min(reaches[i], high), self._winners[i]
+            top, outcome = min(reaches[i], high), winners[i]
             if runs and runs[-1][2] is outcome:
                 runs[-1] = (runs[-1][0], top, outcome)
             else:
@@ -346,13 +383,16 @@ def _fill(owner: list[Outcome | None], spans: list[tuple[int, int, Outcome]]) ->
 class Lookups:
     """`sframe_find_fre` over spans of section-relative PCs, for one decoded section."""
 
-    def __init__(self, dec: Decoder, budget: int, rows: int) -> None:
+    def __init__(self, dec: Decoder, budget: int, rows: int, rows_alike: bool = False) -> None:
         self.dec = dec
         self.budget = budget
         """The most runs to give (past it, `Budget`)."""
+        self.rows_alike = rows_alike
+        """Whether every row found is one answer (the caller asks only where lookups fail): adjacent runs
+        finding rows merge, the first's row standing for them."""
         self.count = 0
-        self._walks: Walks[int] = Walks(rows)
-        self._painted: dict[tuple[int, int, int, bool], list[tuple[int, int, Outcome]]] = {}
+        self._walks: Walks[Shape] = Walks(rows)
+        self._painted: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
         self._exact, self._residues = self._breaks()
         self._replays: Replays[tuple[tuple[int, int], ...], Run] = Replays()
 
@@ -392,22 +432,33 @@ class Lookups:
         yield from self._replays.replay(spans, self._search_runs(spans), lambda: self.count)
 
     def _search_runs(self, spans: tuple[tuple[int, int], ...]) -> Iterator[Run]:
-        """`runs`, searched."""
+        """`runs`, searched. Each run counts against the bound (with `rows_alike`, each run painted, merged
+        or not: a PCMASK function of gigabytes whose every block finds rows is one run, but not one step)."""
         last: Run | None = None
         for low, high in spans:
             for a, b, index in self._segments(low, high):
                 for run in self._segment(a, b, index):
-                    if last is not None and last.end == run.start and _same(last.outcome, run.outcome):
+                    merged = (
+                        last is not None and last.end == run.start and _same(last.outcome, run.outcome, self.rows_alike)
+                    )
+                    if merged:
+                        assert last is not None
                         last = Run(last.start, run.end, last.outcome)
+                        if self.rows_alike:
+                            self._count(run)
                         continue
                     if last is not None:
                         yield last
-                    self.count += 1
-                    if self.count > self.budget:
-                        raise Budget(run.start, f"more than {self.budget} runs of answers")
+                    self._count(run)
                     last = run
         if last is not None:
             yield last
+
+    def _count(self, run: Run) -> None:
+        """One more run against the bound; `Budget` past it."""
+        self.count += 1
+        if self.count > self.budget:
+            raise Budget(run.start, f"more than {self.budget} runs of answers")
 
     def _segments(self, low: int, high: int) -> Iterator[tuple[int, int, int | Miss | Crash]]:
         """[low, high) cut where the search's answer changes: (first PC, end PC, FDE index or failure)."""
@@ -418,7 +469,7 @@ class Lookups:
             try:
                 found: int | Miss | Crash = _search(self.dec, a if wide else _int32(a))
             except (Miss, Crash) as exc:
-                found = exc
+                found = self.dec.kept(exc)
             if last is not None and isinstance(found, int) and found == last[2]:
                 last = (last[0], b, found)
                 continue
@@ -435,7 +486,8 @@ class Lookups:
             yield Run(low, high, index)
             return
         whole = dec.fde(index).pcmask  # a PCMASK function's keys repeat: its rows are walked to the end
-        conds = self._walks.walk(index, lambda: _walk(dec, index), ALL if whole else -ALL + 1, low).conds
+        shape = self._shape(index)
+        conds = self._walks.walk(shape, lambda: _walk(dec, index), ALL if whole else -ALL + 1, low).conds
         if not conds or conds[0][:2] == (-ALL, ALL):  # one answer whatever the PC
             yield Run(low, high, conds[0][2] if conds else NO_ROW)
             return
@@ -443,10 +495,20 @@ class Lookups:
         while pc < high:
             key, extent, shift = self._key(index, pc)
             extent = min(extent, high - pc)
-            walk = self._walks.walk(index, lambda: _walk(dec, index), ALL if whole else key + extent, pc)
-            for k_low, k_high, outcome in self._painted_runs(index, walk, NO_ROW, key, key + extent, shift):
+            walk = self._walks.walk(shape, lambda: _walk(dec, index), ALL if whole else key + extent, pc)
+            for k_low, k_high, outcome in self._painted_runs(shape, whole, walk, NO_ROW, key, key + extent, shift):
                 yield Run(pc + k_low - key, pc + k_high - key, outcome)
             pc += extent
+
+    def _shape(self, index: int) -> Shape:
+        """What FDE `index`'s walk depends on: for 2.47, whose keys are offsets into the function, its rows'
+        place, count, info bytes, size and rep_size (functions alike, reading one block, share a walk);
+        else (keys are PCs) the index."""
+        dec = self.dec
+        if dec.rel.lookup != "range64" or index >= len(dec._table):
+            return index
+        f = dec.fde(index)
+        return f.fre_off, f.num_fres, f.info, f.size, f.rep_size
 
     def _key(self, index: int, pc: int) -> tuple[int, int, int]:
         """The key the row tests take at `pc`, how many PCs on it rises by one a PC, and the PCMASK block's
@@ -473,29 +535,42 @@ class Lookups:
         return offset, min(WORD - offset, f.rep_size - inside), offset - inside
 
     def _painted_runs(
-        self, index: int, walk: Walk, none: Outcome, low: int, high: int, shift: int
+        self, shape: Shape, pcmask: bool, walk: Walk, none: Outcome, low: int, high: int, shift: int
     ) -> list[tuple[int, int, Outcome]]:
         """`_paint`, kept per key range (and for 2.47's PCMASK, per offset into the block where no row
         starts after the offsets: the blocks past the rows' starts all look alike)."""
         if not shift:
-            known = self._painted.get((index, low, high, False))
+            known = self._painted.get((shape, low, high, False))
             if known is None:
-                known = walk.paint(none, low, high)
-                if self.dec.fde(index).pcmask:  # only a PCMASK function's blocks paint the same keys again
-                    self._keep((index, low, high, False), known)
+                known = self._merged(walk.paint(none, low, high, self.rows_alike))
+                if pcmask or isinstance(shape, tuple):  # painted again: a PCMASK function's blocks, alikes
+                    self._keep((shape, low, high, False), known)
             return known
         conds = walk.conds
-        if any(not block and c_low < high and low < c_high < ALL for c_low, c_high, _, block in conds):
-            return _paint(conds, none, low, high, shift)
+        latest, others = walk.unshifted()
+        if latest > low or any(c_low < high and low < c_high for c_low, c_high in others):
+            return self._merged(_paint(conds, none, low, high, shift))
         conds = [c for c in conds if c[3] or c[1] == ALL]
-        key = (index, low - shift, high - shift, True)
+        key = (shape, low - shift, high - shift, True)
         known = self._painted.get(key)
         if known is None:
-            known = _paint(conds, none, low - shift, high - shift, 0)
+            known = self._merged(_paint(conds, none, low - shift, high - shift, 0))
             self._keep(key, known)
         return [(a + shift, b + shift, o) for a, b, o in known]
 
-    def _keep(self, key: tuple[int, int, int, bool], painted: list[tuple[int, int, Outcome]]) -> None:
+    def _merged(self, painted: list[tuple[int, int, Outcome]]) -> list[tuple[int, int, Outcome]]:
+        """`painted`, adjacent runs finding rows merged when `rows_alike`."""
+        if not self.rows_alike:
+            return painted
+        runs: list[tuple[int, int, Outcome]] = []
+        for low, high, outcome in painted:
+            if runs and isinstance(outcome, Fre) and isinstance(runs[-1][2], Fre):
+                runs[-1] = (runs[-1][0], high, runs[-1][2])
+            else:
+                runs.append((low, high, outcome))
+        return runs
+
+    def _keep(self, key: tuple[Shape, int, int, bool], painted: list[tuple[int, int, Outcome]]) -> None:
         if len(self._painted) >= KEPT:
             del self._painted[next(iter(self._painted))]
         self._painted[key] = painted
@@ -515,6 +590,9 @@ class Replays(Generic[K, R]):
     def __init__(self) -> None:
         self._kept: dict[K, tuple[list[R], int]] = {}
         self._held = 0
+        self._asked: dict[K, None] = {}
+        """The last `KEPT` keys asked for: runs are kept only for a key asked for before (spans that never
+        come again, the common case, cost nothing kept)."""
 
     def given(self, key: K, room: int) -> tuple[list[R], int] | None:
         """The runs kept for `key` and what they counted, when that fits in `room`."""
@@ -524,7 +602,12 @@ class Replays(Generic[K, R]):
     def replay(self, key: K, search: Iterator[R], count: Callable[[], int]) -> Iterator[R]:
         """`search`'s runs, passed on, then kept for `key` with what they added to `count()` (unless too many)."""
         before = count()
-        runs: list[R] | None = []
+        asked = key in self._asked
+        if not asked:
+            if len(self._asked) >= KEPT:
+                del self._asked[next(iter(self._asked))]
+            self._asked[key] = None
+        runs: list[R] | None = [] if asked else None
         for run in search:
             if runs is not None and len(runs) < REPLAYED:
                 runs.append(run)
@@ -539,9 +622,10 @@ class Replays(Generic[K, R]):
         self._kept[key] = (runs, count() - before)
 
 
-def _same(a: Outcome, b: Outcome) -> bool:
+def _same(a: Outcome, b: Outcome, rows_alike: bool = False) -> bool:
+    """Whether two answers are one: the same row (any row, when `rows_alike`), or the same failure."""
     if isinstance(a, Fre) or isinstance(b, Fre):
-        return a is b
+        return a is b or (rows_alike and isinstance(a, Fre) and isinstance(b, Fre))
     return type(a) is type(b) and a.rule == b.rule and getattr(a, "error", None) == getattr(b, "error", None)
 
 

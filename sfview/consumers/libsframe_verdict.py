@@ -37,7 +37,7 @@ from sfview.sframe.bulk.reader import Bulk
 from sfview.sframe.model.section import Section
 
 END = 1 << 64
-RUNS_PER_BYTE = 64
+RUNS_PER_BYTE = 4
 """The most runs of answers a verdict gives per byte of the section (a PCMASK function claiming gigabytes
 repeats its rows' pattern every few bytes: past the bound, the verdict says where it stopped)."""
 
@@ -70,7 +70,7 @@ def domains(
     """(index, start, end, row starts) in index order: each function's PCs, up to the next function's start
     and 2^64 (the format's row starts only when `rows` asks). Held as columns of numbers, a tuple made as
     each is given."""
-    indexes, starts, lasts = array("Q"), array("Q"), array("Q")
+    indexes, starts, lasts = array("I"), array("Q"), array("Q")
     row_from, has_rows, row_starts = array("Q"), array("B"), array("Q")
     """Where each function's row starts begin in `row_starts` (one more: their end), and whether it has any."""
     for index, start, size, found in _functions(dec, data, address, rows):
@@ -84,7 +84,8 @@ def domains(
     row_from.append(len(row_starts))
     ascending = all(a < b for a, b in itertools.pairwise(indexes))
     by_index = range(len(indexes)) if ascending else array("Q", sorted(range(len(indexes)), key=indexes.__getitem__))
-    order = sorted(by_index, key=starts.__getitem__)  # stable: by start, then index
+    in_order = all(starts[i] <= starts[j] for i, j in itertools.pairwise(by_index))
+    order = by_index if in_order else sorted(by_index, key=starts.__getitem__)  # stable: by start, then index
     for i, j in itertools.pairwise(order):
         if starts[j] > starts[i]:
             lasts[i] = min(lasts[i], starts[j] - 1)
@@ -98,12 +99,12 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     """The lookups that fail or crash at every PC of every function, and notes: PCs given another row than
     the format's, and where the judging stopped if the bound was met."""
     bound = row_bound(data)
-    engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound)
+    claimed = sum(min(fde.num_fres, len(data)) for fde in dec._table)  # no more rows than bytes: a row has 2
+    compared = claimed <= bound
+    engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound, rows_alike=not compared)
     failures = LookupFailures()
     other, first_other = 0, ""
     notes: list[str] = []
-    claimed = sum(min(fde.num_fres, len(data)) for fde in dec._table)  # no more rows than bytes: a row has 2
-    compared = claimed <= bound
     if not compared:
         notes.append(f"rows not compared with the format's: the functions claim {claimed} rows, more than {bound}")
     try:

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from handmade import at_one_start
+from handmade import at_one_start, past_the_pool
+
+from sfview.consumers.verdicts import profiles
 
 FUNCTIONS = 20_000
+PROFILES = profiles()
 PER_BYTE = 10
 
 
@@ -44,3 +47,38 @@ def test_the_libsframe_verdict_on_functions_at_one_start_is_bounded_by_the_bytes
     out, peak = _peak(big, capsys)
     assert f"and {FUNCTIONS - 3} more ranges fail with SFRAME_ERR_FDE_NOTFOUND" in out
     assert peak - constant < PER_BYTE * big.stat().st_size, (peak - constant) / big.stat().st_size
+
+
+def _judged_peak(data: bytes, profile: str = "libsframe") -> int:
+    """The most memory `profile`'s verdict on `data` held at once (the profile alone: `check`'s own problems
+    are bounded by `--max-problems`, a constant this test does not measure)."""
+    tracemalloc.start()
+    try:
+        verdict = PROFILES[profile].judge(data, 0)
+        assert verdict.accepted and not any("not judged" in note for note in verdict.notes[:-1]), verdict.notes
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_functions_claiming_rows_past_one_pool_are_judged_within_the_bound(version: int) -> None:
+    """Functions 2 KB long, each claiming 65,535 rows of one pool of 1,000: each walk runs through the pool
+    into its end. The rows found are one answer (more rows are claimed than the verdict compares), the
+    failures kept once each, and in 2.47 the functions alike share one walk: judged to the end (the verdict
+    stopped at its bound of rows walked after a few functions, holding 150 MB at 30,000), and the memory
+    2,000 more functions add within ten times the bytes they add."""
+    fewer, more = past_the_pool(version, 1000, 1000, size=0x800), past_the_pool(version, 3000, 1000, size=0x800)
+    _judged_peak(fewer)  # the caches any verdict fills
+    added = _judged_peak(more) - _judged_peak(fewer)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+def test_the_glibc_verdict_on_functions_at_one_start_is_bounded_by_the_bytes() -> None:
+    """glibc 2.43's profile on functions all starting at one address (`handmade.at_one_start`): its FDE table,
+    the search's breaks and the failures held as arrays, the failures kept without their tracebacks; the
+    memory 15,000 more functions add within ten times the bytes they add (it held 12 times)."""
+    fewer, more = at_one_start(2, 5000), at_one_start(2, 20_000)
+    _judged_peak(fewer, "glibc-2.43")
+    added = _judged_peak(more, "glibc-2.43") - _judged_peak(fewer, "glibc-2.43")
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))

@@ -186,3 +186,19 @@ def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest
         (0x1000, 0x1000 + 4 * FUNCTIONS - 4 + 2 * ROWS + 2, "-EINVAL")
     ]
     assert made[0] <= 8 * FUNCTIONS  # a few a function (those merged included), not 2,000
+
+
+@pytest.mark.parametrize("profile", ["libsframe-2.44", "libsframe", "glibc-2.43"])
+def test_pcmask_functions_of_gigabytes_stop_within_a_few_runs_a_byte(profile: str) -> None:
+    """200 PCMASK functions of 4 GB each, rep_size 16, two rows: billions of runs of answers. The verdict
+    judges a few runs per byte of the section (each some microseconds of work), says where it stopped, and
+    the bound it names is at most 4 a byte (it was 64: 20,000 such functions ran past 30 s)."""
+    rows = struct.pack("<HBbHBb", 0, 0x03, 8, 4, 0x03, 16)
+    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 0x10000 * i, 0xFFFFFFFF, 0, 2, 0x11, 16, 0) for i in range(200))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 200, 2, len(rows), 0, len(fdes))
+    data = header + fdes + rows
+    verdict = profiles()[profile].judge(data, 0)
+    stops = [note for note in verdict.notes if "not judged: more than" in note]
+    assert stops, verdict.notes
+    bound = int(stops[0].split("more than ")[1].split()[0])
+    assert bound <= 4 * len(data) + 4096

@@ -24,7 +24,7 @@ import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process
 from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
-from handmade import at_one_start, long_function, mutate, overlapping, to_big_endian, v2_section
+from handmade import at_one_start, long_function, mutate, overlapping, past_the_pool, to_big_endian, v2_section
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import judge_spans
@@ -212,6 +212,12 @@ def test_functions_at_one_start(glibc: Glibc) -> None:
     """60 functions all at one start, each its own rows: every function judges the same PCs (the profile
     answers them once and gives the answers again): glibc's answer at every PC, the verdict's for each."""
     _agree(glibc, "60 functions at one start", at_one_start(2, 60))
+
+
+@pytest.mark.parametrize("pcmask", [False, True])
+def test_functions_claiming_rows_past_a_pool(glibc: Glibc, pcmask: bool) -> None:
+    """Functions each claiming 65,535 rows of one pool of 30, every walk running into the pool's end."""
+    _agree(glibc, "40 functions claiming rows past a pool", past_the_pool(2, 40, 30, size=0x40, pcmask=pcmask))
 
 
 def test_verdict_words() -> None:
