@@ -325,6 +325,7 @@ def _note(core: Core, note: Note, elf: ElfImage, at: int) -> None:
             core.mappings.extend(_mappings(desc, order + ("Q" if elf.elfclass == 64 else "I")))
         except InputError as exc:  # costs the mapped files (the load bias then comes from AT_ENTRY), not the core
             core.damaged.append(f"{exc.message}: the mapped files are not known")
+            core.without_files = "no readable NT_FILE note"
     elif kind == NT_ARM_PAC_MASK and len(desc) >= 16:
         data_mask, insn_mask = struct.unpack_from(order + "QQ", desc)
         core.pac_mask = insn_mask or data_mask

@@ -392,7 +392,7 @@ def from_core(program: str, core: Core, thread: int | None, lib_dirs: list[str],
             path=core.path,
         )
     notes = [f"{core.path}: {damage}" for damage in core.damaged]
-    without_files = "no readable NT_FILE note" if core.damaged else core.without_files
+    without_files = core.without_files
     mapped = core.mapped_files()
     name = os.path.basename(program)
     program_path = next((path for path in mapped if os.path.basename(path) == name), None)

@@ -69,7 +69,7 @@ def test_a_build_id_section_of_empty_notes_is_searched_so_far() -> None:
         elf.set_section(name, sh_offset=notes["sh_offset"], sh_size=notes["sh_size"], sh_flags=notes["sh_flags"])
     image = ElfImage.of(io.BytesIO(elf.bytes()))
     with pytest.raises(
-        InputError, match=r"no build-id in the first 4096 notes: the search stops in \.note\.gnu\.property"
+        InputError, match=r"^no build-id in the first 4096 notes: the search stops in \.note\.gnu\.property$"
     ):
         image.build_id()
 

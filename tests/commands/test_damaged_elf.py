@@ -423,6 +423,12 @@ def test_note_headers_over_the_same_notes_are_read_once(cli, tmp_path: Path) -> 
     assert result.code == 0, result.err
     assert result.out.count("\nThread ") + result.out.startswith("Thread ") == 1
     assert f"{path}: {extra} PT_NOTE segments over notes read before: passed over" in result.err
+    # the same core without its NT_FILE note: none is missing for damage, and the note says so
+    _, pos = _note_in(core, 0x46494C45)
+    core.poke(pos + 8, struct.pack("<I", 0x46494C46))
+    result = cli("unwind", str(DEEP), "--core", write(tmp_path, core, "no-files.core"))
+    assert result.code == 0, result.err
+    assert "note: no NT_FILE note: the program's load bias" in result.err, result.err
 
 
 def test_every_thread_of_a_core_of_many_threads_is_walked_without_reading_the_files_again(cli, tmp_path) -> None:

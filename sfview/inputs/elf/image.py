@@ -373,7 +373,9 @@ class ElfImage:
                         return bytes(note.desc)
                     left -= 1
                     if left < 0:
-                        raise InputError(f"no build-id in the first {NOTES_SEARCHED} notes: the search stops in {name}")
+                        break
+            if left < 0:  # said once, not inside what the notes are read as
+                raise InputError(f"no build-id in the first {NOTES_SEARCHED} notes: the search stops in {name}")
         return None
 
 
