@@ -28,6 +28,7 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
 from sfview.dwarf.address_ranges import RangeLists
+from sfview.dwarf.aranges import AddressTable
 from sfview.dwarf.line_program import LineRows, check_header, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
@@ -561,7 +562,7 @@ class DebugInfo:
         self.units: dict[int, _Unit | None] = {}
         self.trees: dict[int, _Tree] = {}
         """By unit offset, the trees of units a DIE names a DIE in (an inlined call's origin in another unit)."""
-        self._aranges: Any = False
+        self._aranges: AddressTable | bool | None = False
         self._outline: list[tuple[int, int, int]] | None = None
         self._range_lists: RangeLists | None = None
 
@@ -737,13 +738,16 @@ class DebugInfo:
     def _cu_offset(self, address: int) -> int | None:
         """The offset of the CU covering `address`: by `.debug_aranges`, else by each CU's top DIE's ranges."""
         if self._aranges is False:
+            section = self.info.debug_aranges_sec
             try:
-                with reading(f"{self.path}: .debug_aranges"):
-                    self._aranges = self.info.get_aranges()
+                with reading(self.path):
+                    self._aranges = None
+                    if section is not None:
+                        self._aranges = AddressTable(section.stream.contents, self.info.config.little_endian)
             except InputError:
                 self._aranges = None
-        if self._aranges is not None:
-            found = self._aranges.cu_offset_at_addr(address)
+        if isinstance(self._aranges, AddressTable):
+            found = self._aranges.unit_at(address)
             if found is not None:
                 return found
         for start, end, offset in self._outlined():
@@ -760,10 +764,10 @@ class DebugInfo:
         the symbols."""
         if self._outline is None:
             self._outline = []
-            listed = {entry.info_offset for entry in self._aranges.entries} if self._aranges else set()
+            table = self._aranges if isinstance(self._aranges, AddressTable) else None
             try:
                 with reading(f"{self.path}: the compilation units' headers"):
-                    for cu in itertools.islice(self._units(listed), MAX_OUTLINED):
+                    for cu in itertools.islice(self._units(table), MAX_OUTLINED):
                         top = cu.get_top_DIE()
                         base = _attribute(top, "DW_AT_low_pc") or 0
                         self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self._lists(), cu, base, top))
@@ -771,12 +775,12 @@ class DebugInfo:
                 pass
         return self._outline
 
-    def _units(self, listed: set[int]) -> Iterator[Any]:
-        """The CUs of `.debug_info` not in `listed`, in order, each parsed anew (not kept by pyelftools)."""
+    def _units(self, listed: AddressTable | None) -> Iterator[Any]:
+        """The CUs of `.debug_info` `listed` does not list, in order, each parsed anew (not kept by pyelftools)."""
         offset, size = 0, self.info.debug_info_sec.size
         while offset < size:
             cu = self.info._parse_CU_at_offset(offset)  # iter_CUs() would keep every unit it parses
-            if offset not in listed:
+            if listed is None or not listed.lists(offset):
                 yield cu
             offset += cu["unit_length"] + cu.structs.initial_length_field_size()
 
