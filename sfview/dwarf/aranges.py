@@ -48,14 +48,7 @@ class AddressTable:
             if len(starts) > first:
                 self.listed.append(offset)
             at = unit_end
-        if any(starts[i] > starts[i + 1] for i in range(len(starts) - 1)):
-            shift = len(starts).bit_length()
-            keys = [start << shift | i for i, start in enumerate(starts)]  # an entry's index breaks ties: stable
-            keys.sort()
-            mask = (1 << shift) - 1
-            lengths = array("Q", (lengths[key & mask] for key in keys))
-            units = array("Q", (units[key & mask] for key in keys))
-            starts = array("Q", (key >> shift for key in keys))
+        starts, lengths, units = sorted_by_start(starts, lengths, units)
         self.starts, self.lengths, self.units = starts, lengths, units
         self.listed = array("Q", sorted(set(self.listed)))
 
@@ -70,6 +63,19 @@ class AddressTable:
         """Whether the unit at `offset` in `.debug_info` has entries."""
         at = bisect.bisect_left(self.listed, offset)
         return at < len(self.listed) and self.listed[at] == offset
+
+
+def sorted_by_start(starts: array, *columns: array) -> tuple[array, ...]:
+    """`starts` sorted, stably (among equal starts, in their order), and each of `columns` in the same order;
+    an index sorted with its start in one integer, so the sort holds one number an entry, not a tuple."""
+    if all(starts[i] <= starts[i + 1] for i in range(len(starts) - 1)):
+        return (starts, *columns)
+    shift = len(starts).bit_length()
+    keys = [start << shift | i for i, start in enumerate(starts)]
+    keys.sort()
+    mask = (1 << shift) - 1
+    moved = tuple(array(column.typecode, (column[key & mask] for key in keys)) for column in columns)
+    return (array(starts.typecode, (key >> shift for key in keys)), *moved)
 
 
 def _header(data: bytes, at: int, order: str) -> tuple[int, int, int, struct.Struct]:
