@@ -28,6 +28,7 @@ from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DWARFInfo
 
 from sfview.dwarf.address_ranges import RangeLists
+from sfview.dwarf.aranges import AddressTable, sorted_by_start
 from sfview.dwarf.line_program import LineRows, check_header, line_rows
 from sfview.dwarf.tail_calls import CallSite
 from sfview.errors import InputError
@@ -41,10 +42,11 @@ MAX_DIES = 1 << 17
 DIE may be one byte, and parsing one costs pyelftools some 10 µs."""
 
 MAX_HELD = 1 << 12
-"""The DIEs a unit's listed children may hold whatever its size (pyelftools' DIE is some 700 bytes)..."""
+"""The DIEs a unit's listed children may hold whatever its size (each kept as its offset and the hull of its
+ranges: three words)..."""
 HELD_BYTES = 32
-"""... and one more for every this many bytes of the unit: a DIE is a few bytes, its object hundreds, and the
-scopes and call sites of a distribution's C library are one in 27 bytes of a unit at most."""
+"""... and one more for every this many bytes of the unit: the scopes and call sites of a distribution's C
+library are one in 27 bytes of a unit at most."""
 
 REFERENCES = frozenset(
     {
@@ -76,11 +78,16 @@ ABBREV_SLACK = 1 << 16
 MAX_OUTLINED = 1 << 14
 """The CUs `.debug_aranges` does not list that are looked through for an address, at most (libc leaves out 126)."""
 
+MAX_PARSED = 1 << 10
+"""The DIEs parsed again from their offsets that are kept, for the addresses asked next (a few kilobytes each)."""
+
 SCOPES = frozenset({"DW_TAG_subprogram", "DW_TAG_inlined_subroutine", "DW_TAG_lexical_block"})
 """The DIEs an address's chain of functions descends through: functions, the inlined calls in them, and
 the blocks holding those."""
 LISTED = SCOPES | CALL_SITES
 """The children of a scope that are kept when listed."""
+EVERYWHERE = (0, (1 << 64) - 1)
+"""The hull of a listed scope whose ranges could not be read: looked at for every address (and refused then)."""
 
 
 class SourceFrame(NamedTuple):
@@ -201,18 +208,31 @@ class _Tree:
             scope.set_parent(path[-1])
 
 
+class _Children:
+    """The listed children of one DIE (`_Unit._children`), in order: where each is, and for the scopes the
+    hull [low, high) of its ranges ((0, 0) for the call sites), so that an address's chain parses only the
+    children that may hold it: three words a child, where pyelftools' DIE kept was hundreds of bytes."""
+
+    def __init__(self) -> None:
+        self.offsets = array("Q")
+        self.lows, self.highs = array("Q"), array("Q")
+
+    def add(self, offset: int, hull: tuple[int, int]) -> None:
+        self.offsets.append(offset)
+        self.lows.append(min(hull[0], EVERYWHERE[1]))
+        self.highs.append(min(hull[1], EVERYWHERE[1]))
+
+
 class _Unit:
     """One CU, read when first asked for: its functions' address ranges (sorted); the DIEs inside a function
     only as an address's chain descends into them (pyelftools passes over a DIE's children by its
     `DW_AT_sibling`), and the line table's rows (sorted by address) and file names only when a line is
     asked for (`sfview perf` names frames without their lines)."""
 
-    def __init__(self, info: Any, lists: RangeLists, cu: Any) -> None:
-        self.info, self.lists, self.cu = info, lists, cu
+    def __init__(self, info: Any, lists: RangeLists, cu: Any, parsed: dict[int, Any]) -> None:
+        self.info, self.lists, self.cu, self.parsed = info, lists, cu, parsed
         self.whole = False
-        self.scopes: dict[int, list[tuple[int, int]]] = {}
-        """By DIE offset, the ranges of the DIEs asked for (`ranges`)."""
-        self.listed: dict[int, list[Any]] = {}
+        self.listed: dict[int, _Children] = {}
         """By DIE offset, the children of the DIEs asked for (`_children`)."""
         self.held = MAX_HELD + cu.size // HELD_BYTES
         """How many more DIEs the listed children may hold."""
@@ -222,11 +242,11 @@ class _Unit:
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
-        self.functions: list[tuple[int, int, Any]] = []
+        self.starts, self.ends, self.offsets = array("Q"), array("Q"), array("Q")
+        """Each range of each function with code, sorted by start: its start, end and the function's DIE."""
         for die in self.tree.each_child(top):
             self._collect(die)
-        self.functions.sort(key=lambda entry: entry[0])
-        self.starts = [start for start, _, _ in self.functions]
+        self.starts, self.ends, self.offsets = sorted_by_start(self.starts, self.ends, self.offsets)
         self._lines: _Lines | None = None
         self._sites: dict[int, CallSite] | None = None
         self._tails: dict[int, list[CallSite]] = {}
@@ -245,28 +265,57 @@ class _Unit:
             self.info._linetable_cache.clear()  # pyelftools' header, an object an entry: the unit keeps its own
         return self._lines
 
-    def _children(self, die: Any) -> list[Any]:
+    def die(self, offset: int) -> Any:
+        """The DIE at `offset` in `.debug_info`: the unit keeps offsets, not DIEs, and parses them again as
+        asked, the last `MAX_PARSED` of the file kept (addresses of one function ask for the same ones)."""
+        found = self.parsed.get(offset)
+        if found is None or found.cu is not self.cu:
+            if len(self.parsed) >= MAX_PARSED:
+                self.parsed.clear()
+            found = self.parsed[offset] = DIE(self.cu, self.tree.stream, offset)
+        return found
+
+    def _children(self, die: Any) -> _Children:
         """A DIE's children that are scopes or call sites (what an address's chain and a function's calls look
         through), listed once and kept (an address's chain passes through them again); all the listed children
         together at most `MAX_HELD` and one for every `HELD_BYTES` of the unit."""
         found = self.listed.get(die.offset)
         if found is None:
-            found = []
+            found = _Children()
+            hulls: dict[int, Any] = {}  # by list: children sharing one long range list
             for child in self.tree.each_child(die):
                 if child.tag not in LISTED:
                     continue
                 self.held -= 1
                 if self.held < 0:
                     raise InputError(f"the children of the DIE at {die.offset:#x}: more DIEs than sfview keeps")
-                found.append(child)
+                found.add(child.offset, self._hull(child, hulls) if child.tag in SCOPES else (0, 0))
             self.listed[die.offset] = found
         return found
+
+    def _hull(self, die: Any, hulls: dict[int, Any]) -> tuple[int, int]:
+        """The lowest start and the highest end of a scope's ranges ((0, 0): none), `EVERYWHERE` where they
+        cannot be read (the chain reads them again when it reaches the scope, and fails as it did)."""
+        try:
+            ranges = self.ranges(die)
+        except InputError:
+            return EVERYWHERE
+        if not ranges:
+            return 0, 0
+        if len(ranges) == 1:
+            return ranges[0]
+        kept = hulls.get(id(ranges))  # a list `RangeLists` keeps (and the entry too): its id is its own
+        if kept is None:
+            kept = hulls[id(ranges)] = (ranges, (min(start for start, _ in ranges), max(end for _, end in ranges)))
+        return kept[1]
 
     def _collect(self, die: Any) -> None:
         """Every subprogram with code, also those nested in namespaces, classes and other subprograms."""
         if die.tag == "DW_TAG_subprogram":
             for start, end in self.ranges(die):
-                self.functions.append((start, end, die))
+                self.starts.append(start)
+                self.ends.append(end)
+                self.offsets.append(die.offset)
         if die.tag in ("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"):
             for child in self.tree.each_child(die):
                 self._collect(child)
@@ -324,12 +373,8 @@ class _Unit:
         return self.file(rows.file(row)), rows.line(row) or None, starts
 
     def ranges(self, die: Any) -> list[tuple[int, int]]:
-        """A DIE's address ranges [start, end) in this CU (`_ranges`), read once: an address's chain asks
-        again of the scopes each address of the same function passes."""
-        found = self.scopes.get(die.offset)
-        if found is None:
-            found = self.scopes[die.offset] = _ranges(self.lists, self.cu, self.base, die)
-        return found
+        """A DIE's address ranges [start, end) in this CU (`_ranges`; a list is read once, by `RangeLists`)."""
+        return _ranges(self.lists, self.cu, self.base, die)
 
     def chain(self, address: int) -> list[Any]:
         """The subprogram holding `address` and the inlined calls inside it down to the innermost, outermost
@@ -337,18 +382,30 @@ class _Unit:
         at = bisect.bisect_right(self.starts, address) - 1
         # the latest start that holds it (a function's ranges may enclose another's: the CU's functions
         # are looked through at most once)
-        holding = (self.functions[i] for i in range(at, -1, -1))
-        die = next((die for start, end, die in holding if start <= address < end), None)
-        if die is None:
+        holding = (i for i in range(at, -1, -1) if self.starts[i] <= address < self.ends[i])
+        found = next(holding, None)
+        if found is None:
             return []
+        die = self.die(self.offsets[found])
         chain, scope = [die], die
         while True:
-            inner = next((c for c in self._children(scope) if c.tag in SCOPES and self._holds(c, address)), None)
+            inner = self._inner(scope, address)
             if inner is None:
                 return chain
             if inner.tag == "DW_TAG_inlined_subroutine":
                 chain.append(inner)
             scope = inner
+
+    def _inner(self, scope: Any, address: int) -> Any:
+        """The first of a scope's listed children that is a scope holding `address`; None if none is."""
+        children = self._children(scope)
+        for i, offset in enumerate(children.offsets):
+            if children.lows[i] <= address < children.highs[i]:
+                child = self.die(offset)
+                if self._holds(child, address):
+                    child.set_parent(scope)
+                    return child
+        return None
 
     def _holds(self, die: Any, address: int) -> bool:
         return any(start <= address < end for start, end in self.ranges(die))
@@ -364,11 +421,12 @@ class _Unit:
         read when first asked for."""
         if self._sites is None:
             self._sites = {}
-            seen = set()
-            for _, _, function in self.functions:
-                if function.offset in seen:
+            seen = bytearray(self.cu.size)  # one function's ranges are each listed
+            for offset in self.offsets:
+                if seen[offset - self.cu.cu_offset]:
                     continue
-                seen.add(function.offset)
+                seen[offset - self.cu.cu_offset] = 1
+                function = self.die(offset)
                 entry = self.entry(function)
                 complete = any(_attribute(function, flag) for flag in ALL_CALLS)
                 for site in self._calls_in(function):
@@ -380,9 +438,9 @@ class _Unit:
     def _calls_in(self, function: Any) -> list[CallSite]:
         """The call sites in a function's code (in its blocks and the calls inlined in it, not in the
         functions nested in it)."""
-        out, pending = [], list(self._children(function))  # a copy: the listed children are kept
+        out, pending = [], self._listed(function)
         while pending:
-            die = pending.pop(0)
+            die = self.die(pending.pop(0))
             if die.tag in CALL_SITES:
                 pc = _attribute(die, "DW_AT_call_return_pc")
                 pc = _attribute(die, "DW_AT_low_pc") if pc is None else pc
@@ -390,8 +448,12 @@ class _Unit:
                     tail = bool(_attribute(die, "DW_AT_call_tail_call") or _attribute(die, "DW_AT_GNU_tail_call"))
                     out.append(CallSite(pc, tail, *self._target(die)))
             elif die.tag in ("DW_TAG_lexical_block", "DW_TAG_inlined_subroutine"):
-                pending[:0] = self._children(die)
+                pending[:0] = self._listed(die)
         return out
+
+    def _listed(self, die: Any) -> list[int]:
+        """The offsets of a DIE's listed children, in order (a copy: the listing is kept)."""
+        return list(self._children(die).offsets)
 
     def _target(self, site: Any) -> tuple[int | None, str | None]:
         """The entry of the function a call site calls, as gdb finds it: where its DIE is a function with
@@ -559,9 +621,11 @@ class DebugInfo:
             if section is not None:  # each string found once however many DIEs point into a long one
                 setattr(self.info, name, TerminatedStrings(section.stream.contents).at)
         self.units: dict[int, _Unit | None] = {}
+        self._parsed: dict[int, Any] = {}
+        """By offset, the DIEs the units parsed last (`_Unit.die`)."""
         self.trees: dict[int, _Tree] = {}
         """By unit offset, the trees of units a DIE names a DIE in (an inlined call's origin in another unit)."""
-        self._aranges: Any = False
+        self._aranges: AddressTable | bool | None = False
         self._outline: list[tuple[int, int, int]] | None = None
         self._range_lists: RangeLists | None = None
 
@@ -729,7 +793,8 @@ class DebugInfo:
         if offset not in self.units:
             try:
                 with reading(f"{self.path}: the compilation unit at {offset:#x}"):
-                    self.units[offset] = _Unit(self.info, self._lists(), self.info.get_CU_at(offset))
+                    cu = self.info.get_CU_at(offset)
+                    self.units[offset] = _Unit(self.info, self._lists(), cu, self._parsed)
             except InputError:
                 self.units[offset] = None
         return self.units[offset]
@@ -737,13 +802,16 @@ class DebugInfo:
     def _cu_offset(self, address: int) -> int | None:
         """The offset of the CU covering `address`: by `.debug_aranges`, else by each CU's top DIE's ranges."""
         if self._aranges is False:
+            section = self.info.debug_aranges_sec
             try:
-                with reading(f"{self.path}: .debug_aranges"):
-                    self._aranges = self.info.get_aranges()
+                with reading(self.path):
+                    self._aranges = None
+                    if section is not None:
+                        self._aranges = AddressTable(section.stream.contents, self.info.config.little_endian)
             except InputError:
                 self._aranges = None
-        if self._aranges is not None:
-            found = self._aranges.cu_offset_at_addr(address)
+        if isinstance(self._aranges, AddressTable):
+            found = self._aranges.unit_at(address)
             if found is not None:
                 return found
         for start, end, offset in self._outlined():
@@ -760,10 +828,10 @@ class DebugInfo:
         the symbols."""
         if self._outline is None:
             self._outline = []
-            listed = {entry.info_offset for entry in self._aranges.entries} if self._aranges else set()
+            table = self._aranges if isinstance(self._aranges, AddressTable) else None
             try:
                 with reading(f"{self.path}: the compilation units' headers"):
-                    for cu in itertools.islice(self._units(listed), MAX_OUTLINED):
+                    for cu in itertools.islice(self._units(table), MAX_OUTLINED):
                         top = cu.get_top_DIE()
                         base = _attribute(top, "DW_AT_low_pc") or 0
                         self._outline.extend((s, e, cu.cu_offset) for s, e in _ranges(self._lists(), cu, base, top))
@@ -771,12 +839,12 @@ class DebugInfo:
                 pass
         return self._outline
 
-    def _units(self, listed: set[int]) -> Iterator[Any]:
-        """The CUs of `.debug_info` not in `listed`, in order, each parsed anew (not kept by pyelftools)."""
+    def _units(self, listed: AddressTable | None) -> Iterator[Any]:
+        """The CUs of `.debug_info` `listed` does not list, in order, each parsed anew (not kept by pyelftools)."""
         offset, size = 0, self.info.debug_info_sec.size
         while offset < size:
             cu = self.info._parse_CU_at_offset(offset)  # iter_CUs() would keep every unit it parses
-            if offset not in listed:
+            if listed is None or not listed.lists(offset):
                 yield cu
             offset += cu["unit_length"] + cu.structs.initial_length_field_size()
 

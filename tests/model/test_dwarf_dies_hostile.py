@@ -122,6 +122,56 @@ def test_dies_of_one_byte_cost_words_not_objects(tmp_path: Path, dies: bytes, ab
     assert peak - plain_peak < 10 * len(dies)
 
 
+SUBPROGRAM = bytes([98, 0x2E, 1, 0x11, 0x01, 0x12, 0x06, 0, 0])
+"""Code 98: a `DW_TAG_subprogram` with children, `DW_AT_low_pc` (an address) and `DW_AT_high_pc` (data4)."""
+LEAF = bytes([97, 0x2E, 0, 0x11, 0x01, 0x12, 0x06, 0, 0])
+"""Code 97: the same without children."""
+FILLER = bytes([96, 0x34, 0, 0x1C, 0x04, 0, 0])
+"""Code 96: a `DW_TAG_variable` whose `DW_AT_const_value` is a block of four-byte length (bytes in one DIE)."""
+IN_TAIL = 0x1203
+"""An address in the last bytes of deep-x86_64's unit's code, where the added functions are."""
+
+
+def _held_naming(path: Path, address: int) -> tuple[list[str], int, int]:
+    """The names at `address` from `path`'s DWARF, what Python still holds after finding them, and its peak."""
+    info = open_debug_info([str(path)])
+    assert info is not None
+    tracemalloc.start()
+    try:
+        names = [frame.function for frame in info.frames(address)[0]]
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [frame.function for frame in info.frames(STOP_HERE)[0]] == ["stop_here"]
+    return names, held, peak
+
+
+def test_listed_children_at_the_bound_cost_words_not_dies(tmp_path: Path) -> None:
+    """A function of 35,000 one-byte lexical blocks in a unit grown by a megabyte, so that its children stay
+    within the bound: pyelftools' DIEs, kept, held 13 MB (13 times the unit). Now each is kept as its offset,
+    kind and hull."""
+    blocks = 35_000
+    assert blocks < source.MAX_HELD + (1 << 20) // source.HELD_BYTES
+    dies = FILLER[:1] + struct.pack("<I", 1 << 20) + bytes(1 << 20)
+    dies += SUBPROGRAM[:1] + struct.pack("<QI", IN_TAIL - 3, 7) + bytes([99]) * blocks + b"\0"
+    path = tmp_path / "grown"
+    path.write_bytes(_grown(dies, SUBPROGRAM + bytes([99, 0x0B, 0, 0, 0]) + FILLER))
+    names, held, peak = _held_naming(path, IN_TAIL)
+    assert names == ["??"]  # the function is found, its children looked through: it has no name
+    assert held < 2 * len(dies) and peak < 3 * len(dies)
+
+
+def test_functions_cost_words_not_dies(tmp_path: Path) -> None:
+    """50,000 functions with code, 13 bytes each: pyelftools' DIEs, one kept for each function's range,
+    held 48 MB (73 times their bytes). Now a function's range is three words, its DIE parsed when asked."""
+    dies = b"".join(LEAF[:1] + struct.pack("<QI", IN_TAIL - 3 + i % 7, 1) for i in range(50_000))
+    path = tmp_path / "grown"
+    path.write_bytes(_grown(dies, LEAF))
+    names, held, peak = _held_naming(path, IN_TAIL)
+    assert names == ["??"]
+    assert held < 3 * len(dies) and peak < 10 * len(dies)
+
+
 def test_a_sibling_pointing_back_ends_the_walk(tmp_path: Path) -> None:
     """A lexical block whose `DW_AT_sibling` points at itself, then one like it: pyelftools listed the first
     child again and again, for ever, its memory growing (a 20 KB file). A sibling that does not point past
