@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import itertools
 import struct
 import weakref
 from array import array
@@ -830,9 +831,12 @@ def _unlinked(obj: Any) -> None:
     `_parent` (only an FDE's, the section's), and the model holds the top object while it holds any child.
 
     The children are found as the collector finds them (`gc.get_referents`): `vars` would build each
-    object a dict of its own, in time and memory."""
+    object a dict of its own, in time and memory. Where the object has a dict already (CPython gives a
+    class's new objects one once another of them was given attributes in another order, as the app's
+    field views do), they are its values."""
     parent = None
-    for value in gc.get_referents(obj):
+    referents = gc.get_referents(obj)
+    for value in itertools.chain(referents, *(r.values() for r in referents if type(r) is dict)):
         if isinstance(value, KaitaiStruct):
             children: Iterable[Any] = (value,)
         elif type(value) is list and value and isinstance(value[0], KaitaiStruct):
