@@ -135,6 +135,11 @@ class Refused(Exception):
         super().__init__(rule)
         self.error, self.rule, self.offset = error, rule, offset
 
+    def bare(self) -> Refused:
+        """The same refusal without the traceback and the exception it was raised from: one kept per row
+        read would otherwise hold the frames of its reading."""
+        return Refused(self.error, self.rule, self.offset)
+
 
 class KernelRow(NamedTuple):
     """One row as the kernel decodes it: its start, and either the frame a lookup there gives or the failure."""
@@ -300,6 +305,8 @@ class _Reader:
         self.notes: list[str] = []
         self._nodes: dict[tuple[int, int], dict[int, _Node]] = {}
         """The rows read, by FRE type and FDE type, then section offset."""
+        self._frames: dict[tuple[int, ...], tuple[int, ...]] = {}
+        """Each distinct frame the rows give, held once however many rows give it."""
 
     SORTED_REQUIRED = True
     """Whether `sframe_read_header` refuses a section without `SFRAME_F_FDE_SORTED` (every revision but the
@@ -425,7 +432,11 @@ class _Reader:
     ) -> KernelRow:
         """`__read_fre_datawords` on a row read whole: the frame, or the lookup's failure."""
         failure, frame = self._datawords(function, info, words, words_at, word)
-        return KernelRow(ip_off, at, failure, frame)
+        return KernelRow(ip_off, at, failure, self.shared(frame))
+
+    def shared(self, frame: tuple[int, int, int, int, int, int] | None) -> tuple[int, int, int, int, int, int] | None:
+        """`frame`, or the equal one a row read before gave (held once)."""
+        return frame if frame is None else self._frames.setdefault(frame, frame)  # type: ignore[return-value]
 
     def rows(self, function: KernelFunction) -> RowRun:
         """`sframe_validate_section`'s loop over a function's rows: each read (`head`, `bound`, `tail`) and
@@ -471,12 +482,12 @@ class _Reader:
             try:
                 addr_size, node.ip = self.head(fre_type, pos)
             except Refused as refused:
-                node.early = refused
+                node.early = refused.bare()
                 break
             try:
                 node.row, node.length = self.tail(function, pos, addr_size, node.ip)
             except Refused as refused:
-                node.late = refused
+                node.late = refused.bare()
                 break
             pos += node.length
         for node in reversed(path):  # then link each to the next, from the last

@@ -127,7 +127,7 @@ class _NewestReader(_Reader):
         word: int,
     ) -> Row:
         if not words:  # an outermost frame: CFA = SP + 0, RA and FP retained
-            return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True)
+            return Row(ip_off, at, None, self.shared((self.sp_reg << 3 | 1, 0, 0, 0, 0, 0)), True)
         fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
             frame = self._default_words(info, words, words_at)
@@ -135,7 +135,7 @@ class _NewestReader(_Reader):
             frame = self._flex_words(words, words_at, word)
         else:
             raise Refused(EINVAL, "__read_fre_datawords: FDE type neither default nor flexible", words_at - 1)
-        return Row(ip_off, at, _rule_failure(frame), frame, False)
+        return Row(ip_off, at, _rule_failure(frame), self.shared(frame), False)
 
     def _default_words(self, info: int, words: tuple[int, ...], words_at: int) -> tuple[int, int, int, int, int, int]:
         try:

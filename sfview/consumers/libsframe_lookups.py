@@ -40,10 +40,15 @@ from sfview.generated import sframe_layout as layout
 
 KEPT = 256
 """How many functions' conditions (and PCMASK paintings) `Lookups` keeps at once."""
+KEPT_CONDITIONS = 1 << 15
+"""How many conditions the kept walks hold in all before the oldest are let go: walks of functions thousands
+of rows long, 256 of them, would hold memory by what the functions claim, not by the bytes."""
 REPLAYED = 1 << 13
 """The most runs of answers `Replays` keeps, in all, to give again when the same spans are asked for again."""
 ALL = 1 << 80
 """Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
+BELOW = -ALL
+"""Below every key: one object, the low end of every condition open below (held by each condition kept)."""
 WORD = 1 << 32
 INT32_WRAP = 1 << 31
 
@@ -131,7 +136,7 @@ rep_size)."""
 
 
 def _everywhere(outcome: Outcome) -> Condition:
-    return -ALL, ALL, outcome, False
+    return BELOW, ALL, outcome, False
 
 
 def _walk(dec: Decoder, index: int) -> Iterator[Condition]:
@@ -160,7 +165,7 @@ def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, siz
     after = AFTER
     for i in range(count):
         row, esz = decode_fre(dec, at, fre_type)
-        yield -ALL, (start + _int32(row.start)) & mask, after, False
+        yield BELOW, (start + _int32(row.start)) & mask, after, False
         if i < count - 1:
             at += esz
             following, _ = decode_fre(dec, at, fre_type)
@@ -171,7 +176,7 @@ def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, siz
             end = following.start
         else:
             end = size
-        yield -ALL, (start + _int32(end)) & mask, row, False
+        yield BELOW, (start + _int32(end)) & mask, row, False
 
 
 def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
@@ -187,7 +192,7 @@ def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
         else:
             end = fde.size - 1
         if wide:
-            yield -ALL, row.start, AFTER, False
+            yield BELOW, row.start, AFTER, False
             if fde.pcmask and fde.rep_size == 0:
                 yield _everywhere(REP_SIZE_0)
                 return
@@ -202,7 +207,7 @@ def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
             else:
                 low = _int32(first + start)
                 if i == 0:
-                    yield -ALL, low, FIRST_AFTER, False
+                    yield BELOW, low, FIRST_AFTER, False
                 yield low, _int32(last + start) + 1, row, False
         at += esz
 
@@ -310,17 +315,23 @@ class Walks(Generic[K]):
         """The most row tests to walk (past it, `Budget`)."""
         self.walked = 0
         self._kept: dict[K, Walk] = {}
+        self._held = 0
+        """The conditions the kept walks hold."""
 
     def walk(self, key: K, steps: Callable[[], Iterator[Condition]], high: int, pc: int) -> Walk:
         """The walk named `key` (begun with `steps()` when not kept), far enough to answer every key below
         `high`; `Budget` (at `pc`, the PC being judged) past the bound."""
         walk = self._kept.get(key)
         if walk is None:
-            if len(self._kept) >= KEPT:  # functions come in address order: the oldest is done with
-                del self._kept[next(iter(self._kept))]
-            walk = self._kept[key] = Walk(steps())
+            kept = self._kept
+            while kept and (len(kept) >= KEPT or self._held > KEPT_CONDITIONS):
+                # functions come in address order: the oldest is done with
+                self._held -= len(kept.pop(next(iter(kept))).conds)
+            walk = kept[key] = Walk(steps())
         if not walk.complete(high):
-            self.walked += walk.upto(high, self.rows - self.walked)
+            added = walk.upto(high, self.rows - self.walked)
+            self.walked += added
+            self._held += added
             if not walk.complete(high):
                 raise Budget(pc, f"more than {self.rows} row tests walked (functions reading the same rows again)")
         return walk

@@ -12,6 +12,7 @@ tests/oracles/test_libsframe.py.
 
 from __future__ import annotations
 
+import struct
 import tracemalloc
 from pathlib import Path
 
@@ -49,13 +50,14 @@ def test_the_libsframe_verdict_on_functions_at_one_start_is_bounded_by_the_bytes
     assert peak - constant < PER_BYTE * big.stat().st_size, (peak - constant) / big.stat().st_size
 
 
-def _judged_peak(data: bytes, profile: str = "libsframe") -> int:
+def _judged_peak(data: bytes, profile: str = "libsframe", whole: bool = True) -> int:
     """The most memory `profile`'s verdict on `data` held at once (the profile alone: `check`'s own problems
-    are bounded by `--max-problems`, a constant this test does not measure)."""
+    are bounded by `--max-problems`, a constant this test does not measure); `whole`: judged to the end."""
     tracemalloc.start()
     try:
         verdict = PROFILES[profile].judge(data, 0)
-        assert verdict.accepted and not any("not judged" in note for note in verdict.notes[:-1]), verdict.notes
+        assert verdict.accepted, verdict.notes
+        assert not whole or not any("not judged" in note for note in verdict.notes[:-1]), verdict.notes
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -82,3 +84,44 @@ def test_the_glibc_verdict_on_functions_at_one_start_is_bounded_by_the_bytes() -
     _judged_peak(fewer, "glibc-2.43")
     added = _judged_peak(more, "glibc-2.43") - _judged_peak(fewer, "glibc-2.43")
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+def test_walks_kept_in_2_40_hold_conditions_within_the_bound() -> None:
+    """2.40 (keys are PCs) on functions claiming 65,535 rows past one pool of 1,000: each walk goes on into
+    the rows past the pool until the row tests' bound stops the verdict (as it did before). The walks kept
+    for functions asked again hold a bounded number of conditions in all, not 256 walks of any length: the
+    memory 9,000 more functions add within ten times the bytes they add (it was 315 times)."""
+    fewer, more = past_the_pool(1, 1000, 1000, size=0x800), past_the_pool(1, 10_000, 1000, size=0x800)
+    _judged_peak(fewer, "libsframe-2.40", whole=False)
+    added = _judged_peak(more, "libsframe-2.40", whole=False) - _judged_peak(fewer, "libsframe-2.40", whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+def _nested(functions: int) -> bytes:
+    """A version 3 AMD64 section of `functions` functions each inside the one before (4 bytes further on,
+    8 bytes shorter), each its own block of two rows: the kernel's validation reads every row, and the
+    bytes after each block (the next block's attributes) as rows too, refused."""
+    blocks, table = b"", []
+    for i in range(functions):
+        table.append(struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), 0x100000 - 8 * i, len(blocks)))
+        blocks += struct.pack("<HBBBHBbHBb", 2, 0x01, 0, 0, 0, 0x03, 8, 1, 0x03, 16)
+    fdes = b"".join(table)
+    header = struct.pack(
+        "<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, functions, 2 * functions, len(blocks), 0, len(fdes)
+    )
+    return header + fdes + blocks
+
+
+KERNEL_PER_BYTE = 100
+"""What the kernel's profiles hold a byte of this shape at most: not the issue's ten (each row read is a
+node with its run's links, 128 bytes, and its row), but less than half of the 169 they held while each
+refusal kept its traceback, the frames it was raised in and the exception it was raised from, and each
+row its own frame."""
+
+
+@pytest.mark.parametrize("profile", ["kernel", "kernel-v14"])
+def test_the_kernel_keeps_refusals_bare_and_frames_once(profile: str) -> None:
+    fewer, more = _nested(2000), _nested(10_000)
+    _judged_peak(fewer, profile)
+    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
+    assert added < KERNEL_PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
