@@ -202,19 +202,20 @@ MAX_ENTRIES = 1 << 14
 hundred): pyelftools makes an object of some 500 bytes for each."""
 
 
-def check_header(data: bytes | mmap.mmap, offset: int) -> None:
-    """Refuse a line table header (of `.debug_line`'s bytes `data`, at `offset`) whose directory or file name
+def check_header(data: bytes | mmap.mmap, offset: int, order: str) -> None:
+    """Refuse a line table header (of `.debug_line`'s bytes `data`, at `offset`, its numbers in the byte
+    `order` of `struct`, `<` or `>`: s390x's DWARF is big-endian) whose directory or file name
     lists hold more than `MAX_ENTRIES`, or (DWARF 5) claim more entries than its bytes hold, before pyelftools
     reads it: pyelftools makes an object for every entry claimed, and an entry of no field is no byte (a count
     of 2³² in a 20 KB file: 1.5 GB)."""
     try:
-        (length,) = struct.unpack_from("<I", data, offset)
+        (length,) = struct.unpack_from(order + "I", data, offset)
         wide = length == 0xFFFFFFFF
         at = offset + (12 if wide else 4)
-        (version,) = struct.unpack_from("<H", data, at)
+        (version,) = struct.unpack_from(order + "H", data, at)
         size = 8 if wide else 4
         at += 4 if version >= 5 else 2  # address_size and segment_selector_size from DWARF 5
-        (header_length,) = struct.unpack_from("<Q" if wide else "<I", data, at)
+        (header_length,) = struct.unpack_from(order + ("Q" if wide else "I"), data, at)
         at += size
         end = min(at + header_length, len(data))
         at += 5 if version >= 4 else 4  # up to opcode_base (maximum_operations_per_instruction from DWARF 4)

@@ -259,7 +259,8 @@ class _Unit:
             with contextlib.suppress(InputError), reading("the line table"):
                 stmt_list = _attribute(self.cu.get_top_DIE(), "DW_AT_stmt_list")
                 if stmt_list is not None and self.info.debug_line_sec is not None:
-                    check_header(self.info.debug_line_sec.stream.contents, stmt_list)
+                    order = "<" if self.info.config.little_endian else ">"
+                    check_header(self.info.debug_line_sec.stream.contents, stmt_list, order)
                 program = self.info.line_program_for_CU(self.cu)
                 self._lines = self._read_lines(program) if program is not None else _NO_LINES
             self.info._linetable_cache.clear()  # pyelftools' header, an object an entry: the unit keeps its own

@@ -330,6 +330,24 @@ def test_a_core_unwinds_as_gdb_multiarch_does(sid: Toolchain, tmp_path: Path, bu
     assert "s390x big-endian code keeps no frame-pointer chain" in alone.stdout
 
 
+SOURCE_LINE = re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*\) at (\S+:\d+)$", re.M)
+"""A frame line with its place: the function, `FILE:LINE`."""
+
+
+def test_frames_of_a_big_endian_program_have_gdbs_source_lines(sid: Toolchain, tmp_path: Path) -> None:
+    """`-g`: s390x's DWARF is big-endian, its line tables too; each frame of the program says `at FILE:LINE`
+    as gdb-multiarch does (a header read in the wrong byte order was refused, the lines lost)."""
+    need("qemu-s390x", "gdb-multiarch")
+    program = tmp_path / "leaves-g"
+    sid.compile("-O0", "-g", "-no-pie", SOURCES / "leaves.c", "-o", program)
+    core = _qemu_core(program, tmp_path)
+    expected = SOURCE_LINE.findall(_gdb_multiarch(program, core, SYSROOT))
+    assert [name for name, _ in expected][-1:] == ["main"] and len(expected) >= 3, expected
+    result = run_process("unwind", str(program), "--core", str(core), "--sysroot", SYSROOT)
+    assert result.returncode == 0, result.stderr
+    assert SOURCE_LINE.findall(result.stdout) == expected, result.stdout
+
+
 @pytest.mark.parametrize("build", ["O2", "Os"])
 def test_an_fp_kept_in_a_register_qemu_does_not_save(sid: Toolchain, tmp_path: Path, build: str) -> None:
     """busy_leaf faults while it keeps r11 in a floating-point register (a flexible FDE: `r17+0`), and
