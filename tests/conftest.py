@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 import struct
 import subprocess
@@ -70,9 +71,13 @@ def run_with_peak(*args: str) -> tuple[str, int]:
     return done.stdout, int(done.stderr.split("VmHWM")[-1].split()[0]) << 10
 
 
-def run_process(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `python -m sfview ARGS` as a separate process, as a shell would."""
-    return subprocess.run([sys.executable, "-m", "sfview", *args], capture_output=True, text=True, timeout=120)
+def run_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python -m sfview ARGS` as a separate process, as a shell would; `env`: variables set for it,
+    beside this process's."""
+    environment = None if env is None else {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "-m", "sfview", *args], capture_output=True, text=True, timeout=120, env=environment
+    )
 
 
 def load_section_fixture(path: Path) -> tuple[bytes, int, str]:

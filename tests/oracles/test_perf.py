@@ -72,15 +72,7 @@ class Recorded:
         return _perf(*args, cwd=self.folder, env=self.env).stdout
 
     def sfview(self, *args: str) -> subprocess.CompletedProcess[str]:
-        old = os.environ.get("PERF_BUILDID_DIR")
-        os.environ["PERF_BUILDID_DIR"] = self.env["PERF_BUILDID_DIR"]
-        try:
-            return run_process("perf", *args)
-        finally:
-            if old is None:
-                del os.environ["PERF_BUILDID_DIR"]
-            else:
-                os.environ["PERF_BUILDID_DIR"] = old
+        return run_process("perf", *args, env={"PERF_BUILDID_DIR": self.env["PERF_BUILDID_DIR"]})
 
 
 def _build(folder: Path, *flags: str) -> Path:

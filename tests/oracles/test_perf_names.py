@@ -75,22 +75,14 @@ class Profiled(NamedTuple):
 
     def sfview(self, *args: str) -> subprocess.CompletedProcess[str]:
         """`sfview perf` on the profile."""
-        old = os.environ.get("PERF_BUILDID_DIR")
-        os.environ["PERF_BUILDID_DIR"] = self.build_ids  # as Recorded.sfview: the child reads it
-        try:
-            return run_process("perf", str(self.data), *args)
-        finally:
-            if old is None:
-                del os.environ["PERF_BUILDID_DIR"]
-            else:
-                os.environ["PERF_BUILDID_DIR"] = old
+        return run_process("perf", str(self.data), *args, env={"PERF_BUILDID_DIR": self.build_ids})
 
 
 def record_profile(program: Path, *args: str) -> Profiled:
     """`perf record -e cpu-clock:u --call-graph dwarf` of `program ARGS`, beside it, on one CPU (`taskset`):
     perf writes each CPU's buffer in turn, so that a sample on one CPU can come in the file before the
-    mappings of its process written on another, which `perf script` orders by time and sfview reads in the
-    file's order (its frames then in no file); the tests of names are not about that."""
+    mappings of its process written on another, which both `perf script` and sfview order by time within
+    perf's rounds (`test_perf.py` holds that); the tests of names are not about it."""
     build_ids, data = str(program.parent / "buildid"), program.parent / "perf.data"
     record = ["taskset", "-c", "0", "perf", *RECORD, "--call-graph", "dwarf", "-o", str(data), "--", str(program)]
     env = {**os.environ, "PERF_BUILDID_DIR": build_ids}
