@@ -433,7 +433,7 @@ class PerfData:
                 held, mine, limit = _held(queue), _samples(queue), newest
                 yield self._record(at, kind, misc, body, number, layout)
                 continue
-            time = timed(kind, body) if timed is not None and kind != Record.FINISHED_ROUND else 0
+            time = timed(kind, body) if timed is not None else 0
             if not time or time == ADDRESS_ALL_ONES:
                 yield self._record(at, kind, misc, body, number, layout)
                 continue
