@@ -114,6 +114,8 @@ SAMPLE_ID_ALL_BIT = 18
 """`sample_id_all` in `perf_event_attr`'s flags (after `disabled` … `precise_ip`, `mmap_data`)."""
 QUEUED = (Record.SAMPLE, Record.MMAP, Record.MMAP2, Record.COMM, Record.FORK, Record.EXIT)
 """The kernel's records sfview reads, which come in time order (`PerfData.records`)."""
+BUILD_ID_BYTES = 20
+"""The bytes perf keeps of a build-id (`BUILD_ID_SIZE`): a longer one is cut, a shorter padded."""
 QUEUE_BYTES = 64 << 20
 """The record bytes held to be put in time order at most: past them, the earlier half is given (as perf's
 own queue does when it is full), whatever a file's rounds."""
@@ -385,8 +387,8 @@ class PerfData:
             if size < 36 or at + size > len(data):
                 raise self._error(f"a build-id record of {size} bytes, in {len(data) - at} left", offset + at)
             (pid,) = struct.unpack_from("<i", data, at + 8)
-            length = data[at + 32] if misc & MISC_BUILD_ID_SIZE else 20
-            build_id = data[at + 12 : at + 12 + min(length, 20)]
+            length = data[at + 32] if misc & MISC_BUILD_ID_SIZE else BUILD_ID_BYTES
+            build_id = data[at + 12 : at + 12 + min(length, BUILD_ID_BYTES)]
             name = data[at + 36 : at + size].split(b"\0", 1)[0].decode(errors="replace")
             found.append(BuildId(pid, build_id, name))
             at += size
@@ -580,7 +582,7 @@ class PerfData:
         if kind == Record.MMAP2:
             if misc & MISC_MMAP_BUILD_ID:
                 size = self._field(body, at, "<B", offset, what)[0]
-                build_id = body[at + 4 : at + 4 + min(size, 20)]
+                build_id = body[at + 4 : at + 4 + min(size, BUILD_ID_BYTES)]
             prot, _flags = self._field(body, at + 24, "<II", offset, what)
             executable = bool(prot & 4)  # PROT_EXEC
             at += 32

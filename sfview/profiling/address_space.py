@@ -21,7 +21,7 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.core import Memory
 from sfview.inputs.elf.image import PT_LOAD, ElfImage
-from sfview.inputs.perf_data import BuildId, Mmap
+from sfview.inputs.perf_data import BUILD_ID_BYTES, BuildId, Mmap
 from sfview.unwind.engine import Machine, Module
 from sfview.unwind.session import FilesRead, process_module
 
@@ -83,9 +83,8 @@ class Files:
         return self._found[path]
 
     def _find(self, path: str, recorded: bytes | None) -> str | None:
-        recorded = recorded.rstrip(b"\0") if recorded else None
         on_disk = _build_id(path) if os.path.isfile(path) else None
-        if os.path.isfile(path) and (not recorded or not on_disk or on_disk == recorded):
+        if os.path.isfile(path) and (not recorded or not on_disk or _same_build(on_disk, recorded)):
             return path
         cached = _cached(recorded) if recorded else None
         if on_disk is not None and recorded is not None:
@@ -154,6 +153,13 @@ def _kernel_view(path: str, reader: str) -> KernelView | None:
     if not verdict.accepted:
         return KernelView(f"{verdict.error} {verdict.rule}", [])
     return KernelView(None, sorted((f.start, f.end, f"{f.error} {f.rule}") for f in verdict.lookups))
+
+
+def _same_build(on_disk: bytes, recorded: bytes) -> bool:
+    """Whether a file's build-id is the one a profile recorded: byte for byte, as perf compares them. A
+    profile written without the id's size (an older perf) holds it in 20 bytes, a shorter one padded
+    with zeros; an id's own trailing zeros are never cut (one build in 256 ends in one)."""
+    return on_disk == recorded or (len(recorded) == BUILD_ID_BYTES and on_disk.ljust(BUILD_ID_BYTES, b"\0") == recorded)
 
 
 def _cached(build_id: bytes) -> str | None:

@@ -3,7 +3,8 @@
 A C program with a few call levels (tests/data/perf-work.c, built with `gcc
 -Wa,--gsframe -O2`) is profiled once for the module with `perf record -e
 cpu-clock:u --call-graph dwarf` (about 0.3 s); perf's build-id cache goes to a
-folder of the test (`PERF_BUILDID_DIR`), not to the machine's `~/.debug`.
+folder of the test (`perf --buildid-dir`, which sfview reads as `PERF_BUILDID_DIR`,
+the variable perf sets for what it runs), not to the machine's `~/.debug`.
 
 - The reader: every record sits at the file offset `perf report -D` prints, each
   mapping with its fields; every sample's PID, TID, time and IP are the ones `perf script
@@ -54,7 +55,10 @@ ERROR_ENTRY = 0xFFFFFFFFFFFFFFFF
 
 
 def _perf(*args: str, cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["perf", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=check)
+    """perf with its build-id cache in `env`'s `PERF_BUILDID_DIR` (perf itself reads only its option and
+    config: it sets that variable for the commands it runs, and sfview reads it)."""
+    argv = ["perf", "--buildid-dir", env["PERF_BUILDID_DIR"], *args]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=check)
 
 
 class Recorded:
@@ -466,6 +470,34 @@ def test_a_program_rebuilt_since_the_profile_is_left_out(recorded: Recorded, tmp
     two = again.sfview(str(data), "--jobs", "2")
     assert two.returncode == 0, two.stderr
     assert two.stdout == result.stdout
+
+
+ENDS_IN_ZERO = "0x" + "5f" * 19 + "00"
+"""A build-id whose last byte is zero, as one build in 256 has (`ld --build-id=0x…`)."""
+
+
+def test_a_build_id_ending_in_a_zero_byte_is_the_programs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A build-id's trailing zeros are its own: with them cut, the program ran was taken for another build
+    and every frame of it left out. Then the program rebuilt (another build-id): perf's copy of the build
+    that ran, in its build-id cache under the whole id, is read as `perf script` reads it."""
+    recorded = Recorded(tmp_path)
+    monkeypatch.setenv("PERF_BUILDID_DIR", recorded.env["PERF_BUILDID_DIR"])
+    _build(tmp_path, f"-Wl,--build-id={ENDS_IN_ZERO}")
+    _record(recorded, recorded.data, "--call-graph", "dwarf")
+    ids = _perf("buildid-list", "-i", str(recorded.data), cwd=tmp_path, env=recorded.env).stdout
+    assert f"{ENDS_IN_ZERO[2:]} {recorded.program}" in ids, ids
+    result = recorded.sfview(str(recorded.data))
+    assert result.returncode == 0, result.stderr
+    assert "changed since the profile" not in result.stdout, result.stdout
+    _assert_dwarf_stacks_are_perf_scripts(recorded)
+    _build(tmp_path, f"-Wl,--build-id={ENDS_IN_ZERO[:-2]}01")
+    again = Recorded(tmp_path)
+    assert _perf_callchains(again) == _perf_callchains(recorded), "perf script reads the build that ran"
+    result = again.sfview(str(again.data))
+    assert result.returncode == 0, result.stderr
+    assert f"{recorded.program}: changed since the profile (build-id {ENDS_IN_ZERO[2:]} in the profile" in result.stdout
+    assert "read from perf's build-id cache" in result.stdout, result.stdout
+    _assert_dwarf_stacks_are_perf_scripts(again)
 
 
 NO_CFI = r"""

@@ -84,7 +84,8 @@ def record_profile(program: Path, *args: str) -> Profiled:
     mappings of its process written on another, which both `perf script` and sfview order by time within
     perf's rounds (`test_perf.py` holds that); the tests of names are not about it."""
     build_ids, data = str(program.parent / "buildid"), program.parent / "perf.data"
-    record = ["taskset", "-c", "0", "perf", *RECORD, "--call-graph", "dwarf", "-o", str(data), "--", str(program)]
+    perf = ["taskset", "-c", "0", "perf", "--buildid-dir", build_ids]
+    record = [*perf, *RECORD, "--call-graph", "dwarf", "-o", str(data), "--", str(program)]
     env = {**os.environ, "PERF_BUILDID_DIR": build_ids}
     result = subprocess.run([*record, *args], capture_output=True, text=True, cwd=program.parent, env=env, timeout=120)
     if result.returncode != 0 or not data.exists():
