@@ -13,6 +13,7 @@ record that says so) an empty one.
 from __future__ import annotations
 
 import bisect
+import configparser
 import os
 from typing import NamedTuple
 
@@ -28,6 +29,10 @@ from sfview.unwind.session import FilesRead, process_module
 MAX_COPIED = 1 << 20
 """The mappings a profile's forks may copy from their parents in all: each copy is the parent's whole list,
 so forks of a process of many mappings that each map one more would hold their square."""
+
+PERF_SYSTEM_CONFIG = "/etc/perfconfig"
+"""perf's system-wide configuration (Debian's perf is built with `sysconfdir` /etc)."""
+
 
 KERNEL = "kernel"
 """The kernel's SFrame reader a profile's SFrame walks follow by default: the newest revision sfview knows."""
@@ -58,8 +63,8 @@ class Mapped(NamedTuple):
 
 class Files:
     """Where each file a profile names is read from, decided once a file: the file at its path when it is
-    the build that ran, else perf's copy of that build in its build-id cache (`~/.debug`, or
-    `$PERF_BUILDID_DIR`), as `perf script` reads it; the vDSO from there too."""
+    the build that ran, else perf's copy of that build in its build-id cache (`perf_buildid_dir`), as
+    `perf script` reads it; the vDSO from there too."""
 
     def __init__(self, build_ids: list[BuildId], machine: str, reader: str = KERNEL) -> None:
         self.recorded = {entry.path: entry.build_id for entry in build_ids}
@@ -162,9 +167,28 @@ def _same_build(on_disk: bytes, recorded: bytes) -> bool:
     return on_disk == recorded or (len(recorded) == BUILD_ID_BYTES and on_disk.ljust(BUILD_ID_BYTES, b"\0") == recorded)
 
 
+def perf_buildid_dir() -> str:
+    """The folder of perf's build-id cache, found as perf finds it: `$PERF_BUILDID_DIR` (what perf sets for
+    the commands it runs, after its `--buildid-dir`), else `buildid.dir` in perf's configuration (the file
+    `$PERF_CONFIG` names, else `/etc/perfconfig` and then `~/.perfconfig`, the later winning), else
+    `~/.debug`. A configuration file that cannot be read is passed over, as perf passes over a missing one."""
+    if os.environ.get("PERF_BUILDID_DIR"):
+        return os.environ["PERF_BUILDID_DIR"]
+    named = os.environ.get("PERF_CONFIG")
+    found = None
+    for path in [named] if named is not None else [PERF_SYSTEM_CONFIG, os.path.expanduser("~/.perfconfig")]:
+        config = configparser.ConfigParser(strict=False, allow_no_value=True, interpolation=None)
+        try:
+            config.read(path)
+        except (configparser.Error, UnicodeDecodeError):
+            continue
+        found = config.get("buildid", "dir", fallback=None) or found
+    return found or os.path.expanduser("~/.debug")
+
+
 def _cached(build_id: bytes) -> str | None:
     """perf's copy of the file of `build_id` (`.build-id/ab/cdef…/elf`, the vDSO's `…/vdso`), if it has one."""
-    root = os.environ.get("PERF_BUILDID_DIR") or os.path.expanduser("~/.debug")
+    root = perf_buildid_dir()
     folder = os.path.join(root, ".build-id", build_id.hex()[:2], build_id.hex()[2:])
     return next((os.path.join(folder, n) for n in ("elf", "vdso") if os.path.isfile(os.path.join(folder, n))), None)
 

@@ -32,6 +32,7 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -498,6 +499,33 @@ def test_a_build_id_ending_in_a_zero_byte_is_the_programs(monkeypatch: pytest.Mo
     assert f"{recorded.program}: changed since the profile (build-id {ENDS_IN_ZERO[2:]} in the profile" in result.stdout
     assert "read from perf's build-id cache" in result.stdout, result.stdout
     _assert_dwarf_stacks_are_perf_scripts(again)
+
+
+def test_perfs_build_id_cache_is_where_its_configuration_puts_it(tmp_path: Path) -> None:
+    """`buildid.dir` in perf's configuration (here the file `PERF_CONFIG` names) moves perf's build-id
+    cache: perf record writes the copies there, and sfview reads a program rebuilt since from there, as
+    perf script does."""
+    cache, config = tmp_path / "elsewhere", tmp_path / "perfconfig"
+    config.write_text(f"[buildid]\n\tdir = {cache}\n")
+    recorded = Recorded(tmp_path)
+    env = {**os.environ, "PERF_CONFIG": str(config)}
+    env.pop("PERF_BUILDID_DIR", None)
+    _build(tmp_path, "-Wl,--build-id=0x" + "a1" * 20)
+    args = [*RECORD, "--call-graph", "dwarf", "-o", str(recorded.data), "--", str(recorded.program), ROUNDS]
+    result = subprocess.run(["perf", *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    if result.returncode != 0:
+        pytest.skip(f"perf record cannot record here (as root, perf_event_paranoid ≤ 1): {result.stderr.strip()}")
+    copy = cache / ".build-id" / "a1" / ("a1" * 19) / "elf"
+    assert copy.is_file(), f"perf record kept no copy at {copy}"
+    _build(tmp_path, "-Wl,--build-id=0x" + "b2" * 20)
+    script = ["perf", "script", "--no-inline", "-F", "ip,sym,dso", "-i", str(recorded.data)]
+    named = subprocess.run(script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120).stdout
+    assert f" main ({recorded.program})" in named, "perf script reads the build that ran, from its copy"
+    ours = subprocess.run(
+        [sys.executable, "-m", "sfview", "perf", str(recorded.data)], capture_output=True, text=True, env=env
+    )
+    assert ours.returncode == 0, ours.stderr
+    assert f"read from perf's build-id cache, {copy}" in ours.stdout, ours.stdout
 
 
 NO_CFI = r"""
