@@ -166,10 +166,11 @@ class _Rows:
     validation would let pass (each read, start increasing): `parent` the next row of the run, `depth` how
     many rows of the run follow; `jump` a skip pointer toward the run's end (Myers' skew-binary jumps: any
     row of the run reached in O(log) steps); `fails` the rows from here to the run's end whose lookups
-    fail, `nextfail` the first of them. What a row gives (its failure and frame, or the refusal its reading
-    ends in) is one of the `answers`, each held once however many rows give it. The row after a run's last
-    (it does not read, or does not start higher) is not kept: read again if a function's rows start
-    there."""
+    fail, `nextfail` the first of them; `differs` the first row of the run giving another answer than this
+    one (rows alike are one range of answers, however many functions read them). What a row gives (its
+    failure and frame, or the refusal its reading ends in) is one of the `answers`, each held once however
+    many rows give it. The row after a run's last (it does not read, or does not start higher) is not
+    kept: read again if a function's rows start there."""
 
     def __init__(self, low: int, high: int) -> None:
         self.low = low
@@ -181,6 +182,7 @@ class _Rows:
         self.at, self.ip, self.length = array(offsets), array("I"), array("B")
         self.parent, self.jump, self.depth = array("i"), array("i"), array("i")
         self.fails, self.nextfail, self.answer = array("i"), array("i"), array("i")
+        self.differs = array("i")
         self.answers: list[_Refusal | tuple[type, tuple[object, ...]]] = []
         self._answer_of: dict[object, int] = {}
 
@@ -206,6 +208,7 @@ class _Rows:
         self.depth.append(0)
         self.fails.append(0)
         self.nextfail.append(-1)
+        self.differs.append(-1)
         kept = self._answer_of.setdefault(answer, len(self.answers))
         if kept == len(self.answers):
             self.answers.append(answer)  # type: ignore[arg-type]
@@ -242,6 +245,7 @@ class _Rows:
             skip = jump[after]
             jump[node] = jump[skip] if depth[after] - depth[skip] == depth[skip] - depth[jump[skip]] else after
             self.fails[node], self.nextfail[node] = self.fails[after], self.nextfail[after]
+            self.differs[node] = self.differs[after] if self.answer[after] == self.answer[node] else after
         if self.failing(node):
             self.fails[node] += 1
             self.nextfail[node] = node
@@ -293,18 +297,20 @@ class RowRun:
         return rows.fails[first] - (rows.fails[past] if past >= 0 else 0)
 
     def below(self, limit: int, failing: bool) -> Iterator[tuple[KernelRow, int | None]]:
-        """(row, the next row's start or None) for the rows starting below `limit`, in order; with `failing`
-        only those whose lookups fail (found by skipping the others)."""
+        """(row, the start of the next row giving another answer, or None) for the rows starting below
+        `limit`, in order, rows alike after one skipped; with `failing` only those whose lookups fail
+        (found by skipping the others)."""
         rows = self._rows
         if rows is None or not self._count:
             return
-        depth, parent, ip = rows.depth, rows.parent, rows.ip
+        depth, differs, ip = rows.depth, rows.differs, rows.ip
         last_depth = depth[self._first] - self._count  # rows of a depth above it are this function's
         node = rows.nextfail[self._first] if failing else self._first
         while node >= 0 and depth[node] > last_depth and ip[node] < limit:
-            after = parent[node]
-            yield rows.row(node), (ip[after] if after >= 0 and depth[node] - 1 > last_depth else None)
-            node = (rows.nextfail[after] if failing else after) if after >= 0 else -1
+            after = differs[node]
+            inside = after >= 0 and depth[after] > last_depth
+            yield rows.row(node), (ip[after] if inside else None)
+            node = (rows.nextfail[after] if failing else after) if inside else -1
 
 
 @dataclass
@@ -773,21 +779,14 @@ def each_lookup(registered: Registered, successes: bool = True) -> Iterator[Look
         for spans, found in enumerate(_ranges(registered, successes)):
             if spans >= spans_bound:
                 raise _Bound(found.start, f"more than {spans_bound} ranges looked at ({SPANS_PER_BYTE} a byte)")
-            if (
-                pending is not None
-                and pending.end >= found.start
-                and (pending.error, pending.rule)
-                == (
-                    found.error,
-                    found.rule,
-                )
-            ):
-                last = pending
+            last = pending
+            if last is not None and last.end >= found.start and (last.error, last.rule) == (found.error, found.rule):
                 pending = Lookup(last.start, max(last.end, found.end), last.function, last.error, last.rule)
                 continue
             if pending is not None:
                 failures += pending.error is not None
                 yield pending
+                pending = None
             if found.error is not None and failures >= failures_bound:
                 bound = f"more than {failures_bound} failing ranges (one per {FAILURES_PER_BYTE} bytes)"
                 raise _Bound(found.start, bound)
@@ -852,7 +851,12 @@ def _find_fre(
     if rep == 0:
         yield Lookup(start, end, index, CRASH, "__find_fre: ip_off %= rep_size divides by zero")
         return
-    spans = list(_row_spans(function, rep, rules))
+    spans: list[tuple[int, int, str | None, str]] = []
+    for span in _row_spans(function, rep, rules):  # touching spans of one outcome made one: tiled below
+        if spans and spans[-1][1] == span[0] and spans[-1][2:] == span[2:]:
+            spans[-1] = (spans[-1][0], *span[1:])
+        else:
+            spans.append(span)
     if not spans:
         return
     if len(spans) == 1 and spans[0][:2] == (0, rep):
