@@ -188,6 +188,30 @@ def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest
     assert made[0] <= 8 * FUNCTIONS  # a few a function (those merged included), not 2,000
 
 
+def test_the_kernel_lists_rows_alike_as_one_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same block, under functions of 4 KB (each holding all 2,000 rows, 4 million ranges in all): each
+    function lists one range, not a range a row (it made 4 million, 62 s and 1 GB), and the verdict is
+    the one range every function's PCs make together, judged to the end."""
+    made = [0]
+
+    class Counted(kernel.Lookup):
+        def __init__(self, *args: object) -> None:
+            made[0] += 1
+            super().__init__(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kernel, "Lookup", Counted)
+    rows = b"".join(struct.pack("<HB", 2 * k, 0x01) for k in range(ROWS))
+    block = struct.pack("<HBBB", ROWS, 0x01, 0, 0) + rows
+    size = 0x1000
+    table = b"".join(struct.pack("<qII", 0x1000 + size * i - (28 + 16 * i), size, 0) for i in range(FUNCTIONS))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, FUNCTIONS, ROWS, len(block), 0, len(table))
+    verdict = profiles()["kernel-v14"].judge(header + table + block, 0)
+    assert verdict.accepted
+    assert [(f.start, f.end, f.error) for f in verdict.lookups] == [(0x1000, 0x1000 + size * FUNCTIONS, "-EINVAL")]
+    assert not any("not judged" in note for note in verdict.notes)
+    assert made[0] <= 8 * FUNCTIONS
+
+
 @pytest.mark.parametrize("profile", ["libsframe-2.44", "libsframe", "glibc-2.43"])
 def test_pcmask_functions_of_gigabytes_stop_within_a_few_runs_a_byte(profile: str) -> None:
     """200 PCMASK functions of 4 GB each, rep_size 16, two rows: billions of runs of answers. The verdict
