@@ -165,9 +165,9 @@ class _Rows:
     A node is a row as read for one table (FRE type, FDE type) with the run of rows after it that the
     validation would let pass (each read, start increasing): `parent` the next row of the run, `depth` how
     many rows of the run follow; `jump` a skip pointer toward the run's end (Myers' skew-binary jumps: any
-    row of the run reached in O(log) steps); `fails` the rows from here to the run's end whose lookups
-    fail, `nextfail` the first of them; `differs` the first row of the run giving another answer than this
-    one (rows alike are one range of answers, however many functions read them). What a row gives (its
+    row of the run reached in O(log) steps); `nextfail` the first row from here to the run's end whose
+    lookups fail; `differs` the first row of the run giving another answer than this one (rows alike
+    are one range of answers, however many functions read them). What a row gives (its
     failure and frame, or the refusal its reading ends in) is one of the `answers`, each held once however
     many rows give it. The row after a run's last (it does not read, or does not start higher) is not
     kept: read again if a function's rows start there."""
@@ -181,7 +181,7 @@ class _Rows:
         """Each node's table, and the node made before it at the same offset, plus one."""
         self.at, self.ip, self.length = array(offsets), array("I"), array("B")
         self.parent, self.jump, self.depth = array("i"), array("i"), array("i")
-        self.fails, self.nextfail, self.answer = array("i"), array("i"), array("i")
+        self.nextfail, self.answer = array("i"), array("i")
         self.differs = array("i")
         self.answers: list[_Refusal | tuple[type, tuple[object, ...]]] = []
         self._answer_of: dict[object, int] = {}
@@ -206,7 +206,6 @@ class _Rows:
         self.parent.append(-1)
         self.jump.append(node)
         self.depth.append(0)
-        self.fails.append(0)
         self.nextfail.append(-1)
         self.differs.append(-1)
         kept = self._answer_of.setdefault(answer, len(self.answers))
@@ -244,10 +243,9 @@ class _Rows:
             self.parent[node], depth[node] = after, depth[after] + 1
             skip = jump[after]
             jump[node] = jump[skip] if depth[after] - depth[skip] == depth[skip] - depth[jump[skip]] else after
-            self.fails[node], self.nextfail[node] = self.fails[after], self.nextfail[after]
+            self.nextfail[node] = self.nextfail[after]
             self.differs[node] = self.differs[after] if self.answer[after] == self.answer[node] else after
         if self.failing(node):
-            self.fails[node] += 1
             self.nextfail[node] = node
 
     def ancestor(self, node: int, steps: int) -> int:
@@ -288,13 +286,13 @@ class RowRun:
             yield rows.row(node)
             node = rows.parent[node]
 
-    def failing_count(self) -> int:
-        """How many of the rows fail at lookup."""
-        rows, first = self._rows, self._first
+    def failing(self) -> bool:
+        """Whether any of the rows fails at lookup."""
+        rows = self._rows
         if rows is None or not self._count:
-            return 0
-        past = rows.ancestor(first, self._count) if self._count <= rows.depth[first] else -1
-        return rows.fails[first] - (rows.fails[past] if past >= 0 else 0)
+            return False
+        failing = rows.nextfail[self._first]
+        return failing >= 0 and rows.depth[failing] > rows.depth[self._first] - self._count
 
     def below(self, limit: int, failing: bool) -> Iterator[tuple[KernelRow, int | None]]:
         """(row, the start of the next row giving another answer, or None) for the rows starting below
@@ -336,7 +334,7 @@ class KernelFunction:
     def clean(self) -> bool:
         """Every PC of it finds a row that succeeds (PCINC: a row at 0, none failing)."""
         rows = self.rows
-        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and not rows.failing_count()
+        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and not rows.failing()
 
 
 class Functions(Sequence[KernelFunction]):
@@ -593,22 +591,23 @@ class _Reader:
         known = store.find(table, at)
         if known >= 0:
             return known
-        path: list[int] = []
+        first = last = len(store.at)  # the nodes read here are made one after another: [first, last)
         pos, after = at, -1
         while True:  # read forward while the run goes on, to a row known
             ip, length, answer = self._read(function, fre_type, pos)
-            if path and (isinstance(answer, _Refusal) or ip <= store.ip[path[-1]]):
+            if last > first and (isinstance(answer, _Refusal) or ip <= store.ip[last - 1]):
                 break  # the run's end: that row is not kept
-            path.append(store.add(table, pos, ip, length, answer))
+            last = store.add(table, pos, ip, length, answer) + 1
             if isinstance(answer, _Refusal):
                 break
             pos += length
             after = store.find(table, pos)
             if after >= 0:
                 break
-        for i in range(len(path) - 1, -1, -1):  # then link each to the next, from the last
-            store.link(path[i], path[i + 1] if i + 1 < len(path) else after)
-        return path[0]
+        store.link(last - 1, after)
+        for node in range(last - 2, first - 1, -1):  # then link each to the next, from the last
+            store.link(node, node + 1)
+        return first
 
     def _read(self, function: KernelFunction, fre_type: int, at: int) -> tuple[int, int, object]:
         """(start, size, what it gives) of the row at `at`: what it gives is the row's class and its fields
