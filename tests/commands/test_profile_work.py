@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_process
-from handmade import at_one_start, long_function, overlapping
+from handmade import at_one_start, long_function, overlapping, rows_alike
 
 from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
 from sfview.consumers.libsframe import row_bound
@@ -189,9 +189,9 @@ def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest
 
 
 def test_the_kernel_lists_rows_alike_as_one_range(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same block, under functions of 4 KB (each holding all 2,000 rows, 4 million ranges in all): each
-    function lists one range, not a range a row (it made 4 million, 62 s and 1 GB), and the verdict is
-    the one range every function's PCs make together, judged to the end."""
+    """2,000 functions of 4 KB, each holding all 2,000 rows of one block, every row failing one way
+    (`handmade.rows_alike`: 4 million ranges of rows in all): each function lists one range, not a range
+    a row, and the verdict is the one range every function's PCs make together, judged to the end."""
     made = [0]
 
     class Counted(kernel.Lookup):
@@ -200,12 +200,8 @@ def test_the_kernel_lists_rows_alike_as_one_range(monkeypatch: pytest.MonkeyPatc
             super().__init__(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(kernel, "Lookup", Counted)
-    rows = b"".join(struct.pack("<HB", 2 * k, 0x01) for k in range(ROWS))
-    block = struct.pack("<HBBB", ROWS, 0x01, 0, 0) + rows
     size = 0x1000
-    table = b"".join(struct.pack("<qII", 0x1000 + size * i - (28 + 16 * i), size, 0) for i in range(FUNCTIONS))
-    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, FUNCTIONS, ROWS, len(block), 0, len(table))
-    verdict = profiles()["kernel-v14"].judge(header + table + block, 0)
+    verdict = profiles()["kernel-v14"].judge(rows_alike(FUNCTIONS, ROWS, size), 0)
     assert verdict.accepted
     assert [(f.start, f.end, f.error) for f in verdict.lookups] == [(0x1000, 0x1000 + size * FUNCTIONS, "-EINVAL")]
     assert not any("not judged" in note for note in verdict.notes)
