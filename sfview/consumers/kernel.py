@@ -215,6 +215,7 @@ class _Rows:
         return node
 
     def refusal(self, node: int) -> _Refusal | None:
+        """The refusal `node`'s reading ends in (None: it is a row)."""
         answer = self.answers[self.answer[node]]
         return answer if isinstance(answer, _Refusal) else None
 
@@ -225,6 +226,7 @@ class _Rows:
         return Refused(answer.error, answer.rule, self.at[node] + answer.delta)
 
     def failing(self, node: int) -> bool:
+        """Whether `node` is a row whose lookups fail."""
         answer = self.answers[self.answer[node]]
         return not isinstance(answer, _Refusal) and answer[1][0] is not None
 
@@ -361,6 +363,8 @@ class Functions(Sequence[KernelFunction]):
         return len(self.addresses)
 
     def __getitem__(self, index: int) -> KernelFunction:  # type: ignore[override]
+        if index < 0:
+            index += len(self)
         info, count = self.info[index], self.num_fres[index]
         function = KernelFunction(
             index,
