@@ -29,7 +29,7 @@ from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT))
-from handmade import overlapping
+from handmade import nested, overlapping, pcmask_of_gigabytes, rows_alike
 from leb128_bytes import uleb
 from toolchains import SUITES, cache_dir
 
@@ -254,6 +254,13 @@ def staircase(count: int) -> Path:
     return out
 
 
+def written(name: str, data: bytes) -> Path:
+    """`data` as a raw section file named `name` under the output folder."""
+    out = OUT / f"{name}.sframe"
+    out.write_bytes(data)
+    return out
+
+
 def past_the_pool(count: int) -> Path:
     """`handmade.overlapping` (version 2, all from row 0) with every function claiming 10 rows past the pool."""
     data = bytearray(overlapping(2, count, count, slide=False))
@@ -415,6 +422,10 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     damaged = damaged_functions(200_000, sorted_=True)
     unsorted = damaged_functions(200_000, sorted_=False)
     past_listed = damaged_functions(200_000, sorted_=True, rows=5000)
+    kernel_nested = written("nested-20000", nested(20_000))
+    kernel_pcmask = written("pcmask-20000", pcmask_of_gigabytes(20_000))
+    kernel_gaps = written("pcmask-gaps-20000", pcmask_of_gigabytes(20_000, 4))
+    kernel_alike = written("rows-alike-2000", rows_alike(2000, 2000))
     regs = ["--regs", "pc=0x1014,sp=0x7000", "--mem", "0x7000=0x1024", "--mem", "0x7008=0x1034"]
     newer = readelf_2_47()
     round_10: dict[str, tuple[list[str], list[str] | None]] = {}
@@ -500,6 +511,22 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "round 9: 200,000 damaged functions, dump": (["dump", str(damaged)], None),
         "round 9: 200,000 functions unsorted, unwind --regs": (["unwind", str(unsorted), *regs], None),
         "round 9: 200,000 functions each claiming 5,000 rows, stats": (["stats", str(past_listed)], None),
+        "kernel profiles: 20,000 nested v3 functions, check --profile kernel": (
+            ["check", "--profile", "kernel", str(kernel_nested)],
+            None,
+        ),
+        "kernel profiles: 20,000 v3 PCMASK functions of 4 GB, check --profile kernel": (
+            ["check", "--profile", "kernel", str(kernel_pcmask)],
+            None,
+        ),
+        "kernel profiles: the same, each repeat's first 4 bytes failing, check --profile kernel": (
+            ["check", "--profile", "kernel", str(kernel_gaps)],
+            None,
+        ),
+        "kernel profiles: 2,000 functions of 4 KB over 2,000 failing rows, check --profile kernel-v14": (
+            ["check", "--profile", "kernel-v14", str(kernel_alike)],
+            None,
+        ),
     }
 
 

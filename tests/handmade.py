@@ -156,6 +156,44 @@ def past_the_pool(
     return header + fde + block
 
 
+def _v3(functions: int, rows: int, table: list[bytes], blocks: bytes) -> bytes:
+    """A version 3 AMD64 section (PCREL, sorted) of these FDEs and blocks."""
+    fdes = b"".join(table)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, functions, rows, len(blocks), 0, len(fdes))
+    return header + fdes + blocks
+
+
+def nested(functions: int) -> bytes:
+    """A version 3 AMD64 section of `functions` functions each inside the one before (4 bytes further on,
+    8 bytes shorter), each its own block of two rows: the kernel's validation reads every row, and the
+    bytes after each block (the next block's attributes) as rows too, refused."""
+    blocks, table = b"", []
+    for i in range(functions):
+        table.append(struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), 0x100000 - 8 * i, len(blocks)))
+        blocks += struct.pack("<HBBBHBbHBb", 2, 0x01, 0, 0, 0, 0x03, 8, 1, 0x03, 16)
+    return _v3(functions, 2 * functions, table, blocks)
+
+
+def pcmask_of_gigabytes(functions: int, first: int = 0) -> bytes:
+    """A version 3 AMD64 section of `functions` PCMASK functions of 4 GB each, 64 KB apart (each owns the
+    PCs to the next one's start: 4,096 repeats of 16 bytes), each its own block of two rows, at `first`
+    and `first + 4`: with `first` 4, the first 4 bytes of every repeat find no row."""
+    blocks, table = b"", []
+    for i in range(functions):
+        table.append(struct.pack("<qII", 0x1000 + 0x10000 * i - (28 + 16 * i), 0xFFFFFFFF, len(blocks)))
+        blocks += struct.pack("<HBBBHBbHBb", 2, 0x11, 0, 16, first, 0x03, 8, first + 4, 0x03, 16)
+    return _v3(functions, 2 * functions, table, blocks)
+
+
+def rows_alike(functions: int, rows: int, size: int = 0x1000) -> bytes:
+    """A version 3 AMD64 section of `functions` functions `size` bytes long and apart, all reading one block
+    of `rows` rows two bytes apart, none with data words (every lookup fails in the kernel's v14
+    reader, one way): each function holds all the rows."""
+    block = struct.pack("<HBBB", rows, 0x01, 0, 0) + b"".join(struct.pack("<HB", 2 * k, 0x01) for k in range(rows))
+    table = [struct.pack("<qII", 0x1000 + size * i - (28 + 16 * i), size, 0) for i in range(functions)]
+    return _v3(functions, rows, table, block)
+
+
 ADDR = {0: "B", 1: "H", 2: "I"}
 OFFSET = {0: "b", 1: "h", 2: "i"}
 

@@ -29,13 +29,14 @@ this module to every one of them.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
@@ -135,11 +136,6 @@ class Refused(Exception):
         super().__init__(rule)
         self.error, self.rule, self.offset = error, rule, offset
 
-    def bare(self) -> Refused:
-        """The same refusal without the traceback and the exception it was raised from: one kept per row
-        read would otherwise hold the frames of its reading."""
-        return Refused(self.error, self.rule, self.offset)
-
 
 class KernelRow(NamedTuple):
     """One row as the kernel decodes it: its start, and either the frame a lookup there gives or the failure."""
@@ -153,47 +149,126 @@ class KernelRow(NamedTuple):
     """(cfa_ctl, cfa_off, ra_ctl, ra_off, fp_ctl, fp_off) as `__find_fre` hands them to the rule makers."""
 
 
-class _Node:
-    """A row at one section offset, as read for one FRE type and FDE type, with the run of rows after it
-    that the validation would let pass (each read, start increasing): `parent` the next row of the run,
-    `depth` how many rows of the run follow, `brk` where the row ending the run is; `jump` a skip pointer
-    toward the run's end (Myers' skew-binary jumps: any row of the run reached in O(log) steps); `fails`
-    the rows from here to the run's end whose lookups fail, `nextfail` the first of them."""
+class _Refusal(NamedTuple):
+    """A refusal a row's reading ends in, held once for every row it ends: `late` when the row's start was
+    read (it comes after the function's bound on the start), `delta` the offset it names past the row's."""
 
-    __slots__ = ("at", "brk", "depth", "early", "fails", "ip", "jump", "late", "length", "nextfail", "parent", "row")
+    late: bool
+    error: str
+    rule: str
+    delta: int
 
-    def __init__(self, at: int) -> None:
-        self.at = at
-        self.ip = 0
-        self.early: Refused | None = None
-        """A refusal before the row's start is read (`ip` unknown)."""
-        self.late: Refused | None = None
-        """A refusal after the function's bound on the start is checked."""
-        self.row: KernelRow | None = None
-        self.length = 0
-        self.parent: _Node | None = None
-        self.jump: _Node = self
-        self.depth = 0
-        self.brk = at
-        self.fails = 0
-        self.nextfail: _Node | None = None
 
-    def ancestor(self, steps: int) -> _Node:
-        """The row `steps` rows further along the run (at most `depth`)."""
-        node, depth = self, self.depth - steps
-        while node.depth > depth:
-            node = node.jump if node.jump.depth >= depth else node.parent  # type: ignore[assignment]
+class _Rows:
+    """The rows read, by FRE type and FDE type, then section offset: one node a row, held as columns.
+
+    A node is a row as read for one table (FRE type, FDE type) with the run of rows after it that the
+    validation would let pass (each read, start increasing): `parent` the next row of the run, `depth` how
+    many rows of the run follow; `jump` a skip pointer toward the run's end (Myers' skew-binary jumps: any
+    row of the run reached in O(log) steps); `nextfail` the first row from here to the run's end whose
+    lookups fail; `differs` the first row of the run giving another answer than this one (rows alike
+    are one range of answers, however many functions read them). What a row gives (its
+    failure and frame, or the refusal its reading ends in) is one of the `answers`, each held once however
+    many rows give it. The row after a run's last (it does not read, or does not start higher) is not
+    kept: read again if a function's rows start there."""
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low = low
+        self.slot = array("i", [0]) * (high - low + 1)
+        """The last node made at each offset in [low, high], plus one (0: none)."""
+        offsets = "I" if high < 1 << 32 else "Q"
+        self.table, self.other = array("B"), array("i")
+        """Each node's table, and the node made before it at the same offset, plus one."""
+        self.at, self.ip, self.length = array(offsets), array("I"), array("B")
+        self.parent, self.jump, self.depth = array("i"), array("i"), array("i")
+        self.nextfail, self.answer = array("i"), array("i")
+        self.differs = array("i")
+        self.answers: list[_Refusal | tuple[type, tuple[object, ...]]] = []
+        self._answer_of: dict[object, int] = {}
+
+    def find(self, table: int, at: int) -> int:
+        """The node at `at` in `table`, or -1."""
+        node = self.slot[at - self.low] - 1
+        while node >= 0 and self.table[node] != table:
+            node = self.other[node] - 1
+        return node
+
+    def add(self, table: int, at: int, ip: int, length: int, answer: object) -> int:
+        """A new node (unlinked: the end of its run) of `answer` (a `_Refusal`, or a row's class and the
+        fields after its start)."""
+        node = len(self.at)
+        self.table.append(table)
+        self.other.append(self.slot[at - self.low])
+        self.slot[at - self.low] = node + 1
+        self.at.append(at)
+        self.ip.append(ip)
+        self.length.append(length)
+        self.parent.append(-1)
+        self.jump.append(node)
+        self.depth.append(0)
+        self.nextfail.append(-1)
+        self.differs.append(-1)
+        kept = self._answer_of.setdefault(answer, len(self.answers))
+        if kept == len(self.answers):
+            self.answers.append(answer)  # type: ignore[arg-type]
+        self.answer.append(kept)
+        return node
+
+    def refusal(self, node: int) -> _Refusal | None:
+        """The refusal `node`'s reading ends in (None: it is a row)."""
+        answer = self.answers[self.answer[node]]
+        return answer if isinstance(answer, _Refusal) else None
+
+    def refused(self, node: int) -> Refused:
+        """The refusal `node`'s reading ends in, at its offset."""
+        answer = self.answers[self.answer[node]]
+        assert isinstance(answer, _Refusal)
+        return Refused(answer.error, answer.rule, self.at[node] + answer.delta)
+
+    def failing(self, node: int) -> bool:
+        """Whether `node` is a row whose lookups fail."""
+        answer = self.answers[self.answer[node]]
+        return not isinstance(answer, _Refusal) and answer[1][0] is not None
+
+    def row(self, node: int) -> KernelRow:
+        """The row as its reader's `row` made it."""
+        answer = self.answers[self.answer[node]]
+        assert not isinstance(answer, _Refusal)
+        kind, rest = answer
+        return kind(self.ip[node], self.at[node], *rest)  # type: ignore[no-any-return]
+
+    def link(self, node: int, after: int) -> None:
+        """`after` (the node right after `node`, or -1) continues `node`'s run if it is a row starting
+        higher; then `node`'s failures."""
+        if after >= 0 and self.refusal(after) is None and self.ip[after] > self.ip[node]:
+            depth, jump = self.depth, self.jump
+            self.parent[node], depth[node] = after, depth[after] + 1
+            skip = jump[after]
+            jump[node] = jump[skip] if depth[after] - depth[skip] == depth[skip] - depth[jump[skip]] else after
+            self.nextfail[node] = self.nextfail[after]
+            self.differs[node] = self.differs[after] if self.answer[after] == self.answer[node] else after
+        if self.failing(node):
+            self.nextfail[node] = node
+
+    def ancestor(self, node: int, steps: int) -> int:
+        """The row `steps` rows further along `node`'s run (at most its depth)."""
+        depth, jump, parent = self.depth, self.jump, self.parent
+        target = depth[node] - steps
+        while depth[node] > target:
+            skip = jump[node]
+            node = skip if depth[skip] >= target else parent[node]
         return node
 
 
 class RowRun:
-    """A function's `count` rows, the first at `first`: the validation let each pass, so they are the first
-    `count` rows of `first`'s run, shared with every function whose rows are a part of the same run (read
-    once however many functions read them)."""
+    """A function's `count` rows, the first at node `first`: the validation let each pass, so they are the
+    first `count` rows of `first`'s run, shared with every function whose rows are a part of the same run
+    (read once however many functions read them)."""
 
-    def __init__(self, first: _Node | None, count: int) -> None:
+    def __init__(self, rows: _Rows | None, first: int, count: int) -> None:
+        self._rows = rows
         self._first = first
-        self._count = count if first is not None else 0
+        self._count = count if rows is not None and first >= 0 else 0
 
     def __len__(self) -> int:
         return self._count
@@ -203,45 +278,39 @@ class RowRun:
             index += self._count
         if not 0 <= index < self._count:
             raise IndexError(index)
-        assert self._first is not None
-        row = self._first.ancestor(index).row
-        assert row is not None
-        return row
+        assert self._rows is not None
+        return self._rows.row(self._rows.ancestor(self._first, index))
 
     def __iter__(self) -> Iterator[KernelRow]:
-        node = self._first
+        rows, node = self._rows, self._first
         for _ in range(self._count):
-            assert node is not None and node.row is not None
-            yield node.row
-            node = node.parent
+            assert rows is not None
+            yield rows.row(node)
+            node = rows.parent[node]
 
-    def _past(self) -> _Node | None:
-        """The row after the last (None: the run ends with this function's rows)."""
-        first = self._first
-        if first is None or self._count > first.depth:
-            return None
-        return first.ancestor(self._count)
-
-    def failing_count(self) -> int:
-        """How many of the rows fail at lookup."""
-        if self._first is None:
-            return 0
-        past = self._past()
-        return self._first.fails - (past.fails if past is not None else 0)
+    def failing(self) -> bool:
+        """Whether any of the rows fails at lookup."""
+        rows = self._rows
+        if rows is None or not self._count:
+            return False
+        failing = rows.nextfail[self._first]
+        return failing >= 0 and rows.depth[failing] > rows.depth[self._first] - self._count
 
     def below(self, limit: int, failing: bool) -> Iterator[tuple[KernelRow, int | None]]:
-        """(row, the next row's start or None) for the rows starting below `limit`, in order; with `failing`
-        only those whose lookups fail (found by skipping the others)."""
-        first = self._first
-        if first is None:
+        """(row, the start of the next row giving another answer, or None) for the rows starting below
+        `limit`, in order, rows alike after one skipped; with `failing` only those whose lookups fail
+        (found by skipping the others)."""
+        rows = self._rows
+        if rows is None or not self._count:
             return
-        last_depth = first.depth - self._count  # rows of a depth above it are this function's
-        node = first.nextfail if failing else first
-        while node is not None and node.depth > last_depth and node.ip < limit:
-            parent = node.parent
-            assert node.row is not None
-            yield node.row, (parent.ip if parent is not None and node.depth - 1 > last_depth else None)
-            node = (parent.nextfail if failing else parent) if parent is not None else None
+        depth, differs, ip = rows.depth, rows.differs, rows.ip
+        last_depth = depth[self._first] - self._count  # rows of a depth above it are this function's
+        node = rows.nextfail[self._first] if failing else self._first
+        while node >= 0 and depth[node] > last_depth and ip[node] < limit:
+            after = differs[node]
+            inside = after >= 0 and depth[after] > last_depth
+            yield rows.row(node), (ip[after] if inside else None)
+            node = (rows.nextfail[after] if failing else after) if inside else -1
 
 
 @dataclass
@@ -257,7 +326,7 @@ class KernelFunction:
     num_fres: int
     rows_at: int
     """Section offset of the first row (right after the attributes)."""
-    rows: RowRun = field(default_factory=lambda: RowRun(None, 0))
+    rows: RowRun = field(default_factory=lambda: RowRun(None, -1, 0))
 
     @property
     def pcmask(self) -> bool:
@@ -267,17 +336,63 @@ class KernelFunction:
     def clean(self) -> bool:
         """Every PC of it finds a row that succeeds (PCINC: a row at 0, none failing)."""
         rows = self.rows
-        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and not rows.failing_count()
+        return not self.pcmask and bool(rows) and rows[0].ip_off == 0 and not rows.failing()
+
+
+class Functions(Sequence[KernelFunction]):
+    """The functions the validation read, in the FDE index's order, held as columns (each
+    `KernelFunction` made when asked for): a section of many functions costs bytes a function."""
+
+    def __init__(self, rows: _Rows | None) -> None:
+        self.rows = rows
+        self.addresses, self.sizes, self.rows_at = array("Q"), array("I"), array(rows.at.typecode if rows else "Q")
+        self.info, self.num_fres, self.first = array("H"), array("H"), array("i")
+        """info | info2 << 8; count of rows; the first row's node (-1: none)."""
+        self.reps = array("B")
+
+    def append(self, function: KernelFunction) -> None:
+        self.addresses.append(function.address)
+        self.sizes.append(function.size)
+        self.rows_at.append(function.rows_at)
+        self.info.append(function.info | function.info2 << 8)
+        self.reps.append(function.rep_size)
+        self.num_fres.append(len(function.rows))
+        self.first.append(function.rows._first)
+
+    def __len__(self) -> int:
+        return len(self.addresses)
+
+    def __getitem__(self, index: int) -> KernelFunction:  # type: ignore[override]
+        if index < 0:
+            index += len(self)
+        info, count = self.info[index], self.num_fres[index]
+        function = KernelFunction(
+            index,
+            self.addresses[index],
+            self.sizes[index],
+            info & 0xFF,
+            info >> 8,
+            self.reps[index],
+            count,
+            self.rows_at[index],
+        )
+        function.rows = RowRun(self.rows, self.first[index], count)
+        return function
+
+    def __iter__(self) -> Iterator[KernelFunction]:
+        return map(self.__getitem__, range(len(self)))
 
 
 @dataclass
 class Registered:
     """A section the kernel took: its functions in the FDE index's order, as the validation read them."""
 
-    functions: list[KernelFunction]
+    functions: Functions
     byte_order: str
     regs: tuple[int, int]
     """The kernel's SFRAME_REG_SP and SFRAME_REG_FP."""
+    size: int
+    """The section's size in bytes (what bounds the answers listed)."""
     notes: list[str] = field(default_factory=list)
 
     def rules(self, row: KernelRow) -> str:
@@ -303,10 +418,8 @@ class _Reader:
         self.order = "<"
         self.arch = arch
         self.notes: list[str] = []
-        self._nodes: dict[tuple[int, int], dict[int, _Node]] = {}
-        """The rows read, by FRE type and FDE type, then section offset."""
-        self._frames: dict[tuple[int, ...], tuple[int, ...]] = {}
-        """Each distinct frame the rows give, held once however many rows give it."""
+        self.store: _Rows | None = None
+        """The rows read (once the header has passed)."""
 
     SORTED_REQUIRED = True
     """Whether `sframe_read_header` refuses a section without `SFRAME_F_FDE_SORTED` (every revision but the
@@ -321,7 +434,9 @@ class _Reader:
         """`sframe_read_header`: None when it passes (and then the section's bounds are set)."""
         # copy_from_user reads a whole header; past a short section's end it reads what follows (taken as
         # zeros), and then header_end >= sframe_end refuses it if nothing before did.
-        data = self.data = self.data + bytes(max(0, HEADER_END - len(self.data)))
+        if len(self.data) < HEADER_END:
+            self.data = self.data + bytes(HEADER_END - len(self.data))
+        data = self.data
         # The kernel reads in its own byte order: the machine's given, else the one the magic reads right in.
         given = MACHINES[self.arch] if self.arch is not None else None
         self.order = given.order if given else "<" if struct.unpack_from("<H", data)[0] == MAGIC else ">"
@@ -354,6 +469,7 @@ class _Reader:
             return Refused(EINVAL, "sframe_read_header: fres_start < fdes_end", where["freoff"])
         if self.fres_end > self.size:
             return Refused(EINVAL, "sframe_read_header: fres_end > sframe_end", where["fre_len"])
+        self.store = _Rows(self.fres_start, self.fres_end)
         self.ra_off = hdr["cfa_fixed_ra_offset"]
         self.fp_off = hdr["cfa_fixed_fp_offset"]
         # The kernel's SFRAME_REG_SP/FP are its machine's: the one given, else assumed from the ABI byte.
@@ -432,79 +548,83 @@ class _Reader:
     ) -> KernelRow:
         """`__read_fre_datawords` on a row read whole: the frame, or the lookup's failure."""
         failure, frame = self._datawords(function, info, words, words_at, word)
-        return KernelRow(ip_off, at, failure, self.shared(frame))
-
-    def shared(self, frame: tuple[int, int, int, int, int, int] | None) -> tuple[int, int, int, int, int, int] | None:
-        """`frame`, or the equal one a row read before gave (held once)."""
-        return frame if frame is None else self._frames.setdefault(frame, frame)  # type: ignore[return-value]
+        return KernelRow(ip_off, at, failure, frame)
 
     def rows(self, function: KernelFunction) -> RowRun:
         """`sframe_validate_section`'s loop over a function's rows: each read (`head`, `bound`, `tail`) and
         its start above the one before; raises the first refusal. Each row is read once for all functions
-        (`_Node`): functions whose rows overlap cost no more than one reading."""
+        (`_Rows`): functions whose rows overlap cost no more than one reading."""
         count = function.num_fres
         if not count:
-            return RowRun(None, 0)
+            return RowRun(None, -1, 0)
+        store = self.store
+        assert store is not None
         first = self._node(function, function.rows_at)
-        if first.early is not None:
-            raise first.early
-        if first.row is None:
-            raise self.bound(function, first.ip, first.at) or first.late  # type: ignore[misc]
-        inside = min(count, first.depth + 1)  # rows that read well, in increasing order
-        last = first.ancestor(inside - 1)
-        if self.bound(function, last.ip, last.at) is not None:  # starts increase: the first out of bounds
+        refusal = store.refusal(first)
+        if refusal is not None:
+            late = self.bound(function, store.ip[first], store.at[first]) if refusal.late else None
+            raise late or store.refused(first)
+        inside = min(count, store.depth[first] + 1)  # rows that read well, in increasing order
+        last = store.ancestor(first, inside - 1)
+        if self.bound(function, store.ip[last], store.at[last]) is not None:  # starts increase: the first out
             low, high = 0, inside - 1
             while low < high:
                 mid = (low + high) // 2
-                node = first.ancestor(mid)
-                low, high = (mid + 1, high) if self.bound(function, node.ip, node.at) is None else (low, mid)
-            node = first.ancestor(low)
-            raise self.bound(function, node.ip, node.at)  # type: ignore[misc]
+                node = store.ancestor(first, mid)
+                inbound = self.bound(function, store.ip[node], store.at[node]) is None
+                low, high = (mid + 1, high) if inbound else (low, mid)
+            node = store.ancestor(first, low)
+            raise self.bound(function, store.ip[node], store.at[node])  # type: ignore[misc]
         if count > inside:  # the row ending the run
-            node = self._node(function, first.brk)
-            if node.early is not None:
-                raise node.early
-            refused = self.bound(function, node.ip, node.at) or node.late
+            node = self._node(function, store.at[last] + store.length[last])
+            refusal = store.refusal(node)
+            if refusal is not None and not refusal.late:
+                raise store.refused(node)
+            refused = self.bound(function, store.ip[node], store.at[node]) or (refusal and store.refused(node))
             if refused is not None:
                 raise refused
-            raise Refused(*self.FRE_UNSORTED, node.at)
-        return RowRun(first, count)
+            raise Refused(*self.FRE_UNSORTED, store.at[node])
+        return RowRun(store, first, count)
 
-    def _node(self, function: KernelFunction, at: int) -> _Node:
-        """The row at `at` as `function`'s FRE type and FDE type read it, with its run (`_Node`)."""
+    def _node(self, function: KernelFunction, at: int) -> int:
+        """The row at `at` as `function`'s FRE type and FDE type read it, with its run (`_Rows`)."""
         fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
-        known = self._nodes.setdefault((fre_type, function.info2 & FDE_TYPE_MASK), {})
-        path = []
-        pos = at
-        while pos not in known:  # read forward to a row known or one that does not read
-            node = _Node(pos)
-            path.append(node)
-            try:
-                addr_size, node.ip = self.head(fre_type, pos)
-            except Refused as refused:
-                node.early = refused.bare()
+        table = fre_type << 4 | function.info2 & FDE_TYPE_MASK
+        store = self.store
+        assert store is not None
+        known = store.find(table, at)
+        if known >= 0:
+            return known
+        first = last = len(store.at)  # the nodes read here are made one after another: [first, last)
+        pos, after = at, -1
+        while True:  # read forward while the run goes on, to a row known
+            ip, length, answer = self._read(function, fre_type, pos)
+            if last > first and (isinstance(answer, _Refusal) or ip <= store.ip[last - 1]):
+                break  # the run's end: that row is not kept
+            last = store.add(table, pos, ip, length, answer) + 1
+            if isinstance(answer, _Refusal):
                 break
-            try:
-                node.row, node.length = self.tail(function, pos, addr_size, node.ip)
-            except Refused as refused:
-                node.late = refused.bare()
+            pos += length
+            after = store.find(table, pos)
+            if after >= 0:
                 break
-            pos += node.length
-        for node in reversed(path):  # then link each to the next, from the last
-            known[node.at] = node
-            if node.row is None:
-                continue
-            after = known[node.at + node.length]
-            if after.row is not None and after.ip > node.ip:
-                node.parent, node.depth, node.brk = after, after.depth + 1, after.brk
-                jump = after.jump
-                node.jump = jump.jump if after.depth - jump.depth == jump.depth - jump.jump.depth else after
-                node.fails, node.nextfail = after.fails, after.nextfail
-            else:
-                node.brk = after.at
-            if node.row.failure is not None:
-                node.fails, node.nextfail = node.fails + 1, node
-        return known[at]
+        store.link(last - 1, after)
+        for node in range(last - 2, first - 1, -1):  # then link each to the next, from the last
+            store.link(node, node + 1)
+        return first
+
+    def _read(self, function: KernelFunction, fre_type: int, at: int) -> tuple[int, int, object]:
+        """(start, size, what it gives) of the row at `at`: what it gives is the row's class and its fields
+        after the start, or the refusal its reading ends in (`_Refusal`)."""
+        try:
+            addr_size, ip = self.head(fre_type, at)
+        except Refused as refused:
+            return 0, 0, _Refusal(False, refused.error, refused.rule, refused.offset - at)
+        try:
+            row, length = self.tail(function, at, addr_size, ip)
+        except Refused as refused:
+            return ip, 0, _Refusal(True, refused.error, refused.rule, refused.offset - at)
+        return ip, length, (type(row), tuple(row[2:]))
 
     def _datawords(
         self, function: KernelFunction, info: int, words: tuple[int, ...], words_at: int, word: int
@@ -589,10 +709,10 @@ def register_section(
     functions = validate(reader)
     if isinstance(functions, Refused):
         return functions
-    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
+    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.size, reader.notes)
 
 
-def validate(reader: _Reader) -> list[KernelFunction] | Refused:
+def validate(reader: _Reader) -> Functions | Refused:
     """`sframe_read_header`, then `sframe_validate_section`: every FDE read in order, each starting above
     the one before, and each one's rows (`_Reader.rows`); the first refusal, with the reader's revision's
     error (a header field past a short section's end said so, at the end)."""
@@ -601,7 +721,7 @@ def validate(reader: _Reader) -> list[KernelFunction] | Refused:
         return Refused(refused.error, f"{refused.rule} (a header field past the section's end)", reader.size)
     if refused is not None:
         return refused
-    functions = []
+    functions = Functions(reader.store)
     prev_ip = 0
     try:
         for i in range(reader.num_fdes):
@@ -629,40 +749,88 @@ class Lookup:
     """The failing check, named as in the kernel's code; or, for a success, the rules (`KernelRow.rules`)."""
 
 
+SPANS_PER_BYTE = 1
+"""The most ranges a verdict looks at per byte of the section, past `8 * MAX_TILES` (functions sharing
+rows, PCMASK functions of gigabytes: each repeats answers the bytes hold once)."""
+FAILURES_PER_BYTE = 16
+"""The section bytes a failing range kept costs at least, past `4 * MAX_TILES` ranges (a section can say no
+more failures than that without repeating them)."""
+
+
+class _Bound(Exception):
+    """The answers' bound is met: no lookup at `pc` or after is judged."""
+
+    def __init__(self, pc: int, reason: str) -> None:
+        super().__init__(reason)
+        self.pc, self.reason = pc, reason
+
+
 def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
     """What `sframe_find_user` gives at every PC of every function, as ranges, in address order (with
-    `successes` False, only where it fails)."""
+    `successes` False, only where it fails); past the bounds on ranges (`SPANS_PER_BYTE`,
+    `FAILURES_PER_BYTE`), a note in `registered.notes` says where the judging stopped."""
+    return list(each_lookup(registered, successes))
+
+
+def each_lookup(registered: Registered, successes: bool = True) -> Iterator[Lookup]:
+    """`lookups`, one range at a time (touching ranges of one outcome made one)."""
+    pending: Lookup | None = None
+    failures = 0
+    spans_bound = SPANS_PER_BYTE * registered.size + 8 * MAX_TILES
+    failures_bound = registered.size // FAILURES_PER_BYTE + 4 * MAX_TILES
+    try:
+        for spans, found in enumerate(_ranges(registered, successes)):
+            if spans >= spans_bound:
+                raise _Bound(found.start, f"more than {spans_bound} ranges looked at ({SPANS_PER_BYTE} a byte)")
+            last = pending
+            if last is not None and last.end >= found.start and (last.error, last.rule) == (found.error, found.rule):
+                pending = Lookup(last.start, max(last.end, found.end), last.function, last.error, last.rule)
+                continue
+            if pending is not None:
+                failures += pending.error is not None
+                yield pending
+                pending = None
+            if found.error is not None and failures >= failures_bound:
+                bound = f"more than {failures_bound} failing ranges (one per {FAILURES_PER_BYTE} bytes)"
+                raise _Bound(found.start, bound)
+            pending = found
+    except _Bound as stop:
+        registered.notes.append(f"lookups at {stop.pc:#x} and past not judged: {stop.reason}")
+    if pending is not None:
+        yield pending
+
+
+def _ranges(registered: Registered, successes: bool) -> Iterator[Lookup]:
+    """The ranges `lookups` merges, in address order: each function's own PCs (its starts increase)."""
     rules = registered.rules if successes else None
-    out: list[Lookup] = []
     functions = registered.functions
+    starts = functions.addresses
     reach = 0
     """How far the functions before the one at hand cover."""
     for k, function in enumerate(functions):
         # __find_fde takes the last function starting at or before the PC (validation made their starts
         # increase): this one owns the PCs up to the next one's start, and fails those past its own end.
-        owned_end = functions[k + 1].address if k + 1 < len(functions) else ADDRESS_MASK + 1
+        owned_end = starts[k + 1] if k + 1 < len(starts) else ADDRESS_MASK + 1
         end = function.address + function.size
         if end >= ADDRESS_MASK + 1:  # `func_addr + func_size` wraps (to 0 at 2^64): every PC is past it
             gap = "__find_fde: ip >= func_addr + func_size (the sum wraps past 2^64)"
-            out.append(Lookup(function.address, owned_end, function.index, EINVAL, gap))
+            yield Lookup(function.address, owned_end, function.index, EINVAL, gap)
             reach = ADDRESS_MASK + 1
             continue
         if rules is not None or not function.clean:
-            out += _find_fre(function, min(end, owned_end), rules, registered.notes)
+            yield from _find_fre(function, min(end, owned_end), rules, registered.notes)
         if reach > end and end < owned_end:  # an earlier, overlapping function's PCs land in this one's gap
             gap = "__find_fde: ip >= func_addr + func_size (a gap)"
-            out.append(Lookup(end, min(reach, owned_end), function.index, EINVAL, gap))
+            yield Lookup(end, min(reach, owned_end), function.index, EINVAL, gap)
         reach = max(reach, end)
-    return _merge(out)
 
 
-def lookup_failures(registered: Registered) -> list[LookupFailure]:
+def lookup_failures(registered: Registered) -> LookupFailures:
     """The PCs whose lookup fails (or divides by zero), and why."""
-    return [
-        LookupFailure(f.start, f.end, f.error, f.rule, f.function)
-        for f in lookups(registered, successes=False)
-        if f.error is not None
-    ]
+    failures = LookupFailures()
+    for f in each_lookup(registered, successes=False):
+        failures.append(LookupFailure(f.start, f.end, f.error, f.rule, f.function))  # type: ignore[arg-type]
+    return failures
 
 
 MAX_TILES = 4096
@@ -671,64 +839,54 @@ MAX_TILES = 4096
 
 def _find_fre(
     function: KernelFunction, end: int, rules: Callable[[KernelRow], str] | None, notes: list[str]
-) -> list[Lookup]:
+) -> Iterator[Lookup]:
     """`__find_fre` over [function.address, end): by row, before the first row, or dividing by zero."""
     start, index = function.address, function.index
     if end <= start:
-        return []
+        return
     if not function.pcmask:
-        return [
-            Lookup(start + lo, min(start + hi, end), index, error, rule)
-            for lo, hi, error, rule in _row_spans(function, min(function.size, end - start), rules)
-            if start + lo < end  # (rows past the PCs judged: never looked at, however many the function has)
-        ]
+        for lo, hi, error, rule in _row_spans(function, min(function.size, end - start), rules):
+            if start + lo >= end:  # (rows past the PCs judged: never looked at, however many the function has)
+                break
+            yield Lookup(start + lo, min(start + hi, end), index, error, rule)
+        return
     rep = function.rep_size
     if rep == 0:
-        return [Lookup(start, end, index, CRASH, "__find_fre: ip_off %= rep_size divides by zero")]
-    spans = _row_spans(function, rep, rules)
+        yield Lookup(start, end, index, CRASH, "__find_fre: ip_off %= rep_size divides by zero")
+        return
+    spans: list[tuple[int, int, str | None, str]] = []
+    for span in _row_spans(function, rep, rules):  # touching spans of one outcome made one: tiled below
+        if spans and spans[-1][1] == span[0] and spans[-1][2:] == span[2:]:
+            spans[-1] = (spans[-1][0], *span[1:])
+        else:
+            spans.append(span)
     if not spans:
-        return []
+        return
     if len(spans) == 1 and spans[0][:2] == (0, rep):
-        return [Lookup(start, end, index, spans[0][2], spans[0][3])]
-    out = []
+        yield Lookup(start, end, index, spans[0][2], spans[0][3])
+        return
     for n, base in enumerate(range(start, end, rep)):
         if n == MAX_TILES:
             notes.append(f"fdes[{index}]: its PCMASK rows repeat every {rep} bytes; the first {n} blocks listed")
             break
-        out += [
-            Lookup(base + lo, min(base + hi, end), index, error, rule)
-            for lo, hi, error, rule in spans
-            if base + lo < end
-        ]
-    return out
+        for lo, hi, error, rule in spans:
+            if base + lo >= end:
+                break
+            yield Lookup(base + lo, min(base + hi, end), index, error, rule)
 
 
 def _row_spans(
     function: KernelFunction, limit: int, rules: Callable[[KernelRow], str] | None
-) -> list[tuple[int, int, str | None, str]]:
+) -> Iterator[tuple[int, int, str | None, str]]:
     """[lo, hi) of ip_off in [0, limit) by the row the search stops at: none before the first row, else the
     row's failure or (with `rules`) the frame it gives."""
     rows = function.rows
-    out: list[tuple[int, int, str | None, str]] = []
     first = rows[0].ip_off if rows else limit
     if first > 0:
-        out.append((0, min(first, limit), EINVAL, "__find_fre: no FRE at or before ip_off"))
+        yield 0, min(first, limit), EINVAL, "__find_fre: no FRE at or before ip_off"
     for row, after in rows.below(limit, failing=rules is None):
         hi = min(after if after is not None else limit, limit)
-        out.append((row.ip_off, hi, *(row.failure or (None, rules(row)))))  # type: ignore[misc]
-    return out
-
-
-def _merge(found: list[Lookup]) -> list[Lookup]:
-    """Sorted, and touching ranges with the same outcome made one."""
-    out: list[Lookup] = []
-    for f in sorted(found, key=lambda f: (f.start, f.end)):
-        if out and out[-1].end >= f.start and (out[-1].error, out[-1].rule) == (f.error, f.rule):
-            last = out[-1]
-            out[-1] = Lookup(last.start, max(last.end, f.end), last.function, last.error, last.rule)
-        else:
-            out.append(f)
-    return out
+        yield (row.ip_off, hi, *(row.failure or (None, rules(row))))  # type: ignore[misc]
 
 
 def judge(

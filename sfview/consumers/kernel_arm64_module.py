@@ -141,7 +141,7 @@ def register_section(data: bytes, address: int = 0, text: tuple[int, int] | None
     functions = validate(reader)
     if isinstance(functions, Refused):
         return functions
-    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
+    return Registered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.size, reader.notes)
 
 
 IN_MODULE = "every PC looked up is taken to lie in this module (sframe_find_kernel asks __module_address)"

@@ -26,11 +26,12 @@ holds the verdicts that revision's own code gave (`scripts/kernel_linux_mm_corpu
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, Profile, Verdict, register
+from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.kernel import (
     DEFAULT,
     EFAULT,
@@ -46,10 +47,10 @@ from sfview.consumers.kernel import (
     Refused,
     Registered,
     _Reader,
+    each_lookup,
     text_range,
     validate,
 )
-from sfview.consumers.kernel import lookups as v14_lookups
 from sfview.document import Document
 
 REVISION = "5ce6138798d7"
@@ -127,7 +128,7 @@ class _NewestReader(_Reader):
         word: int,
     ) -> Row:
         if not words:  # an outermost frame: CFA = SP + 0, RA and FP retained
-            return Row(ip_off, at, None, self.shared((self.sp_reg << 3 | 1, 0, 0, 0, 0, 0)), True)
+            return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True)
         fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
             frame = self._default_words(info, words, words_at)
@@ -135,7 +136,7 @@ class _NewestReader(_Reader):
             frame = self._flex_words(words, words_at, word)
         else:
             raise Refused(EINVAL, "__read_fre_datawords: FDE type neither default nor flexible", words_at - 1)
-        return Row(ip_off, at, _rule_failure(frame), self.shared(frame), False)
+        return Row(ip_off, at, _rule_failure(frame), frame, False)
 
     def _default_words(self, info: int, words: tuple[int, ...], words_at: int) -> tuple[int, int, int, int, int, int]:
         try:
@@ -190,16 +191,19 @@ def register_section(
     functions = validate(reader)
     if isinstance(functions, Refused):
         return functions
-    return NewestRegistered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.notes)
+    return NewestRegistered(functions, reader.order, (reader.sp_reg, reader.fp_reg), reader.size, reader.notes)
 
 
 def lookups(registered: NewestRegistered, successes: bool = True) -> list[Lookup]:
     """What `sframe_find` gives at every PC of every function: the v14 search (the same `__find_fde` and
     `__find_fre` walk), a PC past its function's end `-ENOENT` here."""
-    return [
-        replace(f, error=ENOENT, rule=f"{GAP} (a gap)") if f.rule.startswith(GAP) else f
-        for f in v14_lookups(registered, successes)
-    ]
+    return list(_each_lookup(registered, successes))
+
+
+def _each_lookup(registered: NewestRegistered, successes: bool) -> Iterator[Lookup]:
+    """`lookups`, one range at a time."""
+    for f in each_lookup(registered, successes):
+        yield replace(f, error=ENOENT, rule=f"{GAP} (a gap)") if f.rule.startswith(GAP) else f
 
 
 def judge(
@@ -210,11 +214,10 @@ def judge(
     registered = register_section(data, address, text, arch)
     if isinstance(registered, Refused):
         return Verdict(name, False, registered.error, registered.rule, registered.offset, notes=[UNREGISTERED])
-    failures = [
-        LookupFailure(f.start, f.end, f.error, f.rule, f.function)
-        for f in lookups(registered, successes=False)
-        if f.error is not None
-    ]
+    failures = LookupFailures()
+    for f in _each_lookup(registered, successes=False):
+        if f.error is not None:
+            failures.append(LookupFailure(f.start, f.end, f.error, f.rule, f.function))
     errors = {f.error for f in failures}
     notes = list(registered.notes)
     if ENOENT in errors:

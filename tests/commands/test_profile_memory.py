@@ -12,13 +12,12 @@ tests/oracles/test_libsframe.py.
 
 from __future__ import annotations
 
-import struct
 import tracemalloc
 from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from handmade import at_one_start, past_the_pool
+from handmade import at_one_start, nested, past_the_pool, pcmask_of_gigabytes
 
 from sfview.consumers.verdicts import profiles
 
@@ -97,31 +96,47 @@ def test_walks_kept_in_2_40_hold_conditions_within_the_bound() -> None:
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
 
 
-def _nested(functions: int) -> bytes:
-    """A version 3 AMD64 section of `functions` functions each inside the one before (4 bytes further on,
-    8 bytes shorter), each its own block of two rows: the kernel's validation reads every row, and the
-    bytes after each block (the next block's attributes) as rows too, refused."""
-    blocks, table = b"", []
-    for i in range(functions):
-        table.append(struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), 0x100000 - 8 * i, len(blocks)))
-        blocks += struct.pack("<HBBBHBbHBb", 2, 0x01, 0, 0, 0, 0x03, 8, 1, 0x03, 16)
-    fdes = b"".join(table)
-    header = struct.pack(
-        "<HBBBbbBIIIII", 0xDEE2, 3, 5, 3, 0, -8, 0, functions, 2 * functions, len(blocks), 0, len(fdes)
-    )
-    return header + fdes + blocks
+KERNELS = ["kernel", "kernel-v14", "kernel-arm64-module"]
 
 
-KERNEL_PER_BYTE = 100
-"""What the kernel's profiles hold a byte of this shape at most: not the issue's ten (each row read is a
-node with its run's links, 128 bytes, and its row), but less than half of the 169 they held while each
-refusal kept its traceback, the frames it was raised in and the exception it was raised from, and each
-row its own frame."""
-
-
-@pytest.mark.parametrize("profile", ["kernel", "kernel-v14"])
-def test_the_kernel_keeps_refusals_bare_and_frames_once(profile: str) -> None:
-    fewer, more = _nested(2000), _nested(10_000)
+@pytest.mark.parametrize("profile", KERNELS)
+def test_the_kernel_holds_nested_functions_within_the_bound(profile: str) -> None:
+    """Nested functions (`handmade.nested`): the rows the validation reads held as columns, each distinct
+    answer (frame or refusal) once, the functions as columns: the memory 8,000 more functions add within
+    ten times the bytes they add."""
+    fewer, more = nested(2000), nested(10_000)
     _judged_peak(fewer, profile)
     added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
-    assert added < KERNEL_PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize("profile", KERNELS)
+def test_pcmask_functions_of_gigabytes_are_judged_within_the_bound(profile: str) -> None:
+    """PCMASK functions of 4 GB whose every lookup succeeds: nothing listed, and the memory 8,000 more
+    functions add within ten times the bytes they add."""
+    fewer, more = pcmask_of_gigabytes(2000, 0), pcmask_of_gigabytes(10_000, 0)
+    _judged_peak(fewer, profile)
+    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize("profile", KERNELS)
+def test_pcmask_functions_failing_in_every_repeat_stop_at_the_bound(profile: str) -> None:
+    """The same whose first 4 bytes of every repeat fail: 4,096 failing ranges a function, millions in all.
+    The failures listed are the first ones, exactly (each repeat's first 4 bytes, in order), a note says
+    where the judging stopped, and the memory 8,000 more functions add stays within ten times the bytes
+    they add."""
+    fewer, more = pcmask_of_gigabytes(2000, 4), pcmask_of_gigabytes(10_000, 4)
+    verdict = PROFILES[profile].judge(more, 0)
+    assert verdict.accepted
+    assert [(f.start, f.end, f.rule) for f in verdict.lookups] == [
+        (0x1000 + 16 * k, 0x1004 + 16 * k, "__find_fre: no FRE at or before ip_off")
+        for k in range(len(verdict.lookups))
+    ]
+    stop = 0x1000 + 16 * len(verdict.lookups)
+    assert f"lookups at {stop:#x} and past not judged: more than {len(verdict.lookups)} failing ranges" in str(
+        verdict.notes
+    )
+    _judged_peak(fewer, profile, whole=False)
+    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_process
-from handmade import at_one_start, long_function, overlapping
+from handmade import at_one_start, long_function, overlapping, rows_alike
 
 from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
 from sfview.consumers.libsframe import row_bound
@@ -186,6 +186,26 @@ def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest
         (0x1000, 0x1000 + 4 * FUNCTIONS - 4 + 2 * ROWS + 2, "-EINVAL")
     ]
     assert made[0] <= 8 * FUNCTIONS  # a few a function (those merged included), not 2,000
+
+
+def test_the_kernel_lists_rows_alike_as_one_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 functions of 4 KB, each holding all 2,000 rows of one block, every row failing one way
+    (`handmade.rows_alike`: 4 million ranges of rows in all): each function lists one range, not a range
+    a row, and the verdict is the one range every function's PCs make together, judged to the end."""
+    made = [0]
+
+    class Counted(kernel.Lookup):
+        def __init__(self, *args: object) -> None:
+            made[0] += 1
+            super().__init__(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kernel, "Lookup", Counted)
+    size = 0x1000
+    verdict = profiles()["kernel-v14"].judge(rows_alike(FUNCTIONS, ROWS, size), 0)
+    assert verdict.accepted
+    assert [(f.start, f.end, f.error) for f in verdict.lookups] == [(0x1000, 0x1000 + size * FUNCTIONS, "-EINVAL")]
+    assert not any("not judged" in note for note in verdict.notes)
+    assert made[0] <= 8 * FUNCTIONS
 
 
 @pytest.mark.parametrize("profile", ["libsframe-2.44", "libsframe", "glibc-2.43"])
