@@ -206,6 +206,8 @@ def _swap(buf: bytearray, at: int, fmt: str) -> int:
 
 
 def to_big_endian(data: bytes) -> bytes:
+    """`data` (little-endian) with every field in big-endian order: each row once, however many functions
+    read it, and none past the section's end (functions claiming rows past a pool)."""
     src = bytearray(data)
     out = bytearray(data)
     version = src[2]
@@ -217,6 +219,7 @@ def to_big_endian(data: bytes) -> bytes:
         out[4] = 1
     fde_size = struct.calcsize("<" + FDE_LAYOUT[version])
     fre_start = header_end + freoff
+    swapped: set[int] = set()
     for i in range(num_fdes):
         at = header_end + fdeoff + i * fde_size
         fields = struct.unpack_from("<" + FDE_LAYOUT[version], src, at)
@@ -230,6 +233,9 @@ def to_big_endian(data: bytes) -> bytes:
             pos = fre_start + fre_off
         for _ in range(num_fres):
             addr = ADDR[info & 0xF]
+            if pos >= len(src) or pos in swapped:  # rows past the section, or read again: swapped once
+                break
+            swapped.add(pos)
             pos = _swap(out, pos, addr)
             fre_info = src[pos]
             pos += 1

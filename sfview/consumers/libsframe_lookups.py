@@ -237,7 +237,6 @@ class Walk:
         self._found_winners: list[Outcome] = []
         """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
         self._gapped = False
-        self._unshifted: tuple[int, int, list[tuple[int, int]]] | None = None
 
     def upto(self, high: int, allowance: int) -> int:
         """Walk until every key below `high` is held, the rows end, or `allowance` conditions were added;
@@ -267,21 +266,6 @@ class Walk:
             else:  # an earlier condition than those that later fill the gap holds keys there first
                 self._gapped = True
         return added
-
-    def unshifted(self) -> tuple[int, list[tuple[int, int]]]:
-        """The conditions walked that no PCMASK block moves and that end before every key's end: the
-        highest end of those holding every key below it (-ALL: none), and the others' intervals. Kept until
-        the walk goes further (each block of a PCMASK function asks)."""
-        if self._unshifted is None or self._unshifted[0] != len(self.conds):
-            latest, others = -ALL, []
-            for c_low, c_high, _, block in self.conds:
-                if not block and c_high < ALL:
-                    if c_low == -ALL:
-                        latest = max(latest, c_high)
-                    else:
-                        others.append((c_low, c_high))
-            self._unshifted = (len(self.conds), latest, others)
-        return self._unshifted[1], self._unshifted[2]
 
     def complete(self, high: int) -> bool:
         """Whether the conditions walked answer every key below `high`."""
@@ -337,7 +321,12 @@ class Walks(Generic[K]):
         return walk
 
 
-def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: int) -> list[tuple[int, int, Outcome]]:
+A = TypeVar("A")
+
+
+def _paint(
+    conds: Sequence[tuple[int, int, A, bool]], none: A, low: int, high: int, shift: int
+) -> list[tuple[int, int, A]]:
     """Each key in [low, high) with the first condition that holds it (`none` where none does), as runs."""
     spans = []
     for c_low, c_high, outcome, block in conds:
@@ -350,7 +339,7 @@ def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: in
                 break
     points = sorted({low, high, *(p for s in spans for p in s[:2])})
     place = {p: i for i, p in enumerate(points)}
-    owner: list[Outcome | None] = [None] * (len(points) - 1)
+    owner: list[A | None] = [None] * (len(points) - 1)
     if len(spans) <= SMALL:  # a few rows: cell by cell costs less than the union-find's set-up
         for c_low, c_high, outcome in spans:
             for i in range(place[c_low], place[c_high]):
@@ -358,7 +347,7 @@ def _paint(conds: list[Condition], none: Outcome, low: int, high: int, shift: in
                     owner[i] = outcome
     else:
         _fill(owner, [(place[a], place[b], o) for a, b, o in spans])
-    runs: list[tuple[int, int, Outcome]] = []
+    runs: list[tuple[int, int, A]] = []
     for i, outcome in enumerate(owner):
         answer = none if outcome is None else outcome
         if runs and runs[-1][2] is answer:
@@ -372,7 +361,7 @@ SMALL = 16
 """Up to this many intervals, `_paint` fills cells directly (at most SMALL * 2 cells each)."""
 
 
-def _fill(owner: list[Outcome | None], spans: list[tuple[int, int, Outcome]]) -> None:
+def _fill(owner: list[A | None], spans: list[tuple[int, int, A]]) -> None:
     """Each cell the first span of `spans` (cell indexes) that covers it: each cell painted once, a union-find
     (with path halving) giving the first unpainted cell at or after any cell."""
     free = list(range(len(owner) + 1))
@@ -391,6 +380,78 @@ def _fill(owner: list[Outcome | None], spans: list[tuple[int, int, Outcome]]) ->
             i = first_free(i + 1)
 
 
+def _alike(a: A, b: A, alike: bool) -> bool:
+    """Whether two adjacent runs' answers are one run: the same object, or two rows found when `alike`."""
+    return a is b or (alike and isinstance(a, Fre) and isinstance(b, Fre))
+
+
+class Periodic(Generic[A]):
+    """A PCMASK function's walk as answers of the offset into the function (2.47, glibc), painted once.
+
+    The walk tests each row's start on the whole offset (the conditions open below, `(-ALL, a)`: the offset
+    below `a`) and its range on the offset modulo `rep` (a block's condition). So at offset k the first
+    whole-offset test to hold is a step function of k (`_firsts`: the records of `a` along the walk), the
+    first block test to hold a function of k modulo rep (`_period`, painted over one block), and the answer
+    the earlier of the two: a block's runs are the period cut at the first whole-offset test (`cut`, kept
+    per cut), and between two steps every block is that cut again. The cost is that of the runs given, not
+    of the rows walked for each block. (Every test on the whole offset is one open below, `(-ALL, a)`: so are
+    both walks'.)"""
+
+    def __init__(self, conds: Sequence[tuple[int, int, A, bool]], rep: int, none: A) -> None:
+        self.conds = conds
+        self.rep = rep
+        self.none = none
+        self._tops: list[int] = []
+        self._firsts: list[int] = []
+        for pos, (_, c_high, _, block) in enumerate(conds):
+            if not block and (not self._tops or c_high > self._tops[-1]):
+                self._tops.append(c_high)
+                self._firsts.append(pos)
+        blocks = [(c_low, c_high, pos, False) for pos, (c_low, c_high, _, block) in enumerate(conds) if block]
+        self._period = _paint(blocks, -1, 0, rep, 0)
+        self._cuts: dict[tuple[int, bool], list[tuple[int, int, A]]] = {}
+
+    def cut(self, first: int, alike: bool) -> list[tuple[int, int, A]]:
+        """One block's runs where the first whole-offset test to hold is the one at position `first` (-1:
+        none), adjacent runs merged (rows found alike with `alike`)."""
+        known = self._cuts.get((first, alike))
+        if known is None:
+            conds = self.conds
+            fallback = conds[first][2] if first >= 0 else self.none
+            known = []
+            for m_low, m_high, pos in self._period:
+                answer = conds[pos][2] if pos >= 0 and (first < 0 or pos < first) else fallback
+                if known and _alike(known[-1][2], answer, alike):
+                    known[-1] = (known[-1][0], m_high, known[-1][2])
+                else:
+                    known.append((m_low, m_high, answer))
+            if len(self._cuts) >= KEPT:
+                del self._cuts[next(iter(self._cuts))]
+            self._cuts[first, alike] = known
+        return known
+
+    def runs(self, low: int, high: int, alike: bool) -> Iterator[tuple[int, int, A]]:
+        """The answers at offsets [low, high), as runs (a stretch whose blocks all give one answer is one run,
+        however many blocks it spans)."""
+        rep, tops = self.rep, self._tops
+        while low < high:
+            j = bisect.bisect_right(tops, low)
+            first, stop = (self._firsts[j], min(tops[j], high)) if j < len(tops) else (-1, high)
+            cut = self.cut(first, alike)
+            if len(cut) == 1:
+                yield low, stop, cut[0][2]
+                low = stop
+                continue
+            while low < stop:
+                shift = low - low % rep
+                end = min(stop, shift + rep)
+                for m_low, m_high, answer in cut:
+                    a, b = max(m_low + shift, low), min(m_high + shift, end)
+                    if a < b:
+                        yield a, b, answer
+                low = end
+
+
 class Lookups:
     """`sframe_find_fre` over spans of section-relative PCs, for one decoded section."""
 
@@ -404,8 +465,11 @@ class Lookups:
         self.count = 0
         self._walks: Walks[Shape] = Walks(rows)
         self._painted: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
+        self._periodics: dict[tuple[Shape, str], Periodic[Outcome]] = {}
+        self._spans: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
+        """The runs of spans of offsets into 2.47 PCMASK functions, merged, for functions alike."""
         self._exact, self._residues = self._breaks()
-        self._replays: Replays[tuple[tuple[int, int], ...], Run] = Replays()
+        self._replays: Replays[tuple[tuple[tuple[int, int], ...], bool], Run] = Replays()
 
     def _breaks(self) -> tuple[Sequence[int], Sequence[int]]:
         """Where the search's answer may change: PCs (exact) and PCs modulo 2^32 (residues). Each made apart
@@ -430,32 +494,32 @@ class Lookups:
             base += WORD
         return sorted(set(found))
 
-    def runs(self, spans: Iterable[tuple[int, int]]) -> Iterator[Run]:
+    def runs(self, spans: Iterable[tuple[int, int]], alike: bool = False) -> Iterator[Run]:
         """The answer at every PC of each span [low, high) (sorted, disjoint), as runs (adjacent runs with
-        the same row, or the same error and rule, merged); `Budget` past the bound. Spans asked for again
-        are answered again from `Replays`."""
+        the same row, or the same error and rule, merged; with `alike`, or `rows_alike`, any rows found: the
+        caller asks only where lookups fail); `Budget` past the bound. Spans asked for again are answered
+        again from `Replays`."""
+        alike = alike or self.rows_alike
         spans = tuple(spans)
-        kept = self._replays.given(spans, self.budget - self.count)
+        kept = self._replays.given((spans, alike), self.budget - self.count)
         if kept is not None:
             self.count += kept[1]
             yield from kept[0]
             return
-        yield from self._replays.replay(spans, self._search_runs(spans), lambda: self.count)
+        yield from self._replays.replay((spans, alike), self._search_runs(spans, alike), lambda: self.count)
 
-    def _search_runs(self, spans: tuple[tuple[int, int], ...]) -> Iterator[Run]:
-        """`runs`, searched. Each run counts against the bound (with `rows_alike`, each run painted, merged
-        or not: a PCMASK function of gigabytes whose every block finds rows is one run, but not one step)."""
+    def _search_runs(self, spans: tuple[tuple[int, int], ...], alike: bool) -> Iterator[Run]:
+        """`runs`, searched. Each run counts against the bound (with `alike`, each run painted, merged or
+        not: the work is the runs painted)."""
         last: Run | None = None
         for low, high in spans:
             for a, b, index in self._segments(low, high):
-                for run in self._segment(a, b, index):
-                    merged = (
-                        last is not None and last.end == run.start and _same(last.outcome, run.outcome, self.rows_alike)
-                    )
+                for run in self._segment(a, b, index, alike):
+                    merged = last is not None and last.end == run.start and _same(last.outcome, run.outcome, alike)
                     if merged:
                         assert last is not None
                         last = Run(last.start, run.end, last.outcome)
-                        if self.rows_alike:
+                        if alike:
                             self._count(run)
                         continue
                     if last is not None:
@@ -490,7 +554,7 @@ class Lookups:
         if last is not None:
             yield last
 
-    def _segment(self, low: int, high: int, index: int | Miss | Crash) -> Iterator[Run]:
+    def _segment(self, low: int, high: int, index: int | Miss | Crash, alike: bool) -> Iterator[Run]:
         """[low, high): PCs the search sends to FDE `index` (or that fail alike)."""
         dec = self.dec
         if not isinstance(index, int):
@@ -498,17 +562,59 @@ class Lookups:
             return
         whole = dec.fde(index).pcmask  # a PCMASK function's keys repeat: its rows are walked to the end
         shape = self._shape(index)
-        conds = self._walks.walk(shape, lambda: _walk(dec, index), ALL if whole else -ALL + 1, low).conds
+        walk = self._walks.walk(shape, lambda: _walk(dec, index), ALL if whole else -ALL + 1, low)
+        conds = walk.conds
         if not conds or conds[0][:2] == (-ALL, ALL):  # one answer whatever the PC
             yield Run(low, high, conds[0][2] if conds else NO_ROW)
             return
+        rep = dec.fde(index).rep_size
+        if whole and rep and dec.rel.lookup == "range64":
+            yield from self._periodic(index, shape, walk, low, high, alike)
+            return
         pc = low
         while pc < high:
-            key, extent, shift = self._key(index, pc)
+            key, extent = self._key(index, pc)
             extent = min(extent, high - pc)
             walk = self._walks.walk(shape, lambda: _walk(dec, index), ALL if whole else key + extent, pc)
-            for k_low, k_high, outcome in self._painted_runs(shape, whole, walk, NO_ROW, key, key + extent, shift):
+            for k_low, k_high, outcome in self._painted_runs(shape, whole, walk, NO_ROW, key, key + extent, alike):
                 yield Run(pc + k_low - key, pc + k_high - key, outcome)
+            pc += extent
+
+    def _periodic(self, index: int, shape: Shape, walk: Walk, low: int, high: int, alike: bool) -> Iterator[Run]:
+        """A 2.47 PCMASK function's PCs [low, high), by `Periodic` (its offsets wrap at 2^32). The runs of a
+        span of offsets are kept for functions alike judging it again (a span first painted gives its runs
+        one by one, each counted; given again, the runs merged)."""
+        key = (shape, "periodic")
+        periodic = self._periodics.get(key)
+        if periodic is None or periodic.conds is not walk.conds:
+            if len(self._periodics) >= KEPT:
+                del self._periodics[next(iter(self._periodics))]
+            periodic = self._periodics[key] = Periodic(walk.conds, self.dec.fde(index).rep_size, NO_ROW)
+        start = self.dec.start(index)
+        pc = low
+        while pc < high:
+            offset = (pc - start) & U32
+            extent = min(WORD - offset, high - pc)
+            span = (shape, offset, offset + extent, alike)
+            known = self._spans.get(span)
+            if known is not None:
+                for k_low, k_high, outcome in known:
+                    yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
+            else:
+                given: list[tuple[int, int, Outcome]] | None = []
+                for k_low, k_high, outcome in periodic.runs(offset, offset + extent, alike):
+                    if given is not None:
+                        if given and given[-1][1] == k_low and _same(given[-1][2], outcome, alike):
+                            given[-1] = (given[-1][0], k_high, given[-1][2])
+                        elif len(given) < REPLAYED:
+                            given.append((k_low, k_high, outcome))
+                        else:
+                            given = None
+                    yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
+                if given is not None:
+                    if len(self._spans) >= KEPT:
+                        del self._spans[next(iter(self._spans))]
+                    self._spans[span] = given
             pc += extent
 
     def _shape(self, index: int) -> Shape:
@@ -521,57 +627,42 @@ class Lookups:
         f = dec.fde(index)
         return f.fre_off, f.num_fres, f.info, f.size, f.rep_size
 
-    def _key(self, index: int, pc: int) -> tuple[int, int, int]:
-        """The key the row tests take at `pc`, how many PCs on it rises by one a PC, and the PCMASK block's
-        first offset (2.47)."""
+    def _key(self, index: int, pc: int) -> tuple[int, int]:
+        """The key the row tests take at `pc`, and how many PCs on it rises by one a PC (2.47's PCMASK
+        functions: `_periodic`)."""
         dec = self.dec
         lookup = dec.rel.lookup
         f = dec.fde(index)
         if lookup == "bitmask":
             mask = 0xFF if f.pcmask else U32
             key = pc & mask
-            return key, mask + 1 - key, 0
+            return key, mask + 1 - key
         if lookup == "range32":
             p = _int32(pc)
             if not f.pcmask or f.rep_size == 0:
-                return p, INT32_WRAP - p, 0
+                return p, INT32_WRAP - p
             key = _c_mod(p, f.rep_size)
             if p >= 0:
-                return key, min(f.rep_size - key, INT32_WRAP - p), 0
-            return key, (1 if key == 0 else -key), 0
+                return key, min(f.rep_size - key, INT32_WRAP - p)
+            return key, (1 if key == 0 else -key)
         offset = (pc - dec.start(index)) & U32
-        if not f.pcmask or f.rep_size == 0:
-            return offset, WORD - offset, 0
-        inside = offset % f.rep_size
-        return offset, min(WORD - offset, f.rep_size - inside), offset - inside
+        return offset, WORD - offset
 
     def _painted_runs(
-        self, shape: Shape, pcmask: bool, walk: Walk, none: Outcome, low: int, high: int, shift: int
+        self, shape: Shape, pcmask: bool, walk: Walk, none: Outcome, low: int, high: int, alike: bool
     ) -> list[tuple[int, int, Outcome]]:
-        """`_paint`, kept per key range (and for 2.47's PCMASK, per offset into the block where no row
-        starts after the offsets: the blocks past the rows' starts all look alike)."""
-        if not shift:
-            known = self._painted.get((shape, low, high, False))
-            if known is None:
-                known = self._merged(walk.paint(none, low, high, self.rows_alike))
-                if pcmask or isinstance(shape, tuple):  # painted again: a PCMASK function's blocks, alikes
-                    self._keep((shape, low, high, False), known)
-            return known
-        conds = walk.conds
-        latest, others = walk.unshifted()
-        if latest > low or any(c_low < high and low < c_high for c_low, c_high in others):
-            return self._merged(_paint(conds, none, low, high, shift))
-        conds = [c for c in conds if c[3] or c[1] == ALL]
-        key = (shape, low - shift, high - shift, True)
-        known = self._painted.get(key)
+        """`_paint`, kept per key range (painted again: a PCMASK function's blocks, functions alike)."""
+        known = self._painted.get((shape, low, high, alike))
         if known is None:
-            known = self._merged(_paint(conds, none, low - shift, high - shift, 0))
-            self._keep(key, known)
-        return [(a + shift, b + shift, o) for a, b, o in known]
+            known = self._merged(walk.paint(none, low, high, alike), alike)
+            if pcmask or isinstance(shape, tuple):
+                self._keep((shape, low, high, alike), known)
+        return known
 
-    def _merged(self, painted: list[tuple[int, int, Outcome]]) -> list[tuple[int, int, Outcome]]:
-        """`painted`, adjacent runs finding rows merged when `rows_alike`."""
-        if not self.rows_alike:
+    @staticmethod
+    def _merged(painted: list[tuple[int, int, Outcome]], alike: bool) -> list[tuple[int, int, Outcome]]:
+        """`painted`, adjacent runs finding rows merged when `alike`."""
+        if not alike:
             return painted
         runs: list[tuple[int, int, Outcome]] = []
         for low, high, outcome in painted:
