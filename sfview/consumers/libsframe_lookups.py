@@ -17,6 +17,7 @@ library at every PC of real and mutated sections.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -380,11 +381,6 @@ def _fill(owner: list[A | None], spans: list[tuple[int, int, A]]) -> None:
             i = first_free(i + 1)
 
 
-def _alike(a: A, b: A, alike: bool) -> bool:
-    """Whether two adjacent runs' answers are one run: the same object, or two rows found when `alike`."""
-    return a is b or (alike and isinstance(a, Fre) and isinstance(b, Fre))
-
-
 class Periodic(Generic[A]):
     """A PCMASK function's walk as answers of the offset into the function (2.47, glibc), painted once.
 
@@ -397,10 +393,19 @@ class Periodic(Generic[A]):
     of the rows walked for each block. (Every test on the whole offset is one open below, `(-ALL, a)`: so are
     both walks'.)"""
 
-    def __init__(self, conds: Sequence[tuple[int, int, A, bool]], rep: int, none: A) -> None:
+    def __init__(
+        self, conds: Sequence[tuple[int, int, A, bool]], rep: int, none: A, same: Callable[[A, A], bool]
+    ) -> None:
         self.conds = conds
         self.rep = rep
         self.none = none
+        self.same = same
+        """Whether two adjacent runs' answers are one run."""
+        self._line: list[tuple[int, int, A]] = []
+        self._line_starts: list[int] = []
+        self._rest: Iterator[tuple[int, int, A]] | None = None
+        """The runs from offset 0 merged (`_line`, as far as asked for, at most `REPLAYED`), and the runs
+        after them still to merge."""
         self._tops: list[int] = []
         self._firsts: list[int] = []
         for pos, (_, c_high, _, block) in enumerate(conds):
@@ -409,35 +414,64 @@ class Periodic(Generic[A]):
                 self._firsts.append(pos)
         blocks = [(c_low, c_high, pos, False) for pos, (c_low, c_high, _, block) in enumerate(conds) if block]
         self._period = _paint(blocks, -1, 0, rep, 0)
-        self._cuts: dict[tuple[int, bool], list[tuple[int, int, A]]] = {}
+        self._period_starts = [m_low for m_low, _, _ in self._period]
+        self._cuts: dict[int, list[tuple[int, int, A]]] = {}
 
-    def cut(self, first: int, alike: bool) -> list[tuple[int, int, A]]:
+    def cut(self, first: int) -> list[tuple[int, int, A]]:
         """One block's runs where the first whole-offset test to hold is the one at position `first` (-1:
-        none), adjacent runs merged (rows found alike with `alike`)."""
-        known = self._cuts.get((first, alike))
+        none), adjacent runs merged."""
+        known = self._cuts.get(first)
         if known is None:
             conds = self.conds
             fallback = conds[first][2] if first >= 0 else self.none
             known = []
             for m_low, m_high, pos in self._period:
                 answer = conds[pos][2] if pos >= 0 and (first < 0 or pos < first) else fallback
-                if known and _alike(known[-1][2], answer, alike):
+                if known and self.same(known[-1][2], answer):
                     known[-1] = (known[-1][0], m_high, known[-1][2])
                 else:
                     known.append((m_low, m_high, answer))
             if len(self._cuts) >= KEPT:
                 del self._cuts[next(iter(self._cuts))]
-            self._cuts[first, alike] = known
+            self._cuts[first] = known
         return known
 
-    def runs(self, low: int, high: int, alike: bool) -> Iterator[tuple[int, int, A]]:
+    def span(self, low: int, high: int) -> Iterator[tuple[int, int, A]]:
+        """The answers at offsets [low, high), as runs: from the runs merged from offset 0 on where they
+        reach (functions alike judging other spans of the same offsets take them again), else `runs`."""
+        line, starts = self._line, self._line_starts
+        if self._rest is None and not line:
+            self._rest = self.runs(0, WORD)
+        while self._rest is not None and (not line or line[-1][1] < high) and len(line) < REPLAYED:
+            step = next(self._rest, None)
+            if step is None:
+                self._rest = None
+            elif line and line[-1][1] == step[0] and self.same(line[-1][2], step[2]):
+                line[-1] = (line[-1][0], step[1], line[-1][2])
+            else:
+                line.append(step)
+                starts.append(step[0])
+        if not line or line[-1][1] < high:
+            yield from self.runs(low, high)
+            return
+        i = bisect.bisect_right(starts, low) - 1
+        while i < len(line) and line[i][0] < high:
+            a, b, answer = line[i]
+            yield max(a, low), min(b, high), answer
+            i += 1
+
+    def runs(self, low: int, high: int) -> Iterator[tuple[int, int, A]]:
         """The answers at offsets [low, high), as runs (a stretch whose blocks all give one answer is one run,
-        however many blocks it spans)."""
+        however many blocks it spans; a stretch shorter than two blocks is read off the period directly)."""
         rep, tops = self.rep, self._tops
         while low < high:
             j = bisect.bisect_right(tops, low)
             first, stop = (self._firsts[j], min(tops[j], high)) if j < len(tops) else (-1, high)
-            cut = self.cut(first, alike)
+            if stop - low < 2 * rep:
+                yield from self._direct(first, low, stop)
+                low = stop
+                continue
+            cut = self.cut(first)
             if len(cut) == 1:
                 yield low, stop, cut[0][2]
                 low = stop
@@ -450,6 +484,21 @@ class Periodic(Generic[A]):
                     if a < b:
                         yield a, b, answer
                 low = end
+
+    def _direct(self, first: int, low: int, high: int) -> Iterator[tuple[int, int, A]]:
+        """[low, high) where `first` is the first whole-offset test to hold, from the period's runs."""
+        conds, period, rep = self.conds, self._period, self.rep
+        fallback = conds[first][2] if first >= 0 else self.none
+        while low < high:
+            shift = low - low % rep
+            end = min(high, shift + rep)
+            i = bisect.bisect_right(self._period_starts, low - shift) - 1
+            while i < len(period) and period[i][0] + shift < end:
+                m_low, m_high, pos = period[i]
+                answer = conds[pos][2] if pos >= 0 and (first < 0 or pos < first) else fallback
+                yield max(m_low + shift, low), min(m_high + shift, end), answer
+                i += 1
+            low = end
 
 
 class Lookups:
@@ -465,9 +514,7 @@ class Lookups:
         self.count = 0
         self._walks: Walks[Shape] = Walks(rows)
         self._painted: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
-        self._periodics: dict[tuple[Shape, str], Periodic[Outcome]] = {}
-        self._spans: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
-        """The runs of spans of offsets into 2.47 PCMASK functions, merged, for functions alike."""
+        self._periodics: dict[tuple[Shape, bool], Periodic[Outcome]] = {}
         self._exact, self._residues = self._breaks()
         self._replays: Replays[tuple[tuple[tuple[int, int], ...], bool], Run] = Replays()
 
@@ -581,40 +628,22 @@ class Lookups:
             pc += extent
 
     def _periodic(self, index: int, shape: Shape, walk: Walk, low: int, high: int, alike: bool) -> Iterator[Run]:
-        """A 2.47 PCMASK function's PCs [low, high), by `Periodic` (its offsets wrap at 2^32). The runs of a
-        span of offsets are kept for functions alike judging it again (a span first painted gives its runs
-        one by one, each counted; given again, the runs merged)."""
-        key = (shape, "periodic")
+        """A 2.47 PCMASK function's PCs [low, high), by its `Periodic` (kept per walk: functions alike share
+        it; its offsets wrap at 2^32)."""
+        key = (shape, alike)
         periodic = self._periodics.get(key)
         if periodic is None or periodic.conds is not walk.conds:
             if len(self._periodics) >= KEPT:
                 del self._periodics[next(iter(self._periodics))]
-            periodic = self._periodics[key] = Periodic(walk.conds, self.dec.fde(index).rep_size, NO_ROW)
+            same = functools.partial(_same, rows_alike=alike)
+            periodic = self._periodics[key] = Periodic(walk.conds, self.dec.fde(index).rep_size, NO_ROW, same)
         start = self.dec.start(index)
         pc = low
         while pc < high:
             offset = (pc - start) & U32
             extent = min(WORD - offset, high - pc)
-            span = (shape, offset, offset + extent, alike)
-            known = self._spans.get(span)
-            if known is not None:
-                for k_low, k_high, outcome in known:
-                    yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
-            else:
-                given: list[tuple[int, int, Outcome]] | None = []
-                for k_low, k_high, outcome in periodic.runs(offset, offset + extent, alike):
-                    if given is not None:
-                        if given and given[-1][1] == k_low and _same(given[-1][2], outcome, alike):
-                            given[-1] = (given[-1][0], k_high, given[-1][2])
-                        elif len(given) < REPLAYED:
-                            given.append((k_low, k_high, outcome))
-                        else:
-                            given = None
-                    yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
-                if given is not None:
-                    if len(self._spans) >= KEPT:
-                        del self._spans[next(iter(self._spans))]
-                    self._spans[span] = given
+            for k_low, k_high, outcome in periodic.span(offset, offset + extent):
+                yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
             pc += extent
 
     def _shape(self, index: int) -> Shape:

@@ -110,7 +110,7 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     try:
         for index, start, end, rows in domains(dec, data, address, compared):
             rel = relative(start, address)
-            for run in engine.runs([(rel, rel + end - start)]):
+            for run in engine.runs([(rel, rel + end - start)], alike=rows is None):  # rows found: only compared
                 low, high = start + run.start - rel, start + run.end - rel
                 found = run.outcome
                 if not isinstance(found, Fre):
