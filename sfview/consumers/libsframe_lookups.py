@@ -403,6 +403,8 @@ class Periodic(Generic[A]):
         """Whether two adjacent runs' answers are one run."""
         self._line: list[tuple[int, int, A]] = []
         self._line_starts: list[int] = []
+        self.steps = 0
+        """The runs `runs` made so far (the work, for the caller's bound: merged runs given cost less)."""
         self._rest: Iterator[tuple[int, int, A]] | None = None
         """The runs from offset 0 merged (`_line`, as far as asked for, at most `REPLAYED`), and the runs
         after them still to merge."""
@@ -473,6 +475,7 @@ class Periodic(Generic[A]):
                 continue
             cut = self.cut(first)
             if len(cut) == 1:
+                self.steps += 1
                 yield low, stop, cut[0][2]
                 low = stop
                 continue
@@ -482,6 +485,7 @@ class Periodic(Generic[A]):
                 for m_low, m_high, answer in cut:
                     a, b = max(m_low + shift, low), min(m_high + shift, end)
                     if a < b:
+                        self.steps += 1
                         yield a, b, answer
                 low = end
 
@@ -496,6 +500,7 @@ class Periodic(Generic[A]):
             while i < len(period) and period[i][0] + shift < end:
                 m_low, m_high, pos = period[i]
                 answer = conds[pos][2] if pos >= 0 and (first < 0 or pos < first) else fallback
+                self.steps += 1
                 yield max(m_low + shift, low), min(m_high + shift, end), answer
                 i += 1
             low = end
@@ -642,7 +647,12 @@ class Lookups:
         while pc < high:
             offset = (pc - start) & U32
             extent = min(WORD - offset, high - pc)
+            steps = periodic.steps
             for k_low, k_high, outcome in periodic.span(offset, offset + extent):
+                self.count += periodic.steps - steps  # the runs painted to merge those given
+                steps = periodic.steps
+                if self.count > self.budget:
+                    raise Budget(pc + k_low - offset, f"more than {self.budget} runs of answers")
                 yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
             pc += extent
 
