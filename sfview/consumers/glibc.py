@@ -32,6 +32,7 @@ around tests/glibc_harness.c and holds this model to it at every PC.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -57,7 +58,17 @@ from sfview.consumers.libsframe import (
 )
 from sfview.consumers.libsframe import FRE_TYPES as FRE_TYPE_OF
 from sfview.consumers.libsframe import _int32 as int32
-from sfview.consumers.libsframe_lookups import ALL, KEPT, Budget, Replays, Walks, _distinct, _paint, row_bound
+from sfview.consumers.libsframe_lookups import (
+    ALL,
+    KEPT,
+    Budget,
+    Periodic,
+    Replays,
+    Walk,
+    Walks,
+    _distinct,
+    row_bound,
+)
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
@@ -324,8 +335,9 @@ class Lookups:
         self.count = 0
         self._breaks = reader.breaks()
         self._walks: Walks[tuple[int, ...]] = Walks(rows)
-        self._painted: dict[tuple, list[tuple[int, int, Answer]]] = {}
-        self._replays: Replays[tuple[int, int], tuple[int, int, Answer]] = Replays()
+        self._painted: dict[tuple[tuple[int, ...], int, int], list[tuple[int, int, Answer]]] = {}
+        self._replays: Replays[tuple[int, int, bool], tuple[int, int, Answer]] = Replays()
+        self._periodics: dict[tuple[tuple[int, ...], bool], Periodic[Answer]] = {}
 
     def _describe(self, index: int) -> tuple[int, ...]:
         """What FDE `index`'s rows are judged by (functions alike share their painting): its info byte, rows,
@@ -336,21 +348,23 @@ class Lookups:
         except Crash:
             return (-1, index)
 
-    def runs(self, low: int, high: int) -> Iterator[tuple[int, int, Answer]]:
-        """[low, high) (section-relative, before the int32 cut) as runs (first PC, end PC, answer); a span
+    def runs(self, low: int, high: int, frames_alike: bool = False) -> Iterator[tuple[int, int, Answer]]:
+        """[low, high) (section-relative, before the int32 cut) as runs (first PC, end PC, answer; with
+        `frames_alike`, adjacent answers computing a frame are one run: the caller counts them); a span
         asked for again answered again from `Replays`."""
-        kept = self._replays.given((low, high), self.budget - self.count)
+        kept = self._replays.given((low, high, frames_alike), self.budget - self.count)
         if kept is not None:
             self.count += kept[1]
             yield from kept[0]
             return
-        yield from self._replays.replay((low, high), self._search_runs(low, high), lambda: self.count)
+        search = self._search_runs(low, high, frames_alike)
+        yield from self._replays.replay((low, high, frames_alike), search, lambda: self.count)
 
-    def _search_runs(self, low: int, high: int) -> Iterator[tuple[int, int, Answer]]:
+    def _search_runs(self, low: int, high: int, frames_alike: bool) -> Iterator[tuple[int, int, Answer]]:
         """`runs`, searched."""
         last: tuple[int, int, Answer] | None = None
-        for a, b, answer in self._pieces(low, high):
-            if last is not None and last[1] == a and _same(last[2], answer):
+        for a, b, answer in self._pieces(low, high, frames_alike):
+            if last is not None and last[1] == a and _same(last[2], answer, frames_alike):
                 last = (last[0], b, last[2])
                 continue
             if last is not None:
@@ -362,7 +376,7 @@ class Lookups:
         if last is not None:
             yield last
 
-    def _pieces(self, low: int, high: int) -> Iterator[tuple[int, int, Answer]]:
+    def _pieces(self, low: int, high: int, frames_alike: bool) -> Iterator[tuple[int, int, Answer]]:
         points = [low]
         base = low - low % WORD
         while base < high:
@@ -379,14 +393,9 @@ class Lookups:
                 yield a, b, bare(exc)
                 continue
             offset = (pc - self.reader.start(index)) & U32
-            yield from self._inside(index, a, b, offset)
+            yield from self._inside(index, a, b, offset, frames_alike)
 
-    @staticmethod
-    def _last_start(conds: list[Condition]) -> int:
-        """The offset from which no row starts after the PC: the blocks past it all paint alike."""
-        return max((c[1] for c in conds if not c[3] and c[1] < ALL), default=0)
-
-    def _inside(self, index: int, a: int, b: int, offset: int) -> Iterator[tuple[int, int, Answer]]:
+    def _inside(self, index: int, a: int, b: int, offset: int, frames_alike: bool) -> Iterator[tuple[int, int, Answer]]:
         """PCs [a, b) the search sends to FDE `index`, the first at `offset` into it."""
         key = self._describe(index)
         high = offset + b - a
@@ -394,37 +403,42 @@ class Lookups:
         walk = self._walks.walk(key, lambda: _walk(self.reader, index), ALL if pcmask else high, a)
         conds = walk.conds
         rep = self.reader.field(index, "func_rep_size") if pcmask and any(c[3] for c in conds) else 0
-        while offset < high:
-            stop, shift = high, 0
-            if rep:
-                shift = offset - offset % rep
-                stop = min(high, shift + rep)
-                self.count += 1
-                if self.count > self.budget:
-                    raise Budget(a, f"more than {self.budget} runs")
-            painted = self._painted.get((key, offset, stop, shift))
-            if painted is None:
-                if len(self._painted) >= KEPT:
-                    del self._painted[next(iter(self._painted))]
-                painted = _paint(conds, NO_ROW, offset, stop, shift) if shift else walk.paint(NO_ROW, offset, stop)
-                self._painted[key, offset, stop, shift] = painted
-            if (
-                rep
-                and len(painted) == 1
-                and offset == shift
-                and stop == shift + rep
-                and shift >= self._last_start(conds)
-            ):
-                yield a, a + high - offset, painted[0][2]  # every later block is this one again: one answer
-                return
-            for k_low, k_high, answer in painted:
-                yield a + k_low - offset, a + k_high - offset, answer
-            a += stop - offset
-            offset = stop
+        if rep:
+            yield from self._periodic(key, walk, rep, a, offset, high, frames_alike)
+            return
+        painted = self._painted.get((key, offset, high))
+        if painted is None:
+            if len(self._painted) >= KEPT:
+                del self._painted[next(iter(self._painted))]
+            painted = self._painted[key, offset, high] = walk.paint(NO_ROW, offset, high)
+        for k_low, k_high, answer in painted:
+            yield a + k_low - offset, a + k_high - offset, answer
+
+    def _periodic(
+        self, key: tuple[int, ...], walk: Walk, rep: int, a: int, offset: int, high: int, frames_alike: bool
+    ) -> Iterator[tuple[int, int, Answer]]:
+        """A PCMASK function's offsets [offset, high) from PC `a` on, by its `Periodic` (kept per walk:
+        functions alike share it); the runs painted count against the bound as they are made."""
+        periodic = self._periodics.get((key, frames_alike))
+        if periodic is None or periodic.conds is not walk.conds:
+            if len(self._periodics) >= KEPT:
+                del self._periodics[next(iter(self._periodics))]
+            same = functools.partial(_same, frames_alike=frames_alike)
+            periodic = self._periodics[key, frames_alike] = Periodic(walk.conds, rep, NO_ROW, same)
+        steps = periodic.steps
+        for k_low, k_high, answer in periodic.span(offset, high):
+            self.count += periodic.steps - steps
+            steps = periodic.steps
+            if self.count > self.budget:
+                raise Budget(a + k_low - offset, f"more than {self.budget} runs")
+            yield a + k_low - offset, a + k_high - offset, answer
 
 
-def _same(a: Answer, b: Answer) -> bool:
+def _same(a: Answer, b: Answer, frames_alike: bool = False) -> bool:
+    """Whether two answers are one: equal, or (`frames_alike`) both computing a frame."""
     if isinstance(a, RowAnswer) or isinstance(b, RowAnswer):
+        if frames_alike and isinstance(a, RowAnswer) and isinstance(b, RowAnswer):
+            return a == b or (a.frame is not None and b.frame is not None)
         return a == b
     return type(a) is type(b) and a.rule == b.rule
 
@@ -446,7 +460,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
     try:
         for index, start, end, _ in domains(reader, data, address):  # type: ignore[arg-type]
             rel = relative(start, address)
-            for low, high, answer in engine.runs(rel, rel + end - start):
+            for low, high, answer in engine.runs(rel, rel + end - start, frames_alike=True):
                 first, last = start + low - rel, start + high - rel
                 if isinstance(answer, RowAnswer) and answer.frame is not None:
                     frames += last - first
