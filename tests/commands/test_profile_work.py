@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_process
-from handmade import at_one_start, long_function, overlapping, rows_alike
+from handmade import at_one_start, long_function, overlapping, past_the_pool, pcmask_gigabytes, rows_alike
 
 from sfview.consumers import glibc, kernel, kernel_linux_mm, libsframe_lookups
 from sfview.consumers.libsframe import row_bound
@@ -208,17 +208,42 @@ def test_the_kernel_lists_rows_alike_as_one_range(monkeypatch: pytest.MonkeyPatc
     assert made[0] <= 8 * FUNCTIONS
 
 
-@pytest.mark.parametrize("profile", ["libsframe-2.44", "libsframe", "glibc-2.43"])
-def test_pcmask_functions_of_gigabytes_stop_within_a_few_runs_a_byte(profile: str) -> None:
-    """200 PCMASK functions of 4 GB each, rep_size 16, two rows: billions of runs of answers. The verdict
-    judges a few runs per byte of the section (each some microseconds of work), says where it stopped, and
-    the bound it names is at most 4 a byte (it was 64: 20,000 such functions ran past 30 s)."""
-    rows = struct.pack("<HBbHBb", 0, 0x03, 8, 4, 0x03, 16)
-    fdes = b"".join(struct.pack("<iIIIBBH", 0x1000 + 0x10000 * i, 0xFFFFFFFF, 0, 2, 0x11, 16, 0) for i in range(200))
-    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 200, 2, len(rows), 0, len(fdes))
-    data = header + fdes + rows
-    verdict = profiles()[profile].judge(data, 0)
+def test_pcmask_functions_of_gigabytes_stop_within_a_few_runs_a_byte() -> None:
+    """200 PCMASK functions of 4 GB each, rep_size 16, two rows: under 2.44 a lookup fails every 16 bytes,
+    billions of failing runs. The verdict judges a few runs per byte of the section (each some microseconds
+    of work), says where it stopped, and the bound it names is at most 4 a byte (it was 64: 20,000 such
+    functions ran past 30 s)."""
+    data = pcmask_gigabytes(200)
+    verdict = profiles()["libsframe-2.44"].judge(data, 0)
     stops = [note for note in verdict.notes if "not judged: more than" in note]
     assert stops, verdict.notes
     bound = int(stops[0].split("more than ")[1].split()[0])
     assert bound <= 4 * len(data) + 4096
+
+
+@pytest.mark.parametrize("profile", ["libsframe", "glibc-2.43"])
+def test_pcmask_functions_of_gigabytes_are_painted_once(monkeypatch: pytest.MonkeyPatch, profile: str) -> None:
+    """The same 200 functions where every lookup finds a row (2.47, glibc): the verdict judges every PC of
+    them, each function's rows' pattern painted once and a stretch of blocks finding rows one answer (a few
+    runs painted a function, where painting block by block is 4,096 blocks a function, past the bound)."""
+    painted = _counting(monkeypatch, libsframe_lookups.Periodic, "runs")
+    verdict = profiles()[profile].judge(pcmask_gigabytes(200), 0)
+    assert verdict.accepted
+    assert not any("not judged" in note for note in verdict.notes), verdict.notes
+    assert 0 < painted[0] <= 8 * 200
+
+
+@pytest.mark.parametrize(("profile", "version"), [("libsframe", 3), ("libsframe", 2), ("glibc-2.43", 2)])
+def test_pcmask_functions_past_a_pool_paint_one_block_per_cut(
+    monkeypatch: pytest.MonkeyPatch, profile: str, version: int
+) -> None:
+    """3,000 PCMASK functions of 2 KB each claiming 65,535 rows of a pool of 1,000 (rep_size 16): below the
+    last row's start a row's start test cuts each block. Each cut is painted once and the runs merged from
+    offset 0 are shared by the functions alike (2.47 sees a version 2 function's PCs cut elsewhere in each):
+    the verdict is whole, the runs painted a few thousand for the walk, not the 128 blocks of each function
+    (each painted from its 2,000 conditions: the section's 30,000 functions took 30 s)."""
+    painted = _counting(monkeypatch, libsframe_lookups.Periodic, "runs")
+    verdict = profiles()[profile].judge(past_the_pool(version, 3000, 1000, size=0x800, pcmask=True), 0)
+    assert verdict.accepted
+    assert not any("not judged" in note for note in verdict.notes), verdict.notes
+    assert 0 < painted[0] <= 8 * 1000

@@ -24,7 +24,16 @@ import pytest
 from conftest import DATA, ELF_FIXTURES, SECTIONS, Built, load_section_fixture, run_process
 from glibc_oracle import Answer, Glibc, harness, kind, predict
 from glibc_oracle import every_pc as pcs_of
-from handmade import at_one_start, long_function, mutate, overlapping, past_the_pool, to_big_endian, v2_section
+from handmade import (
+    at_one_start,
+    long_function,
+    mutate,
+    overlapping,
+    past_the_pool,
+    pcmask_gigabytes,
+    to_big_endian,
+    v2_section,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libsframe_oracle import judge_spans
@@ -218,6 +227,13 @@ def test_functions_at_one_start(glibc: Glibc) -> None:
 def test_functions_claiming_rows_past_a_pool(glibc: Glibc, pcmask: bool) -> None:
     """Functions each claiming 65,535 rows of one pool of 30, every walk running into the pool's end."""
     _agree(glibc, "40 functions claiming rows past a pool", past_the_pool(2, 40, 30, size=0x40, pcmask=pcmask))
+
+
+def test_pcmask_functions_past_a_pool_and_of_gigabytes(glibc: Glibc) -> None:
+    """PCMASK functions longer than the pool's rows reach (a row's start test cuts the blocks below the last
+    row's start), and PCMASK functions of 4 GB each (their rows' pattern painted once and repeated)."""
+    _agree(glibc, "40 PCMASK functions past a pool", past_the_pool(2, 40, 30, size=0x100, pcmask=True))
+    _agree(glibc, "12 PCMASK functions of 4 GB", pcmask_gigabytes(12, apart=0x400))
 
 
 def test_verdict_words() -> None:

@@ -30,6 +30,7 @@ from handmade import (
     mutate,
     overlapping,
     past_the_pool,
+    pcmask_gigabytes,
     reg,
     to_big_endian,
 )
@@ -382,6 +383,29 @@ def test_every_pc_of_functions_claiming_rows_past_a_pool(
     verdicts = [PROFILES[f"libsframe-{release}"].judge(data, 0) for release in RELEASES]
     accepted = [verdict for verdict in verdicts if verdict.accepted]
     assert accepted and all(any(note.startswith("rows not compared") for note in v.notes) for v in accepted)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_every_pc_of_pcmask_functions_past_a_pool_and_past_its_rows(
+    libraries: dict[str, Library], version: int
+) -> None:
+    """PCMASK functions longer than the pool's rows reach, each claiming 65,535 rows of a pool of 30: below
+    the last row's start a row's start test cuts each block (2.47 paints one block per cut and merges the
+    runs from offset 0, shared by the functions alike), past it every block is one; and the same section
+    byte-swapped (the byte-swapping walk on this host), every release at every PC."""
+    data = past_the_pool(version, 40, 30, size=0x100, pcmask=True)
+    _every_pc(libraries, f"40 PCMASK functions past a pool, version {version}", data)
+    _every_pc(libraries, f"40 PCMASK functions past a pool, version {version}, swapped", to_big_endian(data))
+
+
+def test_every_pc_of_pcmask_functions_of_gigabytes(libraries: dict[str, Library]) -> None:
+    """PCMASK functions claiming 4 GB each, rep_size 16: their rows' pattern painted once and repeated (2.47:
+    a stretch of blocks finding rows is one answer, the section judged whole), at every PC. Not 2.44: there a
+    lookup fails every 16 bytes, billions of failures, and the verdict stops at the runs bound
+    (tests/commands/test_profile_work.py)."""
+    whole = {release: lib for release, lib in libraries.items() if release != "2.44"}
+    _every_pc(whole, "12 PCMASK functions of 4 GB", pcmask_gigabytes(12, apart=0x400))
+    assert not any("not judged" in note for note in PROFILES["libsframe-2.47"].judge(pcmask_gigabytes(12), 0).notes)
 
 
 def test_a_read_past_the_section_faults_or_reads_what_follows(libraries: dict[str, Library]) -> None:
