@@ -418,7 +418,7 @@ class Lookups:
         self, key: tuple[int, ...], walk: Walk, rep: int, a: int, offset: int, high: int, frames_alike: bool
     ) -> Iterator[tuple[int, int, Answer]]:
         """A PCMASK function's offsets [offset, high) from PC `a` on, by its `Periodic` (kept per walk:
-        functions alike share it); the runs painted count against the bound as they are made."""
+        functions alike share it); the runs painted to make each count against the bound with it."""
         periodic = self._periodics.get((key, frames_alike))
         if periodic is None or periodic.conds is not walk.conds:
             if len(self._periodics) >= KEPT:
@@ -427,7 +427,7 @@ class Lookups:
             periodic = self._periodics[key, frames_alike] = Periodic(walk.conds, rep, NO_ROW, same)
         steps = periodic.steps
         for k_low, k_high, answer in periodic.span(offset, high):
-            self.count += periodic.steps - steps
+            self.count += max(periodic.steps - steps - 1, 0)  # merged into this run (itself counted by the caller)
             steps = periodic.steps
             if self.count > self.budget:
                 raise Budget(a + k_low - offset, f"more than {self.budget} runs")

@@ -519,7 +519,7 @@ class Lookups:
         self.count = 0
         self._walks: Walks[Shape] = Walks(rows)
         self._painted: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
-        self._periodics: dict[tuple[Shape, bool], Periodic[Outcome]] = {}
+        self._periodics: dict[tuple[Shape, bool], tuple[list[Condition], Periodic[Outcome]]] = {}
         self._exact, self._residues = self._breaks()
         self._replays: Replays[tuple[tuple[tuple[int, int], ...], bool], Run] = Replays()
 
@@ -620,11 +620,21 @@ class Lookups:
             yield Run(low, high, conds[0][2] if conds else NO_ROW)
             return
         rep = dec.fde(index).rep_size
-        if whole and rep and dec.rel.lookup == "range64":
-            yield from self._periodic(index, shape, walk, low, high, alike)
-            return
+        lookup = dec.rel.lookup
+        periodic = self._periodic(shape, walk, rep, alike) if whole and rep and lookup != "bitmask" else None
+        start = dec.start(index)
         pc = low
         while pc < high:
+            if periodic is not None and lookup == "range64":  # the offset into the function
+                key = (pc - start) & U32
+                yield from self._periodic_runs(periodic, pc, key, min(WORD - key, high - pc), True)
+                pc += min(WORD - key, high - pc)
+                continue
+            if periodic is not None and _int32(pc) >= 0:  # 2.44: the PC, modulo rep_size up to the int32 wrap
+                key = _int32(pc)
+                yield from self._periodic_runs(periodic, pc, key, min(INT32_WRAP - key, high - pc), False)
+                pc += min(INT32_WRAP - key, high - pc)
+                continue
             key, extent = self._key(index, pc)
             extent = min(extent, high - pc)
             walk = self._walks.walk(shape, lambda: _walk(dec, index), ALL if whole else key + extent, pc)
@@ -632,29 +642,32 @@ class Lookups:
                 yield Run(pc + k_low - key, pc + k_high - key, outcome)
             pc += extent
 
-    def _periodic(self, index: int, shape: Shape, walk: Walk, low: int, high: int, alike: bool) -> Iterator[Run]:
-        """A 2.47 PCMASK function's PCs [low, high), by its `Periodic` (kept per walk: functions alike share
-        it; its offsets wrap at 2^32)."""
-        key = (shape, alike)
-        periodic = self._periodics.get(key)
-        if periodic is None or periodic.conds is not walk.conds:
+    def _periodic(self, shape: Shape, walk: Walk, rep: int, alike: bool) -> Periodic[Outcome]:
+        """A PCMASK function's walk as a `Periodic` (kept per walk: functions alike share it). 2.47's walk is
+        one already; 2.44 tests every row on the PC modulo rep_size alone (its row tests become a block's)."""
+        known = self._periodics.get((shape, alike))
+        if known is None or known[0] is not walk.conds:
             if len(self._periodics) >= KEPT:
                 del self._periodics[next(iter(self._periodics))]
+            conds = walk.conds
+            if self.dec.rel.lookup == "range32":
+                conds = [(c_low, c_high, outcome, c_high < ALL) for c_low, c_high, outcome, _ in conds]
             same = functools.partial(_same, rows_alike=alike)
-            periodic = self._periodics[key] = Periodic(walk.conds, self.dec.fde(index).rep_size, NO_ROW, same)
-        start = self.dec.start(index)
-        pc = low
-        while pc < high:
-            offset = (pc - start) & U32
-            extent = min(WORD - offset, high - pc)
+            known = self._periodics[shape, alike] = (walk.conds, Periodic(conds, rep, NO_ROW, same))
+        return known[1]
+
+    def _periodic_runs(self, periodic: Periodic[Outcome], pc: int, key: int, extent: int, line: bool) -> Iterator[Run]:
+        """PCs [pc, pc + extent) whose keys run from `key` on, from `periodic` (`line`: through the runs merged
+        from key 0, for keys that are offsets into functions alike); the runs painted to make each count
+        against the bound with it."""
+        steps = periodic.steps
+        given = periodic.span(key, key + extent) if line else periodic.runs(key, key + extent)
+        for k_low, k_high, outcome in given:
+            self.count += max(periodic.steps - steps - 1, 0)  # merged into this run (itself counted by the caller)
             steps = periodic.steps
-            for k_low, k_high, outcome in periodic.span(offset, offset + extent):
-                self.count += periodic.steps - steps  # the runs painted to merge those given
-                steps = periodic.steps
-                if self.count > self.budget:
-                    raise Budget(pc + k_low - offset, f"more than {self.budget} runs of answers")
-                yield Run(pc + k_low - offset, pc + k_high - offset, outcome)
-            pc += extent
+            if self.count > self.budget:
+                raise Budget(pc + k_low - key, f"more than {self.budget} runs of answers")
+            yield Run(pc + k_low - key, pc + k_high - key, outcome)
 
     def _shape(self, index: int) -> Shape:
         """What FDE `index`'s walk depends on: for 2.47, whose keys are offsets into the function, its rows'
