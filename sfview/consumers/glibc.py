@@ -335,7 +335,8 @@ class Lookups:
         self.count = 0
         self._breaks = reader.breaks()
         self._walks: Walks[tuple[int, ...]] = Walks(rows)
-        self._painted: dict[tuple[tuple[int, ...], int, int], list[tuple[int, int, Answer]]] = {}
+        self._painted: dict[tuple[tuple[int, ...], int, int, bool], list[tuple[int, int, Answer]]] = {}
+        """A function's runs by what its rows are judged by and its span of offsets (functions alike), merged."""
         self._replays: Replays[tuple[int, int, bool], tuple[int, int, Answer]] = Replays()
         self._periodics: dict[tuple[tuple[int, ...], bool], Periodic[Answer]] = {}
 
@@ -361,10 +362,15 @@ class Lookups:
         yield from self._replays.replay((low, high, frames_alike), search, lambda: self.count)
 
     def _search_runs(self, low: int, high: int, frames_alike: bool) -> Iterator[tuple[int, int, Answer]]:
-        """`runs`, searched."""
+        """`runs`, searched. Each run counts against the bound (with `frames_alike`, each run painted, merged
+        or not: the work is the runs painted)."""
         last: tuple[int, int, Answer] | None = None
         for a, b, answer in self._pieces(low, high, frames_alike):
             if last is not None and last[1] == a and _same(last[2], answer, frames_alike):
+                if frames_alike:
+                    self.count += 1
+                    if self.count > self.budget:
+                        raise Budget(last[0], f"more than {self.budget} runs")
                 last = (last[0], b, last[2])
                 continue
             if last is not None:
@@ -406,11 +412,17 @@ class Lookups:
         if rep:
             yield from self._periodic(key, walk, rep, a, offset, high, frames_alike)
             return
-        painted = self._painted.get((key, offset, high))
+        painted = self._painted.get((key, offset, high, frames_alike))
         if painted is None:
             if len(self._painted) >= KEPT:
                 del self._painted[next(iter(self._painted))]
-            painted = self._painted[key, offset, high] = walk.paint(NO_ROW, offset, high)
+            painted = []
+            for k_low, k_high, answer in walk.paint(NO_ROW, offset, high):
+                if painted and _same(painted[-1][2], answer, frames_alike):
+                    painted[-1] = (painted[-1][0], k_high, painted[-1][2])
+                else:
+                    painted.append((k_low, k_high, answer))
+            self._painted[key, offset, high, frames_alike] = painted
         for k_low, k_high, answer in painted:
             yield a + k_low - offset, a + k_high - offset, answer
 

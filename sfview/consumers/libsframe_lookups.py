@@ -20,8 +20,7 @@ import bisect
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from sfview.consumers.libsframe import (
     FDE_ATTR,
@@ -70,9 +69,9 @@ class Budget(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class Run:
-    """Section-relative PCs in [start, end) for which `sframe_find_fre` gives `outcome`."""
+class Run(NamedTuple):
+    """Section-relative PCs in [start, end) for which `sframe_find_fre` gives `outcome` (a tuple: a verdict
+    makes one for every run of answers)."""
 
     start: int
     end: int

@@ -37,9 +37,11 @@ from sfview.sframe.bulk.reader import Bulk
 from sfview.sframe.model.section import Section
 
 END = 1 << 64
-RUNS_PER_BYTE = 4
+RUNS_PER_BYTE = 1
 """The most runs of answers a verdict gives per byte of the section (a PCMASK function claiming gigabytes
-repeats its rows' pattern every few bytes: past the bound, the verdict says where it stopped)."""
+whose lookups fail every few bytes: each failing range is listed, 28 bytes held and some microseconds of
+work each; past the bound, the verdict says where it stopped). A real section's rows take 3 bytes or more
+each, and a stretch of PCMASK blocks finding rows is one run (`Periodic`)."""
 
 
 def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, list[int] | None]]:
