@@ -194,14 +194,18 @@ def rows_alike(functions: int, rows: int, size: int = 0x1000) -> bytes:
     return _v3(functions, rows, table, block)
 
 
-def pcmask_gigabytes(fdes: int, apart: int = 0x10000) -> bytes:
-    """A version 2 AMD64 section of `fdes` PCMASK functions `apart` bytes apart, each claiming 4 GB, rep_size
-    16, with its own two rows (at +0, CFA offset 8; at +4, 16): the rows' pattern repeats for billions of PCs."""
+def pcmask_gigabytes(fdes: int, apart: int = 0x10000, version: int = 2) -> bytes:
+    """An AMD64 section (version 2, or 1) of `fdes` PCMASK functions `apart` bytes apart, each claiming 4 GB
+    (rep_size 16 in version 2; 2.40 keys version 1's on the PC & 0xff), with its own two rows (at +0, CFA
+    offset 8; at +4, 16): the rows' pattern repeats for billions of PCs (`pcmask_of_gigabytes`: version 3,
+    which these releases and glibc do not read)."""
     rows = struct.pack("<HBbHBb", 0, 0x03, 8, 4, 0x03, 16)
+    extra = (16, 0) if version == 2 else ()
     table = b"".join(
-        struct.pack("<iIIIBBH", 0x1000 + apart * i, 0xFFFFFFFF, 8 * i, 2, 0x11, 16, 0) for i in range(fdes)
+        struct.pack("<" + FDE_LAYOUT[version], 0x1000 + apart * i, 0xFFFFFFFF, 8 * i, 2, 0x11, *extra)
+        for i in range(fdes)
     )
-    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, fdes, 2 * fdes, 8 * fdes, 0, len(table))
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, 1, 3, 0, -8, 0, fdes, 2 * fdes, 8 * fdes, 0, len(table))
     return header + table + rows * fdes
 
 

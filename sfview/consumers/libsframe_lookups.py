@@ -618,9 +618,9 @@ class Lookups:
         if not conds or conds[0][:2] == (-ALL, ALL):  # one answer whatever the PC
             yield Run(low, high, conds[0][2] if conds else NO_ROW)
             return
-        rep = dec.fde(index).rep_size
         lookup = dec.rel.lookup
-        periodic = self._periodic(shape, walk, rep, alike) if whole and rep and lookup != "bitmask" else None
+        rep = 0x100 if lookup == "bitmask" else dec.fde(index).rep_size  # 2.40: the PC & 0xff
+        periodic = self._periodic(shape, walk, rep, alike) if whole and rep else None
         start = dec.start(index)
         pc = low
         while pc < high:
@@ -629,6 +629,9 @@ class Lookups:
                 yield from self._periodic_runs(periodic, pc, key, min(WORD - key, high - pc), True)
                 pc += min(WORD - key, high - pc)
                 continue
+            if periodic is not None and lookup == "bitmask":
+                yield from self._periodic_runs(periodic, pc, pc, high - pc, False)
+                break
             if periodic is not None and _int32(pc) >= 0:  # 2.44: the PC, modulo rep_size up to the int32 wrap
                 key = _int32(pc)
                 yield from self._periodic_runs(periodic, pc, key, min(INT32_WRAP - key, high - pc), False)
@@ -643,13 +646,14 @@ class Lookups:
 
     def _periodic(self, shape: Shape, walk: Walk, rep: int, alike: bool) -> Periodic[Outcome]:
         """A PCMASK function's walk as a `Periodic` (kept per walk: functions alike share it). 2.47's walk is
-        one already; 2.44 tests every row on the PC modulo rep_size alone (its row tests become a block's)."""
+        one already; 2.44 tests every row on the PC modulo rep_size alone, 2.40 on the PC & 0xff (their row
+        tests become a block's)."""
         known = self._periodics.get((shape, alike))
         if known is None or known[0] is not walk.conds:
             if len(self._periodics) >= KEPT:
                 del self._periodics[next(iter(self._periodics))]
             conds = walk.conds
-            if self.dec.rel.lookup == "range32":
+            if self.dec.rel.lookup != "range64":
                 conds = [(c_low, c_high, outcome, c_high < ALL) for c_low, c_high, outcome, _ in conds]
             same = functools.partial(_same, rows_alike=alike)
             known = self._periodics[shape, alike] = (walk.conds, Periodic(conds, rep, NO_ROW, same))
