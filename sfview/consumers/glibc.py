@@ -61,6 +61,7 @@ from sfview.consumers.libsframe import _int32 as int32
 from sfview.consumers.libsframe_lookups import (
     ALL,
     KEPT,
+    PERIODIC_KEPT,
     Budget,
     Periodic,
     Replays,
@@ -433,7 +434,7 @@ class Lookups:
         functions alike share it); the runs painted to make each count against the bound with it."""
         periodic = self._periodics.get((key, frames_alike))
         if periodic is None or periodic.conds is not walk.conds:
-            if len(self._periodics) >= KEPT:
+            if len(self._periodics) >= PERIODIC_KEPT:
                 del self._periodics[next(iter(self._periodics))]
             same = functools.partial(_same, frames_alike=frames_alike)
             periodic = self._periodics[key, frames_alike] = Periodic(walk.conds, rep, NO_ROW, same)

@@ -45,6 +45,10 @@ KEPT_CONDITIONS = 1 << 15
 of rows long, 256 of them, would hold memory by what the functions claim, not by the bytes."""
 REPLAYED = 1 << 13
 """The most runs of answers `Replays` keeps, in all, to give again when the same spans are asked for again."""
+PERIODIC_KEPT = 16
+"""How many PCMASK functions' `Periodic`s a verdict keeps (functions alike come together)."""
+PERIODIC_RUNS = 1 << 12
+"""The most runs one `Periodic` keeps merged from offset 0, and in its cuts of one block."""
 ALL = 1 << 80
 """Past every key: an interval (-ALL, ALL) holds every PC (a crash or a miss whatever the PC)."""
 BELOW = -ALL
@@ -403,10 +407,11 @@ class Periodic(Generic[A]):
         self._line: list[tuple[int, int, A]] = []
         self._line_starts: list[int] = []
         self.steps = 0
-        """The runs `runs` made so far (the work, for the caller's bound: merged runs given cost less)."""
+        """The runs `runs` made so far, and the period's runs each cut read (the work, for the caller's
+        bound: merged runs given cost less)."""
         self._rest: Iterator[tuple[int, int, A]] | None = None
-        """The runs from offset 0 merged (`_line`, as far as asked for, at most `REPLAYED`), and the runs
-        after them still to merge."""
+        """The runs from offset 0 merged (`_line`, as far as asked for, at most `PERIODIC_RUNS`), and the
+        runs after them still to merge."""
         self._tops: list[int] = []
         self._firsts: list[int] = []
         for pos, (_, c_high, _, block) in enumerate(conds):
@@ -417,12 +422,14 @@ class Periodic(Generic[A]):
         self._period = _paint(blocks, -1, 0, rep, 0)
         self._period_starts = [m_low for m_low, _, _ in self._period]
         self._cuts: dict[int, list[tuple[int, int, A]]] = {}
+        self._cut_runs = 0
 
     def cut(self, first: int) -> list[tuple[int, int, A]]:
         """One block's runs where the first whole-offset test to hold is the one at position `first` (-1:
         none), adjacent runs merged."""
         known = self._cuts.get(first)
         if known is None:
+            self.steps += len(self._period)  # work as the runs painted are
             conds = self.conds
             fallback = conds[first][2] if first >= 0 else self.none
             known = []
@@ -432,8 +439,9 @@ class Periodic(Generic[A]):
                     known[-1] = (known[-1][0], m_high, known[-1][2])
                 else:
                     known.append((m_low, m_high, answer))
-            if len(self._cuts) >= KEPT:
-                del self._cuts[next(iter(self._cuts))]
+            while self._cuts and self._cut_runs + len(known) > PERIODIC_RUNS:
+                self._cut_runs -= len(self._cuts.pop(next(iter(self._cuts))))
+            self._cut_runs += len(known)
             self._cuts[first] = known
         return known
 
@@ -443,7 +451,7 @@ class Periodic(Generic[A]):
         line, starts = self._line, self._line_starts
         if self._rest is None and not line:
             self._rest = self.runs(0, WORD)
-        while self._rest is not None and (not line or line[-1][1] < high) and len(line) < REPLAYED:
+        while self._rest is not None and (not line or line[-1][1] < high) and len(line) < PERIODIC_RUNS:
             step = next(self._rest, None)
             if step is None:
                 self._rest = None
@@ -650,7 +658,7 @@ class Lookups:
         tests become a block's)."""
         known = self._periodics.get((shape, alike))
         if known is None or known[0] is not walk.conds:
-            if len(self._periodics) >= KEPT:
+            if len(self._periodics) >= PERIODIC_KEPT:
                 del self._periodics[next(iter(self._periodics))]
             conds = walk.conds
             if self.dec.rel.lookup != "range64":
