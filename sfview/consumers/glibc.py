@@ -61,9 +61,9 @@ from sfview.consumers.libsframe import _int32 as int32
 from sfview.consumers.libsframe_lookups import (
     ALL,
     KEPT,
-    PERIODIC_KEPT,
     Budget,
     Periodic,
+    Periodics,
     Replays,
     Walk,
     Walks,
@@ -339,7 +339,7 @@ class Lookups:
         self._painted: dict[tuple[tuple[int, ...], int, int, bool], list[tuple[int, int, Answer]]] = {}
         """A function's runs by what its rows are judged by and its span of offsets (functions alike), merged."""
         self._replays: Replays[tuple[int, int, bool], tuple[int, int, Answer]] = Replays()
-        self._periodics: dict[tuple[tuple[int, ...], bool], Periodic[Answer]] = {}
+        self._periodics: Periodics[tuple[tuple[int, ...], bool], Answer] = Periodics()
 
     def _describe(self, index: int) -> tuple[int, ...]:
         """What FDE `index`'s rows are judged by (functions alike share their painting): its info byte, rows,
@@ -432,12 +432,8 @@ class Lookups:
     ) -> Iterator[tuple[int, int, Answer]]:
         """A PCMASK function's offsets [offset, high) from PC `a` on, by its `Periodic` (kept per walk:
         functions alike share it); the runs painted to make each count against the bound with it."""
-        periodic = self._periodics.get((key, frames_alike))
-        if periodic is None or periodic.conds is not walk.conds:
-            if len(self._periodics) >= PERIODIC_KEPT:
-                del self._periodics[next(iter(self._periodics))]
-            same = functools.partial(_same, frames_alike=frames_alike)
-            periodic = self._periodics[key, frames_alike] = Periodic(walk.conds, rep, NO_ROW, same)
+        same = functools.partial(_same, frames_alike=frames_alike)
+        periodic = self._periodics.get((key, frames_alike), walk.conds, lambda: Periodic(walk.conds, rep, NO_ROW, same))
         steps = periodic.steps
         for k_low, k_high, answer in periodic.span(offset, high):
             self.count += max(periodic.steps - steps - 1, 0)  # merged into this run (itself counted by the caller)

@@ -394,10 +394,16 @@ class Periodic(Generic[A]):
     the earlier of the two: a block's runs are the period cut at the first whole-offset test (`cut`, kept
     per cut), and between two steps every block is that cut again. The cost is that of the runs given, not
     of the rows walked for each block. (Every test on the whole offset is one open below, `(-ALL, a)`: so are
-    both walks'.)"""
+    both walks'. With `blocks_only`, every test but those holding every key is a block's: 2.44 and 2.40 test
+    a PCMASK function's rows on the key modulo the block alone.)"""
 
     def __init__(
-        self, conds: Sequence[tuple[int, int, A, bool]], rep: int, none: A, same: Callable[[A, A], bool]
+        self,
+        conds: Sequence[tuple[int, int, A, bool]],
+        rep: int,
+        none: A,
+        same: Callable[[A, A], bool],
+        blocks_only: bool = False,
     ) -> None:
         self.conds = conds
         self.rep = rep
@@ -414,11 +420,12 @@ class Periodic(Generic[A]):
         runs after them still to merge."""
         self._tops: list[int] = []
         self._firsts: list[int] = []
-        for pos, (_, c_high, _, block) in enumerate(conds):
-            if not block and (not self._tops or c_high > self._tops[-1]):
+        held = [block or (blocks_only and c_high < ALL) for _, c_high, _, block in conds]
+        for pos, (_, c_high, _, _) in enumerate(conds):
+            if not held[pos] and (not self._tops or c_high > self._tops[-1]):
                 self._tops.append(c_high)
                 self._firsts.append(pos)
-        blocks = [(c_low, c_high, pos, False) for pos, (c_low, c_high, _, block) in enumerate(conds) if block]
+        blocks = [(c_low, c_high, pos, False) for pos, (c_low, c_high, _, _) in enumerate(conds) if held[pos]]
         self._period = _paint(blocks, -1, 0, rep, 0)
         self._period_starts = [m_low for m_low, _, _ in self._period]
         self._cuts: dict[int, list[tuple[int, int, A]]] = {}
@@ -451,7 +458,13 @@ class Periodic(Generic[A]):
         line, starts = self._line, self._line_starts
         if self._rest is None and not line:
             self._rest = self.runs(0, WORD)
-        while self._rest is not None and (not line or line[-1][1] < high) and len(line) < PERIODIC_RUNS:
+        work = self.steps + PERIODIC_RUNS  # a span's merging goes no further: past it, `runs` (each run counted)
+        while (
+            self._rest is not None
+            and (not line or line[-1][1] < high)
+            and len(line) < PERIODIC_RUNS
+            and self.steps < work
+        ):
             step = next(self._rest, None)
             if step is None:
                 self._rest = None
@@ -513,6 +526,30 @@ class Periodic(Generic[A]):
             low = end
 
 
+class Periodics(Generic[K, A]):
+    """The `Periodic`s of the PCMASK functions judged lately, by what their walk is named: at most
+    `PERIODIC_KEPT`, holding at most `KEPT_CONDITIONS` conditions in all (each holds its walk's, which
+    `Walks` may have let go)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[K, tuple[list, Periodic[A]]] = {}
+        self._held = 0
+
+    def get(self, key: K, conds: list, make: Callable[[], Periodic[A]]) -> Periodic[A]:
+        """The `Periodic` of the walk `conds` named `key`, made by `make` when not kept."""
+        known = self._kept.pop(key, None)
+        if known is not None and known[0] is conds:
+            self._kept[key] = known
+            return known[1]
+        if known is not None:
+            self._held -= len(known[0])
+        while self._kept and (len(self._kept) >= PERIODIC_KEPT or self._held + len(conds) > KEPT_CONDITIONS):
+            self._held -= len(self._kept.pop(next(iter(self._kept)))[0])
+        self._kept[key] = (conds, make())
+        self._held += len(conds)
+        return self._kept[key][1]
+
+
 class Lookups:
     """`sframe_find_fre` over spans of section-relative PCs, for one decoded section."""
 
@@ -526,7 +563,7 @@ class Lookups:
         self.count = 0
         self._walks: Walks[Shape] = Walks(rows)
         self._painted: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
-        self._periodics: dict[tuple[Shape, bool], tuple[list[Condition], Periodic[Outcome]]] = {}
+        self._periodics: Periodics[tuple[Shape, bool], Outcome] = Periodics()
         self._exact, self._residues = self._breaks()
         self._replays: Replays[tuple[tuple[tuple[int, int], ...], bool], Run] = Replays()
 
@@ -656,16 +693,11 @@ class Lookups:
         """A PCMASK function's walk as a `Periodic` (kept per walk: functions alike share it). 2.47's walk is
         one already; 2.44 tests every row on the PC modulo rep_size alone, 2.40 on the PC & 0xff (their row
         tests become a block's)."""
-        known = self._periodics.get((shape, alike))
-        if known is None or known[0] is not walk.conds:
-            if len(self._periodics) >= PERIODIC_KEPT:
-                del self._periodics[next(iter(self._periodics))]
-            conds = walk.conds
-            if self.dec.rel.lookup != "range64":
-                conds = [(c_low, c_high, outcome, c_high < ALL) for c_low, c_high, outcome, _ in conds]
-            same = functools.partial(_same, rows_alike=alike)
-            known = self._periodics[shape, alike] = (walk.conds, Periodic(conds, rep, NO_ROW, same))
-        return known[1]
+        same = functools.partial(_same, rows_alike=alike)
+        blocks_only = self.dec.rel.lookup != "range64"
+        return self._periodics.get(
+            (shape, alike), walk.conds, lambda: Periodic(walk.conds, rep, NO_ROW, same, blocks_only)
+        )
 
     def _periodic_runs(self, periodic: Periodic[Outcome], pc: int, key: int, extent: int, line: bool) -> Iterator[Run]:
         """PCs [pc, pc + extent) whose keys run from `key` on, from `periodic` (`line`: through the runs merged

@@ -247,3 +247,33 @@ def test_pcmask_functions_past_a_pool_paint_one_block_per_cut(
     assert verdict.accepted
     assert not any("not judged" in note for note in verdict.notes), verdict.notes
     assert 0 < painted[0] <= 8 * 1000
+
+
+@pytest.mark.parametrize("profile", ["libsframe", "libsframe-2.44", "glibc-2.43"])
+def test_a_pcmask_function_of_many_row_starts_is_painted_within_the_bound(
+    monkeypatch: pytest.MonkeyPatch, profile: str
+) -> None:
+    """One PCMASK function of 4 GB, rep_size 255, whose first 255 rows start one byte apart (a block of 255
+    runs) and whose next 5,000 start 600 bytes apart (4-byte starts): each of those starts cuts the blocks
+    after it again, 255 runs read for each cut. The work the function's `Periodic` does, the cuts read
+    included, stays within the verdict's runs bound (plus one span's merging), and the verdict says where
+    it stopped (it was 12 million runs read before the first answer). 2.44 tests the rows on the PC modulo
+    rep_size alone: every block alike, judged whole."""
+    made: list[libsframe_lookups.Periodic] = []
+    init = libsframe_lookups.Periodic.__init__
+
+    def kept(self: libsframe_lookups.Periodic, *args: object) -> None:
+        init(self, *args)  # type: ignore[arg-type]
+        made.append(self)
+
+    monkeypatch.setattr(libsframe_lookups.Periodic, "__init__", kept)
+    starts = list(range(255)) + [255 + 600 * k for k in range(5000)]
+    rows = b"".join(struct.pack("<IBb", start, 0x03, 8 + i % 64) for i, start in enumerate(starts))
+    fde = struct.pack("<iIIIBBH", 0x1000, 0xFFFFFFFF, 0, len(starts), 0x12, 255, 0)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, 1, len(starts), len(rows), 0, len(fde))
+    data = header + fde + rows
+    verdict = profiles()[profile].judge(data, 0)
+    assert verdict.accepted and made
+    assert sum(periodic.steps for periodic in made) <= len(data) + 4096 + 2 * libsframe_lookups.PERIODIC_RUNS
+    stopped = any("not judged" in note for note in verdict.notes)
+    assert stopped == (profile != "libsframe-2.44"), verdict.notes  # 2.44 tests no start: one block, repeated
