@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import struct
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -226,13 +227,20 @@ class Fde:
         return PCMASK[self.info]
 
 
+PACKED_CHUNK = 1 << 12
+
+
 def packed(values: Iterable[int]) -> Sequence[int]:
-    """`values` as an array of int64 (8 bytes each, not an object each), or a list where one does not fit."""
-    values = list(values)
-    try:
-        return array("q", values)
-    except OverflowError:
-        return values
+    """`values` as an array of int64 (8 bytes each, not an object each), or a list where one does not fit;
+    taken a few thousand at a time (a list of every value first would hold an object each)."""
+    out = array("q")
+    rest = iter(values)
+    while chunk := list(itertools.islice(rest, PACKED_CHUNK)):
+        try:
+            out.extend(array("q", chunk))
+        except OverflowError:
+            return [*out, *chunk, *rest]
+    return out
 
 
 class FdeTable(Sequence[Fde]):
