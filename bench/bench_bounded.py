@@ -29,7 +29,7 @@ from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT))
-from handmade import nested, overlapping, pcmask_of_gigabytes, rows_alike
+from handmade import nested, overlapping, pcmask_gigabytes, rows_alike
 from leb128_bytes import uleb
 from toolchains import SUITES, cache_dir
 
@@ -423,8 +423,8 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     unsorted = damaged_functions(200_000, sorted_=False)
     past_listed = damaged_functions(200_000, sorted_=True, rows=5000)
     kernel_nested = written("nested-20000", nested(20_000))
-    kernel_pcmask = written("pcmask-20000", pcmask_of_gigabytes(20_000))
-    kernel_gaps = written("pcmask-gaps-20000", pcmask_of_gigabytes(20_000, 4))
+    kernel_pcmask = written("pcmask-20000", pcmask_gigabytes(20_000, 3))
+    kernel_gaps = written("pcmask-gaps-20000", pcmask_gigabytes(20_000, 3, first=4))
     kernel_alike = written("rows-alike-2000", rows_alike(2000, 2000))
     regs = ["--regs", "pc=0x1014,sp=0x7000", "--mem", "0x7000=0x1024", "--mem", "0x7008=0x1034"]
     newer = readelf_2_47()

@@ -140,6 +140,20 @@ async def settled(app: object, pilot: object) -> None:
     await pilot.pause()  # type: ignore[attr-defined]  # what a delivery laid out, drawn
 
 
+async def debugger_shown(app: object, pilot: object) -> object:
+    """The debugger screen once it is composed and a widget of it has the keys: the app pushes it after its
+    first frames, and on a loaded machine a key pressed before that goes nowhere."""
+    from sfview.app.screens.debugger import DebuggerScreen
+
+    for _ in range(600):
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+        screen = app.screen  # type: ignore[attr-defined]
+        keys = getattr(app.focused, "screen", None)  # type: ignore[attr-defined]  # the screen the keys go to
+        if isinstance(screen, DebuggerScreen) and screen.query("#dbg-frames") and keys is screen:
+            return screen
+    raise AssertionError(f"the debugger did not come up: {app.screen!r}")  # type: ignore[attr-defined]
+
+
 def count_layouts(monkeypatch: pytest.MonkeyPatch, screen: object) -> list[int]:
     """A list that grows by one each time `screen`'s class lays its screen out (while `monkeypatch` holds):
     a move that should only repaint must leave it empty."""

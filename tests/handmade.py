@@ -174,17 +174,6 @@ def nested(functions: int) -> bytes:
     return _v3(functions, 2 * functions, table, blocks)
 
 
-def pcmask_of_gigabytes(functions: int, first: int = 0) -> bytes:
-    """A version 3 AMD64 section of `functions` PCMASK functions of 4 GB each, 64 KB apart (each owns the
-    PCs to the next one's start: 4,096 repeats of 16 bytes), each its own block of two rows, at `first`
-    and `first + 4`: with `first` 4, the first 4 bytes of every repeat find no row."""
-    blocks, table = b"", []
-    for i in range(functions):
-        table.append(struct.pack("<qII", 0x1000 + 0x10000 * i - (28 + 16 * i), 0xFFFFFFFF, len(blocks)))
-        blocks += struct.pack("<HBBBHBbHBb", 2, 0x11, 0, 16, first, 0x03, 8, first + 4, 0x03, 16)
-    return _v3(functions, 2 * functions, table, blocks)
-
-
 def rows_alike(functions: int, rows: int, size: int = 0x1000) -> bytes:
     """A version 3 AMD64 section of `functions` functions `size` bytes long and apart, all reading one block
     of `rows` rows two bytes apart, none with data words (every lookup fails in the kernel's v14
@@ -194,19 +183,25 @@ def rows_alike(functions: int, rows: int, size: int = 0x1000) -> bytes:
     return _v3(functions, rows, table, block)
 
 
-def pcmask_gigabytes(fdes: int, apart: int = 0x10000, version: int = 2) -> bytes:
-    """An AMD64 section (version 2, or 1) of `fdes` PCMASK functions `apart` bytes apart, each claiming 4 GB
-    (rep_size 16 in version 2; 2.40 keys version 1's on the PC & 0xff), with its own two rows (at +0, CFA
-    offset 8; at +4, 16): the rows' pattern repeats for billions of PCs (`pcmask_of_gigabytes`: version 3,
-    which these releases and glibc do not read)."""
-    rows = struct.pack("<HBbHBb", 0, 0x03, 8, 4, 0x03, 16)
+def pcmask_gigabytes(fdes: int, version: int = 2, apart: int = 0x10000, first: int = 0) -> bytes:
+    """An AMD64 section of `fdes` PCMASK functions `apart` bytes apart (each owns the PCs to the next one's
+    start), each claiming 4 GB with its own two rows, at `first` (CFA offset 8) and `first + 4` (16): the
+    rows' pattern repeats for billions of PCs. Version 3 and 2 repeat every 16 bytes (`rep_size`); 2.40 keys
+    version 1's on the PC & 0xff. With `first` 4, the first 4 bytes of every repeat find no row."""
+    if version >= 3:
+        blocks, table = b"", []
+        for i in range(fdes):
+            table.append(struct.pack("<qII", 0x1000 + apart * i - (28 + 16 * i), 0xFFFFFFFF, len(blocks)))
+            blocks += struct.pack("<HBBBHBbHBb", 2, 0x11, 0, 16, first, 0x03, 8, first + 4, 0x03, 16)
+        return _v3(fdes, 2 * fdes, table, blocks)
+    rows = struct.pack("<HBbHBb", first, 0x03, 8, first + 4, 0x03, 16)
     extra = (16, 0) if version == 2 else ()
-    table = b"".join(
+    fde = b"".join(
         struct.pack("<" + FDE_LAYOUT[version], 0x1000 + apart * i, 0xFFFFFFFF, 8 * i, 2, 0x11, *extra)
         for i in range(fdes)
     )
-    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, 1, 3, 0, -8, 0, fdes, 2 * fdes, 8 * fdes, 0, len(table))
-    return header + table + rows * fdes
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, version, 1, 3, 0, -8, 0, fdes, 2 * fdes, 8 * fdes, 0, len(fde))
+    return header + fde + rows * fdes
 
 
 ADDR = {0: "B", 1: "H", 2: "I"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import DATA
+from conftest import DATA, debugger_shown
 
 from sfview.app.app import SfviewApp
 from sfview.app.screens.debugger import DebuggerScreen
@@ -25,9 +25,8 @@ async def test_stepping_a_core_shows_the_arithmetic_and_points_the_explorer() ->
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, DebuggerScreen)
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
+        assert isinstance(debugger, DebuggerScreen)
         await pilot.press("space", "space")
         assert [f.pc for f in debugger.frames] == [0x555555555160, 0x555555555181, 0x5555555551C5]
         text = _explanation(debugger)
@@ -64,7 +63,7 @@ async def test_typed_registers_and_a_memory_word_asked_for() -> None:
     app = SfviewApp(Document.open(str(PROGRAM)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("u")
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen) and not debugger.frames
         # The program is at its link addresses: the core's PC less the PIE's load bias.
         await pilot.press(*f"{regs['rip'] - 0x555555554000:x}", "tab", *f"{regs['rsp']:x}", "enter")
@@ -84,8 +83,7 @@ async def test_each_step_with_dwarf_cfi_too() -> None:
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         await pilot.press("d", "space", "space")
         text = _explanation(debugger)
         assert "With DWARF CFI instead:" in text
@@ -106,8 +104,7 @@ async def test_a_step_shows_the_registers_that_changed_and_run_pages_a_long_walk
     assert {"rbx", "r12", "rax", "rip"} <= {started.unwinder.machine.name(n) for n in started.registers}
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         await pilot.press("space")
         text = _explanation(debugger)

@@ -7,7 +7,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import DATA
+from conftest import DATA, debugger_shown
 from textual.widgets import DataTable
 
 from sfview.app.app import SfviewApp
@@ -47,8 +47,7 @@ async def test_the_step_pane_follows_the_backtrace_cursor() -> None:
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         await pilot.press("space", "space", "space")
         frames = debugger.query_one("#dbg-frames")
@@ -68,8 +67,7 @@ async def test_each_frame_shows_the_instruction_at_its_pc() -> None:
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         await pilot.press("space", "space")
         for index in (0, 1):
             frame = debugger.frames[index]
@@ -86,7 +84,7 @@ async def test_enter_in_a_register_box_returns_to_the_walk_and_m_offers_the_addr
     app = SfviewApp(Document.open(str(PROGRAM)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("u")
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         await pilot.press(*f"{regs['rip'] - BIAS:x}", "tab", *f"{regs['rsp']:x}", "enter")
         assert debugger.focused is debugger.query_one("#dbg-frames"), "enter gives the keys back to the walk"
@@ -115,7 +113,7 @@ async def test_the_boxes_and_prompts_take_names_and_registers() -> None:
     app = SfviewApp(Document.open(str(PROGRAM)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("u")
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         await pilot.press(*"stop_here", "tab", *f"{rsp:x}", "enter")
         assert debugger.frames and debugger.frames[0].pc == 0x1160
         await pilot.press("m", *"sp", "enter")  # the address: the stack pointer's value
@@ -134,8 +132,7 @@ async def test_at_64x24_the_backtrace_shows_each_frames_name() -> None:
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=(64, 24)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         await pilot.press("r")
         await pilot.pause()
         frames = debugger.query_one("#dbg-frames", DataTable)
@@ -160,8 +157,7 @@ async def test_the_backtraces_pc_is_whole_or_cut_with_an_ellipsis(width: int) ->
     started = session.from_core(str(PROGRAM), read_core(str(CORE)), None, [], None)
     app = SfviewApp(Document.open(str(PROGRAM)), started)
     async with app.run_test(size=(width, 30)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         await pilot.press("r")
         await pilot.pause()
         frames = debugger.query_one("#dbg-frames", DataTable)

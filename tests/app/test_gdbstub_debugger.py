@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import DATA
+from conftest import DATA, debugger_shown
 from fake_stub import core_stub
 
 from sfview.app.app import SfviewApp
@@ -28,8 +28,7 @@ async def test_the_debugger_walks_the_guest_as_gdb_did() -> None:
     gdb = [int(pc, 16) for pc in GDB_PC.findall((DATA / "deep-aarch64.core.gdb-bt.txt").read_text())]
     app = SfviewApp(Document.open(program), first, threads)
     async with app.run_test(size=(130, 40)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         assert any(f"a snapshot of the guest at {stub.port}" in n.message for n in notifications(app))
         await pilot.press("r")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from conftest import DATA, v3_section
+from conftest import DATA, debugger_shown, v3_section
 from rich.console import Console
 from test_app import explorer, status
 from textual.containers import VerticalScroll
@@ -98,8 +98,7 @@ async def test_a_backtrace_frame_shown_from_the_debugger_is_a_jump() -> None:
     started = session.from_core(str(program), read_core(str(core)), None, [], None)
     app = SfviewApp(Document.open(str(program)), started)
     async with app.run_test(size=(130, 40)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         # After two steps the cursor is on frame #1, whose step the pane shows: enter, the row it used.
         await pilot.press("space", "space", "enter")

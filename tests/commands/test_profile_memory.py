@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from handmade import at_one_start, nested, past_the_pool, pcmask_of_gigabytes
+from handmade import at_one_start, nested, past_the_pool, pcmask_gigabytes
 
 from sfview.consumers.verdicts import profiles
 
@@ -114,7 +114,7 @@ def test_the_kernel_holds_nested_functions_within_the_bound(profile: str) -> Non
 def test_pcmask_functions_of_gigabytes_are_judged_within_the_bound(profile: str) -> None:
     """PCMASK functions of 4 GB whose every lookup succeeds: nothing listed, and the memory 8,000 more
     functions add within ten times the bytes they add."""
-    fewer, more = pcmask_of_gigabytes(2000, 0), pcmask_of_gigabytes(10_000, 0)
+    fewer, more = pcmask_gigabytes(2000, 3), pcmask_gigabytes(10_000, 3)
     _judged_peak(fewer, profile)
     added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
@@ -126,7 +126,7 @@ def test_pcmask_functions_failing_in_every_repeat_stop_at_the_bound(profile: str
     The failures listed are the first ones, exactly (each repeat's first 4 bytes, in order), a note says
     where the judging stopped, and the memory 8,000 more functions add stays within ten times the bytes
     they add."""
-    fewer, more = pcmask_of_gigabytes(2000, 4), pcmask_of_gigabytes(10_000, 4)
+    fewer, more = pcmask_gigabytes(2000, 3, first=4), pcmask_gigabytes(10_000, 3, first=4)
     verdict = PROFILES[profile].judge(more, 0)
     assert verdict.accepted
     assert [(f.start, f.end, f.rule) for f in verdict.lookups] == [

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_process
+from conftest import DATA, debugger_shown, run_process
 from test_unwind import need
 
 from sfview.inputs.elf.image import ElfImage
@@ -184,6 +184,7 @@ async def test_the_debugger_says_where_each_frame_is_as_gdb_does(program: Path, 
     from textual.widgets import DataTable
 
     from sfview.app.app import SfviewApp
+    from sfview.app.screens.debugger import DebuggerScreen
     from sfview.document import Document
     from sfview.inputs.core import read_core
     from sfview.unwind import session
@@ -197,13 +198,16 @@ async def test_the_debugger_says_where_each_frame_is_as_gdb_does(program: Path, 
     started = session.from_core(str(program), read_core(str(core)), None, [], None)
     app = SfviewApp(Document.open(str(program)), started)
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
+        assert isinstance(debugger, DebuggerScreen)
         await pilot.press("r")
-        await pilot.pause()
+        assert debugger.stop and len(debugger.frames) >= len(groups), "r walks to the end"
         debugger.query_one("#dbg-frames", DataTable).move_cursor(row=1)
-        await pilot.pause()
-        text = str(debugger.query_one("#dbg-explain").render())
+        for _ in range(600):  # the step pane follows the cursor's message
+            await pilot.pause(0.05)
+            text = str(debugger.query_one("#dbg-explain").render())
+            if text.startswith("Frame #1"):
+                break
     shown = [line.strip().removeprefix("inlined: ").removeprefix("in ") for line in text.splitlines()[1:4]]
     assert shown == groups[1], text + bt
     assert [line.split()[0] for line in text.splitlines()[1:4]] == ["inlined:", "inlined:", "in"]

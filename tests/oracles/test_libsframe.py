@@ -405,7 +405,7 @@ def test_every_pc_of_pcmask_functions_of_gigabytes(libraries: dict[str, Library]
     (tests/commands/test_profile_work.py)."""
     whole = {release: lib for release, lib in libraries.items() if release != "2.44"}
     _every_pc(whole, "12 PCMASK functions of 4 GB", pcmask_gigabytes(12, apart=0x400))
-    _every_pc(libraries, "2 PCMASK functions of 4 GB, version 1", pcmask_gigabytes(2, apart=0x400, version=1))
+    _every_pc(libraries, "2 PCMASK functions of 4 GB, version 1", pcmask_gigabytes(2, 1, apart=0x400))
     assert not any("not judged" in note for note in PROFILES["libsframe-2.47"].judge(pcmask_gigabytes(12), 0).notes)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_process
+from conftest import DATA, debugger_shown, run_process
 from test_unwind import need
 
 from sfview.errors import InputError
@@ -397,8 +397,7 @@ async def test_the_debugger_opens_on_a_snapshot_and_the_process_runs_on(
     assert [title for title, _, _ in reversed(threads.listed)] == list(theirs)
     app = SfviewApp(Document.open(program), first, threads)
     async with app.run_test(size=(130, 40)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         title = debugger.query_one("#dbg-frames").border_title
         assert title is not None and title.endswith(", a snapshot")

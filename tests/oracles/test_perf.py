@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_process
+from conftest import DATA, debugger_shown, run_process
 from toolchains import toolchain
 
 from sfview.consumers import PROFILES, kernel_linux_mm
@@ -621,8 +621,7 @@ async def test_a_sample_opens_in_the_debugger(recorded: Recorded) -> None:
     async with app.run_test(size=(130, 40)) as pilot:
         await pilot.pause()
         app.open_sample(number)
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         await pilot.press("d", "space")
         assert "With DWARF CFI instead:" in str(debugger.query_one("#dbg-explain").render())

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_process
+from conftest import DATA, debugger_shown, run_process
 from test_unwind import need
 
 from sfview.app.app import SfviewApp
@@ -129,8 +129,7 @@ async def test_t_lists_the_threads_and_walks_the_one_chosen(threads: tuple[Path,
     listed = session_threads(str(program), core)
     app = SfviewApp(Document.open(str(program)), started, listed)
     async with app.run_test(size=(130, 40)) as pilot:
-        await pilot.pause()
-        debugger = app.screen
+        debugger = await debugger_shown(app, pilot)
         assert isinstance(debugger, DebuggerScreen)
         assert "3 threads" in str(debugger.query_one("#dbg-status").render())
         await pilot.press("t")
