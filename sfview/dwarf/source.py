@@ -145,7 +145,7 @@ class _Tree:
         reading the unit a second time (`_Unit`'s functions)."""
         words = "I" if self.cu.size < 1 << 32 else "Q"
         opened, closed, pending = array(words), array(words), array(words)
-        entered: list[bool] = []  # for each DIE whose children are being read: whether they are visited
+        entered = bytearray()  # for each DIE whose children are being read: whether they are visited (a byte)
         base, position, count = self.cu.cu_offset, self.cu.cu_die_offset, 0
         while position < self.end:
             count += 1
@@ -158,7 +158,7 @@ class _Tree:
                     closed[pending.pop()] = position - base
                     entered.pop()
                 continue
-            visited = visit is not None and bool(entered) and entered[-1]
+            visited = visit is not None and bool(entered) and entered[-1] == 1
             if visited:
                 visit(die)  # type: ignore[misc]
             if die.has_children:
