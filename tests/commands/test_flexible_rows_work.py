@@ -3,60 +3,32 @@ and written once per distinct bytes past its start, not once per row.
 
 Counted, not timed: 3,000 AArch64 flexible functions of 101 signed-RA rows (4.3 MB) took `dump` 16 s,
 `check` 21 s, `dump --json` 24 s and `stats` 10 s, every row a Kaitai FRE, its rules, its check and its
-JSON made afresh (`bench/README.md`, round eleven). The section is written here from the v3 notes of the
-specification: the FDE index, then each function's attributes and rows.
+JSON made afresh (`bench/README.md`, round eleven). The section is written by `handmade.flexible_signed`
+from the v3 notes of the specification: the FDE index, then each function's attributes and rows.
 """
 
 from __future__ import annotations
 
 import json
-import struct
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import DATA, run_cli
+from handmade import flexible_signed
+from toolchains import toolchain
 
 from sfview.check.run import _Pass
 from sfview.generated.sframe import Sframe
 from sfview.output import jsondoc
 
 FUNCTIONS, ROWS = 300, 40
-AARCH64_LE, PCREL_SORTED, FLEXIBLE, KEY_B, MANGLED = 2, 0x5, 1, 0x20, 0x80
-SP, LR, FP = 31, 30, 29
-
-
-def _control(reg: int, deref: bool = False) -> int:
-    return (reg << 3) | 1 | (2 if deref else 0)
-
-
-def _flexible_section() -> bytes:
-    """`FUNCTIONS` flexible functions 0x100 apart, each `ROWS` rows of two patterns (CFA sp+16, RA in the LR
-    signed; then the FP saved too), 2-byte words, every row's RA marked mangled, pointer-authentication key B."""
-    words = (
-        [_control(SP), 16, _control(LR), 0],
-        [_control(SP), 32, _control(LR), 0, _control(FP, deref=True), -32],
-    )
-    block = b""
-    for j in range(ROWS):
-        row = words[j % 2]
-        info = 1 | len(row) << 1 | 1 << 5 | MANGLED  # CFA from SP, 2-byte words
-        block += bytes([j, info]) + struct.pack(f"<{len(row)}h", *row)
-    attr = struct.pack("<HBBB", ROWS, KEY_B, FLEXIBLE, 0)  # ADDR1 starts, PCINC
-    blocks = (attr + block) * FUNCTIONS
-    fdes = b"".join(
-        struct.pack("<qII", 0x1000 + 0x100 * i - (28 + 16 * i), 0x100, i * len(attr + block)) for i in range(FUNCTIONS)
-    )
-    header = struct.pack(
-        "<HBBBbbBIIIII", 0xDEE2, 3, PCREL_SORTED, AARCH64_LE, 0, 0, 0, FUNCTIONS, FUNCTIONS * ROWS, len(blocks), 0,
-        len(fdes),
-    )  # fmt: skip
-    return header + fdes + blocks
 
 
 @pytest.fixture(scope="module")
 def section(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("flexible") / "flexible.sframe"
-    path.write_bytes(_flexible_section())
+    path.write_bytes(flexible_signed(FUNCTIONS, ROWS))
     return path
 
 
@@ -102,3 +74,21 @@ def test_flexible_rows_judged_and_written_once_per_pattern(section: Path, monkey
     run_cli("check", str(section), capsys=capsys)
     run_cli("dump", "--json", str(section), capsys=capsys)
     assert len(judged) <= 2 and len(written) <= 2
+
+
+def test_flexible_signed_rows_dump_as_binutils_2_47_prints_them(tmp_path: Path, cli) -> None:
+    """The rows decoded once per bytes keep each its own address: the whole dump is readelf's (2.47), which
+    prints every row of every function."""
+    readelf = toolchain("2.47", "x86_64").tool("readelf")
+    raw, elf = tmp_path / "flexible.sframe", tmp_path / "flexible"
+    raw.write_bytes(flexible_signed(40, 60))
+    subprocess.run(
+        ["objcopy", "--add-section", f".sframe={raw}", "--set-section-flags", ".sframe=contents,readonly",
+         str(DATA / "shapes-x86_64-no-sframe"), str(elf)],
+        check=True,
+    )  # fmt: skip
+    expected = subprocess.run([readelf, "-W", "--sframe", str(elf)], capture_output=True, text=True, check=True)
+    result = cli("dump", str(elf))
+    assert (result.code, result.err) == (0, "")
+    assert result.out == expected.stdout
+    assert expected.stdout.count("[s]") == 40 * 60  # every row's RA signed, as readelf reads it
