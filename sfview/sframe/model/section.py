@@ -359,6 +359,8 @@ class Rows(Lazy[Row]):
         self.error: InputError | None = None
         self.increasing = True
         """Start offsets strictly increase, as they should: a lookup may search them by halves."""
+        self._highest: array | None = None
+        """Where starts do not increase: the highest start up to each row (`index_at`), made when first asked."""
         if func.error is None and func.num_fres:
             self._find(func)
 
@@ -433,12 +435,13 @@ class Rows(Lazy[Row]):
         if self.increasing:
             index = bisect.bisect_right(self.starts, offset) - 1
             return index if index >= 0 else None
-        found = None
-        for index, start in enumerate(self.starts):
-            if start > offset:
-                break
-            found = index
-        return found
+        # The walk stops at the first start past `offset`: the first whose running highest start is past it
+        # (every start before it is at or below `offset`, and so is their highest). Made once, searched by
+        # halves: a walk of every row at each lookup cost a core's threads their rows each, again and again.
+        if self._highest is None:
+            self._highest = array("I", itertools.accumulate(self.starts, max))  # a start field is 4 bytes at most
+        index = bisect.bisect_right(self._highest, offset) - 1
+        return index if index >= 0 else None
 
 
 class Section:
