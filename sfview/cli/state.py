@@ -162,7 +162,7 @@ def process_snapshot(given: str | None, args: argparse.Namespace) -> tuple[str, 
         try:
             first = session.from_core(program, process, None, args.lib_dir, args.sysroot)
             for thread in process.threads:
-                begun = session.for_thread(first, process, thread.tid)
+                begun = session.of_thread(first, process, thread)
                 for source in RuleSource:
                     for _ in begun.unwinder.following(source).frames(begun.pc, begun.registers, SNAPSHOT_FRAMES):
                         pass
@@ -184,12 +184,13 @@ def _process_threads(first: Session, process: Core) -> Threads | None:
         return None
     from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
 
+    states = {t.tid: t for t in process.threads}
     return Threads(
         [
             (thread_title(n, t.tid, t.registers, t.name), t.tid, t.registers[process.pc_name])
             for n, t in enumerate(process.threads, 1)
         ],
-        lambda tid: session.for_thread(first, process, tid),
+        lambda tid: session.of_thread(first, process, states[tid]),
     )
 
 

@@ -130,7 +130,7 @@ def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) 
     # PCs, every function's rows decoded again once more than the section keeps were met).
     lookups = Lookups()
     for number, thread in reversed(list(enumerate(core.threads, 1))):
-        begun = session.for_thread(first, core, thread.tid)
+        begun = session.of_thread(first, core, thread)
         unwinder = begun.unwinder.following(source)
         walk = unwinder.frames(begun.pc, begun.registers, args.limit, crossings=(crossings, number), lookups=lookups)
         yield number, thread, walk

@@ -507,6 +507,37 @@ def test_threads_in_functions_of_many_rows_decode_each_function_once(
     assert decoded <= functions + 8  # each function once (before: 116 for these 120 threads)
 
 
+def test_threads_whose_lwps_are_small_numbers_are_each_walked_from_their_own_registers(cli, tmp_path) -> None:
+    """A process in a container numbers its threads from 1: `--thread all` found each thread again by its
+    LWP, which at most the count of threads is also gdb's number of another one: LWP 3 was walked from the
+    third thread's registers. Threads LWP 3, 2 and 1 added in that order, each stopped in its own function
+    (gdb's `thread apply all bt` says the same)."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    notes = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)
+    held = bytes(core.data[notes["p_offset"] : notes["p_offset"] + notes["p_filesz"]])
+    pos = _note_in(core, 1)[1] - notes["p_offset"]  # NT_PRSTATUS
+    namesz, descsz = struct.unpack_from("<II", held, pos)
+    thread = bytearray(held[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4])
+    desc = 12 + (namesz + 3) // 4 * 4
+    bias = struct.unpack_from("<Q", thread, desc + 112 + 16 * 8)[0] - 0x1160  # pr_reg's rip, in stop_here
+    added = b""
+    for lwp, pc in ((3, 0x1170), (2, 0x1190), (1, 0x1160)):  # leaf, with_alloca, stop_here
+        struct.pack_into("<I", thread, desc + 32, lwp)  # pr_pid
+        struct.pack_into("<Q", thread, desc + 112 + 16 * 8, bias + pc)
+        added += thread
+    offset = (len(core.data) + 3) & ~3
+    core.data += bytes(offset - len(core.data)) + held + added
+    core.set_segment(PT_NOTE, p_offset=offset, p_filesz=len(held) + len(added))
+    result = cli("unwind", str(DEEP), "--core", write(tmp_path, core, "lwps.core"), "--thread", "all")
+    firsts = [block.split("\n")[:2] for block in result.out.split("\nThread ")[1:]]
+    assert [(title.split("(LWP ")[1], top.split(" (")[0]) for title, top in firsts] == [
+        ("1)):", "#0  stop_here"),
+        ("2)):", "#0  with_alloca"),
+        ("3)):", "#0  leaf"),
+        ("4496)):", "#0  stop_here"),
+    ], result.out
+
+
 def _plt_claims(size: int, dwarf_range: int | None = None) -> Elf:
     """The PLT's PCMASK FDE (fdes[1], version 1: 28-byte header, 17-byte FDEs, `func_size` at +4) claiming
     `size` bytes; with `dwarf_range`, the `.eh_frame` FDE over the PLT (at +0x48; its range after the
