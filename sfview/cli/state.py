@@ -72,12 +72,13 @@ def debugger_threads(program: str, core: Core, lib_dirs: list[str], sysroot: str
         return None
     from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
 
+    numbers = {t.tid: n for n, t in enumerate(core.threads, 1)}  # gdb's: an LWP may be another's number
     return Threads(
         [
             (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
             for n, t in enumerate(core.threads, 1)
         ],
-        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+        lambda tid: session.from_core(program, core, numbers[tid], lib_dirs, sysroot),
     )
 
 

@@ -528,7 +528,8 @@ def test_threads_whose_lwps_are_small_numbers_are_each_walked_from_their_own_reg
     offset = (len(core.data) + 3) & ~3
     core.data += bytes(offset - len(core.data)) + held + added
     core.set_segment(PT_NOTE, p_offset=offset, p_filesz=len(held) + len(added))
-    result = cli("unwind", str(DEEP), "--core", write(tmp_path, core, "lwps.core"), "--thread", "all")
+    path = write(tmp_path, core, "lwps.core")
+    result = cli("unwind", str(DEEP), "--core", path, "--thread", "all")
     firsts = [block.split("\n")[:2] for block in result.out.split("\nThread ")[1:]]
     assert [(title.split("(LWP ")[1], top.split(" (")[0]) for title, top in firsts] == [
         ("1)):", "#0  stop_here"),
@@ -536,6 +537,17 @@ def test_threads_whose_lwps_are_small_numbers_are_each_walked_from_their_own_reg
         ("3)):", "#0  leaf"),
         ("4496)):", "#0  stop_here"),
     ], result.out
+    from sfview.cli.state import debugger_threads  # the app's list of threads (`t`) loads each by its LWP
+    from sfview.inputs.core import read_core
+
+    threads = debugger_threads(str(DEEP), read_core(path), [], None)
+    assert threads is not None
+    assert [(tid, threads.load(tid).pc == pc) for _, tid, pc in threads.listed] == [
+        (4496, True),
+        (3, True),
+        (2, True),
+        (1, True),
+    ]
 
 
 def _plt_claims(size: int, dwarf_range: int | None = None) -> Elf:
