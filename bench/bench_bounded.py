@@ -29,7 +29,7 @@ from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT))
-from handmade import nested, overlapping, pcmask_gigabytes, rows_alike
+from handmade import flexible_signed, nested, overlapping, pcmask_gigabytes, rows_alike
 from leb128_bytes import uleb
 from toolchains import SUITES, cache_dir
 
@@ -166,7 +166,7 @@ def one_byte_rows(unit: bytes) -> bytes:
 def one_byte_dies(count: int) -> Path:
     """deep-x86_64's one compilation unit with `count` one-byte DIEs (code 99, no attributes) at its end."""
     abbrev = deep_with("dies.abbrev", ".debug_abbrev", lambda table: table[:-1] + bytes([99, 0x34, 0, 0, 0, 0]))
-    grown = OUT / "dies"
+    grown = OUT / f"dies-{count}"
     info = OUT / "dies.info"
     subprocess.run(["objcopy", "--dump-section", f".debug_info={info}", str(DEEP), str(OUT / "scratch")], check=True)
     info.write_bytes(_unit_grown(info.read_bytes(), bytes([99]) * count))
@@ -439,7 +439,24 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         round_10[f"round 10: {what}, check (raw)"] = (["check", str(raw)], ["readelf", "-W", "--sframe", elf])
         round_10[f"round 10: {what}, dump"] = (["dump", elf], [newer, "-W", "--sframe", elf] if newer else None)
         round_10[f"round 10: {what}, stats"] = (["stats", str(raw)], None)
-    return round_10 | {
+    flexible = BUILD_DIR / "bounded-flexible-signed.sframe"
+    flexible.write_bytes(flexible_signed(3000, 100))
+    flexible_elf = str(in_elf(flexible))
+    reference = [newer, "-W", "--sframe", flexible_elf] if newer else None
+    round_11: dict[str, tuple[list[str], list[str] | None]] = {
+        f"round 11: 3,000 flexible AArch64 functions of 100 signed rows, {' '.join(command)}": (
+            [*command, str(flexible)],
+            reference,
+        )
+        for command in (["dump"], ["dump", "--json"], ["check"], ["stats"])
+    }
+    flat = one_byte_dies(130_000)
+    round_11["round 11: a unit of 130,000 flat one-byte DIEs, unwind"] = (
+        [*unwind_deep[:1], str(flat), *unwind_deep[1:]],
+        [*gdb_bt, str(flat), str(DEEP_CORE)],
+    )
+    rounds = round_10 | round_11
+    return rounds | {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
         "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
         "class 1: 128 registers, 4,000 rows alternating a rule, compare": (

@@ -208,6 +208,28 @@ ADDR = {0: "B", 1: "H", 2: "I"}
 OFFSET = {0: "b", 1: "h", 2: "i"}
 
 
+def flexible_signed(functions: int, rows: int) -> bytes:
+    """A version 3 AArch64 section of `functions` flexible functions 0x100 apart (PCREL), each `rows` rows (at
+    most 256) of two patterns: CFA sp+16 and the RA in the LR; then CFA sp+32 and the FP saved at (fp-32) too.
+    2-byte words, every row's RA marked signed (mangled), every FDE pointer-authentication key B."""
+    sp, lr, fp, key_b, mangled, flexible = 31, 30, 29, 0x20, 0x80, 1
+    words = ([reg(sp), 16, reg(lr), 0], [reg(sp), 32, reg(lr), 0, reg(fp, deref=True), -32])
+    block = b""
+    for j in range(rows):
+        row = words[j % 2]
+        info = 1 | len(row) << 1 | 1 << 5 | mangled  # CFA from SP, 2-byte words
+        block += bytes([j, info]) + struct.pack(f"<{len(row)}h", *row)
+    attr = struct.pack("<HBBB", rows, key_b, flexible, 0)  # ADDR1 starts, PCINC
+    fdes = b"".join(
+        struct.pack("<qII", 0x1000 + 0x100 * i - (28 + 16 * i), 0x100, i * len(attr + block)) for i in range(functions)
+    )
+    header = struct.pack(
+        "<HBBBbbBIIIII", 0xDEE2, 3, PCREL_SORTED, 2, 0, 0, 0, functions, functions * rows,
+        functions * len(attr + block), 0, len(fdes),
+    )  # fmt: skip
+    return header + fdes + (attr + block) * functions
+
+
 def _swap(buf: bytearray, at: int, fmt: str) -> int:
     """Rewrite the fields `fmt` at `at` from little- to big-endian; return the end."""
     values = struct.unpack_from("<" + fmt, buf, at)

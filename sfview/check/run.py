@@ -31,7 +31,7 @@ from sfview.sframe.bulk.reader import Bulk, BulkFunction
 from sfview.sframe.model import terms
 from sfview.sframe.model.records import START_ADDR_SIZES, info_bits
 from sfview.sframe.model.rules import Kind, Rule
-from sfview.sframe.model.section import Function, Placed, Section
+from sfview.sframe.model.section import Function, Placed, Row, Section
 
 HEADER_AT = layout.PREAMBLE.size
 """Where the header's fields start (after the preamble)."""
@@ -382,6 +382,8 @@ class _Pass:
         self.allowed = _offset_counts(section)
         self.fdes_sorted = section.fdes_sorted
         self._patterns: dict[bytes, tuple[Problem, ...]] = {}
+        self._model_patterns: dict[tuple[bool, int, tuple[int, ...]], tuple[Problem, ...]] = {}
+        """What rows the model decoded break, by flexibility, info byte and data words (`_row_problems`)."""
         self._clean_lists: dict[int, tuple[bool, int, int]] = {}
         """For a row list the bulk reader hands out again (by its identity): whether its patterns and order are
         clean, its first start and its last (what `_clean` asks of the function's size and type)."""
@@ -479,6 +481,17 @@ class _Pass:
         problems = self._patterns.get(key)
         return self._learn(reader, key) if problems is None else problems
 
+    def _row_problems(self, row: Row, flexible: bool) -> tuple[Problem, ...]:
+        """What a row the model decoded breaks, learnt once per info byte and data words (which say all its
+        rules and control words say) within the section's bound: a flexible function's rows all come here."""
+        key = (flexible, row.info, row.offsets)
+        problems = self._model_patterns.get(key)
+        if problems is None:
+            problems = self.pattern_problems(row.info, row.cfa, row.kaitai.flex if flexible else None)
+            if len(self._model_patterns) < self.section.kept_max:
+                self._model_patterns[key] = problems
+        return problems
+
     def _model_function(self, func: Function) -> Iterator[Diagnostic]:
         if func.error is not None:
             self.counted_all = False
@@ -514,7 +527,7 @@ class _Pass:
             _Row(
                 r.start_offset,
                 (r.span.start, r.span.end),
-                self.pattern_problems(r.info, r.cfa, r.kaitai.flex if flexible else None),
+                self._row_problems(r, flexible),
             )
             for r in rows
         )

@@ -74,6 +74,20 @@ def _process_id(text: str) -> int:
     return int(text)
 
 
+def whole_number(text: str) -> int:
+    """A decimal number of at most `_COUNT_DIGITS` digits (a sample's number, a count of frames or processes):
+    `int` would take 4,300 digits, and argparse would echo all of them."""
+    if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
+        from sfview.inputs.numbers import quoted  # only a refusal needs it
+
+        raise argparse.ArgumentTypeError(f"not a number: {quoted(text)} (write 12, in decimal)")
+    return int(text)
+
+
+_COUNT_DIGITS = 19
+"""As many decimal digits as a 64-bit count has."""
+
+
 def _size(text: str) -> int:
     try:
         value = int(text, 0)

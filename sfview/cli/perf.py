@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from sfview.cli.common import Parser, TerminalWidth, parse
+from sfview.cli.common import Parser, TerminalWidth, parse, whole_number
 from sfview.errors import InputError
 from sfview.inputs.perf_data import PerfData
 from sfview.output import backtrace, profile_report
@@ -41,7 +41,10 @@ def parser() -> argparse.ArgumentParser:
         help="print the stacks of one mode in the folded format (flamegraph.pl, inferno, speedscope)",
     )
     shown.add_argument(
-        "--sample", type=int, metavar="N", help="print sample #N's three walks, each frame with how it was found"
+        "--sample",
+        type=whole_number,
+        metavar="N",
+        help="print sample #N's three walks, each frame with how it was found",
     )
     shown.add_argument(
         "--app",
@@ -50,13 +53,13 @@ def parser() -> argparse.ArgumentParser:
     )
     shown.add_argument(
         "--open",
-        type=int,
+        type=whole_number,
         metavar="N",
         help="open sample #N in the unwinding debugger (its registers and stack copy; `d` shows DWARF beside)",
     )
     parser.add_argument(
         "--max-stack",
-        type=int,
+        type=whole_number,
         default=MAX_STACK,
         metavar="N",
         help=f"the frames of a walk at most (perf's --max-stack, default {MAX_STACK})",
@@ -82,7 +85,7 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--jobs",
-        type=int,
+        type=whole_number,
         default=None,
         metavar="N",
         help=f"unwind in N processes (default: one for a profile under {ONE_PROCESS_BELOW >> 20} MB, else the"
@@ -98,6 +101,13 @@ def run(argv: list[str]) -> int:
         raise InputError(f"--max-stack {args.max_stack}: a walk has at least one frame")
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: at least one process unwinds")
+    most = max(os.cpu_count() or 1, JOBS)
+    if args.jobs is not None and args.jobs > most:
+        # The pool forks every process at once, each a copy of this one: 100,000 of them were asked for.
+        raise InputError(
+            f"--jobs {args.jobs}: more processes than this machine's {os.cpu_count()} processors unwind no faster"
+            f" (at most {most})"
+        )
     with PerfData(args.file) as perf:
         if args.open is not None:
             return _open(Profile(perf, args.max_stack, record=True, kernel=args.kernel), args.open, args.file)

@@ -72,12 +72,13 @@ def debugger_threads(program: str, core: Core, lib_dirs: list[str], sysroot: str
         return None
     from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
 
+    numbers = {t.tid: n for n, t in enumerate(core.threads, 1)}  # gdb's: an LWP may be another's number
     return Threads(
         [
             (thread_title(n, t.tid, t.registers), t.tid, t.registers[core.pc_name])
             for n, t in enumerate(core.threads, 1)
         ],
-        lambda tid: session.from_core(program, core, tid, lib_dirs, sysroot),
+        lambda tid: session.from_core(program, core, numbers[tid], lib_dirs, sysroot),
     )
 
 
@@ -162,7 +163,7 @@ def process_snapshot(given: str | None, args: argparse.Namespace) -> tuple[str, 
         try:
             first = session.from_core(program, process, None, args.lib_dir, args.sysroot)
             for thread in process.threads:
-                begun = session.for_thread(first, process, thread.tid)
+                begun = session.of_thread(first, process, thread)
                 for source in RuleSource:
                     for _ in begun.unwinder.following(source).frames(begun.pc, begun.registers, SNAPSHOT_FRAMES):
                         pass
@@ -184,12 +185,13 @@ def _process_threads(first: Session, process: Core) -> Threads | None:
         return None
     from sfview.app.screens.debugger import Threads  # the debugger's own type: only the explorer asks
 
+    states = {t.tid: t for t in process.threads}
     return Threads(
         [
             (thread_title(n, t.tid, t.registers, t.name), t.tid, t.registers[process.pc_name])
             for n, t in enumerate(process.threads, 1)
         ],
-        lambda tid: session.for_thread(first, process, tid),
+        lambda tid: session.of_thread(first, process, states[tid]),
     )
 
 

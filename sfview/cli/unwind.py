@@ -15,7 +15,7 @@ from sfview.output import backtrace
 from sfview.output.backtrace import Trace
 from sfview.unwind import session
 from sfview.unwind.call_sites import ProcessCallSites
-from sfview.unwind.engine import Backtrace, Crossings, RuleSource, Walk
+from sfview.unwind.engine import Backtrace, Crossings, Lookups, RuleSource, Walk
 
 RULE_SOURCES = {
     "sframe": RuleSource.SFRAME,
@@ -126,10 +126,14 @@ def _thread_walks(first: session.Session, core: Core, args: argparse.Namespace) 
     all bt` does."""
     source = RULE_SOURCES[args.cfi]
     crossings = Crossings()  # threads whose stacks lead into one another: each frame walked once
+    # One process's code: what a PC's lookup found serves every thread (each thread's walk looked up its own
+    # PCs, every function's rows decoded again once more than the section keeps were met).
+    lookups = Lookups()
     for number, thread in reversed(list(enumerate(core.threads, 1))):
-        begun = session.for_thread(first, core, thread.tid)
+        begun = session.of_thread(first, core, thread)
         unwinder = begun.unwinder.following(source)
-        yield number, thread, unwinder.frames(begun.pc, begun.registers, args.limit, crossings=(crossings, number))
+        walk = unwinder.frames(begun.pc, begun.registers, args.limit, crossings=(crossings, number), lookups=lookups)
+        yield number, thread, walk
 
 
 def _write_threads(

@@ -48,6 +48,8 @@ HELD_BYTES = 32
 """... and one more for every this many bytes of the unit: the scopes and call sites of a distribution's C
 library are one in 27 bytes of a unit at most."""
 
+FUNCTIONS_INSIDE = frozenset(("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"))
+"""The DIEs among whose children (and the top DIE's) a unit's functions are looked for."""
 REFERENCES = frozenset(
     {
         "DW_FORM_ref",
@@ -132,13 +134,18 @@ class _Tree:
         self.offsets: dict[int, array] = {}
         """By DIE offset, the offsets of the children of the scopes `ancestors` went through."""
 
-    def scan(self) -> None:
+    def scan(self, visit: Callable[[Any], None] | None = None, into: frozenset[str] = frozenset()) -> None:
         """Where the children of every DIE that has some end, in one pass over the unit's DIEs (`MAX_DIES` at
         most), each DIE parsed and let go: pyelftools finds the end of children without a `DW_AT_sibling`
         by reading them recursively and holds every DIE it parses (a unit of nested blocks ran out of
-        recursion, then held a kilobyte a DIE); here a DIE with children costs three offsets in the unit."""
+        recursion, then held a kilobyte a DIE); here a DIE with children costs three offsets in the unit.
+
+        `visit`, in the same pass, is given each child of the top DIE and each child of a DIE given to it
+        whose tag is in `into`: what walking down from the top DIE by `each_child` would reach, without
+        reading the unit a second time (`_Unit`'s functions)."""
         words = "I" if self.cu.size < 1 << 32 else "Q"
         opened, closed, pending = array(words), array(words), array(words)
+        entered = bytearray()  # for each DIE whose children are being read: whether they are visited (a byte)
         base, position, count = self.cu.cu_offset, self.cu.cu_die_offset, 0
         while position < self.end:
             count += 1
@@ -149,10 +156,16 @@ class _Tree:
             if die.is_null():
                 if pending:
                     closed[pending.pop()] = position - base
-            elif die.has_children:
+                    entered.pop()
+                continue
+            visited = visit is not None and bool(entered) and entered[-1] == 1
+            if visited:
+                visit(die)  # type: ignore[misc]
+            if die.has_children:
                 pending.append(len(opened))
                 opened.append(die.offset - base)
                 closed.append(self.end - base)  # children that run to the unit's end end there
+                entered.append(count == 1 or (visited and die.tag in into))
         self.opened, self.closed = opened, closed
 
     def after(self, die: Any) -> int:
@@ -237,15 +250,15 @@ class _Unit:
         self.held = MAX_HELD + cu.size // HELD_BYTES
         """How many more DIEs the listed children may hold."""
         self.tree = _Tree(info, cu)
-        if cu.size > MAX_DIES:  # a DIE is a byte at least: a smaller unit cannot hold more
-            self.tree.scan()
         top = cu.get_top_DIE()
         self.base = _attribute(top, "DW_AT_low_pc") or 0
         self.cplusplus = _attribute(top, "DW_AT_language") in CPLUSPLUS
         self.starts, self.ends, self.offsets = array("Q"), array("Q"), array("Q")
         """Each range of each function with code, sorted by start: its start, end and the function's DIE."""
-        for die in self.tree.each_child(top):
-            self._collect(die)
+        # One pass over the unit: where each DIE's children end (`MAX_DIES` at most), and the functions. Walking
+        # down from the top DIE by `DW_AT_sibling` reads fewer DIEs, but a DIE with children and no sibling
+        # (the last of a level, as gcc writes them) needs that pass anyway: most units were read twice.
+        self.tree.scan(self._function, FUNCTIONS_INSIDE)
         self.starts, self.ends, self.offsets = sorted_by_start(self.starts, self.ends, self.offsets)
         self._lines: _Lines | None = None
         self._sites: dict[int, CallSite] | None = None
@@ -310,16 +323,14 @@ class _Unit:
             kept = hulls[id(ranges)] = (ranges, (min(start for start, _ in ranges), max(end for _, end in ranges)))
         return kept[1]
 
-    def _collect(self, die: Any) -> None:
-        """Every subprogram with code, also those nested in namespaces, classes and other subprograms."""
+    def _function(self, die: Any) -> None:
+        """A subprogram's ranges of code, kept with its offset (nothing for other DIEs): every subprogram with
+        code, also those nested in namespaces, classes and other subprograms, is given (`_Tree.scan`)."""
         if die.tag == "DW_TAG_subprogram":
             for start, end in self.ranges(die):
                 self.starts.append(start)
                 self.ends.append(end)
                 self.offsets.append(die.offset)
-        if die.tag in ("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"):
-            for child in self.tree.each_child(die):
-                self._collect(child)
 
     def _read_lines(self, program: Any) -> _Lines:
         """The line table's rows and file names, the names as gdb shows them: a file's directory joined

@@ -57,13 +57,10 @@ def _rules_json(section: Section, cfa: Rule, fp: Rule, ra: Rule, cfa_text: str) 
     }
 
 
-def _row_json(section: Section, row: Row) -> dict[str, Any]:
-    return {
-        "index": row.index,
-        "address": row.address,
-        "start_offset": row.start_offset,
-        "section_offset": row.span.start,
-        "size": len(row.span),
+def _row_members(section: Section, row: Row) -> str:
+    """What a model row's info byte, offsets and rules say, as the JSON members that follow its position
+    (no braces): the same members, in the same order, as a bulk row's pattern (`_pattern_json`)."""
+    members = {
         "info": row.info,
         "cfa_base_reg": terms.BASE_REG_NAMES[row.base_reg],
         "offset_size": row.offset_size,
@@ -72,6 +69,7 @@ def _row_json(section: Section, row: Row) -> dict[str, Any]:
         "ra_undefined": row.ra_undefined,
         **_rules_json(section, row.cfa, row.fp, row.ra, rule_notation.cfa_text(section, row.cfa)),
     }
+    return json.dumps(members)[1:-1]
 
 
 def _pattern_json(section: Section, key: bytes, pattern: Pattern) -> str:
@@ -139,6 +137,7 @@ def write(doc: Document, out: TextIO, *, bulk: bool = True) -> list[InputError]:
     errors = Problems()
     reader = Bulk(section)
     fragments: dict[bytes, str] = {}
+    model_fragments: dict[tuple[Any, ...], str] = {}
 
     def fragment(key: bytes) -> str:
         found = fragments.get(key)
@@ -147,12 +146,13 @@ def write(doc: Document, out: TextIO, *, bulk: bool = True) -> list[InputError]:
         return found
 
     if bulk:
-        _write_bulk(doc, section, reader, fragment, out, errors)
+        _write_bulk(doc, section, reader, fragment, model_fragments, out, errors)
     else:
         for n in range(section.num_fdes):
             out.write(",\n  " if n else "\n  ")
             func = section.function(n)
-            _write_function(out, _model_head(doc, func), _model_rows(section, func), _error(doc, func, errors))
+            rows = _model_rows(section, func, model_fragments)
+            _write_function(out, _model_head(doc, func), rows, _error(doc, func, errors))
     out.write("\n ]\n}\n")
     return errors
 
@@ -167,6 +167,7 @@ def _write_bulk(
     section: Section,
     reader: Bulk,
     fragment: Callable[[bytes], str],
+    model_fragments: dict[tuple[Any, ...], str],
     out: TextIO,
     errors: list[InputError],
 ) -> None:
@@ -181,7 +182,8 @@ def _write_bulk(
             pieces, size = [], 0
             if isinstance(walked, int):
                 func = section.function(walked)
-                _write_function(out, _model_head(doc, func), _model_rows(section, func), _error(doc, func, errors))
+                rows = _model_rows(section, func, model_fragments)
+                _write_function(out, _model_head(doc, func), rows, _error(doc, func, errors))
             else:
                 _write_function(out, _bulk_head(doc, section, walked), _bulk_rows(section, walked, fragment),
                                 lambda func=walked: _bulk_error(doc, section, func, errors))  # fmt: skip
@@ -243,9 +245,21 @@ def _model_head(doc: Document, func: Function) -> dict[str, Any]:
     return head
 
 
-def _model_rows(section: Section, func: Function) -> Iterator[str]:
+def _model_rows(section: Section, func: Function, fragments: dict[tuple[Any, ...], str]) -> Iterator[str]:
+    """A model function's rows; what each row's info byte and data words say (`_row_members`) made once per
+    distinct pair and kind of FDE, within the section's bound (a flexible function's rows all come here)."""
+    flexible = func.flexible
     for row in func.rows:
-        yield json.dumps(_row_json(section, row))
+        key = (flexible, row.info, row.offsets)
+        found = fragments.get(key)
+        if found is None:
+            found = _row_members(section, row)
+            if len(fragments) < section.kept_max:
+                fragments[key] = found
+        yield (
+            f'{{"index": {row.index}, "address": {row.address}, "start_offset": {row.start_offset}, '
+            f'"section_offset": {row.span.start}, "size": {len(row.span)}, {found}}}'
+        )
 
 
 def _error(doc: Document, func: Function, errors: list[InputError]) -> Callable[[], str | None]:

@@ -866,11 +866,13 @@ class Unwinder:
         registers: dict[int, int],
         limit: int | None = None,
         crossings: tuple[Crossings, int] | None = None,
+        lookups: Lookups | None = None,
     ) -> Walk:
         """The same frames as `backtrace`, found as they are asked for: a printer that writes each and lets
         it go holds two frames at a time, whatever the depth of the stack. `crossings`: the frames other
-        threads' walks took, and this one's thread number (it stops at one of theirs)."""
-        return Walk(self, Frame(0, pc, dict(registers)), limit, crossings=crossings)
+        threads' walks took, and this one's thread number (it stops at one of theirs); `lookups`: what
+        their walks found at the PCs they met (the same code: a PC is looked up once for all)."""
+        return Walk(self, Frame(0, pc, dict(registers)), limit, crossings=crossings, lookups=lookups)
 
     def walk(self, frames: list[Frame], limit: int | None = None) -> tuple[str, int | None]:
         """Add callers to `frames` until the walk stops (why, and the memory word it wanted), or until

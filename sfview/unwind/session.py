@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from sfview.document import Document
 from sfview.errors import InputError
-from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory
+from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory, Thread
 from sfview.inputs.elf.image import PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.elf.names import MinimalSymbols, debug_file, function_symbols, image_symbols, unwinding_symbols
 from sfview.inputs.linkmap import loaded_objects
@@ -501,8 +501,14 @@ def process_module(
 def for_thread(started: Session, core: Core, thread: int | None) -> Session:
     """The same program, libraries and memory, with one thread's registers: every thread of a core
     walked without reading the files again (reading them for each thread takes minutes on a core of
-    thousands of threads)."""
-    state = _thread(core, thread)
+    thousands of threads). `thread` as a person gives it: gdb's number, else an LWP (`of_thread` for a
+    thread already found)."""
+    return of_thread(started, core, _thread(core, thread))
+
+
+def of_thread(started: Session, core: Core, state: Thread) -> Session:
+    """`for_thread` for one of `core.threads`: a thread's LWP at most its count is also a gdb number (a
+    process in a container numbers its threads from 1), and names another thread as one."""
     numbers = register_numbers(started.unwinder.machine)
     registers = {numbers[n]: v for n, v in state.registers.items() if n in numbers}
     pc = state.registers[core.pc_name]

@@ -9,12 +9,13 @@ fails on any.
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
 from conftest import DATA, v3_section
 from elf_edit import Elf
-from handmade import v2_section
+from handmade import flexible_signed, to_big_endian, v2_section
 
 from sfview.app.app import SfviewApp
 from sfview.app.fields import FieldTree
@@ -58,6 +59,45 @@ def _broken_cfi_elf() -> bytes:
         ".symtab", sh_entsize=0x17).set_header(e_phoff=1 << 40).bytes()  # fmt: skip
 
 
+S390X = 4
+
+
+def _s390x_v3() -> bytes:
+    """Version 3 s390x (big-endian): a flexible FDE whose rows name registers 0 to 15 through dereferenced
+    control words, one with a CFA not based on a register, one of 15 words."""
+    rows = [(j, 1, [j << 3 | 3, -20, j << 3 | 3, 8, (15 - j) << 3 | 1, -8]) for j in range(16)]
+    rows += [(20, 1, [0, 0, 0]), (21, 1, [1, 0] + [0] * 13)]
+    return to_big_endian(v3_section(1, rows, abi=S390X, flags=0x5))
+
+
+def _s390x_v3_registers() -> bytes:
+    """Version 3 s390x default FDE whose FP and RA words are odd: saved in registers 63 and 62 (v2's rule)."""
+    return to_big_endian(v3_section(0, [(0, 1, [0, 127, 125]), (4, 1, [-128, -1, -3]), (8, 0, [])], abi=S390X))
+
+
+def _signed_rows() -> bytes:
+    """AArch64 flexible functions, every row's RA signed, pointer-authentication key B."""
+    return flexible_signed(20, 30)
+
+
+def _damaged_notes_core(tmp_path: Path) -> Path:
+    """deep-x86_64.core whose NT_FILE note claims 2^60 files and whose thread's registers are all ones."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    notes = next(seg for _, seg in core.segments() if seg["p_type"] == 4)["p_offset"]  # PT_NOTE
+    pos, found = notes, {}
+    while len(found) < 2:
+        namesz, descsz, kind = struct.unpack_from("<III", core.data, pos)
+        desc = pos + 12 + (namesz + 3) // 4 * 4
+        if kind in (1, 0x46494C45):  # NT_PRSTATUS, NT_FILE
+            found.setdefault(kind, desc)
+        pos = desc + (descsz + 3) // 4 * 4
+    core.poke(found[0x46494C45], struct.pack("<Q", 1 << 60))
+    core.poke(found[1] + 112, b"\xff" * 216)  # the general registers of the first thread
+    path = tmp_path / "damaged-notes.core"
+    path.write_bytes(core.bytes())
+    return path
+
+
 @pytest.fixture(autouse=True)
 def _in_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`w` given a mistyped path writes the patched copy there: in the test's own folder, not the checkout."""
@@ -68,6 +108,9 @@ INPUTS = {
     "flexible-cut": _flexible_cut_at_the_fp_word,
     "negative-cfa": _negative_cfa,
     "broken-cfi-and-headers": _broken_cfi_elf,
+    "s390x-v3-flexible": _s390x_v3,
+    "s390x-v3-registers": _s390x_v3_registers,
+    "aarch64-signed-rows": _signed_rows,
 }
 
 
@@ -139,6 +182,36 @@ async def test_every_key_in_the_debugger_on_a_core() -> None:
         await _press_everything(app, pilot, depth=1)
 
 
+async def test_every_key_in_the_debugger_on_a_core_with_damaged_notes(tmp_path: Path) -> None:
+    core = read_core(str(_damaged_notes_core(tmp_path)))
+    started = session.from_core(str(PROGRAM), core, None, [], None)
+    app = SfviewApp(Document.open(str(PROGRAM)), started)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _press_everything(app, pilot, depth=1)
+
+
+async def test_every_key_in_the_samples_view() -> None:
+    """`sfview perf --app`'s places (names with brackets, an escape sequence, one of 5,000 characters), each
+    sample failing to load as a damaged profile's does."""
+    from sfview.app.profile_app import ProfileApp
+    from sfview.profiling.coverage import UNKNOWN, Place, Reason, Seen
+
+    def load(number: int) -> session.Session:
+        raise InputError(f"no sample #{number}: the profile has fewer samples")
+
+    places = [
+        (Place(UNKNOWN, "/lib/libc.so.6", Reason.NO_SFRAME), Seen(2, 145)),
+        (Place("f\x1b[2J" + "x" * 5000, "/bin/[prog]", Reason.PLT), Seen(1, 3)),
+    ]
+    app = ProfileApp(Document.open(str(DATA / "shapes-x86_64-O2")), "places", places, load)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _press_everything(app, pilot)
+        await pilot.press("enter", "g", *"99999", "enter")
+        await pilot.pause()
+
+
 def test_the_inputs_are_damaged_as_they_say() -> None:
     """The generated inputs hold the damage named (so that the key test is not run on sound ones)."""
     cut = Section(_flexible_cut_at_the_fp_word())
@@ -148,6 +221,9 @@ def test_the_inputs_are_damaged_as_they_say() -> None:
     assert [row.cfa.offset for row in negative.rows] == [-8, -24, 16]
     with pytest.raises(InputError, match="auxhdr_len = 255"):
         Section(_aux_past_the_end())
+    s390x = Section(_s390x_v3())
+    assert s390x.abi == S390X and not s390x.little_endian and s390x.function(0).flexible
+    assert {row.mangled_ra for row in Section(_signed_rows()).function(19).rows} == {True}
 
 
 def test_every_field_of_a_cut_flexible_row_can_be_opened() -> None:

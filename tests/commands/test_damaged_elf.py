@@ -452,6 +452,104 @@ def test_every_thread_of_a_core_of_many_threads_is_walked_without_reading_the_fi
     assert time.monotonic() - started < 20, "one reading of the files, then 301 walks"
 
 
+def test_threads_in_functions_of_many_rows_decode_each_function_once(
+    cli, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """120 threads whose PCs fall in 40 functions of 5,000 rows (more than the bulk reader lists), all starting
+    at +0: each thread's walk looked its PC up afresh, and past the functions a section keeps (32) each
+    lookup decoded the function's rows again and walked them all (their starts do not increase): 1,000
+    threads of 10,000-row functions, 8.7 s. The threads' walks now share their lookups, and a lookup among
+    starts that do not increase is by halves."""
+    from sfview.sframe.model.section import Rows
+
+    functions, rows, threads = 40, 5000, 120
+    program = Elf.of(DEEP.read_bytes())
+    address = program.section(".sframe")["sh_addr"]
+    block = struct.pack("<BBb", 0, 0x03, 8) * rows  # each row: start +0, CFA = SP + 8 (1-byte offset)
+    fdes = b"".join(
+        struct.pack("<iIIIBBH", 0x1160 + k - address, 1, k * len(block), rows, 0, 0, 0) for k in range(functions)
+    )
+    header = struct.pack(
+        "<HBBBbbBIIIII", 0xDEE2, 2, 1, 3, 0, -8, 0, functions, functions * rows, functions * len(block), 0, len(fdes)
+    )
+    section = header + fdes + block * functions
+    at = (len(program.data) + 7) & ~7
+    program.data += bytes(at - len(program.data)) + section
+    program.set_section(".sframe", sh_offset=at, sh_size=len(section))
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    notes = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)
+    held = bytes(core.data[notes["p_offset"] : notes["p_offset"] + notes["p_filesz"]])
+    pos = _note_in(core, 1)[1] - notes["p_offset"]  # NT_PRSTATUS: the thread's registers
+    namesz, descsz = struct.unpack_from("<II", held, pos)
+    thread = bytearray(held[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4])
+    rip = 12 + (namesz + 3) // 4 * 4 + 112 + 16 * 8  # pr_reg's rip
+    bias = struct.unpack_from("<Q", thread, rip)[0] - 0x1160  # the core stopped in stop_here, at 0x1160
+    added = b""
+    for i in range(threads):
+        struct.pack_into("<I", thread, 12 + (namesz + 3) // 4 * 4 + 32, 100_000 + i)  # pr_pid: a thread of its own
+        struct.pack_into("<Q", thread, rip, bias + 0x1160 + i % functions)
+        added += thread
+    offset = (len(core.data) + 3) & ~3
+    core.data += bytes(offset - len(core.data)) + held + added
+    core.set_segment(PT_NOTE, p_offset=offset, p_filesz=len(held) + len(added))
+    decoded = 0
+    find = Rows._find
+
+    def counted(self, func) -> None:
+        nonlocal decoded
+        decoded += 1
+        find(self, func)
+
+    monkeypatch.setattr(Rows, "_find", counted)
+    result = cli("unwind", write(tmp_path, program, "rows"), "--core", write(tmp_path, core, "threads.core"),
+                 "--thread", "all")  # fmt: skip
+    assert result.code == 0 and result.out.count("\nThread ") == threads + 1, result.err
+    assert decoded <= functions + 8  # each function once (before: 116 for these 120 threads)
+
+
+def test_threads_whose_lwps_are_small_numbers_are_each_walked_from_their_own_registers(cli, tmp_path) -> None:
+    """A process in a container numbers its threads from 1: `--thread all` found each thread again by its
+    LWP, which at most the count of threads is also gdb's number of another one: LWP 3 was walked from the
+    third thread's registers. Threads LWP 3, 2 and 1 added in that order, each stopped in its own function
+    (gdb's `thread apply all bt` says the same)."""
+    core = Elf.of((DATA / "deep-x86_64.core").read_bytes())
+    notes = next(seg for _, seg in core.segments() if seg["p_type"] == PT_NOTE)
+    held = bytes(core.data[notes["p_offset"] : notes["p_offset"] + notes["p_filesz"]])
+    pos = _note_in(core, 1)[1] - notes["p_offset"]  # NT_PRSTATUS
+    namesz, descsz = struct.unpack_from("<II", held, pos)
+    thread = bytearray(held[pos : pos + 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4])
+    desc = 12 + (namesz + 3) // 4 * 4
+    bias = struct.unpack_from("<Q", thread, desc + 112 + 16 * 8)[0] - 0x1160  # pr_reg's rip, in stop_here
+    added = b""
+    for lwp, pc in ((3, 0x1170), (2, 0x1190), (1, 0x1160)):  # leaf, with_alloca, stop_here
+        struct.pack_into("<I", thread, desc + 32, lwp)  # pr_pid
+        struct.pack_into("<Q", thread, desc + 112 + 16 * 8, bias + pc)
+        added += thread
+    offset = (len(core.data) + 3) & ~3
+    core.data += bytes(offset - len(core.data)) + held + added
+    core.set_segment(PT_NOTE, p_offset=offset, p_filesz=len(held) + len(added))
+    path = write(tmp_path, core, "lwps.core")
+    result = cli("unwind", str(DEEP), "--core", path, "--thread", "all")
+    firsts = [block.split("\n")[:2] for block in result.out.split("\nThread ")[1:]]
+    assert [(title.split("(LWP ")[1], top.split(" (")[0]) for title, top in firsts] == [
+        ("1)):", "#0  stop_here"),
+        ("2)):", "#0  with_alloca"),
+        ("3)):", "#0  leaf"),
+        ("4496)):", "#0  stop_here"),
+    ], result.out
+    from sfview.cli.state import debugger_threads  # the app's list of threads (`t`) loads each by its LWP
+    from sfview.inputs.core import read_core
+
+    threads = debugger_threads(str(DEEP), read_core(path), [], None)
+    assert threads is not None
+    assert [(tid, threads.load(tid).pc == pc) for _, tid, pc in threads.listed] == [
+        (4496, True),
+        (3, True),
+        (2, True),
+        (1, True),
+    ]
+
+
 def _plt_claims(size: int, dwarf_range: int | None = None) -> Elf:
     """The PLT's PCMASK FDE (fdes[1], version 1: 28-byte header, 17-byte FDEs, `func_size` at +4) claiming
     `size` bytes; with `dwarf_range`, the `.eh_frame` FDE over the PLT (at +0x48; its range after the

@@ -125,6 +125,8 @@ def test_a_sample_cut_in_its_registers(tmp_path: Path, cli) -> None:
         (["--open", "5"], "no sample #5: the profile has fewer samples"),
         (["--jobs", "0"], "--jobs 0: at least one process unwinds"),
         (["--max-stack", "0"], "--max-stack 0: a walk has at least one frame"),
+        # The pool forks every process at once: 100,000 were forked for the asking.
+        (["--jobs", "100000"], "--jobs 100000: more processes than this machine's"),
     ],
 )
 def test_options_out_of_range(tmp_path: Path, cli, args: list[str], said: str) -> None:
@@ -132,6 +134,28 @@ def test_options_out_of_range(tmp_path: Path, cli, args: list[str], said: str) -
     path.write_bytes(_perf_data(_sample()))
     result = cli("perf", str(path), *args)
     assert result.code == 2 and said in result.err and result.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--sample", "9" * 5000], "argument --sample: not a number: '99999999999999999999999"),
+        (["--open", "-1"], "argument --open: not a number: '-1'"),
+        (["--max-stack", "1" * 30], "argument --max-stack: not a number: '111111111111111111111111111111'"),
+    ],
+)
+def test_numbers_past_a_count_are_refused_in_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    """`int` took 4,300 digits and argparse echoed every one of them."""
+    from sfview.cli import main
+
+    path = tmp_path / "perf.data"
+    path.write_bytes(_perf_data(_sample()))
+    with pytest.raises(SystemExit) as exited:
+        main(["perf", str(path), *args])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and said in err and len(err.splitlines()[-1]) < 200, err
 
 
 def test_a_sample_in_no_file_is_unwound_as_far_as_it_goes(tmp_path: Path, cli) -> None:

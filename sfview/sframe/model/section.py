@@ -351,7 +351,7 @@ class Rows(Lazy[Row]):
         # holding it back would be a cycle, kept (with the Kaitai objects of both) until the cyclic collector
         # runs, which compare and export pause: every damaged function they hand to the model kept.
         self._fre_type, self._fde_type, self._fde = func.fre_type, func.fde_type, func.kaitai
-        self._start_address, self._flexible = func.start_address, func.flexible
+        self._start_address = func.start_address
         self.starts = array("Q")
         """Each row's start address field (an offset into the function or block)."""
         self.positions = array("Q")
@@ -359,6 +359,8 @@ class Rows(Lazy[Row]):
         self.error: InputError | None = None
         self.increasing = True
         """Start offsets strictly increase, as they should: a lookup may search them by halves."""
+        self._highest: array | None = None
+        """Where starts do not increase: the highest start up to each row (`index_at`), made when first asked."""
         if func.error is None and func.num_fres:
             self._find(func)
 
@@ -405,27 +407,16 @@ class Rows(Lazy[Row]):
         return (self._made.get(i) or self._make(i) for i in range(len(self)))
 
     def _make(self, index: int) -> Row:
+        """Row `index`; its rules decoded once per distinct bytes after its start (`Section.decoded_row`)."""
         section = self.section
-        start = self.positions[index]
-        io = section.io
-        io.seek(start)
-        fre = Sframe.Section.Fre(self._fre_type, self._fde_type, io, self._fde, section.root, section.little_endian)
-        return self._row(index, fre, start, self.positions[index + 1])
-
-    def _row(self, index: int, fre: Any, start: int, end: int) -> Row:
-        """A `Row` from its Kaitai FRE and the bytes it took."""
+        start, end = self.positions[index], self.positions[index + 1]
+        fre, words, rules = section.decoded_row(self._fre_type, self._fde_type, self._fde, start, end)
         info = fre.info
-        section = self.section
-        if self._flexible:
-            words, rules = section.flexible_rules(fre.flex)
-        else:
-            words = tuple(fre.offsets)
-            rules = section.default_rules(int(info.cfa_base_reg), words)
-        _unlinked(fre)
+        start_offset = self.starts[index]  # the FRE may be another row's of the same bytes past the start
         return Row(
             index=index,
-            start_offset=fre.start_addr,
-            address=(self._start_address + fre.start_addr) & ADDRESS_MASK,
+            start_offset=start_offset,
+            address=(self._start_address + start_offset) & ADDRESS_MASK,
             span=Span(start, end),
             info=section.data[start + START_ADDR_SIZES[self._fre_type]],
             base_reg=int(info.cfa_base_reg),
@@ -444,12 +435,13 @@ class Rows(Lazy[Row]):
         if self.increasing:
             index = bisect.bisect_right(self.starts, offset) - 1
             return index if index >= 0 else None
-        found = None
-        for index, start in enumerate(self.starts):
-            if start > offset:
-                break
-            found = index
-        return found
+        # The walk stops at the first start past `offset`: the first whose running highest start is past it
+        # (every start before it is at or below `offset`, and so is their highest). Made once, searched by
+        # halves: a walk of every row at each lookup cost a core's threads their rows each, again and again.
+        if self._highest is None:
+            self._highest = array("I", itertools.accumulate(self.starts, max))  # a start field is 4 bytes at most
+        index = bisect.bisect_right(self._highest, offset) - 1
+        return index if index >= 0 else None
 
 
 class Section:
@@ -534,6 +526,9 @@ class Section:
         """Why rows of these bytes cannot be decoded (`explain_fre`): the message after its row's name, and
         where, from the row's start."""
         self._fixed_ra = rule(Kind.VALUE, CFA, self.fixed_ra_offset, True, True) if self.fixed_ra_offset else None
+        self._decoded: dict[tuple[int, int, bytes], tuple[Any, tuple[int, ...], tuple[Rule, Rule, Rule]]] = {}
+        """Rows decoded through Kaitai, by FRE type, FDE type and bytes past the start address
+        (`decoded_row`)."""
 
     @property
     def endian(self) -> str:
@@ -667,6 +662,33 @@ class Section:
         else:
             why = f"the FRE sub-section ends at {end:#x} after {index} of them"
         return InputError(f"{where}: {why}", offset=func.num_fres_offset())
+
+    def decoded_row(
+        self, fre_type: int, fde_type: int, fde: Any, start: int, end: int
+    ) -> tuple[Any, tuple[int, ...], tuple[Rule, Rule, Rule]]:
+        """The Kaitai FRE at `start` (to `end`), its data words and its (CFA, FP, RA) rules.
+
+        What a row says past its start address depends on its bytes, FRE type and FDE type alone, so it
+        is decoded once for rows of the same, within the section's bound (`kept_max`): a row through
+        Kaitai costs tens of microseconds, and a function the bulk reader leaves to the model (a version 3
+        flexible FDE) may have hundreds of thousands of rows of a few patterns. The FRE handed out for
+        another row of the same bytes has that row's `start_addr`: callers take the start from `Rows`."""
+        key = (fre_type, fde_type, self.data[start + START_ADDR_SIZES[fre_type] : end])
+        known = self._decoded.get(key)
+        if known is None:
+            io = self.io
+            io.seek(start)
+            fre = Sframe.Section.Fre(fre_type, fde_type, io, fde, self.root, self.little_endian)
+            if fde_type == FLEXIBLE:
+                words, rules = self.flexible_rules(fre.flex)
+            else:
+                words = tuple(fre.offsets)
+                rules = self.default_rules(int(fre.info.cfa_base_reg), words)
+            _unlinked(fre)
+            known = (fre, words, rules)
+            if len(self._decoded) < self.kept_max:
+                self._decoded[key] = known
+        return known
 
     def explain_fre(self, func: Function | Placed, index: int, start: int) -> InputError:
         """Why FRE `index` of `func`, at `start`, cannot be decoded.

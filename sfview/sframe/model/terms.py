@@ -38,6 +38,8 @@ _REGISTERS = {
     Sframe.AbiArch.aarch64_endian_little: Sframe.Aarch64Reg,
     Sframe.AbiArch.s390x_endian_big: Sframe.S390xReg,
 }
+_REGISTER_NUMBERS = {abi: frozenset(map(int, names)) for abi, names in _REGISTERS.items()}
+"""Each ABI's DWARF register numbers, made once: a check asks for every control word of every row."""
 
 
 def flag_names(flags: int) -> list[str]:
@@ -61,8 +63,7 @@ def registers(abi: int) -> list[enum.IntEnum]:
 
 def has_register(abi: int, regnum: int) -> bool:
     """Whether the ABI's DWARF register numbering has `regnum` (as `sframe.ksy`'s register enums list them)."""
-    names = _REGISTERS.get(abi)
-    return names is not None and regnum in {int(r) for r in names}
+    return regnum in _REGISTER_NUMBERS.get(abi, ())
 
 
 def register_name(abi: int, regnum: int) -> str:
