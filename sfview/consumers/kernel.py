@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import struct
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -162,57 +163,100 @@ class _Refusal(NamedTuple):
 class _Rows:
     """The rows read, by FRE type and FDE type, then section offset: one node a row, held as columns.
 
-    A node is a row as read for one table (FRE type, FDE type) with the run of rows after it that the
-    validation would let pass (each read, start increasing): `parent` the next row of the run, `depth` how
-    many rows of the run follow; `jump` a skip pointer toward the run's end (Myers' skew-binary jumps: any
-    row of the run reached in O(log) steps); `nextfail` the first row from here to the run's end whose
-    lookups fail; `differs` the first row of the run giving another answer than this one (rows alike
-    are one range of answers, however many functions read them). What a row gives (its
-    failure and frame, or the refusal its reading ends in) is one of the `answers`, each held once however
-    many rows give it. The row after a run's last (it does not read, or does not start higher) is not
-    kept: read again if a function's rows start there."""
+    A node is a row as read for one table (FRE type, FDE type): its offset, start and answer (what it gives:
+    its failure and frame, or the refusal its reading ends in, one of the `answers`, each held once however
+    many rows give it). The nodes one reading makes are a **batch**, consecutive in node number and
+    offset; a batch's last node links to the row read next (`after`: a node already made, when it starts
+    higher), so that each node begins a run of rows the validation would let pass, `depth` of them
+    following. What a run needs beyond a node's own columns is held a batch, not a row: the link, the
+    depth of its last node, skip pointers (Myers' skew-binary jumps over batches: any row of a run reached
+    in O(log) steps), the first failing row and the first row of another answer past the batch; within a
+    batch, the nodes whose lookups fail and those whose answer differs from the node before are sorted
+    lists (`fails`, `changes`). The row after a run's last (it does not read, or does not start higher)
+    is not kept: read again if a function's rows start there."""
 
     def __init__(self, low: int, high: int) -> None:
         self.low = low
         self.slot = array("i", [0]) * (high - low + 1)
         """The last node made at each offset in [low, high], plus one (0: none)."""
         offsets = "I" if high < 1 << 32 else "Q"
-        self.table, self.other = array("B"), array("i")
-        """Each node's table, and the node made before it at the same offset, plus one."""
-        self.at, self.ip, self.length = array(offsets), array("I"), array("B")
-        self.parent, self.jump, self.depth = array("i"), array("i"), array("i")
-        self.nextfail, self.answer = array("i"), array("i")
-        self.differs = array("i")
+        self.other = array("i")
+        """The node made before each at the same offset, plus one."""
+        self.at, self.ip, self.answer = array(offsets), array("I"), array("i")
+        self.fails, self.changes = array("i"), array("i")
+        self.first, self.table, self.after, self.end = array("i"), array("B"), array("i"), array(offsets)
+        """Each batch's first node, table, the node its last links to (-1: none), the offset past its last."""
+        self.low_depth, self.up, self.jump, self.level = array("i"), array("i"), array("i"), array("i")
+        """Each batch's last node's depth, the batch it links to, its skip pointer, and how many batches
+        its run goes through after it."""
+        self.fail_after, self.differs_after = array("i"), array("i")
+        """The first failing node, and the first of another answer than the batch's last, past the batch."""
         self.answers: list[_Refusal | tuple[type, tuple[object, ...]]] = []
         self._answer_of: dict[object, int] = {}
+
+    def batch(self, node: int) -> int:
+        """The batch `node` was made in."""
+        return bisect_right(self.first, node) - 1
+
+    def last(self, batch: int) -> int:
+        """The last node of `batch`."""
+        return self.first[batch + 1] - 1 if batch + 1 < len(self.first) else len(self.at) - 1
 
     def find(self, table: int, at: int) -> int:
         """The node at `at` in `table`, or -1."""
         node = self.slot[at - self.low] - 1
-        while node >= 0 and self.table[node] != table:
+        while node >= 0 and self.table[self.batch(node)] != table:
             node = self.other[node] - 1
         return node
 
-    def add(self, table: int, at: int, ip: int, length: int, answer: object) -> int:
-        """A new node (unlinked: the end of its run) of `answer` (a `_Refusal`, or a row's class and the
-        fields after its start)."""
+    def add(self, at: int, ip: int, answer: object) -> int:
+        """A new node of `answer` (a `_Refusal`, or a row's class and the fields after its start), in the
+        batch being read (`close` ends it)."""
         node = len(self.at)
-        self.table.append(table)
         self.other.append(self.slot[at - self.low])
         self.slot[at - self.low] = node + 1
         self.at.append(at)
         self.ip.append(ip)
-        self.length.append(length)
-        self.parent.append(-1)
-        self.jump.append(node)
-        self.depth.append(0)
-        self.nextfail.append(-1)
-        self.differs.append(-1)
         kept = self._answer_of.setdefault(answer, len(self.answers))
         if kept == len(self.answers):
             self.answers.append(answer)  # type: ignore[arg-type]
         self.answer.append(kept)
         return node
+
+    def close(self, table: int, first: int, end: int, after: int) -> None:
+        """The nodes made from `first` on are a batch of `table` whose last ends at offset `end`; `after`
+        (a node, or -1) continues its run if it is a row starting higher than the last."""
+        last = len(self.at) - 1
+        answer = self.answer
+        if after >= 0 and (self.refusal(after) is not None or self.ip[after] <= self.ip[last]):
+            after = -1
+        batch = len(self.first)
+        self.first.append(first)
+        self.table.append(table)
+        self.after.append(after)
+        self.end.append(end)
+        for node in range(first, last + 1):
+            if node > first and answer[node] != answer[node - 1]:
+                self.changes.append(node)
+            if self.failing(node):
+                self.fails.append(node)
+        if after < 0:
+            self.low_depth.append(0)
+            self.up.append(-1)
+            self.jump.append(batch)
+            self.level.append(0)
+            self.fail_after.append(-1)
+            self.differs_after.append(-1)
+            return
+        up = self.batch(after)
+        jump, level = self.jump, self.level
+        skip = jump[up]
+        self.low_depth.append(self.depth(after) + 1)
+        self.up.append(up)
+        self.jump.append(jump[skip] if level[up] - level[skip] == level[skip] - level[jump[skip]] else up)
+        self.level.append(level[up] + 1)
+        self.fail_after.append(self.nextfail(after))
+        self.differs_after.append(after if answer[after] != answer[last] else self.differs(after))
 
     def refusal(self, node: int) -> _Refusal | None:
         """The refusal `node`'s reading ends in (None: it is a row)."""
@@ -237,27 +281,36 @@ class _Rows:
         kind, rest = answer
         return kind(self.ip[node], self.at[node], *rest)  # type: ignore[no-any-return]
 
-    def link(self, node: int, after: int) -> None:
-        """`after` (the node right after `node`, or -1) continues `node`'s run if it is a row starting
-        higher; then `node`'s failures."""
-        if after >= 0 and self.refusal(after) is None and self.ip[after] > self.ip[node]:
-            depth, jump = self.depth, self.jump
-            self.parent[node], depth[node] = after, depth[after] + 1
-            skip = jump[after]
-            jump[node] = jump[skip] if depth[after] - depth[skip] == depth[skip] - depth[jump[skip]] else after
-            self.nextfail[node] = self.nextfail[after]
-            self.differs[node] = self.differs[after] if self.answer[after] == self.answer[node] else after
-        if self.failing(node):
-            self.nextfail[node] = node
+    def depth(self, node: int) -> int:
+        """How many rows of `node`'s run follow it."""
+        batch = self.batch(node)
+        return self.low_depth[batch] + self.last(batch) - node
+
+    def parent(self, node: int) -> int:
+        """The next row of `node`'s run, or -1."""
+        batch = self.batch(node)
+        return node + 1 if node < self.last(batch) else self.after[batch]
+
+    def nextfail(self, node: int) -> int:
+        """The first row from `node` to its run's end whose lookups fail, or -1."""
+        batch, fails = self.batch(node), self.fails
+        k = bisect_left(fails, node)
+        return fails[k] if k < len(fails) and fails[k] <= self.last(batch) else self.fail_after[batch]
+
+    def differs(self, node: int) -> int:
+        """The first row of `node`'s run giving another answer than `node`, or -1."""
+        batch, changes = self.batch(node), self.changes
+        k = bisect_right(changes, node)
+        return changes[k] if k < len(changes) and changes[k] <= self.last(batch) else self.differs_after[batch]
 
     def ancestor(self, node: int, steps: int) -> int:
         """The row `steps` rows further along `node`'s run (at most its depth)."""
-        depth, jump, parent = self.depth, self.jump, self.parent
-        target = depth[node] - steps
-        while depth[node] > target:
-            skip = jump[node]
-            node = skip if depth[skip] >= target else parent[node]
-        return node
+        target = self.depth(node) - steps
+        batch, low, jump = self.batch(node), self.low_depth, self.jump
+        while low[batch] > target:  # the first batch of the run holding a row of depth `target`
+            skip = jump[batch]
+            batch = skip if low[skip] > target else self.up[batch]
+        return self.last(batch) - (target - low[batch])
 
 
 class RowRun:
@@ -286,15 +339,15 @@ class RowRun:
         for _ in range(self._count):
             assert rows is not None
             yield rows.row(node)
-            node = rows.parent[node]
+            node = rows.parent(node)
 
     def failing(self) -> bool:
         """Whether any of the rows fails at lookup."""
         rows = self._rows
         if rows is None or not self._count:
             return False
-        failing = rows.nextfail[self._first]
-        return failing >= 0 and rows.depth[failing] > rows.depth[self._first] - self._count
+        failing = rows.nextfail(self._first)
+        return failing >= 0 and rows.depth(failing) > rows.depth(self._first) - self._count
 
     def below(self, limit: int, failing: bool) -> Iterator[tuple[KernelRow, int | None]]:
         """(row, the start of the next row giving another answer, or None) for the rows starting below
@@ -303,14 +356,14 @@ class RowRun:
         rows = self._rows
         if rows is None or not self._count:
             return
-        depth, differs, ip = rows.depth, rows.differs, rows.ip
-        last_depth = depth[self._first] - self._count  # rows of a depth above it are this function's
-        node = rows.nextfail[self._first] if failing else self._first
-        while node >= 0 and depth[node] > last_depth and ip[node] < limit:
-            after = differs[node]
-            inside = after >= 0 and depth[after] > last_depth
+        depth, ip = rows.depth, rows.ip
+        last_depth = depth(self._first) - self._count  # rows of a depth above it are this function's
+        node = rows.nextfail(self._first) if failing else self._first
+        while node >= 0 and depth(node) > last_depth and ip[node] < limit:
+            after = rows.differs(node)
+            inside = after >= 0 and depth(after) > last_depth
             yield rows.row(node), (ip[after] if inside else None)
-            node = (rows.nextfail[after] if failing else after) if inside else -1
+            node = (rows.nextfail(after) if failing else after) if inside else -1
 
 
 @dataclass
@@ -564,7 +617,7 @@ class _Reader:
         if refusal is not None:
             late = self.bound(function, store.ip[first], store.at[first]) if refusal.late else None
             raise late or store.refused(first)
-        inside = min(count, store.depth[first] + 1)  # rows that read well, in increasing order
+        inside = min(count, store.depth(first) + 1)  # rows that read well, in increasing order
         last = store.ancestor(first, inside - 1)
         if self.bound(function, store.ip[last], store.at[last]) is not None:  # starts increase: the first out
             low, high = 0, inside - 1
@@ -576,7 +629,7 @@ class _Reader:
             node = store.ancestor(first, low)
             raise self.bound(function, store.ip[node], store.at[node])  # type: ignore[misc]
         if count > inside:  # the row ending the run
-            node = self._node(function, store.at[last] + store.length[last])
+            node = self._node(function, store.end[store.batch(last)])  # (a run's last is its batch's)
             refusal = store.refusal(node)
             if refusal is not None and not refusal.late:
                 raise store.refused(node)
@@ -597,20 +650,20 @@ class _Reader:
             return known
         first = last = len(store.at)  # the nodes read here are made one after another: [first, last)
         pos, after = at, -1
+        end = at
         while True:  # read forward while the run goes on, to a row known
             ip, length, answer = self._read(function, fre_type, pos)
             if last > first and (isinstance(answer, _Refusal) or ip <= store.ip[last - 1]):
                 break  # the run's end: that row is not kept
-            last = store.add(table, pos, ip, length, answer) + 1
+            last = store.add(pos, ip, answer) + 1
+            end = pos + length
             if isinstance(answer, _Refusal):
                 break
-            pos += length
+            pos = end
             after = store.find(table, pos)
             if after >= 0:
                 break
-        store.link(last - 1, after)
-        for node in range(last - 2, first - 1, -1):  # then link each to the next, from the last
-            store.link(node, node + 1)
+        store.close(table, first, end, after)
         return first
 
     def _read(self, function: KernelFunction, fre_type: int, at: int) -> tuple[int, int, object]:
