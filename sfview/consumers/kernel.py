@@ -460,6 +460,10 @@ class Registered:
         return f"cfa={cfa} ra={_entity(ra_ctl, ra_off)} fp={_entity(fp_ctl, fp_off)}"
 
 
+ALIKE_KEPT = 4096
+"""The most distinct rows whose answers `_Reader._read` keeps (rows alike share one)."""
+
+
 class _Reader:
     """The section's bytes in the kernel's view: addresses are load address + offset."""
 
@@ -473,6 +477,8 @@ class _Reader:
         self.notes: list[str] = []
         self.store: _Rows | None = None
         """The rows read (once the header has passed)."""
+        self._alike: dict[tuple[int, int, bytes], tuple[int, object]] = {}
+        """What rows read give, by FDE type, start size and the bytes after the start (`_read`)."""
 
     SORTED_REQUIRED = True
     """Whether `sframe_read_header` refuses a section without `SFRAME_F_FDE_SORTED` (every revision but the
@@ -574,20 +580,27 @@ class _Reader:
             return Refused(EFAULT, "__read_fre: ip_off > func_size", at)
         return None
 
-    def tail(self, function: KernelFunction, at: int, addr_size: int, ip_off: int) -> tuple[KernelRow, int]:
-        """The rest of `__read_fre`, then `__read_fre_datawords`: the row and the size it takes (what it reads
-        of the function: its FDE type, `function.info2`)."""
+    def extent(self, at: int, addr_size: int) -> tuple[int, int, int]:
+        """`__read_fre` after the start: (info byte, data word size kind, count) of a row whose words lie
+        before `fres_end`; raises Refused."""
         info = self.data[at + addr_size]
         count = (info >> WORD_COUNT[0]) & WORD_COUNT[1]
         size_kind = (info >> WORD_SIZE[0]) & WORD_SIZE[1]
         if size_kind not in WORD_SIZES:
             raise Refused(self.BAD_ROW, "__read_fre: data word size > 2", at + addr_size)
-        word = WORD_SIZES[size_kind]
-        words_at = at + addr_size + 1
-        if words_at + count * word > self.fres_end:
+        if at + addr_size + 1 + count * WORD_SIZES[size_kind] > self.fres_end:
             raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
+        return info, size_kind, count
+
+    def tail(
+        self, function: KernelFunction, at: int, addr_size: int, ip_off: int, extent: tuple[int, int, int]
+    ) -> KernelRow:
+        """The data words read (`extent`'s), then `__read_fre_datawords`: the row (what it reads of the
+        function: its FDE type, `function.info2`)."""
+        info, size_kind, count = extent
+        words_at = at + addr_size + 1
         words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
-        return self.row(function, ip_off, at, info, words, words_at, word), addr_size + 1 + count * word
+        return self.row(function, ip_off, at, info, words, words_at, WORD_SIZES[size_kind])
 
     def row(
         self,
@@ -668,16 +681,29 @@ class _Reader:
 
     def _read(self, function: KernelFunction, fre_type: int, at: int) -> tuple[int, int, object]:
         """(start, size, what it gives) of the row at `at`: what it gives is the row's class and its fields
-        after the start, or the refusal its reading ends in (`_Refusal`)."""
+        after the start, or the refusal its reading ends in (`_Refusal`). Rows alike (the same bytes after
+        the start, read for the same FDE type) give one answer: the first `ALIKE_KEPT` answers are kept
+        by those bytes, not worked out again for each row."""
         try:
             addr_size, ip = self.head(fre_type, at)
         except Refused as refused:
             return 0, 0, _Refusal(False, refused.error, refused.rule, refused.offset - at)
         try:
-            row, length = self.tail(function, at, addr_size, ip)
+            extent = self.extent(at, addr_size)
         except Refused as refused:
             return ip, 0, _Refusal(True, refused.error, refused.rule, refused.offset - at)
-        return ip, length, (type(row), tuple(row[2:]))
+        length = addr_size + 1 + extent[2] * WORD_SIZES[extent[1]]
+        key = (function.info2 & FDE_TYPE_MASK, addr_size, self.data[at + addr_size : at + length])
+        known = self._alike.get(key)
+        if known is None:
+            try:
+                row = self.tail(function, at, addr_size, ip, extent)
+                known = length, (type(row), tuple(row[2:]))
+            except Refused as refused:
+                known = 0, _Refusal(True, refused.error, refused.rule, refused.offset - at)
+            if len(self._alike) < ALIKE_KEPT:
+                self._alike[key] = known
+        return ip, *known
 
     def _datawords(
         self, function: KernelFunction, info: int, words: tuple[int, ...], words_at: int, word: int
