@@ -233,11 +233,17 @@ def main() -> int:
     parser.add_argument("--ties", type=int, default=300)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--write", type=Path, help="write the corpus to this folder")
+    parser.add_argument(
+        "--add-crafted", type=Path, help="add to this corpus.json the crafted sections it does not hold yet, and stop"
+    )
     args = parser.parse_args()
     base.profile_result = profile_result  # the v14 script's report and sampling, with this profile
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         harness = Harness(core(args.kernel_source.resolve(), Path(tmp)), args.sort_source.resolve(), Path(tmp))
+        if args.add_crafted:
+            base.add_crafted(args.add_crafted, harness, crafted())  # type: ignore[arg-type]
+            return 0
         real = programs(args.elf, rng) + crafted()
         seeds = [c for c in real if len(c["hex"]) >= 2 * base.HEADER and bytes.fromhex(c["hex"])[2] == 3]
         mutator = base.Mutator(args.seed)

@@ -463,6 +463,14 @@ def crafted() -> list[dict]:
     many = [(2 * k, 1, [] if k % 7 == 3 else [8 + k % 64]) for k in range(40)]
     out["one-block-for-all"] = shared_block(v3([fn(0x1000, many, 0x60)]), 30)
     out["one-block-for-all-unsorted"] = shared_block(v3([fn(0x1000, many[:20] + many[:20], 0x60)]), 30)
+    # AArch64 functions of many signed rows (key B), most alike, each function its own block (issue 35's
+    # shape): a row without words and one of 4-byte words last.
+    signed = [(k, 1, [16, -8, -16], 0, 1) for k in range(40)] + [
+        (60, 1, [], 0, 1),
+        (61, 0, [2**31 - 1, -(2**31), 0], 2, 1),
+    ]
+    keyb = [fn(0x1000 + 0x100 * k, signed, 0x50, info=0x20) for k in range(4)]
+    out["aarch64-signed-rows"] = v3(keyb, abi=AARCH64_LE, ra=0)
     return [case(f"crafted/{name}", data, 0) for name, data in out.items()]
 
 
@@ -549,11 +557,12 @@ def write_corpus(folder: Path, cases: list[dict], kernel: list[dict], rng: rando
     print(f"wrote {len(entries)} sections to {folder / 'corpus.json'}")
 
 
-def add_crafted(path: Path, harnesses: Harnesses) -> None:
-    """Add the crafted sections `path` lacks, with the kernel's verdicts, keeping every entry it has."""
+def add_crafted(path: Path, harnesses: Harnesses, sections: list[dict] | None = None) -> None:
+    """Add the crafted sections (`sections`, else this script's) `path` lacks, with the kernel's verdicts,
+    keeping every entry it has."""
     corpus = json.loads(path.read_text())
     held = {e["name"] for e in corpus["sections"]}
-    new = [c for c in crafted() if c["name"] not in held]
+    new = [c for c in (crafted() if sections is None else sections) if c["name"] not in held]
     kernel = run_kernel(harnesses, new)
     report(new, kernel, len(new))
     for c, k in zip(new, kernel, strict=True):

@@ -152,12 +152,18 @@ def main() -> int:
     parser.add_argument("--handmade", type=int, default=1000, help="how many of tests/handmade.py's mutants")
     parser.add_argument("--write", type=Path, help="write the corpus to this folder")
     parser.add_argument(
+        "--add-crafted", type=Path, help="add to this corpus.json the crafted sections it does not hold yet, and stop"
+    )
+    parser.add_argument(
         "--also", nargs="*", default=[], help="sections of the v14 corpus to judge and keep too, by name"
     )
     args = parser.parse_args()
     base.profile_result = profile_result  # the v14 script's report and sampling, with this profile
     with tempfile.TemporaryDirectory() as tmp:
         harnesses = Harnesses(fixed_source(args.kernel_source.resolve(), Path(tmp)), Path(tmp))
+        if args.add_crafted:
+            base.add_crafted(args.add_crafted, harnesses, crafted())  # type: ignore[arg-type]
+            return 0
         real = base.real_sections(args.elf) + crafted() + v14_entries(args.also)
         seeds = [c for c in real if len(c["hex"]) >= 2 * base.HEADER and bytes.fromhex(c["hex"])[2] == 3]
         mutator = base.Mutator(args.seed)
