@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -161,28 +161,30 @@ class _Refusal(NamedTuple):
 
 
 class _Rows:
-    """The rows read, by FRE type and FDE type, then section offset: one node a row, held as columns.
+    """The rows read, by FRE type and FDE type (a table), then section offset: one node a row, held as columns.
 
-    A node is a row as read for one table (FRE type, FDE type): its offset, start and answer (what it gives:
-    its failure and frame, or the refusal its reading ends in, one of the `answers`, each held once however
-    many rows give it). The nodes one reading makes are a **batch**, consecutive in node number and
-    offset; a batch's last node links to the row read next (`after`: a node already made, when it starts
-    higher), so that each node begins a run of rows the validation would let pass, `depth` of them
-    following. What a run needs beyond a node's own columns is held a batch, not a row: the link, the
-    depth of its last node, skip pointers (Myers' skew-binary jumps over batches: any row of a run reached
-    in O(log) steps), the first failing row and the first row of another answer past the batch; within a
-    batch, the nodes whose lookups fail and those whose answer differs from the node before are sorted
-    lists (`fails`, `changes`). The row after a run's last (it does not read, or does not start higher)
-    is not kept: read again if a function's rows start there."""
+    A node is a row as read for one table: its offset alone (and the node of another table at the same
+    offset); its start and its answer (its failure and frame, or the refusal its reading ends in) are
+    read again from the section's bytes when asked for (`read`: the reader's, which keeps the answers of
+    rows alike). The nodes one reading makes are a **batch**, consecutive in node number and offset; a
+    batch's last node links to the row read next (`after`: a node already made, when it starts higher),
+    so that each node begins a run of rows the validation would let pass, `depth` of them following.
+    What a run needs beyond a node's offset is held a batch, not a row: the link, the depth of its last
+    node, skip pointers (Myers' skew-binary jumps over batches: any row of a run reached in O(log)
+    steps), the first failing row and the first row of another answer past the batch; within a batch,
+    the nodes whose answer differs from the one before (`changes`) and those of them that fail (`fails`)
+    are sorted lists, found as the rows are read. The row after a run's last (it does not read, or does
+    not start higher) is not kept: read again if a function's rows start there."""
 
-    def __init__(self, low: int, high: int) -> None:
+    def __init__(self, low: int, high: int, read: Callable[[int, int], tuple[int, int, object]]) -> None:
         self.low = low
+        self.read = read
+        """(start, size, answer) of the row at an offset, read for a table."""
         self.slot = array("i", [0]) * (high - low + 1)
         """The last node made at each offset in [low, high], plus one (0: none)."""
         offsets = "I" if high < 1 << 32 else "Q"
-        self.other = array("i")
-        """The node made before each at the same offset, plus one."""
-        self.at, self.ip, self.answer = array(offsets), array("I"), array("i")
+        self.other, self.at = array("i"), array(offsets)
+        """The node made before each at the same offset, plus one; each node's offset."""
         self.fails, self.changes = array("i"), array("i")
         self.first, self.table, self.after, self.end = array("i"), array("B"), array("i"), array(offsets)
         """Each batch's first node, table, the node its last links to (-1: none), the offset past its last."""
@@ -191,8 +193,9 @@ class _Rows:
         its run goes through after it."""
         self.fail_after, self.differs_after = array("i"), array("i")
         """The first failing node, and the first of another answer than the batch's last, past the batch."""
-        self.answers: list[_Refusal | tuple[type, tuple[object, ...]]] = []
-        self._answer_of: dict[object, int] = {}
+        self._batch_first = 0
+        self._last: object = None
+        """The answer of the node made last."""
 
     def batch(self, node: int) -> int:
         """The batch `node` was made in."""
@@ -203,43 +206,38 @@ class _Rows:
         return self.first[batch + 1] - 1 if batch + 1 < len(self.first) else len(self.at) - 1
 
     def find(self, table: int, at: int) -> int:
-        """The node at `at` in `table`, or -1."""
+        """The node at `at` in `table`, or -1 (among the batches closed)."""
         node = self.slot[at - self.low] - 1
         while node >= 0 and self.table[self.batch(node)] != table:
             node = self.other[node] - 1
         return node
 
-    def add(self, at: int, ip: int, answer: object) -> int:
-        """A new node of `answer` (a `_Refusal`, or a row's class and the fields after its start), in the
-        batch being read (`close` ends it)."""
+    def add(self, at: int, answer: object) -> int:
+        """A new node at `at`, whose row gives `answer`, in the batch being read (`close` ends it)."""
         node = len(self.at)
+        if node > self._batch_first and answer != self._last:
+            self.changes.append(node)
+        if (node == self._batch_first or answer != self._last) and _fails(answer):
+            self.fails.append(node)
+        self._last = answer
         self.other.append(self.slot[at - self.low])
         self.slot[at - self.low] = node + 1
         self.at.append(at)
-        self.ip.append(ip)
-        kept = self._answer_of.setdefault(answer, len(self.answers))
-        if kept == len(self.answers):
-            self.answers.append(answer)  # type: ignore[arg-type]
-        self.answer.append(kept)
         return node
 
-    def close(self, table: int, first: int, end: int, after: int) -> None:
-        """The nodes made from `first` on are a batch of `table` whose last ends at offset `end`; `after`
-        (a node, or -1) continues its run if it is a row starting higher than the last."""
-        last = len(self.at) - 1
-        answer = self.answer
-        if after >= 0 and (self.refusal(after) is not None or self.ip[after] <= self.ip[last]):
-            after = -1
-        batch = len(self.first)
+    def close(self, table: int, end: int, after: int) -> None:
+        """The nodes made since the last `close` are a batch of `table` whose last ends at offset `end`;
+        `after` (a node, or -1) continues its run if it is a row starting higher than the last."""
+        first, last, batch = self._batch_first, len(self.at) - 1, len(self.first)
         self.first.append(first)
         self.table.append(table)
-        self.after.append(after)
         self.end.append(end)
-        for node in range(first, last + 1):
-            if node > first and answer[node] != answer[node - 1]:
-                self.changes.append(node)
-            if self.failing(node):
-                self.fails.append(node)
+        self._batch_first = last + 1
+        if after >= 0:
+            ip, _, answer = self.entry(after)
+            if isinstance(answer, _Refusal) or ip <= self.entry(last)[0]:
+                after = -1
+        self.after.append(after)
         if after < 0:
             self.low_depth.append(0)
             self.up.append(-1)
@@ -256,30 +254,33 @@ class _Rows:
         self.jump.append(jump[skip] if level[up] - level[skip] == level[skip] - level[jump[skip]] else up)
         self.level.append(level[up] + 1)
         self.fail_after.append(self.nextfail(after))
-        self.differs_after.append(after if answer[after] != answer[last] else self.differs(after))
+        self.differs_after.append(after if self.entry(after)[2] != self._last else self.differs(after))
+
+    def entry(self, node: int) -> tuple[int, int, object]:
+        """(start, size, answer) of `node`'s row, read again."""
+        return self.read(self.table[self.batch(node)], self.at[node])
+
+    def ip(self, node: int) -> int:
+        """The start of `node`'s row."""
+        return self.entry(node)[0]
 
     def refusal(self, node: int) -> _Refusal | None:
         """The refusal `node`'s reading ends in (None: it is a row)."""
-        answer = self.answers[self.answer[node]]
+        answer = self.entry(node)[2]
         return answer if isinstance(answer, _Refusal) else None
 
     def refused(self, node: int) -> Refused:
         """The refusal `node`'s reading ends in, at its offset."""
-        answer = self.answers[self.answer[node]]
-        assert isinstance(answer, _Refusal)
+        answer = self.refusal(node)
+        assert answer is not None
         return Refused(answer.error, answer.rule, self.at[node] + answer.delta)
-
-    def failing(self, node: int) -> bool:
-        """Whether `node` is a row whose lookups fail."""
-        answer = self.answers[self.answer[node]]
-        return not isinstance(answer, _Refusal) and answer[1][0] is not None
 
     def row(self, node: int) -> KernelRow:
         """The row as its reader's `row` made it."""
-        answer = self.answers[self.answer[node]]
+        ip, _, answer = self.entry(node)
         assert not isinstance(answer, _Refusal)
-        kind, rest = answer
-        return kind(self.ip[node], self.at[node], *rest)  # type: ignore[no-any-return]
+        kind, rest = answer  # type: ignore[misc]
+        return kind(ip, self.at[node], *rest)  # type: ignore[no-any-return]
 
     def depth(self, node: int) -> int:
         """How many rows of `node`'s run follow it."""
@@ -292,9 +293,12 @@ class _Rows:
         return node + 1 if node < self.last(batch) else self.after[batch]
 
     def nextfail(self, node: int) -> int:
-        """The first row from `node` to its run's end whose lookups fail, or -1."""
+        """The first row from `node` to its run's end whose lookups fail, or -1 (past a row that does not
+        fail, the first that does gives another answer: one of `fails`)."""
+        if _fails(self.entry(node)[2]):
+            return node
         batch, fails = self.batch(node), self.fails
-        k = bisect_left(fails, node)
+        k = bisect_right(fails, node)
         return fails[k] if k < len(fails) and fails[k] <= self.last(batch) else self.fail_after[batch]
 
     def differs(self, node: int) -> int:
@@ -311,6 +315,11 @@ class _Rows:
             skip = jump[batch]
             batch = skip if low[skip] > target else self.up[batch]
         return self.last(batch) - (target - low[batch])
+
+
+def _fails(answer: object) -> bool:
+    """Whether a row giving `answer` (not a refusal) fails at lookup."""
+    return not isinstance(answer, _Refusal) and answer[1][0] is not None  # type: ignore[index]
 
 
 class RowRun:
@@ -359,10 +368,10 @@ class RowRun:
         depth, ip = rows.depth, rows.ip
         last_depth = depth(self._first) - self._count  # rows of a depth above it are this function's
         node = rows.nextfail(self._first) if failing else self._first
-        while node >= 0 and depth(node) > last_depth and ip[node] < limit:
+        while node >= 0 and depth(node) > last_depth and ip(node) < limit:
             after = rows.differs(node)
             inside = after >= 0 and depth(after) > last_depth
-            yield rows.row(node), (ip[after] if inside else None)
+            yield rows.row(node), (ip(after) if inside else None)
             node = (rows.nextfail(after) if failing else after) if inside else -1
 
 
@@ -477,8 +486,8 @@ class _Reader:
         self.notes: list[str] = []
         self.store: _Rows | None = None
         """The rows read (once the header has passed)."""
-        self._alike: dict[tuple[int, int, bytes], tuple[int, object]] = {}
-        """What rows read give, by FDE type, start size and the bytes after the start (`_read`)."""
+        self._alike: dict[tuple[int, bytes], tuple[int, object]] = {}
+        """What rows read give, by table and the bytes after the start (`_read`)."""
 
     SORTED_REQUIRED = True
     """Whether `sframe_read_header` refuses a section without `SFRAME_F_FDE_SORTED` (every revision but the
@@ -528,7 +537,7 @@ class _Reader:
             return Refused(EINVAL, "sframe_read_header: fres_start < fdes_end", where["freoff"])
         if self.fres_end > self.size:
             return Refused(EINVAL, "sframe_read_header: fres_end > sframe_end", where["fre_len"])
-        self.store = _Rows(self.fres_start, self.fres_end)
+        self.store = _Rows(self.fres_start, self.fres_end, self._read)
         self.ra_off = hdr["cfa_fixed_ra_offset"]
         self.fp_off = hdr["cfa_fixed_fp_offset"]
         # The kernel's SFRAME_REG_SP/FP are its machine's: the one given, else assumed from the ABI byte.
@@ -592,19 +601,17 @@ class _Reader:
             raise Refused(EFAULT, "__read_fre: data words past fres_end", at + addr_size)
         return info, size_kind, count
 
-    def tail(
-        self, function: KernelFunction, at: int, addr_size: int, ip_off: int, extent: tuple[int, int, int]
-    ) -> KernelRow:
+    def tail(self, fde_type: int, at: int, addr_size: int, ip_off: int, extent: tuple[int, int, int]) -> KernelRow:
         """The data words read (`extent`'s), then `__read_fre_datawords`: the row (what it reads of the
-        function: its FDE type, `function.info2`)."""
+        function: its FDE type)."""
         info, size_kind, count = extent
         words_at = at + addr_size + 1
         words = struct.unpack_from(f"{self.order}{count}{layout.FRE_OFFSET[size_kind]}", self.data, words_at)
-        return self.row(function, ip_off, at, info, words, words_at, WORD_SIZES[size_kind])
+        return self.row(fde_type, ip_off, at, info, words, words_at, WORD_SIZES[size_kind])
 
     def row(
         self,
-        function: KernelFunction,
+        fde_type: int,
         ip_off: int,
         at: int,
         info: int,
@@ -613,7 +620,7 @@ class _Reader:
         word: int,
     ) -> KernelRow:
         """`__read_fre_datawords` on a row read whole: the frame, or the lookup's failure."""
-        failure, frame = self._datawords(function, info, words, words_at, word)
+        failure, frame = self._datawords(fde_type, info, words, words_at, word)
         return KernelRow(ip_off, at, failure, frame)
 
     def rows(self, function: KernelFunction) -> RowRun:
@@ -628,25 +635,25 @@ class _Reader:
         first = self._node(function, function.rows_at)
         refusal = store.refusal(first)
         if refusal is not None:
-            late = self.bound(function, store.ip[first], store.at[first]) if refusal.late else None
+            late = self.bound(function, store.ip(first), store.at[first]) if refusal.late else None
             raise late or store.refused(first)
         inside = min(count, store.depth(first) + 1)  # rows that read well, in increasing order
         last = store.ancestor(first, inside - 1)
-        if self.bound(function, store.ip[last], store.at[last]) is not None:  # starts increase: the first out
+        if self.bound(function, store.ip(last), store.at[last]) is not None:  # starts increase: the first out
             low, high = 0, inside - 1
             while low < high:
                 mid = (low + high) // 2
                 node = store.ancestor(first, mid)
-                inbound = self.bound(function, store.ip[node], store.at[node]) is None
+                inbound = self.bound(function, store.ip(node), store.at[node]) is None
                 low, high = (mid + 1, high) if inbound else (low, mid)
             node = store.ancestor(first, low)
-            raise self.bound(function, store.ip[node], store.at[node])  # type: ignore[misc]
+            raise self.bound(function, store.ip(node), store.at[node])  # type: ignore[misc]
         if count > inside:  # the row ending the run
             node = self._node(function, store.end[store.batch(last)])  # (a run's last is its batch's)
             refusal = store.refusal(node)
             if refusal is not None and not refusal.late:
                 raise store.refused(node)
-            refused = self.bound(function, store.ip[node], store.at[node]) or (refusal and store.refused(node))
+            refused = self.bound(function, store.ip(node), store.at[node]) or (refusal and store.refused(node))
             if refused is not None:
                 raise refused
             raise Refused(*self.FRE_UNSORTED, store.at[node])
@@ -661,29 +668,30 @@ class _Reader:
         known = store.find(table, at)
         if known >= 0:
             return known
-        first = last = len(store.at)  # the nodes read here are made one after another: [first, last)
-        pos, after = at, -1
-        end = at
+        first = len(store.at)  # the nodes read here are made one after another
+        pos, after, end, last_ip = at, -1, at, -1
         while True:  # read forward while the run goes on, to a row known
-            ip, length, answer = self._read(function, fre_type, pos)
-            if last > first and (isinstance(answer, _Refusal) or ip <= store.ip[last - 1]):
+            ip, length, answer = self._read(table, pos)
+            if pos > at and (isinstance(answer, _Refusal) or ip <= last_ip):
                 break  # the run's end: that row is not kept
-            last = store.add(pos, ip, answer) + 1
-            end = pos + length
+            store.add(pos, answer)
+            end, last_ip = pos + length, ip
             if isinstance(answer, _Refusal):
                 break
             pos = end
             after = store.find(table, pos)
             if after >= 0:
                 break
-        store.close(table, first, end, after)
+        store.close(table, end, after)
         return first
 
-    def _read(self, function: KernelFunction, fre_type: int, at: int) -> tuple[int, int, object]:
-        """(start, size, what it gives) of the row at `at`: what it gives is the row's class and its fields
-        after the start, or the refusal its reading ends in (`_Refusal`). Rows alike (the same bytes after
-        the start, read for the same FDE type) give one answer: the first `ALIKE_KEPT` answers are kept
-        by those bytes, not worked out again for each row."""
+    def _read(self, table: int, at: int) -> tuple[int, int, object]:
+        """(start, size, what it gives) of the row at `at` read for `table` (FRE type << 4 | FDE type):
+        what it gives is the row's class and its fields after the start, or the refusal its reading ends
+        in (`_Refusal`). Rows alike (the same bytes after the start, read for the same table) give one
+        answer: the first `ALIKE_KEPT` answers are kept by those bytes, not worked out again for each
+        row (the store reads its rows again when asked for them)."""
+        fre_type, fde_type = table >> 4, table & FDE_TYPE_MASK
         try:
             addr_size, ip = self.head(fre_type, at)
         except Refused as refused:
@@ -693,11 +701,11 @@ class _Reader:
         except Refused as refused:
             return ip, 0, _Refusal(True, refused.error, refused.rule, refused.offset - at)
         length = addr_size + 1 + extent[2] * WORD_SIZES[extent[1]]
-        key = (function.info2 & FDE_TYPE_MASK, addr_size, self.data[at + addr_size : at + length])
+        key = (table, self.data[at + addr_size : at + length])
         known = self._alike.get(key)
         if known is None:
             try:
-                row = self.tail(function, at, addr_size, ip, extent)
+                row = self.tail(fde_type, at, addr_size, ip, extent)
                 known = length, (type(row), tuple(row[2:]))
             except Refused as refused:
                 known = 0, _Refusal(True, refused.error, refused.rule, refused.offset - at)
@@ -706,13 +714,13 @@ class _Reader:
         return ip, *known
 
     def _datawords(
-        self, function: KernelFunction, info: int, words: tuple[int, ...], words_at: int, word: int
+        self, fde_type: int, info: int, words: tuple[int, ...], words_at: int, word: int
     ) -> tuple[tuple[str, str] | None, tuple[int, int, int, int, int, int] | None]:
-        """`__read_fre_datawords`: the frame, or the lookup's failure for a row the validation lets pass."""
+        """`__read_fre_datawords`: the frame, or the lookup's failure for a row the validation lets pass
+        (`fde_type`: the function's, `info2 & SFRAME_V3_FDE_TYPE_MASK`)."""
         if not words:
             # cfa_ctl = 0: sframe_init_cfa_rule_data finds reg_p clear.
             return (EINVAL, "__read_fre_datawords: no data words (outermost), CFA reg_p clear"), None
-        fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
             return None, self._default(info, words, words_at)
         if fde_type == FLEX:

@@ -38,7 +38,6 @@ from sfview.consumers.kernel import (
     EINVAL,
     FDA,
     FDE,
-    FDE_TYPE_MASK,
     FLEX,
     UNREGISTERED,
     Arch,
@@ -119,7 +118,7 @@ class _NewestReader(_Reader):
 
     def row(  # type: ignore[override]
         self,
-        function: KernelFunction,
+        fde_type: int,
         ip_off: int,
         at: int,
         info: int,
@@ -129,7 +128,6 @@ class _NewestReader(_Reader):
     ) -> Row:
         if not words:  # an outermost frame: CFA = SP + 0, RA and FP retained
             return Row(ip_off, at, None, (self.sp_reg << 3 | 1, 0, 0, 0, 0, 0), True)
-        fde_type = function.info2 & FDE_TYPE_MASK
         if fde_type == DEFAULT:
             frame = self._default_words(info, words, words_at)
         elif fde_type == FLEX:
