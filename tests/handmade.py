@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import struct
+from itertools import accumulate
 
 from conftest import ELF_FIXTURES, SECTIONS, load_section_fixture, v3_section
 
@@ -228,6 +229,54 @@ def flexible_signed(functions: int, rows: int) -> bytes:
         functions * len(attr + block), 0, len(fdes),
     )  # fmt: skip
     return header + fdes + (attr + block) * functions
+
+
+def _own_blocks(blocks: list[bytes], rows: int, abi: int = 3, ra: int = -8) -> bytes:
+    """A version 3 section of one function a block (attributes and `rows` rows), the functions 0x100 bytes
+    long and apart (PCREL, sorted)."""
+    offsets = accumulate(map(len, blocks), initial=0)
+    fdes = b"".join(
+        struct.pack("<qII", 0x1000 + 0x100 * i - (28 + 16 * i), 0x100, offset)
+        for i, offset in zip(range(len(blocks)), offsets, strict=False)
+    )
+    data = b"".join(blocks)
+    header = struct.pack(
+        "<HBBBbbBIIIII", 0xDEE2, 3, PCREL_SORTED, abi, 0, ra, 0, len(blocks), len(blocks) * rows, len(data), 0,
+        len(fdes),
+    )  # fmt: skip
+    return header + fdes + data
+
+
+def signed_rows(functions: int, rows: int = 100) -> bytes:
+    """A version 3 AArch64 section of `functions` functions, each its own block of `rows` signed rows alike
+    (CFA sp+16, RA and FP saved at cfa-8 and cfa-16, 1-byte words, RA mangled) one byte apart, then a row
+    without words and one of 4-byte words (CFA fp+2^31-1): every FDE pointer-authentication key B."""
+    key_b, mangled = 0x20, 0x80
+    block = struct.pack("<HBBB", rows + 2, key_b, 0, 0)
+    block += b"".join(bytes([j, mangled | 3 << 1 | 1]) + struct.pack("<3b", 16, -8, -16) for j in range(rows))
+    block += bytes([rows + 100, mangled | 1]) + bytes([rows + 101, mangled | 2 << 5 | 3 << 1])
+    block += struct.pack("<3i", 2**31 - 1, -(2**31), 0)
+    return _own_blocks([block] * functions, rows + 2, abi=2, ra=0)
+
+
+def distinct_rows(functions: int, rows: int = 100) -> bytes:
+    """A version 3 AMD64 section of `functions` functions, each its own block of `rows` 4-byte rows (CFA and
+    FP offsets of one byte each) all different, across functions too, up to 65,536."""
+    blocks = []
+    for i in range(functions):
+        block = struct.pack("<HBBB", rows, 0, 0, 0)
+        for j in range(rows):
+            k = i * rows + j
+            block += bytes([j, 2 << 1 | 1, k & 0xFF, k >> 8 & 0xFF])
+        blocks.append(block)
+    return _own_blocks(blocks, rows)
+
+
+def bare_rows(functions: int, rows: int = 100) -> bytes:
+    """A version 3 AMD64 section of `functions` functions, each its own block of `rows` rows without data words
+    (two bytes a row, the smallest: outermost frames in the newest revision, failing lookups in v14)."""
+    block = struct.pack("<HBBB", rows, 0, 0, 0) + b"".join(bytes([j, 1]) for j in range(rows))
+    return _own_blocks([block] * functions, rows)
 
 
 def _swap(buf: bytearray, at: int, fmt: str) -> int:

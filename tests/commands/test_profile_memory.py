@@ -13,11 +13,12 @@ tests/oracles/test_libsframe.py.
 from __future__ import annotations
 
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from handmade import at_one_start, nested, past_the_pool, pcmask_gigabytes
+from handmade import at_one_start, bare_rows, distinct_rows, nested, past_the_pool, pcmask_gigabytes, signed_rows
 
 from sfview.consumers.verdicts import profiles
 
@@ -139,4 +140,17 @@ def test_pcmask_functions_failing_in_every_repeat_stop_at_the_bound(profile: str
     )
     _judged_peak(fewer, profile, whole=False)
     added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize("profile", KERNELS)
+@pytest.mark.parametrize("shape", [signed_rows, distinct_rows, bare_rows], ids=["signed", "distinct", "bare"])
+def test_functions_of_many_rows_are_judged_within_the_bound(profile: str, shape: Callable[[int], bytes]) -> None:
+    """Functions of 100 rows each, each its own block: AArch64 signed rows alike (`handmade.signed_rows`,
+    5 bytes a row: 11.6 bytes a byte held when each row was a node of 38 bytes), rows all different
+    (`distinct_rows`: each distinct answer was a tuple held), rows of two bytes (`bare_rows`, the smallest):
+    the memory 400 more functions add within ten times the bytes they add."""
+    fewer, more = shape(100), shape(500)
+    _judged_peak(fewer, profile)
+    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
