@@ -29,7 +29,16 @@ from _common import BUILD_DIR, REPO_ROOT, child_env, interleaved, sfview_argv
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT))
-from handmade import flexible_signed, nested, overlapping, pcmask_gigabytes, rows_alike
+from handmade import (
+    bare_rows,
+    distinct_rows,
+    flexible_signed,
+    nested,
+    overlapping,
+    pcmask_gigabytes,
+    rows_alike,
+    signed_rows,
+)
 from leb128_bytes import uleb
 from toolchains import SUITES, cache_dir
 
@@ -426,6 +435,9 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
     kernel_pcmask = written("pcmask-20000", pcmask_gigabytes(20_000, 3))
     kernel_gaps = written("pcmask-gaps-20000", pcmask_gigabytes(20_000, 3, first=4))
     kernel_alike = written("rows-alike-2000", rows_alike(2000, 2000))
+    kernel_signed = written("signed-rows-3000", signed_rows(3000))
+    kernel_distinct = written("distinct-rows-3000", distinct_rows(3000))
+    kernel_bare = written("bare-rows-3000", bare_rows(3000))
     regs = ["--regs", "pc=0x1014,sp=0x7000", "--mem", "0x7000=0x1024", "--mem", "0x7008=0x1034"]
     newer = readelf_2_47()
     round_10: dict[str, tuple[list[str], list[str] | None]] = {}
@@ -542,6 +554,18 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         ),
         "kernel profiles: 2,000 functions of 4 KB over 2,000 failing rows, check --profile kernel-v14": (
             ["check", "--profile", "kernel-v14", str(kernel_alike)],
+            None,
+        ),
+        "kernel profiles: 3,000 AArch64 functions of 102 signed rows, check --profile kernel": (
+            ["check", "--profile", "kernel", str(kernel_signed)],
+            None,
+        ),
+        "kernel profiles: 3,000 functions of 100 rows all different, check --profile kernel": (
+            ["check", "--profile", "kernel", str(kernel_distinct)],
+            None,
+        ),
+        "kernel profiles: 3,000 functions of 100 two-byte rows, check --profile kernel-v14": (
+            ["check", "--profile", "kernel-v14", str(kernel_bare)],
             None,
         ),
     }
