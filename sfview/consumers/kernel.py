@@ -64,6 +64,9 @@ V3 = int(Sframe.Version.v3)
 FDE_TYPE_MASK = 0x0F
 """The kernel's own `SFRAME_V3_FDE_TYPE_MASK`: four bits of info2 (the format's FDE type has five)."""
 DEFAULT, FLEX = int(Sframe.FdeType.default), int(Sframe.FdeType.flexible)
+NEITHER = FLEX + 1
+"""The FDE types past flexible: every revision reads their rows alike (a row with data words refused the
+same way), so their rows are read once for all of them."""
 
 
 class Arch(Enum):
@@ -662,7 +665,7 @@ class _Reader:
     def _node(self, function: KernelFunction, at: int) -> int:
         """The row at `at` as `function`'s FRE type and FDE type read it, with its run (`_Rows`)."""
         fre_type = (function.info >> FRE_TYPE[0]) & FRE_TYPE[1]
-        table = fre_type << 4 | function.info2 & FDE_TYPE_MASK
+        table = fre_type << 4 | min(function.info2 & FDE_TYPE_MASK, NEITHER)
         store = self.store
         assert store is not None
         known = store.find(table, at)
