@@ -169,9 +169,8 @@ def test_three_consumers_answer_in_one_run(tmp_path: Path, version: int, damage:
             assert not verdict.accepted
 
 
-def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every row of the one block fails its lookups in the v14 kernel (no data words): each function lists
-    the failing rows inside its own 4 bytes, not the 2,000 rows its count claims."""
+def _lookups_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A count of the kernel's `Lookup`s made from now on (while `monkeypatch` holds)."""
     made = [0]
 
     class Counted(kernel.Lookup):
@@ -180,6 +179,13 @@ def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest
             super().__init__(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(kernel, "Lookup", Counted)
+    return made
+
+
+def test_the_kernel_lists_only_the_rows_inside_each_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row of the one block fails its lookups in the v14 kernel (no data words): each function lists
+    the failing rows inside its own 4 bytes, not the 2,000 rows its count claims."""
+    made = _lookups_counted(monkeypatch)
     rows = b"".join(struct.pack("<HB", 2 * k, 0x01) for k in range(ROWS))  # 2-byte starts, no data words
     block = struct.pack("<HBBB", ROWS, 0x01, 0, 0) + rows
     table = b"".join(struct.pack("<qII", 0x1000 + 4 * i - (28 + 16 * i), 2 * ROWS + 2, 0) for i in range(FUNCTIONS))
@@ -196,14 +202,7 @@ def test_the_kernel_lists_rows_alike_as_one_range(monkeypatch: pytest.MonkeyPatc
     """2,000 functions of 4 KB, each holding all 2,000 rows of one block, every row failing one way
     (`handmade.rows_alike`: 4 million ranges of rows in all): each function lists one range, not a range
     a row, and the verdict is the one range every function's PCs make together, judged to the end."""
-    made = [0]
-
-    class Counted(kernel.Lookup):
-        def __init__(self, *args: object) -> None:
-            made[0] += 1
-            super().__init__(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(kernel, "Lookup", Counted)
+    made = _lookups_counted(monkeypatch)
     size = 0x1000
     verdict = profiles()["kernel-v14"].judge(rows_alike(FUNCTIONS, ROWS, size), 0)
     assert verdict.accepted
