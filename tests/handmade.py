@@ -230,6 +230,39 @@ def flexible_signed(functions: int, rows: int) -> bytes:
     return header + fdes + (attr + block) * functions
 
 
+ROW_HEAVY = {
+    "aarch64": ("<", 2, 0x20, [16, -8, -16], 0x80),  # little-endian AArch64, key B, every RA signed
+    "s390x": (">", 4, 0, [127, 0, -1], 0),  # big-endian s390x: the FP (and RA) in registers
+}
+"""Each ABI of `row_heavy`: byte order, ABI id, FDE info bits, a row's 1-byte words, its info bits."""
+
+
+def row_heavy(version: int, abi: str, functions: int, rows: int) -> bytes:
+    """A version 2 or 3 section of `functions` ordinary functions 0x100 apart (`rows` rows each, at most 256,
+    a byte apart), each its own block of rows: 2 MB of them is a real program's worth of rows, not a
+    pathological shape (`ROW_HEAVY` says the ABIs' rows)."""
+    order, arch, fde_info, words, row_bits = ROW_HEAVY[abi]
+    info = 1 | len(words) << 1 | row_bits  # CFA from SP, 1-byte words
+    block = b"".join(struct.pack(f"{order}BB{len(words)}b", j, info, *words) for j in range(rows))
+    attr = struct.pack(f"{order}HBBB", rows, fde_info, 0, 0) if version >= 3 else b""
+    size = len(attr + block)
+    if version >= 3:
+        fdes = [
+            struct.pack(f"{order}qII", 0x1000 + 0x100 * i - (28 + 16 * i), 0x100, i * size) for i in range(functions)
+        ]
+    else:
+        fdes = [
+            struct.pack(f"{order}iIIIBBH", 0x1000 + 0x100 * i, 0x100, i * size, rows, fde_info, 0, 0)
+            for i in range(functions)
+        ]
+    flags = PCREL_SORTED if version >= 3 else 1
+    header = struct.pack(
+        f"{order}HBBBbbBIIIII", 0xDEE2, version, flags, arch, 0, 0, 0, functions, functions * rows,
+        functions * size, 0, len(b"".join(fdes)),
+    )  # fmt: skip
+    return header + b"".join(fdes) + (attr + block) * functions
+
+
 def _swap(buf: bytearray, at: int, fmt: str) -> int:
     """Rewrite the fields `fmt` at `at` from little- to big-endian; return the end."""
     values = struct.unpack_from("<" + fmt, buf, at)
