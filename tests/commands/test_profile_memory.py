@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from handmade import at_one_start, nested, past_the_pool, pcmask_gigabytes
+from handmade import at_one_start, nested, past_the_pool, pcmask_gigabytes, row_heavy
 
+from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE
 from sfview.consumers.verdicts import profiles
 
 FUNCTIONS = 20_000
@@ -93,6 +94,41 @@ def test_walks_kept_in_2_40_hold_conditions_within_the_bound() -> None:
     fewer, more = past_the_pool(1, 1000, 1000, size=0x800), past_the_pool(1, 10_000, 1000, size=0x800)
     _judged_peak(fewer, "libsframe-2.40", whole=False)
     added = _judged_peak(more, "libsframe-2.40", whole=False) - _judged_peak(fewer, "libsframe-2.40", whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize(("profile", "version"), [("libsframe-2.44", 2), ("libsframe-2.40", 1)])
+def test_pcmask_functions_failing_every_repeat_list_failures_within_the_bound(profile: str, version: int) -> None:
+    """PCMASK functions of 4 GB (`handmade.pcmask_gigabytes`) where 2.44 (and 2.40 on version 1) fails a
+    lookup every few bytes, billions of failures: the first ones listed, at most one per 8 bytes of the
+    section past a constant, a note saying where the judging stopped, and the memory 8,000 more functions
+    add within ten times the bytes they add (28 bytes a range listed, one a byte before: 18-20 times)."""
+    fewer, more = pcmask_gigabytes(2000, version), pcmask_gigabytes(10_000, version)
+    verdict = PROFILES[profile].judge(more, 0)
+    assert verdict.accepted
+    listed = len(verdict.lookups)
+    assert listed == len(more) // BYTES_PER_FAILURE + FAILURES_FREE
+    assert f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)" in str(verdict.notes)
+    _judged_peak(fewer, profile, whole=False)
+    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+ROW_HEAVY = [("libsframe", 3, "s390x"), ("glibc-2.43", 2, "aarch64")]
+"""The libsframe profiles' rows and glibc's, each on a shape it reads (glibc reads its host's byte order
+only)."""
+
+
+@pytest.mark.slow  # huge inputs: 40,000 rows and more under tracemalloc
+@pytest.mark.parametrize(("profile", "version", "abi"), ROW_HEAVY)
+def test_functions_of_many_rows_are_judged_within_the_bound(profile: str, version: int, abi: str) -> None:
+    """Ordinary functions of 100 rows each, their own block (`handmade.row_heavy`: AArch64 with signed RAs,
+    big-endian s390x): the rows decoded are kept for the functions being judged, not for the whole section
+    (kept all, they held 50-90 times the section): with the walks and rows kept filled by the fewer, the
+    memory 1,200 more functions add within ten times the bytes they add."""
+    fewer, more = row_heavy(version, abi, 400, 100), row_heavy(version, abi, 1600, 100)
+    _judged_peak(fewer, profile, whole=False)
+    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
 
 

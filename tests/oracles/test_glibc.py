@@ -31,6 +31,7 @@ from handmade import (
     overlapping,
     past_the_pool,
     pcmask_gigabytes,
+    row_heavy,
     to_big_endian,
     v2_section,
 )
@@ -234,6 +235,13 @@ def test_pcmask_functions_past_a_pool_and_of_gigabytes(glibc: Glibc) -> None:
     row's start), and PCMASK functions of 4 GB each (their rows' pattern painted once and repeated)."""
     _agree(glibc, "40 PCMASK functions past a pool", past_the_pool(2, 40, 30, size=0x100, pcmask=True))
     _agree(glibc, "12 PCMASK functions of 4 GB", pcmask_gigabytes(12, apart=0x400))
+
+
+@pytest.mark.parametrize("abi", ["aarch64", "s390x"])
+def test_functions_of_many_rows(glibc: Glibc, abi: str) -> None:
+    """Ordinary functions of many rows, each its own block (`handmade.row_heavy`: AArch64 rows whose RA is
+    signed; big-endian s390x), each row read again once the rows kept are let go: glibc's answer at every PC."""
+    _agree(glibc, f"{abi} functions of many rows", row_heavy(2, abi, 30, 200))
 
 
 def test_verdict_words() -> None:
