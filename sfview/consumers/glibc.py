@@ -72,7 +72,7 @@ from sfview.consumers.libsframe_lookups import (
     row_bound,
 )
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
-from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
+from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE, RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.records import START_ADDR_SIZES
@@ -469,6 +469,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
         return Verdict(name, False, "crash", crash.rule, 0)
     engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096, row_bound(data))
     failures = LookupFailures()
+    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
     notes: list[str] = []
     frames = 0
     try:
@@ -479,6 +480,8 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 if isinstance(answer, RowAnswer) and answer.frame is not None:
                     frames += last - first
                     continue
+                if len(failures) >= listed:
+                    raise Budget(low, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)")
                 if isinstance(answer, Crash):
                     failures.append(LookupFailure(first, last, "crash", answer.rule, index))
                 else:

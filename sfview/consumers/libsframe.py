@@ -281,7 +281,7 @@ class FdeTable(Sequence[Fde]):
         return map(self.__getitem__, range(len(self)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fre:
     """`sframe_frame_row_entry` after `sframe_decode_fre`: the start, the data words' room, the info byte."""
 
