@@ -329,7 +329,7 @@ A = TypeVar("A")
 
 
 def _paint(
-    conds: Sequence[tuple[int, int, A, bool]], none: A, low: int, high: int, shift: int
+    conds: Iterable[tuple[int, int, A, bool]], none: A, low: int, high: int, shift: int
 ) -> list[tuple[int, int, A]]:
     """Each key in [low, high) with the first condition that holds it (`none` where none does), as runs."""
     spans = []
@@ -425,8 +425,8 @@ class Periodic(Generic[A]):
             if not held[pos] and (not self._tops or c_high > self._tops[-1]):
                 self._tops.append(c_high)
                 self._firsts.append(pos)
-        blocks = [(c_low, c_high, pos, False) for pos, (c_low, c_high, _, _) in enumerate(conds) if held[pos]]
-        self._period = _paint(blocks, -1, 0, rep, 0)
+        blocks = ((c_low, c_high, pos, False) for pos, (c_low, c_high, _, _) in enumerate(conds) if held[pos])
+        self._period = _paint(blocks, -1, 0, rep, 0)  # the block tests not copied: a walk may be 65,535 rows
         self._period_starts = [m_low for m_low, _, _ in self._period]
         self._cuts: dict[int, list[tuple[int, int, A]]] = {}
         self._cut_runs = 0
