@@ -237,28 +237,31 @@ ROW_HEAVY = {
 """Each ABI of `row_heavy`: byte order, ABI id, FDE info bits, a row's 1-byte words, its info bits."""
 
 
-def row_heavy(version: int, abi: str, functions: int, rows: int) -> bytes:
-    """A version 2 or 3 section of `functions` ordinary functions 0x100 apart (`rows` rows each, at most 256,
-    a byte apart), each its own block of rows: 2 MB of them is a real program's worth of rows, not a
-    pathological shape (`ROW_HEAVY` says the ABIs' rows)."""
+def row_heavy(version: int, abi: str, functions: int, rows: int, size: int = 0x100, rep: int = 0) -> bytes:
+    """A version 2 or 3 section of `functions` ordinary functions `size` bytes apart (`rows` rows each, a
+    byte apart, the starts modulo 256), each its own block of rows: 2 MB of them is a real program's worth of
+    rows, not a pathological shape (`ROW_HEAVY` says the ABIs' rows). With `rep`, PCMASK functions of that
+    rep_size: more than 256 rows repeat the first 256 rows' tests."""
     order, arch, fde_info, words, row_bits = ROW_HEAVY[abi]
+    fde_info |= 0x10 if rep else 0  # PCMASK
     info = 1 | len(words) << 1 | row_bits  # CFA from SP, 1-byte words
-    block = b"".join(struct.pack(f"{order}BB{len(words)}b", j, info, *words) for j in range(rows))
-    attr = struct.pack(f"{order}HBBB", rows, fde_info, 0, 0) if version >= 3 else b""
-    size = len(attr + block)
+    block = b"".join(struct.pack(f"{order}BB{len(words)}b", j & 0xFF, info, *words) for j in range(rows))
+    attr = struct.pack(f"{order}HBBB", rows, fde_info, 0, rep) if version >= 3 else b""
+    block_size = len(attr + block)
     if version >= 3:
         fdes = [
-            struct.pack(f"{order}qII", 0x1000 + 0x100 * i - (28 + 16 * i), 0x100, i * size) for i in range(functions)
+            struct.pack(f"{order}qII", 0x1000 + size * i - (28 + 16 * i), size, i * block_size)
+            for i in range(functions)
         ]
     else:
         fdes = [
-            struct.pack(f"{order}iIIIBBH", 0x1000 + 0x100 * i, 0x100, i * size, rows, fde_info, 0, 0)
+            struct.pack(f"{order}iIIIBBH", 0x1000 + size * i, size, i * block_size, rows, fde_info, rep, 0)
             for i in range(functions)
         ]
     flags = PCREL_SORTED if version >= 3 else 1
     header = struct.pack(
         f"{order}HBBBbbBIIIII", 0xDEE2, version, flags, arch, 0, 0, 0, functions, functions * rows,
-        functions * size, 0, len(b"".join(fdes)),
+        functions * block_size, 0, len(b"".join(fdes)),
     )  # fmt: skip
     return header + b"".join(fdes) + (attr + block) * functions
 

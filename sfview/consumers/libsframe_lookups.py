@@ -220,6 +220,37 @@ NO_ROW = Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function c
 """The answer where no row's test holds."""
 
 
+class Held:
+    """Keys as disjoint intervals, up to `HELD_PIECES` of them (past it, none are said to be held)."""
+
+    def __init__(self) -> None:
+        self._lows: list[int] = []
+        self._highs: list[int] = []
+
+    def holds(self, low: int, high: int) -> bool:
+        """Whether every key of [low, high) is held already (an empty interval: never); else add them."""
+        if low >= high:
+            return False
+        lows, highs = self._lows, self._highs
+        i = bisect.bisect_right(lows, low) - 1
+        if i >= 0 and highs[i] >= high:
+            return True
+        if len(lows) >= HELD_PIECES:
+            return False
+        if i >= 0 and highs[i] >= low:  # joins the piece before
+            low = lows[i]
+        else:
+            i += 1
+        j = bisect.bisect_right(lows, high)  # the pieces from i up to j touch [low, high)
+        high = max(high, highs[j - 1]) if j > i else high
+        lows[i:j], highs[i:j] = [low], [high]
+        return False
+
+
+HELD_PIECES = 1 << 12
+"""The most disjoint intervals `Held` keeps (rows tested in a descending order of starts make one each)."""
+
+
 class Walk:
     """One FDE's conditions, walked only as far as the keys asked for need: the code stops at the first row
     that holds a key, so once the conditions walked hold every key below `reach`, later rows answer none of
@@ -241,6 +272,10 @@ class Walk:
         self._found_winners: list[Outcome] = []
         """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
         self._gapped = False
+        self._held = (Held(), Held())
+        """The keys the conditions walked hold, of those open below and of a PCMASK block's (by `block`): a
+        condition holding none but these is never the first to hold a key, and is not kept (a function
+        repeating a few rows' tests 65,535 times keeps the few)."""
 
     def upto(self, high: int, allowance: int) -> int:
         """Walk until every key below `high` is held, the rows end, or `allowance` conditions were added;
@@ -251,9 +286,10 @@ class Walk:
             if step is None:
                 self.done = True
                 break
-            self.conds.append(step)
             added += 1
             low, top, outcome, block = step
+            if not self._held[block].holds(low, top):
+                self.conds.append(step)
             if block:
                 self._blocks = True
             elif low <= self.reach:
@@ -317,9 +353,9 @@ class Walks(Generic[K]):
                 self._held -= len(kept.pop(next(iter(kept))).conds)
             walk = kept[key] = Walk(steps())
         if not walk.complete(high):
-            added = walk.upto(high, self.rows - self.walked)
-            self.walked += added
-            self._held += added
+            kept_before = len(walk.conds)
+            self.walked += walk.upto(high, self.rows - self.walked)
+            self._held += len(walk.conds) - kept_before
             if not walk.complete(high):
                 raise Budget(pc, f"more than {self.rows} row tests walked (functions reading the same rows again)")
         return walk

@@ -142,6 +142,19 @@ def test_functions_of_many_rows_are_judged_within_the_bound(profile: str, versio
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
 
 
+@pytest.mark.parametrize("profile", ["libsframe", "libsframe-2.44"])
+def test_a_pcmask_function_repeating_its_rows_is_judged_within_the_bound(profile: str) -> None:
+    """One PCMASK function of 4 GB whose rows' starts repeat every 256 (rep_size 255, big-endian s390x): the
+    rows past the first 256 test keys the earlier ones hold, and its walk does not keep them (it kept two
+    conditions and a decoded row for each: 120-140 times the section at 65,535 rows), so the memory 49,152
+    more rows add stays within ten times the bytes they add."""
+    version = 3 if profile == "libsframe" else 2
+    fewer, more = (row_heavy(version, "s390x", 1, rows, size=0xFFFFFFFF, rep=255) for rows in (16384, 65535))
+    _judged_peak(fewer, profile, whole=False)
+    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
 KERNELS = ["kernel", "kernel-v14", "kernel-arm64-module"]
 
 

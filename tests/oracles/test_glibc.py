@@ -244,6 +244,13 @@ def test_functions_of_many_rows(glibc: Glibc, abi: str) -> None:
     _agree(glibc, f"{abi} functions of many rows", row_heavy(2, abi, 30, 200))
 
 
+def test_pcmask_functions_repeating_their_rows(glibc: Glibc) -> None:
+    """PCMASK functions of 2,000 rows whose starts repeat every 256 (rep_size 255): the rows past the first
+    256 test offsets the earlier ones hold already, and the walk does not keep them: glibc's answer at every
+    PC."""
+    _agree(glibc, "PCMASK functions repeating their rows", row_heavy(2, "aarch64", 3, 2000, size=0x800, rep=255))
+
+
 def test_verdict_words() -> None:
     """A refusal names the check and says the fallback; a taken section says how many PCs get a frame."""
     refused = PROFILE.judge(long_function(3), 0)

@@ -419,6 +419,18 @@ def test_every_pc_of_functions_of_many_rows(libraries: dict[str, Library], versi
     _every_pc(libraries, f"{abi} functions of many rows, version {version}", row_heavy(version, abi, 30, 200))
 
 
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("abi", ["aarch64", "s390x"])
+def test_every_pc_of_pcmask_functions_repeating_their_rows(
+    libraries: dict[str, Library], version: int, abi: str
+) -> None:
+    """PCMASK functions of 2,000 rows whose starts repeat every 256 (rep_size 255): the rows past the first
+    256 test keys the earlier ones hold already, and the walk does not keep them; every release that takes
+    them, at every PC."""
+    data = row_heavy(version, abi, 3, 2000, size=0x800, rep=255)
+    _every_pc(libraries, f"{abi} PCMASK functions repeating their rows, version {version}", data)
+
+
 def test_a_read_past_the_section_faults_or_reads_what_follows(libraries: dict[str, Library]) -> None:
     """Version 1, its rows cut 10 bytes short: 2.40's `sframe_decode` copies sfh_fre_len bytes, 10 past the
     section's end. Followed by a guard page, the library faults; followed by readable bytes (a section
