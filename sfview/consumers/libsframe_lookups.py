@@ -272,6 +272,8 @@ class Walk:
         self._found_winners: list[Outcome] = []
         """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
         self._gapped = False
+        self.walked = 0
+        """The conditions walked (the answers it holds grow with them, not only with those kept)."""
         self._held = (Held(), Held())
         """The keys the conditions walked hold, of those open below and of a PCMASK block's (by `block`): a
         condition holding none but these is never the first to hold a key, and is not kept (a function
@@ -287,6 +289,7 @@ class Walk:
                 self.done = True
                 break
             added += 1
+            self.walked += 1
             low, top, outcome, block = step
             if not self._held[block].holds(low, top):
                 self.conds.append(step)
@@ -340,7 +343,7 @@ class Walks(Generic[K]):
         self.walked = 0
         self._kept: dict[K, Walk] = {}
         self._held = 0
-        """The conditions the kept walks hold."""
+        """The conditions the kept walks walked (what each holds grows with them)."""
 
     def walk(self, key: K, steps: Callable[[], Iterator[Condition]], high: int, pc: int) -> Walk:
         """The walk named `key` (begun with `steps()` when not kept), far enough to answer every key below
@@ -350,12 +353,12 @@ class Walks(Generic[K]):
             kept = self._kept
             while kept and (len(kept) >= KEPT or self._held > KEPT_CONDITIONS):
                 # functions come in address order: the oldest is done with
-                self._held -= len(kept.pop(next(iter(kept))).conds)
+                self._held -= kept.pop(next(iter(kept))).walked
             walk = kept[key] = Walk(steps())
         if not walk.complete(high):
-            kept_before = len(walk.conds)
-            self.walked += walk.upto(high, self.rows - self.walked)
-            self._held += len(walk.conds) - kept_before
+            added = walk.upto(high, self.rows - self.walked)
+            self.walked += added
+            self._held += added
             if not walk.complete(high):
                 raise Budget(pc, f"more than {self.rows} row tests walked (functions reading the same rows again)")
         return walk
