@@ -279,6 +279,42 @@ def bare_rows(functions: int, rows: int = 100) -> bytes:
     return _own_blocks([block] * functions, rows)
 
 
+ROW_HEAVY = {
+    "aarch64": ("<", 2, 0x20, [16, -8, -16], 0x80),  # little-endian AArch64, key B, every RA signed
+    "s390x": (">", 4, 0, [127, 0, -1], 0),  # big-endian s390x: the FP (and RA) in registers
+}
+"""Each ABI of `row_heavy`: byte order, ABI id, FDE info bits, a row's 1-byte words, its info bits."""
+
+
+def row_heavy(version: int, abi: str, functions: int, rows: int, size: int = 0x100, rep: int = 0) -> bytes:
+    """A version 2 or 3 section of `functions` ordinary functions `size` bytes apart (`rows` rows each, a
+    byte apart, the starts modulo 256), each its own block of rows: 2 MB of them is a real program's worth of
+    rows, not a pathological shape (`ROW_HEAVY` says the ABIs' rows). With `rep`, PCMASK functions of that
+    rep_size: more than 256 rows repeat the first 256 rows' tests."""
+    order, arch, fde_info, words, row_bits = ROW_HEAVY[abi]
+    fde_info |= 0x10 if rep else 0  # PCMASK
+    info = 1 | len(words) << 1 | row_bits  # CFA from SP, 1-byte words
+    block = b"".join(struct.pack(f"{order}BB{len(words)}b", j & 0xFF, info, *words) for j in range(rows))
+    attr = struct.pack(f"{order}HBBB", rows, fde_info, 0, rep) if version >= 3 else b""
+    block_size = len(attr + block)
+    if version >= 3:
+        fdes = [
+            struct.pack(f"{order}qII", 0x1000 + size * i - (28 + 16 * i), size, i * block_size)
+            for i in range(functions)
+        ]
+    else:
+        fdes = [
+            struct.pack(f"{order}iIIIBBH", 0x1000 + size * i, size, i * block_size, rows, fde_info, rep, 0)
+            for i in range(functions)
+        ]
+    flags = PCREL_SORTED if version >= 3 else 1
+    header = struct.pack(
+        f"{order}HBBBbbBIIIII", 0xDEE2, version, flags, arch, 0, 0, 0, functions, functions * rows,
+        functions * block_size, 0, len(b"".join(fdes)),
+    )  # fmt: skip
+    return header + b"".join(fdes) + (attr + block) * functions
+
+
 def _swap(buf: bytearray, at: int, fmt: str) -> int:
     """Rewrite the fields `fmt` at `at` from little- to big-endian; return the end."""
     values = struct.unpack_from("<" + fmt, buf, at)

@@ -45,6 +45,7 @@ from sfview.consumers.libsframe import (
     FIXED_HEADER,
     MAGIC,
     PCMASK,
+    ROWS_KEPT,
     SIZES,
     WORDS_BYTES,
     Crash,
@@ -71,7 +72,7 @@ from sfview.consumers.libsframe_lookups import (
     row_bound,
 )
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
-from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
+from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE, RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.records import START_ADDR_SIZES
@@ -257,6 +258,8 @@ class Reader:
         key = (at, fre_type)
         known = self._rows.get(key)
         if known is None:
+            if len(self._rows) >= ROWS_KEPT:
+                self._rows.clear()  # functions come in address order: those judged before are done with
             size = START_ADDR_SIZES[fre_type]
             start = self.read(at, layout.FRE_START_ADDR[fre_type], "__sframe_find_fre: a row's start")
             info = self.read(at + size, "B", "__sframe_find_fre: a row's info byte")
@@ -308,7 +311,7 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
                 end = (nxt - 1) & U32
             else:
                 end = (size - 1) & U32
-            yield -ALL, start, Miss(END_OF_STACK, "__sframe_find_fre: a row starts after the PC"), False
+            yield -ALL, start, AFTER, False
             if pcmask and rep is None:
                 rep = reader.field(index, "func_rep_size")
             if pcmask and rep == 0:
@@ -325,6 +328,8 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
 
 
 NO_ROW = Miss(END_OF_STACK, "__sframe_find_fre: no row of the function covers the PC")
+AFTER = Miss(END_OF_STACK, "__sframe_find_fre: a row starts after the PC")
+"""The answer of each row's test of its start: one object, not one per row walked."""
 
 
 class Lookups:
@@ -464,6 +469,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
         return Verdict(name, False, "crash", crash.rule, 0)
     engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096, row_bound(data))
     failures = LookupFailures()
+    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
     notes: list[str] = []
     frames = 0
     try:
@@ -474,6 +480,8 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 if isinstance(answer, RowAnswer) and answer.frame is not None:
                     frames += last - first
                     continue
+                if len(failures) >= listed:
+                    raise Budget(low, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)")
                 if isinstance(answer, Crash):
                     failures.append(LookupFailure(first, last, "crash", answer.rule, index))
                 else:

@@ -56,6 +56,9 @@ ROWS_PER_BYTE = 2
 """The most rows a verdict walks per byte of the section: functions whose blocks of rows overlap make the
 library walk the same rows again for each (the byte-swapping walk, the lookups); past the bound, the verdict
 says where it stopped."""
+ROWS_KEPT = 1 << 12
+"""The most decoded rows a decoder keeps by position (`decode_fre`): a function's lookups decode its rows
+again while it is judged; kept for every row of the section, they held ~100 bytes a row, 50x its bytes."""
 
 
 def row_bound(data: bytes | bytearray) -> int:
@@ -278,7 +281,7 @@ class FdeTable(Sequence[Fde]):
         return map(self.__getitem__, range(len(self)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fre:
     """`sframe_frame_row_entry` after `sframe_decode_fre`: the start, the data words' room, the info byte."""
 
@@ -631,9 +634,12 @@ def decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
     overwrite `fre_info` (and `sframe_fre_entry_size`'s assert then compares sizes), past the structure
     they overwrite the caller's stack. Kept per position: a function's lookups decode its rows again."""
     key = (at, fre_type)
-    known = dec.rows.get(key)
+    rows = dec.rows
+    known = rows.get(key)
     if known is None:
-        known = dec.rows[key] = _decode_fre_at(dec, at, fre_type)
+        if len(rows) >= ROWS_KEPT:
+            rows.clear()  # functions come in address order: those judged before are done with
+        known = rows[key] = _decode_fre_at(dec, at, fre_type)
     return known
 
 

@@ -220,6 +220,37 @@ NO_ROW = Miss("SFRAME_ERR_FDE_INVAL", "sframe_find_fre: no row of the function c
 """The answer where no row's test holds."""
 
 
+class Held:
+    """Keys as disjoint intervals, up to `HELD_PIECES` of them (past it, none are said to be held)."""
+
+    def __init__(self) -> None:
+        self._lows: list[int] = []
+        self._highs: list[int] = []
+
+    def holds(self, low: int, high: int) -> bool:
+        """Whether every key of [low, high) is held already (an empty interval: never); else add them."""
+        if low >= high:
+            return False
+        lows, highs = self._lows, self._highs
+        i = bisect.bisect_right(lows, low) - 1
+        if i >= 0 and highs[i] >= high:
+            return True
+        if len(lows) >= HELD_PIECES:
+            return False
+        if i >= 0 and highs[i] >= low:  # joins the piece before
+            low = lows[i]
+        else:
+            i += 1
+        j = bisect.bisect_right(lows, high)  # the pieces from i up to j touch [low, high)
+        high = max(high, highs[j - 1]) if j > i else high
+        lows[i:j], highs[i:j] = [low], [high]
+        return False
+
+
+HELD_PIECES = 1 << 12
+"""The most disjoint intervals `Held` keeps (rows tested in a descending order of starts make one each)."""
+
+
 class Walk:
     """One FDE's conditions, walked only as far as the keys asked for need: the code stops at the first row
     that holds a key, so once the conditions walked hold every key below `reach`, later rows answer none of
@@ -241,6 +272,12 @@ class Walk:
         self._found_winners: list[Outcome] = []
         """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
         self._gapped = False
+        self.walked = 0
+        """The conditions walked (the answers it holds grow with them, not only with those kept)."""
+        self._held = (Held(), Held())
+        """The keys the conditions walked hold, of those open below and of a PCMASK block's (by `block`): a
+        condition holding none but these is never the first to hold a key, and is not kept (a function
+        repeating a few rows' tests 65,535 times keeps the few)."""
 
     def upto(self, high: int, allowance: int) -> int:
         """Walk until every key below `high` is held, the rows end, or `allowance` conditions were added;
@@ -251,9 +288,11 @@ class Walk:
             if step is None:
                 self.done = True
                 break
-            self.conds.append(step)
             added += 1
+            self.walked += 1
             low, top, outcome, block = step
+            if not self._held[block].holds(low, top):
+                self.conds.append(step)
             if block:
                 self._blocks = True
             elif low <= self.reach:
@@ -304,7 +343,7 @@ class Walks(Generic[K]):
         self.walked = 0
         self._kept: dict[K, Walk] = {}
         self._held = 0
-        """The conditions the kept walks hold."""
+        """The conditions the kept walks walked (what each holds grows with them)."""
 
     def walk(self, key: K, steps: Callable[[], Iterator[Condition]], high: int, pc: int) -> Walk:
         """The walk named `key` (begun with `steps()` when not kept), far enough to answer every key below
@@ -314,7 +353,7 @@ class Walks(Generic[K]):
             kept = self._kept
             while kept and (len(kept) >= KEPT or self._held > KEPT_CONDITIONS):
                 # functions come in address order: the oldest is done with
-                self._held -= len(kept.pop(next(iter(kept))).conds)
+                self._held -= kept.pop(next(iter(kept))).walked
             walk = kept[key] = Walk(steps())
         if not walk.complete(high):
             added = walk.upto(high, self.rows - self.walked)
@@ -329,7 +368,7 @@ A = TypeVar("A")
 
 
 def _paint(
-    conds: Sequence[tuple[int, int, A, bool]], none: A, low: int, high: int, shift: int
+    conds: Iterable[tuple[int, int, A, bool]], none: A, low: int, high: int, shift: int
 ) -> list[tuple[int, int, A]]:
     """Each key in [low, high) with the first condition that holds it (`none` where none does), as runs."""
     spans = []
@@ -425,8 +464,8 @@ class Periodic(Generic[A]):
             if not held[pos] and (not self._tops or c_high > self._tops[-1]):
                 self._tops.append(c_high)
                 self._firsts.append(pos)
-        blocks = [(c_low, c_high, pos, False) for pos, (c_low, c_high, _, _) in enumerate(conds) if held[pos]]
-        self._period = _paint(blocks, -1, 0, rep, 0)
+        blocks = ((c_low, c_high, pos, False) for pos, (c_low, c_high, _, _) in enumerate(conds) if held[pos])
+        self._period = _paint(blocks, -1, 0, rep, 0)  # the block tests not copied: a walk may be 65,535 rows
         self._period_starts = [m_low for m_low, _, _ in self._period]
         self._cuts: dict[int, list[tuple[int, int, A]]] = {}
         self._cut_runs = 0

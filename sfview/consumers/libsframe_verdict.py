@@ -42,6 +42,12 @@ RUNS_PER_BYTE = 1
 whose lookups fail every few bytes: each failing range is listed, 28 bytes held and some microseconds of
 work each; past the bound, the verdict says where it stopped). A real section's rows take 3 bytes or more
 each, and a stretch of PCMASK blocks finding rows is one run (`Periodic`)."""
+BYTES_PER_FAILURE = 8
+"""The section bytes a failing range listed costs at least, past `FAILURES_FREE` ranges: a range listed
+holds 28 bytes (`LookupFailures`), so the listing stays within ten times the section. A real section's rows
+take 3 bytes or more each; a PCMASK function of gigabytes whose lookups fail every few bytes (2.44, 2.40)
+would list a range per byte or two. Past the bound, the verdict says where it stopped."""
+FAILURES_FREE = 4096
 
 
 def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, list[int] | None]]:
@@ -105,6 +111,7 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     compared = claimed <= bound
     engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound, rows_alike=not compared)
     failures = LookupFailures()
+    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
     other, first_other = 0, ""
     notes: list[str] = []
     if not compared:
@@ -116,6 +123,10 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
                 low, high = start + run.start - rel, start + run.end - rel
                 found = run.outcome
                 if not isinstance(found, Fre):
+                    if len(failures) >= listed:
+                        raise Budget(
+                            run.start, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
+                        )
                     error = "crash" if isinstance(found, Crash) else named(found.error)
                     failures.append(LookupFailure(low, high, error, found.rule, index))
                 elif rows:

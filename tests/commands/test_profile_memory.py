@@ -18,8 +18,18 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from handmade import at_one_start, bare_rows, distinct_rows, nested, past_the_pool, pcmask_gigabytes, signed_rows
+from handmade import (
+    at_one_start,
+    bare_rows,
+    distinct_rows,
+    nested,
+    past_the_pool,
+    pcmask_gigabytes,
+    row_heavy,
+    signed_rows,
+)
 
+from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE
 from sfview.consumers.verdicts import profiles
 
 FUNCTIONS = 20_000
@@ -94,6 +104,64 @@ def test_walks_kept_in_2_40_hold_conditions_within_the_bound() -> None:
     fewer, more = past_the_pool(1, 1000, 1000, size=0x800), past_the_pool(1, 10_000, 1000, size=0x800)
     _judged_peak(fewer, "libsframe-2.40", whole=False)
     added = _judged_peak(more, "libsframe-2.40", whole=False) - _judged_peak(fewer, "libsframe-2.40", whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize(
+    ("profile", "version", "first", "fewer", "more"),
+    [
+        ("libsframe-2.44", 2, 0, 2000, 10_000),
+        ("libsframe-2.40", 1, 0, 2000, 10_000),
+        pytest.param("glibc-2.43", 2, 4, 10_000, 30_000, marks=pytest.mark.slow),  # its kept runs filled first
+    ],
+)
+def test_pcmask_functions_failing_every_repeat_list_failures_within_the_bound(
+    profile: str, version: int, first: int, fewer: int, more: int
+) -> None:
+    """PCMASK functions of 4 GB (`handmade.pcmask_gigabytes`) where 2.44 (and 2.40 on version 1) fails a
+    lookup every 16 bytes, and glibc in the first 4 bytes of every repeat (`first` 4): billions of failures.
+    At most one is listed per 8 bytes of the section past a constant, a note saying where the judging
+    stopped, and the memory the functions past `fewer` add within ten times the bytes they add (28 bytes a
+    range listed, up to one a byte before: 18-20 times)."""
+    small, big = pcmask_gigabytes(fewer, version, first=first), pcmask_gigabytes(more, version, first=first)
+    verdict = PROFILES[profile].judge(big, 0)
+    assert verdict.accepted
+    listed = len(verdict.lookups)
+    assert listed == len(big) // BYTES_PER_FAILURE + FAILURES_FREE
+    assert f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)" in str(verdict.notes)
+    _judged_peak(small, profile, whole=False)
+    added = _judged_peak(big, profile, whole=False) - _judged_peak(small, profile, whole=False)
+    assert added < PER_BYTE * (len(big) - len(small)), added / (len(big) - len(small))
+
+
+ROW_HEAVY = [("libsframe", 3, "s390x"), ("glibc-2.43", 2, "aarch64")]
+"""The libsframe profiles' rows and glibc's, each on a shape it reads (glibc reads its host's byte order
+only)."""
+
+
+@pytest.mark.slow  # huge inputs: 40,000 rows and more under tracemalloc
+@pytest.mark.parametrize(("profile", "version", "abi"), ROW_HEAVY)
+def test_functions_of_many_rows_are_judged_within_the_bound(profile: str, version: int, abi: str) -> None:
+    """Ordinary functions of 100 rows each, their own block (`handmade.row_heavy`: AArch64 with signed RAs,
+    big-endian s390x): the rows decoded are kept for the functions being judged, not for the whole section
+    (kept all, they held 50-90 times the section): with the walks and rows kept filled by the fewer, the
+    memory 1,200 more functions add within ten times the bytes they add."""
+    fewer, more = row_heavy(version, abi, 400, 100), row_heavy(version, abi, 1600, 100)
+    _judged_peak(fewer, profile, whole=False)
+    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize("profile", ["libsframe", "libsframe-2.44"])
+def test_a_pcmask_function_repeating_its_rows_is_judged_within_the_bound(profile: str) -> None:
+    """One PCMASK function of 4 GB whose rows' starts repeat every 256 (rep_size 255, big-endian s390x): the
+    rows past the first 256 test keys the earlier ones hold, and its walk does not keep them (it kept two
+    conditions and a decoded row for each: 120-140 times the section at 65,535 rows), so the memory 49,152
+    more rows add stays within ten times the bytes they add."""
+    version = 3 if profile == "libsframe" else 2
+    fewer, more = (row_heavy(version, "s390x", 1, rows, size=0xFFFFFFFF, rep=255) for rows in (16384, 65535))
+    _judged_peak(fewer, profile, whole=False)
+    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
 
 

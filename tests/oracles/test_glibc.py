@@ -31,6 +31,7 @@ from handmade import (
     overlapping,
     past_the_pool,
     pcmask_gigabytes,
+    row_heavy,
     to_big_endian,
     v2_section,
 )
@@ -234,6 +235,20 @@ def test_pcmask_functions_past_a_pool_and_of_gigabytes(glibc: Glibc) -> None:
     row's start), and PCMASK functions of 4 GB each (their rows' pattern painted once and repeated)."""
     _agree(glibc, "40 PCMASK functions past a pool", past_the_pool(2, 40, 30, size=0x100, pcmask=True))
     _agree(glibc, "12 PCMASK functions of 4 GB", pcmask_gigabytes(12, apart=0x400))
+
+
+@pytest.mark.parametrize("abi", ["aarch64", "s390x"])
+def test_functions_of_many_rows(glibc: Glibc, abi: str) -> None:
+    """Ordinary functions of many rows, each its own block (`handmade.row_heavy`: AArch64 rows whose RA is
+    signed; big-endian s390x), each row read again once the rows kept are let go: glibc's answer at every PC."""
+    _agree(glibc, f"{abi} functions of many rows", row_heavy(2, abi, 30, 200))
+
+
+def test_pcmask_functions_repeating_their_rows(glibc: Glibc) -> None:
+    """PCMASK functions of 2,000 rows whose starts repeat every 256 (rep_size 255): the rows past the first
+    256 test offsets the earlier ones hold already, and the walk does not keep them: glibc's answer at every
+    PC."""
+    _agree(glibc, "PCMASK functions repeating their rows", row_heavy(2, "aarch64", 3, 2000, size=0x800, rep=255))
 
 
 def test_verdict_words() -> None:

@@ -32,6 +32,7 @@ from handmade import (
     past_the_pool,
     pcmask_gigabytes,
     reg,
+    row_heavy,
     to_big_endian,
 )
 from hypothesis import HealthCheck, given, settings
@@ -407,6 +408,27 @@ def test_every_pc_of_pcmask_functions_of_gigabytes(libraries: dict[str, Library]
     _every_pc(whole, "12 PCMASK functions of 4 GB", pcmask_gigabytes(12, apart=0x400))
     _every_pc(libraries, "2 PCMASK functions of 4 GB, version 1", pcmask_gigabytes(2, 1, apart=0x400))
     assert not any("not judged" in note for note in PROFILES["libsframe-2.47"].judge(pcmask_gigabytes(12), 0).notes)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("abi", ["aarch64", "s390x"])
+def test_every_pc_of_functions_of_many_rows(libraries: dict[str, Library], version: int, abi: str) -> None:
+    """Ordinary functions of many rows, each its own block (`handmade.row_heavy`: AArch64 rows whose RA is
+    signed, key B; big-endian s390x rows with the FP and RA in registers): the profile keeps a bounded number
+    of decoded rows, decoding a row again once let go; every release that takes them, at every PC."""
+    _every_pc(libraries, f"{abi} functions of many rows, version {version}", row_heavy(version, abi, 30, 200))
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("abi", ["aarch64", "s390x"])
+def test_every_pc_of_pcmask_functions_repeating_their_rows(
+    libraries: dict[str, Library], version: int, abi: str
+) -> None:
+    """PCMASK functions of 2,000 rows whose starts repeat every 256 (rep_size 255): the rows past the first
+    256 test keys the earlier ones hold already, and the walk does not keep them; every release that takes
+    them, at every PC."""
+    data = row_heavy(version, abi, 3, 2000, size=0x800, rep=255)
+    _every_pc(libraries, f"{abi} PCMASK functions repeating their rows, version {version}", data)
 
 
 def test_a_read_past_the_section_faults_or_reads_what_follows(libraries: dict[str, Library]) -> None:
