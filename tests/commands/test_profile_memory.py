@@ -213,7 +213,7 @@ def test_pcmask_functions_failing_in_every_repeat_stop_at_the_bound(profile: str
 
 @pytest.mark.parametrize("profile", KERNELS)
 @pytest.mark.parametrize("shape", [signed_rows, distinct_rows, bare_rows], ids=["signed", "distinct", "bare"])
-def test_functions_of_many_rows_are_judged_within_the_bound(profile: str, shape: Callable[[int], bytes]) -> None:
+def test_the_kernel_judges_functions_of_many_rows_within_the_bound(profile: str, shape: Callable[[int], bytes]) -> None:
     """Functions of 100 rows each, each its own block: AArch64 signed rows alike (`handmade.signed_rows`,
     5 bytes a row: 11.6 bytes a byte held when each row was a node of 38 bytes), rows all different
     (`distinct_rows`: each distinct answer was a tuple held), rows of two bytes (`bare_rows`, the smallest):
