@@ -58,7 +58,7 @@ library walk the same rows again for each (the byte-swapping walk, the lookups);
 says where it stopped."""
 ROWS_KEPT = 1 << 12
 """The most decoded rows a decoder keeps by position (`decode_fre`): a function's lookups decode its rows
-again while it is judged; kept for every row of the section, they held ~100 bytes a row, 50x its bytes."""
+again while it is judged; kept for every row of the section, they would hold many times its bytes."""
 
 
 def row_bound(data: bytes | bytearray) -> int:
