@@ -34,7 +34,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from enum import Enum
 from functools import cached_property, lru_cache, partial
-from itertools import pairwise
+from operator import sub
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK, rule_notation
@@ -539,19 +539,32 @@ class End:
         stack's)."""
         if self._words is False:
             found = dict(self.reads[self.mark :])
-            addresses = sorted(found)
-            if (
-                not addresses
-                or None in found.values()
-                or addresses[-1] - addresses[0] > WORDS_SPAN
-                or any(b - a < 8 for a, b in pairwise(addresses))
-            ):
-                self._words = None
-            else:
-                layout = "".join(f"{b - a - 8}xQ" for a, b in pairwise([addresses[0] - 8, *addresses]))
-                values = tuple(found[a] for a in addresses)
-                self._words = (addresses[0], addresses[-1] + 8, struct.Struct(f"<{layout}"), values)
+            self._words = None
+            if found and None not in found.values():
+                addresses = sorted(found)
+                if addresses[-1] - addresses[0] <= WORDS_SPAN:
+                    layout = _layout(tuple(map(sub, addresses[1:], addresses)))
+                    if layout is not None:
+                        values = tuple(map(found.__getitem__, addresses))
+                        self._words = (addresses[0], addresses[-1] + 8, layout, values)
         return self._words  # type: ignore[return-value]
+
+
+LAYOUTS_KEPT = 1024
+"""The layouts of words compared at once kept at most (`_layout`), emptied when full."""
+_layouts: dict[tuple[int, ...], struct.Struct | None] = {}
+
+
+def _layout(gaps: tuple[int, ...]) -> struct.Struct | None:
+    """The `struct` of 8-byte little-endian words the distances `gaps` apart (from one word's address to the
+    next's), made once for the ends that read the same words of their frames; None where two overlap."""
+    found = _layouts.get(gaps, False)
+    if found is False:
+        found = None if min(gaps, default=8) < 8 else struct.Struct("<Q" + "".join([f"{g - 8}xQ" for g in gaps]))
+        if len(_layouts) >= LAYOUTS_KEPT:
+            _layouts.clear()
+        _layouts[gaps] = found
+    return found
 
 
 class Ends:
