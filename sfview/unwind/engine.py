@@ -478,6 +478,8 @@ class Lookups:
         self.trampolines: dict[int, sigframe.Trampoline | None] = {}
         self.sframe: dict[int, SframeLookup] = {}
         self.dwarf: dict[tuple[int, bool], DwarfLookup] = {}
+        self.rows: dict[tuple[int, str, int, int], tuple[CfiRow, Rules]] = {}
+        """By module, FDE (its section and offset) and row: the row and what it says, for the PCs it covers."""
 
     def keep(self, table: dict, key: object, found: T) -> T:
         """`found` remembered under `key` in `table` (emptied first when it holds `KEPT`)."""
@@ -1016,7 +1018,7 @@ class Unwinder:
         key = (pc, modules is None)
         found = lookups.dwarf.get(key)
         if found is None:
-            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(pc, modules))
+            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(pc, modules, lookups))
         module, fde, row, rules, frame_lookup = found
         if fde is None:
             if quiet:
@@ -1031,8 +1033,9 @@ class Unwinder:
             return Step(None, "the outermost frame: DWARF says the return address is undefined", None)
         return rules
 
-    def _dwarf_lookup(self, pc: int, modules: list[Module] | None) -> DwarfLookup:
-        """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one."""
+    def _dwarf_lookup(self, pc: int, modules: list[Module] | None, lookups: Lookups) -> DwarfLookup:
+        """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one. A
+        row met before (for another PC it covers) is taken with its rules as `lookups` kept them."""
         owner = None
         for module in self._holding(pc) if modules is None else modules:
             address = (pc - module.bias) & ADDRESS_MASK
@@ -1040,13 +1043,17 @@ class Unwinder:
             fde = table.find(address) if table is not None else None
             if fde is not None:
                 text = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
-                row = fde.row_for(address)
-                if row is None:
+                index = fde.row_index(address)
+                if index is None:
                     return module, fde, None, None, text
-                m = self.machine
-                others = dict(sorted(row.others.items()))
-                rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed, m)
-                return module, fde, row, rules, text
+                key = (id(module), fde.section, fde.fde_offset, index)
+                found = lookups.rows.get(key)
+                if found is None:
+                    row, m = fde.rows[index], self.machine
+                    others = dict(sorted(row.others.items()))
+                    rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed, m)
+                    found = lookups.keep(lookups.rows, key, (row, rules))
+                return module, fde, found[0], found[1], text
             if owner is None and module.name_at(address, address):
                 owner = module
         return owner, None, None, None, ""
