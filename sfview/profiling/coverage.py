@@ -77,7 +77,8 @@ class Library(NamedTuple):
 
 
 KNOWN_KEPT = 1 << 14
-"""The walks' keys a profile remembers what it worked out of at most (`Coverage._known`)."""
+"""The walks' keys a profile remembers what it worked out of at most (`Coverage._known`), and the sets of walks
+it holds tallied before they go into the counts (`Coverage.add`)."""
 T = TypeVar("T")
 
 NAMES_KEPT = 1 << 16
