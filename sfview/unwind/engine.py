@@ -577,7 +577,7 @@ class Ends:
     over and over (a program's outer frames), and walk each stack's end once. Keeps the ends of `KEPT`
     frames at most, emptied when full: bounded whatever the samples. Where they are seldom found again
     (registers no rule restores, carried from the innermost frame: an SFrame walk's), looking for them
-    costs more than it saves, and stops (`looking`)."""
+    costs more than it saves, and stops (`looking`, for each frame number on its own)."""
 
     KEPT = 4096
     TRIES = 1024
@@ -585,12 +585,16 @@ class Ends:
 
     def __init__(self) -> None:
         self.known: dict[tuple, End] = {}
-        self.tries = self.found = 0
+        self.tries: dict[int, int] = {}
+        self.found: dict[int, int] = {}
+        """By frame number, the looks for an end from such a frame, and the ends found."""
 
-    @property
-    def looking(self) -> bool:
-        """Whether ends are looked for (and kept): for the first `TRIES` frames, then while one in eight is found."""
-        return self.tries < self.TRIES or self.found * 8 >= self.tries
+    def looking(self, number: int) -> bool:
+        """Whether ends are looked for (and kept) from frame `number`: for the first `TRIES` frames of that
+        number, then while one in eight is found (a walk's second frame, its registers mostly the innermost
+        frame's, may seldom find one where its third does)."""
+        tries = self.tries.get(number, 0)
+        return tries < self.TRIES or self.found.get(number, 0) * 8 >= tries
 
     @staticmethod
     def state(frame: Frame) -> tuple:
@@ -602,7 +606,8 @@ class Ends:
         (compared at once where the memory `recall` holds in one piece has them all, else by `read`)
         and none of its frames has the CFA and PC of a frame before (`seen`: all below the end's CFAs,
         or each asked). Its frames had no CFA and PC twice in the walk that found them."""
-        self.tries += 1
+        number = state[0]
+        self.tries[number] = self.tries.get(number, 0) + 1
         end = self.known.get(state)
         if end is None:
             return None
@@ -623,7 +628,7 @@ class Ends:
             for frame in end.frames[end.at : -1]:
                 if frame.cfa is not None and seen.first(frame.cfa, frame.pc, frame.number) != frame.number:
                     return None
-        self.found += 1
+        self.found[number] = self.found.get(number, 0) + 1
         return end
 
     def keep(self, frames: list[Frame], starts: list[tuple[tuple, int, int]], reads: list[Read], stop: str,
@@ -680,7 +685,7 @@ class Walk:
         given: list[Frame] = []
         starts: list[tuple[tuple, int, int]] = []
         while limit is None or frame.number + 1 < limit:
-            if recall is not None and frame.number and recall.ends.looking:
+            if recall is not None and frame.number and recall.ends.looking(frame.number):
                 ends, reads = recall.ends, recall.reads
                 state, mark = ends.state(frame), len(reads)
                 end = ends.recall(state, self.unwinder.read, seen, recall)
