@@ -238,10 +238,15 @@ class CfiFunction:
 
     def row_for(self, pc: int) -> CfiRow | None:
         """The row in force at `pc`, or None outside the function (or before its first row)."""
+        i = self.row_index(pc)
+        return self.rows[i] if i is not None else None
+
+    def row_index(self, pc: int) -> int | None:
+        """Which row is in force at `pc` (`row_for`), or None."""
         if not self.start_address <= pc < self.end_address:
             return None
         i = bisect.bisect_right(self.addresses, pc) - 1
-        return self.rows[i] if i >= 0 else None
+        return i if i >= 0 else None
 
     @property
     def entry(self) -> FDE | None:

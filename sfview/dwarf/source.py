@@ -48,6 +48,8 @@ HELD_BYTES = 32
 """... and one more for every this many bytes of the unit: the scopes and call sites of a distribution's C
 library are one in 27 bytes of a unit at most."""
 
+FUNCTIONS = frozenset({"DW_TAG_subprogram"})
+"""The DIEs that are functions (a unit's, with their ranges of code)."""
 FUNCTIONS_INSIDE = frozenset(("DW_TAG_namespace", "DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_subprogram"))
 """The DIEs among whose children (and the top DIE's) a unit's functions are looked for."""
 REFERENCES = frozenset(
@@ -119,6 +121,141 @@ _NO_LINES = _Lines(LineRows(array("Q"), array("Q")), [], [], 1)
 """The line table of a CU that has none."""
 
 
+_FIXED = {
+    **dict.fromkeys(("DW_FORM_flag_present", "DW_FORM_implicit_const"), 0),
+    **dict.fromkeys(("DW_FORM_data1", "DW_FORM_ref1", "DW_FORM_flag", "DW_FORM_strx1", "DW_FORM_addrx1"), 1),
+    **dict.fromkeys(("DW_FORM_data2", "DW_FORM_ref2", "DW_FORM_strx2", "DW_FORM_addrx2"), 2),
+    **dict.fromkeys(("DW_FORM_strx3", "DW_FORM_addrx3"), 3),
+    **dict.fromkeys(("DW_FORM_data4", "DW_FORM_ref4", "DW_FORM_strx4", "DW_FORM_addrx4", "DW_FORM_ref_sup4"), 4),
+    **dict.fromkeys(("DW_FORM_data8", "DW_FORM_ref8", "DW_FORM_ref_sig8", "DW_FORM_ref_sup8"), 8),
+    "DW_FORM_data16": 16,
+}
+"""The forms of a fixed size, in bytes."""
+_OFFSETS = frozenset(
+    ("DW_FORM_strp", "DW_FORM_line_strp", "DW_FORM_sec_offset", "DW_FORM_strp_sup", "DW_FORM_GNU_ref_alt",
+     "DW_FORM_GNU_strp_alt")
+)  # fmt: skip
+"""The forms of a section offset's size (4 bytes in 32-bit DWARF, 8 in 64-bit)."""
+_LEB, _STRING, _BLOCK = -1, -2, -3
+_VARIABLE = {
+    **dict.fromkeys(
+        (
+            "DW_FORM_udata",
+            "DW_FORM_sdata",
+            "DW_FORM_ref_udata",
+            "DW_FORM_strx",
+            "DW_FORM_addrx",
+            "DW_FORM_loclistx",
+            "DW_FORM_rnglistx",
+            "DW_FORM_GNU_addr_index",
+            "DW_FORM_GNU_str_index",
+        ),
+        (_LEB, 0),
+    ),
+    "DW_FORM_string": (_STRING, 0),
+    "DW_FORM_block1": (_BLOCK, 1),
+    "DW_FORM_block2": (_BLOCK, 2),
+    "DW_FORM_block4": (_BLOCK, 4),
+    "DW_FORM_block": (_BLOCK, 0),
+    "DW_FORM_exprloc": (_BLOCK, 0),
+}
+"""The forms of a size their bytes say: a LEB128 number, a string to its NUL, a block after its length (of 1, 2
+or 4 bytes, 0: a LEB128 number)."""
+
+
+class _Layouts:
+    """Where the DIE after one starts, from its abbreviation's forms alone, its attributes passed over unparsed
+    (pyelftools parses each value: a pass over a unit's DIEs to find where their children end needs only
+    their sizes, tags and whether they have children). A form it does not know (`DW_FORM_indirect`, a
+    vendor's) leaves that DIE to pyelftools (`after` says None), as does an abbreviation code the unit's
+    table lacks (pyelftools' error is then the unit's)."""
+
+    def __init__(self, cu: Any, contents: bytes) -> None:
+        self.table = cu.get_abbrev_table()
+        self.data = contents
+        self.little = cu.dwarfinfo.config.little_endian
+        address = cu["address_size"]
+        offset = 8 if cu.structs.dwarf_format == 64 else 4
+        self.sizes = {**_FIXED, **dict.fromkeys(_OFFSETS, offset), "DW_FORM_addr": address}
+        self.sizes["DW_FORM_ref_addr"] = offset if cu["version"] >= 3 else address
+        self.known: dict[int, tuple[str, bool, tuple[tuple[int, int, int], ...]] | None] = {}
+
+    def _layout(self, code: int) -> tuple[str, bool, tuple[tuple[int, int, int], ...]] | None:
+        """An abbreviation's tag, whether it has children, and its attributes as steps: a run of fixed bytes,
+        then a form whose bytes say its size (its kind and the size of its length, `_VARIABLE`; the last
+        step's kind 0: none)."""
+        try:
+            decl = self.table.get_abbrev(code)
+        except KeyError:
+            return None
+        steps, fixed = [], 0
+        for spec in decl["attr_spec"]:
+            size = self.sizes.get(spec.form)
+            if size is not None:
+                fixed += size
+                continue
+            variable = _VARIABLE.get(spec.form)
+            if variable is None:
+                return None
+            steps.append((fixed, *variable))
+            fixed = 0
+        steps.append((fixed, 0, 0))
+        return decl["tag"], decl.has_children(), tuple(steps)
+
+    def after(self, position: int) -> tuple[int, str | None, bool] | None:
+        """Where the DIE at `position` ends, its tag (None: the null DIE that ends a DIE's children) and whether
+        it has children; None where pyelftools is to read it (and to say what is wrong: a DIE past the
+        section's end)."""
+        try:
+            return self._after(position)
+        except IndexError:
+            return None
+
+    def _after(self, position: int) -> tuple[int, str | None, bool] | None:
+        data = self.data
+        code = shift = 0
+        while True:
+            byte = data[position]
+            position += 1
+            code |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        if code == 0:
+            return position, None, False
+        layout = self.known.get(code, False)
+        if layout is False:
+            layout = self.known[code] = self._layout(code)
+        if layout is None:
+            return None
+        tag, children, steps = layout
+        for fixed, kind, width in steps:
+            position += fixed
+            if kind == _LEB:
+                while data[position] >= 0x80:
+                    position += 1
+                position += 1
+            elif kind == _STRING:
+                position = data.find(b"\0", position) + 1
+                if not position:
+                    return None
+            elif kind == _BLOCK:
+                if width:
+                    length = int.from_bytes(data[position : position + width], "little" if self.little else "big")
+                    position += width
+                else:
+                    length = shift = 0
+                    while True:
+                        byte = data[position]
+                        position += 1
+                        length |= (byte & 0x7F) << shift
+                        if byte < 0x80:
+                            break
+                        shift += 7
+                position += length
+        return position, tag, children
+
+
 class _Tree:
     """Where a unit's DIEs and their children are, read forward only: the end of a DIE's children from its
     `DW_AT_sibling` or from one pass over the unit (`scan`), DIEs parsed as reached and not kept."""
@@ -134,38 +271,51 @@ class _Tree:
         self.offsets: dict[int, array] = {}
         """By DIE offset, the offsets of the children of the scopes `ancestors` went through."""
 
-    def scan(self, visit: Callable[[Any], None] | None = None, into: frozenset[str] = frozenset()) -> None:
+    def scan(
+        self,
+        visit: Callable[[Any], None] | None = None,
+        into: frozenset[str] = frozenset(),
+        given: frozenset[str] = frozenset(),
+    ) -> None:
         """Where the children of every DIE that has some end, in one pass over the unit's DIEs (`MAX_DIES` at
-        most), each DIE parsed and let go: pyelftools finds the end of children without a `DW_AT_sibling`
-        by reading them recursively and holds every DIE it parses (a unit of nested blocks ran out of
-        recursion, then held a kilobyte a DIE); here a DIE with children costs three offsets in the unit.
+        most), each DIE passed over by its abbreviation's forms (`_Layouts`), not parsed: pyelftools finds the
+        end of children without a `DW_AT_sibling` by reading them recursively and holds every DIE it parses (a
+        unit of nested blocks ran out of recursion, then held a kilobyte a DIE); here a DIE with children
+        costs three offsets in the unit.
 
-        `visit`, in the same pass, is given each child of the top DIE and each child of a DIE given to it
-        whose tag is in `into`: what walking down from the top DIE by `each_child` would reach, without
-        reading the unit a second time (`_Unit`'s functions)."""
+        `visit`, in the same pass, is given (parsed) each DIE whose tag is in `given` among those reached:
+        each child of the top DIE and each child of a reached DIE whose tag is in `into`, what walking down
+        from the top DIE by `each_child` would reach, without reading the unit a second time (`_Unit`'s
+        functions)."""
         words = "I" if self.cu.size < 1 << 32 else "Q"
         opened, closed, pending = array(words), array(words), array(words)
-        entered = bytearray()  # for each DIE whose children are being read: whether they are visited (a byte)
+        entered = bytearray()  # for each DIE whose children are being read: whether they are reached (a byte)
         base, position, count = self.cu.cu_offset, self.cu.cu_die_offset, 0
+        layouts = _Layouts(self.cu, self.stream.contents)
         while position < self.end:
             count += 1
             if count > MAX_DIES:
                 raise InputError(f"a compilation unit of more than {MAX_DIES} DIEs: sfview reads {MAX_DIES} at most")
-            die = DIE(self.cu, self.stream, position)
-            position += die.size
-            if die.is_null():
+            found = layouts.after(position)
+            if found is None:  # a form passed over by pyelftools alone
+                die = DIE(self.cu, self.stream, position)
+                found = (die.offset + die.size, None if die.is_null() else die.tag, die.has_children)
+            following, tag, children = found
+            if tag is None:
+                position = following
                 if pending:
                     closed[pending.pop()] = position - base
                     entered.pop()
                 continue
-            visited = visit is not None and bool(entered) and entered[-1] == 1
-            if visited:
-                visit(die)  # type: ignore[misc]
-            if die.has_children:
+            reached = visit is not None and bool(entered) and entered[-1] == 1
+            if reached and tag in given:
+                visit(DIE(self.cu, self.stream, position))  # type: ignore[misc]
+            if children:
                 pending.append(len(opened))
-                opened.append(die.offset - base)
+                opened.append(position - base)
                 closed.append(self.end - base)  # children that run to the unit's end end there
-                entered.append(count == 1 or (visited and die.tag in into))
+                entered.append(count == 1 or (reached and tag in into))
+            position = following
         self.opened, self.closed = opened, closed
 
     def after(self, die: Any) -> int:
@@ -258,7 +408,7 @@ class _Unit:
         # One pass over the unit: where each DIE's children end (`MAX_DIES` at most), and the functions. Walking
         # down from the top DIE by `DW_AT_sibling` reads fewer DIEs, but a DIE with children and no sibling
         # (the last of a level, as gcc writes them) needs that pass anyway: most units were read twice.
-        self.tree.scan(self._function, FUNCTIONS_INSIDE)
+        self.tree.scan(self._function, FUNCTIONS_INSIDE, FUNCTIONS)
         self.starts, self.ends, self.offsets = sorted_by_start(self.starts, self.ends, self.offsets)
         self._lines: _Lines | None = None
         self._sites: dict[int, CallSite] | None = None
@@ -324,13 +474,12 @@ class _Unit:
         return kept[1]
 
     def _function(self, die: Any) -> None:
-        """A subprogram's ranges of code, kept with its offset (nothing for other DIEs): every subprogram with
-        code, also those nested in namespaces, classes and other subprograms, is given (`_Tree.scan`)."""
-        if die.tag == "DW_TAG_subprogram":
-            for start, end in self.ranges(die):
-                self.starts.append(start)
-                self.ends.append(end)
-                self.offsets.append(die.offset)
+        """A subprogram's ranges of code, kept with its offset: every subprogram with code, also those nested in
+        namespaces, classes and other subprograms, is given (`_Tree.scan`)."""
+        for start, end in self.ranges(die):
+            self.starts.append(start)
+            self.ends.append(end)
+            self.offsets.append(die.offset)
 
     def _read_lines(self, program: Any) -> _Lines:
         """The line table's rows and file names, the names as gdb shows them: a file's directory joined

@@ -77,7 +77,8 @@ class Library(NamedTuple):
 
 
 KNOWN_KEPT = 1 << 14
-"""The walks' keys a profile remembers what it worked out of at most (`Coverage._known`)."""
+"""The walks' keys a profile remembers what it worked out of at most (`Coverage._known`), and the sets of walks
+it holds tallied before they go into the counts (`Coverage.add`)."""
 T = TypeVar("T")
 
 NAMES_KEPT = 1 << 16
@@ -279,6 +280,23 @@ def _merged(one: Seen | None, other: Seen | None) -> Seen | None:
     return Seen(one.count + other.count, min(one.sample, other.sample))
 
 
+class Tally(NamedTuple):
+    """What one sample adds to a profile's counts, the same for every sample of the same walks (`Coverage.add`)."""
+
+    copy_short: bool
+    """DWARF's walk stopped for want of a word past the stack copy."""
+    equal: bool
+    """SFrame's stack is DWARF's."""
+    fp_equal: bool
+    depth: int
+    within: bool
+    """SFrame's stack is DWARF's as far as files with SFrame go (`within_sframe`)."""
+    place: Place | None
+    """Where SFrame parts from DWARF (None: it does not)."""
+    files: list[tuple[str, bool]]
+    folded: tuple[tuple[Mode, tuple[Name, ...]], ...]
+
+
 class Coverage:
     """The counts of a profile, sample after sample (`add`)."""
 
@@ -307,6 +325,8 @@ class Coverage:
         self.names = FrameNames(inline, found, announce)
         self.known: dict[tuple, object] = {}
         """What was worked out of walks, by their keys (`_known`)."""
+        self.tallies: dict[tuple, list] = {}
+        """By the keys of a sample's walks: what such a sample adds (`Tally`), the samples, the first (`add`)."""
         self.kernel: dict[str, str] = {}
         """File → what the kernel's reader makes of its `.sframe` (`KernelView.words`; "" for none)."""
         self.reader: tuple[str, str] | None = None
@@ -318,40 +338,82 @@ class Coverage:
         self.without_registers += 1
 
     def add(self, number: int, walked: dict[Mode, Walked], sp: int, copy_asked: int) -> None:
+        """Count a sample's walks: what they add to the counts is worked out once for each distinct set of walks
+        (`Tally`: their keys, and whether each stopped for want of a word past the stack copy), and tallied;
+        the tallies go into the counts at `flush` (at most `KNOWN_KEPT` held)."""
         self.samples += 1
-        self.copy_asked = max(self.copy_asked, copy_asked)
-        dwarf = walked[Mode.DWARF]
-        if dwarf.missing_address is not None and dwarf.missing_address >= sp:
-            seen = self.copy_short
-            self.copy_short = Seen(1, number) if seen is None else Seen(seen.count + 1, min(seen.sample, number))
+        if copy_asked > self.copy_asked:
+            self.copy_asked = copy_asked
+        dwarf, sframe = walked[Mode.DWARF], walked[Mode.SFRAME]
+        dwarf_short = dwarf.missing_address is not None and dwarf.missing_address >= sp
+        sframe_short = sframe.missing_address is not None and sframe.missing_address >= sp
+        keys = (dwarf.key, sframe.key, walked[Mode.FP].key)
+        if None in keys:  # a walk through a signal frame: counted as it is
+            self._apply(self._tally(walked, sp, dwarf_short, sframe_short), 1, number)
+            return
+        key = (*keys, dwarf_short, sframe_short)
+        tally = self.tallies.get(key)
+        if tally is None:
+            if len(self.tallies) >= KNOWN_KEPT:
+                self.flush()
+            tally = self.tallies[key] = [self._tally(walked, sp, dwarf_short, sframe_short), 0, number]
+        tally[1] += 1
+        if number < tally[2]:
+            tally[2] = number
+
+    def flush(self) -> None:
+        """Put the samples tallied into the counts (once they are all added: before the counts are read)."""
+        for tally, count, first in self.tallies.values():
+            self._apply(tally, count, first)
+        self.tallies.clear()
+
+    def _tally(self, walked: dict[Mode, Walked], sp: int, dwarf_short: bool, sframe_short: bool) -> Tally:
+        """What a sample of these walks adds to the counts."""
+        dwarf, sframe = walked[Mode.DWARF], walked[Mode.SFRAME]
         reference = dwarf.pcs
-        for mode in (Mode.SFRAME, Mode.FP):
-            if walked[mode].pcs == reference:
-                self.equal[mode] += 1
-        depth = len(reference)
-        self.by_depth[depth] += 1
-        sframe = walked[Mode.SFRAME]
         pcs = sframe.pcs
         equal = pcs == reference
-        if equal:
-            self.equal_by_depth[depth] += 1
         within, files = self._known(dwarf.key, dwarf, _files_of)
-        self.equal_within += pcs[:within] == reference[:within]
+        place = None
         if not equal:
-            short = sframe.missing_address is not None and sframe.missing_address >= sp
-            key = (sframe.key, dwarf.key, short) if sframe.key is not None and dwarf.key is not None else None
+            key = (sframe.key, dwarf.key, sframe_short) if sframe.key is not None and dwarf.key is not None else None
             place = self._known(key, sframe, lambda _: _place(sframe, reference, sp, self.names))
-            seen = self.places.get(place)
-            # the first sample in the file, whatever the order they come in (by time: `PerfData.records`)
-            self.places[place] = Seen(1, number) if seen is None else Seen(seen.count + 1, min(seen.sample, number))
-        for path, has in files:
+        return Tally(
+            dwarf_short,
+            equal,
+            walked[Mode.FP].pcs == reference,
+            len(reference),
+            pcs[:within] == reference[:within],
+            place,
+            files,
+            tuple((mode, self._known((mode, walk.key), walk, self._folded)) for mode, walk in walked.items()),
+        )
+
+    def _apply(self, tally: Tally, count: int, first: int) -> None:
+        """Add `count` samples of one `Tally` to the counts, the first of them sample #`first`."""
+        seen = Seen(count, first)
+        if tally.copy_short:
+            self.copy_short = _merged(self.copy_short, seen)
+        equal = tally.equal
+        if equal:
+            self.equal[Mode.SFRAME] += count
+            self.equal_by_depth[tally.depth] += count
+        if tally.fp_equal:
+            self.equal[Mode.FP] += count
+        self.by_depth[tally.depth] += count
+        if tally.within:
+            self.equal_within += count
+        if tally.place is not None:
+            self.places[tally.place] = _merged(self.places.get(tally.place), seen)
+        for path, has in tally.files:
             entry = self.libraries.get(path)
             if entry is None:
                 entry = self.libraries[path] = [has, 0, 0]
-            entry[1] += 1
-            entry[2] += equal
-        for mode, walk in walked.items():
-            self.folded[mode][self._known((mode, walk.key), walk, self._folded)] += 1
+            entry[1] += count
+            if equal:
+                entry[2] += count
+        for mode, stack in tally.folded:
+            self.folded[mode][stack] += count
 
     def _folded(self, walk: Walked) -> tuple[Name, ...]:
         name = self.names.name

@@ -182,6 +182,7 @@ class Profile:
                     counts.skip()
                 else:
                     counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
+        counts.flush()
         for path in counts.libraries:
             view = self.files.kernel(path)
             counts.kernel[path] = view.words if view is not None else ""

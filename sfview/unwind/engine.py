@@ -34,7 +34,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from enum import Enum
 from functools import cached_property, lru_cache, partial
-from itertools import pairwise
+from operator import sub
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sfview import ADDRESS_MASK, rule_notation
@@ -478,6 +478,8 @@ class Lookups:
         self.trampolines: dict[int, sigframe.Trampoline | None] = {}
         self.sframe: dict[int, SframeLookup] = {}
         self.dwarf: dict[tuple[int, bool], DwarfLookup] = {}
+        self.rows: dict[tuple[int, str, int, int], tuple[CfiRow, Rules]] = {}
+        """By module, FDE (its section and offset) and row: the row and what it says, for the PCs it covers."""
 
     def keep(self, table: dict, key: object, found: T) -> T:
         """`found` remembered under `key` in `table` (emptied first when it holds `KEPT`)."""
@@ -539,19 +541,32 @@ class End:
         stack's)."""
         if self._words is False:
             found = dict(self.reads[self.mark :])
-            addresses = sorted(found)
-            if (
-                not addresses
-                or None in found.values()
-                or addresses[-1] - addresses[0] > WORDS_SPAN
-                or any(b - a < 8 for a, b in pairwise(addresses))
-            ):
-                self._words = None
-            else:
-                layout = "".join(f"{b - a - 8}xQ" for a, b in pairwise([addresses[0] - 8, *addresses]))
-                values = tuple(found[a] for a in addresses)
-                self._words = (addresses[0], addresses[-1] + 8, struct.Struct(f"<{layout}"), values)
+            self._words = None
+            if found and None not in found.values():
+                addresses = sorted(found)
+                if addresses[-1] - addresses[0] <= WORDS_SPAN:
+                    layout = _layout(tuple(map(sub, addresses[1:], addresses)))
+                    if layout is not None:
+                        values = tuple(map(found.__getitem__, addresses))
+                        self._words = (addresses[0], addresses[-1] + 8, layout, values)
         return self._words  # type: ignore[return-value]
+
+
+LAYOUTS_KEPT = 1024
+"""The layouts of words compared at once kept at most (`_layout`), emptied when full."""
+_layouts: dict[tuple[int, ...], struct.Struct | None] = {}
+
+
+def _layout(gaps: tuple[int, ...]) -> struct.Struct | None:
+    """The `struct` of 8-byte little-endian words the distances `gaps` apart (from one word's address to the
+    next's), made once for the ends that read the same words of their frames; None where two overlap."""
+    found = _layouts.get(gaps, False)
+    if found is False:
+        found = None if min(gaps, default=8) < 8 else struct.Struct("<Q" + "".join([f"{g - 8}xQ" for g in gaps]))
+        if len(_layouts) >= LAYOUTS_KEPT:
+            _layouts.clear()
+        _layouts[gaps] = found
+    return found
 
 
 class Ends:
@@ -562,7 +577,7 @@ class Ends:
     over and over (a program's outer frames), and walk each stack's end once. Keeps the ends of `KEPT`
     frames at most, emptied when full: bounded whatever the samples. Where they are seldom found again
     (registers no rule restores, carried from the innermost frame: an SFrame walk's), looking for them
-    costs more than it saves, and stops (`looking`)."""
+    costs more than it saves, and stops (`looking`, for each frame number on its own)."""
 
     KEPT = 4096
     TRIES = 1024
@@ -570,12 +585,16 @@ class Ends:
 
     def __init__(self) -> None:
         self.known: dict[tuple, End] = {}
-        self.tries = self.found = 0
+        self.tries: dict[int, int] = {}
+        self.found: dict[int, int] = {}
+        """By frame number, the looks for an end from such a frame, and the ends found."""
 
-    @property
-    def looking(self) -> bool:
-        """Whether ends are looked for (and kept): for the first `TRIES` frames, then while one in eight is found."""
-        return self.tries < self.TRIES or self.found * 8 >= self.tries
+    def looking(self, number: int) -> bool:
+        """Whether ends are looked for (and kept) from frame `number`: for the first `TRIES` frames of that
+        number, then while one in eight is found (a walk's second frame, its registers mostly the innermost
+        frame's, may seldom find one where its third does)."""
+        tries = self.tries.get(number, 0)
+        return tries < self.TRIES or self.found.get(number, 0) * 8 >= tries
 
     @staticmethod
     def state(frame: Frame) -> tuple:
@@ -587,7 +606,8 @@ class Ends:
         (compared at once where the memory `recall` holds in one piece has them all, else by `read`)
         and none of its frames has the CFA and PC of a frame before (`seen`: all below the end's CFAs,
         or each asked). Its frames had no CFA and PC twice in the walk that found them."""
-        self.tries += 1
+        number = state[0]
+        self.tries[number] = self.tries.get(number, 0) + 1
         end = self.known.get(state)
         if end is None:
             return None
@@ -608,7 +628,7 @@ class Ends:
             for frame in end.frames[end.at : -1]:
                 if frame.cfa is not None and seen.first(frame.cfa, frame.pc, frame.number) != frame.number:
                     return None
-        self.found += 1
+        self.found[number] = self.found.get(number, 0) + 1
         return end
 
     def keep(self, frames: list[Frame], starts: list[tuple[tuple, int, int]], reads: list[Read], stop: str,
@@ -665,7 +685,7 @@ class Walk:
         given: list[Frame] = []
         starts: list[tuple[tuple, int, int]] = []
         while limit is None or frame.number + 1 < limit:
-            if recall is not None and frame.number and recall.ends.looking:
+            if recall is not None and frame.number and recall.ends.looking(frame.number):
                 ends, reads = recall.ends, recall.reads
                 state, mark = ends.state(frame), len(reads)
                 end = ends.recall(state, self.unwinder.read, seen, recall)
@@ -1003,7 +1023,7 @@ class Unwinder:
         key = (pc, modules is None)
         found = lookups.dwarf.get(key)
         if found is None:
-            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(pc, modules))
+            found = lookups.keep(lookups.dwarf, key, self._dwarf_lookup(pc, modules, lookups))
         module, fde, row, rules, frame_lookup = found
         if fde is None:
             if quiet:
@@ -1018,8 +1038,9 @@ class Unwinder:
             return Step(None, "the outermost frame: DWARF says the return address is undefined", None)
         return rules
 
-    def _dwarf_lookup(self, pc: int, modules: list[Module] | None) -> DwarfLookup:
-        """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one."""
+    def _dwarf_lookup(self, pc: int, modules: list[Module] | None, lookups: Lookups) -> DwarfLookup:
+        """The module, DWARF FDE and row for `pc`; without an FDE, the module whose symbols name it, if one. A
+        row met before (for another PC it covers) is taken with its rules as `lookups` kept them."""
         owner = None
         for module in self._holding(pc) if modules is None else modules:
             address = (pc - module.bias) & ADDRESS_MASK
@@ -1027,13 +1048,17 @@ class Unwinder:
             fde = table.find(address) if table is not None else None
             if fde is not None:
                 text = f"DWARF CFI: the FDE at {fde.section}+{fde.fde_offset:#x} ({fde.size} bytes)"
-                row = fde.row_for(address)
-                if row is None:
+                index = fde.row_index(address)
+                if index is None:
                     return module, fde, None, None, text
-                m = self.machine
-                others = dict(sorted(row.others.items()))
-                rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed, m)
-                return module, fde, row, rules, text
+                key = (id(module), fde.section, fde.fde_offset, index)
+                found = lookups.rows.get(key)
+                if found is None:
+                    row, m = fde.rows[index], self.machine
+                    others = dict(sorted(row.others.items()))
+                    rules = rules_of(row.cfa, {m.ra: row.ra, m.fp: row.fp, **others}, row.ra_signed, m)
+                    found = lookups.keep(lookups.rows, key, (row, rules))
+                return module, fde, found[0], found[1], text
             if owner is None and module.name_at(address, address):
                 owner = module
         return owner, None, None, None, ""

@@ -19,7 +19,9 @@ import pytest
 import zstandard
 from conftest import DATA, run_with_peak
 from elf_edit import Elf
+from elftools.dwarf.die import DIE
 from elftools.dwarf.structs import DWARFStructs
+from elftools.elf.elffile import ELFFile
 from hypothesis import given
 from hypothesis import strategies as st
 from leb128_bytes import uleb
@@ -387,6 +389,23 @@ def test_an_inline_string_is_found_at_once(tmp_path: Path) -> None:
     assert peak - plain_peak < 10 * len(name)
     structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=8, dwarf_version=5)
     assert structs.Dwarf_dw_form["DW_FORM_string"].parse_stream(SectionStream(name + b"\0")) == name
+
+
+def test_a_form_given_in_the_die_is_left_to_pyelftools(tmp_path: Path) -> None:
+    """`DW_FORM_indirect` (the form written in the DIE, here `DW_FORM_string`) is one the pass over a unit's DIEs
+    by their abbreviations' forms (`_Layouts`) does not take: pyelftools reads those DIEs, and the unit is named
+    as before."""
+    indirect = bytes([99, 0x34, 0, 0x03, 0x16, 0, 0])  # DW_TAG_variable, DW_AT_name in DW_FORM_indirect
+    first = len(Elf.of((DATA / "deep-x86_64").read_bytes()).contents(".debug_info")) - 1  # where they go
+    path = tmp_path / "grown"
+    path.write_bytes(_grown((bytes([99, 0x08]) + b"indirect\0") * 3, indirect))
+    assert [frame.function for frame in _named(path)] == ["stop_here"]
+    with path.open("rb") as f:
+        info = ELFFile(f).get_dwarf_info(relocate_dwarf_sections=False)
+        cu = next(info.iter_CUs())
+        layouts = source._Layouts(cu, info.debug_info_sec.stream.getvalue())
+        assert layouts.after(first) is None
+        assert DIE(cu, info.debug_info_sec.stream, first).attributes["DW_AT_name"].value == b"indirect"
 
 
 def test_an_origin_in_a_far_unit_is_found_without_the_units_between(tmp_path: Path) -> None:
