@@ -104,6 +104,7 @@ class DiffScreen(Screen[None]):
             f"A {self.doc_a.path}  B {self.doc_b.path}: {r.same} same, {len(r.encoding)} encoded differently, "
             f"{len(r.meaning)} different in meaning, {len(r.only_a)} only in A, {len(r.only_b)} only in B",
             id="diff-summary",
+            markup=False,
         )
         yield DataTable(id="diff-functions", cursor_type="row")
         yield DataTable(id="diff-rows", cursor_type="row")

@@ -17,6 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -69,10 +70,10 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="goto-dialog") as dialog:
-            dialog.border_title = self.title_text
-            yield Label(self.hint, classes="goto-hint")
+            dialog.border_title = Content(self.title_text)  # plain text: a field's path is not markup
+            yield Label(self.hint, classes="goto-hint", markup=False)
             yield Input(self.value, placeholder=self.example, id="goto-input")
-            yield Label("", id="goto-message")
+            yield Label("", id="goto-message", markup=False)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -122,8 +123,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
             dialog.border_title = "Go to symbol"
             yield Label(f"Type part of a function name ({len(self.symbols)} names).", classes="goto-hint")
             yield Input(placeholder="name", id="goto-input")
-            yield OptionList(id="goto-matches")
-            yield Label("", id="goto-message")
+            yield OptionList(id="goto-matches", markup=False)
+            yield Label("", id="goto-message", markup=False)
 
     def on_mount(self) -> None:
         self._show_matches("")
