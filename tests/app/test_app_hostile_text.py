@@ -84,3 +84,20 @@ def test_a_path_that_looks_like_markup_is_said_in_the_notification(tmux: Tmux, t
     screen = tmux.wait_for("cannot write")
     assert f"{MARKUP}/copy: cannot write" in screen  # as typed, in the notification
     assert "MarkupError" not in screen
+
+
+def test_an_escape_sequence_in_a_name_is_shown_not_obeyed(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
+    """A symbol named `ESC ]0;pwn BEL` set the terminal's title, one named `ESC [2J` cleared the screen (and a
+    backspace moved the cursor into the next column): each is now written as its escape, as `dump` writes it."""
+    path = _renamed(tmp_path, {b"main": b"\x1b[2J", b"small_leaf": b"\x1b]0;pwn\x07\x08a"})
+    command = f"cd {tmp_path} && PYTHONPATH={ROOT} {sys.executable} -m sfview {path}; sleep 60"
+    tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "30", command)
+    screen = tmux.wait_for("3 0x1180")
+    tmux("send-keys", "-t", "app", "down", "down", "down")
+    screen = tmux.wait_for("FREs of fdes[3]")
+    assert tmux("display-message", "-p", "-t", "app", "#{pane_title}").strip() != "pwn"
+    lines = screen.splitlines()
+    assert lines[0].startswith(" renamed · .sframe section"), "the screen was not cleared"
+    assert next(line for line in lines if line.startswith("2 0x1050")).split()[4] == "\\x1b[2J"
+    assert "pwn\\x07\\x08a " in next(line for line in lines if line.startswith("3 0x1180"))  # the table cuts it
+    assert "─FREs of fdes[3] \\x1b]0;pwn\\x07\\x08a─" in screen

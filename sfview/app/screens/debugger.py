@@ -39,6 +39,7 @@ from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
 from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
+from sfview.output.safe_text import printable
 from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Found, Frame, Module, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
@@ -72,7 +73,8 @@ class ThreadPicker(ModalScreen[int | None]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = "Threads"
             yield Label("enter: walk this thread's stack (escape: stay on this one)", classes="goto-hint")
-            yield OptionList(*(Option(text, id=str(tid)) for tid, text in self.rows), id="goto-matches", markup=False)
+            options = (Option(printable(text), id=str(tid)) for tid, text in self.rows)
+            yield OptionList(*options, id="goto-matches", markup=False)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -485,7 +487,8 @@ class DebuggerScreen(Screen[None]):
     # ------------------------------------------------------------------ showing
 
     def _show(self, text: str) -> None:
-        self.query_one("#dbg-status", Static).update(text)
+        """The status line: one line, what it quotes (a module's path, a name) escaped, not obeyed."""
+        self.query_one("#dbg-status", Static).update(printable(text))
 
     def _names(self) -> list[Named]:
         """Each frame as gdb's `bt` prints it, numbered as gdb numbers them: a frame named before is named
@@ -557,7 +560,7 @@ class DebuggerScreen(Screen[None]):
             column.auto_width, column.width = room <= 0, width
         for cells in _fitted(rows, widths):
             # escaped: as markup, a C++ name's `[abi:cxx11]` would be read as a style's tag and vanish
-            table.add_row(*(escape(text) for text in cells))
+            table.add_row(*(escape(printable(text)) for text in cells))  # a name's ESC: not for the terminal
         table.move_cursor(row=first_rows[len(self.frames) - 1 if cursor is None else cursor])
         self._show_memory()
         if self.stop:
@@ -620,8 +623,8 @@ class DebuggerScreen(Screen[None]):
         first, at its line (`inlined: step () at inline.c:11`), whether or not the backtrace lists them."""
         out = Text()
         for place in [] if frame.signal else frame.source()[0]:
-            where = f" at {place.file}:{place.line}" if place.file and place.line else ""
-            out.append(f"  {'inlined: ' if place.inlined else 'in '}{demangle(place.function)} (){where}\n")
+            where = f" at {printable(place.file)}:{place.line}" if place.file and place.line else ""
+            out.append(f"  {'inlined: ' if place.inlined else 'in '}{printable(demangle(place.function))} (){where}\n")
         return out
 
     def _explain(self, frame: Frame | None, index: int = 0) -> None:
@@ -631,7 +634,7 @@ class DebuggerScreen(Screen[None]):
         if frame is None:
             top = self.frames[index] if index < len(self.frames) else None
             if top is not None:
-                name = demangle(self.unwinder.name_at(top.pc, top.lookup_pc))
+                name = printable(demangle(self.unwinder.name_at(top.pc, top.lookup_pc)))
                 out.append(f"Frame #{self._number(top)} at {top.pc:#x} {name}\n", style="bold")
                 out.append_text(self._places(self._placed(top)))
                 out.append(self._instruction(top.pc))
@@ -641,7 +644,7 @@ class DebuggerScreen(Screen[None]):
                 out.append("\nspace: find its caller, step by step")
             self.query_one("#dbg-explain", Static).update(out)
             return
-        title = "<signal handler called>" if frame.signal else demangle(frame.name())
+        title = "<signal handler called>" if frame.signal else printable(demangle(frame.name()))
         out.append(f"Frame #{self._number(frame)} at {frame.pc:#x} {title}\n", style="bold")
         out.append_text(self._places(frame))
         out.append(self._instruction(frame.pc))
@@ -653,7 +656,8 @@ class DebuggerScreen(Screen[None]):
         if func is not None and frame.module is not None and frame.module.section is not None:
             data = frame.module.section.data
             out.append(f"  FDE fdes[{func.index}] at section offset {func.span.start:#x}", style="cyan")
-            out.append(f" ({frame.module.name}: {func.start_address + frame.module.bias:#x}, {func.size} bytes)\n")
+            module = printable(frame.module.name)
+            out.append(f" ({module}: {func.start_address + frame.module.bias:#x}, {func.size} bytes)\n")
             if row is not None:
                 out.append(f"  FRE {row.index} at section offset {row.span.start:#x}", style="cyan")
                 out.append(f": bytes {data[row.span.start : row.span.end].hex(' ')}\n")

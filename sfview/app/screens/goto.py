@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
+from sfview.output.safe_text import printable
 
 __all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
 
@@ -138,7 +139,7 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         options = self.query_one("#goto-matches", OptionList)
         options.clear_options()
         options.add_options(
-            Option(Text.assemble((demangle(sym.name), "bold"), f"  {sym.address:#x}  {sym.size} bytes{_raw(sym)}"))
+            Option(Text.assemble((_shown(sym), "bold"), f"  {sym.address:#x}  {sym.size} bytes{_raw(sym)}"))
             for sym in self.matches
         )
         if self.matches:
@@ -161,6 +162,11 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         self.dismiss(self.matches[event.option_index])
 
 
+def _shown(symbol: Symbol) -> str:
+    """The symbol's name as people read it (demangled), a control character escaped: the terminal would obey it."""
+    return printable(demangle(symbol.name))
+
+
 def _raw(symbol: Symbol) -> str:
     """`  _ZN2ns7throwerEv`: the stored name after a demangled one, so that either form can be recognised."""
-    return f"  {symbol.name}" if demangle(symbol.name) != symbol.name else ""
+    return f"  {printable(symbol.name)}" if demangle(symbol.name) != symbol.name else ""

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from sfview.app.consumer_marks import CRASH, ConsumerMarks
 from sfview.check.catalogue import Severity
 from sfview.consumers import LookupFailure
+from sfview.output.safe_text import printable
 
 if TYPE_CHECKING:
     from sfview.check.run import Diagnostic
@@ -136,7 +137,7 @@ def _line(diag: Diagnostic) -> Text:
     text.append(f"{diag.severity.value:<7} ", style=SEVERITY_STYLES[diag.severity])
     text.append(f"{diag.start:#06x}  ", style="bold")
     text.append(f"{diag.check.id}  ", style="cyan")
-    text.append(f"{diag.path}: {diag.message}")
+    text.append(printable(f"{diag.path}: {diag.message}"))  # a name's escape sequence: shown, not obeyed
     return text
 
 
