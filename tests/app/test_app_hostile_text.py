@@ -101,3 +101,18 @@ def test_an_escape_sequence_in_a_name_is_shown_not_obeyed(tmux: Tmux, tmp_path: 
     assert next(line for line in lines if line.startswith("2 0x1050")).split()[4] == "\\x1b[2J"
     assert "pwn\\x07\\x08a " in next(line for line in lines if line.startswith("3 0x1180"))  # the table cuts it
     assert "─FREs of fdes[3] \\x1b]0;pwn\\x07\\x08a─" in screen
+
+
+async def test_a_path_holding_a_nul_is_refused_in_the_write_dialog(tmp_path: Path, monkeypatch) -> None:
+    """`w` given a pasted path with a NUL in it ended the app (`ValueError: embedded null byte`)."""
+    monkeypatch.chdir(tmp_path)
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w", "ctrl+u")
+        await pilot.pause()
+        app.focused.post_message(events.Paste("copy\0.elf"))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert _shown(app) == "'copy\\x00.elf': a path cannot hold a NUL character"
+    assert list(tmp_path.iterdir()) == []
