@@ -116,3 +116,16 @@ async def test_a_path_holding_a_nul_is_refused_in_the_write_dialog(tmp_path: Pat
         await pilot.pause()
         assert _shown(app) == "'copy\\x00.elf': a path cannot hold a NUL character"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("keys", [("4", "m"), ("s",)])
+async def test_a_terminal_of_ten_columns_shows_a_list_in_what_room_it_has(keys: tuple[str, ...]) -> None:
+    """The problems tab beside the minimap (or the symbol dialog) in a 10x3 terminal: the list had no cell for
+    its text, and Rich's wrapping of an option into none ended the app (`ValueError` in `chop_cells`)."""
+    app = SfviewApp(Document.open(str(DATA / "deep-x86_64")))
+    async with app.run_test(size=(10, 3)) as pilot:
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.screen.query_one("OptionList").size.width > 0  # cells for its text
