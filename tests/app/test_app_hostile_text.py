@@ -129,3 +129,18 @@ async def test_a_terminal_of_ten_columns_shows_a_list_in_what_room_it_has(keys: 
             await pilot.press(key)
             await pilot.pause()
         assert app.screen.query_one("OptionList").size.width > 0  # cells for its text
+
+
+async def test_a_name_that_looks_like_markup_is_offered_by_the_palette(tmp_path: Path) -> None:
+    """The command palette offers the functions whose names hold what is typed: `Go to a[/b]_leaf` ended it
+    (`MarkupError` in the palette's worker)."""
+    path = _renamed(tmp_path, {b"small_leaf": MARKUP.encode() + b"_leaf"})
+    app = SfviewApp(Document.open(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        app.focused.post_message(events.Paste("a[/"))
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.explorer.fde_table.cursor == 3  # gone to the function so named

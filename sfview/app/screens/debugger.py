@@ -671,9 +671,8 @@ class DebuggerScreen(Screen[None]):
         if caller is not None:
             out.append(f"\nThe caller, frame #{self._number(caller)}:\n", style="bold")
             origin = "the saved PC" if frame.signal else "RA"
-            out.append(
-                f"  pc = {origin} = {caller.pc:#x} {demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc))}\n"
-            )
+            name = printable(demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc)))
+            out.append(f"  pc = {origin} = {caller.pc:#x} {name}\n")
             changed, carried = frame.changed(caller)
             for regnum, value in sorted(changed.items()):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
