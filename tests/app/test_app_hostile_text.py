@@ -118,14 +118,13 @@ async def test_a_path_holding_a_nul_is_refused_in_the_write_dialog(tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("keys", [("4", "m"), ("s",)])
-async def test_a_terminal_of_ten_columns_shows_a_list_in_what_room_it_has(keys: tuple[str, ...]) -> None:
-    """The problems tab beside the minimap (or the symbol dialog) in a 10x3 terminal: the list had no cell for
-    its text, and Rich's wrapping of an option into none ended the app (`ValueError` in `chop_cells`)."""
+async def test_a_terminal_of_ten_columns_shows_a_list_in_what_room_it_has() -> None:
+    """The problems tab beside the minimap in a 10x3 terminal: the list had no cell for its text, and Rich's
+    wrapping of an option into none ended the app (`ValueError` in `chop_cells`)."""
     app = SfviewApp(Document.open(str(DATA / "deep-x86_64")))
     async with app.run_test(size=(10, 3)) as pilot:
         await pilot.pause()
-        for key in keys:
+        for key in ("4", "m"):
             await pilot.press(key)
             await pilot.pause()
         assert app.screen.query_one("OptionList").size.width > 0  # cells for its text
@@ -144,3 +143,18 @@ async def test_a_name_that_looks_like_markup_is_offered_by_the_palette(tmp_path:
         await pilot.press("enter")
         await pilot.pause()
         assert app.explorer.fde_table.cursor == 3  # gone to the function so named
+
+
+async def test_a_path_that_looks_like_markup_heads_the_diff(tmp_path: Path) -> None:
+    """`sfview A --diff B` where B's folder is named `a[` and B `b]`: the summary line quoted the path `…a[/b]`
+    as markup, and the app ended before its first screen."""
+    from sfview.app.screens.diff import DiffApp
+    from sfview.cli.diff import compared
+
+    (tmp_path / "a[").mkdir()
+    other = tmp_path / "a[" / "b]"
+    other.write_bytes((DATA / "shapes-x86_64-O2").read_bytes())
+    app = DiffApp(*compared(str(DATA / "shapes-x86_64-O2"), str(other), keep_same=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert f"B {tmp_path}/a[/b]: 9 same" in str(app.screen.query_one("#diff-summary").render())
