@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
+from sfview.consumers import FailuresBound, LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.libsframe import (
     COUNTS,
     FIXED_HEADER,
@@ -72,7 +72,7 @@ from sfview.consumers.libsframe_lookups import (
     row_bound,
 )
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
-from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE, RUNS_PER_BYTE, domains
+from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.records import START_ADDR_SIZES
@@ -468,8 +468,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
     except Crash as crash:
         return Verdict(name, False, "crash", crash.rule, 0)
     engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096, row_bound(data))
-    failures = LookupFailures()
-    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
+    failures = LookupFailures(len(data))
     notes: list[str] = []
     frames = 0
     try:
@@ -480,14 +479,12 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 if isinstance(answer, RowAnswer) and answer.frame is not None:
                     frames += last - first
                     continue
-                if len(failures) >= listed:
-                    raise Budget(low, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)")
-                if isinstance(answer, Crash):
-                    failures.append(LookupFailure(first, last, "crash", answer.rule, index))
-                else:
-                    failures.append(LookupFailure(first, last, END_OF_STACK, answer.rule, index))
+                error = "crash" if isinstance(answer, Crash) else END_OF_STACK
+                failures.add(LookupFailure(first, last, error, answer.rule, index))
     except Budget as stop:
         notes.append(f"steps past {(address + stop.pc) & ADDRESS_MASK:#x} not judged: {stop.reason}")
+    except FailuresBound as full:
+        notes.append(full.note)
     notes.insert(0, f"backtrace() computes the caller's frame from the section at {frames} PCs")
     if any(f.error == END_OF_STACK for f in failures):
         notes.insert(1, f"where a step fails (_URC_END_OF_STACK), backtrace() {FALLS_BACK} for the whole trace")

@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterator
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
+from sfview.consumers import FailuresBound, LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.libsframe import (
     Crash,
     Decoder,
@@ -42,12 +42,6 @@ RUNS_PER_BYTE = 1
 whose lookups fail every few bytes: each failing range is listed, 28 bytes held and some microseconds of
 work each; past the bound, the verdict says where it stopped). A real section's rows take 3 bytes or more
 each, and a stretch of PCMASK blocks finding rows is one run (`Periodic`)."""
-BYTES_PER_FAILURE = 8
-"""The section bytes a failing range listed costs at least, past `FAILURES_FREE` ranges: a range listed
-holds 28 bytes (`LookupFailures`), so the listing stays within ten times the section. A real section's rows
-take 3 bytes or more each; a PCMASK function of gigabytes whose lookups fail every few bytes (2.44, 2.40)
-would list a range per byte or two. Past the bound, the verdict says where it stopped."""
-FAILURES_FREE = 4096
 
 
 def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, list[int] | None]]:
@@ -105,13 +99,13 @@ def domains(
 
 def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, list[str]]:
     """The lookups that fail or crash at every PC of every function, and notes: PCs given another row than
-    the format's, and where the judging stopped if the bound was met."""
+    the format's, and where the judging stopped if a bound was met (on the work, or on the failing ranges
+    listed: `LookupFailures`)."""
     bound = row_bound(data)
     claimed = sum(min(fde.num_fres, len(data)) for fde in dec._table)  # no more rows than bytes: a row has 2
     compared = claimed <= bound
     engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound, rows_alike=not compared)
-    failures = LookupFailures()
-    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
+    failures = LookupFailures(len(data))
     other, first_other = 0, ""
     notes: list[str] = []
     if not compared:
@@ -123,12 +117,8 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
                 low, high = start + run.start - rel, start + run.end - rel
                 found = run.outcome
                 if not isinstance(found, Fre):
-                    if len(failures) >= listed:
-                        raise Budget(
-                            run.start, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
-                        )
                     error = "crash" if isinstance(found, Crash) else named(found.error)
-                    failures.append(LookupFailure(low, high, error, found.rule, index))
+                    failures.add(LookupFailure(low, high, error, found.rule, index))
                 elif rows:
                     wrong = _other_row(rows, found.start, low - start, high - start)
                     if wrong and not other:
@@ -137,6 +127,8 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     except Budget as stop:
         pc = (address + stop.pc) & ADDRESS_MASK
         notes.append(f"lookups past {pc:#x} not judged: {stop.reason}")
+    except FailuresBound as full:
+        notes.append(full.note)
     if other:
         notes.insert(0, f"{other} PCs get another row than the format's, first at {first_other}")
     return failures, notes

@@ -29,7 +29,7 @@ from handmade import (
     signed_rows,
 )
 
-from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE
+from sfview.consumers import BYTES_PER_FAILURE, FAILURES_FREE
 from sfview.consumers.verdicts import profiles
 
 FUNCTIONS = 20_000
