@@ -34,7 +34,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -70,6 +70,7 @@ from sfview.consumers.libsframe_lookups import (
     Walks,
     _distinct,
     row_bound,
+    row_ref,
 )
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
 from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
@@ -286,7 +287,18 @@ class Reader:
         return RowAnswer(start, info, cfa, ra, fp, frame)
 
 
-Condition = tuple[int, int, Answer, bool]
+Condition = tuple[int, int, Answer | int, bool]
+"""As libsframe's walk gives it (`libsframe_lookups.Condition`): a row's answer as its reference (`row_ref`)."""
+
+
+def _row_answer(reader: Reader, ref: int) -> Answer:
+    """The step's answer on the row a `row_ref` names (the walk read it once already: read again)."""
+    at, fre_type = ref >> 4, ref & 0xF
+    start, row_info, _ = reader.row(at, fre_type)
+    try:
+        return reader.step(start, row_info, at + START_ADDR_SIZES[fre_type] + 1)
+    except Crash as crash:
+        return bare(crash)
 
 
 def _walk(reader: Reader, index: int) -> Iterator[Condition]:
@@ -304,8 +316,7 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
             if fre_type not in START_ADDR_SIZES:
                 yield *everywhere, Miss(END_OF_STACK, f"__sframe_find_fre: FRE type {fre_type}"), False
                 return
-            start, row_info, esz = reader.row(at, fre_type)
-            words = at + START_ADDR_SIZES[fre_type] + 1
+            start, _, esz = reader.row(at, fre_type)
             if i < count - 1:
                 nxt = reader.read(at + esz, layout.FRE_START_ADDR[fre_type], "sframe_fre_get_end_ip_offset")
                 end = (nxt - 1) & U32
@@ -317,11 +328,7 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
             if pcmask and rep == 0:
                 yield *everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False
                 return
-            try:
-                answer: Answer = reader.step(start, row_info, words)
-            except Crash as crash:
-                answer = bare(crash)
-            yield start, end + 1, answer, pcmask
+            yield start, end + 1, row_ref(at, fre_type), pcmask
             at += esz
     except Crash as crash:
         yield *everywhere, bare(crash), False
@@ -340,7 +347,7 @@ class Lookups:
         self.budget = budget
         self.count = 0
         self._breaks = reader.breaks()
-        self._walks: Walks[tuple[int, ...]] = Walks(rows)
+        self._walks: Walks[tuple[int, ...], Answer] = Walks(rows, functools.partial(_row_answer, reader))
         self._painted: dict[tuple[tuple[int, ...], int, int, bool], list[tuple[int, int, Answer]]] = {}
         """A function's runs by what its rows are judged by and its span of offsets (functions alike), merged."""
         self._replays: Replays[tuple[int, int, bool], tuple[int, int, Answer]] = Replays()
@@ -413,27 +420,22 @@ class Lookups:
         high = offset + b - a
         pcmask = key[0] >= 0 and PCMASK[key[0]]  # a PCMASK function's keys repeat: its rows walked to the end
         walk = self._walks.walk(key, lambda: _walk(self.reader, index), ALL if pcmask else high, a)
-        conds = walk.conds
-        rep = self.reader.field(index, "func_rep_size") if pcmask and any(c[3] for c in conds) else 0
+        rep = self.reader.field(index, "func_rep_size") if pcmask and walk.blocks else 0
         if rep:
             yield from self._periodic(key, walk, rep, a, offset, high, frames_alike)
             return
-        painted = self._painted.get((key, offset, high, frames_alike))
+        painted: Iterable[tuple[int, int, Answer]] | None = self._painted.get((key, offset, high, frames_alike))
         if painted is None:
-            if len(self._painted) >= KEPT:
-                del self._painted[next(iter(self._painted))]
-            painted = []
-            for k_low, k_high, answer in walk.paint(NO_ROW, offset, high):
-                if painted and _same(painted[-1][2], answer, frames_alike):
-                    painted[-1] = (painted[-1][0], k_high, painted[-1][2])
-                else:
-                    painted.append((k_low, k_high, answer))
-            self._painted[key, offset, high, frames_alike] = painted
+            painted = _merged(walk.paint(NO_ROW, offset, high), frames_alike)
+            if not walk.stepwise(high):  # painted at the cost of the runs given: not kept
+                if len(self._painted) >= KEPT:
+                    del self._painted[next(iter(self._painted))]
+                painted = self._painted[key, offset, high, frames_alike] = list(painted)
         for k_low, k_high, answer in painted:
             yield a + k_low - offset, a + k_high - offset, answer
 
     def _periodic(
-        self, key: tuple[int, ...], walk: Walk, rep: int, a: int, offset: int, high: int, frames_alike: bool
+        self, key: tuple[int, ...], walk: Walk[Answer], rep: int, a: int, offset: int, high: int, frames_alike: bool
     ) -> Iterator[tuple[int, int, Answer]]:
         """A PCMASK function's offsets [offset, high) from PC `a` on, by its `Periodic` (kept per walk:
         functions alike share it); the runs painted to make each count against the bound with it."""
@@ -446,6 +448,20 @@ class Lookups:
             if self.count > self.budget:
                 raise Budget(a + k_low - offset, f"more than {self.budget} runs")
             yield a + k_low - offset, a + k_high - offset, answer
+
+
+def _merged(runs: Iterable[tuple[int, int, Answer]], frames_alike: bool) -> Iterator[tuple[int, int, Answer]]:
+    """`runs`, adjacent runs of one answer (`_same`) merged."""
+    last: tuple[int, int, Answer] | None = None
+    for run in runs:
+        if last is not None and _same(last[2], run[2], frames_alike):
+            last = (last[0], run[1], last[2])
+            continue
+        if last is not None:
+            yield last
+        last = run
+    if last is not None:
+        yield last
 
 
 def _same(a: Answer, b: Answer, frames_alike: bool = False) -> bool:

@@ -44,9 +44,10 @@ work each; past the bound, the verdict says where it stopped). A real section's 
 each, and a stretch of PCMASK blocks finding rows is one run (`Periodic`)."""
 
 
-def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, list[int] | None]]:
+def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, array | None]]:
     """(index, start, size, the format's row starts or None) of every function, by the format when sfview
-    reads the section, else by the library's own FDE table; the row starts only when `rows` asks."""
+    reads the section, else by the library's own FDE table; the row starts only when `rows` asks, and only
+    where they increase (packed: a function may have 65,535 rows)."""
     try:
         section = Section(data, address)
     except InputError:
@@ -62,18 +63,19 @@ def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[
             if not rows:
                 yield index, start, size, None
                 continue
-            starts = None if block.info.pcmask else [r[0] for r in block.rows]
-            yield index, start, size, starts if starts == sorted(set(starts or ())) else None
+            starts = None if block.info.pcmask else array("I", (r[0] for r in block.rows))
+            rising = starts is not None and all(a < b for a, b in itertools.pairwise(starts))
+            yield index, start, size, starts if rising else None
 
 
 def domains(
     dec: Decoder, data: bytes, address: int, rows: bool = False
-) -> Iterator[tuple[int, int, int, list[int] | None]]:
+) -> Iterator[tuple[int, int, int, array | None]]:
     """(index, start, end, row starts) in index order: each function's PCs, up to the next function's start
     and 2^64 (the format's row starts only when `rows` asks). Held as columns of numbers, a tuple made as
     each is given."""
     indexes, starts, lasts = array("I"), array("Q"), array("Q")
-    row_from, has_rows, row_starts = array("Q"), array("B"), array("Q")
+    row_from, has_rows, row_starts = array("Q"), array("B"), array("I")
     """Where each function's row starts begin in `row_starts` (one more: their end), and whether it has any."""
     for index, start, size, found in _functions(dec, data, address, rows):
         if size:
@@ -93,7 +95,7 @@ def domains(
             lasts[i] = min(lasts[i], starts[j] - 1)
     del order
     for i in by_index:
-        found = list(row_starts[row_from[i] : row_from[i + 1]]) if has_rows[i] else None
+        found = row_starts[row_from[i] : row_from[i + 1]] if has_rows[i] else None
         yield indexes[i], starts[i], lasts[i] + 1, found
 
 
@@ -134,7 +136,7 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     return failures, notes
 
 
-def _other_row(rows: list[int], found: int, low: int, high: int) -> int:
+def _other_row(rows: array, found: int, low: int, high: int) -> int:
     """How many offsets in [low, high) the format gives a row other than the one starting at `found`."""
     if not rows:
         return 0

@@ -22,6 +22,7 @@ from handmade import (
     at_one_start,
     bare_rows,
     distinct_rows,
+    long_function,
     nested,
     past_the_pool,
     pcmask_gigabytes,
@@ -132,6 +133,19 @@ def test_pcmask_functions_failing_every_repeat_list_failures_within_the_bound(
     _judged_peak(small, profile, whole=False)
     added = _judged_peak(big, profile, whole=False) - _judged_peak(small, profile, whole=False)
     assert added < PER_BYTE * (len(big) - len(small)), added / (len(big) - len(small))
+
+
+@pytest.mark.parametrize("profile", ["libsframe", "libsframe-2.44", "glibc-2.43"])
+def test_one_long_function_is_judged_within_the_bound(profile: str) -> None:
+    """One function of 20,000 rows, none repeating (`handmade.long_function`, 4 bytes a row): its walk keeps
+    its conditions as columns of numbers and its rows as references decoded again when asked for, and paints
+    its runs one at a time (it held a tuple and a decoded row or step for each: 73-160 times the bytes), so
+    the memory 15,000 more rows add stays within ten times the bytes they add. The answers are held to the
+    libraries' own code by tests/oracles/test_libsframe.py and test_glibc.py."""
+    fewer, more = long_function(2, 5000), long_function(2, 20_000)
+    _judged_peak(fewer, profile)
+    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
 
 
 ROW_HEAVY = [("libsframe", 3, "s390x"), ("glibc-2.43", 2, "aarch64")]
