@@ -279,6 +279,22 @@ def bare_rows(functions: int, rows: int = 100) -> bytes:
     return _own_blocks([block] * functions, rows)
 
 
+def across_fde_types(pairs: int, rows: int = 200) -> bytes:
+    """A version 3 AMD64 section of `pairs` pairs of functions over one block each of `rows` rows without
+    data words (two bytes a row): the first of FDE type 0, the second of type 5 (past flexible), its
+    attributes the first's rep_size and first rows' bytes (`scripts/kernel_corpus.py`'s `fde_types_mixed`),
+    so that it reads the first's rows from the third on. Each row is read by two FDE types the kernel's
+    reader reads apart (two tables): the most nodes a row of the smallest size makes."""
+    blocks, table = b"", []
+    starts = [0, 5, *range(6, 6 + rows - 2)]  # the second row's start: the second function's FDE type
+    body = b"".join(bytes([start, k % 2]) for k, start in enumerate(starts))  # the first's info: FRE type 0
+    for _ in range(pairs):
+        table += [len(blocks), len(blocks) + 4]
+        blocks += struct.pack("<HBBB", rows, 0, 0, rows - 2) + body
+    fdes = [struct.pack("<qII", 0x1000 + 0x200 * i - (28 + 16 * i), 0x200, at) for i, at in enumerate(table)]
+    return _v3(len(fdes), 2 * pairs * rows, fdes, blocks)
+
+
 ROW_HEAVY = {
     "aarch64": ("<", 2, 0x20, [16, -8, -16], 0x80),  # little-endian AArch64, key B, every RA signed
     "s390x": (">", 4, 0, [127, 0, -1], 0),  # big-endian s390x: the FP (and RA) in registers

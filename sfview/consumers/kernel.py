@@ -163,6 +163,11 @@ class _Refusal(NamedTuple):
     delta: int
 
 
+GRANULE = 4
+"""The offsets `_Rows` keeps one chain of nodes for: a row takes 2 bytes or more, so a chain holds a node or
+two of each table reading there (4 bytes held for every 4 bytes of rows, not for every byte)."""
+
+
 class _Rows:
     """The rows read, by FRE type and FDE type (a table), then section offset: one node a row, held as columns.
 
@@ -183,11 +188,11 @@ class _Rows:
         self.low = low
         self.read = read
         """(start, size, answer) of the row at an offset, read for a table."""
-        self.slot = array("i", [0]) * (high - low + 1)
-        """The last node made at each offset in [low, high], plus one (0: none)."""
+        self.slot = array("i", [0]) * ((high - low) // GRANULE + 1)
+        """The last node made at each `GRANULE` bytes of offsets from `low` to `high`, plus one (0: none)."""
         offsets = "I" if high < 1 << 32 else "Q"
         self.other, self.at = array("i"), array(offsets)
-        """The node made before each at the same offset, plus one; each node's offset."""
+        """The node made before each in the same granule, plus one; each node's offset."""
         self.fails, self.changes = array("i"), array("i")
         self.first, self.table, self.after, self.end = array("i"), array("B"), array("i"), array(offsets)
         """Each batch's first node, table, the node its last links to (-1: none), the offset past its last."""
@@ -210,8 +215,8 @@ class _Rows:
 
     def find(self, table: int, at: int) -> int:
         """The node at `at` in `table`, or -1 (among the batches closed)."""
-        node = self.slot[at - self.low] - 1
-        while node >= 0 and self.table[self.batch(node)] != table:
+        node = self.slot[(at - self.low) // GRANULE] - 1
+        while node >= 0 and (self.at[node] != at or self.table[self.batch(node)] != table):
             node = self.other[node] - 1
         return node
 
@@ -223,8 +228,9 @@ class _Rows:
         if (node == self._batch_first or answer != self._last) and _fails(answer):
             self.fails.append(node)
         self._last = answer
-        self.other.append(self.slot[at - self.low])
-        self.slot[at - self.low] = node + 1
+        granule = (at - self.low) // GRANULE
+        self.other.append(self.slot[granule])
+        self.slot[granule] = node + 1
         self.at.append(at)
         return node
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 from handmade import (
+    across_fde_types,
     at_one_start,
     bare_rows,
     distinct_rows,
@@ -233,6 +234,18 @@ def test_the_kernel_judges_functions_of_many_rows_within_the_bound(profile: str,
     (`distinct_rows`: each distinct answer was a tuple held), rows of two bytes (`bare_rows`, the smallest):
     the memory 400 more functions add within ten times the bytes they add."""
     fewer, more = shape(100), shape(500)
+    _judged_peak(fewer, profile)
+    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+@pytest.mark.parametrize("profile", KERNELS)
+def test_rows_read_by_two_fde_types_are_held_within_the_bound(profile: str) -> None:
+    """Rows of two bytes each read by a function of FDE type 0 and one of type 5 (`handmade.across_fde_types`:
+    the kernel reads them as two tables, a node each): the nodes of each 4 bytes of rows chained from one
+    slot (one slot a byte held 11.7 times the bytes), the memory 90 more pairs add within ten times the
+    bytes they add."""
+    fewer, more = across_fde_types(10), across_fde_types(100)
     _judged_peak(fewer, profile)
     added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
