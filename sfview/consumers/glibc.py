@@ -172,9 +172,10 @@ class Reader:
         return values if len(values) > 1 else values[0]
 
     def read(self, at: int, char: str, rule: str) -> int:
-        value = self._read(at, char, rule)
-        assert isinstance(value, int)
-        return value
+        record = _struct("<" + char)
+        if at < 0 or at + record.size > len(self.data):  # the crash, said by `_read`
+            self._read(at, char, rule)
+        return record.unpack_from(self.data, at)[0]  # type: ignore[no-any-return]
 
     def field(self, index: int, name: str) -> int:
         """One field of FDE `index`, read in place (past the section: a crash)."""

@@ -266,7 +266,8 @@ HELD_PIECES = 1 << 12
 """The most disjoint intervals `Held` keeps (rows tested in a descending order of starts make one each)."""
 
 
-MARKS = {"i": (-(1 << 31), (1 << 31) - 1), "q": (-(1 << 63), (1 << 63) - 1)}
+NARROW = -(1 << 31)
+MARKS = {"i": (NARROW, -NARROW - 1), "q": (-(1 << 63), (1 << 63) - 1)}
 """What a column of `Conditions` holds for BELOW and ALL, by its type: a value between them is itself."""
 
 
@@ -292,14 +293,10 @@ def _got(column: array, index: int) -> int:
     return BELOW if value == below else ALL if value == above else value
 
 
-RECENT = 1 << 10
-"""How many rows `Conditions` keeps decoded (twice as many at most): adjacent runs of one row find one object."""
-
-
 class Conditions(Sequence[tuple[int, int, A, bool]]):
     """A walk's conditions kept, as columns of numbers (4 bytes a key, 8 where one needs it); a row's answer
-    as its reference, decoded again by `row` when asked for (the rows decoded last kept, so that a row asked
-    for again soon is one object), any other answer as its index among the few distinct ones."""
+    as its reference, decoded again by `row` when asked for (`row` keeps the rows it decoded lately: a row
+    asked for again soon is one object), any other answer as its index among the few distinct ones."""
 
     def __init__(self, row: Callable[[int], A]) -> None:
         self._lows, self._highs, self._refs = array("i"), array("i"), array("i")
@@ -309,8 +306,6 @@ class Conditions(Sequence[tuple[int, int, A, bool]]):
         self._index: dict[int, int] = {}
         """Each answer of `_answers` by its `id` (held there: the ids stay theirs)."""
         self._row = row
-        self._recent: dict[int, A] = {}
-        self._older: dict[int, A] = {}
 
     def append(self, low: int, high: int, answer: A | int, block: bool) -> None:
         if not isinstance(answer, int):
@@ -318,13 +313,27 @@ class Conditions(Sequence[tuple[int, int, A, bool]]):
             if known == len(self._answers):
                 self._answers.append(answer)
             answer = -1 - known
-        self._lows = _put(self._lows, low)
-        self._highs = _put(self._highs, high)
-        self._refs = _put(self._refs, answer)
+        lows, highs, refs = self._lows, self._highs, self._refs
+        top = -NARROW - 1
+        narrow = lows.typecode == highs.typecode == refs.typecode == "i"
+        if narrow and NARROW < low < top and NARROW < high < top and NARROW < answer < top:  # no mark, no widening
+            lows.append(low)
+            highs.append(high)
+            refs.append(answer)
+            self._blocks.append(block)
+            return
+        self._lows = _put(lows, low)
+        self._highs = _put(highs, high)
+        self._refs = _put(refs, answer)
         self._blocks.append(block)
 
     def high(self, index: int) -> int:
         return _got(self._highs, index)
+
+    def columns(self) -> tuple[array, array, int]:
+        """The highs and the answers' numbers as held (a high of ALL as the third value, the column's mark;
+        an answer's number never a mark), for a loop reading many."""
+        return self._highs, self._refs, MARKS[self._highs.typecode][1]
 
     def ref(self, index: int) -> int:
         """Condition `index`'s answer as a number: a row's reference (0 or more), else below 0."""
@@ -332,17 +341,7 @@ class Conditions(Sequence[tuple[int, int, A, bool]]):
 
     def answer(self, ref: int) -> A:
         """The answer a `ref` stands for."""
-        if ref < 0:
-            return self._answers[-1 - ref]
-        found = self._recent.get(ref)
-        if found is None:
-            found = self._older.get(ref)
-            if found is None:
-                found = self._row(ref)
-            if len(self._recent) >= RECENT:
-                self._older, self._recent = self._recent, {}
-            self._recent[ref] = found
-        return found
+        return self._answers[-1 - ref] if ref < 0 else self._row(ref)
 
     def __len__(self) -> int:
         return len(self._blocks)
@@ -432,14 +431,17 @@ class Walk(Generic[A]):
         if low >= high:
             return
         conds, reaches = self.conds, self._reaches
+        highs, refs, top = conds.columns()
         i = bisect.bisect_right(reaches, low, key=conds.high)
-        start, ref = low, conds.ref(reaches[i])
+        start, ref = low, refs[reaches[i]]
         while low < high:
-            here = conds.ref(reaches[i])
+            at = reaches[i]
+            here = refs[at]
             if here != ref and not (rows_alike and here >= 0 and ref >= 0):
                 yield start, low, conds.answer(ref)
                 start, ref = low, here
-            low, i = min(conds.high(reaches[i]), high), i + 1
+            reach = highs[at]
+            low, i = (high if reach == top else min(reach, high)), i + 1  # (`top`: ALL)
         if start < high:
             yield start, high, conds.answer(ref)
 
