@@ -203,23 +203,22 @@ def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
     fde = dec.fde(index)
     start = dec.start(index)
     wide = dec.rel.lookup == "range64"
-    for i in range(fde.num_fres):
-        row, esz = decode_fre(dec, at, fde.fre_type)
-        ref = row_ref(at, fde.fre_type)
-        if i < fde.num_fres - 1:
-            end = dec.fres.read(at + esz, layout.FRE_START_ADDR[fde.fre_type], "sframe_fre_get_end_ip_offset") - 1
-        else:
-            end = fde.size - 1
+    count, fre_type, pcmask, rep_size = fde.num_fres, fde.fre_type, fde.pcmask, fde.rep_size
+    read, char = dec.fres.read, layout.FRE_START_ADDR.get(fre_type, "")  # (unknown: decode_fre crashes first)
+    for i in range(count):
+        row, esz = decode_fre(dec, at, fre_type)
+        ref = row_ref(at, fre_type)
+        end = read(at + esz, char, "sframe_fre_get_end_ip_offset") - 1 if i < count - 1 else fde.size - 1
         if wide:
             yield BELOW, row.start, AFTER, False
-            if fde.pcmask and fde.rep_size == 0:
+            if pcmask and rep_size == 0:
                 yield _everywhere(REP_SIZE_0)
                 return
-            yield row.start, (end & U32) + 1, ref, fde.pcmask
+            yield row.start, (end & U32) + 1, ref, pcmask
         else:
             first, last = _int32(row.start), _int32(end)
-            if fde.pcmask:
-                if fde.rep_size == 0:
+            if pcmask:
+                if rep_size == 0:
                     yield _everywhere(REP_SIZE_0)
                     return
                 yield first, last + 1, ref, False
