@@ -65,17 +65,28 @@ class LookupFailures(Sequence[LookupFailure]):
         self._pairs: list[tuple[str, str]] = []
 
     def add(self, failure: LookupFailure) -> None:
-        """Hold `failure`; `FailuresBound` at its start, holding nothing, when `bound` are held already."""
+        """Hold `failure`, one range with the last one held when it goes on from it for the same reason in the
+        same function (rows alike failing one after another); `FailuresBound` at its start, holding nothing,
+        when `bound` are held already."""
+        function = -1 if failure.function is None else failure.function
+        pair = (failure.error, failure.rule)
+        if (
+            self._starts
+            and self._lasts[-1] + 1 == failure.start
+            and self._functions[-1] == function
+            and self._pairs[self._kinds[-1]] == pair
+        ):
+            self._lasts[-1] = failure.end - 1
+            return
         if len(self._starts) >= self.bound:
             reason = f"more than {self.bound} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
             raise FailuresBound(failure.start, f"lookups at {failure.start:#x} and past not judged: {reason}")
-        pair = (failure.error, failure.rule)
         kind = self._kind_of.setdefault(pair, len(self._pairs))
         if kind == len(self._pairs):
             self._pairs.append(pair)
         self._starts.append(failure.start)
         self._lasts.append(failure.end - 1)
-        self._functions.append(-1 if failure.function is None else failure.function)
+        self._functions.append(function)
         self._kinds.append(kind)
 
     def __len__(self) -> int:

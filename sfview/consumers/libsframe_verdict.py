@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from sfview import ADDRESS_MASK
 from sfview.consumers import FailuresBound, LookupFailure, LookupFailures, Profile, Verdict, register
@@ -70,7 +70,7 @@ def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[
 
 def domains(
     dec: Decoder, data: bytes, address: int, rows: bool = False
-) -> Iterator[tuple[int, int, int, array | None]]:
+) -> Iterator[tuple[int, int, int, Sequence[int] | None]]:
     """(index, start, end, row starts) in index order: each function's PCs, up to the next function's start
     and 2^64 (the format's row starts only when `rows` asks). Held as columns of numbers, a tuple made as
     each is given."""
@@ -94,8 +94,10 @@ def domains(
         if starts[j] > starts[i]:
             lasts[i] = min(lasts[i], starts[j] - 1)
     del order
+    found = None  # (the last function's row starts let go: `row_starts` holds them)
+    view = memoryview(row_starts)
     for i in by_index:
-        found = row_starts[row_from[i] : row_from[i + 1]] if has_rows[i] else None
+        found = view[row_from[i] : row_from[i + 1]] if has_rows[i] else None  # (a view: not copied)
         yield indexes[i], starts[i], lasts[i] + 1, found
 
 
@@ -136,7 +138,7 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     return failures, notes
 
 
-def _other_row(rows: array, found: int, low: int, high: int) -> int:
+def _other_row(rows: Sequence[int], found: int, low: int, high: int) -> int:
     """How many offsets in [low, high) the format gives a row other than the one starting at `found`."""
     if not rows:
         return 0
