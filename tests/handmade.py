@@ -64,11 +64,15 @@ def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False)
 FDE_LAYOUT = {1: "iIIIB", 2: "iIIIBBH", 3: "qII"}
 
 
-def long_function(version: int, rows: int = 6000) -> bytes:
+def long_function(version: int, rows: int = 6000, bare: bool = False) -> bytes:
     """An AMD64 section of one function at 0x1000 (PCREL from version 3) with `rows` rows two bytes apart
-    (2-byte starts, one 1-byte CFA offset each), the middle row starting before the one above it: 4 bytes a row."""
+    (2-byte starts, one 1-byte CFA offset each), the middle row starting before the one above it: 4 bytes a row
+    (`bare`: no CFA offset, 3 bytes a row)."""
     starts = [2 * i - 3 * (i == rows // 2) for i in range(rows)]
-    block = b"".join(struct.pack("<HBb", start, 0x03, 8 + (i % 64)) for i, start in enumerate(starts))
+    rows_made = (
+        struct.pack("<HB", s, 1) if bare else struct.pack("<HBb", s, 3, 8 + i % 64) for i, s in enumerate(starts)
+    )
+    block = b"".join(rows_made)
     if version >= 3:
         block = struct.pack("<HBBB", rows, 0x01, 0, 0) + block
         fde = struct.pack("<qII", 0x1000 - 28, 2 * rows, 0)

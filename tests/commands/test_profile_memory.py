@@ -138,17 +138,29 @@ def test_pcmask_functions_failing_every_repeat_list_failures_within_the_bound(
     assert added < PER_BYTE * (len(big) - len(small)), added / (len(big) - len(small))
 
 
+@pytest.mark.parametrize("bare", [False, True], ids=["cfa", "bare"])
 @pytest.mark.parametrize("profile", ["libsframe", "libsframe-2.44", "glibc-2.43"])
-def test_one_long_function_is_judged_within_the_bound(profile: str) -> None:
-    """One function of 20,000 rows, none repeating (`handmade.long_function`, 4 bytes a row): its walk keeps
-    its conditions as columns of numbers and its rows as references decoded again when asked for, and paints
-    its runs one at a time (it held a tuple and a decoded row or step for each: 73-160 times the bytes), so
-    the memory 15,000 more rows add stays within ten times the bytes they add. The answers are held to the
-    libraries' own code by tests/oracles/test_libsframe.py and test_glibc.py."""
-    fewer, more = long_function(2, 5000), long_function(2, 20_000)
+def test_one_long_function_is_judged_within_the_bound(profile: str, bare: bool) -> None:
+    """One function of 20,000 rows, none repeating (`handmade.long_function`, 4 bytes a row; `bare`, without
+    data words: 3): its walk keeps its conditions as columns of numbers and its rows as references decoded
+    again when asked for, and paints its runs one at a time (it held a tuple and a decoded row or step for
+    each: 73-160 times the bytes), so the memory 15,000 more rows add stays within ten times the bytes they
+    add. The answers are held to the libraries' own code by tests/oracles/test_libsframe.py and
+    test_glibc.py."""
+    fewer, more = long_function(2, 5000, bare), long_function(2, 20_000, bare)
     _judged_peak(fewer, profile)
     added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
     assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
+def test_rows_failing_one_after_another_for_one_reason_are_one_range() -> None:
+    """glibc on a function of 20,000 rows without data words: every row's step fails the same way, each row
+    its own answer; the failing ranges list them as one (`LookupFailures.add`: a range going on from the last
+    for the same reason in the same function), not one a row (28 bytes held a row of 3 bytes)."""
+    data = long_function(2, 20_000, bare=True)
+    verdict = PROFILES["glibc-2.43"].judge(data, 0)
+    rule = "the row has no CFA offset (sframe_get_fre_offset)"
+    assert [(f.start, f.end, f.rule, f.function) for f in verdict.lookups] == [(0x1000, 0x1000 + 40_000, rule, 0)]
 
 
 ROW_HEAVY = [("libsframe", 3, "s390x"), ("glibc-2.43", 2, "aarch64")]
