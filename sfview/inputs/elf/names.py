@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 from sfview.errors import InputError
-from sfview.inputs.boundary import BoundedStrings, names_bound, reading
+from sfview.inputs.boundary import BoundedStrings, check_relocations, names_bound, reading
 from sfview.inputs.elf.image import (
     SHF_EXECINSTR,
     SHT_DYNSYM,
@@ -302,6 +302,7 @@ def _relocations_of(
     symtab = elf.get_section(section["sh_link"])
     if not isinstance(symtab, SymbolTableSection):
         raise InputError(f"sh_link {section['sh_link']} is not a symbol table")
+    check_relocations(section.num_relocations(), target_name, target["sh_size"])
     symbols: dict[int, Any] = {}  # most relocations name one of a few symbols (`.text`'s section symbol)
     for reloc in section.iter_relocations():
         number = reloc["r_info_sym"]

@@ -40,7 +40,7 @@ from elftools.elf.segments import Segment
 
 from sfview.errors import InputError
 from sfview.inputs import limits
-from sfview.inputs.boundary import BoundedStrings, reading, reason
+from sfview.inputs.boundary import BoundedStrings, check_relocations, reading, reason
 from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, SectionHeader, inflate
 from sfview.inputs.leb128 import bound_pyelftools
 
@@ -197,6 +197,7 @@ class ElfFile(ELFFile):
                 handler = RelocationHandler(self)
                 relocations = handler.find_relocations_for_section(section)
                 if relocations is not None:
+                    check_relocations(relocations.num_relocations(), section.name, len(data))
                     handler.apply_section_relocations(stream, relocations)
         except InputError as exc:  # costs the relocated addresses, not the CFI
             self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
