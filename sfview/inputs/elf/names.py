@@ -325,9 +325,10 @@ def _relocations_of(
 
 def _section_name(elf: ElfFile, index: int | str) -> str:
     """The name of section `index` (a symbol's `st_shndx`), "" for an undefined or special one."""
-    if not isinstance(index, int) or index == SHN_UNDEF:
+    headers = elf.section_headers  # in order of index: the one asked for found at its place, not looked for
+    if not isinstance(index, int) or not 0 < index < len(headers):
         return ""
-    return next((name for i, name, _ in elf.section_headers if i == index), "")
+    return headers[index][1]
 
 
 DEBUG_ROOT = "/usr/lib/debug"
