@@ -1,0 +1,84 @@
+"""A relocatable object's relocations built to cost: more of them than their section has bytes, and symbols
+in sections far down a long header table. Work bounded by the file's bytes, the refusal said where.
+
+The objects are `shapes-x86_64-O2.o` edited here (tests/elf_edit.py): its `.rela.sframe` and
+`.rela.eh_frame` repeated or pointed elsewhere, its section header table grown.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+from elf_edit import Elf
+
+from sfview.document import Document
+from sfview.errors import InputError
+from sfview.inputs.elf import pyelftools_view
+from sfview.inputs.elf.names import relocated_places
+
+OBJECT = DATA / "shapes-x86_64-O2.o"
+RELA = struct.Struct("<QQq")
+STT_FUNC_GLOBAL = 0x12
+
+
+@pytest.mark.parametrize(("relocations", "target"), [(".rela.sframe", ".sframe"), (".rela.eh_frame", ".eh_frame")])
+def test_more_relocations_than_bytes_are_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relocations: str, target: str
+) -> None:
+    """300,000 copies of one relocation for a section of 220 bytes: each read by pyelftools (some 10 us), for
+    the names, the placement and again to relocate `.eh_frame` (7 s of `compare` from a 7 MB object). More
+    relocations than their section's bytes are refused before one is read, and said."""
+    from elftools.elf.relocation import RelocationSection
+
+    made: list[int] = []
+    real = RelocationSection.get_relocation
+    monkeypatch.setattr(RelocationSection, "get_relocation", lambda self, n: (made.append(n), real(self, n))[1])
+    elf = Elf.of(OBJECT.read_bytes())
+    elf.replace(relocations, elf.contents(relocations)[: RELA.size] * 20_000)
+    path = tmp_path / "many.o"
+    path.write_bytes(elf.bytes())
+    doc = Document.open(str(path))
+    size = elf.section(target)["sh_size"]
+    said = f"20000 relocations for the {size} bytes of {target}: more than one a byte"
+    with pytest.raises(InputError, match=said):
+        relocated_places(doc.image, pyelftools_view.open_view(doc.image), target)
+    if target == ".eh_frame":  # and the CFI, relocated, read unrelocated
+        pyelftools_view.relocated_section_bytes(doc.image, doc.image.section(target))
+        assert any(said in str(e) for e in doc.image.lost), doc.image.lost
+    assert len(made) < 100
+
+
+def test_a_symbols_section_is_found_at_its_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each relocation's symbol's section was looked for through the whole header table: 20,000 relocations
+    against a symbol in section 65,000 ran past 30 s from a 5 MB object. The table is read at the index."""
+    visited = [0]
+
+    class Counted(list):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            for item in super().__iter__():
+                visited[0] += 1
+                yield item
+
+    headers = functools.cached_property(lambda self: Counted(real(self)))
+    real = pyelftools_view.ElfFile.section_headers.func
+    headers.__set_name__(pyelftools_view.ElfFile, "section_headers")
+    monkeypatch.setattr(pyelftools_view.ElfFile, "section_headers", headers)
+
+    elf = Elf.of(OBJECT.read_bytes())
+    count = elf.header()["e_shnum"]
+    far = count + 5_000 - 1
+    elf.add_sections(5_000, sh_name=elf.section(".text")["sh_name"])
+    symbols = elf.contents(".symtab")
+    elf.replace(".symtab", symbols + struct.pack("<IBBHQQ", 1, STT_FUNC_GLOBAL, 0, far, 0, 16))
+    number = len(symbols) // 24
+    elf.replace(".rela.sframe", b"".join(RELA.pack(i, number << 32 | 2, 0) for i in range(200)))
+    path = tmp_path / "far.o"
+    path.write_bytes(elf.bytes())
+    doc = Document.open(str(path))
+    places = relocated_places(doc.image, pyelftools_view.open_view(doc.image), ".sframe")
+    assert len(places) == 200
+    assert visited[0] < 10 * (count + 5_000)  # a few passes over the table, not one a relocation (1,000,000)
