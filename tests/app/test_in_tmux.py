@@ -106,20 +106,23 @@ def _named(name: bytes) -> bytes:
     return elf.replace(".strtab", b"\0" + name + b"\0").replace(".symtab", bytes(symbols)).bytes()
 
 
-def test_a_name_that_is_an_escape_sequence_reaches_no_terminal(tmux: Tmux, tmp_path: Path) -> None:
+@pytest.mark.parametrize("view", ["explorer", "diff"])
+def test_a_name_that_is_an_escape_sequence_reaches_no_terminal(tmux: Tmux, tmp_path: Path, view: str) -> None:
     """A function named `ESC ] 52 ; c ; ZXZpbA== BEL` (OSC 52: set the clipboard to "evil") was written to the
-    terminal as it is by the FDE table: tmux with `set-clipboard on` put "evil" in its paste buffer, and the
-    row was drawn short. The explorer shows a name's control characters as their pictures (`␛`, `␇`)."""
+    terminal as it is by the FDE table and by `--diff`'s functions: tmux with `set-clipboard on` put "evil"
+    in its paste buffer, and the row was drawn short. The app shows a name's control characters as their
+    pictures (`␛`, `␇`)."""
     path = tmp_path / "osc52"
     path.write_bytes(_named(b"\x1b]52;c;ZXZpbA==\x07"))
     env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    command = f"cd {ROOT} && {sys.executable} -m sfview {path}"
+    opened = f"{path}" if view == "explorer" else f"{DATA / 'shapes-x86_64-O2'} --diff {path}"
+    command = f"cd {ROOT} && {sys.executable} -m sfview {opened}"
     subprocess.run(
         ["tmux", "-L", tmux.socket, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "120", "-y", "30",
          command],
         check=True, env=env,
     )  # fmt: skip
     tmux("set-option", "-s", "set-clipboard", "on")
-    screen = tmux.wait_for("2 0x1050")
+    screen = tmux.wait_for("2 0x1050" if view == "explorer" else "only B")
     assert tmux("list-buffers") == "", "nothing the file holds set tmux's clipboard"
     assert "␛]52;c;ZXZpbA==␇" in screen
