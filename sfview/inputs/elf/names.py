@@ -304,10 +304,15 @@ def _relocations_of(
         raise InputError(f"sh_link {section['sh_link']} is not a symbol table")
     check_relocations(section.num_relocations(), target_name, target["sh_size"])
     symbols: dict[int, Any] = {}  # most relocations name one of a few symbols (`.text`'s section symbol)
-    for reloc in section.iter_relocations():
+    count = symtab.num_symbols()
+    for index, reloc in enumerate(section.iter_relocations()):
         number = reloc["r_info_sym"]
         sym = symbols.get(number)
         if sym is None:
+            if number >= count:  # pyelftools would say "expected 4, found 0", neither which nor where
+                at = index * section["sh_entsize"]
+                said = f"names symbol {number}: {symtab.name} has {count}"
+                raise InputError(f"relocation {index} (offset {at:#x}) {said}")
             sym = symbols[number] = symtab.get_symbol(number)
         addend = reloc["r_addend"] if reloc.is_RELA() else 0
         if sym["st_info"]["type"] == "STT_SECTION":
