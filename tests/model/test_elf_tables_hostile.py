@@ -9,6 +9,7 @@ The files are `shapes-x86_64-O2.o` and its program edited here (tests/elf_edit.p
 from __future__ import annotations
 
 import functools
+import re
 import struct
 from pathlib import Path
 
@@ -113,3 +114,20 @@ def test_program_headers_are_walked_not_held(tmp_path: Path) -> None:
     assert ranges == expected and base == 0
     size = len(many)
     assert peak < size, (peak, size)  # main: eight times the headers' bytes
+
+
+def test_a_relocation_past_the_symbols_is_said_by_its_number(tmp_path: Path) -> None:
+    """A relocation naming symbol 0xffffff of a table of 15: pyelftools said "expected 4, found 0", neither
+    which relocation nor what. The refusal names the relocation, its offset, the symbol and the table."""
+    elf = Elf.of(OBJECT.read_bytes())
+    relocations = bytearray(elf.contents(".rela.sframe"))
+    offset, _, addend = RELA.unpack_from(relocations, 0)
+    RELA.pack_into(relocations, 0, offset, 0xFFFFFF << 32 | 2, addend)
+    elf.replace(".rela.sframe", bytes(relocations))
+    path = tmp_path / "past.o"
+    path.write_bytes(elf.bytes())
+    doc = Document.open(str(path))
+    count = elf.section(".symtab")["sh_size"] // 24
+    said = f"relocation 0 (offset 0x0) names symbol 16777215: .symtab has {count}"
+    with pytest.raises(InputError, match=re.escape(said)):
+        relocated_places(doc.image, pyelftools_view.open_view(doc.image), ".sframe")
