@@ -469,3 +469,34 @@ def test_a_unit_is_walked_once(
     parsed = _parses_counted(monkeypatch)
     assert [frame.function for frame in _named(grown)] == ["stop_here"]
     assert parsed[0] < len(dies) + 200  # deep-x86_64's own unit is 72 DIEs
+
+
+@given(st.binary(max_size=64), st.lists(st.integers(-2, 70), max_size=30))
+def test_strings_longer_than_the_longest_are_none(runs: bytes, offsets: list[int]) -> None:
+    """`test_terminated_strings_are_those_read_to_each_nul`, strings past `MAX_STRING` (8 here) being None."""
+    table = bytes(byte & 0x41 for byte in runs)
+    strings = boundary.TerminatedStrings(table)
+    for offset in offsets:
+        end = table.find(b"\0", offset) if 0 <= offset < len(table) else -1
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(boundary, "SHORT_RUN", 4)
+            patch.setattr(boundary, "MAX_STRING", 8)
+            assert strings.at(offset) == (table[offset:end] if end >= 0 and end - offset <= 8 else None)
+
+
+def test_a_string_table_without_a_nul_is_not_read_whole() -> None:
+    """A `.debug_str` inflating to 256 MiB of one letter: the first name asked for looked through all of it for
+    a NUL (every page of the inflated file mapped in: 307 MB of resident memory from a 30 KB program). No
+    search goes further than the longest name from where it starts."""
+    looked: list[int] = []
+
+    class Table(bytes):
+        def find(self, sub, start=0, end=None):  # type: ignore[no-untyped-def, override]
+            stop = len(self) if end is None else min(end, len(self))
+            looked.append(stop - start)
+            return super().find(sub, start, end)
+
+    strings = boundary.TerminatedStrings(Table(b"A" * (4 << 20)))
+    for offset in range(0, 4 << 20, 1 << 20):
+        assert strings.at(offset) is None
+    assert max(looked) <= boundary.MAX_STRING + 1

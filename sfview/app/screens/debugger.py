@@ -38,6 +38,7 @@ from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
 from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
+from sfview.output.safe_text import pictured
 from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Found, Frame, Module, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
@@ -396,7 +397,7 @@ class DebuggerScreen(Screen[None]):
         if self.threads is None:
             return
         rows = [
-            (tid, f"{title.rstrip(':')}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}")
+            (tid, pictured(f"{title.rstrip(':')}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}"))
             for title, tid, pc in self.threads.listed
         ]
         self.app.push_screen(ThreadPicker(rows, self.thread), self._thread_chosen)
@@ -484,7 +485,7 @@ class DebuggerScreen(Screen[None]):
     # ------------------------------------------------------------------ showing
 
     def _show(self, text: str) -> None:
-        self.query_one("#dbg-status", Static).update(text)
+        self.query_one("#dbg-status", Static).update(pictured(text))
 
     def _names(self) -> list[Named]:
         """Each frame as gdb's `bt` prints it, numbered as gdb numbers them: a frame named before is named
@@ -546,7 +547,7 @@ class DebuggerScreen(Screen[None]):
             for line in named.lines:
                 pc = "" if line.address is None else f"{line.address:#x}"
                 kind = TAIL_CALL if line.tail else INLINED if line.inlined else how
-                rows.append((f"#{line.number}", line.function, pc, line.where, kind))
+                rows.append((f"#{line.number}", pictured(line.function), pc, pictured(line.where), pictured(kind)))
         region = table.scrollable_content_region
         scrolls = not table.show_vertical_scrollbar and len(rows) + 1 > region.height  # its bar is coming
         room = region.width - (table.styles.scrollbar_size_vertical if scrolls else 0)
@@ -638,6 +639,7 @@ class DebuggerScreen(Screen[None]):
                     if regnum in top.registers:
                         out.append(f"  {self.machine.name(regnum)} = {top.registers[regnum]:#x}\n")
                 out.append("\nspace: find its caller, step by step")
+            out.plain = pictured(out.plain)  # names and paths from the files: one character for one, styles kept
             self.query_one("#dbg-explain", Static).update(out)
             return
         title = "<signal handler called>" if frame.signal else demangle(frame.name())
@@ -679,4 +681,5 @@ class DebuggerScreen(Screen[None]):
             out.append(f"\nstopped: {self.stop}\n", style="yellow")
         if self.with_dwarf:
             out.append_text(self._dwarf_check(frame))
+        out.plain = pictured(out.plain)
         self.query_one("#dbg-explain", Static).update(out)

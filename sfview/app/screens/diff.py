@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from sfview.diff.engine import Diff, Entry, Pair, Verdict
 from sfview.diff.shapes import plain
 from sfview.document import Document
+from sfview.output.safe_text import pictured
 from sfview.rule_notation import rules_text
 from sfview.sframe.model.section import Row, Section
 
@@ -117,7 +118,7 @@ class DiffScreen(Screen[None]):
             assert entry is not None
             functions.add_row(
                 line.mark,
-                escape(entry.name) or "(no name)",  # not markup: `[abi:cxx11]` would vanish
+                escape(pictured(entry.name)) or "(no name)",  # not markup: `[abi:cxx11]` would vanish
                 f"{line.a.start:#x}" if line.a else "",
                 f"{line.b.start:#x}" if line.b else "",
                 f"{line.a.size:#x}" if line.a else "",
