@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from conftest import DATA, run_with_peak
+from conftest import DATA, run_process, run_with_peak
 from elf_edit import Elf
 from elftools.dwarf.die import DIE
 from elftools.dwarf.structs import DWARFStructs
@@ -389,6 +389,19 @@ def test_an_inline_string_is_found_at_once(tmp_path: Path) -> None:
     assert peak - plain_peak < 10 * len(name)
     structs = DWARFStructs(little_endian=True, dwarf_format=32, address_size=8, dwarf_version=5)
     assert structs.Dwarf_dw_form["DW_FORM_string"].parse_stream(SectionStream(name + b"\0")) == name
+
+
+def test_a_long_number_in_a_die_is_read_in_its_bytes_time(tmp_path: Path) -> None:
+    """A `DW_FORM_exprloc` whose length is a LEB128 number of 4 MB of 0xff bytes: the pass over a unit's DIEs by
+    their forms (`_Layouts`) shifted a number of up to 28 million bits once a byte (800 KB: 22 s; 4 MB some
+    nine minutes). Its bits past the 70th dropped, as everywhere (`leb128`), `unwind` names the frame at once
+    (the guard: `run_process`'s two minutes)."""
+    exprloc = bytes([99, 0x34, 0, 0x02, 0x18, 0, 0])  # DW_TAG_variable, DW_AT_location in DW_FORM_exprloc
+    path = tmp_path / "grown"
+    path.write_bytes(_grown(bytes([99]) + b"\xff" * (4 << 20) + b"\0", exprloc))
+    result = run_process("unwind", str(path), "--core", str(DATA / "deep-x86_64.core"))
+    assert result.returncode == 0, result.stderr
+    assert "#0  stop_here () at shared/fixtures/src/deep.c:5" in result.stdout
 
 
 def test_a_form_given_in_the_die_is_left_to_pyelftools(tmp_path: Path) -> None:
