@@ -471,7 +471,33 @@ def crafted() -> list[dict]:
     ]
     keyb = [fn(0x1000 + 0x100 * k, signed, 0x50, info=0x20) for k in range(4)]
     out["aarch64-signed-rows"] = v3(keyb, abi=AARCH64_LE, ra=0)
+    out["fde-types-mixed"] = fde_types_mixed()
     return [case(f"crafted/{name}", data, 0) for name, data in out.items()]
+
+
+def fde_types_mixed() -> bytes:
+    """Functions of FDE types 0, 1, 2, 3, 5, 7, 9, 11, 15 and 18 (the kernel's four bits: 2), where types
+    past flexible read the same rows: each of four functions of types 2, 15, 7 and 0 has a second one whose
+    attributes are its own attributes' last byte and first rows' bytes (rep_size, then a row's start and
+    info: the second's row count, FRE type 0 and, from its second row's start, FDE type 5, 3, 9 or 11), so
+    that the second reads the first's rows from its third on, as another FDE type past flexible (the last
+    pair: rows read as default and as past flexible)."""
+    fn = lambda start, rows, size=0x20, **kw: {"start": start, "size": size, "rows": rows, **kw}  # noqa: E731
+    bare = lambda starts: [(ip, k % 2, []) for k, ip in enumerate(starts)]  # noqa: E731
+    functions = [fn(0x1000, [(0, 1, [8]), (4, 1, [16])]), fn(0x1040, [(0, 1, [ctl(RSP), 8])], info2=1)]
+    seconds = []
+    for k, (first, second) in enumerate([(2, 5), (15, 3), (7, 9), (0, 11)]):
+        rows = [(0, 0, []), (second, 1, []), *bare(range(second + 1, second + 1 + 2 * (4 + k), 2))]
+        functions.append(fn(0x1080 + 0x80 * k, rows, 0x20, info2=first, rep=len(rows) - 2))
+        functions.append(fn(0x10C0 + 0x80 * k, [], 0x20))  # its attributes moved below
+        seconds.append(len(functions) - 1)
+    functions.append(fn(0x1280, bare([0, 2, 4]), info2=0x12))
+    data = bytearray(v3(functions))
+    fdeoff = struct.unpack_from("<I", data, 20)[0]
+    for index in seconds:
+        first_off = struct.unpack_from("<I", data, HEADER + fdeoff + 16 * (index - 1) + 12)[0]
+        struct.pack_into("<I", data, HEADER + fdeoff + 16 * index + 12, first_off + 4)
+    return bytes(data)
 
 
 def shared_block(data: bytes, functions: int) -> bytes:

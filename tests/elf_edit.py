@@ -98,6 +98,21 @@ class Elf:
         sec = self.section(which)
         return self.set_section(which, sh_offset=offset, sh_size=len(blob), sh_flags=sec["sh_flags"] | SHF_COMPRESSED)
 
+    def replace(self, which: int | str, raw: bytes) -> Elf:
+        """Give a section the bytes `raw`, appended at the end of the file."""
+        offset = (len(self.data) + 7) & ~7
+        self.data += bytes(offset - len(self.data)) + raw
+        return self.set_section(which, sh_offset=offset, sh_size=len(raw))
+
+    def add_sections(self, count: int, sh_name: int = 0) -> Elf:
+        """`count` empty sections after the others (named by `sh_name`, an offset in the section names): the
+        header table copied to the end with them."""
+        h = self.header()
+        table = self.data[h["e_shoff"] : h["e_shoff"] + h["e_shnum"] * SHDR.size]
+        offset = (len(self.data) + 7) & ~7
+        self.data += bytes(offset - len(self.data)) + table + SHDR.pack(sh_name, 1, 0, 0, 0, 0, 0, 0, 1, 0) * count
+        return self.set_header(e_shoff=offset, e_shnum=h["e_shnum"] + count)
+
     def poke(self, offset: int, raw: bytes) -> Elf:
         self.data[offset : offset + len(raw)] = raw
         return self

@@ -64,11 +64,15 @@ def v2_section(functions: list[list[tuple[int, int]]], *, reverse: bool = False)
 FDE_LAYOUT = {1: "iIIIB", 2: "iIIIBBH", 3: "qII"}
 
 
-def long_function(version: int, rows: int = 6000) -> bytes:
+def long_function(version: int, rows: int = 6000, bare: bool = False) -> bytes:
     """An AMD64 section of one function at 0x1000 (PCREL from version 3) with `rows` rows two bytes apart
-    (2-byte starts, one 1-byte CFA offset each), the middle row starting before the one above it: 4 bytes a row."""
+    (2-byte starts, one 1-byte CFA offset each), the middle row starting before the one above it: 4 bytes a row
+    (`bare`: no CFA offset, 3 bytes a row)."""
     starts = [2 * i - 3 * (i == rows // 2) for i in range(rows)]
-    block = b"".join(struct.pack("<HBb", start, 0x03, 8 + (i % 64)) for i, start in enumerate(starts))
+    rows_made = (
+        struct.pack("<HB", s, 1) if bare else struct.pack("<HBb", s, 3, 8 + i % 64) for i, s in enumerate(starts)
+    )
+    block = b"".join(rows_made)
     if version >= 3:
         block = struct.pack("<HBBB", rows, 0x01, 0, 0) + block
         fde = struct.pack("<qII", 0x1000 - 28, 2 * rows, 0)
@@ -277,6 +281,22 @@ def bare_rows(functions: int, rows: int = 100) -> bytes:
     (two bytes a row, the smallest: outermost frames in the newest revision, failing lookups in v14)."""
     block = struct.pack("<HBBB", rows, 0, 0, 0) + b"".join(bytes([j, 1]) for j in range(rows))
     return _own_blocks([block] * functions, rows)
+
+
+def across_fde_types(pairs: int, rows: int = 200) -> bytes:
+    """A version 3 AMD64 section of `pairs` pairs of functions over one block each of `rows` rows without
+    data words (two bytes a row): the first of FDE type 0, the second of type 5 (past flexible), its
+    attributes the first's rep_size and first rows' bytes (`scripts/kernel_corpus.py`'s `fde_types_mixed`),
+    so that it reads the first's rows from the third on. Each row is read by two FDE types the kernel's
+    reader reads apart (two tables): the most nodes a row of the smallest size makes."""
+    blocks, table = b"", []
+    starts = [0, 5, *range(6, 6 + rows - 2)]  # the second row's start: the second function's FDE type
+    body = b"".join(bytes([start, k % 2]) for k, start in enumerate(starts))  # the first's info: FRE type 0
+    for _ in range(pairs):
+        table += [len(blocks), len(blocks) + 4]
+        blocks += struct.pack("<HBBB", rows, 0, 0, rows - 2) + body
+    fdes = [struct.pack("<qII", 0x1000 + 0x200 * i - (28 + 16 * i), 0x200, at) for i, at in enumerate(table)]
+    return _v3(len(fdes), 2 * pairs * rows, fdes, blocks)
 
 
 ROW_HEAVY = {

@@ -16,7 +16,7 @@ from textual.content import Content
 
 from sfview.app.screens.goto import parse_number
 from sfview.app.widgets.fde_table import COLUMNS
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 
 if TYPE_CHECKING:
     from sfview.app.explorer.screen import ExplorerScreen
@@ -85,7 +85,7 @@ class SfviewCommands(Provider):
             yield Hit(0.9, f"Go to section offset {number:#x}", partial(explorer.goto_offset, number))
         if query.strip():
             for rank, symbol in enumerate(explorer.doc.symbols.search(query, SYMBOL_HITS)):
-                said = f"Go to {printable(symbol.name)}"  # plain text: a name's `[/]` is not markup, its ESC not obeyed
+                said = f"Go to {pictured(symbol.name)}"  # plain text: a name's `[/]` is not markup, its ESC not obeyed
                 yield Hit(
                     0.8 - rank / 100,
                     Content(said),

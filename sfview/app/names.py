@@ -18,7 +18,7 @@ from functools import cached_property
 from sfview.document import Document
 from sfview.inputs.demangle import demangle
 from sfview.inputs.symbols import Place, Symbol, SymbolTable
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 from sfview.sframe.model.section import Function, Section
 
 __all__ = ["ExplorerNames"]
@@ -37,9 +37,9 @@ class ExplorerNames:
         self.ready = True
 
     def of(self, func: Function) -> str:
-        """The function's name as people read it (C++ demangled, a control character escaped: the terminal would
-        obey it), "" before the names are read."""
-        return printable(demangle(self.doc.function_name(func))) if self.ready else ""
+        """The function's name as people read it (C++ demangled, its control characters pictured: a name is the
+        file's bytes, which the terminal would obey), "" before the names are read."""
+        return pictured(demangle(self.doc.function_name(func))) if self.ready else ""
 
     def listing(self, section: Section, starts: Sequence[int], first: int = 0) -> list[str]:
         """The names of FDEs `first`, `first + 1`... (every function by default) from their start addresses
@@ -49,7 +49,7 @@ class ExplorerNames:
             return [""] * len(starts)
         name_at, size = self.doc.name_at, section.fde_size
         offset = section.fde_start + first * size
-        return [printable(demangle(name_at(start, offset + index * size))) for index, start in enumerate(starts)]
+        return [pictured(demangle(name_at(start, offset + index * size))) for index, start in enumerate(starts)]
 
     def count(self) -> str:
         """`14 names from .symtab`, `8 names from relocations` (a `.o`), or `no names`, once read."""

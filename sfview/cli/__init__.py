@@ -32,10 +32,19 @@ COMMANDS = {
 }
 """Each command, run by the module of its name in this package, and its line for `sfview --help`."""
 
+MAX_OPTIONS = 4096
+"""The options (arguments starting with `-`) read from one command line at most: argparse looks through
+every option string again for each one it takes, time as their count squared (40,000 `--mem` words ran
+past 30 s), before sfview sees any."""
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command `argv` names (the explorer when it names none); its exit status."""
     argv = sys.argv[1:] if argv is None else argv
+    options = sum(1 for arg in argv if arg.startswith("-"))
+    if options > MAX_OPTIONS:
+        say(f"{options} options on the command line: at most {MAX_OPTIONS} are read (each --mem word is one)")
+        return EXIT_BAD_INPUT
     name = argv[0] if argv and argv[0] in COMMANDS else None
     out = sys.stdout
     if name is not None:

@@ -31,26 +31,62 @@ class LookupFailure:
     """The index of the function (FDE) the PCs belong to."""
 
 
+BYTES_PER_FAILURE = 8
+"""The section bytes a failing range listed costs at least, past `FAILURES_FREE` ranges: a range listed holds
+28 bytes (`LookupFailures`), so the listing stays within ten times the section. A real section's rows take 3
+bytes or more each; a PCMASK function of gigabytes whose lookups fail every few bytes would list a range per
+byte or two."""
+FAILURES_FREE = 16384
+"""The failing ranges any section may list, however small (a PCMASK function's first 4,096 repeats failing
+four ways each)."""
+
+
+class FailuresBound(Exception):
+    """A verdict's failing ranges met their bound (`LookupFailures.add`): the lookups at `pc` and past are not
+    judged, `note` says so for people (a verdict adds it to its notes)."""
+
+    def __init__(self, pc: int, note: str) -> None:
+        super().__init__(pc, note)
+        self.pc, self.note = pc, note
+
+
 class LookupFailures(Sequence[LookupFailure]):
     """Failing lookups held as columns of numbers, each `LookupFailure` made when asked for: a verdict on
     a million functions that all fail costs bytes per failure, not objects (an error and rule pair is
-    held once)."""
+    held once). At most `bound` are held: one per `BYTES_PER_FAILURE` bytes of the section judged, past
+    `FAILURES_FREE`, whichever consumer's verdict it is."""
 
-    def __init__(self) -> None:
+    def __init__(self, section_size: int) -> None:
+        self.bound = section_size // BYTES_PER_FAILURE + FAILURES_FREE
         self._starts, self._lasts, self._functions = array("Q"), array("Q"), array("q")
         """Each failure's first and last PC (its end can be 2^64), and its function (-1: None)."""
         self._kinds = array("I")
         self._kind_of: dict[tuple[str, str], int] = {}
         self._pairs: list[tuple[str, str]] = []
 
-    def append(self, failure: LookupFailure) -> None:
+    def add(self, failure: LookupFailure) -> None:
+        """Hold `failure`, one range with the last one held when it goes on from it for the same reason in the
+        same function (rows alike failing one after another); `FailuresBound` at its start, holding nothing,
+        when `bound` are held already."""
+        function = -1 if failure.function is None else failure.function
         pair = (failure.error, failure.rule)
+        if (
+            self._starts
+            and self._lasts[-1] + 1 == failure.start
+            and self._functions[-1] == function
+            and self._pairs[self._kinds[-1]] == pair
+        ):
+            self._lasts[-1] = failure.end - 1
+            return
+        if len(self._starts) >= self.bound:
+            reason = f"more than {self.bound} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
+            raise FailuresBound(failure.start, f"lookups at {failure.start:#x} and past not judged: {reason}")
         kind = self._kind_of.setdefault(pair, len(self._pairs))
         if kind == len(self._pairs):
             self._pairs.append(pair)
         self._starts.append(failure.start)
         self._lasts.append(failure.end - 1)
-        self._functions.append(-1 if failure.function is None else failure.function)
+        self._functions.append(function)
         self._kinds.append(kind)
 
     def __len__(self) -> int:

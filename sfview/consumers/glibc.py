@@ -34,12 +34,12 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
+from sfview.consumers import FailuresBound, LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.libsframe import (
     COUNTS,
     FIXED_HEADER,
@@ -70,9 +70,10 @@ from sfview.consumers.libsframe_lookups import (
     Walks,
     _distinct,
     row_bound,
+    row_ref,
 )
 from sfview.consumers.libsframe_releases import FRAME_POINTER, PCREL, SORTED
-from sfview.consumers.libsframe_verdict import BYTES_PER_FAILURE, FAILURES_FREE, RUNS_PER_BYTE, domains
+from sfview.consumers.libsframe_verdict import RUNS_PER_BYTE, domains
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
 from sfview.sframe.model.records import START_ADDR_SIZES
@@ -171,9 +172,10 @@ class Reader:
         return values if len(values) > 1 else values[0]
 
     def read(self, at: int, char: str, rule: str) -> int:
-        value = self._read(at, char, rule)
-        assert isinstance(value, int)
-        return value
+        record = _struct("<" + char)
+        if at < 0 or at + record.size > len(self.data):  # the crash, said by `_read`
+            self._read(at, char, rule)
+        return record.unpack_from(self.data, at)[0]  # type: ignore[no-any-return]
 
     def field(self, index: int, name: str) -> int:
         """One field of FDE `index`, read in place (past the section: a crash)."""
@@ -286,7 +288,18 @@ class Reader:
         return RowAnswer(start, info, cfa, ra, fp, frame)
 
 
-Condition = tuple[int, int, Answer, bool]
+Condition = tuple[int, int, Answer | int, bool]
+"""As libsframe's walk gives it (`libsframe_lookups.Condition`): a row's answer as its reference (`row_ref`)."""
+
+
+def _row_answer(reader: Reader, ref: int) -> Answer:
+    """The step's answer on the row a `row_ref` names (the walk read it once already: read again)."""
+    at, fre_type = ref >> 4, ref & 0xF
+    start, row_info, _ = reader.row(at, fre_type)
+    try:
+        return reader.step(start, row_info, at + START_ADDR_SIZES[fre_type] + 1)
+    except Crash as crash:
+        return bare(crash)
 
 
 def _walk(reader: Reader, index: int) -> Iterator[Condition]:
@@ -304,8 +317,7 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
             if fre_type not in START_ADDR_SIZES:
                 yield *everywhere, Miss(END_OF_STACK, f"__sframe_find_fre: FRE type {fre_type}"), False
                 return
-            start, row_info, esz = reader.row(at, fre_type)
-            words = at + START_ADDR_SIZES[fre_type] + 1
+            start, _, esz = reader.row(at, fre_type)
             if i < count - 1:
                 nxt = reader.read(at + esz, layout.FRE_START_ADDR[fre_type], "sframe_fre_get_end_ip_offset")
                 end = (nxt - 1) & U32
@@ -317,11 +329,7 @@ def _walk(reader: Reader, index: int) -> Iterator[Condition]:
             if pcmask and rep == 0:
                 yield *everywhere, Crash("sframe_fre_check_range_p: the offset modulo rep_size 0 (SIGFPE)"), False
                 return
-            try:
-                answer: Answer = reader.step(start, row_info, words)
-            except Crash as crash:
-                answer = bare(crash)
-            yield start, end + 1, answer, pcmask
+            yield start, end + 1, row_ref(at, fre_type), pcmask
             at += esz
     except Crash as crash:
         yield *everywhere, bare(crash), False
@@ -340,7 +348,7 @@ class Lookups:
         self.budget = budget
         self.count = 0
         self._breaks = reader.breaks()
-        self._walks: Walks[tuple[int, ...]] = Walks(rows)
+        self._walks: Walks[tuple[int, ...], Answer] = Walks(rows, functools.partial(_row_answer, reader))
         self._painted: dict[tuple[tuple[int, ...], int, int, bool], list[tuple[int, int, Answer]]] = {}
         """A function's runs by what its rows are judged by and its span of offsets (functions alike), merged."""
         self._replays: Replays[tuple[int, int, bool], tuple[int, int, Answer]] = Replays()
@@ -413,27 +421,22 @@ class Lookups:
         high = offset + b - a
         pcmask = key[0] >= 0 and PCMASK[key[0]]  # a PCMASK function's keys repeat: its rows walked to the end
         walk = self._walks.walk(key, lambda: _walk(self.reader, index), ALL if pcmask else high, a)
-        conds = walk.conds
-        rep = self.reader.field(index, "func_rep_size") if pcmask and any(c[3] for c in conds) else 0
+        rep = self.reader.field(index, "func_rep_size") if pcmask and walk.blocks else 0
         if rep:
             yield from self._periodic(key, walk, rep, a, offset, high, frames_alike)
             return
-        painted = self._painted.get((key, offset, high, frames_alike))
+        painted: Iterable[tuple[int, int, Answer]] | None = self._painted.get((key, offset, high, frames_alike))
         if painted is None:
-            if len(self._painted) >= KEPT:
-                del self._painted[next(iter(self._painted))]
-            painted = []
-            for k_low, k_high, answer in walk.paint(NO_ROW, offset, high):
-                if painted and _same(painted[-1][2], answer, frames_alike):
-                    painted[-1] = (painted[-1][0], k_high, painted[-1][2])
-                else:
-                    painted.append((k_low, k_high, answer))
-            self._painted[key, offset, high, frames_alike] = painted
+            painted = _merged(walk.paint(NO_ROW, offset, high), frames_alike)
+            if not walk.stepwise(high):  # painted at the cost of the runs given: not kept
+                if len(self._painted) >= KEPT:
+                    del self._painted[next(iter(self._painted))]
+                painted = self._painted[key, offset, high, frames_alike] = list(painted)
         for k_low, k_high, answer in painted:
             yield a + k_low - offset, a + k_high - offset, answer
 
     def _periodic(
-        self, key: tuple[int, ...], walk: Walk, rep: int, a: int, offset: int, high: int, frames_alike: bool
+        self, key: tuple[int, ...], walk: Walk[Answer], rep: int, a: int, offset: int, high: int, frames_alike: bool
     ) -> Iterator[tuple[int, int, Answer]]:
         """A PCMASK function's offsets [offset, high) from PC `a` on, by its `Periodic` (kept per walk:
         functions alike share it); the runs painted to make each count against the bound with it."""
@@ -446,6 +449,20 @@ class Lookups:
             if self.count > self.budget:
                 raise Budget(a + k_low - offset, f"more than {self.budget} runs")
             yield a + k_low - offset, a + k_high - offset, answer
+
+
+def _merged(runs: Iterable[tuple[int, int, Answer]], frames_alike: bool) -> Iterator[tuple[int, int, Answer]]:
+    """`runs`, adjacent runs of one answer (`_same`) merged."""
+    last: tuple[int, int, Answer] | None = None
+    for run in runs:
+        if last is not None and _same(last[2], run[2], frames_alike):
+            last = (last[0], run[1], last[2])
+            continue
+        if last is not None:
+            yield last
+        last = run
+    if last is not None:
+        yield last
 
 
 def _same(a: Answer, b: Answer, frames_alike: bool = False) -> bool:
@@ -468,8 +485,7 @@ def judge(data: bytes, address: int = 0) -> Verdict:
     except Crash as crash:
         return Verdict(name, False, "crash", crash.rule, 0)
     engine = Lookups(reader, RUNS_PER_BYTE * len(data) + 4096, row_bound(data))
-    failures = LookupFailures()
-    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
+    failures = LookupFailures(len(data))
     notes: list[str] = []
     frames = 0
     try:
@@ -480,14 +496,12 @@ def judge(data: bytes, address: int = 0) -> Verdict:
                 if isinstance(answer, RowAnswer) and answer.frame is not None:
                     frames += last - first
                     continue
-                if len(failures) >= listed:
-                    raise Budget(low, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)")
-                if isinstance(answer, Crash):
-                    failures.append(LookupFailure(first, last, "crash", answer.rule, index))
-                else:
-                    failures.append(LookupFailure(first, last, END_OF_STACK, answer.rule, index))
+                error = "crash" if isinstance(answer, Crash) else END_OF_STACK
+                failures.add(LookupFailure(first, last, error, answer.rule, index))
     except Budget as stop:
         notes.append(f"steps past {(address + stop.pc) & ADDRESS_MASK:#x} not judged: {stop.reason}")
+    except FailuresBound as full:
+        notes.append(full.note)
     notes.insert(0, f"backtrace() computes the caller's frame from the section at {frames} PCs")
     if any(f.error == END_OF_STACK for f in failures):
         notes.insert(1, f"where a step fails (_URC_END_OF_STACK), backtrace() {FALLS_BACK} for the whole trace")

@@ -37,7 +37,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
+from sfview.consumers import FailuresBound, LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.document import Document
 from sfview.generated import sframe_layout as layout
 from sfview.generated.sframe import Sframe
@@ -163,6 +163,11 @@ class _Refusal(NamedTuple):
     delta: int
 
 
+GRANULE = 4
+"""The offsets `_Rows` keeps one chain of nodes for: a row takes 2 bytes or more, so a chain holds a node or
+two of each table reading there (4 bytes held for every 4 bytes of rows, not for every byte)."""
+
+
 class _Rows:
     """The rows read, by FRE type and FDE type (a table), then section offset: one node a row, held as columns.
 
@@ -183,11 +188,11 @@ class _Rows:
         self.low = low
         self.read = read
         """(start, size, answer) of the row at an offset, read for a table."""
-        self.slot = array("i", [0]) * (high - low + 1)
-        """The last node made at each offset in [low, high], plus one (0: none)."""
+        self.slot = array("i", [0]) * ((high - low) // GRANULE + 1)
+        """The last node made at each `GRANULE` bytes of offsets from `low` to `high`, plus one (0: none)."""
         offsets = "I" if high < 1 << 32 else "Q"
         self.other, self.at = array("i"), array(offsets)
-        """The node made before each at the same offset, plus one; each node's offset."""
+        """The node made before each in the same granule, plus one; each node's offset."""
         self.fails, self.changes = array("i"), array("i")
         self.first, self.table, self.after, self.end = array("i"), array("B"), array("i"), array(offsets)
         """Each batch's first node, table, the node its last links to (-1: none), the offset past its last."""
@@ -210,8 +215,8 @@ class _Rows:
 
     def find(self, table: int, at: int) -> int:
         """The node at `at` in `table`, or -1 (among the batches closed)."""
-        node = self.slot[at - self.low] - 1
-        while node >= 0 and self.table[self.batch(node)] != table:
+        node = self.slot[(at - self.low) // GRANULE] - 1
+        while node >= 0 and (self.at[node] != at or self.table[self.batch(node)] != table):
             node = self.other[node] - 1
         return node
 
@@ -223,8 +228,9 @@ class _Rows:
         if (node == self._batch_first or answer != self._last) and _fails(answer):
             self.fails.append(node)
         self._last = answer
-        self.other.append(self.slot[at - self.low])
-        self.slot[at - self.low] = node + 1
+        granule = (at - self.low) // GRANULE
+        self.other.append(self.slot[granule])
+        self.slot[granule] = node + 1
         self.at.append(at)
         return node
 
@@ -842,9 +848,6 @@ class Lookup:
 SPANS_PER_BYTE = 1
 """The most ranges a verdict looks at per byte of the section, past `8 * MAX_TILES` (functions sharing
 rows, PCMASK functions of gigabytes: each repeats answers the bytes hold once)."""
-FAILURES_PER_BYTE = 16
-"""The section bytes a failing range kept costs at least, past `4 * MAX_TILES` ranges (a section can say no
-more failures than that without repeating them)."""
 
 
 class _Bound(Exception):
@@ -857,17 +860,15 @@ class _Bound(Exception):
 
 def lookups(registered: Registered, successes: bool = True) -> list[Lookup]:
     """What `sframe_find_user` gives at every PC of every function, as ranges, in address order (with
-    `successes` False, only where it fails); past the bounds on ranges (`SPANS_PER_BYTE`,
-    `FAILURES_PER_BYTE`), a note in `registered.notes` says where the judging stopped."""
+    `successes` False, only where it fails); past the bound on ranges (`SPANS_PER_BYTE`), a note in
+    `registered.notes` says where the judging stopped."""
     return list(each_lookup(registered, successes))
 
 
 def each_lookup(registered: Registered, successes: bool = True) -> Iterator[Lookup]:
     """`lookups`, one range at a time (touching ranges of one outcome made one)."""
     pending: Lookup | None = None
-    failures = 0
     spans_bound = SPANS_PER_BYTE * registered.size + 8 * MAX_TILES
-    failures_bound = registered.size // FAILURES_PER_BYTE + 4 * MAX_TILES
     try:
         for spans, found in enumerate(_ranges(registered, successes)):
             if spans >= spans_bound:
@@ -877,12 +878,7 @@ def each_lookup(registered: Registered, successes: bool = True) -> Iterator[Look
                 pending = Lookup(last.start, max(last.end, found.end), last.function, last.error, last.rule)
                 continue
             if pending is not None:
-                failures += pending.error is not None
                 yield pending
-                pending = None
-            if found.error is not None and failures >= failures_bound:
-                bound = f"more than {failures_bound} failing ranges (one per {FAILURES_PER_BYTE} bytes)"
-                raise _Bound(found.start, bound)
             pending = found
     except _Bound as stop:
         registered.notes.append(f"lookups at {stop.pc:#x} and past not judged: {stop.reason}")
@@ -915,11 +911,17 @@ def _ranges(registered: Registered, successes: bool) -> Iterator[Lookup]:
         reach = max(reach, end)
 
 
-def lookup_failures(registered: Registered) -> LookupFailures:
-    """The PCs whose lookup fails (or divides by zero), and why."""
-    failures = LookupFailures()
-    for f in each_lookup(registered, successes=False):
-        failures.append(LookupFailure(f.start, f.end, f.error, f.rule, f.function))  # type: ignore[arg-type]
+def lookup_failures(
+    registered: Registered, each: Callable[[Registered, bool], Iterator[Lookup]] = each_lookup
+) -> LookupFailures:
+    """The PCs whose lookup fails (or divides by zero), and why, as `each` revision's search gives them; past
+    their bound (`LookupFailures`), a note in `registered.notes` says where the judging stopped."""
+    failures = LookupFailures(registered.size)
+    try:
+        for f in each(registered, False):
+            failures.add(LookupFailure(f.start, f.end, f.error, f.rule, f.function))  # type: ignore[arg-type]
+    except FailuresBound as full:
+        registered.notes.append(full.note)
     return failures
 
 

@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
+from sfview.consumers import Profile, Verdict, register
 from sfview.consumers.kernel import (
     DEFAULT,
     EFAULT,
@@ -47,6 +47,7 @@ from sfview.consumers.kernel import (
     Registered,
     _Reader,
     each_lookup,
+    lookup_failures,
     text_range,
     validate,
 )
@@ -198,7 +199,7 @@ def lookups(registered: NewestRegistered, successes: bool = True) -> list[Lookup
     return list(_each_lookup(registered, successes))
 
 
-def _each_lookup(registered: NewestRegistered, successes: bool) -> Iterator[Lookup]:
+def _each_lookup(registered: Registered, successes: bool) -> Iterator[Lookup]:
     """`lookups`, one range at a time."""
     for f in each_lookup(registered, successes):
         yield replace(f, error=ENOENT, rule=f"{GAP} (a gap)") if f.rule.startswith(GAP) else f
@@ -212,10 +213,7 @@ def judge(
     registered = register_section(data, address, text, arch)
     if isinstance(registered, Refused):
         return Verdict(name, False, registered.error, registered.rule, registered.offset, notes=[UNREGISTERED])
-    failures = LookupFailures()
-    for f in _each_lookup(registered, successes=False):
-        if f.error is not None:
-            failures.append(LookupFailure(f.start, f.end, f.error, f.rule, f.function))
+    failures = lookup_failures(registered, _each_lookup)
     errors = {f.error for f in failures}
     notes = list(registered.notes)
     if ENOENT in errors:

@@ -150,7 +150,8 @@ class Buffer:
 
     def read(self, at: int, char: str, rule: str) -> int:
         record = _struct(self.order + char)
-        self._reach(at, record.size, rule)
+        if at < 0 or at + record.size > len(self.data):  # (checked inline: the most frequent call of a verdict)
+            self._reach(at, record.size, rule)
         return record.unpack_from(self.data, at)[0]
 
     def take(self, at: int, size: int, rule: str) -> bytes:
@@ -303,7 +304,8 @@ class Decoder:
         self._starts: Sequence[int] | None = None
         self._ordered: bool | None = None
         self.rows: dict[tuple[int, int], tuple[Fre, int]] = {}
-        """Rows decoded so far, by position and FRE type (`decode_fre`)."""
+        self.older_rows: dict[tuple[int, int], tuple[Fre, int]] = {}
+        """Rows decoded lately, by position and FRE type (`decode_fre`): the newest, then those before."""
         self._failures: dict[tuple[type, str, str | int | None], Miss | Crash] = {}
 
     def kept(self, failure: Miss | Crash) -> Miss | Crash:
@@ -632,14 +634,16 @@ def _flip_checked(rel: Release, buf: Buffer) -> None:
 def decode_fre(dec: Decoder, at: int, fre_type: int) -> tuple[Fre, int]:
     """`sframe_decode_fre`: the data words are copied into the row's fixed room unchecked; past it they
     overwrite `fre_info` (and `sframe_fre_entry_size`'s assert then compares sizes), past the structure
-    they overwrite the caller's stack. Kept per position: a function's lookups decode its rows again."""
+    they overwrite the caller's stack. Kept per position, two generations of `ROWS_KEPT` // 2: a function's
+    lookups decode its rows again, and a row asked for again soon is the same object (runs compare rows by
+    identity)."""
     key = (at, fre_type)
-    rows = dec.rows
-    known = rows.get(key)
+    known = dec.rows.get(key)
     if known is None:
-        if len(rows) >= ROWS_KEPT:
-            rows.clear()  # functions come in address order: those judged before are done with
-        known = rows[key] = _decode_fre_at(dec, at, fre_type)
+        known = dec.older_rows.get(key) or _decode_fre_at(dec, at, fre_type)
+        if len(dec.rows) >= ROWS_KEPT // 2:  # functions come in address order: those judged before are done with
+            dec.older_rows, dec.rows = dec.rows, {}
+        dec.rows[key] = known
     return known
 
 

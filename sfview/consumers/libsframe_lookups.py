@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
@@ -58,6 +59,7 @@ INT32_WRAP = 1 << 31
 
 Outcome = Fre | Miss | Crash
 K = TypeVar("K")
+A = TypeVar("A")
 Shape = int | tuple[int, ...]
 """What a function's walk depends on: its index, or (2.47) its rows' description (`Lookups._shape`)."""
 
@@ -133,10 +135,21 @@ def _c_mod(value: int, divisor: int) -> int:
     return -result if value < 0 else result
 
 
-Condition = tuple[int, int, Outcome, bool]
+Condition = tuple[int, int, Outcome | int, bool]
 """[low, high) of the key, the answer there, and whether the interval is one PCMASK block's (moved by the
 block's first offset; 2.47 tests the row's start on the whole offset and the range on the offset modulo
-rep_size)."""
+rep_size). A row found is given as its reference (an int, `row_ref`), decoded again when its answer is
+asked for: a walk keeps numbers for its rows, not objects."""
+
+
+def row_ref(at: int, fre_type: int) -> int:
+    """The reference a walk gives for the row at FRE offset `at` read as `fre_type` (4 bits)."""
+    return at << 4 | fre_type
+
+
+def _found_row(dec: Decoder, ref: int) -> Fre:
+    """The row a `row_ref` names, decoded (it was once already, by the walk: it decodes again)."""
+    return decode_fre(dec, ref >> 4, ref & 0xF)[0]
 
 
 def _everywhere(outcome: Outcome) -> Condition:
@@ -169,6 +182,7 @@ def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, siz
     after = AFTER
     for i in range(count):
         row, esz = decode_fre(dec, at, fre_type)
+        ref = row_ref(at, fre_type)
         yield BELOW, (start + _int32(row.start)) & mask, after, False
         if i < count - 1:
             at += esz
@@ -180,7 +194,7 @@ def _bitmask(dec: Decoder, start: int, count: int, fre_type: int, mask: int, siz
             end = following.start
         else:
             end = size
-        yield BELOW, (start + _int32(end)) & mask, row, False
+        yield BELOW, (start + _int32(end)) & mask, ref, False
 
 
 def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
@@ -189,30 +203,30 @@ def _ranges(dec: Decoder, index: int, at: int) -> Iterator[Condition]:
     fde = dec.fde(index)
     start = dec.start(index)
     wide = dec.rel.lookup == "range64"
-    for i in range(fde.num_fres):
-        row, esz = decode_fre(dec, at, fde.fre_type)
-        if i < fde.num_fres - 1:
-            end = dec.fres.read(at + esz, layout.FRE_START_ADDR[fde.fre_type], "sframe_fre_get_end_ip_offset") - 1
-        else:
-            end = fde.size - 1
+    count, fre_type, pcmask, rep_size = fde.num_fres, fde.fre_type, fde.pcmask, fde.rep_size
+    read, char = dec.fres.read, layout.FRE_START_ADDR.get(fre_type, "")  # (unknown: decode_fre crashes first)
+    for i in range(count):
+        row, esz = decode_fre(dec, at, fre_type)
+        ref = row_ref(at, fre_type)
+        end = read(at + esz, char, "sframe_fre_get_end_ip_offset") - 1 if i < count - 1 else fde.size - 1
         if wide:
             yield BELOW, row.start, AFTER, False
-            if fde.pcmask and fde.rep_size == 0:
+            if pcmask and rep_size == 0:
                 yield _everywhere(REP_SIZE_0)
                 return
-            yield row.start, (end & U32) + 1, row, fde.pcmask
+            yield row.start, (end & U32) + 1, ref, pcmask
         else:
             first, last = _int32(row.start), _int32(end)
-            if fde.pcmask:
-                if fde.rep_size == 0:
+            if pcmask:
+                if rep_size == 0:
                     yield _everywhere(REP_SIZE_0)
                     return
-                yield first, last + 1, row, False
+                yield first, last + 1, ref, False
             else:
                 low = _int32(first + start)
                 if i == 0:
                     yield BELOW, low, FIRST_AFTER, False
-                yield low, _int32(last + start) + 1, row, False
+                yield low, _int32(last + start) + 1, ref, False
         at += esz
 
 
@@ -251,26 +265,113 @@ HELD_PIECES = 1 << 12
 """The most disjoint intervals `Held` keeps (rows tested in a descending order of starts make one each)."""
 
 
-class Walk:
+NARROW = -(1 << 31)
+MARKS = {"i": (NARROW, -NARROW - 1), "q": (-(1 << 63), (1 << 63) - 1)}
+"""What a column of `Conditions` holds for BELOW and ALL, by its type: a value between them is itself."""
+
+
+def _put(column: array, value: int) -> array:
+    """`column` with `value` appended (BELOW and ALL as its marks): 4 bytes a value, widened to 8 (a new
+    array, the marks moved) when a value needs it."""
+    below, above = MARKS[column.typecode]
+    if value <= BELOW or value >= ALL:
+        column.append(below if value <= BELOW else above)
+        return column
+    if not below < value < above:
+        wide = MARKS["q"]
+        column = array("q", (wide[0] if v == below else wide[1] if v == above else v for v in column))
+        below, above = wide
+    column.append(value)
+    return column
+
+
+def _got(column: array, index: int) -> int:
+    """The value `_put` appended at `index`."""
+    value = column[index]
+    below, above = MARKS[column.typecode]
+    return BELOW if value == below else ALL if value == above else value
+
+
+class Conditions(Sequence[tuple[int, int, A, bool]]):
+    """A walk's conditions kept, as columns of numbers (4 bytes a key, 8 where one needs it); a row's answer
+    as its reference, decoded again by `row` when asked for (`row` keeps the rows it decoded lately: a row
+    asked for again soon is one object), any other answer as its index among the few distinct ones."""
+
+    def __init__(self, row: Callable[[int], A]) -> None:
+        self._lows, self._highs, self._refs = array("i"), array("i"), array("i")
+        """Each condition's interval, and its answer: a row's reference, or -1 - its index in `_answers`."""
+        self._blocks = array("B")
+        self._answers: list[A] = []
+        self._index: dict[int, int] = {}
+        """Each answer of `_answers` by its `id` (held there: the ids stay theirs)."""
+        self._row = row
+
+    def append(self, low: int, high: int, answer: A | int, block: bool) -> None:
+        if not isinstance(answer, int):
+            known = self._index.setdefault(id(answer), len(self._answers))
+            if known == len(self._answers):
+                self._answers.append(answer)
+            answer = -1 - known
+        lows, highs, refs = self._lows, self._highs, self._refs
+        top = -NARROW - 1
+        narrow = lows.typecode == highs.typecode == refs.typecode == "i"
+        if narrow and NARROW < low < top and NARROW < high < top and NARROW < answer < top:  # no mark, no widening
+            lows.append(low)
+            highs.append(high)
+            refs.append(answer)
+            self._blocks.append(block)
+            return
+        self._lows = _put(lows, low)
+        self._highs = _put(highs, high)
+        self._refs = _put(refs, answer)
+        self._blocks.append(block)
+
+    def high(self, index: int) -> int:
+        return _got(self._highs, index)
+
+    def columns(self) -> tuple[array, array, int]:
+        """The highs and the answers' numbers as held (a high of ALL as the third value, the column's mark;
+        an answer's number never a mark), for a loop reading many."""
+        return self._highs, self._refs, MARKS[self._highs.typecode][1]
+
+    def ref(self, index: int) -> int:
+        """Condition `index`'s answer as a number: a row's reference (0 or more), else below 0."""
+        return _got(self._refs, index)
+
+    def answer(self, ref: int) -> A:
+        """The answer a `ref` stands for."""
+        return self._answers[-1 - ref] if ref < 0 else self._row(ref)
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def __getitem__(self, index: int) -> tuple[int, int, A, bool]:  # type: ignore[override]
+        if index < 0:
+            index += len(self)
+        low = _got(self._lows, index)
+        return low, self.high(index), self.answer(self.ref(index)), bool(self._blocks[index])
+
+    def __iter__(self) -> Iterator[tuple[int, int, A, bool]]:
+        return map(self.__getitem__, range(len(self)))
+
+
+class Walk(Generic[A]):
     """One FDE's conditions, walked only as far as the keys asked for need: the code stops at the first row
     that holds a key, so once the conditions walked hold every key below `reach`, later rows answer none of
     them (a function's rows are walked to the end of the PCs judged, not to the end of its count)."""
 
-    def __init__(self, steps: Iterator[Condition]) -> None:
-        self.conds: list[Condition] = []
+    def __init__(self, steps: Iterator[Condition], row: Callable[[int], A]) -> None:
+        self.conds: Conditions[A] = Conditions(row)
         self._steps = steps
         self.done = False
         self.reach = -ALL
         """Every key below it is held by a condition walked (-ALL: none known)."""
         self._blocks = False
         """A PCMASK block's condition was seen: keys move with the block, so the walk goes to its end."""
-        self._reaches: list[int] = []
-        self._winners: list[Outcome] = []
-        """While the conditions walked hold every key from -ALL on without a gap: `reach` after each that
-        moved it, and its answer (the first to hold the keys it added: what a key there gets)."""
-        self._found_reaches: list[int] = []
-        self._found_winners: list[Outcome] = []
-        """The same with adjacent answers that find rows merged (for callers that take every row as one)."""
+        self._reaches = array("I")
+        """While the conditions walked hold every key from -ALL on without a gap: the position in `conds` of
+        each that moved `reach` (its high the new reach, its answer the first to hold the keys it added: what
+        a key there gets; such a condition holds keys none before held, so it is kept)."""
         self._gapped = False
         self.walked = 0
         """The conditions walked (the answers it holds grow with them, not only with those kept)."""
@@ -290,62 +391,74 @@ class Walk:
                 break
             added += 1
             self.walked += 1
-            low, top, outcome, block = step
-            if not self._held[block].holds(low, top):
-                self.conds.append(step)
+            low, top, _, block = step
+            kept = not self._held[block].holds(low, top)
+            if kept:
+                self.conds.append(*step)
             if block:
                 self._blocks = True
             elif low <= self.reach:
-                if top > self.reach and not self._gapped:
-                    self._reaches.append(top)
-                    self._winners.append(outcome)
-                    found = self._found_winners
-                    if found and isinstance(outcome, Fre) and isinstance(found[-1], Fre):
-                        self._found_reaches[-1] = top
-                    else:
-                        self._found_reaches.append(top)
-                        found.append(outcome)
+                if top > self.reach and not self._gapped and kept:
+                    self._reaches.append(len(self.conds) - 1)
                 self.reach = max(self.reach, top)
             else:  # an earlier condition than those that later fill the gap holds keys there first
                 self._gapped = True
         return added
 
+    @property
+    def blocks(self) -> bool:
+        """Whether a PCMASK block's condition was walked (its keys move with the block)."""
+        return self._blocks
+
     def complete(self, high: int) -> bool:
         """Whether the conditions walked answer every key below `high`."""
         return self.done or (not self._blocks and self.reach >= high)
 
-    def paint(self, none: Outcome, low: int, high: int, rows_alike: bool = False) -> list[tuple[int, int, Outcome]]:
-        """`_paint` over [low, high) with no PCMASK block's shift: where the conditions hold every key up to
-        `high` without a gap, found by bisection (the cost of the runs given, not of the rows before; with
-        `rows_alike`, adjacent rows found are one run)."""
-        reaches, winners = (self._found_reaches, self._found_winners) if rows_alike else (self._reaches, self._winners)
-        if self._blocks or not reaches or high > reaches[-1]:
-            return _paint(self.conds, none, low, high, 0)
-        runs: list[tuple[int, int, Outcome]] = []
-        i = bisect.bisect_right(reaches, low)
+    def stepwise(self, high: int) -> bool:
+        """Whether `paint` up to `high` reads the conditions that moved the reach (no PCMASK block, no gap
+        below `high`): its cost is then the runs given, nothing is made for the rows before or after."""
+        return not self._blocks and bool(self._reaches) and high <= self.conds.high(self._reaches[-1])
+
+    def paint(self, none: A, low: int, high: int, rows_alike: bool = False) -> Iterator[tuple[int, int, A]]:
+        """`_paint` over [low, high) with no PCMASK block's shift; `stepwise`, found by bisection and given
+        one run at a time (with `rows_alike`, adjacent rows found are one run)."""
+        if not self.stepwise(high):
+            return iter(_paint(self.conds, none, low, high, 0))
+        return self._steps_over(low, high, rows_alike)
+
+    def _steps_over(self, low: int, high: int, rows_alike: bool) -> Iterator[tuple[int, int, A]]:
+        if low >= high:
+            return
+        conds, reaches = self.conds, self._reaches
+        highs, refs, top = conds.columns()
+        i = bisect.bisect_right(reaches, low, key=conds.high)
+        start, ref = low, refs[reaches[i]]
         while low < high:
-            top, outcome = min(reaches[i], high), winners[i]
-            if runs and runs[-1][2] is outcome:
-                runs[-1] = (runs[-1][0], top, outcome)
-            else:
-                runs.append((low, top, outcome))
-            low, i = top, i + 1
-        return runs
+            at = reaches[i]
+            here = refs[at]
+            if here != ref and not (rows_alike and here >= 0 and ref >= 0):
+                yield start, low, conds.answer(ref)
+                start, ref = low, here
+            reach = highs[at]
+            low, i = (high if reach == top else min(reach, high)), i + 1  # (`top`: ALL)
+        if start < high:
+            yield start, high, conds.answer(ref)
 
 
-class Walks(Generic[K]):
+class Walks(Generic[K, A]):
     """The walks of the functions judged lately, by a key naming what a walk depends on, and the bound on
-    the row tests all of them walk together."""
+    the row tests all of them walk together; `row` decodes a row the walks give by its reference."""
 
-    def __init__(self, rows: int) -> None:
+    def __init__(self, rows: int, row: Callable[[int], A]) -> None:
+        self.row = row
         self.rows = rows
         """The most row tests to walk (past it, `Budget`)."""
         self.walked = 0
-        self._kept: dict[K, Walk] = {}
+        self._kept: dict[K, Walk[A]] = {}
         self._held = 0
         """The conditions the kept walks walked (what each holds grows with them)."""
 
-    def walk(self, key: K, steps: Callable[[], Iterator[Condition]], high: int, pc: int) -> Walk:
+    def walk(self, key: K, steps: Callable[[], Iterator[Condition]], high: int, pc: int) -> Walk[A]:
         """The walk named `key` (begun with `steps()` when not kept), far enough to answer every key below
         `high`; `Budget` (at `pc`, the PC being judged) past the bound."""
         walk = self._kept.get(key)
@@ -354,7 +467,7 @@ class Walks(Generic[K]):
             while kept and (len(kept) >= KEPT or self._held > KEPT_CONDITIONS):
                 # functions come in address order: the oldest is done with
                 self._held -= kept.pop(next(iter(kept))).walked
-            walk = kept[key] = Walk(steps())
+            walk = kept[key] = Walk(steps(), self.row)
         if not walk.complete(high):
             added = walk.upto(high, self.rows - self.walked)
             self.walked += added
@@ -362,9 +475,6 @@ class Walks(Generic[K]):
             if not walk.complete(high):
                 raise Budget(pc, f"more than {self.rows} row tests walked (functions reading the same rows again)")
         return walk
-
-
-A = TypeVar("A")
 
 
 def _paint(
@@ -600,7 +710,7 @@ class Lookups:
         """Whether every row found is one answer (the caller asks only where lookups fail): adjacent runs
         finding rows merge, the first's row standing for them."""
         self.count = 0
-        self._walks: Walks[Shape] = Walks(rows)
+        self._walks: Walks[Shape, Outcome] = Walks(rows, functools.partial(_found_row, dec))
         self._painted: dict[tuple[Shape, int, int, bool], list[tuple[int, int, Outcome]]] = {}
         self._periodics: Periodics[tuple[Shape, bool], Outcome] = Periodics()
         self._exact, self._residues = self._breaks()
@@ -728,7 +838,7 @@ class Lookups:
                 yield Run(pc + k_low - key, pc + k_high - key, outcome)
             pc += extent
 
-    def _periodic(self, shape: Shape, walk: Walk, rep: int, alike: bool) -> Periodic[Outcome]:
+    def _periodic(self, shape: Shape, walk: Walk[Outcome], rep: int, alike: bool) -> Periodic[Outcome]:
         """A PCMASK function's walk as a `Periodic` (kept per walk: functions alike share it). 2.47's walk is
         one already; 2.44 tests every row on the PC modulo rep_size alone, 2.40 on the PC & 0xff (their row
         tests become a block's)."""
@@ -783,12 +893,15 @@ class Lookups:
         return offset, WORD - offset
 
     def _painted_runs(
-        self, shape: Shape, pcmask: bool, walk: Walk, none: Outcome, low: int, high: int, alike: bool
-    ) -> list[tuple[int, int, Outcome]]:
-        """`_paint`, kept per key range (painted again: a PCMASK function's blocks, functions alike)."""
+        self, shape: Shape, pcmask: bool, walk: Walk[Outcome], none: Outcome, low: int, high: int, alike: bool
+    ) -> Iterable[tuple[int, int, Outcome]]:
+        """`_paint`, kept per key range (painted again: a PCMASK function's blocks, functions alike), unless
+        the walk paints `stepwise` (at the cost of the runs given: nothing to keep)."""
+        if walk.stepwise(high):
+            return walk.paint(none, low, high, alike)
         known = self._painted.get((shape, low, high, alike))
         if known is None:
-            known = self._merged(walk.paint(none, low, high, alike), alike)
+            known = self._merged(list(walk.paint(none, low, high, alike)), alike)
             if pcmask or isinstance(shape, tuple):
                 self._keep((shape, low, high, alike), known)
         return known

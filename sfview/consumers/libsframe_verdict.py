@@ -14,10 +14,10 @@ from __future__ import annotations
 import bisect
 import itertools
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from sfview import ADDRESS_MASK
-from sfview.consumers import LookupFailure, LookupFailures, Profile, Verdict, register
+from sfview.consumers import FailuresBound, LookupFailure, LookupFailures, Profile, Verdict, register
 from sfview.consumers.libsframe import (
     Crash,
     Decoder,
@@ -42,17 +42,12 @@ RUNS_PER_BYTE = 1
 whose lookups fail every few bytes: each failing range is listed, 28 bytes held and some microseconds of
 work each; past the bound, the verdict says where it stopped). A real section's rows take 3 bytes or more
 each, and a stretch of PCMASK blocks finding rows is one run (`Periodic`)."""
-BYTES_PER_FAILURE = 8
-"""The section bytes a failing range listed costs at least, past `FAILURES_FREE` ranges: a range listed
-holds 28 bytes (`LookupFailures`), so the listing stays within ten times the section. A real section's rows
-take 3 bytes or more each; a PCMASK function of gigabytes whose lookups fail every few bytes (2.44, 2.40)
-would list a range per byte or two. Past the bound, the verdict says where it stopped."""
-FAILURES_FREE = 4096
 
 
-def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, list[int] | None]]:
+def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[tuple[int, int, int, array | None]]:
     """(index, start, size, the format's row starts or None) of every function, by the format when sfview
-    reads the section, else by the library's own FDE table; the row starts only when `rows` asks."""
+    reads the section, else by the library's own FDE table; the row starts only when `rows` asks, and only
+    where they increase (packed: a function may have 65,535 rows)."""
     try:
         section = Section(data, address)
     except InputError:
@@ -68,18 +63,19 @@ def _functions(dec: Decoder, data: bytes, address: int, rows: bool) -> Iterator[
             if not rows:
                 yield index, start, size, None
                 continue
-            starts = None if block.info.pcmask else [r[0] for r in block.rows]
-            yield index, start, size, starts if starts == sorted(set(starts or ())) else None
+            starts = None if block.info.pcmask else array("I", (r[0] for r in block.rows))
+            rising = starts is not None and all(a < b for a, b in itertools.pairwise(starts))
+            yield index, start, size, starts if rising else None
 
 
 def domains(
     dec: Decoder, data: bytes, address: int, rows: bool = False
-) -> Iterator[tuple[int, int, int, list[int] | None]]:
+) -> Iterator[tuple[int, int, int, Sequence[int] | None]]:
     """(index, start, end, row starts) in index order: each function's PCs, up to the next function's start
     and 2^64 (the format's row starts only when `rows` asks). Held as columns of numbers, a tuple made as
     each is given."""
     indexes, starts, lasts = array("I"), array("Q"), array("Q")
-    row_from, has_rows, row_starts = array("Q"), array("B"), array("Q")
+    row_from, has_rows, row_starts = array("Q"), array("B"), array("I")
     """Where each function's row starts begin in `row_starts` (one more: their end), and whether it has any."""
     for index, start, size, found in _functions(dec, data, address, rows):
         if size:
@@ -98,20 +94,22 @@ def domains(
         if starts[j] > starts[i]:
             lasts[i] = min(lasts[i], starts[j] - 1)
     del order
+    found = None  # (the last function's row starts let go: `row_starts` holds them)
+    view = memoryview(row_starts)
     for i in by_index:
-        found = list(row_starts[row_from[i] : row_from[i + 1]]) if has_rows[i] else None
+        found = view[row_from[i] : row_from[i + 1]] if has_rows[i] else None  # (a view: not copied)
         yield indexes[i], starts[i], lasts[i] + 1, found
 
 
 def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, list[str]]:
     """The lookups that fail or crash at every PC of every function, and notes: PCs given another row than
-    the format's, and where the judging stopped if the bound was met."""
+    the format's, and where the judging stopped if a bound was met (on the work, or on the failing ranges
+    listed: `LookupFailures`)."""
     bound = row_bound(data)
     claimed = sum(min(fde.num_fres, len(data)) for fde in dec._table)  # no more rows than bytes: a row has 2
     compared = claimed <= bound
     engine = Lookups(dec, RUNS_PER_BYTE * len(data) + 4096, bound, rows_alike=not compared)
-    failures = LookupFailures()
-    listed = len(data) // BYTES_PER_FAILURE + FAILURES_FREE
+    failures = LookupFailures(len(data))
     other, first_other = 0, ""
     notes: list[str] = []
     if not compared:
@@ -123,12 +121,8 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
                 low, high = start + run.start - rel, start + run.end - rel
                 found = run.outcome
                 if not isinstance(found, Fre):
-                    if len(failures) >= listed:
-                        raise Budget(
-                            run.start, f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
-                        )
                     error = "crash" if isinstance(found, Crash) else named(found.error)
-                    failures.append(LookupFailure(low, high, error, found.rule, index))
+                    failures.add(LookupFailure(low, high, error, found.rule, index))
                 elif rows:
                     wrong = _other_row(rows, found.start, low - start, high - start)
                     if wrong and not other:
@@ -137,12 +131,14 @@ def lookups(dec: Decoder, data: bytes, address: int) -> tuple[LookupFailures, li
     except Budget as stop:
         pc = (address + stop.pc) & ADDRESS_MASK
         notes.append(f"lookups past {pc:#x} not judged: {stop.reason}")
+    except FailuresBound as full:
+        notes.append(full.note)
     if other:
         notes.insert(0, f"{other} PCs get another row than the format's, first at {first_other}")
     return failures, notes
 
 
-def _other_row(rows: list[int], found: int, low: int, high: int) -> int:
+def _other_row(rows: Sequence[int], found: int, low: int, high: int) -> int:
     """How many offsets in [low, high) the format gives a row other than the one starting at `found`."""
     if not rows:
         return 0

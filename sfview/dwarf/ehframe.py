@@ -40,6 +40,7 @@ import array
 import bisect
 import contextlib
 import io
+import itertools
 import mmap
 import struct
 from collections.abc import Iterator, Sequence
@@ -375,8 +376,9 @@ EH_FRAME_HDR_ENCODINGS = (1, 0x1B, 0x03, 0x3B)
 
 def hdr_table(elf: ElfImage, eh_frame: FrameSection) -> tuple[list[int], list[int]] | None:
     """`.eh_frame_hdr`'s sorted table (`PT_GNU_EH_FRAME`, written by the linker for unwinders): each
-    FDE's start address and its offset in `.eh_frame`. None when the file has none, or one in
-    encodings other than those every GNU linker writes."""
+    FDE's start address and its offset in `.eh_frame`. None when the file has none, one in encodings
+    other than those every GNU linker writes, or one that is not sorted or points outside `.eh_frame`:
+    a search of it would miss FDEs that gdb, which reads `.eh_frame` itself, finds."""
     header = next((seg for seg in elf.segments if seg.type == PT_GNU_EH_FRAME), None)
     if header is None or not elf.little_endian:
         return None
@@ -388,7 +390,11 @@ def hdr_table(elf: ElfImage, eh_frame: FrameSection) -> tuple[list[int], list[in
         return None
     base = header.vaddr
     table = struct.unpack_from(f"<{2 * count}i", data, EH_FRAME_HDR.size)
-    return [base + start for start in table[0::2]], [base + fde - eh_frame.address for fde in table[1::2]]
+    starts = [base + start for start in table[0::2]]
+    offsets = [base + fde - eh_frame.address for fde in table[1::2]]
+    if any(a > b for a, b in itertools.pairwise(starts)) or any(not 0 <= o < len(eh_frame.data) for o in offsets):
+        return None
+    return starts, offsets
 
 
 CfaState = tuple[int | None, int | None, bytes | None]

@@ -36,6 +36,7 @@ from sfview.inputs.boundary import TerminatedStrings, reading
 from sfview.inputs.demangle import demangle, without_parameters
 from sfview.inputs.elf.image import ElfImage
 from sfview.inputs.elf.pyelftools_view import ElfFile, SectionStream
+from sfview.inputs.leb128 import leb128
 
 MAX_DIES = 1 << 17
 """The DIEs of one compilation unit at most (the largest of a distribution's C libraries has some 8,000): a
@@ -213,14 +214,7 @@ class _Layouts:
 
     def _after(self, position: int) -> tuple[int, str | None, bool] | None:
         data = self.data
-        code = shift = 0
-        while True:
-            byte = data[position]
-            position += 1
-            code |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
+        code, position = leb128(data, position, False)
         if code == 0:
             return position, None, False
         layout = self.known.get(code, False)
@@ -244,14 +238,7 @@ class _Layouts:
                     length = int.from_bytes(data[position : position + width], "little" if self.little else "big")
                     position += width
                 else:
-                    length = shift = 0
-                    while True:
-                        byte = data[position]
-                        position += 1
-                        length |= (byte & 0x7F) << shift
-                        if byte < 0x80:
-                            break
-                        shift += 7
+                    length, position = leb128(data, position, False)
                 position += length
         return position, tag, children
 

@@ -32,13 +32,12 @@ def loaded_code(elf: ELFFile, address: int, size: int) -> bytes | None:
     segment holds them all in the file (past its `p_filesz` is zero-filled memory, not code), or when the
     program headers cannot be read."""
     try:
-        loads = segments(elf)
+        for seg in segments(elf):
+            start = seg["p_vaddr"]
+            if seg["p_type"] == "PT_LOAD" and start <= address and address + size <= start + seg["p_filesz"]:
+                return _read(elf, seg["p_offset"] + address - start, size)
     except InputError:
         return None
-    for seg in loads:
-        start = seg["p_vaddr"]
-        if seg["p_type"] == "PT_LOAD" and start <= address and address + size <= start + seg["p_filesz"]:
-            return _read(elf, seg["p_offset"] + address - start, size)
     return None
 
 

@@ -31,6 +31,22 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
 
 
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+
+
+def pictured(text: str) -> str:
+    """`text` with each control character but the newline shown as its Unicode control picture (`␛` for
+    ESC, `␇` for BEL; C1 and the line separators as `�`): one character for one, so that a rich text's
+    styles still fall where they did. What the explorer shows of a file (names, paths), which a terminal
+    would otherwise obey (an `OSC 52` in a symbol's name set the clipboard)."""
+    return _CONTROL.sub(_picture, text) if _CONTROL.search(text) else text
+
+
 def printable_lines(lines: list[str]) -> str:
     """Lines, each made printable, one a line: a name's newline stays inside its line."""
     return "".join(printable(line) + "\n" for line in lines)

@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 MAX_STACK = 127
 """perf's default `--max-stack`: the frames of a callchain at most."""
 
+SPACES_KEPT = 256
+"""The address spaces whose modes, lookups and walks' ends a walker keeps at most, the last walked: a
+profile whose samples each name another process would otherwise hold three unwinders a process, some
+kilobytes for a sample of a few hundred bytes."""
+
 
 class Mode(Enum):
     """How a sample's stack is walked (`--folded MODE`)."""
@@ -135,7 +140,9 @@ class Walker:
         to the frame-pointer chain at every PC, as `Mode.FP`'s does (the SFrame unwinder reads a module's
         section alone, never its CFI): both modes then walk SFrame's modules (`KernelModule`s, which
         SFrame's places are told by), and a walk that records nothing is made once for both."""
-        known = self._spaces.get(space)
+        known = self._spaces.pop(space, None)
+        if known is not None:  # the last walked, put back last
+            self._spaces[space] = known
         if known is None or known[0] != space.version:
             modules = space.modules
             sframe = [self._as_kernel(m) for m in modules]
@@ -155,6 +162,8 @@ class Walker:
                 modes[mode] = Known(held, Lookups(), Ends(), self._serial, unwinder)
             known = (space.version, modes, same and not self.record)
             self._spaces[space] = known
+            if len(self._spaces) > SPACES_KEPT:  # the least lately walked let go
+                del self._spaces[next(iter(self._spaces))]
         return known[1], known[2]
 
     def forget(self, space: AddressSpace) -> None:

@@ -88,7 +88,7 @@ def test_a_path_that_looks_like_markup_is_said_in_the_notification(tmux: Tmux, t
 
 def test_an_escape_sequence_in_a_name_is_shown_not_obeyed(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
     """A symbol named `ESC ]0;pwn BEL` set the terminal's title, one named `ESC [2J` cleared the screen (and a
-    backspace moved the cursor into the next column): each is now written as its escape, as `dump` writes it."""
+    backspace moved the cursor into the next column): each control character is now shown as its picture."""
     path = _renamed(tmp_path, {b"main": b"\x1b[2J", b"small_leaf": b"\x1b]0;pwn\x07\x08a"})
     command = f"cd {tmp_path} && PYTHONPATH={ROOT} {sys.executable} -m sfview {path}; sleep 60"
     tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "30", command)
@@ -98,9 +98,9 @@ def test_an_escape_sequence_in_a_name_is_shown_not_obeyed(tmux: Tmux, tmp_path: 
     assert tmux("display-message", "-p", "-t", "app", "#{pane_title}").strip() != "pwn"
     lines = screen.splitlines()
     assert lines[0].startswith(" renamed · .sframe section"), "the screen was not cleared"
-    assert next(line for line in lines if line.startswith("2 0x1050")).split()[4] == "\\x1b[2J"
-    assert "pwn\\x07\\x08a " in next(line for line in lines if line.startswith("3 0x1180"))  # the table cuts it
-    assert "─FREs of fdes[3] \\x1b]0;pwn\\x07\\x08a─" in screen
+    assert next(line for line in lines if line.startswith("2 0x1050")).split()[4] == "\u241b[2J"
+    assert "\u241b]0;pwn\u2407\u2408a " in next(line for line in lines if line.startswith("3 0x1180"))
+    assert "─FREs of fdes[3] \u241b]0;pwn\u2407\u2408a─" in screen
 
 
 async def test_a_path_holding_a_nul_is_refused_in_the_write_dialog(tmp_path: Path, monkeypatch) -> None:

@@ -91,3 +91,38 @@ def test_a_core_says_it_is_being_read_before_the_debugger_opens(tmp_path: Path) 
     piped = io.StringIO()
     reading_note(str(core), piped)
     assert piped.getvalue() == ""
+
+
+def _named(name: bytes) -> bytes:
+    """shapes-x86_64-O2 whose `.symtab` names every function `name`: a new string table of that one name."""
+    import struct
+
+    from elf_edit import Elf
+
+    elf = Elf.of((DATA / "shapes-x86_64-O2").read_bytes())
+    symbols = bytearray(elf.contents(".symtab"))
+    for at in range(24, len(symbols), 24):
+        struct.pack_into("<I", symbols, at, 1)
+    return elf.replace(".strtab", b"\0" + name + b"\0").replace(".symtab", bytes(symbols)).bytes()
+
+
+@pytest.mark.parametrize("view", ["explorer", "diff"])
+def test_a_name_that_is_an_escape_sequence_reaches_no_terminal(tmux: Tmux, tmp_path: Path, view: str) -> None:
+    """A function named `ESC ] 52 ; c ; ZXZpbA== BEL` (OSC 52: set the clipboard to "evil") was written to the
+    terminal as it is by the FDE table and by `--diff`'s functions: tmux with `set-clipboard on` put "evil"
+    in its paste buffer, and the row was drawn short. The app shows a name's control characters as their
+    pictures (`␛`, `␇`)."""
+    path = tmp_path / "osc52"
+    path.write_bytes(_named(b"\x1b]52;c;ZXZpbA==\x07"))
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+    opened = f"{path}" if view == "explorer" else f"{DATA / 'shapes-x86_64-O2'} --diff {path}"
+    command = f"cd {ROOT} && {sys.executable} -m sfview {opened}"
+    subprocess.run(
+        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "120", "-y", "30",
+         command],
+        check=True, env=env,
+    )  # fmt: skip
+    tmux("set-option", "-s", "set-clipboard", "on")
+    screen = tmux.wait_for("2 0x1050" if view == "explorer" else "only B")
+    assert tmux("list-buffers") == "", "nothing the file holds set tmux's clipboard"
+    assert "␛]52;c;ZXZpbA==␇" in screen

@@ -37,3 +37,15 @@ def test_each_cfi_choice_names_a_rule_source() -> None:
     (choices,) = [a.choices for a in unwind.parser()._actions if a.dest == "cfi"]
     assert list(choices) == ["sframe", "dwarf", "both"] == [c for c in unwind.RULE_SOURCES if c is not None]
     assert unwind.RULE_SOURCES[None] is unwind.RULE_SOURCES["both"] is RuleSource.SFRAME_DWARF
+
+
+def test_a_command_line_of_too_many_options_is_refused_before_argparse(cli) -> None:
+    """argparse looks through every option string again for each one it takes: 40,000 `--mem` words ran
+    past 30 s before sfview saw one. Past `MAX_OPTIONS`, the command line is refused at once, saying why."""
+    from sfview.cli import MAX_OPTIONS
+
+    words = [arg for i in range(MAX_OPTIONS) for arg in ("--mem", f"{0x7000 + 8 * i:#x}=1")]
+    result = cli("unwind", str(DATA / "shapes-x86_64-O2"), "--regs", "pc=0x1190,sp=0x7000", *words)
+    assert result.code == 2 and result.out == ""
+    said = f"{MAX_OPTIONS + 1} options on the command line: at most {MAX_OPTIONS} are read (each --mem word is one)"
+    assert result.err == f"sfview: {said}\n"

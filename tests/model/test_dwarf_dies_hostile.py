@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from conftest import DATA, run_with_peak
+from conftest import DATA, run_process, run_with_peak
 from elf_edit import Elf
 from elftools.dwarf.die import DIE
 from elftools.dwarf.structs import DWARFStructs
@@ -391,6 +391,19 @@ def test_an_inline_string_is_found_at_once(tmp_path: Path) -> None:
     assert structs.Dwarf_dw_form["DW_FORM_string"].parse_stream(SectionStream(name + b"\0")) == name
 
 
+def test_a_long_number_in_a_die_is_read_in_its_bytes_time(tmp_path: Path) -> None:
+    """A `DW_FORM_exprloc` whose length is a LEB128 number of 4 MB of 0xff bytes: the pass over a unit's DIEs by
+    their forms (`_Layouts`) shifted a number of up to 28 million bits once a byte (800 KB: 22 s; 4 MB some
+    nine minutes). Its bits past the 70th dropped, as everywhere (`leb128`), `unwind` names the frame at once
+    (the guard: `run_process`'s two minutes)."""
+    exprloc = bytes([99, 0x34, 0, 0x02, 0x18, 0, 0])  # DW_TAG_variable, DW_AT_location in DW_FORM_exprloc
+    path = tmp_path / "grown"
+    path.write_bytes(_grown(bytes([99]) + b"\xff" * (4 << 20) + b"\0", exprloc))
+    result = run_process("unwind", str(path), "--core", str(DATA / "deep-x86_64.core"))
+    assert result.returncode == 0, result.stderr
+    assert "#0  stop_here () at shared/fixtures/src/deep.c:5" in result.stdout
+
+
 def test_a_form_given_in_the_die_is_left_to_pyelftools(tmp_path: Path) -> None:
     """`DW_FORM_indirect` (the form written in the DIE, here `DW_FORM_string`) is one the pass over a unit's DIEs
     by their abbreviations' forms (`_Layouts`) does not take: pyelftools reads those DIEs, and the unit is named
@@ -469,3 +482,34 @@ def test_a_unit_is_walked_once(
     parsed = _parses_counted(monkeypatch)
     assert [frame.function for frame in _named(grown)] == ["stop_here"]
     assert parsed[0] < len(dies) + 200  # deep-x86_64's own unit is 72 DIEs
+
+
+@given(st.binary(max_size=64), st.lists(st.integers(-2, 70), max_size=30))
+def test_strings_longer_than_the_longest_are_none(runs: bytes, offsets: list[int]) -> None:
+    """`test_terminated_strings_are_those_read_to_each_nul`, strings past `MAX_STRING` (8 here) being None."""
+    table = bytes(byte & 0x41 for byte in runs)
+    strings = boundary.TerminatedStrings(table)
+    for offset in offsets:
+        end = table.find(b"\0", offset) if 0 <= offset < len(table) else -1
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(boundary, "SHORT_RUN", 4)
+            patch.setattr(boundary, "MAX_STRING", 8)
+            assert strings.at(offset) == (table[offset:end] if end >= 0 and end - offset <= 8 else None)
+
+
+def test_a_string_table_without_a_nul_is_not_read_whole() -> None:
+    """A `.debug_str` inflating to 256 MiB of one letter: the first name asked for looked through all of it for
+    a NUL (every page of the inflated file mapped in: 307 MB of resident memory from a 30 KB program). No
+    search goes further than the longest name from where it starts."""
+    looked: list[int] = []
+
+    class Table(bytes):
+        def find(self, sub, start=0, end=None):  # type: ignore[no-untyped-def, override]
+            stop = len(self) if end is None else min(end, len(self))
+            looked.append(stop - start)
+            return super().find(sub, start, end)
+
+    strings = boundary.TerminatedStrings(Table(b"A" * (4 << 20)))
+    for offset in range(0, 4 << 20, 1 << 20):
+        assert strings.at(offset) is None
+    assert max(looked) <= boundary.MAX_STRING + 1

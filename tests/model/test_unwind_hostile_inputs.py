@@ -52,7 +52,10 @@ def _unwind(cli, path: Path, pc: str):
     return result
 
 
-def test_eh_frame_hdr_entries_outside_eh_frame_cost_the_dwarf_rules(cli, tmp_path: Path) -> None:
+def test_eh_frame_hdr_entries_outside_eh_frame_are_passed_over(cli, tmp_path: Path) -> None:
+    """Every FDE pointer of `.eh_frame_hdr`'s table 2 GB back: the table cost the DWARF rules ("no FDE
+    covers"). gdb never reads that table; sfview passes it over and finds the FDEs by their own headers, as
+    in the sound file (`tests/oracles/test_unwind.py` holds the walk to gdb's on such a file)."""
     elf = Elf.of(PROGRAM.read_bytes())
     hdr = elf.section(".eh_frame_hdr")["sh_offset"]
     (count,) = struct.unpack_from("<I", elf.data, hdr + 8)  # after version, 3 encodings, eh_frame_ptr
@@ -60,7 +63,7 @@ def test_eh_frame_hdr_entries_outside_eh_frame_cost_the_dwarf_rules(cli, tmp_pat
         elf.poke(hdr + 12 + 8 * i + 4, struct.pack("<i", -0x80000000))
     path = tmp_path / "hdr"
     path.write_bytes(elf.bytes())
-    assert "stopped: no FDE covers" in _unwind(cli, path, "leaf+4").out
+    assert _unwind(cli, path, "leaf+4").out == _unwind(cli, PROGRAM, "leaf+4").out
 
 
 def test_a_cie_whose_return_address_column_is_another_register(cli, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,10 @@ from sfview.consumers.kernel import (
     EFAULT,
     EINVAL,
     FALLBACK,
+    HEADER_END,
     UNREGISTERED,
     Arch,
+    Refused,
     judge,
     judge_document,
     lookups,
@@ -127,6 +130,32 @@ def test_accepted_but_lookups_fail(name: str, error: str, rule: str) -> None:
     verdict = _verdict(name)
     assert verdict.accepted
     assert (error, rule) in {(f.error, f.rule) for f in verdict.lookups}
+
+
+def test_fde_types_past_flexible_read_shared_rows_as_one_table() -> None:
+    """`crafted/fde-types-mixed`: FDE types 1 and 18 (the kernel's four bits: 2) each alone, and four pairs
+    (2 and 5, 15 and 3, 7 and 9, 0 and 11) whose second reads the first's rows from its third on. The
+    kernel's own code took the section and said where each lookup fails (the corpus entry, held at every PC
+    by `test_profile_says_what_the_kernel_said`): the pairs fail everywhere, as rows without data words;
+    and the profile reads the shared rows of each pair past flexible once, the second's first row the node
+    of the first's third (one table for types 2 to 15), those of the pair of types 0 and 11 twice."""
+    entry = _named("fde-types-mixed")
+    data = bytes.fromhex(entry["section"])
+    registered = register_section(data, entry["address"], tuple(entry["text"]))
+    assert not isinstance(registered, Refused)
+    functions = registered.functions
+    count = len(functions)
+    attributes = [
+        HEADER_END + 16 * count + struct.unpack_from("<I", data, HEADER_END + 16 * i + 12)[0] for i in range(count)
+    ]
+    assert [data[at + 3] for at in attributes] == [0, 1, 2, 5, 15, 3, 7, 9, 0, 11, 0x12]
+    failing = {(start, end) for start, end, error in entry["kernel"]["lookups"] if error == -22}
+    assert {(functions[i].address, functions[i].address + functions[i].size) for i in range(2, count)} == failing
+    for first, second in ((2, 3), (4, 5), (6, 7), (8, 9)):
+        shared = functions[first].rows._rows
+        assert functions[second].rows._rows is shared
+        third = shared.ancestor(functions[first].rows._first, 2)
+        assert (functions[second].rows._first == third) == (first != 8)
 
 
 def test_registered_as_a_profile() -> None:

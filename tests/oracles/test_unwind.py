@@ -557,3 +557,34 @@ def test_the_dynamic_linkers_list_read_from_memory() -> None:
     del words[0x5208]  # a name memory does not hold
     assert loaded_objects(words.get, True, 0x1000, 0x30) == [("/lib/libc.so.6", 0x7F00)]
     assert loaded_objects(words.get, True, 0x9000, 0x30) == []
+
+
+@pytest.mark.parametrize("damage", ["unsorted", "outside"])
+def test_a_damaged_eh_frame_hdr_table_is_passed_over_as_gdb_does(tmp_path: Path, damage: str) -> None:
+    """`.eh_frame_hdr`'s search table reversed (or pointing before `.eh_frame`): its binary search missed
+    every FDE, and `--cfi dwarf` went on by prologue analysis to a PC of 0 after two frames. gdb reads
+    `.eh_frame` itself and never that table: sfview now passes over a table that is not sorted or points
+    outside `.eh_frame` (the FDEs' own headers make the table), and walks as gdb walks the same file."""
+    import struct
+
+    from elf_edit import Elf
+
+    need("gdb")
+    elf = Elf.of((DATA / "deep-x86_64").read_bytes())
+    header = elf.section(".eh_frame_hdr")["sh_offset"]
+    (count,) = struct.unpack_from("<I", elf.data, header + 8)
+    pairs = [struct.unpack_from("<ii", elf.data, header + 12 + 8 * i) for i in range(count)]
+    for i, (start, fde) in enumerate(reversed(pairs) if damage == "unsorted" else pairs):
+        elf.poke(header + 12 + 8 * i, struct.pack("<ii", start, fde if damage == "unsorted" else -0x100000))
+    path = tmp_path / "deep-x86_64"
+    path.write_bytes(elf.bytes())
+    core = str(DATA / "deep-x86_64.core")
+    gdb = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", "bt", "-ex", "info registers rip", str(path), core],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    rip = int(re.search(r"^rip\s+(0x[0-9a-f]+)", gdb, re.M).group(1), 16)
+    ours = run_process("unwind", str(path), "--core", core, "--cfi", "dwarf")
+    assert ours.returncode == 0, ours.stderr
+    assert our_frames(ours.stdout, rip) == gdb_frames(gdb, rip)
+    assert len(gdb_frames(gdb, rip)) == 6

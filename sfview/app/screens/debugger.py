@@ -39,7 +39,7 @@ from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate
 from sfview.inputs.symbols import Place
 from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 from sfview.unwind.call_sites import ProcessCallSites
 from sfview.unwind.engine import Found, Frame, Module, RuleSource, Unwinder
 from sfview.unwind.session import Session, register_numbers
@@ -73,8 +73,7 @@ class ThreadPicker(ModalScreen[int | None]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = "Threads"
             yield Label("enter: walk this thread's stack (escape: stay on this one)", classes="goto-hint")
-            options = (Option(printable(text), id=str(tid)) for tid, text in self.rows)
-            yield OptionList(*options, id="goto-matches", markup=False)
+            yield OptionList(*(Option(text, id=str(tid)) for tid, text in self.rows), id="goto-matches", markup=False)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -399,7 +398,7 @@ class DebuggerScreen(Screen[None]):
         if self.threads is None:
             return
         rows = [
-            (tid, f"{title.rstrip(':')}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}")
+            (tid, pictured(f"{title.rstrip(':')}  {pc:#x} {demangle(self.unwinder.name_at(pc)) or '??'}"))
             for title, tid, pc in self.threads.listed
         ]
         self.app.push_screen(ThreadPicker(rows, self.thread), self._thread_chosen)
@@ -487,8 +486,7 @@ class DebuggerScreen(Screen[None]):
     # ------------------------------------------------------------------ showing
 
     def _show(self, text: str) -> None:
-        """The status line: one line, what it quotes (a module's path, a name) escaped, not obeyed."""
-        self.query_one("#dbg-status", Static).update(printable(text))
+        self.query_one("#dbg-status", Static).update(pictured(text))
 
     def _names(self) -> list[Named]:
         """Each frame as gdb's `bt` prints it, numbered as gdb numbers them: a frame named before is named
@@ -550,7 +548,7 @@ class DebuggerScreen(Screen[None]):
             for line in named.lines:
                 pc = "" if line.address is None else f"{line.address:#x}"
                 kind = TAIL_CALL if line.tail else INLINED if line.inlined else how
-                rows.append((f"#{line.number}", line.function, pc, line.where, kind))
+                rows.append((f"#{line.number}", pictured(line.function), pc, pictured(line.where), pictured(kind)))
         region = table.scrollable_content_region
         scrolls = not table.show_vertical_scrollbar and len(rows) + 1 > region.height  # its bar is coming
         room = region.width - (table.styles.scrollbar_size_vertical if scrolls else 0)
@@ -560,7 +558,7 @@ class DebuggerScreen(Screen[None]):
             column.auto_width, column.width = room <= 0, width
         for cells in _fitted(rows, widths):
             # escaped: as markup, a C++ name's `[abi:cxx11]` would be read as a style's tag and vanish
-            table.add_row(*(escape(printable(text)) for text in cells))  # a name's ESC: not for the terminal
+            table.add_row(*(escape(text) for text in cells))
         table.move_cursor(row=first_rows[len(self.frames) - 1 if cursor is None else cursor])
         self._show_memory()
         if self.stop:
@@ -623,8 +621,8 @@ class DebuggerScreen(Screen[None]):
         first, at its line (`inlined: step () at inline.c:11`), whether or not the backtrace lists them."""
         out = Text()
         for place in [] if frame.signal else frame.source()[0]:
-            where = f" at {printable(place.file)}:{place.line}" if place.file and place.line else ""
-            out.append(f"  {'inlined: ' if place.inlined else 'in '}{printable(demangle(place.function))} (){where}\n")
+            where = f" at {place.file}:{place.line}" if place.file and place.line else ""
+            out.append(f"  {'inlined: ' if place.inlined else 'in '}{demangle(place.function)} (){where}\n")
         return out
 
     def _explain(self, frame: Frame | None, index: int = 0) -> None:
@@ -634,7 +632,7 @@ class DebuggerScreen(Screen[None]):
         if frame is None:
             top = self.frames[index] if index < len(self.frames) else None
             if top is not None:
-                name = printable(demangle(self.unwinder.name_at(top.pc, top.lookup_pc)))
+                name = demangle(self.unwinder.name_at(top.pc, top.lookup_pc))
                 out.append(f"Frame #{self._number(top)} at {top.pc:#x} {name}\n", style="bold")
                 out.append_text(self._places(self._placed(top)))
                 out.append(self._instruction(top.pc))
@@ -642,9 +640,10 @@ class DebuggerScreen(Screen[None]):
                     if regnum in top.registers:
                         out.append(f"  {self.machine.name(regnum)} = {top.registers[regnum]:#x}\n")
                 out.append("\nspace: find its caller, step by step")
+            out.plain = pictured(out.plain)  # names and paths from the files: one character for one, styles kept
             self.query_one("#dbg-explain", Static).update(out)
             return
-        title = "<signal handler called>" if frame.signal else printable(demangle(frame.name()))
+        title = "<signal handler called>" if frame.signal else demangle(frame.name())
         out.append(f"Frame #{self._number(frame)} at {frame.pc:#x} {title}\n", style="bold")
         out.append_text(self._places(frame))
         out.append(self._instruction(frame.pc))
@@ -656,8 +655,7 @@ class DebuggerScreen(Screen[None]):
         if func is not None and frame.module is not None and frame.module.section is not None:
             data = frame.module.section.data
             out.append(f"  FDE fdes[{func.index}] at section offset {func.span.start:#x}", style="cyan")
-            module = printable(frame.module.name)
-            out.append(f" ({module}: {func.start_address + frame.module.bias:#x}, {func.size} bytes)\n")
+            out.append(f" ({frame.module.name}: {func.start_address + frame.module.bias:#x}, {func.size} bytes)\n")
             if row is not None:
                 out.append(f"  FRE {row.index} at section offset {row.span.start:#x}", style="cyan")
                 out.append(f": bytes {data[row.span.start : row.span.end].hex(' ')}\n")
@@ -671,8 +669,9 @@ class DebuggerScreen(Screen[None]):
         if caller is not None:
             out.append(f"\nThe caller, frame #{self._number(caller)}:\n", style="bold")
             origin = "the saved PC" if frame.signal else "RA"
-            name = printable(demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc)))
-            out.append(f"  pc = {origin} = {caller.pc:#x} {name}\n")
+            out.append(
+                f"  pc = {origin} = {caller.pc:#x} {demangle(self.unwinder.name_at(caller.pc, caller.lookup_pc))}\n"
+            )
             changed, carried = frame.changed(caller)
             for regnum, value in sorted(changed.items()):
                 out.append(f"  {self.machine.name(regnum)} = {value:#x}  ({self._origin(frame, regnum)})\n")
@@ -683,4 +682,5 @@ class DebuggerScreen(Screen[None]):
             out.append(f"\nstopped: {self.stop}\n", style="yellow")
         if self.with_dwarf:
             out.append_text(self._dwarf_check(frame))
+        out.plain = pictured(out.plain)
         self.query_one("#dbg-explain", Static).update(out)

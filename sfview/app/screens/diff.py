@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from sfview.diff.engine import Diff, Entry, Pair, Verdict
 from sfview.diff.shapes import plain
 from sfview.document import Document
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 from sfview.rule_notation import rules_text
 from sfview.sframe.model.section import Row, Section
 
@@ -100,7 +100,7 @@ class DiffScreen(Screen[None]):
         self.lines = listed(result)
 
     def compose(self) -> ComposeResult:
-        r, a, b = self.result, printable(self.doc_a.path), printable(self.doc_b.path)
+        r, a, b = self.result, pictured(self.doc_a.path), pictured(self.doc_b.path)
         yield Static(
             f"A {a}  B {b}: {r.same} same, {len(r.encoding)} encoded differently, "
             f"{len(r.meaning)} different in meaning, {len(r.only_a)} only in A, {len(r.only_b)} only in B",
@@ -119,7 +119,7 @@ class DiffScreen(Screen[None]):
             assert entry is not None
             functions.add_row(
                 line.mark,
-                escape(printable(entry.name)) or "(no name)",  # not markup: `[abi:cxx11]` would vanish
+                escape(pictured(entry.name)) or "(no name)",  # not markup: `[abi:cxx11]` would vanish
                 f"{line.a.start:#x}" if line.a else "",
                 f"{line.b.start:#x}" if line.b else "",
                 f"{line.a.size:#x}" if line.a else "",

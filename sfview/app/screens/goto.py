@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 
 __all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
 
@@ -163,10 +163,11 @@ class GotoSymbol(ModalScreen[Symbol | None]):
 
 
 def _shown(symbol: Symbol) -> str:
-    """The symbol's name as people read it (demangled), a control character escaped: the terminal would obey it."""
-    return printable(demangle(symbol.name))
+    """The symbol's name as people read it (demangled), its control characters pictured: the terminal would obey
+    them."""
+    return pictured(demangle(symbol.name))
 
 
 def _raw(symbol: Symbol) -> str:
     """`  _ZN2ns7throwerEv`: the stored name after a demangled one, so that either form can be recognised."""
-    return f"  {printable(symbol.name)}" if demangle(symbol.name) != symbol.name else ""
+    return f"  {pictured(symbol.name)}" if demangle(symbol.name) != symbol.name else ""

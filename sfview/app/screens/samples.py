@@ -24,7 +24,7 @@ from sfview.app.screens.goto import Prompt
 from sfview.app.widgets.footer import KeyFooter
 from sfview.app.widgets.row_table import cut
 from sfview.inputs.numbers import quoted
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 from sfview.profiling.coverage import Place, Seen
 
 __all__ = ["SamplesScreen"]
@@ -74,7 +74,7 @@ class SamplesScreen(Screen[None]):
         for count, sample, function, file, why in rows:
             # escaped: as markup, `[unknown]` (and C++'s `operator[]`) would be read as a style's tag and vanish
             # cut in the middle: a function inlined into another ends with the other's name
-            table.add_row(int(count), int(sample), escape(cut(printable(function), room)), escape(printable(file)), why)
+            table.add_row(int(count), int(sample), escape(pictured(cut(function, room))), escape(pictured(file)), why)
         self._sort()
         table.focus()
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sfview.app.widgets.row_table import Column, RowTable
 from sfview.document import Document
+from sfview.output.safe_text import pictured
 from sfview.sframe.bulk.overview import Overview
 from sfview.sframe.model.section import Function, Row
 
@@ -76,7 +77,8 @@ class CodeTable(RowTable):
         if self.dwarf is not None:
             dwarf = (self.dwarf(self.function, self.function.rows[ins.row]) if first else "",)
         row = str(ins.row) if first else ""
-        return (row, f"{ins.address:#x}", code, ins.text, ins.change, *dwarf)
+        # a call's target named by the file's symbols (`<name>`): pictured, as every name the explorer shows
+        return (row, f"{ins.address:#x}", code, pictured(ins.text), ins.change, *dwarf)
 
     def row_is_error(self, index: int) -> bool:
         listing = self.listing

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from sfview.app.consumer_marks import CRASH, ConsumerMarks
 from sfview.check.catalogue import Severity
 from sfview.consumers import LookupFailure
-from sfview.output.safe_text import printable
+from sfview.output.safe_text import pictured
 
 if TYPE_CHECKING:
     from sfview.check.run import Diagnostic
@@ -81,7 +81,8 @@ class ProblemList(OptionList):
                 note = f"… and {self._more} more: `sfview check` lists them all"
                 self.add_option(Option(Text(note, style="dim"), disabled=True))
         elif self._failed is not None:
-            self.add_option(Option(Text(f"The check failed: {self._failed}", style="bold red"), disabled=True))
+            failed = pictured(f"The check failed: {self._failed}")
+            self.add_option(Option(Text(failed, style="bold red"), disabled=True))
         elif self._checked:
             # the format's checks alone: a consumer's verdict (`v`, above the list) may still refuse the section
             clean = "No problem in the format's own checks (v: what each consumer makes of the section)."
@@ -137,7 +138,7 @@ def _line(diag: Diagnostic) -> Text:
     text.append(f"{diag.severity.value:<7} ", style=SEVERITY_STYLES[diag.severity])
     text.append(f"{diag.start:#06x}  ", style="bold")
     text.append(f"{diag.check.id}  ", style="cyan")
-    text.append(printable(f"{diag.path}: {diag.message}"))  # a name's escape sequence: shown, not obeyed
+    text.append(pictured(f"{diag.path}: {diag.message}"))  # a message may quote the file: a section's name
     return text
 
 

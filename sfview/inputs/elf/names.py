@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 from sfview.errors import InputError
-from sfview.inputs.boundary import BoundedStrings, names_bound, reading
+from sfview.inputs.boundary import BoundedStrings, check_relocations, names_bound, reading
 from sfview.inputs.elf.image import (
     SHF_EXECINSTR,
     SHT_DYNSYM,
@@ -302,11 +302,17 @@ def _relocations_of(
     symtab = elf.get_section(section["sh_link"])
     if not isinstance(symtab, SymbolTableSection):
         raise InputError(f"sh_link {section['sh_link']} is not a symbol table")
+    check_relocations(section.num_relocations(), target_name, target["sh_size"])
     symbols: dict[int, Any] = {}  # most relocations name one of a few symbols (`.text`'s section symbol)
-    for reloc in section.iter_relocations():
+    count = symtab.num_symbols()
+    for index, reloc in enumerate(section.iter_relocations()):
         number = reloc["r_info_sym"]
         sym = symbols.get(number)
         if sym is None:
+            if number >= count:  # pyelftools would say "expected 4, found 0", neither which nor where
+                at = index * section["sh_entsize"]
+                said = f"names symbol {number}: {symtab.name} has {count}"
+                raise InputError(f"relocation {index} (offset {at:#x}) {said}")
             sym = symbols[number] = symtab.get_symbol(number)
         addend = reloc["r_addend"] if reloc.is_RELA() else 0
         if sym["st_info"]["type"] == "STT_SECTION":
@@ -324,9 +330,10 @@ def _relocations_of(
 
 def _section_name(elf: ElfFile, index: int | str) -> str:
     """The name of section `index` (a symbol's `st_shndx`), "" for an undefined or special one."""
-    if not isinstance(index, int) or index == SHN_UNDEF:
+    headers = elf.section_headers  # in order of index: the one asked for found at its place, not looked for
+    if not isinstance(index, int) or not 0 < index < len(headers):
         return ""
-    return next((name for i, name, _ in elf.section_headers if i == index), "")
+    return headers[index][1]
 
 
 DEBUG_ROOT = "/usr/lib/debug"

@@ -40,7 +40,7 @@ from elftools.elf.segments import Segment
 
 from sfview.errors import InputError
 from sfview.inputs import limits
-from sfview.inputs.boundary import BoundedStrings, reading, reason
+from sfview.inputs.boundary import BoundedStrings, check_relocations, reading, reason
 from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, SectionHeader, inflate
 from sfview.inputs.leb128 import bound_pyelftools
 
@@ -197,6 +197,7 @@ class ElfFile(ELFFile):
                 handler = RelocationHandler(self)
                 relocations = handler.find_relocations_for_section(section)
                 if relocations is not None:
+                    check_relocations(relocations.num_relocations(), section.name, len(data))
                     handler.apply_section_relocations(stream, relocations)
         except InputError as exc:  # costs the relocated addresses, not the CFI
             self.lost.append(InputError(f"{exc.message} (read unrelocated)"))
@@ -304,15 +305,23 @@ def _inflate(section: Section, stored: bytes) -> bytes:
     return inflate(kind, size, stored[head:])
 
 
-def segments(elf: ELFFile) -> list[Segment]:
-    """The program headers; an `InputError` (saying where the table is) when they cannot be read."""
+def segments(elf: ELFFile) -> Iterator[Segment]:
+    """The program headers, each made as it is reached and let go (a core's tens of thousands held at once
+    were some 500 bytes each); an `InputError` (saying where the table is) when they cannot be read: at once
+    for a table past the end of the file."""
     what = f"the program headers (e_phoff {elf['e_phoff']:#x}, {elf['e_phnum']} of {elf['e_phentsize']} bytes)"
     with reading(what):
         count = elf.num_segments()
         end = elf["e_phoff"] + count * elf["e_phentsize"]
         if count and end > elf.stream_len:
             raise InputError(f"they end at {end:#x}, past the end of the file ({elf.stream_len:#x} bytes)")
-        return list(elf.iter_segments())
+    return _each_segment(elf, count, what)
+
+
+def _each_segment(elf: ELFFile, count: int, what: str) -> Iterator[Segment]:
+    with reading(what):
+        for index in range(count):
+            yield elf.get_segment(index)
 
 
 def executable_ranges(elf: ELFFile) -> list[tuple[int, int]]:
