@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
 from sfview.app.driver import noting_driver
 from sfview.app.explorer.background import IDLE_COLLECTION_CHECK_S, Heap
@@ -85,6 +86,19 @@ class SfviewApp(App[None]):
         self.set_interval(IDLE_COLLECTION_CHECK_S, lambda: self.heap.collect_when_idle(self._last_input))
         if self.session is not None:
             self.call_after_refresh(self.open_debugger)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A notification, never read as markup, whatever the caller asks: messages quote names from the file,
+        paths and what was typed, and Textual ends the app on a `[/]` in markup it cannot match."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def open_debugger(self) -> None:
         """The unwinding debugger, on the session's state, else on registers to type in."""

@@ -12,9 +12,11 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 
 from sfview.app.screens.goto import parse_number
 from sfview.app.widgets.fde_table import COLUMNS
+from sfview.output.safe_text import pictured
 
 if TYPE_CHECKING:
     from sfview.app.explorer.screen import ExplorerScreen
@@ -83,9 +85,11 @@ class SfviewCommands(Provider):
             yield Hit(0.9, f"Go to section offset {number:#x}", partial(explorer.goto_offset, number))
         if query.strip():
             for rank, symbol in enumerate(explorer.doc.symbols.search(query, SYMBOL_HITS)):
+                said = f"Go to {pictured(symbol.name)}"  # plain text: a name's `[/]` is not markup, its ESC not obeyed
                 yield Hit(
                     0.8 - rank / 100,
-                    f"Go to {symbol.name}",
+                    Content(said),
                     partial(explorer.goto_address, symbol.address),
+                    text=said,
                     help=f"function at {symbol.address:#x}",
                 )

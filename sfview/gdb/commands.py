@@ -19,6 +19,7 @@ from sfview.check.run import check_document
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.gdb import inferior, unwinder
+from sfview.inputs.numbers import quoted
 from sfview.output import diagnostics
 from sfview.output.backtrace import explanation, frame_line
 from sfview.output.safe_text import printable
@@ -135,7 +136,7 @@ class SframeBacktrace(gdb.Command):
             try:
                 limit = int(arg.strip(), 0)
             except ValueError:
-                raise gdb.GdbError(f"sframe bt: {arg.strip()!r} is not a number of frames") from None
+                raise gdb.GdbError(f"sframe bt: {quoted(arg.strip())} is not a number of frames") from None
             if limit < 1:
                 raise gdb.GdbError("sframe bt: needs at least 1 frame")
         inferior.require_inferior()

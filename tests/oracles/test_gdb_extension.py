@@ -286,6 +286,14 @@ def test_without_a_process_each_command_is_one_line_and_gdb_goes_on(built: dict[
     assert output.count("sframe: no process and no core") == 2 and "$1 = 42" in output, output
 
 
+def test_a_count_of_5000_digits_is_quoted_cut(built: dict[str, Path], load: str) -> None:
+    """`sframe bt 999…` (5,000 digits): refused in one line that quotes the start of it, not 5,000 characters."""
+    output = gdb(load, built["program"], "sframe bt " + "9" * 5000, "print 6 * 7")
+    refusal = next(line for line in output.splitlines() if line.startswith("sframe bt:"))
+    assert refusal == f"sframe bt: '{'9' * 32}'… (5,000 characters) is not a number of frames", output
+    assert "$1 = 42" in output
+
+
 def test_sframe_info_at_an_address_needs_no_process(built: dict[str, Path], load: str) -> None:
     """The rules at a function's first byte, from the file alone: readelf's first row of its FDE."""
     program = built["program"]

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from sfview.app.explorer.panes import Tab
 from sfview.app.fields import Field, byte_slot, slot_of
 from sfview.edit.patches import Edits, Patch, Slot, encode, same_file, value_of
+from sfview.inputs.numbers import quoted
 from sfview.sframe.model.section import Section
 
 
@@ -89,6 +90,8 @@ class WriteCheck:
         path = text.strip()
         if not path:
             return "type the path of the copy to write"
+        if "\0" in path:  # the system takes a path up to its first NUL: Python refuses it (ValueError)
+            return f"{quoted(path)}: a path cannot hold a NUL character"
         if same_file(path, self.original) and self._asked != path:
             self._asked = path
             return "this is the file itself: press enter again to write over it"

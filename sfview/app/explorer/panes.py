@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from enum import Enum, auto
 
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -250,8 +251,9 @@ class Panes:
         code_resized = self.code_table.show_function(func)
         relayout = code_resized if self.code_table.display else rows_resized  # only the one shown takes room
         name = self.names.of(func)
-        self.fre_table.border_title = f"FREs of fdes[{index}]" + (f" {name}" if name else "")
-        self.code_table.border_title = f"instructions of fdes[{index}]" + (f" {name}" if name else "")
+        # plain text, not markup: a name's `[/]` would end the app
+        self.fre_table.border_title = Content(f"FREs of fdes[{index}]" + (f" {name}" if name else ""))
+        self.code_table.border_title = Content(f"instructions of fdes[{index}]" + (f" {name}" if name else ""))
         if self.fre_table.dwarf is not None:
             self.dwarf_note.update(self.dwarf.fde_text(func))
             relayout = True

@@ -149,7 +149,7 @@ class ExplorerScreen(Screen[None]):
             self.names.load()
         self.hex_view = HexView(self.doc.data, self.doc.address, id="hex")
         self.hex_view.border_title = "bytes"
-        self.status_line = Static(id="status")
+        self.status_line = Static(id="status", markup=False)
         self.footer = KeyFooter()
         if self.section is None:
             self.summary = HeaderSummary(self.doc, None, self.error, self.names, id="summary")
@@ -165,8 +165,8 @@ class ExplorerScreen(Screen[None]):
         self.filter_line = FilterLine(placeholder=FILTER_HINT, id="fde-filter")
         self.filter_bar = Horizontal(Static("filter", id="filter-prompt"), self.filter_line, id="filter-bar")
         self.fre_legend = Static(notation.legend(self.section), id="fre-legend", markup=False)
-        self.fre_note = Static(id="fre-note")
-        self.dwarf_note = Static(id="dwarf-note")
+        self.fre_note = Static(id="fre-note", markup=False)
+        self.dwarf_note = Static(id="dwarf-note", markup=False)
         self.code_table = CodeTable(doc, self.overview, id="code")
         self.tables = TableStack(self.fde_table, self.fre_table, self.code_table, id="tables")
         self.structure_pane = TabPane("Structure", id=Tab.STRUCTURE.pane_id)

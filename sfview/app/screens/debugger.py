@@ -23,6 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -72,7 +73,7 @@ class ThreadPicker(ModalScreen[int | None]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = "Threads"
             yield Label("enter: walk this thread's stack (escape: stay on this one)", classes="goto-hint")
-            yield OptionList(*(Option(text, id=str(tid)) for tid, text in self.rows), id="goto-matches")
+            yield OptionList(*(Option(text, id=str(tid)) for tid, text in self.rows), id="goto-matches", markup=False)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -232,8 +233,8 @@ class DebuggerScreen(Screen[None]):
                 yield DataTable(id="dbg-frames", cursor_type="row", zebra_stripes=True)
                 yield DataTable(id="dbg-memory", cursor_type="row")
             with VerticalScroll(id="dbg-step"):
-                yield Static(id="dbg-explain")
-        yield Static(id="dbg-status")
+                yield Static(id="dbg-explain", markup=False)
+        yield Static(id="dbg-status", markup=False)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -241,7 +242,7 @@ class DebuggerScreen(Screen[None]):
         self._title_frames()
         frames.add_columns(*COLUMNS)
         memory = self.query_one("#dbg-memory", DataTable)
-        memory.border_title = (
+        memory.border_title = Content(  # plain text, not markup: a path's `[/]` would end the app
             f"memory words read from {self.memory_from}, or given (m)" if self.memory_from else "memory words you gave"
         )
         memory.add_columns("address", "value", "read for")

@@ -100,11 +100,12 @@ class DiffScreen(Screen[None]):
         self.lines = listed(result)
 
     def compose(self) -> ComposeResult:
-        r = self.result
+        r, a, b = self.result, pictured(self.doc_a.path), pictured(self.doc_b.path)
         yield Static(
-            f"A {self.doc_a.path}  B {self.doc_b.path}: {r.same} same, {len(r.encoding)} encoded differently, "
+            f"A {a}  B {b}: {r.same} same, {len(r.encoding)} encoded differently, "
             f"{len(r.meaning)} different in meaning, {len(r.only_a)} only in A, {len(r.only_b)} only in B",
             id="diff-summary",
+            markup=False,
         )
         yield DataTable(id="diff-functions", cursor_type="row")
         yield DataTable(id="diff-rows", cursor_type="row")

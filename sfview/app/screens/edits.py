@@ -34,9 +34,9 @@ class EditList(ModalScreen[int | None]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = "Edits"
             hint = "ctrl+z undoes the last, ctrl+y makes it again, w writes a patched copy; enter: go to its bytes."
-            yield Label(hint, classes="goto-hint")
+            yield Label(hint, classes="goto-hint", markup=False)
             if self.lines:
-                yield OptionList(*(Option(line) for line in self.lines), id="goto-matches")
+                yield OptionList(*(Option(line) for line in self.lines), id="goto-matches", markup=False)
             else:
                 yield Label("No edits yet: e edits the field selected, or the byte under the hex cursor.")
 

@@ -17,6 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -24,6 +25,7 @@ from textual.widgets.option_list import Option
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate, parse_number
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
+from sfview.output.safe_text import pictured
 
 __all__ = ["GotoNumber", "GotoSymbol", "Prompt", "parse_address", "parse_number", "parse_pattern"]
 
@@ -69,10 +71,10 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="goto-dialog") as dialog:
-            dialog.border_title = self.title_text
-            yield Label(self.hint, classes="goto-hint")
+            dialog.border_title = Content(self.title_text)  # plain text: a field's path is not markup
+            yield Label(self.hint, classes="goto-hint", markup=False)
             yield Input(self.value, placeholder=self.example, id="goto-input")
-            yield Label("", id="goto-message")
+            yield Label("", id="goto-message", markup=False)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -122,8 +124,8 @@ class GotoSymbol(ModalScreen[Symbol | None]):
             dialog.border_title = "Go to symbol"
             yield Label(f"Type part of a function name ({len(self.symbols)} names).", classes="goto-hint")
             yield Input(placeholder="name", id="goto-input")
-            yield OptionList(id="goto-matches")
-            yield Label("", id="goto-message")
+            yield OptionList(id="goto-matches", markup=False)
+            yield Label("", id="goto-message", markup=False)
 
     def on_mount(self) -> None:
         self._show_matches("")
@@ -137,7 +139,7 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         options = self.query_one("#goto-matches", OptionList)
         options.clear_options()
         options.add_options(
-            Option(Text.assemble((demangle(sym.name), "bold"), f"  {sym.address:#x}  {sym.size} bytes{_raw(sym)}"))
+            Option(Text.assemble((_shown(sym), "bold"), f"  {sym.address:#x}  {sym.size} bytes{_raw(sym)}"))
             for sym in self.matches
         )
         if self.matches:
@@ -160,6 +162,12 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         self.dismiss(self.matches[event.option_index])
 
 
+def _shown(symbol: Symbol) -> str:
+    """The symbol's name as people read it (demangled), its control characters pictured: the terminal would obey
+    them."""
+    return pictured(demangle(symbol.name))
+
+
 def _raw(symbol: Symbol) -> str:
     """`  _ZN2ns7throwerEv`: the stored name after a demangled one, so that either form can be recognised."""
-    return f"  {symbol.name}" if demangle(symbol.name) != symbol.name else ""
+    return f"  {pictured(symbol.name)}" if demangle(symbol.name) != symbol.name else ""

@@ -55,7 +55,7 @@ class SamplesScreen(Screen[None]):
         """The most samples first, to begin with."""
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_line, id="samples-title")
+        yield Static(self.title_line, id="samples-title", markup=False)
         yield DataTable(id="samples-table", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
 

@@ -42,7 +42,7 @@ class FieldDetail(VerticalScroll):
         self.field: Field | None = None
         self.consumer_rule: Callable[[Field], str | None] | None = None
         """The chosen consumer's rule that fails at a field's row (`kernel: __read_fre: ...`), if any."""
-        self._text = Static(id="detail-text")
+        self._text = Static(id="detail-text", markup=False)
 
     def compose(self) -> ComposeResult:
         yield self._text

@@ -201,7 +201,7 @@ class FramePicture(VerticalScroll, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._text = Static(id="frame-text")
+        self._text = Static(id="frame-text", markup=False)
         self.shown: tuple[Function, int] | None = None
         """The function and row index on show."""
 

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from sfview.app.names import ExplorerNames
 from sfview.document import Document
 from sfview.errors import InputError
+from sfview.output.safe_text import pictured
 from sfview.sframe.model import terms
 from sfview.sframe.model.section import Section
 
@@ -109,7 +110,8 @@ class HeaderSummary(Widget):
         """The file's facts, and the cells to keep for the names' count (`NAMES_ROOM`) beyond them."""
         doc = self.doc
         size = f"{len(doc.data)} bytes at address {doc.address:#x}"
-        facts = [(doc.path, os.path.basename(doc.path)), (doc.origin, doc.origin), (size, size)]
+        path = pictured(doc.path)  # a file named with an escape sequence: shown, not obeyed
+        facts = [(path, os.path.basename(path)), (doc.origin, doc.origin), (size, size)]
         if doc.file_offset:
             facts.append((f"file offset {doc.file_offset:#x}", ""))
         if doc.elf is None and doc.address == 0:
