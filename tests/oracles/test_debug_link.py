@@ -33,9 +33,7 @@ def linked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(DATA / "deep-x86_64", folder / "full")
     subprocess.run(["objcopy", "--only-keep-debug", folder / "full", folder / "prog.debug"], check=True)
     shutil.copy(folder / "prog.debug", folder / "own.debug")
-    subprocess.run(
-        ["objcopy", "--strip-all", "--add-gnu-debuglink=prog.debug", "full", "prog"], check=True, cwd=folder
-    )
+    subprocess.run(["objcopy", "--strip-all", "--add-gnu-debuglink=prog.debug", "full", "prog"], check=True, cwd=folder)
     subprocess.run(["objcopy", "--only-keep-debug", DATA / "shapes-x86_64-O2", folder / "other.debug"], check=True)
     return folder
 
