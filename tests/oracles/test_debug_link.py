@@ -44,8 +44,8 @@ def _gdb_reading(program: Path, *commands: str) -> str:
     return subprocess.run(args, capture_output=True, text=True, timeout=60).stderr
 
 
-def _frame_names(program: Path) -> list[str]:
-    done = run_process("unwind", str(program), "--core", str(DATA / "deep-x86_64.core"))
+def _frame_names(program: Path, *options: str) -> list[str]:
+    done = run_process("unwind", str(program), "--core", str(DATA / "deep-x86_64.core"), *options)
     assert done.returncode == 0, done.stderr
     return re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(\S+) \(", done.stdout, re.M)
 
@@ -80,3 +80,10 @@ def test_a_file_at_the_build_id_path_of_another_build_is_refused(linked: Path) -
     shutil.copy(linked / "own.debug", place)
     with open(linked / "unlinked", "rb") as f:
         assert debug_file(ElfImage.of(f), str(linked / "unlinked"), str(root)) == str(place)
+
+
+def test_a_linked_file_larger_than_max_size_is_not_read(linked: Path) -> None:
+    """Its CRC would read every byte (a sparse file of 4 GiB: 11.7 s); past `--max-size` it is passed over."""
+    shutil.copy(linked / "own.debug", linked / "prog.debug")
+    assert (linked / "prog.debug").stat().st_size > 4096
+    assert _frame_names(linked / "prog", "--max-size", "4096")[:6] == ["??"] * 6

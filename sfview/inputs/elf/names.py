@@ -391,15 +391,11 @@ def debug_file(elf: ElfImage, path: str, root: str = DEBUG_ROOT) -> str | None:
     return None
 
 
-DEBUG_FILE_MOST = 16
-"""A separate debug file is checked against its `.gnu_debuglink` CRC (all its bytes read) only up to this
-many times `--max-size`; a larger one is passed over, as a file that does not match."""
-
-
 def _crc_of(path: str) -> int | None:
     """The CRC-32 of the file at `path` (gdb's `gnu_debuglink_crc32` is zlib's), read a MiB at a time once
-    for each file as it is (a module's names and its debug information both ask); None for a file that
-    cannot be read, is not ELF or is larger than `DEBUG_FILE_MOST` times the limit."""
+        for each file as it is (a module's names and its debug information both ask); None for a file that
+        cannot be read, is not ELF or is larger than `--max-size` (all its bytes are read: a sparse file of 4 GiB
+    would take seconds; a larger debug file is found by build-id, or with `--max-size` raised)."""
     try:
         found = os.stat(path)
     except OSError:
@@ -410,7 +406,7 @@ def _crc_of(path: str) -> int | None:
 @functools.lru_cache(maxsize=64)
 def _crc(path: str, size: int, _mtime_ns: int) -> int | None:
     """`_crc_of`'s reading, kept by the file's path, size and time of change."""
-    if size > DEBUG_FILE_MOST * limits.max_size:
+    if size > limits.max_size:
         return None
     crc = 0
     try:
