@@ -23,6 +23,7 @@ import os
 import platform
 import signal
 import struct
+import time
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -45,6 +46,10 @@ MOST_PAGES_AT_ONCE = 256
 """The most pages one read asks for (1 MiB: the vDSO is two pages, a word one or two)."""
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 """Signals held while the threads are let go, so that none is left stopped by a Ctrl-C in the middle."""
+STOP_WAIT = 2.0
+"""Seconds the threads seized together are given to stop. One in an uninterruptible wait (`D`: a vfork
+parent waiting for its child, a read from a hung disk) stops only when it leaves it; gdb -p waits for ever."""
+
 MACHINES = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64", "s390x": "EM_S390"}
 """This machine (`uname -m`) → the ELF machine of the processes ptrace reads here (a 64-bit one)."""
 
@@ -286,19 +291,41 @@ class _Threads:
                 seized.append(tid)
                 with contextlib.suppress(ProcessLookupError):
                     _ptrace(PTRACE_INTERRUPT, tid)
+            deadline = time.monotonic() + STOP_WAIT
             for tid in seized:
-                self._wait(tid)
+                self._wait(tid, deadline)
         if not self.held:
             raise _exited(self.pid)
+        if not self.stopped:
+            tid = min(self.held)
+            raise InputError(f"process {self.pid}: no thread stopped within {STOP_WAIT:g} s: {self.unstopped(tid)}")
 
-    def _wait(self, tid: int) -> None:
-        """Wait for a seized thread to stop; one that exits instead is forgotten. A thread stopped for a
-        signal before the interrupt reached it keeps that signal, to have it when it is let go."""
-        try:
-            _, status = os.waitpid(tid, WALL)
-        except ChildProcessError:
-            del self.held[tid]
-            return
+    def unstopped(self, tid: int) -> str:
+        """Why thread `tid`, seized, is not stopped: its state (`/proc/PID/task/TID/stat`), in words."""
+        state = (_stat(self.pid, tid) or ("?", 0))[0]
+        if state != "D":
+            return f"thread {tid} did not stop (state {state})"
+        return (
+            f"thread {tid} is in an uninterruptible wait (state D: a vfork parent waiting for its child, a hung"
+            " disk): its registers cannot be read until it leaves it"
+        )
+
+    def _wait(self, tid: int, deadline: float) -> None:
+        """Wait for a seized thread to stop, until `deadline` (`time.monotonic`); one that exits instead is
+        forgotten, one still running then is left held but not stopped (the kernel detaches it when
+        sfview ends). A thread stopped for a signal before the interrupt reached it keeps that signal, to
+        have it when it is let go."""
+        while True:
+            try:
+                waited, status = os.waitpid(tid, WALL | os.WNOHANG)
+            except ChildProcessError:
+                del self.held[tid]
+                return
+            if waited:
+                break
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
         if not os.WIFSTOPPED(status):
             del self.held[tid]
             return
@@ -420,13 +447,15 @@ def _read(pid: int, threads: _Threads) -> LiveProcess:
     regions = _regions(pid)
     program = _program(pid)
     mappings = _mapped_files(pid, regions, program)
-    listed = [Thread(tid, _registers(pid, tid, machine), _name(pid, tid)) for tid in threads.held]
+    stopped = [tid for tid in threads.held if tid in threads.stopped]
+    listed = [Thread(tid, _registers(pid, tid, machine), _name(pid, tid)) for tid in stopped]
     try:
         memory = ProcessMemory(pid, regions)
     except OSError:
         raise _exited(pid) from None
     process = LiveProcess(f"process {pid}", machine, listed, memory, mappings, _auxv(pid), None)
     process.pid = pid
+    process.damaged = [f"{threads.unstopped(tid)}: left out" for tid in threads.held if tid not in threads.stopped]
     process.program = f"/proc/{pid}/exe" if program.endswith(" (deleted)") else program
     return process
 
