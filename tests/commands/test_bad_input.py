@@ -323,3 +323,12 @@ def test_an_export_to_a_full_device_names_the_output() -> None:
     done = run_process("export", str(DATA / "deep-x86_64"), "-o", "/dev/full")
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["sfview: /dev/full: cannot write: No space left on device"]
+
+
+@pytest.mark.parametrize("command", ["dump", "check", "stats"])
+def test_a_file_whose_first_read_fails_says_what_was_read(command: str) -> None:
+    """`/proc/self/mem` is a regular file whose read at offset 0 fails: it was said as "/proc/self/mem:
+    Input/output error", not what was being read."""
+    done = run_process(command, "/proc/self/mem")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["sfview: /proc/self/mem: reading its first bytes fails: Input/output error"]
