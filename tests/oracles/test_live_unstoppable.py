@@ -1,7 +1,13 @@
 """`unwind --pid` on a thread that cannot stop: a vfork parent waits in state D (uninterruptible) until its
 child execs or exits, and ptrace's interrupt reaches it only then. sfview waited for it for ever (gdb -p
 does too); it now gives the threads `live.STOP_WAIT` seconds, leaves out with a note those still running,
-and refuses a process none of whose threads stopped, naming the thread and its state."""
+and refuses a process none of whose threads stopped, naming the thread and its state.
+
+And a process that calls exec while it is read: exec ends every other thread, and waits holding the
+process's `cred_guard_mutex` until each is gone, which a traced thread is only once its tracer has waited
+for it; sfview's next `PTRACE_SEIZE` waited for that mutex, for ever (1 run in 7 to 25 here). Meanwhile
+ptrace refuses the thread with `EPERM` (the new memory not yet dumpable), which was said as "it may not be
+traced (a set-user-ID program, or one that made itself undumpable)"."""
 
 from __future__ import annotations
 
@@ -15,6 +21,15 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 from test_live import _need_ptrace, _state, _wait_until
+
+
+@pytest.fixture(scope="module")
+def reexec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _need_ptrace()
+    built = tmp_path_factory.mktemp("reexec") / "reexec"
+    source = DATA / "src" / "reexec.c"
+    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-pthread", str(source), "-o", str(built)], check=True)
+    return built
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +96,20 @@ def test_the_other_threads_are_walked_and_the_waiting_one_said(program: Path) ->
     assert done.stdout.count("\nThread ") + done.stdout.startswith("Thread ") == 2
     assert f"(LWP {waiting})" not in done.stdout
     assert f"note: process {process.pid}: thread {waiting} is in an uninterruptible wait" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_process_calling_exec_while_read_is_walked_or_said_changed(reexec: Path) -> None:
+    started = subprocess.Popen([str(reexec)])
+    try:
+        for _ in range(30):
+            done = _unwind(started.pid)  # a wait for ever ends in `TimeoutExpired`
+            said = done.stderr.splitlines()
+            assert done.returncode == 0 or said == [
+                f"sfview: process {started.pid} changed while sfview was reading it: the threads it stopped are gone"
+                " (a thread called exec, or they ended) and the process runs on; run sfview again"
+            ], said
+            assert started.poll() is None  # let go: it runs on, calling exec
+    finally:
+        started.kill()
+        started.wait()
