@@ -23,7 +23,7 @@ from sfview.unwind.session import Session, file_debug_info
 
 SENT_WAIT = 0.5
 """Seconds the process that merges waits for what a process it forked sends, before it looks whether one died."""
-WARM_SAMPLES = 1500
+WARM_SAMPLES = 500
 """The samples the process that merges unwinds itself before it forks the others (`coverage`)."""
 WARM_PART = 10
 """... or those of this part of the data section (a `WARM_PART`-th), if fewer: a small profile is shared too."""
