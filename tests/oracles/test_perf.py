@@ -393,6 +393,16 @@ def test_processes_forked_mid_profile_count_each_sample_once(
     assert warmed[0] == warm or warm > 100, warmed
 
 
+def test_a_process_that_dies_unsent_is_said(recorded: Recorded, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked process that ends without sending its counts (killed, out of memory) is said, not waited
+    for for ever."""
+    monkeypatch.setenv("PERF_BUILDID_DIR", recorded.env["PERF_BUILDID_DIR"])
+    monkeypatch.setattr(profile, "SENT_WAIT", 0.05)
+    monkeypatch.setattr(profile, "_share", lambda *_: os._exit(3))
+    with pytest.raises(RuntimeError, match="a process unwinding the profile ended with status 3"):
+        profile.coverage(str(recorded.data), jobs=2)
+
+
 def _frame(frame: Frame) -> tuple:
     """What a frame of a walk says: where, its registers, what covered its PC and how its caller was found."""
     module = frame.module
