@@ -282,8 +282,9 @@ class _CfiWriter:
         if self.signed:
             # Where a signed RA is saved is an exact rule, and what DWARF-based dump_syms writes too;
             # the stack walker strips the authentication code from the value it loads.
+            save = "saves" if len(self.signed) == 1 else "save"
             self.problems.append(
-                f"{quantity(len(self.signed), 'function')} save a signed RA (pointer authentication): `.ra` says"
+                f"{quantity(len(self.signed), 'function')} {save} a signed RA (pointer authentication): `.ra` says"
                 " where it is saved; a stack walker must strip the authentication code from the value it loads"
             )
 
