@@ -468,7 +468,7 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         [*gdb_bt, str(flat), str(DEEP_CORE)],
     )
     rounds = round_10 | round_11
-    return rounds | {
+    named = {
         "class 1: 1,000 registers x 8,000 rows, compare": (["compare", str(rows)], [*frames, str(rows)]),
         "class 1: 128 registers, 4,000 changed rows, compare": (["compare", str(worst)], [*frames, str(worst)]),
         "class 1: 128 registers, 4,000 rows alternating a rule, compare": (
@@ -540,35 +540,20 @@ def cases() -> dict[str, tuple[list[str], list[str] | None]]:
         "round 9: 200,000 damaged functions, dump": (["dump", str(damaged)], None),
         "round 9: 200,000 functions unsorted, unwind --regs": (["unwind", str(unsorted), *regs], None),
         "round 9: 200,000 functions each claiming 5,000 rows, stats": (["stats", str(past_listed)], None),
-        "kernel profiles: 20,000 nested v3 functions, check --profile kernel": (
-            ["check", "--profile", "kernel", str(kernel_nested)],
-            None,
-        ),
-        "kernel profiles: 20,000 v3 PCMASK functions of 4 GB, check --profile kernel": (
-            ["check", "--profile", "kernel", str(kernel_pcmask)],
-            None,
-        ),
-        "kernel profiles: the same, each repeat's first 4 bytes failing, check --profile kernel": (
-            ["check", "--profile", "kernel", str(kernel_gaps)],
-            None,
-        ),
-        "kernel profiles: 2,000 functions of 4 KB over 2,000 failing rows, check --profile kernel-v14": (
-            ["check", "--profile", "kernel-v14", str(kernel_alike)],
-            None,
-        ),
-        "kernel profiles: 3,000 AArch64 functions of 102 signed rows, check --profile kernel": (
-            ["check", "--profile", "kernel", str(kernel_signed)],
-            None,
-        ),
-        "kernel profiles: 3,000 functions of 100 rows all different, check --profile kernel": (
-            ["check", "--profile", "kernel", str(kernel_distinct)],
-            None,
-        ),
-        "kernel profiles: 3,000 functions of 100 two-byte rows, check --profile kernel-v14": (
-            ["check", "--profile", "kernel-v14", str(kernel_bare)],
-            None,
-        ),
     }
+    kernel = {
+        f"kernel profiles: {what}, check --profile {profile}": (["check", "--profile", profile, str(path)], None)
+        for what, profile, path in (
+            ("20,000 nested v3 functions", "kernel", kernel_nested),
+            ("20,000 v3 PCMASK functions of 4 GB", "kernel", kernel_pcmask),
+            ("the same, each repeat's first 4 bytes failing", "kernel", kernel_gaps),
+            ("2,000 functions of 4 KB over 2,000 failing rows", "kernel-v14", kernel_alike),
+            ("3,000 AArch64 functions of 102 signed rows", "kernel", kernel_signed),
+            ("3,000 functions of 100 rows all different", "kernel", kernel_distinct),
+            ("3,000 functions of 100 two-byte rows", "kernel-v14", kernel_bare),
+        )
+    }
+    return rounds | named | kernel
 
 
 def _from(checkout: Path, argv: list[str]) -> list[str]:

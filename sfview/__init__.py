@@ -17,6 +17,11 @@ EXIT_INTERRUPTED = 130
 """The exit status of a command ended by Ctrl-C, as a shell reports it (128 + SIGINT)."""
 
 
+def quantity(count: int, noun: str) -> str:
+    """`1 frame`, `6 frames`: a count and its noun, plural unless the count is one."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def interrupted(signum: int, frame: object) -> None:
     """The SIGINT handler of the `sfview` program outside its command line's own (set first thing by
     `sfview.entry` and by `python -m sfview`): no traceback, the line and the status a Ctrl-C gives."""

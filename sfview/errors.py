@@ -7,6 +7,8 @@ the command line turns it into one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class InputError(Exception):
     """A problem with an input file, located as precisely as it is known."""
@@ -56,3 +58,11 @@ class Problems(list[InputError]):
 
     def __len__(self) -> int:
         return self.count
+
+    def add(self, make: Callable[[], InputError]) -> None:
+        """A problem worded by `make` only when it is the first, the one said: the others are counted (a
+        section of damaged functions words each function's own problem in some 10 microseconds)."""
+        if self.count:
+            self.count += 1
+        else:
+            self.append(make())

@@ -31,9 +31,9 @@ from typing import NamedTuple, overload
 
 from sfview.diff.shapes import BulkShapes, Meaning, MeaningRow, Shape, of_function
 from sfview.errors import InputError, Problems
-from sfview.sframe.bulk.reader import LISTED_ROWS, Bulk, kept_max
+from sfview.sframe.bulk.reader import LISTED_ROWS, Bulk, BulkFunction, kept_max
 from sfview.sframe.model.rules import Rule
-from sfview.sframe.model.section import Section
+from sfview.sframe.model.section import Placed, Section
 from sfview.sframe.model.terms import abi_name
 
 EXPANDED_MAX = 1 << 16
@@ -162,8 +162,8 @@ class Diff:
     only_a: Sequence[Entry] = field(default_factory=list)
     only_b: Sequence[Entry] = field(default_factory=list)
     """In A's order, and B's by start (`Entries`: made as they are read)."""
-    unreadable_a: list[InputError] = field(default_factory=Problems)
-    unreadable_b: list[InputError] = field(default_factory=Problems)
+    unreadable_a: Problems = field(default_factory=Problems)
+    unreadable_b: Problems = field(default_factory=Problems)
     """Why functions of either side were left out (their FDE or rows cannot be read): the first held, the
     rest counted (`Problems`), as the command says them."""
     kept_same: list[Pair] = field(default_factory=list)
@@ -285,7 +285,7 @@ class _Store:
     and sorted (each hash with its place in one integer, sorted as one: a label's functions in order), for
     `pop`: the B side, which A's functions are paired with."""
 
-    def __init__(self, side: Side, unreadable: list[InputError] | None = None) -> None:
+    def __init__(self, side: Side, unreadable: Problems | None = None) -> None:
         self.side = side
         self.starts, self.sizes, self.indices = array("Q"), array("Q"), array("I")
         self.shapes: list[Shape | None] = []
@@ -411,7 +411,7 @@ def _again(a: Side, b: _Store, marks: bytearray, partners: array, verdict: Verdi
     """The pairs `diff` found of `verdict` (their A functions marked so in `marks`, their B functions in
     `partners`), made again as `diff` made them: over A's functions again."""
     mark = _MARKS[verdict]
-    for left in _entries(a, []):
+    for left in _entries(a, Problems()):
         if marks[left[3]] == mark:
             yield _made(a, Entry._make(left), b.side, Entry._make(b.found(partners[left[3]])), verdict)
 
@@ -428,7 +428,7 @@ _Found = tuple[str, int, int, int, Shape | None]
 """An `Entry`'s fields as a plain tuple: a million of them are made, and most never become an `Entry`."""
 
 
-def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
+def _entries(side: Side, unreadable: Problems) -> Iterator[_Found]:
     """Each readable function of a side, in FDE order; what cannot be read goes to `unreadable`. Its name,
     else its start, is what it is paired by (`_label`)."""
     section, name_at = side.section, side.name_at
@@ -456,8 +456,8 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
             shape = block.made if long is None else long_made.get(long)
             if shape is None:
                 rows = block.rows if isinstance(block.rows, list) else list(block.rows)
-                if not block.complete:  # the model says why the rows stop
-                    _modelled(section, index, unreadable)
+                if not block.complete:
+                    _rows_stop(section, walked, rows, unreadable)
                     yield name_at(start, fde_start + index * fde_size), start, size, index, None
                     continue
                 shape = shapes.of_block(block, pos, rep, rows)
@@ -467,6 +467,19 @@ def _entries(side: Side, unreadable: list[InputError]) -> Iterator[_Found]:
                     long_made[long] = shape
                     long_room -= block.length
         yield _name(side, start, index, shape), start, size, index, shape
+
+
+def _rows_stop(section: Section, walked: BulkFunction, rows: list, unreadable: Problems) -> None:
+    """Why a function's rows stop, into `unreadable`: where the bulk reader listed its rows, said from where
+    it stopped (as the model's rows stop there), without decoding the FDE again through Kaitai (tens of
+    microseconds a function, the whole of `diff` on a section of damaged functions), and worded only when it
+    is the one said (`Problems.add`); else the model's."""
+    index, _, _, pos, _, block = walked
+    if not isinstance(block.rows, list):
+        _modelled(section, index, unreadable)
+        return
+    fre_type, count, found, end = block.info.fre_type, block.count, len(rows), pos + block.length
+    unreadable.add(lambda: section.rows_stop(Placed(section, index, fre_type, count, pos), found, end))
 
 
 def _label(found: _Found) -> _Label:

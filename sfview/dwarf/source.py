@@ -753,7 +753,7 @@ class DebugInfo:
             image = ElfImage.of(stream)
             if image.section(".debug_info") is None:
                 raise InputError("no .debug_info section")
-            view = _DebugView(stream, image.lost)
+            view = _DebugView(stream, image.lost, image.sections)
             self.info = view.get_dwarf_info(relocate_dwarf_sections=False)
         abbrev = self.info.debug_abbrev_sec
         self._abbrev_left = (abbrev.size if abbrev is not None else 0) + ABBREV_SLACK

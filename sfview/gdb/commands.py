@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 import gdb
 
-from sfview import ADDRESS_MASK, rule_notation
+from sfview import ADDRESS_MASK, quantity, rule_notation
 from sfview.check.catalogue import Severity
 from sfview.check.run import check_document
 from sfview.document import Document
@@ -147,7 +147,7 @@ class SframeBacktrace(gdb.Command):
         frames, cut = [], False
         for frame in walk:
             if limit is not None and len(frames) == limit:
-                walk.stop, cut = f"stopped after {limit} frames (the limit asked for)", True
+                walk.stop, cut = f"stopped after {quantity(limit, 'frame')} (the limit asked for)", True
                 break
             mark = f"  [{frame.heuristic}]" if frame.fallback else ""
             _write([frame_line(frame) + mark])
@@ -195,7 +195,7 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
         if index >= len(theirs):
             past = " (`set backtrace past-main on` to go on)" if theirs[-1].name() == "main" else ""
             return (
-                f"gdb: the same {_frames(index)}; gdb's backtrace ends at {_gdb_line(theirs[-1])}{past},"
+                f"gdb: the same {quantity(index, 'frame')}; gdb's backtrace ends at {_gdb_line(theirs[-1])}{past},"
                 f" SFrame's goes on to #{ours.frames[-1].number}"
             )
         gdb_frame = theirs[index]
@@ -208,20 +208,15 @@ def beside_gdb(walker: Unwinder, ours: Backtrace, selected: gdb.Frame, limited: 
                 return f"gdb: parts at #{frame.number}: gdb's frame is {_gdb_line(gdb_frame)}"
             why = _why_parted(walker, ours.frames[index - 1], frame, gdb_frame)
             parted = f"they part at #{frame.number}: gdb has {_gdb_line(gdb_frame)}"
-            return f"gdb: the same {_frames(index)}; {parted}: {why}"
+            return f"gdb: the same {quantity(index, 'frame')}; {parted}: {why}"
     if len(theirs) > len(ours.frames) and not limited:
         beyond = theirs[len(ours.frames)]
         why = _why_parted(walker, ours.frames[-1], None, beyond)
         return (
-            f"gdb: the same {_frames(len(ours.frames))}; gdb goes on to {_gdb_line(beyond)}"
+            f"gdb: the same {quantity(len(ours.frames), 'frame')}; gdb goes on to {_gdb_line(beyond)}"
             f" where SFrame stopped ({ours.stop}): {why}"
         )
-    return f"gdb: the same {_frames(len(ours.frames))}, with the same PC and SP"
-
-
-def _frames(count: int) -> str:
-    """`1 frame`, `6 frames`."""
-    return f"{count} frame" if count == 1 else f"{count} frames"
+    return f"gdb: the same {quantity(len(ours.frames), 'frame')}, with the same PC and SP"
 
 
 def _why_parted(walker: Unwinder, callee: Frame, found: Frame | None, gdb_caller: gdb.Frame) -> str:

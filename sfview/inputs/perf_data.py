@@ -24,7 +24,7 @@ import bisect
 import os
 import platform
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from enum import IntEnum, IntFlag
 from operator import itemgetter
 from typing import BinaryIO, NamedTuple
@@ -268,6 +268,13 @@ class PerfData:
     def close(self) -> None:
         self.file.close()
 
+    def reopen(self, at: int) -> None:
+        """Read on from file offset `at` through a file of this process's own: a process forked while the
+        records are read shares the file's offset with the process it was forked from."""
+        self.file.close()
+        self.file = open_regular_file(self.path, READ_BUFFER)
+        self.file.seek(at)
+
     def __enter__(self) -> PerfData:
         return self
 
@@ -409,7 +416,7 @@ class PerfData:
         if self.arch not in PERF_REGISTERS:
             raise self._error(f"a profile of a {self.arch or 'unnamed'} machine: sfview reads x86_64 and aarch64", None)
 
-    def records(self, owned: tuple[int, int] | None = None) -> Iterator[Sample | Mmap | Task]:
+    def records(self, owned: Sequence[int] | None = None) -> Iterator[Sample | Mmap | Task]:
         """The samples, mappings and task events in the order perf's own tools take them: by time, within
         the window perf's rounds allow. perf writes each CPU's buffer in turn, so that a sample can come in
         the file before the `MMAP` of the code it ran (written from another CPU); `perf script` queues the
@@ -419,19 +426,20 @@ class PerfData:
         it made of what ran before it started, a file without `sample_id_all`) are given at once, in
         file order, as perf gives them. `owned`: only the samples whose records start in this range of
         file offsets are read and given (the others are passed over by their size, still counted), with
-        every mapping and task event until they are all given: a share of the samples."""
+        every mapping and task event until they are all given: a share of the samples. The range is read
+        as the records go (a process forked while they are read takes another share of those to come)."""
         attr = self.attrs[0]
         layout = SampleLayout.of(attr, self._register_names(attr.sample_regs_user))
-        first, last = owned if owned is not None else (0, self.data_offset + self.data_size)
+        bounds = owned if owned is not None else (0, self.data_offset + self.data_size)
         timed = _timing(attr, layout)
         queue: list[tuple[int, int, int, int, bytes, int]] = []
         """(time, file offset, type, misc, body, sample number): the records held, put in order by sorting."""
         held = mine = newest = limit = 0
-        for at, kind, misc, body, number in self._scan(first, last, stop=timed is None):
-            if at >= last and not mine:
+        for at, kind, misc, body, number in self._scan(bounds, stop=timed is None):
+            if at >= bounds[1] and not mine:
                 break  # every sample of the share given
             if timed is not None and kind == Record.FINISHED_ROUND:
-                yield from self._given(queue, limit, layout)
+                yield from self._given(queue, limit, layout, bounds)
                 held, mine, limit = _held(queue), _samples(queue), newest
                 yield self._record(at, kind, misc, body, number, layout)
                 continue
@@ -443,19 +451,23 @@ class PerfData:
             newest, held, mine = max(newest, time), held + len(body), mine + (kind == Record.SAMPLE)
             if held > QUEUE_BYTES:
                 queue.sort()
-                yield from self._given(queue, queue[len(queue) // 2][0], layout)
+                yield from self._given(queue, queue[len(queue) // 2][0], layout, bounds)
                 held, mine = _held(queue), _samples(queue)
-        yield from self._given(queue, ADDRESS_ALL_ONES, layout)
+        yield from self._given(queue, ADDRESS_ALL_ONES, layout, bounds)
 
-    def _given(self, queue: list, limit: int, layout: SampleLayout) -> Iterator[Sample | Mmap | Task]:
+    def _given(
+        self, queue: list, limit: int, layout: SampleLayout, bounds: Sequence[int]
+    ) -> Iterator[Sample | Mmap | Task]:
         """The queued records no later than `limit`, in time order (in file order at the same time), taken
-        out of `queue`."""
+        out of `queue`; a sample queued outside `bounds` (before a forked process took another share) is
+        passed over."""
         queue.sort()
         cut = bisect.bisect_right(queue, limit, key=itemgetter(0))
         given = queue[:cut]
         del queue[:cut]
         for _, at, kind, misc, body, number in given:
-            yield self._record(at, kind, misc, body, number, layout)
+            if kind != Record.SAMPLE or bounds[0] <= at < bounds[1]:
+                yield self._record(at, kind, misc, body, number, layout)
 
     def _record(
         self, at: int, kind: int, misc: int, body: bytes, number: int, layout: SampleLayout
@@ -469,20 +481,21 @@ class PerfData:
             return Task(at, Record.FINISHED_ROUND, 0, 0, "", 0, False)
         return self._task(body, at, kind, misc)
 
-    def _scan(self, first: int, last: int, stop: bool) -> Iterator[tuple[int, int, int, bytes, int]]:
+    def _scan(self, bounds: Sequence[int], stop: bool) -> Iterator[tuple[int, int, int, bytes, int]]:
         """The records sfview reads, in file order, one read at a time: each one's file offset, type, misc,
         body (without its header) and, for a sample, its number (counted in file order); samples outside
-        `first`..`last` passed over by their size, and nothing from `last` on if `stop`."""
+        `bounds` (first, last) passed over by their size, and nothing from `last` on if `stop`. The bounds
+        and the file (`reopen`) are read as the records go."""
         end = self.data_offset + self.data_size
         at, number = self.data_offset, 0
-        f = self.file
-        f.seek(at)
-        while at < (min(end, last) if stop else end):
+        self.file.seek(at)
+        while at < (min(end, bounds[1]) if stop else end):
+            f = self.file
             head = f.read(EVENT_HEADER.size) if at + EVENT_HEADER.size <= end else b""
             kind, misc, size = EVENT_HEADER.unpack(head) if head else (0, 0, end - at + 1)
             if size < EVENT_HEADER.size:
                 raise self._error(f"a record of {size} bytes: no record is shorter than its header", at)
-            if kind == Record.SAMPLE and not first <= at < last and at + size <= end:  # another share's
+            if kind == Record.SAMPLE and not bounds[0] <= at < bounds[1] and at + size <= end:  # another share's
                 f.seek(size - EVENT_HEADER.size, os.SEEK_CUR)
                 at += size
                 number += 1

@@ -6,7 +6,7 @@ import io
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, quantity
 from sfview.dwarf.tail_calls import tail_call_pcs
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
@@ -245,10 +245,10 @@ def agreement(sframe: Trace, dwarf: Trace, machine: Machine) -> str:
     if longer is not None:
         shorter, stopped = ("DWARF CFI", dwarf.stop) if longer == "SFrame" else ("SFrame", sframe.stop)
         return (
-            f"DWARF CFI agrees on the {count} frames both find; "
+            f"DWARF CFI agrees on the {quantity(count, 'frame')} both find; "
             f"{longer} goes further ({shorter} stopped: {stopped}){guessed}"
         )
-    return f"DWARF CFI finds the same {count} frames, with the same PC, SP and FP{guessed}"
+    return f"DWARF CFI finds the same {quantity(count, 'frame')}, with the same PC, SP and FP{guessed}"
 
 
 def _key(frame: Frame, machine: Machine) -> tuple[int, int | None, int | None]:

@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, quantity
 from sfview.dwarf.cfi import ABIS, Abi, CfiFunction, CfiRow, abi_for
 from sfview.dwarf.tables import CfiTable
 from sfview.errors import InputError
@@ -282,9 +282,10 @@ class _CfiWriter:
         if self.signed:
             # Where a signed RA is saved is an exact rule, and what DWARF-based dump_syms writes too;
             # the stack walker strips the authentication code from the value it loads.
+            save = "saves" if len(self.signed) == 1 else "save"
             self.problems.append(
-                f"{len(self.signed)} functions save a signed RA (pointer authentication): `.ra` says where it is"
-                " saved; a stack walker must strip the authentication code from the value it loads"
+                f"{quantity(len(self.signed), 'function')} {save} a signed RA (pointer authentication): `.ra` says"
+                " where it is saved; a stack walker must strip the authentication code from the value it loads"
             )
 
     def records(self) -> Iterator[list[str]]:

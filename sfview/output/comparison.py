@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from sfview import quantity
 from sfview.dwarf.cfi import CfiRule, Unexpressible
 from sfview.dwarf.compare import RA_SIGNING
 from sfview.dwarf.tables import CfiTable
@@ -79,9 +80,12 @@ def text(section: Section, table: CfiTable, result: Comparison, path: str) -> st
     if untracked:
         names = ", ".join(register_name(section.abi, reg) for reg in untracked)
         count = result.functions_untracked
-        lines.append(f"registers only DWARF tracks (SFrame holds CFA, FP and RA alone): {names} in {count} functions")
+        lines.append(
+            f"registers only DWARF tracks (SFrame holds CFA, FP and RA alone): {names} in {quantity(count, 'function')}"
+        )
     lines.append(
-        f"summary: {result.functions_compared} functions compared; of {result.compared} code bytes both describe, "
+        f"summary: {quantity(result.functions_compared, 'function')} compared; "
+        f"of {result.compared} code bytes both describe, "
         f"{result.agreeing} agree, {result.explained} differ for known reasons, "
         f"{result.disagreeing} disagree"
     )

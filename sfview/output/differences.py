@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from sfview import quantity
 from sfview.diff.engine import Change, Column, Diff, Entry, Pair
 from sfview.inputs.demangle import demangle
 from sfview.output.safe_text import printable_lines
@@ -29,7 +30,7 @@ class Labelled:
         s = self.section
         return (
             f"{letter}: {self.path} ({self.origin}, version {s.version}, {abi_name(s.abi)}, "
-            f"{functions} functions, {len(s.data)} bytes)"
+            f"{quantity(functions, 'function')}, {len(s.data)} bytes)"
         )
 
 

@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Iterable
 
+from sfview import quantity
 from sfview.output.safe_text import printable_lines
 from sfview.profiling.coverage import Coverage
 from sfview.profiling.walks import Mode
@@ -56,7 +57,7 @@ def _reader(counts: Coverage) -> str:
 def text(counts: Coverage, path: str, notes: Iterable[str] = ()) -> str:
     walked = counts.samples - counts.without_registers
     lines = [
-        f"{path}: {counts.samples} samples"
+        f"{path}: {quantity(counts.samples, 'sample')}"
         + (f", {counts.without_registers} without user registers (not unwound)" if counts.without_registers else ""),
         _reader(counts),
         "",

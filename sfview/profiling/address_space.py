@@ -18,7 +18,7 @@ import functools
 import os
 from typing import NamedTuple
 
-from sfview import ADDRESS_MASK
+from sfview import ADDRESS_MASK, quantity
 from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.core import Memory
@@ -133,7 +133,7 @@ class KernelView(NamedTuple):
     def words(self) -> str:
         if self.refused:
             return f"refused: {self.refused}"
-        return f"accepted, lookups fail in {len(self.failing)} ranges" if self.failing else "accepted"
+        return f"accepted, lookups fail in {quantity(len(self.failing), 'range')}" if self.failing else "accepted"
 
     def fails_at(self, address: int) -> bool:
         i = bisect.bisect_right(self.failing, (address, ADDRESS_MASK + 1)) - 1

@@ -332,6 +332,13 @@ class Coverage:
         self.reader: tuple[str, str] | None = None
         """The revision of the kernel's reader the SFrame walks followed (its profile's name and title)."""
 
+    def emptied(self) -> Coverage:
+        """Counts of no sample that work out walks and name frames as these do, with what these worked out
+        (the same `names` and `known`): another share of the samples, in a process forked from this one."""
+        other = Coverage(self.names.inline)
+        other.names, other.known = self.names, self.known
+        return other
+
     def skip(self) -> None:
         """A sample with no user registers (perf held none: a kernel thread, a sample in the kernel)."""
         self.samples += 1

@@ -7,7 +7,7 @@ before the samples that run in them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -21,8 +21,12 @@ from sfview.profiling.walks import MAX_STACK, Mode, Walked, Walker
 from sfview.unwind.engine import RuleSource, Unwinder
 from sfview.unwind.session import Session, file_debug_info
 
-ANNOUNCED_WAIT = 0.01
-"""Seconds the process that merges waits for a frame to name before it looks whether the others are done."""
+SENT_WAIT = 0.5
+"""Seconds the process that merges waits for what a process it forked sends, before it looks whether one died."""
+WARM_SAMPLES = 500
+"""The samples the process that merges unwinds itself before it forks the others (`coverage`)."""
+WARM_PART = 10
+"""... or those of this part of the data section (a `WARM_PART`-th), if fewer: a small profile is shared too."""
 EXITED_KEPT = 1024
 """The processes that exited whose mappings a profile keeps at most, the last ones, where the file's
 rounds do not let them go first (a PID taken again meanwhile is taken as the process that exited)."""
@@ -76,7 +80,7 @@ class Profile:
         return space
 
     def walks(
-        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True, owned: tuple[int, int] | None = None
+        self, wanted: Callable[[Sample], bool] = lambda _: True, walk: bool = True, owned: Sequence[int] | None = None
     ) -> Iterator[tuple[Sample, dict[Mode, Walked] | None]]:
         """Each sample `wanted` with its walks (None for a sample without user registers, or when not
         `walk`ed), in file order, its process's mappings as they were; `owned`: of the samples whose
@@ -158,58 +162,48 @@ class Profile:
             return Session(unwinder, pc, registers, memory, list(self.notes)), found
         return None
 
-    def coverage(self, owned: tuple[int, int] | None = None, inline: bool = True) -> Coverage:
+    def coverage(self, owned: Sequence[int] | None = None, inline: bool = True) -> Coverage:
         """Every sample unwound and counted, its frames named (`counted`, then `Coverage.named`)."""
         counts = self.counted(owned, inline)
         counts.named(DebugNames(file_debug_info))
         return counts
 
-    def counted(
-        self,
-        owned: tuple[int, int] | None = None,
-        inline: bool = True,
-        announce: Callable[[Unnamed], None] | None = None,
-    ) -> Coverage:
+    def counted(self, owned: Sequence[int] | None = None, inline: bool = True) -> Coverage:
         """Every sample unwound and counted; `owned`: only the samples whose records start in this range
         of file offsets; `inline`: frames named with the functions inlined at their PCs (`FrameNames`, each
-        counted as `Unnamed` given to `announce`), once the counts are `named`."""
-        counts = Coverage(inline, self.files.found, announce)
+        counted as `Unnamed`), once the counts are `named`."""
+        counts = Coverage(inline, self.files.found)
+        self.count(self.walks(owned=owned), counts)
+        return self.finished(counts)
+
+    def count(
+        self,
+        walks: Iterator[tuple[Sample, dict[Mode, Walked] | None]],
+        counts: Coverage,
+        enough: Callable[[Sample], bool] | None = None,
+    ) -> bool:
+        """Count the samples `walks` gives (`Profile.walks`) into `counts`, until `enough` says so of one;
+        whether every sample was counted (else `walks` goes on from the next)."""
         # Walks and counts make no reference cycles (what they let go, counting frees): the cyclic
         # collector's passes over the ends and lookups kept would be a fifth of the time, for nothing.
         with uncollected():
-            for sample, walked in self.walks(owned=owned):
+            for sample, walked in walks:
                 if walked is None:
                     counts.skip()
                 else:
                     counts.add(sample.number, walked, sample.registers[SP_NAMES[self.arch]], sample.stack_asked)
+                if enough is not None and enough(sample):
+                    return False
+        return True
+
+    def finished(self, counts: Coverage) -> Coverage:
+        """`counts` once every sample they take is counted: flushed, each file's kernel verdict added."""
         counts.flush()
         for path in counts.libraries:
             view = self.files.kernel(path)
             counts.kernel[path] = view.words if view is not None else ""
         counts.reader = self.reader
         return counts
-
-
-def _share(
-    path: str, limit: int, kernel_rules: bool, kernel: str, owned: tuple[int, int] | None, inline: bool
-) -> tuple[Coverage, list[str]]:
-    with PerfData(path) as perf:
-        profile = Profile(perf, limit, kernel_rules=kernel_rules, kernel=kernel)
-        return profile.counted(owned, inline, _announce), profile.notes
-
-
-_announce: Callable[[Unnamed], None] | None = None
-"""In a process unwinding a share of the samples: how it tells the process that merges of each frame it
-counted as `Unnamed`, for that one to name it meanwhile (`_announcing`)."""
-
-
-def _announcing(frames: Any) -> None:
-    """A process unwinding a share of the samples sends each `Unnamed` frame to `frames` (a queue the process
-    that merges reads), what is not sent when it is done let go: the process that merges names what it did
-    not get after the counts are merged."""
-    global _announce
-    frames.cancel_join_thread()
-    _announce = frames.put
 
 
 def coverage(
@@ -220,42 +214,107 @@ def coverage(
     kernel: str = KERNEL,
     inline: bool = True,
 ) -> tuple[Coverage, list[str]]:
-    """The profile at `path` counted, and what was noticed; with `jobs` processes, each unwinding the
-    samples of a `jobs`-th of the data section (the walks are independent): each reads the mappings and
-    task events from the start, passes over the samples before its part by their size, and stops at its
-    part's end. The last reads every record, and says what the file and the files it names lacked. The
-    frames are named from debug information once, here (`Coverage.named`): with more than one process, the
-    frames the processes send as they count them are named while they unwind (`_announcing`), the rest
-    after their counts are merged."""
+    """The profile at `path` counted, and what was noticed; the frames named from debug information once,
+    here (`Coverage.named`). With `jobs` processes, this one unwinds the first samples (`WARM_SAMPLES`, at
+    most a `WARM_PART`-th of the data section), then forks the others (`_forked`): they start with what it
+    read, looked up and walked (the files, the PCs, the ends of walks), none of which a process then
+    finds again, and share the samples left (the walks are independent)."""
     names = DebugNames(file_debug_info)
-    if jobs <= 1:
-        counts, notes = _share(path, limit, kernel_rules, kernel, None, inline)
-        counts.named(names)
-        return counts, notes
-    import contextlib
+    with PerfData(path) as perf:
+        profile = Profile(perf, limit, kernel_rules=kernel_rules, kernel=kernel)
+        bounds = [0, perf.data_offset + perf.data_size + 1]
+        met: list[Unnamed] = []
+        counts = Coverage(inline, profile.files.found, met.append if jobs > 1 else None)
+        walks = profile.walks(owned=bounds)
+        warm = perf.data_offset + perf.data_size // WARM_PART
+        if jobs > 1 and not profile.count(walks, counts, lambda s: s.number + 1 >= WARM_SAMPLES or s.offset >= warm):
+            counts, notes = _forked(profile, walks, counts, bounds, jobs, names, met)
+        else:
+            profile.count(walks, counts)
+            counts, notes = profile.finished(counts), profile.notes
+    counts.named(names)
+    return counts, notes
+
+
+def _forked(
+    profile: Profile,
+    walks: Iterator[tuple[Sample, dict[Mode, Walked] | None]],
+    counts: Coverage,
+    bounds: list[int],
+    jobs: int,
+    names: DebugNames,
+    met: list[Unnamed],
+) -> tuple[Coverage, list[str]]:
+    """The samples left of `walks` counted in `jobs` processes forked from this one, each taking the
+    samples of a `jobs`-th of the records not read yet (the first also those read and not given: perf's
+    rounds hold them), every mapping and task event from here on; the first goes on with `counts`, the
+    others with counts of their own. This process names the frames they send as they count them (`met`
+    before them), then merges their counts; the last, which reads every record, says what the file and the
+    files it names lacked."""
     import multiprocessing  # only for more than one process
     import queue
-    from concurrent.futures import ProcessPoolExecutor
 
-    with PerfData(path) as perf:
-        start, size = perf.data_offset, perf.data_size
-    cuts = [start + size * part // jobs for part in range(jobs)] + [start + size + 1]
-    cuts[0] = 0
+    at = profile.perf.file.tell()
+    cuts = [0, *(at + (bounds[1] - at) * part // jobs for part in range(1, jobs)), bounds[1]]
     context = multiprocessing.get_context("fork")
-    frames = context.Queue()
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_announcing, initargs=(frames,)) as pool:
-        futures = [pool.submit(_share, path, limit, kernel_rules, kernel, (a, b), inline) for a, b in pairwise(cuts)]
-        with uncollected():
-            while not all(future.done() for future in futures):
-                with contextlib.suppress(queue.Empty):
-                    names.chain(frames.get(timeout=ANNOUNCED_WAIT))
-            with contextlib.suppress(queue.Empty):  # what was sent before the last was done
-                while True:
-                    names.chain(frames.get_nowait())
-        results = [future.result() for future in futures]
-    frames.close()
-    counts, _ = results[0]
-    for other, _ in results[1:]:
-        counts.merge(other)
-    counts.named(names)
-    return counts, results[-1][1]
+    sent = context.Queue()
+    shares = list(enumerate(pairwise(cuts)))
+    processes = [
+        context.Process(target=_share, args=(profile, walks, counts, bounds, share, part, sent, at), daemon=True)
+        for part, share in shares
+    ]
+    for process in processes:
+        process.start()
+    results: dict[int, tuple[Coverage, list[str]] | Exception] = {}
+    with uncollected():
+        for frame in met:
+            names.chain(frame)
+        while len(results) < jobs:
+            try:
+                got = sent.get(timeout=SENT_WAIT)
+            except queue.Empty:
+                lost = [p.exitcode for i, p in enumerate(processes) if p.exitcode not in (None, 0) and i not in results]
+                if lost:
+                    raise RuntimeError(f"a process unwinding the profile ended with status {lost[0]}") from None
+                continue
+            if isinstance(got, Unnamed):
+                names.chain(got)
+            else:
+                results[got[0]] = got[1]
+    for process in processes:
+        process.join()
+    sent.close()
+    done = [results[part] for part in range(jobs)]
+    for result in done:
+        if isinstance(result, Exception):
+            raise result
+    merged, _ = done[0]  # type: ignore[misc]
+    for other, _ in done[1:]:  # type: ignore[misc]
+        merged.merge(other)
+    return merged, done[-1][1]  # type: ignore[index]
+
+
+def _share(
+    profile: Profile,
+    walks: Iterator[tuple[Sample, dict[Mode, Walked] | None]],
+    counts: Coverage,
+    bounds: list[int],
+    share: tuple[int, int],
+    part: int,
+    sent: Any,
+    at: int,
+) -> None:
+    """In a forked process: the samples of `share` (file offsets) counted, going on from where the process
+    that forked it stopped (the file read on from `at`); each frame counted as `Unnamed` sent, then the
+    counts and notes (or what went wrong) as (`part`, result)."""
+    try:
+        profile.perf.reopen(at)
+        bounds[:] = share
+        if part:
+            counts = counts.emptied()
+        counts.names.announce = sent.put
+        profile.count(walks, counts)
+        result: tuple[Coverage, list[str]] | Exception = (profile.finished(counts), profile.notes)
+    except Exception as exc:  # said by the process that merges
+        result = exc
+    sent.put((part, result))

@@ -37,7 +37,7 @@ from functools import cached_property, lru_cache, partial
 from operator import sub
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from sfview import ADDRESS_MASK, rule_notation
+from sfview import ADDRESS_MASK, quantity, rule_notation
 from sfview.dwarf.cfi import Unexpressible
 from sfview.dwarf.tables import CfiTable, EhFrameIndex
 from sfview.generated.sframe import Sframe
@@ -724,7 +724,7 @@ class Walk:
                 given.append(frame)
             yield frame
             frame = caller
-        self.stop = f"stopped after {limit} frames (the limit asked for)"
+        self.stop = f"stopped after {quantity(limit, 'frame')} (the limit asked for)"
         if frame.module is None:  # not stepped: its module is looked up here, to name it
             frame.module = self.unwinder.module_of(frame.lookup_pc)
         self._keep(given, frame, starts)

@@ -26,10 +26,16 @@ class Tmux:
     def __init__(self) -> None:
         self.socket = f"sfview-test-{uuid.uuid4().hex[:8]}"
 
-    def __call__(self, *args: str) -> str:
+    def __call__(self, *args: str, env: dict[str, str] | None = None) -> str:
         return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=True
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=True, env=env
         ).stdout
+
+    def open(self, arguments: str) -> None:
+        """`sfview ARGUMENTS` in a session `app` of 120 x 30, outside any tmux this test runs in."""
+        env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+        command = f"cd {ROOT} && {sys.executable} -m sfview {arguments}"
+        self("new-session", "-d", "-s", "app", "-x", "120", "-y", "30", command, env=env)
 
     def screen(self) -> str:
         return self("capture-pane", "-p", "-t", "app")
@@ -56,13 +62,7 @@ def tmux() -> Iterator[Tmux]:
 def test_copying_inside_tmux_reaches_its_paste_buffer(tmux: Tmux) -> None:
     """`c`/`C` copied through OSC 52 alone, which tmux's default `set-clipboard external` drops: "Copied",
     and nothing anywhere. Inside tmux the text goes into tmux's paste buffer too (`prefix ]` pastes it)."""
-    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    command = f"cd {ROOT} && {sys.executable} -m sfview {DATA / 'shapes-x86_64-O2'}"
-    subprocess.run(
-        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "120", "-y", "30",
-         command],
-        check=True, env=env,
-    )  # fmt: skip
+    tmux.open(str(DATA / "shapes-x86_64-O2"))
     screen = tmux.wait_for("2 0x1050")  # the row copied below (a loaded tmux may keep its 80 columns)
     assert tmux("show-options", "-gv", "set-clipboard").strip() == "external"
     tmux("send-keys", "-t", "app", "down", "down", "C")
@@ -114,14 +114,7 @@ def test_a_name_that_is_an_escape_sequence_reaches_no_terminal(tmux: Tmux, tmp_p
     pictures (`␛`, `␇`)."""
     path = tmp_path / "osc52"
     path.write_bytes(_named(b"\x1b]52;c;ZXZpbA==\x07"))
-    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
-    opened = f"{path}" if view == "explorer" else f"{DATA / 'shapes-x86_64-O2'} --diff {path}"
-    command = f"cd {ROOT} && {sys.executable} -m sfview {opened}"
-    subprocess.run(
-        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "120", "-y", "30",
-         command],
-        check=True, env=env,
-    )  # fmt: skip
+    tmux.open(f"{path}" if view == "explorer" else f"{DATA / 'shapes-x86_64-O2'} --diff {path}")
     tmux("set-option", "-s", "set-clipboard", "on")
     screen = tmux.wait_for("2 0x1050" if view == "explorer" else "only B")
     assert tmux("list-buffers") == "", "nothing the file holds set tmux's clipboard"

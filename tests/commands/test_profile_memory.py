@@ -75,6 +75,14 @@ def _judged_peak(data: bytes, profile: str = "libsframe", whole: bool = True) ->
         tracemalloc.stop()
 
 
+def _added_within_bound(fewer: bytes, more: bytes, profile: str = "libsframe", whole: bool = True) -> None:
+    """The memory `profile`'s verdict holds on `more` beyond what it holds on `fewer` is within `PER_BYTE`
+    times the bytes `more` adds (`fewer` judged once first: the caches any verdict fills)."""
+    _judged_peak(fewer, profile, whole)
+    added = _judged_peak(more, profile, whole) - _judged_peak(fewer, profile, whole)
+    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_functions_claiming_rows_past_one_pool_are_judged_within_the_bound(version: int) -> None:
     """Functions 2 KB long, each claiming 65,535 rows of one pool of 1,000: each walk runs through the pool
@@ -83,9 +91,7 @@ def test_functions_claiming_rows_past_one_pool_are_judged_within_the_bound(versi
     stopped at its bound of rows walked after a few functions, holding 150 MB at 30,000), and the memory
     2,000 more functions add within ten times the bytes they add."""
     fewer, more = past_the_pool(version, 1000, 1000, size=0x800), past_the_pool(version, 3000, 1000, size=0x800)
-    _judged_peak(fewer)  # the caches any verdict fills
-    added = _judged_peak(more) - _judged_peak(fewer)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more)
 
 
 def test_the_glibc_verdict_on_functions_at_one_start_is_bounded_by_the_bytes() -> None:
@@ -93,9 +99,7 @@ def test_the_glibc_verdict_on_functions_at_one_start_is_bounded_by_the_bytes() -
     the search's breaks and the failures held as arrays, the failures kept without their tracebacks; the
     memory 15,000 more functions add within ten times the bytes they add (it held 12 times)."""
     fewer, more = at_one_start(2, 5000), at_one_start(2, 20_000)
-    _judged_peak(fewer, "glibc-2.43")
-    added = _judged_peak(more, "glibc-2.43") - _judged_peak(fewer, "glibc-2.43")
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, "glibc-2.43")
 
 
 def test_walks_kept_in_2_40_hold_conditions_within_the_bound() -> None:
@@ -104,9 +108,7 @@ def test_walks_kept_in_2_40_hold_conditions_within_the_bound() -> None:
     for functions asked again hold a bounded number of conditions in all, not 256 walks of any length: the
     memory 9,000 more functions add within ten times the bytes they add (it was 315 times)."""
     fewer, more = past_the_pool(1, 1000, 1000, size=0x800), past_the_pool(1, 10_000, 1000, size=0x800)
-    _judged_peak(fewer, "libsframe-2.40", whole=False)
-    added = _judged_peak(more, "libsframe-2.40", whole=False) - _judged_peak(fewer, "libsframe-2.40", whole=False)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, "libsframe-2.40", whole=False)
 
 
 @pytest.mark.parametrize(
@@ -133,9 +135,7 @@ def test_pcmask_functions_failing_every_repeat_list_failures_within_the_bound(
     reason = f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
     (stop,) = [int(note.split()[2], 16) for note in verdict.notes if note.endswith(f"and past not judged: {reason}")]
     assert stop >= verdict.lookups[-1].end  # the first failing PC not listed
-    _judged_peak(small, profile, whole=False)
-    added = _judged_peak(big, profile, whole=False) - _judged_peak(small, profile, whole=False)
-    assert added < PER_BYTE * (len(big) - len(small)), added / (len(big) - len(small))
+    _added_within_bound(small, big, profile, whole=False)
 
 
 @pytest.mark.parametrize("bare", [False, True], ids=["cfa", "bare"])
@@ -148,9 +148,7 @@ def test_one_long_function_is_judged_within_the_bound(profile: str, bare: bool) 
     add. The answers are held to the libraries' own code by tests/oracles/test_libsframe.py and
     test_glibc.py."""
     fewer, more = long_function(2, 5000, bare), long_function(2, 20_000, bare)
-    _judged_peak(fewer, profile)
-    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile)
 
 
 def test_rows_failing_one_after_another_for_one_reason_are_one_range() -> None:
@@ -176,9 +174,7 @@ def test_functions_of_many_rows_are_judged_within_the_bound(profile: str, versio
     (kept all, they held 50-90 times the section): with the walks and rows kept filled by the fewer, the
     memory 1,200 more functions add within ten times the bytes they add."""
     fewer, more = row_heavy(version, abi, 400, 100), row_heavy(version, abi, 1600, 100)
-    _judged_peak(fewer, profile, whole=False)
-    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile, whole=False)
 
 
 @pytest.mark.parametrize("profile", ["libsframe", "libsframe-2.44"])
@@ -189,9 +185,7 @@ def test_a_pcmask_function_repeating_its_rows_is_judged_within_the_bound(profile
     more rows add stays within ten times the bytes they add."""
     version = 3 if profile == "libsframe" else 2
     fewer, more = (row_heavy(version, "s390x", 1, rows, size=0xFFFFFFFF, rep=255) for rows in (16384, 65535))
-    _judged_peak(fewer, profile, whole=False)
-    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile, whole=False)
 
 
 KERNELS = ["kernel", "kernel-v14", "kernel-arm64-module"]
@@ -203,9 +197,7 @@ def test_the_kernel_holds_nested_functions_within_the_bound(profile: str) -> Non
     answer (frame or refusal) once, the functions as columns: the memory 8,000 more functions add within
     ten times the bytes they add."""
     fewer, more = nested(2000), nested(10_000)
-    _judged_peak(fewer, profile)
-    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile)
 
 
 @pytest.mark.parametrize("profile", KERNELS)
@@ -213,9 +205,7 @@ def test_pcmask_functions_of_gigabytes_are_judged_within_the_bound(profile: str)
     """PCMASK functions of 4 GB whose every lookup succeeds: nothing listed, and the memory 8,000 more
     functions add within ten times the bytes they add."""
     fewer, more = pcmask_gigabytes(2000, 3), pcmask_gigabytes(10_000, 3)
-    _judged_peak(fewer, profile)
-    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile)
 
 
 @pytest.mark.parametrize("profile", KERNELS)
@@ -235,9 +225,7 @@ def test_pcmask_functions_failing_in_every_repeat_stop_at_the_bound(profile: str
     assert listed == len(more) // BYTES_PER_FAILURE + FAILURES_FREE  # every profile's one bound
     reason = f"more than {listed} failing ranges (one per {BYTES_PER_FAILURE} bytes)"
     assert f"lookups at {stop:#x} and past not judged: {reason}" in verdict.notes
-    _judged_peak(fewer, profile, whole=False)
-    added = _judged_peak(more, profile, whole=False) - _judged_peak(fewer, profile, whole=False)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile, whole=False)
 
 
 @pytest.mark.parametrize("profile", KERNELS)
@@ -248,9 +236,7 @@ def test_the_kernel_judges_functions_of_many_rows_within_the_bound(profile: str,
     (`distinct_rows`: each distinct answer was a tuple held), rows of two bytes (`bare_rows`, the smallest):
     the memory 400 more functions add within ten times the bytes they add."""
     fewer, more = shape(100), shape(500)
-    _judged_peak(fewer, profile)
-    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile)
 
 
 @pytest.mark.parametrize("profile", KERNELS)
@@ -260,6 +246,4 @@ def test_rows_read_by_two_fde_types_are_held_within_the_bound(profile: str) -> N
     slot (one slot a byte held 11.7 times the bytes), the memory 90 more pairs add within ten times the
     bytes they add."""
     fewer, more = across_fde_types(10), across_fde_types(100)
-    _judged_peak(fewer, profile)
-    added = _judged_peak(more, profile) - _judged_peak(fewer, profile)
-    assert added < PER_BYTE * (len(more) - len(fewer)), added / (len(more) - len(fewer))
+    _added_within_bound(fewer, more, profile)

@@ -242,7 +242,7 @@ def test_rules_breakpad_cannot_hold_are_left_out() -> None:
     ]
     assert problems == [
         "0x1008: .cfa left out: no Breakpad rule for undefined",
-        "1 functions save a signed RA (pointer authentication): `.ra` says where it is saved;"
+        "1 function saves a signed RA (pointer authentication): `.ra` says where it is saved;"
         " a stack walker must strip the authentication code from the value it loads",
     ]
 

@@ -120,6 +120,12 @@ def test_sframe_bt_from_a_frame_up_the_stack(built: dict[str, Path], load: str) 
     assert "stopped: stopped after 3 frames" in output and "gdb: the same 3 frames" in output
 
 
+def test_sframe_bt_of_one_frame_says_one_frame(built: dict[str, Path], load: str) -> None:
+    """`sframe bt 1` said "stopped after 1 frames"."""
+    output = gdb(load, built["program"], *STOP, "sframe bt 1")
+    assert "stopped: stopped after 1 frame (the limit asked for)" in output and "gdb: the same 1 frame" in output
+
+
 def test_sframe_info_does_gdbs_arithmetic_with_readelfs_row(built: dict[str, Path], load: str) -> None:
     """In with_alloca (frame #2, which keeps rbp as its frame pointer): the FDE and row readelf lists for the
     call's address, the CFA from gdb's rbp, and gdb's own frame #3 as the caller."""

@@ -34,6 +34,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DATA, debugger_shown, run_process
@@ -43,6 +44,8 @@ from sfview.consumers import PROFILES, kernel_linux_mm
 from sfview.document import Document
 from sfview.inputs.perf_data import Mmap, PerfData, Record, Sample, Task
 from sfview.output import profile_report
+from sfview.profiling import profile
+from sfview.profiling.coverage import Coverage
 from sfview.profiling.profile import Profile
 from sfview.profiling.walks import Mode, Walker
 from sfview.unwind.engine import Frame
@@ -358,6 +361,46 @@ def test_the_report_is_the_same_in_two_processes(recorded: Recorded) -> None:
     two = recorded.sfview(str(recorded.data), "--json", "--jobs", "2")
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
     assert one.stdout == two.stdout
+
+
+@pytest.mark.parametrize("warm", [1, 37, 400, 10**9], ids=lambda n: f"forked-after-{n}")
+def test_processes_forked_mid_profile_count_each_sample_once(
+    recorded: Recorded, warm: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process that merges unwinds the first `WARM_SAMPLES` samples (at most a `WARM_PART`-th of the
+    file: 10**9 is that bound), then forks the others in the middle of reading the records: perf's
+    rounds then hold samples read and not given yet, which the first process forked takes and the others
+    pass over, each reading the file on its own from there. Whatever the point, in two or three
+    processes, the report and each mode's folded stacks are those of one process, which the tests above
+    hold to perf script; and the processes were forked there."""
+    monkeypatch.setenv("PERF_BUILDID_DIR", recorded.env["PERF_BUILDID_DIR"])
+    one, notes = profile.coverage(str(recorded.data), jobs=1)
+    expected = [profile_report.json_text(one, "p", notes), *(profile_report.folded(one, mode) for mode in Mode)]
+    warmed: list[int] = []
+    fork = profile._forked
+
+    def forked(prof: Profile, walks: Any, counts: Coverage, *rest: Any) -> tuple[Coverage, list[str]]:
+        warmed.append(counts.samples)  # the samples this process counted before forking
+        return fork(prof, walks, counts, *rest)
+
+    monkeypatch.setattr(profile, "WARM_SAMPLES", warm)
+    monkeypatch.setattr(profile, "_forked", forked)
+    for jobs in (2, 3):
+        counts, notes = profile.coverage(str(recorded.data), jobs=jobs)
+        got = [profile_report.json_text(counts, "p", notes), *(profile_report.folded(counts, mode) for mode in Mode)]
+        assert got == expected, f"{jobs} processes forked after {warm} samples"
+    assert len(warmed) == 2 and 0 < warmed[0] == warmed[1] < one.samples, warmed
+    assert warmed[0] == warm or warm > 100, warmed
+
+
+def test_a_process_that_dies_unsent_is_said(recorded: Recorded, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked process that ends without sending its counts (killed, out of memory) is said, not waited
+    for for ever."""
+    monkeypatch.setenv("PERF_BUILDID_DIR", recorded.env["PERF_BUILDID_DIR"])
+    monkeypatch.setattr(profile, "SENT_WAIT", 0.05)
+    monkeypatch.setattr(profile, "_share", lambda *_: os._exit(3))
+    with pytest.raises(RuntimeError, match="a process unwinding the profile ended with status 3"):
+        profile.coverage(str(recorded.data), jobs=2)
 
 
 def _frame(frame: Frame) -> tuple:

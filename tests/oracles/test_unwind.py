@@ -57,7 +57,7 @@ def test_the_fixture_core_unwinds_as_gdb_did() -> None:
     assert our_frames(result.stdout, rip) == expected
 
 
-@pytest.mark.parametrize("limit", [2, 5])
+@pytest.mark.parametrize("limit", [1, 2, 5])
 def test_the_last_frame_of_a_limited_walk_is_named_as_gdb_names_it(limit: int) -> None:
     """`--limit N` printed its last frame as `?? ()` (JSON: `function` and `module` null): the frame is
     given without a step, and nothing had looked up whose code it is in. Its notes go to stderr, the
@@ -69,7 +69,8 @@ def test_the_last_frame_of_a_limited_walk_is_named_as_gdb_names_it(limit: int) -
     text = run_process(*argv)
     assert our_frames(text.stdout, rip) == expected
     assert "note:" not in text.stdout and text.stderr.startswith("note: ")
-    assert text.stdout.splitlines()[-1] == f"stopped: stopped after {limit} frames (the limit asked for)"
+    frames = "1 frame" if limit == 1 else f"{limit} frames"
+    assert text.stdout.splitlines()[-1] == f"stopped: stopped after {frames} (the limit asked for)"
     last = json.loads(run_process(*argv, "--json").stdout)["frames"][-1]
     assert (last["pc"], last["name"], last["module"]) == (*expected[-1], "deep-x86_64")
     need("gdb")  # JSON's `name` and `offset`, apart, as gdb's `info symbol` gives them (`leaf + 17 in …`)
@@ -335,7 +336,7 @@ def test_where_sframe_and_dwarf_part_is_named() -> None:
     assert parted.startswith("DWARF CFI parts from SFrame at frame #1: SFrame finds pc 0x2000, DWARF 0x2004")
     assert parted.endswith("(rsp=0x20 against rsp=0x28)")
     shorter = agreement(Backtrace(same[:1], "no FDE"), Backtrace(same, "end"), x86)
-    assert shorter == "DWARF CFI agrees on the 1 frames both find; DWARF CFI goes further (SFrame stopped: no FDE)"
+    assert shorter == "DWARF CFI agrees on the 1 frame both find; DWARF CFI goes further (SFrame stopped: no FDE)"
     # A caller both walks found by the frame-pointer chain: the same, but not by either's data.
     guessed = [Frame(0, 0x1000, {7: 0x10}, found=Found.FRAME_POINTER_CHAIN), same[1]]
     twice = agreement(Backtrace(guessed, "end"), Backtrace(list(guessed), "end"), x86)

@@ -19,9 +19,9 @@ import io
 import mmap
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, overload
 
 from sfview.errors import InputError
 from sfview.inputs import limits
@@ -96,6 +96,63 @@ class Note(NamedTuple):
     """From the start of the bytes the notes were split from."""
     size: int
     """Header, name and descriptor, each padded to 4 bytes."""
+
+
+class SectionTable(Sequence[SectionHeader]):
+    """The section headers, each unpacked from the file's bytes when asked for and let go: an object per
+    header held for the life of the file (a `SectionHeader`, and pyelftools' `Container` for its view)
+    cost some 800 bytes a 64-byte header. What is kept: one name per distinct name offset, and where each
+    name is first found."""
+
+    def __init__(self, image: ElfImage, count: int) -> None:
+        self._image = image
+        self._count = count
+        self.names: BoundedStrings | None = None
+        """`.shstrtab`, once read (until then every header is unnamed)."""
+        self._named: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> SectionHeader: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SectionHeader]: ...
+
+    def __getitem__(self, index: int | slice) -> SectionHeader | list[SectionHeader]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if not -self._count <= index < self._count:
+            raise IndexError(f"section {index} of {self._count}")
+        index %= self._count
+        image = self._image
+        fields = image._section.unpack_from(image.data, image.shoff + index * image.shentsize)
+        return SectionHeader(index, self.name_at(fields[0]), *fields)
+
+    def __iter__(self) -> Iterator[SectionHeader]:
+        return (self[index] for index in range(self._count))
+
+    def name_at(self, offset: int) -> str:
+        """The name at `offset` in `.shstrtab` ("" for none), decoded once for every header naming it."""
+        name = self._named.get(offset)
+        if name is None:
+            name = (self.names.at(offset) or "") if self.names is not None else ""
+            if self.names is not None:
+                self._named[offset] = name
+        return name
+
+    @cached_property
+    def first_index(self) -> dict[str, int]:
+        """Each name's first section, found in one pass when first asked for."""
+        first: dict[str, int] = {}
+        for header in self:
+            first.setdefault(header.name, header.index)
+        return first
+
+    def index_of(self, name: str) -> int | None:
+        """The index of the first section called `name`, None when there is none."""
+        return self.first_index.get(name)
 
 
 def _map(stream: BinaryIO) -> memoryview:
@@ -240,7 +297,7 @@ class ElfImage:
         return self.e_shnum or self._first_section().size
 
     @cached_property
-    def _sections(self) -> tuple[list[SectionHeader], InputError | None]:
+    def _sections(self) -> tuple[SectionTable, InputError | None]:
         try:
             with reading(f"the section headers (e_shoff {self.shoff:#x})"):
                 count, size = self.section_count, max(self.shentsize, 1)
@@ -248,14 +305,16 @@ class ElfImage:
                     raise InputError(
                         f"{count} headers of {size} bytes run past the end of the file ({self.size:#x} bytes)"
                     )
-                headers = [self._section_header(i) for i in range(count)]
+                if count:
+                    self._section_header(0)  # the entry size checked, and the table's place
         except InputError as exc:
-            return [], exc
-        names = BoundedStrings(self._section_names(headers), "replace")  # as pyelftools decodes them
-        return [header._replace(name=names.at(header.name_offset) or "") for header in headers], None
+            return SectionTable(self, 0), exc
+        table = SectionTable(self, count)
+        table.names = BoundedStrings(self._section_names(table), "replace")  # as pyelftools decodes them
+        return table, None
 
     @property
-    def sections(self) -> list[SectionHeader]:
+    def sections(self) -> SectionTable:
         """Every section header, in order, named; none when the table cannot be read (`headers_error` says why)."""
         return self._sections[0]
 
@@ -264,10 +323,10 @@ class ElfImage:
         """Why the section headers could not be read."""
         return self._sections[1]
 
-    def _section_names(self, headers: list[SectionHeader]) -> bytes:
+    def _section_names(self, headers: SectionTable) -> bytes:
         """`.shstrtab`'s bytes, as many as the file holds; none when there is no such table (the
         sections are still there, unnamed)."""
-        index = self.e_shstrndx if self.e_shstrndx != SHN_XINDEX else headers[0].link if headers else 0
+        index = self.e_shstrndx if self.e_shstrndx != SHN_XINDEX else headers[0].link if len(headers) else 0
         if not 0 < index < len(headers) or headers[index].type == SHT_NOBITS:
             return b""
         try:
@@ -277,7 +336,8 @@ class ElfImage:
 
     def section(self, name: str) -> SectionHeader | None:
         """The first section called `name`, None when there is none."""
-        return next((header for header in self.sections if header.name == name), None)
+        index = self.sections.index_of(name)
+        return None if index is None else self.sections[index]
 
     def section_at(self, index: int) -> SectionHeader | None:
         """Section `index`, None when there is no such section."""

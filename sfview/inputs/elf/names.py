@@ -336,7 +336,7 @@ def _section_name(elf: ElfFile, index: int | str) -> str:
     headers = elf.section_headers  # in order of index: the one asked for found at its place, not looked for
     if not isinstance(index, int) or not 0 < index < len(headers):
         return ""
-    return headers[index][1]
+    return headers[index].name
 
 
 DEBUG_ROOT = "/usr/lib/debug"

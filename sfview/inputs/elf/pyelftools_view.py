@@ -25,7 +25,6 @@ import functools
 import io
 import mmap
 from collections.abc import Iterator
-from functools import cached_property
 from typing import Any, BinaryIO
 
 from elftools.construct import Construct, FieldError
@@ -40,8 +39,16 @@ from elftools.elf.segments import Segment
 
 from sfview.errors import InputError
 from sfview.inputs import limits
-from sfview.inputs.boundary import BoundedStrings, check_relocations, reading, reason
-from sfview.inputs.elf.image import ELFCOMPRESS_ZLIB, ELFCOMPRESS_ZSTD, SHF_COMPRESSED, ElfImage, SectionHeader, inflate
+from sfview.inputs.boundary import check_relocations, reading, reason
+from sfview.inputs.elf.image import (
+    ELFCOMPRESS_ZLIB,
+    ELFCOMPRESS_ZSTD,
+    SHF_COMPRESSED,
+    ElfImage,
+    SectionHeader,
+    SectionTable,
+    inflate,
+)
 from sfview.inputs.leb128 import bound_pyelftools
 
 bound_pyelftools()  # before any DWARF is read through this view: a number's work is its bytes'
@@ -94,66 +101,32 @@ class ElfFile(ELFFile):
     where readelf dumps the rest. Here names come from the headers alone.
     """
 
-    def __init__(self, stream: BinaryIO, lost: list[InputError]) -> None:
+    def __init__(self, stream: BinaryIO, lost: list[InputError], headers: SectionTable) -> None:
         super().__init__(stream)
-        self.headers_error: InputError | None = None
-        """Why the section headers could not all be read (the rest of them is used)."""
+        self.section_headers = headers
+        """Every section header the file holds, in order, named, read from the bytes when asked for: the
+        image's table (`ElfImage.sections`; none when it cannot be read), not a `Container` held for each."""
         self.lost = lost
         """What pyelftools' readers could not do here and what it cost (a DWARF section left unrelocated):
         the list of the image it was opened from, said with the rest."""
 
-    @cached_property
-    def section_headers(self) -> list[tuple[int, str, Any]]:
-        """(index, name, header) of every section header the file holds, in order; a header
-        whose name cannot be read is named ""."""
-        out: list[tuple[int, str, Any]] = []
-        try:
-            with reading(f"the section headers (e_shoff {self['e_shoff']:#x})"):
-                count = self.num_sections()
-                size = max(self["e_shentsize"], 1)
-                if count and self["e_shoff"] + count * size > self.stream_len:
-                    raise InputError(
-                        f"{count} headers of {size} bytes run past the end of the file ({self.stream_len:#x} bytes)"
-                    )
-                headers = [self._get_section_header(i) for i in range(count)]
-        except InputError as exc:
-            self.headers_error = exc
-            return out
-        names = BoundedStrings(self._section_names_bytes(), "replace")  # as pyelftools decodes them
-        return [(index, names.at(header["sh_name"]) or "", header) for index, header in enumerate(headers)]
-
     def _get_section_name(self, section_header: Any) -> str:
         """The name `section_headers` read for this header (pyelftools reads it again, unbounded, for
         every section object it makes)."""
-        return self._names_by_offset.get(section_header["sh_name"], "")
+        return self.section_headers.name_at(section_header["sh_name"])
 
-    @cached_property
-    def _names_by_offset(self) -> dict[int, str]:
-        return {header["sh_name"]: name for _, name, header in self.section_headers}
-
-    def _section_names_bytes(self) -> bytes:
-        """`.shstrtab`'s bytes, as many as the file holds; none when it cannot be read (the sections are
-        still there, unnamed)."""
-        table = self._section_header_stringtable
-        try:
-            return section_bytes(table, partial=True) if table is not None else b""
-        except InputError:
-            return b""
-
-    @cached_property
+    @property
     def _section_name_map(self) -> dict[str, int]:
-        names: dict[str, int] = {}
-        for index, name, _ in self.section_headers:
-            names.setdefault(name, index)
-        return names
+        return self.section_headers.first_index
 
     def iter_sections(self, type: str | None = None) -> Iterator[Section]:
         """Every section pyelftools can make an object of; one it cannot is skipped (asked for by
         name, it says why)."""
-        for _, _, header in self.section_headers:
-            if type is not None and header["sh_type"] != type:
-                continue
+        for index in range(len(self.section_headers)):
             try:
+                header = self._get_section_header(index)
+                if type is not None and header["sh_type"] != type:
+                    continue
                 section = self._make_section(header)
             except Exception:  # skipped here; `get_section` on it raises the reason
                 continue
@@ -233,7 +206,8 @@ def open_view(image: ElfImage) -> ElfFile:
     """pyelftools' view of the file `image` was read from (its stream, or its bytes for an image held in
     memory), its losses said in the image's `lost`; an `InputError` when pyelftools cannot read its header."""
     try:
-        return ElfFile(image.stream if image.stream is not None else io.BytesIO(image.data), image.lost)
+        stream = image.stream if image.stream is not None else io.BytesIO(image.data)
+        return ElfFile(stream, image.lost, image.sections)
     except Exception as exc:  # as `reading`
         raise InputError(f"not a readable ELF file: {reason(exc)}") from None
 

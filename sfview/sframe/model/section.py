@@ -529,6 +529,9 @@ class Section:
         self._decoded: dict[tuple[int, int, bytes], tuple[Any, tuple[int, ...], tuple[Rule, Rule, Rule]]] = {}
         """Rows decoded through Kaitai, by FRE type, FDE type and bytes past the start address
         (`decoded_row`)."""
+        self._overruns: dict[tuple[int, int, int, int], str] = {}
+        """Why rows run past the FRE sub-section (`rows_overrun`), by row count, first row, FRE type and the
+        rows found: the same for every function of a damaged section that reads the same rows."""
 
     @property
     def endian(self) -> str:
@@ -650,18 +653,23 @@ class Section:
         )
 
     def rows_overrun(self, func: Function | Placed, index: int) -> InputError:
-        """Why row `index` of `func` starts past the FRE sub-section: its count, blamed at the field."""
-        where = f"fdes[{func.index}].func_num_fres = {func.num_fres}"
-        room = self.fre_room(func)
-        end = min(self.fre_end, len(self.data))
-        if func.num_fres > room:
-            why = (
-                f"more FREs than the FRE sub-section can hold from section offset {func.fres_start:#x} "
-                f"(room for at most {room}; {index} found before its end at {end:#x})"
-            )
-        else:
-            why = f"the FRE sub-section ends at {end:#x} after {index} of them"
-        return InputError(f"{where}: {why}", offset=func.num_fres_offset())
+        """Why row `index` of `func` starts past the FRE sub-section: its count, blamed at the field (the why
+        worded once for functions alike, within `kept_max`)."""
+        key = (func.num_fres, func.fres_start, func.fre_type, index)
+        why = self._overruns.get(key)
+        if why is None:
+            room = self.fre_room(func)
+            end = min(self.fre_end, len(self.data))
+            if func.num_fres > room:
+                why = (
+                    f"more FREs than the FRE sub-section can hold from section offset {func.fres_start:#x} "
+                    f"(room for at most {room}; {index} found before its end at {end:#x})"
+                )
+            else:
+                why = f"the FRE sub-section ends at {end:#x} after {index} of them"
+            if len(self._overruns) < self.kept_max:
+                self._overruns[key] = why
+        return InputError(f"fdes[{func.index}].func_num_fres = {func.num_fres}: {why}", offset=func.num_fres_offset())
 
     def decoded_row(
         self, fre_type: int, fde_type: int, fde: Any, start: int, end: int
