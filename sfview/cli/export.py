@@ -40,11 +40,11 @@ def run(argv: list[str]) -> int:
             problems, _ = write_symbol_file(doc, lambda _: None)  # what it would have said, said first
             _say_problems(args.file, problems, doc)
             raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
-        with out:
-            try:
+        try:
+            with out:  # closing flushes the last of it: a full disk may refuse that too
                 problems, errors = write_symbol_file(doc, out.write)
-            except OSError as exc:
-                raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", path=args.output) from None
     _say_problems(args.file, problems, doc)
     raise_first(doc, errors, "left out of the export")
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import socket
 import sys
 
 from sfview.cli.common import Parser, TerminalWidth, address, parse
@@ -56,10 +57,23 @@ def app_command(args: argparse.Namespace) -> str:
     return shlex.join(argv)
 
 
+def _resolve(host: str, port: int) -> None:
+    """Refuse a host the resolver cannot name, in its own words, before the server tries: aiohttp's error
+    then carries a negative errno (`getaddrinfo`'s), and a label past IDNA's 63 characters is a
+    `UnicodeError`."""
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise InputError(f"cannot serve on {quoted(host)}:{port}: {exc.strerror}") from None
+    except UnicodeError as exc:  # the `idna` codec's: "label too long", "label empty or too long"
+        raise InputError(f"cannot serve on {quoted(host)}:{port}: not a host name ({exc.__cause__ or exc})") from None
+
+
 def run(argv: list[str]) -> int:
     """Run `sfview serve` with `argv` (the arguments after the command's name) until Ctrl-C; its exit status."""
     args = parse(parser(), argv)
     Document.open(args.file, args.base)  # a file that cannot be opened is said here, once
+    _resolve(args.host, args.port)
     from textual_serve.server import Server  # aiohttp and the server: only when serving
 
     server = Server(app_command(args), host=args.host, port=args.port, title=f"sfview {os.path.basename(args.file)}")

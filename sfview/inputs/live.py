@@ -23,6 +23,8 @@ import os
 import platform
 import signal
 import struct
+import threading
+import time
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -40,11 +42,21 @@ NT_PRSTATUS = 1
 WALL = 0x40000000
 """`__WALL`: wait for a traced thread as for a child, whatever its kind."""
 PF_KTHREAD = 0x00200000
+PF_EXITING = 0x00000004
+"""In a thread's `stat` flags: it is on its way out (ended, killed, or replaced by another thread's exec);
+ptrace refuses to attach to it with `EPERM`, not `ESRCH`."""
 PAGE = 4096
 MOST_PAGES_AT_ONCE = 256
 """The most pages one read asks for (1 MiB: the vDSO is two pages, a word one or two)."""
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 """Signals held while the threads are let go, so that none is left stopped by a Ctrl-C in the middle."""
+STOP_WAIT = 2.0
+"""Seconds the threads seized together are given to stop. One in an uninterruptible wait (`D`: a vfork
+parent waiting for its child, a read from a hung disk) stops only when it leaves it; gdb -p waits for ever."""
+
+SEIZE_TRIES = 20
+"""How often `PTRACE_SEIZE` is tried, 10 ms apart, where it says `EPERM` (a thread in the middle of exec)."""
+
 MACHINES = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64", "s390x": "EM_S390"}
 """This machine (`uname -m`) → the ELF machine of the processes ptrace reads here (a 64-bit one)."""
 
@@ -252,6 +264,14 @@ def _refused(pid: int, exc: OSError) -> InputError:
 
 
 def _exited(pid: int) -> InputError:
+    """The threads sfview stopped are gone: the process exited, or (still there) a thread called exec,
+    which ends every other thread and gives the leader's id to the one that called it."""
+    state = _stat(pid)
+    if state is not None and state[0] not in "ZX" and not state[1] & PF_EXITING:
+        return InputError(
+            f"process {pid} changed while sfview was reading it: the threads it stopped are gone (a thread called"
+            " exec, or they ended) and the process runs on; run sfview again"
+        )
     return InputError(f"process {pid} exited while sfview was reading it")
 
 
@@ -267,7 +287,29 @@ class _Threads:
         """Threads killed while held: no longer in a stop to detach from."""
 
     def stop_all(self) -> None:
-        """Seize and stop every thread, again for threads started meanwhile, until none is new."""
+        """Seize and stop every thread, again for threads started meanwhile, until none is new; meanwhile a
+        helper thread waits for the held threads that end (`_reap_ended`)."""
+        done = threading.Event()
+        helper = threading.Thread(target=self._reap_ended, args=(done,), daemon=True)
+        helper.start()
+        try:
+            self._stop_all()
+        finally:
+            done.set()
+            helper.join()
+
+    def _reap_ended(self, done: threading.Event) -> None:
+        """Wait for each held thread that has ended (state Z), until `done`. A thread calling exec holds the
+        process's `cred_guard_mutex` until every other thread is gone, and a traced thread is gone only once
+        its tracer has waited for it: `PTRACE_SEIZE` of a next thread waits for that mutex, so sfview waited
+        for itself for ever. A thread in a stop is never waited for here (its stop is `_wait`'s to see)."""
+        while not done.wait(0.02):
+            for tid in list(self.held):
+                if (_stat(self.pid, tid) or ("Z", 0))[0] in "ZX":
+                    with contextlib.suppress(ChildProcessError):
+                        os.waitpid(tid, WALL | os.WNOHANG)
+
+    def _stop_all(self) -> None:
         tried: set[int] = set()
         while new := [t for t in sorted(_tasks(self.pid), key=lambda t: (t != self.pid, t)) if t not in tried]:
             tried.update(new)
@@ -277,28 +319,63 @@ class _Threads:
                 if state is None or state[0] in "ZX":  # gone, or a thread that has exited (a leader after pthread_exit)
                     continue
                 try:
-                    _ptrace(PTRACE_SEIZE, tid)
+                    self._seize(tid)
                 except OSError as exc:
-                    if exc.errno == errno.ESRCH or (_stat(self.pid, tid) or "X")[0] in "ZX":  # it exited meanwhile
+                    state = _stat(self.pid, tid) or ("X", PF_EXITING)
+                    if exc.errno == errno.ESRCH or state[0] in "ZX" or state[1] & PF_EXITING:  # it exited meanwhile
                         continue
                     raise _refused(self.pid, exc) from None
                 self.held[tid] = 0
                 seized.append(tid)
                 with contextlib.suppress(ProcessLookupError):
                     _ptrace(PTRACE_INTERRUPT, tid)
+            deadline = time.monotonic() + STOP_WAIT
             for tid in seized:
-                self._wait(tid)
+                self._wait(tid, deadline)
         if not self.held:
             raise _exited(self.pid)
+        if not self.stopped:
+            tid = min(self.held)
+            raise InputError(f"process {self.pid}: no thread stopped within {STOP_WAIT:g} s: {self.unstopped(tid)}")
 
-    def _wait(self, tid: int) -> None:
-        """Wait for a seized thread to stop; one that exits instead is forgotten. A thread stopped for a
-        signal before the interrupt reached it keeps that signal, to have it when it is let go."""
-        try:
-            _, status = os.waitpid(tid, WALL)
-        except ChildProcessError:
-            del self.held[tid]
-            return
+    def _seize(self, tid: int) -> None:
+        """`PTRACE_SEIZE`, tried again for a moment where it says `EPERM`: while a thread calls exec the new
+        memory is not yet marked dumpable, and ptrace refuses it as it refuses a process that made itself
+        undumpable."""
+        for _ in range(SEIZE_TRIES - 1):
+            try:
+                _ptrace(PTRACE_SEIZE, tid)
+                return
+            except PermissionError:
+                time.sleep(0.01)
+        _ptrace(PTRACE_SEIZE, tid)
+
+    def unstopped(self, tid: int) -> str:
+        """Why thread `tid`, seized, is not stopped: its state (`/proc/PID/task/TID/stat`), in words."""
+        state = (_stat(self.pid, tid) or ("?", 0))[0]
+        if state != "D":
+            return f"thread {tid} did not stop (state {state})"
+        return (
+            f"thread {tid} is in an uninterruptible wait (state D: a vfork parent waiting for its child, a hung"
+            " disk): its registers cannot be read until it leaves it"
+        )
+
+    def _wait(self, tid: int, deadline: float) -> None:
+        """Wait for a seized thread to stop, until `deadline` (`time.monotonic`); one that exits instead is
+        forgotten, one still running then is left held but not stopped (the kernel detaches it when
+        sfview ends). A thread stopped for a signal before the interrupt reached it keeps that signal, to
+        have it when it is let go."""
+        while True:
+            try:
+                waited, status = os.waitpid(tid, WALL | os.WNOHANG)
+            except ChildProcessError:
+                del self.held[tid]
+                return
+            if waited:
+                break
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
         if not os.WIFSTOPPED(status):
             del self.held[tid]
             return
@@ -420,13 +497,15 @@ def _read(pid: int, threads: _Threads) -> LiveProcess:
     regions = _regions(pid)
     program = _program(pid)
     mappings = _mapped_files(pid, regions, program)
-    listed = [Thread(tid, _registers(pid, tid, machine), _name(pid, tid)) for tid in threads.held]
+    stopped = [tid for tid in threads.held if tid in threads.stopped]
+    listed = [Thread(tid, _registers(pid, tid, machine), _name(pid, tid)) for tid in stopped]
     try:
         memory = ProcessMemory(pid, regions)
     except OSError:
         raise _exited(pid) from None
     process = LiveProcess(f"process {pid}", machine, listed, memory, mappings, _auxv(pid), None)
     process.pid = pid
+    process.damaged = [f"{threads.unstopped(tid)}: left out" for tid in threads.held if tid not in threads.stopped]
     process.program = f"/proc/{pid}/exe" if program.endswith(" (deleted)") else program
     return process
 

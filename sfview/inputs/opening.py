@@ -43,7 +43,7 @@ def open_input(path: str, base: int | None = None, raw: bool = False) -> Located
         head = f.read(4)
     except OSError as exc:
         f.close()
-        raise InputError(exc.strerror or str(exc), path=path) from None
+        raise InputError(f"reading its first bytes fails: {exc.strerror or exc}", path=path) from None
     if head and head != ELF_MAGIC and (head[:2] in SFRAME_MAGICS or raw or base is not None):
         with f:
             size = os.fstat(f.fileno()).st_size

@@ -314,3 +314,21 @@ def test_a_huge_count_size_or_port_is_named_by_its_start(capsys, argv: list[str]
     said = _refused_by_argparse(capsys, *argv, "9" * 5000)
     assert f"error: argument {argv[-1]}: " in said and "… (5,000 characters)" in said
     assert len(said.splitlines()[-1]) < 300, said
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full, a device every write to fails")
+def test_an_export_to_a_full_device_names_the_output() -> None:
+    """The last of the symbol file is written as it closes: a full disk refusing it was said as "writing the
+    output: No space left on device", not which file."""
+    done = run_process("export", str(DATA / "deep-x86_64"), "-o", "/dev/full")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["sfview: /dev/full: cannot write: No space left on device"]
+
+
+@pytest.mark.parametrize("command", ["dump", "check", "stats"])
+def test_a_file_whose_first_read_fails_says_what_was_read(command: str) -> None:
+    """`/proc/self/mem` is a regular file whose read at offset 0 fails: it was said as "/proc/self/mem:
+    Input/output error", not what was being read."""
+    done = run_process(command, "/proc/self/mem")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["sfview: /proc/self/mem: reading its first bytes fails: Input/output error"]

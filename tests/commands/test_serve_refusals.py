@@ -30,3 +30,18 @@ def test_a_port_taken_is_said_in_one_line() -> None:
         done = run_process("serve", str(DATA / "shapes-x86_64-O2"), "--port", str(port))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [f"sfview: cannot serve on localhost:{port}: Address already in use"]
+
+
+@pytest.mark.parametrize(
+    ("host", "why"),
+    [("a" * 100_000, "label too long"), ("a..b", "label empty or too long"), ("-x", "")],
+    ids=["100000-letters", "an-empty-label", "unknown"],
+)
+def test_a_host_that_is_no_name_is_said_in_one_line(host: str, why: str) -> None:
+    """A host name past IDNA's 63 characters a label was a `UnicodeError` traceback, and one the resolver
+    does not know said "Unknown error -2"; each is now one line quoting the host (cut) and the reason."""
+    done = run_process("serve", str(DATA / "shapes-x86_64-O2"), f"--host={host}", "--port", "1")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("sfview: cannot serve on ") and why in line and len(line) < 300
+    assert "Unknown error" not in line  # the resolver's own reason ("Name or service not known" here, offline another)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import os
 import struct
+import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 from sfview.errors import InputError
+from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, check_relocations, names_bound, reading
 from sfview.inputs.elf.image import (
     SHF_EXECINSTR,
@@ -356,24 +359,75 @@ def _build_id_hex(elf: ElfImage) -> str | None:
 def debug_file(elf: ElfImage, path: str, root: str = DEBUG_ROOT) -> str | None:
     """The separate debug file of `path`, found as gdb finds it: by build-id under `root`
     (`.build-id/ab/cdef….debug`), else by `.gnu_debuglink` next to the file, in its `.debug/`, or
-    under `root` followed by its directory."""
+    under `root` followed by its directory. As gdb, a file is taken only when it is the one asked for:
+    the same build-id, or the CRC `.gnu_debuglink` records (another program's debug file would name
+    every frame wrongly)."""
     found = _build_id_hex(elf)
     if found and len(found) > 2:
         candidate = os.path.join(root, ".build-id", found[:2], found[2:] + ".debug")
-        if os.path.isfile(candidate):
+        if os.path.isfile(candidate) and _build_id_of(candidate) == found:
             return candidate
     link = elf.section(".gnu_debuglink")
     if link is None or link.type == SHT_NOBITS:
         return None
     data = elf.section_bytes(link, partial=True)
     end = data.find(b"\0")  # what its first NUL ends (bytes, or an inflated section's mapping: no `split`)
-    name = data[: end if end >= 0 else len(data)].decode("utf-8", "replace")
+    if end <= 0:
+        return None
+    name = data[:end].decode("utf-8", "replace")
+    crc_at = (end + 4) & ~3  # the name, its NUL, padding to 4 bytes, then the CRC
+    if len(data) < crc_at + 4:
+        return None
+    crc = int.from_bytes(data[crc_at : crc_at + 4], "little" if elf.little_endian else "big")
     here = os.path.dirname(os.path.realpath(path))
     for folder in (here, os.path.join(here, ".debug"), root + here):
         candidate = os.path.join(folder, name)
-        if name and os.path.isfile(candidate) and os.path.realpath(candidate) != os.path.realpath(path):
+        if (
+            os.path.isfile(candidate)
+            and os.path.realpath(candidate) != os.path.realpath(path)
+            and _crc_of(candidate) == crc
+        ):
             return candidate
     return None
+
+
+def _crc_of(path: str) -> int | None:
+    """The CRC-32 of the file at `path` (gdb's `gnu_debuglink_crc32` is zlib's), read a MiB at a time once
+        for each file as it is (a module's names and its debug information both ask); None for a file that
+        cannot be read, is not ELF or is larger than `--max-size` (all its bytes are read: a sparse file of 4 GiB
+    would take seconds; a larger debug file is found by build-id, or with `--max-size` raised)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return _crc(os.path.realpath(path), found.st_size, found.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _crc(path: str, size: int, _mtime_ns: int) -> int | None:
+    """`_crc_of`'s reading, kept by the file's path, size and time of change."""
+    if size > limits.max_size:
+        return None
+    crc = 0
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return None
+            f.seek(0)
+            while chunk := f.read(1 << 20):
+                crc = zlib.crc32(chunk, crc)
+    except OSError:
+        return None
+    return crc
+
+
+def _build_id_of(path: str) -> str | None:
+    """The build-id (hex) of the ELF file at `path`; None when it has none or cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return _build_id_hex(ElfImage.of(f))
+    except (OSError, InputError):
+        return None
 
 
 def unwinding_symbols(elf: ElfImage, path: str, table: SymbolTable, root: str = DEBUG_ROOT) -> SymbolTable:
