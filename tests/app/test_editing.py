@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import weakref
+
 from conftest import DATA
 from textual.widgets import Label
 
 from sfview.app.app import SfviewApp
+from sfview.app.explorer.screen import ExplorerScreen
 from sfview.app.screens.goto import Prompt
 from sfview.app.textual_compat import notifications
 from sfview.document import Document
@@ -57,3 +60,19 @@ async def test_undo_with_nothing_done_says_so() -> None:
         await pilot.press("ctrl+z", "ctrl+y")
         assert app.explorer is explorer
         assert [n.message for n in notifications(app)] == ["Nothing to undo.", "Nothing to redo."]
+
+
+async def test_the_explorer_an_edit_replaces_is_let_go_with_its_document() -> None:
+    """Each edit, undo and redo opens a new explorer; the one it replaces must go, with its section's model (on
+    a section of a million functions, each kept one was 130 MB), even though the app froze it (`Heap`)."""
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        replaced = [weakref.ref(app.explorer.doc)]
+        await pilot.press("x", "e", *"ff", "enter")
+        replaced.append(weakref.ref(app.explorer.doc))
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        app.heap.collect_when_idle(app.last_input)  # the app's own check, as its timer makes it
+        assert [s for s in app.screen_stack if isinstance(s, ExplorerScreen)] == [app.explorer]
+        assert [doc() is None for doc in replaced] == [True, True]
+        assert app.explorer.doc.data[4] != 0xFF

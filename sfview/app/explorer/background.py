@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import islice
@@ -256,6 +257,8 @@ class Heap:
         """Young-generation collections counted at the last freeze: a measure of allocation since."""
         self.settled_at = time.monotonic()
         """When the whole heap, frozen part included, was last collected."""
+        self.dying: tuple[weakref.ref[object], float] | None = None
+        """What was let go (`let_go`) and until when to try to free it."""
 
     @staticmethod
     def collect_less_often() -> None:
@@ -288,6 +291,12 @@ class Heap:
         `SETTLE_EVERY_S`, the frozen heap too, so that cycles that died after
         they were frozen (closed dialogs) are freed.
         """
+        if self.dying is not None:
+            self.settle()
+            dying, until = self.dying
+            if dying() is None or time.monotonic() > until:
+                self.dying = None
+            return
         if time.monotonic() - last_input < IDLE_BEFORE_COLLECTING_S:
             return
         if gc.get_stats()[0]["collections"] == self.collections_seen:
@@ -296,6 +305,13 @@ class Heap:
             self.settle()
         else:
             self.freeze()
+
+    def let_go(self, dying: object) -> None:
+        """`dying` (a replaced explorer's document, with its section's model) is no longer the app's: the checks
+        (`collect_when_idle`) collect the whole heap, frozen part too, until it is freed, whether or not keys
+        come. Frozen with the rest, it would be held until the next settling; and it is freed only once the
+        key that replaced it has been handled, which holds it until then."""
+        self.dying = (weakref.ref(dying), time.monotonic() + SETTLE_EVERY_S)
 
     def settle(self) -> None:
         """Collect everything, the frozen part too, and freeze what is left."""
