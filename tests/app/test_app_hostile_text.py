@@ -9,16 +9,18 @@ shown here as plain text, in the headless app (the widgets' text) and in tmux
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import DATA, debugger_shown
 from test_in_tmux import ROOT, Tmux, tmux  # noqa: F401  (the fixture)
 from textual import events
 from textual.widgets import Input
 
 from sfview.app.app import SfviewApp
+from sfview.app.screens.goto import GotoNumber
 from sfview.app.textual_compat import notifications
 from sfview.document import Document
 
@@ -158,3 +160,44 @@ async def test_a_path_that_looks_like_markup_heads_the_diff(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert f"B {tmp_path}/a[/b]: 9 same" in str(app.screen.query_one("#diff-summary").render())
+
+
+@pytest.mark.parametrize("typed", ["-1", "ffffffffffffffff+1", "10000000000000000", "main-0x100000"])
+async def test_an_address_that_fits_no_machine_word_is_refused_as_the_command_line_refuses_it(typed: str) -> None:
+    """`g` with a negative address or one past 64 bits: refused in the dialog in the words of `--base`'s refusal
+    (the command line's own, asked here), not taken as an address no function covers."""
+    from sfview.cli.common import address
+
+    with pytest.raises(argparse.ArgumentTypeError) as cli:
+        address(typed.replace("main", "1050"))  # the command line knows no names: main's address
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *typed, "enter")
+        assert isinstance(app.screen, GotoNumber), "the dialog stays, saying why"
+        assert _shown(app) == str(cli.value).replace("1050", "main")
+        assert "does not fit a 64-bit machine word (0 to 0xffffffffffffffff)" in _shown(app)
+
+
+async def test_the_debugger_refuses_a_register_or_memory_word_that_fits_no_machine_word() -> None:
+    """The pc box, the register boxes and `m` (its address, then its value), each refused as `--regs` and
+    `--mem` are: quoted, named, the value and the range."""
+    app = SfviewApp(Document.open(str(DATA / "deep-x86_64")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("u")
+        debugger = await debugger_shown(app, pilot)
+        await pilot.press(*"-1", "tab", *"7ffc1000", "enter")
+        assert _shown(app) == "'-1': pc: -0x1 does not fit a 64-bit machine word (0 to 0xffffffffffffffff)"
+        assert not debugger.frames
+        await pilot.press("shift+tab", *["backspace"] * 2, *"stop_here", "tab", "end", "+", *"f" * 16, "enter")
+        said = "'7ffc1000+ffffffffffffffff': sp: 0x1000000007ffc0fff does not fit a 64-bit machine word"
+        assert _shown(app).startswith(said)
+        await pilot.press(*["backspace"] * 17, "enter")
+        assert debugger.frames and debugger.frames[0].pc == 0x1160
+        await pilot.press("m", *"sp-0x80000000", "enter")
+        assert _shown(app).startswith("'sp-0x80000000': address: -0x")
+        await pilot.press(*["backspace"] * 11, "enter", *"-8", "enter")
+        assert _shown(app) == (
+            "'-8': the word at 0x7ffc1000: -0x8 does not fit a 64-bit machine word (0 to 0xffffffffffffffff)"
+        )
+        await pilot.press("escape")
+        assert debugger.memory.words == {}

@@ -36,7 +36,7 @@ from sfview.code.disasm import instruction_at
 from sfview.inputs.code import loaded_code
 from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
-from sfview.inputs.numbers import evaluate
+from sfview.inputs.numbers import evaluate, fitting
 from sfview.inputs.symbols import Place
 from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
 from sfview.output.safe_text import pictured
@@ -437,7 +437,7 @@ class DebuggerScreen(Screen[None]):
             self.app.push_screen(prompt, lambda a: isinstance(a, int) and self._ask_for(a))
             return
         hint = "Its value (8 bytes), e.g. from gdb's `x/gx` (main+0x34, 401136)."
-        prompt = GotoNumber(f"Memory word at {address:#x}", hint, self._value_of)
+        prompt = GotoNumber(f"Memory word at {address:#x}", hint, self._value_of, what=f"the word at {address:#x}")
         self.app.push_screen(prompt, lambda value: self._got_word(address, value))
 
     def _value_of(self, name: str) -> int | None:
@@ -471,8 +471,12 @@ class DebuggerScreen(Screen[None]):
             text = field.value.strip()
             if text:
                 value = evaluate(text, self._value_of)
+                if isinstance(value, int):
+                    value = fitting(text, value, name)  # a register holds a machine word: refused as --regs is
+                elif isinstance(value, str):
+                    value = f"{name}: {value}"
                 if not isinstance(value, int):
-                    self._show(f"{name}: {value}" if isinstance(value, str) else f"{name}: not an address")
+                    self._show(value if isinstance(value, str) else f"{name}: not an address")
                     return
                 values[name] = value
         if "pc" not in values:
