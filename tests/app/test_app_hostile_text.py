@@ -10,11 +10,13 @@ shown here as plain text, in the headless app (the widgets' text) and in tmux
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, debugger_shown
+from conftest import DATA, debugger_shown, settled
+from rich.cells import cell_len
 from test_in_tmux import ROOT, Tmux, tmux  # noqa: F401  (the fixture)
 from textual import events
 from textual.widgets import Input
@@ -22,6 +24,7 @@ from textual.widgets import Input
 from sfview.app.app import SfviewApp
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.textual_compat import notifications
+from sfview.app.widgets.fde_table import FdeTable
 from sfview.document import Document
 
 SIZE = (120, 36)
@@ -38,6 +41,11 @@ def _renamed(tmp_path: Path, renames: dict[bytes, bytes]) -> Path:
     path = tmp_path / "renamed"
     path.write_bytes(data)
     return path
+
+
+def shown(table: FdeTable) -> list[int]:
+    """The FDE index on each row, top to bottom."""
+    return [table.fde_at(row) for row in range(table.row_count)]
 
 
 def _shown(app: SfviewApp) -> str:
@@ -201,3 +209,32 @@ async def test_the_debugger_refuses_a_register_or_memory_word_that_fits_no_machi
         )
         await pilot.press("escape")
         assert debugger.memory.words == {}
+
+
+WIDE_NAMES = {
+    b"dynamic_frame": "関数_測定".encode(),  # CJK: two cells a character
+    b"small_leaf": "e\u0301\u0301\u0301_lf".encode(),  # three combining accents: no cell of their own
+    b"huge_frame": "دالةق".encode(),  # Arabic, right to left
+    b"medium_frame": "\u05e4\u05d5\u05e0\u05e7\u05e6\u05d9".encode(),  # Hebrew, right to left
+}
+
+
+async def test_wide_combining_and_right_to_left_names_keep_the_fde_table_s_columns_in_line(tmp_path: Path) -> None:
+    """The symbol column is as wide as its widest name in cells, and each name padded by its cells: the FREs
+    column after it ends where its title ends on every row (by characters, the CJK row ran 4 cells long and
+    the accented one 3 short, pushing the later columns out of line)."""
+    app = SfviewApp(Document.open(str(_renamed(tmp_path, WIDE_NAMES))))
+    async with app.run_test(size=(150, 60)) as pilot:
+        await settled(app, pilot)
+        table = app.explorer.fde_table
+        lines = [table.render_line(y).text for y in range(table.row_count + 1)]
+        title_ends = cell_len(lines[0][: lines[0].index("FREs") + len("FREs")])
+        ends = {}
+        for line, fde in zip(lines[1:], shown(table), strict=True):
+            name = table.names[fde]
+            after = line.index(name) + len(name)
+            count = re.match(r" *\d+", line[after:])
+            assert count is not None, line
+            ends[name] = cell_len(line[: after + count.end()])
+        assert {name.encode() for name in ends} >= set(WIDE_NAMES.values()), "every name shown whole"
+        assert set(ends.values()) == {title_ends}, ends

@@ -32,6 +32,7 @@ from sfview.app.explorer.state import ExplorerState
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.header import HeaderSummary
+from sfview.app.widgets.row_table import cells
 from sfview.document import Document
 from sfview.sframe.bulk.overview import SAMPLED, Overview
 from sfview.sframe.model.section import Section
@@ -191,7 +192,7 @@ class Background:
         new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
         self.names.load()
         names = self.names.listing(self.section, self.overview.column("start"))
-        self.screen.app.call_from_thread(self.deliver.names_loaded, names, new, max(map(len, names), default=0))
+        self.screen.app.call_from_thread(self.deliver.names_loaded, names, new, max(map(cells, names), default=0))
 
     def validate(self) -> None:
         """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
