@@ -148,6 +148,8 @@ def _value(body: str, lookup: Callable[[str], Place | int | None] | None) -> Pla
     number = _number(body)
     if number is not None:
         return number
+    if lookup is None:  # no names here (an offset, a field's value): saying a name was not found would mislead
+        return f"not a hex number (decimal has a trailing dot: 16.): {quoted(body)}"
     return f"neither a hex number nor a function name: {quoted(body)}"
 
 

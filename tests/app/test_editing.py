@@ -76,3 +76,17 @@ async def test_the_explorer_an_edit_replaces_is_let_go_with_its_document() -> No
         assert [s for s in app.screen_stack if isinstance(s, ExplorerScreen)] == [app.explorer]
         assert [doc() is None for doc in replaced] == [True, True]
         assert app.explorer.doc.data[4] != 0xFF
+
+
+async def test_a_byte_refuses_a_word_without_asking_for_a_function_name() -> None:
+    """A byte (and an offset) take no names: what is not a number is refused as that, not as an unknown
+    function, which only `g` and the debugger's boxes look up."""
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x", "e", *"pcmask", "enter")
+        assert isinstance(app.screen, Prompt)
+        said = str(app.screen.query_one("#goto-message", Label).render())
+        assert said == "not a hex number (decimal has a trailing dot: 16.): 'pcmask'"
+        await pilot.press("escape", "o", *"main", "enter")
+        assert str(app.screen.query_one("#goto-message", Label).render()) == said.replace("pcmask", "main")
+        assert app.edits.done == []
