@@ -71,8 +71,12 @@ async def test_the_explorer_an_edit_replaces_is_let_go_with_its_document() -> No
         await pilot.press("x", "e", *"ff", "enter")
         replaced.append(weakref.ref(app.explorer.doc))
         await pilot.press("ctrl+z")
-        await pilot.pause()
-        app.heap.collect_when_idle(app.last_input)  # the app's own check, as its timer makes it
+        await app.workers.wait_for_complete()  # a replaced explorer's worker holds its document until it ends
+        for _ in range(20):  # the app's own checks, as its timer makes them, until the replaced are freed
+            await pilot.pause()
+            app.heap.collect_when_idle(app.last_input)
+            if all(doc() is None for doc in replaced):
+                break
         assert [s for s in app.screen_stack if isinstance(s, ExplorerScreen)] == [app.explorer]
         assert [doc() is None for doc in replaced] == [True, True]
         assert app.explorer.doc.data[4] != 0xFF

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.worker import active_worker, get_current_worker
 
 from sfview import uncollected
 from sfview.app.explorer.state import ExplorerState
@@ -106,6 +107,10 @@ class Deliveries(NamedTuple):
     """A consumer's verdict, laid over the rows."""
 
 
+class Replaced(Exception):
+    """The explorer was replaced (an edit opened another): its worker stops where it gives way (`give_way`)."""
+
+
 class Background:
     """The explorer's workers: started by `start` once the first screen is shown, on a model of their own."""
 
@@ -154,10 +159,13 @@ class Background:
         """In a worker thread, after the first frame: what the first screen did without, one after the other
         (each shares the interpreter with the keys): every function gone through, the names, the FDE table's
         orders, the checks (and the order of the notes they change)."""
-        try:
-            self._prepare_all()
-        finally:  # a sort still waiting for its order makes it now
-            self.screen.app.call_from_thread(self.fde_table.expect_orders, False)
+        with forgotten_by_the_thread():
+            try:
+                self._prepare_all()
+            except Replaced:
+                return  # its document let go: the new explorer's worker does the work again on the edited bytes
+            finally:  # a sort still waiting for its order makes it now
+                self.screen.app.call_from_thread(self.fde_table.expect_orders, False)
 
     def _prepare_all(self) -> None:
         call = self.screen.app.call_from_thread
@@ -171,6 +179,7 @@ class Background:
                     return
                 self.fde_table.measure_overview()
                 call(self._overview_ready)
+            self.give_way()
             if not listed:
                 self._load_names()
             with uncollected():
@@ -203,6 +212,8 @@ class Background:
             found = check_document(self.doc.with_own_model(), pace=self.give_way)
             shown = list(islice(found, PROBLEMS_SHOWN))
             more = sum(1 for _ in found)
+        except Replaced:
+            raise
         except Exception as exc:  # a damaged file the checks did not foresee: said, not a blank tab
             self.screen.app.call_from_thread(self.deliver.check_failed, f"{type(exc).__name__}: {exc}")
             return
@@ -212,7 +223,12 @@ class Background:
         """In the worker's thread, every few hundred functions checked or every piece of a column's order
         (`SortOrders`): while keys are being pressed (one within `KEYS_BUSY_S`), wait, so that the keys' thread
         has the interpreter to itself; the work goes on when the keys stop. Shared, a move on a big section takes
-        several times as long while the checks run or the orders are made."""
+        several times as long while the checks run or the orders are made.
+
+        Once the explorer is replaced (its workers cancelled), `Replaced` ends the work: it would hold the
+        replaced document, and share the interpreter with the new explorer's worker, until done."""
+        if get_current_worker().is_cancelled:
+            raise Replaced
         while time.monotonic() - self.last_input() < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
 
@@ -229,11 +245,26 @@ class Background:
         from sfview.app.consumer_marks import ConsumerMarks
         from sfview.consumers.verdicts import judge_document
 
-        try:
-            marks = ConsumerMarks(judge_document(self.doc.with_own_model(), name))
-        finally:
-            self.screen.app.call_from_thread(lambda: self.state.judging.discard(name))
-        self.screen.app.call_from_thread(self.deliver.judged, marks)
+        with forgotten_by_the_thread():
+            try:
+                marks = ConsumerMarks(judge_document(self.doc.with_own_model(), name))
+            finally:
+                self.screen.app.call_from_thread(lambda: self.state.judging.discard(name))
+            self.screen.app.call_from_thread(self.deliver.judged, marks)
+
+
+@contextmanager
+def forgotten_by_the_thread() -> Iterator[None]:
+    """A thread worker's work, after which its thread no longer names it as its worker.
+
+    Textual sets `active_worker` in the pool thread's own context (not a copy) and leaves it there: the idle
+    thread would hold the worker, its screen and that screen's document until it next runs a worker, which
+    keeps a replaced explorer's whole section alive after an edit.
+    """
+    try:
+        yield
+    finally:
+        active_worker.set(None)  # type: ignore[arg-type]  # Textual's own `get_current_worker` refuses None
 
 
 @contextmanager
