@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.worker import active_worker, get_current_worker
+from textual.worker import active_worker
 
 from sfview import uncollected
 from sfview.app.explorer.state import ExplorerState
@@ -227,7 +227,8 @@ class Background:
 
         Once the explorer is replaced (its workers cancelled), `Replaced` ends the work: it would hold the
         replaced document, and share the interpreter with the new explorer's worker, until done."""
-        if get_current_worker().is_cancelled:
+        worker = active_worker.get(None)  # None outside a worker, or once its thread forgot it
+        if worker is not None and worker.is_cancelled:
             raise Replaced
         while time.monotonic() - self.last_input() < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
