@@ -15,12 +15,13 @@ types.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import sys
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -254,6 +255,17 @@ class Background:
             self.screen.app.call_from_thread(self.deliver.judged, marks)
 
 
+def _return_to_the_system() -> None:
+    """The C heap's free memory given back to the system (glibc's `malloc_trim`), where there is one.
+
+    A section's model is mostly large buffers; freed, glibc keeps them for later (past its first frees it
+    stops mapping large blocks on their own), so each edit's new model would grow the process by what the
+    old one left behind.
+    """
+    with suppress(OSError, AttributeError):  # not glibc: its allocator returns memory as it does
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 @contextmanager
 def forgotten_by_the_thread() -> Iterator[None]:
     """A thread worker's work, after which its thread no longer names it as its worker.
@@ -327,6 +339,8 @@ class Heap:
         if self.dying is not None:
             self.settle()
             dying, until = self.dying
+            if dying() is None:
+                _return_to_the_system()
             if dying() is None or time.monotonic() > until:
                 self.dying = None
             return
