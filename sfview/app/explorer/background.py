@@ -75,6 +75,9 @@ handling and its frame take tens of milliseconds, and people press the next one 
 IDLE_COLLECTION_CHECK_S = 0.5
 IDLE_BEFORE_COLLECTING_S = 1.0
 SETTLE_EVERY_S = 60.0
+LET_GO_WITHIN_S = 5.0
+"""How long the checks collect the whole heap for a replaced document (`Heap.let_go`) before leaving it to the
+next settling: each such collection walks the frozen heap."""
 FULL_COLLECTION_AFTER = 500
 """Middle-generation collections between two automatic full ones (Python's default: 10)."""
 
@@ -339,8 +342,6 @@ class Heap:
         if self.dying is not None:
             self.settle()
             dying, until = self.dying
-            if dying() is None:
-                _return_to_the_system()
             if dying() is None or time.monotonic() > until:
                 self.dying = None
             return
@@ -357,11 +358,13 @@ class Heap:
         """`dying` (a replaced explorer's document, with its section's model) is no longer the app's: the checks
         (`collect_when_idle`) collect the whole heap, frozen part too, until it is freed, whether or not keys
         come. Frozen with the rest, it would be held until the next settling; and it is freed only once the
-        key that replaced it has been handled, which holds it until then."""
-        self.dying = (weakref.ref(dying), time.monotonic() + SETTLE_EVERY_S)
+        key that replaced it has been handled, which holds it until then. Not freed within `LET_GO_WITHIN_S`,
+        it is left to the next settling."""
+        self.dying = (weakref.ref(dying), time.monotonic() + LET_GO_WITHIN_S)
 
     def settle(self) -> None:
-        """Collect everything, the frozen part too, and freeze what is left."""
+        """Collect everything, the frozen part too, freeze what is left, and give what was freed back."""
         gc.unfreeze()
         self.freeze()
         self.settled_at = time.monotonic()
+        _return_to_the_system()
