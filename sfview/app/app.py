@@ -1,9 +1,10 @@
 """`SfviewApp`: opens the Document, installs the screens, keeps the global keys.
 
-The explorer (`explorer/screen.py`) is the first screen; the help and go-to
-dialogs are pushed over it, and further screens (the unwinding debugger) sit
-beside it. What the command palette offers comes from the screen on top
-(`commands.py`).
+The explorer (`explorer/screen.py`) is the first screen the user sees, pushed
+over a blank screen of the app's own (`Host`) so that an edit can replace it
+(Textual replaces only a pushed screen); the help and go-to dialogs are pushed
+over it, and further screens (the unwinding debugger) sit beside it. What the
+command palette offers comes from the screen on top (`commands.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 
 from sfview.app.driver import noting_driver
 from sfview.app.explorer.background import IDLE_COLLECTION_CHECK_S, Heap
@@ -41,6 +43,14 @@ def _commands() -> type:
     from sfview.app.commands import SfviewCommands
 
     return SfviewCommands
+
+
+class Host(Screen[None]):
+    """The blank screen at the bottom of the stack, under the explorers.
+
+    Textual's default screen is never pushed, and `switch_screen` replaces only a pushed one: were the first
+    explorer the default screen, it would stay under the explorer each edit opens, with its whole section.
+    """
 
 
 class SfviewApp(App[None]):
@@ -81,11 +91,20 @@ class SfviewApp(App[None]):
         """The patches made to the section (`e`), kept across the explorers each edit opens."""
 
     def on_mount(self) -> None:
+        for screen in self.first_screens():
+            self.push_screen(screen)
         self.heap.collect_less_often()
         self.call_after_refresh(self.heap.freeze)
         self.set_interval(IDLE_COLLECTION_CHECK_S, lambda: self.heap.collect_when_idle(self._last_input))
         if self.session is not None:
             self.call_after_refresh(self.open_debugger)
+
+    def first_screens(self) -> list[Screen[None]]:
+        """The screens pushed when the app starts, in order (the last is shown): the explorer.
+
+        A subclass adds its own here rather than in an `on_mount` of its own: Textual calls every class's
+        `on_mount`, the subclass's first."""
+        return [self.explorer]
 
     def notify(
         self,
@@ -149,6 +168,7 @@ class SfviewApp(App[None]):
         """A new explorer on the section as the edits leave it, decoded afresh, where the last one was: every
         pane, check and verdict is the edited section's. The debugger is made again when next opened."""
         resume = self.explorer.resume_here(said)
+        self.heap.let_go(self.doc)
         self.doc = self.doc.patched(self.edits.data)
         self.section, self.error = self.doc.section, self.doc.error
         if self.debugger is not None:  # made again, on the edited section, when next opened
@@ -156,10 +176,8 @@ class SfviewApp(App[None]):
             self.debugger.remove()  # an installed screen stays the app's child, its id taken, until removed
             self.debugger = None
         self._follow_in_the_debugger()
-        first = self.explorer is self.screen_stack[0]
         self.explorer = ExplorerScreen(self.doc, resume)
-        # Textual switches only a pushed screen: the first explorer (the default screen) stays under the others.
-        (self.push_screen if first else self.switch_screen)(self.explorer)
+        self.switch_screen(self.explorer)  # the replaced explorer removed, and its document with it
 
     def _follow_in_the_debugger(self) -> None:
         """The state the debugger unwinds (a core's, typed registers') with the program's section as edited,
@@ -196,9 +214,9 @@ class SfviewApp(App[None]):
             self.note_input()
         await super().on_event(event)
 
-    def get_default_screen(self) -> ExplorerScreen:
-        """The explorer is the screen at the bottom of the stack: the others are pushed over it."""
-        return self.explorer
+    def get_default_screen(self) -> Host:
+        """A blank screen under the explorers (`Host`): the first explorer is pushed over it when mounted."""
+        return Host()
 
     def action_help(self) -> None:
         from sfview.app.screens.help import HelpScreen  # Markdown is slow to import: not at start-up

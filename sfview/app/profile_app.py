@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.screen import Screen
+
 from sfview.app.app import SfviewApp
 from sfview.app.screens.samples import SamplesScreen
 from sfview.document import Document
@@ -41,9 +43,9 @@ class ProfileApp(SfviewApp):
         self.samples = SamplesScreen(title, places, self.open_sample)
         self.load = load
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.push_screen(self.samples)
+    def first_screens(self) -> list[Screen[None]]:
+        """The samples view over the explorer."""
+        return [*super().first_screens(), self.samples]
 
     def open_sample(self, number: int) -> None:
         """Sample #`number` in a new debugger, over the samples view."""

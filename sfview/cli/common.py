@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TextIO
 
-from sfview import ADDRESS_MASK, uncollected
+from sfview import uncollected
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs import limits
@@ -23,31 +23,19 @@ from sfview.inputs import limits
 EXIT_BAD_INPUT = 2
 
 
-def machine_word(value: int, what: str) -> int:
-    """`value` if it fits a 64-bit machine word, else an `InputError` naming `what` and the value.
-
-    The one check of every number typed for an address, register or memory
-    word (`--base`, `--bias`, `--regs`, `--mem`): a parser of richer
-    expressions calls it on what it computes.
-    """
-    if not 0 <= value <= ADDRESS_MASK:
-        raise InputError(f"{what}: {value:#x} does not fit a 64-bit machine word (0 to {ADDRESS_MASK:#x})")
-    return value
-
-
 def address(text: str) -> int:
     """An address by the one number rule (`sfview.inputs.numbers`): hex, decimal with a dot."""
-    from sfview.inputs.numbers import TOO_BIG, evaluate, quoted  # only an address typed needs the rule's parser
+    from sfview.inputs.numbers import TOO_BIG, evaluate, fitting, quoted  # only an address typed needs the parser
 
     value = evaluate(text)
     if isinstance(value, str) and TOO_BIG in value:
         raise argparse.ArgumentTypeError(f"not an address: {value}")
     if not isinstance(value, int):
         raise argparse.ArgumentTypeError(f"not an address: {quoted(text)} (write 0x1000, 1000, or 4096. in decimal)")
-    try:
-        return machine_word(value, "address")
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(f"{quoted(text)}: {exc.message}") from None
+    word = fitting(text, value, "address")
+    if isinstance(word, str):
+        raise argparse.ArgumentTypeError(word)
+    return word
 
 
 def _thread(text: str) -> int | str:

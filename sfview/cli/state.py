@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from sfview.cli.common import machine_word
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.inputs.core import Core, parse_registers, read_core
@@ -32,7 +31,7 @@ def started(program: str, args: argparse.Namespace) -> Session:
     try:
         if args.core is not None:
             return session.from_core(program, read_core(args.core), args.thread, args.lib_dir, args.sysroot)
-        from sfview.inputs.numbers import evaluate, quoted  # typed registers and memory words only, not a core
+        from sfview.inputs.numbers import evaluate, machine_word, quoted  # typed registers and words, not a core
 
         symbols = _symbol_addresses(program, args.bias)
         registers = {name: machine_word(v, f"--regs {name}") for name, v in parse_registers(args.regs, symbols).items()}
@@ -116,7 +115,7 @@ def guest_program(given: str | None, guest: GuestProcess) -> str:
 def _break_address(program: str, guest: GuestProcess, where: str) -> int:
     """`--break WHERE` as an address of the guest: the program's names at its load bias (from `AT_ENTRY`)."""
     from sfview.inputs.core import AT_ENTRY
-    from sfview.inputs.numbers import evaluate, quoted
+    from sfview.inputs.numbers import evaluate, machine_word, quoted
 
     elf = Document.open(program).image
     if elf is None or AT_ENTRY not in guest.auxv:

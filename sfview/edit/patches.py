@@ -102,7 +102,8 @@ class Edits:
 
     def __init__(self, original: bytes) -> None:
         self.original = bytes(original)
-        self._data = bytearray(original)
+        self._data = self.original
+        """Bytes, never changed in place: the document opened on them holds them, not a copy of its own."""
         self.done: list[Patch] = []
         """The patches in force, oldest first."""
         self.undone: list[Patch] = []
@@ -111,10 +112,10 @@ class Edits:
     @property
     def data(self) -> bytes:
         """The section's bytes with every patch in force."""
-        return bytes(self._data)
+        return self._data
 
     def _put(self, offset: int, new: bytes) -> None:
-        self._data[offset : offset + len(new)] = new
+        self._data = b"".join((self._data[:offset], new, self._data[offset + len(new) :]))
 
     def apply(self, patch: Patch) -> None:
         """Make `patch` (its `old` is what the bytes hold now); what was undone can no longer be redone."""

@@ -18,9 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from sfview import ADDRESS_MASK
+from sfview.errors import InputError
 from sfview.inputs.symbols import Place
 
-__all__ = ["RULE", "TOO_BIG", "evaluate", "parse_number", "quoted"]
+__all__ = ["RULE", "TOO_BIG", "evaluate", "fitting", "machine_word", "parse_number", "quoted", "typed_word"]
 
 RULE = "numbers are hex (1080 = 0x1080); decimal has a trailing dot (16.); names and registers add up: main+0x34, sp+8"
 """The rule in one line, for `?` and `--help`."""
@@ -50,6 +52,36 @@ def quoted(text: str) -> str:
     if len(text) <= _SHOWN:
         return repr(text)
     return f"{text[: _SHOWN - 8]!r}… ({len(text):,} characters)"
+
+
+def machine_word(value: int, what: str) -> int:
+    """`value` if it fits a 64-bit machine word, else an `InputError` naming `what` and the value.
+
+    The one check of every number typed for an address, register or memory
+    word (`--base`, `--bias`, `--regs`, `--mem`, the app's `g` and the
+    debugger's boxes): a parser of richer expressions calls it on what it computes.
+    """
+    if not 0 <= value <= ADDRESS_MASK:
+        raise InputError(f"{what}: {value:#x} does not fit a 64-bit machine word (0 to {ADDRESS_MASK:#x})")
+    return value
+
+
+def fitting(text: str, value: int, what: str) -> int | str:
+    """`value`, worked out from `text`, if it fits a machine word (`machine_word`); else the sentence the
+    command line refuses it with: `text` quoted, then `what` and the value."""
+    try:
+        return machine_word(value, what)
+    except InputError as exc:
+        return f"{quoted(text)}: {exc.message}"
+
+
+def typed_word(
+    text: str, lookup: Callable[[str], Place | int | None] | None = None, what: str = "address"
+) -> Place | int | str:
+    """`evaluate`, with a number that does not fit a machine word refused (`fitting`): an address, a
+    register or a memory word typed in the app, which a negative sum or one past 64 bits is not."""
+    value = evaluate(text, lookup)
+    return fitting(text, value, what) if isinstance(value, int) else value
 
 
 def parse_number(text: str) -> int | None:
@@ -116,6 +148,8 @@ def _value(body: str, lookup: Callable[[str], Place | int | None] | None) -> Pla
     number = _number(body)
     if number is not None:
         return number
+    if lookup is None:  # no names here (an offset, a field's value): saying a name was not found would mislead
+        return f"not a hex number (decimal has a trailing dot: 16.): {quoted(body)}"
     return f"neither a hex number nor a function name: {quoted(body)}"
 
 

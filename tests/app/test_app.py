@@ -647,7 +647,7 @@ async def test_the_detail_explains_an_info_byte_bit_by_bit() -> None:
 async def test_the_header_summary_names_what_the_section_is() -> None:
     app = explorer()
     async with app.run_test(size=(200, 40)):
-        text = str(app.query_one(HeaderSummary).render())
+        text = str(app.screen.query_one(HeaderSummary).render())
         # The section's line in its short form at every width (issue 18: it must not change with the width).
         assert "v1 · FDE_SORTED · AMD64 little-endian · 9 FDEs (1 PCMASK) · 23 FREs" in text
         assert ".sframe section" in text and "266 bytes at address 0x141a8" in text
@@ -849,7 +849,7 @@ async def test_a_section_cut_short_shows_the_error_and_what_fits(tmp_path: Path)
     async with app.run_test(size=SIZE) as pilot:
         assert app.error is not None and "past the section's end" in str(app.error)
         assert "past the section's end" in status(app)
-        assert "Error:" in str(app.query_one(HeaderSummary).render())
+        assert "Error:" in str(app.screen.query_one(HeaderSummary).render())
         assert app.section is not None and len(app.section) == 7, "the 7 FDEs that fit are shown"
         assert app.explorer.fde_table.row_count == 7
         await pilot.press("g", *f"{app.section.function(5).start_address + 5:x}", "enter")

@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import weakref
+
 from conftest import DATA
 from textual.widgets import Label
 
 from sfview.app.app import SfviewApp
+from sfview.app.explorer.screen import ExplorerScreen
 from sfview.app.screens.goto import Prompt
 from sfview.app.textual_compat import notifications
 from sfview.document import Document
@@ -57,3 +60,37 @@ async def test_undo_with_nothing_done_says_so() -> None:
         await pilot.press("ctrl+z", "ctrl+y")
         assert app.explorer is explorer
         assert [n.message for n in notifications(app)] == ["Nothing to undo.", "Nothing to redo."]
+
+
+async def test_the_explorer_an_edit_replaces_is_let_go_with_its_document() -> None:
+    """Each edit, undo and redo opens a new explorer; the one it replaces must go, with its section's model (on
+    a section of a million functions, each kept one was 130 MB), even though the app froze it (`Heap`)."""
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        replaced = [weakref.ref(app.explorer.doc)]
+        await pilot.press("x", "e", *"ff", "enter")
+        replaced.append(weakref.ref(app.explorer.doc))
+        await pilot.press("ctrl+z")
+        await app.workers.wait_for_complete()  # a replaced explorer's worker holds its document until it ends
+        for _ in range(20):  # the app's own checks, as its timer makes them, until the replaced are freed
+            await pilot.pause()
+            app.heap.collect_when_idle(app.last_input)
+            if all(doc() is None for doc in replaced):
+                break
+        assert [s for s in app.screen_stack if isinstance(s, ExplorerScreen)] == [app.explorer]
+        assert [doc() is None for doc in replaced] == [True, True]
+        assert app.explorer.doc.data[4] != 0xFF
+
+
+async def test_a_byte_refuses_a_word_without_asking_for_a_function_name() -> None:
+    """A byte (and an offset) take no names: what is not a number is refused as that, not as an unknown
+    function, which only `g` and the debugger's boxes look up."""
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x", "e", *"pcmask", "enter")
+        assert isinstance(app.screen, Prompt)
+        said = str(app.screen.query_one("#goto-message", Label).render())
+        assert said == "not a hex number (decimal has a trailing dot: 16.): 'pcmask'"
+        await pilot.press("escape", "o", *"main", "enter")
+        assert str(app.screen.query_one("#goto-message", Label).render()) == said.replace("pcmask", "main")
+        assert app.edits.done == []

@@ -47,7 +47,7 @@ def column(table: RowTable, title: str) -> list[str]:
 
 
 def summary(app: SfviewApp) -> str:
-    return str(app.query_one(HeaderSummary).render())
+    return str(app.screen.query_one(HeaderSummary).render())
 
 
 # ---------------------------------------------------------------- sorting

@@ -15,22 +15,26 @@ types.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.worker import active_worker
 
 from sfview import uncollected
 from sfview.app.explorer.state import ExplorerState
 from sfview.app.names import ExplorerNames
 from sfview.app.widgets.fde_table import FdeTable
 from sfview.app.widgets.header import HeaderSummary
+from sfview.app.widgets.row_table import cells
 from sfview.document import Document
 from sfview.sframe.bulk.overview import SAMPLED, Overview
 from sfview.sframe.model.section import Section
@@ -71,6 +75,9 @@ handling and its frame take tens of milliseconds, and people press the next one 
 IDLE_COLLECTION_CHECK_S = 0.5
 IDLE_BEFORE_COLLECTING_S = 1.0
 SETTLE_EVERY_S = 60.0
+LET_GO_WITHIN_S = 5.0
+"""How long the checks collect the whole heap for a replaced document (`Heap.let_go`) before leaving it to the
+next settling: each such collection walks the frozen heap."""
 FULL_COLLECTION_AFTER = 500
 """Middle-generation collections between two automatic full ones (Python's default: 10)."""
 
@@ -102,6 +109,10 @@ class Deliveries(NamedTuple):
     """The checks failed: why."""
     judged: Callable[[ConsumerMarks], None]
     """A consumer's verdict, laid over the rows."""
+
+
+class Replaced(Exception):
+    """The explorer was replaced (an edit opened another): its worker stops where it gives way (`give_way`)."""
 
 
 class Background:
@@ -152,10 +163,13 @@ class Background:
         """In a worker thread, after the first frame: what the first screen did without, one after the other
         (each shares the interpreter with the keys): every function gone through, the names, the FDE table's
         orders, the checks (and the order of the notes they change)."""
-        try:
-            self._prepare_all()
-        finally:  # a sort still waiting for its order makes it now
-            self.screen.app.call_from_thread(self.fde_table.expect_orders, False)
+        with forgotten_by_the_thread():
+            try:
+                self._prepare_all()
+            except Replaced:
+                return  # its document let go: the new explorer's worker does the work again on the edited bytes
+            finally:  # a sort still waiting for its order makes it now
+                self.screen.app.call_from_thread(self.fde_table.expect_orders, False)
 
     def _prepare_all(self) -> None:
         call = self.screen.app.call_from_thread
@@ -169,6 +183,7 @@ class Background:
                     return
                 self.fde_table.measure_overview()
                 call(self._overview_ready)
+            self.give_way()
             if not listed:
                 self._load_names()
             with uncollected():
@@ -190,7 +205,7 @@ class Background:
         new = not self.names.ready  # else read before the first screen, only listed now (by the overview's starts)
         self.names.load()
         names = self.names.listing(self.section, self.overview.column("start"))
-        self.screen.app.call_from_thread(self.deliver.names_loaded, names, new, max(map(len, names), default=0))
+        self.screen.app.call_from_thread(self.deliver.names_loaded, names, new, max(map(cells, names), default=0))
 
     def validate(self) -> None:
         """In a worker thread: run every check, on a model of its own (the panes' is not shared between threads).
@@ -201,6 +216,8 @@ class Background:
             found = check_document(self.doc.with_own_model(), pace=self.give_way)
             shown = list(islice(found, PROBLEMS_SHOWN))
             more = sum(1 for _ in found)
+        except Replaced:
+            raise
         except Exception as exc:  # a damaged file the checks did not foresee: said, not a blank tab
             self.screen.app.call_from_thread(self.deliver.check_failed, f"{type(exc).__name__}: {exc}")
             return
@@ -210,7 +227,13 @@ class Background:
         """In the worker's thread, every few hundred functions checked or every piece of a column's order
         (`SortOrders`): while keys are being pressed (one within `KEYS_BUSY_S`), wait, so that the keys' thread
         has the interpreter to itself; the work goes on when the keys stop. Shared, a move on a big section takes
-        several times as long while the checks run or the orders are made."""
+        several times as long while the checks run or the orders are made.
+
+        Once the explorer is replaced (its workers cancelled), `Replaced` ends the work: it would hold the
+        replaced document, and share the interpreter with the new explorer's worker, until done."""
+        worker = active_worker.get(None)  # None outside a worker, or once its thread forgot it
+        if worker is not None and worker.is_cancelled:
+            raise Replaced
         while time.monotonic() - self.last_input() < KEYS_BUSY_S:
             time.sleep(KEYS_BUSY_S / 4)
 
@@ -227,11 +250,37 @@ class Background:
         from sfview.app.consumer_marks import ConsumerMarks
         from sfview.consumers.verdicts import judge_document
 
-        try:
-            marks = ConsumerMarks(judge_document(self.doc.with_own_model(), name))
-        finally:
-            self.screen.app.call_from_thread(lambda: self.state.judging.discard(name))
-        self.screen.app.call_from_thread(self.deliver.judged, marks)
+        with forgotten_by_the_thread():
+            try:
+                marks = ConsumerMarks(judge_document(self.doc.with_own_model(), name))
+            finally:
+                self.screen.app.call_from_thread(lambda: self.state.judging.discard(name))
+            self.screen.app.call_from_thread(self.deliver.judged, marks)
+
+
+def _return_to_the_system() -> None:
+    """The C heap's free memory given back to the system (glibc's `malloc_trim`), where there is one.
+
+    A section's model is mostly large buffers; freed, glibc keeps them for later (past its first frees it
+    stops mapping large blocks on their own), so each edit's new model would grow the process by what the
+    old one left behind.
+    """
+    with suppress(OSError, AttributeError):  # not glibc: its allocator returns memory as it does
+        ctypes.CDLL(None).malloc_trim(0)
+
+
+@contextmanager
+def forgotten_by_the_thread() -> Iterator[None]:
+    """A thread worker's work, after which its thread no longer names it as its worker.
+
+    Textual sets `active_worker` in the pool thread's own context (not a copy) and leaves it there: the idle
+    thread would hold the worker, its screen and that screen's document until it next runs a worker, which
+    keeps a replaced explorer's whole section alive after an edit.
+    """
+    try:
+        yield
+    finally:
+        active_worker.set(None)  # type: ignore[arg-type]  # Textual's own `get_current_worker` refuses None
 
 
 @contextmanager
@@ -256,6 +305,8 @@ class Heap:
         """Young-generation collections counted at the last freeze: a measure of allocation since."""
         self.settled_at = time.monotonic()
         """When the whole heap, frozen part included, was last collected."""
+        self.dying: tuple[weakref.ref[object], float] | None = None
+        """What was let go (`let_go`) and until when to try to free it."""
 
     @staticmethod
     def collect_less_often() -> None:
@@ -288,6 +339,12 @@ class Heap:
         `SETTLE_EVERY_S`, the frozen heap too, so that cycles that died after
         they were frozen (closed dialogs) are freed.
         """
+        if self.dying is not None:
+            self.settle()
+            dying, until = self.dying
+            if dying() is None or time.monotonic() > until:
+                self.dying = None
+            return
         if time.monotonic() - last_input < IDLE_BEFORE_COLLECTING_S:
             return
         if gc.get_stats()[0]["collections"] == self.collections_seen:
@@ -297,8 +354,17 @@ class Heap:
         else:
             self.freeze()
 
+    def let_go(self, dying: object) -> None:
+        """`dying` (a replaced explorer's document, with its section's model) is no longer the app's: the checks
+        (`collect_when_idle`) collect the whole heap, frozen part too, until it is freed, whether or not keys
+        come. Frozen with the rest, it would be held until the next settling; and it is freed only once the
+        key that replaced it has been handled, which holds it until then. Not freed within `LET_GO_WITHIN_S`,
+        it is left to the next settling."""
+        self.dying = (weakref.ref(dying), time.monotonic() + LET_GO_WITHIN_S)
+
     def settle(self) -> None:
-        """Collect everything, the frozen part too, and freeze what is left."""
+        """Collect everything, the frozen part too, freeze what is left, and give what was freed back."""
         gc.unfreeze()
         self.freeze()
         self.settled_at = time.monotonic()
+        _return_to_the_system()

@@ -31,12 +31,12 @@ from textual.widgets.option_list import Option
 from sfview import ADDRESS_MASK
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
-from sfview.app.widgets.row_table import Cut, cut
+from sfview.app.widgets.row_table import Cut, cells, cut
 from sfview.code.disasm import instruction_at
 from sfview.inputs.code import loaded_code
 from sfview.inputs.core import Memory
 from sfview.inputs.demangle import demangle
-from sfview.inputs.numbers import evaluate
+from sfview.inputs.numbers import evaluate, fitting
 from sfview.inputs.symbols import Place
 from sfview.output.backtrace import GdbLine, gdb_lines, tail_call_lines
 from sfview.output.safe_text import pictured
@@ -115,10 +115,10 @@ def _frame_widths(rows: list[tuple[str, ...]], room: int, padding: int) -> list[
     form (`_short_place`) need the room; the PC whole if it fits, else cut *with an ellipsis* (a cut PC
     read as a real one); where the source is, then how it was found, in what is left. `room` 0 (not laid
     out yet): every value whole."""
-    widest = [max((len(row[i]) for row in rows), default=0) for i in range(len(COLUMNS))]
+    widest = [max((cells(row[i]) for row in rows), default=0) for i in range(len(COLUMNS))]
     if room <= 0:
         return widest
-    short = max((len(_short_place(row[3])) for row in rows), default=0)
+    short = max((cells(_short_place(row[3])) for row in rows), default=0)
     left = room - 2 * len(COLUMNS) * padding - widest[0]
     name = max(min(widest[1], max(min(widest[1], NAME_AT_LEAST), left - widest[2] - short), left - 1), 1)
     pc = max(min(widest[2], left - name), 1)
@@ -130,11 +130,11 @@ def _fitted(rows: list[tuple[str, ...]], widths: list[int]) -> list[list[str]]:
     """The backtrace's rows, each cell in its column's width: whole, or cut as its column is (`Cut`); the
     places all in their short form (`_short_place`, then cut) when one of them does not fit whole."""
     cuts = (Cut.END, Cut.NAME, Cut.END, Cut.START, Cut.END)
-    short = any(len(row[3]) > widths[3] for row in rows)
+    short = any(cells(row[3]) > widths[3] for row in rows)
     fitted = []
     for row in rows:
-        cells = [*row[:3], _short_place(row[3]) if short else row[3], *row[4:]]
-        fitted.append([cut(text, width, how) for text, width, how in zip(cells, widths, cuts, strict=True)])
+        shown = [*row[:3], _short_place(row[3]) if short else row[3], *row[4:]]
+        fitted.append([cut(text, width, how) for text, width, how in zip(shown, widths, cuts, strict=True)])
     return fitted
 
 
@@ -437,7 +437,7 @@ class DebuggerScreen(Screen[None]):
             self.app.push_screen(prompt, lambda a: isinstance(a, int) and self._ask_for(a))
             return
         hint = "Its value (8 bytes), e.g. from gdb's `x/gx` (main+0x34, 401136)."
-        prompt = GotoNumber(f"Memory word at {address:#x}", hint, self._value_of)
+        prompt = GotoNumber(f"Memory word at {address:#x}", hint, self._value_of, what=f"the word at {address:#x}")
         self.app.push_screen(prompt, lambda value: self._got_word(address, value))
 
     def _value_of(self, name: str) -> int | None:
@@ -471,8 +471,12 @@ class DebuggerScreen(Screen[None]):
             text = field.value.strip()
             if text:
                 value = evaluate(text, self._value_of)
+                if isinstance(value, int):
+                    value = fitting(text, value, name)  # a register holds a machine word: refused as --regs is
+                elif isinstance(value, str):
+                    value = f"{name}: {value}"
                 if not isinstance(value, int):
-                    self._show(f"{name}: {value}" if isinstance(value, str) else f"{name}: not an address")
+                    self._show(value if isinstance(value, str) else f"{name}: not an address")
                     return
                 values[name] = value
         if "pc" not in values:
@@ -556,9 +560,9 @@ class DebuggerScreen(Screen[None]):
         for column, width in zip(table.columns.values(), widths, strict=True):
             # fixed: an auto-sized column keeps the width of the widest value it ever held
             column.auto_width, column.width = room <= 0, width
-        for cells in _fitted(rows, widths):
+        for fitted in _fitted(rows, widths):
             # escaped: as markup, a C++ name's `[abi:cxx11]` would be read as a style's tag and vanish
-            table.add_row(*(escape(text) for text in cells))
+            table.add_row(*(escape(text) for text in fitted))
         table.move_cursor(row=first_rows[len(self.frames) - 1 if cursor is None else cursor])
         self._show_memory()
         if self.stop:

@@ -23,7 +23,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from sfview.inputs.demangle import demangle
-from sfview.inputs.numbers import evaluate, parse_number
+from sfview.inputs.numbers import evaluate, parse_number, typed_word
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
 from sfview.output.safe_text import pictured
 
@@ -35,11 +35,12 @@ SYMBOLS_SHOWN = 40
 """Matches listed at once; typing more of the name narrows them."""
 
 
-def parse_address(text: str, lookup: Callable[[str], int | Place | None]) -> int | Place | str:
+def parse_address(text: str, lookup: Callable[[str], int | Place | None], what: str) -> int | Place | str:
     """`0x1030`, `main`, `main+0x10`, `.text+0x10` → an address or a place, by the one number rule
-    (`sfview.inputs.numbers`); else a sentence saying what is wrong. `lookup` gives a name's address
-    (or place)."""
-    return evaluate(text, lookup)
+    (`sfview.inputs.numbers`); else a sentence saying what is wrong, as the command line says it of a
+    number that does not fit a machine word (negative, past 64 bits), naming `what`. `lookup` gives a
+    name's address (or place)."""
+    return typed_word(text, lookup, what)
 
 
 def parse_pattern(text: str) -> bytes | str:
@@ -86,16 +87,22 @@ class Prompt(ModalScreen[T | None], Generic[T]):
 
 
 class GotoNumber(Prompt[int | Place]):
-    """Ask for one hex number (with `lookup`, also a name, `name+offset`, or a place in a `.o`)."""
+    """Ask for one hex number (with `lookup`, also a name, `name+offset`, or a place in a `.o`: a machine
+    word, named `what` when it does not fit one)."""
 
     def __init__(
-        self, title: str, hint: str, lookup: Callable[[str], int | Place | None] | None = None, value: str = ""
+        self,
+        title: str,
+        hint: str,
+        lookup: Callable[[str], int | Place | None] | None = None,
+        value: str = "",
+        what: str = "address",
     ) -> None:
         if lookup is None:
             super().__init__(title, hint, "hex, e.g. 0x1030 (decimal: 16.)", _number, value)
         else:
             example = "hex or a name: 0x1030, main, main+0x10"
-            super().__init__(title, hint, example, lambda text: parse_address(text, lookup), value)
+            super().__init__(title, hint, example, lambda text: parse_address(text, lookup, what), value)
 
 
 def _number(text: str) -> int | str:

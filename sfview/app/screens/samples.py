@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 
 from sfview.app.screens.goto import Prompt
 from sfview.app.widgets.footer import KeyFooter
-from sfview.app.widgets.row_table import cut
+from sfview.app.widgets.row_table import cells, cut
 from sfview.inputs.numbers import quoted
 from sfview.output.safe_text import pictured
 from sfview.profiling.coverage import Place, Seen
@@ -67,14 +67,14 @@ class SamplesScreen(Screen[None]):
             (str(seen.count), str(seen.sample), place.function, os.path.basename(place.file), place.reason.value)
             for place, seen in self.places
         ]
-        widest = [max((len(row[i]) for row in rows), default=len(name)) for i, name in enumerate(COLUMNS)]
+        widest = [max((cells(row[i]) for row in rows), default=len(name)) for i, name in enumerate(COLUMNS)]
         widest = [max(width, len(name)) for width, name in zip(widest, COLUMNS, strict=True)]
         others = sum(widest) - widest[2] + 2 * len(COLUMNS) * table.cell_padding + table.styles.scrollbar_size_vertical
         room = max(min(widest[2], FUNCTION_AT_LEAST), self.app.size.width - others)
         for count, sample, function, file, why in rows:
             # escaped: as markup, `[unknown]` (and C++'s `operator[]`) would be read as a style's tag and vanish
             # cut in the middle: a function inlined into another ends with the other's name
-            table.add_row(int(count), int(sample), escape(pictured(cut(function, room))), escape(pictured(file)), why)
+            table.add_row(int(count), int(sample), escape(cut(pictured(function), room)), escape(pictured(file)), why)
         self._sort()
         table.focus()
 

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from sfview import ADDRESS_MASK
 from sfview.app.widgets.fde_orders import INDEX, PIECE, Pace, SortOrders
-from sfview.app.widgets.row_table import Column, Cut, RowTable
+from sfview.app.widgets.row_table import Column, Cut, RowTable, cells
 from sfview.check.catalogue import Severity
 from sfview.sframe.bulk.overview import Facts, Overview
 from sfview.sframe.model import terms
@@ -230,7 +230,7 @@ class FdeTable(RowTable):
         self._joined = None
         self._passes.clear()
         self.orders.forget(SYMBOL)
-        self._names_width = widest if widest is not None else max(map(len, names), default=0)
+        self._names_width = widest if widest is not None else max(map(cells, names), default=0)
         self._value_widths[SYMBOL] = self._names_width
         self._reorder(sort=self.sort.column == SYMBOL)
 
@@ -590,7 +590,7 @@ class FdeTable(RowTable):
             title = spec.title + (arrow if i == self.sort.column else "")
             yields_to = SYMBOL_AT_LEAST if i == SYMBOL else 0
             how = Cut.NAME if i == SYMBOL else Cut.MIDDLE  # only the symbol yields: the rest are never cut
-            columns.append(Column(title, max(len(title), width), spec.right, yields_to, cut=how))
+            columns.append(Column(title, max(cells(title), width), spec.right, yields_to, cut=how))
         return columns
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar, NamedTuple
 
+from rich.cells import cell_len, split_graphemes
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -33,7 +34,7 @@ from textual.signal import Signal
 from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["Column", "Cut", "RowTable", "cut"]
+__all__ = ["Column", "Cut", "RowTable", "cells", "cut"]
 
 GAP = " "
 
@@ -75,19 +76,55 @@ class Column:
         cls, title: str, values: Iterable[str], *, right: bool = False, yields_to: int = 0, optional: bool = False
     ) -> Column:
         """A column as wide as `title` and the widest of `values`."""
-        return cls(title, max(len(title), max(map(len, values), default=0)), right, yields_to, optional)
+        return cls(title, max(cells(title), max(map(cells, values), default=0)), right, yields_to, optional)
+
+
+def cells(text: str) -> int:
+    """The cells `text` takes on the screen, as Textual draws it (Rich's `cell_len`): a CJK character takes two,
+    a combining mark none, so a name's length in characters is not its width. Printable ASCII at once."""
+    return len(text) if text.isascii() and text.isprintable() else cell_len(text)
+
+
+def _head(text: str, width: int) -> str:
+    """The start of `text` that fits `width` cells, padded to them (a wide character that does not fit is
+    left out whole, and a space stands for its half)."""
+    if text.isascii() and text.isprintable():
+        return text[:width]
+    spans, _ = split_graphemes(text)
+    taken = 0
+    for start, _, size in spans:
+        if taken + size > width:
+            return text[:start] + " " * (width - taken)
+        taken += size
+    return text + " " * (width - taken)
+
+
+def _tail(text: str, width: int) -> str:
+    """The end of `text` that fits `width` cells, padded to them as `_head` pads."""
+    if width <= 0:
+        return ""
+    if text.isascii() and text.isprintable():
+        return text[-width:]
+    spans, _ = split_graphemes(text)
+    taken = 0
+    for _, end, size in reversed(spans):
+        if taken + size > width:
+            return " " * (width - taken) + text[end:]
+        taken += size
+    return " " * (width - taken) + text
 
 
 def cut(text: str, width: int, how: Cut = Cut.MIDDLE) -> str:
-    """`text` in at most `width` cells (the texts are ASCII): whole, or cut with an ellipsis as `how` says."""
-    if len(text) <= width:
+    """`text` in at most `width` cells: whole, or cut with an ellipsis as `how` says (by cells, not characters:
+    a name may be CJK, or carry combining marks)."""
+    if cells(text) <= width:
         return text
     if width <= 1:
         return "…"[:width]
     if how is Cut.END:
-        return text[: width - 1] + "…"
+        return _head(text, width - 1) + "…"
     if how is Cut.START:
-        return "…" + text[len(text) - width + 1 :]
+        return "…" + _tail(text, width - 1)
     if how is Cut.NAME:
         close = text.rfind(")")
         opened, depth = close, 0
@@ -99,16 +136,17 @@ def cut(text: str, width: int, how: Cut = Cut.MIDDLE) -> str:
         if opened >= 0 and close - opened > 2:
             return cut(text[: opened + 1] + "…" + text[close:], width)
     head = (width - 1) // 3
-    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+    return _head(text, head) + "…" + _tail(text, width - 1 - head)
 
 
 def _fit(text: str, width: int, column: Column) -> str:
     """`text` padded to `width` cells, or cut with an ellipsis as the column says (only a yielding
     column's values, names and instructions, are ever cut)."""
-    right = column.right
-    if len(text) > width:
+    taken = cells(text)
+    if taken > width:
         return cut(text, width, column.cut)
-    return text.rjust(width) if right else text.ljust(width)
+    pad = " " * (width - taken)
+    return pad + text if column.right else text + pad
 
 
 def _line_width(widths: list[int]) -> int:
