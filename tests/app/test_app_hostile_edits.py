@@ -1,4 +1,9 @@
-"""Where the patched copy is written (`w`, and `sfview patch`): places that are not files, writes that fail.
+"""Edits that make the section unreadable, undone; where the patched copy is written (`w`, and `sfview
+patch`): places that are not files, writes that fail.
+
+An edit of the magic opened an explorer with no panes (the section cannot be
+read), and undoing it there ended the app (`AttributeError`: its tab asked of
+panes it does not have).
 
 `w` opened its path for writing in the app's own thread: a FIFO there froze
 the app until something read it (no key, not even quit, answered). A write
@@ -89,3 +94,27 @@ def test_a_write_that_fails_part_way_leaves_what_was_there(tmp_path: Path, onto:
     assert done.returncode == 2 and done.stderr.splitlines()[-1].endswith(f"{out}: cannot write: File too large")
     assert program.read_bytes() == PROGRAM.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["program"], "no copy cut short, no temporary file"
+
+
+async def test_an_edit_that_makes_the_section_unreadable_is_undone_and_made_again() -> None:
+    app = SfviewApp(Document.open(str(PROGRAM)))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("o", "0", "enter", "e", "0", "enter")  # the magic's first byte: 0xe2 → 0
+        await pilot.pause()
+        assert app.section is None and "bad magic" in str(app.error)
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert (
+            app.section is not None and app.doc.data == PROGRAM.read_bytes()[app.doc.file_offset :][: len(app.doc.data)]
+        )
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.section is None
+        await pilot.press("d")
+        await pilot.pause()
+        assert (
+            str(notifications(app)[-1].message) == "The section cannot be read: it has no rows to set DWARF CFI beside."
+        )
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.section is not None and app.explorer.fde_table.row_count == 9
