@@ -392,7 +392,7 @@ class ExplorerScreen(Screen[None]):
         """Where this explorer is, for the one that opens on the edited section (`editing.Resume`)."""
         selected = self.state.selected
         return Resume(
-            tab=self.panes.tab or Tab.FUNCTIONS,
+            tab=(self.panes.tab if self.section is not None else None) or Tab.FUNCTIONS,  # no panes: unreadable
             path=selected.field.path if selected is not None else None,
             offset=self.hex_view.cursor,
             hex_focused=self.focused is self.hex_view,
@@ -902,8 +902,11 @@ class ExplorerScreen(Screen[None]):
 
     def action_toggle_dwarf(self) -> None:
         """DWARF CFI beside each row, or not: read (in a thread: 40,000 FDEs take seconds) on first use."""
-        if self.section is None or self.doc.elf is None:
+        if self.doc.elf is None:
             self.app.notify("Only an ELF file has DWARF CFI to compare with.", severity="warning")
+            return
+        if self.section is None:
+            self.app.notify("The section cannot be read: it has no rows to set DWARF CFI beside.", severity="warning")
             return
         if self.fre_table.dwarf is not None:
             self.fre_table.show_dwarf(None)
