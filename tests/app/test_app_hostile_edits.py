@@ -118,3 +118,36 @@ async def test_an_edit_that_makes_the_section_unreadable_is_undone_and_made_agai
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert app.section is not None and app.explorer.fde_table.row_count == 9
+
+
+@pytest.mark.parametrize(
+    ("key", "pasted", "said"),
+    [
+        (
+            "w",
+            "9" * 1_000_000,
+            "'99999999999999999999999999999999'… (1,000,000 characters): cannot write: File name too long",
+        ),
+        (
+            "ctrl+f",
+            "ab" * 3000,
+            "ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab… (3,000 bytes) is not in the section.",
+        ),
+    ],
+    ids=["write", "search"],
+)
+async def test_a_pasted_megabyte_is_quoted_cut_in_the_notification(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, pasted: str, said: str
+) -> None:
+    """The notification quoted the whole of what was pasted: in a terminal the toast ran off the screen, its
+    title and the reason with it."""
+    monkeypatch.chdir(tmp_path)
+    app = SfviewApp(Document.open(str(PROGRAM)))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(key, "ctrl+u")
+        await pilot.pause()
+        app.focused.post_message(events.Paste(pasted))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [str(note.message) for note in notifications(app)] == [said]
