@@ -446,13 +446,14 @@ class ExplorerScreen(Screen[None]):
     def _write(self, path: Path | None) -> None:
         if path is None:
             return
+        shown = editing.shown_path(str(path))
         try:
             self.app.write_copy(str(path))  # type: ignore[attr-defined]
         except InputError as exc:
-            self.app.notify(str(exc), title="Not written", severity="error")
+            self.app.notify(str(exc.located(shown)), title="Not written", severity="error")
             return
-        self.app.notify(f"{path}", title="Patched copy written")
-        self._status(f"written: {path}")
+        self.app.notify(shown, title="Patched copy written")
+        self._status(f"written: {shown}")
 
     # ------------------------------------------------------------------ what the worker delivers
 
@@ -995,7 +996,12 @@ class ExplorerScreen(Screen[None]):
             self.maximize(self.focused, container=False)
 
 
+PATTERN_SHOWN = 60
+"""The most characters of a searched pattern a notification shows (then its length in bytes)."""
+
+
 def _pattern_text(pattern: bytes) -> str:
-    """What was searched for as it was typed: `"main"` for printable text, else `e2 de`."""
+    """What was searched for as it was typed: `"main"` for printable text, else `e2 de`; cut when long."""
     text = pattern.decode("ascii", "replace")
-    return f'"{text}"' if text.isprintable() and text.isascii() else pattern.hex(" ")
+    shown = f'"{text}"' if text.isprintable() and text.isascii() else pattern.hex(" ")
+    return shown if len(shown) <= PATTERN_SHOWN else f"{shown[: PATTERN_SHOWN - 12].rstrip()}… ({len(pattern):,} bytes)"
