@@ -30,3 +30,26 @@ def test_a_port_taken_is_said_in_one_line() -> None:
         done = run_process("serve", str(DATA / "shapes-x86_64-O2"), "--port", str(port))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [f"sfview: cannot serve on localhost:{port}: Address already in use"]
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("a" * 300, "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'… (300 characters):8000: not a host name"),
+        ("a..b", "a..b:8000: not a host name"),
+    ],
+    ids=["300 letters", "an empty label"],
+)
+def test_a_host_name_that_cannot_be_looked_up_is_said_in_one_line(host: str, said: str) -> None:
+    """Python's IDNA codec refuses these before any lookup: a `UnicodeError` traceback on main."""
+    done = run_process("serve", str(DATA / "shapes-x86_64-O2"), "--host", host)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"sfview: cannot serve on {said}"]
+
+
+def test_a_host_not_found_says_why_in_words() -> None:
+    """getaddrinfo's errors are negative numbers: `os.strerror` made them "Unknown error -2"."""
+    done = run_process("serve", str(DATA / "shapes-x86_64-O2"), "--host", "999.1.1.1")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("sfview: cannot serve on 999.1.1.1:8000: ") and "Unknown error" not in line
