@@ -56,6 +56,10 @@ def app_command(args: argparse.Namespace) -> str:
     return shlex.join(argv)
 
 
+MAX_HOST = 253
+"""The longest host name DNS has; a longer one is quoted cut in the refusal."""
+
+
 def run(argv: list[str]) -> int:
     """Run `sfview serve` with `argv` (the arguments after the command's name) until Ctrl-C; its exit status."""
     args = parse(parser(), argv)
@@ -63,9 +67,13 @@ def run(argv: list[str]) -> int:
     from textual_serve.server import Server  # aiohttp and the server: only when serving
 
     server = Server(app_command(args), host=args.host, port=args.port, title=f"sfview {os.path.basename(args.file)}")
+    host = args.host if len(args.host) <= MAX_HOST else quoted(args.host)
     try:
         server.serve()
     except OSError as exc:  # the port taken, the host unknown
-        why = os.strerror(exc.errno) if exc.errno else str(exc)  # aiohttp's own words repeat the address
-        raise InputError(f"cannot serve on {args.host}:{args.port}: {why}") from None
+        # aiohttp's own words repeat the address; getaddrinfo's numbers are negative (not the system's)
+        why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)
+        raise InputError(f"cannot serve on {host}:{args.port}: {why}") from None
+    except UnicodeError:  # the name cannot be looked up at all (IDNA: a label past 63 characters, an empty one)
+        raise InputError(f"cannot serve on {host}:{args.port}: not a host name") from None
     return 0
