@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import tempfile
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -157,7 +159,9 @@ def write_copy(source: str, file_offset: int, original: bytes, data: bytes, out:
 
     The section must be stored as it reads (not compressed), else there is
     no place in the file to put the bytes; an `InputError` says so, or what
-    kept the file from being read or the copy from being written.
+    kept the file from being read or the copy from being written. Only a
+    regular file is written: a FIFO would hold the caller (the app's own
+    thread) until something read it, and a device would be changed in mode.
     """
     try:
         with open(source, "rb") as stream:
@@ -167,9 +171,30 @@ def write_copy(source: str, file_offset: int, original: bytes, data: bytes, out:
     if whole[file_offset : file_offset + len(original)] != original:
         raise InputError("the section is not stored as it reads (compressed?): no patched copy", path=source)
     whole[file_offset : file_offset + len(data)] = data
+    target = os.path.realpath(out)  # a link's file is written, not the link replaced
     try:
-        with open(out, "wb") as stream:
-            stream.write(whole)
-        os.chmod(out, os.stat(source).st_mode & 0o777)
+        if os.path.exists(target):
+            if not stat.S_ISREG(os.stat(target).st_mode):
+                raise InputError("not a regular file (a directory, a FIFO or a device): no copy written", path=out)
+            if not os.access(target, os.W_OK):
+                raise InputError("cannot write: Permission denied", path=out)
+        _replace_whole(target, whole, os.stat(source).st_mode & 0o777)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=out) from None
+
+
+def _replace_whole(target: str, whole: bytes, mode: int) -> None:
+    """`target` made to hold `whole` at once: written beside it and renamed over it.
+
+    A write that fails part way (a full disk, a file size limit) leaves the file
+    that was there as it was: the copy may be the file itself, asked twice.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=".sfview-", dir=os.path.dirname(target))
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(whole)
+            os.fchmod(stream.fileno(), mode)
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise

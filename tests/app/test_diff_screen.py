@@ -57,3 +57,27 @@ async def test_each_table_shows_a_bounded_number_of_lines(tmp_path, monkeypatch)
         rows = cells(screen.query_one("#diff-rows", DataTable))
         assert len(rows) == 9 and rows[-1][0] == "…"
         assert [row[0] for row in rows[:-1]] == [f"+{k:#x}" for k in range(8)]
+
+
+async def test_a_screen_of_one_cell_settles(tmp_path, monkeypatch):
+    """At 1x1 the summary's wrapping and the screen's scrollbar made each other again and again: the layout
+    was redone for as long as the app stayed (a quarter of a core, each key a second or two). Once the
+    screen is drawn, waiting lays nothing out again."""
+    from textual.screen import Screen
+
+    a, b = tmp_path / "a.sframe", tmp_path / "b.sframe"
+    a.write_bytes(v2_section([[(0, 16), (4, 24)]]))
+    b.write_bytes(v2_section([[(0, 16), (4, 32)]]))
+    app = DiffApp(*compared(str(a), str(b), keep_same=True))
+    layouts = []
+    refresh_layout = Screen._refresh_layout
+    monkeypatch.setattr(
+        Screen, "_refresh_layout", lambda self, *args, **kw: layouts.append(1) or refresh_layout(self, *args, **kw)
+    )
+    async with app.run_test(size=(1, 1)) as pilot:
+        await pilot.press("down")
+        await pilot.pause()
+        layouts.clear()
+        for _ in range(20):
+            await pilot.pause(0.02)
+        assert layouts == []

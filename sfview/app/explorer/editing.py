@@ -78,6 +78,15 @@ def _line(patch: Patch) -> str:
     return f"{patch.what}  at {patch.offset:#x}: {patch.old.hex(' ')} → {patch.new.hex(' ')}"
 
 
+PATH_SHOWN = 80
+"""The longest path a notification shows whole; a longer one is quoted cut (a pasted megabyte, the reason lost)."""
+
+
+def shown_path(path: str) -> str:
+    """`path` as a notification says it: whole, or cut to its start and length when long."""
+    return path if len(path) <= PATH_SHOWN else quoted(path)
+
+
 class WriteCheck:
     """The write dialog's check of a path: the original file is refused once, and written when asked again."""
 

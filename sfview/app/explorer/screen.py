@@ -392,7 +392,7 @@ class ExplorerScreen(Screen[None]):
         """Where this explorer is, for the one that opens on the edited section (`editing.Resume`)."""
         selected = self.state.selected
         return Resume(
-            tab=self.panes.tab or Tab.FUNCTIONS,
+            tab=(self.panes.tab if self.section is not None else None) or Tab.FUNCTIONS,  # no panes: unreadable
             path=selected.field.path if selected is not None else None,
             offset=self.hex_view.cursor,
             hex_focused=self.focused is self.hex_view,
@@ -446,13 +446,14 @@ class ExplorerScreen(Screen[None]):
     def _write(self, path: Path | None) -> None:
         if path is None:
             return
+        shown = editing.shown_path(str(path))
         try:
             self.app.write_copy(str(path))  # type: ignore[attr-defined]
         except InputError as exc:
-            self.app.notify(str(exc), title="Not written", severity="error")
+            self.app.notify(str(exc.located(shown)), title="Not written", severity="error")
             return
-        self.app.notify(f"{path}", title="Patched copy written")
-        self._status(f"written: {path}")
+        self.app.notify(shown, title="Patched copy written")
+        self._status(f"written: {shown}")
 
     # ------------------------------------------------------------------ what the worker delivers
 
@@ -902,8 +903,11 @@ class ExplorerScreen(Screen[None]):
 
     def action_toggle_dwarf(self) -> None:
         """DWARF CFI beside each row, or not: read (in a thread: 40,000 FDEs take seconds) on first use."""
-        if self.section is None or self.doc.elf is None:
+        if self.doc.elf is None:
             self.app.notify("Only an ELF file has DWARF CFI to compare with.", severity="warning")
+            return
+        if self.section is None:
+            self.app.notify("The section cannot be read: it has no rows to set DWARF CFI beside.", severity="warning")
             return
         if self.fre_table.dwarf is not None:
             self.fre_table.show_dwarf(None)
@@ -992,7 +996,12 @@ class ExplorerScreen(Screen[None]):
             self.maximize(self.focused, container=False)
 
 
+PATTERN_SHOWN = 60
+"""The most characters of a searched pattern a notification shows (then its length in bytes)."""
+
+
 def _pattern_text(pattern: bytes) -> str:
-    """What was searched for as it was typed: `"main"` for printable text, else `e2 de`."""
+    """What was searched for as it was typed: `"main"` for printable text, else `e2 de`; cut when long."""
     text = pattern.decode("ascii", "replace")
-    return f'"{text}"' if text.isprintable() and text.isascii() else pattern.hex(" ")
+    shown = f'"{text}"' if text.isprintable() and text.isascii() else pattern.hex(" ")
+    return shown if len(shown) <= PATTERN_SHOWN else f"{shown[: PATTERN_SHOWN - 12].rstrip()}… ({len(pattern):,} bytes)"
