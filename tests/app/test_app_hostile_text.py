@@ -19,6 +19,7 @@ from conftest import DATA, debugger_shown, settled
 from rich.cells import cell_len
 from test_in_tmux import ROOT, Tmux, tmux  # noqa: F401  (the fixture)
 from textual import events
+from textual.geometry import Region
 from textual.widgets import Input
 
 from sfview.app.app import SfviewApp
@@ -51,6 +52,15 @@ def shown(table: FdeTable) -> list[int]:
 def _shown(app: SfviewApp) -> str:
     """The text of the dialog's message, or of the debugger's status line."""
     return " ".join(str(w.render()) for w in app.screen.query("#goto-message, #dbg-status"))
+
+
+def _drawn(app: SfviewApp) -> str:
+    """The dialog's message as its lines are drawn on the screen, joined."""
+    (label,) = app.screen.query("#goto-message")
+    if not label.parent.content_region.contains_region(label.region):
+        return "(the message goes past the dialog's edge, cut there)"
+    lines = label.render_lines(Region(0, 0, *label.size))
+    return " ".join(line.text.strip() for line in lines if line.text.strip())
 
 
 @pytest.mark.parametrize("key", ["g", "o", "ctrl+f", "u"])
@@ -184,6 +194,7 @@ async def test_an_address_that_fits_no_machine_word_is_refused_as_the_command_li
         assert isinstance(app.screen, GotoNumber), "the dialog stays, saying why"
         assert _shown(app) == str(cli.value).replace("1050", "main")
         assert "does not fit a 64-bit machine word (0 to 0xffffffffffffffff)" in _shown(app)
+        assert _drawn(app) == _shown(app), "the refusal is read whole in the dialog, wrapped, not cut at its edge"
 
 
 async def test_the_debugger_refuses_a_register_or_memory_word_that_fits_no_machine_word() -> None:
