@@ -23,22 +23,23 @@ from conftest import DATA
 from test_live import _need_ptrace, _state, _wait_until
 
 
-@pytest.fixture(scope="module")
-def reexec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _built(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """`tests/data/src/NAME.c` built with SFrame, where this machine lets a process trace another."""
     _need_ptrace()
-    built = tmp_path_factory.mktemp("reexec") / "reexec"
-    source = DATA / "src" / "reexec.c"
+    built = tmp_path_factory.mktemp(name) / name
+    source = DATA / "src" / f"{name}.c"
     subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-pthread", str(source), "-o", str(built)], check=True)
     return built
+
+
+@pytest.fixture(scope="module")
+def reexec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _built(tmp_path_factory, "reexec")
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    _need_ptrace()
-    built = tmp_path_factory.mktemp("vfork") / "vfork_wait"
-    source = DATA / "src" / "vfork_wait.c"
-    subprocess.run(["gcc", "-O2", "-Wa,--gsframe", "-pthread", str(source), "-o", str(built)], check=True)
-    return built
+    return _built(tmp_path_factory, "vfork_wait")
 
 
 def _waiting(pid: int) -> int:
