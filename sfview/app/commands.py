@@ -16,6 +16,7 @@ from textual.content import Content
 
 from sfview.app.screens.goto import parse_number
 from sfview.app.widgets.fde_table import COLUMNS
+from sfview.inputs.numbers import fitting
 from sfview.output.safe_text import pictured
 
 if TYPE_CHECKING:
@@ -81,7 +82,13 @@ class SfviewCommands(Provider):
             return
         number = parse_number(query)
         if number is not None:
-            yield Hit(1.0, f"Go to address {number:#x}", partial(explorer.goto_address, number))
+            address = fitting(query.strip(), number, "address")
+            if isinstance(address, int):
+                yield Hit(1.0, f"Go to address {address:#x}", partial(explorer.goto_address, address))
+            else:  # refused as `g` refuses it: said, not offered as an address no function covers
+                said = f"Go to address: {address}"
+                refuse = partial(self.app.notify, address, title="Not an address", severity="error")
+                yield Hit(1.0, Content(said), refuse, text=said)
             yield Hit(0.9, f"Go to section offset {number:#x}", partial(explorer.goto_offset, number))
         if query.strip():
             for rank, symbol in enumerate(explorer.doc.symbols.search(query, SYMBOL_HITS)):

@@ -60,7 +60,10 @@ def app_command(args: argparse.Namespace) -> str:
 def _resolve(host: str, port: int) -> None:
     """Refuse a host the resolver cannot name, in its own words, before the server tries: aiohttp's error
     then carries a negative errno (`getaddrinfo`'s), and a label past IDNA's 63 characters is a
-    `UnicodeError`."""
+    `UnicodeError`. An empty host is refused: aiohttp would serve on every interface, which is asked for
+    by name."""
+    if not host:
+        raise InputError("an empty host: give --host 0.0.0.0 to serve on every interface")
     try:
         socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:

@@ -19,7 +19,7 @@ from sfview.check.run import check_document
 from sfview.document import Document
 from sfview.errors import InputError
 from sfview.gdb import inferior, unwinder
-from sfview.inputs.numbers import quoted
+from sfview.inputs.numbers import fitting, quoted
 from sfview.output import diagnostics
 from sfview.output.backtrace import explanation, frame_line
 from sfview.output.safe_text import printable
@@ -76,22 +76,31 @@ class SframeInfo(gdb.Command):
 
     @_one_line
     def invoke(self, arg: str, from_tty: bool) -> None:
-        if not arg.strip():
+        address = _address(arg) if arg.strip() else None  # the argument first, whatever gdb has loaded
+        if address is None:
             inferior.require_inferior()
         walker, _ = inferior.unwinder(RuleSource.SFRAME)
         frame = _start(walker) if inferior.has_frames() else None
-        if arg.strip():
-            value = gdb.parse_and_eval(arg)
-            if value.type.code == gdb.TYPE_CODE_FUNC:  # `sframe info leaf`: where the function starts
-                value = value.address
-            if value is None:
-                raise gdb.GdbError(f"sframe info: {arg.strip()} has no address")
-            address = int(value) & ADDRESS_MASK
-            if frame is None or address != frame.pc:  # the rules there, without a frame's registers
-                _write(info_lines(walker, Frame(0, address, {}), live=False))
-                return
+        if address is not None and (frame is None or address != frame.pc):  # the rules there, no registers
+            _write(info_lines(walker, Frame(0, address, {}), live=False))
+            return
         assert frame is not None
         _write(info_lines(walker, frame, live=True))
+
+
+def _address(arg: str) -> int:
+    """The address `sframe info ADDR` asks about: gdb's value of the expression (a function's start for a
+    function), refused as the command line refuses a number that fits no machine word (negative, past
+    64 bits)."""
+    value = gdb.parse_and_eval(arg)
+    if value.type.code == gdb.TYPE_CODE_FUNC:  # `sframe info leaf`: where the function starts
+        value = value.address
+    if value is None:
+        raise gdb.GdbError(f"sframe info: {arg.strip()} has no address")
+    address = fitting(arg.strip(), int(value), "address")
+    if isinstance(address, str):
+        raise gdb.GdbError(f"sframe info: {address}")
+    return address
 
 
 def info_lines(walker: Unwinder, frame: Frame, live: bool) -> list[str]:

@@ -22,7 +22,17 @@ from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.inputs.symbols import Place
 
-__all__ = ["RULE", "TOO_BIG", "evaluate", "fitting", "machine_word", "parse_number", "quoted", "typed_word"]
+__all__ = [
+    "RULE",
+    "TOO_BIG",
+    "evaluate",
+    "fitting",
+    "machine_word",
+    "parse_number",
+    "quoted",
+    "quoted_path",
+    "typed_word",
+]
 
 RULE = "numbers are hex (1080 = 0x1080); decimal has a trailing dot (16.); names and registers add up: main+0x34, sp+8"
 """The rule in one line, for `?` and `--help`."""
@@ -45,6 +55,10 @@ the caller's own check (`machine_word`) names what does not fit: a register, an 
 _SHOWN = 40
 """The most characters of a refused text that a sentence quotes (a prefix, `…`, and the length)."""
 
+PATH_MAX = 4096
+"""The longest path Linux takes (`PATH_MAX`, the terminating zero included): a longer name, as a record
+of a profile may claim one, names no file and is quoted cut."""
+
 
 def quoted(text: str) -> str:
     """`text` in quotes for a sentence, cut to its start and length when long: a refusal names the text,
@@ -52,6 +66,12 @@ def quoted(text: str) -> str:
     if len(text) <= _SHOWN:
         return repr(text)
     return f"{text[: _SHOWN - 8]!r}… ({len(text):,} characters)"
+
+
+def quoted_path(path: str) -> str:
+    """`path` as it is when a file could have it, else `quoted` (cut): a note naming a 60 KB name a
+    profile recorded is one line, not a screenful."""
+    return path if len(path) < PATH_MAX else quoted(path)
 
 
 def machine_word(value: int, what: str) -> int:

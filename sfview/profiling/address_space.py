@@ -23,6 +23,7 @@ from sfview.errors import InputError
 from sfview.generated.sframe import Sframe
 from sfview.inputs.core import Memory
 from sfview.inputs.elf.image import PT_LOAD, ElfImage
+from sfview.inputs.numbers import quoted_path
 from sfview.inputs.perf_data import BUILD_ID_BYTES, BuildId, Mmap
 from sfview.unwind.engine import Machine, Module
 from sfview.unwind.session import FilesRead, process_module
@@ -99,14 +100,15 @@ class Files:
         if os.path.isfile(path) and (not recorded or not on_disk or _same_build(on_disk, recorded)):
             return path
         cached = _cached(self.cache_root, recorded) if recorded else None
+        name = quoted_path(path)
         if on_disk is not None and recorded is not None:
             changed = (
-                f"{path}: changed since the profile (build-id {recorded.hex()} in the profile, {on_disk.hex()} here)"
+                f"{name}: changed since the profile (build-id {recorded.hex()} in the profile, {on_disk.hex()} here)"
             )
             self.notes.append(f"{changed}: read from perf's build-id cache, {cached}" if cached else
                               f"{changed}, and no copy in perf's build-id cache: its frames are left out")  # fmt: skip
         elif cached is None and path.startswith("/"):
-            self.notes.append(f"{path}: not found here, nor in perf's build-id cache: its frames are left out")
+            self.notes.append(f"{name}: not found here, nor in perf's build-id cache: its frames are left out")
         return cached
 
     def found(self, path: str) -> str | None:

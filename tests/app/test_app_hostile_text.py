@@ -197,6 +197,30 @@ async def test_an_address_that_fits_no_machine_word_is_refused_as_the_command_li
         assert _drawn(app) == _shown(app), "the refusal is read whole in the dialog, wrapped, not cut at its edge"
 
 
+async def test_the_palette_refuses_an_address_past_64_bits_as_g_does() -> None:
+    """The command palette offered `Go to address 0x10000000000000000` (17 hex digits), past any machine
+    word; it now says `g`'s refusal, and choosing it notifies it (the selection unmoved)."""
+    typed = "10000000000000000"
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *typed, "enter")
+        refusal = _shown(app)
+        assert "does not fit a 64-bit machine word" in refusal
+        await pilot.press("escape")
+        before = app.explorer.fde_table.cursor
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        app.focused.post_message(events.Paste(typed))
+        await pilot.pause(0.5)
+        offered = [str(o.prompt) for o in app.screen.query_one("CommandList").options]
+        assert f"Go to address: {refusal}" in offered, offered
+        assert not any(o.startswith("Go to address 0x") for o in offered), offered
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any(n.message == refusal for n in notifications(app)), notifications(app)
+        assert app.explorer.fde_table.cursor == before
+
+
 async def test_the_debugger_refuses_a_register_or_memory_word_that_fits_no_machine_word() -> None:
     """The pc box, the register boxes and `m` (its address, then its value), each refused as `--regs` and
     `--mem` are: quoted, named, the value and the range."""

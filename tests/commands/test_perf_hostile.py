@@ -331,3 +331,17 @@ def test_perfs_configuration_is_read_once_a_profile(tmp_path: Path, monkeypatch:
         assert files.find(f"/nonexistent/lib{i}.so", bytes(range(20))) is None
     assert len(asked) == 1
     assert len(files.notes) == 50
+
+
+def test_a_mapped_name_longer_than_any_path_is_noted_cut(tmp_path: Path, cli) -> None:
+    """A 60 KB MMAP2 file name made its "not found here" note a 60 KB line. Quoted cut now, past PATH_MAX;
+    a name a file could have is named whole."""
+    long_name, whole = "/" + "d" * 60_000, "/nowhere/" + "e" * 4000
+    path = tmp_path / "perf.data"
+    path.write_bytes(_perf_data(_mmap2(7, 0x401000 & ~0xFFF, long_name) + _mmap2(7, 0x7F0000000000, whole) + _sample()))
+    result = cli("perf", str(path))
+    assert result.code == 0, result.err
+    notes = [line for line in (result.out + result.err).splitlines() if "not found here" in line]
+    assert len(notes) == 2 and all(len(line) < 4300 for line in notes), [len(line) for line in notes]
+    assert any("'/ddd" in line and "(60,001 characters)" in line for line in notes), notes
+    assert any(f"{whole}: not found here" in line for line in notes), notes

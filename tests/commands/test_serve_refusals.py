@@ -45,3 +45,15 @@ def test_a_host_that_is_no_name_is_said_in_one_line(host: str, why: str) -> None
     (line,) = done.stderr.splitlines()
     assert line.startswith("sfview: cannot serve on ") and why in line and len(line) < 300
     assert "Unknown error" not in line  # the resolver's own reason ("Name or service not known" here, offline another)
+
+
+def test_an_empty_host_is_refused_not_read_as_every_interface() -> None:
+    """`--host ""` served on every interface (aiohttp's reading of an empty host): refused now, saying how
+    to ask for that. (The port is taken on every interface, so that main's serving ends at once too.)"""
+    with socket.socket() as taken:
+        taken.bind(("", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_process("serve", str(DATA / "shapes-x86_64-O2"), "--host", "", "--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["sfview: an empty host: give --host 0.0.0.0 to serve on every interface"]

@@ -322,6 +322,22 @@ def test_bad_sframe_is_one_line_and_gdb_goes_on(built: dict[str, Path], load: st
     assert frames(output)[-1][2] == "main" and "$1 = 42" in output
 
 
+@pytest.mark.parametrize("which", ["plain", "program"])
+def test_a_negative_address_is_refused_before_the_section_is_looked_for(
+    built: dict[str, Path], load: str, which: str
+) -> None:
+    """`sframe info -1` on a program without SFrame said there was no section, not that -1 is no address;
+    with one, it looked for 0xffffffffffffffff. Refused first now, as the command line refuses it."""
+    output = gdb(load, built[which], *STOP, "sframe info -1", "sframe info (long)$sp - (long)$sp - 8", "print 6 * 7")
+    lines = [line for line in output.splitlines() if line.startswith("sframe")]
+    assert lines == [
+        "sframe info: '-1': address: -0x1 does not fit a 64-bit machine word (0 to 0xffffffffffffffff)",
+        "sframe info: '(long)$sp - (long)$sp - 8': address: -0x8 does not fit a 64-bit machine word"
+        " (0 to 0xffffffffffffffff)",
+    ], output
+    assert "$1 = 42" in output
+
+
 # A program nobody here wrote: zlib's minigzip, the library built into it -------------------------
 
 STEPS = 150

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
+from sfview import quantity
 from sfview.errors import InputError
 from sfview.inputs import limits
 from sfview.inputs.boundary import BoundedStrings, check_relocations, names_bound, reading
@@ -194,7 +195,7 @@ def _symbols(elf: ElfImage, lost: list[InputError]) -> SymbolTable:
     ]
     plt = _lossy(lambda: plt_symbols(elf), "the PLT", lost) or []
     for name in (".symtab", ".dynsym"):
-        symbols = _lossy(lambda name=name: _function_symbols(elf, name), f"no names from {name}", lost)
+        symbols = _lossy(lambda name=name: _function_symbols(elf, name, lost), f"no names from {name}", lost)
         if symbols:
             for entry in plt:
                 symbols.add(entry.name, entry.address, entry.size)
@@ -202,9 +203,13 @@ def _symbols(elf: ElfImage, lost: list[InputError]) -> SymbolTable:
     return SymbolTable(plt, "PLT entries" if plt else "none", sections)
 
 
-def _function_symbols(elf: ElfImage, name: str) -> PackedSymbols:
+def _function_symbols(elf: ElfImage, name: str, lost: list[InputError]) -> PackedSymbols:
     """The defined function symbols of the symbol table `name` (none when there is no such table), their
-    names left in the string table."""
+    names left in the string table.
+
+    Symbols whose name offset is past the string table (readelf's `<corrupt>`)
+    are unnamed: said in `lost`, once a table, the first by index and offset.
+    """
     table = _symbol_table(elf, name)
     if table is None:
         return PackedSymbols()
@@ -212,14 +217,31 @@ def _function_symbols(elf: ElfImage, name: str) -> PackedSymbols:
     symbols = PackedSymbols(strtab)
     end = len(strtab)
     left = names_bound(strtab)
-    for name_off, value, size, kind, bind, shndx in entries:
-        if kind in (STT_FUNC, STT_GNU_IFUNC) and name_off < end and strtab[name_off] and shndx != SHN_UNDEF:
+    first: tuple[int, int] | None = None
+    corrupt = 0
+    for index, (name_off, value, size, kind, bind, shndx) in enumerate(entries):
+        if name_off >= end:
+            first, corrupt = first or (index, name_off), corrupt + 1
+            continue
+        if kind in (STT_FUNC, STT_GNU_IFUNC) and strtab[name_off] and shndx != SHN_UNDEF:
             stop = strtab.find(b"\0", name_off)
             left -= (stop if stop >= 0 else end) - name_off
             if left < 0:
                 raise _names_overlap(table, strtab)
             symbols.add(name_off, value, size, _gdb_text(kind, bind))
+    if first is not None:
+        lost.append(_names_past(table, end, first, corrupt))
     return symbols
+
+
+def _names_past(table: SectionHeader, end: int, first: tuple[int, int], count: int) -> InputError:
+    """What symbols whose names lie past their string table cost: their names, said once a table."""
+    index, offset = first
+    others = f" (so are the names of {quantity(count - 1, 'more symbol')})" if count > 1 else ""
+    return InputError(
+        f"{table.name}: symbol {index}'s name is at offset {offset:#x}, past its string table's {end} bytes{others}:"
+        " left unnamed (readelf shows <corrupt>)"
+    )
 
 
 def _lossy(read: Callable[[], T], what: str, lost: list[InputError]) -> T | None:
