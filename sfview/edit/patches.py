@@ -7,8 +7,8 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import BinaryIO, NamedTuple
 
 from sfview.errors import InputError
 from sfview.inputs.numbers import evaluate, quoted
@@ -154,6 +154,10 @@ def same_file(path: str, other: str) -> bool:
         return os.path.realpath(path) == os.path.realpath(other)
 
 
+COPY_CHUNK = 1 << 20
+"""The bytes of the source held at once while its patched copy is written."""
+
+
 def write_copy(source: str, file_offset: int, original: bytes, data: bytes, out: str) -> None:
     """Write `source` to `out` with the section's bytes (`original`, at `file_offset`) replaced by `data`.
 
@@ -162,38 +166,68 @@ def write_copy(source: str, file_offset: int, original: bytes, data: bytes, out:
     kept the file from being read or the copy from being written. Only a
     regular file is written: a FIFO would hold the caller (the app's own
     thread) until something read it, and a device would be changed in mode.
+    The file is copied a chunk at a time, not held: a sparse file may be
+    gigabytes (its holes stay holes in the copy).
     """
+    with _opened(source) as stream:
+        if _read(stream, source, file_offset, len(original)) != original:
+            raise InputError("the section is not stored as it reads (compressed?): no patched copy", path=source)
+        target = os.path.realpath(out)  # a link's file is written, not the link replaced
+        try:
+            if os.path.exists(target):
+                if not stat.S_ISREG(os.stat(target).st_mode):
+                    raise InputError("not a regular file (a directory, a FIFO or a device): no copy written", path=out)
+                if not os.access(target, os.W_OK):
+                    raise InputError("cannot write: Permission denied", path=out)
+            mode = os.fstat(stream.fileno()).st_mode & 0o777
+            _replace_whole(target, lambda copy: _copy(stream, source, copy, file_offset, data), mode)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", path=out) from None
+
+
+def _opened(source: str) -> BinaryIO:
+    """`source` open for reading; a failure said as reading it."""
     try:
-        with open(source, "rb") as stream:
-            whole = bytearray(stream.read())
+        return open(source, "rb")
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=source) from None
-    if whole[file_offset : file_offset + len(original)] != original:
-        raise InputError("the section is not stored as it reads (compressed?): no patched copy", path=source)
-    whole[file_offset : file_offset + len(data)] = data
-    target = os.path.realpath(out)  # a link's file is written, not the link replaced
+
+
+def _read(stream: BinaryIO, source: str, offset: int, size: int) -> bytes:
+    """`size` bytes of `source` at `offset` (fewer at its end); a failed read said as reading `source`."""
     try:
-        if os.path.exists(target):
-            if not stat.S_ISREG(os.stat(target).st_mode):
-                raise InputError("not a regular file (a directory, a FIFO or a device): no copy written", path=out)
-            if not os.access(target, os.W_OK):
-                raise InputError("cannot write: Permission denied", path=out)
-        _replace_whole(target, whole, os.stat(source).st_mode & 0o777)
+        stream.seek(offset)
+        return stream.read(size)
     except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=out) from None
+        raise InputError(f"cannot read: {exc.strerror}", path=source) from None
 
 
-def _replace_whole(target: str, whole: bytes, mode: int) -> None:
-    """`target` made to hold `whole` at once: written beside it and renamed over it.
+def _copy(stream: BinaryIO, source: str, copy: BinaryIO, file_offset: int, data: bytes) -> None:
+    """`source` written to `copy` a chunk at a time, chunks of zeros passed over, then `data` at
+    `file_offset`."""
+    at = 0
+    while chunk := _read(stream, source, at, COPY_CHUNK):
+        if chunk.count(0) == len(chunk):
+            copy.seek(len(chunk), os.SEEK_CUR)
+        else:
+            copy.write(chunk)
+        at += len(chunk)
+    copy.truncate(at)
+    copy.seek(file_offset)
+    copy.write(data)
+
+
+def _replace_whole(target: str, write: Callable[[BinaryIO], None], mode: int) -> None:
+    """`target` made to hold what `write` writes, at once: written beside it and renamed over it.
 
     A write that fails part way (a full disk, a file size limit) leaves the file
     that was there as it was: the copy may be the file itself, asked twice.
     """
     handle, temporary = tempfile.mkstemp(prefix=".sfview-", dir=os.path.dirname(target))
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(whole)
-            os.fchmod(stream.fileno(), mode)
+        with os.fdopen(handle, "wb") as copy:
+            write(copy)
+            os.fchmod(copy.fileno(), mode)
         os.replace(temporary, target)
     except BaseException:
         os.unlink(temporary)

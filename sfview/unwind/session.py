@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from sfview.document import Document
 from sfview.errors import InputError
+from sfview.inputs import limits
 from sfview.inputs.core import AT_ENTRY, AT_PHDR, AT_SYSINFO_EHDR, Core, Memory, Thread
 from sfview.inputs.elf.image import PT_DYNAMIC, PT_LOAD, PT_NOTE, PT_PHDR, ElfImage
 from sfview.inputs.elf.names import MinimalSymbols, debug_file, function_symbols, image_symbols, unwinding_symbols
@@ -105,8 +106,13 @@ def _module_without_sframe(
 ) -> tuple[Module, ElfImage] | None:
     """A library with no SFrame: no steps through it, but its frames are named and said to be in it."""
     try:
-        with open(found, "rb") as f:
-            data = f.read()
+        data = _whole_file(found)
+    except InputError as exc:
+        notes.append(f"{found}: {exc.message}: not read")
+        return None
+    except OSError:  # the note already says why (`Document.open` read it first)
+        return None
+    try:
         elf = ElfImage.of(io.BytesIO(data))  # a file: its build-id finds its debug file
         bias = bias_of(elf)
         if not _is_the_mapped_file(elf, machine, memory, bias, found, notes):
@@ -115,6 +121,18 @@ def _module_without_sframe(
     except Exception:  # not a readable ELF file, whatever the reader raised: the note already says why
         return None
     return _plain_module(found, elf, data, bias, path), elf
+
+
+def _whole_file(path: str) -> bytes:
+    """The bytes of a file read whole (a library without SFrame: its names and DWARF CFI are read from
+    them), refused past `--max-size` before reading: a sparse file may say it is gigabytes, and the
+    readers after this hold copies of it."""
+    with open(path, "rb") as f:
+        try:
+            limits.check_size(os.fstat(f.fileno()).st_size, "bytes")
+        except InputError as exc:
+            raise exc.located(path) from None
+        return f.read()
 
 
 def _plain_module(found: str, elf: ElfImage, data: bytes, bias: int, library: str | None) -> Module:
@@ -136,17 +154,14 @@ def mapped_module(path: str, bias: int, library: str | None = None) -> tuple[Mod
         doc = Document.open(path)
     except InputError as exc:
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = _whole_file(path)
             elf = ElfImage.of(io.BytesIO(data))
         except OSError as error:
             raise InputError(f"cannot read it: {error.strerror or error}", path=path) from None
         return _plain_module(path, elf, data, bias, library), exc
     if doc.section is None:
         assert doc.error is not None and doc.image is not None
-        with open(path, "rb") as f:
-            data = f.read()
-        return _plain_module(path, doc.image, data, bias, library), doc.error
+        return _plain_module(path, doc.image, _whole_file(path), bias, library), doc.error
     return _module(doc, bias, library), doc.error
 
 
