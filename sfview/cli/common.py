@@ -140,7 +140,10 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
         type=_size,
         default=limits.DEFAULT_MAX_SIZE,
         metavar="BYTES",
-        help=f"the most bytes read of one section, raw file or inflated stream (default {limits.DEFAULT_MAX_SIZE})",
+        help=(
+            "the most bytes read of one section, raw file, inflated stream or library read whole"
+            f" (default {limits.DEFAULT_MAX_SIZE})"
+        ),
     )
     args = parser.parse_args(argv)
     limits.max_size = args.max_size
