@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from textual import constants, events
 from textual.drivers.linux_driver import LinuxDriver
+from textual.drivers.web_driver import WebDriver
 
 from sfview.app.textual_compat import ParseError, XTermParser, end_parser_wait, get_time, parser_deadline
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.message import Message
 
-__all__ = ["ALONE", "ESCAPE_DELAY_MS", "IDLE_WAIT_S", "noting_driver", "select_timeout"]
+__all__ = ["ALONE", "ESCAPE_DELAY_MS", "IDLE_WAIT_S", "MAX_SCREEN", "bounded_size", "noting_driver", "select_timeout"]
 
 ESCAPE_DELAY_MS = 10
 """How long a lone escape byte waits for the rest of a sequence, unless `ESCDELAY` says: tmux's `escape-time`
@@ -52,6 +53,22 @@ ALONE = "\x1b"
 terminal (tmux, and ssh, which sends what it read from one) writes a key's sequence in one write, so the rest
 of a sequence comes in the same read as its escape byte; crossterm and Bubble Tea decide so, without a timer.
 Waiting `ESCAPE_DELAY_MS` would be a good part of every `escape` on a large file."""
+
+MAX_SCREEN = (1000, 500)
+"""The largest screen the app draws, in columns and rows: more than a 4K display at a legible font holds. A
+browser's terminal says its size in the URL of `serve`'s websocket and in its resize messages, both the
+client's to choose; the app drew every cell asked for, and went on after the browser had gone."""
+
+
+def bounded_size(width: object, height: object) -> tuple[int, int]:
+    """A size a browser sent, each side a whole number from 1 to `MAX_SCREEN`'s (anything else: the least)."""
+    columns, rows = MAX_SCREEN
+
+    def side(value: object, most: int) -> int:
+        return min(max(value, 1), most) if isinstance(value, int) else 1
+
+    return side(width, columns), side(height, rows)
+
 
 IDLE_WAIT_S = 0.1
 """The input loop's `select` timeout with no escape pending: Textual's, so that it sees `exit_event` as soon."""
@@ -78,6 +95,24 @@ def noting_driver(base: type[Driver], note_input: Callable[[], None]) -> type[Dr
                 note_input()
             super().process_message(message)
 
+    if issubclass(base, WebDriver):
+
+        class BrowserDriver(NotingDriver):
+            """`serve`'s driver: the noting driver, the screen's size as the browser asks, within `MAX_SCREEN`."""
+
+            def __init__(self, *args: object, **kwargs: object) -> None:
+                super().__init__(*args, **kwargs)
+                if self._size is not None:
+                    self._size = bounded_size(*self._size)
+
+            def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
+                """The browser's messages, a resize bounded."""
+                if packet_type == "resize":
+                    width, height = bounded_size(payload.get("width"), payload.get("height"))
+                    payload = {**payload, "width": width, "height": height}
+                super().on_meta(packet_type, payload)
+
+        return BrowserDriver
     if not issubclass(base, LinuxDriver):
         return NotingDriver
 

@@ -18,6 +18,7 @@ import struct
 from collections.abc import Callable
 from typing import NamedTuple
 
+from sfview import ADDRESS_MASK
 from sfview.errors import InputError
 from sfview.inputs.boundary import open_regular_file
 from sfview.inputs.elf.image import NOTE_HEADER, PT_LOAD, PT_NOTE, ElfImage, Note
@@ -120,7 +121,10 @@ class Memory:
 
     def add(self, start: int, data: bytes | memoryview) -> None:
         """Make `data` readable at `start`; a view is kept as it is, not copied. Of ranges that start at
-        the same address, the first added is read."""
+        the same address, the first added is read. Bytes that would lie past the top of the address space
+        are not memory: a perf sample whose stack pointer is all ones carries a copy "at" it, and the debugger
+        decoded the instruction at such a PC from bytes past 2**64."""
+        data = data[: max(0, ADDRESS_MASK + 1 - start)]
         if data:
             self._pending.append((start, data))
 

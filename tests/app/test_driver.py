@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import os
 import selectors
 import sys
@@ -16,6 +17,7 @@ import pytest
 from conftest import DATA
 from textual import constants, events
 from textual.drivers.linux_driver import LinuxDriver
+from textual.drivers.web_driver import WebDriver
 
 from sfview.app import driver as sfview_driver
 from sfview.app.app import SfviewApp
@@ -119,3 +121,32 @@ def test_textual_s_input_loop_is_the_one_ours_follows() -> None:
     below updated."""
     source = inspect.getsource(LinuxDriver.run_input_thread)
     assert hashlib.sha256(source.encode()).hexdigest() == TEXTUAL_LOOP_SHA256
+
+
+async def test_a_browser_s_screen_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve`'s browser gives the screen's size (textual-serve passes the websocket URL's `width` and
+    `height` on as COLUMNS and ROWS, and its resize messages as they come): a client asking for 100,000 x
+    100,000 cells had the app grow by gigabytes. The app's driver under textual-serve (Textual's WebDriver,
+    which `TEXTUAL_DRIVER` names) keeps the size within `MAX_SCREEN`, through Textual's own message path."""
+    monkeypatch.setattr(constants, "DRIVER", "textual.drivers.web_driver:WebDriver")
+    monkeypatch.setenv("COLUMNS", "100000")
+    monkeypatch.setenv("ROWS", "100000")
+    read_end, write_end = os.pipe()  # the driver's reader waits on its stdin: textual-serve's pipe
+    monkeypatch.setattr(sys, "__stdin__", os.fdopen(read_end, "rb", closefd=False))
+    app = SfviewApp(Document.open(str(DATA / "shapes-x86_64-O2")))
+    driver = app.driver_class(app)
+    assert isinstance(driver, WebDriver)
+    assert driver._size == sfview_driver.MAX_SCREEN
+    posted: list[object] = []
+    monkeypatch.setattr(app, "post_message", posted.append)
+    for width, height, size in (
+        (10**6, 10**6, sfview_driver.MAX_SCREEN),
+        (120, 40, (120, 40)),
+        (-5, "many", (1, 1)),
+    ):
+        driver._on_meta("M", json.dumps({"type": "resize", "width": width, "height": height}).encode())
+        resize = posted.pop()
+        assert isinstance(resize, events.Resize) and tuple(resize.size) == size
+    driver._input_reader.close()
+    os.close(read_end)
+    os.close(write_end)

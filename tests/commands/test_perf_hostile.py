@@ -18,7 +18,7 @@ import pytest
 from conftest import DATA, PEAK
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_perf_bad_input import _attr, _perf_data, _sample
+from test_perf_bad_input import REGS_X86, _attr, _perf_data, _sample
 
 from sfview.errors import InputError
 from sfview.inputs.core import Memory
@@ -345,3 +345,25 @@ def test_a_mapped_name_longer_than_any_path_is_noted_cut(tmp_path: Path, cli) ->
     assert len(notes) == 2 and all(len(line) < 4300 for line in notes), [len(line) for line in notes]
     assert any("'/ddd" in line and "(60,001 characters)" in line for line in notes), notes
     assert any(f"{whole}: not found here" in line for line in notes), notes
+
+
+def test_a_stack_copy_at_the_top_of_the_address_space_ends_there(tmp_path: Path) -> None:
+    """A sample whose registers are all ones (the kernel copies no stack at or past the top of user space,
+    so only a forged profile has one): its stack copy sits "at" 0xffffffffffffffff, and the debugger
+    (`perf --open`, `perf --app`) decoded the instruction at that PC from 16 bytes of which 15 lie past
+    2**64. Only the byte at the last address is memory."""
+    regs = bin(REGS_X86).count("1")
+    stack = bytes(range(1, 65))
+    body = struct.pack("<QIIQ", 0x401000, 7, 7, 1000)
+    body += struct.pack(f"<Q{regs}Q", 2, *[(1 << 64) - 1] * regs)
+    body += struct.pack("<Q", len(stack)) + stack + struct.pack("<Q", len(stack))
+    path = tmp_path / "perf.data"
+    path.write_bytes(_perf_data(_mmap2(7, 0x400000, PROGRAM) + _record(9, body, misc=2)))
+    with PerfData(str(path)) as perf:
+        found = Profile(perf, record=True).session(0)
+    assert found is not None
+    session = found[0]
+    assert session.pc == (1 << 64) - 1
+    assert session.memory.bytes_at((1 << 64) - 1, 1) == b"\x01"
+    assert session.memory.bytes_at((1 << 64) - 1, 2) is None
+    assert session.memory.bytes_at((1 << 64) - 8, 8) is None  # below the copy: nothing
