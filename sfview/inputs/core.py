@@ -124,7 +124,8 @@ class Memory:
         the same address, the first added is read. Bytes that would lie past the top of the address space
         are not memory: a perf sample whose stack pointer is all ones carries a copy "at" it, and the debugger
         decoded the instruction at such a PC from bytes past 2**64."""
-        data = data[: max(0, ADDRESS_MASK + 1 - start)]
+        if start + len(data) > ADDRESS_MASK + 1:  # cut only then: a view sliced is another object kept
+            data = data[: max(0, ADDRESS_MASK + 1 - start)]
         if data:
             self._pending.append((start, data))
 
