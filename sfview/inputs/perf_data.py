@@ -24,6 +24,7 @@ import bisect
 import os
 import platform
 import struct
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from enum import IntEnum, IntFlag
 from operator import itemgetter
@@ -615,7 +616,8 @@ class PerfData:
         end = body.find(b"\0", at)
         if end < 0:
             raise self._error(f"{what}: its name has no terminating NUL", offset)
-        return body[at:end].decode(errors="surrogateescape")
+        # one string a name, however many records give it (a process maps a file many times)
+        return sys.intern(body[at:end].decode(errors="surrogateescape"))
 
 
 ADDRESS_ALL_ONES = (1 << 64) - 1
