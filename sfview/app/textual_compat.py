@@ -109,13 +109,6 @@ PRIVATE = (
     ),
     Private("textual.app:App", "_notifications", None, "the tests read the notifications shown (`notifications`)"),
     Private("textual.app:App", "_exit", None, "tests/app/test_daily_use.py: whether the app is leaving"),
-    Private(
-        "textual.widgets._input:Input",
-        "_on_key",
-        ("event",),
-        "line_input.py overrides it: a line runs its own bindings as it handles the key, in typing order",
-    ),
-    Private("textual.dom:DOMNode", "_bindings", None, "line_input.py looks a key up in the line's own bindings"),
 )
 """Every private Textual member sfview and its tests use (besides the private modules imported above): read,
 called, overridden or wrapped."""

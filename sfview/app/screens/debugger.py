@@ -31,7 +31,6 @@ from textual.widgets.option_list import Option
 from sfview import ADDRESS_MASK
 from sfview.app.screens.goto import GotoNumber
 from sfview.app.widgets.footer import KeyFooter
-from sfview.app.widgets.line_input import LineInput
 from sfview.app.widgets.row_table import Cut, cells, cut
 from sfview.code.disasm import instruction_at
 from sfview.inputs.code import loaded_code
@@ -214,7 +213,7 @@ class DebuggerScreen(Screen[None]):
         """Also work each step out with DWARF CFI, and flag a frame where the two differ."""
         self.stop: str = ""
         self.missing: int | None = None
-        self.inputs = {name: LineInput(id=f"reg-{name}", placeholder="0x…") for name in self._register_names()}
+        self.inputs = {name: Input(id=f"reg-{name}", placeholder="0x…") for name in self._register_names()}
 
     def _register_names(self) -> list[str]:
         return ["pc", "sp", "fp", "lr"] if self.machine.aarch64 else ["pc", "sp", "fp"]

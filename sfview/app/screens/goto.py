@@ -22,7 +22,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from sfview.app.widgets.line_input import LineInput
 from sfview.inputs.demangle import demangle
 from sfview.inputs.numbers import evaluate, parse_number, typed_word
 from sfview.inputs.symbols import Place, Symbol, SymbolSearch, SymbolTable
@@ -75,7 +74,7 @@ class Prompt(ModalScreen[T | None], Generic[T]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = Content(self.title_text)  # plain text: a field's path is not markup
             yield Label(self.hint, classes="goto-hint", markup=False)
-            yield LineInput(self.value, placeholder=self.example, id="goto-input")
+            yield Input(self.value, placeholder=self.example, id="goto-input")
             yield Label("", id="goto-message", markup=False)
 
     @on(Input.Submitted)
@@ -131,7 +130,7 @@ class GotoSymbol(ModalScreen[Symbol | None]):
         with Vertical(classes="goto-dialog") as dialog:
             dialog.border_title = "Go to symbol"
             yield Label(f"Type part of a function name ({len(self.symbols)} names).", classes="goto-hint")
-            yield LineInput(placeholder="name", id="goto-input")
+            yield Input(placeholder="name", id="goto-input")
             yield OptionList(id="goto-matches", markup=False)
             yield Label("", id="goto-message", markup=False)
 

@@ -1,4 +1,4 @@
-"""`FilterLine`: the FDE table's filter line, a `LineInput` whose text never lays the screen out.
+"""`FilterLine`: the FDE table's filter line, an `Input` whose text never lays the screen out.
 
 Textual's `Input` sets its virtual size (the width of its text) at every
 letter typed, and `Widget.virtual_size` is a reactive that lays the whole
@@ -22,13 +22,12 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.reactive import Reactive
-
-from sfview.app.widgets.line_input import LineInput
+from textual.widgets import Input
 
 __all__ = ["FilterLine"]
 
 
-class FilterLine(LineInput):
+class FilterLine(Input):
     """An `Input` of a fixed size, whose text only repaints it; the footer says what `enter` and `escape` do in it
     (the line's hint, always above the table, says what it takes)."""
 
