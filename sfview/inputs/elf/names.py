@@ -414,10 +414,11 @@ def debug_file(elf: ElfImage, path: str, root: str = DEBUG_ROOT) -> str | None:
 
 
 def _crc_of(path: str) -> int | None:
-    """The CRC-32 of the file at `path` (gdb's `gnu_debuglink_crc32` is zlib's), read a MiB at a time once
-        for each file as it is (a module's names and its debug information both ask); None for a file that
-        cannot be read, is not ELF or is larger than `--max-size` (all its bytes are read: a sparse file of 4 GiB
-    would take seconds; a larger debug file is found by build-id, or with `--max-size` raised)."""
+    """The CRC-32 of the file at `path` (gdb's `gnu_debuglink_crc32` is zlib's), or None for a file that cannot
+    be read, is not ELF or is larger than `--max-size`.
+
+    Read a MiB at a time, once for each file as it is (a module's names and its debug information both ask).
+    All its bytes are read, so a larger debug file is found by build-id, or with `--max-size` raised."""
     try:
         found = os.stat(path)
     except OSError:
