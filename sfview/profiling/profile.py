@@ -284,14 +284,16 @@ def _forked(
     for process in processes:
         process.join()
     sent.close()
-    done = [results[part] for part in range(jobs)]
-    for result in done:
+    done: list[tuple[Coverage, list[str]]] = []
+    for part in range(jobs):
+        result = results[part]
         if isinstance(result, Exception):
             raise result
-    merged, _ = done[0]  # type: ignore[misc]
-    for other, _ in done[1:]:  # type: ignore[misc]
+        done.append(result)
+    merged, _ = done[0]
+    for other, _ in done[1:]:
         merged.merge(other)
-    return merged, done[-1][1]  # type: ignore[index]
+    return merged, done[-1][1]
 
 
 def _share(
